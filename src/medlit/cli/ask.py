@@ -1,0 +1,1 @@
+"""medlit ask (commands registered on medlit.cli.app)."""

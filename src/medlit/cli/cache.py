@@ -1,0 +1,1 @@
+"""medlit cache (commands registered on medlit.cli.app)."""

@@ -1,0 +1,1 @@
+"""medlit corpus (commands registered on medlit.cli.app)."""

@@ -1,0 +1,1 @@
+"""medlit research (commands registered on medlit.cli.app)."""

@@ -1,0 +1,1 @@
+"""medlit search (commands registered on medlit.cli.app)."""

@@ -1,0 +1,272 @@
+"""Settings: one pydantic-settings model, built at the edge (CLI, API) and passed down.
+
+Environment variables use the prefix ``MEDLIT_`` and one underscore between the section and the
+field: ``MEDLIT_PUBMED_API_KEY`` sets ``settings.pubmed.api_key``; ``MEDLIT_HOME`` sets
+``settings.home``. Complex fields take JSON (``MEDLIT_LLM_TASKS='{"answer": {"model": "x"}}'``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+__all__ = [
+    "AgentSettings",
+    "CacheSettings",
+    "EmbeddingSettings",
+    "EuropePMCSettings",
+    "LLMSettings",
+    "LLMTaskRoute",
+    "LocalSettings",
+    "PubMedSettings",
+    "ResearchSettings",
+    "SearchSettings",
+    "Settings",
+]
+
+
+def _default_home() -> Path:
+    from platformdirs import user_data_path
+
+    return user_data_path("medlit", appauthor=False)
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class PubMedSettings(_Section):
+    """NCBI E-utilities."""
+
+    base_url: str = Field(
+        "https://eutils.ncbi.nlm.nih.gov/entrez/eutils/",
+        description="E-utilities base URL (point it at a mirror or a test server).",
+    )
+    api_key: SecretStr | None = Field(
+        None, description="NCBI API key: raises the rate limit from 3 to 10 requests/second."
+    )
+    email: str | None = Field(
+        None, description="Contact e-mail sent with every request, as NCBI asks of tools."
+    )
+    tool: str = Field("medlit", description="Tool name sent with every request.")
+    requests_per_second: float | None = Field(
+        None,
+        gt=0,
+        description="Override the rate limit (default: 3/s, or 10/s with an api_key).",
+    )
+    timeout_s: float = Field(20.0, gt=0, description="Timeout of one HTTP request, seconds.")
+    max_retries: int = Field(4, ge=0, description="Retries after 429, 5xx and timeouts.")
+    backoff_base_s: float = Field(0.5, ge=0, description="First backoff delay; doubles per try.")
+    backoff_max_s: float = Field(30.0, ge=0, description="Longest single backoff delay.")
+    efetch_batch: int = Field(200, ge=1, le=10000, description="PMIDs per efetch request.")
+    post_threshold: int = Field(
+        200, ge=1, description="Id lists longer than this are sent by POST, not GET."
+    )
+    enabled: bool = Field(True, description="Use PubMed in search_all_providers.")
+
+    @property
+    def rate(self) -> float:
+        """Requests per second this configuration may send."""
+        if self.requests_per_second is not None:
+            return self.requests_per_second
+        return 10.0 if self.api_key else 3.0
+
+
+class EuropePMCSettings(_Section):
+    """Europe PMC REST API."""
+
+    base_url: str = Field(
+        "https://www.ebi.ac.uk/europepmc/webservices/rest/",
+        description="Europe PMC REST base URL.",
+    )
+    page_size: int = Field(25, ge=1, le=1000, description="Results per page (cursorMark paging).")
+    timeout_s: float = Field(20.0, gt=0, description="Timeout of one HTTP request, seconds.")
+    max_retries: int = Field(3, ge=0, description="Retries after 429, 5xx and timeouts.")
+    backoff_base_s: float = Field(0.5, ge=0, description="First backoff delay; doubles per try.")
+    backoff_max_s: float = Field(30.0, ge=0, description="Longest single backoff delay.")
+    requests_per_second: float = Field(10.0, gt=0, description="Politeness limit for Europe PMC.")
+    enabled: bool = Field(True, description="Use Europe PMC in search_all_providers.")
+
+
+class LocalSettings(_Section):
+    """The local corpus (your own PubMed XML / MEDLINE files, indexed with SQLite FTS5)."""
+
+    enabled: bool = Field(True, description="Use the local corpus when it holds articles.")
+
+
+class SearchSettings(_Section):
+    """search_all_providers."""
+
+    default_source: Literal["pubmed", "europepmc", "local", "all"] = Field(
+        "pubmed", description="Source used when a command is not given --source."
+    )
+    provider_timeout_s: float = Field(
+        45.0, gt=0, description="Each provider's own deadline inside search_all_providers."
+    )
+    english_only: bool = Field(True, description="Drop articles whose language is not English.")
+    default_limit: int = Field(20, ge=1, le=10000, description="Results per provider by default.")
+    max_query_chars: int = Field(2000, ge=10, description="Longest accepted query, characters.")
+
+
+class LLMTaskRoute(_Section):
+    """Where one task type goes; unset fields fall back to the LLM section's defaults."""
+
+    provider: Literal["openai", "hf"] | None = Field(None, description="Provider kind.")
+    base_url: str | None = Field(None, description="OpenAI-compatible base URL for this task.")
+    api_key: SecretStr | None = Field(None, description="API key for this task's provider.")
+    model: str | None = Field(None, description="Model name for this task.")
+    temperature: float | None = Field(None, ge=0, le=2, description="Sampling temperature.")
+    max_tokens: int | None = Field(None, ge=1, description="Completion token limit.")
+
+
+class LLMSettings(_Section):
+    """The LLM client: default route, per-task overrides, retries, prices."""
+
+    provider: Literal["openai", "hf"] = Field(
+        "openai",
+        description="Default provider: any OpenAI-compatible server, or the HF Inference API.",
+    )
+    base_url: str | None = Field(
+        None,
+        description="OpenAI-compatible base URL (e.g. http://localhost:11434/v1 for Ollama).",
+    )
+    api_key: SecretStr | None = Field(None, description="API key (or HF token for provider hf).")
+    model: str | None = Field(None, description="Default model for every task.")
+    temperature: float = Field(0.1, ge=0, le=2, description="Default sampling temperature.")
+    max_tokens: int = Field(1200, ge=1, description="Default completion token limit.")
+    timeout_s: float = Field(120.0, gt=0, description="Timeout of one LLM request, seconds.")
+    max_retries: int = Field(3, ge=0, description="Retries after 429 and timeouts.")
+    backoff_base_s: float = Field(1.0, ge=0, description="First backoff delay; doubles per try.")
+    backoff_max_s: float = Field(60.0, ge=0, description="Longest single backoff delay.")
+    structured_output: bool = Field(
+        True, description="Send response_format json_schema where the provider takes it."
+    )
+    tasks: dict[str, LLMTaskRoute] = Field(
+        default_factory=dict, description="Per-task overrides, keyed by task type."
+    )
+    prices: dict[str, tuple[float, float]] = Field(
+        default_factory=dict,
+        description="USD per million (prompt, completion) tokens, keyed by model name.",
+    )
+
+
+class EmbeddingSettings(_Section):
+    """Sentence embeddings (all-MiniLM-L6-v2, shipped inside PyPI packages)."""
+
+    backend: Literal["onnx", "sentence-transformers"] = Field(
+        "onnx",
+        description="onnx: int8 ONNX model, 0.5 s cold start (default). "
+        "sentence-transformers: the same model on PyTorch, ~9 s import.",
+    )
+    batch_size: int = Field(32, ge=1, description="Texts per model call.")
+    threads: int = Field(0, ge=0, description="Inference threads (0: onnxruntime's choice).")
+
+
+class CacheSettings(_Section):
+    """The two-tier semantic cache."""
+
+    enabled: bool = Field(True, description="Use the answer cache (tier 1) at all.")
+    tau: float = Field(
+        0.80, ge=0, le=1, description="Tier-1 cosine similarity a hit needs (before the guard)."
+    )
+    min_score: float = Field(
+        0.45, ge=0, le=1, description="Tier-1: the cached answer's retrieval score a hit needs."
+    )
+    guard: bool = Field(
+        True, description="Reject near-duplicates that differ in what matters medically."
+    )
+    answer_ttl_s: float = Field(30 * 86400.0, gt=0, description="Tier-1 time to live, seconds.")
+    answer_capacity: int = Field(100_000, ge=1, description="Tier-1 entries kept (LRU).")
+    evidence_ttl_s: float = Field(
+        90 * 86400.0, gt=0, description="Tier-2 (articles and chunks) time to live, seconds."
+    )
+    evidence_capacity: int = Field(
+        1_000_000, ge=1, description="Tier-2 chunks kept (LRU, by article)."
+    )
+
+
+class AgentSettings(_Section):
+    """The ask loop (seed 001): scoring, stop rules, memory."""
+
+    score_threshold: float = Field(
+        0.55, ge=0, le=1, description="retrieval_score that, when confident, stops the loop."
+    )
+    min_docs: int = Field(3, ge=1, description="Distinct articles needed to be confident.")
+    max_iterations: int = Field(3, ge=1, description="Fetch rounds at most.")
+    max_api_calls: int = Field(12, ge=1, description="Source calls per question at most.")
+    stagnation_rounds: int = Field(2, ge=1, description="Rounds without gain before stopping.")
+    min_gain: float = Field(0.01, ge=0, description="Score gain that counts as progress.")
+    fetch_per_round: int = Field(20, ge=1, le=200, description="Articles asked for per round.")
+    top_k: int = Field(8, ge=1, le=50, description="Evidence chunks given to the answer.")
+    memory_summarize_every: int = Field(
+        4, ge=1, description="Turns between LLM summaries of the chat memory."
+    )
+    prompt_version: str = Field("ask-v1", description="Part of the cache fingerprint.")
+
+
+class ResearchSettings(_Section):
+    """Deep-research jobs (seed 002)."""
+
+    max_question_chars: int = Field(2000, ge=10, description="Longest accepted question.")
+    concurrency: int = Field(3, ge=1, le=16, description="Sub-questions researched at once.")
+    min_section_words: int = Field(300, ge=50, description="Words each report section needs.")
+    expand_tries: int = Field(2, ge=0, description="Tries to expand a short section.")
+
+
+class Settings(BaseSettings):
+    """All of medlit's settings. Build once at the edge and pass down."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="MEDLIT_",
+        env_nested_delimiter="_",
+        env_nested_max_split=1,
+        extra="forbid",
+        validate_assignment=True,
+    )
+
+    home: Path = Field(
+        default_factory=_default_home,
+        description="Data directory: the store, the index, the local corpus, jobs, logs.",
+    )
+    namespace: str = Field(
+        "default", min_length=1, description="Tenant scope of the answer cache."
+    )
+    log_level: Literal["debug", "info", "warning", "error"] = Field(
+        "warning", description="Log level of the structured log on stderr."
+    )
+    pubmed: PubMedSettings = Field(default_factory=PubMedSettings)  # type: ignore[arg-type]
+    europepmc: EuropePMCSettings = Field(default_factory=EuropePMCSettings)  # type: ignore[arg-type]
+    local: LocalSettings = Field(default_factory=LocalSettings)  # type: ignore[arg-type]
+    search: SearchSettings = Field(default_factory=SearchSettings)  # type: ignore[arg-type]
+    llm: LLMSettings = Field(default_factory=LLMSettings)  # type: ignore[arg-type]
+    embeddings: EmbeddingSettings = Field(default_factory=EmbeddingSettings)  # type: ignore[arg-type]
+    cache: CacheSettings = Field(default_factory=CacheSettings)  # type: ignore[arg-type]
+    agent: AgentSettings = Field(default_factory=AgentSettings)  # type: ignore[arg-type]
+    research: ResearchSettings = Field(default_factory=ResearchSettings)  # type: ignore[arg-type]
+
+    @field_validator("home", mode="after")
+    @classmethod
+    def _expand_home(cls, value: Path) -> Path:
+        return value.expanduser()
+
+    @property
+    def db_path(self) -> Path:
+        """The SQLite database: the source of truth for caches, corpus, jobs, sessions."""
+        return self.home / "medlit.sqlite3"
+
+    def answer_fingerprint(self, sources: list[str], llm_model: str | None) -> str:
+        """Hash of everything that shapes an answer: a change must not serve old answers."""
+        shaping = {
+            "embedder": "all-MiniLM-L6-v2",
+            "prompt": self.agent.prompt_version,
+            "model": llm_model or "extractive",
+            "sources": sorted(sources),
+            "english_only": self.search.english_only,
+        }
+        raw = json.dumps(shaping, sort_keys=True).encode()
+        return hashlib.sha256(raw).hexdigest()[:16]

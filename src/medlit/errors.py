@@ -1,0 +1,156 @@
+"""The exception tree of medlit.
+
+Every error medlit raises on purpose is a :class:`MedlitError`. Third-party errors (httpx,
+openai, sqlite3, lxml...) are translated at the boundary that calls the library, so callers
+only ever see these::
+
+    MedlitError
+    ├── ValidationError          bad input from the user (CLI exit 2, HTTP 400)
+    ├── ConfigError              settings that cannot work (exit 3)
+    ├── NotFoundError            a job, session or entry that does not exist (exit 4)
+    ├── SourceError              a literature source failed (exit 5)
+    │   ├── RateLimited          429 after all retries (carries retry_after)
+    │   ├── SourceUnavailable    5xx, timeouts, connection errors after all retries
+    │   └── SourceResponseError  an error body, truncated or malformed XML/JSON
+    ├── LLMError                 a language-model call failed (exit 6)
+    │   ├── LLMConfigError       no provider configured for a task (message says how)
+    │   ├── LLMTimeout           timed out after all retries
+    │   ├── LLMRateLimited       429 after all retries
+    │   ├── LLMProviderError     any other provider error (auth, 4xx, 5xx)
+    │   └── LLMOutputError       the reply could not be parsed/validated (raw text kept)
+    ├── StorageError             the store could not read or write (exit 7)
+    │   └── CacheAdmissionError  the cache refused an entry (e.g. no citations)
+    └── ResearchError            a research job failed (exit 8)
+        └── PlanningError        the planner could not produce a usable plan
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CacheAdmissionError",
+    "ConfigError",
+    "LLMConfigError",
+    "LLMError",
+    "LLMOutputError",
+    "LLMProviderError",
+    "LLMRateLimited",
+    "LLMTimeout",
+    "MedlitError",
+    "NotFoundError",
+    "PlanningError",
+    "RateLimited",
+    "ResearchError",
+    "SourceError",
+    "SourceResponseError",
+    "SourceUnavailable",
+    "StorageError",
+    "ValidationError",
+]
+
+
+class MedlitError(Exception):
+    """Root of every error medlit raises on purpose."""
+
+    exit_code: int = 1
+
+
+class ValidationError(MedlitError):
+    """The input is not acceptable (empty query, unknown option value, reversed dates...)."""
+
+    exit_code = 2
+
+
+class ConfigError(MedlitError):
+    """The settings cannot work as given."""
+
+    exit_code = 3
+
+
+class NotFoundError(MedlitError):
+    """A named thing (research job, session, cache entry) does not exist."""
+
+    exit_code = 4
+
+
+class SourceError(MedlitError):
+    """A literature source (PubMed, Europe PMC, local corpus) failed.
+
+    Attributes:
+        source: name of the provider that failed (``pubmed``, ``europepmc``, ``local``).
+    """
+
+    exit_code = 5
+
+    def __init__(self, message: str, *, source: str = "") -> None:
+        super().__init__(message)
+        self.source = source
+
+
+class RateLimited(SourceError):
+    """The source kept answering 429 after every retry."""
+
+    def __init__(self, message: str, *, source: str = "", retry_after: float | None = None) -> None:
+        super().__init__(message, source=source)
+        self.retry_after = retry_after
+
+
+class SourceUnavailable(SourceError):
+    """5xx, timeouts or connection failures after every retry."""
+
+
+class SourceResponseError(SourceError):
+    """The source answered, but with an error body or a malformed/truncated document."""
+
+
+class LLMError(MedlitError):
+    """A language-model call failed."""
+
+    exit_code = 6
+
+
+class LLMConfigError(LLMError):
+    """No LLM provider is configured for a task that needs one; the message says how."""
+
+
+class LLMTimeout(LLMError):
+    """The LLM did not answer in time after every retry."""
+
+
+class LLMRateLimited(LLMError):
+    """The LLM provider kept answering 429 after every retry."""
+
+
+class LLMProviderError(LLMError):
+    """Any other provider failure (authentication, bad request, server error)."""
+
+
+class LLMOutputError(LLMError):
+    """The LLM's reply could not be parsed or validated, even after a repair attempt.
+
+    Attributes:
+        raw: the raw reply text, kept for the log.
+    """
+
+    def __init__(self, message: str, *, raw: str = "") -> None:
+        super().__init__(message)
+        self.raw = raw
+
+
+class StorageError(MedlitError):
+    """The store could not read or write."""
+
+    exit_code = 7
+
+
+class CacheAdmissionError(StorageError):
+    """The cache refused an entry (for example, an answer without citations)."""
+
+
+class ResearchError(MedlitError):
+    """A research job failed."""
+
+    exit_code = 8
+
+
+class PlanningError(ResearchError):
+    """The planner could not produce a usable plan."""

@@ -1,0 +1,265 @@
+"""Domain types shared by every part of medlit.
+
+``Article`` is what every source returns; ``Chunk`` is a piece of an article's abstract that the
+evidence cache embeds; ``Evidence`` is a scored chunk used for an answer; ``Citation`` is what
+an answer cites; ``SearchResults`` is what ``search_all_providers`` returns.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from enum import IntEnum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "AbstractSection",
+    "Article",
+    "Chunk",
+    "Citation",
+    "Evidence",
+    "ProviderStatus",
+    "SearchQuery",
+    "SearchResults",
+    "StudyType",
+    "classify_study_type",
+    "normalise_title",
+]
+
+SourceName = Literal["pubmed", "europepmc", "local"]
+SOURCE_NAMES: tuple[SourceName, ...] = ("pubmed", "europepmc", "local")
+
+_CONCLUSION_LABELS = {"CONCLUSION", "CONCLUSIONS", "CONCLUSIONS AND RELEVANCE", "INTERPRETATION"}
+
+
+class AbstractSection(BaseModel):
+    """One part of an abstract: structured abstracts have several, labelled."""
+
+    model_config = ConfigDict(frozen=True)
+
+    label: str | None = Field(None, description="Label as printed, e.g. 'METHODS'.")
+    category: str | None = Field(
+        None, description="NLM category: BACKGROUND, OBJECTIVE, METHODS, RESULTS, CONCLUSIONS."
+    )
+    text: str
+
+    @property
+    def is_conclusion(self) -> bool:
+        """True for the section that states the article's conclusion."""
+        if (self.category or "").upper() == "CONCLUSIONS":
+            return True
+        return (self.label or "").strip().upper().rstrip(":") in _CONCLUSION_LABELS
+
+
+class StudyType(IntEnum):
+    """Evidence level from publication types; a higher value is stronger evidence."""
+
+    OTHER = 0
+    CASE_REPORT = 1
+    OBSERVATIONAL = 2
+    OTHER_TRIAL = 3
+    RCT = 4
+    SYSTEMATIC_REVIEW = 5  # includes meta-analyses
+
+    @property
+    def label(self) -> str:
+        """Human label, e.g. 'systematic review / meta-analysis'."""
+        return _STUDY_LABELS[self]
+
+
+_STUDY_LABELS = {
+    StudyType.OTHER: "other",
+    StudyType.CASE_REPORT: "case report",
+    StudyType.OBSERVATIONAL: "observational",
+    StudyType.OTHER_TRIAL: "clinical trial",
+    StudyType.RCT: "RCT",
+    StudyType.SYSTEMATIC_REVIEW: "systematic review / meta-analysis",
+}
+
+_STUDY_PATTERNS: list[tuple[StudyType, re.Pattern[str]]] = [
+    (StudyType.SYSTEMATIC_REVIEW, re.compile(r"meta-analysis|systematic review", re.I)),
+    (StudyType.RCT, re.compile(r"randomi[sz]ed controlled trial", re.I)),
+    (
+        StudyType.OTHER_TRIAL,
+        re.compile(r"clinical trial|controlled clinical trial|pragmatic clinical trial", re.I),
+    ),
+    (
+        StudyType.OBSERVATIONAL,
+        re.compile(
+            r"observational study|cohort|case-control|cross-sectional|comparative study"
+            r"|multicenter study|validation study|evaluation study|twin study",
+            re.I,
+        ),
+    ),
+    (StudyType.CASE_REPORT, re.compile(r"case reports?", re.I)),
+]
+
+
+def classify_study_type(publication_types: list[str]) -> StudyType:
+    """The strongest study design named among an article's publication types."""
+    best = StudyType.OTHER
+    for pub_type in publication_types:
+        for study_type, pattern in _STUDY_PATTERNS:
+            if study_type > best and pattern.search(pub_type):
+                best = study_type
+                break
+    return best
+
+
+def normalise_title(title: str) -> str:
+    """Lower-case alphanumerics only: the last-resort key for deduplication."""
+    return re.sub(r"[^a-z0-9]+", " ", title.lower()).strip()
+
+
+class Article(BaseModel):
+    """A bibliographic record with its abstract, whatever source it came from."""
+
+    pmid: str | None = Field(None, description="PubMed identifier.")
+    doi: str | None = Field(None, description="DOI, lower-cased, without a resolver prefix.")
+    pmcid: str | None = Field(None, description="PubMed Central identifier (PMC...).")
+    title: str = Field("", description="Article (or book) title.")
+    abstract: list[AbstractSection] = Field(default_factory=list)
+    authors: list[str] = Field(default_factory=list, description="'Last Initials' per author.")
+    journal: str | None = Field(None, description="Journal title (or book/publisher).")
+    pub_date: str | None = Field(None, description="Publication date as given: '2001 Jun'.")
+    year: int | None = Field(None, description="Publication year.")
+    publication_types: list[str] = Field(default_factory=list)
+    mesh_terms: list[str] = Field(default_factory=list, description="MeSH descriptor names.")
+    keywords: list[str] = Field(default_factory=list)
+    language: str | None = Field(None, description="ISO 639-2 code as PubMed gives it: 'eng'.")
+    source: SourceName = Field("pubmed", description="Provider the record came from.")
+    citation_count: int | None = Field(None, description="Times cited (Europe PMC).")
+    open_access: bool | None = Field(None, description="Open access (Europe PMC).")
+    is_book: bool = Field(False, description="A PubmedBookArticle.")
+
+    @property
+    def key(self) -> str:
+        """Stable identity: PMID, else DOI, else a hash of the normalised title."""
+        if self.pmid:
+            return f"pmid:{self.pmid}"
+        if self.doi:
+            return f"doi:{self.doi.lower()}"
+        digest = hashlib.sha1(normalise_title(self.title).encode()).hexdigest()[:16]
+        return f"title:{digest}"
+
+    @property
+    def abstract_text(self) -> str:
+        """The abstract as one string, labels inline."""
+        parts = []
+        for section in self.abstract:
+            prefix = f"{section.label}: " if section.label else ""
+            parts.append(prefix + section.text)
+        return "\n".join(parts)
+
+    @property
+    def conclusion(self) -> str | None:
+        """The conclusion section's text, if the abstract is structured and has one."""
+        for section in self.abstract:
+            if section.is_conclusion:
+                return section.text
+        return None
+
+    @property
+    def study_type(self) -> StudyType:
+        """Evidence level from the publication types."""
+        return classify_study_type(self.publication_types)
+
+    @property
+    def url(self) -> str | None:
+        """Link for a reader: PubMed, else doi.org."""
+        if self.pmid:
+            return f"https://pubmed.ncbi.nlm.nih.gov/{self.pmid}/"
+        if self.doi:
+            return f"https://doi.org/{self.doi}"
+        return None
+
+    @property
+    def is_english(self) -> bool:
+        """English or unknown language (an unknown language is not dropped)."""
+        return self.language is None or self.language.lower() in {"eng", "en", "english"}
+
+
+class Chunk(BaseModel):
+    """A piece of an abstract, the unit the evidence cache embeds and searches."""
+
+    id: str = Field(description="'{article key}#{ordinal}'.")
+    article_key: str
+    ordinal: int = Field(ge=0, description="Position in the article (0 is the title chunk).")
+    section: str | None = Field(None, description="Abstract section label, if any.")
+    text: str
+    is_conclusion: bool = False
+
+
+class Evidence(BaseModel):
+    """A chunk scored for one question, with its article."""
+
+    chunk: Chunk
+    article: Article
+    similarity: float = Field(description="Cosine similarity to the question.")
+    score: float = Field(0.0, description="Combined relevance/recency/study-type/diversity.")
+
+
+class Citation(BaseModel):
+    """An article an answer cites. Only ever evidence actually retrieved for that answer."""
+
+    pmid: str | None
+    doi: str | None = None
+    title: str
+    journal: str | None = None
+    year: int | None = None
+    study_type: str = "other"
+    score: float = 0.0
+    url: str | None = None
+
+    @classmethod
+    def from_article(cls, article: Article, score: float = 0.0) -> Citation:
+        """Build a citation from an article and its document score."""
+        return cls(
+            pmid=article.pmid,
+            doi=article.doi,
+            title=article.title,
+            journal=article.journal,
+            year=article.year,
+            study_type=article.study_type.label,
+            score=round(score, 4),
+            url=article.url,
+        )
+
+
+class SearchQuery(BaseModel):
+    """One search request to a provider."""
+
+    model_config = ConfigDict(frozen=True)
+
+    term: str
+    limit: int = Field(20, ge=1, le=10000)
+    offset: int = Field(0, ge=0, description="Results to skip (esearch retstart, paging).")
+    sort: Literal["relevance", "pub_date"] = "relevance"
+    min_year: int | None = None
+    max_year: int | None = None
+
+
+class ProviderStatus(BaseModel):
+    """How one provider fared in a search_all_providers call."""
+
+    provider: str
+    status: Literal["ok", "error", "timeout", "disabled"]
+    count: int = 0
+    dropped_non_english: int = 0
+    error: str | None = None
+    elapsed_ms: float = 0.0
+
+
+class SearchResults(BaseModel):
+    """Combined, deduplicated results of every enabled provider."""
+
+    query: SearchQuery
+    articles: list[Article] = Field(default_factory=list)
+    providers: dict[str, ProviderStatus] = Field(default_factory=dict)
+
+    @property
+    def failed(self) -> list[str]:
+        """Providers that errored or timed out."""
+        return [name for name, st in self.providers.items() if st.status in {"error", "timeout"}]
