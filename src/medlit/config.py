@@ -24,6 +24,7 @@ __all__ = [
     "LLMTaskRoute",
     "LocalSettings",
     "PubMedSettings",
+    "ResearchDepth",
     "ResearchSettings",
     "SearchSettings",
     "Settings",
@@ -165,6 +166,17 @@ class EmbeddingSettings(_Section):
     )
     batch_size: int = Field(32, ge=1, description="Texts per model call.")
     threads: int = Field(0, ge=0, description="Inference threads (0: onnxruntime's choice).")
+    max_length: int = Field(
+        256, ge=8, le=512, description="Tokens per text; longer texts are truncated (ST: 256)."
+    )
+    memo_size: int = Field(
+        4096, ge=0, description="Embeddings kept in memory by content hash (0: no memo)."
+    )
+    persist_memo: bool = Field(
+        True,
+        description="Also keep question embeddings in the store, so a repeated question is "
+        "never embedded again, even in a new process.",
+    )
 
 
 class CacheSettings(_Section):
@@ -172,7 +184,12 @@ class CacheSettings(_Section):
 
     enabled: bool = Field(True, description="Use the answer cache (tier 1) at all.")
     tau: float = Field(
-        0.80, ge=0, le=1, description="Tier-1 cosine similarity a hit needs (before the guard)."
+        0.85,
+        ge=0,
+        le=1,
+        description="Tier-1 cosine similarity a hit needs (before the guard). 0.85 with the "
+        "guard: precision 0.975 / recall 0.35 on medical question pairs "
+        "(benchmarks/cache_pairs.py); lower it for more hits and more wrong ones.",
     )
     min_score: float = Field(
         0.45, ge=0, le=1, description="Tier-1: the cached answer's retrieval score a hit needs."
@@ -187,6 +204,22 @@ class CacheSettings(_Section):
     )
     evidence_capacity: int = Field(
         1_000_000, ge=1, description="Tier-2 chunks kept (LRU, by article)."
+    )
+    ann_dtype: Literal["f32", "f16", "i8"] = Field(
+        "f16",
+        description="Scalar type of the ANN index (usearch); similarities used for decisions "
+        "are always recomputed exactly from the float32 vectors in SQLite.",
+    )
+    ann_connectivity: int = Field(16, ge=4, le=64, description="HNSW links per node (M).")
+    ann_expansion_add: int = Field(128, ge=8, description="HNSW candidate list when adding.")
+    ann_expansion_search: int = Field(
+        64, ge=8, description="HNSW candidate list when searching (recall vs speed)."
+    )
+    index_save_every: int = Field(
+        2000,
+        ge=1,
+        description="Save an ANN index after this many changes (always saved on close; a "
+        "stale index is repaired from SQLite on open).",
     )
 
 
@@ -207,6 +240,72 @@ class AgentSettings(_Section):
         4, ge=1, description="Turns between LLM summaries of the chat memory."
     )
     prompt_version: str = Field("ask-v1", description="Part of the cache fingerprint.")
+    min_relevance: float = Field(
+        0.45,
+        ge=0,
+        le=1,
+        description="Cosine similarity a chunk needs for its article to count towards min_docs.",
+    )
+    recency_weight: float = Field(
+        0.1, ge=0, le=0.5, description="Share of a chunk's score that recency can move."
+    )
+    recency_half_life_years: float = Field(
+        10.0, gt=0, description="Years after which an article's recency score halves."
+    )
+    study_type_weight: float = Field(
+        0.15, ge=0, le=0.5, description="Share of a chunk's score the study design can move."
+    )
+    diversity_bonus: float = Field(
+        0.03, ge=0, le=0.5, description="Bonus for the best chunk of each distinct article."
+    )
+    candidate_chunks: int = Field(
+        60, ge=1, le=1000, description="Tier-2 chunks retrieved per round before scoring."
+    )
+    neighbour_chunks: int = Field(
+        1, ge=0, le=5, description="Chunks either side of an evidence chunk added as context."
+    )
+    max_context_chars: int = Field(
+        12000, ge=500, description="Evidence characters at most in the answer prompt."
+    )
+    max_query_terms: int = Field(
+        8, ge=1, le=30, description="Content words at most in the generated PubMed query."
+    )
+    memory_recent_turns: int = Field(
+        4, ge=1, le=50, description="Recent questions kept verbatim in a session's memory."
+    )
+    max_question_chars: int = Field(
+        1000, ge=10, description="Longest accepted question for medlit ask, characters."
+    )
+
+
+class ResearchDepth(_Section):
+    """How much one depth level (quick, standard, deep) of a research job may do."""
+
+    min_sub_questions: int = Field(
+        3, ge=1, description="Fewest sub-questions a usable plan has (fewer: PlanningError)."
+    )
+    max_sub_questions: int = Field(
+        4, ge=1, description="Most sub-questions kept from the plan (highest priority first)."
+    )
+    max_depth: int = Field(
+        1, ge=1, description="Deepest level researched: plan questions are depth 1, follow-ups +1."
+    )
+    results_per_question: int = Field(
+        3, ge=1, le=50, description="Articles researched (facts extracted) per sub-question."
+    )
+    max_provider_calls: int = Field(
+        30, ge=1, description="Budget: source HTTP requests while researching."
+    )
+    max_llm_calls: int = Field(
+        25, ge=1, description="Budget: LLM requests while researching (fact extraction)."
+    )
+    max_seconds: float = Field(
+        300.0, gt=0, description="Budget: wall-clock seconds spent researching."
+    )
+
+
+def _depth(**values: float) -> ResearchDepth:
+    return ResearchDepth(**values)  # type: ignore[arg-type]
 
 
 class ResearchSettings(_Section):
@@ -216,6 +315,53 @@ class ResearchSettings(_Section):
     concurrency: int = Field(3, ge=1, le=16, description="Sub-questions researched at once.")
     min_section_words: int = Field(300, ge=50, description="Words each report section needs.")
     expand_tries: int = Field(2, ge=0, description="Tries to expand a short section.")
+    quick: ResearchDepth = Field(
+        default_factory=lambda: _depth(
+            min_sub_questions=3, max_sub_questions=4, max_depth=1, results_per_question=3,
+            max_provider_calls=30, max_llm_calls=25, max_seconds=300.0,
+        ),
+        description="Limits of --depth quick.",
+    )
+    standard: ResearchDepth = Field(
+        default_factory=lambda: _depth(
+            min_sub_questions=4, max_sub_questions=6, max_depth=2, results_per_question=5,
+            max_provider_calls=80, max_llm_calls=70, max_seconds=900.0,
+        ),
+        description="Limits of --depth standard (the default).",
+    )
+    deep: ResearchDepth = Field(
+        default_factory=lambda: _depth(
+            min_sub_questions=5, max_sub_questions=10, max_depth=3, results_per_question=8,
+            max_provider_calls=200, max_llm_calls=200, max_seconds=2400.0,
+        ),
+        description="Limits of --depth deep.",
+    )
+    max_follow_ups: int = Field(
+        2, ge=0, description="Follow-up sub-questions one sub-question may raise (recursion)."
+    )
+    visited_similarity: float = Field(
+        0.88, ge=0, le=1,
+        description="Cosine similarity at which a sub-question counts as an already visited "
+        "topic and is skipped.",
+    )
+    reuse_min_similarity: float = Field(
+        0.6, ge=0, le=1,
+        description="Cached (tier-2) chunk similarity at which it answers a sub-question "
+        "without a new search.",
+    )
+    reuse_min_articles: int = Field(
+        3, ge=1, description="Distinct cached articles needed to skip the search of a sub-question."
+    )
+    max_abstract_chars: int = Field(
+        6000, ge=200, description="Abstract characters sent to the LLM per article."
+    )
+
+    def depth_config(self, depth: str) -> ResearchDepth:
+        """The limits of one depth level (``quick``, ``standard`` or ``deep``)."""
+        config = {"quick": self.quick, "standard": self.standard, "deep": self.deep}.get(depth)
+        if config is None:
+            raise KeyError(depth)
+        return config
 
 
 class Settings(BaseSettings):

@@ -1,1 +1,120 @@
-"""medlit ask (commands registered on medlit.cli.app)."""
+"""``medlit ask``: a cited answer from the literature, behind the two-tier cache.
+
+Everything heavy (the assistant, the embedder, LangGraph, the LLM and source clients) is
+imported inside the command, and only as far as the question needs: a cached question in a new
+process loads the settings, the store and the embedder, and nothing else.
+"""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from medlit.cli.app import app, build_settings, console, err_console, print_json, run, run_async
+
+if TYPE_CHECKING:
+    from medlit.assistant import AskResult
+    from medlit.config import Settings
+
+__all__ = ["ask_command"]
+
+
+class SourceOption(str, Enum):
+    """Where to search."""
+
+    pubmed = "pubmed"
+    europepmc = "europepmc"
+    local = "local"
+    all = "all"
+
+
+@app.command("ask")
+@run
+def ask_command(
+    question: Annotated[str, typer.Argument(help="The question, in plain language.")],
+    session: Annotated[
+        str | None,
+        typer.Option("--session", "-s", help="Chat session id: follow-ups use its memory."),
+    ] = None,
+    source: Annotated[
+        SourceOption | None,
+        typer.Option("--source", help="Where to search (default: settings.search.default_source)."),
+    ] = None,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Answer from a fresh search; read no cache.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Answer a biomedical question from the literature, citing the PMIDs it used."""
+    settings = build_settings()
+    result = run_async(
+        _ask(settings, question, session, source.value if source else None, not no_cache, as_json)
+    )
+    if as_json:
+        print_json(result.model_dump(mode="json"))
+    else:
+        _render(result)
+
+
+async def _ask(
+    settings: Settings,
+    question: str,
+    session: str | None,
+    source: str | None,
+    use_cache: bool,
+    quiet: bool,
+) -> AskResult:
+    from medlit.assistant import Assistant
+
+    assistant = Assistant(settings)
+    text = assistant.validate_question(question)  # exit 2 before opening anything
+    show_spinner = not quiet and sys.stderr.isatty()
+    try:
+        if show_spinner:
+            with err_console.status("Searching the literature…", spinner="dots"):
+                return await assistant.ask(
+                    text, session_id=session, sources=source, use_cache=use_cache
+                )
+        return await assistant.ask(text, session_id=session, sources=source, use_cache=use_cache)
+    finally:
+        await assistant.aclose()
+
+
+_VERDICT_STYLE = {"yes": "bold green", "no": "bold red", "uncertain": "bold yellow"}
+
+
+def _render(result: AskResult) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    if result.verdict:
+        style = _VERDICT_STYLE[result.verdict]
+        console.print(f"[{style}]Verdict: {result.verdict.upper()}[/]")
+    console.print(escape(result.answer), soft_wrap=True)
+    if result.citations:
+        table = Table(title="Citations", show_lines=False, title_justify="left")
+        for column in ("PMID", "Title", "Journal", "Year", "Study type", "Link"):
+            table.add_column(column, overflow="fold")
+        for c in result.citations:
+            table.add_row(
+                c.pmid or "-",
+                escape(c.title),
+                escape(c.journal or "-"),
+                str(c.year or "-"),
+                c.study_type,
+                c.url or "-",
+            )
+        console.print(table)
+    cache = result.cache
+    status = "hit" if cache.tier1 == "hit" else f"miss ({cache.miss_reason or 'n/a'})"
+    calls = result.api_calls
+    console.print(
+        f"[dim]cache: tier 1 {status}; evidence reused: {cache.evidence_reused} chunks; "
+        f"calls: pubmed {calls.pubmed}, europepmc {calls.europepmc}, llm {calls.llm}; "
+        f"stop: {result.stop_reason}; mode: {result.mode}; "
+        f"{result.timings_ms.get('total', 0):.0f} ms[/]",
+        highlight=False,
+    )

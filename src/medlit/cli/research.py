@@ -1,1 +1,275 @@
-"""medlit research (commands registered on medlit.cli.app)."""
+"""``medlit research``: deep-research jobs (seed 002).
+
+Command lines::
+
+    medlit research "question" [--depth quick|standard|deep] [--out report.md] [--json]
+    medlit research status JOB [--json]
+    medlit research list [--json]
+    medlit research resume JOB [--out report.md] [--json]
+
+``research`` is a group whose default command takes the question: a first argument that is not
+a subcommand name (``status``, ``list``, ``resume``) is a question. A question that *is* one of
+those words is asked as ``medlit research run "list"``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from typer.core import TyperGroup
+
+from medlit.cli.app import app, build_settings, console, err_console, print_json, run, run_async
+
+if TYPE_CHECKING:
+    from medlit.config import Settings
+    from medlit.research.models import ProgressEvent, ResearchJob
+    from medlit.research.orchestrator import ProgressCallback
+
+__all__ = ["research_app"]
+
+
+class _QuestionFirstGroup(TyperGroup):
+    """A group whose first argument, unless it names a subcommand, goes to ``run``."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ctx.help_option_names:
+            args = ["run", *args]
+        return super().parse_args(ctx, args)
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        # Keep the help listing in the order people use the commands.
+        return [name for name in ("run", "status", "list", "resume") if name in self.commands]
+
+
+research_app = typer.Typer(
+    cls=_QuestionFirstGroup,
+    no_args_is_help=True,
+    help='Deep research: medlit research "question" [--depth quick|standard|deep] '
+    "[--out report.md] [--json]; then status, list, resume.",
+)
+app.add_typer(research_app, name="research")
+
+
+class DepthOption(StrEnum):
+    """How deep a job researches."""
+
+    quick = "quick"
+    standard = "standard"
+    deep = "deep"
+
+
+OutOption = Annotated[
+    Path | None,
+    typer.Option("--out", "-o", help="Write the report here (.json: JSON, else Markdown)."),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print the job as one JSON object.")]
+
+
+@research_app.command("run")
+@run
+def research_run(
+    question: Annotated[str, typer.Argument(help="The research question.")],
+    depth: Annotated[
+        DepthOption, typer.Option("--depth", "-d", help="quick, standard or deep.")
+    ] = DepthOption.standard,
+    out: OutOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Research a question: plan, search, extract, cross-check, write a referenced report."""
+    settings = build_settings()
+    job = run_async(_start(settings, question, depth.value, as_json))
+    _finish(job, out, as_json)
+
+
+@research_app.command("status")
+@run
+def research_status(
+    job_id: Annotated[str, typer.Argument(help="Job id (a unique prefix is enough).")],
+    as_json: JsonOption = False,
+) -> None:
+    """Show a job's status, stages, sub-questions and usage."""
+    from medlit.research.report import job_to_dict
+    from medlit.research.runtime import open_job_store
+
+    jobs, db = open_job_store(build_settings())
+    try:
+        job = jobs.get(job_id)
+    finally:
+        db.close()
+    if as_json:
+        print_json(job_to_dict(job))
+    else:
+        _show_status(job)
+
+
+@research_app.command("list")
+@run
+def research_list(
+    limit: Annotated[int, typer.Option("--limit", "-n", help="Jobs to show.")] = 20,
+    as_json: JsonOption = False,
+) -> None:
+    """List research jobs, newest first."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    from medlit.research.runtime import open_job_store
+
+    jobs, db = open_job_store(build_settings())
+    try:
+        rows = jobs.list(limit)
+    finally:
+        db.close()
+    if as_json:
+        keys = ("id", "status", "depth", "created_at", "question")
+        print_json([dict(zip(keys, row, strict=True)) for row in rows])
+        return
+    if not rows:
+        console.print('No research jobs yet: medlit research "your question"')
+        return
+    table = Table(title="Research jobs", title_justify="left")
+    for column in ("Job", "Status", "Depth", "Created (UTC)", "Question"):
+        table.add_column(column, overflow="fold")
+    for job_id, status, depth, created, question in rows:
+        table.add_row(job_id, status, depth, created[:16].replace("T", " "), escape(question))
+    console.print(table)
+
+
+@research_app.command("resume")
+@run
+def research_resume(
+    job_id: Annotated[str, typer.Argument(help="Job id (a unique prefix is enough).")],
+    out: OutOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Continue a failed or interrupted job from its last completed stage."""
+    settings = build_settings()
+    job = run_async(_resume(settings, job_id, as_json))
+    _finish(job, out, as_json)
+
+
+# -- running, with a progress display on stderr ----------------------------------------------
+
+
+async def _start(settings: Settings, question: str, depth: str, quiet: bool) -> ResearchJob:
+    from medlit.llm.client import LLMClient
+    from medlit.research.orchestrator import require_llm
+    from medlit.research.planner import validate_request
+    from medlit.research.runtime import open_orchestrator
+
+    # Bad input and a missing model fail before anything is opened or paid for.
+    validate_request(question, depth, settings.research)
+    require_llm(LLMClient.from_settings(settings))
+    async with open_orchestrator(settings) as orchestrator:
+        job = orchestrator.create_job(question, depth)  # validation and LLM check first
+        if not quiet:
+            err_console.print(f"research job [bold]{job.id}[/] ({depth})", highlight=False)
+        return await _with_progress(lambda show: orchestrator.run(job, show), quiet)
+
+
+async def _resume(settings: Settings, job_id: str, quiet: bool) -> ResearchJob:
+    from medlit.research.runtime import open_orchestrator
+
+    async with open_orchestrator(settings) as orchestrator:
+        return await _with_progress(lambda show: orchestrator.resume(job_id, show), quiet)
+
+
+async def _with_progress(
+    start: Callable[[ProgressCallback | None], Awaitable[ResearchJob]], quiet: bool
+) -> ResearchJob:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    if quiet:
+        return await start(None)
+    progress = Progress(
+        TextColumn("[bold]{task.fields[stage]:<12}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[detail]}"),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=False,
+    )
+    task = progress.add_task("research", total=None, stage="PENDING", detail="")
+
+    def show(event: ProgressEvent) -> None:
+        progress.update(
+            task,
+            total=event.sub_questions_total or None,
+            completed=event.sub_questions_done,
+            stage=event.stage.value,
+            detail=f"findings {event.findings} · facts {event.facts} · calls: "
+            f"{event.provider_calls} source, {event.llm_calls} LLM",
+        )
+
+    with progress:
+        return await start(show)
+
+
+def _finish(job: ResearchJob, out: Path | None, as_json: bool) -> None:
+    from medlit.errors import ResearchError
+    from medlit.research.report import job_to_dict, render_json, render_markdown
+
+    if out is not None and job.report is not None:
+        text = render_json(job.report) if out.suffix == ".json" else render_markdown(job.report)
+        out.write_text(text + "\n", encoding="utf-8")
+        err_console.print(f"report written to {out}", highlight=False)
+    if as_json:
+        print_json(job_to_dict(job))
+    elif job.report is not None and out is None:
+        console.print(render_markdown(job.report), markup=False, highlight=False, soft_wrap=True)
+    if job.status.value == "FAILED":
+        raise ResearchError(
+            f"research job {job.id} failed in {job.failed_stage.value if job.failed_stage else '?'}"
+            f": {job.error} (continue it with: medlit research resume {job.id})"
+        )
+    if job.budget_stop_reason and not as_json:
+        err_console.print(f"[yellow]stopped early:[/] {job.budget_stop_reason}", highlight=False)
+    _usage_line(job)
+
+
+def _usage_line(job: ResearchJob) -> None:
+    usage: dict[str, Any] = dict(job.usage)
+    calls = usage.get("calls") or {}
+    err_console.print(
+        f"[dim]job {job.id}: {job.status.value}; calls: "
+        + ", ".join(f"{k} {v}" for k, v in calls.items())
+        + f"{', ' if calls else ''}llm {usage.get('llm_calls', 0)}; "
+        f"tokens {usage.get('tokens', 0)}[/]",
+        highlight=False,
+    )
+
+
+def _show_status(job: ResearchJob) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    console.print(f"[bold]{job.id}[/]  {job.status.value}  ({job.depth})", highlight=False)
+    console.print(escape(job.question), highlight=False)
+    for stage, times in job.stages.items():
+        started = times.started_at.strftime("%H:%M:%S") if times.started_at else "-"
+        finished = times.finished_at.strftime("%H:%M:%S") if times.finished_at else "…"
+        console.print(f"  {stage:<13} {started} → {finished}", highlight=False)
+    if job.error:
+        failed = job.failed_stage.value if job.failed_stage else "?"
+        console.print(f"[red]failed in {failed}:[/] {escape(job.error)}", highlight=False)
+    if job.budget_stop_reason:
+        console.print(f"[yellow]stopped early:[/] {escape(job.budget_stop_reason)}")
+    if job.plan is not None:
+        table = Table(title="Sub-questions", title_justify="left")
+        for column in ("Id", "Depth", "Status", "Articles", "Question"):
+            table.add_column(column, overflow="fold")
+        for q in job.plan.sub_questions:
+            status = q.status.value + (f" ({q.skip_reason})" if q.skip_reason else "")
+            table.add_row(q.id, str(q.depth), escape(status), str(q.articles_found),
+                          escape(q.text))  # fmt: skip
+        console.print(table)
+    console.print(
+        f"articles {len(job.articles)} · findings {len(job.findings)} · facts {len(job.facts)} · "
+        f"discrepancies {len(job.discrepancies)}",
+        highlight=False,
+    )
+    _usage_line(job)

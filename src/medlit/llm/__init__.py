@@ -1,0 +1,31 @@
+"""Language models: one client for every LLM call, and the no-LLM evidence digest.
+
+Public API::
+
+    LLMClient(settings.llm) / LLMClient.from_settings(settings)
+        .is_configured(task) -> bool
+        await .complete(task, messages, *, temperature=None, max_tokens=None) -> LLMReply
+        await .complete_json(task, messages, schema) -> schema instance
+        .usage -> medlit.usage.Usage (cumulative); aclose() / async with
+    LLMTask                the task types (plan_query, answer, ..., synthesize)
+    build_evidence_digest  the answer when no model is configured: cited evidence sentences
+
+Importing this package does not import ``openai`` or ``huggingface_hub``: providers import
+them when first used, so a cached ``medlit ask`` never pays for them.
+"""
+
+from __future__ import annotations
+
+from medlit.llm.client import LLMClient, LLMReply, Messages
+from medlit.llm.extractive import Digest, build_evidence_digest
+from medlit.llm.tasks import LLMTask, Route
+
+__all__ = [
+    "Digest",
+    "LLMClient",
+    "LLMReply",
+    "LLMTask",
+    "Messages",
+    "Route",
+    "build_evidence_digest",
+]

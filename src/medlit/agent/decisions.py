@@ -1,0 +1,117 @@
+"""Stop rules and the cache admission rule (seed 001, ``decision`` and ``should_cache``).
+
+Both are pure functions of the state and the settings, so every rule can be tested on its own
+and the graph only routes on their result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from medlit.agent.state import AgentState, Decision, StopReason
+from medlit.config import AgentSettings, CacheSettings
+
+__all__ = ["Admission", "StepDecision", "decide", "is_stagnant", "should_cache"]
+
+
+@dataclass(frozen=True)
+class StepDecision:
+    """What the decision node concluded: stop (with a reason) or fetch more."""
+
+    decision: Decision
+    stop_reason: StopReason | None = None
+
+
+def is_stagnant(scores: list[float], *, rounds: int, min_gain: float) -> bool:
+    """True when the last ``rounds`` rounds together gained less than ``min_gain``.
+
+    ``scores`` is the retrieval score after each round, oldest first (the current round last);
+    fewer than ``rounds + 1`` scores are never stagnant, since there is no history to judge.
+    """
+    if len(scores) < rounds + 1:
+        return False
+    window = scores[-(rounds + 1) :]
+    return max(window[1:]) - window[0] < min_gain
+
+
+def decide(state: AgentState, settings: AgentSettings) -> StepDecision:
+    """Stop or fetch more, in order of precedence.
+
+    1. a tier-1 hit stops at once;
+    2. a score over ``score_threshold`` with confident evidence stops (``threshold``);
+    3. when even the broadened query returned nothing and there is no evidence at all, stop
+       (``no_results``): the answer says no evidence was found, it never loops or invents one;
+    4. the fetch-round and source-call budgets stop (``max_iterations``, ``max_api_calls``);
+    5. no gain over the last ``stagnation_rounds`` rounds stops (``stagnation``);
+    6. the broad query returned its last page or nothing new: stop (``exhausted``);
+    7. otherwise: fetch more.
+    """
+    if state.get("cache_hit"):
+        return StepDecision("stop", "cache_hit")
+    score = state.get("retrieval_score", 0.0)
+    if state.get("confident") and score >= settings.score_threshold:
+        return StepDecision("stop", "threshold")
+    has_evidence = bool(state.get("evidence"))
+    fetched = state.get("iteration", 0) > 0
+    last_count = state.get("last_fetch_count", -1)
+    broad = state.get("query_mode") == "broad"
+    if fetched and last_count == 0 and not has_evidence and broad:
+        # Even the broadened query found nothing: say so rather than loop.
+        return StepDecision("stop", "no_results")
+    if state.get("iteration", 0) >= settings.max_iterations:
+        return StepDecision("stop", "no_results" if not has_evidence else "max_iterations")
+    if state.get("api_calls", 0) >= settings.max_api_calls:
+        return StepDecision("stop", "no_results" if not has_evidence else "max_api_calls")
+    history = state.get("prev_retrieval_scores", [])
+    if is_stagnant(history, rounds=settings.stagnation_rounds, min_gain=settings.min_gain):
+        return StepDecision("stop", "stagnation" if has_evidence else "no_results")
+    paged_out = 0 <= last_count < settings.fetch_per_round
+    if fetched and broad and (paged_out or state.get("last_fetch_new", -1) == 0):
+        # The broad query returned its last page, or nothing new: another round cannot help.
+        return StepDecision("stop", "exhausted" if has_evidence else "no_results")
+    return StepDecision("fetch_more")
+
+
+@dataclass(frozen=True)
+class Admission:
+    """Whether an answer may enter tier 1, and why not when it may not."""
+
+    admit: bool
+    reason: str
+
+
+def should_cache(
+    state: AgentState,
+    agent: AgentSettings,
+    cache: CacheSettings,
+    *,
+    retrieved_pmids: Iterable[str],
+) -> Admission:
+    """Admit to tier 1 only a confident answer whose citations are all retrieved evidence.
+
+    A wrong hit is a wrong medical answer served to someone else later, so the bar is high:
+    the answer must exist, cite at least one article, cite nothing that was not retrieved for
+    it (an answer from which an invented citation had to be stripped is not admitted either),
+    rest on confident evidence scoring at least ``cache.min_score``, and not be a
+    "no evidence found" reply (the literature may catch up).
+    """
+    if not cache.enabled or not state.get("use_cache", True):
+        return Admission(False, "cache_disabled")
+    if state.get("cache_hit"):
+        return Admission(False, "already_cached")
+    if state.get("stop_reason") == "no_results" or not state.get("final_answer", "").strip():
+        return Admission(False, "no_answer")
+    if not state.get("confident"):
+        return Admission(False, "not_confident")
+    if state.get("retrieval_score", 0.0) < max(cache.min_score, 0.0):
+        return Admission(False, "low_score")
+    citations = state.get("citations", [])
+    if not citations:
+        return Admission(False, "no_citations")
+    if state.get("removed_citations"):
+        return Admission(False, "invented_citations")
+    allowed = set(retrieved_pmids)
+    if any(c.pmid is None or c.pmid not in allowed for c in citations):
+        return Admission(False, "citation_not_in_evidence")
+    return Admission(True, "ok")

@@ -1,0 +1,96 @@
+"""The ask graph (seed 001) as a LangGraph ``StateGraph``.
+
+::
+
+    START ─┬─(not planned)─► plan_query ─► query_cache ─┬─hit──────────────────────┐
+           │                                            │ miss                     │
+           └─(planned, miss)──────────────────────► chunk_store_search ◄──┐        │
+                                                         ▼                │        │
+                                                       score              │        │
+                                                         ▼                │        │
+                                                     decision ─fetch_more─► fetch_pubmed
+                                                         │ stop                    │
+                                                         ▼                         │
+                                     build_prompt ─► call_llm ─► update_memory ◄───┘
+                                                                     ▼
+                                                                admit_cache ─► END
+
+The conditional entry lets the assistant run ``plan_query`` and ``query_cache`` itself before
+importing LangGraph (a tier-1 hit then never pays for the import) and enter the graph at
+``chunk_store_search`` on a miss; called with a fresh state, the graph runs every node. It is
+the one implementation of the flow either way.
+
+This module imports ``langgraph``: import it only when the graph is needed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.graph import END, START, StateGraph
+
+from medlit.agent.nodes import AskNodes, timed
+from medlit.agent.state import AgentState
+
+__all__ = ["NODE_NAMES", "build_graph", "recursion_limit"]
+
+NODE_NAMES = (
+    "plan_query",
+    "query_cache",
+    "chunk_store_search",
+    "score",
+    "decision",
+    "fetch_pubmed",
+    "build_prompt",
+    "call_llm",
+    "update_memory",
+    "admit_cache",
+)
+
+
+def _route_start(state: AgentState) -> str:
+    if not state.get("planned"):
+        return "plan_query"
+    return "update_memory" if state.get("cache_hit") else "chunk_store_search"
+
+
+def _route_cache(state: AgentState) -> str:
+    return "update_memory" if state.get("cache_hit") else "chunk_store_search"
+
+
+def _route_decision(state: AgentState) -> str:
+    return "fetch_pubmed" if state.get("decision") == "fetch_more" else "build_prompt"
+
+
+def build_graph(nodes: AskNodes) -> Any:
+    """Compile the ask graph over ``nodes``; returns a LangGraph ``CompiledStateGraph``."""
+    graph = StateGraph(AgentState)
+    for name in NODE_NAMES:
+        graph.add_node(name, timed(name, getattr(nodes, name)))
+    graph.add_conditional_edges(
+        START,
+        _route_start,
+        {n: n for n in ("plan_query", "chunk_store_search", "update_memory")},
+    )
+    graph.add_edge("plan_query", "query_cache")
+    graph.add_conditional_edges(
+        "query_cache",
+        _route_cache,
+        {n: n for n in ("chunk_store_search", "update_memory")},
+    )
+    graph.add_edge("chunk_store_search", "score")
+    graph.add_edge("score", "decision")
+    graph.add_conditional_edges(
+        "decision", _route_decision, {n: n for n in ("fetch_pubmed", "build_prompt")}
+    )
+    graph.add_edge("fetch_pubmed", "chunk_store_search")
+    graph.add_edge("build_prompt", "call_llm")
+    graph.add_edge("call_llm", "update_memory")
+    graph.add_edge("update_memory", "admit_cache")
+    graph.add_edge("admit_cache", END)
+    return graph.compile()
+
+
+def recursion_limit(max_iterations: int) -> int:
+    """Graph steps one question may take: the fixed nodes plus four per fetch round."""
+    return 12 + 4 * (max_iterations + 1)

@@ -1,0 +1,335 @@
+"""The graph's nodes (seed 001), as async methods of :class:`AskNodes`.
+
+Each node reads the state and returns a partial update; :func:`timed` adds the node's wall
+time to ``timings``. The nodes hold no per-question state themselves, so one ``AskNodes`` serves
+every question of an :class:`~medlit.assistant.Assistant`.
+
+``plan_query`` and ``query_cache`` import nothing heavy (no LangGraph, no openai, no httpx)
+unless the question needs the LLM planner: the assistant runs them before the graph so that a
+tier-1 hit never pays for those imports.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from medlit.agent import decisions, query, scoring
+from medlit.agent.citations import enforce_citations, is_yes_no_question, parse_verdict
+from medlit.agent.deps import AgentDeps
+from medlit.agent.memory import Turn, summary_messages
+from medlit.agent.prompt import NO_EVIDENCE_ANSWER, build_messages, expand_context
+from medlit.agent.state import AgentState
+from medlit.errors import CacheAdmissionError, LLMError, SourceError
+from medlit.log import get_logger
+from medlit.types import Citation, Evidence, SearchQuery
+from medlit.usage import usage_scope
+
+__all__ = ["AskNodes", "Node", "timed"]
+
+log = get_logger("agent")
+
+Node = Callable[[AgentState], Awaitable[dict[str, Any]]]
+
+
+def timed(name: str, node: Node) -> Node:
+    """Wrap a node so its update carries its wall time in ``timings[name]`` (milliseconds)."""
+
+    async def run(state: AgentState) -> dict[str, Any]:
+        start = time.perf_counter()
+        update = await node(state)
+        update["timings"] = {name: (time.perf_counter() - start) * 1000.0}
+        return update
+
+    run.__name__ = name
+    return run
+
+
+class AskNodes:
+    """The nodes of the ask graph, bound to their dependencies.
+
+    Args:
+        deps: settings, caches, embedder, sources and LLM client the nodes use.
+    """
+
+    def __init__(self, deps: AgentDeps) -> None:
+        self.deps = deps
+        self.agent = deps.settings.agent
+
+    # -- plan and tier 1 ---------------------------------------------------------------
+    async def plan_query(self, state: AgentState) -> dict[str, Any]:
+        """Make the question standalone and build its PubMed queries (LLM only for follow-ups)."""
+        question = state["question"]
+        previous = state.get("previous_question")
+        plan = query.deterministic_plan(question, max_terms=self.agent.max_query_terms)
+        by_llm = False
+        if previous and query.looks_like_follow_up(question):
+            plan = query.contextual_plan(question, previous, max_terms=self.agent.max_query_terms)
+            if self.deps.llm_configured("plan_query"):
+                try:
+                    plan = await self._llm_plan(question, state.get("memory_summary", ""))
+                    by_llm = True
+                except LLMError as exc:
+                    log.warning("plan_query_llm_failed", error=str(exc))
+        vector = self.deps.embed_one(plan.standalone_question)
+        return {
+            "standalone_question": plan.standalone_question,
+            "pubmed_query": plan.pubmed_query,
+            "broad_query": plan.broad_query,
+            "focus": plan.focus,
+            "is_yes_no": is_yes_no_question(plan.standalone_question),
+            "rewritten_by_llm": by_llm,
+            "query_vector": vector,
+        }
+
+    async def _llm_plan(self, question: str, memory: str) -> query.QueryPlan:
+        messages = [
+            {
+                "role": "system",
+                "content": "Rewrite the user's latest question so it can be understood without "
+                "the conversation (resolve 'it', 'they', 'and in children?' from the summary), "
+                "build a PubMed query for it (key terms joined with AND; synonyms in "
+                "parentheses with OR) and name its focus (treatment, safety, diagnosis, "
+                "prognosis, aetiology or other). Keep the user's intent; add nothing new.",
+            },
+            {
+                "role": "user",
+                "content": f"Conversation summary:\n{memory or '(none)'}\n\n"
+                f"Latest question: {question}",
+            },
+        ]
+        out = await self.deps.llm().complete_json("plan_query", messages, query.PlanOutput)
+        standalone = query.normalise_question(out.standalone_question) or question
+        _narrow, broad = query.build_queries(standalone, max_terms=self.agent.max_query_terms)
+        narrow = " ".join(out.pubmed_query.split()) or _narrow
+        return query.QueryPlan(standalone, narrow, broad, out.focus or query.suggest_focus(standalone))
+
+    async def query_cache(self, state: AgentState) -> dict[str, Any]:
+        """Tier 1: a stored answer to the same question (the cache's guard has the last word)."""
+        if not state.get("use_cache", True) or not self.deps.settings.cache.enabled:
+            return {"cache_hit": False, "miss_reason": "disabled"}
+        lookup = self.deps.lookup_answer(state["standalone_question"], state["query_vector"])
+        if not lookup.hit or lookup.entry is None:
+            return {
+                "cache_hit": False,
+                "miss_reason": lookup.miss_reason,
+                "similarity": round(lookup.similarity, 4) if lookup.similarity else None,
+            }
+        entry = lookup.entry
+        payload = entry.model_dump(mode="json")
+        return {
+            "cache_hit": True,
+            "cache_payload": payload,
+            "similarity": round(lookup.similarity, 4),
+            "miss_reason": None,
+            "final_answer": entry.answer,
+            "verdict": entry.verdict if entry.verdict in ("yes", "no", "uncertain") else None,
+            "citations": [c.model_copy() for c in entry.citations],
+            "mode": entry.extra.get("mode", "llm"),
+            "retrieval_score": entry.retrieval_score,
+            "doc_scores": dict(entry.doc_scores),
+            "decision": "stop",
+            "stop_reason": "cache_hit",
+        }
+
+    # -- the retrieval loop ------------------------------------------------------------
+    async def chunk_store_search(self, state: AgentState) -> dict[str, Any]:
+        """Tier 2: the stored chunks nearest the question (only this question's, without cache)."""
+        only: list[str] | None = None
+        if not state.get("use_cache", True):
+            only = list(state.get("documents", {}))
+            if not only:
+                return {"anchor_chunks": []}
+        anchors = self.deps.search_chunks(state["query_vector"], self.agent.candidate_chunks, only)
+        documents = dict(state.get("documents", {}))
+        chunk_map: dict[str, list[str]] = {}
+        for item in anchors:
+            documents.setdefault(item.article.key, item.article)
+            chunk_map.setdefault(item.article.key, []).append(item.chunk.id)
+        return {"anchor_chunks": anchors, "documents": documents, "doc_chunks_map": chunk_map}
+
+    async def score(self, state: AgentState) -> dict[str, Any]:
+        """Score the anchors: per-document max, retrieval_score, confident."""
+        report = scoring.score_evidence(state.get("anchor_chunks", []), self.agent)
+        return {
+            "evidence": report.evidence,
+            "doc_scores": report.doc_scores,
+            "retrieval_score": report.retrieval_score,
+            "num_docs": report.num_docs,
+            "confident": report.confident,
+            "prev_retrieval_scores": [*state.get("prev_retrieval_scores", []), report.retrieval_score],
+        }
+
+    async def decision(self, state: AgentState) -> dict[str, Any]:
+        """Stop or fetch more (``decisions.decide``); stop_reason is set whenever it stops."""
+        step = decisions.decide(state, self.agent)
+        update: dict[str, Any] = {"decision": step.decision}
+        if step.stop_reason:
+            update["stop_reason"] = step.stop_reason
+        log.debug(
+            "decision",
+            decision=step.decision,
+            reason=step.stop_reason,
+            score=state.get("retrieval_score"),
+            docs=state.get("num_docs"),
+            iteration=state.get("iteration"),
+        )
+        return update
+
+    def _next_query(self, state: AgentState) -> tuple[str, int, str] | None:
+        """(term, offset, mode) of the next fetch: page on while pages are full, then broaden."""
+        narrow, broad = state["pubmed_query"], state.get("broad_query") or state["pubmed_query"]
+        limit = self.agent.fetch_per_round
+        if state.get("iteration", 0) == 0:
+            return (narrow, 0, "broad" if narrow == broad else "narrow")
+        mode = state.get("query_mode", "narrow")
+        full_page = state.get("last_fetch_count", 0) >= limit
+        if full_page:
+            term = broad if mode == "broad" else narrow
+            return (term, state.get("page_offset", 0) + limit, mode)
+        if mode == "narrow":
+            return (broad, 0, "broad")
+        return None  # the broad query has no more pages
+
+    async def fetch_pubmed(self, state: AgentState) -> dict[str, Any]:
+        """Tier 3: search the sources, store what is new (chunked and embedded) in tier 2."""
+        nxt = self._next_query(state)
+        iteration = state.get("iteration", 0) + 1
+        if nxt is None:
+            return {"iteration": iteration, "last_fetch_count": 0, "last_fetch_new": 0,
+                    "query_mode": "broad"}  # fmt: skip
+        term, offset, mode = nxt
+        search = SearchQuery(term=term, limit=self.agent.fetch_per_round, offset=offset)
+        errors = list(state.get("fetch_errors", []))
+        use_cache = state.get("use_cache", True)
+        with usage_scope() as usage:
+            try:
+                articles, failed = await self.deps.search(search, state["sources"], use_cache)
+            except SourceError as exc:
+                log.warning("fetch_failed", query=term, error=str(exc))
+                articles, failed = [], [str(exc)]
+        errors.extend(failed)
+        calls = sum(usage.calls.values())
+        documents = dict(state.get("documents", {}))
+        new = [a for a in articles if a.key not in documents]
+        downloaded = self.deps.store_articles(new, use_cache) if new else []
+        for article in new:
+            documents[article.key] = article
+        if not articles:
+            log.info("no_search_results", query=term, offset=offset)
+        return {
+            "iteration": iteration,
+            "api_calls": state.get("api_calls", 0) + calls,
+            "page_offset": offset,
+            "query_mode": mode,
+            "last_fetch_count": len(articles),
+            "last_fetch_new": len(new),
+            "documents": documents,
+            "downloaded_keys": [*state.get("downloaded_keys", []), *downloaded],
+            "fetch_errors": errors,
+        }
+
+    # -- the answer --------------------------------------------------------------------
+    async def build_prompt(self, state: AgentState) -> dict[str, Any]:
+        """Context expansion (neighbouring chunks) and the answer prompt."""
+        evidence = state.get("evidence", [])
+        if not evidence:
+            return {"prompt_messages": [], "context_chunks": 0, "evidence_reused": 0}
+        blocks = expand_context(
+            evidence,
+            self.deps.neighbours,
+            window=self.agent.neighbour_chunks,
+            max_chars=self.agent.max_context_chars,
+        )
+        messages = build_messages(
+            state["question"],
+            blocks,
+            standalone_question=state.get("standalone_question"),
+            focus=state.get("focus"),
+            memory_summary=state.get("memory_summary", ""),
+            yes_no=state.get("is_yes_no", False),
+        )
+        downloaded = set(state.get("downloaded_keys", []))
+        reused = sum(1 for ev in evidence if ev.article.key not in downloaded)
+        return {
+            "prompt_messages": messages,
+            "context_chunks": sum(len(b.chunks) for b in blocks),
+            "evidence_reused": reused if state.get("use_cache", True) else 0,
+        }
+
+    async def call_llm(self, state: AgentState) -> dict[str, Any]:
+        """The answer: the LLM from the prompt, or the extractive digest without an LLM."""
+        evidence: list[Evidence] = state.get("evidence", [])
+        configured = self.deps.llm_configured("answer")
+        mode = "llm" if configured else "evidence_digest"
+        if not evidence:
+            return {"final_answer": NO_EVIDENCE_ANSWER, "verdict": None, "citations": [],
+                    "mode": mode, "stop_reason": "no_results"}  # fmt: skip
+        articles = {ev.article.pmid: ev.article for ev in evidence if ev.article.pmid}
+        if configured:
+            reply = await self.deps.llm().complete("answer", state["prompt_messages"])
+            text = reply.text
+            verdict = parse_verdict(text) if state.get("is_yes_no") else None
+        else:
+            text, verdict = self.deps.digest(state["standalone_question"], evidence)
+            if not state.get("is_yes_no"):
+                verdict = None
+        check = enforce_citations(text, articles)
+        doc_scores = state.get("doc_scores", {})
+        citations = [
+            Citation.from_article(articles[p], doc_scores.get(articles[p].key, 0.0))
+            for p in check.cited
+        ]
+        if state.get("is_yes_no") and verdict is None:
+            log.info("no_verdict_line", mode=mode)
+        return {
+            "final_answer": check.text.strip(),
+            "verdict": verdict,
+            "citations": citations,
+            "removed_citations": check.removed,
+            "mode": mode,
+        }
+
+    async def update_memory(self, state: AgentState) -> dict[str, Any]:
+        """Remember the turn in the session (summarised by the LLM every N turns, never on a hit)."""
+        session = state.get("session_id")
+        if not session:
+            return {}
+        summarizer = None
+        if not state.get("cache_hit") and self.deps.llm_configured("summarize_memory"):
+            summarizer = self._summarize
+        turn = Turn(state["question"], state.get("standalone_question", state["question"]),
+                    state.get("final_answer", ""))  # fmt: skip
+        await self.deps.memory().update(session, turn, summarizer=summarizer)
+        return {}
+
+    async def _summarize(self, summary: str, turns: list[Turn]) -> str:
+        reply = await self.deps.llm().complete("summarize_memory", summary_messages(summary, turns))
+        return reply.text
+
+    async def admit_cache(self, state: AgentState) -> dict[str, Any]:
+        """Store the answer in tier 1 when ``should_cache`` admits it."""
+        retrieved = [a.pmid for a in state.get("documents", {}).values() if a.pmid]
+        verdict = decisions.should_cache(
+            state, self.agent, self.deps.settings.cache, retrieved_pmids=retrieved
+        )
+        if not verdict.admit:
+            return {"admitted": False, "admission_reason": verdict.reason}
+        payload = {
+            "answer": state["final_answer"],
+            "verdict": state.get("verdict"),
+            "citations": [c.model_dump() for c in state.get("citations", [])],
+            "retrieval_score": min(1.0, max(0.0, state.get("retrieval_score", 0.0))),
+            "doc_scores": state.get("doc_scores", {}),
+            "extra": {"mode": state.get("mode"), "stop_reason": state.get("stop_reason")},
+        }
+        try:
+            self.deps.add_answer(state["standalone_question"], state["query_vector"], payload)
+        except CacheAdmissionError as exc:
+            log.warning("answer_not_cached", reason=str(exc))
+            return {"admitted": False, "admission_reason": "refused"}
+        return {"admitted": True, "admission_reason": "ok"}
+def article_pmids(articles: dict[str, Article]) -> list[str]:
+    """PMIDs of the articles retrieved for a question."""
+    return [a.pmid for a in articles.values() if a.pmid]

@@ -1,0 +1,151 @@
+"""Context expansion and the answer prompt (seed 001, ``build_prompt``).
+
+The evidence chosen by scoring is grouped by article; each article's block holds its chosen
+chunks plus their neighbouring chunks (the sentence before a result often says what was
+measured), in the article's own order, under a header naming the PMID the answer must cite.
+The system rules bind the model to that evidence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from medlit.types import Article, Chunk, Evidence
+
+__all__ = [
+    "EvidenceBlock",
+    "NO_EVIDENCE_ANSWER",
+    "build_messages",
+    "expand_context",
+    "system_rules",
+]
+
+NO_EVIDENCE_ANSWER = (
+    "No evidence found: the literature search returned no articles relevant to this question, "
+    "so medlit cannot answer it from the literature. Try rephrasing it with different terms "
+    "or a broader scope."
+)
+
+_RULES = """You are medlit, a biomedical literature assistant. Answer the user's question using \
+ONLY the evidence blocks below, which were retrieved from PubMed for this question.
+
+Rules:
+1. Use only the evidence given. Do not use outside knowledge, and never invent studies, numbers \
+or PMIDs.
+2. Cite every claim with the PMID of the article that supports it, written exactly as \
+[PMID:12345678]. Cite only PMIDs that appear in the evidence headers.
+3. If the evidence is thin (few or weak studies, indirect populations) or conflicting, say so \
+plainly and explain how.
+4. Prefer stronger designs (systematic reviews, meta-analyses, randomised trials) when studies \
+disagree, and mention study type when it matters.
+5. Be concise: a short paragraph or a few bullet points. No preamble."""
+
+_YES_NO_RULE = """6. This is a yes/no question. The FIRST line of your answer must be exactly \
+one word: Yes, No, or Uncertain (Uncertain when the evidence is thin, indirect or \
+conflicting). Then give the reasoning with citations on the following lines."""
+
+
+def system_rules(*, yes_no: bool) -> str:
+    """The system message: evidence-only, cite every claim, flag thin or conflicting evidence."""
+    return _RULES + ("\n" + _YES_NO_RULE if yes_no else "")
+
+
+@dataclass
+class EvidenceBlock:
+    """One article's evidence for the prompt: its chosen chunks plus their neighbours."""
+
+    article: Article
+    chunks: list[Chunk] = field(default_factory=list)  # article order
+    anchors: set[str] = field(default_factory=set)  # ids of chunks chosen by scoring
+    score: float = 0.0
+
+    def render(self) -> str:
+        """The block's text, headed by the PMID to cite."""
+        art = self.article
+        ident = f"PMID:{art.pmid}" if art.pmid else (f"DOI:{art.doi}" if art.doi else art.key)
+        meta = ", ".join(
+            part
+            for part in (art.journal, str(art.year) if art.year else None, art.study_type.label)
+            if part
+        )
+        lines = [f"[{ident}] {art.title}" + (f" ({meta})" if meta else "")]
+        for chunk in self.chunks:
+            label = f"{chunk.section}: " if chunk.section and chunk.ordinal > 0 else ""
+            if chunk.ordinal == 0 and chunk.text.strip() == art.title.strip():
+                continue  # the title chunk repeats the header
+            lines.append(label + chunk.text.strip())
+        return "\n".join(lines)
+
+
+NeighbourFn = Callable[[Chunk, int], list[Chunk]]
+
+
+def expand_context(
+    evidence: list[Evidence],
+    neighbours: NeighbourFn | None,
+    *,
+    window: int,
+    max_chars: int,
+) -> list[EvidenceBlock]:
+    """Group evidence by article, best article first, adding each chunk's neighbours.
+
+    Args:
+        evidence: scored chunks, best first.
+        neighbours: returns the chunks within ``window`` positions of a chunk in its article
+            (the chunk itself may be included); ``None`` adds no context.
+        window: how many chunks either side to add.
+        max_chars: stop adding articles once the rendered blocks would exceed this (the best
+            article always goes in).
+    """
+    blocks: dict[str, EvidenceBlock] = {}
+    for item in evidence:
+        key = item.article.key
+        block = blocks.setdefault(key, EvidenceBlock(article=item.article, score=item.score))
+        block.score = max(block.score, item.score)
+        block.anchors.add(item.chunk.id)
+        extra = neighbours(item.chunk, window) if neighbours and window > 0 else []
+        by_id = {c.id: c for c in block.chunks}
+        for chunk in [item.chunk, *extra]:
+            if chunk.article_key == key:
+                by_id.setdefault(chunk.id, chunk)
+        block.chunks = sorted(by_id.values(), key=lambda c: c.ordinal)
+
+    ordered = sorted(blocks.values(), key=lambda b: -b.score)
+    kept: list[EvidenceBlock] = []
+    used = 0
+    for block in ordered:
+        size = len(block.render())
+        if kept and used + size > max_chars:
+            continue
+        kept.append(block)
+        used += size
+    return kept
+
+
+def build_messages(
+    question: str,
+    blocks: list[EvidenceBlock],
+    *,
+    standalone_question: str | None = None,
+    focus: str | None = None,
+    memory_summary: str = "",
+    yes_no: bool = False,
+) -> list[dict[str, str]]:
+    """The chat messages for the ``answer`` task: system rules, then memory, evidence, question."""
+    parts: list[str] = []
+    if memory_summary.strip():
+        parts.append("Conversation so far (summary):\n" + memory_summary.strip())
+    evidence_text = "\n\n".join(block.render() for block in blocks)
+    parts.append("Evidence:\n\n" + evidence_text)
+    asked = question.strip()
+    if standalone_question and standalone_question.strip() != asked:
+        parts.append(f"Question: {asked}\n(Standalone: {standalone_question.strip()})")
+    else:
+        parts.append(f"Question: {asked}")
+    if focus:
+        parts.append(f"Focus of the answer: {focus}.")
+    return [
+        {"role": "system", "content": system_rules(yes_no=yes_no)},
+        {"role": "user", "content": "\n\n".join(parts)},
+    ]

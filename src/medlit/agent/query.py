@@ -1,0 +1,169 @@
+"""Planning a question (seed 000, ``plan_query``) without an LLM, and deciding when one is needed.
+
+An LLM call costs latency and money, and a repeated question must cost nothing on a tier-1 hit,
+so the planner calls the LLM only for a question that depends on the conversation (a session
+with memory, and a question that reads like a follow-up: "and in children?", "what about its
+side effects?"). Every other question is rewritten deterministically: whitespace normalised,
+and a PubMed query built from its content words, ANDed (narrow) with an OR fallback (broad) for
+later rounds.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pydantic import BaseModel, Field
+
+__all__ = [
+    "PlanOutput",
+    "QueryPlan",
+    "content_terms",
+    "deterministic_plan",
+    "looks_like_follow_up",
+    "normalise_question",
+    "suggest_focus",
+]
+
+_STOPWORDS = frozenset(
+    """a about above after again against all am an and any are aren't as at be because been
+    before being below between both but by can cannot could did do does doing down during each
+    few for from further had has have having he her here hers him his how i if in into is it its
+    itself just me more most my no nor not of off on once only or other our ours out over own
+    same she should so some such than that the their theirs them then there these they this
+    those through to too under until up very was we were what when where which while who whom
+    why will with would you your yours whether versus vs via among within without patients
+    patient people persons effect effects role use used using associated association study
+    studies evidence there any does anyone may might must also well whose based reduce reduces
+    reduced increase increases increased improve improves improved decrease decreases affect
+    affects influence influences lead leads help helps work works better worse compared
+    difference differences true really likely possible""".split()
+)
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-\+/']*[A-Za-z0-9+]|[A-Za-z0-9]")
+
+# Openings and words that make a question depend on what was said before.
+_FOLLOW_UP_START = re.compile(
+    r"^(?:and|but|also|so|then|what about|how about|what if|same|or|versus|vs\.?)\b", re.I
+)
+# Openings that are a follow-up only when little else is said ("in children?").
+_SHORT_FOLLOW_UP_START = re.compile(r"^(?:in|for|among|with|without|compared|during)\b", re.I)
+_ANAPHORA = re.compile(
+    r"\b(?:it|its|it's|they|them|their|this|these|those|that drug|the same|such|the drug|"
+    r"the treatment|the intervention|the disease|the condition|the study|the former|the latter)\b",
+    re.I,
+)
+
+_FOCUS_RULES: list[tuple[str, re.Pattern[str]]] = [
+    ("safety", re.compile(r"\b(safe|safety|adverse|side[- ]effects?|harm|toxic\w*|risk of)\b", re.I)),
+    (
+        "diagnosis",
+        re.compile(r"\b(diagnos\w*|sensitivity|specificity|accura\w*|screen\w*|detect\w*)\b", re.I),
+    ),
+    (
+        "treatment",
+        re.compile(
+            r"\b(treat\w*|therap\w*|efficac\w*|effective\w*|reduce\w*|improve\w*|prevent\w*|"
+            r"intervention\w*|surgery|dose|drug\w*)\b",
+            re.I,
+        ),
+    ),
+    ("prognosis", re.compile(r"\b(prognos\w*|predict\w*|mortality|survival|outcomes?)\b", re.I)),
+    ("aetiology", re.compile(r"\b(cause\w*|risk factors?|associat\w*|linked|etiolog\w*)\b", re.I)),
+]
+
+
+def normalise_question(question: str) -> str:
+    """One line, single spaces, no leading/trailing space."""
+    return " ".join(question.split())
+
+
+def content_terms(text: str, *, limit: int = 8) -> list[str]:
+    """Content words of ``text`` in order, lower-cased, de-duplicated, at most ``limit``.
+
+    When there are more than ``limit``, the longest (usually the most specific) are kept, still
+    in their original order.
+    """
+    terms: list[str] = []
+    for word in _WORD.findall(text):
+        term = word.lower().strip("'")
+        if len(term) < 2 and not term.isdigit():
+            continue
+        if term in _STOPWORDS or term in terms:
+            continue
+        terms.append(term)
+    if len(terms) <= limit:
+        return terms
+    keep = set(sorted(terms, key=lambda t: (-len(t), terms.index(t)))[:limit])
+    return [t for t in terms if t in keep]
+
+
+def suggest_focus(question: str) -> str | None:
+    """The kind of evidence the question asks for (treatment, safety, diagnosis...), if clear."""
+    for focus, pattern in _FOCUS_RULES:
+        if pattern.search(question):
+            return focus
+    return None
+
+
+def looks_like_follow_up(question: str) -> bool:
+    """True when the question likely cannot be understood without the conversation."""
+    text = normalise_question(question)
+    n_terms = len(content_terms(text, limit=50))
+    if _FOLLOW_UP_START.match(text) or _ANAPHORA.search(text):
+        return True
+    if _SHORT_FOLLOW_UP_START.match(text) and n_terms <= 5:
+        return True
+    return n_terms <= 2
+
+
+class PlanOutput(BaseModel):
+    """What the LLM planner returns for a follow-up question (task ``plan_query``)."""
+
+    standalone_question: str = Field(
+        description="The question rewritten to be understood without the conversation."
+    )
+    pubmed_query: str = Field(description="A PubMed search query for it (plain terms, AND/OR).")
+    focus: str | None = Field(
+        None, description="The kind of evidence sought: treatment, safety, diagnosis, ..."
+    )
+
+
+@dataclass(frozen=True)
+class QueryPlan:
+    """A standalone question and the queries that search for its evidence."""
+
+    standalone_question: str
+    pubmed_query: str  # narrow: content terms ANDed
+    broad_query: str  # fallback for later rounds: the same terms ORed
+    focus: str | None
+
+
+def build_queries(text: str, *, max_terms: int) -> tuple[str, str]:
+    """The narrow (AND) and broad (OR) PubMed queries for ``text``."""
+    terms = content_terms(text, limit=max_terms) or [normalise_question(text)]
+    return " AND ".join(terms), " OR ".join(terms)
+
+
+def deterministic_plan(question: str, *, max_terms: int = 8) -> QueryPlan:
+    """Plan a standalone question without an LLM."""
+    standalone = normalise_question(question)
+    narrow, broad = build_queries(standalone, max_terms=max_terms)
+    return QueryPlan(standalone, narrow, broad, suggest_focus(standalone))
+
+
+def contextual_plan(question: str, previous_question: str, *, max_terms: int = 8) -> QueryPlan:
+    """A follow-up made standalone without an LLM: the previous question, then the follow-up.
+
+    Cruder than the LLM's rewrite, but never ambiguous: the cache key and the search carry the
+    topic the follow-up refers to, so "is it safe?" cannot match another drug's answer.
+    """
+    follow_up = normalise_question(question)
+    standalone = f"{normalise_question(previous_question)} Follow-up: {follow_up}"
+    terms = content_terms(follow_up, limit=max_terms)
+    for term in content_terms(previous_question, limit=max_terms):
+        if len(terms) >= max_terms:
+            break
+        if term not in terms:
+            terms.append(term)
+    terms = terms or [follow_up]
+    return QueryPlan(standalone, " AND ".join(terms), " OR ".join(terms), suggest_focus(standalone))

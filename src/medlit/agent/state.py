@@ -1,0 +1,153 @@
+"""The state one ``ask`` carries through the graph (seed 001): per query, ephemeral.
+
+Nothing here outlives the question: chat memory lives in the store (``memory.py``), cached
+answers and evidence live in the caches. Nodes return partial updates; LangGraph replaces a
+field with the new value, except ``timings`` whose updates are summed per node (a node that runs
+once per round reports its total time).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, TypedDict
+
+from medlit.types import Article, Citation, Evidence
+
+__all__ = ["AgentState", "Decision", "StopReason", "initial_state", "merge_timings"]
+
+Decision = Literal["stop", "fetch_more"]
+
+# Why the loop stopped; always set by the time an answer is returned.
+StopReason = Literal[
+    "cache_hit",  # tier 1 served a stored answer
+    "threshold",  # retrieval_score cleared the threshold and the evidence is confident
+    "max_iterations",  # fetch rounds exhausted
+    "max_api_calls",  # source-call budget exhausted
+    "stagnation",  # no score gain over the last rounds
+    "exhausted",  # the sources had nothing new to give
+    "no_results",  # no evidence at all: a plain "no evidence found" answer
+]
+
+
+def merge_timings(left: dict[str, float] | None, right: dict[str, float] | None) -> dict[str, float]:
+    """LangGraph reducer: add each node's milliseconds to what it already spent."""
+    merged = dict(left or {})
+    for node, ms in (right or {}).items():
+        merged[node] = merged.get(node, 0.0) + ms
+    return merged
+
+
+class AgentState(TypedDict, total=False):
+    """Everything one question needs on its way to an answer.
+
+    Inputs are set by the caller; every other field is written by the node named beside it.
+    """
+
+    # inputs
+    question: str
+    session_id: str | None
+    sources: list[str]
+    use_cache: bool
+    memory_summary: str  # the session's chat memory, read once before planning
+    previous_question: str | None  # the session's last standalone question
+    planned: bool  # plan_query and query_cache already ran (the fast path outside the graph)
+
+    # plan_query
+    standalone_question: str
+    pubmed_query: str
+    broad_query: str
+    focus: str | None
+    is_yes_no: bool
+    rewritten_by_llm: bool
+    query_vector: list[float]
+
+    # query_cache (tier 1)
+    cache_hit: bool
+    cache_payload: dict[str, Any] | None
+    miss_reason: str | None
+    similarity: float | None
+
+    # chunk_store_search (tier 2) and fetch_pubmed
+    anchor_chunks: list[Evidence]
+    documents: dict[str, Article]  # article key -> article, everything seen for this question
+    doc_chunks_map: dict[str, list[str]]  # article key -> ids of its chunks among the anchors
+    downloaded_keys: list[str]  # articles actually downloaded for this question
+    api_calls: int  # source requests sent for this question
+    iteration: int  # fetch rounds done
+    page_offset: int  # where the next page of the current query starts
+    query_mode: Literal["narrow", "broad"]
+    last_fetch_count: int  # articles the last fetch returned (new or not)
+    last_fetch_new: int  # of those, articles not seen before for this question
+    fetch_errors: list[str]
+
+    # score
+    evidence: list[Evidence]  # scored, best first, at most top_k
+    retrieval_score: float
+    num_docs: int
+    doc_scores: dict[str, float]
+    confident: bool
+    prev_retrieval_scores: list[float]
+
+    # decision
+    decision: Decision
+    stop_reason: StopReason
+
+    # build_prompt / call_llm
+    prompt_messages: list[dict[str, str]]
+    context_chunks: int
+    final_answer: str
+    verdict: Literal["yes", "no", "uncertain"] | None
+    citations: list[Citation]
+    removed_citations: list[str]
+    mode: Literal["llm", "evidence_digest"]
+    evidence_reused: int
+
+    # admit_cache
+    admitted: bool
+    admission_reason: str
+
+    timings: Annotated[dict[str, float], merge_timings]
+
+
+def initial_state(
+    question: str,
+    *,
+    session_id: str | None = None,
+    sources: list[str] | None = None,
+    use_cache: bool = True,
+    memory_summary: str = "",
+) -> AgentState:
+    """A fresh state for one question, every loop counter at zero."""
+    return AgentState(
+        question=question,
+        session_id=session_id,
+        sources=list(sources or ["pubmed"]),
+        use_cache=use_cache,
+        memory_summary=memory_summary,
+        planned=False,
+        cache_hit=False,
+        cache_payload=None,
+        miss_reason=None,
+        similarity=None,
+        anchor_chunks=[],
+        documents={},
+        doc_chunks_map={},
+        downloaded_keys=[],
+        api_calls=0,
+        iteration=0,
+        page_offset=0,
+        query_mode="narrow",
+        last_fetch_count=-1,
+        last_fetch_new=-1,
+        fetch_errors=[],
+        evidence=[],
+        retrieval_score=0.0,
+        num_docs=0,
+        doc_scores={},
+        confident=False,
+        prev_retrieval_scores=[],
+        citations=[],
+        removed_citations=[],
+        evidence_reused=0,
+        admitted=False,
+        timings={},
+    )

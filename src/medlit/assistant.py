@@ -1,0 +1,261 @@
+"""The Python API of ``medlit ask``: :class:`Assistant` and :func:`ask`.
+
+::
+
+    async with Assistant(settings) as assistant:
+        result = await assistant.ask("Does metformin reduce cardiovascular mortality?")
+        print(result.verdict, result.answer)
+        for c in result.citations:
+            print(c.pmid, c.title)
+
+    result = await medlit.ask("...")          # one-off: opens and closes an Assistant
+
+**The fast path.** ``ask`` runs ``plan_query`` and ``query_cache`` itself, importing neither
+LangGraph nor the LLM client nor httpx, and returns at once on a tier-1 hit; only a miss builds
+the graph (once per assistant) and enters it after the cache check. A repeated question in a new
+process therefore costs the embedder and one SQLite lookup, and zero PubMed or LLM calls.
+"""
+
+from __future__ import annotations
+
+import time
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, Field
+
+from medlit.agent.state import AgentState, initial_state, merge_timings
+from medlit.config import Settings
+from medlit.errors import ValidationError
+from medlit.types import SOURCE_NAMES, Citation
+from medlit.usage import Usage, usage_scope
+
+if TYPE_CHECKING:
+    from medlit.agent.deps import AgentDeps
+    from medlit.agent.nodes import AskNodes
+
+__all__ = ["AskResult", "Assistant", "CacheInfo", "CallCounts", "ask"]
+
+SourceChoice = Literal["pubmed", "europepmc", "local", "all"]
+
+
+class CacheInfo(BaseModel):
+    """What the caches did for one question."""
+
+    tier1: Literal["hit", "miss"] = Field(description="Whether the answer cache served it.")
+    miss_reason: str | None = Field(None, description="Why tier 1 missed (or was bypassed).")
+    evidence_reused: int = Field(0, description="Tier-2 chunks used that were not fetched now.")
+    similarity: float | None = Field(None, description="Best tier-1 similarity seen.")
+    admitted: bool = Field(False, description="Whether this answer was stored in tier 1.")
+
+
+class CallCounts(BaseModel):
+    """Requests this question caused, by service."""
+
+    pubmed: int = 0
+    europepmc: int = 0
+    local: int = 0
+    llm: int = 0
+
+
+class AskResult(BaseModel):
+    """The answer to one question, with its citations and what it cost."""
+
+    question: str
+    answer: str
+    verdict: Literal["yes", "no", "uncertain"] | None = Field(
+        None, description="Bottom line of a yes/no question (opens the answer); else null."
+    )
+    citations: list[Citation] = Field(default_factory=list)
+    cache: CacheInfo
+    stop_reason: str
+    api_calls: CallCounts
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+    standalone_question: str
+    retrieval_score: float = 0.0
+    mode: Literal["llm", "evidence_digest"] = "evidence_digest"
+    session_id: str | None = None
+
+    @classmethod
+    def from_state(cls, state: AgentState, usage: Usage, total_ms: float) -> AskResult:
+        """Build the result from the final state and the calls counted for it."""
+        timings = {k: round(v, 2) for k, v in state.get("timings", {}).items()}
+        timings["total"] = round(total_ms, 2)
+        return cls(
+            question=state["question"],
+            answer=state.get("final_answer", ""),
+            verdict=state.get("verdict"),
+            citations=state.get("citations", []),
+            cache=CacheInfo(
+                tier1="hit" if state.get("cache_hit") else "miss",
+                miss_reason=None if state.get("cache_hit") else state.get("miss_reason"),
+                evidence_reused=state.get("evidence_reused", 0),
+                similarity=state.get("similarity"),
+                admitted=bool(state.get("admitted")),
+            ),
+            stop_reason=state.get("stop_reason") or "no_results",
+            api_calls=CallCounts(
+                pubmed=usage.source_calls("pubmed"),
+                europepmc=usage.source_calls("europepmc"),
+                local=usage.source_calls("local"),
+                llm=usage.llm_calls,
+            ),
+            timings_ms=timings,
+            standalone_question=state.get("standalone_question", state["question"]),
+            retrieval_score=round(state.get("retrieval_score", 0.0), 4),
+            mode=state.get("mode") or "evidence_digest",
+            session_id=state.get("session_id"),
+        )
+
+
+class Assistant:
+    """Answers questions from the literature behind the two-tier cache.
+
+    Holds the settings, the store, the caches, the embedder, the sources and the LLM client;
+    each is opened when first needed, so a tier-1 hit opens only the store and the embedder.
+
+    Args:
+        settings: the settings (default: from the environment).
+        deps: prepared dependencies (tests, embedding in an app); built from settings if None.
+    """
+
+    def __init__(self, settings: Settings | None = None, *, deps: AgentDeps | None = None) -> None:
+        self.settings = settings or Settings()
+        self._deps = deps
+        self._nodes: AskNodes | None = None
+        self._graph: Any = None
+
+    async def __aenter__(self) -> Assistant:
+        self.deps  # noqa: B018 - open the store now, not in the middle of the first question
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    @property
+    def deps(self) -> AgentDeps:
+        """The dependencies (opened on first use)."""
+        if self._deps is None:
+            from medlit.agent.deps import AgentDeps
+
+            self._deps = AgentDeps.open(self.settings)
+        return self._deps
+
+    async def aclose(self) -> None:
+        """Close the sources, the LLM client and the store."""
+        if self._deps is not None:
+            await self._deps.aclose()
+
+    def resolve_sources(self, sources: SourceChoice | list[str] | str | None) -> list[str]:
+        """The provider names to search: ``all`` means every enabled source."""
+        choice = sources or self.settings.search.default_source
+        names = [choice] if isinstance(choice, str) else list(choice)
+        if "all" in names:
+            enabled = {
+                "pubmed": self.settings.pubmed.enabled,
+                "europepmc": self.settings.europepmc.enabled,
+                "local": self.settings.local.enabled,
+            }
+            return [name for name in SOURCE_NAMES if enabled[name]]
+        unknown = [n for n in names if n not in SOURCE_NAMES]
+        if unknown:
+            raise ValidationError(
+                f"unknown source {unknown[0]!r}: choose pubmed, europepmc, local or all"
+            )
+        return sorted(set(names), key=names.index)
+
+    def validate_question(self, question: str) -> str:
+        """The question, trimmed; empty or too long is a ValidationError."""
+        text = " ".join((question or "").split())
+        if not text:
+            raise ValidationError("the question is empty")
+        limit = self.settings.agent.max_question_chars
+        if len(text) > limit:
+            raise ValidationError(f"the question is too long ({len(text)} > {limit} characters)")
+        return text
+
+    async def ask(
+        self,
+        question: str,
+        session_id: str | None = None,
+        sources: SourceChoice | list[str] | str | None = None,
+        use_cache: bool = True,
+    ) -> AskResult:
+        """Answer ``question`` with citations.
+
+        Args:
+            question: the question (a follow-up is made standalone from the session's memory).
+            session_id: a chat session whose memory the question may depend on.
+            sources: ``pubmed`` (default from settings), ``europepmc``, ``local``, ``all``.
+            use_cache: False answers from a fresh search, neither cache read, tier 1 not written.
+
+        Raises:
+            ValidationError: empty or too long question, unknown source.
+            SourceError, LLMError, StorageError: when the work cannot be done at all.
+        """
+        from medlit.agent.nodes import timed
+
+        text = self.validate_question(question)
+        names = self.resolve_sources(sources)
+        start = time.perf_counter()
+        with usage_scope() as usage:
+            deps = self.deps
+            deps.use_sources(names)
+            state = initial_state(text, session_id=session_id, sources=names, use_cache=use_cache)
+            if session_id:
+                memory = deps.memory().get(session_id)
+                state["memory_summary"] = memory.render()
+                state["previous_question"] = memory.last_question
+            nodes = self._get_nodes()
+            for name in ("plan_query", "query_cache"):
+                update = await timed(name, getattr(nodes, name))(state)
+                timings = merge_timings(state.get("timings"), update.pop("timings", {}))
+                state.update(update)  # type: ignore[typeddict-item]
+                state["timings"] = timings
+            state["planned"] = True
+            if state.get("cache_hit"):
+                # The fast path: no LangGraph, no LLM, no source client.
+                update = await timed("update_memory", nodes.update_memory)(state)
+                state["timings"] = merge_timings(state["timings"], update.get("timings", {}))
+                final: AgentState = state
+            else:
+                from medlit.agent.graph import recursion_limit
+
+                graph = self._get_graph()
+                config = {"recursion_limit": recursion_limit(self.settings.agent.max_iterations)}
+                final = await graph.ainvoke(state, config=config)
+        return AskResult.from_state(final, usage, (time.perf_counter() - start) * 1000.0)
+
+    def _get_nodes(self) -> AskNodes:
+        if self._nodes is None:
+            from medlit.agent.nodes import AskNodes
+
+            self._nodes = AskNodes(self.deps)
+        return self._nodes
+
+    def _get_graph(self) -> Any:
+        if self._graph is None:
+            from medlit.agent.graph import build_graph
+
+            self._graph = build_graph(self._get_nodes())
+        return self._graph
+
+
+async def ask(
+    question: str,
+    *,
+    settings: Settings | None = None,
+    session_id: str | None = None,
+    sources: SourceChoice | list[str] | str | None = None,
+    use_cache: bool = True,
+) -> AskResult:
+    """Answer one question with a short-lived :class:`Assistant` (see :meth:`Assistant.ask`)."""
+    async with Assistant(settings) as assistant:
+        return await assistant.ask(
+            question, session_id=session_id, sources=sources, use_cache=use_cache
+        )

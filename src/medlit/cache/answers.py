@@ -1,0 +1,274 @@
+"""Tier 1: the answer cache (seed 001 "TIER 1", seed 000 "CHECKER").
+
+A cached answer is served for a new question only when *all* of these hold, checked on each
+candidate in order of similarity (the first that passes is the hit):
+
+1. cosine similarity of the question embeddings >= ``CacheSettings.tau``;
+2. same namespace (tenant) and same settings fingerprint (embedder, prompt version, LLM model,
+   sources: a change to any must not serve old answers);
+3. not expired (``answer_ttl_s`` since it was stored);
+4. the cached answer's retrieval score >= ``min_score``;
+5. the medical-difference guard (:mod:`medlit.cache.guard`) finds no difference that matters
+   (drug, dose, population, negation, number, what is asked).
+
+A miss says why (``MissReason``). Entries are refused without citations
+(:class:`~medlit.errors.CacheAdmissionError`); the agent decides admission otherwise
+(``should_cache``). LRU eviction at ``answer_capacity`` and TTL expiry are enforced when storing
+and when looking up (an expired candidate is deleted when met). Hits, misses by reason,
+evictions and expirations are counted in the store (``medlit cache stats``).
+
+Returned entries are fresh objects parsed from the store: a caller mutating one never changes
+the cache.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, Field
+
+from medlit.config import CacheSettings
+from medlit.errors import CacheAdmissionError
+from medlit.log import get_logger
+from medlit.storage.base import Store, Vector
+from medlit.types import Citation
+
+__all__ = ["AnswerCache", "AnswerLookup", "CachedAnswer", "MissReason"]
+
+log = get_logger("cache.answers")
+
+MissReason = Literal[
+    "disabled",
+    "nothing_similar",
+    "fingerprint_mismatch",
+    "expired",
+    "low_score",
+    "guard_rejected",
+]
+
+
+class CachedAnswer(BaseModel):
+    """The payload of a tier-1 entry: what the agent stores and gets back on a hit."""
+
+    answer: str = Field(description="The answer text, with its citation markers.")
+    citations: list[Citation] = Field(description="What the answer cites (at least one).")
+    retrieval_score: float = Field(description="Retrieval score of the evidence behind it.")
+    verdict: str | None = Field(None, description="Short verdict (yes/no/uncertain...).")
+    doc_scores: dict[str, float] = Field(default_factory=dict, description="Score per article.")
+    extra: dict[str, Any] = Field(default_factory=dict, description="Anything else to keep.")
+    question: str = Field("", description="On lookup: the question it was cached under.")
+    created_at: float = Field(0.0, description="On lookup: when it was stored (epoch s).")
+
+
+@dataclass
+class AnswerLookup:
+    """The result of :meth:`AnswerCache.search_query`.
+
+    Attributes:
+        hit: whether a cached answer may be served.
+        entry: the cached answer (a private copy) on a hit, else None.
+        similarity: cosine similarity of the served entry, or of the best candidate on a miss
+            (0.0 when nothing was similar enough).
+        miss_reason: why not, on a miss (the best candidate's reason).
+        guard_reason: the guard's explanation when it rejected the best candidate.
+        candidates: entries above ``tau`` in scope that were considered.
+        entry_id: the store's id of the served entry.
+    """
+
+    hit: bool
+    entry: CachedAnswer | None = None
+    similarity: float = 0.0
+    miss_reason: MissReason | None = None
+    guard_reason: str | None = None
+    candidates: int = 0
+    entry_id: int | None = None
+
+
+class _Verdict(Protocol):
+    @property
+    def ok(self) -> bool: ...
+
+    @property
+    def reason(self) -> str | None: ...
+
+
+class Guard(Protocol):
+    """What the cache needs of :class:`medlit.cache.guard.QuestionGuard`."""
+
+    def check(self, new_question: str, cached_question: str) -> _Verdict:
+        """May ``cached_question``'s answer be served for ``new_question``?"""
+        ...
+
+
+class AnswerCache:
+    """Tier-1 policy over a :class:`~medlit.storage.base.Store`.
+
+    Args:
+        store: where entries live.
+        settings: thresholds, TTL, capacity, guard switch.
+        guard: the medical-difference guard (default: :class:`medlit.cache.guard.QuestionGuard`
+            when ``settings.guard`` is on).
+        clock: epoch seconds now (inject a fake one in tests).
+        max_candidates: candidates above ``tau`` examined per lookup.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        settings: CacheSettings | None = None,
+        *,
+        guard: Guard | None = None,
+        clock: Callable[[], float] = time.time,
+        max_candidates: int = 8,
+    ) -> None:
+        self.store = store
+        self.settings = settings or CacheSettings()
+        self.clock = clock
+        self.max_candidates = max_candidates
+        self._guard = guard
+        self._maintained = False
+
+    @property
+    def guard(self) -> Guard | None:
+        """The guard in use (loaded on first need), or None when ``settings.guard`` is off."""
+        if not self.settings.guard:
+            return None
+        if self._guard is None:
+            from medlit.cache.guard import QuestionGuard
+
+            self._guard = QuestionGuard()
+        return self._guard
+
+    def search_query(
+        self, question: str, embedding: Vector, *, namespace: str, fingerprint: str
+    ) -> AnswerLookup:
+        """Look up a cached answer for ``question`` (see the module docstring for the rules).
+
+        Args:
+            question: the standalone question as asked.
+            embedding: its embedding (unit norm).
+            namespace: tenant scope.
+            fingerprint: ``Settings.answer_fingerprint(...)`` of the current settings.
+
+        Returns:
+            An :class:`AnswerLookup`: a hit with a private copy of the entry, or a miss with
+            its reason.
+        """
+        cfg = self.settings
+        if not cfg.enabled:
+            return self._miss(AnswerLookup(hit=False, miss_reason="disabled"))
+        if not self._maintained:
+            self.maintain()
+        now = self.clock()
+        cutoff = now - cfg.answer_ttl_s  # the same comparison as maintain()'s purge
+        found = self.store.search_answers(
+            embedding,
+            min_similarity=cfg.tau,
+            namespace=namespace,
+            fingerprint=fingerprint,
+            limit=self.max_candidates,
+        )
+        if not found:
+            other = self.store.search_answers(
+                embedding, min_similarity=cfg.tau, namespace=namespace, limit=1
+            )
+            reason: MissReason = "fingerprint_mismatch" if other else "nothing_similar"
+            return self._miss(AnswerLookup(hit=False, miss_reason=reason))
+        first: AnswerLookup | None = None
+        expired: list[int] = []
+        for record, similarity in found:
+            outcome = AnswerLookup(hit=False, similarity=similarity, candidates=len(found))
+            if record.created_at < cutoff:
+                expired.append(record.id)
+                outcome.miss_reason = "expired"
+            elif record.retrieval_score < cfg.min_score:
+                outcome.miss_reason = "low_score"
+            elif (guard := self.guard) is not None and not (
+                verdict := guard.check(question, record.question)
+            ).ok:
+                outcome.miss_reason = "guard_rejected"
+                outcome.guard_reason = verdict.reason
+            else:
+                if expired:
+                    self._expire(expired)
+                self.store.touch_answer(record.id, now)
+                self.store.bump_counters({"answers.hits": 1})
+                entry = CachedAnswer.model_validate(record.payload)
+                entry.question, entry.created_at = record.question, record.created_at
+                log.debug("answer_cache_hit", similarity=round(similarity, 4), id=record.id)
+                outcome.hit, outcome.entry, outcome.entry_id = True, entry, record.id
+                return outcome
+            first = first or outcome
+        if expired:
+            self._expire(expired)
+        assert first is not None  # found is not empty
+        return self._miss(first)
+
+    def add_query(
+        self,
+        question: str,
+        embedding: Vector,
+        payload: CachedAnswer | Mapping[str, Any],
+        *,
+        namespace: str,
+        fingerprint: str,
+    ) -> int:
+        """Store an answer under ``question`` (replacing one cached for the same question).
+
+        Raises:
+            CacheAdmissionError: the answer has no citation with a PMID or DOI, no text, or a
+                retrieval score that is not a number in [0, 1].
+
+        Returns:
+            The entry's id.
+        """
+        entry = (
+            payload.model_copy(deep=True)
+            if isinstance(payload, CachedAnswer)
+            else CachedAnswer.model_validate(dict(payload))
+        )
+        if not any(c.pmid or c.doi for c in entry.citations):
+            raise CacheAdmissionError("refusing to cache an answer without citations")
+        if not entry.answer.strip():
+            raise CacheAdmissionError("refusing to cache an empty answer")
+        if not (math.isfinite(entry.retrieval_score) and 0.0 <= entry.retrieval_score <= 1.0):
+            raise CacheAdmissionError(f"invalid retrieval score {entry.retrieval_score}")
+        data = entry.model_dump(mode="json", exclude={"question", "created_at"})
+        answer_id = self.store.insert_answer(
+            namespace=namespace,
+            fingerprint=fingerprint,
+            question=question,
+            embedding=embedding,
+            payload=data,
+            retrieval_score=entry.retrieval_score,
+            now=self.clock(),
+        )
+        self.store.bump_counters({"answers.inserts": 1})
+        self.maintain()
+        return answer_id
+
+    def maintain(self) -> tuple[int, int]:
+        """Delete expired entries, then evict LRU entries over capacity; returns the counts."""
+        self._maintained = True
+        expired = self.store.purge_answers(created_before=self.clock() - self.settings.answer_ttl_s)
+        evicted = self.store.evict_answers(self.settings.answer_capacity)
+        if expired or evicted:
+            self.store.bump_counters({"answers.expired": expired, "answers.evictions": evicted})
+        return expired, evicted
+
+    def clear(self, namespace: str | None = None) -> int:
+        """Delete every entry (of one namespace, or all); returns how many."""
+        return self.store.clear_answers(namespace)
+
+    def _expire(self, ids: list[int]) -> None:
+        count = self.store.delete_answers(ids)
+        if count:
+            self.store.bump_counters({"answers.expired": count})
+
+    def _miss(self, lookup: AnswerLookup) -> AnswerLookup:
+        self.store.bump_counters({f"answers.miss.{lookup.miss_reason}": 1})
+        return lookup

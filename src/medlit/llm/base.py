@@ -1,0 +1,144 @@
+"""The provider seam: one private method per provider; the client owns everything else.
+
+A provider (``openai_provider``, ``hf_provider``) sends ONE chat request and either returns a
+:class:`ProviderReply` or raises :class:`ProviderFailure` whose ``kind`` tells the client what
+to do (retry after a wait, retry now, downgrade the response format, or give up). Providers
+never retry, never sleep and never count: :class:`medlit.llm.client.LLMClient` does that, so
+there is exactly one retry policy and one place where calls are accounted.
+
+``ProviderFailure`` never leaves the client; callers only see :mod:`medlit.errors`.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from medlit.llm.tasks import Route
+
+__all__ = [
+    "ChatMessage",
+    "FailureKind",
+    "LLMProvider",
+    "ProviderFailure",
+    "ProviderReply",
+    "parse_retry_after",
+]
+
+ChatMessage = Mapping[str, Any]
+"""An OpenAI-style chat message: ``{"role": "system"|"user"|"assistant", "content": str}``."""
+
+FailureKind = Literal["rate_limit", "timeout", "unavailable", "bad_request", "fatal"]
+
+
+@dataclass(frozen=True)
+class ProviderReply:
+    """What one successful chat request returned."""
+
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    model: str | None = None
+    finish_reason: str | None = None
+
+
+class ProviderFailure(Exception):
+    """One chat request failed; ``kind`` drives the client's retry policy.
+
+    Kinds:
+        rate_limit: 429; retry after ``retry_after`` seconds (or the backoff).
+        timeout: no answer in time; retry.
+        unavailable: 5xx, 408/409 or a connection error; retry.
+        bad_request: 400; maybe the ``response_format`` was rejected (``mentions_format``).
+        fatal: authentication, unknown model, anything retrying cannot fix.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: FailureKind,
+        status: int | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.kind: FailureKind = kind
+        self.status = status
+        self.retry_after = retry_after
+
+    @property
+    def mentions_format(self) -> bool:
+        """Whether a 400's message is about structured output (so a plainer format may work)."""
+        text = str(self).lower()
+        return any(
+            cue in text
+            for cue in (
+                "response_format",
+                "response format",
+                "json_schema",
+                "json_object",
+                "json schema",
+                "structured",
+                "grammar",
+                "guided",
+            )
+        )
+
+
+def parse_retry_after(headers: Mapping[str, str] | None, now: float | None = None) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` or ``Retry-After`` (seconds or an HTTP date)."""
+    if not headers:
+        return None
+    lowered = {k.lower(): v for k, v in headers.items()}
+    millis = lowered.get("retry-after-ms")
+    if millis:
+        try:
+            return max(0.0, float(millis) / 1000.0)
+        except ValueError:
+            pass
+    value = lowered.get("retry-after")
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when is None:
+        return None
+    current = time.time() if now is None else now
+    return max(0.0, when.timestamp() - current)
+
+
+class LLMProvider(ABC):
+    """A way to reach chat models. Subclasses implement :meth:`_chat` (and :meth:`aclose`).
+
+    A provider instance is bound to one endpoint (provider kind, base URL, key) and may serve
+    many routes (models) on it.
+    """
+
+    name: str = "provider"
+
+    @abstractmethod
+    async def _chat(
+        self,
+        route: Route,
+        messages: Sequence[ChatMessage],
+        *,
+        response_format: dict[str, Any] | None,
+        temperature: float,
+        max_tokens: int,
+        timeout_s: float,
+    ) -> ProviderReply:
+        """Send one chat-completions request; raise :class:`ProviderFailure` on any failure."""
+
+    async def aclose(self) -> None:  # noqa: B027 - optional hook, providers may hold nothing
+        """Release connections."""

@@ -1,0 +1,338 @@
+"""The answer when no language model is configured: an evidence digest.
+
+``build_evidence_digest`` picks the sentences of the retrieved abstracts most relevant to the
+question (conclusions first), each followed by its citation ``[PMID:12345678]``, and labels the
+result as a digest, not a generated answer. For a yes/no question it adds a cautious reading of
+the conclusions (:mod:`medlit.llm.stance`) only when the cues are clear and agree; otherwise
+``uncertain``. Every sentence is quoted from evidence actually retrieved, so every citation is
+real. This is what a fresh install answers with before the user configures a model.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+from medlit.llm.stance import (
+    SourceStance,
+    Stance,
+    Verdict,
+    content_terms,
+    decide_verdict,
+    sentence_stance,
+)
+from medlit.types import Article, Evidence, StudyType
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["DIGEST_HEADER", "Digest", "DigestSentence", "build_evidence_digest", "split_sentences"]
+
+DIGEST_HEADER = (
+    "Evidence digest (no language model configured): the most relevant sentences from the "
+    "retrieved abstracts, quoted as written. This is not a generated answer."
+)
+
+
+class _Embedder(Protocol):
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+EmbedderLike = _Embedder | Callable[[Sequence[str]], "np.ndarray"]
+"""An ``Embedder`` (``.embed(texts)``) or a plain function; rows must be L2-normalised."""
+
+_LABEL_PREFIX = re.compile(r"^(?:[A-Z][A-Z /&-]{2,40}):\s+")
+_MIN_WORDS = 5
+_CONCLUSION_BONUS = 0.15
+# What a section says about the answer: results are findings; background, aims and methods
+# are not (an objective restates the question, which reads as relevant but answers nothing).
+_SECTION_WEIGHT = {
+    "RESULTS": 0.05,
+    "FINDINGS": 0.05,
+    "BACKGROUND": -0.15,
+    "INTRODUCTION": -0.15,
+    "OBJECTIVE": -0.15,
+    "OBJECTIVES": -0.15,
+    "PURPOSE": -0.15,
+    "AIM": -0.15,
+    "AIMS": -0.15,
+    "METHODS": -0.15,
+    "DESIGN": -0.15,
+}
+_ARTICLE_SCORE_WEIGHT = 0.10
+_DUPLICATE_JACCARD = 0.7
+_DUPLICATE_COSINE = 0.92
+# all-MiniLM cosine below which a sentence is taken as off-topic (lexical: no shared word).
+_RELEVANT_COSINE = 0.25
+
+
+@dataclass(frozen=True)
+class DigestSentence:
+    """One quoted sentence of the digest."""
+
+    text: str
+    citation: str
+    article_key: str
+    pmid: str | None
+    relevance: float
+    is_conclusion: bool
+
+
+@dataclass(frozen=True)
+class Digest:
+    """An extractive answer.
+
+    Attributes:
+        text: the digest, ready to print (header, optional leaning, cited sentences).
+        verdict: ``yes``/``no``/``uncertain`` for a yes/no question, else ``None``.
+        verdict_reason: why that verdict (or why none), in words.
+        pmids: PMIDs cited, in order of first appearance.
+        sentences: the quoted sentences, in the order printed.
+    """
+
+    text: str
+    verdict: Verdict | None
+    verdict_reason: str
+    pmids: list[str] = field(default_factory=list)
+    sentences: list[DigestSentence] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class _Candidate:
+    text: str
+    article: Article
+    is_conclusion: bool
+    article_score: float
+    terms: set[str]
+    section_weight: float = 0.0
+    relevance: float = 0.0
+    vector: np.ndarray | None = None
+
+    @property
+    def rank(self) -> float:
+        bonus = _CONCLUSION_BONUS if self.is_conclusion else self.section_weight
+        return self.relevance + bonus + _ARTICLE_SCORE_WEIGHT * min(1.0, self.article_score)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of a text (syntok: abbreviations, decimals and citations handled)."""
+    from syntok import segmenter
+
+    sentences = []
+    for paragraph in segmenter.process(text):
+        for sentence in paragraph:
+            joined = "".join(token.spacing + token.value for token in sentence).strip()
+            if joined:
+                sentences.append(joined)
+    return sentences
+
+
+def _citation(article: Article) -> str:
+    if article.pmid:
+        return f"PMID:{article.pmid}"
+    if article.doi:
+        return f"DOI:{article.doi}"
+    return f"title:{article.title[:60]}"
+
+
+def _conclusion_sentences(article: Article) -> list[str]:
+    if article.conclusion:
+        return split_sentences(article.conclusion)
+    if len(article.abstract) == 1 and not article.abstract[0].label:
+        # An unstructured abstract usually ends with its conclusion.
+        sentences = split_sentences(article.abstract[0].text)
+        return sentences[-1:] if len(sentences) >= 3 else []
+    return []
+
+
+def _gather(evidence: Sequence[Evidence]) -> list[_Candidate]:
+    by_article: dict[str, tuple[Article, float, list[Evidence]]] = {}
+    for item in evidence:
+        key = item.article.key
+        article, best, items = by_article.get(key, (item.article, item.score, []))
+        items.append(item)
+        by_article[key] = (article, max(best, item.score), items)
+    seen: set[str] = set()
+    candidates: list[_Candidate] = []
+
+    def add(
+        text: str, article: Article, is_conclusion: bool, score: float, section: str | None
+    ) -> None:
+        text = _LABEL_PREFIX.sub("", text.strip())
+        norm = " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+        if len(text.split()) < _MIN_WORDS or text.endswith("?") or norm in seen:
+            return
+        seen.add(norm)
+        weight = _SECTION_WEIGHT.get((section or "").strip().upper().rstrip(":"), 0.0)
+        candidates.append(
+            _Candidate(text, article, is_conclusion, score, content_terms(text), weight)
+        )
+
+    for article, score, items in by_article.values():
+        for sentence in _conclusion_sentences(article):
+            add(sentence, article, True, score, "CONCLUSIONS")
+        for item in items:
+            if item.chunk.ordinal == 0 and item.chunk.text.strip() == article.title.strip():
+                continue  # the title chunk: a title is not a finding
+            for sentence in split_sentences(item.chunk.text):
+                add(sentence, article, item.chunk.is_conclusion, score, item.chunk.section)
+    return candidates
+
+
+def _score(question: str, candidates: list[_Candidate], embedder: EmbedderLike | None) -> float:
+    """Set each candidate's relevance; return the relevance a sentence needs to count."""
+    if not candidates:
+        return 0.0
+    if embedder is not None:
+        embed = embedder.embed if hasattr(embedder, "embed") else embedder
+        vectors = embed([question, *(c.text for c in candidates)])
+        query = vectors[0]
+        for candidate, vector in zip(candidates, vectors[1:], strict=True):
+            candidate.vector = vector
+            candidate.relevance = float(vector @ query)
+        return _RELEVANT_COSINE
+    q_terms = content_terms(question)
+    for candidate in candidates:
+        shared = len(q_terms & candidate.terms)
+        if not shared or not q_terms:
+            continue
+        # Mostly: how much of the question the sentence covers; a little: how focused it is.
+        candidate.relevance = 0.8 * shared / len(q_terms) + 0.2 * shared / math.sqrt(
+            len(candidate.terms) * len(q_terms)
+        )
+    return 1e-9
+
+
+def _is_duplicate(a: _Candidate, b: _Candidate) -> bool:
+    if a.vector is not None and b.vector is not None:
+        return float(a.vector @ b.vector) >= _DUPLICATE_COSINE
+    union = a.terms | b.terms
+    return bool(union) and len(a.terms & b.terms) / len(union) >= _DUPLICATE_JACCARD
+
+
+def _select(
+    candidates: list[_Candidate], max_sentences: int, per_article: int, floor: float
+) -> list[_Candidate]:
+    ranked = sorted(candidates, key=lambda c: c.rank, reverse=True)
+    # Off-topic evidence is still quoted when nothing better exists, but never preferred.
+    relevant = [c for c in ranked if c.relevance >= floor] or ranked
+    chosen: list[_Candidate] = []
+    per: dict[str, int] = {}
+
+    def take(candidate: _Candidate) -> None:
+        key = candidate.article.key
+        if per.get(key, 0) >= per_article or any(_is_duplicate(candidate, c) for c in chosen):
+            return
+        chosen.append(candidate)
+        per[key] = per.get(key, 0) + 1
+
+    # First each article's best on-topic conclusion (up to half the digest): a conclusion says
+    # what a study found in its authors' words, even when a results sentence shares more words.
+    conclusion_slots = max(1, math.ceil(max_sentences / 2))
+    for candidate in relevant:
+        if len(chosen) >= conclusion_slots:
+            break
+        if (
+            candidate.is_conclusion
+            and candidate.relevance >= floor
+            and not per.get(candidate.article.key)
+        ):
+            take(candidate)
+    for candidate in relevant:
+        if len(chosen) >= max_sentences:
+            break
+        if all(candidate is not c for c in chosen):
+            take(candidate)
+    # Conclusions first, each group by rank.
+    return sorted(chosen, key=lambda c: (not c.is_conclusion, -c.rank))
+
+
+def _source_stances(
+    question: str, candidates: list[_Candidate], floor: float
+) -> list[SourceStance]:
+    per_article: dict[str, tuple[Article, list[Stance]]] = {}
+    for candidate in candidates:
+        if not candidate.is_conclusion or candidate.relevance < floor:
+            continue
+        stance = sentence_stance(candidate.text, question)
+        article, stances = per_article.setdefault(candidate.article.key, (candidate.article, []))
+        if stance is not None:
+            stances.append(stance)
+    sources = []
+    for key, (article, stances) in per_article.items():
+        if not stances:
+            continue
+        combined: Stance = stances[0] if len(set(stances)) == 1 else "uncertain"
+        strong = article.study_type >= StudyType.RCT
+        sources.append(SourceStance(key=key, stance=combined, strong=strong))
+    return sources
+
+
+def build_evidence_digest(
+    question: str,
+    evidence: list[Evidence],
+    *,
+    embedder: EmbedderLike | None = None,
+    max_sentences: int = 6,
+    per_article: int = 2,
+    min_sources: int = 2,
+) -> Digest:
+    """The extractive answer to ``question`` from the retrieved ``evidence``.
+
+    Args:
+        question: the (standalone) question.
+        evidence: scored chunks with their articles, as retrieved for this question.
+        embedder: ranks sentences by cosine similarity; without one, by word overlap.
+        max_sentences: sentences quoted at most.
+        per_article: sentences quoted from one article at most (diversity).
+        min_sources: agreeing sources a yes/no verdict needs (one systematic review or RCT
+            is enough on its own).
+
+    Returns:
+        The digest: text, verdict (``None`` unless a yes/no question), cited PMIDs, sentences.
+    """
+    candidates = _gather(evidence)
+    floor = _score(question, candidates, embedder)
+    chosen = _select(candidates, max_sentences, per_article, floor)
+    verdict, reason = decide_verdict(
+        question, _source_stances(question, candidates, floor), min_sources=min_sources
+    )
+
+    sentences = [
+        DigestSentence(
+            text=c.text,
+            citation=_citation(c.article),
+            article_key=c.article.key,
+            pmid=c.article.pmid,
+            relevance=round(c.relevance, 4),
+            is_conclusion=c.is_conclusion,
+        )
+        for c in chosen
+    ]
+    pmids: list[str] = []
+    for s in sentences:
+        if s.pmid and s.pmid not in pmids:
+            pmids.append(s.pmid)
+
+    lines = [DIGEST_HEADER, ""]
+    if not sentences:
+        lines.append("No evidence was retrieved for this question.")
+    if verdict is not None and sentences:
+        lines += [f"Leaning of the conclusions (a cue-based reading): {verdict}: {reason}.", ""]
+    conclusions = [s for s in sentences if s.is_conclusion]
+    findings = [s for s in sentences if not s.is_conclusion]
+    for title, group in (("Conclusions:", conclusions), ("Other findings:", findings)):
+        if group:
+            lines.append(title)
+            lines += [f"- {s.text} [{s.citation}]" for s in group]
+            lines.append("")
+    return Digest(
+        text="\n".join(lines).rstrip() + "\n",
+        verdict=verdict,
+        verdict_reason=reason,
+        pmids=pmids,
+        sentences=sentences,
+    )

@@ -1,0 +1,132 @@
+"""Any OpenAI-compatible chat-completions server, through the official ``openai`` SDK.
+
+OpenAI itself, vLLM, Ollama (``http://localhost:11434/v1``), llama.cpp's server, OpenRouter, the
+Hugging Face router: they all take ``POST {base_url}/chat/completions``. The SDK's own retries
+are disabled (``max_retries=0``) so that :class:`~medlit.llm.client.LLMClient`'s policy is the
+only one, and every ``openai`` exception is translated into a :class:`ProviderFailure` here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from medlit.errors import LLMConfigError
+from medlit.llm.base import (
+    ChatMessage,
+    LLMProvider,
+    ProviderFailure,
+    ProviderReply,
+    parse_retry_after,
+)
+from medlit.llm.tasks import OPENAI_DEFAULT_BASE_URL, Route
+
+if TYPE_CHECKING:
+    import openai
+    from openai import AsyncOpenAI
+
+__all__ = ["OpenAIProvider"]
+
+# Local servers (Ollama, vLLM, llama.cpp) need no key, but the SDK insists on one; a
+# placeholder also stops the SDK from picking up OPENAI_API_KEY and sending it elsewhere.
+_NO_KEY = "not-needed"
+
+
+class OpenAIProvider(LLMProvider):
+    """Chat completions on one OpenAI-compatible endpoint."""
+
+    name = "openai"
+
+    def __init__(self, *, base_url: str | None, api_key: str | None, timeout_s: float) -> None:
+        """Create the SDK client (``openai`` is imported here: it is slow to import).
+
+        Args:
+            base_url: server base URL ending in ``/v1``; ``None`` means OpenAI's.
+            api_key: the key; ``None`` sends a placeholder (or, for OpenAI's own server, lets
+                the SDK read ``OPENAI_API_KEY``).
+            timeout_s: per-request timeout handed to the SDK.
+        """
+        import openai
+
+        url = base_url or OPENAI_DEFAULT_BASE_URL
+        key = api_key
+        if key is None and "api.openai.com" not in url:
+            key = _NO_KEY
+        try:
+            self._client: AsyncOpenAI = openai.AsyncOpenAI(
+                base_url=url, api_key=key, timeout=timeout_s, max_retries=0
+            )
+        except openai.OpenAIError as exc:  # e.g. no key for api.openai.com
+            raise LLMConfigError(
+                f"cannot create the OpenAI client for {url}: {exc} (set MEDLIT_LLM_API_KEY)"
+            ) from exc
+
+    async def _chat(
+        self,
+        route: Route,
+        messages: Sequence[ChatMessage],
+        *,
+        response_format: dict[str, Any] | None,
+        temperature: float,
+        max_tokens: int,
+        timeout_s: float,
+    ) -> ProviderReply:
+        import openai
+
+        kwargs: dict[str, Any] = {}
+        if response_format is not None:
+            kwargs["response_format"] = response_format
+        try:
+            completion = await self._client.chat.completions.create(
+                model=route.model or "",
+                messages=[dict(m) for m in messages],  # type: ignore[misc]
+                temperature=temperature,
+                max_tokens=max_tokens,
+                timeout=timeout_s,
+                **kwargs,
+            )
+        except openai.APITimeoutError as exc:
+            raise ProviderFailure(f"timed out: {exc}", kind="timeout") from exc
+        except openai.APIConnectionError as exc:
+            raise ProviderFailure(
+                f"cannot reach {route.base_url or OPENAI_DEFAULT_BASE_URL}: {exc}",
+                kind="unavailable",
+            ) from exc
+        except openai.APIStatusError as exc:
+            raise _status_failure(exc) from exc
+        except openai.OpenAIError as exc:  # response validation and the like
+            raise ProviderFailure(f"{type(exc).__name__}: {exc}", kind="fatal") from exc
+
+        if not completion.choices:
+            return ProviderReply(text="", model=completion.model, finish_reason=None)
+        choice = completion.choices[0]
+        usage = completion.usage
+        return ProviderReply(
+            text=choice.message.content or "",
+            prompt_tokens=usage.prompt_tokens if usage else 0,
+            completion_tokens=usage.completion_tokens if usage else 0,
+            model=completion.model,
+            finish_reason=choice.finish_reason,
+        )
+
+    async def aclose(self) -> None:
+        """Close the SDK's connection pool."""
+        await self._client.close()
+
+
+def _status_failure(exc: openai.APIStatusError) -> ProviderFailure:
+    """Translate an ``openai.APIStatusError`` (any HTTP error status)."""
+    status = exc.status_code
+    message = exc.message  # "Error code: 429 - <server message>"
+    if status == 429:
+        headers = dict(exc.response.headers) if exc.response is not None else {}
+        return ProviderFailure(
+            message, kind="rate_limit", status=status, retry_after=parse_retry_after(headers)
+        )
+    if status in (408, 409) or status >= 500:
+        return ProviderFailure(message, kind="unavailable", status=status)
+    if status in (400, 422):
+        if exc.param:
+            message += f" (param: {exc.param})"
+        return ProviderFailure(message, kind="bad_request", status=status)
+    return ProviderFailure(message, kind="fatal", status=status)

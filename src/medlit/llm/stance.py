@@ -1,0 +1,224 @@
+"""Conservative yes/no reading of study conclusions, for the no-LLM evidence digest.
+
+This is not a language model and does not pretend to be one: it reads the *conclusion* sentences
+of the retrieved abstracts for explicit cues ("no significant difference", "did not", "was
+associated with", "improved") and only commits to ``yes``/``no`` when the cues are clear, are
+about the question's subject, and agree across sources. Anything else is ``uncertain``. A wrong
+verdict on a medical question is worse than none, so every doubtful case abstains.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = [
+    "Stance",
+    "Verdict",
+    "content_terms",
+    "decide_verdict",
+    "is_yes_no_question",
+    "sentence_stance",
+]
+
+Stance = Literal["yes", "no", "uncertain"]
+Verdict = Literal["yes", "no", "uncertain"]
+
+
+def _wordset(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_AUX = _wordset(
+    "is are was were am be does do did can could should would will shall may might must "
+    "has have had isn't aren't doesn't don't didn't can't cannot shouldn't wasn't weren't"
+)
+
+_STOP = _wordset(
+    "a an the of in on at to for from by with without and or but not no nor is are was were "
+    "be been being do does did can could should would will may might must has have had this "
+    "that these those it its their there than then as into over under between among after "
+    "before during within versus vs via per which who whom whose what when where why how "
+    "we our you your they them he she his her i me my patients patient study studies "
+    "effect effects use used using role"
+)
+
+_HEDGE = re.compile(
+    r"\b(unclear|uncertain|inconclusive|controversial|conflicting|equivocal|debatable"
+    r"|remains? (?:to be|unknown|unclear|controversial|uncertain|elusive|debated)"
+    r"|not (?:yet )?(?:clear|known|established|certain|conclusive)"
+    r"|cannot be (?:determined|concluded|excluded|ruled out|answered|established)"
+    r"|insufficient (?:evidence|data)|limited (?:evidence|data)|mixed (?:results|evidence)"
+    r"|may or may not|further (?:studies|research|trials) (?:are|is) (?:needed|required) to "
+    r"(?:determine|establish|clarify|confirm) whether)\b",
+    re.I,
+)
+_NEGATIVE = re.compile(
+    r"\b(?:no (?:\w+ )?(?:statistically |clinically )?(?:significant|clear|evidence|differences?"
+    r"|association|correlation|relationship|relation|effect|benefit|advantage|impact|role"
+    r"|improvement|increase|decrease|reduction|change|influence|added value|value)"
+    r"|(?:did|does|do|was|were|is|are|could|can|would|should|will|has|have|had) not"
+    r"|didn't|doesn't|don't|wasn't|weren't|isn't|aren't|cannot|can't|couldn't|won't"
+    r"|failed to|fails to|unable to|neither|nor|lack of|lacks?|absence of|no longer|rather than"
+    r"|unlikely|ineffective|unnecessary|unjustified|unreliable|inadequate\w*|insufficient\w*"
+    r"|poor\w*|disappointing|little|weak\w*|deficit\w*|questionable|only a minority|not)\b",
+    re.I,
+)
+_EQUIVALENT = re.compile(
+    r"\b(?:similar|comparable|equivalent|equally|non-?inferior|as (?:effective|safe|good|"
+    r"accurate) as)\b",
+    re.I,
+)
+# Deliberately only explicit findings: weak phrasing ("should be", "seems to", "is a") is not a
+# yes, it is an author's opinion that a cue reader cannot weigh.
+_POSITIVE = re.compile(
+    r"\b(?:significant(?:ly)?|associated with|correlat\w*|linked to|predict\w*"
+    r"|improv\w*|reduc\w*|decreas\w*|increas\w*|lower\w*|higher|better|superior|greater"
+    r"|effective\w*|efficac\w*|safe|safely|feasible|beneficial|benefit\w*|useful|valuable"
+    r"|valid|reliable|accurate|independent(?:ly)?|risk factor|contribut\w*|confirm\w*"
+    r"|demonstrat\w* that|support\w* the|recommended|can be used|suggest\w* that|show\w* that"
+    r"|indicat\w* that|play\w* an? (?:\w+ )?role)\b",
+    re.I,
+)
+_ADVERSE = re.compile(
+    r"\b(?:complication\w*|adverse|toxicit\w*|morbidit\w*|mortality|death\w*|harm\w*|risk\w*"
+    r"|side effects?|bleeding|failure\w*|recurren\w*)\b",
+    re.I,
+)
+# Negations that do not negate the finding: "worse than those who had not received X".
+_BENIGN_NEGATION = re.compile(
+    r"\bthan (?:\w+ ){0,3}(?:who|that|which) (?:had|did|were|was|have|do|does) not \w+"
+    r"|\bwhether or not\b|\bwith or without\b|\bnot only\b",
+    re.I,
+)
+_SKEPTICAL_QUESTION = re.compile(r"\b(?:really|truly|actually|still|myth|overrated)\b", re.I)
+_NO_DIFFERENCE = re.compile(
+    r"\b(?:no (?:statistically |clinically )?(?:significant )?differen\w*"
+    r"|(?:did|does|do) not (?:significantly )?differ)\b",
+    re.I,
+)
+_UP = re.compile(r"\b(?:increas\w*|higher|more|greater|elevat\w*|rais\w*|worse\w*)\b", re.I)
+_DOWN = re.compile(r"\b(?:decreas\w*|reduc\w*|lower\w*|less|fewer|declin\w*|prevent\w*)\b", re.I)
+_EQUIV_QUESTION = re.compile(
+    r"\b(?:as (?:\w+ ){0,2}as|equivalent|comparable|similar|same|alternative|non-?inferior"
+    r"|safe|safety|feasible|substitute|replace)\b",
+    re.I,
+)
+_NEGATED_QUESTION = re.compile(r"\b(?:not|n't|never|fail\w*|without|lack\w*)\b", re.I)
+_CLAUSE_SPLIT = re.compile(r";\s+|,?\s+(?:but|however|whereas|while|although|though|yet)\s+", re.I)
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def is_yes_no_question(question: str) -> bool:
+    """Whether the question (its last interrogative part) starts with an auxiliary verb."""
+    text = question.strip()
+    parts = [p for p in re.split(r"[:\n]|\s[-–—]\s", text) if p.strip()]
+    candidate = parts[-1] if parts else text
+    first = candidate.strip().split(maxsplit=1)
+    return bool(first) and first[0].lower().strip("¿\"'") in _AUX
+
+
+def _stem(word: str) -> str:
+    return word[:6]
+
+
+def content_terms(text: str) -> set[str]:
+    """Lower-cased, crudely stemmed content words (stop words removed)."""
+    return {_stem(w) for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 2}
+
+
+def _without_negated(clause: str) -> str:
+    """The clause minus each negation cue and the few words it governs."""
+    return re.sub(_NEGATIVE.pattern + r"(?:\W+\w+){0,4}", " ", clause, flags=re.I)
+
+
+def _clause_stance(clause: str, question: str) -> Stance | None:
+    """A clause's answer to the question: yes, no, uncertain (mixed) or None (no cue)."""
+    if _HEDGE.search(clause):
+        return "uncertain"
+    clause = _BENIGN_NEGATION.sub(" ", clause)
+    equivalence_question = bool(_EQUIV_QUESTION.search(question))
+    if _NO_DIFFERENCE.search(clause) or (
+        _EQUIVALENT.search(clause) and not _NEGATIVE.search(clause)
+    ):
+        # "No difference"/"similar" is a *no* to "is A better than B?" but a *yes* to "is A as
+        # good as B?" / "is A safe?".
+        return "yes" if equivalence_question else "no"
+    negative = bool(_NEGATIVE.search(clause))
+    positive = bool(_POSITIVE.search(_without_negated(clause)))
+    if equivalence_question and (negative or _ADVERSE.search(clause)):
+        # "No complications" answers "is it safe?" with yes, "a significant complication rate"
+        # with no: too subtle for cues, abstain.
+        return "uncertain"
+    if negative:
+        return "uncertain" if positive else "no"
+    if positive:
+        q_up, q_down = bool(_UP.search(question)), bool(_DOWN.search(question))
+        c_up, c_down = bool(_UP.search(clause)), bool(_DOWN.search(clause))
+        if (q_up and c_down and not c_up) or (q_down and c_up and not c_down):
+            return "uncertain"  # the effect goes the other way than the question asks
+        return "yes"
+    return None
+
+
+def sentence_stance(sentence: str, question: str) -> Stance | None:
+    """How a conclusion sentence answers a yes/no question, from explicit cues only.
+
+    The sentence is split at contrasts ("but", "however", ";"); clauses that share content words
+    with the question count (all of them when none does); if they disagree the sentence is
+    ``uncertain``; with no cue at all it is ``None``.
+    """
+    q_terms = content_terms(question)
+    clauses = [c for c in _CLAUSE_SPLIT.split(sentence) if c and c.strip()]
+    on_topic = [c for c in clauses if content_terms(c) & q_terms] or clauses
+    stances = [st for c in on_topic if (st := _clause_stance(c, question)) is not None]
+    if not stances:
+        return None
+    if "uncertain" in stances or len(set(stances)) > 1:
+        return "uncertain"
+    return stances[0]
+
+
+@dataclass(frozen=True)
+class SourceStance:
+    """The stance of one article's conclusion, and whether the article is strong evidence."""
+
+    key: str
+    stance: Stance
+    strong: bool
+
+
+def decide_verdict(
+    question: str, sources: Iterable[SourceStance], *, min_sources: int = 2
+) -> tuple[Verdict | None, str]:
+    """The verdict for a question from its sources' stances, and the reason in words.
+
+    ``None`` for a question that is not yes/no. ``yes``/``no`` needs at least ``min_sources``
+    agreeing sources, or one strong one (systematic review, RCT), with none against and at least
+    as many agreeing as hedging; anything else is ``uncertain``.
+    """
+    if not is_yes_no_question(question):
+        return None, "not a yes/no question"
+    if _NEGATED_QUESTION.search(question) or _SKEPTICAL_QUESTION.search(question):
+        return "uncertain", "the question is phrased negatively or rhetorically"
+    listed = list(sources)
+    yes = [s for s in listed if s.stance == "yes"]
+    no = [s for s in listed if s.stance == "no"]
+    hedged = [s for s in listed if s.stance == "uncertain"]
+    if yes and no:
+        return "uncertain", f"the conclusions conflict ({len(yes)} for, {len(no)} against)"
+    for side, name in ((yes, "yes"), (no, "no")):
+        if not side:
+            continue
+        enough = len(side) >= min_sources or any(s.strong for s in side)
+        if enough and len(side) >= len(hedged):
+            verdict: Verdict = "yes" if name == "yes" else "no"
+            strong = sum(s.strong for s in side)
+            extra = f", {strong} from a systematic review or RCT" if strong else ""
+            return verdict, f"{len(side)} concluding statement(s) point to {name}{extra}"
+        return "uncertain", f"too little evidence to say ({len(side)} source(s) point to {name})"
+    if hedged:
+        return "uncertain", "the conclusions are hedged"
+    return "uncertain", "no conclusion states a clear answer"

@@ -1,0 +1,256 @@
+"""The data of a research job (seed 002): plan, findings, facts, discrepancies, report, job.
+
+Everything here is a pydantic model so that a job round-trips through JSON: the orchestrator
+persists it after every stage (and after every sub-question while executing) and resumes from it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from medlit.types import Article, Citation
+
+__all__ = [
+    "DEPTHS",
+    "STAGES",
+    "ConflictingClaim",
+    "Depth",
+    "Discrepancy",
+    "JobStatus",
+    "NarrativeReport",
+    "ProgressEvent",
+    "Reference",
+    "ReportSection",
+    "ResearchFinding",
+    "ResearchJob",
+    "ResearchPlan",
+    "StageTimes",
+    "SubQuestion",
+    "SubQuestionStatus",
+    "VerifiedFact",
+    "utcnow",
+]
+
+Depth = Literal["quick", "standard", "deep"]
+DEPTHS: tuple[Depth, ...] = ("quick", "standard", "deep")
+Confidence = Literal["high", "medium", "low"]
+
+
+def utcnow() -> datetime:
+    """Timezone-aware now, the timestamp of every job event."""
+    return datetime.now(UTC)
+
+
+class SubQuestionStatus(StrEnum):
+    """Where a sub-question is in its life: PENDING -> IN_PROGRESS -> COMPLETED | SKIPPED."""
+
+    PENDING = "PENDING"
+    IN_PROGRESS = "IN_PROGRESS"
+    COMPLETED = "COMPLETED"
+    SKIPPED = "SKIPPED"
+
+
+class SubQuestion(BaseModel):
+    """One part of the research question (from the plan, or a follow-up raised by a finding)."""
+
+    id: str = Field(description="'q1', 'q2'...; follow-ups 'q1.1', 'q1.2'...")
+    text: str
+    search_query: str | None = Field(None, description="Literature search terms for it.")
+    priority: int = Field(1, ge=1, description="1 is researched first.")
+    rationale: str = ""
+    depth: int = Field(1, ge=1, description="Plan questions are 1; a follow-up is its parent + 1.")
+    parent_id: str | None = None
+    status: SubQuestionStatus = SubQuestionStatus.PENDING
+    skip_reason: str | None = Field(None, description="Why it was SKIPPED.")
+    articles_found: int = Field(0, description="Articles researched for it.")
+    from_cache: bool = Field(False, description="Answered from cached chunks without a search.")
+    failed_extractions: int = Field(0, description="Articles whose fact extraction failed.")
+
+
+class ResearchPlan(BaseModel):
+    """The planner's output: the question broken into prioritised sub-questions."""
+
+    question: str
+    depth: Depth
+    sub_questions: list[SubQuestion] = Field(default_factory=list)
+    created_at: datetime = Field(default_factory=utcnow)
+
+    def get(self, question_id: str) -> SubQuestion | None:
+        """The sub-question with this id, if any."""
+        return next((q for q in self.sub_questions if q.id == question_id), None)
+
+    def root_of(self, question_id: str) -> SubQuestion | None:
+        """The plan-level ancestor of a (follow-up) sub-question."""
+        current = self.get(question_id)
+        while current is not None and current.parent_id is not None:
+            parent = self.get(current.parent_id)
+            if parent is None:
+                break
+            current = parent
+        return current
+
+
+class ResearchFinding(BaseModel):
+    """A claim extracted from one retrieved article, with the quote that supports it."""
+
+    claim: str
+    quote: str = Field(description="Verbatim text of the article's title or abstract.")
+    pmid: str | None = None
+    article_key: str = Field(description="Article.key of the source (PMID, DOI or title hash).")
+    numbers: list[str] = Field(default_factory=list, description="Effect sizes, counts, CIs...")
+    sub_question_id: str
+    source: Citation
+    follow_up: str | None = Field(None, description="A follow-up question this finding raises.")
+
+
+class VerifiedFact(BaseModel):
+    """A statement checked across sources (or resting on one source: low confidence)."""
+
+    statement: str
+    confidence: Confidence
+    sources: list[Citation] = Field(default_factory=list)
+    sub_question_id: str
+    numbers: list[str] = Field(default_factory=list)
+
+
+class ConflictingClaim(BaseModel):
+    """One side of a discrepancy."""
+
+    claim: str
+    sources: list[Citation] = Field(default_factory=list)
+
+
+class Discrepancy(BaseModel):
+    """Sources that disagree about one topic."""
+
+    topic: str
+    claims: list[ConflictingClaim] = Field(min_length=2)
+    sub_question_id: str
+    note: str = ""
+
+
+class Reference(BaseModel):
+    """A numbered reference of the report: always an article the job actually retrieved."""
+
+    number: int
+    article_key: str
+    pmid: str | None = None
+    doi: str | None = None
+    title: str
+    journal: str | None = None
+    year: int | None = None
+    study_type: str = "other"
+    url: str | None = None
+
+
+class ReportSection(BaseModel):
+    """One topic of the report."""
+
+    heading: str
+    content: str
+    sub_question_ids: list[str] = Field(default_factory=list)
+    word_count: int = 0
+    short: bool = Field(False, description="Still under min_section_words after expansion.")
+    evidence_quality: str = Field("", description="Study types and confidence behind it.")
+    references: list[int] = Field(default_factory=list, description="Reference numbers cited.")
+
+
+class NarrativeReport(BaseModel):
+    """The final report: renders to Markdown and JSON (medlit.research.report)."""
+
+    title: str
+    question: str
+    executive_summary: str
+    sections: list[ReportSection] = Field(default_factory=list)
+    discrepancies: list[Discrepancy] = Field(default_factory=list)
+    references: list[Reference] = Field(default_factory=list)
+    limitations: list[str] = Field(default_factory=list)
+    generated_at: datetime = Field(default_factory=utcnow)
+
+
+class JobStatus(StrEnum):
+    """The state machine of seed 002."""
+
+    PENDING = "PENDING"
+    PLANNING = "PLANNING"
+    EXECUTING = "EXECUTING"
+    VERIFYING = "VERIFYING"
+    SYNTHESIZING = "SYNTHESIZING"
+    COMPLETED = "COMPLETED"
+    FAILED = "FAILED"
+
+    @property
+    def terminal(self) -> bool:
+        """COMPLETED or FAILED."""
+        return self in {JobStatus.COMPLETED, JobStatus.FAILED}
+
+
+STAGES: tuple[JobStatus, ...] = (
+    JobStatus.PLANNING,
+    JobStatus.EXECUTING,
+    JobStatus.VERIFYING,
+    JobStatus.SYNTHESIZING,
+)
+
+
+class StageTimes(BaseModel):
+    """When a stage started and finished (the last run of it, after a resume)."""
+
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+
+
+class ResearchJob(BaseModel):
+    """A research job with everything it produced so far; persisted after every step."""
+
+    id: str = Field(default_factory=lambda: uuid.uuid4().hex[:12])
+    question: str
+    depth: Depth = "standard"
+    status: JobStatus = JobStatus.PENDING
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+    stages: dict[str, StageTimes] = Field(default_factory=dict)
+    completed_stages: list[JobStatus] = Field(default_factory=list)
+    error: str | None = None
+    error_type: str | None = None
+    failed_stage: JobStatus | None = None
+    plan: ResearchPlan | None = None
+    articles: dict[str, Article] = Field(
+        default_factory=dict, description="Every article retrieved, keyed by Article.key."
+    )
+    findings: list[ResearchFinding] = Field(default_factory=list)
+    facts: list[VerifiedFact] = Field(default_factory=list)
+    discrepancies: list[Discrepancy] = Field(default_factory=list)
+    report: NarrativeReport | None = None
+    usage: dict[str, object] = Field(
+        default_factory=dict, description="medlit.usage.Usage.to_dict() of every run so far."
+    )
+    research_elapsed_s: float = Field(0.0, description="Seconds spent executing, all runs.")
+    research_provider_calls: int = Field(0, description="Source requests while executing.")
+    research_llm_calls: int = Field(0, description="LLM requests while executing.")
+    budget_stop_reason: str | None = None
+    resumed: int = Field(0, description="Times the job was resumed.")
+
+    def touch(self) -> None:
+        """Mark the job as changed now."""
+        self.updated_at = utcnow()
+
+
+class ProgressEvent(BaseModel):
+    """What a running job reports: rendered by the CLI, streamed by the HTTP API."""
+
+    job_id: str
+    stage: JobStatus
+    message: str = ""
+    sub_questions_done: int = 0
+    sub_questions_total: int = 0
+    findings: int = 0
+    facts: int = 0
+    provider_calls: int = 0
+    llm_calls: int = 0
+    at: datetime = Field(default_factory=utcnow)

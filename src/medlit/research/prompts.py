@@ -1,0 +1,190 @@
+"""The research stages' LLM seam, reply schemas and prompts.
+
+Each stage talks to the LLM through :class:`ResearchLLM` (what :class:`medlit.llm.LLMClient`
+provides), asks for JSON validated against one of the schemas below, and never trusts what
+comes back: ids, PMIDs and quotes are checked against what the job actually retrieved.
+
+Every system prompt starts with a fixed first line naming its step (``medlit research:
+plan``...), which keeps prompts recognisable in provider logs and lets test fakes answer by step.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Protocol, TypeVar
+
+from pydantic import BaseModel, Field
+
+__all__ = [
+    "CrossReferenceReply",
+    "ExtractedClaim",
+    "ExtractionReply",
+    "Message",
+    "PlanReply",
+    "PlannedQuestion",
+    "ResearchLLM",
+    "SectionReply",
+    "SummaryReply",
+    "Task",
+]
+
+Message = dict[str, str]
+M = TypeVar("M", bound=BaseModel)
+
+
+class Task:
+    """Task types of the research stages (routed to models by medlit.llm)."""
+
+    PLAN = "plan_research"
+    EXTRACT = "extract_facts"
+    CROSS_REFERENCE = "cross_reference"
+    SYNTHESIZE = "synthesize"
+
+    ALL: tuple[str, ...] = (PLAN, EXTRACT, CROSS_REFERENCE, SYNTHESIZE)
+
+
+class ResearchLLM(Protocol):
+    """What the research stages need from the LLM client."""
+
+    def is_configured(self, task: str) -> bool:
+        """Whether ``task`` can be sent to a model at all."""
+        ...
+
+    async def complete_json(self, task: str, messages: list[Message], schema: type[M]) -> M:
+        """A reply validated against ``schema`` (raises LLMOutputError when it is not)."""
+        ...
+
+
+# -- reply schemas -----------------------------------------------------------------------------
+
+
+class PlannedQuestion(BaseModel):
+    """One sub-question as the planner proposes it."""
+
+    text: str = Field(description="A focused, searchable research question.")
+    search_query: str | None = Field(None, description="PubMed search terms for it.")
+    priority: int = Field(1, description="1 = most important.")
+    rationale: str = Field("", description="Why this sub-question matters for the question.")
+
+
+class PlanReply(BaseModel):
+    """The planner's reply."""
+
+    sub_questions: list[PlannedQuestion]
+
+
+class ExtractedClaim(BaseModel):
+    """One claim an article supports."""
+
+    claim: str = Field(description="The finding, stated plainly, answering the sub-question.")
+    quote: str = Field(description="A verbatim sentence or phrase of the abstract supporting it.")
+    pmid: str | None = Field(None, description="The PMID of the article the quote is from.")
+    numbers: list[str] = Field(
+        default_factory=list, description="Effect sizes, CIs, p-values, sample sizes quoted."
+    )
+    triggers_recursion: bool = Field(
+        False, description="True if the finding raises a question worth researching next."
+    )
+    follow_up_question: str | None = Field(None, description="That question, if any.")
+
+
+class ExtractionReply(BaseModel):
+    """The fact extractor's reply for one article."""
+
+    claims: list[ExtractedClaim] = Field(default_factory=list)
+
+
+class CheckedFact(BaseModel):
+    """Claims that agree, merged into one statement."""
+
+    statement: str
+    claim_ids: list[int] = Field(description="Numbers of the claims supporting the statement.")
+    confidence: Literal["high", "medium", "low"] = "medium"
+
+
+class ConflictSide(BaseModel):
+    """One position in a conflict."""
+
+    claim: str
+    claim_ids: list[int]
+
+
+class Conflict(BaseModel):
+    """Claims that contradict each other."""
+
+    topic: str
+    positions: list[ConflictSide]
+    note: str = ""
+
+
+class CrossReferenceReply(BaseModel):
+    """The cross-referencer's reply for one sub-question's claims."""
+
+    facts: list[CheckedFact] = Field(default_factory=list)
+    conflicts: list[Conflict] = Field(default_factory=list)
+
+
+class SummaryReply(BaseModel):
+    """Title and executive summary of the report."""
+
+    title: str
+    executive_summary: str
+
+
+class SectionReply(BaseModel):
+    """One report section."""
+
+    heading: str
+    content: str
+
+
+# -- prompts -----------------------------------------------------------------------------------
+
+PLAN_SYSTEM = """medlit research: plan
+You plan biomedical literature research. Split the user's question into between {min_q} and \
+{max_q} focused sub-questions, each answerable from PubMed abstracts (population, intervention \
+or exposure, comparison, outcome), together covering the question. Give each a priority \
+(1 = most important), a one-sentence rationale and a short PubMed search query (key terms \
+only, no boolean operators). Reply with JSON only: {{"sub_questions": [{{"text": "...", \
+"search_query": "...", "priority": 1, "rationale": "..."}}]}}"""
+
+EXTRACT_SYSTEM = """medlit research: extract
+You extract evidence from one article for a sub-question. Report only what the article itself \
+states. For each relevant claim give: the claim; a quote copied verbatim from the title or \
+abstract that supports it; the article's PMID; the numbers it gives (effect sizes, confidence \
+intervals, p-values, sample sizes). If a finding raises an important open question the \
+sub-question does not cover, set triggers_recursion true and write it as follow_up_question. \
+If the article does not address the sub-question, return no claims. Reply with JSON only: \
+{"claims": [{"claim": "...", "quote": "...", "pmid": "...", "numbers": ["..."], \
+"triggers_recursion": false, "follow_up_question": null}]}"""
+
+CROSS_REFERENCE_SYSTEM = """medlit research: cross-reference
+You check numbered claims from different articles about one sub-question against each other. \
+Merge claims that agree into facts (list the claim numbers that support each; confidence high \
+when several independent sources agree, medium otherwise). Report claims that contradict each \
+other as conflicts, each position with its claim numbers. Use only the claims given. Reply with \
+JSON only: {"facts": [{"statement": "...", "claim_ids": [1, 2], "confidence": "high"}], \
+"conflicts": [{"topic": "...", "positions": [{"claim": "...", "claim_ids": [3]}], \
+"note": "..."}]}"""
+
+SUMMARY_SYSTEM = """medlit research: summary
+You write the title and executive summary of a literature research report from verified facts. \
+Cite sources only by the reference numbers given, as [n]. Do not add facts or references. \
+Say where the evidence is weak or conflicting. Reply with JSON only: \
+{"title": "...", "executive_summary": "..."}"""
+
+SECTION_SYSTEM = """medlit research: section
+You write one section of a literature research report from the verified facts given. Write \
+at least {min_words} words of connected prose: explain the findings, their numbers, the \
+strength and limits of the evidence. Cite sources only by the reference numbers given, as [n]. \
+Do not add facts or references. Reply with JSON only: {{"heading": "...", "content": "..."}}"""
+
+EXPAND_SYSTEM = """medlit research: expand
+The report section below has {words} words; it needs at least {min_words}. Rewrite it longer \
+from the same facts: explain methods, populations, effect sizes, consistency and limitations. \
+Cite only the reference numbers given, as [n]. Do not add facts or references. \
+Reply with JSON only: {{"heading": "...", "content": "..."}}"""
+
+
+def messages(system: str, user: str) -> list[Message]:
+    """A system + user chat."""
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]

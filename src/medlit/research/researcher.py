@@ -1,0 +1,360 @@
+"""DeepResearcher: researches a plan's sub-questions (seed 002, execute_research).
+
+Sub-questions go by depth, then priority, in waves: every PENDING sub-question of a wave is
+checked (depth, visited topic, budget) in priority order, then researched concurrently under a
+semaphore. Research of one sub-question: cached evidence first (tier-2 chunks that already
+answer it spare the search), else ``search_all_providers`` with the evidence cache as ``known``
+(so PubMed does not re-fetch fresh records); new articles go into the evidence cache for
+``ask`` and later jobs; then one ``extract_facts`` LLM call per article. Follow-up questions a
+finding raises become sub-questions one level deeper, researched in the next wave.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+from medlit.config import ResearchDepth, ResearchSettings
+from medlit.errors import LLMConfigError, LLMError, ResearchError
+from medlit.log import get_logger
+from medlit.research.models import ResearchFinding, ResearchPlan, SubQuestion, SubQuestionStatus
+from medlit.research.prompts import (
+    EXTRACT_SYSTEM,
+    ExtractedClaim,
+    ExtractionReply,
+    ResearchLLM,
+    Task,
+    messages,
+)
+from medlit.research.tracking import Budget, normalise_topic
+from medlit.sources.base import FreshArticles
+from medlit.types import Article, Citation, Evidence, SearchQuery, SearchResults
+
+if TYPE_CHECKING:
+    from medlit.embeddings import Embedder
+
+__all__ = ["DeepResearcher", "EvidenceCacheLike", "SearchFn", "quote_in_article"]
+
+log = get_logger("research.researcher")
+
+SearchFn = Callable[[SearchQuery, FreshArticles | None], Awaitable[SearchResults]]
+"""``search_all_providers`` bound to the job's sources: (query, known) -> results."""
+
+OnDone = Callable[[SubQuestion, list[ResearchFinding], list[Article]], Awaitable[None]]
+
+
+class EvidenceCacheLike(FreshArticles, Protocol):
+    """What the researcher needs of :class:`medlit.cache.EvidenceCache`."""
+
+    def add_articles(self, articles: Sequence[Article], embedder: Embedder) -> Any:
+        """Store articles, chunking and embedding what is new."""
+        ...
+
+    def search_chunks(self, embedding: Any, k: int) -> Sequence[Evidence]:
+        """The ``k`` fresh cached chunks most similar to ``embedding``, best first."""
+        ...
+
+
+_NORM = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u2013": "-",
+        "\u2014": "-",
+        "\u2212": "-",
+        "\u00a0": " ",
+    }
+)
+
+
+def _norm(text: str) -> str:
+    text = text.translate(_NORM).lower()
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def quote_in_article(quote: str, article: Article, *, min_words: int = 3) -> bool:
+    """Whether ``quote`` really occurs (modulo case, spacing, typographic quotes and dashes,
+    and leading/trailing punctuation or ellipses) in the article's title or abstract."""
+    cleaned = _norm(quote).strip(" .,;:\"'…").removesuffix("...").strip()
+    if len(cleaned.split()) < min_words:
+        return False
+    haystacks = [article.title, *(section.text for section in article.abstract)]
+    return any(cleaned in _norm(text) for text in haystacks)
+
+
+def search_term(text: str) -> str:
+    """A keyword query from a natural-language question (used when no query was planned)."""
+    words: list[str] = []
+    for word in re.findall(r"[A-Za-z0-9][A-Za-z0-9-]*", text):
+        if normalise_topic(word) and word.lower() not in {w.lower() for w in words}:
+            words.append(word)
+    return " ".join(words) or text
+
+
+class DeepResearcher:
+    """Researches the sub-questions of a plan.
+
+    Args:
+        settings: research settings (concurrency, follow-ups, thresholds).
+        llm: the LLM client (task ``extract_facts``).
+        search: ``search_all_providers`` bound to the job's sources.
+        cache: the evidence cache (tier 2), or None.
+        embedder: the embedder of the evidence cache (needed to use it).
+        visited: the topics already visited (pre-filled with completed sub-questions on resume).
+        budget: the budget of this depth level.
+    """
+
+    def __init__(
+        self,
+        settings: ResearchSettings,
+        llm: ResearchLLM,
+        search: SearchFn,
+        *,
+        cache: EvidenceCacheLike | None,
+        embedder: Embedder | None,
+        visited: Any,
+        budget: Budget,
+    ) -> None:
+        self.settings = settings
+        self.llm = llm
+        self.search = search
+        self.cache = cache if embedder is not None else None
+        self.embedder = embedder
+        self.visited = visited
+        self.budget = budget
+        self.extractions_ok = 0
+        self.extractions_failed = 0
+
+    @property
+    def limits(self) -> ResearchDepth:
+        """The depth level's limits."""
+        return self.budget.limits
+
+    async def execute_research(self, plan: ResearchPlan, on_done: OnDone) -> None:
+        """Research every PENDING sub-question of ``plan`` (and the follow-ups they raise).
+
+        Statuses change in place; ``on_done(sub_question, findings, articles)`` is awaited when
+        a sub-question is COMPLETED or SKIPPED (the orchestrator persists the job there).
+
+        Raises:
+            LLMConfigError: no model for ``extract_facts``.
+            ResearchError: every fact extraction failed (the LLM is unusable); sub-questions
+                left without findings are PENDING again, so a resume retries them.
+        """
+        for question in plan.sub_questions:
+            if question.status is SubQuestionStatus.IN_PROGRESS:
+                question.status = SubQuestionStatus.PENDING  # interrupted by a crash
+        semaphore = asyncio.Semaphore(self.settings.concurrency)
+        while True:
+            wave = sorted(
+                (q for q in plan.sub_questions if q.status is SubQuestionStatus.PENDING),
+                key=lambda q: (q.depth, q.priority, q.id),
+            )
+            if not wave:
+                break
+            runnable: list[SubQuestion] = []
+            for question in wave:
+                question.status = SubQuestionStatus.IN_PROGRESS
+                reason = self._skip_reason(question)
+                if reason is not None:
+                    question.status = SubQuestionStatus.SKIPPED
+                    question.skip_reason = reason
+                    log.info("sub_question_skipped", id=question.id, reason=reason)
+                    await on_done(question, [], [])
+                else:
+                    self.visited.add(question.text)
+                    runnable.append(question)
+
+            async def run(question: SubQuestion) -> None:
+                async with semaphore:
+                    await self._research_one(plan, question, on_done)
+
+            await asyncio.gather(*(run(q) for q in runnable))
+        if self.extractions_failed and not self.extractions_ok:
+            for question in plan.sub_questions:
+                if question.status is SubQuestionStatus.COMPLETED and question.failed_extractions:
+                    question.status = SubQuestionStatus.PENDING
+            raise ResearchError(
+                f"every fact extraction failed ({self.extractions_failed} of "
+                f"{self.extractions_failed}); the LLM for extract_facts is not usable"
+            )
+
+    def _skip_reason(self, question: SubQuestion) -> str | None:
+        if question.depth > self.limits.max_depth:
+            return f"depth exceeded ({question.depth} > max {self.limits.max_depth})"
+        visited = self.visited.match(question.text)
+        if visited is not None:
+            topic, similarity = visited
+            return f"topic already visited: {topic!r} (similarity {similarity:.2f})"
+        if not self.budget.allow():
+            return f"budget: {self.budget.stop_reason}"
+        return None
+
+    async def _research_one(
+        self, plan: ResearchPlan, question: SubQuestion, on_done: OnDone
+    ) -> None:
+        articles = await self._cached_articles(question)
+        if articles:
+            question.from_cache = True
+        elif self.budget.allow(provider=True):
+            articles = await self._search(question)
+        else:
+            question.status = SubQuestionStatus.SKIPPED
+            question.skip_reason = f"budget: {self.budget.stop_reason}"
+            await on_done(question, [], [])
+            return
+        question.articles_found = len(articles)
+        findings: list[ResearchFinding] = []
+        for article in articles:
+            if not article.abstract:
+                continue  # nothing to quote: not worth an LLM call
+            if not self.budget.allow(llm=True):
+                break
+            findings.extend(await self._extract(question, article))
+        self._add_follow_ups(plan, question, findings)
+        question.status = SubQuestionStatus.COMPLETED
+        log.info(
+            "sub_question_completed",
+            id=question.id,
+            articles=len(articles),
+            findings=len(findings),
+            from_cache=question.from_cache,
+        )
+        await on_done(question, findings, articles)
+
+    async def _cached_articles(self, question: SubQuestion) -> list[Article]:
+        """Articles whose cached chunks already answer the sub-question (no search needed)."""
+        if self.cache is None or self.embedder is None:
+            return []
+        wanted = self.limits.results_per_question
+        cache, embedder = self.cache, self.embedder
+        matches = await asyncio.to_thread(
+            lambda: cache.search_chunks(embedder.embed([question.text])[0], wanted * 4)
+        )
+        best: dict[str, tuple[float, Article]] = {}
+        for match in matches or []:
+            if match.similarity < self.settings.reuse_min_similarity:
+                continue
+            key = match.article.key
+            if key not in best or best[key][0] < match.similarity:
+                best[key] = (match.similarity, match.article)
+        needed = min(self.settings.reuse_min_articles, wanted)
+        if len(best) < needed:
+            return []
+        ranked = sorted(best.values(), key=lambda item: -item[0])
+        log.info("evidence_reused", id=question.id, articles=len(ranked[:wanted]))
+        return [article for _, article in ranked[:wanted]]
+
+    async def _search(self, question: SubQuestion) -> list[Article]:
+        query = SearchQuery(
+            term=question.search_query or search_term(question.text),
+            limit=self.limits.results_per_question,
+        )
+        results = await self.search(query, self.cache)
+        articles = results.articles[: self.limits.results_per_question]
+        if not articles:
+            log.warning(
+                "no_search_results", id=question.id, query=query.term, failed=results.failed
+            )
+            return []
+        if self.cache is not None and self.embedder is not None:
+            # Chunking and embedding are CPU work: off the event loop.
+            await asyncio.to_thread(self.cache.add_articles, articles, self.embedder)
+        return articles
+
+    async def _extract(self, question: SubQuestion, article: Article) -> list[ResearchFinding]:
+        abstract = article.abstract_text[: self.settings.max_abstract_chars]
+        user = (
+            f"Sub-question: {question.text}\n\nArticle PMID: {article.pmid or 'none'}\n"
+            f"Title: {article.title}\nAbstract:\n{abstract}"
+        )
+        try:
+            reply = await self.llm.complete_json(
+                Task.EXTRACT, messages(EXTRACT_SYSTEM, user), ExtractionReply
+            )
+        except LLMConfigError:
+            raise
+        except LLMError as exc:
+            self.extractions_failed += 1
+            question.failed_extractions += 1
+            log.warning(
+                "extraction_failed",
+                id=question.id,
+                pmid=article.pmid,
+                error=type(exc).__name__,
+                message=str(exc)[:200],
+            )
+            return []
+        self.extractions_ok += 1
+        return [
+            finding
+            for claim in reply.claims
+            if (finding := self._finding(question, article, claim)) is not None
+        ]
+
+    def _finding(
+        self, question: SubQuestion, article: Article, claim: ExtractedClaim
+    ) -> ResearchFinding | None:
+        pmid = (claim.pmid or "").strip().removeprefix("PMID:").strip() or None
+        if pmid is not None and pmid != (article.pmid or ""):
+            log.warning(
+                "fabricated_claim_dropped",
+                id=question.id,
+                pmid=article.pmid,
+                claimed_pmid=pmid,
+                reason="pmid_mismatch",
+            )
+            return None
+        if not claim.claim.strip() or not quote_in_article(claim.quote, article):
+            log.warning(
+                "fabricated_claim_dropped",
+                id=question.id,
+                pmid=article.pmid,
+                reason="quote_not_in_article",
+                quote=claim.quote[:120],
+            )
+            return None
+        follow_up = None
+        if claim.triggers_recursion and claim.follow_up_question:
+            follow_up = claim.follow_up_question.strip() or None
+        return ResearchFinding(
+            claim=claim.claim.strip(),
+            quote=claim.quote.strip(),
+            pmid=article.pmid,
+            article_key=article.key,
+            numbers=[n for n in claim.numbers if n.strip()],
+            sub_question_id=question.id,
+            source=Citation.from_article(article),
+            follow_up=follow_up,
+        )
+
+    def _add_follow_ups(
+        self, plan: ResearchPlan, question: SubQuestion, findings: list[ResearchFinding]
+    ) -> None:
+        """Follow-ups raised by findings become sub-questions one level deeper."""
+        texts: list[str] = []
+        for finding in findings:
+            if (
+                finding.follow_up
+                and len(texts) < self.settings.max_follow_ups
+                and normalise_topic(finding.follow_up) not in {normalise_topic(t) for t in texts}
+            ):
+                texts.append(finding.follow_up)
+        for n, text in enumerate(texts, start=1):
+            child = SubQuestion(
+                id=f"{question.id}.{n}",
+                text=text,
+                priority=question.priority,
+                rationale=f"follow-up raised while researching {question.id}",
+                depth=question.depth + 1,
+                parent_id=question.id,
+            )
+            if child.depth > self.limits.max_depth:
+                # Recorded (not silently dropped) so the report can say what was left open.
+                child.status = SubQuestionStatus.SKIPPED
+                child.skip_reason = f"depth exceeded ({child.depth} > max {self.limits.max_depth})"
+            plan.sub_questions.append(child)

@@ -1,0 +1,298 @@
+"""The synthesizer: verified facts become a referenced report (seed 002, generate_report).
+
+Facts are categorised by topic (the plan-level sub-question they answer). The reference list
+is built here, before any text is written, from the sources of the facts and discrepancies,
+keeping only articles the job actually retrieved; the LLM sees it numbered and may cite only
+``[n]``. Whatever it writes is then cleaned: reference numbers outside the list, and PMIDs or
+DOIs of articles not retrieved, are removed. Sections shorter than ``min_section_words`` are
+expanded a bounded number of times, then kept and flagged ``short``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable
+
+from medlit.config import ResearchSettings
+from medlit.log import get_logger
+from medlit.research.models import (
+    Discrepancy,
+    NarrativeReport,
+    Reference,
+    ReportSection,
+    ResearchPlan,
+    SubQuestionStatus,
+    VerifiedFact,
+)
+from medlit.research.prompts import (
+    EXPAND_SYSTEM,
+    SECTION_SYSTEM,
+    SUMMARY_SYSTEM,
+    ResearchLLM,
+    SectionReply,
+    SummaryReply,
+    Task,
+    messages,
+)
+from medlit.types import Article, Citation, StudyType, classify_study_type
+
+__all__ = ["build_references", "clean_citations", "count_words", "generate_report"]
+
+log = get_logger("research.synthesizer")
+
+_BRACKETS = re.compile(r"\s?\[(\d+(?:\s*[-–,;]\s*\d+)*)\]")
+_PMID = re.compile(r"\(?\bPMID:?\s*(\d{1,9})\)?", re.I)
+_DOI = re.compile(r"\b(?:doi:\s*|https?://(?:dx\.)?doi\.org/)?(10\.\d{4,9}/[^\s\])>,;]+)", re.I)
+
+
+def count_words(text: str) -> int:
+    """Words of prose (citation brackets do not count)."""
+    return len(re.findall(r"[A-Za-z0-9][\w'’-]*", _BRACKETS.sub(" ", text)))
+
+
+def citation_key(source: Citation) -> str:
+    """The ``Article.key`` a citation refers to."""
+    return Article(pmid=source.pmid, doi=source.doi, title=source.title).key
+
+
+def build_references(
+    facts: list[VerifiedFact], discrepancies: list[Discrepancy], articles: dict[str, Article]
+) -> list[Reference]:
+    """The numbered reference list: sources of facts and discrepancies that were retrieved."""
+    order: list[str] = []
+    sources = [s for f in facts for s in f.sources]
+    sources += [s for d in discrepancies for c in d.claims for s in c.sources]
+    for source in sources:
+        key = citation_key(source)
+        if key in articles and key not in order:
+            order.append(key)
+        elif key not in articles:
+            log.warning("reference_not_retrieved", key=key)
+    return [
+        Reference(
+            number=n,
+            article_key=key,
+            pmid=articles[key].pmid,
+            doi=articles[key].doi,
+            title=articles[key].title,
+            journal=articles[key].journal,
+            year=articles[key].year,
+            study_type=articles[key].study_type.label,
+            url=articles[key].url,
+        )
+        for n, key in enumerate(order, start=1)
+    ]
+
+
+def _expand_numbers(spec: str) -> list[int]:
+    numbers: list[int] = []
+    for part in re.split(r"\s*[,;]\s*", spec):
+        if m := re.fullmatch(r"(\d+)\s*[-–]\s*(\d+)", part):
+            low, high = int(m.group(1)), int(m.group(2))
+            numbers.extend(range(low, high + 1) if 0 < high - low < 50 else [low, high])
+        elif part.isdigit():
+            numbers.append(int(part))
+    return numbers
+
+
+def clean_citations(text: str, references: list[Reference]) -> tuple[str, list[int]]:
+    """Remove citations of anything not in ``references``; returns (text, numbers cited)."""
+    allowed = {r.number for r in references}
+    pmids = {r.pmid for r in references if r.pmid}
+    dois = {r.doi.lower() for r in references if r.doi}
+    cited: list[int] = []
+    removed: list[str] = []
+
+    def brackets(match: re.Match[str]) -> str:
+        numbers = _expand_numbers(match.group(1))
+        kept = [n for n in dict.fromkeys(numbers) if n in allowed]
+        removed.extend(str(n) for n in numbers if n not in allowed)
+        cited.extend(kept)
+        return f" [{', '.join(str(n) for n in kept)}]" if kept else ""
+
+    def pmid(match: re.Match[str]) -> str:
+        if match.group(1) in pmids:
+            return match.group(0)
+        removed.append(f"PMID {match.group(1)}")
+        return ""
+
+    def doi(match: re.Match[str]) -> str:
+        if match.group(1).lower().rstrip(".") in dois:
+            return match.group(0)
+        removed.append(f"doi {match.group(1)}")
+        return ""
+
+    text = _BRACKETS.sub(brackets, text)
+    text = _PMID.sub(pmid, text)
+    text = _DOI.sub(doi, text)
+    if removed:
+        log.warning("citations_removed", citations=removed[:20])
+    text = re.sub(r"[ \t]{2,}", " ", text)
+    text = re.sub(r"\s+([.,;:])", r"\1", text)
+    return text.strip(), list(dict.fromkeys(cited))
+
+
+def _fact_lines(facts: list[VerifiedFact], numbers: dict[str, int]) -> str:
+    lines = []
+    for fact in facts:
+        refs = sorted({numbers[k] for s in fact.sources if (k := citation_key(s)) in numbers})
+        cite = "".join(f"[{n}]" for n in refs)
+        extra = f" (numbers: {', '.join(fact.numbers)})" if fact.numbers else ""
+        lines.append(f"- ({fact.confidence} confidence) {fact.statement}{extra} {cite}")
+    return "\n".join(lines)
+
+
+def _reference_lines(references: list[Reference]) -> str:
+    return "\n".join(
+        f"[{r.number}] {r.title} ({r.study_type}{', ' + str(r.year) if r.year else ''})"
+        for r in references
+    )
+
+
+def evidence_quality(
+    facts: list[VerifiedFact], numbers: dict[str, int], articles: dict[str, Article]
+) -> str:
+    """One sentence on what a section rests on: study types and confidence."""
+    keys = {k for f in facts for s in f.sources if (k := citation_key(s)) in numbers}
+    types = Counter(classify_study_type(articles[k].publication_types) for k in keys)
+    design = ", ".join(
+        f"{count} {study.label}" for study, count in sorted(types.items(), key=lambda i: -i[0])
+    )
+    confidence = Counter(f.confidence for f in facts)
+    levels = ", ".join(f"{confidence[c]} {c}" for c in ("high", "medium", "low") if confidence[c])
+    note = f"Based on {len(keys)} article(s) ({design}); facts by confidence: {levels}."
+    if types and max(types) < StudyType.RCT:
+        note += " No randomised trial or systematic review among them."
+    return note
+
+
+async def _write_section(
+    topic: str,
+    facts: list[VerifiedFact],
+    references: list[Reference],
+    numbers: dict[str, int],
+    llm: ResearchLLM,
+    settings: ResearchSettings,
+) -> ReportSection:
+    minimum = settings.min_section_words
+    user = (
+        f"Topic: {topic}\n\nVerified facts:\n{_fact_lines(facts, numbers)}\n\n"
+        f"References:\n{_reference_lines(references)}"
+    )
+    system = SECTION_SYSTEM.format(min_words=minimum)
+    reply = await llm.complete_json(Task.SYNTHESIZE, messages(system, user), SectionReply)
+    heading, content = reply.heading.strip() or topic, reply.content
+    words = count_words(content)
+    tries = 0
+    while words < minimum and tries < settings.expand_tries:
+        tries += 1
+        system = EXPAND_SYSTEM.format(words=words, min_words=minimum)
+        expanded = await llm.complete_json(
+            Task.SYNTHESIZE,
+            messages(system, f"{user}\n\nSection to expand:\n{content}"),
+            SectionReply,
+        )
+        # Keep the longer draft: an "expansion" that shrank the text is not progress.
+        if count_words(expanded.content) > words:
+            content, words = expanded.content, count_words(expanded.content)
+    content, cited = clean_citations(content, references)
+    words = count_words(content)
+    if words < minimum:
+        log.warning("section_short", topic=topic, words=words, minimum=minimum, tries=tries)
+    return ReportSection(
+        heading=heading,
+        content=content,
+        word_count=words,
+        short=words < minimum,
+        references=cited,
+    )
+
+
+async def generate_report(
+    question: str,
+    facts: list[VerifiedFact],
+    discrepancies: list[Discrepancy],
+    articles: dict[str, Article],
+    llm: ResearchLLM,
+    settings: ResearchSettings,
+    *,
+    plan: ResearchPlan | None = None,
+    budget_stop_reason: str | None = None,
+    on_section: Callable[[int, int], None] | None = None,
+) -> NarrativeReport:
+    """Write the report (task ``synthesize``): summary, one section per topic, references.
+
+    Args:
+        question: the research question.
+        facts: verified facts.
+        discrepancies: conflicts found by the verifier.
+        articles: every article the job retrieved, by ``Article.key`` (the only citable ones).
+        llm: the LLM client.
+        settings: research settings (``min_section_words``, ``expand_tries``).
+        plan: the plan (topic order and wording, what was skipped).
+        budget_stop_reason: why research stopped early, if it did (stated in the report).
+        on_section: called with (sections done, sections total) for progress.
+    """
+    references = build_references(facts, discrepancies, articles)
+    numbers = {r.article_key: r.number for r in references}
+    topics: dict[str, list[VerifiedFact]] = {}
+    for fact in facts:
+        topics.setdefault(fact.sub_question_id, []).append(fact)
+    if plan is not None:
+        order = {q.id: i for i, q in enumerate(plan.sub_questions)}
+        topics = dict(sorted(topics.items(), key=lambda item: order.get(item[0], len(order))))
+
+    limitations: list[str] = []
+    if budget_stop_reason:
+        limitations.append(f"Research stopped early: {budget_stop_reason}.")
+    if plan is not None:
+        for sub in plan.sub_questions:
+            if sub.status is SubQuestionStatus.SKIPPED and not (sub.skip_reason or "").startswith(
+                "topic already visited"
+            ):
+                limitations.append(f"Not researched: {sub.text} ({sub.skip_reason}).")
+    if not facts:
+        return NarrativeReport(
+            title=f"Research report: {question}",
+            question=question,
+            executive_summary="No evidence answering this question was found in the articles "
+            "retrieved, so no facts could be verified.",
+            discrepancies=discrepancies,
+            references=references,
+            limitations=limitations,
+        )
+
+    summary_user = (
+        f"Research question: {question}\n\nVerified facts:\n{_fact_lines(facts, numbers)}\n\n"
+        f"Discrepancies: {len(discrepancies)}\n\nReferences:\n{_reference_lines(references)}"
+    )
+    summary = await llm.complete_json(
+        Task.SYNTHESIZE, messages(SUMMARY_SYSTEM, summary_user), SummaryReply
+    )
+    executive_summary, _ = clean_citations(summary.executive_summary, references)
+    sections: list[ReportSection] = []
+    for done, (topic_id, topic_facts) in enumerate(topics.items(), start=1):
+        topic_question = plan.get(topic_id) if plan is not None else None
+        topic = topic_question.text if topic_question is not None else topic_id
+        section = await _write_section(topic, topic_facts, references, numbers, llm, settings)
+        section.sub_question_ids = [topic_id]
+        section.evidence_quality = evidence_quality(topic_facts, numbers, articles)
+        sections.append(section)
+        if on_section is not None:
+            on_section(done, len(topics))
+    short = [s.heading for s in sections if s.short]
+    if short:
+        limitations.append(
+            f"{len(short)} section(s) stayed under {settings.min_section_words} words after "
+            f"{settings.expand_tries} expansion tries (marked short): the evidence is thin."
+        )
+    return NarrativeReport(
+        title=summary.title.strip() or f"Research report: {question}",
+        question=question,
+        executive_summary=executive_summary,
+        sections=sections,
+        discrepancies=discrepancies,
+        references=references,
+        limitations=limitations,
+    )

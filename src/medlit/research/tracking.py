@@ -1,0 +1,167 @@
+"""What the researcher keeps track of: visited topics and the job's budget."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from medlit.usage import Usage
+
+if TYPE_CHECKING:
+    from medlit.config import ResearchDepth
+    from medlit.embeddings import Embedder
+
+__all__ = ["Budget", "Spend", "VisitedTopics", "normalise_topic"]
+
+_STOP_WORDS = """a an and are as at be between by can could do does for from has have how in into
+is it its of on or than that the their there these this those to vs versus was were what when
+where which who whom why will with within among patients people"""
+_STOP = frozenset(_STOP_WORDS.split())
+
+
+def normalise_topic(text: str) -> str:
+    """A topic key that ignores case, punctuation, word order, stop words and plurals.
+
+    "Does metformin reduce mortality?" and "mortality reduction: metformin" differ; "Metformin
+    and mortality" and "mortality with metformin" do not.
+    """
+    words = re.findall(r"[a-z0-9]+(?:-[a-z0-9]+)*", text.lower())
+    stems = set()
+    for word in words:
+        if word in _STOP:
+            continue
+        if len(word) > 4 and word.endswith("ies"):
+            word = word[:-3] + "y"
+        elif len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+            word = word[:-1]
+        stems.add(word)
+    return " ".join(sorted(stems))
+
+
+class VisitedTopics:
+    """Topics already researched in a job: a new one is "visited" if it is equivalent.
+
+    Equivalent means the same normalised key, or an embedding cosine similarity of at least
+    ``threshold`` with a visited topic (a reworded question is the same topic) that the answer
+    cache's :class:`~medlit.cache.guard.QuestionGuard` does not tell apart and that names no
+    population the visited one does not: "aspirin for stroke in children" embeds close to
+    "aspirin for stroke", but it is not a visited topic.
+    """
+
+    def __init__(self, embedder: Embedder | None, threshold: float) -> None:
+        from medlit.cache.guard import QuestionGuard
+
+        self._embedder = embedder
+        self._threshold = threshold
+        self._guard = QuestionGuard(check_intent=False)
+        self._keys: dict[str, str] = {}
+        self._texts: list[str] = []
+        self._vectors: list[np.ndarray] = []
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+    def _embed(self, text: str) -> np.ndarray | None:
+        if self._embedder is None:
+            return None
+        return np.asarray(self._embedder.embed([text])[0], dtype=np.float32)
+
+    def match(self, text: str) -> tuple[str, float] | None:
+        """The visited topic ``text`` is equivalent to, with the similarity; None if new."""
+        key = normalise_topic(text)
+        if key and key in self._keys:
+            return self._keys[key], 1.0
+        vector = self._embed(text)
+        if vector is None or not self._vectors:
+            return None
+        sims = np.stack(self._vectors) @ vector
+        for index in np.argsort(-sims):
+            similarity = float(sims[index])
+            if similarity < self._threshold:
+                break
+            if self._equivalent(text, self._texts[index]):
+                return self._texts[index], similarity
+        return None
+
+    def _equivalent(self, new: str, old: str) -> bool:
+        from medlit.cache.guard import question_features
+
+        if not self._guard.check(new, old).ok:
+            return False
+        # A narrower population is a new topic for research (the answer guard lets a
+        # paraphrase drop context; a follow-up "... in children?" must still be researched).
+        a, b = question_features(new), question_features(old)
+        return a.age_groups <= b.age_groups and a.sexes <= b.sexes
+
+    def add(self, text: str) -> None:
+        """Mark ``text`` as visited."""
+        key = normalise_topic(text)
+        if key:
+            self._keys.setdefault(key, text)
+        vector = self._embed(text)
+        self._texts.append(text)
+        if vector is not None:
+            self._vectors.append(vector)
+
+    def add_all(self, texts: Sequence[str]) -> None:
+        """Mark several topics as visited (e.g. the completed sub-questions of a resumed job)."""
+        for text in texts:
+            self.add(text)
+
+
+@dataclass
+class Spend:
+    """What the EXECUTING stage has spent in earlier runs of the job (kept across resumes)."""
+
+    provider_calls: int = 0
+    llm_calls: int = 0
+    elapsed_s: float = 0.0
+
+
+@dataclass
+class Budget:
+    """The research budget of one depth level: provider calls, LLM calls, seconds.
+
+    Counts are what earlier runs spent (``before``) plus what the current run's usage scope
+    has seen. It is checked before every call, so a call already in flight still completes:
+    a job stops *cleanly*, between calls, with the reason recorded.
+    """
+
+    limits: ResearchDepth
+    usage: Usage
+    before: Spend = field(default_factory=Spend)
+    started: float = field(default_factory=time.monotonic)
+    stop_reason: str | None = None
+
+    def spent(self) -> Spend:
+        """Total spend so far (earlier runs plus this one)."""
+        return Spend(
+            provider_calls=self.before.provider_calls + sum(self.usage.calls.values()),
+            llm_calls=self.before.llm_calls + self.usage.llm_calls,
+            elapsed_s=self.before.elapsed_s + (time.monotonic() - self.started),
+        )
+
+    def _check(self, *, provider: bool, llm: bool) -> str | None:
+        spent = self.spent()
+        if spent.elapsed_s >= self.limits.max_seconds:
+            return f"time budget of {self.limits.max_seconds:g} s used"
+        if provider and spent.provider_calls >= self.limits.max_provider_calls:
+            return f"provider call budget of {self.limits.max_provider_calls} used"
+        if llm and spent.llm_calls >= self.limits.max_llm_calls:
+            return f"LLM call budget of {self.limits.max_llm_calls} used"
+        return None
+
+    def allow(self, *, provider: bool = False, llm: bool = False) -> bool:
+        """Whether one more call of that kind fits; records the reason the first time not."""
+        if self.stop_reason is not None:
+            return False
+        reason = self._check(provider=provider, llm=llm)
+        if reason is not None:
+            self.stop_reason = reason
+            return False
+        return True

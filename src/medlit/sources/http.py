@@ -1,0 +1,174 @@
+"""The one place source requests are sent: rate limit, retries, timeouts, accounting.
+
+`send` holds a slot of the host's :class:`~medlit.sources.ratelimit.RateLimiter` around
+every attempt (a retry is a request like any other), counts it with
+:func:`medlit.usage.record_call`, and retries what is worth retrying:
+
+* 429: waits what ``Retry-After`` says (seconds or an HTTP date), else the backoff delay;
+* 5xx, timeouts, connection errors: exponential backoff with jitter, bounded tries.
+
+After the last try it raises :class:`~medlit.errors.RateLimited` or
+:class:`~medlit.errors.SourceUnavailable`; any other 4xx becomes a
+:class:`~medlit.errors.SourceResponseError` carrying the server's error message. httpx
+exceptions never leave this module.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+import time
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+import httpx
+
+from medlit.errors import RateLimited, SourceResponseError, SourceUnavailable
+from medlit.log import get_logger
+from medlit.sources.ratelimit import RateLimiter
+from medlit.usage import record_call
+
+__all__ = ["RetryPolicy", "error_message", "parse_retry_after", "send"]
+
+log = get_logger("sources.http")
+
+# A server asking us to wait longer than this is treated as "not now": fail fast and let the
+# caller (search_all_providers) report the provider as rate-limited instead of hanging.
+_MAX_RETRY_AFTER_S = 120.0
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How hard to try one request.
+
+    Attributes:
+        max_retries: retries after the first attempt (0: one attempt only).
+        backoff_base_s: delay before the first retry; doubles each retry.
+        backoff_max_s: longest single delay.
+        timeout_s: timeout of one attempt.
+    """
+
+    max_retries: int = 4
+    backoff_base_s: float = 0.5
+    backoff_max_s: float = 30.0
+    timeout_s: float = 20.0
+
+    def delay(self, retry: int) -> float:
+        """Backoff before retry number ``retry`` (0-based), with up to 25% jitter."""
+        base = min(self.backoff_base_s * (2**retry), self.backoff_max_s)
+        return base * (0.75 + random.random() * 0.25)
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (delta-seconds or HTTP date)."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(when.timestamp() - time.time(), 0.0)
+
+
+def error_message(response: httpx.Response) -> str:
+    """The server's own words about an error response, short."""
+    text = response.text.strip()
+    try:
+        body = json.loads(text)
+    except ValueError:
+        body = None
+    if isinstance(body, dict):
+        for key in ("error", "ERROR", "errorMessage", "message"):
+            if body.get(key):
+                return str(body[key])[:300]
+    return text[:300] or response.reason_phrase
+
+
+async def send(
+    client: httpx.AsyncClient,
+    method: str,
+    url: str,
+    *,
+    service: str,
+    limiter: RateLimiter | None,
+    policy: RetryPolicy,
+    params: dict[str, Any] | None = None,
+    data: dict[str, Any] | None = None,
+) -> httpx.Response:
+    """Send one logical request, with rate limiting, retries and accounting.
+
+    Args:
+        client: the provider's HTTP client.
+        method: ``GET`` or ``POST``.
+        url: absolute URL.
+        service: accounting name (``pubmed``, ``europepmc``).
+        limiter: the host's limiter (None: unlimited, e.g. the local corpus).
+        policy: retries, backoff and timeout.
+        params: query-string parameters.
+        data: form fields (POST).
+
+    Returns:
+        The successful (2xx) response.
+
+    Raises:
+        RateLimited: 429 on every try.
+        SourceUnavailable: 5xx, timeouts or connection errors on every try.
+        SourceResponseError: another 4xx (its message is the server's).
+    """
+    last_problem = ""
+    retry_after: float | None = None
+    for attempt in range(policy.max_retries + 1):
+        hold = limiter.slot(policy.timeout_s + 5.0) if limiter else contextlib.nullcontext()
+        try:
+            async with hold:
+                record_call(service)
+                response = await client.request(
+                    method, url, params=params, data=data, timeout=policy.timeout_s
+                )
+        except httpx.TimeoutException:
+            last_problem = f"timed out after {policy.timeout_s:g}s"
+            retry_after = None
+        except httpx.TransportError as exc:
+            last_problem = f"connection failed ({type(exc).__name__}: {exc})"
+            retry_after = None
+        else:
+            status = response.status_code
+            if status < 400:
+                return response
+            if status == 429:
+                retry_after = parse_retry_after(response.headers.get("Retry-After"))
+                last_problem = f"rate limited (429: {error_message(response)})"
+                if retry_after is not None and retry_after > _MAX_RETRY_AFTER_S:
+                    raise RateLimited(
+                        f"{service}: {last_problem}; server asks to wait {retry_after:.0f}s",
+                        source=service,
+                        retry_after=retry_after,
+                    )
+            elif status >= 500:
+                last_problem = f"server error {status} ({error_message(response)})"
+                retry_after = None
+            else:
+                raise SourceResponseError(
+                    f"{service}: HTTP {status}: {error_message(response)}", source=service
+                )
+        if attempt == policy.max_retries:
+            break
+        wait = retry_after if retry_after is not None else policy.delay(attempt)
+        log.info("source_retry", service=service, attempt=attempt + 1, problem=last_problem,
+                 wait_s=round(wait, 3))
+        await asyncio.sleep(wait)
+    tries = policy.max_retries + 1
+    if last_problem.startswith("rate limited"):
+        raise RateLimited(
+            f"{service}: {last_problem} after {tries} tries", source=service,
+            retry_after=retry_after,
+        )
+    raise SourceUnavailable(f"{service}: {last_problem} after {tries} tries", source=service)

@@ -1,0 +1,172 @@
+"""PubMed through NCBI E-utilities: esearch for ids, efetch for the records.
+
+Every request goes through :func:`medlit.sources.http.send` (the host's shared rate limiter,
+retries, accounting) and carries ``tool``, ``email`` and ``api_key`` when set. Records the
+caller already holds fresh (``known``) are not fetched again: that is most of what makes a
+second question on the same topic cheap.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+import httpx
+
+from medlit.config import Settings
+from medlit.log import get_logger
+from medlit.sources.base import FreshArticles
+from medlit.sources.http import RetryPolicy, send
+from medlit.sources.pubmed_xml import ESearchResult, parse_esearch, parse_pubmed_xml
+from medlit.sources.ratelimit import RateLimiter, limiter_for
+from medlit.types import Article, SearchQuery
+
+__all__ = ["PubMedSource"]
+
+log = get_logger("sources.pubmed")
+
+
+class PubMedSource:
+    """The PubMed provider.
+
+    Args:
+        settings: medlit settings (``settings.pubmed`` and ``settings.home`` are used).
+        client: an HTTP client to share; by default the source opens (and closes) its own.
+    """
+
+    name = "pubmed"
+
+    def __init__(self, settings: Settings, *, client: httpx.AsyncClient | None = None) -> None:
+        self.settings = settings
+        self.config = settings.pubmed
+        base = self.config.base_url
+        self.base_url = base if base.endswith("/") else base + "/"
+        self._own_client = client is None
+        self.client = client or httpx.AsyncClient(
+            headers={"User-Agent": f"{self.config.tool} (medlit)"}, follow_redirects=True
+        )
+        self.limiter: RateLimiter = limiter_for(
+            settings.home, urlsplit(self.base_url).netloc, self.config.rate
+        )
+        self.policy = RetryPolicy(
+            max_retries=self.config.max_retries,
+            backoff_base_s=self.config.backoff_base_s,
+            backoff_max_s=self.config.backoff_max_s,
+            timeout_s=self.config.timeout_s,
+        )
+
+    def _identity(self) -> dict[str, str]:
+        params = {"db": "pubmed", "tool": self.config.tool}
+        if self.config.email:
+            params["email"] = self.config.email
+        if self.config.api_key is not None:
+            params["api_key"] = self.config.api_key.get_secret_value()
+        return params
+
+    async def _call(
+        self, utility: str, params: dict[str, Any], *, post: bool = False
+    ) -> httpx.Response:
+        url = urljoin(self.base_url, f"{utility}.fcgi")
+        fields = {**self._identity(), **params}
+        if post:
+            return await send(self.client, "POST", url, service=self.name,
+                              limiter=self.limiter, policy=self.policy, data=fields)  # fmt: skip
+        return await send(self.client, "GET", url, service=self.name, limiter=self.limiter,
+                          policy=self.policy, params=fields)  # fmt: skip
+
+    async def esearch(self, query: SearchQuery, *, usehistory: bool = False) -> ESearchResult:
+        """PMIDs matching ``query`` (one page: ``query.offset``, ``query.limit``).
+
+        Raises:
+            SourceError: the request failed, or NCBI answered with an error body.
+        """
+        params: dict[str, Any] = {
+            "term": query.term,
+            "retmax": query.limit,
+            "retstart": query.offset,
+            "retmode": "json",
+            "sort": "pub_date" if query.sort == "pub_date" else "relevance",
+        }
+        if query.min_year is not None or query.max_year is not None:
+            # E-utilities needs both ends of a date range.
+            params["datetype"] = "pdat"
+            params["mindate"] = f"{query.min_year or 1800}/01/01"
+            params["maxdate"] = f"{query.max_year or 3000}/12/31"
+        if usehistory:
+            params["usehistory"] = "y"
+        response = await self._call("esearch", params)
+        result = parse_esearch(response.content, source=self.name)
+        if result.warnings:
+            log.warning("pubmed_search_warnings", term=query.term, warnings=result.warnings)
+        return result
+
+    async def efetch(self, pmids: Sequence[str]) -> list[Article]:
+        """Records of ``pmids`` (batched; POST for long lists), in the order asked.
+
+        PMIDs PubMed does not return (withdrawn, mistyped) are left out and logged.
+        """
+        ids = list(dict.fromkeys(p.strip() for p in pmids if p and p.strip()))
+        if not ids:
+            return []
+        size = self.config.efetch_batch
+        batches = [ids[i : i + size] for i in range(0, len(ids), size)]
+        parts = await asyncio.gather(*(self._efetch_batch(batch) for batch in batches))
+        by_pmid = {a.pmid: a for part in parts for a in part if a.pmid}
+        missing = [p for p in ids if p not in by_pmid]
+        if missing:
+            log.warning("pubmed_records_missing", pmids=missing[:20], count=len(missing))
+        return [by_pmid[p] for p in ids if p in by_pmid]
+
+    async def _efetch_batch(self, batch: list[str]) -> list[Article]:
+        params = {"id": ",".join(batch), "retmode": "xml", "rettype": "abstract"}
+        response = await self._call(
+            "efetch", params, post=len(batch) > self.config.post_threshold
+        )
+        return parse_pubmed_xml(response.content, source=self.name)
+
+    async def efetch_history(
+        self, webenv: str, query_key: str, *, retstart: int = 0, retmax: int = 20
+    ) -> list[Article]:
+        """Records of a history-server result set (esearch ``usehistory=y``)."""
+        params = {"WebEnv": webenv, "query_key": query_key, "retstart": retstart,
+                  "retmax": retmax, "retmode": "xml", "rettype": "abstract"}  # fmt: skip
+        response = await self._call("efetch", params)
+        return parse_pubmed_xml(response.content, source=self.name)
+
+    async def fetch(
+        self, pmids: Sequence[str], *, known: FreshArticles | None = None
+    ) -> list[Article]:
+        """Records of ``pmids`` in order, taking the fresh ones from ``known``."""
+        ids = list(dict.fromkeys(pmids))
+        held = known.fresh_articles(ids) if known is not None and ids else {}
+        fetched = await self.efetch([p for p in ids if p not in held])
+        by_pmid = {**held, **{a.pmid: a for a in fetched if a.pmid}}
+        return [by_pmid[p] for p in ids if p in by_pmid]
+
+    async def search(
+        self, query: SearchQuery, *, known: FreshArticles | None = None
+    ) -> list[Article]:
+        """Articles matching ``query``, in PubMed's order.
+
+        Raises:
+            SourceError: PubMed failed after retries or answered with an error.
+        """
+        result = await self.esearch(query)
+        if not result.ids:
+            return []
+        articles = await self.fetch(result.ids, known=known)
+        log.debug("pubmed_search", term=query.term, count=result.count, returned=len(articles))
+        return articles
+
+    async def aclose(self) -> None:
+        """Close the HTTP client if this source opened it."""
+        if self._own_client:
+            await self.client.aclose()
+
+    async def __aenter__(self) -> PubMedSource:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()

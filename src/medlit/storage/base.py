@@ -1,0 +1,266 @@
+"""The store protocol: what the caches (and other components) need from a database.
+
+One interface, one backend per module: :class:`~medlit.storage.sqlite.SqliteStore` (embedded
+default: one SQLite file plus usearch ANN indexes) today, a PostgreSQL + pgvector backend later.
+``tests/contract/test_store_contract.py`` is the conformance suite every backend must pass.
+
+The store holds *mechanism* (rows, vectors, nearest neighbours, counters); the caches in
+:mod:`medlit.cache` hold *policy* (thresholds, TTL, LRU capacity, the guard). Similarities a
+store returns are exact cosine similarities of the stored float32 vectors (an ANN index may
+propose candidates, but never decides).
+
+Other components (chat sessions, research jobs) keep their own tables in the same database:
+they register migrations with :meth:`Store.apply_migrations` and write inside
+:meth:`Store.transaction`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+from medlit.types import Article, Chunk
+
+__all__ = [
+    "AnswerRecord",
+    "ArticleRecord",
+    "ChunkFilters",
+    "ChunkMatch",
+    "Migration",
+    "Store",
+]
+
+Vector = npt.NDArray[np.float32]
+#: A migration: a named function that changes the schema through a connection.
+Migration = Callable[[sqlite3.Connection], None]
+
+
+@dataclass
+class AnswerRecord:
+    """One tier-1 entry as stored.
+
+    Attributes:
+        id: store-assigned key (never reused).
+        namespace: tenant scope.
+        fingerprint: hash of the settings that shaped the answer.
+        question: the question the answer was cached under.
+        payload: the cached answer (JSON-ready dict; the store returns a fresh copy).
+        retrieval_score: the retrieval score of the evidence behind the answer.
+        created_at: epoch seconds when stored.
+        last_used_at: epoch seconds of the last hit (LRU position).
+        hits: times served.
+    """
+
+    id: int
+    namespace: str
+    fingerprint: str
+    question: str
+    payload: dict[str, Any]
+    retrieval_score: float
+    created_at: float
+    last_used_at: float
+    hits: int = 0
+
+
+@dataclass
+class ArticleRecord:
+    """An article held by the evidence cache, with when it was fetched and last used."""
+
+    article: Article
+    content_hash: str
+    fetched_at: float
+    last_used_at: float
+    chunk_count: int = 0
+
+
+@dataclass
+class ChunkFilters:
+    """Restrictions on a chunk search (all optional, combined with AND).
+
+    Attributes:
+        article_keys: only chunks of these articles (``Article.key``).
+        pmids: only chunks of articles with these PMIDs.
+        min_year: only articles published in or after this year.
+        study_types: only articles whose ``StudyType`` value is in this set.
+        fetched_after: only articles fetched after this epoch time (the TTL cut-off).
+    """
+
+    article_keys: Sequence[str] | None = None
+    pmids: Sequence[str] | None = None
+    min_year: int | None = None
+    study_types: set[int] | None = None
+    fetched_after: float | None = None
+
+
+@dataclass
+class ChunkMatch:
+    """A chunk found by a vector search, with its article and exact cosine similarity."""
+
+    chunk: Chunk
+    article: Article
+    similarity: float
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Store(Protocol):
+    """What every storage backend provides. Methods are synchronous and thread-safe."""
+
+    # -- lifecycle and generic helpers -------------------------------------------------
+    def close(self) -> None:
+        """Flush indexes and release the database."""
+        ...
+
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
+        """A write transaction (BEGIN IMMEDIATE ... COMMIT, ROLLBACK on error)."""
+        ...
+
+    def apply_migrations(self, component: str, migrations: Sequence[Migration]) -> int:
+        """Apply ``component``'s migrations not yet applied, in order; returns how many ran."""
+        ...
+
+    def bump_counters(self, counts: Mapping[str, int]) -> None:
+        """Add to named counters (cache statistics)."""
+        ...
+
+    def counters(self, prefix: str = "") -> dict[str, int]:
+        """Counters whose name starts with ``prefix``."""
+        ...
+
+    def size_on_disk(self) -> dict[str, int]:
+        """Bytes used per file (database, WAL, indexes)."""
+        ...
+
+    def get_embeddings(self, model_id: str, hashes: Sequence[str]) -> dict[str, Vector]:
+        """Memoised embeddings of texts by content hash."""
+        ...
+
+    def put_embeddings(self, model_id: str, vectors: Mapping[str, Vector]) -> None:
+        """Memoise embeddings by content hash."""
+        ...
+
+    # -- tier 1: answers ---------------------------------------------------------------
+    def insert_answer(
+        self,
+        *,
+        namespace: str,
+        fingerprint: str,
+        question: str,
+        embedding: Vector,
+        payload: Mapping[str, Any],
+        retrieval_score: float,
+        now: float,
+    ) -> int:
+        """Store an answer (replacing one for the same question, namespace and fingerprint)."""
+        ...
+
+    def search_answers(
+        self,
+        embedding: Vector,
+        *,
+        min_similarity: float,
+        namespace: str | None = None,
+        fingerprint: str | None = None,
+        limit: int = 10,
+    ) -> list[tuple[AnswerRecord, float]]:
+        """Answers with cosine similarity >= ``min_similarity`` (best first), any age."""
+        ...
+
+    def get_answer(self, answer_id: int) -> AnswerRecord | None:
+        """One answer by id."""
+        ...
+
+    def touch_answer(self, answer_id: int, now: float) -> None:
+        """Record a hit: move the answer to the LRU front and count it."""
+        ...
+
+    def delete_answers(self, answer_ids: Sequence[int]) -> int:
+        """Delete answers by id; returns how many existed."""
+        ...
+
+    def purge_answers(self, *, created_before: float) -> int:
+        """Delete answers created before a time (expired); returns how many."""
+        ...
+
+    def evict_answers(self, capacity: int) -> int:
+        """Delete least recently used answers until at most ``capacity`` remain."""
+        ...
+
+    def count_answers(self, namespace: str | None = None) -> int:
+        """Answers held (in one namespace, or all)."""
+        ...
+
+    def clear_answers(self, namespace: str | None = None) -> int:
+        """Delete every answer (of one namespace, or all); returns how many."""
+        ...
+
+    def answer_lru_order(self) -> list[int]:
+        """Answer ids from least to most recently used (tests, diagnostics)."""
+        ...
+
+    # -- tier 2: evidence --------------------------------------------------------------
+    def get_articles(self, keys: Sequence[str]) -> dict[str, ArticleRecord]:
+        """Stored articles by ``Article.key`` (any age)."""
+        ...
+
+    def get_articles_by_pmid(self, pmids: Sequence[str]) -> dict[str, ArticleRecord]:
+        """Stored articles by PMID (any age)."""
+        ...
+
+    def upsert_article(
+        self,
+        article: Article,
+        *,
+        content_hash: str,
+        chunks: Sequence[Chunk] | None,
+        embeddings: Vector | None,
+        now: float,
+    ) -> None:
+        """Store an article; ``chunks`` None keeps its chunks and only refreshes it."""
+        ...
+
+    def touch_articles(self, keys: Sequence[str], now: float) -> None:
+        """Move articles to the LRU front."""
+        ...
+
+    def search_chunks(
+        self, embedding: Vector, k: int, filters: ChunkFilters | None = None
+    ) -> list[ChunkMatch]:
+        """The ``k`` chunks most similar to ``embedding`` that pass ``filters``, best first."""
+        ...
+
+    def article_chunks(self, article_key: str) -> list[Chunk]:
+        """An article's chunks in order."""
+        ...
+
+    def purge_articles(self, *, fetched_before: float) -> tuple[int, int]:
+        """Delete articles fetched before a time; returns (articles, chunks) deleted."""
+        ...
+
+    def evict_articles(self, chunk_capacity: int) -> tuple[int, int]:
+        """Delete least recently used articles until at most ``chunk_capacity`` chunks remain."""
+        ...
+
+    def count_articles(self) -> int:
+        """Articles held."""
+        ...
+
+    def count_chunks(self) -> int:
+        """Chunks held."""
+        ...
+
+    def clear_evidence(self) -> tuple[int, int]:
+        """Delete every article and chunk; returns (articles, chunks) deleted."""
+        ...
+
+
+def iter_batches(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
+    """Slices of ``items`` of at most ``size`` (SQLite caps bound parameters)."""
+    for start in range(0, len(items), size):
+        yield items[start : start + size]

@@ -1,0 +1,281 @@
+"""Conformance suite for :class:`medlit.storage.base.Store` backends.
+
+Every backend must pass these. Today the parameter list holds ``sqlite``; a PostgreSQL +
+pgvector backend adds ``"postgres"`` to ``BACKENDS`` and a branch to ``_open`` (skipping when
+no server is configured).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from medlit.cache.chunking import chunk_article
+from medlit.errors import StorageError
+from medlit.storage.base import ChunkFilters, Store
+from medlit.types import AbstractSection, Article
+
+BACKENDS = ["sqlite"]
+DIM = 384
+
+
+def _open(backend: str, tmp_path: Path) -> Store:
+    if backend == "sqlite":
+        from medlit.storage.sqlite import SqliteStore
+
+        return SqliteStore(tmp_path / "store.sqlite3", dim=DIM)
+    raise AssertionError(backend)  # pragma: no cover
+
+
+@pytest.fixture(params=BACKENDS)
+def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[[], Store]]:
+    """Open (or reopen) a store of the parametrised backend on one location."""
+    opened: list[Store] = []
+
+    def factory() -> Store:
+        store = _open(request.param, tmp_path)
+        opened.append(store)
+        return store
+
+    yield factory
+    for store in opened:
+        store.close()
+
+
+@pytest.fixture
+def store(make_store: Callable[[], Store]) -> Store:
+    return make_store()
+
+
+def unit(seed: int) -> np.ndarray:
+    vec = np.random.default_rng(seed).normal(size=DIM).astype(np.float32)
+    return vec / np.linalg.norm(vec)
+
+
+def near(vec: np.ndarray, noise: float, seed: int) -> np.ndarray:
+    out = vec + noise * unit(10_000 + seed)
+    return (out / np.linalg.norm(out)).astype(np.float32)
+
+
+def add(
+    store: Store,
+    question: str,
+    vec: np.ndarray,
+    *,
+    ns: str = "ns",
+    fp: str = "fp",
+    now: float = 0.0,
+    score: float = 0.6,
+) -> int:
+    return store.insert_answer(
+        namespace=ns,
+        fingerprint=fp,
+        question=question,
+        embedding=vec,
+        payload={"answer": question, "n": [1, 2]},
+        retrieval_score=score,
+        now=now,
+    )
+
+
+def article(pmid: str, year: int = 2020, text: str = "Some results were found.") -> Article:
+    return Article(
+        pmid=pmid,
+        title=f"Study {pmid}",
+        year=year,
+        publication_types=["Randomized Controlled Trial"],
+        abstract=[
+            AbstractSection(label="RESULTS", text=text),
+            AbstractSection(label="CONCLUSIONS", text=f"Conclusion of {pmid}."),
+        ],
+    )
+
+
+def put_article(store: Store, art: Article, now: float = 0.0, seed: int = 0) -> list[str]:
+    chunks = chunk_article(art)
+    vectors = np.stack([unit(seed * 100 + i) for i in range(len(chunks))])
+    store.upsert_article(art, content_hash=art.title, chunks=chunks, embeddings=vectors, now=now)
+    return [c.id for c in chunks]
+
+
+# -- answers ----------------------------------------------------------------------------
+def test_search_answers_returns_exact_similarity_best_first(store: Store) -> None:
+    base = unit(1)
+    a = add(store, "a", base)
+    b = add(store, "b", near(base, 0.3, 1))
+    add(store, "far", unit(2))
+    found = store.search_answers(base, min_similarity=0.8, namespace="ns", fingerprint="fp")
+    assert [rec.id for rec, _ in found] == [a, b]
+    assert found[0][1] == pytest.approx(1.0, abs=1e-5)
+    assert found[1][1] == pytest.approx(float(near(base, 0.3, 1) @ base), abs=1e-5)
+    assert found[0][0].payload == {"answer": "a", "n": [1, 2]}
+
+
+def test_search_answers_scopes_namespace_and_fingerprint(store: Store) -> None:
+    vec = unit(3)
+    add(store, "q", vec, ns="one", fp="x")
+    assert store.search_answers(vec, min_similarity=0.9, namespace="two", fingerprint="x") == []
+    assert store.search_answers(vec, min_similarity=0.9, namespace="one", fingerprint="y") == []
+    assert len(store.search_answers(vec, min_similarity=0.9, namespace="one")) == 1
+
+
+def test_insert_same_question_replaces(store: Store) -> None:
+    vec = unit(4)
+    first = add(store, "Same question?", vec)
+    second = add(store, "same question? ", vec, score=0.9)
+    assert first != second
+    assert store.count_answers() == 1
+    assert store.get_answer(first) is None
+    rec = store.get_answer(second)
+    assert rec is not None and rec.retrieval_score == pytest.approx(0.9)
+
+
+def test_returned_payload_is_a_copy(store: Store) -> None:
+    vec = unit(5)
+    aid = add(store, "q", vec)
+    rec = store.get_answer(aid)
+    assert rec is not None
+    rec.payload["n"].append(3)
+    again = store.get_answer(aid)
+    assert again is not None and again.payload["n"] == [1, 2]
+
+
+def test_lru_eviction_respects_touch(store: Store) -> None:
+    ids = [add(store, f"q{i}", unit(10 + i), now=float(i)) for i in range(5)]
+    store.touch_answer(ids[0], now=1.0)  # older timestamp than others: order is by use
+    assert store.answer_lru_order() == [*ids[1:], ids[0]]
+    assert store.evict_answers(3) == 2
+    assert sorted(store.answer_lru_order()) == sorted([ids[3], ids[4], ids[0]])
+    rec = store.get_answer(ids[0])
+    assert rec is not None and rec.hits == 1
+
+
+def test_purge_and_clear_answers(store: Store) -> None:
+    add(store, "old", unit(20), now=10.0)
+    add(store, "new", unit(21), now=20.0, ns="other")
+    assert store.purge_answers(created_before=15.0) == 1
+    assert store.count_answers() == 1
+    assert store.clear_answers("nope") == 0
+    assert store.clear_answers("other") == 1
+    assert store.search_answers(unit(21), min_similarity=0.5) == []
+
+
+def test_wrong_dimension_is_refused(store: Store) -> None:
+    with pytest.raises(StorageError):
+        add(store, "q", np.ones(3, dtype=np.float32))
+
+
+def test_answers_survive_reopen(make_store: Callable[[], Store]) -> None:
+    first = make_store()
+    vec = unit(30)
+    aid = add(first, "kept", vec)
+    first.close()
+    second = make_store()
+    found = second.search_answers(vec, min_similarity=0.99)
+    assert [rec.id for rec, _ in found] == [aid]
+
+
+# -- evidence ---------------------------------------------------------------------------
+def test_articles_and_chunks_roundtrip(store: Store) -> None:
+    art = article("1")
+    ids = put_article(store, art)
+    assert store.get_articles([art.key])[art.key].article == art
+    assert set(store.get_articles_by_pmid(["1", "2"])) == {"1"}
+    assert [c.id for c in store.article_chunks(art.key)] == ids
+    assert store.count_articles() == 1 and store.count_chunks() == len(ids)
+    matches = store.search_chunks(unit(1), 2)
+    assert matches[0].chunk.id == ids[1] and matches[0].similarity == pytest.approx(1.0, abs=1e-5)
+    assert matches[0].article.pmid == "1"
+
+
+def test_rechunk_replaces_chunks_and_refresh_keeps_them(store: Store) -> None:
+    art = article("1")
+    put_article(store, art, seed=0)
+    store.upsert_article(art, content_hash=art.title, chunks=None, embeddings=None, now=50.0)
+    rec = store.get_articles([art.key])[art.key]
+    assert rec.fetched_at == 50.0 and len(store.article_chunks(art.key)) == rec.chunk_count == 3
+    put_article(store, art, seed=7)
+    assert store.count_chunks() == 3
+    assert store.search_chunks(unit(1), 1)[0].similarity < 0.5  # old vectors are gone
+    assert store.search_chunks(unit(701), 1)[0].chunk.id == f"{art.key}#1"
+
+
+def test_search_chunks_filters(store: Store) -> None:
+    put_article(store, article("1", year=2001), seed=1)
+    put_article(store, article("2", year=2022), seed=2, now=100.0)
+    q = unit(101)
+    assert store.search_chunks(q, 1)[0].article.pmid == "1"
+    assert store.search_chunks(q, 1, ChunkFilters(min_year=2010))[0].article.pmid == "2"
+    assert store.search_chunks(q, 1, ChunkFilters(pmids=["2"]))[0].article.pmid == "2"
+    assert store.search_chunks(q, 1, ChunkFilters(article_keys=["pmid:2"]))[0].article.pmid == "2"
+    assert store.search_chunks(q, 5, ChunkFilters(fetched_after=50.0))[0].article.pmid == "2"
+    assert store.search_chunks(q, 5, ChunkFilters(study_types={0})) == []
+
+
+def test_evict_whole_articles_by_lru(store: Store) -> None:
+    for i in range(4):
+        put_article(store, article(str(i)), seed=i, now=float(i))
+    store.touch_articles(["pmid:0"], now=10.0)
+    articles, chunks = store.evict_articles(chunk_capacity=7)
+    assert (articles, chunks) == (2, 6)
+    assert set(store.get_articles([f"pmid:{i}" for i in range(4)])) == {"pmid:0", "pmid:3"}
+    assert {m.article.pmid for m in store.search_chunks(unit(101), 10)} == {"0", "3"}
+
+
+def test_purge_and_clear_evidence(store: Store) -> None:
+    put_article(store, article("1"), now=1.0)
+    put_article(store, article("2"), now=5.0, seed=2)
+    assert store.purge_articles(fetched_before=3.0) == (1, 3)
+    assert store.clear_evidence() == (1, 3)
+    assert store.count_chunks() == 0 and store.search_chunks(unit(0), 3) == []
+
+
+# -- generic ----------------------------------------------------------------------------
+def test_counters(store: Store) -> None:
+    store.bump_counters({"answers.hits": 2, "evidence.x": 1})
+    store.bump_counters({"answers.hits": 1})
+    assert store.counters("answers.") == {"answers.hits": 3}
+
+
+def test_embedding_memo(store: Store) -> None:
+    vec = unit(9)
+    store.put_embeddings("m", {"h1": vec})
+    got = store.get_embeddings("m", ["h1", "h2"])
+    assert list(got) == ["h1"] and np.allclose(got["h1"], vec)
+    assert store.get_embeddings("other", ["h1"]) == {}
+
+
+def m001_notes(conn: sqlite3.Connection) -> None:
+    conn.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
+
+
+def m002_notes_tag(conn: sqlite3.Connection) -> None:
+    conn.execute("ALTER TABLE notes ADD COLUMN tag TEXT")
+
+
+def test_component_migrations_and_transactions(make_store: Callable[[], Store]) -> None:
+    store = make_store()
+    assert store.apply_migrations("notes", [m001_notes]) == 1
+    assert store.apply_migrations("notes", [m001_notes, m002_notes_tag]) == 1
+    assert store.apply_migrations("notes", [m001_notes, m002_notes_tag]) == 0
+    with store.transaction() as conn:
+        conn.execute("INSERT INTO notes (body, tag) VALUES ('kept', 't')")
+    with pytest.raises(RuntimeError), store.transaction() as conn:
+        conn.execute("INSERT INTO notes (body) VALUES ('rolled back')")
+        raise RuntimeError("boom")
+    store.close()
+    again = make_store()
+    assert again.apply_migrations("notes", [m001_notes, m002_notes_tag]) == 0
+    with again.transaction() as conn:
+        rows = conn.execute("SELECT body, tag FROM notes").fetchall()
+    assert rows == [("kept", "t")]
+
+
+def test_size_on_disk_lists_database(store: Store) -> None:
+    add(store, "q", unit(1))
+    sizes = store.size_on_disk()
+    assert any(name.endswith(".sqlite3") for name in sizes) and all(v >= 0 for v in sizes.values())

@@ -1,0 +1,482 @@
+"""A fake NCBI E-utilities server on loopback, speaking the real wire formats.
+
+It serves a corpus of PubMed XML records through ``esearch.fcgi`` (XML, or JSON with
+``retmode=json``; ``usehistory=y`` gives a WebEnv/query_key) and ``efetch.fcgi`` (GET or POST,
+by ``id=`` list or by WebEnv), enforces NCBI's rate limit with HTTP 429 like the real service
+(3 requests in any one-second window, 10 with an ``api_key``), records every request it saw,
+and injects faults on request.
+
+Use it in a test::
+
+    from tests.fakes.eutils_server import FakeEutils, Fault
+
+    with FakeEutils.from_xml(path_to_pubmed_xml) as fake:        # or FakeEutils(articles=[...])
+        settings.pubmed.base_url = fake.base_url                 # or MEDLIT_PUBMED_BASE_URL
+        ...                                                      # run the code under test
+        assert fake.served("efetch") == 1                        # requests answered 200
+        assert fake.max_in_window(1.0) <= 3                      # rate limit held
+        fake.enqueue(Fault.status(500), endpoint="esearch")      # next esearch answers 500
+        fake.enqueue(Fault.delay(2.0))                           # next request waits 2 s
+        fake.enqueue(Fault.truncated(), endpoint="efetch")       # next efetch body is cut short
+        fake.enqueue(Fault.body(b"<eSearchResult><ERROR>x</ERROR></eSearchResult>"))
+
+The pytest fixtures ``fake_eutils`` (the 500 PubMedQA articles when ``../shared/data`` is there,
+else a small generated corpus) and ``make_fake_eutils`` (a factory taking ``articles=`` or
+``xml_path=``) live in :mod:`tests.fakes.fixtures`.
+
+From a shell (e.g. to try the CLI by hand)::
+
+    python -m tests.fakes.eutils_server --xml ../shared/data/pubmedqa/pqal_dev_pubmed.xml --port 8765
+    MEDLIT_PUBMED_BASE_URL=http://127.0.0.1:8765/entrez/eutils/ medlit search "mammography"
+
+Searching is a simple word match over title, abstract, MeSH terms and keywords (it is a fake):
+words that appear nowhere in the corpus are reported as ``PhraseNotFound`` and ignored, like
+PubMed does; ``match="all"`` (default) needs every remaining word, ``match="any"`` ranks by how
+many words match. Field tags (``[tiab]``), ``AND`` and quotes are ignored; ``OR`` switches the
+query to any-word matching.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import threading
+import time
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import parse_qs, urlsplit
+
+from lxml import etree
+
+from tests.fakes.pubmed_render import article_to_xml
+from medlit.types import Article
+
+__all__ = ["FakeEutils", "Fault", "SeenRequest"]
+
+_WORD = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+_STOP = {
+    "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "has",
+    "have", "in", "is", "it", "its", "not", "of", "on", "or", "the", "to", "was", "were", "what",
+    "which", "with", "among", "than", "that", "this", "there", "how", "why", "who", "when",
+}  # fmt: skip
+_XML_DECL = b'<?xml version="1.0" ?>\n'
+_ESEARCH_DOCTYPE = (
+    b'<!DOCTYPE eSearchResult PUBLIC "-//NLM//DTD esearch 20060628//EN" '
+    b'"https://eutils.ncbi.nlm.nih.gov/eutils/dtd/20060628/esearch.dtd">\n'
+)
+_EFETCH_DOCTYPE = (
+    b'<!DOCTYPE PubmedArticleSet PUBLIC "-//NLM//DTD PubMedArticle, 1st January 2025//EN" '
+    b'"https://dtd.nlm.nih.gov/ncbi/pubmed/out/pubmed_250101.dtd">\n'
+)
+
+
+@dataclass
+class Fault:
+    """One injected misbehaviour, used by the next matching request."""
+
+    kind: Literal["status", "delay", "truncated", "body"]
+    status: int = 200
+    seconds: float = 0.0
+    payload: bytes = b""
+    headers: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def status(cls, code: int, body: bytes = b"", headers: dict[str, str] | None = None) -> Fault:
+        """Answer with HTTP ``code`` (e.g. 500, 502, 429 with ``{"Retry-After": "1"}``)."""
+        return cls("status", status=code, payload=body or b"server error", headers=headers or {})
+
+    @classmethod
+    def delay(cls, seconds: float) -> Fault:
+        """Sleep ``seconds`` before answering normally (to trigger client timeouts)."""
+        return cls("delay", seconds=seconds)
+
+    @classmethod
+    def truncated(cls) -> Fault:
+        """Answer 200 with the normal body cut in half (malformed XML)."""
+        return cls("truncated")
+
+    @classmethod
+    def body(cls, payload: bytes, status: int = 200) -> Fault:
+        """Answer with this exact body (an NCBI error document, say)."""
+        return cls("body", status=status, payload=payload)
+
+
+@dataclass
+class SeenRequest:
+    """A request as the fake received it."""
+
+    t: float
+    method: str
+    endpoint: str
+    params: dict[str, str]
+    status: int = 0
+
+
+class FakeEutils:
+    """A threaded E-utilities server on 127.0.0.1.
+
+    Args:
+        articles: records to serve (rendered as PubMed XML).
+        xml_path: a PubMed XML file whose records are served verbatim (may be combined).
+        rate_limit: requests allowed in any one-second window without an api_key (None: off).
+        rate_limit_with_key: the same with an ``api_key`` parameter.
+        match: ``all`` (every known word must match) or ``any`` (ranked by matching words).
+        port: port to bind (0: any free port).
+    """
+
+    def __init__(
+        self,
+        articles: Iterable[Article] = (),
+        *,
+        xml_path: Path | None = None,
+        rate_limit: int | None = 3,
+        rate_limit_with_key: int | None = 10,
+        match: Literal["all", "any"] = "all",
+        port: int = 0,
+    ) -> None:
+        self.records: dict[str, bytes] = {}
+        self.years: dict[str, int] = {}
+        self._tokens: dict[str, set[str]] = {}
+        self.rate_limit = rate_limit
+        self.rate_limit_with_key = rate_limit_with_key
+        self.match = match
+        self.history: list[SeenRequest] = []
+        self._faults: deque[tuple[str | None, Fault]] = deque()
+        self._lock = threading.Lock()
+        self._recent: dict[str, deque[float]] = {}
+        self._webenvs: dict[str, list[str]] = {}
+        if xml_path is not None:
+            self.add_xml(xml_path.read_bytes())
+        for article in articles:
+            self.add_xml(b"<PubmedArticleSet>" + article_to_xml(article) + b"</PubmedArticleSet>")
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), _make_handler(self))
+        self._server.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    # -- corpus ------------------------------------------------------------------------------
+
+    @classmethod
+    def from_xml(cls, path: Path, **kwargs: Any) -> FakeEutils:
+        """A fake serving the records of one PubMed XML file."""
+        return cls(xml_path=path, **kwargs)
+
+    def add_xml(self, data: bytes) -> None:
+        """Add every PubmedArticle/PubmedBookArticle of a PubmedArticleSet document."""
+        parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
+        root = etree.fromstring(data, parser)
+        for element in root:
+            if element.tag not in ("PubmedArticle", "PubmedBookArticle"):
+                continue
+            pmid = (element.findtext(".//PMID") or "").strip()
+            element.tail = None
+            self.records[pmid] = etree.tostring(element, encoding="utf-8")
+            text = " ".join(
+                "".join(node.itertext())
+                for node in element.iter("ArticleTitle", "AbstractText", "DescriptorName",
+                                         "Keyword", "BookTitle")
+            )  # fmt: skip
+            self._tokens[pmid] = set(_WORD.findall(text.lower()))
+            year = element.findtext(".//PubDate/Year") or element.findtext(".//PubDate/MedlineDate")
+            match = re.search(r"\d{4}", year or "")
+            self.years[pmid] = int(match.group()) if match else 0
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    @property
+    def port(self) -> int:
+        """The bound port."""
+        return int(self._server.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        """The E-utilities base URL to configure (``settings.pubmed.base_url``)."""
+        return f"http://127.0.0.1:{self.port}/entrez/eutils/"
+
+    def start(self) -> FakeEutils:
+        """Serve in a background thread."""
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and release the port."""
+        self._server.shutdown()
+        self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> FakeEutils:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- test controls -----------------------------------------------------------------------
+
+    def enqueue(self, fault: Fault, *, endpoint: str | None = None, times: int = 1) -> None:
+        """Make the next ``times`` requests (to ``endpoint``: esearch/efetch, or any) misbehave."""
+        with self._lock:
+            for _ in range(times):
+                self._faults.append((endpoint, fault))
+
+    def served(self, endpoint: str | None = None) -> int:
+        """Requests answered with 200 (to ``endpoint``, or to any)."""
+        return sum(
+            1 for r in self.history if r.status == 200 and endpoint in (None, r.endpoint)
+        )
+
+    def requests(self, endpoint: str | None = None) -> list[SeenRequest]:
+        """Every request received (to ``endpoint``, or to any), in arrival order."""
+        return [r for r in self.history if endpoint in (None, r.endpoint)]
+
+    def max_in_window(self, window_s: float = 1.0, *, only_served: bool = False) -> int:
+        """Most requests that arrived within any ``window_s``-second span."""
+        times = sorted(r.t for r in self.history if not only_served or r.status == 200)
+        best, start = 0, 0
+        for end, t in enumerate(times):
+            while t - times[start] >= window_s:
+                start += 1
+            best = max(best, end - start + 1)
+        return best
+
+    def reset(self) -> None:
+        """Forget the history and pending faults."""
+        with self._lock:
+            self.history.clear()
+            self._faults.clear()
+            self._recent.clear()
+
+    # -- request handling (called from server threads) ----------------------------------------
+
+    def _take_fault(self, endpoint: str) -> Fault | None:
+        with self._lock:
+            for i, (wanted, fault) in enumerate(self._faults):
+                if wanted in (None, endpoint):
+                    del self._faults[i]
+                    return fault
+        return None
+
+    def _admit(self, seen: SeenRequest) -> tuple[bool, int, int]:
+        """Record the arrival; (allowed, limit, remaining) under NCBI's per-second limit."""
+        key = seen.params.get("api_key", "")
+        limit = self.rate_limit_with_key if key else self.rate_limit
+        with self._lock:
+            self.history.append(seen)
+            recent = self._recent.setdefault(key, deque())
+            while recent and seen.t - recent[0] >= 1.0:
+                recent.popleft()
+            recent.append(seen.t)
+            if limit is None:
+                return True, 0, 0
+            return len(recent) <= limit, limit, max(limit - len(recent), 0)
+
+    def handle(self, method: str, path: str, params: dict[str, str]) -> tuple[int, bytes, str, dict[str, str]]:
+        """Answer one request: (status, body, content type, extra headers)."""
+        endpoint = path.rstrip("/").rsplit("/", 1)[-1].removesuffix(".fcgi")
+        seen = SeenRequest(time.time(), method, endpoint, params)
+        allowed, limit, remaining = self._admit(seen)
+        headers = {"X-RateLimit-Limit": str(limit), "X-RateLimit-Remaining": str(remaining)}
+        if not allowed:
+            seen.status = 429
+            body = {"error": "API rate limit exceeded", "api-key": params.get("api_key", ""),
+                    "count": str(limit + 1), "limit": str(limit)}  # fmt: skip
+            return 429, json.dumps(body).encode(), "application/json", headers
+        fault = self._take_fault(endpoint)
+        if fault is not None and fault.kind == "delay":
+            time.sleep(fault.seconds)
+        if fault is not None and fault.kind == "status":
+            seen.status = fault.status
+            return fault.status, fault.payload, "text/plain", {**headers, **fault.headers}
+        if fault is not None and fault.kind == "body":
+            seen.status = fault.status
+            return fault.status, fault.payload, "text/xml", headers
+        if endpoint == "esearch":
+            status, body, ctype = self._esearch(params)
+        elif endpoint == "efetch":
+            status, body, ctype = self._efetch(params)
+        else:
+            status, body, ctype = 404, b"unknown E-utility", "text/plain"
+        if fault is not None and fault.kind == "truncated":
+            body = body[: max(len(body) // 2, 1)]
+        seen.status = status
+        return status, body, ctype, headers
+
+    def search_ids(self, term: str, sort: str = "relevance",
+                   min_year: int | None = None, max_year: int | None = None,
+                   ) -> tuple[list[str], list[str]]:  # fmt: skip
+        """PMIDs matching ``term`` (best first) and the words found nowhere in the corpus."""
+        any_mode = self.match == "any" or bool(re.search(r"\bOR\b", term))
+        cleaned = re.sub(r"\[[^\]]*\]", " ", term).lower()
+        words = [w for w in _WORD.findall(cleaned) if w not in _STOP]
+        vocabulary: set[str] = set().union(*self._tokens.values()) if self._tokens else set()
+        missing = [w for w in words if w not in vocabulary]
+        known = [w for w in dict.fromkeys(words) if w in vocabulary]
+        scored: list[tuple[int, int, str]] = []
+        for pmid, tokens in self._tokens.items():
+            year = self.years.get(pmid, 0)
+            if min_year is not None and year < min_year:
+                continue
+            if max_year is not None and year > max_year:
+                continue
+            hits = sum(1 for w in known if w in tokens)
+            if not known or hits == 0 or (not any_mode and hits < len(known)):
+                continue
+            scored.append((hits, year, pmid))
+        if sort == "pub_date":
+            scored.sort(key=lambda s: (s[1], int(s[2]) if s[2].isdigit() else 0), reverse=True)
+        else:
+            scored.sort(key=lambda s: (s[0], int(s[2]) if s[2].isdigit() else 0), reverse=True)
+        return [pmid for _, _, pmid in scored], missing
+
+    def _esearch(self, params: dict[str, str]) -> tuple[int, bytes, str]:
+        term = params.get("term", "")
+        if params.get("db", "pubmed") != "pubmed":
+            return _esearch_error(f"Invalid db name specified: {params.get('db')}", params)
+        if not term.strip():
+            return _esearch_error("Empty term and query_key - nothing todo", params)
+        min_year = _year(params.get("mindate"))
+        max_year = _year(params.get("maxdate"))
+        ids, missing = self.search_ids(term, params.get("sort", "relevance"), min_year, max_year)
+        retstart = int(params.get("retstart", "0") or 0)
+        retmax = int(params.get("retmax", "20") or 20)
+        page = ids[retstart : retstart + retmax]
+        webenv = query_key = None
+        if params.get("usehistory") == "y":
+            with self._lock:
+                webenv = f"MCID_fake{len(self._webenvs) + 1:08d}"
+                self._webenvs[webenv] = ids
+            query_key = "1"
+        if params.get("retmode") == "json":
+            result: dict[str, Any] = {
+                "count": str(len(ids)), "retmax": str(len(page)), "retstart": str(retstart),
+                "idlist": page, "translationset": [], "querytranslation": term,
+            }  # fmt: skip
+            if webenv:
+                result["querykey"], result["webenv"] = query_key, webenv
+            if missing:
+                result["errorlist"] = {"phrasesnotfound": missing, "fieldsnotfound": []}
+            if not ids:
+                result["warninglist"] = {"outputmessages": ["No items found."]}
+            body = {"header": {"type": "esearch", "version": "0.3"}, "esearchresult": result}
+            return 200, json.dumps(body, indent=4).encode(), "application/json; charset=UTF-8"
+        parts = [f"<Count>{len(ids)}</Count><RetMax>{len(page)}</RetMax>"
+                 f"<RetStart>{retstart}</RetStart>"]  # fmt: skip
+        if webenv:
+            parts.append(f"<QueryKey>{query_key}</QueryKey><WebEnv>{webenv}</WebEnv>")
+        parts.append("<IdList>\n" + "".join(f"<Id>{i}</Id>\n" for i in page) + "</IdList>")
+        parts.append(f"<TranslationSet/><QueryTranslation>{_esc(term)}</QueryTranslation>")
+        if missing:
+            parts.append("<ErrorList>" + "".join(
+                f"<PhraseNotFound>{_esc(w)}</PhraseNotFound>" for w in missing) + "</ErrorList>")
+        if not ids:
+            parts.append("<WarningList><OutputMessage>No items found.</OutputMessage></WarningList>")
+        body_xml = "<eSearchResult>" + "".join(parts) + "</eSearchResult>\n"
+        return 200, _XML_DECL + _ESEARCH_DOCTYPE + body_xml.encode(), "text/xml; charset=UTF-8"
+
+    def _efetch(self, params: dict[str, str]) -> tuple[int, bytes, str]:
+        if params.get("db", "pubmed") != "pubmed":
+            return 400, b"<eFetchResult><ERROR>Invalid db name</ERROR></eFetchResult>", "text/xml"
+        if params.get("WebEnv"):
+            ids = self._webenvs.get(params["WebEnv"])
+            if ids is None:
+                body = b"<eFetchResult><ERROR>Unable to obtain query #1</ERROR></eFetchResult>"
+                return 200, _XML_DECL + body, "text/xml"
+            retstart = int(params.get("retstart", "0") or 0)
+            ids = ids[retstart : retstart + int(params.get("retmax", "20") or 20)]
+        else:
+            ids = [i.strip() for i in params.get("id", "").split(",") if i.strip()]
+            if not ids:
+                body = b"<eFetchResult><ERROR>Empty id list - nothing todo</ERROR></eFetchResult>"
+                return 200, _XML_DECL + body, "text/xml"
+        records = [self.records[i] for i in ids if i in self.records]
+        body = (_XML_DECL + _EFETCH_DOCTYPE + b"<PubmedArticleSet>\n"
+                + b"\n".join(records) + b"\n</PubmedArticleSet>\n")  # fmt: skip
+        return 200, body, "text/xml; charset=UTF-8"
+
+
+def _esc(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _year(value: str | None) -> int | None:
+    match = re.match(r"\s*(\d{4})", value or "")
+    return int(match.group(1)) if match else None
+
+
+def _esearch_error(message: str, params: dict[str, str]) -> tuple[int, bytes, str]:
+    if params.get("retmode") == "json":
+        body = {"header": {"type": "esearch", "version": "0.3"},
+                "esearchresult": {"ERROR": message}}  # fmt: skip
+        return 200, json.dumps(body).encode(), "application/json"
+    xml = f"<eSearchResult>\n  <ERROR>{_esc(message)}</ERROR>\n</eSearchResult>\n"
+    return 200, _XML_DECL + xml.encode(), "text/xml"
+
+
+def _make_handler(fake: FakeEutils) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+            return  # keep test output clean
+
+        def _answer(self, params: dict[str, str]) -> None:
+            status, body, ctype, headers = fake.handle(self.command, urlsplit(self.path).path,
+                                                       params)  # fmt: skip
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(body)))
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(body)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (timeout test): nothing to do
+
+        def do_GET(self) -> None:
+            self._answer(_flat(parse_qs(urlsplit(self.path).query)))
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            form = self.rfile.read(length).decode()
+            params = _flat(parse_qs(urlsplit(self.path).query))
+            params.update(_flat(parse_qs(form)))
+            self._answer(params)
+
+    return Handler
+
+
+def _flat(query: dict[str, list[str]]) -> dict[str, str]:
+    return {key: values[-1] for key, values in query.items()}
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Run the fake in the foreground (``python -m tests.fakes.eutils_server``)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--xml", type=Path, action="append", default=[], help="PubMed XML file")
+    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--no-rate-limit", action="store_true")
+    parser.add_argument("--match", choices=["all", "any"], default="all")
+    args = parser.parse_args(argv)
+    fake = FakeEutils(
+        rate_limit=None if args.no_rate_limit else 3,
+        rate_limit_with_key=None if args.no_rate_limit else 10,
+        match=args.match,
+        port=args.port,
+    )
+    for path in args.xml:
+        fake.add_xml(path.read_bytes())
+    print(f"fake E-utilities with {len(fake.records)} records at {fake.base_url}", flush=True)
+    try:
+        fake._server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()

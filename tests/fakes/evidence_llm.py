@@ -1,0 +1,98 @@
+"""A responder for :class:`tests.fakes.llm_server.FakeLLMServer` that answers like a careful model.
+
+It reads the prompt medlit sends and answers each ``ask`` task the way a well-behaved model
+would, from what the prompt contains and nothing else:
+
+- ``answer``: cites the first evidence blocks' PMIDs (taken from the ``[PMID:n]`` headers of
+  the prompt), quoting each block's last sentence; when the system rules ask for a verdict line
+  it opens with one (``verdict_for(pmids)`` decides it, default ``Uncertain``);
+- ``plan_query`` (JSON): the follow-up joined to the last question of the conversation summary;
+- ``summarize_memory``: the questions of the new turns, in one line.
+
+``invent=True`` makes it also cite a PMID that is not in the evidence, to test that such a
+citation is stripped.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+__all__ = ["EvidenceResponder"]
+
+_HEADER = re.compile(r"^\[PMID:(\d+)\][^\n]*$", re.M)
+
+
+class EvidenceResponder:
+    """Callable responder (``server.responder = EvidenceResponder()``).
+
+    Args:
+        verdict_for: the verdict word for the cited PMIDs (``Yes``, ``No``, ``Uncertain``).
+        cite: evidence blocks cited per answer at most.
+        invent: also cite a PMID absent from the evidence (``99999999``).
+    """
+
+    def __init__(
+        self,
+        verdict_for: Callable[[Sequence[str]], str] | None = None,
+        *,
+        cite: int = 3,
+        invent: bool = False,
+    ) -> None:
+        self.verdict_for = verdict_for or (lambda pmids: "Uncertain")
+        self.cite = cite
+        self.invent = invent
+        self.tasks: list[str] = []
+
+    def __call__(self, request: dict[str, Any]) -> str:
+        messages = request.get("messages", [])
+        system = next((m["content"] for m in messages if m["role"] == "system"), "")
+        user = "\n".join(m["content"] for m in messages if m["role"] == "user")
+        if "Rewrite the user's latest question" in system:
+            self.tasks.append("plan_query")
+            return self._plan(user)
+        if "short memory of a conversation" in system:
+            self.tasks.append("summarize_memory")
+            questions = re.findall(r"- Q: (.+)", user)
+            return "The user asked: " + "; ".join(questions)
+        self.tasks.append("answer")
+        return self._answer(system, user)
+
+    def _plan(self, user: str) -> str:
+        recent = re.search(r"Recent questions: (.+)", user)
+        latest = re.search(r"Latest question: (.+)", user)
+        follow = (latest.group(1) if latest else "").strip().rstrip("?")
+        last = recent.group(1).split("; ")[-1].strip().rstrip("?") if recent else ""
+        follow = re.sub(r"^(and|but|what about|how about)\s+", "", follow, flags=re.I)
+        standalone = f"{last} {follow}?".strip()
+        words = [w for w in re.findall(r"[A-Za-z0-9-]{4,}", standalone)][:6]
+        return json.dumps(
+            {"standalone_question": standalone, "pubmed_query": " AND ".join(words),
+             "focus": None}  # fmt: skip
+        )
+
+    def _answer(self, system: str, user: str) -> str:
+        blocks = re.split(r"\n\n(?=\[PMID:)", user.split("Evidence:", 1)[-1])
+        cited: list[tuple[str, str]] = []
+        for block in blocks:
+            header = _HEADER.search(block)
+            if header is None:
+                continue
+            body = block[header.end() :].strip().splitlines()
+            last = body[-1] if body else header.group(0)
+            sentence = re.split(r"(?<=[.!?])\s+", last.split(": ", 1)[-1])[-1].strip()
+            cited.append((header.group(1), sentence.split("\n\nQuestion:")[0]))
+            if len(cited) >= self.cite:
+                break
+        if not cited:
+            return "Uncertain\nThe evidence given does not address the question."
+        lines = []
+        if "FIRST line" in system:
+            lines.append(self.verdict_for([p for p, _ in cited]))
+        for pmid, sentence in cited:
+            lines.append(f"{sentence.rstrip('.')} [PMID:{pmid}].")
+        if self.invent:
+            lines.append("A landmark trial settled this long ago [PMID:99999999].")
+        return "\n".join(lines)

@@ -1,0 +1,365 @@
+"""A fake OpenAI-compatible chat-completions server on loopback, for tests.
+
+It speaks the real wire format (``POST /v1/chat/completions``, ``GET /v1/models``), so the
+official ``openai`` SDK and ``huggingface_hub``'s ``AsyncInferenceClient`` talk to it exactly as
+they would to vLLM, Ollama or OpenAI. Use it instead of mocks::
+
+    from tests.fakes.llm_server import FakeLLMServer, Reply
+
+    with FakeLLMServer() as server:               # starts on 127.0.0.1, a free port
+        settings.llm.base_url = server.base_url   # "http://127.0.0.1:PORT/v1"
+        settings.llm.model = "fake-model"
+
+        server.enqueue("plain text reply")                      # scripted replies, in order
+        server.enqueue(Reply.rate_limited(retry_after="0.2"))   # 429 + Retry-After
+        server.enqueue(Reply.server_error())                    # 500
+        server.enqueue(Reply.slow(2.0, "late"))                 # answers after 2 s (timeouts)
+        server.enqueue(Reply.reject_response_format())          # 400 on response_format
+        server.enqueue(Reply('{"a": 1}', prompt_tokens=7, completion_tokens=3))
+
+        ... run the code under test ...
+
+        server.history[0].json["messages"]    # what the client sent
+        server.history[0].json["model"]
+        server.history[0].response_format     # dict or None
+        server.history[0].status              # what the fake answered (200, 429...)
+
+When the queue is empty the server asks ``server.responder(request_json)`` for the reply text
+(or a :class:`Reply`). Agent and research tests plug a function there that answers according to
+the prompt (e.g. valid JSON for the schema in ``request_json["response_format"]``)::
+
+    server.responder = lambda req: '{"queries": ["aspirin stroke"]}'
+
+The default responder answers 500 with the message ``"fake LLM server: no scripted reply and no
+responder"``, so a test that forgot to script a reply fails loudly rather than hanging.
+
+``server.unsupported_response_formats = {"json_schema"}`` makes the server behave like one that
+does not support structured output: every request with that ``response_format`` type gets a 400
+(without consuming the queue), the way llama.cpp or older vLLM builds reject it.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+
+__all__ = ["FakeLLMServer", "RecordedRequest", "Reply", "Responder"]
+
+
+@dataclass
+class Reply:
+    """One scripted reply: ``Reply("content")`` is a 200; the class methods build the faults."""
+
+    text: str = ""
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    delay_s: float = 0.0
+    error_body: dict[str, Any] | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    finish_reason: str = "stop"
+
+    @classmethod
+    def rate_limited(cls, retry_after: str | None = "1") -> Reply:
+        """A 429; ``retry_after`` is the Retry-After header (seconds or an HTTP date)."""
+        headers = {"Retry-After": retry_after} if retry_after is not None else {}
+        return cls(
+            status=429,
+            headers=headers,
+            error_body=_error("Rate limit reached, please retry later.", "rate_limit_exceeded"),
+        )
+
+    @classmethod
+    def server_error(cls, status: int = 500, message: str = "internal server error") -> Reply:
+        """A 5xx with an OpenAI-style error body."""
+        return cls(status=status, error_body=_error(message, "server_error"))
+
+    @classmethod
+    def error(cls, status: int, message: str, code: str = "invalid_request_error") -> Reply:
+        """Any error status with an OpenAI-style error body (401, 404...)."""
+        return cls(status=status, error_body=_error(message, code))
+
+    @classmethod
+    def slow(cls, delay_s: float, text: str = "slow reply") -> Reply:
+        """A 200 sent only after ``delay_s`` seconds (to make the client time out)."""
+        return cls(text=text, delay_s=delay_s)
+
+    @classmethod
+    def reject_response_format(cls) -> Reply:
+        """A 400 saying the ``response_format`` is not supported."""
+        return cls(
+            status=400,
+            error_body=_error(
+                "response_format of type json_schema is not supported by this server",
+                "invalid_request_error",
+                param="response_format",
+            ),
+        )
+
+
+Responder = Callable[[dict[str, Any]], "str | Reply"]
+
+
+@dataclass
+class RecordedRequest:
+    """A request the server received, and the status it answered."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    json: dict[str, Any]
+    received_at: float
+    status: int = 0
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """The chat messages of a completions request."""
+        return list(self.json.get("messages", []))
+
+    @property
+    def model(self) -> str | None:
+        """The requested model."""
+        return self.json.get("model")
+
+    @property
+    def response_format(self) -> dict[str, Any] | None:
+        """The requested response_format, if any."""
+        return self.json.get("response_format")
+
+
+def _error(message: str, code: str, param: str | None = None) -> dict[str, Any]:
+    return {"error": {"message": message, "type": code, "param": param, "code": code}}
+
+
+def _count_tokens(text: str) -> int:
+    # A deterministic stand-in for a tokenizer: about one token per word.
+    return len(text.split())
+
+
+def _no_responder(request_json: dict[str, Any]) -> Reply:
+    return Reply.server_error(message="fake LLM server: no scripted reply and no responder")
+
+
+class FakeLLMServer:
+    """An OpenAI-compatible server on 127.0.0.1 with scripted replies and a request history."""
+
+    def __init__(self, responder: Responder | None = None, models: list[str] | None = None) -> None:
+        self.responder: Responder = responder or _no_responder
+        self.models = models or ["fake-model"]
+        self.history: list[RecordedRequest] = []
+        self.unsupported_response_formats: set[str] = set()
+        self._queue: deque[Reply] = deque()
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def start(self) -> FakeLLMServer:
+        """Start serving in a background thread on a free loopback port."""
+        handler = _make_handler(self)
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._httpd.daemon_threads = True
+        # A client that keeps its keep-alive connection open must not hang stop().
+        self._httpd.block_on_close = False
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving; slow replies still sleeping are cut short."""
+        self._stopping.set()
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._httpd = None
+        self._thread = None
+
+    def __enter__(self) -> FakeLLMServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    @property
+    def base_url(self) -> str:
+        """The OpenAI-style base URL, ending in ``/v1``."""
+        return f"{self.root_url}/v1"
+
+    @property
+    def root_url(self) -> str:
+        """``http://127.0.0.1:PORT`` (for clients that append ``/v1/...`` themselves)."""
+        if self._httpd is None:
+            raise RuntimeError("FakeLLMServer is not started")
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    # -- scripting ---------------------------------------------------------------------------
+
+    def enqueue(self, *replies: str | Reply) -> None:
+        """Queue replies (plain strings become 200 completions), served first in, first out."""
+        with self._lock:
+            for reply in replies:
+                self._queue.append(Reply(text=reply) if isinstance(reply, str) else reply)
+
+    @property
+    def pending(self) -> int:
+        """Scripted replies not served yet."""
+        with self._lock:
+            return len(self._queue)
+
+    @property
+    def completions(self) -> list[RecordedRequest]:
+        """The chat-completions requests received, in order."""
+        return [r for r in self.history if r.path.endswith("/chat/completions")]
+
+    def clear(self) -> None:
+        """Forget the history and the queued replies."""
+        with self._lock:
+            self._queue.clear()
+            self.history.clear()
+
+    # -- serving (called from the handler threads) -------------------------------------------
+
+    def _next_reply(self, record: RecordedRequest) -> Reply:
+        fmt = record.response_format
+        if fmt and fmt.get("type") in self.unsupported_response_formats:
+            return Reply.reject_response_format()
+        with self._lock:
+            if self._queue:
+                return self._queue.popleft()
+        answer = self.responder(record.json)
+        return Reply(text=answer) if isinstance(answer, str) else answer
+
+    def _completion_body(self, record: RecordedRequest, reply: Reply) -> dict[str, Any]:
+        prompt_text = " ".join(
+            m["content"] if isinstance(m.get("content"), str) else json.dumps(m.get("content"))
+            for m in record.messages
+        )
+        prompt_tokens = (
+            reply.prompt_tokens if reply.prompt_tokens is not None else _count_tokens(prompt_text)
+        )
+        completion_tokens = (
+            reply.completion_tokens
+            if reply.completion_tokens is not None
+            else _count_tokens(reply.text)
+        )
+        return {
+            "id": f"chatcmpl-fake{len(self.history)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": record.model or self.models[0],
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": reply.text},
+                    "logprobs": None,
+                    "finish_reason": reply.finish_reason,
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
+        }
+
+    def _models_body(self) -> dict[str, Any]:
+        return {
+            "object": "list",
+            "data": [
+                {"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in self.models
+            ],
+        }
+
+
+def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # quiet test output
+            return
+
+        def _record(self, body: dict[str, Any]) -> RecordedRequest:
+            record = RecordedRequest(
+                method=self.command,
+                path=self.path,
+                headers={k.lower(): v for k, v in self.headers.items()},
+                json=body,
+                received_at=time.monotonic(),
+            )
+            with server._lock:
+                server.history.append(record)
+            return record
+
+        def _send(self, status: int, body: dict[str, Any], headers: dict[str, str]) -> None:
+            data = json.dumps(body).encode()
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                # The client gave up (a timeout under test): nothing left to answer.
+                self.close_connection = True
+
+        def do_GET(self) -> None:
+            record = self._record({})
+            if self.path.rstrip("/").endswith("/models"):
+                record.status = 200
+                self._send(200, server._models_body(), {})
+            else:
+                record.status = 404
+                self._send(404, _error(f"no route {self.path}", "not_found"), {})
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            try:
+                body = json.loads(raw or b"{}")
+            except json.JSONDecodeError:
+                record = self._record({"_raw": raw.decode("utf-8", "replace")})
+                record.status = 400
+                self._send(400, _error("body is not JSON", "invalid_request_error"), {})
+                return
+            record = self._record(body)
+            if not self.path.rstrip("/").endswith("/chat/completions"):
+                record.status = 404
+                self._send(404, _error(f"no route {self.path}", "not_found"), {})
+                return
+            if body.get("stream"):
+                record.status = 400
+                self._send(400, _error("fake server does not stream", "invalid_request_error"), {})
+                return
+            reply = server._next_reply(record)
+            record.status = reply.status
+            if reply.delay_s and server._stopping.wait(reply.delay_s):
+                return
+            if reply.status != 200:
+                self._send(
+                    reply.status, reply.error_body or _error("error", "error"), reply.headers
+                )
+            else:
+                self._send(200, server._completion_body(record, reply), reply.headers)
+
+    return Handler

@@ -1,0 +1,256 @@
+"""``medlit ask`` end to end: the graph against the fake E-utilities and LLM servers on loopback.
+
+Real HTTP, real SQLite, the real embedder; only PubMed and the model are fakes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from medlit.agent.prompt import NO_EVIDENCE_ANSWER
+from medlit.assistant import Assistant, AskResult
+from medlit.config import Settings
+from medlit.types import AbstractSection, Article
+from tests.fakes.eutils_server import FakeEutils
+from tests.fakes.evidence_llm import EvidenceResponder
+from tests.fakes.fixtures import sample_articles
+from tests.fakes.llm_server import FakeLLMServer
+
+Q1 = "Does aspirin prevent stroke in adults?"
+
+
+def _article(n: int, title: str, conclusion: str, pub_type: str, year: int) -> Article:
+    return Article(
+        pmid=str(31000000 + n),
+        title=title,
+        abstract=[
+            AbstractSection(label="METHODS", category="METHODS",
+                            text=f"We studied {title.lower()} in a cohort of adults."),
+            AbstractSection(label="CONCLUSIONS", category="CONCLUSIONS", text=conclusion),
+        ],  # fmt: skip
+        journal="Journal of Test Evidence",
+        year=year,
+        publication_types=["Journal Article", pub_type],
+        language="eng",
+    )
+
+
+def corpus() -> list[Article]:
+    """The generated sample corpus plus several aspirin/stroke studies (so evidence is ample)."""
+    extra = [
+        _article(1, "Low-dose aspirin and stroke prevention in adults",
+                 "Aspirin reduced the incidence of ischaemic stroke in adults.", "Meta-Analysis",
+                 2020),
+        _article(2, "Aspirin for primary prevention of stroke: a randomised trial",
+                 "Aspirin lowered stroke risk compared with placebo.",
+                 "Randomized Controlled Trial", 2018),
+        _article(3, "Aspirin use and stroke outcomes in older adults",
+                 "Regular aspirin use was associated with fewer strokes in adults.",
+                 "Observational Study", 2016),
+        _article(4, "Aspirin dose and gastrointestinal bleeding in stroke prevention",
+                 "Higher aspirin doses increased gastrointestinal bleeding in adults.",
+                 "Cohort Studies", 2017),
+    ]  # fmt: skip
+    return sample_articles() + extra
+
+
+@pytest.fixture
+def eutils() -> Iterator[FakeEutils]:
+    with FakeEutils(articles=corpus(), rate_limit=None, rate_limit_with_key=None) as fake:
+        yield fake
+
+
+@pytest.fixture
+def llm_server() -> Iterator[FakeLLMServer]:
+    with FakeLLMServer() as server:
+        server.responder = EvidenceResponder(lambda pmids: "Yes")
+        yield server
+
+
+def _configure(settings: Settings, eutils: FakeEutils, llm: FakeLLMServer | None) -> Settings:
+    settings.pubmed.base_url = eutils.base_url
+    settings.pubmed.requests_per_second = 50.0
+    settings.pubmed.timeout_s = 5.0
+    settings.agent.min_docs = 2
+    settings.agent.score_threshold = 0.5
+    settings.agent.fetch_per_round = 5
+    if llm is not None:
+        settings.llm.base_url = llm.base_url
+        settings.llm.model = "fake-model"
+    return settings
+
+
+@pytest.fixture
+async def assistant(
+    settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
+) -> AsyncIterator[Assistant]:
+    async with Assistant(_configure(settings, eutils, llm_server)) as a:
+        yield a
+
+
+def _pmids_in_corpus() -> set[str]:
+    return {a.pmid for a in corpus() if a.pmid}
+
+
+def _check_cited(result: AskResult) -> None:
+    assert result.citations, result.answer
+    for citation in result.citations:
+        assert citation.pmid in _pmids_in_corpus()
+        assert f"[PMID:{citation.pmid}]" in result.answer
+
+
+async def test_miss_then_hit_then_reworded_hit(
+    assistant: Assistant, eutils: FakeEutils, llm_server: FakeLLMServer
+) -> None:
+    first = await assistant.ask(Q1)
+    assert first.cache.tier1 == "miss" and first.cache.miss_reason == "nothing_similar"
+    assert first.api_calls.pubmed >= 2 and first.api_calls.llm == 1
+    assert first.api_calls.pubmed == len(eutils.history)
+    _check_cited(first)
+    assert first.verdict == "yes" and first.answer.startswith("Yes")
+    assert first.stop_reason == "threshold" and first.cache.admitted
+    assert first.mode == "llm"
+
+    sent_pubmed, sent_llm = len(eutils.history), len(llm_server.history)
+    again = await assistant.ask(Q1)
+    assert again.cache.tier1 == "hit" and again.stop_reason == "cache_hit"
+    assert again.api_calls.pubmed == 0 and again.api_calls.llm == 0
+    assert (len(eutils.history), len(llm_server.history)) == (sent_pubmed, sent_llm)
+    assert again.answer == first.answer and again.verdict == "yes"
+    assert [c.pmid for c in again.citations] == [c.pmid for c in first.citations]
+
+    reworded = await assistant.ask("In adults, can aspirin prevent strokes?")
+    assert reworded.cache.tier1 == "hit", reworded.cache
+    assert reworded.api_calls.pubmed == 0 and reworded.api_calls.llm == 0
+    assert reworded.timings_ms["total"] < 1000
+
+
+async def test_related_question_reuses_evidence(assistant: Assistant) -> None:
+    first = await assistant.ask(Q1)
+    related = await assistant.ask("Which aspirin doses increase bleeding in stroke prevention?")
+    assert related.cache.tier1 == "miss"
+    assert related.cache.evidence_reused > 0
+    assert related.api_calls.pubmed < first.api_calls.pubmed
+    _check_cited(related)
+
+
+async def test_different_drug_is_not_a_hit(assistant: Assistant) -> None:
+    await assistant.ask(Q1)
+    other = await assistant.ask("Does clopidogrel prevent stroke in adults?")
+    assert other.cache.tier1 == "miss"
+    assert other.cache.miss_reason in {"nothing_similar", "guard_rejected"}
+    children = await assistant.ask("Does aspirin prevent stroke in children?")
+    assert children.cache.tier1 == "miss"
+
+
+async def test_stop_on_limits(
+    settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
+) -> None:
+    _configure(settings, eutils, llm_server)
+    settings.agent.score_threshold = 1.0  # never reached
+    settings.agent.max_iterations = 1
+    async with Assistant(settings) as assistant:
+        result = await assistant.ask(Q1)
+    assert result.stop_reason == "max_iterations"
+    assert result.api_calls.pubmed == 2  # one round: esearch + efetch
+    settings.agent.max_iterations = 5
+    settings.agent.max_api_calls = 1
+    settings.home = settings.home.parent / "home2"
+    async with Assistant(settings) as assistant:
+        result = await assistant.ask(Q1)
+    assert result.stop_reason == "max_api_calls"
+    assert result.api_calls.pubmed <= 2  # one round of esearch + efetch, then the budget stops
+
+
+async def test_stop_on_stagnation(
+    settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
+) -> None:
+    _configure(settings, eutils, llm_server)
+    settings.agent.score_threshold = 1.0
+    settings.agent.max_iterations = 10
+    settings.agent.fetch_per_round = 1  # full pages: the loop could page on and on
+    settings.agent.stagnation_rounds = 1
+    settings.agent.min_gain = 0.05
+    async with Assistant(settings) as assistant:
+        result = await assistant.ask(Q1)
+    assert result.stop_reason == "stagnation"
+    assert result.api_calls.pubmed < 20
+
+
+async def test_no_results_answers_plainly_without_llm(
+    assistant: Assistant, eutils: FakeEutils, llm_server: FakeLLMServer
+) -> None:
+    result = await assistant.ask("Does zorblatamab cure quixotic fever?")
+    assert result.stop_reason == "no_results"
+    assert result.answer == NO_EVIDENCE_ANSWER
+    assert result.citations == [] and result.verdict is None
+    assert result.api_calls.llm == 0 and len(llm_server.history) == 0
+    assert result.api_calls.pubmed == 2  # the narrow query, then the broad one; no loop
+    assert not result.cache.admitted
+    again = await assistant.ask("Does zorblatamab cure quixotic fever?")
+    assert again.cache.tier1 == "miss"  # "no evidence" is never cached
+
+
+async def test_follow_up_is_rewritten_before_the_cache(
+    assistant: Assistant, llm_server: FakeLLMServer
+) -> None:
+    await assistant.ask(Q1, session_id="s1")
+    plans_before = sum(1 for r in llm_server.history if _is_plan(r.json))
+    assert plans_before == 0  # a standalone first question is planned without the LLM
+    follow = await assistant.ask("and what about gastrointestinal bleeding?", session_id="s1")
+    plans = [r for r in llm_server.history if _is_plan(r.json)]
+    assert len(plans) == 1
+    assert "aspirin" in follow.standalone_question.lower()
+    assert "bleeding" in follow.standalone_question.lower()
+    # The rewrite came before the lookup: the cache saw the standalone question, not the
+    # fragment, so the aspirin/stroke answer was not served for it.
+    assert follow.cache.tier1 == "miss"
+    # Another session has no memory: the same fragment is not rewritten.
+    alone = await assistant.ask("and what about gastrointestinal bleeding?", session_id="s2")
+    assert alone.standalone_question == "and what about gastrointestinal bleeding?"
+    assert sum(1 for r in llm_server.history if _is_plan(r.json)) == 1
+
+
+def _is_plan(request: dict[str, object]) -> bool:
+    messages = request.get("messages")
+    assert isinstance(messages, list)
+    return "Rewrite the user's latest question" in str(messages[0].get("content", ""))
+
+
+async def test_invented_citations_are_stripped(
+    settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
+) -> None:
+    llm_server.responder = EvidenceResponder(lambda pmids: "Yes", invent=True)
+    async with Assistant(_configure(settings, eutils, llm_server)) as assistant:
+        result = await assistant.ask(Q1)
+        assert "99999999" not in result.answer
+        assert all(c.pmid != "99999999" for c in result.citations)
+        assert not result.cache.admitted  # an answer that invented a source is not cached
+        again = await assistant.ask(Q1)
+    assert again.cache.tier1 == "miss"
+
+
+async def test_without_llm_answers_with_evidence_digest(
+    settings: Settings, eutils: FakeEutils, tmp_path: Path
+) -> None:
+    async with Assistant(_configure(settings, eutils, None)) as assistant:
+        result = await assistant.ask(Q1)
+        assert result.mode == "evidence_digest"
+        assert result.api_calls.llm == 0
+        _check_cited(result)
+        assert result.verdict in {"yes", "no", "uncertain", None}
+        again = await assistant.ask(Q1)
+    if result.cache.admitted:
+        assert again.cache.tier1 == "hit" and again.api_calls.pubmed == 0
+
+
+async def test_no_cache_bypasses_both_tiers(assistant: Assistant) -> None:
+    first = await assistant.ask(Q1)
+    fresh = await assistant.ask(Q1, use_cache=False)
+    assert fresh.cache.tier1 == "miss" and fresh.cache.miss_reason == "disabled"
+    assert fresh.cache.evidence_reused == 0
+    assert fresh.api_calls.pubmed >= first.api_calls.pubmed
+    assert fresh.api_calls.llm == 1

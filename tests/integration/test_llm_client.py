@@ -1,0 +1,278 @@
+"""LLMClient against the fake OpenAI-compatible server on loopback (real HTTP, real SDK)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from medlit.config import LLMTaskRoute, Settings
+from medlit.errors import (
+    LLMConfigError,
+    LLMOutputError,
+    LLMProviderError,
+    LLMRateLimited,
+    LLMTimeout,
+)
+from medlit.llm import LLMClient, LLMTask
+from medlit.usage import usage_scope
+from tests.fakes.llm_server import FakeLLMServer, Reply
+
+
+class QueryPlan(BaseModel):
+    queries: list[str]
+    rationale: str | None = None
+
+
+@pytest.fixture
+def server() -> Iterator[FakeLLMServer]:
+    with FakeLLMServer() as fake:
+        yield fake
+
+
+@pytest.fixture
+def llm_settings(settings: Settings, server: FakeLLMServer) -> Settings:
+    settings.llm.base_url = server.base_url
+    settings.llm.model = "fake-small"
+    settings.llm.timeout_s = 0.4
+    settings.llm.max_retries = 2
+    return settings
+
+
+@pytest.fixture
+async def client(llm_settings: Settings) -> AsyncIterator[LLMClient]:
+    async with LLMClient.from_settings(llm_settings) as llm:
+        yield llm
+
+
+async def test_complete_sends_the_route_and_returns_text(
+    client: LLMClient, server: FakeLLMServer
+) -> None:
+    server.enqueue(Reply("Aspirin lowers the risk.", prompt_tokens=12, completion_tokens=5))
+    reply = await client.complete(
+        LLMTask.ANSWER, [{"role": "user", "content": "Does aspirin help?"}], temperature=0.0
+    )
+    assert reply.text == "Aspirin lowers the risk."
+    assert (reply.prompt_tokens, reply.completion_tokens, reply.attempts) == (12, 5, 1)
+    request = server.completions[0]
+    assert request.model == "fake-small"
+    assert request.messages == [{"role": "user", "content": "Does aspirin help?"}]
+    assert request.json["temperature"] == 0.0
+    assert request.json["max_tokens"] == 1200
+    assert request.response_format is None
+    assert request.headers["authorization"] == "Bearer not-needed"
+
+
+async def test_think_blocks_are_stripped_but_raw_is_kept(
+    client: LLMClient, server: FakeLLMServer
+) -> None:
+    server.enqueue("<think>The user wants a summary.</think>\n\nShort summary.")
+    reply = await client.complete("summarize_memory", "summarise")
+    assert reply.text == "Short summary."
+    assert reply.raw.startswith("<think>")
+
+
+async def test_429_honours_retry_after(client: LLMClient, server: FakeLLMServer) -> None:
+    server.enqueue(Reply.rate_limited(retry_after="0.2"), "ok after waiting")
+    started = time.monotonic()
+    reply = await client.complete("answer", "q")
+    assert reply.text == "ok after waiting"
+    assert reply.attempts == 2
+    assert [r.status for r in server.completions] == [429, 200]
+    gap = server.completions[1].received_at - server.completions[0].received_at
+    assert gap >= 0.2, f"retried after {gap:.3f} s, Retry-After said 0.2 s"
+    assert time.monotonic() - started >= 0.2
+
+
+async def test_429_without_retry_after_backs_off_then_gives_up(
+    client: LLMClient, server: FakeLLMServer
+) -> None:
+    server.enqueue(*[Reply.rate_limited(retry_after=None) for _ in range(3)])
+    with pytest.raises(LLMRateLimited):
+        await client.complete("answer", "q")
+    assert len(server.completions) == 3  # 1 + max_retries
+    assert server.pending == 0
+
+
+async def test_retry_after_longer_than_the_cap_fails_fast(
+    client: LLMClient, server: FakeLLMServer
+) -> None:
+    server.enqueue(Reply.rate_limited(retry_after="3600"))
+    started = time.monotonic()
+    with pytest.raises(LLMRateLimited, match="3600"):
+        await client.complete("answer", "q")
+    assert time.monotonic() - started < 1.0
+    assert len(server.completions) == 1
+
+
+async def test_slow_replies_time_out_after_bounded_retries(
+    client: LLMClient, server: FakeLLMServer
+) -> None:
+    server.enqueue(*[Reply.slow(2.0) for _ in range(3)])
+    started = time.monotonic()
+    with pytest.raises(LLMTimeout):
+        await client.complete("answer", "q")
+    elapsed = time.monotonic() - started
+    assert len(server.completions) == 3
+    assert 3 * 0.4 <= elapsed < 3.0
+
+
+async def test_timeout_then_success(client: LLMClient, server: FakeLLMServer) -> None:
+    server.enqueue(Reply.slow(2.0), "in time")
+    reply = await client.complete("answer", "q")
+    assert (reply.text, reply.attempts) == ("in time", 2)
+
+
+async def test_server_errors_are_retried_then_mapped(
+    client: LLMClient, server: FakeLLMServer
+) -> None:
+    server.enqueue(Reply.server_error(), "recovered")
+    assert (await client.complete("answer", "q")).text == "recovered"
+    server.enqueue(Reply.error(401, "Incorrect API key provided"))
+    with pytest.raises(LLMProviderError, match="Incorrect API key"):
+        await client.complete("answer", "q")
+    assert [r.status for r in server.completions] == [500, 200, 401]  # 401 is not retried
+
+
+async def test_unscripted_request_fails_clearly(client: LLMClient, server: FakeLLMServer) -> None:
+    with pytest.raises(LLMProviderError, match="no scripted reply"):
+        await client.complete("answer", "q")
+
+
+async def test_complete_json_sends_the_schema(client: LLMClient, server: FakeLLMServer) -> None:
+    server.enqueue('{"queries": ["aspirin AND stroke"], "rationale": "MeSH"}')
+    plan = await client.complete_json(LLMTask.PLAN_QUERY, "Plan: aspirin and stroke", QueryPlan)
+    assert plan.queries == ["aspirin AND stroke"]
+    fmt = server.completions[0].response_format
+    assert fmt is not None and fmt["type"] == "json_schema"
+    assert fmt["json_schema"]["schema"]["required"] == ["queries"]
+    assert server.completions[0].messages[0]["role"] == "system"
+
+
+async def test_complete_json_handles_fences_prose_and_think(
+    client: LLMClient, server: FakeLLMServer
+) -> None:
+    server.enqueue(
+        '```json\n{"queries": ["a"]}\n```',
+        '<think>{"queries": ["draft"]}</think>Here you go: {"queries": ["b"]} Done.',
+    )
+    assert (await client.complete_json("plan_query", "p", QueryPlan)).queries == ["a"]
+    assert (await client.complete_json("plan_query", "p", QueryPlan)).queries == ["b"]
+    assert len(server.completions) == 2  # no repair was needed
+
+
+async def test_invalid_then_fixed_json_repairs_once(
+    client: LLMClient, server: FakeLLMServer
+) -> None:
+    server.enqueue('{"queries": "aspirin"}', '{"queries": ["aspirin"]}')
+    plan = await client.complete_json("plan_query", "p", QueryPlan)
+    assert plan.queries == ["aspirin"]
+    repair = server.completions[1].messages
+    assert repair[-2] == {"role": "assistant", "content": '{"queries": "aspirin"}'}
+    assert "queries" in repair[-1]["content"] and "valid list" in repair[-1]["content"]
+
+
+async def test_invalid_twice_raises_with_raw(client: LLMClient, server: FakeLLMServer) -> None:
+    server.enqueue("I am not sure.", "Still no JSON, sorry.")
+    with pytest.raises(LLMOutputError) as info:
+        await client.complete_json("plan_query", "p", QueryPlan)
+    assert info.value.raw == "Still no JSON, sorry."
+    assert len(server.completions) == 2
+
+
+async def test_rejected_response_format_falls_back_and_is_remembered(
+    client: LLMClient, server: FakeLLMServer
+) -> None:
+    server.unsupported_response_formats = {"json_schema", "json_object"}
+    server.enqueue('{"queries": ["x"]}', '{"queries": ["y"]}')
+    assert (await client.complete_json("plan_query", "p", QueryPlan)).queries == ["x"]
+    formats = [(r.status, (r.response_format or {}).get("type")) for r in server.completions]
+    assert formats == [(400, "json_schema"), (400, "json_object"), (200, None)]
+    # Without response_format the schema travels in the prompt.
+    assert '"queries"' in server.completions[2].messages[0]["content"]
+    assert (await client.complete_json("plan_query", "p", QueryPlan)).queries == ["y"]
+    assert server.completions[3].response_format is None  # remembered for this route
+
+
+async def test_other_400_is_a_provider_error(client: LLMClient, server: FakeLLMServer) -> None:
+    server.enqueue(Reply.error(400, "maximum context length is 4096 tokens"))
+    with pytest.raises(LLMProviderError, match="context length"):
+        await client.complete_json("plan_query", "p", QueryPlan)
+    assert len(server.completions) == 1
+
+
+async def test_tasks_route_to_their_models(llm_settings: Settings, server: FakeLLMServer) -> None:
+    llm_settings.llm.tasks = {
+        "synthesize": LLMTaskRoute(model="fake-large", max_tokens=3000),
+        "plan_query": LLMTaskRoute(temperature=0.0),
+    }
+    server.responder = lambda request: f"model was {request['model']}"
+    async with LLMClient(llm_settings.llm) as llm:
+        assert (await llm.complete("synthesize", "s")).text == "model was fake-large"
+        assert (await llm.complete("plan_query", "p")).text == "model was fake-small"
+    sent = [(r.model, r.json["max_tokens"], r.json["temperature"]) for r in server.completions]
+    assert sent == [("fake-large", 3000, 0.1), ("fake-small", 1200, 0.0)]
+
+
+async def test_no_model_configured_raises_with_how_to(settings: Settings) -> None:
+    async with LLMClient.from_settings(settings) as llm:
+        assert not llm.is_configured(LLMTask.ANSWER)
+        with pytest.raises(LLMConfigError) as info:
+            await llm.complete(LLMTask.ANSWER, "q")
+    message = str(info.value)
+    assert "MEDLIT_LLM_BASE_URL" in message and "MEDLIT_LLM_MODEL" in message
+    assert "http://localhost:11434/v1" in message
+
+
+async def test_accounting_per_task_scoped_and_cumulative(
+    llm_settings: Settings, server: FakeLLMServer
+) -> None:
+    llm_settings.llm.prices = {"fake-small": (1.0, 2.0)}
+    server.enqueue(
+        Reply("a", prompt_tokens=100, completion_tokens=10),
+        Reply.rate_limited(retry_after="0.01"),
+        Reply('{"queries": []}', prompt_tokens=50, completion_tokens=5),
+    )
+    async with LLMClient(llm_settings.llm) as llm:
+        with usage_scope() as outer:
+            await llm.complete("answer", "q")
+            with usage_scope() as inner:
+                await llm.complete_json("plan_query", "p", QueryPlan)
+        assert inner.llm_calls == 2  # the 429 counts: it was a request sent
+        assert inner.llm["plan_query"].prompt_tokens == 50
+        assert outer.llm_calls == 3
+        assert outer.llm["answer"].calls == 1
+        assert outer.tokens == 165
+        assert outer.cost_usd == pytest.approx((150 * 1.0 + 15 * 2.0) / 1e6)
+        assert outer.llm["answer"].latency_s > 0
+        server.enqueue("b")
+        await llm.complete("answer", "outside any scope")
+        assert llm.usage.llm_calls == 4
+        assert llm.usage.llm["answer"].calls == 2
+        assert outer.llm_calls == 3  # the scope closed
+
+
+async def test_hf_provider_speaks_to_an_openai_compatible_endpoint(
+    llm_settings: Settings, server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import huggingface_hub.constants
+
+    # conftest sets HF_HUB_OFFLINE=1, which makes huggingface_hub refuse every request, even to
+    # loopback; this test talks only to the fake on 127.0.0.1.
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
+    llm_settings.llm.provider = "hf"
+    llm_settings.llm.api_key = "hf_test_token"  # type: ignore[assignment]
+    server.enqueue(Reply.rate_limited(retry_after="0.05"), "from hf", '{"queries": ["q"]}')
+    async with LLMClient(llm_settings.llm) as llm:
+        reply = await llm.complete("answer", "q")
+        plan = await llm.complete_json("plan_query", "p", QueryPlan)
+    assert (reply.text, reply.attempts) == ("from hf", 2)
+    assert plan.queries == ["q"]
+    first: Any = server.completions[0]
+    assert first.path == "/v1/chat/completions"
+    assert first.headers["authorization"] == "Bearer hf_test_token"
+    # huggingface_hub rewrites a json_schema response_format into TGI's grammar form.
+    assert server.completions[2].response_format is not None

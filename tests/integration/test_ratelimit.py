@@ -1,0 +1,141 @@
+"""The per-host rate limiter holds NCBI's limit for concurrent callers and processes."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from medlit.config import Settings
+from medlit.sources.pubmed import PubMedSource
+from medlit.sources.ratelimit import RateLimiter
+from medlit.types import SearchQuery
+from tests.fakes.eutils_server import FakeEutils
+from tests.fakes.fixtures import sample_articles
+
+TERMS = ["aspirin", "statins", "metformin", "vitamin", "mammography"]
+
+
+@pytest.mark.slow
+async def test_forty_concurrent_searches_stay_under_the_limit(
+    settings: Settings, make_fake_eutils: Callable[..., FakeEutils]
+) -> None:
+    fake = make_fake_eutils(articles=sample_articles())  # 3/s, 10/s with an api_key
+    settings.pubmed.base_url = fake.base_url
+    settings.pubmed.api_key = "test-key"  # type: ignore[assignment]
+    started = time.monotonic()
+    async with PubMedSource(settings) as source:
+        results = await asyncio.gather(
+            *(source.search(SearchQuery(term=TERMS[i % len(TERMS)], limit=5)) for i in range(40))
+        )
+    elapsed = time.monotonic() - started
+    assert all(len(r) >= 1 for r in results)
+    assert [r.status for r in fake.history].count(429) == 0
+    peak = fake.max_in_window(1.0)
+    assert peak <= 10
+    assert len(fake.history) == 80  # an esearch and an efetch per search, nothing retried
+    print(f"\n40 searches: {len(fake.history)} requests, peak {peak}/s, {elapsed:.2f}s")
+
+
+async def test_without_a_shared_limiter_the_fake_sees_too_many(
+    tmp_path: Path, make_fake_eutils: Callable[..., FakeEutils]
+) -> None:
+    """The control: two homes mean two limiters, and the fake's 429s show it."""
+    fake = make_fake_eutils(articles=sample_articles())
+    sources = []
+    for name in ("a", "b"):
+        s = Settings(home=tmp_path / name)
+        s.pubmed.base_url = fake.base_url
+        s.pubmed.max_retries = 0
+        sources.append(PubMedSource(s))
+    outcomes = await asyncio.gather(
+        *(src.esearch(SearchQuery(term="aspirin")) for src in sources for _ in range(3)),
+        return_exceptions=True,
+    )
+    for src in sources:
+        await src.aclose()
+    assert fake.max_in_window(1.0) == 6
+    assert any(isinstance(o, Exception) for o in outcomes)
+
+
+async def test_two_limiters_on_one_file_share_the_budget(tmp_path: Path) -> None:
+    db = tmp_path / "ratelimit.sqlite3"
+    first, second = RateLimiter(db, "h", 4, window_s=0.5), RateLimiter(db, "h", 4, window_s=0.5)
+    stamps: list[float] = []
+
+    async def take(limiter: RateLimiter) -> None:
+        async with limiter.slot(hold_s=5):
+            stamps.append(time.monotonic())
+
+    started = time.monotonic()
+    await asyncio.gather(*(take(lim) for lim in [first, second] * 6))
+    stamps.sort()
+    # 12 requests at 4 per 0.5 s: no 5 of them inside one window, and no needless waiting.
+    assert all(b - a >= 0.49 for a, b in zip(stamps, stamps[4:], strict=False))
+    assert time.monotonic() - started < 2.0
+
+
+async def test_a_slot_left_pending_by_a_dead_process_expires(tmp_path: Path) -> None:
+    limiter = RateLimiter(tmp_path / "rl.sqlite3", "h", 1, window_s=0.2)
+    wait, slot = limiter.try_acquire(hold_s=0.3)  # taken and never released
+    assert wait == 0.0 and slot is not None
+    assert limiter.try_acquire()[1] is None
+    started = time.monotonic()
+    await limiter.acquire()
+    assert 0.25 <= time.monotonic() - started < 1.0
+
+
+_WORKER = textwrap.dedent(
+    """
+    import asyncio, sys
+    from medlit.config import Settings
+    from medlit.sources.pubmed import PubMedSource
+    from medlit.types import SearchQuery
+    from medlit.log import configure_logging
+    configure_logging("error")
+
+    async def main() -> None:
+        settings = Settings()  # MEDLIT_HOME and MEDLIT_PUBMED_BASE_URL from the environment
+        async with PubMedSource(settings) as source:
+            for term in sys.argv[1:]:
+                result = await source.esearch(SearchQuery(term=term))
+                print(term, result.count, flush=True)
+
+    asyncio.run(main())
+    """
+)
+
+
+@pytest.mark.slow
+def test_processes_sharing_a_home_share_the_limit(
+    tmp_path: Path, make_fake_eutils: Callable[..., FakeEutils]
+) -> None:
+    fake = make_fake_eutils(articles=sample_articles())  # 3 per second, 429 beyond
+    env = {
+        **os.environ,
+        "MEDLIT_HOME": str(tmp_path / "shared-home"),
+        "MEDLIT_PUBMED_BASE_URL": fake.base_url,
+        "MEDLIT_PUBMED_MAX_RETRIES": "0",  # a 429 would fail the worker, not hide in a retry
+        "MEDLIT_LOG_LEVEL": "error",
+    }
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "-c", _WORKER, *TERMS[:4]],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        for _ in range(3)
+    ]
+    outputs = [w.communicate(timeout=60) for w in workers]
+    for worker, (out, err) in zip(workers, outputs, strict=True):
+        assert worker.returncode == 0, err
+        assert len(out.splitlines()) == 4
+    assert len(fake.history) == 12
+    assert [r.status for r in fake.history].count(429) == 0
+    assert fake.max_in_window(1.0) <= 3

@@ -1,0 +1,123 @@
+"""Citations, verdicts, query planning and the answer prompt."""
+
+from __future__ import annotations
+
+from medlit.agent.citations import (
+    enforce_citations,
+    extract_pmids,
+    is_yes_no_question,
+    parse_verdict,
+)
+from medlit.agent.prompt import build_messages, expand_context
+from medlit.agent.query import contextual_plan, deterministic_plan, looks_like_follow_up
+from medlit.types import AbstractSection, Article, Chunk, Evidence
+
+
+def test_extract_pmids_in_order_and_grouped() -> None:
+    text = "A [PMID:1]. B [PMID: 2, 3]; C [PMID:1][PMIDs: 4; PMID:5]."
+    assert extract_pmids(text) == ["1", "2", "3", "4", "5"]
+
+
+def test_invented_citations_are_removed_from_text() -> None:
+    text = "Aspirin helps [PMID:1]. It cures everything [PMID:999]. Both [PMID:1, 998]."
+    check = enforce_citations(text, {"1"})
+    assert check.cited == ["1"]
+    assert check.removed == ["999", "998"]
+    assert "999" not in check.text and "998" not in check.text
+    assert check.text == "Aspirin helps [PMID:1]. It cures everything. Both [PMID:1]."
+
+
+def test_verdicts() -> None:
+    assert parse_verdict("Yes\nBecause [PMID:1].") == "yes"
+    assert parse_verdict("**No.** The trials [PMID:1] show...") == "no"
+    assert parse_verdict("\nVerdict: Uncertain\n...") == "uncertain"
+    assert parse_verdict("Maybe, the evidence is mixed.") == "uncertain"
+    assert parse_verdict("Aspirin reduces stroke risk [PMID:1].") is None
+    assert parse_verdict("Nothing conclusive") is None  # 'No' must be a word of its own
+
+
+def test_yes_no_questions() -> None:
+    assert is_yes_no_question("Does metformin reduce mortality?")
+    assert is_yes_no_question("Is aspirin safe in pregnancy?")
+    assert not is_yes_no_question("What is the first-line treatment of gout?")
+    assert not is_yes_no_question("Which statin is best tolerated?")
+
+
+def test_deterministic_plan_builds_and_or_queries() -> None:
+    plan = deterministic_plan("  Does   metformin reduce cardiovascular mortality?  ")
+    assert plan.standalone_question == "Does metformin reduce cardiovascular mortality?"
+    assert plan.pubmed_query == "metformin AND cardiovascular AND mortality"
+    assert plan.broad_query == "metformin OR cardiovascular OR mortality"
+    assert plan.focus == "treatment"
+
+
+def test_follow_ups_are_detected_and_made_standalone() -> None:
+    assert looks_like_follow_up("and in children?")
+    assert looks_like_follow_up("Is it safe in pregnancy?")
+    assert looks_like_follow_up("What about side effects?")
+    assert not looks_like_follow_up("Does metformin reduce cardiovascular mortality in adults?")
+    plan = contextual_plan("and in children?", "Is aspirin effective for migraine?")
+    assert "aspirin" in plan.standalone_question and "children" in plan.standalone_question
+    assert plan.pubmed_query.startswith("children AND aspirin")
+
+
+def _article() -> Article:
+    return Article(
+        pmid="42",
+        title="Aspirin for stroke prevention",
+        journal="Stroke",
+        year=2019,
+        publication_types=["Randomized Controlled Trial"],
+        abstract=[
+            AbstractSection(label="METHODS", text="We randomised 100 adults."),
+            AbstractSection(label="RESULTS", text="Stroke fell by 20%."),
+            AbstractSection(label="CONCLUSIONS", text="Aspirin prevents stroke."),
+        ],
+    )
+
+
+def _chunks(article: Article) -> list[Chunk]:
+    texts = [("", article.title)] + [(s.label or "", s.text) for s in article.abstract]
+    return [
+        Chunk(id=f"{article.key}#{i}", article_key=article.key, ordinal=i, section=label or None,
+              text=text)  # fmt: skip
+        for i, (label, text) in enumerate(texts)
+    ]
+
+
+def test_context_expansion_adds_neighbours_in_article_order() -> None:
+    article = _article()
+    chunks = _chunks(article)
+    anchor = Evidence(chunk=chunks[2], article=article, similarity=0.8, score=0.7)
+
+    def neighbours(chunk: Chunk, window: int) -> list[Chunk]:
+        return [c for c in chunks if c.ordinal == 0 or abs(c.ordinal - chunk.ordinal) <= window]
+
+    blocks = expand_context([anchor], neighbours, window=1, max_chars=5000)
+    assert len(blocks) == 1
+    assert [c.ordinal for c in blocks[0].chunks] == [0, 1, 2, 3]
+    text = blocks[0].render()
+    assert text.startswith("[PMID:42] Aspirin for stroke prevention (Stroke, 2019, RCT)")
+    assert text.index("randomised") < text.index("fell") < text.index("prevents")
+
+
+def test_messages_carry_rules_memory_evidence_and_question() -> None:
+    article = _article()
+    chunks = _chunks(article)
+    blocks = expand_context(
+        [Evidence(chunk=chunks[3], article=article, similarity=0.8, score=0.7)],
+        None, window=0, max_chars=5000,
+    )  # fmt: skip
+    messages = build_messages(
+        "and in adults?", blocks, standalone_question="Does aspirin prevent stroke in adults?",
+        memory_summary="Recent questions: Does aspirin prevent stroke?", yes_no=True,
+    )  # fmt: skip
+    system, user = messages[0]["content"], messages[1]["content"]
+    assert "ONLY the evidence" in system and "[PMID:12345678]" in system
+    assert "thin" in system and "conflicting" in system
+    assert "FIRST line" in system  # yes/no: verdict first
+    assert "Recent questions: Does aspirin prevent stroke?" in user
+    assert "[PMID:42]" in user and "Aspirin prevents stroke." in user
+    assert "Standalone: Does aspirin prevent stroke in adults?" in user
+    no_verdict = build_messages("What is X?", blocks)
+    assert "FIRST line" not in no_verdict[0]["content"]

@@ -1,0 +1,145 @@
+"""Scoring and stop rules of the ask loop (pure functions, no I/O)."""
+
+from __future__ import annotations
+
+from medlit.agent.decisions import decide, is_stagnant, should_cache
+from medlit.agent.scoring import recency_score, score_evidence
+from medlit.agent.state import AgentState, initial_state
+from medlit.config import AgentSettings, CacheSettings
+from medlit.types import Article, Chunk, Citation, Evidence
+
+
+def _ev(pmid: str, ordinal: int, similarity: float, *, year: int | None = 2020,
+        types: list[str] | None = None) -> Evidence:  # fmt: skip
+    article = Article(pmid=pmid, title=f"Study {pmid}", year=year, publication_types=types or [])
+    chunk = Chunk(id=f"{article.key}#{ordinal}", article_key=article.key, ordinal=ordinal,
+                  text=f"text {pmid} {ordinal}")  # fmt: skip
+    return Evidence(chunk=chunk, article=article, similarity=similarity)
+
+
+def test_recency_halves_every_half_life() -> None:
+    assert recency_score(2020, half_life_years=10, now_year=2020) == 1.0
+    assert abs(recency_score(2010, half_life_years=10, now_year=2020) - 0.5) < 1e-9
+    assert recency_score(None, half_life_years=10) == 0.5
+
+
+def test_study_type_orders_equal_relevance() -> None:
+    settings = AgentSettings()
+    meta = _ev("1", 1, 0.7, types=["Meta-Analysis"])
+    rct = _ev("2", 1, 0.7, types=["Randomized Controlled Trial"])
+    cohort = _ev("3", 1, 0.7, types=["Observational Study"])
+    case = _ev("4", 1, 0.7, types=["Case Reports"])
+    report = score_evidence([case, cohort, rct, meta], settings)
+    order = [ev.article.pmid for ev in report.evidence]
+    assert order == ["1", "2", "3", "4"]
+
+
+def test_relevance_dominates_study_type() -> None:
+    settings = AgentSettings()
+    irrelevant_meta = _ev("1", 1, 0.2, types=["Systematic Review"])
+    relevant_case = _ev("2", 1, 0.7, types=["Case Reports"])
+    report = score_evidence([irrelevant_meta, relevant_case], settings)
+    assert report.evidence[0].article.pmid == "2"
+
+
+def test_diversity_bonus_spreads_evidence_over_articles() -> None:
+    settings = AgentSettings(top_k=2, diversity_bonus=0.05)
+    a1 = _ev("1", 1, 0.70)
+    a2 = _ev("1", 2, 0.69)
+    b1 = _ev("2", 1, 0.68)
+    report = score_evidence([a1, a2, b1], settings)
+    assert [ev.chunk.id for ev in report.evidence] == ["pmid:1#1", "pmid:2#1"]
+
+
+def test_retrieval_score_confident_and_thin_evidence() -> None:
+    settings = AgentSettings(min_docs=3, min_relevance=0.5)
+    strong = [_ev(str(i), 1, 0.8, year=None) for i in range(3)]
+    report = score_evidence(strong, settings)
+    assert report.confident and report.num_docs == 3
+    assert set(report.doc_scores) == {"pmid:0", "pmid:1", "pmid:2"}
+    thin = score_evidence(strong[:1], settings)
+    # One document out of the three needed: the score is a third of a full set's.
+    assert not thin.confident
+    assert abs(thin.retrieval_score - report.retrieval_score / 3) < 1e-6
+    assert score_evidence([], settings).retrieval_score == 0.0
+
+
+def _state(**fields: object) -> AgentState:
+    state = initial_state("Does aspirin prevent stroke?")
+    state.update(fields)  # type: ignore[typeddict-item]
+    return state
+
+
+def test_stop_on_threshold_only_when_confident() -> None:
+    settings = AgentSettings(score_threshold=0.5)
+    assert decide(_state(retrieval_score=0.6, confident=True), settings).stop_reason == "threshold"
+    assert decide(_state(retrieval_score=0.6, confident=False), settings).decision == "fetch_more"
+
+
+def test_stop_on_limits() -> None:
+    settings = AgentSettings(max_iterations=2, max_api_calls=5)
+    ev = [_ev("1", 1, 0.3)]
+    state = _state(iteration=2, evidence=ev, last_fetch_count=20, last_fetch_new=5)
+    assert decide(state, settings).stop_reason == "max_iterations"
+    state = _state(iteration=1, api_calls=5, evidence=ev, last_fetch_count=20, last_fetch_new=5)
+    assert decide(state, settings).stop_reason == "max_api_calls"
+
+
+def test_stagnation() -> None:
+    assert not is_stagnant([0.3, 0.31], rounds=2, min_gain=0.01)
+    assert is_stagnant([0.3, 0.305, 0.309], rounds=2, min_gain=0.01)
+    assert not is_stagnant([0.3, 0.305, 0.32], rounds=2, min_gain=0.01)
+    settings = AgentSettings(max_iterations=10, stagnation_rounds=2)
+    state = _state(iteration=2, evidence=[_ev("1", 1, 0.3)], prev_retrieval_scores=[0.3, 0.3, 0.3],
+                   last_fetch_count=20, last_fetch_new=3)  # fmt: skip
+    assert decide(state, settings).stop_reason == "stagnation"
+
+
+def test_no_results_after_broad_query_never_loops() -> None:
+    settings = AgentSettings(max_iterations=10)
+    narrow_empty = _state(iteration=1, last_fetch_count=0, last_fetch_new=0, query_mode="narrow")
+    assert decide(narrow_empty, settings).decision == "fetch_more"  # try the broad query once
+    broad_empty = _state(iteration=2, last_fetch_count=0, last_fetch_new=0, query_mode="broad")
+    assert decide(broad_empty, settings).stop_reason == "no_results"
+
+
+def test_exhausted_when_broad_query_brings_nothing_new() -> None:
+    settings = AgentSettings(max_iterations=10)
+    state = _state(iteration=2, evidence=[_ev("1", 1, 0.3)], last_fetch_count=4,
+                   last_fetch_new=0, query_mode="broad", prev_retrieval_scores=[0.1, 0.3])  # fmt: skip
+    assert decide(state, settings).stop_reason == "exhausted"
+
+
+def test_first_round_fetches_when_tier2_is_empty() -> None:
+    assert decide(_state(), AgentSettings()).decision == "fetch_more"
+
+
+def _answered(**fields: object) -> AgentState:
+    cite = Citation(pmid="11", title="t")
+    base: dict[str, object] = dict(final_answer="Yes [PMID:11].", citations=[cite], confident=True,
+                                   retrieval_score=0.7, stop_reason="threshold")  # fmt: skip
+    base.update(fields)
+    return _state(**base)
+
+
+def test_should_cache_admits_confident_cited_answer() -> None:
+    verdict = should_cache(_answered(), AgentSettings(), CacheSettings(), retrieved_pmids=["11"])
+    assert verdict.admit and verdict.reason == "ok"
+
+
+def test_should_cache_refusals() -> None:
+    agent, cache = AgentSettings(), CacheSettings(min_score=0.45)
+    cases = {
+        "not_confident": _answered(confident=False),
+        "low_score": _answered(retrieval_score=0.2),
+        "no_citations": _answered(citations=[]),
+        "invented_citations": _answered(removed_citations=["999"]),
+        "no_answer": _answered(stop_reason="no_results"),
+        "already_cached": _answered(cache_hit=True),
+        "cache_disabled": _answered(use_cache=False),
+    }
+    for reason, state in cases.items():
+        verdict = should_cache(state, agent, cache, retrieved_pmids=["11"])
+        assert not verdict.admit and verdict.reason == reason
+    outside = should_cache(_answered(), agent, cache, retrieved_pmids=["12"])
+    assert outside.reason == "citation_not_in_evidence"

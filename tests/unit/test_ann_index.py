@@ -1,0 +1,183 @@
+"""The ANN index stays in step with SQLite: restart, deletion, corruption, drift, crashes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from medlit.config import CacheSettings
+from medlit.storage.sqlite import SqliteStore
+
+DIM = 384
+
+
+def unit(seed: int) -> np.ndarray:
+    vec = np.random.default_rng(seed).normal(size=DIM).astype(np.float32)
+    return vec / np.linalg.norm(vec)
+
+
+def fill(store: SqliteStore, seeds: range) -> dict[int, int]:
+    return {
+        seed: store.insert_answer(
+            namespace="ns",
+            fingerprint="fp",
+            question=f"q{seed}",
+            embedding=unit(seed),
+            payload={"answer": f"a{seed}"},
+            retrieval_score=0.5,
+            now=float(seed),
+        )
+        for seed in seeds
+    }
+
+
+def found(store: SqliteStore, seed: int) -> list[str]:
+    return [r.question for r, _ in store.search_answers(unit(seed), min_similarity=0.99)]
+
+
+def index_path(db: Path) -> Path:
+    return db.with_name(f"{db.stem}.answers.usearch")
+
+
+def test_restart_uses_saved_index_without_repair(tmp_path: Path) -> None:
+    db = tmp_path / "m.sqlite3"
+    with SqliteStore(db) as store:
+        fill(store, range(50))
+    assert index_path(db).exists()
+    with SqliteStore(db) as store:
+        assert found(store, 7) == ["q7"]
+        assert store._indexes["answers"].repairs == []
+
+
+def test_deleted_index_is_rebuilt(tmp_path: Path) -> None:
+    db = tmp_path / "m.sqlite3"
+    with SqliteStore(db) as store:
+        fill(store, range(30))
+    index_path(db).unlink()
+    with SqliteStore(db) as store:
+        assert found(store, 12) == ["q12"]
+        assert "rebuild" in store._indexes["answers"].repairs
+    with SqliteStore(db) as store:  # and saved again
+        assert found(store, 3) == ["q3"] and store._indexes["answers"].repairs == []
+
+
+def test_corrupt_index_is_rebuilt(tmp_path: Path) -> None:
+    db = tmp_path / "m.sqlite3"
+    with SqliteStore(db) as store:
+        fill(store, range(30))
+    path = index_path(db)
+    path.write_bytes(path.read_bytes()[:100])
+    with SqliteStore(db) as store:
+        assert found(store, 29) == ["q29"]
+        assert "rebuild" in store._indexes["answers"].repairs
+
+
+def test_index_of_another_database_is_rebuilt(tmp_path: Path) -> None:
+    db = tmp_path / "m.sqlite3"
+    with SqliteStore(db) as store:
+        fill(store, range(10))
+    saved = index_path(db).read_bytes(), index_path(db).with_suffix(".usearch.json").read_bytes()
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(db) + suffix).unlink(missing_ok=True)
+    with SqliteStore(db) as store:  # a new, empty database beside an old index
+        index_path(db).write_bytes(saved[0])
+        index_path(db).with_suffix(".usearch.json").write_bytes(saved[1])
+    with SqliteStore(db) as store:
+        assert found(store, 3) == []
+        assert len(store._index("answers")) == 0
+
+
+def test_drift_is_replayed_from_the_log(tmp_path: Path) -> None:
+    """Writes after the last save (a crash before close) are applied from ann_log on open."""
+    db = tmp_path / "m.sqlite3"
+    with SqliteStore(db) as store:
+        ids = fill(store, range(20))
+    stale = index_path(db).read_bytes(), index_path(db).with_suffix(".usearch.json").read_bytes()
+    with SqliteStore(db) as store:
+        fill(store, range(20, 30))
+        store.delete_answers([ids[5]])
+    # Put the old index back, as if the process had died before saving.
+    index_path(db).write_bytes(stale[0])
+    index_path(db).with_suffix(".usearch.json").write_bytes(stale[1])
+    with SqliteStore(db) as store:
+        assert found(store, 25) == ["q25"]
+        assert found(store, 5) == []
+        assert len(store._index("answers")) == 29
+        assert store._indexes["answers"].repairs == []  # replay, not rebuild
+
+
+def test_trimmed_log_falls_back_to_key_diff(tmp_path: Path) -> None:
+    db = tmp_path / "m.sqlite3"
+    with SqliteStore(db) as store:
+        fill(store, range(10))
+    stale = index_path(db).read_bytes(), index_path(db).with_suffix(".usearch.json").read_bytes()
+    with SqliteStore(db) as store:
+        fill(store, range(10, 15))
+        with store.transaction() as conn:
+            conn.execute("DELETE FROM ann_log WHERE seq < (SELECT max(seq) FROM ann_log)")
+    index_path(db).write_bytes(stale[0])
+    index_path(db).with_suffix(".usearch.json").write_bytes(stale[1])
+    with SqliteStore(db) as store:
+        assert found(store, 12) == ["q12"] and len(store._index("answers")) == 15
+        assert "resync" in store._indexes["answers"].repairs
+
+
+def test_other_process_writes_are_seen(tmp_path: Path) -> None:
+    db = tmp_path / "m.sqlite3"
+    reader = SqliteStore(db)
+    writer = SqliteStore(db)
+    try:
+        fill(reader, range(3))
+        assert found(writer, 1) == ["q1"]
+        fill(writer, range(3, 6))
+        writer.delete_answers([1])
+        assert found(reader, 4) == ["q4"] and found(reader, 0) == []
+    finally:
+        writer.close()
+        reader.close()
+
+
+def test_killed_writer_loses_at_most_the_write_in_flight(tmp_path: Path) -> None:
+    db = tmp_path / "m.sqlite3"
+    script = textwrap.dedent(
+        f"""
+        import os, numpy as np
+        from medlit.config import CacheSettings
+        from medlit.storage.sqlite import SqliteStore
+        store = SqliteStore({str(db)!r}, cache=CacheSettings(index_save_every=7))
+        for seed in range(40):
+            v = np.random.default_rng(seed).normal(size={DIM}).astype(np.float32)
+            store.insert_answer(namespace="ns", fingerprint="fp", question=f"q{{seed}}",
+                                embedding=v, payload={{}}, retrieval_score=0.5, now=0.0)
+            if seed == 30:
+                os.kill(os.getpid(), 9)   # no close(), no final save
+        """
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        timeout=60,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+    )
+    assert proc.returncode == -9, proc.stderr.decode()
+    with SqliteStore(db, cache=CacheSettings(index_save_every=7)) as store:
+        assert store.count_answers() == 31
+        assert len(store._index("answers")) == 31
+        for seed in (0, 20, 30):
+            assert found(store, seed) == [f"q{seed}"]
+        check = store.read("PRAGMA integrity_check")
+        assert check == [("ok",)]
+
+
+@pytest.mark.parametrize("dtype", ["f32", "i8"])
+def test_other_scalar_kinds(tmp_path: Path, dtype: str) -> None:
+    cfg = CacheSettings(ann_dtype=dtype)  # type: ignore[arg-type]
+    with SqliteStore(tmp_path / "m.sqlite3", cache=cfg) as store:
+        fill(store, range(20))
+        assert found(store, 11) == ["q11"]

@@ -1,0 +1,155 @@
+"""QuestionGuard: refuses near-duplicate questions that differ in what matters medically."""
+
+from __future__ import annotations
+
+import csv
+
+import numpy as np
+import pytest
+
+from medlit.cache.guard import QuestionGuard, question_features
+from medlit.config import CacheSettings, Settings
+from tests.conftest import shared_data_path
+
+
+@pytest.fixture
+def guard() -> QuestionGuard:
+    return QuestionGuard()
+
+
+@pytest.mark.parametrize(
+    ("new", "cached", "reason"),
+    [
+        (
+            "Can I take ibuprofen for a tension headache?",
+            "Can I take Tylenol for a tension headache?",
+            "different drug: ibuprofen vs acetaminophen",
+        ),
+        (
+            "Is 10 mg of melatonin safe every night?",
+            "Is 5 mg of melatonin safe every night?",
+            "different number: 10 mg vs 5 mg",
+        ),
+        (
+            "What are the complications of type 1 diabetes?",
+            "What are the complications of type 2 diabetes?",
+            "different number: type 1 vs type 2",
+        ),
+        (
+            "Nausea every day and a missed period but I am not pregnant, what could be wrong?",
+            "Nausea every day and a missed period, am I pregnant?",
+            "negation differs: pregnant",
+        ),
+        (
+            "What is the treatment of strep throat in children?",
+            "What is the treatment of strep throat in adults?",
+            "different population",
+        ),
+        (
+            "My 4 year old has a fever of 39, what should I give?",
+            "I am 40 years old and have a fever of 39, what should I take?",
+            "different population",
+        ),
+        ("How is psoriasis treated?", "What causes psoriasis?", "different question intent"),
+        (
+            "What are the symptoms of gout?",
+            "How can gout be prevented?",
+            "different question intent",
+        ),
+        (
+            "Apart from cetirizine, what can I take for swollen lips?",
+            "Does cetirizine help for swollen lips?",
+            "one asks for alternatives",
+        ),
+        (
+            "Are there medications for athlete's foot?",
+            "Are there home remedies for athlete's foot?",
+            "different treatment",
+        ),
+        (
+            "My strep test was negative, should I take antibiotics for a sore throat?",
+            "My strep test was positive, should I take antibiotics for a sore throat?",
+            "different outcome",
+        ),
+    ],
+)
+def test_rejects_medical_differences(guard: QuestionGuard, new: str, cached: str, reason: str):
+    verdict = guard.check(new, cached)
+    assert not verdict.ok
+    assert verdict.reason is not None and reason in verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("new", "cached"),
+    [
+        (
+            "What are the side effects of Adderall? Can it cause headaches?",
+            "Can Adderall cause ear pressure and slight headaches at the end of the day?",
+        ),
+        (
+            "How do I know if I have depression and anxiety?",
+            "What are the symptoms of depression and anxiety?",
+        ),
+        (
+            "What is the 5-year prognosis with stomach cancer?",
+            "What are the chances of survival following a stomach cancer diagnosis?",
+        ),
+        (
+            "I take omeprazole for burping and pain in my esophagus. What should I do?",
+            "Dull pain at my esophagus and burping, a bit better with omeporazale. What to do?",
+        ),
+        (
+            "Can I take Tylenol for a tension headache?",
+            "Is it ok to take paracetamol for a tension headache?",
+        ),
+        (
+            "I'm not sure if I am pregnant, what could cause nausea?",
+            "What could cause nausea if I might be pregnant?",
+        ),
+    ],
+)
+def test_accepts_rewordings(guard: QuestionGuard, new: str, cached: str):
+    verdict = guard.check(new, cached)
+    assert verdict.ok, verdict.reason
+    assert verdict.reason is None
+
+
+def test_features_are_cached_and_case_insensitive():
+    a = question_features("Can I take ADVIL with a beer?")
+    assert a is question_features("Can I take ADVIL with a beer?")
+    assert a.drugs == {"ibuprofen", "alcohol"}
+    assert "safety" in a.intents
+
+
+def test_guard_is_symmetric_on_drugs(guard: QuestionGuard):
+    a, b = "Does metformin cause diarrhea?", "Does lisinopril cause diarrhea?"
+    assert not guard.check(a, b).ok and not guard.check(b, a).ok
+
+
+@pytest.mark.shared_data
+def test_precision_on_mqp_slice():
+    """Real embeddings, default tau: pairs the guard lets through are >= 99% true duplicates.
+
+    The slice is every fifth question_1 (both of its rows), 310 pairs; the same pairs with the
+    plain cosine threshold have a wrong hit, so the assertion can fail.
+    """
+    from medlit.embeddings import load_embedder
+
+    path = shared_data_path("mqp", "mqp_dev.csv")
+    with path.open(newline="", encoding="utf-8") as fh:
+        rows = [r for i, r in enumerate(csv.reader(fh)) if (i // 2) % 5 == 0]
+    tau = CacheSettings().tau
+    embedder = load_embedder(Settings())
+    texts = sorted({q for r in rows for q in (r[1], r[2])})
+    vectors = dict(zip(texts, np.asarray(embedder.embed(texts)), strict=True))
+    guard = QuestionGuard()
+    guarded: list[int] = []
+    plain: list[int] = []
+    for _, q1, q2, label in rows:
+        if float(vectors[q1] @ vectors[q2]) >= tau:
+            plain.append(int(label))
+            if guard.check(q2, q1).ok:
+                guarded.append(int(label))
+    assert len(guarded) >= 40, "too few hits to measure precision"
+    assert sum(plain) / len(plain) < 0.99, "the slice no longer tests the guard"
+    assert sum(guarded) / len(guarded) >= 0.99

@@ -1,0 +1,80 @@
+"""create_plan: input validation, depth configs, the minimum and maximum of sub-questions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from medlit.config import ResearchSettings
+from medlit.errors import LLMProviderError, PlanningError, ValidationError
+from medlit.research.planner import create_plan
+from tests.unit._research_llm import ScriptedLLM
+
+
+def _plan_reply(*texts: str, priorities: list[int] | None = None) -> dict[str, Any]:
+    priorities = priorities or list(range(1, len(texts) + 1))
+    return {
+        "sub_questions": [
+            {"text": t, "priority": p, "rationale": f"because {t}", "search_query": t.lower()}
+            for t, p in zip(texts, priorities, strict=True)
+        ]
+    }
+
+
+@pytest.mark.parametrize(
+    ("question", "depth", "message"),
+    [
+        ("", "quick", "empty"),
+        ("   \n\t ", "standard", "empty"),
+        ("x" * 2001, "deep", "limit is 2000"),
+        ("Does aspirin prevent stroke?", "thorough", "depth must be one of"),
+        ("Does aspirin prevent stroke?", "", "depth must be one of"),
+    ],
+)
+async def test_invalid_requests_are_validation_errors_before_any_llm_call(
+    question: str, depth: str, message: str
+) -> None:
+    llm = ScriptedLLM(lambda task, msgs: _plan_reply("a", "b", "c"))
+    with pytest.raises(ValidationError, match=message):
+        await create_plan(question, depth, llm, ResearchSettings())
+    assert llm.calls == []
+
+
+async def test_plan_is_sorted_by_priority_deduplicated_and_capped_at_the_depth_maximum() -> None:
+    settings = ResearchSettings()  # quick: 3..4 sub-questions
+    reply = _plan_reply(
+        "Low priority question", "Top question", "Top question?", "Second question",
+        "Third question", "Fourth question",
+        priorities=[9, 1, 1, 2, 3, 4],
+    )  # fmt: skip
+    llm = ScriptedLLM(lambda task, msgs: reply)
+    plan = await create_plan("  Does   aspirin prevent stroke? ", "quick", llm, settings)
+    assert plan.question == "Does aspirin prevent stroke?"
+    assert [q.text for q in plan.sub_questions] == [
+        "Top question", "Second question", "Third question", "Fourth question",
+    ]  # fmt: skip
+    assert [q.id for q in plan.sub_questions] == ["q1", "q2", "q3", "q4"]
+    assert all(q.depth == 1 and q.status == "PENDING" for q in plan.sub_questions)
+    assert plan.sub_questions[0].search_query == "top question"
+    assert llm.tasks() == ["plan_research"]
+    system = llm.calls[0][1][0]["content"]
+    assert "between 3 and 4" in system  # the depth config reaches the prompt
+
+
+async def test_fewer_sub_questions_than_the_minimum_is_a_planning_error() -> None:
+    llm = ScriptedLLM(lambda task, msgs: _plan_reply("one", "two", "two!", "  "))
+    with pytest.raises(PlanningError, match="2 usable sub-question"):
+        await create_plan("Does aspirin prevent stroke?", "standard", llm, ResearchSettings())
+
+
+async def test_llm_failure_is_a_planning_error() -> None:
+    llm = ScriptedLLM(lambda task, msgs: LLMProviderError("server said 500"))
+    with pytest.raises(PlanningError, match="server said 500"):
+        await create_plan("Does aspirin prevent stroke?", "deep", llm, ResearchSettings())
+
+
+async def test_unparseable_plan_is_a_planning_error() -> None:
+    llm = ScriptedLLM(lambda task, msgs: {"questions": "nope"})
+    with pytest.raises(PlanningError):
+        await create_plan("Does aspirin prevent stroke?", "quick", llm, ResearchSettings())

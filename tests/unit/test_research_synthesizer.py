@@ -1,0 +1,147 @@
+"""generate_report (word counts, expansion, citations, references) and report rendering."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from medlit.config import ResearchSettings
+from medlit.research.models import (
+    ConflictingClaim,
+    Discrepancy,
+    ResearchPlan,
+    SubQuestion,
+    SubQuestionStatus,
+    VerifiedFact,
+)
+from medlit.research.report import render_json, render_markdown
+from medlit.research.synthesizer import clean_citations, count_words, generate_report
+from medlit.types import Article, Citation
+from tests.unit._research_llm import ScriptedLLM
+
+ARTICLES = {
+    a.key: a
+    for a in [
+        Article(pmid="111", doi="10.1000/abc", title="Trial of X", year=2020, journal="J Med",
+                publication_types=["Randomized Controlled Trial"]),
+        Article(pmid="222", title="Cohort on X", year=2018,
+                publication_types=["Observational Study"]),
+        Article(pmid="333", title="Review of X", publication_types=["Meta-Analysis"]),
+    ]
+}  # fmt: skip
+
+
+def _cite(pmid: str) -> Citation:
+    return Citation.from_article(ARTICLES[f"pmid:{pmid}"])
+
+
+FACTS = [
+    VerifiedFact(statement="X lowers Y", confidence="high", sub_question_id="q1",
+                 sources=[_cite("111"), _cite("222")]),
+    VerifiedFact(statement="X is safe", confidence="low", sub_question_id="q2",
+                 sources=[_cite("333")]),
+    # A source that was never retrieved must never become a reference.
+    VerifiedFact(statement="Ghost", confidence="low", sub_question_id="q2",
+                 sources=[Citation(pmid="999", title="Invented")]),
+]  # fmt: skip
+PLAN = ResearchPlan(
+    question="Does X reduce Y?",
+    depth="quick",
+    sub_questions=[
+        SubQuestion(id="q1", text="Does X reduce Y?"),
+        SubQuestion(id="q2", text="Is X safe?"),
+        SubQuestion(id="q1.1", text="In children?", depth=2, parent_id="q1",
+                    status=SubQuestionStatus.SKIPPED, skip_reason="depth exceeded (2 > max 1)"),
+    ],
+)  # fmt: skip
+
+
+def _words(n: int, cite: str = " [1]") -> str:
+    return " ".join(["evidence"] * n) + cite + "."
+
+
+def test_count_words_ignores_citations() -> None:
+    assert count_words("X lowers Y [1, 2] in adults [3].") == 5
+
+
+def test_clean_citations_removes_what_was_not_retrieved() -> None:
+    from medlit.research.synthesizer import build_references
+
+    refs = build_references(FACTS, [], ARTICLES)
+    text = (
+        "X works [1, 7] and is safe [3-5] (PMID 999), see PMID: 111 and doi:10.1000/abc "
+        "or 10.9999/fake [8]."
+    )
+    cleaned, cited = clean_citations(text, refs)
+    assert cited == [1, 3]
+    assert "[1]" in cleaned and "[3]" in cleaned
+    assert "7" not in cleaned and "999" not in cleaned and "fake" not in cleaned and "[8]" not in cleaned
+    assert "PMID: 111" in cleaned and "10.1000/abc" in cleaned
+
+
+async def test_sections_are_expanded_a_bounded_number_of_times_then_flagged_short() -> None:
+    settings = ResearchSettings(min_section_words=60, expand_tries=2)
+
+    def answer(task: str, msgs: list[dict[str, str]]) -> Any:
+        system = msgs[0]["content"]
+        user = msgs[1]["content"]
+        if system.startswith("medlit research: summary"):
+            return {"title": "X and Y", "executive_summary": "X lowers Y [1] [9]."}
+        if "Is X safe?" in user:  # always too short, even expanded
+            return {"heading": "Safety", "content": _words(10, " [3]")}
+        if system.startswith("medlit research: expand"):
+            return {"heading": "Efficacy", "content": _words(70)}
+        return {"heading": "Efficacy", "content": _words(20)}
+
+    llm = ScriptedLLM(answer)
+    report = await generate_report(
+        PLAN.question, FACTS, [], ARTICLES, llm, settings, plan=PLAN
+    )
+    # summary; efficacy: draft + 1 expansion (then long enough); safety: draft + 2 (the bound)
+    assert llm.tasks() == ["synthesize"] * 6
+    efficacy, safety = report.sections
+    assert (efficacy.heading, efficacy.short, efficacy.word_count) == ("Efficacy", False, 70)
+    assert (safety.heading, safety.short, safety.word_count) == ("Safety", True, 10)
+    assert report.executive_summary == "X lowers Y [1]."  # [9] is not a reference
+    assert [r.pmid for r in report.references] == ["111", "222", "333"]  # 999 was not retrieved
+    assert "1 RCT" in efficacy.evidence_quality and "1 observational" in efficacy.evidence_quality
+    assert "systematic review" in safety.evidence_quality
+    assert any("depth exceeded" in item for item in report.limitations)
+    assert any("short" in item for item in report.limitations)
+
+
+async def test_no_facts_gives_a_report_without_llm_calls() -> None:
+    llm = ScriptedLLM(lambda task, msgs: AssertionError("no call expected"))
+    report = await generate_report("Q?", [], [], {}, llm, ResearchSettings())
+    assert llm.calls == [] and report.sections == [] and report.references == []
+    assert "No evidence" in report.executive_summary
+
+
+async def test_markdown_and_json_rendering() -> None:
+    discrepancy = Discrepancy(
+        topic="Effect size",
+        sub_question_id="q1",
+        claims=[
+            ConflictingClaim(claim="Large effect", sources=[_cite("111")]),
+            ConflictingClaim(claim="No effect", sources=[_cite("222")]),
+        ],
+    )
+
+    def answer(task: str, msgs: list[dict[str, str]]) -> Any:
+        if msgs[0]["content"].startswith("medlit research: summary"):
+            return {"title": "X and Y", "executive_summary": "Summary [1]."}
+        return {"heading": "Topic", "content": _words(300)}
+
+    report = await generate_report(
+        "Does X reduce Y?", FACTS[:1], [discrepancy], ARTICLES, ScriptedLLM(answer),
+        ResearchSettings(), plan=PLAN,
+    )  # fmt: skip
+    markdown = render_markdown(report)
+    assert markdown.startswith("# X and Y\n")
+    assert "## Executive summary" in markdown and "## Topic" in markdown
+    assert "> **Evidence quality:** Based on 2 article(s)" in markdown
+    assert "## Discrepancies\n\n### Effect size\n\n- Large effect [1]\n- No effect [2]" in markdown
+    assert "1. Trial of X. J Med (2020). _RCT_. PMID: [111](https://pubmed.ncbi.nlm.nih.gov/111/)." in markdown
+    assert "DOI: [10.1000/abc](https://doi.org/10.1000/abc)" in markdown
+    data = json.loads(render_json(report))
+    assert data["references"][0]["pmid"] == "111" and data["sections"][0]["short"] is False

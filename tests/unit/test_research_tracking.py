@@ -1,0 +1,96 @@
+"""Visited topics, budgets and quote validation of the researcher."""
+
+from __future__ import annotations
+
+import pytest
+
+from medlit.config import ResearchDepth, Settings
+from medlit.research.researcher import quote_in_article, search_term
+from medlit.research.tracking import Budget, Spend, VisitedTopics, normalise_topic
+from medlit.types import AbstractSection, Article
+from medlit.usage import record_call, record_llm, usage_scope
+
+
+def test_normalise_topic_ignores_case_order_stop_words_and_plurals() -> None:
+    assert normalise_topic("Statins and the risk of strokes?") == normalise_topic(
+        "stroke risk with statin"
+    )
+    assert normalise_topic("Statins in children") != normalise_topic("Statins")
+
+
+def test_visited_topics_without_embedder_match_normalised_text_only() -> None:
+    visited = VisitedTopics(None, 0.88)
+    visited.add("Does metformin reduce mortality?")
+    assert visited.match("does METFORMIN reduce mortality") is not None
+    assert visited.match("Does metformin lower death?") is None
+
+
+@pytest.fixture(scope="module")
+def embedder():  # type: ignore[no-untyped-def]
+    from medlit.embeddings import load_embedder
+
+    return load_embedder(Settings())
+
+
+def test_visited_topics_match_rewordings_but_not_other_drugs_or_narrower_populations(
+    embedder,  # type: ignore[no-untyped-def]
+) -> None:
+    visited = VisitedTopics(embedder, 0.88)
+    visited.add("Does metformin reduce cardiovascular mortality in type 2 diabetes?")
+    hit = visited.match("Does metformin lower cardiovascular death in type 2 diabetes?")
+    assert hit is not None and hit[1] >= 0.88
+    assert visited.match("Does sitagliptin reduce cardiovascular mortality in type 2 diabetes?") is None
+    assert visited.match("Does metformin reduce cardiovascular mortality in children with T2D?") is None
+    assert visited.match("Does metformin cause lactic acidosis?") is None
+
+
+def test_budget_counts_earlier_runs_and_records_the_first_reason() -> None:
+    limits = ResearchDepth(max_provider_calls=3, max_llm_calls=2, max_seconds=100)
+    with usage_scope() as usage:
+        budget = Budget(limits=limits, usage=usage, before=Spend(provider_calls=2, llm_calls=0))
+        assert budget.allow(provider=True)
+        record_call("pubmed")
+        assert budget.allow(llm=True)  # the LLM budget is separate
+        assert not budget.allow(provider=True)
+        assert budget.stop_reason == "provider call budget of 3 used"
+        record_llm("extract_facts")
+        record_llm("extract_facts")
+        assert not budget.allow(llm=True)
+        assert budget.stop_reason == "provider call budget of 3 used"  # the first reason stays
+    timed = Budget(limits=limits, usage=usage, before=Spend(elapsed_s=100.0))
+    assert not timed.allow()
+    assert timed.stop_reason == "time budget of 100 s used"
+
+
+ARTICLE = Article(
+    pmid="123",
+    title="Aspirin for primary prevention: a randomised trial",
+    abstract=[
+        AbstractSection(label="RESULTS", text="Aspirin reduced  stroke by 20% (HR 0.80, 95% CI "
+                        "0.70\u20130.91) among 10\u2009000 adults."),
+        AbstractSection(label="CONCLUSIONS", text="Aspirin\u2019s benefit was modest."),
+    ],
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("quote", "ok"),
+    [
+        ("Aspirin reduced stroke by 20% (HR 0.80, 95% CI 0.70-0.91)", True),
+        ("...aspirin reduced STROKE by 20%...", True),
+        ("Aspirin's benefit was modest.", True),
+        ("a randomised trial", True),
+        ("Aspirin reduced stroke by 40%", False),  # not what it says
+        ("Aspirin reduced", False),  # too short to prove anything
+        ("RESULTS: Aspirin reduced stroke", False),  # labels are not the article's text
+        ("", False),
+    ],
+)
+def test_quotes_must_occur_in_the_article(quote: str, ok: bool) -> None:
+    assert quote_in_article(quote, ARTICLE) is ok
+
+
+def test_search_term_keeps_content_words() -> None:
+    assert search_term("Does aspirin reduce the risk of stroke in adults?") == (
+        "aspirin reduce risk stroke adults"
+    )
