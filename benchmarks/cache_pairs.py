@@ -45,7 +45,7 @@ from medlit.log import configure_logging
 from medlit.storage.sqlite import SqliteStore
 from medlit.types import Citation
 
-SWEEP = [0.70, 0.72, 0.74, 0.76, 0.78, 0.80, 0.82, 0.84, 0.86, 0.88, 0.90]
+SWEEP = [0.70, 0.72, 0.74, 0.76, 0.78, 0.80, 0.82, 0.84, 0.86, 0.88, 0.90, 0.92, 0.94]
 _FINGERPRINT = "bench-pairs"
 _PAYLOAD = CachedAnswer(
     answer="A cached answer [1].",
@@ -145,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("pairs", type=Path, help="CSV: id, question_1, question_2, label")
     parser.add_argument("--cv", type=int, default=0, help="grouped K-fold report (0: off)")
-    parser.add_argument("--target-precision", type=float, default=0.975)
+    parser.add_argument("--target-precision", type=float, default=0.99)
     parser.add_argument("--limit", type=int, default=None, help="first N rows only")
     args = parser.parse_args(argv)
     configure_logging("warning")

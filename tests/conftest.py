@@ -12,6 +12,8 @@ from medlit.config import Settings
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+pytest_plugins = ["tests.fakes.fixtures"]
+
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 

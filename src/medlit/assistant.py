@@ -46,6 +46,9 @@ class CacheInfo(BaseModel):
     miss_reason: str | None = Field(None, description="Why tier 1 missed (or was bypassed).")
     evidence_reused: int = Field(0, description="Tier-2 chunks used that were not fetched now.")
     similarity: float | None = Field(None, description="Best tier-1 similarity seen.")
+    matched_question: str | None = Field(
+        None, description="On a hit: the question the served answer was cached under."
+    )
     admitted: bool = Field(False, description="Whether this answer was stored in tier 1.")
 
 
@@ -91,6 +94,9 @@ class AskResult(BaseModel):
                 miss_reason=None if state.get("cache_hit") else state.get("miss_reason"),
                 evidence_reused=state.get("evidence_reused", 0),
                 similarity=state.get("similarity"),
+                matched_question=(state.get("cache_payload") or {}).get("question")
+                if state.get("cache_hit")
+                else None,
                 admitted=bool(state.get("admitted")),
             ),
             stop_reason=state.get("stop_reason") or "no_results",

@@ -9,8 +9,22 @@ import structlog
 
 __all__ = ["configure_logging", "get_logger"]
 
-_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING,
-           "error": logging.ERROR}
+_LEVELS = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "warning": logging.WARNING,
+    "error": logging.ERROR,
+}
+
+
+class _Stderr:
+    """Writes to whatever ``sys.stderr`` is now (pytest swaps it; never hold a stale one)."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
 
 
 def configure_logging(level: str = "warning", *, json: bool = False) -> None:
@@ -26,11 +40,13 @@ def configure_logging(level: str = "warning", *, json: bool = False) -> None:
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(_LEVELS.get(level, logging.WARNING)),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=structlog.PrintLoggerFactory(file=_Stderr()),  # type: ignore[arg-type]
         cache_logger_on_first_use=False,
     )
 
 
 def get_logger(name: str) -> structlog.typing.FilteringBoundLogger:
-    """A logger bound to a component name."""
+    """A logger bound to a component name (stderr, warnings and up, until configured)."""
+    if not structlog.is_configured():
+        configure_logging()
     return structlog.get_logger(component=name)  # type: ignore[no-any-return]

@@ -146,7 +146,7 @@ def test_returned_payload_is_a_copy(store: Store) -> None:
 
 def test_lru_eviction_respects_touch(store: Store) -> None:
     ids = [add(store, f"q{i}", unit(10 + i), now=float(i)) for i in range(5)]
-    store.touch_answer(ids[0], now=1.0)  # older timestamp than others: order is by use
+    store.touch_answers([ids[0]], now=1.0)  # older timestamp than others: order is by use
     assert store.answer_lru_order() == [*ids[1:], ids[0]]
     assert store.evict_answers(3) == 2
     assert sorted(store.answer_lru_order()) == sorted([ids[3], ids[4], ids[0]])

@@ -115,7 +115,9 @@ class FakeEuropePMC:
 
     def start(self) -> FakeEuropePMC:
         """Serve in a background thread."""
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.02,), daemon=True
+        )
         self._thread.start()
         return self
 
@@ -168,8 +170,8 @@ class FakeEuropePMC:
         if fault is not None and fault.kind == "delay":
             time.sleep(fault.seconds)
         elif fault is not None and fault.kind in ("status", "body"):
-            seen.status = fault.status
-            return fault.status, fault.payload, fault.headers
+            seen.status = fault.code
+            return fault.code, fault.payload, fault.headers
         if seen.endpoint != "search":
             seen.status = 404
             return 404, b'{"errMsg": "not found"}', {}
@@ -183,8 +185,10 @@ class FakeEuropePMC:
         body: dict[str, Any] = {"version": "6.9", "hitCount": len(matched)}
         if offset + size < len(matched):
             body["nextCursorMark"] = _cursor(offset + size)
-            body["nextPageUrl"] = self.base_url + "search?" + urlencode(
-                {**params, "cursorMark": body["nextCursorMark"]}
+            body["nextPageUrl"] = (
+                self.base_url
+                + "search?"
+                + urlencode({**params, "cursorMark": body["nextCursorMark"]})
             )
         body["request"] = {
             "queryString": params.get("query", ""),
@@ -206,7 +210,7 @@ def _make_handler(fake: FakeEuropePMC) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
-        def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        def log_message(self, format: str, *args: object) -> None:
             return
 
         def do_GET(self) -> None:

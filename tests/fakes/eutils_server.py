@@ -26,7 +26,8 @@ else a small generated corpus) and ``make_fake_eutils`` (a factory taking ``arti
 
 From a shell (e.g. to try the CLI by hand)::
 
-    python -m tests.fakes.eutils_server --xml ../shared/data/pubmedqa/pqal_dev_pubmed.xml --port 8765
+    python -m tests.fakes.eutils_server --port 8765 \
+        --xml ../shared/data/pubmedqa/pqal_dev_pubmed.xml
     MEDLIT_PUBMED_BASE_URL=http://127.0.0.1:8765/entrez/eutils/ medlit search "mammography"
 
 Searching is a simple word match over title, abstract, MeSH terms and keywords (it is a fake):
@@ -39,6 +40,7 @@ query to any-word matching.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import re
 import threading
@@ -53,17 +55,53 @@ from urllib.parse import parse_qs, urlsplit
 
 from lxml import etree
 
-from tests.fakes.pubmed_render import article_to_xml
 from medlit.types import Article
+from tests.fakes.pubmed_render import article_to_xml
 
 __all__ = ["FakeEutils", "Fault", "SeenRequest"]
 
 _WORD = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _STOP = {
-    "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "has",
-    "have", "in", "is", "it", "its", "not", "of", "on", "or", "the", "to", "was", "were", "what",
-    "which", "with", "among", "than", "that", "this", "there", "how", "why", "who", "when",
-}  # fmt: skip
+    "a",
+    "an",
+    "and",
+    "are",
+    "as",
+    "at",
+    "be",
+    "by",
+    "can",
+    "do",
+    "does",
+    "for",
+    "from",
+    "has",
+    "have",
+    "in",
+    "is",
+    "it",
+    "its",
+    "not",
+    "of",
+    "on",
+    "or",
+    "the",
+    "to",
+    "was",
+    "were",
+    "what",
+    "which",
+    "with",
+    "among",
+    "than",
+    "that",
+    "this",
+    "there",
+    "how",
+    "why",
+    "who",
+    "when",
+}
 _XML_DECL = b'<?xml version="1.0" ?>\n'
 _ESEARCH_DOCTYPE = (
     b'<!DOCTYPE eSearchResult PUBLIC "-//NLM//DTD esearch 20060628//EN" '
@@ -80,7 +118,7 @@ class Fault:
     """One injected misbehaviour, used by the next matching request."""
 
     kind: Literal["status", "delay", "truncated", "body"]
-    status: int = 200
+    code: int = 200
     seconds: float = 0.0
     payload: bytes = b""
     headers: dict[str, str] = field(default_factory=dict)
@@ -88,7 +126,7 @@ class Fault:
     @classmethod
     def status(cls, code: int, body: bytes = b"", headers: dict[str, str] | None = None) -> Fault:
         """Answer with HTTP ``code`` (e.g. 500, 502, 429 with ``{"Retry-After": "1"}``)."""
-        return cls("status", status=code, payload=body or b"server error", headers=headers or {})
+        return cls("status", code=code, payload=body or b"server error", headers=headers or {})
 
     @classmethod
     def delay(cls, seconds: float) -> Fault:
@@ -103,7 +141,7 @@ class Fault:
     @classmethod
     def body(cls, payload: bytes, status: int = 200) -> Fault:
         """Answer with this exact body (an NCBI error document, say)."""
-        return cls("body", status=status, payload=payload)
+        return cls("body", code=status, payload=payload)
 
 
 @dataclass
@@ -177,9 +215,10 @@ class FakeEutils:
             self.records[pmid] = etree.tostring(element, encoding="utf-8")
             text = " ".join(
                 "".join(node.itertext())
-                for node in element.iter("ArticleTitle", "AbstractText", "DescriptorName",
-                                         "Keyword", "BookTitle")
-            )  # fmt: skip
+                for node in element.iter(
+                    "ArticleTitle", "AbstractText", "DescriptorName", "Keyword", "BookTitle"
+                )
+            )
             self._tokens[pmid] = set(_WORD.findall(text.lower()))
             year = element.findtext(".//PubDate/Year") or element.findtext(".//PubDate/MedlineDate")
             match = re.search(r"\d{4}", year or "")
@@ -199,7 +238,9 @@ class FakeEutils:
 
     def start(self) -> FakeEutils:
         """Serve in a background thread."""
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.02,), daemon=True
+        )
         self._thread.start()
         return self
 
@@ -226,9 +267,7 @@ class FakeEutils:
 
     def served(self, endpoint: str | None = None) -> int:
         """Requests answered with 200 (to ``endpoint``, or to any)."""
-        return sum(
-            1 for r in self.history if r.status == 200 and endpoint in (None, r.endpoint)
-        )
+        return sum(1 for r in self.history if r.status == 200 and endpoint in (None, r.endpoint))
 
     def requests(self, endpoint: str | None = None) -> list[SeenRequest]:
         """Every request received (to ``endpoint``, or to any), in arrival order."""
@@ -275,7 +314,9 @@ class FakeEutils:
                 return True, 0, 0
             return len(recent) <= limit, limit, max(limit - len(recent), 0)
 
-    def handle(self, method: str, path: str, params: dict[str, str]) -> tuple[int, bytes, str, dict[str, str]]:
+    def handle(
+        self, method: str, path: str, params: dict[str, str]
+    ) -> tuple[int, bytes, str, dict[str, str]]:
         """Answer one request: (status, body, content type, extra headers)."""
         endpoint = path.rstrip("/").rsplit("/", 1)[-1].removesuffix(".fcgi")
         seen = SeenRequest(time.time(), method, endpoint, params)
@@ -283,18 +324,22 @@ class FakeEutils:
         headers = {"X-RateLimit-Limit": str(limit), "X-RateLimit-Remaining": str(remaining)}
         if not allowed:
             seen.status = 429
-            body = {"error": "API rate limit exceeded", "api-key": params.get("api_key", ""),
-                    "count": str(limit + 1), "limit": str(limit)}  # fmt: skip
-            return 429, json.dumps(body).encode(), "application/json", headers
+            refusal = {
+                "error": "API rate limit exceeded",
+                "api-key": params.get("api_key", ""),
+                "count": str(limit + 1),
+                "limit": str(limit),
+            }
+            return 429, json.dumps(refusal).encode(), "application/json", headers
         fault = self._take_fault(endpoint)
         if fault is not None and fault.kind == "delay":
             time.sleep(fault.seconds)
         if fault is not None and fault.kind == "status":
-            seen.status = fault.status
-            return fault.status, fault.payload, "text/plain", {**headers, **fault.headers}
+            seen.status = fault.code
+            return fault.code, fault.payload, "text/plain", {**headers, **fault.headers}
         if fault is not None and fault.kind == "body":
-            seen.status = fault.status
-            return fault.status, fault.payload, "text/xml", headers
+            seen.status = fault.code
+            return fault.code, fault.payload, "text/xml", headers
         if endpoint == "esearch":
             status, body, ctype = self._esearch(params)
         elif endpoint == "efetch":
@@ -306,9 +351,13 @@ class FakeEutils:
         seen.status = status
         return status, body, ctype, headers
 
-    def search_ids(self, term: str, sort: str = "relevance",
-                   min_year: int | None = None, max_year: int | None = None,
-                   ) -> tuple[list[str], list[str]]:  # fmt: skip
+    def search_ids(
+        self,
+        term: str,
+        sort: str = "relevance",
+        min_year: int | None = None,
+        max_year: int | None = None,
+    ) -> tuple[list[str], list[str]]:
         """PMIDs matching ``term`` (best first) and the words found nowhere in the corpus."""
         any_mode = self.match == "any" or bool(re.search(r"\bOR\b", term))
         cleaned = re.sub(r"\[[^\]]*\]", " ", term).lower()
@@ -353,9 +402,13 @@ class FakeEutils:
             query_key = "1"
         if params.get("retmode") == "json":
             result: dict[str, Any] = {
-                "count": str(len(ids)), "retmax": str(len(page)), "retstart": str(retstart),
-                "idlist": page, "translationset": [], "querytranslation": term,
-            }  # fmt: skip
+                "count": str(len(ids)),
+                "retmax": str(len(page)),
+                "retstart": str(retstart),
+                "idlist": page,
+                "translationset": [],
+                "querytranslation": term,
+            }
             if webenv:
                 result["querykey"], result["webenv"] = query_key, webenv
             if missing:
@@ -364,17 +417,23 @@ class FakeEutils:
                 result["warninglist"] = {"outputmessages": ["No items found."]}
             body = {"header": {"type": "esearch", "version": "0.3"}, "esearchresult": result}
             return 200, json.dumps(body, indent=4).encode(), "application/json; charset=UTF-8"
-        parts = [f"<Count>{len(ids)}</Count><RetMax>{len(page)}</RetMax>"
-                 f"<RetStart>{retstart}</RetStart>"]  # fmt: skip
+        parts = [
+            f"<Count>{len(ids)}</Count><RetMax>{len(page)}</RetMax><RetStart>{retstart}</RetStart>"
+        ]
         if webenv:
             parts.append(f"<QueryKey>{query_key}</QueryKey><WebEnv>{webenv}</WebEnv>")
         parts.append("<IdList>\n" + "".join(f"<Id>{i}</Id>\n" for i in page) + "</IdList>")
         parts.append(f"<TranslationSet/><QueryTranslation>{_esc(term)}</QueryTranslation>")
         if missing:
-            parts.append("<ErrorList>" + "".join(
-                f"<PhraseNotFound>{_esc(w)}</PhraseNotFound>" for w in missing) + "</ErrorList>")
+            parts.append(
+                "<ErrorList>"
+                + "".join(f"<PhraseNotFound>{_esc(w)}</PhraseNotFound>" for w in missing)
+                + "</ErrorList>"
+            )
         if not ids:
-            parts.append("<WarningList><OutputMessage>No items found.</OutputMessage></WarningList>")
+            parts.append(
+                "<WarningList><OutputMessage>No items found.</OutputMessage></WarningList>"
+            )
         body_xml = "<eSearchResult>" + "".join(parts) + "</eSearchResult>\n"
         return 200, _XML_DECL + _ESEARCH_DOCTYPE + body_xml.encode(), "text/xml; charset=UTF-8"
 
@@ -394,8 +453,13 @@ class FakeEutils:
                 body = b"<eFetchResult><ERROR>Empty id list - nothing todo</ERROR></eFetchResult>"
                 return 200, _XML_DECL + body, "text/xml"
         records = [self.records[i] for i in ids if i in self.records]
-        body = (_XML_DECL + _EFETCH_DOCTYPE + b"<PubmedArticleSet>\n"
-                + b"\n".join(records) + b"\n</PubmedArticleSet>\n")  # fmt: skip
+        body = (
+            _XML_DECL
+            + _EFETCH_DOCTYPE
+            + b"<PubmedArticleSet>\n"
+            + b"\n".join(records)
+            + b"\n</PubmedArticleSet>\n"
+        )
         return 200, body, "text/xml; charset=UTF-8"
 
 
@@ -410,8 +474,10 @@ def _year(value: str | None) -> int | None:
 
 def _esearch_error(message: str, params: dict[str, str]) -> tuple[int, bytes, str]:
     if params.get("retmode") == "json":
-        body = {"header": {"type": "esearch", "version": "0.3"},
-                "esearchresult": {"ERROR": message}}  # fmt: skip
+        body = {
+            "header": {"type": "esearch", "version": "0.3"},
+            "esearchresult": {"ERROR": message},
+        }
         return 200, json.dumps(body).encode(), "application/json"
     xml = f"<eSearchResult>\n  <ERROR>{_esc(message)}</ERROR>\n</eSearchResult>\n"
     return 200, _XML_DECL + xml.encode(), "text/xml"
@@ -421,12 +487,13 @@ def _make_handler(fake: FakeEutils) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
-        def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        def log_message(self, format: str, *args: object) -> None:
             return  # keep test output clean
 
         def _answer(self, params: dict[str, str]) -> None:
-            status, body, ctype, headers = fake.handle(self.command, urlsplit(self.path).path,
-                                                       params)  # fmt: skip
+            status, body, ctype, headers = fake.handle(
+                self.command, urlsplit(self.path).path, params
+            )
             try:
                 self.send_response(status)
                 self.send_header("Content-Type", ctype)
@@ -472,10 +539,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     for path in args.xml:
         fake.add_xml(path.read_bytes())
     print(f"fake E-utilities with {len(fake.records)} records at {fake.base_url}", flush=True)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         fake._server.serve_forever()
-    except KeyboardInterrupt:
-        pass
 
 
 if __name__ == "__main__":

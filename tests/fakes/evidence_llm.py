@@ -69,8 +69,11 @@ class EvidenceResponder:
         standalone = f"{last} {follow}?".strip()
         words = [w for w in re.findall(r"[A-Za-z0-9-]{4,}", standalone)][:6]
         return json.dumps(
-            {"standalone_question": standalone, "pubmed_query": " AND ".join(words),
-             "focus": None}  # fmt: skip
+            {
+                "standalone_question": standalone,
+                "pubmed_query": " AND ".join(words),
+                "focus": None,
+            }
         )
 
     def _answer(self, system: str, user: str) -> str:

@@ -26,8 +26,12 @@ __all__ = [
     "source_settings",
 ]
 
-PQAL_XML = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "pubmedqa" / (
-    "pqal_dev_pubmed.xml"
+PQAL_XML = (
+    Path(__file__).resolve().parents[2].parent
+    / "shared"
+    / "data"
+    / "pubmedqa"
+    / ("pqal_dev_pubmed.xml")
 )
 
 
@@ -49,11 +53,17 @@ def sample_articles() -> list[Article]:
                 doi=f"10.5555/medlit.{n}",
                 title=title,
                 abstract=[
-                    AbstractSection(label="BACKGROUND", category="BACKGROUND",
-                                    text=f"We studied {title.lower()}."),
-                    AbstractSection(label="CONCLUSIONS", category="CONCLUSIONS",
-                                    text=f"Findings about {title.lower()} were consistent."),
-                ],  # fmt: skip
+                    AbstractSection(
+                        label="BACKGROUND",
+                        category="BACKGROUND",
+                        text=f"We studied {title.lower()}.",
+                    ),
+                    AbstractSection(
+                        label="CONCLUSIONS",
+                        category="CONCLUSIONS",
+                        text=f"Findings about {title.lower()} were consistent.",
+                    ),
+                ],
                 authors=["Smith J", "Doe A"],
                 journal="Journal of Generated Evidence",
                 pub_date=f"{year} Mar",

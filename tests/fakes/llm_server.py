@@ -30,6 +30,10 @@ the prompt (e.g. valid JSON for the schema in ``request_json["response_format"]`
 
     server.responder = lambda req: '{"queries": ["aspirin stroke"]}'
 
+Helpers for responders: ``json_schema_of(req)`` (the schema the client asked for, from
+``response_format`` or, when the server refused it, from the system prompt), ``schema_name_of(req)``
+and ``last_user_message(req)``.
+
 The default responder answers 500 with the message ``"fake LLM server: no scripted reply and no
 responder"``, so a test that forgot to script a reply fails loudly rather than hanging.
 
@@ -50,7 +54,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
 
-__all__ = ["FakeLLMServer", "RecordedRequest", "Reply", "Responder"]
+__all__ = [
+    "FakeLLMServer",
+    "RecordedRequest",
+    "Reply",
+    "Responder",
+    "json_schema_of",
+    "last_user_message",
+    "schema_name_of",
+]
 
 
 @dataclass
@@ -132,6 +144,39 @@ class RecordedRequest:
     def response_format(self) -> dict[str, Any] | None:
         """The requested response_format, if any."""
         return self.json.get("response_format")
+
+
+def json_schema_of(request_json: dict[str, Any]) -> dict[str, Any] | None:
+    """The JSON schema a request asks for: from ``response_format``, else from the prompt."""
+    fmt = request_json.get("response_format") or {}
+    if fmt.get("type") == "json_schema":
+        return dict(fmt.get("json_schema", {}).get("schema") or {}) or None
+    for message in request_json.get("messages", []):
+        content = message.get("content")
+        if message.get("role") == "system" and isinstance(content, str) and "schema:" in content:
+            try:
+                return dict(json.loads(content.split("schema:", 1)[1].strip()))
+            except json.JSONDecodeError:
+                return None
+    return None
+
+
+def schema_name_of(request_json: dict[str, Any]) -> str | None:
+    """The schema's name (``QueryPlan``...) when sent as ``json_schema`` or in the prompt."""
+    fmt = request_json.get("response_format") or {}
+    if fmt.get("type") == "json_schema":
+        name = fmt.get("json_schema", {}).get("name")
+        return str(name) if name else None
+    schema = json_schema_of(request_json)
+    return str(schema["title"]) if schema and "title" in schema else None
+
+
+def last_user_message(request_json: dict[str, Any]) -> str:
+    """The content of the last user message (what the caller asked)."""
+    for message in reversed(request_json.get("messages", [])):
+        if message.get("role") == "user" and isinstance(message.get("content"), str):
+            return str(message["content"])
+    return ""
 
 
 def _error(message: str, code: str, param: str | None = None) -> dict[str, Any]:

@@ -15,7 +15,9 @@ from medlit.types import Article
 __all__ = ["article_to_xml", "articles_to_xml"]
 
 
-def _sub(parent: etree._Element, tag: str, text: str | None = None, **attrib: str) -> etree._Element:
+def _sub(
+    parent: etree._Element, tag: str, text: str | None = None, **attrib: str
+) -> etree._Element:
     element = etree.SubElement(parent, tag, **attrib)
     if text is not None:
         element.text = text
@@ -31,7 +33,7 @@ def article_to_xml(article: Article) -> bytes:
     journal = _sub(art, "Journal")
     issue = _sub(journal, "JournalIssue", CitedMedium="Print")
     pub_date = _sub(issue, "PubDate")
-    if article.pub_date and not article.pub_date[:4].isdigit() or (
+    if (article.pub_date and not article.pub_date[:4].isdigit()) or (
         article.pub_date and "-" in article.pub_date
     ):
         _sub(pub_date, "MedlineDate", article.pub_date)

@@ -29,11 +29,16 @@ def _run(home: Path, eutils: FakeEutils, *args: str) -> subprocess.CompletedProc
         MEDLIT_PUBMED_REQUESTS_PER_SECOND="50",
         MEDLIT_AGENT_MIN_DOCS="2",
         HF_HUB_OFFLINE="1",
+        COLUMNS="250",
     )
     return subprocess.run(
         [sys.executable, "-c", "from medlit.cli import main; main()", "ask", *args],
-        capture_output=True, text=True, env=env, timeout=120, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
 
 
 def test_ask_json_miss_then_hit(tmp_path: Path, eutils: FakeEutils) -> None:

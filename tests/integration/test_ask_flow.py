@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from medlit.agent.prompt import NO_EVIDENCE_ANSWER
-from medlit.assistant import Assistant, AskResult
+from medlit.assistant import AskResult, Assistant
 from medlit.config import Settings
 from medlit.types import AbstractSection, Article
 from tests.fakes.eutils_server import FakeEutils
@@ -27,10 +27,13 @@ def _article(n: int, title: str, conclusion: str, pub_type: str, year: int) -> A
         pmid=str(31000000 + n),
         title=title,
         abstract=[
-            AbstractSection(label="METHODS", category="METHODS",
-                            text=f"We studied {title.lower()} in a cohort of adults."),
+            AbstractSection(
+                label="METHODS",
+                category="METHODS",
+                text=f"We studied {title.lower()} in a cohort of adults.",
+            ),
             AbstractSection(label="CONCLUSIONS", category="CONCLUSIONS", text=conclusion),
-        ],  # fmt: skip
+        ],
         journal="Journal of Test Evidence",
         year=year,
         publication_types=["Journal Article", pub_type],
@@ -41,19 +44,35 @@ def _article(n: int, title: str, conclusion: str, pub_type: str, year: int) -> A
 def corpus() -> list[Article]:
     """The generated sample corpus plus several aspirin/stroke studies (so evidence is ample)."""
     extra = [
-        _article(1, "Low-dose aspirin and stroke prevention in adults",
-                 "Aspirin reduced the incidence of ischaemic stroke in adults.", "Meta-Analysis",
-                 2020),
-        _article(2, "Aspirin for primary prevention of stroke: a randomised trial",
-                 "Aspirin lowered stroke risk compared with placebo.",
-                 "Randomized Controlled Trial", 2018),
-        _article(3, "Aspirin use and stroke outcomes in older adults",
-                 "Regular aspirin use was associated with fewer strokes in adults.",
-                 "Observational Study", 2016),
-        _article(4, "Aspirin dose and gastrointestinal bleeding in stroke prevention",
-                 "Higher aspirin doses increased gastrointestinal bleeding in adults.",
-                 "Cohort Studies", 2017),
-    ]  # fmt: skip
+        _article(
+            1,
+            "Low-dose aspirin and stroke prevention in adults",
+            "Aspirin reduced the incidence of ischaemic stroke in adults.",
+            "Meta-Analysis",
+            2020,
+        ),
+        _article(
+            2,
+            "Aspirin for primary prevention of stroke: a randomised trial",
+            "Aspirin lowered stroke risk compared with placebo.",
+            "Randomized Controlled Trial",
+            2018,
+        ),
+        _article(
+            3,
+            "Aspirin use and stroke outcomes in older adults",
+            "Regular aspirin use was associated with fewer strokes in adults.",
+            "Observational Study",
+            2016,
+        ),
+        _article(
+            4,
+            "Aspirin dose and gastrointestinal bleeding in stroke prevention",
+            "Higher aspirin doses increased gastrointestinal bleeding in adults.",
+            "Cohort Studies",
+            2017,
+        ),
+    ]
     return sample_articles() + extra
 
 

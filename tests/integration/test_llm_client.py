@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -19,7 +20,13 @@ from medlit.errors import (
 )
 from medlit.llm import LLMClient, LLMTask
 from medlit.usage import usage_scope
-from tests.fakes.llm_server import FakeLLMServer, Reply
+from tests.fakes.llm_server import (
+    FakeLLMServer,
+    Reply,
+    json_schema_of,
+    last_user_message,
+    schema_name_of,
+)
 
 
 class QueryPlan(BaseModel):
@@ -117,7 +124,7 @@ async def test_slow_replies_time_out_after_bounded_retries(
         await client.complete("answer", "q")
     elapsed = time.monotonic() - started
     assert len(server.completions) == 3
-    assert 3 * 0.4 <= elapsed < 3.0
+    assert 3 * 0.4 <= elapsed < 4.0
 
 
 async def test_timeout_then_success(client: LLMClient, server: FakeLLMServer) -> None:
@@ -193,6 +200,8 @@ async def test_rejected_response_format_falls_back_and_is_remembered(
     assert formats == [(400, "json_schema"), (400, "json_object"), (200, None)]
     # Without response_format the schema travels in the prompt.
     assert '"queries"' in server.completions[2].messages[0]["content"]
+    prompt_schema = json_schema_of(server.completions[2].json)
+    assert prompt_schema is not None and prompt_schema["title"] == "QueryPlan"
     assert (await client.complete_json("plan_query", "p", QueryPlan)).queries == ["y"]
     assert server.completions[3].response_format is None  # remembered for this route
 
@@ -202,6 +211,18 @@ async def test_other_400_is_a_provider_error(client: LLMClient, server: FakeLLMS
     with pytest.raises(LLMProviderError, match="context length"):
         await client.complete_json("plan_query", "p", QueryPlan)
     assert len(server.completions) == 1
+
+
+async def test_responder_answers_by_schema(client: LLMClient, server: FakeLLMServer) -> None:
+    def responder(request: dict[str, Any]) -> str:
+        assert schema_name_of(request) == "QueryPlan"
+        schema = json_schema_of(request)
+        assert schema is not None and "queries" in schema["properties"]
+        return json.dumps({"queries": [last_user_message(request).upper()]})
+
+    server.responder = responder
+    plan = await client.complete_json("plan_query", "aspirin stroke", QueryPlan)
+    assert plan.queries == ["ASPIRIN STROKE"]
 
 
 async def test_tasks_route_to_their_models(llm_settings: Settings, server: FakeLLMServer) -> None:

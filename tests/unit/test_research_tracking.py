@@ -39,8 +39,14 @@ def test_visited_topics_match_rewordings_but_not_other_drugs_or_narrower_populat
     visited.add("Does metformin reduce cardiovascular mortality in type 2 diabetes?")
     hit = visited.match("Does metformin lower cardiovascular death in type 2 diabetes?")
     assert hit is not None and hit[1] >= 0.88
-    assert visited.match("Does sitagliptin reduce cardiovascular mortality in type 2 diabetes?") is None
-    assert visited.match("Does metformin reduce cardiovascular mortality in children with T2D?") is None
+    assert (
+        visited.match("Does sitagliptin reduce cardiovascular mortality in type 2 diabetes?")
+        is None
+    )
+    assert (
+        visited.match("Does metformin reduce cardiovascular mortality in children with T2D?")
+        is None
+    )
     assert visited.match("Does metformin cause lactic acidosis?") is None
 
 

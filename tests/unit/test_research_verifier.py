@@ -58,7 +58,11 @@ async def test_single_source_groups_are_low_confidence_without_llm_calls() -> No
 async def test_cross_reference_gives_facts_with_all_sources_and_discrepancies() -> None:
     replies: dict[str, Any] = {
         "facts": [
-            {"statement": "X lowers Y by a third", "claim_ids": [1, 2, 2, 99], "confidence": "high"},
+            {
+                "statement": "X lowers Y by a third",
+                "claim_ids": [1, 2, 2, 99],
+                "confidence": "high",
+            },
             {"statement": "Only one source says so", "claim_ids": [1], "confidence": "high"},
             {"statement": "Nothing supports this", "claim_ids": [42], "confidence": "high"},
         ],

@@ -8,7 +8,6 @@ source clients (httpx) or the LLM client (openai).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +23,7 @@ if TYPE_CHECKING:
     from medlit.cache.evidence import EvidenceCache
     from medlit.embeddings import Embedder
     from medlit.llm.client import LLMClient
-    from medlit.sources.registry import SourceRegistry
+    from medlit.sources import SourceSet
     from medlit.storage.sqlite import SqliteStore
 
 __all__ = ["AgentDeps"]
@@ -38,7 +37,6 @@ class AgentDeps:
         store: the open store (closed by :meth:`aclose` when ``owns_store``).
         embedder: the embedder (default: ``load_embedder(settings, store)``).
         llm: an LLM client (default: built from settings on first need).
-        registry: a source registry (default: built from settings on first need).
         owns_store: whether :meth:`aclose` closes the store.
     """
 
@@ -49,14 +47,13 @@ class AgentDeps:
         *,
         embedder: Embedder | None = None,
         llm: LLMClient | None = None,
-        registry: SourceRegistry | None = None,
         owns_store: bool = False,
     ) -> None:
         self.settings = settings
         self.store = store
         self._embedder = embedder
         self._llm = llm
-        self._registry = registry
+        self._source_sets: dict[tuple[str, ...], SourceSet] = {}
         self._owns_store = owns_store
         self._answers: AnswerCache | None = None
         self._evidence: EvidenceCache | None = None
@@ -72,9 +69,9 @@ class AgentDeps:
 
     async def aclose(self) -> None:
         """Close what this object opened."""
-        if self._registry is not None:
-            await self._registry.aclose()
-            self._registry = None
+        for source_set in self._source_sets.values():
+            await source_set.aclose()
+        self._source_sets.clear()
         if self._llm is not None:
             await self._llm.aclose()
             self._llm = None
@@ -186,23 +183,18 @@ class AgentDeps:
 
         With the cache on, articles still fresh in tier 2 are not fetched again.
         """
-        from medlit.sources import search_all_providers
-
-        registry = self._get_registry()
-        results = await search_all_providers(
-            query,
-            registry=registry,
-            sources=sources,
-            known=self.evidence if use_cache else None,
-        )
+        source_set = self.source_set(sources)
+        results = await source_set.search(query, known=self.evidence if use_cache else None)
         return list(results.articles), list(results.failed)
 
-    def _get_registry(self) -> SourceRegistry:
-        if self._registry is None:
-            from medlit.sources.registry import SourceRegistry
+    def source_set(self, names: Sequence[str]) -> SourceSet:
+        """The providers ``names`` with their shared HTTP client (opened once per set)."""
+        key = tuple(names)
+        if key not in self._source_sets:
+            from medlit.sources import SourceSet
 
-            self._registry = SourceRegistry.from_settings(self.settings)
-        return self._registry
+            self._source_sets[key] = SourceSet(self.settings, list(names))
+        return self._source_sets[key]
 
     def store_articles(self, articles: list[Article], use_cache: bool) -> list[str]:
         """Add articles to tier 2 (chunked and embedded); returns the keys actually new.

@@ -66,7 +66,7 @@ def build_graph(nodes: AskNodes) -> Any:
     """Compile the ask graph over ``nodes``; returns a LangGraph ``CompiledStateGraph``."""
     graph = StateGraph(AgentState)
     for name in NODE_NAMES:
-        graph.add_node(name, timed(name, getattr(nodes, name)))
+        graph.add_node(name, timed(name, getattr(nodes, name)))  # type: ignore[call-overload]
     graph.add_conditional_edges(
         START,
         _route_start,

@@ -103,7 +103,9 @@ class AskNodes:
         standalone = query.normalise_question(out.standalone_question) or question
         _narrow, broad = query.build_queries(standalone, max_terms=self.agent.max_query_terms)
         narrow = " ".join(out.pubmed_query.split()) or _narrow
-        return query.QueryPlan(standalone, narrow, broad, out.focus or query.suggest_focus(standalone))
+        return query.QueryPlan(
+            standalone, narrow, broad, out.focus or query.suggest_focus(standalone)
+        )
 
     async def query_cache(self, state: AgentState) -> dict[str, Any]:
         """Tier 1: a stored answer to the same question (the cache's guard has the last word)."""
@@ -158,7 +160,10 @@ class AskNodes:
             "retrieval_score": report.retrieval_score,
             "num_docs": report.num_docs,
             "confident": report.confident,
-            "prev_retrieval_scores": [*state.get("prev_retrieval_scores", []), report.retrieval_score],
+            "prev_retrieval_scores": [
+                *state.get("prev_retrieval_scores", []),
+                report.retrieval_score,
+            ],
         }
 
     async def decision(self, state: AgentState) -> dict[str, Any]:
@@ -197,8 +202,12 @@ class AskNodes:
         nxt = self._next_query(state)
         iteration = state.get("iteration", 0) + 1
         if nxt is None:
-            return {"iteration": iteration, "last_fetch_count": 0, "last_fetch_new": 0,
-                    "query_mode": "broad"}  # fmt: skip
+            return {
+                "iteration": iteration,
+                "last_fetch_count": 0,
+                "last_fetch_new": 0,
+                "query_mode": "broad",
+            }
         term, offset, mode = nxt
         search = SearchQuery(term=term, limit=self.agent.fetch_per_round, offset=offset)
         errors = list(state.get("fetch_errors", []))
@@ -264,17 +273,23 @@ class AskNodes:
         configured = self.deps.llm_configured("answer")
         mode = "llm" if configured else "evidence_digest"
         if not evidence:
-            return {"final_answer": NO_EVIDENCE_ANSWER, "verdict": None, "citations": [],
-                    "mode": mode, "stop_reason": "no_results"}  # fmt: skip
+            return {
+                "final_answer": NO_EVIDENCE_ANSWER,
+                "verdict": None,
+                "citations": [],
+                "mode": mode,
+                "stop_reason": "no_results",
+            }
         articles = {ev.article.pmid: ev.article for ev in evidence if ev.article.pmid}
         if configured:
             reply = await self.deps.llm().complete("answer", state["prompt_messages"])
             text = reply.text
             verdict = parse_verdict(text) if state.get("is_yes_no") else None
         else:
-            text, verdict = self.deps.digest(state["standalone_question"], evidence)
-            if not state.get("is_yes_no"):
-                verdict = None
+            text, digest_verdict = self.deps.digest(state["standalone_question"], evidence)
+            verdict = None
+            if state.get("is_yes_no") and digest_verdict in ("yes", "no", "uncertain"):
+                verdict = digest_verdict  # type: ignore[assignment]
         check = enforce_citations(text, articles)
         doc_scores = state.get("doc_scores", {})
         citations = [
@@ -292,15 +307,18 @@ class AskNodes:
         }
 
     async def update_memory(self, state: AgentState) -> dict[str, Any]:
-        """Remember the turn in the session (summarised by the LLM every N turns, never on a hit)."""
+        """Remember the turn in the session (LLM summary every N turns, never on a hit)."""
         session = state.get("session_id")
         if not session:
             return {}
         summarizer = None
         if not state.get("cache_hit") and self.deps.llm_configured("summarize_memory"):
             summarizer = self._summarize
-        turn = Turn(state["question"], state.get("standalone_question", state["question"]),
-                    state.get("final_answer", ""))  # fmt: skip
+        turn = Turn(
+            state["question"],
+            state.get("standalone_question", state["question"]),
+            state.get("final_answer", ""),
+        )
         await self.deps.memory().update(session, turn, summarizer=summarizer)
         return {}
 
@@ -330,6 +348,3 @@ class AskNodes:
             log.warning("answer_not_cached", reason=str(exc))
             return {"admitted": False, "admission_reason": "refused"}
         return {"admitted": True, "admission_reason": "ok"}
-def article_pmids(articles: dict[str, Article]) -> list[str]:
-    """PMIDs of the articles retrieved for a question."""
-    return [a.pmid for a in articles.values() if a.pmid]

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from medlit.types import Article, Chunk, Evidence
 
 __all__ = [
-    "EvidenceBlock",
     "NO_EVIDENCE_ANSWER",
+    "EvidenceBlock",
     "build_messages",
     "expand_context",
     "system_rules",

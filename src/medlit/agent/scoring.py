@@ -10,10 +10,13 @@ Each chunk gets a score from four parts:
   answer spread over articles instead of quoting one abstract eight times.
 
 Recency and study type modulate relevance (a factor around 1) instead of being added to it:
-an irrelevant meta-analysis from this year must not outrank a relevant cohort study. A document's score is
-its best chunk's; ``retrieval_score`` is the mean of the best ``min_docs`` document scores
-(missing documents count as zero, so thin evidence scores low); the evidence is ``confident``
-when at least ``min_docs`` distinct articles clear ``min_relevance``.
+an irrelevant meta-analysis from this year must not outrank a relevant cohort study. A
+document's score is its best chunk's; ``retrieval_score`` is the mean of the best
+``min_docs`` document scores (missing documents count as zero, so thin evidence scores low);
+the evidence is ``confident``
+when at least ``min_docs`` distinct articles clear ``min_relevance``, or when one chunk is so
+close to the question (``direct_match_similarity``) that its article studied exactly this
+question (its evidence may still be thin, which the answer must say).
 """
 
 from __future__ import annotations
@@ -27,7 +30,9 @@ from medlit.types import Article, Evidence, StudyType
 __all__ = ["ScoreReport", "chunk_score", "recency_score", "score_evidence", "study_type_score"]
 
 
-def recency_score(year: int | None, *, half_life_years: float, now_year: int | None = None) -> float:
+def recency_score(
+    year: int | None, *, half_life_years: float, now_year: int | None = None
+) -> float:
     """1.0 for this year's work, halving every ``half_life_years``; 0.5 when the year is unknown."""
     if year is None:
         return 0.5
@@ -104,10 +109,11 @@ def score_evidence(candidates: list[Evidence], settings: AgentSettings) -> Score
     best_docs = sorted(doc_scores.values(), reverse=True)[: settings.min_docs]
     retrieval = sum(best_docs) / settings.min_docs if best_docs else 0.0
     num_docs = len(relevant_docs)
+    best = max((item.similarity for _, item in base), default=0.0)
     return ScoreReport(
         evidence=scored[: settings.top_k],
         doc_scores={k: round(v, 6) for k, v in doc_scores.items()},
         retrieval_score=round(retrieval, 6),
         num_docs=num_docs,
-        confident=num_docs >= settings.min_docs,
+        confident=num_docs >= settings.min_docs or best >= settings.direct_match_similarity,
     )

@@ -28,7 +28,9 @@ StopReason = Literal[
 ]
 
 
-def merge_timings(left: dict[str, float] | None, right: dict[str, float] | None) -> dict[str, float]:
+def merge_timings(
+    left: dict[str, float] | None, right: dict[str, float] | None
+) -> dict[str, float]:
     """LangGraph reducer: add each node's milliseconds to what it already spent."""
     merged = dict(left or {})
     for node, ms in (right or {}).items():

@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
+from medlit.cache._pending import PendingWrites
 from medlit.config import CacheSettings
 from medlit.errors import CacheAdmissionError
 from medlit.log import get_logger
@@ -131,6 +132,18 @@ class AnswerCache:
         self.max_candidates = max_candidates
         self._guard = guard
         self._maintained = False
+        self._pending = PendingWrites(self._write_pending, self.settings.flush_interval_s)
+        add_hook = getattr(store, "add_close_hook", None)
+        if add_hook is not None:
+            add_hook(self.flush)
+
+    def _write_pending(self, counts: dict[str, int], touched: list[Hashable]) -> None:
+        self.store.touch_answers([int(k) for k in touched], self.clock())  # type: ignore[call-overload]
+        self.store.bump_counters(counts)
+
+    def flush(self) -> None:
+        """Write buffered hit counters and LRU refreshes (also done on store close)."""
+        self._pending.flush()
 
     @property
     def guard(self) -> Guard | None:
@@ -195,8 +208,8 @@ class AnswerCache:
             else:
                 if expired:
                     self._expire(expired)
-                self.store.touch_answer(record.id, now)
-                self.store.bump_counters({"answers.hits": 1})
+                self._pending.touch([record.id])
+                self._pending.count("answers.hits")
                 entry = CachedAnswer.model_validate(record.payload)
                 entry.question, entry.created_at = record.question, record.created_at
                 log.debug("answer_cache_hit", similarity=round(similarity, 4), id=record.id)
@@ -238,6 +251,7 @@ class AnswerCache:
         if not (math.isfinite(entry.retrieval_score) and 0.0 <= entry.retrieval_score <= 1.0):
             raise CacheAdmissionError(f"invalid retrieval score {entry.retrieval_score}")
         data = entry.model_dump(mode="json", exclude={"question", "created_at"})
+        self.flush()  # eviction below must see every hit so far
         answer_id = self.store.insert_answer(
             namespace=namespace,
             fingerprint=fingerprint,
@@ -247,28 +261,29 @@ class AnswerCache:
             retrieval_score=entry.retrieval_score,
             now=self.clock(),
         )
-        self.store.bump_counters({"answers.inserts": 1})
+        self._pending.count("answers.inserts")
         self.maintain()
         return answer_id
 
     def maintain(self) -> tuple[int, int]:
         """Delete expired entries, then evict LRU entries over capacity; returns the counts."""
         self._maintained = True
+        self.flush()
         expired = self.store.purge_answers(created_before=self.clock() - self.settings.answer_ttl_s)
         evicted = self.store.evict_answers(self.settings.answer_capacity)
-        if expired or evicted:
-            self.store.bump_counters({"answers.expired": expired, "answers.evictions": evicted})
+        self._pending.count("answers.expired", expired)
+        self._pending.count("answers.evictions", evicted)
         return expired, evicted
 
     def clear(self, namespace: str | None = None) -> int:
         """Delete every entry (of one namespace, or all); returns how many."""
+        self.flush()
         return self.store.clear_answers(namespace)
 
     def _expire(self, ids: list[int]) -> None:
-        count = self.store.delete_answers(ids)
-        if count:
-            self.store.bump_counters({"answers.expired": count})
+        self.flush()
+        self._pending.count("answers.expired", self.store.delete_answers(ids))
 
     def _miss(self, lookup: AnswerLookup) -> AnswerLookup:
-        self.store.bump_counters({f"answers.miss.{lookup.miss_reason}": 1})
+        self._pending.count(f"answers.miss.{lookup.miss_reason}")
         return lookup

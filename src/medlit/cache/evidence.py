@@ -18,9 +18,10 @@ where most savings should come from.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 
+from medlit.cache._pending import PendingWrites
 from medlit.cache.chunking import article_content_hash, chunk_article
 from medlit.config import CacheSettings
 from medlit.embeddings.base import Embedder
@@ -75,6 +76,18 @@ class EvidenceCache:
         self.store = store
         self.settings = settings or CacheSettings()
         self.clock = clock
+        self._pending = PendingWrites(self._write_pending, self.settings.flush_interval_s)
+        add_hook = getattr(store, "add_close_hook", None)
+        if add_hook is not None:
+            add_hook(self.flush)
+
+    def _write_pending(self, counts: dict[str, int], touched: list[Hashable]) -> None:
+        self.store.touch_articles([str(k) for k in touched], self.clock())
+        self.store.bump_counters(counts)
+
+    def flush(self) -> None:
+        """Write buffered counters and LRU refreshes (also done on store close)."""
+        self._pending.flush()
 
     def _fresh_after(self) -> float:
         return self.clock() - self.settings.evidence_ttl_s
@@ -84,8 +97,7 @@ class EvidenceCache:
         cutoff = self._fresh_after()
         found = self.store.get_articles_by_pmid(list(pmids))
         fresh = {pmid: rec.article for pmid, rec in found.items() if rec.fetched_at >= cutoff}
-        if fresh:
-            self.store.bump_counters({"evidence.reused": len(fresh)})
+        self._pending.count("evidence.reused", len(fresh))
         return fresh
 
     def fresh_by_key(self, keys: Sequence[str]) -> dict[str, Article]:
@@ -135,13 +147,8 @@ class EvidenceCache:
             )
         result.chunks_embedded = len(texts)
         result.expired, result.evicted = self.maintain()
-        if result.added or result.rechunked:
-            self.store.bump_counters(
-                {
-                    "evidence.articles_added": result.added + result.rechunked,
-                    "evidence.chunks_embedded": result.chunks_embedded,
-                }
-            )
+        self._pending.count("evidence.articles_added", result.added + result.rechunked)
+        self._pending.count("evidence.chunks_embedded", result.chunks_embedded)
         log.debug("evidence_added", **result.__dict__)
         return result
 
@@ -164,8 +171,7 @@ class EvidenceCache:
             fetched_after=max(cutoff, f.fetched_after or cutoff),
         )
         matches = self.store.search_chunks(embedding, k, f)
-        if matches:
-            self.store.touch_articles([m.article.key for m in matches], self.clock())
+        self._pending.touch([m.article.key for m in matches])
         return [
             Evidence(chunk=m.chunk, article=m.article, similarity=m.similarity) for m in matches
         ]
@@ -187,12 +193,14 @@ class EvidenceCache:
 
     def maintain(self) -> tuple[int, int]:
         """Delete expired articles, then evict LRU articles over the chunk capacity."""
+        self.flush()  # eviction must see every use so far
         expired, _ = self.store.purge_articles(fetched_before=self._fresh_after())
         evicted, _ = self.store.evict_articles(self.settings.evidence_capacity)
-        if expired or evicted:
-            self.store.bump_counters({"evidence.expired": expired, "evidence.evictions": evicted})
+        self._pending.count("evidence.expired", expired)
+        self._pending.count("evidence.evictions", evicted)
         return expired, evicted
 
     def clear(self) -> tuple[int, int]:
         """Delete every article and chunk; returns (articles, chunks)."""
+        self.flush()
         return self.store.clear_evidence()

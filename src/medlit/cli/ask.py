@@ -8,7 +8,7 @@ process loads the settings, the store and the embedder, and nothing else.
 from __future__ import annotations
 
 import sys
-from enum import Enum
+from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 __all__ = ["ask_command"]
 
 
-class SourceOption(str, Enum):
+class SourceOption(StrEnum):
     """Where to search."""
 
     pubmed = "pubmed"

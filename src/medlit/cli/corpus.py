@@ -1,1 +1,113 @@
-"""medlit corpus (commands registered on medlit.cli.app)."""
+"""medlit corpus: add PubMed XML / MEDLINE files to the local corpus, show its stats."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from medlit.cli.app import app, build_settings, console, err_console, print_json, run
+from medlit.errors import MedlitError
+
+__all__ = ["corpus_app"]
+
+corpus_app = typer.Typer(
+    help="The local corpus (your own PubMed XML / MEDLINE files), searched offline.",
+    no_args_is_help=True,
+)
+app.add_typer(corpus_app, name="corpus")
+
+
+@corpus_app.command("add")
+@run
+def add(
+    files: Annotated[list[Path], typer.Argument(help="PubMed XML (.xml, .xml.gz) or MEDLINE.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the counts as JSON.")] = False,
+) -> None:
+    """Add files to the corpus (re-adding a file changes nothing)."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from medlit.sources.local import AddResult, LocalCorpus
+
+    settings = build_settings()
+    totals = AddResult()
+    failures: list[MedlitError] = []
+    per_file: dict[str, dict[str, int | str]] = {}
+    progress = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed} records"),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=True,
+        disable=not err_console.is_terminal,
+    )
+    with LocalCorpus.from_settings(settings) as corpus, progress:
+        overall = progress.add_task("files", total=len(files))
+        for path in files:
+            task = progress.add_task(path.name, total=None)
+            try:
+                if not path.is_file():
+                    raise MedlitError(f"{path}: no such file")
+                result = corpus.add_file(
+                    path, progress=lambda n, task=task: progress.update(task, completed=n)
+                )
+            except MedlitError as exc:
+                failures.append(exc)
+                per_file[str(path)] = {"error": str(exc)}
+                err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+            else:
+                totals.added += result.added
+                totals.updated += result.updated
+                totals.skipped += result.skipped
+                per_file[str(path)] = {
+                    "added": result.added,
+                    "updated": result.updated,
+                    "skipped": result.skipped,
+                }
+            progress.remove_task(task)
+            progress.advance(overall)
+    if as_json:
+        print_json(
+            {
+                "added": totals.added,
+                "updated": totals.updated,
+                "skipped": totals.skipped,
+                "failed": len(failures),
+                "files": per_file,
+            }
+        )
+    else:
+        console.print(
+            f"added {totals.added}, updated {totals.updated}, skipped {totals.skipped}"
+            + (f" ({len(failures)} of {len(files)} files failed)" if failures else "")
+        )
+    if failures:
+        raise typer.Exit(failures[0].exit_code)
+
+
+@corpus_app.command("stats")
+@run
+def stats(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
+) -> None:
+    """How many articles the corpus holds, years, languages, size."""
+    from medlit.sources.local import LocalCorpus
+
+    settings = build_settings()
+    with LocalCorpus.from_settings(settings) as corpus:
+        data = corpus.stats()
+    if as_json:
+        print_json(data)
+        return
+    years = f"{data['first_year']}–{data['last_year']}" if data["first_year"] else "-"
+    languages = ", ".join(f"{k} {v}" for k, v in data["languages"].items()) or "-"
+    console.print(
+        f"corpus      {data['path']}\n"
+        f"articles    {data['articles']} ({data['with_abstract']} with abstract)\n"
+        f"files       {data['files']}\n"
+        f"years       {years}\n"
+        f"languages   {languages}\n"
+        f"size        {data['size_bytes'] / 1e6:.1f} MB"
+    )

@@ -372,8 +372,8 @@ class LLMClient:
             if failure.retry_after > self.settings.backoff_max_s:
                 return None
             return failure.retry_after
-        backoff = min(
-            self.settings.backoff_base_s * 2 ** (attempt - 1), self.settings.backoff_max_s
+        backoff: float = min(
+            self.settings.backoff_base_s * 2.0 ** (attempt - 1), self.settings.backoff_max_s
         )
         # Equal jitter: concurrent callers that failed together do not retry in lockstep.
         return backoff * (0.5 + random.random() / 2)

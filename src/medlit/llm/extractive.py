@@ -63,7 +63,7 @@ _SECTION_WEIGHT = {
     "DESIGN": -0.15,
 }
 _ARTICLE_SCORE_WEIGHT = 0.10
-_DUPLICATE_JACCARD = 0.7
+_DUPLICATE_JACCARD = 0.8
 _DUPLICATE_COSINE = 0.92
 # all-MiniLM cosine below which a sentence is taken as off-topic (lexical: no shared word).
 _RELEVANT_COSINE = 0.25

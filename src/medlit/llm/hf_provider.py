@@ -72,7 +72,9 @@ class HFProvider(LLMProvider):
                 model=route.model,
                 temperature=temperature,
                 max_tokens=max_tokens,
-                response_format=response_format,
+                # The OpenAI-style dict is accepted at runtime (and turned into TGI's grammar
+                # form for TGI endpoints); the stubs only name huggingface_hub's dataclasses.
+                response_format=response_format,  # type: ignore[arg-type]
             )
         except InferenceTimeoutError as exc:
             raise ProviderFailure(f"timed out: {exc}", kind="timeout") from exc

@@ -75,7 +75,7 @@ _EQUIVALENT = re.compile(
 # yes, it is an author's opinion that a cue reader cannot weigh.
 _POSITIVE = re.compile(
     r"\b(?:significant(?:ly)?|associated with|correlat\w*|linked to|predict\w*"
-    r"|improv\w*|reduc\w*|decreas\w*|increas\w*|lower\w*|higher|better|superior|greater"
+    r"|improv\w*|reduc\w*|decreas\w*|increas\w*|lower\w*|higher|better|worse|superior|greater"
     r"|effective\w*|efficac\w*|safe|safely|feasible|beneficial|benefit\w*|useful|valuable"
     r"|valid|reliable|accurate|independent(?:ly)?|risk factor|contribut\w*|confirm\w*"
     r"|demonstrat\w* that|support\w* the|recommended|can be used|suggest\w* that|show\w* that"

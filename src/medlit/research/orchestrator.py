@@ -40,7 +40,7 @@ from medlit.research.planner import create_plan, validate_request
 from medlit.research.prompts import ResearchLLM, Task
 from medlit.research.researcher import DeepResearcher, EvidenceCacheLike, SearchFn
 from medlit.research.synthesizer import generate_report
-from medlit.research.tracking import Budget, Spend, VisitedTopics
+from medlit.research.tracking import Budget, Spend, VisitedTopics, remote_calls
 from medlit.research.verifier import verify_findings
 from medlit.types import Article
 from medlit.usage import Usage, usage_scope
@@ -204,7 +204,7 @@ class _Run:
             sub_questions_total=len(subs),
             findings=len(self.job.findings),
             facts=len(self.job.facts),
-            provider_calls=sum(usage.calls.values()),
+            provider_calls=remote_calls(usage),
             llm_calls=usage.llm_calls,
         )
         result = self.on_progress(event)

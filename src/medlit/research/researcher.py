@@ -128,6 +128,8 @@ class DeepResearcher:
         self.budget = budget
         self.extractions_ok = 0
         self.extractions_failed = 0
+        # (root sub-question, article): a follow-up does not pay to re-read what its root read.
+        self._extracted: set[tuple[str, str]] = set()
 
     @property
     def limits(self) -> ResearchDepth:
@@ -173,7 +175,14 @@ class DeepResearcher:
                 async with semaphore:
                     await self._research_one(plan, question, on_done)
 
-            await asyncio.gather(*(run(q) for q in runnable))
+            try:
+                # A TaskGroup: when one sub-question fails (or the job is interrupted) the
+                # others are cancelled, not left running against a job that has stopped.
+                async with asyncio.TaskGroup() as group:
+                    for question in runnable:
+                        group.create_task(run(question))
+            except BaseExceptionGroup as errors:
+                raise errors.exceptions[0] from None
         if self.extractions_failed and not self.extractions_ok:
             for question in plan.sub_questions:
                 if question.status is SubQuestionStatus.COMPLETED and question.failed_extractions:
@@ -197,7 +206,11 @@ class DeepResearcher:
     async def _research_one(
         self, plan: ResearchPlan, question: SubQuestion, on_done: OnDone
     ) -> None:
-        articles = await self._cached_articles(question)
+        root = plan.root_of(question.id)
+        root_id = root.id if root is not None else question.id
+        articles: list[Article] = []
+        if self.budget.allow():  # a sub-question queued before the budget ran out
+            articles = await self._cached_articles(question, root_id)
         if articles:
             question.from_cache = True
         elif self.budget.allow(provider=True):
@@ -209,14 +222,22 @@ class DeepResearcher:
             return
         question.articles_found = len(articles)
         findings: list[ResearchFinding] = []
+        extracted = 0
         for article in articles:
-            if not article.abstract:
-                continue  # nothing to quote: not worth an LLM call
+            if not article.abstract or (root_id, article.key) in self._extracted:
+                continue  # nothing to quote, or already read for this topic: no LLM call
             if not self.budget.allow(llm=True):
                 break
+            self._extracted.add((root_id, article.key))
+            extracted += 1
             findings.extend(await self._extract(question, article))
         self._add_follow_ups(plan, question, findings)
-        question.status = SubQuestionStatus.COMPLETED
+        if extracted == 0 and self.budget.stop_reason and articles:
+            # Found articles but could not afford to read any: not researched.
+            question.status = SubQuestionStatus.SKIPPED
+            question.skip_reason = f"budget: {self.budget.stop_reason}"
+        else:
+            question.status = SubQuestionStatus.COMPLETED
         log.info(
             "sub_question_completed",
             id=question.id,
@@ -226,8 +247,11 @@ class DeepResearcher:
         )
         await on_done(question, findings, articles)
 
-    async def _cached_articles(self, question: SubQuestion) -> list[Article]:
-        """Articles whose cached chunks already answer the sub-question (no search needed)."""
+    async def _cached_articles(self, question: SubQuestion, root_id: str) -> list[Article]:
+        """Articles whose cached chunks already answer the sub-question (no search needed).
+
+        Articles already read for the same topic do not count: they would add nothing.
+        """
         if self.cache is None or self.embedder is None:
             return []
         wanted = self.limits.results_per_question
@@ -240,6 +264,8 @@ class DeepResearcher:
             if match.similarity < self.settings.reuse_min_similarity:
                 continue
             key = match.article.key
+            if (root_id, key) in self._extracted:
+                continue
             if key not in best or best[key][0] < match.similarity:
                 best[key] = (match.similarity, match.article)
         needed = min(self.settings.reuse_min_articles, wanted)

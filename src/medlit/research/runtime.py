@@ -35,17 +35,17 @@ async def open_orchestrator(
     from medlit.cache.evidence import EvidenceCache
     from medlit.embeddings import load_embedder
     from medlit.llm.client import LLMClient
-    from medlit.sources import search_all_providers
-    from medlit.sources.registry import SourceRegistry
+    from medlit.sources import SourceSet
     from medlit.storage.sqlite import SqliteStore
 
     own_store = store is None
     db = store if store is not None else SqliteStore.open(settings)
     llm = LLMClient.from_settings(settings)
-    registry = SourceRegistry.from_settings(settings)
+    # Every provider; those disabled in the settings are skipped by search_all_providers.
+    sources = SourceSet(settings, "all")
 
     async def search(query: SearchQuery, known: FreshArticles | None) -> SearchResults:
-        return await search_all_providers(query, registry=registry, known=known)
+        return await sources.search(query, known=known)
 
     try:
         yield ResearchOrchestrator(
@@ -57,7 +57,7 @@ async def open_orchestrator(
             embedder=load_embedder(settings, db),
         )
     finally:
-        await registry.aclose()
+        await sources.aclose()
         await llm.aclose()
         if own_store:
             db.close()

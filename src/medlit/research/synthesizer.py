@@ -143,6 +143,16 @@ def _fact_lines(facts: list[VerifiedFact], numbers: dict[str, int]) -> str:
     return "\n".join(lines)
 
 
+def _conflict_lines(discrepancies: list[Discrepancy], numbers: dict[str, int]) -> str:
+    lines = []
+    for discrepancy in discrepancies:
+        lines.append(f"- (conflict) {discrepancy.topic}:")
+        for claim in discrepancy.claims:
+            refs = sorted({numbers[k] for s in claim.sources if (k := citation_key(s)) in numbers})
+            lines.append(f"  - (one side) {claim.claim} {''.join(f'[{n}]' for n in refs)}")
+    return "\n".join(lines)
+
+
 def _reference_lines(references: list[Reference]) -> str:
     return "\n".join(
         f"[{r.number}] {r.title} ({r.study_type}{', ' + str(r.year) if r.year else ''})"
@@ -151,17 +161,25 @@ def _reference_lines(references: list[Reference]) -> str:
 
 
 def evidence_quality(
-    facts: list[VerifiedFact], numbers: dict[str, int], articles: dict[str, Article]
+    facts: list[VerifiedFact],
+    numbers: dict[str, int],
+    articles: dict[str, Article],
+    discrepancies: list[Discrepancy] = (),  # type: ignore[assignment]
 ) -> str:
-    """One sentence on what a section rests on: study types and confidence."""
-    keys = {k for f in facts for s in f.sources if (k := citation_key(s)) in numbers}
+    """One sentence on what a section rests on: study types, confidence, conflicts."""
+    sources = [s for f in facts for s in f.sources]
+    sources += [s for d in discrepancies for c in d.claims for s in c.sources]
+    keys = {k for s in sources if (k := citation_key(s)) in numbers}
     types = Counter(classify_study_type(articles[k].publication_types) for k in keys)
     design = ", ".join(
         f"{count} {study.label}" for study, count in sorted(types.items(), key=lambda i: -i[0])
     )
     confidence = Counter(f.confidence for f in facts)
     levels = ", ".join(f"{confidence[c]} {c}" for c in ("high", "medium", "low") if confidence[c])
-    note = f"Based on {len(keys)} article(s) ({design}); facts by confidence: {levels}."
+    note = f"Based on {len(keys)} article(s) ({design})"
+    note += f"; facts by confidence: {levels}" if levels else ""
+    note += f"; {len(discrepancies)} conflict(s) between sources" if discrepancies else ""
+    note += "."
     if types and max(types) < StudyType.RCT:
         note += " No randomised trial or systematic review among them."
     return note
@@ -170,16 +188,17 @@ def evidence_quality(
 async def _write_section(
     topic: str,
     facts: list[VerifiedFact],
+    conflicts: list[Discrepancy],
     references: list[Reference],
     numbers: dict[str, int],
     llm: ResearchLLM,
     settings: ResearchSettings,
 ) -> ReportSection:
     minimum = settings.min_section_words
-    user = (
-        f"Topic: {topic}\n\nVerified facts:\n{_fact_lines(facts, numbers)}\n\n"
-        f"References:\n{_reference_lines(references)}"
-    )
+    user = f"Topic: {topic}\n\nVerified facts:\n{_fact_lines(facts, numbers) or '(none)'}\n\n"
+    if conflicts:
+        user += f"Conflicting findings:\n{_conflict_lines(conflicts, numbers)}\n\n"
+    user += f"References:\n{_reference_lines(references)}"
     system = SECTION_SYSTEM.format(min_words=minimum)
     reply = await llm.complete_json(Task.SYNTHESIZE, messages(system, user), SectionReply)
     heading, content = reply.heading.strip() or topic, reply.content
@@ -239,6 +258,10 @@ async def generate_report(
     topics: dict[str, list[VerifiedFact]] = {}
     for fact in facts:
         topics.setdefault(fact.sub_question_id, []).append(fact)
+    conflicts: dict[str, list[Discrepancy]] = {}
+    for discrepancy in discrepancies:
+        conflicts.setdefault(discrepancy.sub_question_id, []).append(discrepancy)
+        topics.setdefault(discrepancy.sub_question_id, [])  # a topic of conflicts only
     if plan is not None:
         order = {q.id: i for i, q in enumerate(plan.sub_questions)}
         topics = dict(sorted(topics.items(), key=lambda item: order.get(item[0], len(order))))
@@ -252,7 +275,7 @@ async def generate_report(
                 "topic already visited"
             ):
                 limitations.append(f"Not researched: {sub.text} ({sub.skip_reason}).")
-    if not facts:
+    if not topics:
         return NarrativeReport(
             title=f"Research report: {question}",
             question=question,
@@ -265,7 +288,8 @@ async def generate_report(
 
     summary_user = (
         f"Research question: {question}\n\nVerified facts:\n{_fact_lines(facts, numbers)}\n\n"
-        f"Discrepancies: {len(discrepancies)}\n\nReferences:\n{_reference_lines(references)}"
+        f"Conflicting findings:\n{_conflict_lines(discrepancies, numbers) or '(none)'}\n\n"
+        f"References:\n{_reference_lines(references)}"
     )
     summary = await llm.complete_json(
         Task.SYNTHESIZE, messages(SUMMARY_SYSTEM, summary_user), SummaryReply
@@ -275,9 +299,12 @@ async def generate_report(
     for done, (topic_id, topic_facts) in enumerate(topics.items(), start=1):
         topic_question = plan.get(topic_id) if plan is not None else None
         topic = topic_question.text if topic_question is not None else topic_id
-        section = await _write_section(topic, topic_facts, references, numbers, llm, settings)
+        topic_conflicts = conflicts.get(topic_id, [])
+        section = await _write_section(
+            topic, topic_facts, topic_conflicts, references, numbers, llm, settings
+        )
         section.sub_question_ids = [topic_id]
-        section.evidence_quality = evidence_quality(topic_facts, numbers, articles)
+        section.evidence_quality = evidence_quality(topic_facts, numbers, articles, topic_conflicts)
         sections.append(section)
         if on_section is not None:
             on_section(done, len(topics))

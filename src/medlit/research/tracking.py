@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from medlit.config import ResearchDepth
     from medlit.embeddings import Embedder
 
-__all__ = ["Budget", "Spend", "VisitedTopics", "normalise_topic"]
+__all__ = ["Budget", "Spend", "VisitedTopics", "normalise_topic", "remote_calls"]
 
 _STOP_WORDS = """a an and are as at be between by can could do does for from has have how in into
 is it its of on or than that the their there these this those to vs versus was were what when
@@ -114,6 +114,11 @@ class VisitedTopics:
             self.add(text)
 
 
+def remote_calls(usage: Usage) -> int:
+    """Requests sent to remote sources (the local corpus costs nothing and is not counted)."""
+    return sum(count for service, count in usage.calls.items() if service != "local")
+
+
 @dataclass
 class Spend:
     """What the EXECUTING stage has spent in earlier runs of the job (kept across resumes)."""
@@ -141,7 +146,7 @@ class Budget:
     def spent(self) -> Spend:
         """Total spend so far (earlier runs plus this one)."""
         return Spend(
-            provider_calls=self.before.provider_calls + sum(self.usage.calls.values()),
+            provider_calls=self.before.provider_calls + remote_calls(self.usage),
             llm_calls=self.before.llm_calls + self.usage.llm_calls,
             elapsed_s=self.before.elapsed_s + (time.monotonic() - self.started),
         )

@@ -39,13 +39,20 @@ log = get_logger("research.verifier")
 def group_findings(
     findings: list[ResearchFinding], plan: ResearchPlan | None = None
 ) -> dict[str, list[ResearchFinding]]:
-    """Findings by the plan-level sub-question they belong to, in first-seen order."""
+    """Findings by the plan-level sub-question they belong to, in first-seen order.
+
+    The same claim from the same article (read again for a follow-up) counts once.
+    """
     groups: dict[str, list[ResearchFinding]] = defaultdict(list)
+    seen: set[tuple[str, str, str]] = set()
     for finding in findings:
         group = finding.sub_question_id
         if plan is not None and (root := plan.root_of(group)) is not None:
             group = root.id
-        groups[group].append(finding)
+        key = (group, finding.article_key, " ".join(finding.claim.lower().split()))
+        if key not in seen:
+            seen.add(key)
+            groups[group].append(finding)
     return dict(groups)
 
 

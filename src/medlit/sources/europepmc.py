@@ -28,7 +28,8 @@ __all__ = ["EuropePMCPage", "EuropePMCSource", "article_from_result", "parse_sea
 log = get_logger("sources.europepmc")
 
 _HEADING = re.compile(r"<h[1-6][^>]*>(.*?)</h[1-6]>", re.I | re.S)
-_TAG = re.compile(r"<[^>]+>")
+# Only real tags: "p < .001 and x > 2" in an abstract is text, not markup.
+_TAG = re.compile(r"</?[a-zA-Z][a-zA-Z0-9]*(?:\s[^<>]*)?/?>")
 _SPACE = re.compile(r"\s+")
 
 
@@ -54,6 +55,12 @@ def parse_abstract(raw: str | None) -> list[AbstractSection]:
     return sections
 
 
+def _int(value: Any) -> int | None:
+    """Europe PMC sends numbers as numbers or as strings."""
+    text = str(value).strip() if value is not None else ""
+    return int(text) if text.isdigit() else None
+
+
 def _listed(container: Any, key: str) -> list[Any]:
     if isinstance(container, dict):
         value = container.get(key)
@@ -67,7 +74,7 @@ def article_from_result(result: dict[str, Any]) -> Article:
     journal_info = result.get("journalInfo") or {}
     journal = (journal_info.get("journal") or {}).get("title") or result.get("journalTitle")
     year_raw = result.get("pubYear") or journal_info.get("yearOfPublication")
-    year = int(year_raw) if str(year_raw or "").isdigit() else None
+    year = _int(year_raw)
     authors = [
         a.get("fullName") or a.get("collectiveName")
         for a in _listed(result.get("authorList"), "author")
@@ -99,7 +106,7 @@ def article_from_result(result: dict[str, Any]) -> Article:
         keywords=[str(k) for k in _listed(result.get("keywordList"), "keyword")],
         language=result.get("language") or None,
         source="europepmc",
-        citation_count=int(cited) if str(cited or "").isdigit() else None,
+        citation_count=_int(cited),
         open_access=None if open_access is None else str(open_access).upper() == "Y",
     )
 
@@ -134,10 +141,10 @@ def parse_search_page(data: bytes | str) -> EuropePMCPage:
     if not isinstance(results, dict) or not isinstance(results.get("result", []), list):
         raise SourceResponseError("europepmc: response without resultList", source="europepmc")
     articles = [article_from_result(r) for r in results.get("result", []) if isinstance(r, dict)]
-    hit_count = body.get("hitCount")
+    hit_count = _int(body.get("hitCount"))
     return EuropePMCPage(
         articles,
-        int(hit_count) if str(hit_count or "").isdigit() else len(articles),
+        len(articles) if hit_count is None else hit_count,
         body.get("nextCursorMark") or None,
     )
 
@@ -178,7 +185,9 @@ class EuropePMCSource:
             text = f"({text}) AND (PUB_YEAR:[{low} TO {high}])"
         return text
 
-    async def page(self, query: SearchQuery, cursor: str = "*", page_size: int = 25) -> EuropePMCPage:
+    async def page(
+        self, query: SearchQuery, cursor: str = "*", page_size: int = 25
+    ) -> EuropePMCPage:
         """One page of results from ``cursor``."""
         params: dict[str, Any] = {
             "query": self.build_query(query),
@@ -190,8 +199,15 @@ class EuropePMCSource:
         if query.sort == "pub_date":
             params["sort"] = "P_PDATE_D desc"
         url = urljoin(self.base_url, "search")
-        response = await send(self.client, "GET", url, service=self.name,
-                              limiter=self.limiter, policy=self.policy, params=params)  # fmt: skip
+        response = await send(
+            self.client,
+            "GET",
+            url,
+            service=self.name,
+            limiter=self.limiter,
+            policy=self.policy,
+            params=params,
+        )
         return parse_search_page(response.content)
 
     async def search(

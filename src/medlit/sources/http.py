@@ -162,13 +162,19 @@ async def send(
         if attempt == policy.max_retries:
             break
         wait = retry_after if retry_after is not None else policy.delay(attempt)
-        log.info("source_retry", service=service, attempt=attempt + 1, problem=last_problem,
-                 wait_s=round(wait, 3))
+        log.info(
+            "source_retry",
+            service=service,
+            attempt=attempt + 1,
+            problem=last_problem,
+            wait_s=round(wait, 3),
+        )
         await asyncio.sleep(wait)
     tries = policy.max_retries + 1
     if last_problem.startswith("rate limited"):
         raise RateLimited(
-            f"{service}: {last_problem} after {tries} tries", source=service,
+            f"{service}: {last_problem} after {tries} tries",
+            source=service,
             retry_after=retry_after,
         )
     raise SourceUnavailable(f"{service}: {last_problem} after {tries} tries", source=service)

@@ -60,8 +60,46 @@ CREATE TABLE IF NOT EXISTS files (
 """
 _WORD = re.compile(r"\w+", re.UNICODE)
 _STOP = frozenset(
-    "a an and are as at be by can do does for from has have how in is it its of on or than that "
-    "the there this to was were what when which who why with among".split()
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "do",
+        "does",
+        "for",
+        "from",
+        "has",
+        "have",
+        "how",
+        "in",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "than",
+        "that",
+        "the",
+        "there",
+        "this",
+        "to",
+        "was",
+        "were",
+        "what",
+        "when",
+        "which",
+        "who",
+        "why",
+        "with",
+        "among",
+    ]
 )
 # Title matches count most, then MeSH/keywords, then the abstract.
 _BM25 = "bm25(articles_fts, 8.0, 1.0, 3.0)"
@@ -92,7 +130,7 @@ class AddResult:
 
 def _open(path: Path) -> IO[bytes]:
     if path.suffix == ".gz":
-        return gzip.open(path, "rb")
+        return gzip.open(path, "rb")  # type: ignore[return-value]  # GzipFile is IO[bytes]
     return path.open("rb")
 
 
@@ -158,8 +196,17 @@ class LocalCorpus:
             "SELECT id, content_hash FROM articles WHERE key = ?", (article.key,)
         ).fetchone()
         now = time.time()
-        fields = (article.pmid, article.doi, article.year, article.language,
-                  int(bool(article.abstract)), digest, data, source_file, now)  # fmt: skip
+        fields = (
+            article.pmid,
+            article.doi,
+            article.year,
+            article.language,
+            int(bool(article.abstract)),
+            digest,
+            data,
+            source_file,
+            now,
+        )
         if row is not None and row[1] == digest:
             result.skipped += 1
             return
@@ -182,12 +229,17 @@ class LocalCorpus:
             result.added += 1
         self.conn.execute(
             "INSERT INTO articles_fts (rowid, title, abstract, terms) VALUES (?, ?, ?, ?)",
-            (rowid, article.title, article.abstract_text,
-             " ".join(article.mesh_terms + article.keywords)),
-        )  # fmt: skip
+            (
+                rowid,
+                article.title,
+                article.abstract_text,
+                " ".join(article.mesh_terms + article.keywords),
+            ),
+        )
 
-    def add_articles(self, articles: Iterable[Article], *, source_file: str | None = None,
-                     progress: Any = None) -> AddResult:  # fmt: skip
+    def add_articles(
+        self, articles: Iterable[Article], *, source_file: str | None = None, progress: Any = None
+    ) -> AddResult:
         """Add or update articles in one transaction (unchanged ones are skipped).
 
         Args:

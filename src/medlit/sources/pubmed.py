@@ -71,10 +71,24 @@ class PubMedSource:
         url = urljoin(self.base_url, f"{utility}.fcgi")
         fields = {**self._identity(), **params}
         if post:
-            return await send(self.client, "POST", url, service=self.name,
-                              limiter=self.limiter, policy=self.policy, data=fields)  # fmt: skip
-        return await send(self.client, "GET", url, service=self.name, limiter=self.limiter,
-                          policy=self.policy, params=fields)  # fmt: skip
+            return await send(
+                self.client,
+                "POST",
+                url,
+                service=self.name,
+                limiter=self.limiter,
+                policy=self.policy,
+                data=fields,
+            )
+        return await send(
+            self.client,
+            "GET",
+            url,
+            service=self.name,
+            limiter=self.limiter,
+            policy=self.policy,
+            params=fields,
+        )
 
     async def esearch(self, query: SearchQuery, *, usehistory: bool = False) -> ESearchResult:
         """PMIDs matching ``query`` (one page: ``query.offset``, ``query.limit``).
@@ -121,19 +135,23 @@ class PubMedSource:
 
     async def _efetch_batch(self, batch: list[str]) -> list[Article]:
         params = {"id": ",".join(batch), "retmode": "xml", "rettype": "abstract"}
-        response = await self._call(
-            "efetch", params, post=len(batch) > self.config.post_threshold
-        )
-        return parse_pubmed_xml(response.content, source=self.name)
+        response = await self._call("efetch", params, post=len(batch) > self.config.post_threshold)
+        return parse_pubmed_xml(response.content, source="pubmed")
 
     async def efetch_history(
         self, webenv: str, query_key: str, *, retstart: int = 0, retmax: int = 20
     ) -> list[Article]:
         """Records of a history-server result set (esearch ``usehistory=y``)."""
-        params = {"WebEnv": webenv, "query_key": query_key, "retstart": retstart,
-                  "retmax": retmax, "retmode": "xml", "rettype": "abstract"}  # fmt: skip
+        params = {
+            "WebEnv": webenv,
+            "query_key": query_key,
+            "retstart": retstart,
+            "retmax": retmax,
+            "retmode": "xml",
+            "rettype": "abstract",
+        }
         response = await self._call("efetch", params)
-        return parse_pubmed_xml(response.content, source=self.name)
+        return parse_pubmed_xml(response.content, source="pubmed")
 
     async def fetch(
         self, pmids: Sequence[str], *, known: FreshArticles | None = None

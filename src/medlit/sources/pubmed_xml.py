@@ -332,9 +332,7 @@ def parse_esearch_xml(data: bytes | str, *, source: str = "pubmed") -> ESearchRe
     if not count_text.isdigit():
         raise SourceResponseError(f"{source}: esearch result without a Count", source=source)
     problems = [
-        f"{child.tag}: {_text(child)}"
-        for child in root.findall("ErrorList/*")
-        if _text(child)
+        f"{child.tag}: {_text(child)}" for child in root.findall("ErrorList/*") if _text(child)
     ]
     warnings = [_text(child) for child in root.findall("WarningList/*") if _text(child)]
     return _finish(

@@ -5,8 +5,9 @@ client runs. A limiter that lived only in memory would let two ``medlit`` comman
 once send twice the allowed rate, so the send times live in a small SQLite file under
 ``settings.home`` (``ratelimit.sqlite3``): taking a slot is one ``BEGIN IMMEDIATE`` transaction
 that looks at the requests of the last window and in flight, and takes a slot only if fewer
-than ``rate`` are there. SQLite's file lock makes that atomic across processes; an ``asyncio.Lock`` per host
-queues the callers inside one process so they do not all poll the file.
+than ``rate`` are there. SQLite's file lock makes that atomic across processes; an
+``asyncio.Lock`` per host queues the callers inside one process so they do not all poll the
+file.
 
 The window is a sliding one (at most ``rate`` requests in any ``window_s`` seconds), a stricter
 promise than "one every 1/rate seconds", which still allows ``rate + 1`` in some one-second
@@ -42,9 +43,9 @@ CREATE INDEX IF NOT EXISTS slots_host ON slots (host, t);
 """
 
 # One asyncio.Lock per (db file, host) and event loop: locks cannot cross event loops.
-_LOCKS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str, str], asyncio.Lock]] = (
-    weakref.WeakKeyDictionary()
-)
+_LOCKS: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, dict[tuple[str, str], asyncio.Lock]
+] = weakref.WeakKeyDictionary()
 
 
 class RateLimiter:
@@ -126,9 +127,7 @@ class RateLimiter:
         """Mark the request of ``slot_id`` finished now (its window starts now)."""
         conn = self._connect()
         try:
-            conn.execute(
-                "UPDATE slots SET t = ?, pending = 0 WHERE id = ?", (time.time(), slot_id)
-            )
+            conn.execute("UPDATE slots SET t = ?, pending = 0 WHERE id = ?", (time.time(), slot_id))
         except sqlite3.Error as exc:
             # The slot expires on its own; losing a release only slows us down.
             log.warning("ratelimit_release_failed", error=str(exc))

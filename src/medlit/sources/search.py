@@ -82,11 +82,9 @@ def validate_query(query: SearchQuery | str, settings: Settings) -> SearchQuery:
             f"the query is {len(term)} characters long; the limit is "
             f"{settings.search.max_query_chars}"
         )
-    if query.min_year is not None and query.max_year is not None:
-        if query.min_year > query.max_year:
-            raise ValidationError(
-                f"the date range is reversed (from {query.min_year} to {query.max_year})"
-            )
+    low, high = query.min_year, query.max_year
+    if low is not None and high is not None and low > high:
+        raise ValidationError(f"the date range is reversed (from {low} to {high})")
     return query.model_copy(update={"term": term}) if term != query.term else query
 
 
@@ -277,8 +275,7 @@ class SourceSet:
         self, query: SearchQuery | str, *, known: FreshArticles | None = None
     ) -> SearchResults:
         """:func:`search_all_providers` over the held providers."""
-        return await search_all_providers(query, self.sources, settings=self.settings,
-                                          known=known)  # fmt: skip
+        return await search_all_providers(query, self.sources, settings=self.settings, known=known)
 
     async def aclose(self) -> None:
         """Close every source and the shared client."""

@@ -121,6 +121,8 @@ class EvidenceOps:
 
     def touch_articles(self, keys: Sequence[str], now: float) -> None:
         """Move articles to the LRU front."""
+        if not keys:
+            return
         with self.transaction() as conn:
             for key in dict.fromkeys(keys):
                 conn.execute(

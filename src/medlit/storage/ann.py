@@ -24,6 +24,7 @@ float32 vectors stored in SQLite.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -41,6 +42,21 @@ __all__ = ["AnnIndex"]
 log = get_logger("storage.ann")
 
 _READ_BATCH = 20_000
+
+
+def _usearch() -> Any:
+    """``usearch.index.Index``, imported safely.
+
+    Loading usearch's extension *before* onnxruntime's makes the later onnxruntime import
+    segfault (usearch 2.26 with onnxruntime 1.31: ``python -c "import usearch.compiled;
+    import onnxruntime"`` crashes; the other order is fine). The embedder needs onnxruntime in
+    most processes anyway, so load it first when it is installed.
+    """
+    with contextlib.suppress(ImportError):
+        import onnxruntime  # noqa: F401
+    from usearch.index import Index
+
+    return Index
 
 
 class AnnIndex:
@@ -98,9 +114,7 @@ class AnnIndex:
             meta = self._read_sidecar()
             if meta is not None and self.path.exists():
                 try:
-                    from usearch.index import Index
-
-                    index = Index.restore(str(self.path), view=True)
+                    index = _usearch().restore(str(self.path), view=True)
                 except Exception as exc:  # a truncated or foreign file: rebuild it
                     log.warning("ann_index_unreadable", index=self.name, error=str(exc))
                     index = None
@@ -121,12 +135,22 @@ class AnnIndex:
     def sync(self, conn: sqlite3.Connection) -> int:
         """Apply table changes logged since this index's generation; returns keys touched."""
         with self._lock:
-            head, first = conn.execute(
-                "SELECT coalesce(max(seq), 0), coalesce(min(seq), 0) FROM ann_log WHERE idx = ?",
-                (self.name,),
-            ).fetchone()
+            # Two single-aggregate queries: SQLite answers each from the (idx, seq) index in
+            # O(log n); max and min in one statement would scan every row of the log.
+            head = (
+                conn.execute("SELECT max(seq) FROM ann_log WHERE idx = ?", (self.name,)).fetchone()[
+                    0
+                ]
+                or 0
+            )
             if head == self.generation:
                 return 0
+            first = (
+                conn.execute("SELECT min(seq) FROM ann_log WHERE idx = ?", (self.name,)).fetchone()[
+                    0
+                ]
+                or 0
+            )
             if head < self.generation or (first and first > self.generation + 1):
                 # The log no longer covers our gap (trimmed) or the DB is older than the
                 # index (restored from a backup): compare keys instead.
@@ -143,9 +167,10 @@ class AnnIndex:
 
     def _resync(self, conn: sqlite3.Connection) -> int:
         """Make the index hold exactly the table's rows (full key diff)."""
-        head = conn.execute(
-            "SELECT coalesce(max(seq), 0) FROM ann_log WHERE idx = ?", (self.name,)
-        ).fetchone()[0]
+        head = (
+            conn.execute("SELECT max(seq) FROM ann_log WHERE idx = ?", (self.name,)).fetchone()[0]
+            or 0
+        )
         self._writable()
         table_keys = np.array(
             [r[0] for r in conn.execute(f"SELECT id FROM {self.table}")], dtype=np.uint64
@@ -193,10 +218,8 @@ class AnnIndex:
             self._index.add(ids, vectors.reshape(len(rows), self.ndim))
 
     def _writable(self) -> None:
-        from usearch.index import Index
-
         if self._index is None:
-            self._index = Index(
+            self._index = _usearch()(
                 ndim=self.ndim,
                 metric="cos",
                 dtype=self.dtype,

@@ -117,6 +117,10 @@ class Store(Protocol):
         """Flush indexes and release the database."""
         ...
 
+    def add_close_hook(self, hook: Callable[[], None]) -> None:
+        """Call ``hook`` at the start of :meth:`close` (caches flush buffered writes)."""
+        ...
+
     def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
         """A write transaction (BEGIN IMMEDIATE ... COMMIT, ROLLBACK on error)."""
         ...
@@ -176,8 +180,8 @@ class Store(Protocol):
         """One answer by id."""
         ...
 
-    def touch_answer(self, answer_id: int, now: float) -> None:
-        """Record a hit: move the answer to the LRU front and count it."""
+    def touch_answers(self, answer_ids: Sequence[int], now: float) -> None:
+        """Record hits, in order: move each answer to the LRU front and count it."""
         ...
 
     def delete_answers(self, answer_ids: Sequence[int]) -> int:

@@ -26,7 +26,7 @@ import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -84,6 +84,7 @@ class SqliteStore(EvidenceOps):
         self.apply_migrations("core", schema.CORE_MIGRATIONS)
         self.db_id = self._meta_id()
         self._indexes: dict[str, AnnIndex] = {}
+        self._close_hooks: list[Callable[[], None]] = []
         self._puts = 0
 
     @classmethod
@@ -97,11 +98,19 @@ class SqliteStore(EvidenceOps):
         with self._lock:
             if self._closed:
                 return
+            hooks, self._close_hooks = self._close_hooks, []
+            for hook in hooks:
+                hook()
             for index in self._indexes.values():
                 index.close()
             self._trim_log()
             self._conn.close()
             self._closed = True
+
+    def add_close_hook(self, hook: Callable[[], None]) -> None:
+        """Call ``hook`` first thing in :meth:`close` (e.g. a cache flushing its counters)."""
+        with self._lock:
+            self._close_hooks.append(hook)
 
     def __enter__(self) -> SqliteStore:
         return self
@@ -370,14 +379,17 @@ class SqliteStore(EvidenceOps):
         rows = self.read(f"SELECT {_ANSWER_COLS} FROM answers WHERE id = ?", (answer_id,))
         return _answer(rows[0]) if rows else None
 
-    def touch_answer(self, answer_id: int, now: float) -> None:
-        """Move an answer to the LRU front and count the hit."""
+    def touch_answers(self, answer_ids: Sequence[int], now: float) -> None:
+        """Move answers to the LRU front (in the order given) and count the hits."""
+        if not answer_ids:
+            return
         with self.transaction() as conn:
-            conn.execute(
-                "UPDATE answers SET last_used_at = max(last_used_at, ?), hits = hits + 1, "
-                "lru = (SELECT coalesce(max(lru), 0) + 1 FROM answers) WHERE id = ?",
-                (now, answer_id),
-            )
+            for answer_id in answer_ids:
+                conn.execute(
+                    "UPDATE answers SET last_used_at = max(last_used_at, ?), hits = hits + 1, "
+                    "lru = (SELECT coalesce(max(lru), 0) + 1 FROM answers) WHERE id = ?",
+                    (now, answer_id),
+                )
 
     def delete_answers(self, answer_ids: Sequence[int]) -> int:
         """Delete answers by id."""
@@ -408,7 +420,7 @@ class SqliteStore(EvidenceOps):
             if excess <= 0:
                 return 0
             count = conn.execute(
-                "DELETE FROM answers WHERE id IN (SELECT id FROM answers ORDER BY id LIMIT ?)",
+                "DELETE FROM answers WHERE id IN (SELECT id FROM answers ORDER BY lru LIMIT ?)",
                 (excess,),
             ).rowcount
         self._index("answers")

@@ -79,8 +79,13 @@ def _article() -> Article:
 def _chunks(article: Article) -> list[Chunk]:
     texts = [("", article.title)] + [(s.label or "", s.text) for s in article.abstract]
     return [
-        Chunk(id=f"{article.key}#{i}", article_key=article.key, ordinal=i, section=label or None,
-              text=text)  # fmt: skip
+        Chunk(
+            id=f"{article.key}#{i}",
+            article_key=article.key,
+            ordinal=i,
+            section=label or None,
+            text=text,
+        )
         for i, (label, text) in enumerate(texts)
     ]
 
@@ -106,12 +111,17 @@ def test_messages_carry_rules_memory_evidence_and_question() -> None:
     chunks = _chunks(article)
     blocks = expand_context(
         [Evidence(chunk=chunks[3], article=article, similarity=0.8, score=0.7)],
-        None, window=0, max_chars=5000,
-    )  # fmt: skip
+        None,
+        window=0,
+        max_chars=5000,
+    )
     messages = build_messages(
-        "and in adults?", blocks, standalone_question="Does aspirin prevent stroke in adults?",
-        memory_summary="Recent questions: Does aspirin prevent stroke?", yes_no=True,
-    )  # fmt: skip
+        "and in adults?",
+        blocks,
+        standalone_question="Does aspirin prevent stroke in adults?",
+        memory_summary="Recent questions: Does aspirin prevent stroke?",
+        yes_no=True,
+    )
     system, user = messages[0]["content"], messages[1]["content"]
     assert "ONLY the evidence" in system and "[PMID:12345678]" in system
     assert "thin" in system and "conflicting" in system

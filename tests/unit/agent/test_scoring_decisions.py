@@ -9,11 +9,21 @@ from medlit.config import AgentSettings, CacheSettings
 from medlit.types import Article, Chunk, Citation, Evidence
 
 
-def _ev(pmid: str, ordinal: int, similarity: float, *, year: int | None = 2020,
-        types: list[str] | None = None) -> Evidence:  # fmt: skip
+def _ev(
+    pmid: str,
+    ordinal: int,
+    similarity: float,
+    *,
+    year: int | None = 2020,
+    types: list[str] | None = None,
+) -> Evidence:
     article = Article(pmid=pmid, title=f"Study {pmid}", year=year, publication_types=types or [])
-    chunk = Chunk(id=f"{article.key}#{ordinal}", article_key=article.key, ordinal=ordinal,
-                  text=f"text {pmid} {ordinal}")  # fmt: skip
+    chunk = Chunk(
+        id=f"{article.key}#{ordinal}",
+        article_key=article.key,
+        ordinal=ordinal,
+        text=f"text {pmid} {ordinal}",
+    )
     return Evidence(chunk=chunk, article=article, similarity=similarity)
 
 
@@ -90,8 +100,13 @@ def test_stagnation() -> None:
     assert is_stagnant([0.3, 0.305, 0.309], rounds=2, min_gain=0.01)
     assert not is_stagnant([0.3, 0.305, 0.32], rounds=2, min_gain=0.01)
     settings = AgentSettings(max_iterations=10, stagnation_rounds=2)
-    state = _state(iteration=2, evidence=[_ev("1", 1, 0.3)], prev_retrieval_scores=[0.3, 0.3, 0.3],
-                   last_fetch_count=20, last_fetch_new=3)  # fmt: skip
+    state = _state(
+        iteration=2,
+        evidence=[_ev("1", 1, 0.3)],
+        prev_retrieval_scores=[0.3, 0.3, 0.3],
+        last_fetch_count=20,
+        last_fetch_new=3,
+    )
     assert decide(state, settings).stop_reason == "stagnation"
 
 
@@ -105,8 +120,14 @@ def test_no_results_after_broad_query_never_loops() -> None:
 
 def test_exhausted_when_broad_query_brings_nothing_new() -> None:
     settings = AgentSettings(max_iterations=10)
-    state = _state(iteration=2, evidence=[_ev("1", 1, 0.3)], last_fetch_count=4,
-                   last_fetch_new=0, query_mode="broad", prev_retrieval_scores=[0.1, 0.3])  # fmt: skip
+    state = _state(
+        iteration=2,
+        evidence=[_ev("1", 1, 0.3)],
+        last_fetch_count=4,
+        last_fetch_new=0,
+        query_mode="broad",
+        prev_retrieval_scores=[0.1, 0.3],
+    )
     assert decide(state, settings).stop_reason == "exhausted"
 
 
@@ -116,8 +137,13 @@ def test_first_round_fetches_when_tier2_is_empty() -> None:
 
 def _answered(**fields: object) -> AgentState:
     cite = Citation(pmid="11", title="t")
-    base: dict[str, object] = dict(final_answer="Yes [PMID:11].", citations=[cite], confident=True,
-                                   retrieval_score=0.7, stop_reason="threshold")  # fmt: skip
+    base: dict[str, object] = dict(
+        final_answer="Yes [PMID:11].",
+        citations=[cite],
+        confident=True,
+        retrieval_score=0.7,
+        stop_reason="threshold",
+    )
     base.update(fields)
     return _state(**base)
 
@@ -143,3 +169,9 @@ def test_should_cache_refusals() -> None:
         assert not verdict.admit and verdict.reason == reason
     outside = should_cache(_answered(), agent, cache, retrieved_pmids=["12"])
     assert outside.reason == "citation_not_in_evidence"
+
+
+def test_a_direct_match_is_confident_alone() -> None:
+    settings = AgentSettings(min_docs=3, direct_match_similarity=0.85)
+    report = score_evidence([_ev("1", 0, 0.97)], settings)
+    assert report.confident and report.num_docs == 1

@@ -1,0 +1,341 @@
+"""Latency, recall and size of the two-tier cache on synthetic data.
+
+    python benchmarks/cache_latency.py --entries 100000
+    python benchmarks/cache_latency.py --tier1-entries 100000 --tier2-chunks 1000000
+
+Fills tier 1 with N answers and tier 2 with M chunks (10 per article) whose vectors are
+perturbed clusters of unit vectors (like real embeddings: many near neighbours), through the
+store's own tables (bulk) so that the ANN indexes are built by the real change-log path; then
+measures, through the public cache API with default settings:
+
+* tier-1 ``AnswerCache.search_query`` p50/p99 (half near-duplicates that hit, half misses;
+  embedding excluded; includes the guard and the hit/miss counters written to SQLite);
+* tier-2 ``EvidenceCache.search_chunks(k=10)`` p50/p99 (includes the articles' LRU update);
+* recall@10 of each ANN index against exact search over the same vectors;
+* single inserts per second through ``add_query`` / ``upsert_article`` (embedding excluded);
+* the embedding time of one query (ONNX model load reported separately);
+* the cold start of a new process: open the store and do one tier-1 lookup;
+* size on disk.
+
+Last line: ``lookup_p99_ms=... recall_at_10=... chunk_search_p99_ms=...`` (recall_at_10 is
+the tier-2 index's, the harder of the two).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from medlit.cache import AnswerCache, EvidenceCache
+from medlit.config import CacheSettings
+from medlit.log import configure_logging
+from medlit.storage.sqlite import SqliteStore
+from medlit.types import Article
+
+DIM = 384
+CHUNKS_PER_ARTICLE = 10
+
+
+def clustered(n: int, rng: np.random.Generator, *, per_cluster: int = 50) -> np.ndarray:
+    """Unit vectors in clusters of about ``per_cluster`` (intra-cluster cosine ~0.5-0.8)."""
+    centers = rng.standard_normal((max(1, n // per_cluster), DIM), dtype=np.float32)
+    centers /= np.linalg.norm(centers, axis=1, keepdims=True)
+    out = np.empty((n, DIM), dtype=np.float32)
+    for start in range(0, n, 100_000):
+        stop = min(n, start + 100_000)
+        which = rng.integers(0, len(centers), stop - start)
+        noise = rng.standard_normal((stop - start, DIM), dtype=np.float32) * 0.04
+        block = centers[which] + noise
+        out[start:stop] = block / np.linalg.norm(block, axis=1, keepdims=True)
+    return out
+
+
+def perturb(vectors: np.ndarray, scale: float, rng: np.random.Generator) -> np.ndarray:
+    out = vectors + rng.standard_normal(vectors.shape, dtype=np.float32) * scale
+    return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
+def payload(i: int) -> str:
+    cites = [{"pmid": str(10_000_000 + i * 5 + j), "title": f"Trial {i}-{j}"} for j in range(5)]
+    return json.dumps(
+        {
+            "answer": "Lorem ipsum dolor sit amet [1]. " * 25,
+            "citations": cites,
+            "retrieval_score": 0.7,
+            "doc_scores": {c["pmid"]: 0.6 for c in cites},
+        }
+    )
+
+
+def fill_answers(store: SqliteStore, vectors: np.ndarray) -> float:
+    t0 = time.perf_counter()
+    for start in range(0, len(vectors), 20_000):
+        rows = [
+            (
+                "bench",
+                "fp",
+                f"question {i}",
+                f"h{i}",
+                payload(i),
+                0.7,
+                vectors[i].tobytes(),
+                time.time(),
+                time.time(),
+                i + 1,
+            )
+            for i in range(start, min(len(vectors), start + 20_000))
+        ]
+        with store.transaction() as conn:
+            conn.executemany(
+                "INSERT INTO answers (namespace, fingerprint, question, question_hash, payload, "
+                "retrieval_score, embedding, created_at, last_used_at, lru) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                rows,
+            )
+    store._index("answers")  # the change-log replay builds the index
+    return time.perf_counter() - t0
+
+
+def fill_chunks(store: SqliteStore, vectors: np.ndarray) -> float:
+    t0 = time.perf_counter()
+    n_articles = len(vectors) // CHUNKS_PER_ARTICLE
+    for start in range(0, n_articles, 10_000):
+        arts, chunks = [], []
+        for a in range(start, min(n_articles, start + 10_000)):
+            art = Article(pmid=str(a), title=f"Article {a}", year=1990 + a % 35)
+            arts.append(
+                (
+                    art.key,
+                    art.pmid,
+                    None,
+                    art.year,
+                    0,
+                    art.model_dump_json(),
+                    "h",
+                    time.time(),
+                    time.time(),
+                    CHUNKS_PER_ARTICLE,
+                    a + 1,
+                )
+            )
+            for o in range(CHUNKS_PER_ARTICLE):
+                i = a * CHUNKS_PER_ARTICLE + o
+                chunks.append(
+                    (
+                        f"{art.key}#{o}",
+                        art.key,
+                        o,
+                        "RESULTS",
+                        f"Chunk {o} of article {a}: some findings. " * 8,
+                        0,
+                        vectors[i].tobytes(),
+                    )
+                )
+        with store.transaction() as conn:
+            conn.executemany(
+                "INSERT INTO articles (key, pmid, doi, year, study_type, data, content_hash, "
+                "fetched_at, last_used_at, chunk_count, lru) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                arts,
+            )
+            conn.executemany(
+                "INSERT INTO chunks (chunk_id, article_key, ordinal, section, text, "
+                "is_conclusion, embedding) VALUES (?,?,?,?,?,?,?)",
+                chunks,
+            )
+        print(
+            f"  tier 2: {min(n_articles, start + 10_000) * CHUNKS_PER_ARTICLE:,} chunks stored",
+            file=sys.stderr,
+        )
+    store._index("chunks")
+    return time.perf_counter() - t0
+
+
+def exact_top(vectors: np.ndarray, queries: np.ndarray, k: int) -> np.ndarray:
+    out = np.empty((len(queries), k), dtype=np.int64)
+    for start in range(0, len(queries), 16):
+        sims = queries[start : start + 16] @ vectors.T
+        top = np.argpartition(-sims, k, axis=1)[:, :k]
+        out[start : start + 16] = top
+    return out
+
+
+def recall_at_10(
+    store: SqliteStore, name: str, vectors: np.ndarray, queries: np.ndarray, key_offset: int
+) -> float:
+    truth = exact_top(vectors, queries, 10)
+    index = store._index(name)
+    hits = 0
+    for q, expected in zip(queries, truth, strict=True):
+        keys, _ = index.search(q, 10)
+        hits += len(set((keys.astype(np.int64) - key_offset).tolist()) & set(expected.tolist()))
+    return hits / (10 * len(queries))
+
+
+def percentiles(samples: list[float]) -> tuple[float, float]:
+    arr = np.array(samples) * 1000
+    return float(np.percentile(arr, 50)), float(np.percentile(arr, 99))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--entries", type=int, default=10_000, help="N for both tiers.")
+    parser.add_argument("--tier1-entries", type=int, help="Tier-1 answers (default: --entries).")
+    parser.add_argument("--tier2-chunks", type=int, help="Tier-2 chunks (default: --entries).")
+    parser.add_argument("--queries", type=int, default=1000, help="Timed lookups per tier.")
+    parser.add_argument("--recall-queries", type=int, default=200)
+    parser.add_argument("--dir", type=Path, help="Where to build (default: a temp dir).")
+    parser.add_argument("--keep", action="store_true", help="Keep the database afterwards.")
+    args = parser.parse_args()
+    configure_logging("warning")
+    n1 = args.tier1_entries or args.entries
+    n2 = max(CHUNKS_PER_ARTICLE, args.tier2_chunks or args.entries)
+    work = args.dir or Path(tempfile.mkdtemp(prefix="medlit-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    db = work / "medlit.sqlite3"
+    rng = np.random.default_rng(7)
+    cfg = CacheSettings(answer_capacity=max(n1 + 10_000, 1), evidence_capacity=n2 + 100_000)
+    rows: list[tuple[str, str]] = []
+    try:
+        v1, v2 = clustered(n1, rng), clustered(n2, rng)
+        store = SqliteStore(db, cache=cfg)
+        build1 = fill_answers(store, v1)
+        build2 = fill_chunks(store, v2)
+        rows += [
+            ("tier-1 entries", f"{n1:,} (bulk load + index {build1:.1f} s)"),
+            ("tier-2 chunks", f"{n2:,} (bulk load + index {build2:.1f} s)"),
+        ]
+
+        answers = AnswerCache(store, cfg)
+        evidence = EvidenceCache(store, cfg)
+        picks = rng.integers(0, n1, args.queries)
+        near = perturb(v1[picks], 0.01, rng)  # paraphrase-like: cosine ~0.98
+        far = clustered(args.queries, rng)
+        times, hits = [], 0
+        for i in range(args.queries):
+            vec, question = (near[i], f"question {picks[i]}") if i % 2 == 0 else (far[i], "other")
+            t = time.perf_counter()
+            res = answers.search_query(question, vec, namespace="bench", fingerprint="fp")
+            times.append(time.perf_counter() - t)
+            hits += res.hit
+        p50_1, p99_1 = percentiles(times)
+        rows.append(("tier-1 lookup p50 / p99", f"{p50_1:.3f} / {p99_1:.3f} ms ({hits} hits)"))
+
+        qs = perturb(v2[rng.integers(0, n2, args.queries)], 0.03, rng)
+        times = []
+        for q in qs:
+            t = time.perf_counter()
+            evidence.search_chunks(q, 10)
+            times.append(time.perf_counter() - t)
+        p50_2, p99_2 = percentiles(times)
+        rows.append(("tier-2 search (k=10) p50 / p99", f"{p50_2:.3f} / {p99_2:.3f} ms"))
+
+        rq = args.recall_queries
+        r1 = recall_at_10(store, "answers", v1, perturb(v1[rng.integers(0, n1, rq)], 0.03, rng), 1)
+        r2 = recall_at_10(store, "chunks", v2, perturb(v2[rng.integers(0, n2, rq)], 0.03, rng), 1)
+        rows.append(("recall@10 tier 1 / tier 2", f"{r1:.3f} / {r2:.3f}"))
+
+        extra = clustered(1000, rng)
+        t = time.perf_counter()
+        for i, vec in enumerate(extra):
+            answers.add_query(
+                f"new question {i}",
+                vec,
+                json.loads(payload(i)),
+                namespace="bench",
+                fingerprint="fp",
+            )
+        rate1 = len(extra) / (time.perf_counter() - t)
+        from medlit.cache.chunking import chunk_article
+        from medlit.types import AbstractSection
+
+        t = time.perf_counter()
+        for a in range(200):
+            art = Article(
+                pmid=f"x{a}",
+                title="New article",
+                abstract=[
+                    AbstractSection(label=f"S{j}", text=f"Part {j}.")
+                    for j in range(CHUNKS_PER_ARTICLE - 1)
+                ],
+            )
+            store.upsert_article(
+                art,
+                content_hash="h",
+                chunks=chunk_article(art),
+                embeddings=clustered(CHUNKS_PER_ARTICLE, rng),
+                now=time.time(),
+            )
+        rate2 = 200 / (time.perf_counter() - t)
+        rows.append(
+            (
+                "inserts/s tier 1 / tier 2",
+                f"{rate1:,.0f} answers / {rate2:,.0f} "
+                f"articles ({rate2 * CHUNKS_PER_ARTICLE:,.0f} chunks)",
+            )
+        )
+        t = time.perf_counter()
+        store.close()
+        rows.append(("close (save indexes)", f"{time.perf_counter() - t:.1f} s"))
+
+        from medlit.embeddings.onnx import OnnxEmbedder
+
+        emb = OnnxEmbedder()
+        t = time.perf_counter()
+        emb.embed(["warm up the model"])
+        load = time.perf_counter() - t
+        q_times = []
+        for i in range(50):
+            t = time.perf_counter()
+            emb.embed([f"Does drug {i} reduce blood pressure in older adults with diabetes?"])
+            q_times.append(time.perf_counter() - t)
+        e50, e99 = percentiles(q_times)
+        rows.append(("embed one query p50 / p99", f"{e50:.1f} / {e99:.1f} ms (load {load:.2f} s)"))
+
+        probe = (
+            "import time, numpy as np; t=time.perf_counter();"
+            "from medlit.storage.sqlite import SqliteStore; from medlit.cache import AnswerCache;"
+            "from medlit.config import CacheSettings; from medlit.log import configure_logging;"
+            "configure_logging('warning');"
+            f"s=SqliteStore({str(db)!r}, cache=CacheSettings(answer_capacity={n1 + 10_000}));"
+            f"v=np.frombuffer(s.read('SELECT embedding FROM answers LIMIT 1')[0][0], np.float32);"
+            "q=s.read('SELECT question FROM answers LIMIT 1')[0][0];"
+            "r=AnswerCache(s, s._cfg).search_query(q, v, namespace='bench', fingerprint='fp');"
+            "print(time.perf_counter()-t, r.hit)"
+        )
+        t = time.perf_counter()
+        out = subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+        ).stdout.split()
+        wall = time.perf_counter() - t
+        rows.append(
+            (
+                "cold process: import+open+lookup",
+                f"{float(out[0]) * 1000:.0f} ms (hit={out[1]}; whole process {wall:.2f} s)",
+            )
+        )
+
+        sizes = SqliteStore(db, cache=cfg).size_on_disk()
+        total = sum(sizes.values())
+        detail = ", ".join(f"{k} {v / 2**20:.0f} MB" for k, v in sizes.items() if v > 2**20)
+        rows.append(("size on disk", f"{total / 2**20:,.0f} MB ({detail})"))
+    finally:
+        if not args.keep and args.dir is None:
+            shutil.rmtree(work, ignore_errors=True)
+
+    width = max(len(k) for k, _ in rows)
+    print(f"{'measure':<{width}}  value")
+    for key, value in rows:
+        print(f"{key:<{width}}  {value}")
+    print(f"lookup_p99_ms={p99_1:.3f} recall_at_10={r2:.3f} chunk_search_p99_ms={p99_2:.3f}")
+
+
+if __name__ == "__main__":
+    main()

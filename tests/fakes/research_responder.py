@@ -1,0 +1,216 @@
+"""A corpus about aspirin after stroke and a responder for the fake LLM server that answers the
+research prompts the way a model would: from what the prompt actually contains.
+
+* ``plan``: the sub-questions of :data:`PLAN` (or of ``ResearchResponder.plan``).
+* ``extract``: the claims :data:`CLAIMS` holds for the article whose PMID the prompt names,
+  quoting the article's real text, plus a fabricated quote and a wrong PMID for two articles
+  (which the researcher must drop); a follow-up question for the aspirin-resistance article.
+* ``cross-reference``: reads the numbered claims; claims of :data:`NEGATIVE` articles oppose the
+  others (a conflict), the rest merge into one fact citing all of them.
+* ``summary``/``section``/``expand``: prose built from the facts and reference numbers in the
+  prompt, long enough for ``min_section_words``, with one invented citation ([42], PMID
+  99999999) that the synthesizer must strip.
+
+``ResearchResponder.fail`` names steps to answer with HTTP 500 (failure injection);
+``delay_pmids`` makes the extraction of some articles slow (to kill a process mid-job).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from medlit.types import AbstractSection, Article
+from tests.fakes.llm_server import Reply
+
+__all__ = ["ARTICLES", "CLAIMS", "NEGATIVE", "PLAN", "ResearchResponder", "step_of"]
+
+
+def _article(pmid: str, title: str, pub_type: str, year: int, results: str, conclusion: str,
+             doi: str | None = None) -> Article:  # fmt: skip
+    return Article(
+        pmid=pmid,
+        doi=doi,
+        title=title,
+        abstract=[
+            AbstractSection(label="RESULTS", category="RESULTS", text=results),
+            AbstractSection(label="CONCLUSIONS", category="CONCLUSIONS", text=conclusion),
+        ],
+        authors=["Smith J"],
+        journal="Journal of Stroke Evidence",
+        pub_date=f"{year} Jan",
+        year=year,
+        publication_types=["Journal Article", pub_type],
+        language="eng",
+    )
+
+
+ARTICLES = [
+    _article("40000001", "Aspirin for secondary prevention of ischaemic stroke: a randomised "
+             "controlled trial", "Randomized Controlled Trial", 2019,
+             "Aspirin reduced recurrent ischaemic stroke by 22% (HR 0.78, 95% CI 0.66-0.92).",
+             "Aspirin reduces recurrent ischaemic stroke after a first event.",
+             doi="10.5555/stroke.1"),
+    _article("40000002", "Aspirin and recurrent ischaemic stroke: a meta-analysis of trials",
+             "Meta-Analysis", 2021,
+             "Across 12 trials aspirin reduced recurrent ischaemic stroke (RR 0.80, 95% CI "
+             "0.72-0.89).", "Aspirin lowers the risk of recurrent ischaemic stroke."),
+    _article("40000003", "Aspirin use and recurrent ischaemic stroke in a national cohort",
+             "Observational Study", 2017,
+             "Aspirin users had fewer recurrent ischaemic strokes (adjusted HR 0.85).",
+             "Aspirin use was associated with less recurrent ischaemic stroke."),
+    _article("40000004", "Aspirin and major bleeding after stroke: a cohort study",
+             "Observational Study", 2018,
+             "Aspirin increased major bleeding (HR 1.60, 95% CI 1.30-2.00).",
+             "Aspirin carries a higher risk of major bleeding."),
+    _article("40000005", "Low-dose aspirin and major bleeding after stroke: a randomised trial",
+             "Randomized Controlled Trial", 2020,
+             "Low-dose aspirin did not increase major bleeding (HR 1.05, 95% CI 0.85-1.30).",
+             "Low-dose aspirin was not associated with more major bleeding."),
+    _article("40000006", "Aspirin resistance in survivors of stroke: a cross-sectional study",
+             "Cross-Sectional Studies", 2016,
+             "Aspirin resistance was found in 28% of stroke survivors.",
+             "Aspirin resistance was associated with recurrent events."),
+    _article("40000007", "Aspirin resistance and recurrent stroke: a prospective cohort",
+             "Cohort Studies", 2022,
+             "Aspirin resistance was associated with a higher risk of recurrent stroke (HR 1.90).",
+             "Testing for aspirin resistance may identify patients at risk."),
+]  # fmt: skip
+BY_PMID = {a.pmid: a for a in ARTICLES}
+
+PLAN: list[dict[str, Any]] = [
+    {"text": "Does aspirin reduce recurrent ischaemic stroke?", "priority": 1,
+     "search_query": "aspirin recurrent ischaemic stroke", "rationale": "efficacy"},
+    {"text": "Does aspirin increase major bleeding after stroke?", "priority": 2,
+     "search_query": "aspirin major bleeding", "rationale": "harm"},
+    {"text": "How common is aspirin resistance in stroke survivors?", "priority": 3,
+     "search_query": "aspirin resistance survivors", "rationale": "who does not respond"},
+    # A rewording of the first: the researcher must skip it as a visited topic.
+    {"text": "Does aspirin lower the risk of recurrent ischaemic stroke?", "priority": 4,
+     "search_query": "aspirin recurrent ischaemic stroke risk", "rationale": "duplicate"},
+]  # fmt: skip
+
+#: pmid -> (claim, verbatim quote, numbers)
+CLAIMS: dict[str, tuple[str, str, list[str]]] = {
+    "40000001": ("Aspirin reduced recurrent ischaemic stroke by 22%.",
+                 "Aspirin reduced recurrent ischaemic stroke by 22%",
+                 ["HR 0.78", "95% CI 0.66-0.92"]),
+    "40000002": ("Pooled trials show aspirin reduces recurrent ischaemic stroke.",
+                 "aspirin reduced recurrent ischaemic stroke (RR 0.80", ["RR 0.80"]),
+    "40000003": ("Aspirin users had fewer recurrent strokes.",
+                 "Aspirin users had fewer recurrent ischaemic strokes", ["adjusted HR 0.85"]),
+    "40000004": ("Aspirin increased major bleeding.", "Aspirin increased major bleeding",
+                 ["HR 1.60"]),
+    "40000005": ("Low-dose aspirin did not increase major bleeding.",
+                 "Low-dose aspirin did not increase major bleeding", ["HR 1.05"]),
+    "40000006": ("About 28% of stroke survivors have aspirin resistance.",
+                 "Aspirin resistance was found in 28% of stroke survivors", ["28%"]),
+    "40000007": ("Aspirin resistance predicts recurrent stroke.",
+                 "Aspirin resistance was associated with a higher risk of recurrent stroke",
+                 ["HR 1.90"]),
+}  # fmt: skip
+NEGATIVE = {"40000005"}
+FOLLOW_UP = {
+    "40000006": "Is aspirin resistance associated with recurrent stroke?",
+    "40000007": "Does testing for aspirin resistance improve outcomes after stroke?",
+}
+
+
+def step_of(request_json: dict[str, Any]) -> str:
+    """The research step of a request: the first line of its system prompt."""
+    messages = request_json.get("messages", [])
+    system = messages[0]["content"] if messages else ""
+    first = system.splitlines()[0] if system else ""
+    return first.removeprefix("medlit research: ").strip()
+
+
+def _user(request_json: dict[str, Any]) -> str:
+    return str(request_json["messages"][-1]["content"])
+
+
+@dataclass
+class ResearchResponder:
+    """Callable responder for ``FakeLLMServer.responder``."""
+
+    plan: list[dict[str, Any]] = field(default_factory=lambda: list(PLAN))
+    fail: set[str] = field(default_factory=set)
+    fabricate: bool = True
+    delay_pmids: dict[str, float] = field(default_factory=dict)
+    seen: list[str] = field(default_factory=list)
+
+    def __call__(self, request_json: dict[str, Any]) -> str | Reply:
+        step = step_of(request_json)
+        self.seen.append(step)
+        if step in self.fail:
+            return Reply.server_error(message=f"injected failure in {step}")
+        handler = getattr(self, "_" + step.replace("-", "_"), None)
+        if handler is None:
+            return Reply.error(400, f"unexpected prompt: {step!r}")
+        text = json.dumps(handler(request_json))
+        pmid = re.search(r"Article PMID: (\d+)", _user(request_json)) if step == "extract" else None
+        if pmid and pmid.group(1) in self.delay_pmids:
+            return Reply.slow(self.delay_pmids[pmid.group(1)], text)
+        return text
+
+    def _plan(self, request_json: dict[str, Any]) -> dict[str, Any]:
+        return {"sub_questions": self.plan}
+
+    def _extract(self, request_json: dict[str, Any]) -> dict[str, Any]:
+        match = re.search(r"Article PMID: (\d+)", _user(request_json))
+        pmid = match.group(1) if match else ""
+        if pmid not in CLAIMS:
+            return {"claims": []}
+        claim, quote, numbers = CLAIMS[pmid]
+        claims: list[dict[str, Any]] = [{
+            "claim": claim, "quote": quote, "pmid": pmid, "numbers": numbers,
+            "triggers_recursion": pmid in FOLLOW_UP, "follow_up_question": FOLLOW_UP.get(pmid),
+        }]  # fmt: skip
+        if self.fabricate and pmid == "40000002":
+            fabricated = "aspirin cured every single stroke in the trial"
+            claims.append({"claim": "Aspirin cured every stroke.", "quote": fabricated,
+                           "pmid": pmid, "numbers": []})  # fmt: skip
+        if self.fabricate and pmid == "40000003":
+            claims.append({"claim": "Aspirin halves mortality.", "quote": quote,
+                           "pmid": "99999999", "numbers": []})  # fmt: skip
+        return {"claims": claims}
+
+    def _cross_reference(self, request_json: dict[str, Any]) -> dict[str, Any]:
+        claims = re.findall(r"^\[(\d+)\] \(PMID (\d+)\) (.*?) \|", _user(request_json), re.M)
+        agree = [int(n) for n, pmid, _ in claims if pmid not in NEGATIVE]
+        oppose = [(int(n), text) for n, pmid, text in claims if pmid in NEGATIVE]
+        if oppose and agree:
+            first = next(text for n, _, text in claims if int(n) == agree[0])
+            return {"facts": [], "conflicts": [{
+                "topic": "Major bleeding with aspirin",
+                "positions": [{"claim": first, "claim_ids": agree},
+                              {"claim": oppose[0][1], "claim_ids": [n for n, _ in oppose]}],
+                "note": "Dose differs between the studies.",
+            }]}  # fmt: skip
+        return {"facts": [{"statement": claims[0][2] if claims else "", "claim_ids": agree,
+                           "confidence": "high"}], "conflicts": []}  # fmt: skip
+
+    def _summary(self, request_json: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "title": "Aspirin after ischaemic stroke",
+            "executive_summary": "Aspirin reduces recurrent ischaemic stroke [1][2], while its "
+            "bleeding risk is disputed [4]. An invented source [42] (PMID 99999999) is cited.",
+        }
+
+    def _section(self, request_json: dict[str, Any], words: int | None = None) -> dict[str, Any]:
+        system = request_json["messages"][0]["content"]
+        minimum = int(re.search(r"at least (\d+) words", system).group(1))  # type: ignore[union-attr]
+        user = _user(request_json)
+        topic = re.search(r"Topic: (.*)", user).group(1)  # type: ignore[union-attr]
+        facts = re.findall(r"^\s*- \(([\w ]+)\) (.*)$", user, re.M)
+        body = " ".join(statement for _, statement in facts) + " See also [42]."
+        filler = (" The studies differ in design, population and follow-up, so the size of the "
+                  "effect should be read with care.")  # fmt: skip
+        target = words if words is not None else minimum
+        while len(body.split()) < target:
+            body += filler
+        return {"heading": topic.rstrip("?"), "content": body}
+
+    def _expand(self, request_json: dict[str, Any]) -> dict[str, Any]:
+        return self._section(request_json)

@@ -1,0 +1,123 @@
+"""medlit search and medlit corpus through the real CLI (CliRunner), against the fakes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from medlit.cli import app
+from tests.fakes.eutils_server import FakeEutils, Fault
+from tests.fakes.fixtures import sample_articles
+from tests.fakes.pubmed_render import articles_to_xml
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def fake(make_fake_eutils: Callable[..., FakeEutils]) -> FakeEutils:
+    return make_fake_eutils(articles=sample_articles(), rate_limit=None)
+
+
+def _env(fake: FakeEutils) -> dict[str, str]:
+    return {
+        "MEDLIT_PUBMED_BASE_URL": fake.base_url,
+        "MEDLIT_PUBMED_BACKOFF_BASE_S": "0.01",
+        "MEDLIT_PUBMED_TIMEOUT_S": "2",
+    }
+
+
+def test_search_json(fake: FakeEutils) -> None:
+    result = runner.invoke(
+        app, ["search", "aspirin", "--json", "--source", "pubmed"], env=_env(fake)
+    )
+    assert result.exit_code == 0, result.output
+    articles = json.loads(result.stdout)
+    assert [a["pmid"] for a in articles] == ["30000006", "30000001"]
+    first = articles[1]
+    for key in (
+        "pmid",
+        "title",
+        "year",
+        "journal",
+        "publication_types",
+        "abstract",
+        "doi",
+        "pmcid",
+        "authors",
+        "source",
+    ):
+        assert key in first
+    assert first["abstract"].startswith("BACKGROUND: ") and first["year"] == 2019
+
+
+def test_search_table_limit_sort_and_years(fake: FakeEutils) -> None:
+    result = runner.invoke(
+        app,
+        [
+            "search",
+            "aspirin OR statins",
+            "-n",
+            "2",
+            "--sort",
+            "pub_date",
+            "--from-year",
+            "2011",
+            "--to-year",
+            "2020",
+        ],
+        env={**_env(fake), "COLUMNS": "200"},
+    )
+    assert result.exit_code == 0, result.output
+    assert "30000001" in result.stdout and "RCT" in result.stdout
+    assert "30000006" not in result.stdout  # 2010: outside the range
+    params = fake.requests("esearch")[0].params
+    assert params["retmax"] == "2" and params["sort"] == "pub_date"
+
+
+def test_provider_failure_is_a_warning_on_stderr(fake: FakeEutils) -> None:
+    fake.enqueue(Fault.status(500), times=10)
+    env = {**_env(fake), "MEDLIT_PUBMED_MAX_RETRIES": "1"}
+    result = runner.invoke(app, ["search", "aspirin", "--json"], env=env)
+    assert result.exit_code == 0
+    assert json.loads(result.stdout) == []
+    assert "warning: pubmed error" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["search", ""], "the query is empty"),
+        (["search", "x" * 2000 + "y"], "the limit is 2000"),
+        (["search", "x", "--source", "scopus"], "unknown source 'scopus'"),
+        (["search", "x", "--from-year", "2020", "--to-year", "2000"], "reversed"),
+        (["search", "x", "--sort", "cited"], "unknown sort"),
+        (["search", "x", "--limit", "0"], "invalid limit"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(fake: FakeEutils, args: list[str], message: str) -> None:
+    result = runner.invoke(app, args, env=_env(fake))
+    assert result.exit_code == 2
+    assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert fake.history == []  # nothing sent
+
+
+def test_corpus_add_stats_and_local_search(tmp_path: Path) -> None:
+    good = tmp_path / "good.xml"
+    good.write_bytes(articles_to_xml(sample_articles()))
+    broken = tmp_path / "broken.xml"
+    broken.write_bytes(b"<PubmedArticleSet><PubmedArticle>")
+    result = runner.invoke(app, ["corpus", "add", str(broken), str(good), str(tmp_path / "nope")])
+    assert result.exit_code != 0
+    assert "added 6, updated 0, skipped 0 (2 of 3 files failed)" in result.stdout
+    assert "broken.xml" in result.stderr and "no such file" in result.stderr
+    again = runner.invoke(app, ["corpus", "add", str(good), "--json"])
+    assert again.exit_code == 0 and json.loads(again.stdout)["skipped"] == 6
+    stats = runner.invoke(app, ["corpus", "stats", "--json"])
+    assert json.loads(stats.stdout)["articles"] == 6
+    found = runner.invoke(app, ["search", "vitamin fracture", "--source", "local", "--json"])
+    assert found.exit_code == 0, found.output
+    assert json.loads(found.stdout)[0]["pmid"] == "30000004"

@@ -1,0 +1,110 @@
+"""search_all_providers: concurrency, failures, timeouts, English filter, dedupe, validation."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from medlit.config import Settings
+from medlit.errors import ValidationError
+from medlit.sources import SourceSet, build_sources, merge_articles, search_all_providers
+from medlit.sources.local import LocalCorpus
+from medlit.types import Article, SearchQuery
+from tests.fakes.europepmc_server import FakeEuropePMC
+from tests.fakes.eutils_server import FakeEutils, Fault
+from tests.fakes.fixtures import sample_articles
+
+# The running fakes of the current test (set by the ``fakes`` fixture), for fault injection.
+_FAKES: dict[str, FakeEutils | FakeEuropePMC] = {}
+
+
+@pytest.fixture
+def fakes(settings: Settings, make_fake_eutils: Callable[..., FakeEutils]) -> Iterator[Settings]:
+    """PubMed serves the sample corpus; Europe PMC the same articles with citation counts,
+    plus one French and one DOI-only preprint; the local corpus holds two of them."""
+    corpus = sample_articles()
+    pubmed = make_fake_eutils(articles=corpus, rate_limit=None)
+    epmc_articles = [
+        a.model_copy(update={"citation_count": 10 + i, "open_access": True, "abstract": []})
+        for i, a in enumerate(corpus)
+    ]
+    epmc_articles.append(Article(pmid="40000001", title="Aspirin et AVC", language="fre"))
+    epmc_articles.append(
+        Article(doi="10.1101/2024.01.01.1", title="Aspirin preprint", language="eng")
+    )
+    epmc = FakeEuropePMC(articles=epmc_articles).start()
+    settings.pubmed.base_url = pubmed.base_url
+    settings.europepmc.base_url = epmc.base_url
+    settings.pubmed.timeout_s = settings.europepmc.timeout_s = 5.0
+    with LocalCorpus.from_settings(settings) as local:
+        local.add_articles([corpus[0], corpus[5]])
+    _FAKES.update(pubmed=pubmed, europepmc=epmc)
+    yield settings
+    _FAKES.clear()
+    epmc.stop()
+
+
+async def test_combines_dedupes_and_merges(fakes: Settings) -> None:
+    async with SourceSet(fakes, "all") as sources:
+        results = await sources.search(SearchQuery(term="aspirin"))
+    statuses = {n: (s.status, s.count, s.dropped_non_english) for n, s in results.providers.items()}
+    assert statuses == {"pubmed": ("ok", 2, 0), "europepmc": ("ok", 3, 1), "local": ("ok", 2, 0)}
+    keys = [a.key for a in results.articles]
+    assert keys == ["pmid:30000006", "pmid:30000001", "doi:10.1101/2024.01.01.1"]
+    first = results.articles[0]
+    assert first.abstract and first.source == "pubmed"  # the record with an abstract wins
+    assert first.citation_count == 15 and first.open_access is True  # kept from Europe PMC
+
+
+async def test_english_filter_can_be_switched_off(fakes: Settings) -> None:
+    fakes.search.english_only = False
+    async with SourceSet(fakes, "europepmc") as sources:
+        results = await sources.search("aspirin")
+    assert any(a.language == "fre" for a in results.articles)
+
+
+async def test_failing_and_slow_providers_do_not_sink_the_others(fakes: Settings) -> None:
+    fakes.pubmed.max_retries = 0
+    fakes.search.provider_timeout_s = 0.5
+    _FAKES["pubmed"].enqueue(Fault.status(500))
+    _FAKES["europepmc"].enqueue(Fault.delay(2.0))
+    async with SourceSet(fakes, "all") as sources:
+        results = await sources.search("aspirin")
+    providers = results.providers
+    assert providers["pubmed"].status == "error" and "500" in (providers["pubmed"].error or "")
+    assert providers["europepmc"].status == "timeout"
+    assert providers["local"].status == "ok"
+    assert {a.pmid for a in results.articles} == {"30000001", "30000006"}
+    assert results.failed == ["pubmed", "europepmc"]
+
+
+async def test_disabled_provider_is_reported(fakes: Settings) -> None:
+    fakes.europepmc.enabled = False
+    async with SourceSet(fakes, "all") as sources:
+        results = await sources.search("aspirin")
+    assert results.providers["europepmc"].status == "disabled"
+    assert results.providers["pubmed"].count == 2
+
+
+@pytest.mark.parametrize(
+    ("query", "sources", "message"),
+    [
+        ("   ", "all", "empty"),
+        ("x" * 2001, "all", "2001 characters"),
+        (SearchQuery(term="x", min_year=2020, max_year=2010), "all", "reversed"),
+        ("aspirin", "scopus", "unknown source 'scopus'"),
+    ],
+)
+async def test_bad_input(settings: Settings, query: object, sources: str, message: str) -> None:
+    with pytest.raises(ValidationError, match=message):
+        found = build_sources(settings, sources)
+        await search_all_providers(query, found, settings=settings)  # type: ignore[arg-type]
+
+
+def test_merge_prefers_abstract_and_fills_gaps() -> None:
+    bare = Article(pmid="1", title="T", citation_count=4, open_access=True, source="europepmc")
+    full = sample_articles()[0].model_copy(update={"pmid": "1"})
+    merged = merge_articles(bare, full)
+    assert merged.abstract == full.abstract and merged.citation_count == 4
+    assert merged.open_access is True and merged.source == "pubmed"

@@ -1,0 +1,294 @@
+"""The no-LLM answer mode: evidence digests and their cautious yes/no verdicts."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from medlit.llm import build_evidence_digest
+from medlit.llm.extractive import DIGEST_HEADER, split_sentences
+from medlit.llm.stance import is_yes_no_question, sentence_stance
+from medlit.types import AbstractSection, Article, Chunk, Evidence
+
+
+def make_evidence(
+    pmid: str,
+    conclusion: str,
+    results: str = "",
+    *,
+    background: str = "",
+    publication_types: Sequence[str] = ("Journal Article",),
+    title: str = "A study",
+) -> list[Evidence]:
+    sections = []
+    if background:
+        sections.append(AbstractSection(label="BACKGROUND", category="BACKGROUND", text=background))
+    if results:
+        sections.append(AbstractSection(label="RESULTS", category="RESULTS", text=results))
+    sections.append(AbstractSection(label="CONCLUSIONS", category="CONCLUSIONS", text=conclusion))
+    article = Article(
+        pmid=pmid, title=title, abstract=sections, publication_types=list(publication_types)
+    )
+    return [
+        Evidence(
+            chunk=Chunk(
+                id=f"{article.key}#{i + 1}",
+                article_key=article.key,
+                ordinal=i + 1,
+                section=s.label,
+                text=s.text,
+                is_conclusion=s.is_conclusion,
+            ),
+            article=article,
+            similarity=0.5,
+        )
+        for i, s in enumerate(sections)
+    ]
+
+
+ASPIRIN_YES_1 = make_evidence(
+    "11111111",
+    "Low-dose aspirin significantly reduced the risk of recurrent stroke.",
+    "Recurrent stroke occurred in 4% of the aspirin group and 7% of the placebo group.",
+    background="Stroke is a leading cause of disability in older adults worldwide.",
+)
+ASPIRIN_YES_2 = make_evidence(
+    "22222222",
+    "Aspirin therapy was associated with a lower rate of recurrent stroke in this cohort.",
+)
+ASPIRIN_NO = make_evidence(
+    "33333333",
+    "Aspirin did not reduce the risk of recurrent stroke compared with placebo.",
+)
+UNRELATED = make_evidence(
+    "44444444",
+    "Vitamin D supplementation improved bone density in postmenopausal women.",
+)
+QUESTION = "Does aspirin reduce the risk of recurrent stroke?"
+
+
+def test_digest_is_labelled_and_every_sentence_is_cited() -> None:
+    digest = build_evidence_digest(QUESTION, ASPIRIN_YES_1 + ASPIRIN_YES_2 + UNRELATED)
+    assert digest.text.startswith(DIGEST_HEADER)
+    assert "not a generated answer" in digest.text
+    bullets = [line for line in digest.text.splitlines() if line.startswith("- ")]
+    assert bullets and len(bullets) == len(digest.sentences)
+    for line in bullets:
+        assert re.search(r"\[PMID:\d{8}\]$", line), line
+    assert set(digest.pmids) <= {"11111111", "22222222", "44444444"}
+    assert "44444444" not in digest.pmids  # off-topic evidence is not quoted
+    # Conclusions first.
+    assert digest.text.index("Conclusions:") < digest.text.index("Other findings:")
+    assert digest.sentences[0].is_conclusion
+
+
+def test_background_is_ranked_below_findings() -> None:
+    digest = build_evidence_digest(QUESTION, ASPIRIN_YES_1, max_sentences=2)
+    texts = [s.text for s in digest.sentences]
+    assert not any("leading cause" in t for t in texts)
+    assert any("placebo group" in t for t in texts)
+
+
+def test_near_duplicates_are_quoted_once() -> None:
+    twin = make_evidence(
+        "55555555", "Low-dose aspirin significantly reduced the risk of recurrent stroke!"
+    )
+    digest = build_evidence_digest(QUESTION, ASPIRIN_YES_1 + twin)
+    quoted = [s.text for s in digest.sentences if "significantly reduced" in s.text]
+    assert len(quoted) == 1
+
+
+def test_max_sentences_and_per_article_cap() -> None:
+    groups = ["diabetic", "elderly", "hypertensive", "female", "smoking", "obese", "Asian"]
+    many = [
+        make_evidence(f"6000000{i}", f"Aspirin reduced recurrent stroke among {group} patients.")
+        for i, group in enumerate(groups)
+    ]
+    digest = build_evidence_digest(QUESTION, [e for ev in many for e in ev], max_sentences=4)
+    assert len(digest.sentences) == 4
+    digest = build_evidence_digest(QUESTION, ASPIRIN_YES_1, per_article=1)
+    assert len(digest.sentences) == 1
+
+
+def test_verdict_yes_needs_two_agreeing_sources() -> None:
+    one = build_evidence_digest(QUESTION, ASPIRIN_YES_2)
+    assert one.verdict == "uncertain"
+    two = build_evidence_digest(QUESTION, ASPIRIN_YES_1 + ASPIRIN_YES_2)
+    assert two.verdict == "yes"
+    assert "Leaning of the conclusions" in two.text
+
+
+def test_one_strong_source_is_enough() -> None:
+    rct = make_evidence(
+        "77777777",
+        "Aspirin significantly reduced the risk of recurrent stroke.",
+        publication_types=["Randomized Controlled Trial"],
+    )
+    assert build_evidence_digest(QUESTION, rct).verdict == "yes"
+
+
+def test_conflicting_sources_are_uncertain() -> None:
+    digest = build_evidence_digest(QUESTION, ASPIRIN_YES_1 + ASPIRIN_YES_2 + ASPIRIN_NO)
+    assert digest.verdict == "uncertain"
+    assert "conflict" in digest.verdict_reason
+
+
+def test_verdict_no_from_negative_conclusions() -> None:
+    other_no = make_evidence(
+        "88888888", "There was no significant difference in recurrent stroke with aspirin."
+    )
+    assert build_evidence_digest(QUESTION, ASPIRIN_NO + other_no).verdict == "no"
+
+
+def test_no_verdict_for_open_questions_and_caution_for_negated_ones() -> None:
+    evidence = ASPIRIN_YES_1 + ASPIRIN_YES_2
+    assert build_evidence_digest("Which drugs prevent recurrent stroke?", evidence).verdict is None
+    assert (
+        build_evidence_digest("Does aspirin not reduce recurrent stroke?", evidence).verdict
+        == "uncertain"
+    )
+
+
+def test_empty_evidence() -> None:
+    digest = build_evidence_digest(QUESTION, [])
+    assert "No evidence was retrieved" in digest.text
+    assert digest.pmids == [] and digest.verdict == "uncertain"
+
+
+def _hash_embed(texts: Sequence[str]) -> np.ndarray:
+    """A deterministic bag-of-words embedder (hashed), L2-normalised like the real one."""
+    out = np.zeros((len(texts), 256), dtype=np.float32)
+    for row, text in enumerate(texts):
+        for word in re.findall(r"[a-z]{3,}", text.lower()):
+            out[row, int(hashlib.md5(word[:6].encode()).hexdigest(), 16) % 256] += 1.0
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    return out / np.where(norms == 0, 1, norms)
+
+
+class _EmbedderObject:
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.calls += 1
+        return _hash_embed(texts)
+
+
+def test_embedder_ranks_and_protocol_objects_work() -> None:
+    evidence = ASPIRIN_YES_1 + ASPIRIN_YES_2 + UNRELATED
+    by_function = build_evidence_digest(QUESTION, evidence, embedder=_hash_embed)
+    embedder = _EmbedderObject()
+    by_object = build_evidence_digest(QUESTION, evidence, embedder=embedder)
+    assert embedder.calls == 1
+    assert by_function.pmids == by_object.pmids
+    assert "44444444" not in by_function.pmids
+    assert by_function.verdict == "yes"
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Does aspirin reduce stroke?", True),
+        ("Target serum urate: do gout patients know their goal?", True),
+        ("Can PRISM predict length of PICU stay?", True),
+        ("Which patients benefit from statins?", False),
+        ("Autoerotic asphyxiation: secret pleasure--lethal outcome?", False),
+    ],
+)
+def test_yes_no_question_detection(question: str, expected: bool) -> None:
+    assert is_yes_no_question(question) is expected
+
+
+@pytest.mark.parametrize(
+    ("sentence", "question", "expected"),
+    [
+        (
+            "Statins did not significantly improve outcome after stroke.",
+            "Do statins improve outcome after stroke?",
+            "no",
+        ),
+        (
+            "Statins improved outcome after stroke.",
+            "Do statins improve outcome after stroke?",
+            "yes",
+        ),
+        (
+            "Statins improved outcome in some patients; however, the benefit of statins "
+            "after stroke remains unclear.",
+            "Do statins improve outcome after stroke?",
+            "uncertain",
+        ),
+        (
+            "Statins improved outcome after stroke, but their effect on mortality remains unclear.",
+            "Do statins improve outcome after stroke?",
+            "yes",
+        ),
+        (
+            "Patients given radiotherapy had worse outcomes than those who had not received it.",
+            "Does radiotherapy affect outcome?",
+            "yes",
+        ),
+        (
+            "Laparoscopic repair was as effective as open repair.",
+            "Is laparoscopic repair as effective as open repair?",
+            "yes",
+        ),
+        (
+            "There was no significant difference between laparoscopic and open repair.",
+            "Is laparoscopic repair better than open repair?",
+            "no",
+        ),
+        (
+            "No major complications occurred after the procedure.",
+            "Is the procedure safe?",
+            "uncertain",
+        ),
+        (
+            "Coffee intake increased the risk of arrhythmia.",
+            "Does coffee reduce the risk of arrhythmia?",
+            "uncertain",
+        ),
+        ("The weather was pleasant during recruitment.", "Does aspirin reduce stroke?", None),
+    ],
+)
+def test_sentence_stance(sentence: str, question: str, expected: str | None) -> None:
+    assert sentence_stance(sentence, question) == expected
+
+
+def test_split_sentences_keeps_abbreviations_and_decimals() -> None:
+    text = "Mean age was 45.2 yrs. vs. 50.1 in controls (p < 0.05). Aspirin, e.g. 81 mg, helped."
+    assert split_sentences(text) == [
+        "Mean age was 45.2 yrs. vs. 50.1 in controls (p < 0.05).",
+        "Aspirin, e.g. 81 mg, helped.",
+    ]
+
+
+@pytest.mark.shared_data
+def test_pubmedqa_verdicts_are_mostly_right(shared_data: Path) -> None:
+    """A regression guard on real abstracts (the benchmark reports the full numbers)."""
+    path = shared_data / "pubmedqa" / "pqal_dev.json"
+    if not path.exists():
+        pytest.skip(f"{path} is absent")
+    data = json.loads(path.read_text())
+    given = right = 0
+    for pmid, record in list(data.items())[:150]:
+        sections = [
+            AbstractSection(label=label, category=label, text=text)
+            for label, text in zip(record["LABELS"], record["CONTEXTS"], strict=False)
+        ]
+        evidence = make_evidence(
+            pmid, record["LONG_ANSWER"], " ".join(s.text for s in sections), title="t"
+        )
+        digest = build_evidence_digest(record["QUESTION"], evidence, min_sources=1)
+        assert digest.pmids == [pmid]
+        if digest.verdict in ("yes", "no"):
+            given += 1
+            right += digest.verdict == record["final_decision"]
+    assert given >= 30, f"only {given} verdicts on 150 records"
+    assert right / given >= 0.7, f"verdict accuracy {right / given:.2f}"
