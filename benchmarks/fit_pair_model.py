@@ -202,9 +202,9 @@ def grouped_cv(
     x: Array, y: Array, groups: Any, gate: Any, target: float, c: float, fit: bool
 ) -> tuple[float, float, int, int]:
     """Pooled held-out (precision, recall, correct, wrong) over leave-one-group-out folds."""
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
+    from sklearn.linear_model import LogisticRegression  # type: ignore[import-untyped]
+    from sklearn.pipeline import make_pipeline  # type: ignore[import-untyped]
+    from sklearn.preprocessing import StandardScaler  # type: ignore[import-untyped]
 
     hits = np.zeros(len(y), dtype=bool)
     for g in sorted(set(groups)):

@@ -136,6 +136,8 @@ async def test_full_job_completes_with_only_retrieved_references(
         a.pmid for a in job.articles.values() if a.source == "europepmc"
     }
     assert [r.number for r in report.references] == list(range(1, len(report.references) + 1))
+    # Numbered in reading order: the first section's sources come first.
+    assert {r.pmid for r in report.references[:3]} == {"40000001", "40000002", "40000003"}
     markdown = render_markdown(report)
     assert "99999999" not in markdown and "[42]" not in markdown
     body = markdown.split("## References")[0]

@@ -277,7 +277,8 @@ class DeepResearcher:
 
     async def _search(self, question: SubQuestion) -> list[Article]:
         query = SearchQuery(
-            term=question.search_query or search_term(question.text),
+            # Model-written text: bounded, so a rambling follow-up cannot fail validation.
+            term=(question.search_query or search_term(question.text))[:300],
             limit=self.limits.results_per_question,
         )
         results = await self.search(query, self.cache)

@@ -253,8 +253,6 @@ async def generate_report(
         budget_stop_reason: why research stopped early, if it did (stated in the report).
         on_section: called with (sections done, sections total) for progress.
     """
-    references = build_references(facts, discrepancies, articles)
-    numbers = {r.article_key: r.number for r in references}
     topics: dict[str, list[VerifiedFact]] = {}
     for fact in facts:
         topics.setdefault(fact.sub_question_id, []).append(fact)
@@ -265,6 +263,13 @@ async def generate_report(
     if plan is not None:
         order = {q.id: i for i, q in enumerate(plan.sub_questions)}
         topics = dict(sorted(topics.items(), key=lambda item: order.get(item[0], len(order))))
+    # References are numbered in reading order: topic by topic, facts before conflicts.
+    references = build_references(
+        [f for topic_facts in topics.values() for f in topic_facts],
+        [d for topic_id in topics for d in conflicts.get(topic_id, [])],
+        articles,
+    )
+    numbers = {r.article_key: r.number for r in references}
 
     limitations: list[str] = []
     if budget_stop_reason:

@@ -1,0 +1,5 @@
+"""``python -m medlit`` runs the CLI."""
+
+from medlit.cli import main
+
+main()
