@@ -320,7 +320,7 @@ class ResearchDepth(_Section):
 
 
 def _depth(**values: float) -> ResearchDepth:
-    return ResearchDepth(**values)  # type: ignore[arg-type]
+    return ResearchDepth(**values)
 
 
 class ResearchSettings(_Section):
@@ -332,22 +332,37 @@ class ResearchSettings(_Section):
     expand_tries: int = Field(2, ge=0, description="Tries to expand a short section.")
     quick: ResearchDepth = Field(
         default_factory=lambda: _depth(
-            min_sub_questions=3, max_sub_questions=4, max_depth=1, results_per_question=3,
-            max_provider_calls=30, max_llm_calls=25, max_seconds=300.0,
+            min_sub_questions=3,
+            max_sub_questions=4,
+            max_depth=1,
+            results_per_question=3,
+            max_provider_calls=30,
+            max_llm_calls=25,
+            max_seconds=300.0,
         ),
         description="Limits of --depth quick.",
     )
     standard: ResearchDepth = Field(
         default_factory=lambda: _depth(
-            min_sub_questions=4, max_sub_questions=6, max_depth=2, results_per_question=5,
-            max_provider_calls=80, max_llm_calls=70, max_seconds=900.0,
+            min_sub_questions=4,
+            max_sub_questions=6,
+            max_depth=2,
+            results_per_question=5,
+            max_provider_calls=80,
+            max_llm_calls=70,
+            max_seconds=900.0,
         ),
         description="Limits of --depth standard (the default).",
     )
     deep: ResearchDepth = Field(
         default_factory=lambda: _depth(
-            min_sub_questions=5, max_sub_questions=10, max_depth=3, results_per_question=8,
-            max_provider_calls=200, max_llm_calls=200, max_seconds=2400.0,
+            min_sub_questions=5,
+            max_sub_questions=10,
+            max_depth=3,
+            results_per_question=8,
+            max_provider_calls=200,
+            max_llm_calls=200,
+            max_seconds=2400.0,
         ),
         description="Limits of --depth deep.",
     )
@@ -355,12 +370,16 @@ class ResearchSettings(_Section):
         2, ge=0, description="Follow-up sub-questions one sub-question may raise (recursion)."
     )
     visited_similarity: float = Field(
-        0.88, ge=0, le=1,
+        0.88,
+        ge=0,
+        le=1,
         description="Cosine similarity at which a sub-question counts as an already visited "
         "topic and is skipped.",
     )
     reuse_min_similarity: float = Field(
-        0.85, ge=0, le=1,
+        0.85,
+        ge=0,
+        le=1,
         description="Cached (tier-2) chunk similarity at which it answers a sub-question "
         "without a new search (MiniLM puts merely related abstracts at 0.7-0.8).",
     )
@@ -394,21 +413,19 @@ class Settings(BaseSettings):
         default_factory=_default_home,
         description="Data directory: the store, the index, the local corpus, jobs, logs.",
     )
-    namespace: str = Field(
-        "default", min_length=1, description="Tenant scope of the answer cache."
-    )
+    namespace: str = Field("default", min_length=1, description="Tenant scope of the answer cache.")
     log_level: Literal["debug", "info", "warning", "error"] = Field(
         "warning", description="Log level of the structured log on stderr."
     )
-    pubmed: PubMedSettings = Field(default_factory=PubMedSettings)  # type: ignore[arg-type]
-    europepmc: EuropePMCSettings = Field(default_factory=EuropePMCSettings)  # type: ignore[arg-type]
-    local: LocalSettings = Field(default_factory=LocalSettings)  # type: ignore[arg-type]
-    search: SearchSettings = Field(default_factory=SearchSettings)  # type: ignore[arg-type]
-    llm: LLMSettings = Field(default_factory=LLMSettings)  # type: ignore[arg-type]
-    embeddings: EmbeddingSettings = Field(default_factory=EmbeddingSettings)  # type: ignore[arg-type]
-    cache: CacheSettings = Field(default_factory=CacheSettings)  # type: ignore[arg-type]
-    agent: AgentSettings = Field(default_factory=AgentSettings)  # type: ignore[arg-type]
-    research: ResearchSettings = Field(default_factory=ResearchSettings)  # type: ignore[arg-type]
+    pubmed: PubMedSettings = Field(default_factory=PubMedSettings)
+    europepmc: EuropePMCSettings = Field(default_factory=EuropePMCSettings)
+    local: LocalSettings = Field(default_factory=LocalSettings)
+    search: SearchSettings = Field(default_factory=SearchSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    embeddings: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
+    cache: CacheSettings = Field(default_factory=CacheSettings)
+    agent: AgentSettings = Field(default_factory=AgentSettings)
+    research: ResearchSettings = Field(default_factory=ResearchSettings)
 
     @field_validator("home", mode="after")
     @classmethod

