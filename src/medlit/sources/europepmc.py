@@ -168,12 +168,7 @@ class EuropePMCSource:
         self.limiter = limiter_for(
             settings.home, urlsplit(self.base_url).netloc, self.config.requests_per_second
         )
-        self.policy = RetryPolicy(
-            max_retries=self.config.max_retries,
-            backoff_base_s=self.config.backoff_base_s,
-            backoff_max_s=self.config.backoff_max_s,
-            timeout_s=self.config.timeout_s,
-        )
+        self.policy = RetryPolicy.from_settings(self.config)
 
     @staticmethod
     def build_query(query: SearchQuery) -> str:

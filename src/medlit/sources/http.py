@@ -22,7 +22,7 @@ import random
 import time
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -30,6 +30,9 @@ from medlit.errors import RateLimited, SourceResponseError, SourceUnavailable
 from medlit.log import get_logger
 from medlit.sources.ratelimit import RateLimiter
 from medlit.usage import record_call
+
+if TYPE_CHECKING:
+    from medlit.config import EuropePMCSettings, PubMedSettings
 
 __all__ = ["RetryPolicy", "error_message", "parse_retry_after", "send"]
 
@@ -55,6 +58,16 @@ class RetryPolicy:
     backoff_base_s: float = 0.5
     backoff_max_s: float = 30.0
     timeout_s: float = 20.0
+
+    @classmethod
+    def from_settings(cls, section: PubMedSettings | EuropePMCSettings) -> RetryPolicy:
+        """The policy a source's settings section describes (same field names)."""
+        return cls(
+            max_retries=section.max_retries,
+            backoff_base_s=section.backoff_base_s,
+            backoff_max_s=section.backoff_max_s,
+            timeout_s=section.timeout_s,
+        )
 
     def delay(self, retry: int) -> float:
         """Backoff before retry number ``retry`` (0-based), with up to 25% jitter."""

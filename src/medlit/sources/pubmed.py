@@ -50,12 +50,7 @@ class PubMedSource:
         self.limiter: RateLimiter = limiter_for(
             settings.home, urlsplit(self.base_url).netloc, self.config.rate
         )
-        self.policy = RetryPolicy(
-            max_retries=self.config.max_retries,
-            backoff_base_s=self.config.backoff_base_s,
-            backoff_max_s=self.config.backoff_max_s,
-            timeout_s=self.config.timeout_s,
-        )
+        self.policy = RetryPolicy.from_settings(self.config)
 
     def _identity(self) -> dict[str, str]:
         params = {"db": "pubmed", "tool": self.config.tool}
