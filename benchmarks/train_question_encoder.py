@@ -103,19 +103,51 @@ def load_model(recipe: Recipe) -> Any:
     return model
 
 
+def _encode(model: Any, texts: list[str]) -> Any:
+    """Unit sentence vectors with gradients (the model's own tokenizer and mean pooling)."""
+    import torch
+
+    feats = model.preprocess(texts) if hasattr(model, "preprocess") else model.tokenize(texts)
+    out = model(feats)["sentence_embedding"]
+    return torch.nn.functional.normalize(out, dim=-1)
+
+
+def batch_loss(a: Any, p: Any, n: Any, recipe: Recipe) -> Any:
+    """The recipe's loss on unit vectors of anchors, positives and hard negatives.
+
+    One forward pass per text serves every term: MNRL in both directions (anchor -> positives
+    of the batch + hard negatives; positive -> anchors + hard negatives) and the online
+    contrastive loss on the labelled pairs (anchor, positive) and (anchor, negative).
+    """
+    import torch
+    import torch.nn.functional as F
+
+    loss = torch.zeros(())
+    target = torch.arange(len(a))
+    if recipe.loss in ("mnrl", "both"):
+        fwd = recipe.scale * a @ torch.cat([p, n]).T
+        bwd = recipe.scale * p @ torch.cat([a, n]).T
+        loss = loss + (F.cross_entropy(fwd, target) + F.cross_entropy(bwd, target)) / 2
+    if recipe.loss in ("contrastive", "both"):
+        d_pos = 1 - (a * p).sum(-1)
+        d_neg = 1 - (a * n).sum(-1)
+        # Online selection (as sentence-transformers' OnlineContrastiveLoss): only positives
+        # farther than the closest negative and negatives closer than the farthest positive.
+        hard_pos = d_pos[d_pos > d_neg.min()] if len(a) > 1 else d_pos
+        hard_neg = d_neg[d_neg < d_pos.max()] if len(a) > 1 else d_neg
+        loss = loss + hard_pos.pow(2).sum() + F.relu(recipe.margin - hard_neg).pow(2).sum()
+    return loss
+
+
 def train(rows: list[Row], recipe: Recipe, log_every: int = 0) -> tuple[Any, float]:
     """Fine-tune a fresh model on ``rows``; returns (model, seconds)."""
     import torch
-    from sentence_transformers import losses
 
     random.seed(SEED)
     np.random.seed(SEED)
     torch.manual_seed(SEED)
     model = load_model(recipe)
-    mnrl = losses.MultipleNegativesRankingLoss(model, scale=recipe.scale)
-    contrastive = losses.OnlineContrastiveLoss(model, margin=recipe.margin)
-    data = triplets(rows)
-    examples = data + [(p, a, n) for a, p, n in data]  # both directions
+    examples = triplets(rows)
     steps_per_epoch = math.ceil(len(examples) / recipe.batch)
     total = steps_per_epoch * recipe.epochs
     warmup = max(1, total // 10)
@@ -131,16 +163,10 @@ def train(rows: list[Row], recipe: Recipe, log_every: int = 0) -> tuple[Any, flo
         rng.shuffle(examples)
         for b in range(0, len(examples), recipe.batch):
             batch = examples[b : b + recipe.batch]
-            anchors, positives, negatives = (list(x) for x in zip(*batch, strict=True))
-            feats = [model.tokenize(t) for t in (anchors, positives, negatives)]
-            loss = torch.zeros(())
-            if recipe.loss in ("mnrl", "both"):
-                loss = loss + mnrl(feats, torch.zeros(len(batch)))
-            if recipe.loss in ("contrastive", "both"):
-                left = model.tokenize(anchors + anchors)
-                right = model.tokenize(positives + negatives)
-                labels = torch.tensor([1.0] * len(batch) + [0.0] * len(batch))
-                loss = loss + contrastive([left, right], labels)
+            texts = [t for triple in zip(*batch, strict=True) for t in triple]
+            emb = _encode(model, texts)
+            k = len(batch)
+            loss = batch_loss(emb[:k], emb[k : 2 * k], emb[2 * k :], recipe)
             optim.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -234,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     for f in wanted:
         test = fold == f
         tr_rows = [r for r, t in zip(rows, test, strict=True) if not t]
-        model, secs = train(tr_rows, recipe, log_every=40)
+        model, secs = train(tr_rows, recipe, log_every=10)
         scores = cosines(rows, embed(model, texts))
         tuned[test] = scores[test]
         train_tau[f] = choose_tau(scores[~test], labels[~test], gate[~test], args.target)

@@ -27,7 +27,7 @@ from pydantic import BaseModel, Field
 from medlit.agent.state import AgentState, initial_state, merge_timings
 from medlit.config import Settings
 from medlit.errors import ValidationError
-from medlit.types import SOURCE_NAMES, Citation
+from medlit.types import Citation
 from medlit.usage import Usage, usage_scope
 
 if TYPE_CHECKING:
@@ -159,21 +159,17 @@ class Assistant:
 
     def resolve_sources(self, sources: SourceChoice | list[str] | str | None) -> list[str]:
         """The provider names to search: ``all`` means every enabled source."""
-        choice = sources or self.settings.search.default_source
-        names = [choice] if isinstance(choice, str) else list(choice)
-        if "all" in names:
+        from medlit.sources.search import resolve_source_names
+
+        names = resolve_source_names(sources, self.settings)
+        if sources == "all" or (isinstance(sources, list) and "all" in sources):
             enabled = {
                 "pubmed": self.settings.pubmed.enabled,
                 "europepmc": self.settings.europepmc.enabled,
                 "local": self.settings.local.enabled,
             }
-            return [name for name in SOURCE_NAMES if enabled[name]]
-        unknown = [n for n in names if n not in SOURCE_NAMES]
-        if unknown:
-            raise ValidationError(
-                f"unknown source {unknown[0]!r}: choose pubmed, europepmc, local or all"
-            )
-        return sorted(set(names), key=names.index)
+            names = [name for name in names if enabled[name]]
+        return names
 
     def validate_question(self, question: str) -> str:
         """The question, trimmed; empty or too long is a ValidationError."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 
+from medlit.text import split_sentences
 from medlit.types import AbstractSection, Article, Chunk
 
 __all__ = ["article_content_hash", "chunk_article", "split_sentences"]
@@ -34,19 +35,6 @@ def article_content_hash(article: Article) -> str:
     for section in article.abstract:
         h.update(f"{section.label}\x1f{section.category}\x1f{section.text}\x1e".encode())
     return h.hexdigest()[:32]
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences of ``text`` (``syntok``; abbreviations and decimals handled)."""
-    import syntok.segmenter as segmenter
-
-    out = []
-    for paragraph in segmenter.process(text):
-        for sentence in paragraph:
-            joined = "".join(tok.spacing + tok.value for tok in sentence).strip()
-            if joined:
-                out.append(joined)
-    return out
 
 
 def _words(text: str) -> int:

@@ -24,6 +24,7 @@ from medlit.llm.stance import (
     decide_verdict,
     sentence_stance,
 )
+from medlit.text import split_sentences
 from medlit.types import Article, Evidence, StudyType
 
 if TYPE_CHECKING:
@@ -115,19 +116,6 @@ class _Candidate:
     def rank(self) -> float:
         bonus = _CONCLUSION_BONUS if self.is_conclusion else self.section_weight
         return self.relevance + bonus + _ARTICLE_SCORE_WEIGHT * min(1.0, self.article_score)
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences of a text (syntok: abbreviations, decimals and citations handled)."""
-    from syntok import segmenter
-
-    sentences = []
-    for paragraph in segmenter.process(text):
-        for sentence in paragraph:
-            joined = "".join(token.spacing + token.value for token in sentence).strip()
-            if joined:
-                sentences.append(joined)
-    return sentences
 
 
 def _citation(article: Article) -> str:
