@@ -78,6 +78,9 @@ class AskResult(BaseModel):
     retrieval_score: float = 0.0
     mode: Literal["llm", "evidence_digest"] = "evidence_digest"
     session_id: str | None = None
+    warnings: list[str] = Field(
+        default_factory=list, description="Problems the answer survived (a source that failed)."
+    )
 
     @classmethod
     def from_state(cls, state: AgentState, usage: Usage, total_ms: float) -> AskResult:
@@ -111,6 +114,7 @@ class AskResult(BaseModel):
             retrieval_score=round(state.get("retrieval_score", 0.0), 4),
             mode=state.get("mode") or "evidence_digest",
             session_id=state.get("session_id"),
+            warnings=[f"source failed: {e}" for e in dict.fromkeys(state.get("fetch_errors", []))],
         )
 
 

@@ -248,6 +248,13 @@ class AgentSettings(_Section):
         4, ge=1, description="Turns between LLM summaries of the chat memory."
     )
     prompt_version: str = Field("ask-v1", description="Part of the cache fingerprint.")
+    min_evidence_similarity: float = Field(
+        0.30,
+        ge=0,
+        le=1,
+        description="Chunks less similar than this to the question are never used as "
+        "evidence (an unrelated cached abstract must not become a 'finding').",
+    )
     min_relevance: float = Field(
         0.45,
         ge=0,
@@ -415,7 +422,9 @@ class Settings(BaseSettings):
     )
     namespace: str = Field("default", min_length=1, description="Tenant scope of the answer cache.")
     log_level: Literal["debug", "info", "warning", "error"] = Field(
-        "warning", description="Log level of the structured log on stderr."
+        "error",
+        description="Log level of the structured log on stderr (commands report problems "
+        "that matter themselves; 'warning' or 'info' shows the details behind them).",
     )
     pubmed: PubMedSettings = Field(default_factory=PubMedSettings)
     europepmc: EuropePMCSettings = Field(default_factory=EuropePMCSettings)

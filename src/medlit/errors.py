@@ -12,6 +12,7 @@ only ever see these::
     │   ├── RateLimited          429 after all retries (carries retry_after)
     │   ├── SourceUnavailable    5xx, timeouts, connection errors after all retries
     │   └── SourceResponseError  an error body, truncated or malformed XML/JSON
+    │       └── QueryNotUnderstood  the source could use no term of the query (PhraseNotFound)
     ├── LLMError                 a language-model call failed (exit 6)
     │   ├── LLMConfigError       no provider configured for a task (message says how)
     │   ├── LLMTimeout           timed out after all retries
@@ -38,6 +39,7 @@ __all__ = [
     "MedlitError",
     "NotFoundError",
     "PlanningError",
+    "QueryNotUnderstood",
     "RateLimited",
     "ResearchError",
     "SourceError",
@@ -100,6 +102,13 @@ class SourceUnavailable(SourceError):
 
 class SourceResponseError(SourceError):
     """The source answered, but with an error body or a malformed/truncated document."""
+
+
+class QueryNotUnderstood(SourceResponseError):
+    """The source found nothing because it could use no term of the query (PhraseNotFound).
+
+    Not an outage: ``search_all_providers`` reports it as ``no_match`` with NCBI's words.
+    """
 
 
 class LLMError(MedlitError):

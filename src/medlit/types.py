@@ -245,7 +245,9 @@ class ProviderStatus(BaseModel):
     """How one provider fared in a search_all_providers call."""
 
     provider: str
-    status: Literal["ok", "error", "timeout", "disabled"]
+    status: Literal["ok", "no_match", "error", "timeout", "disabled"] = Field(
+        description="no_match: the provider answered but could use no term of the query."
+    )
     count: int = 0
     dropped_non_english: int = 0
     error: str | None = None

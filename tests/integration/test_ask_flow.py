@@ -273,3 +273,47 @@ async def test_no_cache_bypasses_both_tiers(assistant: Assistant) -> None:
     assert fresh.cache.evidence_reused == 0
     assert fresh.api_calls.pubmed >= first.api_calls.pubmed
     assert fresh.api_calls.llm == 1
+
+
+async def test_source_down_with_nothing_cached_is_an_error_not_no_evidence(
+    settings: Settings, eutils: FakeEutils
+) -> None:
+    from medlit.errors import SourceUnavailable
+    from tests.fakes.eutils_server import Fault
+
+    _configure(settings, eutils, None)
+    settings.pubmed.max_retries = 1
+    eutils.enqueue(Fault.status(500), endpoint="esearch", times=100)
+    async with Assistant(settings) as a:
+        with pytest.raises(SourceUnavailable, match="could not search the literature"):
+            await a.ask(Q1)
+
+
+async def test_source_down_serves_relevant_cached_evidence_with_a_warning_and_no_admission(
+    settings: Settings, eutils: FakeEutils
+) -> None:
+    from tests.fakes.eutils_server import Fault
+
+    _configure(settings, eutils, None)
+    settings.pubmed.max_retries = 1
+    async with Assistant(settings) as a:
+        first = await a.ask(Q1, use_cache=True)
+        assert not first.warnings
+        eutils.enqueue(Fault.status(500), endpoint="esearch", times=100)
+        settings.agent.score_threshold = 0.99  # cached evidence alone no longer stops the loop
+        related = await a.ask("Does aspirin reduce the risk of ischaemic stroke in older adults?")
+    assert related.cache.tier1 == "miss"
+    assert related.warnings and "pubmed" in related.warnings[0]
+    assert related.citations and related.cache.evidence_reused > 0
+    assert not related.cache.admitted
+
+
+async def test_unrelated_cached_chunks_are_never_evidence(
+    settings: Settings, eutils: FakeEutils
+) -> None:
+    _configure(settings, eutils, None)
+    async with Assistant(settings) as a:
+        await a.ask(Q1)  # fills tier 2 with aspirin/stroke abstracts
+        result = await a.ask("What is the prognosis of pancreatic adenocarcinoma after surgery?")
+    aspirin = {a.pmid for a in corpus()[-4:]}
+    assert not aspirin & {c.pmid for c in result.citations}, result.answer

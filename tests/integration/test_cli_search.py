@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from medlit.cli import app
+from tests.fakes.europepmc_server import FakeEuropePMC
 from tests.fakes.eutils_server import FakeEutils, Fault
 from tests.fakes.fixtures import sample_articles
 from tests.fakes.pubmed_render import articles_to_xml
@@ -78,12 +79,30 @@ def test_search_table_limit_sort_and_years(fake: FakeEutils) -> None:
     assert params["retmax"] == "2" and params["sort"] == "pub_date"
 
 
-def test_provider_failure_is_a_warning_on_stderr(fake: FakeEutils) -> None:
+def test_every_source_failing_is_an_error_not_an_empty_list(fake: FakeEutils) -> None:
     fake.enqueue(Fault.status(500), times=10)
     env = {**_env(fake), "MEDLIT_PUBMED_MAX_RETRIES": "1"}
     result = runner.invoke(app, ["search", "aspirin", "--json"], env=env)
-    assert result.exit_code == 0
-    assert json.loads(result.stdout) == []
+    assert result.exit_code == 5
+    assert result.stdout == ""
+    assert "warning: pubmed error" in result.stderr
+    assert "every source failed" in result.stderr
+
+
+def test_one_source_failing_is_a_warning_and_the_others_still_answer(
+    fake: FakeEutils, fake_europepmc: FakeEuropePMC
+) -> None:
+    fake.enqueue(Fault.status(500), times=10)
+    env = {
+        **_env(fake),
+        "MEDLIT_PUBMED_MAX_RETRIES": "1",
+        "MEDLIT_EUROPEPMC_BASE_URL": fake_europepmc.base_url,
+    }
+    result = runner.invoke(
+        app, ["search", "aspirin", "--json", "--source", "pubmed,europepmc"], env=env
+    )
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout), "Europe PMC's results are missing"
     assert "warning: pubmed error" in result.stderr
 
 

@@ -102,6 +102,9 @@ def should_cache(
         return Admission(False, "already_cached")
     if state.get("stop_reason") == "no_results" or not state.get("final_answer", "").strip():
         return Admission(False, "no_answer")
+    if state.get("fetch_errors"):
+        # Some provider failed: the answer rests on partial retrieval; serve it, don't keep it.
+        return Admission(False, "source_failed")
     if not state.get("confident"):
         return Admission(False, "not_confident")
     if state.get("retrieval_score", 0.0) < max(cache.min_score, 0.0):

@@ -179,13 +179,14 @@ class AgentDeps:
     async def search(
         self, query: SearchQuery, sources: list[str], use_cache: bool
     ) -> tuple[list[Article], list[str]]:
-        """Search the sources; returns the articles and the providers that failed.
+        """Search the sources; returns the articles and one line per provider that failed.
 
         With the cache on, articles still fresh in tier 2 are not fetched again.
         """
         source_set = self.source_set(sources)
         results = await source_set.search(query, known=self.evidence if use_cache else None)
-        return list(results.articles), list(results.failed)
+        failed = [results.providers[name].error or f"{name} failed" for name in results.failed]
+        return list(results.articles), failed
 
     def source_set(self, names: Sequence[str]) -> SourceSet:
         """The providers ``names`` with their shared HTTP client (opened once per set)."""

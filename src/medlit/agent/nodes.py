@@ -21,7 +21,7 @@ from medlit.agent.deps import AgentDeps
 from medlit.agent.memory import Turn, summary_messages
 from medlit.agent.prompt import NO_EVIDENCE_ANSWER, build_messages, expand_context
 from medlit.agent.state import AgentState
-from medlit.errors import CacheAdmissionError, LLMError, SourceError
+from medlit.errors import CacheAdmissionError, LLMError, SourceError, SourceUnavailable
 from medlit.log import get_logger
 from medlit.types import Citation, Evidence, SearchQuery
 from medlit.usage import usage_scope
@@ -219,6 +219,7 @@ class AskNodes:
                 log.warning("fetch_failed", query=term, error=str(exc))
                 articles, failed = [], [str(exc)]
         errors.extend(failed)
+        searched_ok = state.get("searched_ok", False) or len(failed) < len(state["sources"])
         calls = sum(usage.calls.values())
         documents = dict(state.get("documents", {}))
         new = [a for a in articles if a.key not in documents]
@@ -237,6 +238,7 @@ class AskNodes:
             "documents": documents,
             "downloaded_keys": [*state.get("downloaded_keys", []), *downloaded],
             "fetch_errors": errors,
+            "searched_ok": searched_ok,
         }
 
     # -- the answer --------------------------------------------------------------------
@@ -273,6 +275,13 @@ class AskNodes:
         configured = self.deps.llm_configured("answer")
         mode = "llm" if configured else "evidence_digest"
         if not evidence:
+            errors = state.get("fetch_errors", [])
+            if errors and not state.get("searched_ok", False):
+                # "No evidence found" would be false: the literature was never searched.
+                raise SourceUnavailable(
+                    "could not search the literature and no cached evidence answers this "
+                    f"question: {'; '.join(dict.fromkeys(errors))}"
+                )
             return {
                 "final_answer": NO_EVIDENCE_ANSWER,
                 "verdict": None,

@@ -111,7 +111,9 @@ def score_evidence(candidates: list[Evidence], settings: AgentSettings) -> Score
     num_docs = len(relevant_docs)
     best = max((item.similarity for _, item in base), default=0.0)
     return ScoreReport(
-        evidence=scored[: settings.top_k],
+        evidence=[ev for ev in scored if ev.similarity >= settings.min_evidence_similarity][
+            : settings.top_k
+        ],
         doc_scores={k: round(v, 6) for k, v in doc_scores.items()},
         retrieval_score=round(retrieval, 6),
         num_docs=num_docs,

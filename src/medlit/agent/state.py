@@ -80,6 +80,7 @@ class AgentState(TypedDict, total=False):
     last_fetch_count: int  # articles the last fetch returned (new or not)
     last_fetch_new: int  # of those, articles not seen before for this question
     fetch_errors: list[str]
+    searched_ok: bool  # at least one provider answered in at least one fetch round
 
     # score
     evidence: list[Evidence]  # scored, best first, at most top_k

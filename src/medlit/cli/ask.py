@@ -108,6 +108,8 @@ def _render(result: AskResult) -> None:
                 c.url or "-",
             )
         console.print(table)
+    for warning in result.warnings:
+        err_console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
     cache = result.cache
     status = "hit" if cache.tier1 == "hit" else f"miss ({cache.miss_reason or 'n/a'})"
     calls = result.api_calls

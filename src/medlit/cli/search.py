@@ -114,6 +114,7 @@ def search(
     to_year: Annotated[int | None, typer.Option("--to-year", help="Latest year.")] = None,
 ) -> None:
     """Search the literature and list the articles found."""
+    from medlit.errors import SourceUnavailable
     from medlit.sources.search import resolve_source_names
 
     settings = build_settings()
@@ -121,12 +122,16 @@ def search(
     resolve_source_names(source, settings)  # unknown source: exit 2 before any request
     results = run_async(_search(settings, search_query, source))
     for name, status in results.providers.items():
-        if status.status in ("error", "timeout"):
+        if status.status in ("error", "timeout", "no_match"):
             err_console.print(
                 f"[yellow]warning:[/] {name} {status.status}: {status.error}",
                 highlight=False,
                 soft_wrap=True,
             )
+    tried = [st for st in results.providers.values() if st.status != "disabled"]
+    if tried and all(st.status in ("error", "timeout") for st in tried):
+        # Every source failed: an empty list would look like "nothing published".
+        raise SourceUnavailable("every source failed; nothing was searched")
     articles = results.articles[: search_query.limit]
     if as_json:
         print_json([article_json(a) for a in articles])

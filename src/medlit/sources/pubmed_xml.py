@@ -18,7 +18,7 @@ from typing import IO, Any
 
 from lxml import etree
 
-from medlit.errors import SourceResponseError
+from medlit.errors import QueryNotUnderstood, SourceResponseError
 from medlit.types import AbstractSection, Article, SourceName
 
 __all__ = [
@@ -409,7 +409,7 @@ def _finish(
     if problems and not ids:
         # NCBI found nothing *because* it could not use (part of) the term: say so instead of
         # returning an empty list that looks like "no literature on this".
-        raise SourceResponseError(
+        raise QueryNotUnderstood(
             f"{source}: esearch found nothing ({'; '.join(problems)})", source=source
         )
     return ESearchResult(

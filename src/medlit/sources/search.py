@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from medlit.config import Settings
-from medlit.errors import SourceError, ValidationError
+from medlit.errors import QueryNotUnderstood, SourceError, ValidationError
 from medlit.log import get_logger
 from medlit.sources.base import FreshArticles, Source
 from medlit.types import (
@@ -185,6 +185,9 @@ async def _run_one(
         status.status = "timeout"
         status.error = f"no answer within {settings.search.provider_timeout_s:g}s"
         log.warning("provider_timeout", provider=source.name, term=query.term)
+    except QueryNotUnderstood as exc:
+        status.status, status.error = "no_match", str(exc)
+        log.info("provider_no_match", provider=source.name, error=str(exc))
     except SourceError as exc:
         status.status, status.error = "error", str(exc)
         log.warning("provider_failed", provider=source.name, error=str(exc))
