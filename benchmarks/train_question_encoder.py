@@ -175,7 +175,9 @@ def train(rows: list[Row], recipe: Recipe, log_every: int = 0) -> tuple[Any, flo
             step += 1
             if log_every and step % log_every == 0:
                 rate = (time.perf_counter() - start) / step
-                print(f"  epoch {epoch} step {step}/{total} loss {loss.item():.4f} {rate:.2f} s/step")
+                print(
+                    f"  epoch {epoch} step {step}/{total} loss {loss.item():.4f} {rate:.2f} s/step"
+                )
     model.eval()
     return model, time.perf_counter() - start
 
@@ -214,7 +216,12 @@ def prf(hit: np.ndarray, labels: np.ndarray) -> tuple[float, float, int, int]:
     """(precision, recall, correct, wrong) of a hit mask."""
     good = int((hit & (labels == 1)).sum())
     bad = int((hit & (labels == 0)).sum())
-    return good / max(good + bad, 1) if good + bad else 1.0, good / max(int(labels.sum()), 1), good, bad
+    return (
+        good / max(good + bad, 1) if good + bad else 1.0,
+        good / max(int(labels.sum()), 1),
+        good,
+        bad,
+    )
 
 
 def weight_only_int8(src: Path, dst: Path, min_size: int = 16384) -> None:
@@ -245,7 +252,10 @@ def weight_only_int8(src: Path, dst: Path, min_size: int = 16384) -> None:
         name = init.name
         graph.initializer.remove(init)
         graph.initializer.extend(
-            [numpy_helper.from_array(q, f"{name}_int8"), numpy_helper.from_array(scale, f"{name}_scale")]
+            [
+                numpy_helper.from_array(q, f"{name}_int8"),
+                numpy_helper.from_array(scale, f"{name}_scale"),
+            ]
         )
         dequant += [
             helper.make_node("Cast", [f"{name}_int8"], [f"{name}_f"], to=onnx.TensorProto.FLOAT),
@@ -288,8 +298,11 @@ def export_onnx(model_dir: Path, out: Path, check_texts: list[str]) -> float:
                 input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
             )[0]
 
-    enc = st.tokenizer(["a short question?", "a longer question about a drug dose"],
-                       padding=True, return_tensors="pt")
+    enc = st.tokenizer(
+        ["a short question?", "a longer question about a drug dose"],
+        padding=True,
+        return_tensors="pt",
+    )
     axes = {0: "batch", 1: "sequence"}
     with tempfile.TemporaryDirectory() as tmp:
         fp32 = Path(tmp) / "model-fp32.onnx"
@@ -299,8 +312,12 @@ def export_onnx(model_dir: Path, out: Path, check_texts: list[str]) -> float:
             str(fp32),
             input_names=["input_ids", "attention_mask", "token_type_ids"],
             output_names=["last_hidden_state"],
-            dynamic_axes={"input_ids": axes, "attention_mask": axes, "token_type_ids": axes,
-                          "last_hidden_state": axes},
+            dynamic_axes={
+                "input_ids": axes,
+                "attention_mask": axes,
+                "token_type_ids": axes,
+                "last_hidden_state": axes,
+            },
             opset_version=14,
             do_constant_folding=True,
             dynamo=False,
@@ -310,9 +327,57 @@ def export_onnx(model_dir: Path, out: Path, check_texts: list[str]) -> float:
     ref = st.encode(check_texts, normalize_embeddings=True, convert_to_numpy=True)
     onnx_vecs = OnnxEmbedder(model_path=out, max_length=256).embed(check_texts)
     agree = (ref * onnx_vecs).sum(axis=1)
-    print(f"int8 ONNX vs PyTorch cosine: min {agree.min():.4f} mean {agree.mean():.4f} "
-          f"({out.stat().st_size / 1e6:.1f} MB)")
+    print(
+        f"int8 ONNX vs PyTorch cosine: min {agree.min():.4f} mean {agree.mean():.4f} "
+        f"({out.stat().st_size / 1e6:.1f} MB)"
+    )
     return float(agree.min())
+
+
+# PubMedQA questions (../shared/data/pubmedqa) reworded by hand: the tuned encoder must keep
+# ordinary paraphrases near and unrelated questions far.
+PARAPHRASES = [
+    (
+        "Can tailored interventions increase mammography use among HMO women?",
+        "Do personalised interventions make women in HMOs get more mammograms?",
+    ),
+    (
+        "Therapeutic anticoagulation in the trauma patient: is it safe?",
+        "Is it safe to give full-dose anticoagulants to trauma patients?",
+    ),
+    (
+        "Is there still a need for living-related liver transplantation in children?",
+        "Do children still need liver transplants from living relatives?",
+    ),
+    (
+        "Double balloon enteroscopy: is it efficacious and safe in a community setting?",
+        "Is double-balloon enteroscopy effective and safe in community hospitals?",
+    ),
+    (
+        "Do mutations causing low HDL-C promote increased carotid intima-media thickness?",
+        "Do mutations that lower HDL cholesterol thicken the carotid intima-media?",
+    ),
+    (
+        "Cardiovascular risk in a rural adult West African population: is resting heart rate "
+        "also relevant?",
+        "Does resting heart rate matter for cardiovascular risk in rural West African adults?",
+    ),
+]
+
+
+def paraphrase_check(model: Any) -> tuple[float, float]:
+    """(mean cosine of the reworded pairs, max cosine of unrelated pairs)."""
+    left = [a for a, _ in PARAPHRASES]
+    right = [b for _, b in PARAPHRASES]
+    va, vb = (embed(model, t) for t in (left, right))
+    near = [float(va[a] @ vb[b]) for a, b in PARAPHRASES]
+    far = [
+        float(va[a] @ vb[b])
+        for i, (a, _) in enumerate(PARAPHRASES)
+        for j, (_, b) in enumerate(PARAPHRASES)
+        if i != j
+    ]
+    return float(np.mean(near)), float(max(far))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -326,6 +391,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lr", type=float, default=2e-5)
     parser.add_argument("--target", type=float, default=0.99)
     parser.add_argument("--save", type=Path, default=None, help="train on all rows, save here")
+    parser.add_argument("--export", type=Path, default=None, help="int8 ONNX file (with --save)")
     args = parser.parse_args(argv)
     import torch
 
@@ -342,9 +408,19 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(rows)} pairs, {len(set(groups))} doctors, recipe {recipe}")
 
     if args.save:
-        model, secs = train(rows, recipe, log_every=20)
-        print(f"trained on all rows in {secs:.0f} s")
-        model.save(str(args.save))
+        if not (args.save / "config.json").exists():
+            model, secs = train(rows, recipe, log_every=20)
+            print(f"trained on all {len(rows)} pairs in {secs:.0f} s")
+            model.save(str(args.save))
+        tuned_model = load_model(recipe).__class__(str(args.save), device="cpu")
+        for name, m in (("base", load_model(recipe)), ("fine-tuned", tuned_model)):
+            near, far = paraphrase_check(m)
+            print(
+                f"{name}: reworded PubMedQA questions mean cosine {near:.3f}, "
+                f"unrelated max {far:.3f}"
+            )
+        if args.export:
+            export_onnx(args.save, args.export, texts)
         return 0
 
     base = cosines(rows, embed(load_model(recipe), texts))
@@ -362,13 +438,17 @@ def main(argv: list[str] | None = None) -> int:
         scores = cosines(rows, embed(model, texts))
         tuned[test] = scores[test]
         train_tau[f] = choose_tau(scores[~test], labels[~test], gate[~test], args.target)
-        print(f"fold {f}: trained on {len(tr_rows)} pairs in {secs:.0f} s; held-out AUC "
-              f"{auc(scores[test], labels[test]):.3f} (base {auc(base[test], labels[test]):.3f})")
+        print(
+            f"fold {f}: trained on {len(tr_rows)} pairs in {secs:.0f} s; held-out AUC "
+            f"{auc(scores[test], labels[test]):.3f} (base {auc(base[test], labels[test]):.3f})"
+        )
         np.save(f"/tmp/medlit_c4_oof_{args.loss}_e{args.epochs}.npy", tuned)
 
     done = np.isin(fold, wanted)
-    print(f"\n{'fold':>4} {'doctors':>10} | {'base tau':>8} {'prec':>6} {'rec':>6} | "
-          f"{'tuned tau':>9} {'prec':>6} {'rec':>6} | {'tau(train)':>10} {'prec':>6} {'rec':>6}")
+    print(
+        f"\n{'fold':>4} {'doctors':>10} | {'base tau':>8} {'prec':>6} {'rec':>6} | "
+        f"{'tuned tau':>9} {'prec':>6} {'rec':>6} | {'tau(train)':>10} {'prec':>6} {'rec':>6}"
+    )
     hit_b = np.zeros(len(rows), bool)
     hit_t = np.zeros(len(rows), bool)
     hit_tt = np.zeros(len(rows), bool)
@@ -376,7 +456,11 @@ def main(argv: list[str] | None = None) -> int:
         test = fold == f
         other = done & ~test
         tb = choose_tau(base[~test], labels[~test], gate[~test], args.target)
-        tt = choose_tau(tuned[other], labels[other], gate[other], args.target) if other.any() else 0.99
+        tt = (
+            choose_tau(tuned[other], labels[other], gate[other], args.target)
+            if other.any()
+            else 0.99
+        )
         hit_b[test] = gate[test] & (base[test] >= tb)
         hit_t[test] = gate[test] & (tuned[test] >= tt)
         hit_tt[test] = gate[test] & (tuned[test] >= train_tau[f])
@@ -384,14 +468,21 @@ def main(argv: list[str] | None = None) -> int:
         pt, rt, _, _ = prf(hit_t[test], labels[test])
         ptt, rtt, _, _ = prf(hit_tt[test], labels[test])
         docs = ",".join(g for g in uniq if fold_of[g] == f)
-        print(f"{f:>4} {docs:>10} | {tb:>8.3f} {pb:>6.3f} {rb:>6.3f} | {tt:>9.3f} {pt:>6.3f} "
-              f"{rt:>6.3f} | {train_tau[f]:>10.3f} {ptt:>6.3f} {rtt:>6.3f}")
+        print(
+            f"{f:>4} {docs:>10} | {tb:>8.3f} {pb:>6.3f} {rb:>6.3f} | {tt:>9.3f} {pt:>6.3f} "
+            f"{rt:>6.3f} | {train_tau[f]:>10.3f} {ptt:>6.3f} {rtt:>6.3f}"
+        )
     y = labels[done]
-    for name, hit, s in (("untuned + guard", hit_b, base), ("fine-tuned + guard", hit_t, tuned),
-                         ("fine-tuned, tau on train", hit_tt, tuned)):
+    for name, hit, s in (
+        ("untuned + guard", hit_b, base),
+        ("fine-tuned + guard", hit_t, tuned),
+        ("fine-tuned, tau on train", hit_tt, tuned),
+    ):
         p, r, good, bad = prf(hit[done], y)
-        print(f"pooled {name:<26} precision={p:.3f} recall={r:.3f} ({good} correct, {bad} wrong) "
-              f"AUC={auc(s[done], y):.3f}")
+        print(
+            f"pooled {name:<26} precision={p:.3f} recall={r:.3f} ({good} correct, {bad} wrong) "
+            f"AUC={auc(s[done], y):.3f}"
+        )
     product_tau = choose_tau(tuned[done], y, gate[done], args.target)
     print(f"product tau (same rule on all out-of-fold cosines): {product_tau}")
     p, r, _, _ = prf(hit_t[done], y)

@@ -131,6 +131,11 @@ class AnswerCache:
         self.clock = clock
         self.max_candidates = max_candidates
         self._guard = guard
+        if self._guard is None and self.settings.guard:
+            # Loaded here, not on the first candidate: its regexes must not land in a hit's time.
+            from medlit.cache.guard import QuestionGuard
+
+            self._guard = QuestionGuard()
         self._maintained = False
         self._pending = PendingWrites(self._write_pending, self.settings.flush_interval_s)
         add_hook = getattr(store, "add_close_hook", None)
@@ -147,10 +152,10 @@ class AnswerCache:
 
     @property
     def guard(self) -> Guard | None:
-        """The guard in use (loaded on first need), or None when ``settings.guard`` is off."""
+        """The guard in use, or None when ``settings.guard`` is off."""
         if not self.settings.guard:
             return None
-        if self._guard is None:
+        if self._guard is None:  # switched on after construction
             from medlit.cache.guard import QuestionGuard
 
             self._guard = QuestionGuard()
