@@ -215,7 +215,10 @@ class CacheSettings(_Section):
     ann_connectivity: int = Field(16, ge=4, le=64, description="HNSW links per node (M).")
     ann_expansion_add: int = Field(128, ge=8, description="HNSW candidate list when adding.")
     ann_expansion_search: int = Field(
-        64, ge=8, description="HNSW candidate list when searching (recall vs speed)."
+        128,
+        ge=8,
+        description="HNSW candidate list when searching (recall vs speed; 64 lost recall@10 "
+        "below 0.95 at a million chunks).",
     )
     flush_interval_s: float = Field(
         1.0,

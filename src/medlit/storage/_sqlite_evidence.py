@@ -148,7 +148,10 @@ class EvidenceOps:
             )
             return _rank(rows, query, k)
         index = self._index("chunks")
-        fetch = k * 2 + 8 if where == "1" else k * 8 + 32
+        # The freshness cutoff is on every search but rarely removes anything: only the other
+        # filters justify a wide first fetch (the loop below widens it when they bite).
+        selective = f.min_year is not None or f.study_types is not None
+        fetch = k * 8 + 32 if selective else k * 2 + 8
         while True:
             keys, _ = index.search(query, fetch)
             if len(keys) == 0:
