@@ -217,8 +217,14 @@ class CacheSettings(_Section):
     ann_expansion_search: int = Field(
         128,
         ge=8,
-        description="HNSW candidate list when searching (recall vs speed; 64 lost recall@10 "
-        "below 0.95 at a million chunks).",
+        description="HNSW candidate list of the tier-2 (chunks) index (recall vs speed; 64 "
+        "lost recall@10 below 0.95 at a million chunks).",
+    )
+    ann_expansion_search_answers: int = Field(
+        64,
+        ge=8,
+        description="HNSW candidate list of the tier-1 (answers) index: a hundred thousand "
+        "questions keep full recall at 64, and every lookup pays for a wider list.",
     )
     flush_interval_s: float = Field(
         1.0,

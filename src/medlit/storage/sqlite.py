@@ -189,7 +189,11 @@ class SqliteStore(EvidenceOps):
                     dtype=self._cfg.ann_dtype,
                     connectivity=self._cfg.ann_connectivity,
                     expansion_add=self._cfg.ann_expansion_add,
-                    expansion_search=self._cfg.ann_expansion_search,
+                    expansion_search=(
+                        self._cfg.ann_expansion_search
+                        if name == "chunks"
+                        else self._cfg.ann_expansion_search_answers
+                    ),
                     save_every=self._cfg.index_save_every,
                 )
                 try:
