@@ -212,6 +212,12 @@ _STOPWORDS = frozenset(
         "possible",
     ]
 )
+# Words that ask about the literature rather than name a topic ("what does the evidence say",
+# "according to published studies"): in a PubMed query they only narrow or break the search.
+_STOPWORDS |= frozenset(
+    """according published studies study literature research evidence say says known tell
+    data show shows shown suggest suggests""".split()  # noqa: SIM905
+)
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-\+/']*[A-Za-z0-9+]|[A-Za-z0-9]")
 
 # Openings and words that make a question depend on what was said before.
