@@ -116,3 +116,13 @@ def test_onnx_agrees_with_sentence_transformers(onnx: OnnxEmbedder) -> None:
     np.fill_diagonal(ref_sims, -1)
     np.fill_diagonal(our_sims, -1)
     assert (ref_sims.argmax(axis=1) == our_sims.argmax(axis=1)).all()
+
+
+def test_default_embedder_needs_no_pytorch_package() -> None:
+    """The tokenizer ships inside medlit: `pip install medlit` must not pull in PyTorch."""
+    import medlit
+    from medlit.embeddings.onnx import default_tokenizer_path
+
+    path = default_tokenizer_path()
+    assert path.is_file()
+    assert Path(medlit.__file__).parent in path.parents

