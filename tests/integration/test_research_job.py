@@ -24,16 +24,6 @@ from tests.fakes.research_responder import ARTICLES, ResearchResponder
 QUESTION = "Does aspirin prevent recurrent ischaemic stroke, and at what bleeding cost?"
 
 
-@pytest.fixture(autouse=True)
-def _reset_logging() -> Iterator[None]:
-    # The CLI configures structlog to print to the sys.stderr of the moment, which CliRunner
-    # replaces and closes: later tests would log to a closed file.
-    yield
-    import structlog
-
-    structlog.reset_defaults()
-
-
 class SimulatedKill(BaseException):
     """Raised from the progress callback: the process 'dies' mid-EXECUTING."""
 

@@ -2,24 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from typer.testing import CliRunner
 
 from medlit.cli import app
 
 runner = CliRunner()
-
-
-@pytest.fixture(autouse=True)
-def _reset_logging() -> Iterator[None]:
-    # The CLI configures structlog to print to the sys.stderr of the moment, which CliRunner
-    # replaces and closes: later tests would log to a closed file.
-    yield
-    import structlog
-
-    structlog.reset_defaults()
 
 
 def test_list_with_no_jobs() -> None:
