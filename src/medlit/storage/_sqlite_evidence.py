@@ -123,12 +123,14 @@ class EvidenceOps:
         """Move articles to the LRU front."""
         if not keys:
             return
+        ordered = list(dict.fromkeys(keys))
         with self.transaction() as conn:
-            for key in dict.fromkeys(keys):
-                conn.execute(
-                    f"UPDATE articles SET last_used_at = ?, lru = {_NEXT_LRU} WHERE key = ?",
-                    (now, key),
-                )
+            # One max() and one executemany: a flush touches thousands of articles under load.
+            base = conn.execute("SELECT coalesce(max(lru), 0) FROM articles").fetchone()[0]
+            conn.executemany(
+                "UPDATE articles SET last_used_at = ?, lru = ? WHERE key = ?",
+                [(now, base + i, key) for i, key in enumerate(ordered, start=1)],
+            )
 
     def search_chunks(
         self, embedding: Vector, k: int, filters: ChunkFilters | None = None

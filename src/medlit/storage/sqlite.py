@@ -388,12 +388,12 @@ class SqliteStore(EvidenceOps):
         if not answer_ids:
             return
         with self.transaction() as conn:
-            for answer_id in answer_ids:
-                conn.execute(
-                    "UPDATE answers SET last_used_at = max(last_used_at, ?), hits = hits + 1, "
-                    "lru = (SELECT coalesce(max(lru), 0) + 1 FROM answers) WHERE id = ?",
-                    (now, answer_id),
-                )
+            base = conn.execute("SELECT coalesce(max(lru), 0) FROM answers").fetchone()[0]
+            conn.executemany(
+                "UPDATE answers SET last_used_at = max(last_used_at, ?), hits = hits + 1, "
+                "lru = ? WHERE id = ?",
+                [(now, base + i, answer_id) for i, answer_id in enumerate(answer_ids, start=1)],
+            )
 
     def delete_answers(self, answer_ids: Sequence[int]) -> int:
         """Delete answers by id."""
