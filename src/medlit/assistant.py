@@ -165,15 +165,7 @@ class Assistant:
         """The provider names to search: ``all`` means every enabled source."""
         from medlit.sources.search import resolve_source_names
 
-        names = resolve_source_names(sources, self.settings)
-        if sources == "all" or (isinstance(sources, list) and "all" in sources):
-            enabled = {
-                "pubmed": self.settings.pubmed.enabled,
-                "europepmc": self.settings.europepmc.enabled,
-                "local": self.settings.local.enabled,
-            }
-            names = [name for name in names if enabled[name]]
-        return names
+        return resolve_source_names(sources, self.settings, all_means_enabled=True)
 
     def validate_question(self, question: str) -> str:
         """The question, trimmed; empty or too long is a ValidationError."""

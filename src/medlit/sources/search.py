@@ -42,11 +42,19 @@ if TYPE_CHECKING:
 log = get_logger("sources.search")
 
 
-def resolve_source_names(names: str | Iterable[str] | None, settings: Settings) -> list[str]:
+def resolve_source_names(
+    names: str | Iterable[str] | None, settings: Settings, *, all_means_enabled: bool = False
+) -> list[str]:
     """``"all"``, a name, a comma list or a list of names, as valid provider names.
 
+    Args:
+        names: what was asked for (None: ``settings.search.default_source``).
+        settings: the settings (default source, which providers are enabled).
+        all_means_enabled: expand ``all`` to the enabled providers only (the answer cache's
+            fingerprint must name the sources that really shape an answer).
+
     Raises:
-        ValidationError: an unknown source name.
+        ValidationError: an unknown source name, or nothing to search.
     """
     if names is None:
         names = settings.search.default_source
@@ -55,7 +63,9 @@ def resolve_source_names(names: str | Iterable[str] | None, settings: Settings) 
     resolved: list[str] = []
     for name in names:
         if name == "all":
-            resolved.extend(SOURCE_NAMES)
+            resolved.extend(
+                n for n in SOURCE_NAMES if not all_means_enabled or _enabled(settings, n)
+            )
         elif name in SOURCE_NAMES:
             resolved.append(name)
         else:
