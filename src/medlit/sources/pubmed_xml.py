@@ -258,6 +258,29 @@ def _check_error_root(root: etree._Element, source: str) -> None:
         raise SourceResponseError(f"{source}: NCBI error: {error.strip()}", source=source)
 
 
+def _document(data: bytes | str, tag: str, kind: str, source: str) -> Any:
+    """The root of an E-utilities XML reply, checked: well-formed, no error body, ``tag``.
+
+    Raises:
+        SourceResponseError: malformed or truncated XML, an NCBI error document, or another
+            document type.
+    """
+    raw = data.encode() if isinstance(data, str) else data
+    try:
+        root = etree.fromstring(raw, _parser())
+    except etree.XMLSyntaxError as exc:
+        raise SourceResponseError(
+            f"{source}: malformed or truncated {kind} ({exc})", source=source
+        ) from None
+    _check_error_root(root, source)
+    if root.tag != tag:
+        article = "an" if tag[0].lower() in "aeiou" else "a"
+        raise SourceResponseError(
+            f"{source}: expected {article} {tag}, got <{root.tag}>", source=source
+        )
+    return root
+
+
 def parse_pubmed_xml(data: bytes | str, *, source: SourceName = "pubmed") -> list[Article]:
     """Articles of an efetch (PubMed XML) response.
 
@@ -265,18 +288,7 @@ def parse_pubmed_xml(data: bytes | str, *, source: SourceName = "pubmed") -> lis
         SourceResponseError: malformed or truncated XML, an NCBI error document, or a document
             that is not a ``PubmedArticleSet``.
     """
-    raw = data.encode() if isinstance(data, str) else data
-    try:
-        root = etree.fromstring(raw, _parser())
-    except etree.XMLSyntaxError as exc:
-        raise SourceResponseError(
-            f"{source}: malformed or truncated PubMed XML ({exc})", source=source
-        ) from None
-    _check_error_root(root, source)
-    if root.tag != "PubmedArticleSet":
-        raise SourceResponseError(
-            f"{source}: expected a PubmedArticleSet, got <{root.tag}>", source=source
-        )
+    root = _document(data, "PubmedArticleSet", "PubMed XML", source)
     return [article_from_element(el, source=source) for el in root if el.tag in _ARTICLE_TAGS]
 
 
@@ -316,18 +328,7 @@ def parse_esearch_xml(data: bytes | str, *, source: str = "pubmed") -> ESearchRe
         SourceResponseError: malformed XML, an ``ERROR`` element, or an ``ErrorList`` with
             nothing found (PubMed did not understand the term).
     """
-    raw = data.encode() if isinstance(data, str) else data
-    try:
-        root = etree.fromstring(raw, _parser())
-    except etree.XMLSyntaxError as exc:
-        raise SourceResponseError(
-            f"{source}: malformed or truncated esearch XML ({exc})", source=source
-        ) from None
-    _check_error_root(root, source)
-    if root.tag != "eSearchResult":
-        raise SourceResponseError(
-            f"{source}: expected an eSearchResult, got <{root.tag}>", source=source
-        )
+    root = _document(data, "eSearchResult", "esearch XML", source)
     count_text = (root.findtext("Count") or "").strip()
     if not count_text.isdigit():
         raise SourceResponseError(f"{source}: esearch result without a Count", source=source)
