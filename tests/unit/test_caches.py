@@ -194,3 +194,26 @@ def test_hits_are_flushed_on_close_and_by_interval(tmp_path: Path) -> None:
         eager = AnswerCache(store, CacheSettings(guard=False, flush_interval_s=0))
         assert eager.search_query("q", vec, namespace="n", fingerprint="f").hit
         assert store.counters()["answers.hits"] == 2
+
+
+def test_background_flush_writes_without_another_call(
+    tmp_path: Path, embedder: MemoEmbedder
+) -> None:
+    import time
+
+    with SqliteStore(tmp_path / "c.sqlite3") as store:
+        clock = Clock()
+        ev = EvidenceCache(store, CacheSettings(flush_interval_s=0.05), clock=clock)
+        ev.add_articles([article("1", "Aspirin lowered the risk.")], embedder)
+        clock.now += 100
+        query = embedder.embed(["aspirin risk"])[0]
+        assert ev.search_chunks(query, 1)
+
+        def last_used() -> float:
+            return store.get_articles(["pmid:1"])["pmid:1"].last_used_at
+
+        deadline = time.monotonic() + 5
+        while last_used() < clock.now and time.monotonic() < deadline:
+            time.sleep(0.01)  # the timer thread writes the LRU refresh; nothing calls flush
+        assert last_used() == clock.now
+        assert store.counters()["evidence.articles_added"] == 1

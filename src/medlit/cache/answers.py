@@ -140,7 +140,7 @@ class AnswerCache:
         self._pending = PendingWrites(self._write_pending, self.settings.flush_interval_s)
         add_hook = getattr(store, "add_close_hook", None)
         if add_hook is not None:
-            add_hook(self.flush)
+            add_hook(self._pending.close)
 
     def _write_pending(self, counts: dict[str, int], touched: list[Hashable]) -> None:
         self.store.touch_answers([int(k) for k in touched], self.clock())  # type: ignore[call-overload]

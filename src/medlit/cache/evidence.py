@@ -79,7 +79,7 @@ class EvidenceCache:
         self._pending = PendingWrites(self._write_pending, self.settings.flush_interval_s)
         add_hook = getattr(store, "add_close_hook", None)
         if add_hook is not None:
-            add_hook(self.flush)
+            add_hook(self._pending.close)
 
     def _write_pending(self, counts: dict[str, int], touched: list[Hashable]) -> None:
         self.store.touch_articles([str(k) for k in touched], self.clock())
