@@ -161,5 +161,9 @@ class ResearchError(MedlitError):
     exit_code = 8
 
 
+class JobBusy(ResearchError):
+    """Another process (or task) is running this research job right now."""
+
+
 class PlanningError(ResearchError):
     """The planner could not produce a usable plan."""

@@ -412,3 +412,23 @@ async def test_a_process_killed_mid_executing_resumes_where_it_stopped(
     again = _steps(llm_server)
     assert again["plan"] == 0 and again["extract"] == 3  # only q2 and q3
     assert len(job.findings) == 6
+
+
+async def test_a_job_already_running_elsewhere_is_refused_not_run_twice(
+    rsettings: Settings, llm_server: FakeLLMServer
+) -> None:
+    from filelock import FileLock
+
+    from medlit.errors import JobBusy
+
+    async with open_orchestrator(rsettings) as orchestrator:
+        job = orchestrator.create_job(QUESTION, "quick")
+        # Another process holding the job's lock (a separate open file: flock semantics).
+        other = FileLock(str(rsettings.home / "locks" / f"research-{job.id}.lock"))
+        with other:
+            with pytest.raises(JobBusy, match=job.id):
+                await orchestrator.resume(job.id)
+            assert llm_server.completions == []  # nothing was paid for
+            assert orchestrator.get(job.id).status is JobStatus.PENDING
+        done = await orchestrator.resume(job.id)  # released: it runs
+    assert done.status is JobStatus.COMPLETED, done.error

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from medlit.config import Settings
-from medlit.errors import LLMConfigError, MedlitError, ResearchError
+from medlit.errors import JobBusy, LLMConfigError, MedlitError, ResearchError
 from medlit.log import get_logger
 from medlit.research.jobs import JobStore
 from medlit.research.models import (
@@ -125,19 +126,24 @@ class ResearchOrchestrator:
     # -- running -----------------------------------------------------------------------------
 
     async def resume(self, job_id: str, on_progress: ProgressCallback | None = None) -> ResearchJob:
-        """Continue a job from its last completed stage (a COMPLETED job is returned as is)."""
-        job = self.jobs.get(job_id)
-        if job.status is JobStatus.COMPLETED:
-            return job
-        self.check_llm()
-        job.resumed += 1
-        log.info(
-            "job_resumed",
-            job=job.id,
-            status=job.status.value,
-            completed=[s.value for s in job.completed_stages],
-        )
-        return await self.run(job, on_progress)
+        """Continue a job from its last completed stage (a COMPLETED job is returned as is).
+
+        Raises:
+            JobBusy: another process is running the job.
+        """
+        with self._exclusive(job_id):
+            job = self.jobs.get(job_id)  # read under the lock: no other run can be ahead of it
+            if job.status is JobStatus.COMPLETED:
+                return job
+            self.check_llm()
+            job.resumed += 1
+            log.info(
+                "job_resumed",
+                job=job.id,
+                status=job.status.value,
+                completed=[s.value for s in job.completed_stages],
+            )
+            return await self._run_locked(job, on_progress)
 
     async def stream(self, job: ResearchJob) -> AsyncIterator[ProgressEvent]:
         """Run (or continue) ``job``, yielding its progress events as they happen."""
@@ -156,12 +162,46 @@ class ResearchOrchestrator:
         Errors inside a stage end the job FAILED with the error kept (and are not raised);
         an interruption (KeyboardInterrupt, cancellation) saves what is done and propagates,
         leaving the job resumable.
+
+        Raises:
+            JobBusy: another process (or task) is running the same job.
         """
+        with self._exclusive(job.id):
+            return await self._run_locked(job, on_progress)
+
+    async def _run_locked(
+        self, job: ResearchJob, on_progress: ProgressCallback | None
+    ) -> ResearchJob:
         run = _Run(self, job, on_progress)
         with usage_scope() as usage:
             run.usage = usage
             await run.execute()
         return job
+
+    @contextmanager
+    def _exclusive(self, job_id: str) -> Iterator[None]:
+        """Hold the job's lock file while it runs: two runs of one job would pay twice for
+        every stage and overwrite each other's saved state.
+
+        Raises:
+            JobBusy: another process or task holds it (it is not waited for).
+        """
+        from filelock import FileLock, Timeout
+
+        path = self.settings.home / "locks" / f"research-{job_id}.lock"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(str(path), timeout=0, is_singleton=False)
+        try:
+            lock.acquire()
+        except Timeout:
+            raise JobBusy(
+                f"research job {job_id} is already running in another process; wait for it, "
+                f"or follow it with `medlit research status {job_id}`"
+            ) from None
+        try:
+            yield
+        finally:
+            lock.release()
 
 
 class _Run:
