@@ -45,7 +45,12 @@ threshold chosen on the training folds for precision 0.99): BERTScore-style alig
 MiniLM's contextual token vectors (min / percentile / IDF-weighted coverage per direction,
 restricted to the asking sentences or not), the guard's reasons, length ratio, in a logistic
 regression, held out 0.97-0.99 precision at recall 0.08-0.11, against 1.000 / 0.115 for
-"cosine >= 0.92 and this guard" (the shipped default, ``CacheSettings.tau``). On these pairs
+"cosine >= 0.92 and this guard" (the shipped default, ``CacheSettings.tau``). Two trained pair
+models did no better on held-out doctors (same grouped folds): a fine-tuned MiniLM question
+encoder (``benchmarks/train_question_encoder.py``: AUC 0.887 -> 0.923, precision 0.977 at recall
+0.223) and a MiniLM cross-encoder (``benchmarks/train_pair_classifier.py``: AUC 0.836, no
+threshold reaches precision 0.99 even chosen on the test labels: some hard negatives are
+near-copies of the first question). On these pairs
 MiniLM alone cannot tell the hard negatives from rewordings at 99 % precision; the guard stays
 as the hard filter for the differences cosine is nearly blind to, rare in the benchmark but
 common in real traffic: "5 mg" / "10 mg" melatonin embed at 0.966, children / adults at 0.939,
