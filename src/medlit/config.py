@@ -232,6 +232,18 @@ class CacheSettings(_Section):
         description="Hit counters and LRU refreshes are written in one batch at most this "
         "often (and on close), keeping writes off the lookup path; 0 writes at every lookup.",
     )
+    sqlite_cache_mb: int = Field(
+        64,
+        ge=2,
+        description="SQLite page cache per connection: keeps the upper levels of the chunk "
+        "and article B-trees in memory (a tier-2 search reads ~18 random rows).",
+    )
+    sqlite_mmap_mb: int = Field(
+        2048,
+        ge=0,
+        description="Read the database through a memory map of up to this size (fewer "
+        "system calls per row; SQLite caps it at 2 GB by default); 0 turns it off.",
+    )
     index_save_every: int = Field(
         2000,
         ge=1,

@@ -181,3 +181,26 @@ def test_other_scalar_kinds(tmp_path: Path, dtype: str) -> None:
     with SqliteStore(tmp_path / "m.sqlite3", cache=cfg) as store:
         fill(store, range(20))
         assert found(store, 11) == ["q11"]
+
+
+def test_a_save_during_catch_up_records_the_caught_up_generation(tmp_path: Path) -> None:
+    db = tmp_path / "m.sqlite3"
+    cfg = CacheSettings(index_save_every=5)
+    with SqliteStore(db, cache=cfg) as store:
+        fill(store, range(3))
+    # Another process adds rows without opening the index.
+    with SqliteStore(db, cache=cfg) as writer, writer.transaction() as conn:
+        for seed in range(3, 13):
+            conn.execute(
+                "INSERT INTO answers (namespace, fingerprint, question, question_hash, "
+                "payload, retrieval_score, embedding, created_at, last_used_at, lru) "
+                "VALUES ('ns', 'fp', ?, ?, '{}', 0.5, ?, 0, 0, ?)",
+                (f"q{seed}", f"h{seed}", unit(seed).tobytes(), seed + 1),
+            )
+    with SqliteStore(db, cache=cfg) as store:
+        assert found(store, 12) == ["q12"]  # caught up (10 keys: saved during the catch-up)
+    with SqliteStore(db, cache=cfg) as store:
+        store._index("answers")
+        index = store._indexes["answers"]
+        assert index._view, "the saved index was behind the log: opening replayed it again"
+        assert found(store, 12) == ["q12"]

@@ -153,7 +153,7 @@ class EvidenceOps:
         # The freshness cutoff is on every search but rarely removes anything: only the other
         # filters justify a wide first fetch (the loop below widens it when they bite).
         selective = f.min_year is not None or f.study_types is not None
-        fetch = k * 8 + 32 if selective else k * 2 + 8
+        fetch = k * 8 + 32 if selective else k + 8
         while True:
             keys, _ = index.search(query, fetch)
             if len(keys) == 0:

@@ -161,8 +161,7 @@ class AnnIndex:
                 (self.name, self.generation),
             ).fetchall()
             keys = [int(r[0]) for r in rows]
-            self._apply(conn, keys)
-            self.generation = int(head)
+            self._apply(conn, keys, int(head))
             return len(keys)
 
     def _resync(self, conn: sqlite3.Connection) -> int:
@@ -191,7 +190,7 @@ class AnnIndex:
         self._dirty += len(stale) + len(missing) + 1
         return len(stale) + len(missing)
 
-    def _apply(self, conn: sqlite3.Connection, keys: list[int]) -> None:
+    def _apply(self, conn: sqlite3.Connection, keys: list[int], head: int) -> None:
         self._writable()
         for start in range(0, len(keys), 900):
             batch = keys[start : start + 900]
@@ -201,6 +200,9 @@ class AnnIndex:
                 self._index.remove(held)
             self._add_rows(conn, batch)
         self._dirty += len(keys)
+        # The generation first: a save here must record what the index now holds (saving the
+        # old one made every later open replay, copy and re-save the whole index).
+        self.generation = head
         if self._dirty >= self.save_every:
             self.save()
 

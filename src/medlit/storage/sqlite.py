@@ -78,6 +78,8 @@ class SqliteStore(EvidenceOps):
             conn.execute("PRAGMA synchronous=NORMAL")  # WAL: durable at checkpoint, never corrupt
             conn.execute("PRAGMA foreign_keys=ON")
             conn.execute("PRAGMA busy_timeout=30000")
+            conn.execute(f"PRAGMA cache_size=-{self._cfg.sqlite_cache_mb * 1024}")
+            conn.execute(f"PRAGMA mmap_size={self._cfg.sqlite_mmap_mb * 2**20}")
         except sqlite3.Error as exc:
             raise StorageError(f"cannot open the database {self.db_path}: {exc}") from exc
         self._conn = conn
