@@ -232,6 +232,14 @@ class CacheSettings(_Section):
         description="Hit counters and LRU refreshes are written in one batch at most this "
         "often (and on close), keeping writes off the lookup path; 0 writes at every lookup.",
     )
+    ann_delta_limit: int = Field(
+        20_000,
+        ge=0,
+        description="Keys changed since an ANN index was saved that are kept in a small "
+        "in-memory delta (the saved, memory-mapped index untouched) before the index is "
+        "copied, updated and saved: adding evidence to a million-chunk index then costs "
+        "milliseconds instead of seconds. 0 updates and saves the index at once.",
+    )
     sqlite_cache_mb: int = Field(
         64,
         ge=2,

@@ -18,6 +18,13 @@ sidecar JSON holding that generation, the database's id and the entry count. On 
 * so a crash at any point loses at most the SQLite write in flight, and never the index's
   agreement with SQLite.
 
+A memory-mapped index cannot change in place, and copying it into memory to add one row costs
+seconds at a million entries (then the whole file is rewritten on close). So changes since the
+saved index's generation go to a small in-memory *delta* index instead, and the saved entries
+they replace or delete are *masked* (filtered out of its results); the file is left as it is.
+The delta is rebuilt from the log by the next process that opens the index, and folded into
+the main index (copy, apply, save) only when it grows past ``delta_limit`` keys.
+
 Similarities from the index are approximate (f16); callers re-score candidates exactly from the
 float32 vectors stored in SQLite.
 """
@@ -42,6 +49,7 @@ __all__ = ["AnnIndex"]
 log = get_logger("storage.ann")
 
 _READ_BATCH = 20_000
+_LOG_SPAN = 100_000  # log rows a delta may stand for (the store keeps 200,000)
 
 
 def _usearch() -> Any:
@@ -73,6 +81,8 @@ class AnnIndex:
         expansion_add: HNSW ef_construction.
         expansion_search: HNSW ef.
         save_every: changes applied between automatic saves.
+        delta_limit: keys changed since the saved index that a memory-mapped index keeps in a
+            delta (and mask) before it is copied into memory, updated and saved.
     """
 
     def __init__(
@@ -88,6 +98,7 @@ class AnnIndex:
         expansion_add: int = 128,
         expansion_search: int = 64,
         save_every: int = 2000,
+        delta_limit: int = 20_000,
     ) -> None:
         self.name = name
         self.table = table
@@ -102,8 +113,14 @@ class AnnIndex:
         self.save_every = save_every
         self.generation = 0
         self.repairs: list[str] = []  # what open/sync had to do (tests and diagnostics)
+        self.delta_limit = delta_limit
         self._index: Any = None
         self._view = False
+        # Changes since the memory-mapped file's generation: new vectors in ``_delta``, saved
+        # entries replaced or deleted in ``_masked`` (only while ``_view``).
+        self._delta: Any = None
+        self._masked: set[int] = set()
+        self._base_generation = 0
         self._dirty = 0
         self._lock = threading.RLock()
 
@@ -121,7 +138,7 @@ class AnnIndex:
                 if index is not None and index.ndim == self.ndim and len(index) == meta["count"]:
                     setattr(index, "expansion_search", self.expansion_search)  # noqa: B010 (typed read-only)
                     self._index, self._view = index, True
-                    self.generation = int(meta["generation"])
+                    self.generation = self._base_generation = int(meta["generation"])
                 else:
                     self.repairs.append("mismatched_index")
             elif self.path.exists() or meta is not None:
@@ -170,6 +187,7 @@ class AnnIndex:
             conn.execute("SELECT max(seq) FROM ann_log WHERE idx = ?", (self.name,)).fetchone()[0]
             or 0
         )
+        self._drop_delta()  # the key diff below recomputes everything against the main index
         self._writable()
         table_keys = np.array(
             [r[0] for r in conn.execute(f"SELECT id FROM {self.table}")], dtype=np.uint64
@@ -191,6 +209,15 @@ class AnnIndex:
         return len(stale) + len(missing)
 
     def _apply(self, conn: sqlite3.Connection, keys: list[int], head: int) -> None:
+        if (
+            self._view
+            and len(self._masked) + self._delta_len() + len(keys) <= self.delta_limit
+            and head - self._base_generation <= _LOG_SPAN
+        ):
+            self._apply_to_delta(conn, keys)
+            self.generation = head
+            return
+        self._fold_delta(conn)
         self._writable()
         for start in range(0, len(keys), 900):
             batch = keys[start : start + 900]
@@ -206,7 +233,46 @@ class AnnIndex:
         if self._dirty >= self.save_every:
             self.save()
 
-    def _add_rows(self, conn: sqlite3.Connection, keys: list[int]) -> None:
+    def _apply_to_delta(self, conn: sqlite3.Connection, keys: list[int]) -> None:
+        if self._delta is None:
+            self._delta = self._new_index()
+        for start in range(0, len(keys), 900):
+            batch = np.array(keys[start : start + 900], dtype=np.uint64)
+            if len(self._index):
+                self._masked.update(int(k) for k in batch[self._index.contains(batch)])
+            if len(self._delta):
+                held = batch[self._delta.contains(batch)]
+                if len(held):
+                    self._delta.remove(held)
+            self._add_rows(conn, [int(k) for k in batch], into=self._delta)
+
+    def _delta_len(self) -> int:
+        return 0 if self._delta is None else len(self._delta)
+
+    def _drop_delta(self) -> None:
+        self._delta, self._masked = None, set()
+
+    def _fold_delta(self, conn: sqlite3.Connection) -> None:
+        """Apply the delta and the mask to a writable main index (which is then saved)."""
+        if self._delta is None and not self._masked:
+            return
+        changed = sorted(self._masked | set(self._delta_keys()))
+        self._drop_delta()
+        self._writable()
+        for start in range(0, len(changed), 900):
+            batch = np.array(changed[start : start + 900], dtype=np.uint64)
+            held = batch[self._index.contains(batch)] if len(self._index) else []
+            if len(held):
+                self._index.remove(held)
+            self._add_rows(conn, [int(k) for k in batch])
+        self._dirty += len(changed) + 1
+
+    def _delta_keys(self) -> list[int]:
+        n = self._delta_len()
+        return [int(k) for k in self._delta.keys[0:n]] if n else []
+
+    def _add_rows(self, conn: sqlite3.Connection, keys: list[int], *, into: Any = None) -> None:
+        target = self._index if into is None else into
         for start in range(0, len(keys), 900):
             batch = keys[start : start + 900]
             marks = ",".join("?" * len(batch))
@@ -217,18 +283,21 @@ class AnnIndex:
                 continue
             ids = np.array([r[0] for r in rows], dtype=np.uint64)
             vectors = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
-            self._index.add(ids, vectors.reshape(len(rows), self.ndim))
+            target.add(ids, vectors.reshape(len(rows), self.ndim))
+
+    def _new_index(self) -> Any:
+        return _usearch()(
+            ndim=self.ndim,
+            metric="cos",
+            dtype=self.dtype,
+            connectivity=self.connectivity,
+            expansion_add=self.expansion_add,
+            expansion_search=self.expansion_search,
+        )
 
     def _writable(self) -> None:
         if self._index is None:
-            self._index = _usearch()(
-                ndim=self.ndim,
-                metric="cos",
-                dtype=self.dtype,
-                connectivity=self.connectivity,
-                expansion_add=self.expansion_add,
-                expansion_search=self.expansion_search,
-            )
+            self._index = self._new_index()
         elif self._view:
             # Copy the memory-mapped view into memory: the file may be replaced meanwhile.
             copy = self._index.copy()
@@ -237,19 +306,41 @@ class AnnIndex:
 
     # -- searching ---------------------------------------------------------------------
     def __len__(self) -> int:
-        return 0 if self._index is None else len(self._index)
+        main = 0 if self._index is None else len(self._index)
+        return main - len(self._masked) + self._delta_len()
 
     def search(
         self, vector: npt.NDArray[np.float32], k: int
     ) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.float32]]:
         """Up to ``k`` nearest keys and their approximate cosine similarities, best first."""
         with self._lock:
-            if self._index is None or len(self._index) == 0 or k <= 0:
-                return np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.float32)
-            matches = self._index.search(vector, min(k, len(self._index)))
+            empty = np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.float32)
+            if self._index is None or k <= 0:
+                return empty
+            keys, sims = self._search_main(vector, k) if len(self._index) else empty
+            if self._delta_len():
+                matches = self._delta.search(vector, min(k, self._delta_len()))
+                keys = np.concatenate([keys, np.asarray(matches.keys, dtype=np.uint64)])
+                sims = np.concatenate([sims, 1.0 - np.asarray(matches.distances, dtype=np.float32)])
+                order = np.argsort(-sims, kind="stable")[:k]
+                keys, sims = keys[order], sims[order]
+            return keys, sims
+
+    def _search_main(
+        self, vector: npt.NDArray[np.float32], k: int
+    ) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.float32]]:
+        n = len(self._index)
+        count = min(k + 8 if self._masked else k, n)
+        while True:
+            matches = self._index.search(vector, count)
             keys = np.asarray(matches.keys, dtype=np.uint64)
             sims = 1.0 - np.asarray(matches.distances, dtype=np.float32)
-            return keys, sims
+            if self._masked:
+                alive = np.array([int(key) not in self._masked for key in keys], dtype=bool)
+                keys, sims = keys[alive], sims[alive]
+            if len(keys) >= k or count >= n:
+                return keys[:k], sims[:k]
+            count = min(n, count * 4)  # masked entries crowded the answer out: look further
 
     # -- saving ------------------------------------------------------------------------
     def save(self) -> None:

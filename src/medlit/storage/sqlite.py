@@ -197,6 +197,7 @@ class SqliteStore(EvidenceOps):
                         else self._cfg.ann_expansion_search_answers
                     ),
                     save_every=self._cfg.index_save_every,
+                    delta_limit=self._cfg.ann_delta_limit,
                 )
                 try:
                     index.open(self._conn)
