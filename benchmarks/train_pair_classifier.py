@@ -102,8 +102,10 @@ from train_question_encoder import (
     Row,
     auc,
     base_model_path,
+    optimizer_step,
     prf,
     read_pairs,
+    report_step,
 )
 
 PREFILTERS = (0.70, 0.75, 0.80)
@@ -260,19 +262,9 @@ def train(
             y = y * (1 - recipe.smoothing) + recipe.smoothing / 2
             logits = top_logits(model, [cache[(a, c)] for a, c, _ in batch], recipe)
             loss = loss_fn(logits, y)
-            optim.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(params, 1.0)
-            optim.step()
-            sched.step()
-            step += 1
+            step = optimizer_step(loss, params, optim, sched, step)
             if log_every and step % log_every == 0:
-                rate = (time.perf_counter() - start) / step
-                print(
-                    f"  seed {seed} epoch {epoch} step {step}/{steps} loss {loss.item():.4f} "
-                    f"{rate:.2f} s/step",
-                    flush=True,
-                )
+                report_step(f"seed {seed} epoch {epoch}", step, steps, loss, start)
     model.eval()
     return model
 

@@ -173,6 +173,24 @@ def batch_loss(a: Any, p: Any, n: Any, recipe: Recipe) -> Any:
     return loss
 
 
+def optimizer_step(loss: Any, params: Any, optim: Any, sched: Any, step: int) -> int:
+    """Backward, clip the gradient norm at 1, step the optimiser and scheduler; ``step + 1``."""
+    import torch
+
+    optim.zero_grad()
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(params, 1.0)
+    optim.step()
+    sched.step()
+    return step + 1
+
+
+def report_step(prefix: str, step: int, total: int, loss: Any, start: float) -> None:
+    """One progress line: step, loss and seconds per step so far."""
+    rate = (time.perf_counter() - start) / step
+    print(f"  {prefix} step {step}/{total} loss {loss.item():.4f} {rate:.2f} s/step", flush=True)
+
+
 def train(rows: list[Row], recipe: Recipe, log_every: int = 0) -> tuple[Any, float]:
     """Fine-tune a fresh model on ``rows``; returns (model, seconds)."""
     import torch
@@ -201,17 +219,9 @@ def train(rows: list[Row], recipe: Recipe, log_every: int = 0) -> tuple[Any, flo
             emb = _encode(model, texts)
             k = len(batch)
             loss = batch_loss(emb[:k], emb[k : 2 * k], emb[2 * k :], recipe)
-            optim.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optim.step()
-            sched.step()
-            step += 1
+            step = optimizer_step(loss, model.parameters(), optim, sched, step)
             if log_every and step % log_every == 0:
-                rate = (time.perf_counter() - start) / step
-                print(
-                    f"  epoch {epoch} step {step}/{total} loss {loss.item():.4f} {rate:.2f} s/step"
-                )
+                report_step(f"epoch {epoch}", step, total, loss, start)
     model.eval()
     return model, time.perf_counter() - start
 
