@@ -221,23 +221,23 @@ def _add_rows_elsewhere(db: Path, seeds: range) -> None:
 def test_small_changes_go_to_a_delta_and_leave_the_saved_file_alone(tmp_path: Path) -> None:
     db = tmp_path / "m.sqlite3"
     with SqliteStore(db) as store:
-        ids = fill(store, range(40))
+        ids = fill(store, range(200))  # a delta may hold up to 200 / 20 = 10 keys
     saved = index_path(db).stat().st_mtime_ns, index_path(db).read_bytes()
-    _add_rows_elsewhere(db, range(40, 45))
+    _add_rows_elsewhere(db, range(200, 205))
     with SqliteStore(db) as store:
         store.delete_answers([ids[3], ids[4]])  # saved entries: masked, not removed from the file
         index = store._index("answers")
         assert index._view and index._delta_len() == 5 and index._masked == {ids[3], ids[4]}
-        assert found(store, 42) == ["q42"]  # from the delta
+        assert found(store, 202) == ["q202"]  # from the delta
         assert found(store, 3) == [] and found(store, 4) == []  # masked
         assert found(store, 7) == ["q7"]
-        assert len(index) == 43
+        assert len(index) == 203
         # A search for k neighbours still returns k live keys when masked ones rank first.
         keys, _ = index.search(unit(3), 5)
         assert len(keys) == 5 and not {int(k) for k in keys} & {ids[3], ids[4]}
     assert (index_path(db).stat().st_mtime_ns, index_path(db).read_bytes()) == saved
     with SqliteStore(db) as store:  # the next process rebuilds the same delta from the log
-        assert found(store, 44) == ["q44"] and found(store, 4) == []
+        assert found(store, 204) == ["q204"] and found(store, 4) == []
         assert store._indexes["answers"]._view
 
 
@@ -245,16 +245,16 @@ def test_a_delta_past_its_limit_is_folded_into_the_saved_index(tmp_path: Path) -
     db = tmp_path / "m.sqlite3"
     cfg = CacheSettings(ann_delta_limit=8)
     with SqliteStore(db, cache=cfg) as store:
-        fill(store, range(20))
-    _add_rows_elsewhere(db, range(20, 25))
+        fill(store, range(200))
+    _add_rows_elsewhere(db, range(200, 205))
     with SqliteStore(db, cache=cfg) as store:
         index = store._index("answers")
         assert index._view and index._delta_len() == 5
-        fill(store, range(25, 30))  # 10 changed keys > 8: copied, updated, saved on close
+        fill(store, range(205, 210))  # 10 changed keys > 8: copied, updated, saved on close
         index = store._index("answers")
         assert not index._view and index._delta_len() == 0 and not index._masked
-        assert found(store, 22) == ["q22"] and found(store, 28) == ["q28"]
+        assert found(store, 202) == ["q202"] and found(store, 208) == ["q208"]
     with SqliteStore(db, cache=cfg) as store:
         index = store._index("answers")
         assert index._view and index._delta_len() == 0 and index.repairs == []
-        assert found(store, 29) == ["q29"] and len(index) == 30
+        assert found(store, 209) == ["q209"] and len(index) == 210
