@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -217,3 +217,45 @@ def test_background_flush_writes_without_another_call(
             time.sleep(0.01)  # the timer thread writes the LRU refresh; nothing calls flush
         assert last_used() == clock.now
         assert store.counters()["evidence.articles_added"] == 1
+
+
+class _SlowTouchStore(SqliteStore):
+    """A real store whose LRU write waits for the test (a flush caught mid-write)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        import threading
+
+        self.entered, self.proceed = threading.Event(), threading.Event()
+
+    def touch_articles(self, keys: Sequence[str], now: float) -> None:
+        self.entered.set()
+        self.proceed.wait(10)
+        super().touch_articles(keys, now)
+
+
+def test_close_during_a_background_flush_does_not_deadlock(
+    tmp_path: Path, embedder: MemoEmbedder
+) -> None:
+    import threading
+    import time
+
+    store = _SlowTouchStore(tmp_path / "c.sqlite3")
+    ev = EvidenceCache(store, CacheSettings(flush_interval_s=3600))
+    ev.add_articles([article("1", "Aspirin lowered the risk.")], embedder)
+    assert ev.search_chunks(embedder.embed(["aspirin"])[0], 1)  # one LRU touch pending
+    flusher = threading.Thread(target=ev.flush)  # as the background thread would
+    flusher.start()
+    assert store.entered.wait(5)  # the flush holds its write lock, not yet the store's
+    closer = threading.Thread(target=store.close)
+    closer.start()
+    deadline = time.monotonic() + 5
+    while store._close_hooks and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.1)  # close() is now waiting for the flush
+    store.proceed.set()
+    flusher.join(5)
+    closer.join(5)
+    assert not flusher.is_alive() and not closer.is_alive(), "close and a flush deadlocked"
+    with SqliteStore(tmp_path / "c.sqlite3") as again:
+        assert again.get_articles(["pmid:1"])["pmid:1"].last_used_at > 0

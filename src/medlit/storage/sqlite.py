@@ -101,8 +101,12 @@ class SqliteStore(EvidenceOps):
             if self._closed:
                 return
             hooks, self._close_hooks = self._close_hooks, []
-            for hook in hooks:
-                hook()
+        # Outside the lock: a hook waits for a cache's background flush, which needs the lock.
+        for hook in hooks:
+            hook()
+        with self._lock:
+            if self._closed:
+                return
             for index in self._indexes.values():
                 index.close()
             self._trim_log()
