@@ -4,9 +4,9 @@ A lookup that wrote its hit counter and LRU position at once would pay one SQLit
 now and then, a WAL checkpoint) every time: the difference between a 0.4 ms and a 5 ms p99.
 Caches record them here instead. Batches are written by a background thread every
 ``flush_interval_s`` (so a lookup never pays for it, and a long-lived process that goes idle
-still writes them), synchronously before any insert or eviction (so LRU
-order is exact where it matters), and when the store closes. A crash loses at most one interval
-of statistics and LRU refreshes, never an entry.
+still writes them), synchronously before any insert or eviction (so LRU order is exact where it
+matters), and when the store closes. A crash loses at most one interval of statistics and LRU
+refreshes, never an entry.
 
 The write itself runs on the store's connection under its lock: a lookup arriving during a
 flush waits for it (at 300,000 chunks a busy second's LRU refresh is a ~30 ms write, once a

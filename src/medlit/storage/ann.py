@@ -224,13 +224,7 @@ class AnnIndex:
             return
         self._fold_delta(conn)
         self._writable()
-        for start in range(0, len(keys), 900):
-            batch = keys[start : start + 900]
-            present = np.array(batch, dtype=np.uint64)
-            held = present[self._index.contains(present)] if len(self._index) else []
-            if len(held):
-                self._index.remove(held)
-            self._add_rows(conn, batch)
+        self._replace_rows(conn, keys, self._index)
         self._dirty += len(keys)
         # The generation first: a save here must record what the index now holds (saving the
         # old one made every later open replay, copy and re-save the whole index).
@@ -241,15 +235,10 @@ class AnnIndex:
     def _apply_to_delta(self, conn: sqlite3.Connection, keys: list[int]) -> None:
         if self._delta is None:
             self._delta = self._new_index()
-        for start in range(0, len(keys), 900):
-            batch = np.array(keys[start : start + 900], dtype=np.uint64)
-            if len(self._index):
-                self._masked.update(int(k) for k in batch[self._index.contains(batch)])
-            if len(self._delta):
-                held = batch[self._delta.contains(batch)]
-                if len(held):
-                    self._delta.remove(held)
-            self._add_rows(conn, [int(k) for k in batch], into=self._delta)
+        if len(self._index):
+            batch = np.array(keys, dtype=np.uint64)
+            self._masked.update(int(k) for k in batch[self._index.contains(batch)])
+        self._replace_rows(conn, keys, self._delta)
 
     def _delta_len(self) -> int:
         return 0 if self._delta is None else len(self._delta)
@@ -264,17 +253,22 @@ class AnnIndex:
         changed = sorted(self._masked | set(self._delta_keys()))
         self._drop_delta()
         self._writable()
-        for start in range(0, len(changed), 900):
-            batch = np.array(changed[start : start + 900], dtype=np.uint64)
-            held = batch[self._index.contains(batch)] if len(self._index) else []
-            if len(held):
-                self._index.remove(held)
-            self._add_rows(conn, [int(k) for k in batch])
+        self._replace_rows(conn, changed, self._index)
         self._dirty += len(changed) + 1
 
     def _delta_keys(self) -> list[int]:
         n = self._delta_len()
         return [int(k) for k in self._delta.keys[0:n]] if n else []
+
+    def _replace_rows(self, conn: sqlite3.Connection, keys: list[int], target: Any) -> None:
+        """Remove ``keys`` from ``target`` where held, then add the table's current rows."""
+        for start in range(0, len(keys), 900):
+            batch = keys[start : start + 900]
+            present = np.array(batch, dtype=np.uint64)
+            held = present[target.contains(present)] if len(target) else []
+            if len(held):
+                target.remove(held)
+            self._add_rows(conn, batch, into=target)
 
     def _add_rows(self, conn: sqlite3.Connection, keys: list[int], *, into: Any = None) -> None:
         target = self._index if into is None else into
