@@ -317,3 +317,25 @@ async def test_unrelated_cached_chunks_are_never_evidence(
         result = await a.ask("What is the prognosis of pancreatic adenocarcinoma after surgery?")
     aspirin = {a.pmid for a in corpus()[-4:]}
     assert not aspirin & {c.pmid for c in result.citations}, result.answer
+
+
+async def test_progress_events_follow_the_graph(assistant: Assistant) -> None:
+    from medlit.progress import ProgressEvent, progress_scope
+
+    events: list[ProgressEvent] = []
+    with progress_scope(events.append):
+        await assistant.ask(Q1)
+    stages = [e.stage for e in events if e.kind == "stage"]
+    assert stages[:2] == ["plan_query", "query_cache"]
+    assert "fetch_pubmed" in stages and "call_llm" in stages
+    assert stages.index("fetch_pubmed") < stages.index("call_llm")
+    assert all(e.message for e in events)
+    assert [e.t for e in events] == sorted(e.t for e in events)
+
+    hit_events: list[ProgressEvent] = []
+    with progress_scope(hit_events.append):
+        again = await assistant.ask(Q1)
+    assert again.cache.tier1 == "hit"
+    assert [e.stage for e in hit_events] == ["plan_query", "query_cache", "update_memory"]
+    outside = await assistant.ask(Q1)  # no scope: nothing is reported anywhere
+    assert outside.cache.tier1 == "hit" and len(hit_events) == 3

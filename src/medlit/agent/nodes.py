@@ -23,6 +23,7 @@ from medlit.agent.prompt import NO_EVIDENCE_ANSWER, build_messages, expand_conte
 from medlit.agent.state import AgentState
 from medlit.errors import CacheAdmissionError, LLMError, SourceError, SourceUnavailable
 from medlit.log import get_logger
+from medlit.progress import emit
 from medlit.types import Citation, Evidence, SearchQuery
 from medlit.usage import usage_scope
 
@@ -33,10 +34,29 @@ log = get_logger("agent")
 Node = Callable[[AgentState], Awaitable[dict[str, Any]]]
 
 
+#: What a person watching is told when a node starts (see :mod:`medlit.progress`).
+STAGE_MESSAGES = {
+    "plan_query": "reading the question",
+    "query_cache": "checking the answer cache",
+    "chunk_store_search": "searching cached evidence",
+    "score": "scoring the evidence",
+    "decision": "deciding whether the evidence is enough",
+    "fetch_pubmed": "searching the literature",
+    "build_prompt": "preparing the evidence",
+    "call_llm": "writing the answer",
+    "update_memory": "updating the conversation",
+    "admit_cache": "saving the answer",
+}
+
+
 def timed(name: str, node: Node) -> Node:
-    """Wrap a node so its update carries its wall time in ``timings[name]`` (milliseconds)."""
+    """Wrap a node so its update carries its wall time in ``timings[name]`` (milliseconds).
+
+    It also reports the node's start as a ``stage`` progress event.
+    """
 
     async def run(state: AgentState) -> dict[str, Any]:
+        emit("stage", name, STAGE_MESSAGES.get(name, name.replace("_", " ")))
         start = time.perf_counter()
         update = await node(state)
         update["timings"] = {name: (time.perf_counter() - start) * 1000.0}
