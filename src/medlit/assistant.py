@@ -33,6 +33,7 @@ from medlit.usage import Usage, usage_scope
 if TYPE_CHECKING:
     from medlit.agent.deps import AgentDeps
     from medlit.agent.nodes import AskNodes
+    from medlit.runtime import Runtime
 
 __all__ = ["AskResult", "Assistant", "CacheInfo", "CallCounts", "ask"]
 
@@ -125,12 +126,24 @@ class Assistant:
     each is opened when first needed, so a tier-1 hit opens only the store and the embedder.
 
     Args:
-        settings: the settings (default: from the environment).
+        settings: the settings (default: from the environment, or the runtime's).
         deps: prepared dependencies (tests, embedding in an app); built from settings if None.
+        runtime: a shared :class:`~medlit.runtime.Runtime` to draw the parts from (a service
+            holds one for all its assistants); it stays open when the assistant closes.
     """
 
-    def __init__(self, settings: Settings | None = None, *, deps: AgentDeps | None = None) -> None:
-        self.settings = settings or Settings()
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        deps: AgentDeps | None = None,
+        runtime: Runtime | None = None,
+    ) -> None:
+        self.settings = settings or (runtime.settings if runtime is not None else Settings())
+        if deps is None and runtime is not None:
+            from medlit.agent.deps import AgentDeps
+
+            deps = AgentDeps(self.settings, runtime=runtime)
         self._deps = deps
         self._nodes: AskNodes | None = None
         self._graph: Any = None

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from medlit.cache.evidence import EvidenceCache
     from medlit.embeddings import Embedder
     from medlit.llm.client import LLMClient
+    from medlit.runtime import Runtime
     from medlit.sources import SourceSet
     from medlit.storage.sqlite import SqliteStore
 
@@ -30,108 +31,80 @@ __all__ = ["AgentDeps"]
 
 
 class AgentDeps:
-    """The dependencies of one assistant (shared by all its questions).
+    """The dependencies of one assistant (shared by all its questions), over a
+    :class:`~medlit.runtime.Runtime` (the composition root that builds and owns the parts).
 
     Args:
         settings: the settings.
-        store: the open store (closed by :meth:`aclose` when ``owns_store``).
-        embedder: the embedder (default: ``load_embedder(settings, store)``).
-        llm: an LLM client (default: built from settings on first need).
-        owns_store: whether :meth:`aclose` closes the store.
+        store: the open store, when no ``runtime`` is given (closed by :meth:`aclose` when
+            ``owns_store``).
+        embedder: the embedder (default: the runtime's).
+        llm: an LLM client (default: the runtime's, built on first need).
+        owns_store: whether :meth:`aclose` closes the store (and the runtime).
+        runtime: the runtime to use (default: one built over ``store``).
     """
 
     def __init__(
         self,
         settings: Settings,
-        store: SqliteStore,
+        store: SqliteStore | None = None,
         *,
         embedder: Embedder | None = None,
         llm: LLMClient | None = None,
         owns_store: bool = False,
+        runtime: Runtime | None = None,
     ) -> None:
+        from medlit.runtime import Runtime
+
+        if runtime is None:
+            if store is None:
+                raise ValueError("AgentDeps needs a store or a runtime")
+            runtime = Runtime(settings, store=store, embedder=embedder, llm=llm)
         self.settings = settings
-        self.store = store
-        self._embedder = embedder
-        self._llm = llm
-        self._source_sets: dict[tuple[str, ...], SourceSet] = {}
-        self._owns_store = owns_store
-        self._answers: AnswerCache | None = None
-        self._evidence: EvidenceCache | None = None
-        self._memory: ChatMemory | None = None
+        self.runtime = runtime
+        self.store = runtime.store
+        self._owns = owns_store
         self._sources: list[str] = [settings.search.default_source]
 
     @classmethod
     def open(cls, settings: Settings) -> AgentDeps:
-        """Open the store at ``settings.db_path``; everything else opens on first use."""
-        from medlit.storage.sqlite import SqliteStore
+        """A runtime over the store the settings name; everything else opens on first use."""
+        from medlit.runtime import Runtime
 
-        return cls(settings, SqliteStore.open(settings), owns_store=True)
+        return cls(settings, runtime=Runtime.open(settings), owns_store=True)
 
     async def aclose(self) -> None:
-        """Close what this object opened."""
-        for source_set in self._source_sets.values():
-            await source_set.aclose()
-        self._source_sets.clear()
-        if self._llm is not None:
-            await self._llm.aclose()
-            self._llm = None
-        if self._owns_store:
-            self.store.close()
+        """Close the runtime's clients and store, when this object owns them."""
+        if self._owns:
+            await self.runtime.aclose()
 
-    # -- components, opened lazily -----------------------------------------------------
+    # -- components (the runtime's) --------------------------------------------------------
     @property
     def embedder(self) -> Embedder:
         """The embedder (memoised; the model loads on the first text not memoised)."""
-        if self._embedder is None:
-            from medlit.embeddings import load_embedder
-
-            self._embedder = load_embedder(self.settings, self.store)
-        return self._embedder
+        return self.runtime.embedder
 
     @property
     def answers(self) -> AnswerCache:
         """Tier 1."""
-        if self._answers is None:
-            from medlit.cache.answers import AnswerCache
-
-            self._answers = AnswerCache(self.store, self.settings.cache)
-        return self._answers
+        return self.runtime.answers
 
     @property
     def evidence(self) -> EvidenceCache:
         """Tier 2."""
-        if self._evidence is None:
-            from medlit.cache.evidence import EvidenceCache
-
-            self._evidence = EvidenceCache(self.store, self.settings.cache)
-        return self._evidence
+        return self.runtime.evidence
 
     def memory(self) -> ChatMemory:
         """Chat memories (the table is created on first use)."""
-        if self._memory is None:
-            from medlit.agent.memory import ChatMemory
-
-            agent = self.settings.agent
-            self._memory = ChatMemory(
-                self.store,
-                summarize_every=agent.memory_summarize_every,
-                recent_turns=agent.memory_recent_turns,
-            )
-        return self._memory
+        return self.runtime.memory()
 
     def llm(self) -> LLMClient:
         """The LLM client (imports the client on first call)."""
-        if self._llm is None:
-            from medlit.llm.client import LLMClient
-
-            self._llm = LLMClient.from_settings(self.settings)
-        return self._llm
+        return self.runtime.llm()
 
     def llm_configured(self, task: str) -> bool:
         """Whether ``task`` can call a model (decided from the settings, no import)."""
-        if self._llm is not None:
-            return self._llm.is_configured(task)
-        return resolve_route(self.settings.llm, task).configured
+        return self.runtime.llm_configured(task)
 
     def use_sources(self, names: Sequence[str]) -> None:
         """The sources of the current question (they are part of the cache fingerprint)."""
@@ -190,12 +163,7 @@ class AgentDeps:
 
     def source_set(self, names: Sequence[str]) -> SourceSet:
         """The providers ``names`` with their shared HTTP client (opened once per set)."""
-        key = tuple(names)
-        if key not in self._source_sets:
-            from medlit.sources import SourceSet
-
-            self._source_sets[key] = SourceSet(self.settings, list(names))
-        return self._source_sets[key]
+        return self.runtime.source_set(names)
 
     def store_articles(self, articles: list[Article], use_cache: bool) -> list[str]:
         """Add articles to tier 2 (chunked and embedded); returns the keys actually new.

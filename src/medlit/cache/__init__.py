@@ -8,7 +8,7 @@
 
 Open both over one store::
 
-    store = SqliteStore.open(settings)
+    store = open_store(settings)
     embedder = load_embedder(settings, store)
     answers = AnswerCache(store, settings.cache)
     evidence = EvidenceCache(store, settings.cache)

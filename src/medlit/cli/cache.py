@@ -33,10 +33,10 @@ _REASONS = (
 
 def collect_stats() -> dict[str, Any]:
     """Entries, hits/misses by reason, evictions and disk use, as a JSON-ready dict."""
-    from medlit.storage.sqlite import SqliteStore
+    from medlit.storage import open_store
 
     settings = build_settings()
-    with SqliteStore.open(settings) as store:
+    with open_store(settings) as store:
         counters = store.counters()
         sizes = store.size_on_disk()
         answers_by_ns = {
@@ -136,9 +136,9 @@ def clear(
         if not sys.stdin.isatty():
             raise ValidationError(f"refusing to clear {what} without --yes (not a terminal)")
         typer.confirm(f"Delete all cached {what}?", abort=True)
-    from medlit.storage.sqlite import SqliteStore
+    from medlit.storage import open_store
 
-    with SqliteStore.open(build_settings()) as store:
+    with open_store(build_settings()) as store:
         if "answers" in tiers:
             n = store.clear_answers(namespace)
             console.print(f"deleted {n:,} answers")

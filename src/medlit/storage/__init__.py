@@ -1,10 +1,12 @@
 """Storage: the store protocol and its embedded SQLite + usearch backend.
 
-``SqliteStore.open(settings)`` is the entry point; see :mod:`medlit.storage.base` for the
-protocol a PostgreSQL + pgvector backend will implement.
+:func:`open_store` is the entry point (it picks the backend the settings name); see
+:mod:`medlit.storage.base` for the protocol every backend implements.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from medlit.storage.base import (
     AnswerRecord,
@@ -16,6 +18,9 @@ from medlit.storage.base import (
 )
 from medlit.storage.sqlite import SqliteStore
 
+if TYPE_CHECKING:
+    from medlit.config import Settings
+
 __all__ = [
     "AnswerRecord",
     "ArticleRecord",
@@ -24,4 +29,10 @@ __all__ = [
     "Migration",
     "SqliteStore",
     "Store",
+    "open_store",
 ]
+
+
+def open_store(settings: Settings) -> SqliteStore:
+    """The store the settings name: today the embedded SQLite store at ``settings.db_path``."""
+    return SqliteStore.open(settings)
