@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from medlit.config import Settings
+from medlit.datadir import require_data_dir
 from medlit.errors import SourceError, SourceResponseError, StorageError
 from medlit.sources.base import FreshArticles
 from medlit.sources.medline import iter_medline_records, record_to_article
@@ -168,7 +169,7 @@ class LocalCorpus:
     def __init__(self, path: Path) -> None:
         self.path = path
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            require_data_dir(path.parent)
             self.conn = sqlite3.connect(path, timeout=30.0)
             self.conn.executescript(_SCHEMA)
         except (OSError, sqlite3.Error) as exc:

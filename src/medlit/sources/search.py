@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from medlit.config import Settings
-from medlit.errors import QueryNotUnderstood, SourceError, ValidationError
+from medlit.errors import QueryNotUnderstood, SourceError, StorageError, ValidationError
 from medlit.log import get_logger
 from medlit.sources.base import FreshArticles, Source
 from medlit.text import require_clean_text
@@ -203,6 +203,8 @@ async def _run_one(
     except SourceError as exc:
         status.status, status.error = "error", str(exc)
         log.warning("provider_failed", provider=source.name, error=str(exc))
+    except StorageError:
+        raise  # our own data directory (rate-limit state), not the source: exit 7, not 5
     except Exception as exc:  # a provider bug must not sink the other providers' results
         status.status, status.error = "error", f"{type(exc).__name__}: {exc}"
         log.exception("provider_crashed", provider=source.name)
