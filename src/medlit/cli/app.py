@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
+import click
 import typer
 from rich.console import Console
 
@@ -103,7 +104,11 @@ def _settings_error_line(exc: Exception) -> str:
 def printable(message: object) -> str:
     """``message`` safe for a terminal: undecodable bytes and control characters (other than
     the line breaks of a message written on several lines on purpose) shown as escapes."""
-    text = str(message).encode("utf-8", "backslashreplace").decode("utf-8")
+    text = str(message)
+    try:  # bytes that were not UTF-8 (surrogate-escaped) are shown as \xNN
+        text = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a lone surrogate that was never a byte
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     return "".join(ch if ch.isprintable() or ch == "\n" else repr(ch)[1:-1] for ch in text)
 
 
@@ -134,6 +139,8 @@ def run(func: Callable[..., T]) -> Callable[..., T]:
         except KeyboardInterrupt:
             err_console.print("interrupted")
             raise typer.Exit(130) from None
+        except (typer.Exit, typer.Abort, click.exceptions.Exit, click.ClickException):
+            raise  # typer's own ways out (an exit code, a usage error)
         except Exception as exc:
             # A bug: the user still gets one line (the traceback goes to the debug log).
             from medlit.log import get_logger
