@@ -181,14 +181,22 @@ class Assistant:
         return resolve_source_names(sources, self.settings, all_means_enabled=True)
 
     def validate_question(self, question: str) -> str:
-        """The question, trimmed; empty or too long is a ValidationError."""
-        text = " ".join((question or "").split())
+        """The question, trimmed; empty, too long or not valid text is a ValidationError."""
+        from medlit.text import require_clean_text
+
+        text = " ".join(require_clean_text(question or "", "the question").split())
         if not text:
             raise ValidationError("the question is empty")
         limit = self.settings.agent.max_question_chars
         if len(text) > limit:
             raise ValidationError(f"the question is too long ({len(text)} > {limit} characters)")
         return text
+
+    def validate_session_id(self, session_id: str | None) -> str | None:
+        """The session id as given; one that is not valid text is a ValidationError."""
+        from medlit.text import require_clean_text
+
+        return None if session_id is None else require_clean_text(session_id, "the session id")
 
     async def ask(
         self,
@@ -212,6 +220,7 @@ class Assistant:
         from medlit.agent.nodes import timed
 
         text = self.validate_question(question)
+        session_id = self.validate_session_id(session_id)
         names = self.resolve_sources(sources)
         start = time.perf_counter()
         with usage_scope() as usage:

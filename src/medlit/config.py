@@ -41,6 +41,19 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
 
+def _http_url(value: str | None) -> str | None:
+    """An http(s) URL with a host, else a ValueError: a typo must fail at once (exit 3), not
+    after every retry of every request."""
+    from urllib.parse import urlsplit
+
+    if value is None:
+        return None
+    parts = urlsplit(value.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"must be an http:// or https:// URL with a host, not {value!r}")
+    return value.strip()
+
+
 class PubMedSettings(_Section):
     """NCBI E-utilities."""
 
@@ -70,6 +83,8 @@ class PubMedSettings(_Section):
     )
     enabled: bool = Field(True, description="Use PubMed in search_all_providers.")
 
+    _check_url = field_validator("base_url")(_http_url)
+
     @property
     def rate(self) -> float:
         """Requests per second this configuration may send."""
@@ -92,6 +107,8 @@ class EuropePMCSettings(_Section):
     backoff_max_s: float = Field(30.0, ge=0, description="Longest single backoff delay.")
     requests_per_second: float = Field(10.0, gt=0, description="Politeness limit for Europe PMC.")
     enabled: bool = Field(True, description="Use Europe PMC in search_all_providers.")
+
+    _check_url = field_validator("base_url")(_http_url)
 
 
 class LocalSettings(_Section):
@@ -124,6 +141,8 @@ class LLMTaskRoute(_Section):
     temperature: float | None = Field(None, ge=0, le=2, description="Sampling temperature.")
     max_tokens: int | None = Field(None, ge=1, description="Completion token limit.")
 
+    _check_url = field_validator("base_url")(_http_url)
+
 
 class LLMSettings(_Section):
     """The LLM client: default route, per-task overrides, retries, prices."""
@@ -154,6 +173,22 @@ class LLMSettings(_Section):
         default_factory=dict,
         description="USD per million (prompt, completion) tokens, keyed by model name.",
     )
+
+    _check_url = field_validator("base_url")(_http_url)
+
+    @field_validator("tasks")
+    @classmethod
+    def _known_tasks(cls, value: dict[str, LLMTaskRoute]) -> dict[str, LLMTaskRoute]:
+        if value:
+            from medlit.llm.tasks import LLMTask
+
+            known = [task.value for task in LLMTask]
+            unknown = sorted(set(value) - set(known))
+            if unknown:
+                raise ValueError(
+                    f"unknown task {', '.join(map(repr, unknown))} (valid: {', '.join(known)})"
+                )
+        return value
 
 
 class EmbeddingSettings(_Section):
@@ -465,6 +500,14 @@ class Settings(BaseSettings):
     cache: CacheSettings = Field(default_factory=CacheSettings)
     agent: AgentSettings = Field(default_factory=AgentSettings)
     research: ResearchSettings = Field(default_factory=ResearchSettings)
+
+    @field_validator("home", mode="before")
+    @classmethod
+    def _home_given(cls, value: object) -> object:
+        # Path("") is the current directory: an empty MEDLIT_HOME would scatter the store there.
+        if isinstance(value, str | Path) and not str(value).strip():
+            raise ValueError("is empty; unset MEDLIT_HOME to use the default data directory")
+        return value
 
     @field_validator("home", mode="after")
     @classmethod

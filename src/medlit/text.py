@@ -1,8 +1,63 @@
-"""Text utilities shared by chunking, the evidence digest and research."""
+"""Text utilities shared by every front end, chunking, the evidence digest and research.
+
+:func:`require_clean_text` is the one check every piece of user text passes at the edge (the
+CLI, the Python API, the HTTP service): a question, a query, a session id, a path shown back.
+Its rules, in one place:
+
+- text that is not valid Unicode is **refused** (:class:`~medlit.errors.ValidationError`, exit
+  code 2, HTTP 400) with a message naming the argument. On the command line, bytes that are not
+  valid UTF-8 arrive as lone surrogates (Python's ``surrogateescape``); through JSON, an
+  unpaired ``\\ud800`` escape does. Neither can be embedded, stored, sent to PubMed or printed,
+  and guessing what was meant could change a medical question.
+- control characters other than whitespace (NUL, ESC, DEL, the C1 range) are **replaced by a
+  space**: they carry no meaning in a question, and left in they would reach the store, the
+  prompts and the terminal (escape sequences). Whitespace is left for the caller to collapse.
+"""
 
 from __future__ import annotations
 
-__all__ = ["split_sentences"]
+import re
+
+from medlit.errors import ValidationError
+
+__all__ = ["remove_control_chars", "require_clean_text", "split_sentences"]
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# Cc characters except TAB, LF, VT, FF, CR (whitespace that the callers collapse).
+_CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f]")
+
+
+def remove_control_chars(text: str) -> str:
+    """``text`` with each control character other than whitespace replaced by a space."""
+    return _CONTROL.sub(" ", text)
+
+
+def require_clean_text(value: str, what: str) -> str:
+    """``value`` made safe to store, embed, send and print, or a one-line ValidationError.
+
+    Args:
+        value: the text as received (a command-line argument, a JSON field...).
+        what: how the message names it, e.g. ``"the question"`` or ``"the session id"``.
+
+    Returns:
+        ``value`` with control characters replaced by spaces (see the module docstring).
+
+    Raises:
+        ValidationError: ``value`` holds bytes that are not valid UTF-8 or a lone surrogate.
+    """
+    bad = _SURROGATE.search(value)
+    if bad is not None:
+        char = bad.group()
+        at = bad.start() + 1
+        if "\udc80" <= char <= "\udcff":  # surrogateescape: an undecodable byte
+            raise ValidationError(
+                f"{what} contains bytes that are not valid UTF-8 (byte 0x{ord(char) - 0xDC00:02x} "
+                f"at character {at}); use UTF-8 text"
+            )
+        raise ValidationError(
+            f"{what} is not valid Unicode (a lone surrogate U+{ord(char):04X} at character {at})"
+        )
+    return remove_control_chars(value)
 
 
 def split_sentences(text: str) -> list[str]:

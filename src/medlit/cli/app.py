@@ -9,13 +9,23 @@ import sys
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
+import click
 import typer
 from rich.console import Console
 
 from medlit.config import Settings
 from medlit.errors import ConfigError, MedlitError
 
-__all__ = ["app", "build_settings", "console", "err_console", "print_json", "run"]
+__all__ = [
+    "app",
+    "build_settings",
+    "console",
+    "err_console",
+    "print_error",
+    "print_json",
+    "printable",
+    "run",
+]
 
 T = TypeVar("T")
 
@@ -32,18 +42,82 @@ err_console = Console(stderr=True)
 
 def build_settings(**overrides: Any) -> Settings:
     """Settings from the environment; a bad value becomes a one-line ConfigError."""
+    import os
+
     from pydantic import ValidationError as PydanticValidationError
+    from pydantic_settings import SettingsError
 
     from medlit.log import configure_logging
 
+    for name, value in os.environ.items():
+        if name.upper().startswith("MEDLIT_") and not value.isprintable():
+            from medlit.text import require_clean_text
+
+            try:
+                require_clean_text(value, name)
+            except MedlitError as exc:
+                raise ConfigError(f"invalid setting: {exc}") from None
     try:
         settings = Settings(**overrides)
     except PydanticValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
-        raise ConfigError(f"invalid setting {where}: {first['msg']}") from None
+        message = str(first["msg"]).removeprefix("Value error, ")
+        raise ConfigError(f"invalid setting {where}: {message}") from None
+    except SettingsError as exc:
+        # A complex field (MEDLIT_LLM_TASKS, MEDLIT_LLM_PRICES, ...) that is not JSON at all.
+        raise ConfigError(_settings_error_line(exc)) from None
     configure_logging(settings.log_level)
     return settings
+
+
+def _settings_error_line(exc: Exception) -> str:
+    """Name the variable whose JSON pydantic-settings could not parse (it names only the
+    section, e.g. ``llm``)."""
+    import os
+    from typing import get_origin
+
+    from pydantic import BaseModel
+
+    text = str(exc)
+    section = text.split('"')[1] if text.count('"') >= 2 else ""
+    info = Settings.model_fields.get(section)
+    fields = getattr(info.annotation, "model_fields", {}) if info is not None else {}
+    prefix = f"MEDLIT_{section.upper()}_"
+    for name, value in sorted(os.environ.items()):
+        sub = fields.get(name.upper().removeprefix(prefix).lower())
+        if not name.upper().startswith(prefix) or sub is None:
+            continue
+        kind = sub.annotation
+        if get_origin(kind) in (dict, list) or (
+            isinstance(kind, type) and issubclass(kind, BaseModel)
+        ):
+            try:
+                json.loads(value)
+            except ValueError as error:
+                return f"invalid setting {name}: not valid JSON ({error})"
+    return (
+        f"invalid setting {section or '?'}: a MEDLIT_{section.upper()}_... value is not valid JSON"
+    )
+
+
+def printable(message: object) -> str:
+    """``message`` safe for a terminal: undecodable bytes and control characters (other than
+    the line breaks of a message written on several lines on purpose) shown as escapes."""
+    text = str(message)
+    try:  # bytes that were not UTF-8 (surrogate-escaped) are shown as \xNN
+        text = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a lone surrogate that was never a byte
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return "".join(ch if ch.isprintable() or ch == "\n" else repr(ch)[1:-1] for ch in text)
+
+
+def print_error(message: object) -> None:
+    """One ``error:`` line on stderr (markup in the message is printed as is)."""
+    from rich.markup import escape
+
+    err_console.print(f"[bold red]error:[/] {escape(printable(message))}", highlight=False,
+                      soft_wrap=True)  # fmt: skip
 
 
 def print_json(data: Any) -> None:
@@ -60,11 +134,23 @@ def run(func: Callable[..., T]) -> Callable[..., T]:
         try:
             return func(*args, **kwargs)
         except MedlitError as exc:
-            err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+            print_error(exc)
             raise typer.Exit(exc.exit_code) from None
         except KeyboardInterrupt:
             err_console.print("interrupted")
             raise typer.Exit(130) from None
+        except (typer.Exit, typer.Abort, click.exceptions.Exit, click.ClickException):
+            raise  # typer's own ways out (an exit code, a usage error)
+        except Exception as exc:
+            # A bug: the user still gets one line (the traceback goes to the debug log).
+            from medlit.log import get_logger
+
+            get_logger("cli").debug("unexpected_error", exc_info=True)
+            print_error(
+                f"unexpected {type(exc).__name__}: {exc} (a bug in medlit; "
+                "MEDLIT_LOG_LEVEL=debug shows where)"
+            )
+            raise typer.Exit(1) from None
 
     return wrapper
 

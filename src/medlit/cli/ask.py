@@ -71,6 +71,7 @@ async def _ask(
 
     assistant = Assistant(settings)
     text = assistant.validate_question(question)  # exit 2 before opening anything
+    session = assistant.validate_session_id(session)
     show_spinner = not quiet and sys.stderr.isatty()
     try:
         if show_spinner:

@@ -7,8 +7,17 @@ from typing import Annotated
 
 import typer
 
-from medlit.cli.app import app, build_settings, console, err_console, print_json, run
-from medlit.errors import MedlitError
+from medlit.cli.app import (
+    app,
+    build_settings,
+    console,
+    err_console,
+    print_error,
+    print_json,
+    printable,
+    run,
+)
+from medlit.errors import MedlitError, ValidationError
 
 __all__ = ["corpus_app"]
 
@@ -46,22 +55,24 @@ def add(
     with LocalCorpus.from_settings(settings) as corpus, progress:
         overall = progress.add_task("files", total=len(files))
         for path in files:
-            task = progress.add_task(path.name, total=None)
+            shown = printable(path)
+            task = progress.add_task(printable(path.name), total=None)
             try:
-                if not path.is_file():
-                    raise MedlitError(f"{path}: no such file")
+                _check_file(path)
                 result = corpus.add_file(
                     path, progress=lambda n, task=task: progress.update(task, completed=n)
                 )
-            except MedlitError as exc:
-                failures.append(exc)
-                per_file[str(path)] = {"error": str(exc)}
-                err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+            except Exception as exc:
+                # Each file fails alone (its records rolled back); the others are still added.
+                error = exc if isinstance(exc, MedlitError) else _unexpected(path, exc)
+                failures.append(error)
+                per_file[shown] = {"error": printable(error)}
+                print_error(error)
             else:
                 totals.added += result.added
                 totals.updated += result.updated
                 totals.skipped += result.skipped
-                per_file[str(path)] = {
+                per_file[shown] = {
                     "added": result.added,
                     "updated": result.updated,
                     "skipped": result.skipped,
@@ -85,6 +96,23 @@ def add(
         )
     if failures:
         raise typer.Exit(failures[0].exit_code)
+
+
+def _check_file(path: Path) -> None:
+    """A ValidationError (exit 2) naming ``path`` when it is not a readable regular file."""
+    from medlit.text import require_clean_text
+
+    require_clean_text(str(path), f"the file name '{printable(path)}'")
+    if path.is_dir():
+        raise ValidationError(f"{path}: is a directory (give the files in it)")
+    if not path.exists():
+        raise ValidationError(f"{path}: no such file")
+    if not path.is_file():
+        raise ValidationError(f"{path}: not a regular file")
+
+
+def _unexpected(path: Path, exc: Exception) -> MedlitError:
+    return MedlitError(f"{printable(path)}: cannot add it ({type(exc).__name__}: {exc})")
 
 
 @corpus_app.command("stats")

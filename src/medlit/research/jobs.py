@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from medlit.errors import NotFoundError, StorageError
 from medlit.research.models import ResearchJob
+from medlit.text import require_clean_text
 
 __all__ = ["MIGRATIONS", "JobDatabase", "JobStore"]
 
@@ -89,7 +90,9 @@ class JobStore:
 
         Raises:
             NotFoundError: no job, or the prefix is ambiguous.
+            ValidationError: the id is not valid text (bytes that are not UTF-8).
         """
+        job_id = require_clean_text(job_id, "the job id")
         rows = self.db.read("SELECT data FROM research_jobs WHERE id = ?", (job_id,))
         if not rows and job_id:
             escaped = job_id.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

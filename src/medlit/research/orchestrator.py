@@ -131,6 +131,9 @@ class ResearchOrchestrator:
         Raises:
             JobBusy: another process is running the job.
         """
+        # The full id names the lock: a prefix would let two runs of one job both start, and a
+        # path-like id must never become a file name.
+        job_id = self.jobs.get(job_id).id
         with self._exclusive(job_id):
             job = self.jobs.get(job_id)  # read under the lock: no other run can be ahead of it
             if job.status is JobStatus.COMPLETED:

@@ -9,6 +9,7 @@ from medlit.errors import LLMConfigError, LLMError, PlanningError, ValidationErr
 from medlit.log import get_logger
 from medlit.research.models import DEPTHS, Depth, ResearchPlan, SubQuestion
 from medlit.research.prompts import PLAN_SYSTEM, PlanReply, ResearchLLM, Task, messages
+from medlit.text import require_clean_text
 
 __all__ = ["create_plan", "validate_request"]
 
@@ -19,9 +20,10 @@ def validate_request(question: str, depth: str, settings: ResearchSettings) -> t
     """Check a research request; returns the cleaned question and the depth.
 
     Raises:
-        ValidationError: empty or over-long question, or an unknown depth (HTTP 400).
+        ValidationError: empty, over-long or invalid (not UTF-8) question, or an unknown depth
+            (HTTP 400).
     """
-    cleaned = " ".join(question.split())
+    cleaned = " ".join(require_clean_text(question, "the research question").split())
     if not cleaned:
         raise ValidationError("the research question is empty")
     if len(cleaned) > settings.max_question_chars:

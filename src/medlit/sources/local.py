@@ -18,16 +18,19 @@ import hashlib
 import re
 import sqlite3
 import time
+import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from medlit.config import Settings
+from medlit.datadir import require_data_dir
 from medlit.errors import SourceError, SourceResponseError, StorageError
 from medlit.sources.base import FreshArticles
 from medlit.sources.medline import iter_medline_records, record_to_article
 from medlit.sources.pubmed_xml import iter_pubmed_articles
+from medlit.text import remove_control_chars
 from medlit.types import Article, SearchQuery
 from medlit.usage import record_call
 
@@ -149,7 +152,8 @@ def read_articles(path: Path) -> Iterator[Article]:
                 count += 1
                 yield article
         else:
-            text = (line.decode("utf-8", errors="replace") for line in stream)
+            # NUL and other control bytes never reach the stored text (nor a terminal).
+            text = (remove_control_chars(line.decode("utf-8", errors="replace")) for line in stream)
             for record in iter_medline_records(text):
                 count += 1
                 yield record_to_article(record, source="local")
@@ -168,7 +172,7 @@ class LocalCorpus:
     def __init__(self, path: Path) -> None:
         self.path = path
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            require_data_dir(path.parent)
             self.conn = sqlite3.connect(path, timeout=30.0)
             self.conn.executescript(_SCHEMA)
         except (OSError, sqlite3.Error) as exc:
@@ -277,8 +281,9 @@ class LocalCorpus:
             return self.add_articles(
                 read_articles(path), source_file=str(path.resolve()), progress=progress
             )
-        except (OSError, EOFError, gzip.BadGzipFile) as exc:
-            raise SourceError(f"{path}: cannot read ({exc})", source="local") from None
+        except (OSError, EOFError, zlib.error) as exc:  # BadGzipFile is an OSError
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            raise SourceError(f"{path}: cannot read ({reason})", source="local") from None
         except SourceResponseError as exc:
             raise SourceResponseError(f"{path}: {exc}", source="local") from None
 

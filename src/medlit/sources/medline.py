@@ -22,11 +22,19 @@ _YEAR = re.compile(r"\b(1[6-9]\d\d|20\d\d)\b")
 _LABEL = re.compile(r"(?:^|(?<=[.!?)\]]\s))([A-Z][A-Z /&,-]{2,40}):\s")
 
 
+def _not_medline(number: int, line: str) -> str:
+    # Text is quoted so the user sees the culprit; a binary file's bytes are never echoed.
+    sample = line[:60]
+    if all(ch.isprintable() for ch in sample) and "\ufffd" not in sample:
+        return f"line {number} is not a MEDLINE line: {sample!r}"
+    return f"line {number} is not a MEDLINE line (binary data: not PubMed XML or MEDLINE text)"
+
+
 def iter_medline_records(lines: Iterable[str]) -> Iterator[dict[str, list[str]]]:
     """Records as ``{tag: [values...]}`` (continuation lines joined to their value)."""
     record: dict[str, list[str]] = {}
     last_tag: str | None = None
-    for raw in lines:
+    for number, raw in enumerate(lines, 1):
         line = raw.rstrip("\r\n")
         if not line.strip():
             if record:
@@ -38,7 +46,7 @@ def iter_medline_records(lines: Iterable[str]) -> Iterator[dict[str, list[str]]]
             continue
         match = _LINE.match(line)
         if match is None:
-            raise SourceResponseError(f"not a MEDLINE line: {line[:60]!r}", source="local")
+            raise SourceResponseError(_not_medline(number, line), source="local")
         last_tag = match.group(1).strip()
         record.setdefault(last_tag, []).append(match.group(2).strip())
     if record:

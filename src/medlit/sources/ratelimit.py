@@ -24,6 +24,7 @@ import weakref
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+from medlit.datadir import require_data_dir
 from medlit.errors import StorageError
 from medlit.log import get_logger
 
@@ -75,7 +76,7 @@ class RateLimiter:
 
     def _connect(self) -> sqlite3.Connection:
         try:
-            self.db_path.parent.mkdir(parents=True, exist_ok=True)
+            require_data_dir(self.db_path.parent)
             conn = sqlite3.connect(self.db_path, timeout=30.0, isolation_level=None)
             if not self._initialised:
                 conn.executescript(_SCHEMA)

@@ -15,9 +15,10 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from medlit.config import Settings
-from medlit.errors import QueryNotUnderstood, SourceError, ValidationError
+from medlit.errors import QueryNotUnderstood, SourceError, StorageError, ValidationError
 from medlit.log import get_logger
 from medlit.sources.base import FreshArticles, Source
+from medlit.text import require_clean_text
 from medlit.types import (
     SOURCE_NAMES,
     Article,
@@ -77,14 +78,15 @@ def resolve_source_names(
 
 
 def validate_query(query: SearchQuery | str, settings: Settings) -> SearchQuery:
-    """The query, checked: not empty, not too long, years in order.
+    """The query, checked: valid text (see :func:`medlit.text.require_clean_text`), not empty,
+    not too long, years in order.
 
     Raises:
         ValidationError: what is wrong, in one line.
     """
     if isinstance(query, str):
         query = SearchQuery(term=query, limit=settings.search.default_limit)
-    term = query.term.strip()
+    term = require_clean_text(query.term, "the query").strip()
     if not term:
         raise ValidationError("the query is empty")
     if len(term) > settings.search.max_query_chars:
@@ -201,6 +203,8 @@ async def _run_one(
     except SourceError as exc:
         status.status, status.error = "error", str(exc)
         log.warning("provider_failed", provider=source.name, error=str(exc))
+    except StorageError:
+        raise  # our own data directory (rate-limit state), not the source: exit 7, not 5
     except Exception as exc:  # a provider bug must not sink the other providers' results
         status.status, status.error = "error", f"{type(exc).__name__}: {exc}"
         log.exception("provider_crashed", provider=source.name)

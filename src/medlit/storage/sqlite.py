@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from medlit.datadir import require_data_dir
 from medlit.errors import StorageError
 from medlit.storage import schema
 from medlit.storage._sqlite_evidence import EvidenceOps
@@ -69,7 +70,7 @@ class SqliteStore(EvidenceOps):
         self._cfg = cache or CacheSettings()
         self._lock = threading.RLock()
         self._closed = False
-        self.db_path.parent.mkdir(parents=True, exist_ok=True)
+        require_data_dir(self.db_path.parent)
         try:
             conn = sqlite3.connect(
                 str(self.db_path), timeout=30.0, isolation_level=None, check_same_thread=False
