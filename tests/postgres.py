@@ -8,6 +8,8 @@ can be started.
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import uuid
 import warnings
 from collections.abc import Iterator
@@ -20,7 +22,7 @@ __all__ = ["pg_server", "pg_url", "schema_url"]
 
 
 @pytest.fixture(scope="session")
-def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def pg_server() -> Iterator[str]:
     """The URL of a session-wide PostgreSQL server with the ``vector`` extension installed."""
     try:
         with warnings.catch_warnings():
@@ -29,7 +31,9 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             import pgserver
     except ImportError:
         pytest.skip("needs the pgserver wheel for a test PostgreSQL (pip install pgserver)")
-    data = Path(tmp_path_factory.mktemp("pg"))
+    # Not under pytest's basetemp: other pytest runs of the same user prune old basetemps,
+    # which would pull the data directory from under a running server.
+    data = Path(tempfile.mkdtemp(prefix="medlit-pg-"))
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -43,6 +47,7 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             server.cleanup()
+        shutil.rmtree(data, ignore_errors=True)
 
 
 def schema_url(base: str, schema: str) -> str:
