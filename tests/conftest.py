@@ -12,7 +12,7 @@ from medlit.config import Settings
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-pytest_plugins = ["tests.fakes.fixtures"]
+pytest_plugins = ["tests.fakes.fixtures", "tests.postgres"]
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 

@@ -28,6 +28,7 @@ __all__ = [
     "ResearchSettings",
     "SearchSettings",
     "Settings",
+    "mask_url",
 ]
 
 
@@ -486,6 +487,15 @@ class Settings(BaseSettings):
         description="Data directory: the store, the index, the local corpus, jobs, logs.",
     )
     namespace: str = Field("default", min_length=1, description="Tenant scope of the answer cache.")
+    database_url: SecretStr | None = Field(
+        None,
+        description="PostgreSQL (with pgvector) shared by several service replicas and workers, "
+        "e.g. postgresql://medlit:secret@db:5432/medlit: the caches, sessions, jobs and the NCBI "
+        "rate-limit state live there. Unset: the embedded SQLite store under home.",
+    )
+    database_pool_size: int = Field(
+        10, ge=1, le=200, description="Connections each process keeps to database_url at most."
+    )
     log_level: Literal["debug", "info", "warning", "error"] = Field(
         "error",
         description="Log level of the structured log on stderr (commands report problems "
@@ -514,6 +524,23 @@ class Settings(BaseSettings):
     def _expand_home(cls, value: Path) -> Path:
         return value.expanduser()
 
+    @field_validator("database_url", mode="after")
+    @classmethod
+    def _check_database_url(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is None or not value.get_secret_value().strip():
+            return None
+        scheme = value.get_secret_value().split(":", 1)[0].lower()
+        if scheme not in ("postgresql", "postgres"):
+            raise ValueError("database_url must be a postgresql://... URL")
+        return value
+
+    @property
+    def database_label(self) -> str:
+        """Where the store lives, safe to print: the SQLite path or the URL without password."""
+        if self.database_url is None:
+            return str(self.db_path)
+        return mask_url(self.database_url.get_secret_value())
+
     @property
     def db_path(self) -> Path:
         """The SQLite database: the source of truth for caches, corpus, jobs, sessions."""
@@ -530,3 +557,16 @@ class Settings(BaseSettings):
         }
         raw = json.dumps(shaping, sort_keys=True).encode()
         return hashlib.sha256(raw).hexdigest()[:16]
+
+
+def mask_url(url: str) -> str:
+    """``url`` with any password replaced by ``***`` (for logs and ``medlit config``)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from medlit.research.jobs import JobStore
     from medlit.research.orchestrator import ResearchOrchestrator
     from medlit.sources import SourceSet
-    from medlit.storage.sqlite import SqliteStore
+    from medlit.storage.base import Store
 
 __all__ = ["Runtime"]
 
@@ -51,13 +51,13 @@ class Runtime:
         self,
         settings: Settings,
         *,
-        store: SqliteStore | None = None,
+        store: Store | None = None,
         embedder: Embedder | None = None,
         llm: LLMClient | None = None,
     ) -> None:
         self.settings = settings
         self._owns_store = store is None
-        self.store: SqliteStore = store if store is not None else open_store(settings)
+        self.store: Store = store if store is not None else open_store(settings)
         self._embedder = embedder
         self._llm = llm
         self._source_sets: dict[tuple[str, ...], SourceSet] = {}

@@ -1,13 +1,12 @@
 """Conformance suite for :class:`medlit.storage.base.Store` backends.
 
-Every backend must pass these. Today the parameter list holds ``sqlite``; a PostgreSQL +
-pgvector backend adds ``"postgres"`` to ``BACKENDS`` and a branch to ``_open`` (skipping when
-no server is configured).
+Every backend must pass these: the embedded SQLite store, and the PostgreSQL + pgvector store
+on a real server from the ``pgserver`` wheel (a fresh schema per test; skipped with the reason
+only when no server can be started, see ``tests/postgres.py``).
 """
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -16,18 +15,22 @@ import pytest
 
 from medlit.cache.chunking import chunk_article
 from medlit.errors import StorageError
-from medlit.storage.base import ChunkFilters, Store
+from medlit.storage.base import ChunkFilters, Connection, Store
 from medlit.types import AbstractSection, Article
 
-BACKENDS = ["sqlite"]
+BACKENDS = ["sqlite", "postgres"]
 DIM = 384
 
 
-def _open(backend: str, tmp_path: Path) -> Store:
+def _open(backend: str, location: str) -> Store:
     if backend == "sqlite":
         from medlit.storage.sqlite import SqliteStore
 
-        return SqliteStore(tmp_path / "store.sqlite3", dim=DIM)
+        return SqliteStore(Path(location), dim=DIM)
+    if backend == "postgres":
+        from medlit.storage.postgres import PostgresStore
+
+        return PostgresStore(location, dim=DIM, pool_size=4)
     raise AssertionError(backend)  # pragma: no cover
 
 
@@ -35,9 +38,13 @@ def _open(backend: str, tmp_path: Path) -> Store:
 def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[[], Store]]:
     """Open (or reopen) a store of the parametrised backend on one location."""
     opened: list[Store] = []
+    if request.param == "postgres":
+        location = str(request.getfixturevalue("pg_url"))
+    else:
+        location = str(tmp_path / "store.sqlite3")
 
     def factory() -> Store:
-        store = _open(request.param, tmp_path)
+        store = _open(request.param, location)
         opened.append(store)
         return store
 
@@ -249,11 +256,11 @@ def test_embedding_memo(store: Store) -> None:
     assert store.get_embeddings("other", ["h1"]) == {}
 
 
-def m001_notes(conn: sqlite3.Connection) -> None:
-    conn.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
+def m001_notes(conn: Connection) -> None:
+    conn.execute("CREATE TABLE notes (id TEXT PRIMARY KEY, body TEXT)")
 
 
-def m002_notes_tag(conn: sqlite3.Connection) -> None:
+def m002_notes_tag(conn: Connection) -> None:
     conn.execute("ALTER TABLE notes ADD COLUMN tag TEXT")
 
 
@@ -263,9 +270,9 @@ def test_component_migrations_and_transactions(make_store: Callable[[], Store]) 
     assert store.apply_migrations("notes", [m001_notes, m002_notes_tag]) == 1
     assert store.apply_migrations("notes", [m001_notes, m002_notes_tag]) == 0
     with store.transaction() as conn:
-        conn.execute("INSERT INTO notes (body, tag) VALUES ('kept', 't')")
+        conn.execute("INSERT INTO notes (id, body, tag) VALUES (?, 'kept', ?)", ("1", "t"))
     with pytest.raises(RuntimeError), store.transaction() as conn:
-        conn.execute("INSERT INTO notes (body) VALUES ('rolled back')")
+        conn.execute("INSERT INTO notes (id, body) VALUES ('2', 'rolled back')")
         raise RuntimeError("boom")
     store.close()
     again = make_store()
@@ -278,4 +285,48 @@ def test_component_migrations_and_transactions(make_store: Callable[[], Store]) 
 def test_size_on_disk_lists_database(store: Store) -> None:
     add(store, "q", unit(1))
     sizes = store.size_on_disk()
-    assert any(name.endswith(".sqlite3") for name in sizes) and all(v >= 0 for v in sizes.values())
+    assert sum(sizes.values()) > 0 and all(v >= 0 for v in sizes.values())
+
+
+def test_portable_component_sql(store: Store) -> None:
+    store.apply_migrations("notes", [m001_notes, m002_notes_tag])
+    with store.transaction() as conn:
+        cur = conn.executemany(
+            "INSERT INTO notes (id, body, tag) VALUES (?, ?, ?)",
+            [("a", "50% better?", "x"), ("b", "what?", "y"), ("c", "100%", None)],
+        )
+        assert cur.rowcount == 3
+        conn.execute(
+            "INSERT INTO notes (id, body) VALUES (?, ?) "
+            "ON CONFLICT (id) DO UPDATE SET body = excluded.body",
+            ("b", "what? (edited)"),
+        )
+        # '?' and '%' inside a literal are text, not parameters.
+        rows = conn.execute(
+            "SELECT id FROM notes WHERE body LIKE '%?%' AND tag <> ? ORDER BY id", ("x",)
+        ).fetchall()
+        assert rows == [("b",)]
+        assert conn.execute(
+            "SELECT count(*) FROM notes WHERE body LIKE '%\\%%' ESCAPE '\\'"
+        ).fetchone() == (2,)
+        assert conn.execute("UPDATE notes SET tag = 'z' WHERE tag IS NULL").rowcount == 1
+    assert store.read("SELECT body FROM notes WHERE id = ?", ("b",)) == [("what? (edited)",)]
+
+
+def test_nested_transaction_is_a_savepoint(store: Store) -> None:
+    store.apply_migrations("notes", [m001_notes])
+    with store.transaction() as conn:
+        conn.execute("INSERT INTO notes (id, body) VALUES ('outer', 'kept')")
+        with pytest.raises(RuntimeError), store.transaction() as inner:
+            inner.execute("INSERT INTO notes (id, body) VALUES ('inner', 'undone')")
+            raise RuntimeError("inner fails")
+        # The outer transaction sees its own write through read() too.
+        assert store.read("SELECT id FROM notes") == [("outer",)]
+    assert store.read("SELECT id FROM notes") == [("outer",)]
+
+
+def test_bad_sql_is_a_storage_error(store: Store) -> None:
+    with pytest.raises(StorageError):
+        store.read("SELECT nope FROM nowhere")
+    with pytest.raises(StorageError), store.transaction() as conn:
+        conn.execute("INSERT INTO nowhere VALUES (1)")

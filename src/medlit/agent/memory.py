@@ -10,7 +10,6 @@ is the last questions themselves, a deterministic summary. The memory lives in t
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractContextManager
@@ -19,14 +18,14 @@ from typing import Any, Protocol
 
 from medlit.errors import MedlitError
 from medlit.log import get_logger
-from medlit.storage.base import Migration
+from medlit.storage.base import Connection, Migration
 
 __all__ = ["ChatMemory", "MemoryStore", "SessionMemory", "Summarizer", "Turn", "summary_messages"]
 
 log = get_logger("agent.memory")
 
 
-def _create_sessions(conn: sqlite3.Connection) -> None:
+def _create_sessions(conn: Connection) -> None:
     conn.execute(
         """CREATE TABLE IF NOT EXISTS memory_sessions (
             session_id TEXT PRIMARY KEY,
@@ -94,13 +93,13 @@ Summarizer = Callable[[str, list[Turn]], Awaitable[str]]
 
 
 class MemoryStore(Protocol):
-    """What the memory needs of a store (``SqliteStore`` provides it)."""
+    """What the memory needs of a store (every :class:`medlit.storage.base.Store`)."""
 
     def apply_migrations(self, component: str, migrations: Sequence[Migration]) -> int:
         """Apply a component's pending migrations."""
         ...
 
-    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
+    def transaction(self) -> AbstractContextManager[Connection]:
         """A write transaction."""
         ...
 

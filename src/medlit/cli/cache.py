@@ -44,7 +44,7 @@ def collect_stats() -> dict[str, Any]:
             for ns, n in store.read("SELECT namespace, count(*) FROM answers GROUP BY namespace")
         }
         return {
-            "path": str(settings.db_path),
+            "path": settings.database_label,
             "answers": {
                 "entries": sum(answers_by_ns.values()),
                 "by_namespace": answers_by_ns,

@@ -17,7 +17,7 @@ def _describe(settings: Any) -> dict[str, Any]:
     llm = LLMClient(settings.llm)
     return {
         "home": str(settings.home),
-        "database": str(settings.db_path),
+        "database": settings.database_label,
         "pubmed": {
             "base_url": settings.pubmed.base_url,
             "api_key": "set" if settings.pubmed.api_key else "not set",

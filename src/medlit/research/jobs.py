@@ -7,26 +7,26 @@ that dies loses at most the sub-questions in flight.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 from medlit.errors import NotFoundError, StorageError
 from medlit.research.models import ResearchJob
+from medlit.storage.base import Connection
 from medlit.text import require_clean_text
 
 __all__ = ["MIGRATIONS", "JobDatabase", "JobStore"]
 
 
 class JobDatabase(Protocol):
-    """What the job store needs of :class:`medlit.storage.sqlite.SqliteStore`."""
+    """What the job store needs of a store (:class:`medlit.storage.base.Store`)."""
 
     def apply_migrations(self, component: str, migrations: Sequence[Any]) -> int:
         """Apply a component's pending migrations."""
         ...
 
-    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
+    def transaction(self) -> AbstractContextManager[Connection]:
         """A write transaction."""
         ...
 
@@ -35,7 +35,7 @@ class JobDatabase(Protocol):
         ...
 
 
-def m001_research_jobs(conn: sqlite3.Connection) -> None:
+def m001_research_jobs(conn: Connection) -> None:
     """The jobs table."""
     conn.execute(
         """CREATE TABLE research_jobs (

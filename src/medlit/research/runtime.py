@@ -16,14 +16,14 @@ from medlit.research.jobs import JobStore
 from medlit.research.orchestrator import ResearchOrchestrator
 
 if TYPE_CHECKING:
-    from medlit.storage.sqlite import SqliteStore
+    from medlit.storage.base import Store
 
 __all__ = ["open_job_store", "open_orchestrator"]
 
 
 @asynccontextmanager
 async def open_orchestrator(
-    settings: Settings, store: SqliteStore | None = None
+    settings: Settings, store: Store | None = None
 ) -> AsyncIterator[ResearchOrchestrator]:
     """An orchestrator over a :class:`~medlit.runtime.Runtime`; what it opened is closed after.
 
@@ -37,7 +37,7 @@ async def open_orchestrator(
         yield orchestrator
 
 
-def open_job_store(settings: Settings) -> tuple[JobStore, SqliteStore]:
+def open_job_store(settings: Settings) -> tuple[JobStore, Store]:
     """The job store alone (status and list need nothing else); close the store after."""
     from medlit.storage import open_store
 

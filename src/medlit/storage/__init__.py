@@ -1,4 +1,4 @@
-"""Storage: the store protocol and its embedded SQLite + usearch backend.
+"""Storage: the store protocol and its backends (embedded SQLite + usearch, PostgreSQL + pgvector).
 
 :func:`open_store` is the entry point (it picks the backend the settings name); see
 :mod:`medlit.storage.base` for the protocol every backend implements.
@@ -13,6 +13,8 @@ from medlit.storage.base import (
     ArticleRecord,
     ChunkFilters,
     ChunkMatch,
+    Connection,
+    Cursor,
     Migration,
     Store,
 )
@@ -26,6 +28,8 @@ __all__ = [
     "ArticleRecord",
     "ChunkFilters",
     "ChunkMatch",
+    "Connection",
+    "Cursor",
     "Migration",
     "SqliteStore",
     "Store",
@@ -33,6 +37,20 @@ __all__ = [
 ]
 
 
-def open_store(settings: Settings) -> SqliteStore:
-    """The store the settings name: today the embedded SQLite store at ``settings.db_path``."""
+def open_store(settings: Settings) -> Store:
+    """The store the settings name.
+
+    ``settings.database_url`` set: the shared PostgreSQL + pgvector store there (psycopg is
+    imported only then); unset: the embedded SQLite store at ``settings.db_path``.
+    """
+    if settings.database_url is not None:
+        try:
+            from medlit.storage.postgres import PostgresStore
+        except ImportError as exc:
+            from medlit.errors import ConfigError
+
+            raise ConfigError(
+                "database_url needs the PostgreSQL driver: pip install 'medlit[postgres]'"
+            ) from exc
+        return PostgresStore.open(settings)
     return SqliteStore.open(settings)

@@ -1,23 +1,35 @@
 """The store protocol: what the caches (and other components) need from a database.
 
 One interface, one backend per module: :class:`~medlit.storage.sqlite.SqliteStore` (embedded
-default: one SQLite file plus usearch ANN indexes) today, a PostgreSQL + pgvector backend later.
-``tests/contract/test_store_contract.py`` is the conformance suite every backend must pass.
+default: one SQLite file plus usearch ANN indexes) and
+:class:`~medlit.storage.postgres.PostgresStore` (PostgreSQL + pgvector, shared by many service
+replicas and workers). ``tests/contract/test_store_contract.py`` is the conformance suite every
+backend must pass.
 
 The store holds *mechanism* (rows, vectors, nearest neighbours, counters); the caches in
 :mod:`medlit.cache` hold *policy* (thresholds, TTL, LRU capacity, the guard). Similarities a
 store returns are exact cosine similarities of the stored float32 vectors (an ANN index may
 propose candidates, but never decides).
 
-Other components (chat sessions, research jobs) keep their own tables in the same database:
-they register migrations with :meth:`Store.apply_migrations` and write inside
-:meth:`Store.transaction`.
+Other components (chat sessions, research jobs, API keys) keep their own tables in the same
+database: they register migrations with :meth:`Store.apply_migrations`, write inside
+:meth:`Store.transaction` and read with :meth:`Store.read`. They see only the neutral
+:class:`Connection` / :class:`Cursor` shapes below, never an engine's own objects, and their SQL
+is the *portable subset* both engines run unchanged:
+
+* qmark ``?`` parameters (the PostgreSQL backend translates them; a literal ``%`` is fine);
+* ``INSERT ... ON CONFLICT (...) DO UPDATE SET col = excluded.col`` or ``DO NOTHING`` (never
+  ``INSERT OR REPLACE`` / ``OR IGNORE``);
+* types ``TEXT``, ``INTEGER``, ``BIGINT``, ``DOUBLE PRECISION`` (never ``REAL``: it is 4 bytes
+  on PostgreSQL), ids chosen by the caller (no ``AUTOINCREMENT``, ``rowid``, ``lastrowid``);
+* no engine-only functions (``substr``, ``coalesce``, ``count``, ``lower`` are fine; scalar
+  ``max(a, b)`` is not), ``LIKE ... ESCAPE '\\'`` is fine;
+* a claim is an atomic conditional ``UPDATE ... WHERE ...`` whose ``rowcount`` says who won.
 """
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -32,13 +44,51 @@ __all__ = [
     "ArticleRecord",
     "ChunkFilters",
     "ChunkMatch",
+    "Connection",
+    "Cursor",
     "Migration",
     "Store",
 ]
 
 Vector = npt.NDArray[np.float32]
+
+
+class Cursor(Protocol):
+    """The result of :meth:`Connection.execute`: rows as tuples, and the rows a write changed."""
+
+    def fetchone(self) -> Any:
+        """The next row (a tuple), or None."""
+        ...
+
+    def fetchall(self) -> list[Any]:
+        """The remaining rows (tuples)."""
+        ...
+
+    @property
+    def rowcount(self) -> int:
+        """Rows changed by an INSERT/UPDATE/DELETE (-1 when unknown)."""
+        ...
+
+
+class Connection(Protocol):
+    """What a component gets inside :meth:`Store.transaction` and in a migration.
+
+    Both backends hand out something of this shape (``sqlite3.Connection`` satisfies it as it
+    is; the PostgreSQL backend wraps psycopg's). SQL uses qmark ``?`` parameters and the
+    portable subset described in this module's docstring.
+    """
+
+    def execute(self, sql: str, parameters: Sequence[Any] = (), /) -> Cursor:
+        """Run one statement."""
+        ...
+
+    def executemany(self, sql: str, parameters: Iterable[Sequence[Any]], /) -> Cursor:
+        """Run one statement once per parameter row."""
+        ...
+
+
 #: A migration: a named function that changes the schema through a connection.
-Migration = Callable[[sqlite3.Connection], None]
+Migration = Callable[[Connection], None]
 
 
 @dataclass
@@ -121,8 +171,20 @@ class Store(Protocol):
         """Call ``hook`` at the start of :meth:`close` (caches flush buffered writes)."""
         ...
 
-    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
-        """A write transaction (BEGIN IMMEDIATE ... COMMIT, ROLLBACK on error)."""
+    def __enter__(self) -> Any:
+        """The store itself (``with open_store(settings) as store``)."""
+        ...
+
+    def __exit__(self, *exc: object) -> None:
+        """Close the store."""
+        ...
+
+    def transaction(self) -> AbstractContextManager[Connection]:
+        """A write transaction (COMMIT at the end, ROLLBACK on error; nests as a savepoint)."""
+        ...
+
+    def read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Run a read query (portable SQL, ``?`` parameters); errors become StorageError."""
         ...
 
     def apply_migrations(self, component: str, migrations: Sequence[Migration]) -> int:

@@ -15,12 +15,12 @@ import sqlite3
 import time
 from collections.abc import Sequence
 
-from medlit.storage.base import Migration
+from medlit.storage.base import Connection, Migration
 
 __all__ = ["CORE_MIGRATIONS", "apply_migrations", "ensure_migrations_table"]
 
 
-def m001_core(conn: sqlite3.Connection) -> None:
+def m001_core(conn: Connection) -> None:
     """Metadata, counters, the embedding memo and the ANN change log."""
     for sql in (
         "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -36,7 +36,7 @@ def m001_core(conn: sqlite3.Connection) -> None:
         conn.execute(sql)
 
 
-def m002_answers(conn: sqlite3.Connection) -> None:
+def m002_answers(conn: Connection) -> None:
     """Tier 1: cached answers, mirrored into the ``answers`` ANN index."""
     for sql in (
         # AUTOINCREMENT: an id is never reused, so a stale index key can't name a new row.
@@ -57,7 +57,7 @@ def m002_answers(conn: sqlite3.Connection) -> None:
         conn.execute(sql)
 
 
-def m003_evidence(conn: sqlite3.Connection) -> None:
+def m003_evidence(conn: Connection) -> None:
     """Tier 2: articles and their chunks, mirrored into the ``chunks`` ANN index."""
     for sql in (
         "CREATE TABLE articles (key TEXT PRIMARY KEY, pmid TEXT, doi TEXT, year INTEGER, "

@@ -1,0 +1,297 @@
+"""Tier-2 (evidence) operations of :class:`~medlit.storage.postgres.PostgresStore`.
+
+The same rows as the SQLite backend's (articles as JSON with their fetch time and LRU
+position; chunks with their vectors, deleted with their article by ``ON DELETE CASCADE``), with
+the chunk vectors in a pgvector column behind an HNSW index that proposes candidates. Filters
+are applied to the candidates; when they remove too many the search widens, and past the
+index's reach (``ef_search`` 1,000) it becomes an exact scan of the rows that pass them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from medlit.errors import StorageError
+from medlit.storage.base import ArticleRecord, ChunkFilters, ChunkMatch, Vector
+from medlit.types import Article, Chunk
+
+if TYPE_CHECKING:
+    from medlit.config import CacheSettings
+    from medlit.storage._pg_sql import PgConnection
+
+__all__ = ["PgEvidenceOps"]
+
+_ARTICLE_COLS = "a.data, a.content_hash, a.fetched_at, a.last_used_at, a.chunk_count"
+_CHUNK_COLS = "c.id, c.chunk_id, c.article_key, c.ordinal, c.section, c.text, c.is_conclusion"
+_MATCH_COLS = f"{_CHUNK_COLS}, c.embedding, {_ARTICLE_COLS}"
+_EF_MAX = 1000
+
+
+class PgEvidenceOps:
+    """Mixin: needs ``transaction``, ``_fetch``, ``_search`` and ``_vector`` from the store."""
+
+    dim: int
+    _cfg: CacheSettings
+
+    # Provided by PostgresStore (which comes first in the MRO).
+    def transaction(self) -> AbstractContextManager[PgConnection]:
+        raise NotImplementedError
+
+    def _fetch(
+        self, sql: str, params: Any = (), *, binary: bool = False, prepare: bool | None = None
+    ) -> list[tuple[Any, ...]]:
+        raise NotImplementedError
+
+    def _search(self, sql: str, params: Mapping[str, Any], ef: int) -> list[tuple[Any, ...]]:
+        raise NotImplementedError
+
+    def _vector(self, embedding: Any) -> Vector:
+        raise NotImplementedError
+
+    def get_articles(self, keys: Sequence[str]) -> dict[str, ArticleRecord]:
+        """Stored articles by key (any age)."""
+        return self._articles_where("key", keys)
+
+    def get_articles_by_pmid(self, pmids: Sequence[str]) -> dict[str, ArticleRecord]:
+        """Stored articles by PMID (any age)."""
+        found = self._articles_where("pmid", pmids)
+        return {rec.article.pmid or "": rec for rec in found.values()}
+
+    def _articles_where(self, column: str, values: Sequence[str]) -> dict[str, ArticleRecord]:
+        if not values:
+            return {}
+        rows = self._fetch(
+            f"SELECT {_ARTICLE_COLS} FROM articles a WHERE a.{column} = ANY(%s)",
+            (list(dict.fromkeys(values)),),
+        )
+        out: dict[str, ArticleRecord] = {}
+        for row in rows:
+            rec = _article_record(row)
+            out[rec.article.key] = rec
+        return out
+
+    def upsert_article(
+        self,
+        article: Article,
+        *,
+        content_hash: str,
+        chunks: Sequence[Chunk] | None,
+        embeddings: Vector | None,
+        now: float,
+    ) -> None:
+        """Store an article; with ``chunks`` None its existing chunks are kept."""
+        data = article.model_dump_json()
+        vectors: list[Vector] = []
+        if chunks is not None:
+            if embeddings is None or len(embeddings) != len(chunks):
+                raise StorageError("upsert_article needs one embedding per chunk")
+            vectors = [self._vector(v) for v in embeddings]
+        with self.transaction() as conn:
+            conn.raw.execute(
+                "INSERT INTO articles (key, pmid, doi, year, study_type, data, content_hash, "
+                "fetched_at, last_used_at, chunk_count) VALUES "
+                "(%s, %s, %s, %s, %s, %s, %s, %s, %s, 0) ON CONFLICT (key) DO UPDATE SET "
+                "pmid = excluded.pmid, doi = excluded.doi, year = excluded.year, "
+                "study_type = excluded.study_type, data = excluded.data, "
+                "content_hash = excluded.content_hash, fetched_at = excluded.fetched_at, "
+                "last_used_at = excluded.last_used_at, lru = nextval('articles_lru_seq')",
+                (
+                    article.key,
+                    article.pmid,
+                    article.doi,
+                    article.year,
+                    int(article.study_type),
+                    data,
+                    content_hash,
+                    now,
+                    now,
+                ),
+            )
+            if chunks is not None:
+                conn.raw.execute("DELETE FROM chunks WHERE article_key = %s", (article.key,))
+                conn.raw.cursor().executemany(
+                    "INSERT INTO chunks (chunk_id, article_key, ordinal, section, text, "
+                    "is_conclusion, embedding) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                    [
+                        (c.id, article.key, c.ordinal, c.section, c.text, int(c.is_conclusion), v)
+                        for c, v in zip(chunks, vectors, strict=True)
+                    ],
+                )
+                conn.raw.execute(
+                    "UPDATE articles SET chunk_count = %s WHERE key = %s",
+                    (len(chunks), article.key),
+                )
+
+    def touch_articles(self, keys: Sequence[str], now: float) -> None:
+        """Move articles to the LRU front (rows updated in key order: no deadlocks)."""
+        if not keys:
+            return
+        ordered = list(dict.fromkeys(keys))
+        with self.transaction() as conn:
+            rows = conn.raw.execute(
+                "SELECT nextval('articles_lru_seq') FROM generate_series(1, %s)", (len(ordered),)
+            ).fetchall()
+            lrus = sorted(int(r[0]) for r in rows)
+            conn.raw.cursor().executemany(
+                "UPDATE articles SET last_used_at = %s, lru = %s WHERE key = %s",
+                [(now, lru, key) for key, lru in sorted(zip(ordered, lrus, strict=True))],
+            )
+
+    def search_chunks(
+        self, embedding: Vector, k: int, filters: ChunkFilters | None = None
+    ) -> list[ChunkMatch]:
+        """The ``k`` chunks most similar to ``embedding`` that pass ``filters``, best first."""
+        query = self._vector(embedding)
+        f = filters or ChunkFilters()
+        if k <= 0:
+            return []
+        where, params = _filter_sql(f)
+        if f.article_keys is not None or f.pmids is not None:
+            # A known subset: exact search over its chunks beats post-filtering the ANN.
+            rows = self._fetch(
+                f"SELECT {_MATCH_COLS} FROM chunks c JOIN articles a ON a.key = c.article_key "
+                f"WHERE {where}",
+                params,
+                binary=True,
+            )
+            return _rank(rows, query, k)
+        ef = self._cfg.ann_expansion_search
+        selective = f.min_year is not None or f.study_types is not None
+        fetch = k * 8 + 32 if selective else k + 8
+        while fetch <= _EF_MAX:
+            rows = self._search(
+                "WITH n AS MATERIALIZED (SELECT id FROM chunks ORDER BY embedding <=> %(q)s "
+                f"LIMIT %(fetch)s) SELECT {_MATCH_COLS} FROM n LEFT JOIN "
+                f"(chunks c JOIN articles a ON a.key = c.article_key) ON c.id = n.id AND {where}",
+                {"q": query, "fetch": fetch, **params},
+                max(ef, fetch),
+            )
+            kept = [r for r in rows if r[0] is not None]
+            if len(kept) >= k or len(rows) < fetch:
+                return _rank(kept, query, k)
+            fetch *= 4  # filters removed too many: look further
+        # Beyond the index's reach: the exact nearest among the rows that pass the filters.
+        rows = self._search(
+            f"SELECT {_MATCH_COLS} FROM chunks c JOIN articles a ON a.key = c.article_key "
+            f"WHERE {where} ORDER BY (c.embedding <=> %(q)s) + 0 LIMIT %(k)s",
+            {"q": query, "k": k, **params},
+            ef,
+        )
+        return _rank(rows, query, k)
+
+    def article_chunks(self, article_key: str) -> list[Chunk]:
+        """An article's chunks in order."""
+        rows = self._fetch(
+            f"SELECT {_CHUNK_COLS} FROM chunks c WHERE c.article_key = %s ORDER BY c.ordinal",
+            (article_key,),
+        )
+        return [_chunk(row) for row in rows]
+
+    def purge_articles(self, *, fetched_before: float) -> tuple[int, int]:
+        """Delete articles fetched before a time, with their chunks."""
+        return self._delete_articles("fetched_at < %s", (fetched_before,))
+
+    def evict_articles(self, chunk_capacity: int) -> tuple[int, int]:
+        """Delete least recently used articles until at most ``chunk_capacity`` chunks remain."""
+        total = self.count_chunks()
+        if total <= chunk_capacity:
+            return 0, 0
+        victims: list[str] = []
+        excess = total - chunk_capacity
+        for key, count in _iter_lru(self):
+            if excess <= 0:
+                break
+            victims.append(key)
+            excess -= count
+        if not victims:
+            return 0, 0
+        return self._delete_articles("key = ANY(%s)", (victims,))
+
+    def _delete_articles(self, where: str, params: Sequence[Any]) -> tuple[int, int]:
+        with self.transaction() as conn:
+            row = conn.raw.execute(
+                f"SELECT coalesce(sum(chunk_count), 0) FROM articles WHERE {where}", params
+            ).fetchone()
+            articles = conn.raw.execute(f"DELETE FROM articles WHERE {where}", params).rowcount
+        return articles, int(row[0]) if row else 0
+
+    def count_articles(self) -> int:
+        """Articles held."""
+        return int(self._fetch("SELECT count(*) FROM articles")[0][0])
+
+    def count_chunks(self) -> int:
+        """Chunks held."""
+        return int(self._fetch("SELECT coalesce(sum(chunk_count), 0) FROM articles")[0][0])
+
+    def clear_evidence(self) -> tuple[int, int]:
+        """Delete every article and chunk."""
+        return self._delete_articles("true", ())
+
+
+def _iter_lru(store: PgEvidenceOps) -> Iterator[tuple[str, int]]:
+    for key, count in store._fetch("SELECT key, chunk_count FROM articles ORDER BY lru"):
+        yield str(key), int(count)
+
+
+def _filter_sql(f: ChunkFilters) -> tuple[str, dict[str, Any]]:
+    """A WHERE clause over ``a`` (articles) with named parameters."""
+    clauses: list[str] = []
+    params: dict[str, Any] = {}
+    if f.article_keys is not None:
+        clauses.append("a.key = ANY(%(keys)s)")
+        params["keys"] = list(f.article_keys)
+    if f.pmids is not None:
+        clauses.append("a.pmid = ANY(%(pmids)s)")
+        params["pmids"] = list(f.pmids)
+    if f.min_year is not None:
+        clauses.append("a.year >= %(min_year)s")
+        params["min_year"] = f.min_year
+    if f.study_types is not None:
+        clauses.append("a.study_type = ANY(%(types)s)")
+        params["types"] = sorted(f.study_types)
+    if f.fetched_after is not None:
+        clauses.append("a.fetched_at >= %(fetched_after)s")
+        params["fetched_after"] = float(f.fetched_after)
+    return (" AND ".join(clauses) or "true"), params
+
+
+def _rank(rows: list[tuple[Any, ...]], query: Vector, k: int) -> list[ChunkMatch]:
+    if not rows:
+        return []
+    vectors = np.stack([r[7].to_numpy() for r in rows])
+    sims = vectors @ query
+    order = np.argsort(-sims, kind="stable")[:k]
+    articles: dict[str, Article] = {}
+    out = []
+    for i in order:
+        row = rows[int(i)]
+        key = row[2]
+        if key not in articles:
+            articles[key] = _article_record(row[8:]).article
+        out.append(ChunkMatch(chunk=_chunk(row), article=articles[key], similarity=float(sims[i])))
+    return out
+
+
+def _chunk(row: Sequence[Any]) -> Chunk:
+    return Chunk(
+        id=row[1],
+        article_key=row[2],
+        ordinal=int(row[3]),
+        section=row[4],
+        text=row[5],
+        is_conclusion=bool(row[6]),
+    )
+
+
+def _article_record(row: Sequence[Any]) -> ArticleRecord:
+    return ArticleRecord(
+        article=Article.model_validate_json(row[0]),
+        content_hash=row[1],
+        fetched_at=float(row[2]),
+        last_used_at=float(row[3]),
+        chunk_count=int(row[4]),
+    )
