@@ -39,7 +39,23 @@ responder"``, so a test that forgot to script a reply fails loudly rather than h
 
 ``server.unsupported_response_formats = {"json_schema"}`` makes the server behave like one that
 does not support structured output: every request with that ``response_format`` type gets a 400
-(without consuming the queue), the way llama.cpp or older vLLM builds reject it.
+(without consuming the queue).
+
+``FakeLLMServer(flavour=...)`` (or ``server.flavour = ...``) reproduces how a real local server
+answers a ``response_format`` it cannot take, with that server's status and body (without
+consuming the queue):
+
+- ``"llama_cpp"``: llama-cpp-python's server (0.3.x) refuses ``json_schema`` with a **500** whose
+  body is the pydantic validation error ("Input should be 'text' or 'json_object'"), the body
+  measured on the real server; ``json_object`` is taken, with or without a ``schema`` member.
+- ``"ollama"``: Ollama's ``/v1`` refuses a ``json_schema`` it cannot turn into a grammar
+  (``$ref``/``$defs``) with a 500 ``invalid JSON schema in format``; ``json_object`` is taken.
+- ``"vllm"``: vLLM (xgrammar backend) refuses a ``json_schema`` using keywords xgrammar does not
+  support (``minLength``, ``pattern``, ``maxItems``...) with a 400 in vLLM's own error shape
+  (``{"object": "error", "message": ..., "code": 400}``); other schemas and ``json_object`` are
+  taken.
+- ``"fastapi"``: a server whose request model only allows ``text``/``json_object``, answering
+  with FastAPI's default 422 ``{"detail": [...]}``.
 """
 
 from __future__ import annotations
@@ -179,6 +195,79 @@ def last_user_message(request_json: dict[str, Any]) -> str:
     return ""
 
 
+_LLAMA_CPP_500 = (
+    "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+    "'msg': \"Input should be 'text' or 'json_object'\", 'input': '%s', 'ctx': {'expected': "
+    "\"'text' or 'json_object'\"}}\n\n  File \"llama_cpp/server/app.py\", line 376, in "
+    "create_chat_completion\n    POST /v1/chat/completions"
+)
+_XGRAMMAR_UNSUPPORTED = {
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "multipleOf",
+}
+
+
+def _schema_keys(node: Any) -> set[str]:
+    if isinstance(node, dict):
+        keys = set(node)
+        for value in node.values():
+            keys |= _schema_keys(value)
+        return keys
+    if isinstance(node, list):
+        return set().union(*(_schema_keys(v) for v in node)) if node else set()
+    return set()
+
+
+def _flavour_refusal(flavour: str | None, fmt: dict[str, Any]) -> Reply | None:
+    """How a real server of that flavour refuses this response_format (None: it takes it)."""
+    kind = fmt.get("type")
+    schema = (fmt.get("json_schema") or {}).get("schema") or {}
+    if flavour == "llama_cpp" and kind not in ("text", "json_object"):
+        body = {
+            "error": {
+                "message": _LLAMA_CPP_500 % kind,
+                "type": "internal_server_error",
+                "param": None,
+                "code": None,
+            }
+        }
+        return Reply(status=500, error_body=body)
+    if flavour == "ollama" and kind == "json_schema" and _schema_keys(schema) & {"$ref", "$defs"}:
+        body = {
+            "error": {
+                "message": "invalid JSON schema in format",
+                "type": "api_error",
+                "param": None,
+                "code": None,
+            }
+        }
+        return Reply(status=500, error_body=body)
+    if flavour == "vllm" and kind == "json_schema" and _schema_keys(schema) & _XGRAMMAR_UNSUPPORTED:
+        body = {
+            "object": "error",
+            "message": "The provided JSON schema contains features not supported by xgrammar.",
+            "type": "BadRequestError",
+            "param": None,
+            "code": 400,
+        }
+        return Reply(status=400, error_body=body)
+    if flavour == "fastapi" and kind not in ("text", "json_object"):
+        detail = {
+            "type": "literal_error",
+            "loc": ["body", "response_format", "type"],
+            "msg": "Input should be 'text' or 'json_object'",
+            "input": kind,
+        }
+        return Reply(status=422, error_body={"detail": [detail]})
+    return None
+
+
 def _error(message: str, code: str, param: str | None = None) -> dict[str, Any]:
     return {"error": {"message": message, "type": code, "param": param, "code": code}}
 
@@ -195,11 +284,18 @@ def _no_responder(request_json: dict[str, Any]) -> Reply:
 class FakeLLMServer:
     """An OpenAI-compatible server on 127.0.0.1 with scripted replies and a request history."""
 
-    def __init__(self, responder: Responder | None = None, models: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        responder: Responder | None = None,
+        models: list[str] | None = None,
+        *,
+        flavour: str | None = None,
+    ) -> None:
         self.responder: Responder = responder or _no_responder
         self.models = models or ["fake-model"]
         self.history: list[RecordedRequest] = []
         self.unsupported_response_formats: set[str] = set()
+        self.flavour = flavour
         self._queue: deque[Reply] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -287,6 +383,9 @@ class FakeLLMServer:
         fmt = record.response_format
         if fmt and fmt.get("type") in self.unsupported_response_formats:
             return Reply.reject_response_format()
+        refusal = _flavour_refusal(self.flavour, fmt) if fmt else None
+        if refusal is not None:
+            return refusal
         with self._lock:
             if self._queue:
                 return self._queue.popleft()

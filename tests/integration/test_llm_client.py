@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from medlit.config import LLMTaskRoute, Settings
 from medlit.errors import (
@@ -197,13 +197,59 @@ async def test_rejected_response_format_falls_back_and_is_remembered(
     server.enqueue('{"queries": ["x"]}', '{"queries": ["y"]}')
     assert (await client.complete_json("plan_query", "p", QueryPlan)).queries == ["x"]
     formats = [(r.status, (r.response_format or {}).get("type")) for r in server.completions]
-    assert formats == [(400, "json_schema"), (400, "json_object"), (200, None)]
+    assert formats == [
+        (400, "json_schema"), (400, "json_object"), (400, "json_object"), (200, None)
+    ]  # fmt: skip
+    assert "schema" in (server.completions[1].response_format or {})  # llama.cpp's grammar mode
+    assert "schema" not in (server.completions[2].response_format or {})
     # Without response_format the schema travels in the prompt.
-    assert '"queries"' in server.completions[2].messages[0]["content"]
-    prompt_schema = json_schema_of(server.completions[2].json)
+    assert '"queries"' in server.completions[3].messages[0]["content"]
+    prompt_schema = json_schema_of(server.completions[3].json)
     assert prompt_schema is not None and prompt_schema["title"] == "QueryPlan"
     assert (await client.complete_json("plan_query", "p", QueryPlan)).queries == ["y"]
-    assert server.completions[3].response_format is None  # remembered for this route
+    assert server.completions[4].response_format is None  # remembered for this route
+
+
+class Strict(BaseModel):
+    """A schema with a nested model ($defs) and keywords xgrammar refuses (maxLength)."""
+
+    plan: QueryPlan
+    note: str = Field("", max_length=200)
+
+
+@pytest.mark.parametrize(
+    ("flavour", "status", "taken"),
+    [
+        ("llama_cpp", 500, {"type": "json_object", "schema": True}),
+        ("ollama", 500, {"type": "json_object", "schema": True}),
+        ("vllm", 400, {"type": "json_object", "schema": True}),
+        ("fastapi", 422, {"type": "json_object", "schema": True}),
+    ],
+)
+async def test_format_refusals_of_real_servers_fall_back_at_once(
+    client: LLMClient, server: FakeLLMServer, flavour: str, status: int, taken: dict[str, Any]
+) -> None:
+    server.flavour = flavour
+    server.enqueue('{"plan": {"queries": ["x"]}}', '{"plan": {"queries": ["y"]}}')
+    started = time.monotonic()
+    with usage_scope():
+        out = await client.complete_json("plan_query", "p", Strict)
+    assert out.plan.queries == ["x"]
+    sent = [(r.status, (r.response_format or {}).get("type")) for r in server.completions]
+    # One refusal, no retries (the retry budget is 2 and a 500 is otherwise retried).
+    assert sent == [(status, "json_schema"), (200, taken["type"])]
+    assert ("schema" in (server.completions[1].response_format or {})) == taken["schema"]
+    assert time.monotonic() - started < 0.4  # no backoff was slept
+    await client.complete_json("plan_query", "p", Strict)
+    assert (server.completions[2].response_format or {}).get("type") == "json_object"
+
+
+async def test_a_plain_500_is_still_retried(client: LLMClient, server: FakeLLMServer) -> None:
+    client.settings.backoff_base_s = 0.0
+    server.enqueue(Reply.server_error(message="CUDA out of memory"), '{"queries": ["x"]}')
+    assert (await client.complete_json("plan_query", "p", QueryPlan)).queries == ["x"]
+    sent = [(r.status, (r.response_format or {}).get("type")) for r in server.completions]
+    assert sent == [(500, "json_schema"), (200, "json_schema")]
 
 
 async def test_other_400_is_a_provider_error(client: LLMClient, server: FakeLLMServer) -> None:

@@ -46,6 +46,20 @@ class ProviderReply:
     finish_reason: str | None = None
 
 
+# Words of a refusal (validation error, unsupported feature), not of a crash.
+_REFUSAL_CUES = (
+    "validation error",
+    "input should be",
+    "literal_error",
+    "not supported",
+    "unsupported",
+    "not permitted",
+    "invalid",
+    "unknown",
+    "expected",
+)
+
+
 class ProviderFailure(Exception):
     """One chat request failed; ``kind`` drives the client's retry policy.
 
@@ -53,7 +67,8 @@ class ProviderFailure(Exception):
         rate_limit: 429; retry after ``retry_after`` seconds (or the backoff).
         timeout: no answer in time; retry.
         unavailable: 5xx, 408/409 or a connection error; retry.
-        bad_request: 400; maybe the ``response_format`` was rejected (``mentions_format``).
+        bad_request: 400 or 422; maybe the ``response_format`` was rejected
+            (``rejects_format``, which also recognises a 500 that is really such a refusal).
         fatal: authentication, unknown model, anything retrying cannot fix.
     """
 
@@ -69,6 +84,23 @@ class ProviderFailure(Exception):
         self.kind: FailureKind = kind
         self.status = status
         self.retry_after = retry_after
+
+    @property
+    def rejects_format(self) -> bool:
+        """Whether the server refused the request's ``response_format`` (so a plainer one may work).
+
+        Servers say so in different ways: OpenAI and vLLM with a 400, FastAPI-based servers with
+        a 422 validation error, llama-cpp-python with a **500** whose body is the pydantic
+        validation error ("Input should be 'text' or 'json_object'"), Ollama with a 500
+        "invalid JSON schema in format". A 5xx counts only when its body names the format and
+        reads like a refusal, so a server that merely crashed is still retried.
+        """
+        if self.kind == "bad_request" or self.status in (400, 422):
+            return self.mentions_format
+        if self.status is not None and self.status >= 500 and self.mentions_format:
+            text = str(self).lower()
+            return any(cue in text for cue in _REFUSAL_CUES)
+        return False
 
     @property
     def mentions_format(self) -> bool:

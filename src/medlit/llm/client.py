@@ -57,11 +57,17 @@ __all__ = ["LLMClient", "LLMReply", "Messages"]
 T = TypeVar("T", bound=BaseModel)
 Messages = str | Sequence[ChatMessage]
 """A prompt: a plain string (one user message) or OpenAI-style chat messages."""
-FormatMode = Literal["json_schema", "json_object", "prompt"]
+FormatMode = Literal["json_schema", "json_object_schema", "json_object", "prompt"]
 ProviderFactory = Callable[..., LLMProvider]
 
 _PROVIDERS: dict[str, ProviderFactory] = {"openai": OpenAIProvider, "hf": HFProvider}
-_DOWNGRADE: dict[FormatMode, FormatMode] = {"json_schema": "json_object", "json_object": "prompt"}
+# json_object with a "schema" member is llama-cpp-python's grammar-constrained JSON mode (other
+# servers ignore the member or refuse it, and the next step drops it).
+_DOWNGRADE: dict[FormatMode, FormatMode] = {
+    "json_schema": "json_object_schema",
+    "json_object_schema": "json_object",
+    "json_object": "prompt",
+}
 _REPAIR_REQUEST = "Reply again with only the corrected JSON, nothing else."
 
 log = get_logger("llm")
@@ -102,7 +108,7 @@ class _Sent:
 
 
 class _FormatRejected(Exception):
-    """The server refused the response_format with a 400."""
+    """The server refused the response_format (a 400, a 422, or a 500 that says so)."""
 
 
 class LLMClient:
@@ -207,9 +213,12 @@ class LLMClient:
         """A reply parsed and validated as ``schema`` (a pydantic model).
 
         The schema goes to the server as ``response_format={"type": "json_schema", ...}``; a
-        server that rejects that with a 400 gets ``json_object``, then a prompt instruction
-        only (remembered per route). Reasoning blocks, code fences and prose around the JSON
-        are removed; an invalid reply gets one repair request quoting the validation error.
+        server that refuses that (400, 422, or a 500 whose body is the refusal, as
+        llama-cpp-python sends) gets ``json_object`` with the schema (llama-cpp-python's
+        grammar mode), then plain ``json_object``, then a prompt instruction only. Each step
+        is taken at once, without retries, and remembered per route. Reasoning blocks, code
+        fences and prose around the JSON are removed; an invalid reply gets one repair request
+        quoting the validation error.
 
         Raises:
             LLMOutputError: still invalid after the repair attempt (``.raw`` holds the reply).
@@ -345,11 +354,9 @@ class LLMClient:
                 return _Sent(reply, attempt, time.monotonic() - started)
             self._account(route, None, time.monotonic() - sent_at)
 
-            if (
-                failure.kind == "bad_request"
-                and response_format is not None
-                and failure.mentions_format
-            ):
+            if response_format is not None and failure.rejects_format:
+                # Whatever the status (400, 422, or llama-cpp-python's 500), retrying the same
+                # format cannot help: fall back at once, without spending the retry budget.
                 raise _FormatRejected(str(failure))
             if failure.kind in ("bad_request", "fatal"):
                 raise LLMProviderError(f"{route.label} (task {route.task}): {failure}")

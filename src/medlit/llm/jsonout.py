@@ -129,11 +129,18 @@ def describe_error(exc: Exception) -> str:
 
 
 def response_format_for(
-    schema: type[BaseModel], mode: Literal["json_schema", "json_object"]
+    schema: type[BaseModel], mode: Literal["json_schema", "json_object_schema", "json_object"]
 ) -> dict[str, Any]:
-    """The OpenAI ``response_format`` for a schema in the given mode."""
+    """The OpenAI ``response_format`` for a schema in the given mode.
+
+    ``json_object_schema`` is ``{"type": "json_object", "schema": ...}``: llama-cpp-python
+    turns the schema into a grammar (its "JSON Schema mode"), which keeps a small model's JSON
+    valid even though that server refuses ``json_schema``.
+    """
     if mode == "json_object":
         return {"type": "json_object"}
+    if mode == "json_object_schema":
+        return {"type": "json_object", "schema": schema.model_json_schema()}
     # strict=False: pydantic schemas with optional fields break OpenAI's strict mode, while
     # vLLM/llama.cpp/Ollama enforce the schema through guided decoding either way.
     name = re.sub(r"[^A-Za-z0-9_-]", "_", schema.__name__)[:64] or "reply"

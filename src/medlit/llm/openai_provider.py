@@ -118,6 +118,10 @@ def _status_failure(exc: openai.APIStatusError) -> ProviderFailure:
     """Translate an ``openai.APIStatusError`` (any HTTP error status)."""
     status = exc.status_code
     message = exc.message  # "Error code: 429 - <server message>"
+    if " - " not in message and exc.body:
+        # No OpenAI-style "message" member (FastAPI's 422 {"detail": [...]}, vLLM's own
+        # shape): keep the body, it is what says which parameter was refused.
+        message += f" - {str(exc.body)[:500]}"
     if status == 429:
         headers = dict(exc.response.headers) if exc.response is not None else {}
         return ProviderFailure(

@@ -1,0 +1,82 @@
+"""``ask`` and research quick against fakes of the local servers users run (llama-cpp-python,
+Ollama, vLLM), each refusing ``response_format`` the way the real one does, with structured
+output left on (the default)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from medlit.assistant import Assistant
+from medlit.config import Settings
+from medlit.research.models import JobStatus
+from medlit.research.runtime import open_orchestrator
+from tests.fakes.eutils_server import FakeEutils
+from tests.fakes.evidence_llm import EvidenceResponder
+from tests.fakes.llm_server import FakeLLMServer
+from tests.fakes.research_responder import ARTICLES, ResearchResponder
+
+FLAVOURS = [("llama_cpp", 500), ("ollama", 500), ("vllm", 400)]
+
+
+@pytest.fixture
+def eutils() -> Iterator[FakeEutils]:
+    with FakeEutils(articles=ARTICLES, rate_limit=None, rate_limit_with_key=None) as fake:
+        yield fake
+
+
+def _configure(settings: Settings, eutils: FakeEutils, llm: FakeLLMServer) -> Settings:
+    settings.pubmed.base_url = eutils.base_url
+    settings.pubmed.requests_per_second = 50.0
+    settings.local.enabled = False
+    settings.search.default_source = "pubmed"
+    settings.llm.base_url = llm.base_url
+    settings.llm.model = "local-model"
+    settings.llm.max_retries = 3
+    settings.llm.backoff_base_s = 5.0  # a retried refusal would make the test slow, and fail
+    assert settings.llm.structured_output
+    return settings
+
+
+@pytest.mark.parametrize(("flavour", "status"), FLAVOURS)
+async def test_research_quick_completes_on_local_servers(
+    settings: Settings, eutils: FakeEutils, flavour: str, status: int
+) -> None:
+    with FakeLLMServer(responder=ResearchResponder(), flavour=flavour) as llm:
+        async with open_orchestrator(_configure(settings, eutils, llm)) as orchestrator:
+            job = orchestrator.create_job(
+                "Does aspirin prevent recurrent ischaemic stroke, and at what bleeding cost?",
+                "quick",
+            )
+            job = await orchestrator.run(job)
+        assert job.status is JobStatus.COMPLETED, job.error
+        assert job.report is not None and job.report.references
+        statuses = [r.status for r in llm.completions]
+        refused = [r for r in llm.completions if r.status == status]
+        if flavour in ("llama_cpp", "ollama"):  # their refusal of json_schema is remembered
+            assert len(refused) == 1, statuses
+            later = llm.completions[statuses.index(status) + 1 :]
+            assert all((r.response_format or {}).get("type") != "json_schema" for r in later)
+        else:  # vLLM takes these schemas through guided decoding
+            assert refused == [] and any(
+                (r.response_format or {}).get("type") == "json_schema" for r in llm.completions
+            )
+        assert all(s in (200, status) for s in statuses)
+
+
+@pytest.mark.parametrize(("flavour", "status"), FLAVOURS)
+async def test_ask_completes_on_local_servers(
+    settings: Settings, eutils: FakeEutils, flavour: str, status: int
+) -> None:
+    with FakeLLMServer(responder=EvidenceResponder(lambda pmids: "Yes"), flavour=flavour) as llm:
+        async with Assistant(_configure(settings, eutils, llm)) as assistant:
+            result = await assistant.ask(
+                "Does aspirin prevent recurrent ischaemic stroke?", session_id="s1"
+            )
+            follow = await assistant.ask("and in older adults?", session_id="s1")
+        assert result.mode == "llm" and result.citations, result.answer
+        assert result.verdict == "yes"
+        assert follow.answer and follow.standalone_question != "and in older adults?"
+        assert any(r.response_format for r in llm.completions)  # the follow-up's JSON plan
+        assert all(r.status in (200, status) for r in llm.completions)
