@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
-import sqlite3
 import time
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
@@ -23,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from medlit.errors import NotFoundError, ValidationError
-from medlit.storage.base import Migration
+from medlit.storage.base import Connection, Migration
 
 __all__ = ["ApiKey", "KeyStore", "hash_token", "valid_tenant_name"]
 
@@ -31,7 +30,7 @@ _TENANT_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 _TOKEN_PREFIX = "mlk_"
 
 
-def _create_keys(conn: sqlite3.Connection) -> None:
+def _create_keys(conn: Connection) -> None:
     conn.execute(
         """CREATE TABLE IF NOT EXISTS api_keys (
             key_id TEXT PRIMARY KEY,
