@@ -290,10 +290,19 @@ def _usage_line(job: ResearchJob) -> None:
     err_console.print(
         f"[dim]job {job.id}: {job.status.value}; calls: "
         + ", ".join(f"{k} {v}" for k, v in calls.items())
-        + f"{', ' if calls else ''}llm {usage.get('llm_calls', 0)}; "
+        + f"{', ' if calls else ''}llm {_llm_calls(usage)}; "
         f"tokens {usage.get('tokens', 0)}[/]",
         highlight=False,
     )
+
+
+def _llm_calls(usage: dict[str, Any]) -> str:
+    """``5`` or ``5 (7 attempts, 2 failed)``: a failed attempt is not an LLM call made."""
+    attempts = int(usage.get("llm_calls", 0) or 0)
+    failed = int(usage.get("llm_failed", 0) or 0)
+    if not failed:
+        return str(attempts)
+    return f"{attempts - failed} ({attempts} attempts, {failed} failed)"
 
 
 def _show_status(job: ResearchJob) -> None:
