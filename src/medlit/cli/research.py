@@ -185,6 +185,7 @@ async def _resume(settings: Settings, job_id: str, quiet: bool) -> ResearchJob:
     from medlit.research.runtime import open_orchestrator
 
     async with open_orchestrator(settings) as orchestrator:
+        job_id = orchestrator.jobs.get(job_id).id  # an unknown id: one line, no progress bar
         return await _with_progress(lambda show: orchestrator.resume(job_id, show), quiet)
 
 
