@@ -12,6 +12,7 @@ only ever see these::
     │   ├── RateLimited          429 after all retries (carries retry_after)
     │   ├── SourceUnavailable    5xx, timeouts, connection errors after all retries
     │   └── SourceResponseError  an error body, truncated or malformed XML/JSON
+    │       ├── MalformedResponse   a truncated or unparsable body (retried like a 5xx)
     │       └── QueryNotUnderstood  the source could use no term of the query (PhraseNotFound)
     ├── LLMError                 a language-model call failed (exit 6)
     │   ├── LLMConfigError       no provider configured for a task (message says how)
@@ -36,6 +37,7 @@ __all__ = [
     "LLMProviderError",
     "LLMRateLimited",
     "LLMTimeout",
+    "MalformedResponse",
     "MedlitError",
     "NotFoundError",
     "PlanningError",
@@ -102,6 +104,11 @@ class SourceUnavailable(SourceError):
 
 class SourceResponseError(SourceError):
     """The source answered, but with an error body or a malformed/truncated document."""
+
+
+class MalformedResponse(SourceResponseError):
+    """The body was cut short or could not be parsed: a transport fault, so it is retried within
+    the same budget as a 5xx (an error the server *meant*, such as NCBI's ``<ERROR>``, is not)."""
 
 
 class QueryNotUnderstood(SourceResponseError):

@@ -19,9 +19,15 @@ __all__ = ["LLMTaskUsage", "Usage", "record_call", "record_llm", "usage_scope"]
 
 @dataclass
 class LLMTaskUsage:
-    """LLM accounting for one task type."""
+    """LLM accounting for one task type.
+
+    ``calls`` counts every request sent (attempts: each may cost time and money, and the
+    research budgets count them); ``failed`` those that got no usable reply (timeouts, 429s,
+    5xx), so ``calls - failed`` succeeded. Tokens and cost are those the replies reported.
+    """
 
     calls: int = 0
+    failed: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
     latency_s: float = 0.0
@@ -39,6 +45,16 @@ class Usage:
     def llm_calls(self) -> int:
         """LLM requests sent, all tasks."""
         return sum(task.calls for task in self.llm.values())
+
+    @property
+    def llm_failed(self) -> int:
+        """LLM requests that got no reply (counted in :attr:`llm_calls` too)."""
+        return sum(task.failed for task in self.llm.values())
+
+    @property
+    def llm_succeeded(self) -> int:
+        """LLM requests that got a reply."""
+        return self.llm_calls - self.llm_failed
 
     @property
     def tokens(self) -> int:
@@ -61,6 +77,7 @@ class Usage:
         for task, src in other.llm.items():
             dst = self.llm.setdefault(task, LLMTaskUsage())
             dst.calls += src.calls
+            dst.failed += src.failed
             dst.prompt_tokens += src.prompt_tokens
             dst.completion_tokens += src.completion_tokens
             dst.latency_s += src.latency_s
@@ -71,11 +88,14 @@ class Usage:
         return {
             "calls": dict(self.calls),
             "llm_calls": self.llm_calls,
+            "llm_failed": self.llm_failed,
+            "llm_succeeded": self.llm_succeeded,
             "tokens": self.tokens,
             "cost_usd": round(self.cost_usd, 6),
             "llm": {
                 task: {
                     "calls": u.calls,
+                    "failed": u.failed,
                     "prompt_tokens": u.prompt_tokens,
                     "completion_tokens": u.completion_tokens,
                     "latency_s": round(u.latency_s, 3),
@@ -129,11 +149,13 @@ def record_llm(
     completion_tokens: int = 0,
     latency_s: float = 0.0,
     cost_usd: float = 0.0,
+    failed: bool = False,
 ) -> None:
-    """Count one LLM request for ``task`` in every open scope."""
+    """Count one LLM request for ``task`` in every open scope (``failed``: it got no reply)."""
     for usage in _scopes.get():
         task_usage = usage.llm.setdefault(task, LLMTaskUsage())
         task_usage.calls += 1
+        task_usage.failed += int(failed)
         task_usage.prompt_tokens += prompt_tokens
         task_usage.completion_tokens += completion_tokens
         task_usage.latency_s += latency_s

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from medlit.config import Settings
-from medlit.errors import SourceResponseError, SourceUnavailable
+from medlit.errors import MalformedResponse, SourceResponseError, SourceUnavailable
 from medlit.sources.europepmc import EuropePMCSource
 from medlit.types import SearchQuery
 from medlit.usage import usage_scope
@@ -81,7 +81,9 @@ async def test_faults(epmc_settings: Settings, fake_europepmc: FakeEuropePMC) ->
         with pytest.raises(SourceUnavailable):
             await source.search(SearchQuery(term="aspirin"))
         fake_europepmc.enqueue(Fault.truncated())
-        with pytest.raises(SourceResponseError, match="malformed or truncated"):
+        assert len(await source.search(SearchQuery(term="aspirin"))) == 2  # a cut body: retried
+        fake_europepmc.enqueue(Fault.truncated(), times=2)
+        with pytest.raises(MalformedResponse, match=r"malformed or truncated.*after 2 tries"):
             await source.search(SearchQuery(term="aspirin"))
         fake_europepmc.enqueue(Fault.body(b'{"errMsg": "Syntax error in query"}', status=400))
         with pytest.raises(SourceResponseError, match="Syntax error"):

@@ -309,6 +309,8 @@ async def test_accounting_per_task_scoped_and_cumulative(
             with usage_scope() as inner:
                 await llm.complete_json("plan_query", "p", QueryPlan)
         assert inner.llm_calls == 2  # the 429 counts: it was a request sent
+        assert (inner.llm_failed, inner.llm_succeeded) == (1, 1)  # ... but not as a call made
+        assert inner.to_dict()["llm"]["plan_query"]["failed"] == 1  # type: ignore[index]
         assert inner.llm["plan_query"].prompt_tokens == 50
         assert outer.llm_calls == 3
         assert outer.llm["answer"].calls == 1
@@ -319,6 +321,7 @@ async def test_accounting_per_task_scoped_and_cumulative(
         await llm.complete("answer", "outside any scope")
         assert llm.usage.llm_calls == 4
         assert llm.usage.llm["answer"].calls == 2
+        assert llm.usage.llm_failed == 1
         assert outer.llm_calls == 3  # the scope closed
 
 

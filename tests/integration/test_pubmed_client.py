@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 import pytest
 
 from medlit.config import Settings
-from medlit.errors import RateLimited, SourceResponseError, SourceUnavailable
+from medlit.errors import MalformedResponse, RateLimited, SourceResponseError, SourceUnavailable
 from medlit.sources.pubmed import PubMedSource
 from medlit.types import Article, SearchQuery
 from medlit.usage import usage_scope
@@ -162,8 +162,6 @@ async def test_429_forever_is_rate_limited(pm_settings: Settings, fake: FakeEuti
 @pytest.mark.parametrize(
     ("endpoint", "fault", "message"),
     [
-        ("efetch", Fault.truncated(), "malformed or truncated PubMed XML"),
-        ("esearch", Fault.truncated(), "malformed or truncated esearch JSON"),
         (
             "esearch",
             Fault.body(b"<eSearchResult><ERROR>Search Backend failed</ERROR></eSearchResult>"),
@@ -189,6 +187,25 @@ async def test_error_bodies_become_source_response_errors(
     async with PubMedSource(pm_settings) as source:
         with pytest.raises(SourceResponseError, match=message):
             await source.search(SearchQuery(term="aspirin"))
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "message"),
+    [("efetch", "malformed or truncated PubMed XML"), ("esearch", "truncated esearch JSON")],
+)
+async def test_truncated_bodies_are_retried_within_the_budget(
+    pm_settings: Settings, fake: FakeEutils, endpoint: str, message: str
+) -> None:
+    pm_settings.pubmed.max_retries = 2
+    fake.enqueue(Fault.truncated(), endpoint=endpoint)
+    async with PubMedSource(pm_settings) as source:
+        assert len(await source.search(SearchQuery(term="aspirin"))) == 2  # retried, then fine
+        assert len(fake.requests(endpoint)) == 2
+        fake.reset()
+        fake.enqueue(Fault.truncated(), endpoint=endpoint, times=3)
+        with pytest.raises(MalformedResponse, match=rf"{message}.*after 3 tries"):
+            await source.search(SearchQuery(term="aspirin"))
+    assert len(fake.requests(endpoint)) == 3  # the same three tries a 5xx gets, no more
 
 
 async def test_phrase_not_found(pm_settings: Settings) -> None:

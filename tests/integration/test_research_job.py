@@ -432,3 +432,54 @@ async def test_a_job_already_running_elsewhere_is_refused_not_run_twice(
             assert orchestrator.get(job.id).status is JobStatus.PENDING
         done = await orchestrator.resume(job.id)  # released: it runs
     assert done.status is JobStatus.COMPLETED, done.error
+
+
+def test_failed_sources_are_reported_and_an_unwritable_report_is_kept(
+    rsettings: Settings,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Any,
+    llm_server: FakeLLMServer,
+    europepmc: FakeEuropePMC,
+) -> None:
+    import json
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from medlit.cli import app
+    from medlit.cli.research import _finish
+    from medlit.errors import StorageError
+    from medlit.research.runtime import open_job_store
+    from tests.fakes.europepmc_server import Fault
+
+    europepmc.enqueue(Fault.status(503), times=1000)  # Europe PMC is down for the whole job
+    for key, value in {
+        "MEDLIT_HOME": str(rsettings.home),
+        "MEDLIT_PUBMED_BASE_URL": rsettings.pubmed.base_url,
+        "MEDLIT_PUBMED_API_KEY": "test-key",
+        "MEDLIT_EUROPEPMC_BASE_URL": rsettings.europepmc.base_url,
+        "MEDLIT_EUROPEPMC_MAX_RETRIES": "0",
+        "MEDLIT_LOCAL_ENABLED": "false",
+        "MEDLIT_LLM_BASE_URL": llm_server.base_url,
+        "MEDLIT_LLM_MODEL": "fake-model",
+    }.items():
+        monkeypatch.setenv(key, value)
+    result = CliRunner().invoke(app, ["research", QUESTION, "--depth", "quick", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    failed = data["failed_sources"]
+    assert list(failed) == ["europepmc"] and "503" in failed["europepmc"]["error"]
+    assert failed["europepmc"]["sub_questions"]
+    limitations = data["report"]["limitations"]
+    assert any(line.startswith("Source europepmc failed") for line in limitations)
+    assert "Source europepmc failed" in data["report_markdown"]
+    assert "warning: europepmc failed for" in result.stderr
+
+    # The report cannot be written after the work: one error saying where the report is kept.
+    jobs, db = open_job_store(rsettings)
+    try:
+        job = jobs.get(data["id"])
+    finally:
+        db.close()
+    with pytest.raises(StorageError, match=rf"kept in job {job.id}.*research resume {job.id}"):
+        _finish(job, Path(tmp_path) / "gone" / "report.md", as_json=False)

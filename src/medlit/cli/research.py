@@ -22,7 +22,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from medlit.cli.app import app, build_settings, console, err_console, print_json, run, run_async
+from medlit.cli.app import (
+    app,
+    build_settings,
+    console,
+    err_console,
+    print_json,
+    printable,
+    run,
+    run_async,
+)
 
 if TYPE_CHECKING:
     from medlit.config import Settings
@@ -81,6 +90,7 @@ def research_run(
 ) -> None:
     """Research a question: plan, search, extract, cross-check, write a referenced report."""
     settings = build_settings()
+    _check_out(out)  # before any paid work: a report nobody can write is money thrown away
     job = run_async(_start(settings, question, depth.value, as_json))
     _finish(job, out, as_json)
 
@@ -147,6 +157,7 @@ def research_resume(
 ) -> None:
     """Continue a failed or interrupted job from its last completed stage."""
     settings = build_settings()
+    _check_out(out)
     job = run_async(_resume(settings, job_id, as_json))
     _finish(job, out, as_json)
 
@@ -174,6 +185,7 @@ async def _resume(settings: Settings, job_id: str, quiet: bool) -> ResearchJob:
     from medlit.research.runtime import open_orchestrator
 
     async with open_orchestrator(settings) as orchestrator:
+        job_id = orchestrator.jobs.get(job_id).id  # an unknown id: one line, no progress bar
         return await _with_progress(lambda show: orchestrator.resume(job_id, show), quiet)
 
 
@@ -209,14 +221,47 @@ async def _with_progress(
         return await start(show)
 
 
-def _finish(job: ResearchJob, out: Path | None, as_json: bool) -> None:
-    from medlit.errors import ResearchError
-    from medlit.research.report import job_to_dict, render_json, render_markdown
+def _check_out(out: Path | None) -> None:
+    """A ValidationError (exit 2) when the report could not be written to ``out``."""
+    import os
 
+    from medlit.errors import ValidationError
+    from medlit.text import require_clean_text
+
+    if out is None:
+        return
+    require_clean_text(str(out), "the --out path")
+    parent = out.parent if str(out.parent) else Path(".")
+    if out.is_dir():
+        raise ValidationError(f"--out {out} is a directory; give a file name such as report.md")
+    if not parent.is_dir():
+        raise ValidationError(f"--out {out}: the directory {parent} does not exist")
+    if out.exists() and not os.access(out, os.W_OK):
+        raise ValidationError(f"--out {out} is not writable")
+    if not out.exists() and not os.access(parent, os.W_OK | os.X_OK):
+        raise ValidationError(f"--out {out}: the directory {parent} is not writable")
+
+
+def _finish(job: ResearchJob, out: Path | None, as_json: bool) -> None:
+    from rich.markup import escape
+
+    from medlit.errors import ResearchError, StorageError
+    from medlit.research.report import failed_sources, job_to_dict, render_json, render_markdown
+
+    unwritten: StorageError | None = None
     if out is not None and job.report is not None:
         text = render_json(job.report) if out.suffix == ".json" else render_markdown(job.report)
-        out.write_text(text + "\n", encoding="utf-8")
-        err_console.print(f"report written to {out}", highlight=False)
+        try:
+            out.write_text(text + "\n", encoding="utf-8")
+        except OSError as exc:
+            # The job already holds the report: say how to get it without paying again.
+            unwritten = StorageError(
+                f"cannot write the report to {out} ({exc.strerror or exc}); it is kept in job "
+                f"{job.id}: write it elsewhere with `medlit research resume {job.id} --out FILE` "
+                f"(no new work) or see `medlit research status {job.id}`"
+            )
+        else:
+            err_console.print(f"report written to {out}", highlight=False)
     if as_json:
         print_json(job_to_dict(job))
     elif job.report is not None and out is None:
@@ -226,9 +271,18 @@ def _finish(job: ResearchJob, out: Path | None, as_json: bool) -> None:
             f"research job {job.id} failed in {job.failed_stage.value if job.failed_stage else '?'}"
             f": {job.error} (continue it with: medlit research resume {job.id})"
         )
+    for name, entry in failed_sources(job.plan).items():
+        err_console.print(
+            f"[yellow]warning:[/] {name} failed for {len(entry['sub_questions'])} "
+            f"sub-question(s): {escape(printable(entry['error']))}",
+            highlight=False,
+            soft_wrap=True,
+        )
     if job.budget_stop_reason and not as_json:
         err_console.print(f"[yellow]stopped early:[/] {job.budget_stop_reason}", highlight=False)
     _usage_line(job)
+    if unwritten is not None:
+        raise unwritten
 
 
 def _usage_line(job: ResearchJob) -> None:
@@ -237,10 +291,19 @@ def _usage_line(job: ResearchJob) -> None:
     err_console.print(
         f"[dim]job {job.id}: {job.status.value}; calls: "
         + ", ".join(f"{k} {v}" for k, v in calls.items())
-        + f"{', ' if calls else ''}llm {usage.get('llm_calls', 0)}; "
+        + f"{', ' if calls else ''}llm {_llm_calls(usage)}; "
         f"tokens {usage.get('tokens', 0)}[/]",
         highlight=False,
     )
+
+
+def _llm_calls(usage: dict[str, Any]) -> str:
+    """``5`` or ``5 (7 attempts, 2 failed)``: a failed attempt is not an LLM call made."""
+    attempts = int(usage.get("llm_calls", 0) or 0)
+    failed = int(usage.get("llm_failed", 0) or 0)
+    if not failed:
+        return str(attempts)
+    return f"{attempts - failed} ({attempts} attempts, {failed} failed)"
 
 
 def _show_status(job: ResearchJob) -> None:

@@ -400,9 +400,11 @@ class LLMClient:
             completion_tokens=completion_tokens,
             latency_s=latency_s,
             cost_usd=cost,
+            failed=reply is None,
         )
         total = self._usage.llm.setdefault(route.task, LLMTaskUsage())
         total.calls += 1
+        total.failed += int(reply is None)
         total.prompt_tokens += prompt_tokens
         total.completion_tokens += completion_tokens
         total.latency_s += latency_s

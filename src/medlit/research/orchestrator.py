@@ -39,6 +39,7 @@ from medlit.research.models import (
 )
 from medlit.research.planner import create_plan, validate_request
 from medlit.research.prompts import ResearchLLM, Task
+from medlit.research.report import failed_source_limitations
 from medlit.research.researcher import DeepResearcher, EvidenceCacheLike, SearchFn
 from medlit.research.synthesizer import generate_report
 from medlit.research.tracking import Budget, Spend, VisitedTopics, remote_calls
@@ -309,6 +310,7 @@ class _Run:
                 plan=job.plan,
                 budget_stop_reason=job.budget_stop_reason,
             )
+            job.report.limitations.extend(failed_source_limitations(job.plan))
 
     async def research(self) -> None:
         job, o = self.job, self.o

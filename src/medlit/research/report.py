@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from medlit.research.models import NarrativeReport, Reference, ResearchJob
+from medlit.research.models import NarrativeReport, Reference, ResearchJob, ResearchPlan
 from medlit.research.synthesizer import citation_key
 
 __all__ = ["job_to_dict", "render_json", "render_markdown", "report_to_dict"]
@@ -75,12 +75,33 @@ def render_json(report: NarrativeReport) -> str:
     return json.dumps(report_to_dict(report), indent=2, ensure_ascii=False)
 
 
+def failed_sources(plan: ResearchPlan | None) -> dict[str, dict[str, Any]]:
+    """Providers that failed during the research: ``{name: {"error", "sub_questions"}}``."""
+    failed: dict[str, dict[str, Any]] = {}
+    for sub in plan.sub_questions if plan is not None else []:
+        for name, error in sub.failed_sources.items():
+            entry = failed.setdefault(name, {"error": error, "sub_questions": []})
+            entry["sub_questions"].append(sub.id)
+    return failed
+
+
+def failed_source_limitations(plan: ResearchPlan | None) -> list[str]:
+    """One limitation per source that failed: the evidence may be missing what it holds."""
+    return [
+        f"Source {name} failed for {len(entry['sub_questions'])} sub-question(s) "
+        f"({', '.join(entry['sub_questions'])}): {entry['error']}. Evidence it holds is "
+        "missing from this report."
+        for name, entry in failed_sources(plan).items()
+    ]
+
+
 def job_to_dict(job: ResearchJob) -> dict[str, Any]:
     """A job as the CLI's ``--json`` (and the HTTP API) show it.
 
     Keys: ``id``, ``question``, ``depth``, ``status``, ``error``, ``failed_stage``,
     ``budget_stop_reason``, ``stages``, ``plan``, ``facts``, ``discrepancies``,
-    ``report_markdown``, ``report``, ``usage`` (``provider_calls``, ``llm_calls``, ``tokens``,
+    ``report_markdown``, ``report``, ``failed_sources`` (provider: error and sub-question
+    ids), ``usage`` (``provider_calls``, ``llm_calls``, ``tokens``,
     and the detail by service and task).
     """
     usage = dict(job.usage)
@@ -100,6 +121,7 @@ def job_to_dict(job: ResearchJob) -> dict[str, Any]:
         "stages": {k: v.model_dump(mode="json") for k, v in job.stages.items()},
         "plan": job.plan.model_dump(mode="json") if job.plan else None,
         "articles_retrieved": len(job.articles),
+        "failed_sources": failed_sources(job.plan),
         "findings": len(job.findings),
         "facts": [f.model_dump(mode="json") for f in job.facts],
         "discrepancies": [d.model_dump(mode="json") for d in job.discrepancies],

@@ -283,6 +283,9 @@ class DeepResearcher:
             limit=self.limits.results_per_question,
         )
         results = await self.search(query, self.cache)
+        # Kept on the sub-question: the report must say which sources it could not ask.
+        failed = results.failed
+        question.failed_sources = {n: results.providers[n].error or "failed" for n in failed}
         articles = results.articles[: self.limits.results_per_question]
         if not articles:
             log.warning(

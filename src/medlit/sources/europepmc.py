@@ -16,7 +16,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 from medlit.config import Settings
-from medlit.errors import SourceResponseError
+from medlit.errors import MalformedResponse, SourceResponseError
 from medlit.log import get_logger
 from medlit.sources.base import FreshArticles
 from medlit.sources.http import RetryPolicy, send
@@ -129,7 +129,7 @@ def parse_search_page(data: bytes | str) -> EuropePMCPage:
     try:
         body = json.loads(data)
     except ValueError as exc:
-        raise SourceResponseError(
+        raise MalformedResponse(
             f"europepmc: malformed or truncated JSON ({exc})", source="europepmc"
         ) from None
     if not isinstance(body, dict):
@@ -194,7 +194,7 @@ class EuropePMCSource:
         if query.sort == "pub_date":
             params["sort"] = "P_PDATE_D desc"
         url = urljoin(self.base_url, "search")
-        response = await send(
+        return await send(
             self.client,
             "GET",
             url,
@@ -202,8 +202,8 @@ class EuropePMCSource:
             limiter=self.limiter,
             policy=self.policy,
             params=params,
+            parse=lambda response: parse_search_page(response.content),
         )
-        return parse_search_page(response.content)
 
     async def search(
         self, query: SearchQuery, *, known: FreshArticles | None = None

@@ -5,7 +5,9 @@ every attempt (a retry is a request like any other), counts it with
 :func:`medlit.usage.record_call`, and retries what is worth retrying:
 
 * 429: waits what ``Retry-After`` says (seconds or an HTTP date), else the backoff delay;
-* 5xx, timeouts, connection errors: exponential backoff with jitter, bounded tries.
+* 5xx, timeouts, connection errors, and a 2xx body its ``parse`` finds cut short or
+  unparsable (:class:`~medlit.errors.MalformedResponse`): exponential backoff with jitter,
+  bounded tries.
 
 After the last try it raises :class:`~medlit.errors.RateLimited` or
 :class:`~medlit.errors.SourceUnavailable`; any other 4xx becomes a
@@ -20,13 +22,14 @@ import contextlib
 import json
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 
-from medlit.errors import RateLimited, SourceResponseError, SourceUnavailable
+from medlit.errors import MalformedResponse, RateLimited, SourceResponseError, SourceUnavailable
 from medlit.log import get_logger
 from medlit.sources.ratelimit import RateLimiter
 from medlit.usage import record_call
@@ -37,6 +40,8 @@ if TYPE_CHECKING:
 __all__ = ["RetryPolicy", "error_message", "parse_retry_after", "send"]
 
 log = get_logger("sources.http")
+
+T = TypeVar("T")
 
 # A server asking us to wait longer than this is treated as "not now": fail fast and let the
 # caller (search_all_providers) report the provider as rate-limited instead of hanging.
@@ -73,6 +78,10 @@ class RetryPolicy:
         """Backoff before retry number ``retry`` (0-based), with up to 25% jitter."""
         base = min(self.backoff_base_s * (2**retry), self.backoff_max_s)
         return base * (0.75 + random.random() * 0.25)
+
+
+def _response(response: httpx.Response) -> httpx.Response:
+    return response
 
 
 def parse_retry_after(value: str | None) -> float | None:
@@ -115,7 +124,8 @@ async def send(
     policy: RetryPolicy,
     params: dict[str, Any] | None = None,
     data: dict[str, Any] | None = None,
-) -> httpx.Response:
+    parse: Callable[[httpx.Response], T] = _response,  # type: ignore[assignment]
+) -> T:
     """Send one logical request, with rate limiting, retries and accounting.
 
     Args:
@@ -127,16 +137,21 @@ async def send(
         policy: retries, backoff and timeout.
         params: query-string parameters.
         data: form fields (POST).
+        parse: turns the successful response into the result; a
+            :class:`~medlit.errors.MalformedResponse` it raises (a body cut short or
+            unparsable) is retried like a 5xx, within the same tries.
 
     Returns:
-        The successful (2xx) response.
+        ``parse(response)`` of the successful (2xx) response (the response by default).
 
     Raises:
         RateLimited: 429 on every try.
         SourceUnavailable: 5xx, timeouts or connection errors on every try.
-        SourceResponseError: another 4xx (its message is the server's).
+        SourceResponseError: another 4xx (its message is the server's), or an error body.
+        MalformedResponse: a truncated or unparsable body on every try.
     """
     last_problem = ""
+    malformed: MalformedResponse | None = None
     retry_after: float | None = None
     for attempt in range(policy.max_retries + 1):
         hold = limiter.slot(policy.timeout_s + 5.0) if limiter else contextlib.nullcontext()
@@ -154,9 +169,14 @@ async def send(
             retry_after = None
         else:
             status = response.status_code
+            malformed = None
             if status < 400:
-                return response
-            if status == 429:
+                try:
+                    return parse(response)
+                except MalformedResponse as exc:
+                    malformed, retry_after = exc, None
+                    last_problem = str(exc)
+            elif status == 429:
                 retry_after = parse_retry_after(response.headers.get("Retry-After"))
                 last_problem = f"rate limited (429: {error_message(response)})"
                 if retry_after is not None and retry_after > _MAX_RETRY_AFTER_S:
@@ -184,6 +204,8 @@ async def send(
         )
         await asyncio.sleep(wait)
     tries = policy.max_retries + 1
+    if malformed is not None:
+        raise MalformedResponse(f"{malformed} after {tries} tries", source=service)
     if last_problem.startswith("rate limited"):
         raise RateLimited(
             f"{service}: {last_problem} after {tries} tries",

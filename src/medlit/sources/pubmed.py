@@ -9,8 +9,9 @@ second question on the same topic cheap.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
-from typing import Any
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 from urllib.parse import urljoin, urlsplit
 
 import httpx
@@ -26,6 +27,12 @@ from medlit.types import Article, SearchQuery
 __all__ = ["PubMedSource"]
 
 log = get_logger("sources.pubmed")
+
+T = TypeVar("T")
+
+
+def _parse_efetch(data: bytes) -> list[Article]:
+    return parse_pubmed_xml(data, source="pubmed")
 
 
 class PubMedSource:
@@ -61,28 +68,26 @@ class PubMedSource:
         return params
 
     async def _call(
-        self, utility: str, params: dict[str, Any], *, post: bool = False
-    ) -> httpx.Response:
+        self,
+        utility: str,
+        params: dict[str, Any],
+        parse: Callable[[bytes], T],
+        *,
+        post: bool = False,
+    ) -> T:
+        # The body is parsed inside send's retry loop: a truncated one is retried like a 5xx.
         url = urljoin(self.base_url, f"{utility}.fcgi")
         fields = {**self._identity(), **params}
-        if post:
-            return await send(
-                self.client,
-                "POST",
-                url,
-                service=self.name,
-                limiter=self.limiter,
-                policy=self.policy,
-                data=fields,
-            )
         return await send(
             self.client,
-            "GET",
+            "POST" if post else "GET",
             url,
             service=self.name,
             limiter=self.limiter,
             policy=self.policy,
-            params=fields,
+            params=None if post else fields,
+            data=fields if post else None,
+            parse=lambda response: parse(response.content),
         )
 
     async def esearch(self, query: SearchQuery, *, usehistory: bool = False) -> ESearchResult:
@@ -105,8 +110,9 @@ class PubMedSource:
             params["maxdate"] = f"{query.max_year or 3000}/12/31"
         if usehistory:
             params["usehistory"] = "y"
-        response = await self._call("esearch", params)
-        result = parse_esearch(response.content, source=self.name)
+        result = await self._call(
+            "esearch", params, functools.partial(parse_esearch, source=self.name)
+        )
         if result.warnings:
             log.warning("pubmed_search_warnings", term=query.term, warnings=result.warnings)
         return result
@@ -130,8 +136,9 @@ class PubMedSource:
 
     async def _efetch_batch(self, batch: list[str]) -> list[Article]:
         params = {"id": ",".join(batch), "retmode": "xml", "rettype": "abstract"}
-        response = await self._call("efetch", params, post=len(batch) > self.config.post_threshold)
-        return parse_pubmed_xml(response.content, source="pubmed")
+        return await self._call(
+            "efetch", params, _parse_efetch, post=len(batch) > self.config.post_threshold
+        )
 
     async def efetch_history(
         self, webenv: str, query_key: str, *, retstart: int = 0, retmax: int = 20
@@ -145,8 +152,7 @@ class PubMedSource:
             "retmode": "xml",
             "rettype": "abstract",
         }
-        response = await self._call("efetch", params)
-        return parse_pubmed_xml(response.content, source="pubmed")
+        return await self._call("efetch", params, _parse_efetch)
 
     async def fetch(
         self, pmids: Sequence[str], *, known: FreshArticles | None = None

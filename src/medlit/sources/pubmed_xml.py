@@ -18,7 +18,7 @@ from typing import IO, Any
 
 from lxml import etree
 
-from medlit.errors import QueryNotUnderstood, SourceResponseError
+from medlit.errors import MalformedResponse, QueryNotUnderstood, SourceResponseError
 from medlit.types import AbstractSection, Article, SourceName
 
 __all__ = [
@@ -269,7 +269,7 @@ def _document(data: bytes | str, tag: str, kind: str, source: str) -> Any:
     try:
         root = etree.fromstring(raw, _parser())
     except etree.XMLSyntaxError as exc:
-        raise SourceResponseError(
+        raise MalformedResponse(
             f"{source}: malformed or truncated {kind} ({exc})", source=source
         ) from None
     _check_error_root(root, source)
@@ -352,7 +352,7 @@ def parse_esearch_json(data: bytes | str, *, source: str = "pubmed") -> ESearchR
     try:
         body: Any = json.loads(data)
     except ValueError as exc:
-        raise SourceResponseError(
+        raise MalformedResponse(
             f"{source}: malformed or truncated esearch JSON ({exc})", source=source
         ) from None
     if not isinstance(body, dict):

@@ -1,0 +1,77 @@
+"""require_clean_text: the one check every piece of user text passes, in every front end."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError as PydanticValidationError
+
+from medlit.assistant import Assistant
+from medlit.cli.app import printable
+from medlit.config import Settings
+from medlit.errors import ValidationError
+from medlit.research.planner import validate_request
+from medlit.sources.search import validate_query
+from medlit.text import remove_control_chars, require_clean_text
+
+
+def test_text_that_was_not_utf8_is_refused_naming_the_argument() -> None:
+    with pytest.raises(ValidationError, match=r"^the question contains bytes that are not valid "
+                       r"UTF-8 \(byte 0xff at character 9\)"):  # fmt: skip
+        require_clean_text("aspirin \udcff stroke", "the question")
+    with pytest.raises(ValidationError, match=r"the query is not valid Unicode \(a lone "
+                       r"surrogate U\+D800"):  # fmt: skip
+        require_clean_text("x\ud800", "the query")  # an unpaired "\ud800" escape in JSON
+
+
+def test_control_characters_become_spaces_and_whitespace_is_kept() -> None:
+    assert require_clean_text("a\x00b\x1b[31mc\x7fd\x85e", "q") == "a b [31mc d e"
+    assert require_clean_text("tab\tnew\nline é 中文", "q") == "tab\tnew\nline é 中文"
+    assert remove_control_chars("\x01\x02") == "  "
+
+
+def test_every_api_entry_point_applies_it(settings: Settings) -> None:
+    assistant = Assistant(settings)
+    assert assistant.validate_question("Does\x00 aspirin\x1b help?") == "Does aspirin help?"
+    for check in (
+        lambda: assistant.validate_question("a\udcffb"),
+        lambda: assistant.validate_session_id("s\udcff"),
+        lambda: validate_request("a\udcffb", "quick", settings.research),
+        lambda: validate_query("a\udcffb", settings),
+    ):
+        with pytest.raises(ValidationError, match="not valid UTF-8"):
+            check()
+    assert validate_request("why\x07 so?", "quick", settings.research) == ("why so?", "quick")
+
+
+def test_printable_never_prints_raw_bytes() -> None:
+    assert printable("caf\udce9 \x1b[2J\x00") == "caf\\xe9 \\x1b[2J\\x00"
+    assert printable("lone \ud800") == "lone \\ud800"
+    assert printable("two\nlines") == "two\nlines"
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"MEDLIT_HOME": ""}, "is empty"),
+        ({"MEDLIT_PUBMED_BASE_URL": "notaurl"}, "must be an http:// or https:// URL"),
+        ({"MEDLIT_EUROPEPMC_BASE_URL": "ftp://x/"}, "not 'ftp://x/'"),
+        ({"MEDLIT_LLM_BASE_URL": "localhost:11434"}, "with a host"),
+        ({"MEDLIT_LLM_TASKS": '{"answer": {"base_url": "x"}}'}, "with a host"),
+        ({"MEDLIT_LLM_TASKS": '{"summarise": {}}'}, "unknown task 'summarise' (valid: plan_query"),
+    ],
+)
+def test_settings_that_cannot_work_are_refused(
+    monkeypatch: pytest.MonkeyPatch, env: dict[str, str], message: str
+) -> None:
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    with pytest.raises(PydanticValidationError, match=message.replace("(", r"\(")):
+        Settings()
+
+
+def test_good_urls_and_task_names_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEDLIT_LLM_BASE_URL", " http://localhost:11434/v1 ")
+    monkeypatch.setenv("MEDLIT_LLM_TASKS", '{"synthesize": {"model": "big"}}')
+    settings = Settings()
+    assert settings.llm.base_url == "http://localhost:11434/v1"
+    assert settings.llm.tasks["synthesize"].model == "big"
