@@ -130,3 +130,39 @@ def test_migrate_creates_every_component_table(
     assert json.loads(first.stdout)["applied"] == {"research": 1, "memory": 1}
     again = runner.invoke(app, ["db", "migrate", "--json"])
     assert json.loads(again.stdout)["applied"] == {"research": 0, "memory": 0}
+
+
+def test_cache_stats_and_config_on_postgres(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEDLIT_DATABASE_URL", pg_url)
+    with PostgresStore(pg_url, pool_size=1) as store:
+        for ns in ("default", "team", "team"):
+            store.insert_answer(
+                namespace=ns,
+                fingerprint="fp",
+                question=f"q {ns} {store.count_answers()}",
+                embedding=unit(store.count_answers()),
+                payload={},
+                retrieval_score=0.5,
+                now=1.0,
+            )
+        store.bump_counters({"answers.hits": 4})
+    stats = runner.invoke(app, ["cache", "stats", "--json"])
+    assert stats.exit_code == 0, stats.output
+    data = json.loads(stats.stdout)
+    assert data["answers"]["by_namespace"] == {"default": 1, "team": 2}
+    assert data["answers"]["hits"] == 4
+    assert data["disk_bytes"]["postgres:answers"] > 0
+
+    monkeypatch.setenv("MEDLIT_DATABASE_URL", "postgresql://medlit:s3cret@db.example:5432/m")
+    shown = runner.invoke(app, ["config"])
+    assert shown.exit_code == 0, shown.output
+    assert "postgresql://medlit:***@db.example:5432/m" in shown.output
+    as_json = runner.invoke(app, ["config", "--json"])
+    assert "s3cret" not in shown.output + as_json.output
+
+
+def test_an_unreachable_database_is_one_line_and_exit_7(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEDLIT_DATABASE_URL", "postgresql://medlit:pw@127.0.0.1:1/none")
+    result = runner.invoke(app, ["cache", "stats"])
+    assert result.exit_code == 7
+    assert "cannot connect" in result.output and "pw@" not in result.output
