@@ -3,6 +3,7 @@
     python benchmarks/cache_latency.py --entries 100000
     python benchmarks/cache_latency.py --tier1-entries 100000 --tier2-chunks 1000000
     python benchmarks/cache_latency.py ... --dir DIR --keep     # then, same sizes: --reuse
+    python benchmarks/cache_latency.py --backend postgres,sqlite --tier1-entries 100000 ...
 
 Fills tier 1 with N answers and tier 2 with M chunks (10 per article) whose vectors are
 perturbed clusters of unit vectors (like real embeddings: many near neighbours), through the
@@ -20,8 +21,14 @@ measures, through the public cache API with default settings:
 * the cold start of a new process: open the store and do one tier-1 lookup;
 * size on disk.
 
+``--backend`` names the store(s): ``sqlite`` (default), ``postgres`` (PostgreSQL + pgvector at
+``--database-url``, or a pgserver started in the work dir), or both (``postgres,sqlite``: the
+same data and queries, each backend's table, then the ratio). On PostgreSQL the fill is a bulk
+``COPY`` with the HNSW indexes dropped and rebuilt after (with the store's own m and
+ef_construction), as one would load a large cache; the lookups go through the same cache API.
+
 Last line: ``lookup_p99_ms=... recall_at_10=... chunk_search_p99_ms=...`` (recall_at_10 is
-the tier-2 index's, the harder of the two).
+the tier-2 index's, the harder of the two), prefixed ``<backend>_`` when several are measured.
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ import numpy as np
 from medlit.cache import AnswerCache, EvidenceCache
 from medlit.config import CacheSettings
 from medlit.log import configure_logging
+from medlit.storage.base import Store
 from medlit.storage.sqlite import SqliteStore
 from medlit.types import AbstractSection, Article
 
@@ -188,14 +196,21 @@ def exact_top(vectors: np.ndarray, queries: np.ndarray, k: int) -> np.ndarray:
 
 
 def recall_at_10(
-    store: SqliteStore, name: str, vectors: np.ndarray, queries: np.ndarray, key_offset: int
+    store: Store, name: str, vectors: np.ndarray, queries: np.ndarray, key_offset: int
 ) -> float:
+    """Recall@10 of the raw ANN index (no filter, no re-rank) at the tier's search width."""
     truth = exact_top(vectors, queries, 10)
-    index = store._index(name)
     hits = 0
     for q, expected in zip(queries, truth, strict=True):
-        keys, _ = index.search(q, 10)
-        hits += len(set((keys.astype(np.int64) - key_offset).tolist()) & set(expected.tolist()))
+        if isinstance(store, SqliteStore):
+            keys = store._index(name).search(q, 10)[0].astype(np.int64).tolist()
+        else:
+            from pg_bench import raw_top
+
+            cfg = store._cfg  # type: ignore[attr-defined]
+            ef = cfg.ann_expansion_search if name == "chunks" else cfg.ann_expansion_search_answers
+            keys = raw_top(store, name, q, 10, ef)  # type: ignore[arg-type]
+        hits += len({k - key_offset for k in keys} & set(expected.tolist()))
     return hits / (10 * len(queries))
 
 
@@ -219,6 +234,209 @@ def percentiles(samples: list[float]) -> tuple[float, float]:
     return float(np.percentile(arr, 50)), float(np.percentile(arr, 99))
 
 
+def open_store_for(backend: str, db: Path, url: str | None, cfg: CacheSettings) -> Store:
+    if backend == "sqlite":
+        return SqliteStore(db, cache=cfg)
+    from medlit.storage.postgres import PostgresStore
+
+    return PostgresStore(str(url), cache=cfg, pool_size=2)
+
+
+def fill(store: Store, v1: np.ndarray, v2: np.ndarray, cfg: CacheSettings) -> list[tuple[str, str]]:
+    n1, n2 = len(v1), len(v2)
+    if isinstance(store, SqliteStore):
+        build1 = fill_answers(store, v1)
+        build2 = fill_chunks(store, v2)
+        return [
+            ("tier-1 entries", f"{n1:,} (bulk load + index {build1:.1f} s)"),
+            ("tier-2 chunks", f"{n2:,} (bulk load + index {build2:.1f} s)"),
+        ]
+    from pg_bench import fill_answers_pg, fill_chunks_pg
+
+    load1, index1 = fill_answers_pg(store, v1, payload, cfg)  # type: ignore[arg-type]
+    print(f"  tier 1: {n1:,} answers, COPY {load1:.0f} s, HNSW {index1:.0f} s", file=sys.stderr)
+    load2, index2 = fill_chunks_pg(
+        store,  # type: ignore[arg-type]
+        v2,
+        synthetic_article,
+        CHUNKS_PER_ARTICLE,
+        cfg,
+    )
+    return [
+        ("tier-1 entries", f"{n1:,} (COPY {load1:.1f} s + HNSW build {index1:.1f} s)"),
+        ("tier-2 chunks", f"{n2:,} (COPY {load2:.1f} s + HNSW build {index2:.1f} s)"),
+    ]
+
+
+def measure(
+    backend: str,
+    args: argparse.Namespace,
+    v1: np.ndarray,
+    v2: np.ndarray,
+    work: Path,
+    url: str | None,
+) -> tuple[list[tuple[str, str]], dict[str, float]]:
+    """Fill one backend with ``v1``/``v2`` and measure it; returns (table rows, figures)."""
+    n1, n2 = len(v1), len(v2)
+    db = work / "medlit.sqlite3"
+    rng = np.random.default_rng(11)  # the same queries for every backend
+    cfg = CacheSettings(answer_capacity=max(n1 + 10_000, 1), evidence_capacity=n2 + 100_000)
+    rows: list[tuple[str, str]] = []
+    reuse = args.reuse and backend == "sqlite" and db.exists()
+    store = open_store_for(backend, db, url, cfg)
+    if reuse:
+        assert isinstance(store, SqliteStore)
+        held = (store.count_answers(), store.count_chunks())
+        if held != (n1, n2):
+            sys.exit(f"--reuse: {db} holds {held[0]} / {held[1]}, not {n1} / {n2}")
+        t = time.perf_counter()
+        store._index("answers"), store._index("chunks")
+        rows += [
+            ("tier-1 entries", f"{n1:,} (reused; open {time.perf_counter() - t:.1f} s)"),
+            ("tier-2 chunks", f"{n2:,} (reused)"),
+        ]
+    else:
+        rows += fill(store, v1, v2, cfg)
+
+    answers = AnswerCache(store, cfg)
+    evidence = EvidenceCache(store, cfg)
+    # A process that has just opened the memory-mapped indexes pages them in on its first
+    # lookups (page faults): those are reported apart from the steady state that follows.
+    cold = args.cold_queries
+    total = cold + args.queries
+    picks = rng.integers(0, n1, total)
+    near = perturb(v1[picks], 0.01, rng)  # paraphrase-like: cosine ~0.98
+    far = clustered(total, rng)
+    times, hits = [], 0
+    for i in range(total):
+        vec, question = (near[i], f"question {picks[i]}") if i % 2 == 0 else (far[i], "other")
+        t = time.perf_counter()
+        res = answers.search_query(question, vec, namespace="bench", fingerprint="fp")
+        times.append(time.perf_counter() - t)
+        hits += res.hit and i >= cold
+    p50_1, p99_1 = percentiles(times[cold:])
+    rows.append(("tier-1 lookup p50 / p99", f"{p50_1:.3f} / {p99_1:.3f} ms ({hits} hits)"))
+    if cold:
+        c50, c99 = percentiles(times[:cold])
+        rows.append((f"  first {cold} lookups of the process", f"{c50:.3f} / {c99:.3f} ms"))
+
+    qs = perturb(v2[rng.integers(0, n2, cold + args.queries)], 0.03, rng)
+    times = []
+    for q in qs:
+        t = time.perf_counter()
+        evidence.search_chunks(q, 10)
+        times.append(time.perf_counter() - t)
+    p50_2, p99_2 = percentiles(times[cold:])
+    rows.append(("tier-2 search (k=10) p50 / p99", f"{p50_2:.3f} / {p99_2:.3f} ms"))
+    if cold:
+        c50, c99 = percentiles(times[:cold])
+        rows.append((f"  first {cold} searches of the process", f"{c50:.3f} / {c99:.3f} ms"))
+
+    rq = args.recall_queries
+    r1 = recall_at_10(store, "answers", v1, perturb(v1[rng.integers(0, n1, rq)], 0.03, rng), 1)
+    r2 = recall_at_10(store, "chunks", v2, perturb(v2[rng.integers(0, n2, rq)], 0.03, rng), 1)
+    rows.append(("recall@10 tier 1 / tier 2 (raw index)", f"{r1:.3f} / {r2:.3f}"))
+    rp = product_recall_at_10(evidence, v2, perturb(v2[rng.integers(0, n2, rq)], 0.03, rng))
+    rows.append(("recall@10 tier 2 (search_chunks)", f"{rp:.3f}"))
+
+    extra = clustered(1000, rng)
+    t = time.perf_counter()
+    for i, vec in enumerate(extra):
+        answers.add_query(
+            f"new question {i}",
+            vec,
+            json.loads(payload(i)),
+            namespace="bench-inserts",
+            fingerprint="fp",
+        )
+    rate1 = len(extra) / (time.perf_counter() - t)
+    from medlit.cache.chunking import chunk_article
+
+    t = time.perf_counter()
+    for a in range(200):
+        art = Article(
+            pmid=f"x{a}",
+            title="New article",
+            abstract=[
+                AbstractSection(label=f"S{j}", text=f"Part {j}.")
+                for j in range(CHUNKS_PER_ARTICLE - 1)
+            ],
+        )
+        store.upsert_article(
+            art,
+            content_hash="h",
+            chunks=chunk_article(art),
+            embeddings=clustered(CHUNKS_PER_ARTICLE, rng),
+            now=time.time(),
+        )
+    rate2 = 200 / (time.perf_counter() - t)
+    # Leave the database as filled, so that --keep / --reuse measure the same sizes.
+    answers.clear(namespace="bench-inserts")
+    with store.transaction() as conn:
+        conn.execute("DELETE FROM articles WHERE key LIKE 'pmid:x%'")
+    if isinstance(store, SqliteStore):
+        store._index("answers"), store._index("chunks")  # saved in step by close()
+    rows.append(
+        (
+            "inserts/s tier 1 / tier 2",
+            f"{rate1:,.0f} answers / {rate2:,.0f} "
+            f"articles ({rate2 * CHUNKS_PER_ARTICLE:,.0f} chunks)",
+        )
+    )
+    sizes = store.size_on_disk()
+    t = time.perf_counter()
+    store.close()
+    rows.append(("close (save indexes)", f"{time.perf_counter() - t:.1f} s"))
+
+    if backend == "sqlite":
+        opener = (
+            "from medlit.storage.sqlite import SqliteStore;"
+            f"s=SqliteStore({str(db)!r}, cache=CacheSettings(answer_capacity={n1 + 10_000}));"
+        )
+    else:
+        opener = (
+            "from medlit.storage.postgres import PostgresStore;"
+            f"s=PostgresStore({url!r}, cache=CacheSettings(answer_capacity={n1 + 10_000}));"
+        )
+    probe = (
+        "import time, numpy as np; t=time.perf_counter();"
+        "from medlit.cache import AnswerCache;"
+        "from medlit.config import CacheSettings; from medlit.log import configure_logging;"
+        f"configure_logging('warning');{opener}"
+        "q=s.read('SELECT question FROM answers WHERE id = 1')[0][0];"
+        "r=AnswerCache(s, s._cfg).search_query(q, V, namespace='bench', fingerprint='fp');"
+        "print(time.perf_counter()-t, r.hit)"
+    ).replace("V,", f"np.array({v1[0].tolist()!r}, dtype=np.float32),")
+    t = time.perf_counter()
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout.split()
+    wall = time.perf_counter() - t
+    rows.append(
+        (
+            "cold process: import+open+lookup",
+            f"{float(out[0]) * 1000:.0f} ms (hit={out[1]}; whole process {wall:.2f} s)",
+        )
+    )
+    size = sum(sizes.values())
+    detail = ", ".join(f"{k} {v / 2**20:.0f} MB" for k, v in sizes.items() if v > 2**20)
+    rows.append(("size on disk", f"{size / 2**20:,.0f} MB ({detail})"))
+    figures = {
+        "lookup_p99_ms": p99_1,
+        "recall_at_10": r2,
+        "chunk_search_p99_ms": p99_2,
+        "product_recall_at_10": rp,
+    }
+    return rows, figures
+
+
+def print_table(title: str, rows: list[tuple[str, str]]) -> None:
+    width = max(len(k) for k, _ in rows)
+    print(f"{title:<{width}}  value")
+    for key, value in rows:
+        print(f"{key:<{width}}  {value}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--entries", type=int, default=10_000, help="N for both tiers.")
@@ -232,133 +450,45 @@ def main() -> None:
         help="Lookups per tier timed apart, before the --queries ones (indexes paging in).",
     )
     parser.add_argument("--recall-queries", type=int, default=500)
+    parser.add_argument(
+        "--backend",
+        default="sqlite",
+        help="sqlite, postgres, or both comma-separated (same data and queries; ratio shown).",
+    )
+    parser.add_argument(
+        "--database-url",
+        help="PostgreSQL for --backend postgres (default: a pgserver started in the work dir; "
+        "the benchmark fills its tables, so give it an empty database or schema).",
+    )
     parser.add_argument("--dir", type=Path, help="Where to build (default: a temp dir).")
     parser.add_argument("--keep", action="store_true", help="Keep the database afterwards.")
     parser.add_argument(
         "--reuse",
         action="store_true",
-        help="With --dir: measure a database kept by an earlier run of the same sizes "
+        help="With --dir: measure a SQLite database kept by an earlier run of the same sizes "
         "(skips the fill, which takes ~20 min at a million chunks).",
     )
     args = parser.parse_args()
+    backends = [b.strip() for b in args.backend.split(",") if b.strip()]
+    if not backends or set(backends) - {"sqlite", "postgres"}:
+        sys.exit("--backend: sqlite, postgres or postgres,sqlite")
     configure_logging("warning")
     n1 = args.tier1_entries or args.entries
     n2 = max(CHUNKS_PER_ARTICLE, args.tier2_chunks or args.entries)
     work = args.dir or Path(tempfile.mkdtemp(prefix="medlit-bench-"))
     work.mkdir(parents=True, exist_ok=True)
-    db = work / "medlit.sqlite3"
     rng = np.random.default_rng(7)
-    cfg = CacheSettings(answer_capacity=max(n1 + 10_000, 1), evidence_capacity=n2 + 100_000)
-    rows: list[tuple[str, str]] = []
+    results: dict[str, tuple[list[tuple[str, str]], dict[str, float]]] = {}
     try:
         v1, v2 = clustered(n1, rng), clustered(n2, rng)
-        reuse = args.reuse and db.exists()
-        store = SqliteStore(db, cache=cfg)
-        if reuse:
-            held = (store.count_answers(), store.count_chunks())
-            if held != (n1, n2):
-                sys.exit(f"--reuse: {db} holds {held[0]} / {held[1]}, not {n1} / {n2}")
-            t = time.perf_counter()
-            store._index("answers"), store._index("chunks")
-            rows += [
-                ("tier-1 entries", f"{n1:,} (reused; open {time.perf_counter() - t:.1f} s)"),
-                ("tier-2 chunks", f"{n2:,} (reused)"),
-            ]
-        else:
-            build1 = fill_answers(store, v1)
-            build2 = fill_chunks(store, v2)
-            rows += [
-                ("tier-1 entries", f"{n1:,} (bulk load + index {build1:.1f} s)"),
-                ("tier-2 chunks", f"{n2:,} (bulk load + index {build2:.1f} s)"),
-            ]
+        for backend in backends:
+            if backend == "postgres":
+                from pg_bench import pg_server
 
-        answers = AnswerCache(store, cfg)
-        evidence = EvidenceCache(store, cfg)
-        # A process that has just opened the memory-mapped indexes pages them in on its first
-        # lookups (page faults): those are reported apart from the steady state that follows.
-        cold = args.cold_queries
-        total = cold + args.queries
-        picks = rng.integers(0, n1, total)
-        near = perturb(v1[picks], 0.01, rng)  # paraphrase-like: cosine ~0.98
-        far = clustered(total, rng)
-        times, hits = [], 0
-        for i in range(total):
-            vec, question = (near[i], f"question {picks[i]}") if i % 2 == 0 else (far[i], "other")
-            t = time.perf_counter()
-            res = answers.search_query(question, vec, namespace="bench", fingerprint="fp")
-            times.append(time.perf_counter() - t)
-            hits += res.hit and i >= cold
-        p50_1, p99_1 = percentiles(times[cold:])
-        rows.append(("tier-1 lookup p50 / p99", f"{p50_1:.3f} / {p99_1:.3f} ms ({hits} hits)"))
-        if cold:
-            c50, c99 = percentiles(times[:cold])
-            rows.append((f"  first {cold} lookups of the process", f"{c50:.3f} / {c99:.3f} ms"))
-
-        qs = perturb(v2[rng.integers(0, n2, cold + args.queries)], 0.03, rng)
-        times = []
-        for q in qs:
-            t = time.perf_counter()
-            evidence.search_chunks(q, 10)
-            times.append(time.perf_counter() - t)
-        p50_2, p99_2 = percentiles(times[cold:])
-        rows.append(("tier-2 search (k=10) p50 / p99", f"{p50_2:.3f} / {p99_2:.3f} ms"))
-        if cold:
-            c50, c99 = percentiles(times[:cold])
-            rows.append((f"  first {cold} searches of the process", f"{c50:.3f} / {c99:.3f} ms"))
-
-        rq = args.recall_queries
-        r1 = recall_at_10(store, "answers", v1, perturb(v1[rng.integers(0, n1, rq)], 0.03, rng), 1)
-        r2 = recall_at_10(store, "chunks", v2, perturb(v2[rng.integers(0, n2, rq)], 0.03, rng), 1)
-        rows.append(("recall@10 tier 1 / tier 2 (raw index)", f"{r1:.3f} / {r2:.3f}"))
-        rp = product_recall_at_10(evidence, v2, perturb(v2[rng.integers(0, n2, rq)], 0.03, rng))
-        rows.append(("recall@10 tier 2 (search_chunks)", f"{rp:.3f}"))
-
-        extra = clustered(1000, rng)
-        t = time.perf_counter()
-        for i, vec in enumerate(extra):
-            answers.add_query(
-                f"new question {i}",
-                vec,
-                json.loads(payload(i)),
-                namespace="bench-inserts",
-                fingerprint="fp",
-            )
-        rate1 = len(extra) / (time.perf_counter() - t)
-        from medlit.cache.chunking import chunk_article
-
-        t = time.perf_counter()
-        for a in range(200):
-            art = Article(
-                pmid=f"x{a}",
-                title="New article",
-                abstract=[
-                    AbstractSection(label=f"S{j}", text=f"Part {j}.")
-                    for j in range(CHUNKS_PER_ARTICLE - 1)
-                ],
-            )
-            store.upsert_article(
-                art,
-                content_hash="h",
-                chunks=chunk_article(art),
-                embeddings=clustered(CHUNKS_PER_ARTICLE, rng),
-                now=time.time(),
-            )
-        rate2 = 200 / (time.perf_counter() - t)
-        # Leave the database as filled, so that --keep / --reuse measure the same sizes.
-        answers.clear(namespace="bench-inserts")
-        with store.transaction() as conn:
-            conn.execute("DELETE FROM articles WHERE key LIKE 'pmid:x%'")
-        store._index("answers"), store._index("chunks")  # saved in step by close()
-        rows.append(
-            (
-                "inserts/s tier 1 / tier 2",
-                f"{rate1:,.0f} answers / {rate2:,.0f} "
-                f"articles ({rate2 * CHUNKS_PER_ARTICLE:,.0f} chunks)",
-            )
-        )
-        t = time.perf_counter()
-        store.close()
-        rows.append(("close (save indexes)", f"{time.perf_counter() - t:.1f} s"))
+                with pg_server(args.database_url, work) as url:
+                    results[backend] = measure(backend, args, v1, v2, work, url)
+            else:
+                results[backend] = measure(backend, args, v1, v2, work, None)
 
         from medlit.embeddings.onnx import OnnxEmbedder
 
@@ -372,46 +502,31 @@ def main() -> None:
             emb.embed([f"Does drug {i} reduce blood pressure in older adults with diabetes?"])
             q_times.append(time.perf_counter() - t)
         e50, e99 = percentiles(q_times)
-        rows.append(("embed one query p50 / p99", f"{e50:.1f} / {e99:.1f} ms (load {load:.2f} s)"))
-
-        probe = (
-            "import time, numpy as np; t=time.perf_counter();"
-            "from medlit.storage.sqlite import SqliteStore; from medlit.cache import AnswerCache;"
-            "from medlit.config import CacheSettings; from medlit.log import configure_logging;"
-            "configure_logging('warning');"
-            f"s=SqliteStore({str(db)!r}, cache=CacheSettings(answer_capacity={n1 + 10_000}));"
-            f"v=np.frombuffer(s.read('SELECT embedding FROM answers LIMIT 1')[0][0], np.float32);"
-            "q=s.read('SELECT question FROM answers LIMIT 1')[0][0];"
-            "r=AnswerCache(s, s._cfg).search_query(q, v, namespace='bench', fingerprint='fp');"
-            "print(time.perf_counter()-t, r.hit)"
-        )
-        t = time.perf_counter()
-        out = subprocess.run(
-            [sys.executable, "-c", probe], capture_output=True, text=True, check=True
-        ).stdout.split()
-        wall = time.perf_counter() - t
-        rows.append(
-            (
-                "cold process: import+open+lookup",
-                f"{float(out[0]) * 1000:.0f} ms (hit={out[1]}; whole process {wall:.2f} s)",
-            )
-        )
-
-        sizes = SqliteStore(db, cache=cfg).size_on_disk()
-        total = sum(sizes.values())
-        detail = ", ".join(f"{k} {v / 2**20:.0f} MB" for k, v in sizes.items() if v > 2**20)
-        rows.append(("size on disk", f"{total / 2**20:,.0f} MB ({detail})"))
+        embed_row = ("embed one query p50 / p99", f"{e50:.1f} / {e99:.1f} ms (load {load:.2f} s)")
     finally:
         if not args.keep and args.dir is None:
             shutil.rmtree(work, ignore_errors=True)
 
-    width = max(len(k) for k, _ in rows)
-    print(f"{'measure':<{width}}  value")
-    for key, value in rows:
-        print(f"{key:<{width}}  {value}")
+    for backend, (rows, _) in results.items():
+        print_table(f"{backend} measure", [*rows, embed_row])
+        print()
+    if len(results) == 2:
+        pg, lite = results["postgres"][1], results["sqlite"][1]
+        print_table(
+            "postgres / sqlite",
+            [
+                (name, f"{pg[name]:.3f} / {lite[name]:.3f} = {pg[name] / lite[name]:.2f}x")
+                for name in ("lookup_p99_ms", "chunk_search_p99_ms")
+                if lite[name] > 0
+            ],
+        )
+    prefix = len(results) > 1
     print(
-        f"lookup_p99_ms={p99_1:.3f} recall_at_10={r2:.3f} chunk_search_p99_ms={p99_2:.3f} "
-        f"product_recall_at_10={rp:.3f}"
+        " ".join(
+            f"{backend + '_' if prefix else ''}{name}={value:.3f}"
+            for backend, (_, figures) in results.items()
+            for name, value in figures.items()
+        )
     )
 
 

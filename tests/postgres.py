@@ -24,6 +24,7 @@ __all__ = ["pg_server", "pg_url", "schema_url"]
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[str]:
     """The URL of a session-wide PostgreSQL server with the ``vector`` extension installed."""
+    pytest.importorskip("psycopg", reason="needs psycopg (pip install '.[postgres]')")
     try:
         with warnings.catch_warnings():
             # pgserver's import asks platformdirs for a runtime dir (warns when XDG's is unset).

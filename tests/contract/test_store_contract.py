@@ -330,3 +330,38 @@ def test_bad_sql_is_a_storage_error(store: Store) -> None:
         store.read("SELECT nope FROM nowhere")
     with pytest.raises(StorageError), store.transaction() as conn:
         conn.execute("INSERT INTO nowhere VALUES (1)")
+
+
+def test_two_open_stores_on_one_database_see_each_other(
+    make_store: Callable[[], Store],
+) -> None:
+    """Two processes (or replicas) on one database: what one caches, the other finds."""
+    first, second = make_store(), make_store()
+    vec = unit(40)
+    aid = add(first, "shared question", vec)
+    found = second.search_answers(vec, min_similarity=0.99, namespace="ns", fingerprint="fp")
+    assert [rec.id for rec, _ in found] == [aid]
+    put_article(second, article("7"), seed=4)
+    assert first.search_chunks(unit(401), 1)[0].article.pmid == "7"
+    second.bump_counters({"answers.hits": 1})
+    first.bump_counters({"answers.hits": 1})
+    assert first.counters("answers.") == {"answers.hits": 2}
+
+
+def test_concurrent_writers_of_one_question_leave_one_answer(
+    make_store: Callable[[], Store],
+) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    stores = [make_store(), make_store()]
+    vec = unit(41)
+
+    def write(i: int) -> int:
+        return add(stores[i % 2], "Same question?", vec, score=0.5 + i / 100)
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        ids = list(pool.map(write, range(8)))
+    assert len(set(ids)) == 8  # every write replaced the one before
+    assert stores[0].count_answers() == 1
+    found = stores[1].search_answers(vec, min_similarity=0.99)
+    assert len(found) == 1 and found[0][0].id in ids

@@ -142,3 +142,68 @@ def test_processes_sharing_a_home_share_the_limit(
     assert len(fake.history) == 12
     assert [r.status for r in fake.history].count(429) == 0
     assert fake.max_in_window(1.0) <= 3
+
+
+# -- the limit across hosts: state in PostgreSQL ---------------------------------------
+async def test_two_limiters_on_one_database_share_the_budget(pg_url: str) -> None:
+    """Two limiters on separate connections (as on two hosts) never exceed the rate."""
+    first = RateLimiter(pg_url, "h", 4, window_s=0.5)
+    second = RateLimiter(pg_url, "h", 4, window_s=0.5)
+    other = RateLimiter(pg_url, "other-host", 4, window_s=0.5)
+    stamps: list[float] = []
+
+    async def take(limiter: RateLimiter) -> None:
+        async with limiter.slot(hold_s=5):
+            stamps.append(time.monotonic())
+
+    started = time.monotonic()
+    await asyncio.gather(*(take(lim) for lim in [first, second] * 6))
+    stamps.sort()
+    assert all(b - a >= 0.49 for a, b in zip(stamps, stamps[4:], strict=False))
+    assert time.monotonic() - started < 3.0
+    assert other.try_acquire()[0] == 0.0  # another host's budget is its own
+
+
+async def test_a_pending_slot_in_the_database_expires(pg_url: str) -> None:
+    limiter = RateLimiter(pg_url, "h", 1, window_s=0.2)
+    wait, slot = limiter.try_acquire(hold_s=0.3)
+    assert wait == 0.0 and slot is not None
+    assert limiter.try_acquire()[1] is None
+    started = time.monotonic()
+    await limiter.acquire()
+    assert 0.25 <= time.monotonic() - started < 1.5
+
+
+@pytest.mark.slow
+def test_processes_on_separate_homes_share_the_limit_through_the_database(
+    tmp_path: Path, pg_url: str, make_fake_eutils: Callable[..., FakeEutils]
+) -> None:
+    """Three processes with their own MEDLIT_HOME (as on three hosts), one database."""
+    fake = make_fake_eutils(articles=sample_articles())  # 3 per second, 429 beyond
+    workers = []
+    for i in range(3):
+        env = {
+            **os.environ,
+            "MEDLIT_HOME": str(tmp_path / f"home-{i}"),
+            "MEDLIT_DATABASE_URL": pg_url,
+            "MEDLIT_PUBMED_BASE_URL": fake.base_url,
+            "MEDLIT_PUBMED_MAX_RETRIES": "0",
+            "MEDLIT_LOG_LEVEL": "error",
+        }
+        workers.append(
+            subprocess.Popen(
+                [sys.executable, "-c", _WORKER, *TERMS[:4]],
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        )
+    outputs = [w.communicate(timeout=90) for w in workers]
+    for worker, (out, err) in zip(workers, outputs, strict=True):
+        assert worker.returncode == 0, err
+        assert len(out.splitlines()) == 4
+    assert len(fake.history) == 12
+    assert [r.status for r in fake.history].count(429) == 0
+    assert fake.max_in_window(1.0) <= 3
+    assert not any((tmp_path / f"home-{i}" / "ratelimit.sqlite3").exists() for i in range(3))

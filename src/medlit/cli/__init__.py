@@ -10,6 +10,7 @@ from medlit.cli import ask as _ask  # noqa: F401  (registers commands)
 from medlit.cli import cache as _cache  # noqa: F401
 from medlit.cli import config as _config  # noqa: F401
 from medlit.cli import corpus as _corpus  # noqa: F401
+from medlit.cli import db as _db  # noqa: F401
 from medlit.cli import research as _research  # noqa: F401
 from medlit.cli import search as _search  # noqa: F401
 from medlit.cli import serve as _serve  # noqa: F401

@@ -166,7 +166,7 @@ class EuropePMCSource:
         self._own_client = client is None
         self.client = client or httpx.AsyncClient(follow_redirects=True)
         self.limiter = limiter_for(
-            settings.home, urlsplit(self.base_url).netloc, self.config.requests_per_second
+            settings, urlsplit(self.base_url).netloc, self.config.requests_per_second
         )
         self.policy = RetryPolicy.from_settings(self.config)
 

@@ -55,7 +55,7 @@ class PubMedSource:
             headers={"User-Agent": f"{self.config.tool} (medlit)"}, follow_redirects=True
         )
         self.limiter: RateLimiter = limiter_for(
-            settings.home, urlsplit(self.base_url).netloc, self.config.rate
+            settings, urlsplit(self.base_url).netloc, self.config.rate
         )
         self.policy = RetryPolicy.from_settings(self.config)
 
