@@ -196,6 +196,8 @@ class Assistant:
         session_id: str | None = None,
         sources: SourceChoice | list[str] | str | None = None,
         use_cache: bool = True,
+        *,
+        namespace: str | None = None,
     ) -> AskResult:
         """Answer ``question`` with citations.
 
@@ -204,22 +206,32 @@ class Assistant:
             session_id: a chat session whose memory the question may depend on.
             sources: ``pubmed`` (default from settings), ``europepmc``, ``local``, ``all``.
             use_cache: False answers from a fresh search, neither cache read, tier 1 not written.
+            namespace: the tenant whose tier-1 answers and sessions this question uses
+                (default: ``settings.namespace``). Tier 2 is shared by every tenant.
 
         Raises:
             ValidationError: empty or too long question, unknown source.
             SourceError, LLMError, StorageError: when the work cannot be done at all.
         """
+        from medlit.agent.memory import session_key
         from medlit.agent.nodes import timed
 
         text = self.validate_question(question)
         names = self.resolve_sources(sources)
         start = time.perf_counter()
+        tenant = namespace or self.settings.namespace
         with usage_scope() as usage:
             deps = self.deps
-            deps.use_sources(names)
-            state = initial_state(text, session_id=session_id, sources=names, use_cache=use_cache)
+            state = initial_state(
+                text,
+                session_id=session_id,
+                sources=names,
+                use_cache=use_cache,
+                namespace=tenant,
+                fingerprint=deps.fingerprint(names),
+            )
             if session_id:
-                memory = deps.memory().get(session_id)
+                memory = deps.memory().get(session_key(tenant, session_id))
                 state["memory_summary"] = memory.render()
                 state["previous_question"] = memory.last_question
             nodes = self._get_nodes()

@@ -27,6 +27,7 @@ __all__ = [
     "ResearchDepth",
     "ResearchSettings",
     "SearchSettings",
+    "ServiceSettings",
     "Settings",
 ]
 
@@ -441,6 +442,38 @@ class ResearchSettings(_Section):
         return config
 
 
+class ServiceSettings(_Section):
+    """The HTTP service (``medlit serve``)."""
+
+    max_body_bytes: int = Field(
+        65536, ge=1024, description="Largest request body accepted; a larger one gets a 413."
+    )
+    rate_limit_per_minute: int = Field(
+        600,
+        ge=0,
+        description="Requests one API key may make per minute (0: no limit); a key may carry "
+        "its own limit (medlit keys create --rate-limit).",
+    )
+    rate_limit_burst: int = Field(
+        60, ge=1, description="Requests one API key may make at once before the rate applies."
+    )
+    research_workers: int = Field(
+        2, ge=1, le=32, description="Research jobs the service runs at once."
+    )
+    ask_concurrency: int = Field(
+        4,
+        ge=1,
+        le=64,
+        description="Cache misses answered at once (more wait their turn; hits never wait).",
+    )
+    key_cache_s: float = Field(
+        2.0,
+        ge=0,
+        description="Seconds a verified API key is trusted before it is read again "
+        "(a revoked key stops working within this time).",
+    )
+
+
 class Settings(BaseSettings):
     """All of medlit's settings. Build once at the edge and pass down."""
 
@@ -471,6 +504,7 @@ class Settings(BaseSettings):
     cache: CacheSettings = Field(default_factory=CacheSettings)
     agent: AgentSettings = Field(default_factory=AgentSettings)
     research: ResearchSettings = Field(default_factory=ResearchSettings)
+    service: ServiceSettings = Field(default_factory=ServiceSettings)
 
     @field_validator("home", mode="after")
     @classmethod

@@ -64,7 +64,6 @@ class AgentDeps:
         self.runtime = runtime
         self.store = runtime.store
         self._owns = owns_store
-        self._sources: list[str] = [settings.search.default_source]
 
     @classmethod
     def open(cls, settings: Settings) -> AgentDeps:
@@ -106,36 +105,41 @@ class AgentDeps:
         """Whether ``task`` can call a model (decided from the settings, no import)."""
         return self.runtime.llm_configured(task)
 
-    def use_sources(self, names: Sequence[str]) -> None:
-        """The sources of the current question (they are part of the cache fingerprint)."""
-        self._sources = list(names)
-
-    @property
-    def fingerprint(self) -> str:
-        """The answer-shaping fingerprint of the current settings and sources."""
+    def fingerprint(self, sources: Sequence[str]) -> str:
+        """The answer-shaping fingerprint of the settings and one question's sources."""
         route = resolve_route(self.settings.llm, "answer")
         model = route.model if route.configured else None
-        return self.settings.answer_fingerprint(self._sources, model)
+        return self.settings.answer_fingerprint(list(sources), model)
 
     # -- operations the nodes use ------------------------------------------------------
     def embed_one(self, text: str) -> Any:
         """The unit-norm embedding of ``text`` (float32 vector)."""
         return self.embedder.embed([text])[0]
 
-    def lookup_answer(self, question: str, vector: Any) -> AnswerLookup:
-        """Tier-1 lookup in this namespace and fingerprint."""
+    def lookup_answer(
+        self, question: str, vector: Any, *, namespace: str, fingerprint: str
+    ) -> AnswerLookup:
+        """Tier-1 lookup in one namespace (tenant) and fingerprint.
+
+        Both come from the question's state, never from these shared deps: one assistant
+        answers many tenants' questions at once.
+        """
         return self.answers.search_query(
-            question, vector, namespace=self.settings.namespace, fingerprint=self.fingerprint
+            question, vector, namespace=namespace, fingerprint=fingerprint
         )
 
-    def add_answer(self, question: str, vector: Any, payload: dict[str, Any]) -> int:
-        """Store an admitted answer in tier 1."""
+    def add_answer(
+        self,
+        question: str,
+        vector: Any,
+        payload: dict[str, Any],
+        *,
+        namespace: str,
+        fingerprint: str,
+    ) -> int:
+        """Store an admitted answer in tier 1 (in the question's namespace and fingerprint)."""
         return self.answers.add_query(
-            question,
-            vector,
-            payload,
-            namespace=self.settings.namespace,
-            fingerprint=self.fingerprint,
+            question, vector, payload, namespace=namespace, fingerprint=fingerprint
         )
 
     def search_chunks(self, vector: Any, k: int, only_keys: list[str] | None) -> list[Evidence]:

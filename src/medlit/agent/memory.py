@@ -21,7 +21,15 @@ from medlit.errors import MedlitError
 from medlit.log import get_logger
 from medlit.storage.base import Migration
 
-__all__ = ["ChatMemory", "MemoryStore", "SessionMemory", "Summarizer", "Turn", "summary_messages"]
+__all__ = [
+    "ChatMemory",
+    "MemoryStore",
+    "SessionMemory",
+    "Summarizer",
+    "Turn",
+    "session_key",
+    "summary_messages",
+]
 
 log = get_logger("agent.memory")
 
@@ -39,6 +47,13 @@ def _create_sessions(conn: sqlite3.Connection) -> None:
 
 
 MIGRATIONS = [_create_sessions]
+
+
+def session_key(namespace: str, session_id: str) -> str:
+    """The stored id of a tenant's session: tenant ``default`` keeps the bare id (the CLI's
+    sessions), any other is ``namespace/session_id``, so two tenants using the same session id
+    never share a memory (the service refuses ``/`` in session ids)."""
+    return session_id if namespace == "default" else f"{namespace}/{session_id}"
 
 
 @dataclass

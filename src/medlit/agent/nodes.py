@@ -18,7 +18,7 @@ from typing import Any
 from medlit.agent import decisions, query, scoring
 from medlit.agent.citations import enforce_citations, is_yes_no_question, parse_verdict
 from medlit.agent.deps import AgentDeps
-from medlit.agent.memory import Turn, summary_messages
+from medlit.agent.memory import Turn, session_key, summary_messages
 from medlit.agent.prompt import NO_EVIDENCE_ANSWER, build_messages, expand_context
 from medlit.agent.state import AgentState
 from medlit.errors import CacheAdmissionError, LLMError, SourceError, SourceUnavailable
@@ -127,11 +127,19 @@ class AskNodes:
             standalone, narrow, broad, out.focus or query.suggest_focus(standalone)
         )
 
+    def _fingerprint(self, state: AgentState) -> str:
+        return state.get("fingerprint") or self.deps.fingerprint(state.get("sources", ["pubmed"]))
+
     async def query_cache(self, state: AgentState) -> dict[str, Any]:
         """Tier 1: a stored answer to the same question (the cache's guard has the last word)."""
         if not state.get("use_cache", True) or not self.deps.settings.cache.enabled:
             return {"cache_hit": False, "miss_reason": "disabled"}
-        lookup = self.deps.lookup_answer(state["standalone_question"], state["query_vector"])
+        lookup = self.deps.lookup_answer(
+            state["standalone_question"],
+            state["query_vector"],
+            namespace=state.get("namespace", self.deps.settings.namespace),
+            fingerprint=self._fingerprint(state),
+        )
         if not lookup.hit or lookup.entry is None:
             return {
                 "cache_hit": False,
@@ -348,7 +356,8 @@ class AskNodes:
             state.get("standalone_question", state["question"]),
             state.get("final_answer", ""),
         )
-        await self.deps.memory().update(session, turn, summarizer=summarizer)
+        key = session_key(state.get("namespace", self.deps.settings.namespace), session)
+        await self.deps.memory().update(key, turn, summarizer=summarizer)
         return {}
 
     async def _summarize(self, summary: str, turns: list[Turn]) -> str:
@@ -372,7 +381,13 @@ class AskNodes:
             "extra": {"mode": state.get("mode"), "stop_reason": state.get("stop_reason")},
         }
         try:
-            self.deps.add_answer(state["standalone_question"], state["query_vector"], payload)
+            self.deps.add_answer(
+                state["standalone_question"],
+                state["query_vector"],
+                payload,
+                namespace=state.get("namespace", self.deps.settings.namespace),
+                fingerprint=self._fingerprint(state),
+            )
         except CacheAdmissionError as exc:
             log.warning("answer_not_cached", reason=str(exc))
             return {"admitted": False, "admission_reason": "refused"}

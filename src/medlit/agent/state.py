@@ -49,6 +49,8 @@ class AgentState(TypedDict, total=False):
     session_id: str | None
     sources: list[str]
     use_cache: bool
+    namespace: str  # the tenant: scope of tier-1 answers and of the session
+    fingerprint: str  # answer-shaping settings of this question (its sources included)
     memory_summary: str  # the session's chat memory, read once before planning
     previous_question: str | None  # the session's last standalone question
     planned: bool  # plan_query and query_cache already ran (the fast path outside the graph)
@@ -118,6 +120,8 @@ def initial_state(
     sources: list[str] | None = None,
     use_cache: bool = True,
     memory_summary: str = "",
+    namespace: str = "default",
+    fingerprint: str = "",
 ) -> AgentState:
     """A fresh state for one question, every loop counter at zero."""
     return AgentState(
@@ -125,6 +129,8 @@ def initial_state(
         session_id=session_id,
         sources=list(sources or ["pubmed"]),
         use_cache=use_cache,
+        namespace=namespace,
+        fingerprint=fingerprint,
         memory_summary=memory_summary,
         planned=False,
         cache_hit=False,

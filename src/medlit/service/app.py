@@ -1,0 +1,156 @@
+"""The FastAPI application: :func:`create_app` over one :class:`~medlit.runtime.Runtime`.
+
+::
+
+    runtime = Runtime.open(settings)
+    app = create_app(runtime)            # routes under /v1, OpenAPI at /openapi.json, docs at /docs
+    uvicorn.run(app, host="127.0.0.1", port=8000)
+
+Routes are thin: validate, call the engine, map errors to problem+json
+(:mod:`medlit.service.problems`). The runtime belongs to the caller; the app closes only what it
+opened itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from medlit import __version__
+from medlit.assistant import Assistant
+from medlit.log import get_logger
+from medlit.runtime import Runtime
+from medlit.service import ask, health, search
+from medlit.service.auth import KeyVerifier, RateLimiter
+from medlit.service.deps import ServiceState
+from medlit.service.flights import AskFlights
+from medlit.service.keys import KeyStore
+from medlit.service.metrics import MetricsMiddleware, ServiceMetrics
+from medlit.service.problems import install_problem_handlers, problem_body
+
+__all__ = ["create_app"]
+
+log = get_logger("service")
+
+
+def create_app(runtime: Runtime, *, require_keys: bool | None = None) -> FastAPI:
+    """The medlit HTTP service over ``runtime``.
+
+    Args:
+        runtime: the composition root (store, caches, sources, LLM); it stays open after the
+            app stops (its owner closes it).
+        require_keys: True: every request needs an API key; False: requests without a key run
+            as tenant ``default`` (a key, when sent, still picks its tenant); None (default):
+            keys are required as soon as one exists.
+    """
+    settings = runtime.settings
+    keys = KeyStore(runtime.store)
+    metrics = ServiceMetrics(count_jobs=lambda: _count_jobs(runtime))
+    state = ServiceState(
+        runtime=runtime,
+        assistant=Assistant(runtime=runtime),
+        keys=keys,
+        require_keys=require_keys,
+        metrics=metrics,
+        limiter=RateLimiter(
+            settings.service.rate_limit_per_minute, settings.service.rate_limit_burst
+        ),
+        flights=AskFlights(),
+    )
+    state.extras["verifier"] = KeyVerifier(keys, settings.service.key_cache_s)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        log.info("service_started", db=str(settings.db_path))
+        try:
+            yield
+        finally:
+            await state.assistant.aclose()  # a no-op for the runtime's parts: it owns them
+            runtime.answers.flush()
+
+    app = FastAPI(
+        title="medlit",
+        version=__version__,
+        summary="Cited answers from the biomedical literature, behind a safe semantic cache.",
+        lifespan=lifespan,
+        openapi_url="/openapi.json",
+        docs_url="/docs",
+        redoc_url=None,
+    )
+    app.state.medlit = state
+    install_problem_handlers(app)
+    app.include_router(ask.router)
+    app.include_router(search.router)
+    app.include_router(health.router)
+    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.service.max_body_bytes)
+    app.add_middleware(MetricsMiddleware, metrics=metrics)
+    return app
+
+
+def _count_jobs(runtime: Runtime) -> dict[str, int]:
+    rows = runtime.store.read("SELECT status, count(*) FROM research_jobs GROUP BY status")
+    return {str(status): int(n) for status, n in rows}
+
+
+class BodyLimitMiddleware:
+    """Refuses a request body over ``max_bytes`` with a 413 problem (whether or not it
+    announces its length), before any route reads it."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS", "DELETE"):
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope["headers"]).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
+            await self._refuse(scope, send)
+            return
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_bytes:
+                await self._refuse(scope, send)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        sent = False
+
+        async def replay() -> Message:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _refuse(self, scope: Scope, send: Send) -> None:
+        import json
+
+        detail = f"the request body is larger than {self.max_bytes} bytes"
+        payload = json.dumps(problem_body(413, detail, scope.get("path"))).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 413,
+                "headers": [
+                    (b"content-type", b"application/problem+json"),
+                    (b"content-length", str(len(payload)).encode()),
+                    (b"connection", b"close"),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": payload})

@@ -1,0 +1,144 @@
+"""``POST /v1/ask``: one cited answer, as JSON or as a live SSE stream.
+
+With ``Accept: text/event-stream`` the answer streams: ``stage`` events as each graph node
+starts (cache check, search, scoring, writing), ``token`` events while the LLM writes (where the
+provider streams), then one ``result`` (the :class:`~medlit.assistant.AskResult`) or one
+``error`` (a problem+json object). Identical asks in flight share one answer
+(:mod:`medlit.service.flights`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any, Literal
+
+from fastapi import APIRouter, Request, Response
+from pydantic import BaseModel, ConfigDict, Field
+from sse_starlette import EventSourceResponse
+
+from medlit.assistant import AskResult
+from medlit.errors import MedlitError
+from medlit.log import get_logger
+from medlit.progress import ProgressEvent
+from medlit.service.auth import CurrentTenant
+from medlit.service.deps import ServiceState, ServiceStateDep
+from medlit.service.flights import question_key
+from medlit.service.problems import PROBLEM_RESPONSES, medlit_problem, problem_body
+
+__all__ = ["AskRequest", "router"]
+
+log = get_logger("service")
+
+router = APIRouter(tags=["ask"])
+
+SESSION_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
+
+
+class AskRequest(BaseModel):
+    """A question for ``POST /v1/ask`` (the options of ``medlit ask``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    question: str = Field(
+        min_length=1, max_length=20000, description="The question, in plain language."
+    )
+    session_id: str | None = Field(
+        None,
+        pattern=SESSION_PATTERN,
+        description="Chat session id (your tenant's own): follow-ups use its memory.",
+    )
+    source: Literal["pubmed", "europepmc", "local", "all"] | None = Field(
+        None, description="Where to search (default: the server's default source)."
+    )
+    no_cache: bool = Field(False, description="Answer from a fresh search; read no cache.")
+
+
+def wants_events(request: Request) -> bool:
+    """Whether the client asked for an SSE stream."""
+    return "text/event-stream" in request.headers.get("accept", "")
+
+
+_SSE_DOC: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "The answer (JSON), or with `Accept: text/event-stream` a stream of "
+        "`stage`, `token`, then `result` or `error` events.",
+        "content": {"text/event-stream": {"schema": {"type": "string"}}},
+    }
+}
+
+
+@router.post(
+    "/v1/ask",
+    response_model=AskResult,
+    responses={**PROBLEM_RESPONSES, **_SSE_DOC},
+    summary="Answer a question with citations",
+)
+async def ask(
+    body: AskRequest,
+    request: Request,
+    response: Response,
+    tenant: CurrentTenant,
+    state: ServiceStateDep,
+) -> Any:
+    """Answer a biomedical question from the literature, citing the PMIDs it used."""
+    assistant = state.assistant
+    text = assistant.validate_question(body.question)
+    names = assistant.resolve_sources(body.source)
+    key = (
+        tenant.name,
+        assistant.deps.fingerprint(names),
+        question_key(text),
+        tuple(names),
+        body.no_cache,
+        body.session_id,
+    )
+
+    async def work() -> AskResult:
+        result = await assistant.ask(
+            text,
+            session_id=body.session_id,
+            sources=names,
+            use_cache=not body.no_cache,
+            namespace=tenant.name,
+        )
+        state.metrics.observe_lookup(
+            tenant.name, result.cache.tier1 == "hit", result.cache.miss_reason
+        )
+        return result
+
+    if wants_events(request):
+        return EventSourceResponse(_events(state, key, work), ping=15)
+    result, shared = await state.flights.run(key, work)
+    if shared:
+        state.metrics.single_flight.inc()
+        response.headers["X-Medlit-Shared"] = "1"
+    return result
+
+
+async def _events(state: ServiceState, key: Any, work: Any) -> AsyncIterator[dict[str, str]]:
+    queue: asyncio.Queue[ProgressEvent | None] = asyncio.Queue()
+    task = asyncio.create_task(state.flights.run(key, work, sink=queue.put_nowait, tokens=True))
+    task.add_done_callback(lambda _t: queue.put_nowait(None))
+    n = 0
+    try:
+        while (event := await queue.get()) is not None:
+            n += 1
+            yield {"event": event.kind, "id": str(n), "data": event.model_dump_json()}
+        try:
+            result, shared = task.result()
+            if shared:
+                state.metrics.single_flight.inc()
+            yield {"event": "result", "id": str(n + 1), "data": result.model_dump_json()}
+        except MedlitError as exc:
+            status, detail, _ = medlit_problem(exc)
+            body = problem_body(status, detail, "/v1/ask")
+            yield {"event": "error", "id": str(n + 1), "data": json.dumps(body)}
+        except Exception:
+            log.exception("ask_stream_failed")
+            body = problem_body(500, "an unexpected error occurred; it has been logged", "/v1/ask")
+            yield {"event": "error", "id": str(n + 1), "data": json.dumps(body)}
+    finally:
+        if not task.done():
+            task.cancel()  # only this waiter: the shared work goes on for the others

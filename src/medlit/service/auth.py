@@ -1,0 +1,154 @@
+"""Who is calling: Bearer API keys → :class:`Tenant`, and per-key request limits.
+
+Routes take the caller as a dependency::
+
+    @router.post("/v1/ask")
+    async def ask(body: AskRequest, tenant: CurrentTenant) -> AskResult: ...
+
+With no API key created (and ``require_keys`` not forced), every request runs as tenant
+``default``; the server then listens on loopback only (see :mod:`medlit.service.server`). Once a
+key exists, every request needs ``Authorization: Bearer <key>``; a missing or unknown key is a
+401, a key over its rate a 429 with ``Retry-After``.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from medlit.service.deps import ServiceState, get_state
+from medlit.service.keys import ApiKey, KeyStore
+from medlit.service.problems import ProblemError
+
+__all__ = ["DEFAULT_TENANT", "CurrentTenant", "KeyVerifier", "RateLimiter", "Tenant"]
+
+DEFAULT_TENANT = "default"
+
+_bearer = HTTPBearer(auto_error=False, description="An API key from `medlit keys create`.")
+
+
+@dataclass(frozen=True)
+class Tenant:
+    """The caller.
+
+    Attributes:
+        name: the tenant (the namespace of its cached answers, sessions and jobs).
+        key_id: the public id of the key used, or None without keys.
+    """
+
+    name: str
+    key_id: str | None = None
+
+
+class KeyVerifier:
+    """Verifies tokens against the key table, remembering answers for ``ttl_s`` seconds so a
+    busy server does not read the table on every request (a revoked key stops working within
+    ``ttl_s``).
+    """
+
+    def __init__(self, keys: KeyStore, ttl_s: float) -> None:
+        self._keys = keys
+        self._ttl = ttl_s
+        self._lock = threading.Lock()
+        self._seen: dict[str, tuple[float, ApiKey | None]] = {}
+        self._count: tuple[float, int] = (-1e18, 0)
+
+    def any_keys(self) -> bool:
+        """Whether at least one active key exists."""
+        now = time.monotonic()
+        with self._lock:
+            at, count = self._count
+        if now - at > self._ttl:
+            count = self._keys.active_count()
+            with self._lock:
+                self._count = (now, count)
+        return count > 0
+
+    def verify(self, token: str) -> ApiKey | None:
+        """The active key of ``token``, or None."""
+        now = time.monotonic()
+        with self._lock:
+            hit = self._seen.get(token)
+        if hit is not None and now - hit[0] <= self._ttl:
+            return hit[1]
+        key = self._keys.verify(token)
+        with self._lock:
+            if len(self._seen) > 10_000:  # bounded: unknown tokens must not grow it forever
+                self._seen.clear()
+            self._seen[token] = (now, key)
+        return key
+
+
+class RateLimiter:
+    """A token bucket per API key: ``per_minute`` requests a minute, ``burst`` at once.
+
+    In-process: with several server processes each holds its own buckets.
+    """
+
+    def __init__(self, per_minute: int, burst: int) -> None:
+        self.per_minute = per_minute
+        self.burst = burst
+        self._lock = threading.Lock()
+        self._buckets: dict[str, tuple[float, float]] = {}  # key -> (tokens, at)
+
+    def take(self, key: str, per_minute: int | None = None) -> float:
+        """Spend one request of ``key``; returns 0 when allowed, else the seconds to wait."""
+        rate = self.per_minute if per_minute is None else per_minute
+        if rate <= 0:
+            return 0.0
+        per_s = rate / 60.0
+        capacity = float(min(self.burst, rate))
+        now = time.monotonic()
+        with self._lock:
+            tokens, at = self._buckets.get(key, (capacity, now))
+            tokens = min(capacity, tokens + (now - at) * per_s)
+            if tokens >= 1.0:
+                self._buckets[key] = (tokens - 1.0, now)
+                return 0.0
+            self._buckets[key] = (tokens, now)
+            return (1.0 - tokens) / per_s
+
+
+async def current_tenant(
+    request: Request,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> Tenant:
+    """The tenant of the request's API key (``default`` when keys are not in use)."""
+    state: ServiceState = get_state(request)
+    verifier: KeyVerifier = state.extras["verifier"]  # type: ignore[assignment]
+    if credentials is None:
+        required = state.require_keys
+        if required is None:
+            required = verifier.any_keys()
+        if required:
+            raise ProblemError(
+                401,
+                "an API key is required: send 'Authorization: Bearer <key>' "
+                "(create one with: medlit keys create --tenant NAME)",
+                headers={"WWW-Authenticate": "Bearer"},
+            )
+        return Tenant(DEFAULT_TENANT)
+    key = verifier.verify(credentials.credentials)
+    if key is None:
+        raise ProblemError(
+            401, "unknown or revoked API key", headers={"WWW-Authenticate": "Bearer"}
+        )
+    wait = state.limiter.take(key.key_id, key.rate_per_minute)
+    if wait > 0:
+        raise ProblemError(
+            429,
+            "too many requests for this API key; retry later",
+            headers={"Retry-After": str(max(1, round(wait + 0.5)))},
+        )
+    tenant = Tenant(key.tenant, key.key_id)
+    request.state.tenant = tenant
+    return tenant
+
+
+CurrentTenant = Annotated[Tenant, Depends(current_tenant)]
+"""The calling tenant (a route dependency)."""

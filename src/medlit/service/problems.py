@@ -1,0 +1,189 @@
+"""Errors as RFC 9457 problem details (``application/problem+json``).
+
+Every error the service returns has the same shape::
+
+    {"type": "about:blank", "title": "Bad Request", "status": 400,
+     "detail": "the question is empty", "instance": "/v1/ask"}
+
+Bad input is always a 4xx with the reason in ``detail``; a failing literature source or LLM is
+a 502/503/504 with the same one-line reason the CLI prints; anything unexpected is a 500 whose
+body says only that (the traceback goes to the log, never to the client).
+"""
+
+from __future__ import annotations
+
+from http import HTTPStatus
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from medlit import errors
+from medlit.log import get_logger
+
+__all__ = [
+    "PROBLEM_RESPONSES",
+    "Problem",
+    "ProblemError",
+    "install_problem_handlers",
+    "problem_response",
+    "status_for",
+]
+
+log = get_logger("service")
+
+MEDIA_TYPE = "application/problem+json"
+
+
+class Problem(BaseModel):
+    """An RFC 9457 problem detail."""
+
+    type: str = Field("about:blank", description="A URI naming the kind of problem.")
+    title: str = Field(description="Short summary of the kind of problem (the HTTP reason).")
+    status: int = Field(description="The HTTP status code.")
+    detail: str = Field("", description="What went wrong with this request, in one line.")
+    instance: str | None = Field(None, description="The path of the request.")
+
+
+#: The error responses every route may give, for the OpenAPI document.
+PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
+    code: {"model": Problem, "description": HTTPStatus(code).phrase, "content": {MEDIA_TYPE: {}}}
+    for code in (400, 401, 404, 413, 429, 502, 503, 504)
+}
+
+
+class ProblemError(Exception):
+    """Raise inside a route to answer with a problem (e.g. 401 with WWW-Authenticate).
+
+    Args:
+        status: the HTTP status.
+        detail: the one-line reason.
+        headers: extra response headers (``Retry-After``, ``WWW-Authenticate``).
+    """
+
+    def __init__(self, status: int, detail: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.detail = detail
+        self.headers = headers or {}
+
+
+# Most specific first: the first class the error is an instance of decides.
+_STATUS: list[tuple[type[errors.MedlitError], int]] = [
+    (errors.ValidationError, 400),
+    (errors.NotFoundError, 404),
+    (errors.JobBusy, 409),
+    (errors.RateLimited, 503),
+    (errors.SourceUnavailable, 503),
+    (errors.SourceResponseError, 502),
+    (errors.SourceError, 502),
+    (errors.LLMConfigError, 503),
+    (errors.LLMTimeout, 504),
+    (errors.LLMRateLimited, 503),
+    (errors.LLMError, 502),
+    (errors.ConfigError, 503),
+    (errors.StorageError, 503),
+    (errors.PlanningError, 502),
+    (errors.ResearchError, 500),
+]
+
+
+def status_for(exc: errors.MedlitError) -> int:
+    """The HTTP status of a medlit error."""
+    for cls, status in _STATUS:
+        if isinstance(exc, cls):
+            return status
+    return 500
+
+
+def problem_body(status: int, detail: str, instance: str | None = None) -> dict[str, Any]:
+    """The problem JSON for ``status`` (also sent as an SSE ``error`` event)."""
+    return Problem(
+        title=HTTPStatus(status).phrase, status=status, detail=detail, instance=instance
+    ).model_dump()
+
+
+def problem_response(
+    status: int,
+    detail: str,
+    *,
+    instance: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> JSONResponse:
+    """A problem+json response."""
+    return JSONResponse(
+        problem_body(status, detail, instance),
+        status_code=status,
+        media_type=MEDIA_TYPE,
+        headers=headers,
+    )
+
+
+def medlit_problem(exc: errors.MedlitError) -> tuple[int, str, dict[str, str]]:
+    """Status, detail and headers of a medlit error (the detail is what the CLI prints)."""
+    status = status_for(exc)
+    headers: dict[str, str] = {}
+    retry_after = getattr(exc, "retry_after", None)
+    if status in (429, 503) and isinstance(retry_after, int | float) and retry_after > 0:
+        headers["Retry-After"] = str(max(1, round(retry_after)))
+    if status >= 500 and status != 500:
+        log.warning("request_failed", status=status, error=str(exc), kind=type(exc).__name__)
+    return status, str(exc) or type(exc).__name__, headers
+
+
+def _validation_detail(exc: RequestValidationError) -> str:
+    parts = []
+    for err in exc.errors()[:3]:
+        loc = ".".join(str(p) for p in err.get("loc", ()) if p != "body") or "body"
+        parts.append(f"{loc}: {err.get('msg', 'invalid')}")
+    return "invalid request: " + "; ".join(parts) if parts else "invalid request"
+
+
+def install_problem_handlers(app: FastAPI) -> None:
+    """Answer every error of ``app`` with problem+json."""
+
+    async def on_medlit(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, errors.MedlitError)
+        status, detail, headers = medlit_problem(exc)
+        if status == 500:
+            log.error("request_error", path=request.url.path, error=str(exc))
+        return problem_response(status, detail, instance=request.url.path, headers=headers)
+
+    async def on_problem(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, ProblemError)
+        return problem_response(
+            exc.status, exc.detail, instance=request.url.path, headers=exc.headers
+        )
+
+    async def on_validation(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, RequestValidationError)
+        return problem_response(400, _validation_detail(exc), instance=request.url.path)
+
+    async def on_http(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, StarletteHTTPException)
+        detail = exc.detail if isinstance(exc.detail, str) else HTTPStatus(exc.status_code).phrase
+        if exc.status_code == 404 and detail == "Not Found":
+            detail = f"no such route: {request.method} {request.url.path}"
+        elif exc.status_code == 405:
+            detail = f"method {request.method} is not allowed on {request.url.path}"
+        return problem_response(
+            exc.status_code,
+            detail,
+            instance=request.url.path,
+            headers=dict(exc.headers or {}),
+        )
+
+    async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unexpected_error", path=request.url.path, kind=type(exc).__name__)
+        return problem_response(
+            500, "an unexpected error occurred; it has been logged", instance=request.url.path
+        )
+
+    app.add_exception_handler(errors.MedlitError, on_medlit)
+    app.add_exception_handler(ProblemError, on_problem)
+    app.add_exception_handler(RequestValidationError, on_validation)
+    app.add_exception_handler(StarletteHTTPException, on_http)
+    app.add_exception_handler(Exception, on_unexpected)

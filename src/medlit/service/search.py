@@ -1,0 +1,124 @@
+"""``GET /v1/search`` (the options of ``medlit search``) and ``GET /v1/cache/stats``."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from fastapi import APIRouter, Query
+from pydantic import BaseModel, Field
+from pydantic import ValidationError as PydanticValidationError
+
+from medlit.errors import SourceUnavailable, ValidationError
+from medlit.service.auth import CurrentTenant
+from medlit.service.deps import ServiceStateDep
+from medlit.service.problems import PROBLEM_RESPONSES
+from medlit.types import SearchQuery
+
+__all__ = ["router"]
+
+router = APIRouter(tags=["search"])
+
+
+class ArticleOut(BaseModel):
+    """One article, as ``medlit search --json`` prints it."""
+
+    pmid: str | None = None
+    doi: str | None = None
+    pmcid: str | None = None
+    title: str = ""
+    year: int | None = None
+    pub_date: str | None = None
+    journal: str | None = None
+    authors: list[str] = Field(default_factory=list)
+    publication_types: list[str] = Field(default_factory=list)
+    study_type: str = ""
+    abstract: str = ""
+    mesh_terms: list[str] = Field(default_factory=list)
+    language: str | None = None
+    source: str | None = None
+    citation_count: int | None = None
+    open_access: bool | None = None
+    url: str | None = None
+
+
+class ProviderOut(BaseModel):
+    """How one source fared."""
+
+    status: str = Field(description="ok, no_match, error, timeout or disabled.")
+    count: int = 0
+    error: str | None = None
+
+
+class SearchResponse(BaseModel):
+    """The articles found (deduplicated across sources) and how each source fared."""
+
+    articles: list[ArticleOut]
+    providers: dict[str, ProviderOut]
+
+
+@router.get("/v1/search", response_model=SearchResponse, responses=PROBLEM_RESPONSES)
+async def search(
+    state: ServiceStateDep,
+    tenant: CurrentTenant,
+    q: str = Query(min_length=1, max_length=2000, description="What to search for."),
+    source: Literal["pubmed", "europepmc", "local", "all"] | None = Query(
+        None, description="Where to search (default: the server's default source)."
+    ),
+    limit: int | None = Query(None, ge=1, le=200, description="Results per source."),
+    sort: Literal["relevance", "pub_date"] = Query("relevance", description="Order."),
+    from_year: int | None = Query(None, ge=1000, le=3000, description="Earliest year."),
+    to_year: int | None = Query(None, ge=1000, le=3000, description="Latest year."),
+) -> SearchResponse:
+    """Search the literature and list the articles found."""
+    from medlit.cli.search import article_json
+    from medlit.sources.search import resolve_source_names, validate_query
+
+    runtime = state.runtime
+    settings = runtime.settings
+    try:
+        query = SearchQuery(
+            term=q,
+            limit=limit if limit is not None else settings.search.default_limit,
+            sort=sort,
+            min_year=from_year,
+            max_year=to_year,
+        )
+    except PydanticValidationError as exc:
+        first = exc.errors()[0]
+        raise ValidationError(
+            f"invalid {'.'.join(map(str, first['loc']))}: {first['msg']}"
+        ) from None
+    query = validate_query(query, settings)
+    names = resolve_source_names(source, settings)
+    results = await runtime.source_set(names).search(query)
+    tried = [st for st in results.providers.values() if st.status != "disabled"]
+    if tried and all(st.status in ("error", "timeout") for st in tried):
+        errors = "; ".join(f"{st.provider}: {st.error or st.status}" for st in tried)
+        raise SourceUnavailable(f"every source failed; nothing was searched ({errors})")
+    return SearchResponse(
+        articles=[ArticleOut(**article_json(a)) for a in results.articles[: query.limit]],
+        providers={
+            name: ProviderOut(status=st.status, count=st.count, error=st.error)
+            for name, st in results.providers.items()
+        },
+    )
+
+
+@router.get("/v1/cache/stats", responses=PROBLEM_RESPONSES)
+async def cache_stats(state: ServiceStateDep, tenant: CurrentTenant) -> dict[str, Any]:
+    """The caller's tier-1 answers, the shared evidence cache and this process's lookups.
+
+    Another tenant's entries are never counted or named.
+    """
+    store = state.runtime.store
+    settings = state.runtime.settings
+    counters = state.metrics.tier1_counts(tenant.name)
+    return {
+        "tenant": tenant.name,
+        "answers": {
+            "entries": store.count_answers(tenant.name),
+            "capacity": settings.cache.answer_capacity,
+            **counters,
+        },
+        "evidence": {"articles": store.count_articles(), "chunks": store.count_chunks()},
+    }

@@ -1,0 +1,97 @@
+"""The real service on loopback for tests and benchmarks: uvicorn in a thread, a free port.
+
+::
+
+    with ServiceServer(settings) as server:
+        httpx.post(f"{server.url}/v1/ask", json={...})
+
+The runtime is opened and closed on the server's own event loop, like ``medlit serve``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+from typing import Any
+
+import uvicorn
+
+from medlit.config import Settings
+from medlit.runtime import Runtime
+from medlit.service.app import create_app
+
+__all__ = ["ServiceServer"]
+
+
+class ServiceServer:
+    """``create_app`` under a real uvicorn on 127.0.0.1 (a free port), in a thread.
+
+    Args:
+        settings: the settings of the runtime.
+        require_keys: passed to :func:`~medlit.service.app.create_app`.
+    """
+
+    def __init__(self, settings: Settings, *, require_keys: bool | None = None) -> None:
+        self.settings = settings
+        self.require_keys = require_keys
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.runtime: Runtime | None = None
+        self.app: Any = None
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+
+    def start(self) -> ServiceServer:
+        """Start serving; returns once the server accepts connections."""
+        self._thread = threading.Thread(target=self._run, name="medlit-service", daemon=True)
+        self._thread.start()
+        if not self._ready.wait(30) or self._error is not None:
+            raise RuntimeError(f"the service did not start: {self._error!r}")
+        return self
+
+    def _run(self) -> None:
+        try:
+            asyncio.run(self._main())
+        except BaseException as exc:  # reported to start()
+            self._error = exc
+            self._ready.set()
+
+    async def _main(self) -> None:
+        self.runtime = Runtime(self.settings)
+        try:
+            self.app = create_app(self.runtime, require_keys=self.require_keys)
+            config = uvicorn.Config(
+                self.app,
+                log_level="warning",
+                access_log=False,
+                lifespan="on",
+                timeout_keep_alive=30,
+            )
+            self._server = uvicorn.Server(config)
+            serving = asyncio.create_task(self._server.serve(sockets=[self.sock]))
+            while not self._server.started and not serving.done():  # noqa: ASYNC110 - uvicorn has no event
+                await asyncio.sleep(0.01)
+            self._ready.set()
+            await serving
+        finally:
+            await self.runtime.aclose()
+
+    def stop(self) -> None:
+        """Stop serving and close the runtime."""
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(30)
+        self.sock.close()
+
+    def __enter__(self) -> ServiceServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,115 @@
+"""The service over real HTTP: ask (JSON and SSE), search, health, problems, metrics."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+
+from tests.fakes.eutils_server import FakeEutils, Fault
+from tests.fakes.llm_server import FakeLLMServer
+from tests.integration.service.server import ServiceServer
+
+Q1 = "Does aspirin prevent stroke in adults?"
+
+
+def parse_sse(text: str) -> list[tuple[str, Any]]:
+    """(event name, JSON data) of each event of an SSE body."""
+    events = []
+    for block in text.replace("\r\n", "\n").split("\n\n"):
+        name, data = "message", ""
+        for line in block.splitlines():
+            if line.startswith("event:"):
+                name = line[6:].strip()
+            elif line.startswith("data:"):
+                data += line[5:].strip()
+        if data:
+            events.append((name, json.loads(data)))
+    return events
+
+
+def test_ask_miss_then_hit(
+    service: ServiceServer, eutils: FakeEutils, llm_server: FakeLLMServer
+) -> None:
+    with httpx.Client(base_url=service.url, timeout=30) as client:
+        first = client.post("/v1/ask", json={"question": Q1})
+        assert first.status_code == 200, first.text
+        body = first.json()
+        assert body["cache"]["tier1"] == "miss" and body["citations"]
+        assert body["api_calls"]["pubmed"] == len(eutils.history) >= 2
+        sent = (len(eutils.history), len(llm_server.history))
+        again = client.post("/v1/ask", json={"question": Q1})
+        assert again.json()["cache"]["tier1"] == "hit"
+        assert (len(eutils.history), len(llm_server.history)) == sent
+        assert again.json()["answer"] == body["answer"]
+
+
+def test_ask_streams_stages_then_result(service: ServiceServer) -> None:
+    with httpx.Client(base_url=service.url, timeout=30) as client:
+        reply = client.post(
+            "/v1/ask", json={"question": Q1}, headers={"Accept": "text/event-stream"}
+        )
+    assert reply.status_code == 200
+    assert reply.headers["content-type"].startswith("text/event-stream")
+    events = parse_sse(reply.text)
+    names = [name for name, _ in events]
+    assert names[-1] == "result", names
+    stages = [data["stage"] for name, data in events if name == "stage"]
+    assert stages[:2] == ["plan_query", "query_cache"]
+    assert "fetch_pubmed" in stages and "call_llm" in stages
+    assert events[-1][1]["cache"]["tier1"] == "miss" and events[-1][1]["citations"]
+
+
+def test_bad_input_is_a_problem_never_a_500(service: ServiceServer) -> None:
+    with httpx.Client(base_url=service.url, timeout=30) as client:
+        bad_json = {"content-type": "application/json"}
+        cases = [
+            client.post("/v1/ask", json={"question": "   "}),
+            client.post("/v1/ask", json={"question": "x" * 5000}),
+            client.post("/v1/ask", json={"question": Q1, "source": "nowhere"}),
+            client.post("/v1/ask", content=b"{not json", headers=bad_json),
+            client.post("/v1/ask", json={"nothing": 1}),
+            client.get("/v1/search", params={"q": "aspirin", "from_year": 2020, "to_year": 2010}),
+        ]
+        for reply in cases:
+            assert reply.status_code == 400, reply.text
+            assert reply.headers["content-type"] == "application/problem+json"
+            problem = reply.json()
+            assert problem["status"] == 400 and problem["detail"]
+        assert "empty" in cases[0].json()["detail"]
+        assert "too long" in cases[1].json()["detail"]
+        big = client.post("/v1/ask", content=b"x" * 70000, headers=bad_json)
+        assert big.status_code == 413 and "larger than" in big.json()["detail"]
+        missing = client.get("/v1/nothing-here")
+        assert missing.status_code == 404 and missing.json()["detail"].startswith("no such route")
+
+
+def test_source_failure_maps_to_503_with_the_cli_reason(
+    service: ServiceServer, eutils: FakeEutils
+) -> None:
+    eutils.enqueue(Fault.status(500), times=50)
+    with httpx.Client(base_url=service.url, timeout=30) as client:
+        reply = client.post("/v1/ask", json={"question": "Does zinc shorten the common cold?"})
+    assert reply.status_code == 503, reply.text
+    assert "could not search the literature" in reply.json()["detail"]
+
+
+def test_search_health_ready_metrics(service: ServiceServer) -> None:
+    with httpx.Client(base_url=service.url, timeout=30) as client:
+        found = client.get("/v1/search", params={"q": "aspirin stroke", "limit": 3})
+        assert found.status_code == 200, found.text
+        assert 1 <= len(found.json()["articles"]) <= 3
+        assert found.json()["providers"]["pubmed"]["status"] == "ok"
+        assert client.get("/healthz").json() == {"status": "ok"}
+        ready = client.get("/readyz").json()
+        assert ready["store"]["ok"] and ready["llm"]["answer"] is True
+        assert ready["sources"]["pubmed"]["reachable"] is True
+        stats = client.get("/v1/cache/stats").json()
+        assert stats["tenant"] == "default" and stats["answers"]["entries"] == 0
+        text = client.get("/metrics").text
+        docs = client.get("/openapi.json").json()
+    assert 'medlit_http_requests_total{method="GET",route="/v1/search",status="200"} 1.0' in text
+    assert 'medlit_source_requests_total{service="pubmed"}' in text
+    assert "medlit_http_request_duration_seconds_bucket" in text
+    assert "/v1/ask" in docs["paths"] and "/v1/search" in docs["paths"]
