@@ -40,7 +40,7 @@ __all__ = [
 Depth = Literal["quick", "standard", "deep"]
 DEPTHS: tuple[Depth, ...] = ("quick", "standard", "deep")
 Confidence = Literal["high", "medium", "low"]
-DEFAULT_TENANT = "local"
+DEFAULT_TENANT = "default"
 
 
 def utcnow() -> datetime:
