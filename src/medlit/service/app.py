@@ -23,7 +23,7 @@ from medlit import __version__
 from medlit.assistant import Assistant
 from medlit.log import get_logger
 from medlit.runtime import Runtime
-from medlit.service import ask, health, search
+from medlit.service import ask, health, research_routes, search
 from medlit.service.auth import KeyVerifier, RateLimiter
 from medlit.service.deps import ServiceState
 from medlit.service.flights import AskFlights
@@ -72,7 +72,8 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         log.info("service_started", db=str(settings.db_path))
         try:
-            yield
+            async with research_routes.research_workers(state):
+                yield
         finally:
             await state.assistant.aclose()  # a no-op for the runtime's parts: it owns them
             if close_runtime:
@@ -93,6 +94,7 @@ def create_app(
     install_problem_handlers(app)
     app.include_router(ask.router)
     app.include_router(search.router)
+    app.include_router(research_routes.router)
     app.include_router(health.router)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.service.max_body_bytes)
     app.add_middleware(MetricsMiddleware, metrics=metrics)
