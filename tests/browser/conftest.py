@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -64,9 +65,11 @@ class Served:
         return httpx.post(self.base_url + path, timeout=60.0, **kwargs)
 
 
-def _serve_env(
-    home: Path, eutils: FakeEutils, europepmc: FakeEuropePMC, llm: FakeLLMServer
+def serve_env(
+    home: Path, eutils: FakeEutils, europepmc: FakeEuropePMC, llm: FakeLLMServer | None
 ) -> dict[str, str]:
+    """The environment of a ``medlit`` process pointed at the fakes (no LLM when ``llm`` is
+    None: answers are evidence digests and research cannot run)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEDLIT_")}
     env.update(
         {
@@ -77,24 +80,56 @@ def _serve_env(
             "MEDLIT_PUBMED_API_KEY": "test-key",
             "MEDLIT_PUBMED_REQUESTS_PER_SECOND": "50",
             "MEDLIT_PUBMED_TIMEOUT_S": "5",
+            "MEDLIT_PUBMED_MAX_RETRIES": "0",
             "MEDLIT_EUROPEPMC_BASE_URL": europepmc.base_url,
             "MEDLIT_LOCAL_ENABLED": "false",
-            "MEDLIT_LLM_BASE_URL": llm.base_url,
-            "MEDLIT_LLM_MODEL": "fake-model",
-            "MEDLIT_LLM_MAX_RETRIES": "0",
             "MEDLIT_AGENT_MIN_DOCS": "2",
             "MEDLIT_AGENT_SCORE_THRESHOLD": "0.5",
             "MEDLIT_AGENT_FETCH_PER_ROUND": "5",
         }
     )
+    if llm is not None:
+        env.update(
+            {
+                "MEDLIT_LLM_BASE_URL": llm.base_url,
+                "MEDLIT_LLM_MODEL": "fake-model",
+                "MEDLIT_LLM_MAX_RETRIES": "0",
+            }
+        )
     return env
+
+
+@contextmanager
+def run_serve(tmp: Path, env: dict[str, str]) -> Iterator[tuple[str, Path]]:
+    """``medlit serve`` in a subprocess on a free loopback port; yields (base URL, log file)."""
+    port = _free_port()
+    log = tmp / "serve.log"
+    command = [sys.executable, "-m", "medlit", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    with log.open("wb") as out:
+        proc = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=tmp)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            _wait_ready(base, proc, log)
+            yield base, log
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def needs_chromium() -> None:
+    """Skip (with the reason) when Debian's chromium is not installed."""
+    if not CHROMIUM.exists():
+        pytest.skip(f"needs Debian's chromium ({CHROMIUM} is absent: apt-get install -y chromium)")
 
 
 @pytest.fixture(scope="session")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """``medlit serve`` on loopback against the fakes (one per test session)."""
-    if not CHROMIUM.exists():
-        pytest.skip(f"needs Debian's chromium ({CHROMIUM} is absent: apt-get install -y chromium)")
+    needs_chromium()
     tmp = tmp_path_factory.mktemp("web")
     responder = BrowserResponder()
     articles = browser_corpus()
@@ -102,37 +137,9 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         FakeEutils(articles=articles, rate_limit=None, rate_limit_with_key=None) as eutils,
         FakeEuropePMC(articles=articles) as europepmc,
         FakeLLMServer(responder=responder) as llm,
+        run_serve(tmp, serve_env(tmp / "home", eutils, europepmc, llm)) as (base, log),
     ):
-        port = _free_port()
-        log = tmp / "serve.log"
-        with log.open("wb") as out:
-            proc = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "medlit",
-                    "serve",
-                    "--host",
-                    "127.0.0.1",
-                    "--port",
-                    str(port),
-                ],
-                env=_serve_env(tmp / "home", eutils, europepmc, llm),
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                cwd=tmp,
-            )
-            base = f"http://127.0.0.1:{port}"
-            try:
-                _wait_ready(base, proc, log)
-                yield Served(base, eutils, europepmc, llm, responder, log)
-            finally:
-                proc.terminate()
-                try:
-                    proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
+        yield Served(base, eutils, europepmc, llm, responder, log)
 
 
 def _wait_ready(base: str, proc: subprocess.Popen[bytes], log: Path) -> None:
@@ -150,10 +157,11 @@ def _wait_ready(base: str, proc: subprocess.Popen[bytes], log: Path) -> None:
 
 
 @pytest.fixture(scope="session")
-def browser(served: Served) -> Iterator[Any]:
+def browser() -> Iterator[Any]:
     """Headless Debian Chromium through Playwright."""
     from playwright.sync_api import sync_playwright
 
+    needs_chromium()
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
@@ -165,6 +173,13 @@ def browser(served: Served) -> Iterator[Any]:
 @pytest.fixture
 def open_page(browser: Any, served: Served) -> Iterator[Any]:
     """``open_page(width, path="/")``: a fresh browser context (own storage) at that width."""
+    with page_factory(browser, served.base_url) as make:
+        yield make
+
+
+@contextmanager
+def page_factory(browser: Any, base_url: str) -> Iterator[Any]:
+    """Yields ``make(width, path)``: a page in a fresh context; closes them all at the end."""
     contexts: list[Any] = []
 
     def make(width: int = WIDTHS["desktop"], path: str = "/") -> Any:
@@ -179,13 +194,15 @@ def open_page(browser: Any, served: Served) -> Iterator[Any]:
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
         page.js_errors = errors  # checked by the tests: the page must not throw
-        page.goto(served.base_url + path)
+        page.goto(base_url + path)
         page.wait_for_selector("html[data-ready='true']")
         return page
 
-    yield make
-    for context in contexts:
-        context.close()
+    try:
+        yield make
+    finally:
+        for context in contexts:
+            context.close()
 
 
 def _offline(route: Any) -> None:

@@ -17,6 +17,7 @@ from axe_playwright_python.sync_playwright import Axe
 
 from tests.browser.conftest import WIDTHS, Served, screenshot
 from tests.browser.corpus import ASK_QUESTION, XSS_MARKUP, XSS_QUESTION
+from tests.fakes.eutils_server import Fault
 
 pytestmark = pytest.mark.slow
 
@@ -167,6 +168,19 @@ def test_markup_in_abstracts_and_model_answers_is_shown_as_text(
     shown = page.inner_text("#ask-result")
     assert "onerror" in shown  # the markup is there, as text a person can read
     assert page.js_errors == []
+
+
+def test_source_down_is_a_readable_message(served: Served, open_page: Any) -> None:
+    page = open_page(WIDTHS["phone"])
+    served.eutils.enqueue(Fault.status(503), times=20)
+    try:
+        ask(page, "Does telephone counseling improve mammography screening uptake?")
+    finally:
+        served.eutils.reset()
+    error = page.inner_text("#ask-error")
+    assert page.is_visible("#ask-error"), page.inner_text("body")
+    assert "could not search the literature" in error, error
+    assert "Traceback" not in error and not page.is_visible("#ask-result")
 
 
 def test_errors_are_readable_messages(served: Served, open_page: Any) -> None:
