@@ -368,6 +368,12 @@ class ResearchSettings(_Section):
     concurrency: int = Field(3, ge=1, le=16, description="Sub-questions researched at once.")
     min_section_words: int = Field(300, ge=50, description="Words each report section needs.")
     expand_tries: int = Field(2, ge=0, description="Tries to expand a short section.")
+    lease_s: float = Field(
+        60.0,
+        ge=1.0,
+        description="Seconds a running job's claim lasts unless renewed (renewed every third "
+        "of it); a job whose process died is picked up again by a worker after this long.",
+    )
     quick: ResearchDepth = Field(
         default_factory=lambda: _depth(
             min_sub_questions=3,

@@ -22,7 +22,10 @@ only ever see these::
     ├── StorageError             the store could not read or write (exit 7)
     │   └── CacheAdmissionError  the cache refused an entry (e.g. no citations)
     └── ResearchError            a research job failed (exit 8)
-        └── PlanningError        the planner could not produce a usable plan
+        ├── PlanningError        the planner could not produce a usable plan
+        ├── JobBusy              another process or worker is running the job
+        ├── JobCancelled         the job was cancelled (raised at its next step)
+        └── LeaseLost            the worker's claim on the job expired and was taken over
 """
 
 from __future__ import annotations
@@ -30,12 +33,15 @@ from __future__ import annotations
 __all__ = [
     "CacheAdmissionError",
     "ConfigError",
+    "JobBusy",
+    "JobCancelled",
     "LLMConfigError",
     "LLMError",
     "LLMOutputError",
     "LLMProviderError",
     "LLMRateLimited",
     "LLMTimeout",
+    "LeaseLost",
     "MedlitError",
     "NotFoundError",
     "PlanningError",
@@ -167,3 +173,11 @@ class JobBusy(ResearchError):
 
 class PlanningError(ResearchError):
     """The planner could not produce a usable plan."""
+
+
+class JobCancelled(ResearchError):
+    """The research job was cancelled; raised at its next step, it ends the job CANCELLED."""
+
+
+class LeaseLost(ResearchError):
+    """This worker's claim on a job lapsed and another worker holds it now: stop, save nothing."""

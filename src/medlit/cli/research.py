@@ -6,10 +6,11 @@ Command lines::
     medlit research status JOB [--json]
     medlit research list [--json]
     medlit research resume JOB [--out report.md] [--json]
+    medlit research cancel JOB
 
 ``research`` is a group whose default command takes the question: a first argument that is not
-a subcommand name (``status``, ``list``, ``resume``) is a question. A question that *is* one of
-those words is asked as ``medlit research run "list"``.
+a subcommand name (``status``, ``list``, ``resume``, ``cancel``, ``export``) is a question. A
+question that *is* one of those words is asked as ``medlit research run "list"``.
 """
 
 from __future__ import annotations
@@ -42,14 +43,15 @@ class _QuestionFirstGroup(TyperGroup):
 
     def list_commands(self, ctx: Any) -> list[str]:
         # Keep the help listing in the order people use the commands.
-        return [name for name in ("run", "status", "list", "resume") if name in self.commands]
+        order = ("run", "status", "list", "resume", "cancel", "export")
+        return [name for name in order if name in self.commands]
 
 
 research_app = typer.Typer(
     cls=_QuestionFirstGroup,
     no_args_is_help=True,
     help='Deep research: medlit research "question" [--depth quick|standard|deep] '
-    "[--out report.md] [--json]; then status, list, resume.",
+    "[--out report.md] [--json]; then status, list, resume, cancel, export.",
 )
 app.add_typer(research_app, name="research")
 
@@ -151,6 +153,32 @@ def research_resume(
     _finish(job, out, as_json)
 
 
+@research_app.command("cancel")
+@run
+def research_cancel(
+    job_id: Annotated[str, typer.Argument(help="Job id (a unique prefix is enough).")],
+) -> None:
+    """Cancel a queued or running job: it stops at its next step and ends CANCELLED."""
+    from medlit.research.runtime import open_job_store
+
+    jobs, db = open_job_store(build_settings())
+    try:
+        before = jobs.get(job_id)
+        job = jobs.cancel(before.id)
+    finally:
+        db.close()
+    if before.status.terminal:
+        console.print(f"job {job.id} has already ended: {job.status.value}", highlight=False)
+    elif job.status.value == "CANCELLED":
+        console.print(f"job {job.id}: CANCELLED", highlight=False)
+    else:
+        console.print(
+            f"job {job.id}: cancel requested; it stops at its next step "
+            f"(follow it with `medlit research status {job.id}`)",
+            highlight=False,
+        )
+
+
 # -- running, with a progress display on stderr ----------------------------------------------
 
 
@@ -221,6 +249,11 @@ def _finish(job: ResearchJob, out: Path | None, as_json: bool) -> None:
         print_json(job_to_dict(job))
     elif job.report is not None and out is None:
         console.print(render_markdown(job.report), markup=False, highlight=False, soft_wrap=True)
+    if job.status.value == "CANCELLED":
+        raise ResearchError(
+            f"research job {job.id} was cancelled (continue it with: "
+            f"medlit research resume {job.id})"
+        )
     if job.status.value == "FAILED":
         raise ResearchError(
             f"research job {job.id} failed in {job.failed_stage.value if job.failed_stage else '?'}"
@@ -253,7 +286,10 @@ def _show_status(job: ResearchJob) -> None:
         started = times.started_at.strftime("%H:%M:%S") if times.started_at else "-"
         finished = times.finished_at.strftime("%H:%M:%S") if times.finished_at else "…"
         console.print(f"  {stage:<13} {started} → {finished}", highlight=False)
-    if job.error:
+    if job.status.value == "CANCELLED":
+        stopped = job.failed_stage.value if job.failed_stage else "PENDING"
+        console.print(f"[yellow]cancelled in {stopped}[/]", highlight=False)
+    elif job.error:
         failed = job.failed_stage.value if job.failed_stage else "?"
         console.print(f"[red]failed in {failed}:[/] {escape(job.error)}", highlight=False)
     if job.budget_stop_reason:

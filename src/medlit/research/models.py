@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 from medlit.types import Article, Citation
 
 __all__ = [
+    "DEFAULT_TENANT",
     "DEPTHS",
     "STAGES",
     "ConflictingClaim",
@@ -39,6 +40,7 @@ __all__ = [
 Depth = Literal["quick", "standard", "deep"]
 DEPTHS: tuple[Depth, ...] = ("quick", "standard", "deep")
 Confidence = Literal["high", "medium", "low"]
+DEFAULT_TENANT = "default"
 
 
 def utcnow() -> datetime:
@@ -174,7 +176,7 @@ class NarrativeReport(BaseModel):
 
 
 class JobStatus(StrEnum):
-    """The state machine of seed 002."""
+    """The state machine of seed 002, plus CANCELLED (a person stopped it)."""
 
     PENDING = "PENDING"
     PLANNING = "PLANNING"
@@ -183,11 +185,12 @@ class JobStatus(StrEnum):
     SYNTHESIZING = "SYNTHESIZING"
     COMPLETED = "COMPLETED"
     FAILED = "FAILED"
+    CANCELLED = "CANCELLED"
 
     @property
     def terminal(self) -> bool:
-        """COMPLETED or FAILED."""
-        return self in {JobStatus.COMPLETED, JobStatus.FAILED}
+        """COMPLETED, FAILED or CANCELLED: no worker runs it (``resume`` still may)."""
+        return self in {JobStatus.COMPLETED, JobStatus.FAILED, JobStatus.CANCELLED}
 
 
 STAGES: tuple[JobStatus, ...] = (
@@ -209,6 +212,7 @@ class ResearchJob(BaseModel):
     """A research job with everything it produced so far; persisted after every step."""
 
     id: str = Field(default_factory=lambda: uuid.uuid4().hex[:12])
+    tenant: str = Field(DEFAULT_TENANT, description="Who owns it; no other tenant may see it.")
     question: str
     depth: Depth = "standard"
     status: JobStatus = JobStatus.PENDING
@@ -245,6 +249,7 @@ class ProgressEvent(BaseModel):
     """What a running job reports: rendered by the CLI, streamed by the HTTP API."""
 
     job_id: str
+    seq: int = Field(0, description="Increasing per job once stored (the SSE event id).")
     stage: JobStatus
     message: str = ""
     sub_questions_done: int = 0

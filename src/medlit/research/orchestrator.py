@@ -5,6 +5,7 @@
     PENDING -> PLANNING -> EXECUTING -> VERIFYING -> SYNTHESIZING -> COMPLETED
                   |            |            |              |
                   +------------+------------+--------------+--> FAILED (error kept)
+                  +------------+------------+--------------+--> CANCELLED (at the next step)
 
 Each stage's output is saved when the stage completes (and, while EXECUTING, after every
 sub-question), with the stage added to ``completed_stages``. ``resume`` (also of a FAILED job,
@@ -12,21 +13,35 @@ or of one whose process died mid-stage) starts at the first stage not completed 
 EXECUTING, researches only the sub-questions not COMPLETED: paid work is never repeated.
 Progress goes to a callback (the CLI's Rich display) or an async iterator (:meth:`stream`, for
 a streaming HTTP endpoint).
+
+A run holds the job twice: a lock file (no second run on this host) and a lease in the store
+(no second run on any host sharing it; see :mod:`medlit.research.jobs`), renewed while it
+runs. Between steps (each stage, each sub-question) the run checks whether someone asked to
+cancel the job (:meth:`JobStore.request_cancel`) and ends it CANCELLED if so.
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from contextlib import asynccontextmanager, contextmanager, suppress
 from typing import Any
 
 from medlit.config import Settings
-from medlit.errors import JobBusy, LLMConfigError, MedlitError, ResearchError
+from medlit.errors import (
+    JobBusy,
+    JobCancelled,
+    LeaseLost,
+    LLMConfigError,
+    MedlitError,
+    ResearchError,
+)
 from medlit.log import get_logger
-from medlit.research.jobs import JobStore
+from medlit.research.jobs import JobStore, new_owner, owner_is_dead
 from medlit.research.models import (
+    DEFAULT_TENANT,
     STAGES,
     JobStatus,
     ProgressEvent,
@@ -98,6 +113,8 @@ class ResearchOrchestrator:
         self.jobs = jobs
         self.cache = cache
         self.embedder = embedder
+        #: The lease owner of runs started here without one of their own (the CLI's).
+        self.owner = new_owner("run")
 
     # -- creating and inspecting jobs ------------------------------------------------------
 
@@ -105,8 +122,22 @@ class ResearchOrchestrator:
         """Fail fast, before any paid work, when a research task has no model."""
         require_llm(self.llm)
 
-    def create_job(self, question: str, depth: str = "standard") -> ResearchJob:
+    def create_job(
+        self,
+        question: str,
+        depth: str = "standard",
+        *,
+        tenant: str = DEFAULT_TENANT,
+        claim: bool = True,
+    ) -> ResearchJob:
         """Validate the request, check the LLM, and save a PENDING job.
+
+        Args:
+            question: the research question.
+            depth: quick, standard or deep.
+            tenant: who owns the job.
+            claim: save it already leased to this orchestrator, which is about to run it (a
+                worker pool must not pick it up in between); False: leave it to the workers.
 
         Raises:
             ValidationError: bad question or depth.
@@ -114,9 +145,11 @@ class ResearchOrchestrator:
         """
         cleaned, level = validate_request(question, depth, self.settings.research)
         self.check_llm()
-        job = ResearchJob(question=cleaned, depth=level)
-        self.jobs.save(job)
-        log.info("job_created", job=job.id, depth=level)
+        job = ResearchJob(question=cleaned, depth=level, tenant=tenant)
+        self.jobs.insert(
+            job, owner=self.owner if claim else None, lease_s=self.settings.research.lease_s
+        )
+        log.info("job_created", job=job.id, depth=level, tenant=tenant)
         return job
 
     def get(self, job_id: str) -> ResearchJob:
@@ -125,25 +158,38 @@ class ResearchOrchestrator:
 
     # -- running -----------------------------------------------------------------------------
 
-    async def resume(self, job_id: str, on_progress: ProgressCallback | None = None) -> ResearchJob:
+    async def resume(
+        self,
+        job_id: str,
+        on_progress: ProgressCallback | None = None,
+        *,
+        owner: str | None = None,
+    ) -> ResearchJob:
         """Continue a job from its last completed stage (a COMPLETED job is returned as is).
 
+        Args:
+            job_id: the job (a unique prefix is enough).
+            on_progress: called with every progress event.
+            owner: the lease owner to run as (a worker's); default: this orchestrator's.
+
         Raises:
-            JobBusy: another process is running the job.
+            JobBusy: another process or worker is running the job.
         """
-        with self._exclusive(job_id):
+        job_id = self.jobs.get(job_id).id
+        async with self._exclusive(job_id, owner or self.owner) as held:
             job = self.jobs.get(job_id)  # read under the lock: no other run can be ahead of it
             if job.status is JobStatus.COMPLETED:
                 return job
             self.check_llm()
-            job.resumed += 1
+            if job.status is not JobStatus.PENDING:
+                job.resumed += 1
             log.info(
                 "job_resumed",
                 job=job.id,
                 status=job.status.value,
                 completed=[s.value for s in job.completed_stages],
             )
-            return await self._run_locked(job, on_progress)
+            return await self._run_locked(job, on_progress, held)
 
     async def stream(self, job: ResearchJob) -> AsyncIterator[ProgressEvent]:
         """Run (or continue) ``job``, yielding its progress events as they happen."""
@@ -155,7 +201,11 @@ class ResearchOrchestrator:
         await task
 
     async def run(
-        self, job: ResearchJob, on_progress: ProgressCallback | None = None
+        self,
+        job: ResearchJob,
+        on_progress: ProgressCallback | None = None,
+        *,
+        owner: str | None = None,
     ) -> ResearchJob:
         """Run ``job`` from its first stage not completed to COMPLETED or FAILED.
 
@@ -166,25 +216,45 @@ class ResearchOrchestrator:
         Raises:
             JobBusy: another process (or task) is running the same job.
         """
-        with self._exclusive(job.id):
-            return await self._run_locked(job, on_progress)
+        async with self._exclusive(job.id, owner or self.owner) as held:
+            return await self._run_locked(job, on_progress, held)
 
     async def _run_locked(
-        self, job: ResearchJob, on_progress: ProgressCallback | None
+        self, job: ResearchJob, on_progress: ProgressCallback | None, held: _Lease
     ) -> ResearchJob:
-        run = _Run(self, job, on_progress)
+        run = _Run(self, job, on_progress, held)
         with usage_scope() as usage:
             run.usage = usage
             await run.execute()
         return job
 
-    @contextmanager
-    def _exclusive(self, job_id: str) -> Iterator[None]:
-        """Hold the job's lock file while it runs: two runs of one job would pay twice for
-        every stage and overwrite each other's saved state.
+    @asynccontextmanager
+    async def _exclusive(self, job_id: str, owner: str) -> AsyncIterator[_Lease]:
+        """Hold the job (its lock file, then its lease, renewed) while it runs: two runs of
+        one job would pay twice for every stage and overwrite each other's saved state.
 
         Raises:
-            JobBusy: another process or task holds it (it is not waited for).
+            JobBusy: another process, task or worker holds it (it is not waited for).
+        """
+        with self._lock_file(job_id):
+            lease = _Lease(self.jobs, job_id, owner, self.settings.research.lease_s)
+            lease.acquire()
+            renewer = asyncio.create_task(lease.keep())
+            try:
+                yield lease
+            finally:
+                renewer.cancel()
+                with suppress(asyncio.CancelledError):
+                    await renewer
+                if not lease.lost:
+                    lease.release()
+
+    @contextmanager
+    def _lock_file(self, job_id: str) -> Iterator[None]:
+        """The job's lock file (this host), not waited for.
+
+        Raises:
+            JobBusy: another process or task holds it.
         """
         from filelock import FileLock, Timeout
 
@@ -208,11 +278,16 @@ class _Run:
     """One run of one job: the stages, persistence and progress events."""
 
     def __init__(
-        self, owner: ResearchOrchestrator, job: ResearchJob, on_progress: ProgressCallback | None
+        self,
+        owner: ResearchOrchestrator,
+        job: ResearchJob,
+        on_progress: ProgressCallback | None,
+        lease: _Lease,
     ) -> None:
         self.o = owner
         self.job = job
         self.on_progress = on_progress
+        self.lease = lease
         self.base_usage = Usage.from_dict(job.usage) if job.usage else Usage()
         self.usage = Usage()
 
@@ -223,12 +298,26 @@ class _Run:
         return total
 
     def save(self) -> None:
+        """Save now, on the event loop (the interrupted path: no awaiting there)."""
         self.job.usage = self.total_usage().to_dict()
-        self.o.jobs.save(self.job)
+        self.o.jobs.save(self.job, owner=self.lease.owner)
+
+    async def asave(self) -> None:
+        """Save: serialised here (other sub-questions change the job between awaits),
+        written off the event loop."""
+        self.job.usage = self.total_usage().to_dict()
+        columns = self.o.jobs.columns(self.job)
+        await asyncio.to_thread(self.o.jobs.write, columns, owner=self.lease.owner)
+
+    def checkpoint(self) -> None:
+        """Between steps: stop if the lease was lost or someone cancelled the job."""
+        if self.lease.lost:
+            raise LeaseLost(f"research job {self.job.id}: the lease was taken over")
+        if self.o.jobs.cancel_requested(self.job.id):
+            raise JobCancelled(f"research job {self.job.id} was cancelled")
 
     async def emit(self, message: str = "") -> None:
-        if self.on_progress is None:
-            return
+        """Store the next progress event (numbered) and hand it to the callback."""
         plan = self.job.plan
         usage = self.total_usage()
         subs = plan.sub_questions if plan is not None else []
@@ -247,6 +336,13 @@ class _Run:
             provider_calls=remote_calls(usage),
             llm_calls=usage.llm_calls,
         )
+        event.seq = await asyncio.to_thread(
+            self.o.jobs.add_event,
+            self.job.id,
+            lambda seq: event.model_copy(update={"seq": seq}).model_dump_json(),
+        )
+        if self.on_progress is None:
+            return
         result = self.on_progress(event)
         if inspect.isawaitable(result):
             await result
@@ -259,18 +355,32 @@ class _Run:
             for stage in STAGES:
                 if stage in job.completed_stages:
                     continue
+                self.checkpoint()
                 job.status = stage
                 job.stages[stage.value] = StageTimes(started_at=utcnow())
-                self.save()
+                await self.asave()
                 await self.emit(f"{stage.value.lower()} started")
                 await self.stage(stage)
                 job.stages[stage.value].finished_at = utcnow()
                 job.completed_stages.append(stage)
-                self.save()
+                await self.asave()
             job.status = JobStatus.COMPLETED
-            self.save()
+            await self.asave()
             log.info("job_completed", job=job.id, usage=self.total_usage().to_dict())
             await self.emit("completed")
+        except LeaseLost:
+            log.warning("job_lease_lost", job=job.id, stage=stage.value)
+            raise  # another worker runs it now: save nothing over its work
+        except JobCancelled:
+            for question in job.plan.sub_questions if job.plan is not None else []:
+                if question.status is SubQuestionStatus.IN_PROGRESS:
+                    question.status = SubQuestionStatus.PENDING  # stopped before it ran
+            job.status = JobStatus.CANCELLED
+            job.error = "cancelled"
+            job.failed_stage = stage
+            await self.asave()
+            log.info("job_cancelled", job=job.id, stage=stage.value)
+            await self.emit("cancelled")
         except Exception as exc:  # every stage failure ends the job FAILED, with the reason
             job.status = JobStatus.FAILED
             job.failed_stage = stage
@@ -280,11 +390,12 @@ class _Run:
                 log.exception("job_crashed", job=job.id, stage=stage.value)
             else:
                 log.warning("job_failed", job=job.id, stage=stage.value, error=job.error)
-            self.save()
+            await self.asave()
             await self.emit(f"failed: {job.error}")
         except BaseException:
             # Interrupted (Ctrl-C, cancellation): keep what is done; `resume` continues.
-            self.save()
+            if not self.lease.lost:
+                self.save()
             raise
 
     async def stage(self, stage: JobStatus) -> None:
@@ -340,8 +451,9 @@ class _Run:
                 job.research_llm_calls = spent.llm_calls
                 job.research_elapsed_s = spent.elapsed_s
                 job.budget_stop_reason = budget.stop_reason
-                self.save()
+                await self.asave()
                 await self.emit(f"{question.id} {question.status.value.lower()}")
+                self.checkpoint()  # cancelled: the other sub-questions in flight stop too
 
             try:
                 await researcher.execute_research(job.plan, on_done)
@@ -353,3 +465,49 @@ class _Run:
                 job.budget_stop_reason = budget.stop_reason
         if budget.stop_reason:
             log.warning("research_budget_stop", job=job.id, reason=budget.stop_reason)
+
+
+class _Lease:
+    """One run's lease on its job: claimed, renewed every third of ``lease_s``, released."""
+
+    def __init__(self, jobs: JobStore, job_id: str, owner: str, lease_s: float) -> None:
+        self.jobs = jobs
+        self.job_id = job_id
+        self.owner = owner
+        self.lease_s = lease_s
+        self.lost = False
+
+    def acquire(self) -> None:
+        """Claim the job (a FAILED or CANCELLED one too: a person resumes it).
+
+        Raises:
+            JobBusy: a live process holds it.
+        """
+        if self.jobs.claim(self.job_id, self.owner, time.time(), self.lease_s, any_status=True):
+            return
+        holder = self.jobs.lease_of(self.job_id)
+        if owner_is_dead(holder) and self.jobs.claim(
+            self.job_id, self.owner, time.time(), self.lease_s, any_status=True, steal_from=holder
+        ):
+            log.info("job_lease_taken_over", job=self.job_id, dead_owner=holder)
+            return
+        raise JobBusy(
+            f"research job {self.job_id} is already running elsewhere ({holder}); wait for it, "
+            f"or follow it with `medlit research status {self.job_id}`"
+        )
+
+    async def keep(self) -> None:
+        """Renew the lease until cancelled; mark it lost when another worker took it."""
+        while True:
+            await asyncio.sleep(self.lease_s / 3)
+            renewed = await asyncio.to_thread(
+                self.jobs.renew, self.job_id, self.owner, time.time(), self.lease_s
+            )
+            if not renewed:
+                self.lost = True
+                log.warning("job_lease_lost", job=self.job_id, owner=self.owner)
+                return
+
+    def release(self) -> None:
+        """Give the lease up."""
+        self.jobs.release(self.job_id, self.owner)

@@ -23,7 +23,7 @@ from medlit import __version__
 from medlit.assistant import Assistant
 from medlit.log import get_logger
 from medlit.runtime import Runtime
-from medlit.service import ask, health, search
+from medlit.service import ask, health, research_routes, search
 from medlit.service.auth import KeyVerifier, RateLimiter
 from medlit.service.deps import ServiceState
 from medlit.service.flights import AskFlights
@@ -67,7 +67,8 @@ def create_app(runtime: Runtime, *, require_keys: bool | None = None) -> FastAPI
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         log.info("service_started", db=str(settings.db_path))
         try:
-            yield
+            async with research_routes.research_workers(state):
+                yield
         finally:
             await state.assistant.aclose()  # a no-op for the runtime's parts: it owns them
             runtime.answers.flush()
@@ -85,6 +86,7 @@ def create_app(runtime: Runtime, *, require_keys: bool | None = None) -> FastAPI
     install_problem_handlers(app)
     app.include_router(ask.router)
     app.include_router(search.router)
+    app.include_router(research_routes.router)
     app.include_router(health.router)
     mount_web(app)  # the web page at /
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.service.max_body_bytes)

@@ -1,0 +1,377 @@
+"""``/v1/research``: durable deep-research jobs over HTTP, each tenant's own.
+
+::
+
+    POST /v1/research {question, depth}      202, the job id and its URL (Location)
+    GET  /v1/research?limit=&offset=         the caller's jobs, newest first
+    GET  /v1/research/{id}                   status, stage, sub-questions, usage
+    GET  /v1/research/{id}/events            SSE: every progress event, id = its number;
+                                             resumable (Last-Event-ID header or ?after=)
+    GET  /v1/research/{id}/report            Markdown, or JSON with Accept: application/json
+    GET  /v1/research/{id}/export?format=    ris | bibtex | csl-json (reference managers)
+    POST /v1/research/{id}/cancel            stops at the job's next step: CANCELLED
+
+Jobs run in the server's :class:`~medlit.research.worker.ResearchWorkers` (started and stopped
+with the app by :func:`research_workers`). Another tenant's job is a 404, exactly like one that
+does not exist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Header, Query, Request, Response
+from fastapi.responses import JSONResponse, PlainTextResponse
+from pydantic import BaseModel, ConfigDict, Field
+from sse_starlette import EventSourceResponse
+
+from medlit.research.exports import EXPORT_FORMATS, export_job
+from medlit.research.models import JobStatus, ResearchJob
+from medlit.research.report import render_markdown, report_to_dict
+from medlit.research.worker import ResearchWorkers
+from medlit.service.auth import CurrentTenant
+from medlit.service.deps import ServiceState, get_state
+from medlit.service.problems import PROBLEM_RESPONSES, ProblemError
+
+__all__ = ["ResearchJobView", "ResearchRequest", "research_workers", "router"]
+
+router = APIRouter(prefix="/v1/research", tags=["research"])
+
+JOB_ID = r"^[A-Za-z0-9_-]{1,64}$"
+_PROBLEMS: dict[int | str, dict[str, Any]] = {
+    code: PROBLEM_RESPONSES[code] for code in (400, 401, 404, 429)
+}
+_CONFLICT: dict[int | str, dict[str, Any]] = {
+    409: {**PROBLEM_RESPONSES[400], "description": "Conflict"}
+}
+
+
+@asynccontextmanager
+async def research_workers(state: ServiceState) -> AsyncIterator[ResearchWorkers]:
+    """The app's research worker pool, for its lifespan (``settings.service.research_workers``
+    jobs at once); jobs accepted before a crash are resumed as it starts."""
+    settings = state.runtime.settings
+    workers = ResearchWorkers(state.runtime, workers=settings.service.research_workers)
+    state.extras["research"] = workers
+    await workers.start()
+    try:
+        yield workers
+    finally:
+        await workers.stop()
+
+
+def get_workers(request: Request) -> ResearchWorkers:
+    """The app's worker pool."""
+    workers = get_state(request).extras.get("research")
+    if not isinstance(workers, ResearchWorkers):
+        raise ProblemError(503, "research jobs are not available: the worker pool is not running")
+    return workers
+
+
+WorkersDep = Annotated[ResearchWorkers, Depends(get_workers)]
+
+
+class ResearchRequest(BaseModel):
+    """A research job for ``POST /v1/research`` (the options of ``medlit research``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    question: str = Field(min_length=1, max_length=20000, description="The research question.")
+    depth: Literal["quick", "standard", "deep"] = Field(
+        "standard", description="How far to research: quick, standard or deep."
+    )
+
+
+class JobLinks(BaseModel):
+    """Where to follow a job."""
+
+    self: str
+    events: str
+    report: str
+    export: str
+    cancel: str
+
+
+class SubQuestionView(BaseModel):
+    """One sub-question of the plan and how far it got."""
+
+    id: str
+    text: str
+    status: str
+    depth: int
+    parent_id: str | None = None
+    skip_reason: str | None = None
+    articles_found: int = 0
+    from_cache: bool = False
+
+
+class ResearchJobView(BaseModel):
+    """A job's state (``GET /v1/research/{id}``)."""
+
+    id: str
+    question: str
+    depth: str
+    status: JobStatus = Field(description="PENDING ... COMPLETED, FAILED or CANCELLED.")
+    stage: str = Field(description="The stage it is in, or where it failed or was cancelled.")
+    created_at: datetime
+    updated_at: datetime
+    error: str | None = None
+    budget_stop_reason: str | None = None
+    sub_questions: list[SubQuestionView] = Field(default_factory=list)
+    articles: int = Field(0, description="Articles retrieved.")
+    findings: int = 0
+    facts: int = 0
+    discrepancies: int = 0
+    usage: dict[str, Any] = Field(default_factory=dict, description="Calls and tokens so far.")
+    links: JobLinks
+
+
+class JobSummary(BaseModel):
+    """One line of the job list."""
+
+    id: str
+    status: JobStatus
+    depth: str
+    created_at: str
+    question: str
+    url: str
+
+
+class JobPage(BaseModel):
+    """A page of the caller's jobs, newest first."""
+
+    items: list[JobSummary]
+    total: int
+    limit: int
+    offset: int
+    next: str | None = Field(None, description="The next page, if there is one.")
+
+
+def _url(job_id: str, tail: str = "") -> str:
+    return f"/v1/research/{job_id}{tail}"
+
+
+def _view(job: ResearchJob) -> ResearchJobView:
+    usage = dict(job.usage)
+    calls = usage.get("calls")
+    provider_calls = sum(int(v) for v in calls.values()) if isinstance(calls, dict) else 0
+    stage = job.failed_stage if job.status in (JobStatus.FAILED, JobStatus.CANCELLED) else None
+    return ResearchJobView(
+        id=job.id,
+        question=job.question,
+        depth=job.depth,
+        status=job.status,
+        stage=(stage or job.status).value,
+        created_at=job.created_at,
+        updated_at=job.updated_at,
+        error=job.error,
+        budget_stop_reason=job.budget_stop_reason,
+        sub_questions=[
+            SubQuestionView.model_validate(q.model_dump())
+            for q in (job.plan.sub_questions if job.plan else [])
+        ],
+        articles=len(job.articles),
+        findings=len(job.findings),
+        facts=len(job.facts),
+        discrepancies=len(job.discrepancies),
+        usage={"provider_calls": provider_calls, **usage},
+        links=JobLinks(
+            self=_url(job.id),
+            events=_url(job.id, "/events"),
+            report=_url(job.id, "/report"),
+            export=_url(job.id, "/export?format=ris"),
+            cancel=_url(job.id, "/cancel"),
+        ),
+    )
+
+
+def _check_id(job_id: str) -> str:
+    # Any id that cannot exist is simply not found (never a 500, never a different answer).
+    import re
+
+    if not re.match(JOB_ID, job_id):
+        raise ProblemError(404, f"no research job {job_id!r}")
+    return job_id
+
+
+@router.post(
+    "",
+    status_code=202,
+    response_model=ResearchJobView,
+    responses={**_PROBLEMS, 503: PROBLEM_RESPONSES[503]},
+    summary="Start a research job",
+)
+async def start_research(
+    body: ResearchRequest, response: Response, tenant: CurrentTenant, workers: WorkersDep
+) -> ResearchJobView:
+    """Accept a research question; a worker runs it. Follow it at ``links.self`` and
+    ``links.events``."""
+    job = await workers.submit(body.question, body.depth, tenant.name)
+    response.headers["Location"] = _url(job.id)
+    return _view(job)
+
+
+@router.get("", response_model=JobPage, responses=_PROBLEMS, summary="List your research jobs")
+async def list_research(
+    tenant: CurrentTenant,
+    workers: WorkersDep,
+    limit: Annotated[int, Query(ge=1, le=100, description="Jobs per page.")] = 20,
+    offset: Annotated[int, Query(ge=0, le=1_000_000, description="Jobs to skip.")] = 0,
+) -> JobPage:
+    """The caller's jobs, newest first."""
+    rows, total = await workers.list(tenant.name, limit, offset)
+    items = [
+        JobSummary(
+            id=job_id,
+            status=JobStatus(status),
+            depth=depth,
+            created_at=created,
+            question=question,
+            url=_url(job_id),
+        )
+        for job_id, status, depth, created, question in rows
+    ]
+    more = offset + len(items) < total
+    return JobPage(
+        items=items,
+        total=total,
+        limit=limit,
+        offset=offset,
+        next=f"/v1/research?limit={limit}&offset={offset + limit}" if more else None,
+    )
+
+
+@router.get(
+    "/{job_id}", response_model=ResearchJobView, responses=_PROBLEMS, summary="A research job"
+)
+async def get_research(job_id: str, tenant: CurrentTenant, workers: WorkersDep) -> ResearchJobView:
+    """The job's status, current stage, sub-questions and usage."""
+    return _view(await workers.get(_check_id(job_id), tenant.name))
+
+
+_SSE_DOC: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "Server-sent events: one `progress` event per step (its `id` is the "
+        "event number; reconnect with `Last-Event-ID`), ending with the COMPLETED, FAILED or "
+        "CANCELLED event.",
+        "content": {"text/event-stream": {"schema": {"type": "string"}}},
+    }
+}
+
+
+@router.get(
+    "/{job_id}/events",
+    responses={**_PROBLEMS, **_SSE_DOC},
+    response_class=EventSourceResponse,
+    summary="Follow a job's progress (SSE)",
+)
+async def research_events(
+    job_id: str,
+    tenant: CurrentTenant,
+    workers: WorkersDep,
+    after: Annotated[
+        int | None, Query(ge=0, le=2**53, description="Send the events after this number.")
+    ] = None,
+    last_event_id: Annotated[str | None, Header(include_in_schema=False)] = None,
+) -> EventSourceResponse:
+    """Every progress event of the job, stored ones first, then live until it ends."""
+    job = await workers.get(_check_id(job_id), tenant.name)  # 404 before the stream starts
+    start = after or 0
+    if last_event_id is not None:
+        if not last_event_id.strip().isdigit():
+            raise ProblemError(400, "Last-Event-ID must be an event number")
+        start = max(start, int(last_event_id.strip()))
+
+    async def stream() -> AsyncIterator[dict[str, str]]:
+        async for event in workers.events(job.id, tenant.name, start):
+            yield {"event": "progress", "id": str(event.seq), "data": event.model_dump_json()}
+
+    return EventSourceResponse(stream(), ping=15)
+
+
+def _completed(job: ResearchJob) -> ResearchJob:
+    if job.status is not JobStatus.COMPLETED or job.report is None:
+        raise ProblemError(
+            409,
+            f"research job {job.id} has no report yet: it is {job.status.value}"
+            + (" (follow it at its events URL)" if not job.status.terminal else ""),
+        )
+    return job
+
+
+@router.get(
+    "/{job_id}/report",
+    responses={
+        **_PROBLEMS,
+        **_CONFLICT,
+        200: {
+            "description": "The report: Markdown, or JSON with `Accept: application/json`.",
+            "content": {"text/markdown": {"schema": {"type": "string"}}, "application/json": {}},
+        },
+    },
+    response_class=PlainTextResponse,
+    summary="A completed job's report",
+)
+async def research_report(
+    job_id: str, request: Request, tenant: CurrentTenant, workers: WorkersDep
+) -> Response:
+    """The report with its numbered references (409 while the job has not completed)."""
+    job = _completed(await workers.get(_check_id(job_id), tenant.name))
+    assert job.report is not None
+    if "application/json" in request.headers.get("accept", ""):
+        return JSONResponse(report_to_dict(job.report))
+    return PlainTextResponse(render_markdown(job.report), media_type="text/markdown")
+
+
+@router.get(
+    "/{job_id}/export",
+    responses={
+        **_PROBLEMS,
+        **_CONFLICT,
+        200: {
+            "description": "The report's references as RIS, BibTeX or CSL-JSON.",
+            "content": {
+                media: {"schema": {"type": "string"}} for media, _ in EXPORT_FORMATS.values()
+            },
+        },
+    },
+    response_class=PlainTextResponse,
+    summary="Export a report's references (RIS, BibTeX, CSL-JSON)",
+)
+async def research_export(
+    job_id: str,
+    tenant: CurrentTenant,
+    workers: WorkersDep,
+    format: Annotated[
+        Literal["ris", "bibtex", "csl-json"], Query(description="ris, bibtex or csl-json.")
+    ] = "ris",
+) -> Response:
+    """The references of a completed job's report, for Zotero, EndNote or Mendeley."""
+    job = _completed(await workers.get(_check_id(job_id), tenant.name))
+    media, extension = EXPORT_FORMATS[format]
+    return Response(
+        export_job(job, format),
+        media_type=media,
+        headers={"Content-Disposition": f'attachment; filename="medlit-{job.id}.{extension}"'},
+    )
+
+
+@router.post(
+    "/{job_id}/cancel",
+    status_code=202,
+    response_model=ResearchJobView,
+    responses={**_PROBLEMS, **_CONFLICT},
+    summary="Cancel a research job",
+)
+async def cancel_research(
+    job_id: str, tenant: CurrentTenant, workers: WorkersDep
+) -> ResearchJobView:
+    """Stop the job at its next step (it ends CANCELLED; a queued job at once). A job that
+    already completed or failed is a 409."""
+    job = await workers.cancel(_check_id(job_id), tenant.name)
+    if job.status in (JobStatus.COMPLETED, JobStatus.FAILED):
+        raise ProblemError(409, f"research job {job.id} has already ended: {job.status.value}")
+    return _view(job)
