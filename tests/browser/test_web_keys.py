@@ -96,3 +96,19 @@ def test_the_page_asks_for_the_key_once_and_answers_without_an_llm(
     page.click("#forget-key")
     assert page.evaluate("sessionStorage.getItem('medlit.apiKey')") is None
     assert page.js_errors == [] or all("401" in e for e in page.js_errors), page.js_errors
+
+
+def test_research_without_an_llm_says_how_to_configure_one(
+    locked: Locked, open_locked: Any
+) -> None:
+    page = open_locked(WIDTHS["phone"])
+    page.evaluate("key => sessionStorage.setItem('medlit.apiKey', key)", locked.key)
+    page.goto(locked.base_url + "/#/research")
+    page.wait_for_selector("#jobs li")
+    page.fill("#research-question", "Does aspirin prevent recurrent stroke?")
+    page.press("#research-question", "Enter")
+    page.wait_for_selector("#research-error:not([hidden])")
+    error = page.inner_text("#research-error")
+    assert "LLM" in error and "MEDLIT_LLM" in error, error
+    assert "Traceback" not in error
+    assert "#/research/" not in page.url  # no job was started

@@ -111,6 +111,7 @@ export async function showJob(id) {
   show(byId("report-box"), false);
   clear(byId("report"));
   clear(byId("job-log"));
+  show(byId("job-log-box"), false);
   fill(byId("job-question"), "Loading…");
   const controller = new AbortController();
   watch = { id, controller, job: null, markdown: null, timer: setInterval(tickElapsed, 1000) };
@@ -123,8 +124,14 @@ export async function showJob(id) {
     showError(err instanceof ApiError && err.status === 404 ? "there is no such research job (or it is not yours)." : describeError(err));
     return;
   }
-  if (!TERMINAL.has(mine.job.status)) follow(mine);
-  else if (mine.job.status === "COMPLETED") await loadReport(mine);
+  if (!TERMINAL.has(mine.job.status)) {
+    follow(mine);
+    return;
+  }
+  // An ended job: replay its stored events once (the stream ends by itself) and show the report.
+  mine.reportLoaded = true;
+  follow(mine, { once: true });
+  if (mine.job.status === "COMPLETED") await loadReport(mine);
 }
 
 async function refresh(mine) {
@@ -152,7 +159,7 @@ function refreshSoon(mine) {
   }, 300);
 }
 
-async function follow(mine) {
+async function follow(mine, { once = false } = {}) {
   let lastId = null;
   for (let attempt = 0; watch === mine && attempt < 50; attempt++) {
     try {
@@ -168,9 +175,10 @@ async function follow(mine) {
           const text = data.message || data.stage || ev.event;
           if (text) logLine(String(text));
         }
-        refreshSoon(mine);
+        if (!once) refreshSoon(mine);
       });
       if (id !== null) lastId = id;
+      if (once) return;
     } catch (err) {
       if (err?.name === "AbortError") return;
       logLine(`Live updates interrupted (${describeError(err)}); reconnecting…`);
@@ -189,6 +197,7 @@ function logLine(text) {
   const log = byId("job-log");
   log.append(h("li", {}, text));
   while (log.childNodes.length > 8) log.firstChild.remove();
+  show(byId("job-log-box"), true);
 }
 
 function usageOf(job) {
@@ -208,24 +217,35 @@ function tickElapsed() {
   if (watch?.job && !TERMINAL.has(watch.job.status)) fill(byId("stat-elapsed"), duration(elapsedOf(watch.job)));
 }
 
+function stageStates(job) {
+  // ResearchJobView: status (PENDING...COMPLETED, FAILED, CANCELLED) and stage (the stage it is
+  // in, or where it failed or was cancelled). Stages before the current one are done.
+  const status = String(job.status || "PENDING");
+  const at = STAGES.indexOf(String(job.stage || status));
+  return STAGES.map((stage, i) => {
+    if (status === "COMPLETED") return "done";
+    if (i < at) return "done";
+    if (i === at) return TERMINAL.has(status) ? "stopped" : "current";
+    return "todo";
+  });
+}
+
 function renderJob(job) {
   fill(byId("job-question"), job.question || job.id);
   const status = String(job.status || "PENDING");
   const badge = byId("job-status");
   fill(badge, STAGE_TEXT[status] || status);
   badge.className = `badge status status-${status.toLowerCase()}`;
-  const done = new Set(job.completed_stages || Object.keys(job.stages || {}).filter((s) => job.stages[s]?.finished_at));
   const steps = clear(byId("stages"));
-  for (const stage of STAGES) {
-    const state = status === stage ? "current" : done.has(stage) || status === "COMPLETED" ? "done" : "todo";
+  stageStates(job).forEach((state, i) => {
     steps.append(
-      h("li", { class: `step step-${state}`, "aria-current": state === "current" ? "step" : null }, STAGE_TEXT[stage]),
+      h("li", { class: `step step-${state}`, "aria-current": state === "current" ? "step" : null }, STAGE_TEXT[STAGES[i]]),
     );
-  }
-  const subs = job.plan?.sub_questions || [];
+  });
+  const subs = job.sub_questions || job.plan?.sub_questions || [];
   const finished = subs.filter((q) => q.status === "COMPLETED" || q.status === "SKIPPED").length;
   const { llm, tokens } = usageOf(job);
-  fill(byId("stat-articles"), String(job.articles_retrieved ?? job.articles ?? 0));
+  fill(byId("stat-articles"), String(job.articles ?? job.articles_retrieved ?? 0));
   fill(byId("stat-subs"), subs.length ? `${finished} / ${subs.length}` : "–");
   fill(byId("stat-llm"), String(llm));
   fill(byId("stat-tokens"), Number(tokens).toLocaleString());
@@ -248,8 +268,9 @@ function renderJob(job) {
   }
   show(byId("sub-questions-box"), subs.length > 0);
   show(byId("job-cancel"), !TERMINAL.has(status));
-  if (status === "FAILED") showError(`the job failed${job.failed_stage ? ` while ${job.failed_stage.toLowerCase()}` : ""}: ${job.error || "no reason given"}. It can be resumed by the service.`);
-  if (status === "CANCELLED") showError("the job was cancelled.");
+  if (status === "FAILED") showError(`the job failed while ${String(job.stage || "").toLowerCase() || "running"}: ${job.error || "no reason given"}`);
+  else if (status === "CANCELLED") showError("the job was cancelled.");
+  fill(byId("job-note"), job.budget_stop_reason ? `Stopped early by its budget: ${job.budget_stop_reason}.` : "");
 }
 
 async function loadReport(mine) {
