@@ -8,14 +8,16 @@ rendered answer, for a miss and for a cached question, read from the page's own
 
 from __future__ import annotations
 
+import json
 import re
 import statistics
+import time
 from typing import Any
 
+import httpx
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 
-from tests.browser.conftest import WIDTHS, Served, screenshot
+from tests.browser.conftest import WIDTHS, Served, screenshot, serious_violations
 from tests.browser.corpus import ASK_QUESTION, XSS_MARKUP, XSS_QUESTION
 from tests.fakes.eutils_server import Fault
 
@@ -42,16 +44,6 @@ def ask(page: Any, question: str) -> dict[str, float]:
     )
     start = marks["submit"]
     return {k: v - start for k, v in marks.items() if k != "submit"}
-
-
-def serious_violations(page: Any) -> list[str]:
-    """axe-core violations of serious or critical impact."""
-    results = Axe().run(page)
-    return [
-        f"{v['id']} ({v['impact']}): {v['help']} – {[n['target'] for n in v['nodes']][:3]}"
-        for v in results.response["violations"]
-        if v.get("impact") in {"serious", "critical"}
-    ]
 
 
 def _calls(served: Served) -> tuple[int, int]:
@@ -210,3 +202,53 @@ def test_errors_are_readable_messages(served: Served, open_page: Any) -> None:
     page.keyboard.press(" ")
     page.wait_for_selector("#ask-result:not([hidden])")
     assert not page.is_visible("#ask-error")
+
+
+def test_follow_up_is_answered_in_its_conversation(served: Served, open_page: Any) -> None:
+    page = open_page(WIDTHS["desktop"])
+    ask(page, ASK_QUESTION)
+    assert not page.is_visible("#understood")
+    ask(page, "and in children?")
+    assert page.is_visible("#ask-result"), page.inner_text("#ask-error")
+    understood = page.inner_text("#understood")
+    assert "children" in understood and "aspirin" in understood.lower(), understood
+    # A new conversation forgets the first question.
+    page.click("#new-conversation")
+    ask(page, "and in children?")
+    assert "aspirin" not in page.inner_text("#ask-result").lower()
+
+
+def test_cached_answer_says_how_old_it_is(served: Served, open_page: Any) -> None:
+    """The page's wording for an entry's age, on the service's real stream with the entry's
+    ``created_at`` set three days back (AskResult.cache does not carry it yet)."""
+    stream = httpx.post(
+        served.base_url + "/v1/ask",
+        json={"question": ASK_QUESTION},
+        headers={"Accept": "text/event-stream"},
+        timeout=30,
+    ).text
+    assert "event: result" in stream
+    three_days_ago = time.time() - 3 * 86400 - 60
+
+    def with_age(match: re.Match[str]) -> str:
+        result = json.loads(match.group(1))
+        assert result["cache"]["tier1"] == "hit"
+        result["cache"]["created_at"] = three_days_ago
+        return "event: result\r\ndata: " + json.dumps(result)
+
+    aged = re.sub(r"event: result\r?\ndata: (.+)", with_age, stream)
+    page = open_page(WIDTHS["desktop"])
+    page.route(
+        "**/v1/ask",
+        lambda route: route.fulfill(status=200, content_type="text/event-stream", body=aged),
+    )
+    ask(page, ASK_QUESTION)
+    note = page.inner_text("#cache-note")
+    assert f"same question as “{ASK_QUESTION}”, asked 3 days ago" in note, note
+
+
+def test_service_unreachable_is_a_readable_message(served: Served, open_page: Any) -> None:
+    page = open_page(WIDTHS["phone"])
+    page.route("**/v1/ask", lambda route: route.abort("connectionrefused"))
+    ask(page, ASK_QUESTION)
+    assert "cannot be reached" in page.inner_text("#ask-error")

@@ -9,9 +9,9 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.browser.conftest import WIDTHS, Served, screenshot
+from tests.browser.conftest import WIDTHS, Served, screenshot, serious_violations
 from tests.browser.corpus import RESEARCH_QUESTION, XSS_MARKUP
-from tests.browser.test_web_ask import serious_violations
+from tests.fakes.research_responder import CLAIMS
 
 pytestmark = pytest.mark.slow
 
@@ -98,3 +98,22 @@ def test_quick_research_live_then_report_and_exports(served: Served, open_page: 
     assert phone.evaluate("document.documentElement.scrollWidth") <= WIDTHS["phone"]
     screenshot(phone, "report-375")
     assert phone.js_errors == []
+
+
+def test_cancel_a_running_job(served: Served, open_page: Any) -> None:
+    # Slow extractions keep the job in EXECUTING long enough to cancel it from the page.
+    served.responder.research.delay_pmids = {pmid: 2.0 for pmid in CLAIMS}
+    try:
+        page = open_page(WIDTHS["desktop"], "/#/research")
+        page.fill("#research-question", "Is aspirin resistance common after stroke?")
+        page.select_option("#depth", "quick")
+        page.press("#research-question", "Enter")
+        page.wait_for_selector(".step-current", timeout=30_000)
+        page.click("#job-cancel")
+        page.wait_for_selector("#job-status.status-cancelled", timeout=60_000)
+    finally:
+        served.responder.research.delay_pmids = {}
+    assert "cancelled" in page.inner_text("#research-error")
+    assert not page.is_visible("#job-cancel") and not page.is_visible("#report-box")
+    assert page.locator(".step-stopped").count() == 1
+    assert page.js_errors == []

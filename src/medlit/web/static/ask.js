@@ -216,6 +216,17 @@ function renderResult(result) {
     show(verdict, false);
   }
 
+  // A follow-up is rewritten into a full question before the lookup: show what was answered.
+  const understood = byId("understood");
+  const standalone = String(result.standalone_question || "").trim();
+  const sameText = (a, b) => a.toLowerCase().replace(/\W+/g, " ").trim() === b.toLowerCase().replace(/\W+/g, " ").trim();
+  if (standalone && !sameText(standalone, String(result.question || ""))) {
+    fill(understood, "Understood as: ", h("q", {}, standalone));
+    show(understood, true);
+  } else {
+    show(understood, false);
+  }
+
   const cache = result.cache || {};
   const cacheNote = byId("cache-note");
   if (cache.tier1 === "hit") {
