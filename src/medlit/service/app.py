@@ -30,6 +30,7 @@ from medlit.service.flights import AskFlights
 from medlit.service.keys import KeyStore
 from medlit.service.metrics import MetricsMiddleware, ServiceMetrics
 from medlit.service.problems import install_problem_handlers, problem_body
+from medlit.web import mount_web
 
 __all__ = ["create_app"]
 
@@ -96,6 +97,7 @@ def create_app(
     app.include_router(search.router)
     app.include_router(research_routes.router)
     app.include_router(health.router)
+    mount_web(app)  # the web page at /
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.service.max_body_bytes)
     app.add_middleware(MetricsMiddleware, metrics=metrics)
     return app

@@ -1,0 +1,334 @@
+// The Ask view: a question, live progress from POST /v1/ask (SSE), then the cited answer.
+
+import { describeError, eventJson, readEvents, request } from "./api.js";
+import { ago, append, byId, clear, fill, h, show } from "./dom.js";
+
+const SESSION_KEY = "medlit.sessionId";
+const PUBMED = "https://pubmed.ncbi.nlm.nih.gov/";
+const VERDICTS = { yes: "Yes", no: "No", uncertain: "Uncertain" };
+
+let current = null; // {controller} of the ask in flight
+let lastQuestion = "";
+let refreshQuestion = ""; // the standalone form of the last question (for a re-ask)
+let turns = 0;
+
+function newId() {
+  const bytes = crypto.getRandomValues(new Uint8Array(12));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The conversation id kept in this browser (follow-ups such as "and in children?"). */
+export function sessionId() {
+  let id = localStorage.getItem(SESSION_KEY);
+  if (!id) {
+    id = `web-${newId()}`;
+    localStorage.setItem(SESSION_KEY, id);
+  }
+  return id;
+}
+
+function newConversation() {
+  localStorage.setItem(SESSION_KEY, `web-${newId()}`);
+  turns = 0;
+  lastQuestion = "";
+  refreshQuestion = "";
+  show(byId("ask-result"), false);
+  show(byId("ask-progress-box"), false);
+  show(byId("ask-error"), false);
+  fill(byId("conversation-note"), "New conversation started.");
+  const box = byId("question");
+  box.value = "";
+  box.focus();
+}
+
+/** Time marks of the last ask, read by the browser test (performance.getEntriesByName). */
+function mark(name) {
+  performance.mark(`ask:${name}`);
+}
+
+function showError(message) {
+  const box = byId("ask-error");
+  fill(box, h("strong", {}, "Could not answer: "), message);
+  show(box, true);
+}
+
+function progressItem(text, kind = "stage") {
+  const list = byId("ask-progress");
+  const items = list.querySelectorAll("li");
+  const last = items[items.length - 1];
+  if (last) last.classList.add("done");
+  list.append(h("li", { class: kind === "warning" ? "warning" : "" }, text));
+}
+
+async function ask(question, { noCache = false } = {}) {
+  if (current) current.controller.abort();
+  const controller = new AbortController();
+  current = { controller };
+  performance.clearMarks();
+  mark("submit");
+  lastQuestion = question;
+
+  const body = { question, session_id: sessionId() };
+  const source = byId("source").value;
+  if (source) body.source = source;
+  if (noCache) body.no_cache = true;
+
+  show(byId("ask-error"), false);
+  show(byId("ask-result"), false);
+  clear(byId("ask-progress"));
+  clear(byId("ask-draft"));
+  show(byId("ask-draft"), false);
+  show(byId("ask-progress-box"), true);
+  fill(byId("ask-progress-heading"), "Working…");
+  byId("ask-progress-box").setAttribute("aria-busy", "true");
+  byId("ask-submit").disabled = true;
+
+  let result = null;
+  let failure = null;
+  let firstProgress = true;
+  try {
+    const response = await request("/v1/ask", {
+      method: "POST",
+      body,
+      accept: "text/event-stream",
+      signal: controller.signal,
+    });
+    const type = response.headers.get("content-type") || "";
+    if (!type.includes("text/event-stream")) {
+      result = await response.json(); // a server that answered JSON after all
+    } else {
+      await readEvents(response, (ev) => {
+        if (firstProgress && (ev.event === "stage" || ev.event === "token")) {
+          firstProgress = false;
+          mark("first-progress");
+        }
+        const data = eventJson(ev);
+        if (ev.event === "stage" && data) {
+          progressItem(stageText(data), data.kind);
+        } else if (ev.event === "token") {
+          const piece = data && typeof data === "object" ? data.message ?? data.text ?? "" : data ?? ev.data;
+          const draft = byId("ask-draft");
+          show(draft, true);
+          draft.append(document.createTextNode(String(piece)));
+        } else if (ev.event === "result" && data) {
+          result = data;
+        } else if (ev.event === "error") {
+          failure = data && typeof data === "object"
+            ? [data.title, data.detail].filter(Boolean).join(": ")
+            : ev.data;
+        }
+      });
+    }
+  } catch (err) {
+    if (err && err.name === "AbortError") return;
+    failure = describeError(err);
+  } finally {
+    if (current && current.controller === controller) current = null;
+    byId("ask-submit").disabled = false;
+    byId("ask-progress-box").setAttribute("aria-busy", "false");
+  }
+  if (result) {
+    refreshQuestion = result.standalone_question || question;
+    renderResult(result);
+    turns += 1;
+    fill(
+      byId("conversation-note"),
+      `Follow-up questions continue this conversation (${turns} question${turns === 1 ? "" : "s"} so far).`,
+    );
+    mark("rendered");
+    fill(byId("ask-progress-heading"), "Steps taken");
+    for (const li of byId("ask-progress").querySelectorAll("li")) li.classList.add("done");
+    show(byId("ask-draft"), false);
+    requestAnimationFrame(() => setTimeout(() => mark("painted"), 0));
+  } else {
+    showError(failure || "the service closed the stream without an answer.");
+    show(byId("ask-progress-box"), false);
+    mark("rendered");
+  }
+}
+
+function stageText(event) {
+  const message = event.message || String(event.stage || "").replaceAll("_", " ");
+  const data = event.data || {};
+  const counts = [];
+  if (Number.isFinite(data.articles)) counts.push(`${data.articles} articles`);
+  if (Number.isFinite(data.count)) counts.push(`${data.count}`);
+  const text = message.charAt(0).toUpperCase() + message.slice(1);
+  return counts.length ? `${text} (${counts.join(", ")})` : text;
+}
+
+/** Split answer text into text and numbered PubMed links for every [PMID:…] marker. */
+export function answerNodes(text, numberOf) {
+  const nodes = [];
+  const marker = /\[(?:\s*PMID:\s*\d+\s*[,;]?\s*)+\]/g;
+  let at = 0;
+  for (const match of text.matchAll(marker)) {
+    if (match.index > at) nodes.push(text.slice(at, match.index));
+    const pmids = match[0].match(/\d+/g) || [];
+    const links = pmids.map((pmid) => {
+      const n = numberOf(pmid);
+      return h(
+        "a",
+        {
+          class: "cite",
+          href: `${PUBMED}${pmid}/`,
+          target: "_blank",
+          rel: "noopener noreferrer",
+          title: `PMID ${pmid} on PubMed`,
+          "aria-label": `reference ${n}, PMID ${pmid} on PubMed`,
+          "data-pmid": pmid,
+        },
+        String(n),
+      );
+    });
+    nodes.push(h("sup", { class: "cites" }, "[", links.flatMap((a, i) => (i ? [", ", a] : [a])), "]"));
+    at = match.index + match[0].length;
+  }
+  if (at < text.length) nodes.push(text.slice(at));
+  return nodes;
+}
+
+function ageText(cache) {
+  const at = cache.created_at ?? cache.cached_at ?? cache.stored_at;
+  let seconds = Number.isFinite(cache.age_s) ? cache.age_s : null;
+  if (seconds === null && at !== undefined && at !== null) {
+    const when = typeof at === "number" ? at * 1000 : Date.parse(at);
+    if (Number.isFinite(when)) seconds = (Date.now() - when) / 1000;
+  }
+  return seconds === null ? "" : `, asked ${ago(seconds)}`;
+}
+
+function renderResult(result) {
+  const citations = Array.isArray(result.citations) ? result.citations : [];
+  const numbers = new Map();
+  citations.forEach((c, i) => c.pmid && numbers.set(String(c.pmid), i + 1));
+  const numberOf = (pmid) => {
+    if (!numbers.has(pmid)) numbers.set(pmid, numbers.size + 1);
+    return numbers.get(pmid);
+  };
+
+  const verdict = byId("verdict");
+  if (result.verdict && VERDICTS[result.verdict]) {
+    fill(verdict, VERDICTS[result.verdict]);
+    verdict.className = `badge verdict verdict-${result.verdict}`;
+    show(verdict, true);
+  } else {
+    show(verdict, false);
+  }
+
+  // A follow-up is rewritten into a full question before the lookup: show what was answered.
+  const understood = byId("understood");
+  const standalone = String(result.standalone_question || "").trim();
+  const sameText = (a, b) => a.toLowerCase().replace(/\W+/g, " ").trim() === b.toLowerCase().replace(/\W+/g, " ").trim();
+  if (standalone && !sameText(standalone, String(result.question || ""))) {
+    fill(understood, "Understood as: ", h("q", {}, standalone));
+    show(understood, true);
+  } else {
+    show(understood, false);
+  }
+
+  const cache = result.cache || {};
+  const cacheNote = byId("cache-note");
+  if (cache.tier1 === "hit") {
+    const same = cache.matched_question ? `same question as “${cache.matched_question}”` : "a question asked before";
+    fill(byId("cache-text"), `Answered from cache: ${same}${ageText(cache)}.`);
+    show(cacheNote, true);
+  } else {
+    show(cacheNote, false);
+  }
+
+  const answer = clear(byId("answer"));
+  let lines = String(result.answer || "").split(/\n/);
+  if (result.verdict && lines.length && /^\s*(yes|no|uncertain)\W*\s*$/i.test(lines[0])) lines = lines.slice(1);
+  for (const para of lines.join("\n").split(/\n\s*\n/)) {
+    if (!para.trim()) continue;
+    const p = h("p");
+    para.split("\n").forEach((line, i) => {
+      if (i) p.append(h("br"));
+      append(p, answerNodes(line, numberOf));
+    });
+    answer.append(p);
+  }
+  if (!answer.childNodes.length) answer.append(h("p", {}, "No answer text was returned."));
+  if (result.mode === "evidence_digest") {
+    answer.append(
+      h("p", { class: "note" }, "Evidence digest: the most relevant sentences of the retrieved abstracts, not generated text (no LLM is configured)."),
+    );
+  }
+  for (const warning of result.warnings || []) answer.append(h("p", { class: "note warning" }, String(warning)));
+
+  const list = clear(byId("citations"));
+  citations.forEach((c, i) => {
+    const link = c.pmid
+      ? h("a", { href: `${PUBMED}${c.pmid}/`, target: "_blank", rel: "noopener noreferrer" }, c.title || `PMID ${c.pmid}`)
+      : h("span", {}, c.title || "Untitled");
+    const meta = [c.journal, c.year].filter(Boolean).join(", ");
+    list.append(
+      h(
+        "li",
+        { id: `citation-${i + 1}`, "data-pmid": c.pmid || "" },
+        h("span", { class: "cite-number", "aria-hidden": "true" }, `${i + 1}`),
+        h(
+          "div",
+          { class: "cite-body" },
+          link,
+          h(
+            "div",
+            { class: "cite-meta" },
+            meta ? h("span", {}, meta) : null,
+            c.study_type ? h("span", { class: `badge study study-${slug(c.study_type)}` }, c.study_type) : null,
+            Number.isFinite(c.score) ? h("span", { class: "score", title: "relevance score" }, `score ${c.score.toFixed(2)}`) : null,
+            c.pmid ? h("span", { class: "pmid" }, `PMID ${c.pmid}`) : null,
+          ),
+        ),
+      ),
+    );
+  });
+  show(byId("citations-box"), citations.length > 0);
+
+  const calls = result.api_calls || {};
+  const total = result.timings_ms && result.timings_ms.total;
+  fill(
+    byId("ask-meta"),
+    [
+      Number.isFinite(total) ? `${Math.round(total)} ms` : null,
+      `PubMed calls: ${calls.pubmed ?? 0}`,
+      `LLM calls: ${calls.llm ?? 0}`,
+      cache.tier1 === "miss" && cache.evidence_reused ? `${cache.evidence_reused} cached passages reused` : null,
+    ]
+      .filter(Boolean)
+      .join(" · "),
+  );
+  show(byId("ask-result"), true);
+}
+
+function slug(text) {
+  return String(text).toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
+}
+
+/** Wire the Ask view's controls. */
+export function initAsk() {
+  const form = byId("ask-form");
+  const box = byId("question");
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const question = box.value.trim();
+    if (!question) {
+      showError("type a question first.");
+      box.focus();
+      return;
+    }
+    ask(question);
+  });
+  box.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      form.requestSubmit();
+    }
+  });
+  byId("new-conversation").addEventListener("click", newConversation);
+  byId("refresh").addEventListener("click", () => {
+    const question = refreshQuestion || lastQuestion;
+    if (question) ask(question, { noCache: true });
+  });
+}

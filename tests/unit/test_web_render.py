@@ -1,0 +1,72 @@
+"""The report renderer of the web page: Markdown in, HTML that cannot run anything out."""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+
+import pytest
+
+from medlit.web.render import ALLOWED_TAGS, render_markdown_html
+
+HOSTILE = [
+    "<script>alert(1)</script>",
+    '<img src=x onerror="alert(1)">',
+    "<svg onload=alert(1)>",
+    '<a href="javascript:alert(1)">x</a>',
+    "[click](javascript:alert(1))",
+    "[click](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)",
+    "![x](javascript:alert(1))",
+    '<iframe src="https://evil.example"></iframe>',
+    "<style>body{display:none}</style>",
+    '<div style="background:url(javascript:alert(1))">x</div>',
+    "`<script>` in code and ```\n<script>alert(1)</script>\n```",
+]
+
+
+class _Elements(HTMLParser):
+    """Every element and attribute the browser would build from the HTML."""
+
+    def __init__(self, html: str) -> None:
+        super().__init__()
+        self.tags: set[str] = set()
+        self.attributes: list[tuple[str, str, str]] = []
+        self.feed(html)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.add(tag)
+        self.attributes += [(tag, name, value or "") for name, value in attrs]
+
+
+@pytest.mark.parametrize("markdown", HOSTILE)
+def test_hostile_markup_comes_out_as_text(markdown: str) -> None:
+    html = render_markdown_html(f"# Report\n\nBefore {markdown} after.\n")
+    found = _Elements(html)
+    assert found.tags <= ALLOWED_TAGS
+    assert "script" not in found.tags and "img" not in found.tags
+    for tag, name, value in found.attributes:
+        assert not name.startswith("on"), (tag, name)  # no event handler
+        assert name in {"href", "title", "rel", "start"}, (tag, name)
+        if name == "href":
+            assert value.startswith(("http://", "https://", "mailto:")), value
+
+
+def test_script_in_text_is_visible_as_text() -> None:
+    html = render_markdown_html("The abstract said <script>alert(1)</script> verbatim.")
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_report_structure_survives() -> None:
+    markdown = (
+        "# Aspirin after stroke\n\n**Question:** Does aspirin help?\n\n## Executive summary\n\n"
+        "Aspirin lowers recurrence [1, 2].\n\n> **Evidence quality:** 2 RCTs.\n\n"
+        "| a | b |\n|---|---|\n| 1 | 2 |\n\n## References\n\n"
+        "1. Trial. PMID: [40000001](https://pubmed.ncbi.nlm.nih.gov/40000001/).\n"
+        "2. Meta. DOI: [10.5/x](https://doi.org/10.5/x).\n"
+    )
+    html = render_markdown_html(markdown)
+    assert "<h1>Aspirin after stroke</h1>" in html
+    assert "<strong>Question:</strong>" in html
+    assert "<blockquote>" in html and "<table>" in html
+    assert '<a href="https://pubmed.ncbi.nlm.nih.gov/40000001/" rel="noopener noreferrer">' in html
+    assert html.count("<li>") == 2
+    assert "style=" not in html  # the page's CSP forbids inline styles
