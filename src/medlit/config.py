@@ -140,7 +140,18 @@ class LLMSettings(_Section):
     model: str | None = Field(None, description="Default model for every task.")
     temperature: float = Field(0.1, ge=0, le=2, description="Default sampling temperature.")
     max_tokens: int = Field(1200, ge=1, description="Default completion token limit.")
-    timeout_s: float = Field(120.0, gt=0, description="Timeout of one LLM request, seconds.")
+    timeout_s: float = Field(
+        120.0,
+        gt=0,
+        description="Timeout of one LLM request, seconds; for a streamed reply, of its first "
+        "chunk (a local model reads the whole prompt first).",
+    )
+    stream_idle_timeout_s: float = Field(
+        60.0,
+        gt=0,
+        description="Streamed replies: the longest silence allowed between two chunks, "
+        "seconds (no total limit: a slow model that keeps writing is never cut off).",
+    )
     max_retries: int = Field(3, ge=0, description="Retries after 429 and timeouts.")
     backoff_base_s: float = Field(1.0, ge=0, description="First backoff delay; doubles per try.")
     backoff_max_s: float = Field(60.0, ge=0, description="Longest single backoff delay.")

@@ -23,7 +23,7 @@ from medlit.agent.prompt import NO_EVIDENCE_ANSWER, build_messages, expand_conte
 from medlit.agent.state import AgentState
 from medlit.errors import CacheAdmissionError, LLMError, SourceError, SourceUnavailable
 from medlit.log import get_logger
-from medlit.progress import emit
+from medlit.progress import emit, streaming_wanted
 from medlit.types import Citation, Evidence, SearchQuery
 from medlit.usage import usage_scope
 
@@ -311,8 +311,7 @@ class AskNodes:
             }
         articles = {ev.article.pmid: ev.article for ev in evidence if ev.article.pmid}
         if configured:
-            reply = await self.deps.llm().complete("answer", state["prompt_messages"])
-            text = reply.text
+            text = await self._write_answer(state["prompt_messages"])
             verdict = parse_verdict(text) if state.get("is_yes_no") else None
         else:
             text, digest_verdict = self.deps.digest(state["standalone_question"], evidence)
@@ -334,6 +333,16 @@ class AskNodes:
             "removed_citations": check.removed,
             "mode": mode,
         }
+
+    async def _write_answer(self, messages: list[dict[str, str]]) -> str:
+        """The model's answer; streamed as ``token`` events when someone is watching."""
+        llm = self.deps.llm()
+        if not streaming_wanted():
+            return (await llm.complete("answer", messages)).text
+        stream = llm.stream("answer", messages)
+        async for delta in stream:
+            emit("token", "call_llm", delta)
+        return stream.reply.text
 
     async def update_memory(self, state: AgentState) -> dict[str, Any]:
         """Remember the turn in the session (LLM summary every N turns, never on a hit)."""

@@ -71,10 +71,14 @@ async def _ask(
 
     assistant = Assistant(settings)
     text = assistant.validate_question(question)  # exit 2 before opening anything
-    show_spinner = not quiet and sys.stderr.isatty()
+    live = not quiet and sys.stderr.isatty()
     try:
-        if show_spinner:
-            with err_console.status("Searching the literature…", spinner="dots"):
+        if live:
+            from medlit.cli.live import AskLiveView
+            from medlit.progress import progress_scope
+
+            # Stages on stderr, the answer on stdout as the model writes it.
+            with AskLiveView(console, err_console) as view, progress_scope(view):
                 return await assistant.ask(
                     text, session_id=session, sources=source, use_cache=use_cache
                 )
