@@ -66,7 +66,9 @@ async def test_the_answer_is_shown_as_it_is_written(
         finished = time.monotonic()
     assert llm.completions[0].json.get("stream") is True
     words = len(view.text.plain.split())
-    assert words > 10 and view.text.plain.split()[0] == result.answer.split()[0]
+    # The draft is the model's text; the answer has its verdict line moved to the top.
+    assert words > 10 and view.text.plain.rstrip().endswith("Verdict: Yes")
+    assert result.answer.startswith("Verdict: Yes\n\n" + view.text.plain.split()[0])
     # The first words were on screen well before the model had finished (0.02 s a word).
     assert view.first_token_at is not None and finished - view.first_token_at > 0.01 * words
     shown = out_text.getvalue()

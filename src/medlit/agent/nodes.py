@@ -16,11 +16,17 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from medlit.agent import decisions, query, scoring
-from medlit.agent.citations import enforce_citations, is_yes_no_question, parse_verdict
+from medlit.agent.citations import (
+    enforce_citations,
+    is_yes_no_question,
+    split_verdict,
+    verdict_first,
+)
 from medlit.agent.deps import AgentDeps
 from medlit.agent.memory import Turn, summary_messages
 from medlit.agent.prompt import NO_EVIDENCE_ANSWER, build_messages, expand_context
 from medlit.agent.state import AgentState
+from medlit.agent.verdict import read_verdict
 from medlit.errors import CacheAdmissionError, LLMError, SourceError, SourceUnavailable
 from medlit.log import get_logger
 from medlit.progress import emit, streaming_wanted
@@ -312,7 +318,15 @@ class AskNodes:
         articles = {ev.article.pmid: ev.article for ev in evidence if ev.article.pmid}
         if configured:
             text = await self._write_answer(state["prompt_messages"])
-            verdict = parse_verdict(text) if state.get("is_yes_no") else None
+            verdict = None
+            if state.get("is_yes_no"):
+                verdict, text = split_verdict(text)
+                if verdict is None:  # never a default: ask which way the written answer goes
+                    log.info("no_verdict_line", mode=mode, fallback="verdict_call")
+                    question = state.get("standalone_question") or state["question"]
+                    verdict = await read_verdict(self.deps.llm(), question, text)
+                if verdict is not None:
+                    text = verdict_first(verdict, text)
         else:
             text, digest_verdict = self.deps.digest(state["standalone_question"], evidence)
             verdict = None

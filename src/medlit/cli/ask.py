@@ -94,10 +94,15 @@ def _render(result: AskResult) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    answer = result.answer
     if result.verdict:
         style = _VERDICT_STYLE[result.verdict]
         console.print(f"[{style}]Verdict: {result.verdict.upper()}[/]")
-    console.print(escape(result.answer), soft_wrap=True)
+        # The answer opens with the same line (medlit moved it there): show it once, styled.
+        first, _, rest = answer.partition("\n")
+        if first.strip().lower() == f"verdict: {result.verdict}":
+            answer = rest.lstrip("\n")
+    console.print(escape(answer), soft_wrap=True)
     if result.citations:
         table = Table(title="Citations", show_lines=False, title_justify="left")
         for column in ("PMID", "Title", "Journal", "Year", "Study type", "Link"):
