@@ -437,6 +437,14 @@ class ResearchSettings(_Section):
     max_abstract_chars: int = Field(
         6000, ge=200, description="Abstract characters sent to the LLM per article."
     )
+    min_article_similarity: float = Field(
+        0.4,
+        ge=0,
+        le=1,
+        description="Title similarity to the research question or the sub-question below "
+        "which a found article that also lacks the question's subject words is not read "
+        "(MiniLM: 0.8 on topic, 0.25-0.35 for unrelated articles a broad search brings).",
+    )
 
     def depth_config(self, depth: str) -> ResearchDepth:
         """The limits of one depth level (``quick``, ``standard`` or ``deep``)."""
