@@ -161,7 +161,18 @@ class LLMSettings(_Section):
     model: str | None = Field(None, description="Default model for every task.")
     temperature: float = Field(0.1, ge=0, le=2, description="Default sampling temperature.")
     max_tokens: int = Field(1200, ge=1, description="Default completion token limit.")
-    timeout_s: float = Field(120.0, gt=0, description="Timeout of one LLM request, seconds.")
+    timeout_s: float = Field(
+        120.0,
+        gt=0,
+        description="Timeout of one LLM request, seconds; for a streamed reply, of its first "
+        "chunk (a local model reads the whole prompt first).",
+    )
+    stream_idle_timeout_s: float = Field(
+        60.0,
+        gt=0,
+        description="Streamed replies: the longest silence allowed between two chunks, "
+        "seconds (no total limit: a slow model that keeps writing is never cut off).",
+    )
     max_retries: int = Field(3, ge=0, description="Retries after 429 and timeouts.")
     backoff_base_s: float = Field(1.0, ge=0, description="First backoff delay; doubles per try.")
     backoff_max_s: float = Field(60.0, ge=0, description="Longest single backoff delay.")
@@ -468,6 +479,14 @@ class ResearchSettings(_Section):
     )
     max_abstract_chars: int = Field(
         6000, ge=200, description="Abstract characters sent to the LLM per article."
+    )
+    min_article_similarity: float = Field(
+        0.4,
+        ge=0,
+        le=1,
+        description="Title similarity to the research question or the sub-question below "
+        "which a found article that also lacks the question's subject words is not read "
+        "(MiniLM: 0.8 on topic, 0.25-0.35 for unrelated articles a broad search brings).",
     )
 
     def depth_config(self, depth: str) -> ResearchDepth:

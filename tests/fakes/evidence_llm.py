@@ -5,7 +5,7 @@ would, from what the prompt contains and nothing else:
 
 - ``answer``: cites the first evidence blocks' PMIDs (taken from the ``[PMID:n]`` headers of
   the prompt), quoting each block's last sentence; when the system rules ask for a verdict line
-  it opens with one (``verdict_for(pmids)`` decides it, default ``Uncertain``);
+  it ends with one (``verdict_for(pmids)`` decides it, default ``Uncertain``);
 - ``plan_query`` (JSON): the follow-up joined to the last question of the conversation summary;
 - ``summarize_memory``: the questions of the new turns, in one line.
 
@@ -19,6 +19,8 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
+
+from medlit.agent.prompt import VERDICT_CUE
 
 __all__ = ["EvidenceResponder"]
 
@@ -92,10 +94,10 @@ class EvidenceResponder:
         if not cited:
             return "Uncertain\nThe evidence given does not address the question."
         lines = []
-        if "FIRST line" in system:
-            lines.append(self.verdict_for([p for p, _ in cited]))
         for pmid, sentence in cited:
             lines.append(f"{sentence.rstrip('.')} [PMID:{pmid}].")
         if self.invent:
             lines.append("A landmark trial settled this long ago [PMID:99999999].")
+        if VERDICT_CUE in system:  # reasoning first, the verdict on the last line
+            lines.append(f"Verdict: {self.verdict_for([p for p, _ in cited])}")
         return "\n".join(lines)

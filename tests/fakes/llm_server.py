@@ -16,6 +16,7 @@ they would to vLLM, Ollama or OpenAI. Use it instead of mocks::
         server.enqueue(Reply.slow(2.0, "late"))                 # answers after 2 s (timeouts)
         server.enqueue(Reply.reject_response_format())          # 400 on response_format
         server.enqueue(Reply('{"a": 1}', prompt_tokens=7, completion_tokens=3))
+        server.enqueue(Reply.streamed("word by word", chunk_delay_s=0.05))  # to stream: true
 
         ... run the code under test ...
 
@@ -61,6 +62,7 @@ consuming the queue):
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections import deque
@@ -93,6 +95,27 @@ class Reply:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     finish_reason: str = "stop"
+    chunk_delay_s: float = 0.0
+    stall_after: int | None = None
+    stall_s: float = 0.0
+
+    @classmethod
+    def streamed(
+        cls,
+        text: str,
+        *,
+        chunk_delay_s: float = 0.0,
+        stall_after: int | None = None,
+        stall_s: float = 0.0,
+    ) -> Reply:
+        """A reply that, to a ``stream: true`` request, comes as one chunk per word.
+
+        Args:
+            chunk_delay_s: pause before each chunk.
+            stall_after: after this many content chunks, go silent for ``stall_s`` seconds
+                (an idle-timeout test); the rest follows if the client is still there.
+        """
+        return cls(text=text, chunk_delay_s=chunk_delay_s, stall_after=stall_after, stall_s=stall_s)
 
     @classmethod
     def rate_limited(cls, retry_after: str | None = "1") -> Reply:
@@ -467,6 +490,42 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                 # The client gave up (a timeout under test): nothing left to answer.
                 self.close_connection = True
 
+        def _stream(self, record: RecordedRequest, reply: Reply) -> None:
+            """Server-sent events, one chunk per word, as OpenAI-compatible servers stream."""
+            whole = server._completion_body(record, reply)
+            base = {k: whole[k] for k in ("id", "created", "model")}
+            base["object"] = "chat.completion.chunk"
+
+            def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+                choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
+                return {**base, "choices": [choice]}
+
+            events = [chunk({"role": "assistant"})]
+            events += [chunk({"content": piece}) for piece in re.findall(r"\S+\s*|\s+", reply.text)]
+            events.append(chunk({}, reply.finish_reason))
+            options = record.json.get("stream_options") or {}
+            if options.get("include_usage") and server.flavour != "llama_cpp":
+                events.append({**base, "choices": [], "usage": whole["usage"]})
+            self.close_connection = True
+            try:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                for number, event in enumerate(events):
+                    content_chunks = number - 1
+                    stall = reply.stall_after is not None and content_chunks == reply.stall_after
+                    if stall and server._stopping.wait(reply.stall_s):
+                        return
+                    if reply.chunk_delay_s and server._stopping.wait(reply.chunk_delay_s):
+                        return
+                    self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+                    self.wfile.flush()
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                return
+
         def do_GET(self) -> None:
             record = self._record({})
             if self.path.rstrip("/").endswith("/models"):
@@ -491,15 +550,13 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                 record.status = 404
                 self._send(404, _error(f"no route {self.path}", "not_found"), {})
                 return
-            if body.get("stream"):
-                record.status = 400
-                self._send(400, _error("fake server does not stream", "invalid_request_error"), {})
-                return
             reply = server._next_reply(record)
             record.status = reply.status
             if reply.delay_s and server._stopping.wait(reply.delay_s):
                 return
-            if reply.status != 200:
+            if body.get("stream") and reply.status == 200:
+                self._stream(record, reply)
+            elif reply.status != 200:
                 self._send(
                     reply.status, reply.error_body or _error("error", "error"), reply.headers
                 )

@@ -129,7 +129,7 @@ async def test_miss_then_hit_then_reworded_hit(
     assert first.api_calls.pubmed >= 2 and first.api_calls.llm == 1
     assert first.api_calls.pubmed == len(eutils.history)
     _check_cited(first)
-    assert first.verdict == "yes" and first.answer.startswith("Yes")
+    assert first.verdict == "yes" and first.answer.startswith("Verdict: Yes\n")
     assert first.stop_reason == "threshold" and first.cache.admitted
     assert first.mode == "llm"
 

@@ -5,16 +5,18 @@ output left on (the default)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
+from medlit.agent.verdict import VerdictChoice
 from medlit.assistant import Assistant
 from medlit.config import Settings
 from medlit.research.models import JobStatus
 from medlit.research.runtime import open_orchestrator
 from tests.fakes.eutils_server import FakeEutils
 from tests.fakes.evidence_llm import EvidenceResponder
-from tests.fakes.llm_server import FakeLLMServer
+from tests.fakes.llm_server import FakeLLMServer, last_user_message, schema_name_of
 from tests.fakes.research_responder import ARTICLES, ResearchResponder
 
 FLAVOURS = [("llama_cpp", 500), ("ollama", 500), ("vllm", 400)]
@@ -80,3 +82,26 @@ async def test_ask_completes_on_local_servers(
         assert follow.answer and follow.standalone_question != "and in older adults?"
         assert any(r.response_format for r in llm.completions)  # the follow-up's JSON plan
         assert all(r.status in (200, status) for r in llm.completions)
+
+
+async def test_a_missing_verdict_line_is_read_by_a_verdict_call(
+    settings: Settings, eutils: FakeEutils
+) -> None:
+    answers = EvidenceResponder(lambda pmids: "Yes")
+
+    def forgetful(request: dict[str, Any]) -> str:
+        if schema_name_of(request) == "VerdictChoice":
+            assert "Answer:\n" in last_user_message(request)
+            return '{"verdict": "no"}'
+        return answers(request).rsplit("\nVerdict:", 1)[0]  # the model forgot the line
+
+    with FakeLLMServer(responder=forgetful, flavour="llama_cpp") as llm:
+        async with Assistant(_configure(settings, eutils, llm)) as assistant:
+            result = await assistant.ask("Does aspirin prevent recurrent ischaemic stroke?")
+        assert result.verdict == "no"  # read from the answer, not defaulted
+        assert result.answer.startswith("Verdict: No\n\n") and result.citations
+        verdict_call = llm.completions[-1]
+        assert verdict_call.response_format == {
+            "type": "json_object",
+            "schema": VerdictChoice.model_json_schema(),
+        }  # llama.cpp's grammar keeps the reply to the three values

@@ -8,7 +8,7 @@ import pytest
 
 from medlit.config import ResearchSettings
 from medlit.errors import LLMProviderError, PlanningError, ValidationError
-from medlit.research.planner import create_plan
+from medlit.research.planner import anchor_terms, create_plan, on_topic
 from tests.unit._research_llm import ScriptedLLM
 
 
@@ -44,26 +44,30 @@ async def test_invalid_requests_are_validation_errors_before_any_llm_call(
 async def test_plan_is_sorted_by_priority_deduplicated_and_capped_at_the_depth_maximum() -> None:
     settings = ResearchSettings()  # quick: 3..4 sub-questions
     reply = _plan_reply(
-        "Low priority question", "Top question", "Top question?", "Second question",
-        "Third question", "Fourth question",
+        "Low priority aspirin stroke", "Top aspirin stroke", "Top aspirin stroke?",
+        "Second aspirin stroke", "Third aspirin stroke", "Fourth aspirin stroke",
         priorities=[9, 1, 1, 2, 3, 4],
     )  # fmt: skip
     llm = ScriptedLLM(lambda task, msgs: reply)
     plan = await create_plan("  Does   aspirin prevent stroke? ", "quick", llm, settings)
     assert plan.question == "Does aspirin prevent stroke?"
     assert [q.text for q in plan.sub_questions] == [
-        "Top question", "Second question", "Third question", "Fourth question",
+        "Does aspirin prevent stroke?",  # the question itself, always (researched last)
+        "Top aspirin stroke", "Second aspirin stroke", "Third aspirin stroke",
+        "Fourth aspirin stroke",
     ]  # fmt: skip
-    assert [q.id for q in plan.sub_questions] == ["q1", "q2", "q3", "q4"]
+    assert [q.id for q in plan.sub_questions] == ["q0", "q1", "q2", "q3", "q4"]
     assert all(q.depth == 1 and q.status == "PENDING" for q in plan.sub_questions)
-    assert plan.sub_questions[0].search_query == "top question"
+    assert plan.sub_questions[1].search_query == "top aspirin stroke"
     assert llm.tasks() == ["plan_research"]
     system = llm.calls[0][1][0]["content"]
     assert "between 3 and 4" in system  # the depth config reaches the prompt
 
 
 async def test_fewer_sub_questions_than_the_minimum_is_a_planning_error() -> None:
-    llm = ScriptedLLM(lambda task, msgs: _plan_reply("one", "two", "two!", "  "))
+    llm = ScriptedLLM(
+        lambda task, msgs: _plan_reply("aspirin one", "aspirin two", "aspirin two!", "  ")
+    )
     with pytest.raises(PlanningError, match="2 usable sub-question"):
         await create_plan("Does aspirin prevent stroke?", "standard", llm, ResearchSettings())
 
@@ -78,3 +82,31 @@ async def test_unparseable_plan_is_a_planning_error() -> None:
     llm = ScriptedLLM(lambda task, msgs: {"questions": "nope"})
     with pytest.raises(PlanningError):
         await create_plan("Does aspirin prevent stroke?", "quick", llm, ResearchSettings())
+
+
+async def test_sub_questions_that_lost_the_subject_are_dropped() -> None:
+    # What Qwen2.5 1.5B planned for this question (issue 10), plus one that kept the subject.
+    reply = _plan_reply(
+        "What is the population of older adults?",
+        "What is the outcome of interest in this research question?",
+        "Does vitamin D supplementation reduce hip fractures in nursing home residents?",
+    )
+    reply["sub_questions"][2]["search_query"] = "older adults population"  # lost the subject
+    llm = ScriptedLLM(lambda task, msgs: reply)
+    question = "Does vitamin D supplementation prevent fractures in older adults?"
+    plan = await create_plan(question, "quick", llm, ResearchSettings())
+    assert [(q.id, q.text) for q in plan.sub_questions] == [
+        ("q0", question),
+        ("q1", "Does vitamin D supplementation reduce hip fractures in nursing home residents?"),
+    ]
+    assert plan.sub_questions[1].search_query is None  # rebuilt from its words when searched
+
+
+def test_anchor_terms_leave_out_generic_words() -> None:
+    assert anchor_terms("How severe is COVID-19 in children compared with adults?") == {
+        "severe",
+        "covid-19",
+    }
+    anchors = anchor_terms("Does aspirin prevent recurrent ischaemic stroke?")
+    assert on_topic("Aspirin resistance in stroke survivors", anchors)
+    assert not on_topic("Falls in older cancer patients", anchors)

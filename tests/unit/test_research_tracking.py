@@ -6,7 +6,13 @@ import pytest
 
 from medlit.config import ResearchDepth, Settings
 from medlit.research.researcher import quote_in_article, search_term
-from medlit.research.tracking import Budget, Spend, VisitedTopics, normalise_topic
+from medlit.research.tracking import (
+    Budget,
+    Spend,
+    VisitedTopics,
+    normalise_topic,
+    question_aspects,
+)
 from medlit.types import AbstractSection, Article
 from medlit.usage import record_call, record_llm, usage_scope
 
@@ -100,3 +106,22 @@ def test_search_term_keeps_content_words() -> None:
     assert search_term("Does aspirin reduce the risk of stroke in adults?") == (
         "aspirin reduce risk stroke adults"
     )
+
+
+def test_other_aspects_of_one_subject_are_new_topics(embedder) -> None:  # type: ignore[no-untyped-def]
+    # Issue 10: the second was skipped as a visited topic of the first (similarity 0.88).
+    visited = VisitedTopics(embedder, 0.88)
+    visited.add("What is the prevalence of COVID-19 in children compared to adults?")
+    assert (
+        visited.match("What are the clinical characteristics of COVID-19 in children compared "
+                      "to adults?") is None
+    )  # fmt: skip
+    assert visited.match("How severe is COVID-19 in children compared with adults?") is None
+    # A rewording that asks about the same aspect is still the same topic.
+    hit = visited.match("How prevalent is COVID-19 among children compared with adults?")
+    assert hit is not None and hit[0].startswith("What is the prevalence")
+    assert question_aspects("Clinical characteristics and mortality of COVID-19") == {
+        "clinical features",
+        "severity",
+    }
+    assert question_aspects("Does aspirin lower the risk of recurrent stroke?") == frozenset()

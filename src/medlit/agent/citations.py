@@ -3,7 +3,8 @@
 The answer cites evidence as ``[PMID:123]`` (several in one bracket are accepted:
 ``[PMID:1, PMID:2]``, ``[PMID: 1; 2]``). :func:`enforce_citations` keeps only PMIDs of evidence
 actually retrieved for the answer; any other is removed from the text and logged, never shown.
-:func:`parse_verdict` reads the bottom line a yes/no answer opens with.
+:func:`split_verdict` reads a yes/no answer's verdict (written last, after the reasoning) and
+takes its line out, so that :func:`verdict_first` can show it first.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ __all__ = [
     "extract_pmids",
     "is_yes_no_question",
     "parse_verdict",
+    "split_verdict",
+    "verdict_first",
 ]
 
 log = get_logger("agent.citations")
@@ -34,6 +37,13 @@ _NUMBER = re.compile(r"\d+")
 
 _VERDICT_LINE = re.compile(
     r"^(?:verdict|answer|bottom line|short answer)?\s*[:\-–]?\s*"
+    # The word stands alone ("No.", "Yes,", "Uncertain"): "No effect was found" is a sentence.
+    r"(yes|no|uncertain|unclear|maybe|inconclusive)\b(?=\s*(?:[.,:;!\u2013\u2014-]|$))",
+    re.I,
+)
+# "Verdict: Yes", "Final verdict - no", "The verdict is uncertain", "Verdict = Yes."
+_LABELLED = re.compile(
+    r"\b(?:final\s+)?verdict\b\s*(?:is\s*)?[:=\-–]?\s*\W{0,3}"
     r"(yes|no|uncertain|unclear|maybe|inconclusive)\b",
     re.I,
 )
@@ -106,11 +116,53 @@ def is_yes_no_question(question: str) -> bool:
 
 
 def parse_verdict(answer: str) -> Verdict | None:
-    """The verdict an answer opens with ("Yes", "No", "Uncertain", markdown allowed), or None."""
-    for line in answer.splitlines():
-        cleaned = re.sub(r"[*_#>`]", "", line).strip()
+    """The verdict of an answer (see :func:`split_verdict`), or None."""
+    return split_verdict(answer)[0]
+
+
+def split_verdict(answer: str) -> tuple[Verdict | None, str]:
+    """The answer's verdict, and its text without the line that only stated it.
+
+    The answer prompt asks the model to reason first and end with ``Verdict: Yes|No|Uncertain``
+    (a small model that must commit in its first word says "Yes" to nearly everything). Models
+    write that line many ways (``**Verdict:** no``, ``Final verdict - Uncertain.``, ``The
+    verdict is yes``), and sometimes open with the verdict instead (``Yes``, ``**No.** The
+    trials...``); both are read. A labelled verdict wins over an opening word, and the last
+    labelled one over earlier ones (the model may restate the question's options first).
+
+    Returns:
+        ``(verdict, text)``: ``text`` lacks the verdict line when that line held nothing else;
+        ``(None, answer)`` when no verdict is stated.
+    """
+    lines = answer.splitlines()
+    for index in range(len(lines) - 1, -1, -1):
+        cleaned = _clean(lines[index])
+        match = _LABELLED.search(cleaned)
+        if match is None:
+            continue
+        verdict = _VERDICT_MAP[match.group(1).lower()]
+        rest = (cleaned[: match.start()] + cleaned[match.end() :]).strip(" .:;-–")
+        if len(rest.split()) <= 2:  # the line only stated the verdict: it moves to the top
+            lines = lines[:index] + lines[index + 1 :]
+        return verdict, "\n".join(lines).strip()
+    for index, line in enumerate(lines):
+        cleaned = _clean(line)
         if not cleaned:
             continue
         match = _VERDICT_LINE.match(cleaned)
-        return _VERDICT_MAP[match.group(1).lower()] if match else None
-    return None
+        if match is None:
+            return None, answer
+        verdict = _VERDICT_MAP[match.group(1).lower()]
+        if len(cleaned.split()) == 1:
+            lines = lines[:index] + lines[index + 1 :]
+        return verdict, "\n".join(lines).strip()
+    return None, answer
+
+
+def verdict_first(verdict: Verdict, text: str) -> str:
+    """The answer with its verdict as the opening line (``Verdict: Yes``, then the reasoning)."""
+    return f"Verdict: {verdict.capitalize()}\n\n{text.strip()}"
+
+
+def _clean(line: str) -> str:
+    return re.sub(r"[*_#>`]", "", line).strip()

@@ -22,14 +22,20 @@ import anyio
 import anyio.to_thread
 
 from medlit.agent import decisions, query, scoring
-from medlit.agent.citations import enforce_citations, is_yes_no_question, parse_verdict
+from medlit.agent.citations import (
+    enforce_citations,
+    is_yes_no_question,
+    split_verdict,
+    verdict_first,
+)
 from medlit.agent.deps import AgentDeps
 from medlit.agent.memory import Turn, session_key, summary_messages
 from medlit.agent.prompt import NO_EVIDENCE_ANSWER, build_messages, expand_context
 from medlit.agent.state import AgentState
+from medlit.agent.verdict import read_verdict
 from medlit.errors import CacheAdmissionError, LLMError, SourceError, SourceUnavailable
 from medlit.log import get_logger
-from medlit.progress import emit
+from medlit.progress import emit, streaming_wanted
 from medlit.types import Citation, Evidence, SearchQuery
 from medlit.usage import usage_scope
 
@@ -354,9 +360,16 @@ class AskNodes:
             }
         articles = {ev.article.pmid: ev.article for ev in evidence if ev.article.pmid}
         if configured:
-            reply = await self.deps.llm().complete("answer", state["prompt_messages"])
-            text = reply.text
-            verdict = parse_verdict(text) if state.get("is_yes_no") else None
+            text = await self._write_answer(state["prompt_messages"])
+            verdict = None
+            if state.get("is_yes_no"):
+                verdict, text = split_verdict(text)
+                if verdict is None:  # never a default: ask which way the written answer goes
+                    log.info("no_verdict_line", mode=mode, fallback="verdict_call")
+                    question = state.get("standalone_question") or state["question"]
+                    verdict = await read_verdict(self.deps.llm(), question, text)
+                if verdict is not None:
+                    text = verdict_first(verdict, text)
         else:
             text, digest_verdict = await off_loop(
                 self.deps.digest, state["standalone_question"], evidence, heavy=True
@@ -379,6 +392,16 @@ class AskNodes:
             "removed_citations": check.removed,
             "mode": mode,
         }
+
+    async def _write_answer(self, messages: list[dict[str, str]]) -> str:
+        """The model's answer; streamed as ``token`` events when someone is watching."""
+        llm = self.deps.llm()
+        if not streaming_wanted():
+            return (await llm.complete("answer", messages)).text
+        stream = llm.stream("answer", messages)
+        async for delta in stream:
+            emit("token", "call_llm", delta)
+        return stream.reply.text
 
     async def update_memory(self, state: AgentState) -> dict[str, Any]:
         """Remember the turn in the session (LLM summary every N turns, never on a hit)."""

@@ -15,6 +15,7 @@ from medlit.types import Article, Chunk, Evidence
 
 __all__ = [
     "NO_EVIDENCE_ANSWER",
+    "VERDICT_CUE",
     "EvidenceBlock",
     "build_messages",
     "expand_context",
@@ -41,9 +42,18 @@ plainly and explain how.
 disagree, and mention study type when it matters.
 5. Be concise: a short paragraph or a few bullet points. No preamble."""
 
-_YES_NO_RULE = """6. This is a yes/no question. The FIRST line of your answer must be exactly \
-one word: Yes, No, or Uncertain (Uncertain when the evidence is thin, indirect or \
-conflicting). Then give the reasoning with citations on the following lines."""
+# Reason first, verdict last: a model that must commit in its first word cannot weigh the
+# evidence it has not written out yet (a 1.5B model said "Yes" to 20 of 20 PubMedQA questions).
+# medlit moves the verdict line to the top of the answer (citations.split_verdict).
+VERDICT_CUE = "LAST line"
+_YES_NO_RULE = f"""6. This is a yes/no question. First say in 2-5 sentences what the evidence \
+shows, citing it. Then end with a {VERDICT_CUE} that is exactly one of:
+Verdict: Yes
+Verdict: No
+Verdict: Uncertain
+Say Yes or No when the cited studies point that way, even if they are few; say No when they \
+found no effect, no difference or no association; say Uncertain only when they conflict or \
+none addresses the question."""
 
 
 def system_rules(*, yes_no: bool) -> str:

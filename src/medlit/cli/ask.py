@@ -72,10 +72,14 @@ async def _ask(
     assistant = Assistant(settings)
     text = assistant.validate_question(question)  # exit 2 before opening anything
     session = assistant.validate_session_id(session)
-    show_spinner = not quiet and sys.stderr.isatty()
+    live = not quiet and sys.stderr.isatty()
     try:
-        if show_spinner:
-            with err_console.status("Searching the literature…", spinner="dots"):
+        if live:
+            from medlit.cli.live import AskLiveView
+            from medlit.progress import progress_scope
+
+            # Stages on stderr, the answer on stdout as the model writes it.
+            with AskLiveView(console, err_console) as view, progress_scope(view):
                 return await assistant.ask(
                     text, session_id=session, sources=source, use_cache=use_cache
                 )
@@ -91,10 +95,15 @@ def _render(result: AskResult) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    answer = result.answer
     if result.verdict:
         style = _VERDICT_STYLE[result.verdict]
         console.print(f"[{style}]Verdict: {result.verdict.upper()}[/]")
-    console.print(escape(result.answer), soft_wrap=True)
+        # The answer opens with the same line (medlit moved it there): show it once, styled.
+        first, _, rest = answer.partition("\n")
+        if first.strip().lower() == f"verdict: {result.verdict}":
+            answer = rest.lstrip("\n")
+    console.print(escape(answer), soft_wrap=True)
     if result.citations:
         table = Table(title="Citations", show_lines=False, title_justify="left")
         for column in ("PMID", "Title", "Journal", "Year", "Study type", "Link"):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import email.utils
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -26,6 +26,7 @@ __all__ = [
     "LLMProvider",
     "ProviderFailure",
     "ProviderReply",
+    "StreamEvent",
     "parse_retry_after",
 ]
 
@@ -58,6 +59,11 @@ _REFUSAL_CUES = (
     "unknown",
     "expected",
 )
+
+
+StreamEvent = str | ProviderReply
+"""What a streamed request yields: text deltas, then one :class:`ProviderReply` (whole text,
+usage when the server reports it, finish reason)."""
 
 
 class ProviderFailure(Exception):
@@ -171,6 +177,32 @@ class LLMProvider(ABC):
         timeout_s: float,
     ) -> ProviderReply:
         """Send one chat-completions request; raise :class:`ProviderFailure` on any failure."""
+
+    async def _chat_stream(
+        self,
+        route: Route,
+        messages: Sequence[ChatMessage],
+        *,
+        temperature: float,
+        max_tokens: int,
+        timeout_s: float,
+    ) -> AsyncGenerator[StreamEvent, None]:
+        """Send one streamed request: yield text deltas as they arrive, then the whole reply.
+
+        The default sends an ordinary request and yields its text as one delta (a provider
+        that can stream overrides this). Raise :class:`ProviderFailure` on any failure.
+        """
+        reply = await self._chat(
+            route,
+            messages,
+            response_format=None,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            timeout_s=timeout_s,
+        )
+        if reply.text:
+            yield reply.text
+        yield reply
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook, providers may hold nothing
         """Release connections."""

@@ -45,6 +45,7 @@ from medlit.llm.jsonout import (
     validate_reply,
 )
 from medlit.llm.openai_provider import OpenAIProvider
+from medlit.llm.streaming import LLMStream
 from medlit.llm.tasks import LLMTask, Route, how_to_configure, resolve_route
 from medlit.log import get_logger
 from medlit.usage import LLMTaskUsage, Usage, record_llm
@@ -52,7 +53,7 @@ from medlit.usage import LLMTaskUsage, Usage, record_llm
 if TYPE_CHECKING:
     from medlit.config import LLMSettings, Settings
 
-__all__ = ["LLMClient", "LLMReply", "Messages"]
+__all__ = ["LLMClient", "LLMReply", "LLMStream", "Messages"]
 
 T = TypeVar("T", bound=BaseModel)
 Messages = str | Sequence[ChatMessage]
@@ -199,6 +200,30 @@ class LLMClient:
             latency_s=sent.latency_s,
             attempts=sent.attempts,
             finish_reason=sent.reply.finish_reason,
+        )
+
+    def stream(
+        self,
+        task: str,
+        messages: Messages,
+        *,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+    ) -> LLMStream:
+        """A chat completion for ``task`` streamed as text deltas (see :mod:`.streaming`).
+
+        Iterate the returned :class:`LLMStream` for the deltas, then read its ``reply``. The
+        first chunk may take ``timeout_s``; after it, ``stream_idle_timeout_s`` of silence
+        ends the request (there is no total limit).
+
+        Raises:
+            LLMConfigError: at once, when no provider/model is configured for the task.
+            LLMRateLimited, LLMTimeout, LLMProviderError, LLMOutputError: while iterating, as
+                for ``complete``.
+        """
+        route = self._configured_route(task)
+        return LLMStream(
+            self, route, _as_messages(messages), temperature=temperature, max_tokens=max_tokens
         )
 
     async def complete_json(

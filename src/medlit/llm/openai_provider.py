@@ -8,7 +8,7 @@ only one, and every ``openai`` exception is translated into a :class:`ProviderFa
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncGenerator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from medlit.errors import LLMConfigError
@@ -17,6 +17,7 @@ from medlit.llm.base import (
     LLMProvider,
     ProviderFailure,
     ProviderReply,
+    StreamEvent,
     parse_retry_after,
 )
 from medlit.llm.tasks import OPENAI_DEFAULT_BASE_URL, Route
@@ -107,6 +108,64 @@ class OpenAIProvider(LLMProvider):
             completion_tokens=usage.completion_tokens if usage else 0,
             model=completion.model,
             finish_reason=choice.finish_reason,
+        )
+
+    async def _chat_stream(
+        self,
+        route: Route,
+        messages: Sequence[ChatMessage],
+        *,
+        temperature: float,
+        max_tokens: int,
+        timeout_s: float,
+    ) -> AsyncGenerator[StreamEvent, None]:
+        import openai
+
+        parts: list[str] = []
+        prompt_tokens = completion_tokens = 0
+        model: str | None = None
+        finish: str | None = None
+        try:
+            stream = await self._client.chat.completions.create(  # type: ignore[call-overload]
+                model=route.model or "",
+                messages=[dict(m) for m in messages],
+                temperature=temperature,
+                max_tokens=max_tokens,
+                timeout=timeout_s,
+                stream=True,
+                # OpenAI, vLLM and Ollama then send usage in a last chunk; llama-cpp-python
+                # takes the option but sends none (the client estimates it).
+                stream_options={"include_usage": True},
+            )
+            async with stream:
+                async for chunk in stream:
+                    model = chunk.model or model
+                    if chunk.usage is not None:
+                        prompt_tokens = chunk.usage.prompt_tokens
+                        completion_tokens = chunk.usage.completion_tokens
+                    choice = chunk.choices[0] if chunk.choices else None
+                    if choice is not None:
+                        finish = choice.finish_reason or finish
+                    delta = (choice.delta.content if choice and choice.delta else None) or ""
+                    parts.append(delta)
+                    yield delta  # "" too: the server is alive (the idle timer restarts)
+        except openai.APITimeoutError as exc:
+            raise ProviderFailure(f"timed out: {exc}", kind="timeout") from exc
+        except openai.APIConnectionError as exc:
+            raise ProviderFailure(
+                f"cannot reach {route.base_url or OPENAI_DEFAULT_BASE_URL}: {exc}",
+                kind="unavailable",
+            ) from exc
+        except openai.APIStatusError as exc:
+            raise _status_failure(exc) from exc
+        except openai.OpenAIError as exc:
+            raise ProviderFailure(f"{type(exc).__name__}: {exc}", kind="fatal") from exc
+        yield ProviderReply(
+            text="".join(parts),
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            model=model,
+            finish_reason=finish,
         )
 
     async def aclose(self) -> None:

@@ -441,6 +441,7 @@ class _Run:
                 embedder=o.embedder,
                 visited=visited,
                 budget=budget,
+                read=list(job.articles),
             )
 
             async def on_done(

@@ -9,9 +9,10 @@ from medlit.errors import LLMConfigError, LLMError, PlanningError, ValidationErr
 from medlit.log import get_logger
 from medlit.research.models import DEPTHS, Depth, ResearchPlan, SubQuestion
 from medlit.research.prompts import PLAN_SYSTEM, PlanReply, ResearchLLM, Task, messages
+from medlit.research.tracking import normalise_topic
 from medlit.text import require_clean_text
 
-__all__ = ["create_plan", "validate_request"]
+__all__ = ["QUESTION_ID", "anchor_terms", "create_plan", "on_topic", "validate_request"]
 
 log = get_logger("research.planner")
 
@@ -38,6 +39,31 @@ def validate_request(question: str, depth: str, settings: ResearchSettings) -> t
 
 _Proposed = tuple[int, str, str, str]
 
+QUESTION_ID = "q0"
+"""The id of the sub-question that is the research question itself (always researched)."""
+
+# Words that name who or what kind of effect, not the subject: sharing only these with the
+# question is drift ("What is the population of older adults?" for a vitamin D question).
+_GENERIC = frozenset(
+    """prevent prevention effect effective efficacy outcome risk role impact older old elderly
+    adult child children pediatric paediatric patient population women men infant study
+    evidence associated association use compared comparison versus reduce increase improve
+    interest research question clinical factor level type people individual group""".split()  # noqa: SIM905
+)
+
+
+def anchor_terms(question: str) -> set[str]:
+    """The question's subject words (normalised; generic and one-letter words left out)."""
+    return {t for t in normalise_topic(question).split() if len(t) > 1 and t not in _GENERIC}
+
+
+def on_topic(text: str, anchors: set[str]) -> bool:
+    """Whether ``text`` keeps enough of the question's subject words (a third, at least one)."""
+    if not anchors:
+        return True
+    shared = anchors & set(normalise_topic(text).split())
+    return len(shared) >= max(1, round(len(anchors) / 3))
+
 
 def _dedupe(proposed: list[_Proposed]) -> list[_Proposed]:
     # The same sub-question twice (differing in case or punctuation) is one sub-question.
@@ -63,8 +89,10 @@ async def create_plan(
         settings: the research settings (limits and depth configs).
 
     Returns:
-        A plan with between ``min_sub_questions`` and ``max_sub_questions`` sub-questions
-        (ids ``q1``, ``q2``... in priority order), all PENDING at depth 1.
+        A plan with at most ``max_sub_questions`` sub-questions (ids ``q1``, ``q2``... in
+        priority order) that kept the question's subject (see :func:`on_topic`), plus the
+        question itself (``q0``, first in the list, researched last) unless one of them is
+        it; all PENDING at depth 1.
 
     Raises:
         ValidationError: the request is invalid.
@@ -95,6 +123,7 @@ async def create_plan(
             f"the planner proposed {len(proposed)} usable sub-question(s); "
             f"depth {level} needs at least {config.min_sub_questions}"
         )
+    proposed = _anchored(cleaned, proposed)
     # Stable sort: equal priorities keep the model's order.
     proposed.sort(key=lambda item: item[0])
     proposed = proposed[: config.max_sub_questions]
@@ -109,6 +138,39 @@ async def create_plan(
         )
         for i, (priority, text, rationale, query) in enumerate(proposed, start=1)
     ]
+    if normalise_topic(cleaned) not in {normalise_topic(q.text) for q in sub_questions}:
+        # The question itself, researched after the sub-questions (it reads only articles they
+        # did not): a plan that drifted still researches what was asked.
+        sub_questions.insert(
+            0,
+            SubQuestion(
+                id=QUESTION_ID,
+                text=cleaned,
+                priority=max([q.priority for q in sub_questions] or [1]),
+                rationale="the research question itself",
+                depth=1,
+            ),
+        )
     plan = ResearchPlan(question=cleaned, depth=level, sub_questions=sub_questions)
     log.info("plan_created", depth=level, sub_questions=len(sub_questions))
     return plan
+
+
+def _anchored(question: str, proposed: list[_Proposed]) -> list[_Proposed]:
+    """Sub-questions that kept the question's subject; their queries too (else rebuilt).
+
+    A small model plans badly ("What is the outcome of interest in this research question?"):
+    a sub-question that lost the subject is dropped, and a search query that lost it is
+    replaced by the sub-question's own words (which kept it).
+    """
+    anchors = anchor_terms(question)
+    kept: list[_Proposed] = []
+    for priority, text, rationale, query in proposed:
+        if not on_topic(text, anchors):
+            log.warning("sub_question_off_topic", text=text[:200], anchors=sorted(anchors))
+            continue
+        if query and not on_topic(query, anchors):
+            log.info("search_query_off_topic", query=query[:200])
+            query = ""
+        kept.append((priority, text, rationale, query))
+    return kept

@@ -16,10 +16,13 @@ import re
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+import numpy as np
+
 from medlit.config import ResearchDepth, ResearchSettings
 from medlit.errors import LLMConfigError, LLMError, ResearchError
 from medlit.log import get_logger
 from medlit.research.models import ResearchFinding, ResearchPlan, SubQuestion, SubQuestionStatus
+from medlit.research.planner import QUESTION_ID, anchor_terms, on_topic
 from medlit.research.prompts import (
     EXTRACT_SYSTEM,
     ExtractedClaim,
@@ -35,7 +38,13 @@ from medlit.types import Article, Citation, Evidence, SearchQuery, SearchResults
 if TYPE_CHECKING:
     from medlit.embeddings import Embedder
 
-__all__ = ["DeepResearcher", "EvidenceCacheLike", "SearchFn", "quote_in_article"]
+__all__ = [
+    "DeepResearcher",
+    "EvidenceCacheLike",
+    "SearchFn",
+    "quote_in_article",
+    "search_terms",
+]
 
 log = get_logger("research.researcher")
 
@@ -95,6 +104,24 @@ def search_term(text: str) -> str:
     return " ".join(words) or text
 
 
+def search_terms(question: SubQuestion, *, max_terms: int = 8) -> list[str]:
+    """The queries to try for a sub-question, narrowest first, each broader than the last.
+
+    PubMed ANDs every word it cannot map, so a precise query often finds nothing: then the
+    sub-question's own content words (AND), its three most specific words, and finally the
+    words ORed (as ``ask`` broadens, :mod:`medlit.agent.query`).
+    """
+    from medlit.agent.query import build_queries, content_terms
+
+    planned = (question.search_query or search_term(question.text)).strip()
+    narrow, broad = build_queries(question.text, max_terms=max_terms)
+    terms = content_terms(question.text, limit=max_terms)
+    fewest = sorted(terms, key=lambda t: (-len(t), terms.index(t)))[:3]
+    fewer = " AND ".join(t for t in terms if t in fewest)
+    queries = [planned, narrow, fewer, broad]
+    return [q for q in dict.fromkeys(queries) if q]
+
+
 class DeepResearcher:
     """Researches the sub-questions of a plan.
 
@@ -106,6 +133,7 @@ class DeepResearcher:
         embedder: the embedder of the evidence cache (needed to use it).
         visited: the topics already visited (pre-filled with completed sub-questions on resume).
         budget: the budget of this depth level.
+        read: keys of the articles earlier runs of the job retrieved (on resume).
     """
 
     def __init__(
@@ -118,6 +146,7 @@ class DeepResearcher:
         embedder: Embedder | None,
         visited: Any,
         budget: Budget,
+        read: Sequence[str] = (),
     ) -> None:
         self.settings = settings
         self.llm = llm
@@ -130,6 +159,8 @@ class DeepResearcher:
         self.extractions_failed = 0
         # (root sub-question, article): a follow-up does not pay to re-read what its root read.
         self._extracted: set[tuple[str, str]] = set()
+        # Articles earlier runs of the job retrieved: the question itself does not re-read them.
+        self._read_before = set(read)
 
     @property
     def limits(self) -> ResearchDepth:
@@ -158,6 +189,10 @@ class DeepResearcher:
             )
             if not wave:
                 break
+            if len(wave) > 1 and any(q.id == QUESTION_ID for q in wave):
+                # The question itself goes after the sub-questions (its own wave), so it reads
+                # only what they did not.
+                wave = [q for q in wave if q.id != QUESTION_ID]
             runnable: list[SubQuestion] = []
             for question in wave:
                 question.status = SubQuestionStatus.IN_PROGRESS
@@ -224,9 +259,15 @@ class DeepResearcher:
         question.articles_found = len(articles)
         findings: list[ResearchFinding] = []
         extracted = 0
+        bearing = await self._bearing(plan, question, articles)
+        read_by_any: set[str] = set()
+        if question.id == QUESTION_ID:
+            read_by_any = self._read_before | {key for _, key in self._extracted}
         for article in articles:
             if not article.abstract or (root_id, article.key) in self._extracted:
                 continue  # nothing to quote, or already read for this topic: no LLM call
+            if article.key in read_by_any or article.key not in bearing:
+                continue  # already read for a sub-question, or not about the question
             if not self.budget.allow(llm=True):
                 break
             self._extracted.add((root_id, article.key))
@@ -247,6 +288,33 @@ class DeepResearcher:
             from_cache=question.from_cache,
         )
         await on_done(question, findings, articles)
+
+    async def _bearing(
+        self, plan: ResearchPlan, question: SubQuestion, articles: list[Article]
+    ) -> set[str]:
+        """Keys of the articles that bear on the question (the others are not read).
+
+        An article bears on it when its title is close enough to the research question or
+        the sub-question (``min_article_similarity``), or keeps the question's subject words
+        (:func:`on_topic`). A search that broadened to find anything brings unrelated
+        articles (falls in cancer patients for a vitamin D question): facts from them would
+        end up in the report as if they answered it.
+        """
+        anchors = anchor_terms(plan.question)
+        keep = {a.key for a in articles if on_topic(f"{a.title} {' '.join(a.mesh_terms)}", anchors)}
+        rest = [a for a in articles if a.key not in keep]
+        if rest and self.embedder is not None:
+            embedder = self.embedder
+            texts = [plan.question, question.text, *(a.title for a in rest)]
+            vectors = await asyncio.to_thread(lambda: np.asarray(embedder.embed(texts)))
+            sims = vectors[2:] @ vectors[:2].T
+            for article, row in zip(rest, sims, strict=True):
+                if float(row.max()) >= self.settings.min_article_similarity:
+                    keep.add(article.key)
+        dropped = [a.pmid or a.key for a in articles if a.key not in keep]
+        if dropped:
+            log.info("articles_off_topic", id=question.id, dropped=dropped)
+        return keep
 
     async def _cached_articles(self, question: SubQuestion, root_id: str) -> list[Article]:
         """Articles whose cached chunks already answer the sub-question (no search needed).
@@ -277,20 +345,26 @@ class DeepResearcher:
         return [article for _, article in ranked[:wanted]]
 
     async def _search(self, question: SubQuestion) -> list[Article]:
-        query = SearchQuery(
+        articles: list[Article] = []
+        question.failed_sources = {}
+        for number, term in enumerate(search_terms(question)):
+            if number and not self.budget.allow(provider=True):
+                break
             # Model-written text: bounded, so a rambling follow-up cannot fail validation.
-            term=(question.search_query or search_term(question.text))[:300],
-            limit=self.limits.results_per_question,
-        )
-        results = await self.search(query, self.cache)
-        # Kept on the sub-question: the report must say which sources it could not ask.
-        failed = results.failed
-        question.failed_sources = {n: results.providers[n].error or "failed" for n in failed}
-        articles = results.articles[: self.limits.results_per_question]
-        if not articles:
+            query = SearchQuery(term=term[:300], limit=self.limits.results_per_question)
+            results = await self.search(query, self.cache)
+            # Kept on the sub-question: the report must say which sources it could not ask.
+            for name in results.failed:
+                question.failed_sources[name] = results.providers[name].error or "failed"
+            articles = results.articles[: self.limits.results_per_question]
+            if articles:
+                if number:
+                    log.info("search_broadened", id=question.id, query=query.term)
+                break
             log.warning(
                 "no_search_results", id=question.id, query=query.term, failed=results.failed
             )
+        if not articles:
             return []
         if self.cache is not None and self.embedder is not None:
             # Chunking and embedding are CPU work: off the event loop.

@@ -16,12 +16,46 @@ if TYPE_CHECKING:
     from medlit.config import ResearchDepth
     from medlit.embeddings import Embedder
 
-__all__ = ["Budget", "Spend", "VisitedTopics", "normalise_topic", "remote_calls"]
+__all__ = [
+    "Budget",
+    "Spend",
+    "VisitedTopics",
+    "normalise_topic",
+    "question_aspects",
+    "remote_calls",
+]
 
 _STOP_WORDS = """a an and are as at be between by can could do does for from has have how in into
 is it its of on or than that the their there these this those to vs versus was were what when
 where which who whom why will with within among patients people"""
 _STOP = frozenset(_STOP_WORDS.split())
+
+
+# What a question asks about a subject. Two questions on one subject that ask about different
+# aspects ("clinical characteristics of COVID-19 in children vs adults", "prevalence of COVID-19
+# in children vs adults") embed close together (0.88) but are different research topics.
+_ASPECT_PATTERNS = {
+    "frequency": r"\bprevalen|\bincidence|\bfrequen|\bhow common\b|\bhow often\b|\bepidemiolog"
+    r"|\bproportion\b",
+    "clinical features": r"\bcharacteristic|\bsymptom|\bpresentation|\bclinical (?:features?|"
+    r"picture|course)|\bmanifestation|\bsigns?\b",
+    "severity": r"\bsever|\bmortality|\bdeaths?\b|\bfatal|\bhospitali[sz]|\bintensive care"
+    r"|\bicu\b|\bprognos|\bcomplications?\b|\bsurvival",
+    "diagnosis": r"\bdiagnos|\bscreening\b|\bdetect|\baccuracy\b|\bsensitivity\b",
+    "risk factors": r"\brisk factors?\b|\bpredictors?\b|\bcauses?\b|\baetiolog|\betiolog",
+    "mechanism": r"\bmechanism|\bpathophysiolog|\bpathogenesis\b|\bbiomarker",
+    "transmission": r"\btransmi|\bspread\b|\bcontagio",
+    "harms": r"\badverse\b|\bside effects?\b|\bsafety\b|\bsafe\b|\bbleeding\b|\bharms?\b"
+    r"|\btoxicit",
+    "cost": r"\bcosts?\b|\bcost-effective|\beconomic",
+    "treatment": r"\btreatments?\b|\btherap(?:y|ies)\b|\bmanagement\b",
+}
+_ASPECTS = {name: re.compile(pattern, re.I) for name, pattern in _ASPECT_PATTERNS.items()}
+
+
+def question_aspects(text: str) -> frozenset[str]:
+    """The aspects a question asks about (frequency, severity, harms...); may be empty."""
+    return frozenset(name for name, pattern in _ASPECTS.items() if pattern.search(text))
 
 
 def normalise_topic(text: str) -> str:
@@ -48,9 +82,11 @@ class VisitedTopics:
 
     Equivalent means the same normalised key, or an embedding cosine similarity of at least
     ``threshold`` with a visited topic (a reworded question is the same topic) that the answer
-    cache's :class:`~medlit.cache.guard.QuestionGuard` does not tell apart and that names no
-    population the visited one does not: "aspirin for stroke in children" embeds close to
-    "aspirin for stroke", but it is not a visited topic.
+    cache's :class:`~medlit.cache.guard.QuestionGuard` does not tell apart, that names no
+    population the visited one does not ("aspirin for stroke in children" embeds close to
+    "aspirin for stroke", but it is not a visited topic) and that asks about the same aspects
+    (:func:`question_aspects`: the prevalence of X and the clinical characteristics of X are
+    two topics).
     """
 
     def __init__(self, embedder: Embedder | None, threshold: float) -> None:
@@ -96,7 +132,11 @@ class VisitedTopics:
         # A narrower population is a new topic for research (the answer guard lets a
         # paraphrase drop context; a follow-up "... in children?" must still be researched).
         a, b = question_features(new), question_features(old)
-        return a.age_groups <= b.age_groups and a.sexes <= b.sexes
+        if not (a.age_groups <= b.age_groups and a.sexes <= b.sexes):
+            return False
+        # Another aspect of the same subject is another topic (a false "different" costs a
+        # search; a false "same" loses a part of the question).
+        return question_aspects(new) == question_aspects(old)
 
     def add(self, text: str) -> None:
         """Mark ``text`` as visited."""

@@ -7,8 +7,10 @@ from medlit.agent.citations import (
     extract_pmids,
     is_yes_no_question,
     parse_verdict,
+    split_verdict,
+    verdict_first,
 )
-from medlit.agent.prompt import build_messages, expand_context
+from medlit.agent.prompt import VERDICT_CUE, build_messages, expand_context
 from medlit.agent.query import contextual_plan, deterministic_plan, looks_like_follow_up
 from medlit.types import AbstractSection, Article, Chunk, Evidence
 
@@ -25,6 +27,34 @@ def test_invented_citations_are_removed_from_text() -> None:
     assert check.removed == ["999", "998"]
     assert "999" not in check.text and "998" not in check.text
     assert check.text == "Aspirin helps [PMID:1]. It cures everything. Both [PMID:1]."
+
+
+def test_verdicts_written_last_are_found_and_moved() -> None:
+    cases = {
+        "Aspirin cut stroke [PMID:1].\nVerdict: Yes": "yes",
+        "Two trials found no benefit [PMID:1].\n\n**Verdict:** No.": "no",
+        "Mixed [PMID:1].\nFinal verdict - uncertain": "uncertain",
+        "It helps [PMID:1].\nVerdict: Maybe": "uncertain",
+        "It helps [PMID:1].\n### Verdict: YES\n": "yes",
+        "It helps [PMID:1]. Therefore the verdict is yes.": "yes",
+    }
+    for text, verdict in cases.items():
+        found, rest = split_verdict(text)
+        assert found == verdict, text
+        assert "[PMID:1]" in rest
+    # A line that only states the verdict moves out of the text; a sentence stays whole.
+    assert split_verdict("A [PMID:1].\nVerdict: Yes") == ("yes", "A [PMID:1].")
+    assert split_verdict("A [PMID:1]. So the verdict is no.")[1].endswith("verdict is no.")
+    # The last labelled verdict wins (the model may list the options first).
+    assert (
+        split_verdict("Verdict: Yes, No or Uncertain?\nNo effect [PMID:1].\nVerdict: No")[0] == "no"
+    )
+    assert verdict_first("no", "No effect [PMID:1].") == "Verdict: No\n\nNo effect [PMID:1]."
+    assert split_verdict("No effect was found in most trials [PMID:1].") == (
+        None,
+        "No effect was found in most trials [PMID:1].",
+    )  # an opening "No" that is part of a sentence with no label is not a verdict
+    assert split_verdict("Aspirin helps [PMID:1].") == (None, "Aspirin helps [PMID:1].")
 
 
 def test_verdicts() -> None:
@@ -125,9 +155,9 @@ def test_messages_carry_rules_memory_evidence_and_question() -> None:
     system, user = messages[0]["content"], messages[1]["content"]
     assert "ONLY the evidence" in system and "[PMID:12345678]" in system
     assert "thin" in system and "conflicting" in system
-    assert "FIRST line" in system  # yes/no: verdict first
+    assert VERDICT_CUE in system and "Verdict: Uncertain" in system  # yes/no: verdict last
     assert "Recent questions: Does aspirin prevent stroke?" in user
     assert "[PMID:42]" in user and "Aspirin prevents stroke." in user
     assert "Standalone: Does aspirin prevent stroke in adults?" in user
     no_verdict = build_messages("What is X?", blocks)
-    assert "FIRST line" not in no_verdict[0]["content"]
+    assert VERDICT_CUE not in no_verdict[0]["content"]

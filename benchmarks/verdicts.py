@@ -1,0 +1,161 @@
+"""Yes/no verdicts of ``medlit ask`` with a real model, against PubMedQA's expert labels.
+
+Each question is a PubMedQA PQA-L record's title question, asked through the real assistant
+(plan, search, score, prompt, the configured LLM, verdict parsing) with the fake E-utilities
+server serving the 500 records' own abstracts (``pqal_dev_pubmed.xml``), so the gold article
+can be found but has to be retrieved and ranked among the others. The model is whatever the
+environment configures (``MEDLIT_LLM_BASE_URL``, ``MEDLIT_LLM_MODEL``...): this measures a real
+model, never a fake.
+
+A verdict is right when it equals ``final_decision`` (``maybe`` = ``uncertain``); no verdict or
+an error is wrong. ``always_yes`` is the accuracy of answering "yes" to the same questions;
+``gold_cited`` the share of answers citing the record's own article; latency is wall time per
+question. Questions are taken in a fixed shuffled order (``--seed``); ``--start`` skips the
+ones used to tune the prompt.
+
+Usage::
+
+    export MEDLIT_LLM_BASE_URL=http://127.0.0.1:18800/v1 MEDLIT_LLM_API_KEY=local \\
+        MEDLIT_LLM_MODEL=local-qwen
+    python benchmarks/verdicts.py --n 20 [--start 20] [--data ../shared/data/pubmedqa/pqal_dev.json]
+
+Last line: ``verdict_accuracy=... always_yes=... gold_cited=... p50_s=...``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.fakes.eutils_server import FakeEutils  # noqa: E402
+
+from medlit.assistant import Assistant  # noqa: E402
+from medlit.config import Settings  # noqa: E402
+from medlit.errors import MedlitError  # noqa: E402
+from medlit.usage import usage_scope  # noqa: E402
+
+DEFAULT_DATA = ROOT.parent / "shared/data/pubmedqa/pqal_dev.json"
+_TRUTH = {"yes": "yes", "no": "no", "maybe": "uncertain"}
+
+
+def pick(records: dict[str, dict[str, Any]], n: int, start: int, seed: int) -> list[str]:
+    """PMIDs of the questions to ask: a fixed shuffle of the records, ``start`` to ``start+n``."""
+    pmids = sorted(records)
+    random.Random(seed).shuffle(pmids)
+    return pmids[start : start + n]
+
+
+async def run(
+    records: dict[str, dict[str, Any]], pmids: list[str], settings: Settings
+) -> list[dict[str, Any]]:
+    """Ask each question once (no cache), one at a time; one row per question."""
+    rows: list[dict[str, Any]] = []
+    async with Assistant(settings) as assistant:
+        for number, pmid in enumerate(pmids, 1):
+            record = records[pmid]
+            question = str(record["QUESTION"])
+            started = time.perf_counter()
+            row: dict[str, Any] = {"pmid": pmid, "gold": _TRUTH[str(record["final_decision"])]}
+            with usage_scope() as usage:
+                try:
+                    result = await assistant.ask(question, use_cache=False)
+                except MedlitError as exc:
+                    row.update(verdict="error", cited=False, error=str(exc)[:120])
+                else:
+                    row.update(
+                        verdict=result.verdict or "none",
+                        cited=any(c.pmid == pmid for c in result.citations),
+                        opened_with_line=result.answer.startswith("Verdict:"),
+                    )
+            row["llm_calls"] = sum(t.calls for t in usage.llm.values())
+            row["seconds"] = time.perf_counter() - started
+            rows.append(row)
+            print(
+                f"{number:>3} {pmid:>9} gold={row['gold']:<9} verdict={row['verdict']:<9} "
+                f"{'ok ' if row['verdict'] == row['gold'] else 'BAD'} "
+                f"cited={'y' if row['cited'] else 'n'} llm_calls={row['llm_calls']} "
+                f"{row['seconds']:.1f}s {row.get('error', '')}",
+                flush=True,
+            )
+    return rows
+
+
+def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
+    """Accuracy, the always-yes baseline, gold-cited rate and median latency."""
+    n = len(rows) or 1
+    return {
+        "verdict_accuracy": sum(r["verdict"] == r["gold"] for r in rows) / n,
+        "always_yes": sum(r["gold"] == "yes" for r in rows) / n,
+        "gold_cited": sum(bool(r["cited"]) for r in rows) / n,
+        "p50_s": statistics.median(r["seconds"] for r in rows) if rows else 0.0,
+    }
+
+
+async def main(argv: list[str] | None = None) -> int:
+    """Parse arguments, ask the questions, print the table and the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="PubMedQA PQA-L JSON.")
+    parser.add_argument("--xml", type=Path, default=None, help="Corpus (default: beside --data).")
+    parser.add_argument("--n", type=int, default=20, help="Questions to ask.")
+    parser.add_argument("--start", type=int, default=0, help="Skip this many (tuning set).")
+    parser.add_argument("--seed", type=int, default=10, help="Shuffle of the question order.")
+    args = parser.parse_args(argv)
+    if not args.data.exists():
+        print(f"skipped: {args.data} is absent (needs ../shared/data)", file=sys.stderr)
+        return 0
+    records: dict[str, dict[str, Any]] = json.loads(args.data.read_text())
+    xml = args.xml or args.data.with_name(args.data.stem + "_pubmed.xml")
+    pmids = pick(records, args.n, args.start, args.seed)
+
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        FakeEutils.from_xml(xml, rate_limit=None, rate_limit_with_key=None) as eutils,
+    ):
+        settings = Settings(home=Path(tmp))
+        if not settings.llm.model:
+            print(
+                "skipped: no LLM configured (set MEDLIT_LLM_MODEL and _BASE_URL)", file=sys.stderr
+            )
+            return 0
+        settings.pubmed.base_url = eutils.base_url
+        settings.pubmed.requests_per_second = 50.0  # the fake's limit is off
+        settings.local.enabled = False
+        settings.search.default_source = "pubmed"
+        print(
+            f"model {settings.llm.model} at {settings.llm.base_url}; {len(pmids)} questions "
+            f"(start {args.start}, seed {args.seed}); structured output "
+            f"{'on' if settings.llm.structured_output else 'off'}",
+            flush=True,
+        )
+        rows = await run(records, pmids, settings)
+
+    figures = summarise(rows)
+    confusion = Counter((r["gold"], r["verdict"]) for r in rows)
+    columns = ("yes", "no", "uncertain", "none", "error")
+    print("\nconfusion (rows: expert label, columns: medlit's verdict)")
+    print(f"{'':10}" + "".join(f"{c:>10}" for c in columns))
+    for gold in ("yes", "no", "uncertain"):
+        print(f"{gold:10}" + "".join(f"{confusion[(gold, c)]:>10}" for c in columns))
+    fallback = sum(1 for r in rows if r["llm_calls"] > 1 and r["verdict"] != "error")
+    print(
+        f"\nquestions={len(rows)} verdict_calls(line missing)={fallback} "
+        f"errors={sum(r['verdict'] == 'error' for r in rows)}"
+    )
+    print(" ".join(f"{name}={value:.3f}" for name, value in figures.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(asyncio.run(main()))
