@@ -16,6 +16,7 @@ they would to vLLM, Ollama or OpenAI. Use it instead of mocks::
         server.enqueue(Reply.slow(2.0, "late"))                 # answers after 2 s (timeouts)
         server.enqueue(Reply.reject_response_format())          # 400 on response_format
         server.enqueue(Reply('{"a": 1}', prompt_tokens=7, completion_tokens=3))
+        server.enqueue(Reply.scored({"SAME": 0.9, "DIFF": 0.08}))  # with token logprobs
 
         ... run the code under test ...
 
@@ -37,6 +38,12 @@ and ``last_user_message(req)``.
 The default responder answers 500 with the message ``"fake LLM server: no scripted reply and no
 responder"``, so a test that forgot to script a reply fails loudly rather than hanging.
 
+Token logprobs: a reply built with ``Reply.scored({token: probability, ...})`` answers with its
+most likely token, and a request that asks for ``logprobs``/``top_logprobs`` gets them in the
+OpenAI format (``choices[0].logprobs.content[0].top_logprobs``, at most ``top_logprobs``
+alternatives). ``server.supports_logprobs = False`` makes the server ignore the request and send
+``"logprobs": null``, like providers that do not offer them.
+
 ``server.unsupported_response_formats = {"json_schema"}`` makes the server behave like one that
 does not support structured output: every request with that ``response_format`` type gets a 400
 (without consuming the queue), the way llama.cpp or older vLLM builds reject it.
@@ -45,6 +52,7 @@ does not support structured output: every request with that ``response_format`` 
 from __future__ import annotations
 
 import json
+import math
 import threading
 import time
 from collections import deque
@@ -77,6 +85,14 @@ class Reply:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     finish_reason: str = "stop"
+    top_tokens: dict[str, float] | None = None
+
+    @classmethod
+    def scored(cls, probabilities: dict[str, float], *, delay_s: float = 0.0) -> Reply:
+        """A one-token reply: the most likely of ``probabilities`` (token -> probability), with
+        the distribution as its logprobs when the request asks for them."""
+        best = max(probabilities, key=lambda t: probabilities[t])
+        return cls(text=best, top_tokens=dict(probabilities), delay_s=delay_s)
 
     @classmethod
     def rate_limited(cls, retry_after: str | None = "1") -> Reply:
@@ -200,6 +216,7 @@ class FakeLLMServer:
         self.models = models or ["fake-model"]
         self.history: list[RecordedRequest] = []
         self.unsupported_response_formats: set[str] = set()
+        self.supports_logprobs = True
         self._queue: deque[Reply] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -315,7 +332,7 @@ class FakeLLMServer:
                 {
                     "index": 0,
                     "message": {"role": "assistant", "content": reply.text},
-                    "logprobs": None,
+                    "logprobs": self._logprobs(record, reply),
                     "finish_reason": reply.finish_reason,
                 }
             ],
@@ -325,6 +342,18 @@ class FakeLLMServer:
                 "total_tokens": prompt_tokens + completion_tokens,
             },
         }
+
+    def _logprobs(self, record: RecordedRequest, reply: Reply) -> dict[str, Any] | None:
+        if not (self.supports_logprobs and record.json.get("logprobs") and reply.top_tokens):
+            return None
+        ranked = sorted(reply.top_tokens.items(), key=lambda kv: -kv[1])
+        top = ranked[: int(record.json.get("top_logprobs") or 0)]
+
+        def entry(token: str, p: float) -> dict[str, Any]:
+            return {"token": token, "logprob": math.log(p), "bytes": list(token.encode())}
+
+        first = {**entry(*ranked[0]), "top_logprobs": [entry(t, p) for t, p in top]}
+        return {"content": [first], "refusal": None}
 
     def _models_body(self) -> dict[str, Any]:
         return {

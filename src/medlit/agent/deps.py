@@ -122,10 +122,17 @@ class AgentDeps:
         """The unit-norm embedding of ``text`` (float32 vector)."""
         return self.embedder.embed([text])[0]
 
-    def lookup_answer(self, question: str, vector: Any) -> AnswerLookup:
-        """Tier-1 lookup in this namespace and fingerprint."""
-        return self.answers.search_query(
-            question, vector, namespace=self.settings.namespace, fingerprint=self.fingerprint
+    async def lookup_answer(self, question: str, vector: Any) -> AnswerLookup:
+        """Tier-1 lookup in this namespace and fingerprint (with the verified band when open:
+        see :mod:`medlit.cache.verify`)."""
+        from medlit.cache.verify import open_verifier
+
+        return await self.answers.search_query_verified(
+            question,
+            vector,
+            namespace=self.settings.namespace,
+            fingerprint=self.fingerprint,
+            verifier=open_verifier(self.settings, self.llm),
         )
 
     def add_answer(self, question: str, vector: Any, payload: dict[str, Any]) -> int:

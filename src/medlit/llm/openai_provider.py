@@ -17,6 +17,7 @@ from medlit.llm.base import (
     LLMProvider,
     ProviderFailure,
     ProviderReply,
+    parse_logprobs,
     parse_retry_after,
 )
 from medlit.llm.tasks import OPENAI_DEFAULT_BASE_URL, Route
@@ -70,12 +71,16 @@ class OpenAIProvider(LLMProvider):
         temperature: float,
         max_tokens: int,
         timeout_s: float,
+        top_logprobs: int | None = None,
     ) -> ProviderReply:
         import openai
 
         kwargs: dict[str, Any] = {}
         if response_format is not None:
             kwargs["response_format"] = response_format
+        if top_logprobs:
+            kwargs["logprobs"] = True
+            kwargs["top_logprobs"] = top_logprobs
         try:
             completion = await self._client.chat.completions.create(
                 model=route.model or "",
@@ -107,6 +112,7 @@ class OpenAIProvider(LLMProvider):
             completion_tokens=usage.completion_tokens if usage else 0,
             model=completion.model,
             finish_reason=choice.finish_reason,
+            logprobs=parse_logprobs(choice.logprobs.content) if choice.logprobs else None,
         )
 
     async def aclose(self) -> None:
