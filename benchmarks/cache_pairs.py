@@ -171,30 +171,42 @@ def run_verify(
         i for i, o in enumerate(guarded) if o.hit and args.band_lower <= o.similarity < cache.tau
     }
 
-    def priority(i: int) -> tuple[int, str]:
-        # Different-question pairs first (precision rests on them), then a fixed random order.
-        return rows[i][3], hashlib.sha256(rows[i][1].encode() + rows[i][2].encode()).hexdigest()
+    def shuffled(label: int) -> list[int]:
+        def key(i: int) -> str:
+            return hashlib.sha256(rows[i][1].encode() + rows[i][2].encode()).hexdigest()
 
-    pairs = [(rows[i][1], rows[i][2]) for i in sorted(band, key=priority)]
+        return sorted((i for i in band if rows[i][3] == label), key=key)
+
+    # Alternate different/same pairs in a fixed random order, so that a run cut short by its
+    # time budget still samples both (precision rests on the first, recall on the second).
+    rank = {i: (n, label) for label in (0, 1) for n, i in enumerate(shuffled(label))}
+    pairs = [(rows[i][1], rows[i][2]) for i in sorted(band, key=rank.__getitem__)]
     # The benchmark waits for a busy shared server; the ask path's limit is verify_band.timeout_s.
     slow = llm.model_copy(update={"timeout_s": 900.0, "max_retries": 1})
     model, found = run_scoring(
         pairs, slow, ScoreFile(path), floor=0.5, budget_s=args.budget_min * 60
     )
+    scored = {i for i in band if (rows[i][1], rows[i][2]) in found}
+    # A pair scored stands for the band pairs of its label left unscored (weighted estimate).
+    weight = {}
+    for label in (0, 1):
+        total = sum(rows[i][3] == label for i in band)
+        done = sum(rows[i][3] == label for i in scored)
+        weight[label] = total / done if done else 0.0
     band_rows: list[BandRow] = []
-    unscored = 0
     for i, (outcome, row) in enumerate(zip(guarded, rows, strict=True)):
-        score = found.get((row[1], row[2])) if i in band else None
-        if i in band and score is None:
-            unscored += 1
+        if i in band and i not in scored:
             continue
         above = outcome.hit and outcome.similarity >= cache.tau
-        band_rows.append(BandRow(row[0], row[3], above, score))
+        score = found[(row[1], row[2])] if i in scored else None
+        band_rows.append(BandRow(row[0], row[3], above, score, weight[row[3]] if score else 1.0))
     n_neg = sum(rows[i][3] == 0 for i in band)
+    s_neg = sum(rows[i][3] == 0 for i in scored)
     print(
         f"\nband [{args.band_lower}, {cache.tau}) after the guard: {len(band)} pairs "
-        f"({n_neg} different, {len(band) - n_neg} same); scored {len(band) - unscored}, "
-        f"left out unscored {unscored} (scores: {path})"
+        f"({n_neg} different, {len(band) - n_neg} same); scored {s_neg} different, "
+        f"{len(scored) - s_neg} same (weights {weight[0]:.2f} / {weight[1]:.2f}: each scored "
+        f"pair stands for that many band pairs of its label); scores: {path}"
     )
     threshold, pooled, per_hit = report(band_rows, args.cv or 11, args.target_precision, model)
     if args.calibrate:

@@ -91,13 +91,13 @@ async def score_pairs(
             p = scores.get(model, first, second)
             if p is None:
                 if time.monotonic() - started > budget_s:
-                    print(f"time budget spent after {i} of {len(pairs)} pairs", file=sys.stderr)
-                    return out
+                    break  # out of time: only pairs already in the score file from here on
                 p, mode = await verifier.ask(first, second)
                 scores.put(model, first, second, p, mode)
                 asked += 1
             values.append(p)
-        out[(q1, q2)] = PairScore(values[0], values[1] if len(values) > 1 else None)
+        if len(values) == 2 or (values and values[0] < floor):
+            out[(q1, q2)] = PairScore(values[0], values[1] if len(values) > 1 else None)
         if asked and (i + 1) % 10 == 0:
             spent = time.monotonic() - started
             print(
@@ -131,26 +131,31 @@ def run_scoring(
 
 @dataclass
 class BandRow:
-    """One pair as the verified band sees it."""
+    """One pair as the verified band sees it.
+
+    ``weight``: how many band pairs of its label this scored pair stands for (1.0 when every
+    band pair was scored; more when only a sample of them was, e.g. for lack of time).
+    """
 
     group: str
     label: int
     above: bool  # served at tau already (the band changes nothing there)
-    score: PairScore | None  # None: not in the band (or not scored)
+    score: PairScore | None  # None: not in the band
+    weight: float = 1.0
 
 
 @dataclass
 class BandResult:
-    """Tier-1 outcome with the band at one threshold."""
+    """Tier-1 outcome with the band at one threshold (weighted counts)."""
 
     precision: float
     recall: float
     wrong_rate: float
-    good: int
-    bad: int
-    band_good: int
-    band_bad: int
-    calls: int
+    good: float
+    bad: float
+    band_good: float
+    band_bad: float
+    calls: float
 
     @property
     def band_precision(self) -> float:
@@ -165,21 +170,26 @@ class BandResult:
         return self.calls / hits if hits else float("nan")
 
 
+def accepted(row: BandRow, threshold: float) -> bool:
+    """Whether the band serves ``row`` at ``threshold`` (both orders asked, the lower passes)."""
+    score = row.score
+    return score is not None and not row.above and score.p2 is not None and score.low >= threshold
+
+
 def evaluate(rows: list[BandRow], threshold: float) -> BandResult:
     """Hits at tau plus band pairs whose lower P(SAME) reaches ``threshold``."""
-    good = bad = band_good = band_bad = calls = 0
+    good = bad = band_good = band_bad = calls = 0.0
     for row in rows:
-        verified = False
+        verified = accepted(row, threshold)
         if row.score is not None and not row.above:
-            calls += row.score.calls_at(threshold)
-            verified = row.score.p2 is not None and row.score.low >= threshold
-            band_good += verified and row.label == 1
-            band_bad += verified and row.label == 0
+            calls += row.weight * row.score.calls_at(threshold)
+            band_good += row.weight * (verified and row.label == 1)
+            band_bad += row.weight * (verified and row.label == 0)
         if row.above or verified:
-            good += row.label == 1
-            bad += row.label == 0
-    positives = sum(r.label == 1 for r in rows) or 1
-    negatives = sum(r.label == 0 for r in rows) or 1
+            good += row.weight * (row.label == 1)
+            bad += row.weight * (row.label == 0)
+    positives = sum(r.weight for r in rows if r.label == 1) or 1.0
+    negatives = sum(r.weight for r in rows if r.label == 0) or 1.0
     precision = good / (good + bad) if good + bad else 1.0
     return BandResult(
         precision, good / positives, bad / negatives, good, bad, band_good, band_bad, calls
@@ -205,24 +215,24 @@ def report(
     print(f"\nverified band, verifier {model!r} (P(SAME), both orders, the lower):")
     print(
         f"{'thr':>5} | {'band hits':>9} {'wrong':>5} {'b.prec':>6} | {'prec':>6} {'recall':>6} "
-        f"{'wrong':>6} | {'calls':>5} {'calls/hit':>9}"
+        f"{'wrong':>6} | {'calls':>6} {'calls/hit':>9}"
     )
     for threshold in (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.93, 0.95, 0.97, 0.98, 0.99):
         r = evaluate(rows, threshold)
         print(
-            f"{threshold:>5.2f} | {r.band_good + r.band_bad:>9} {r.band_bad:>5} "
+            f"{threshold:>5.2f} | {r.band_good + r.band_bad:>9.1f} {r.band_bad:>5.1f} "
             f"{r.band_precision:>6.3f} | {r.precision:>6.3f} {r.recall:>6.3f} "
-            f"{r.wrong_rate:>6.3f} | {r.calls:>5} {r.calls_per_hit:>9.2f}"
+            f"{r.wrong_rate:>6.3f} | {r.calls:>6.1f} {r.calls_per_hit:>9.2f}"
         )
     groups = sorted({r.group for r in rows})
     k = min(folds, len(groups))
     held: list[BandRow] = []
-    held_calls = 0
+    held_calls = 0.0
     print(
         f"\ngrouped {k}-fold CV by doctor (threshold chosen on the other folds, target {target}):"
     )
     print(
-        f"{'fold':>4} {'groups':>8} {'thr':>6} {'prec':>6} {'recall':>7} {'wrong':>6} {'calls':>5}"
+        f"{'fold':>4} {'groups':>8} {'thr':>6} {'prec':>6} {'recall':>7} {'wrong':>6} {'calls':>6}"
     )
     for f in range(k):
         test_groups = set(groups[f::k])
@@ -232,29 +242,26 @@ def report(
         result = evaluate(test, threshold)
         held_calls += result.calls
         # Fix each held-out row's outcome at its fold's threshold, then pool.
-        for row in test:
-            verified = (
-                row.score is not None
-                and not row.above
-                and row.score.p2 is not None
-                and row.score.low >= threshold
-            )
-            held.append(BandRow(row.group, row.label, row.above or verified, None))
+        held.extend(
+            BandRow(r.group, r.label, r.above or accepted(r, threshold), None, r.weight)
+            for r in test
+        )
         print(
             f"{f:>4} {','.join(sorted(test_groups)):>8} {threshold:>6.3f} {result.precision:>6.3f} "
-            f"{result.recall:>7.3f} {result.wrong_rate:>6.3f} {result.calls:>5}"
+            f"{result.recall:>7.3f} {result.wrong_rate:>6.3f} {result.calls:>6.1f}"
         )
     pooled = evaluate(held, 1.0)
-    baseline = evaluate([BandRow(r.group, r.label, r.above, None) for r in rows], 1.0)
+    baseline = evaluate([BandRow(r.group, r.label, r.above, None, r.weight) for r in rows], 1.0)
     verified_hits = pooled.good + pooled.bad - baseline.good - baseline.bad
+    per_hit = held_calls / verified_hits if verified_hits else float("nan")
     print(
         f"held-out pooled: precision={pooled.precision:.3f} recall={pooled.recall:.3f} "
-        f"wrong_hit_rate={pooled.wrong_rate:.3f} ({pooled.good} correct, {pooled.bad} wrong; "
-        f"{held_calls} verification calls for {verified_hits} verified hits: "
-        f"{held_calls / max(verified_hits, 1):.2f} per hit; at most 2 per lookup)"
+        f"wrong_hit_rate={pooled.wrong_rate:.3f} ({pooled.good:.1f} correct, {pooled.bad:.1f} "
+        f"wrong; {held_calls:.1f} verification calls for {verified_hits:.1f} verified hits: "
+        f"{per_hit:.2f} per hit; at most 2 per lookup)"
     )
     print(
         f"without the band (tau only): precision={baseline.precision:.3f} "
         f"recall={baseline.recall:.3f}"
     )
-    return calibrate(rows, target), pooled, held_calls / max(verified_hits, 1)
+    return calibrate(rows, target), pooled, per_hit

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -265,3 +266,41 @@ def test_the_band_opens_only_with_a_model_and_a_calibrated_threshold(settings: S
     settings.cache.verify_band.threshold = 0.7
     routed = open_verifier(settings, no_client)
     assert routed is not None and routed.model == "judge-model"
+
+
+class RejectChildren:
+    """A guard that refuses any pair where one question is about children."""
+
+    @dataclass
+    class Verdict:
+        ok: bool
+        reason: str | None
+
+    def check(self, new_question: str, cached_question: str) -> RejectChildren.Verdict:
+        differs = ("children" in new_question) != ("children" in cached_question)
+        return self.Verdict(not differs, "different population" if differs else None)
+
+
+async def test_the_guard_comes_first_and_keeps_its_reason(
+    store: SqliteStore, llm: LLMClient, server: FakeLLMServer
+) -> None:
+    cache = AnswerCache(store, CacheSettings(flush_interval_s=0), guard=RejectChildren())
+    cache.add_query("Is metformin safe in children?", BASE, payload(), **SCOPE)
+    cache.add_query(CACHED, unit(0.85 / 0.95, axis=2), payload("2"), **SCOPE)  # cosine 0.85
+    # The entry at tau is refused by the guard; the band's candidate (which the guard passes)
+    # goes to the verifier, which refuses it: the miss keeps the guard's reason.
+    server.enqueue(Reply.scored(DIFFERENT))
+    found = await look(cache, verifier_for(llm), 0.95, question=NEW)
+    assert not found.hit and found.miss_reason == "guard_rejected" and found.verify_calls == 1
+    assert found.guard_reason == "different population"
+    assert CACHED in server.completions[0].messages[-1]["content"]
+
+
+async def test_a_band_candidate_the_guard_refuses_never_reaches_the_verifier(
+    store: SqliteStore, llm: LLMClient, server: FakeLLMServer
+) -> None:
+    cache = AnswerCache(store, CacheSettings(flush_interval_s=0), guard=RejectChildren())
+    cache.add_query("Is metformin safe in children?", BASE, payload(), **SCOPE)
+    found = await look(cache, verifier_for(llm), 0.85, question=NEW)
+    assert not found.hit and found.miss_reason == "nothing_similar" and found.verify_calls == 0
+    assert server.completions == []

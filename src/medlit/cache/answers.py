@@ -252,14 +252,11 @@ class AnswerCache:
             if not verifier.refuses(judgement, similarity):
                 break  # a first order that passed, with no call left for the second
             self._pending.count("answers.verify.refused")
-        if judged:
-            lookup = AnswerLookup(
-                hit=False,
-                similarity=band[0][1],
-                miss_reason="not_verified",
-                candidates=len(band),
-                verify_calls=calls,
-            )
+        lookup.verify_calls = calls
+        if judged and lookup.miss_reason in ("nothing_similar", "fingerprint_mismatch"):
+            # Nothing in scope at tau: the verifier's refusal is why this missed.
+            lookup.miss_reason, lookup.similarity = "not_verified", band[0][1]
+            lookup.candidates = len(band)
         return self._miss(lookup)
 
     @property
