@@ -21,6 +21,17 @@ results (groups = the id column): tau is chosen on the other folds by the rule u
 default (the lowest tau whose precision reaches ``--target-precision``) and scored on the
 held-out fold. The last line is ``precision=... recall=... wrong_hit_rate=...`` for the
 default settings on the whole file.
+
+``--verify`` adds the verified band (:mod:`medlit.cache.verify`) through the configured LLM
+(``MEDLIT_LLM_*``, task ``verify_cache_hit``): every pair whose similarity is in
+``[--band-lower, tau)`` and that passed the guard is scored by the verifier (P("SAME"), both
+orders, the lower; the second order is not asked when the first is below 0.5). Scores are kept
+in ``--scores FILE`` (default under /tmp, per model) so reruns cost no call. It reports, for the
+whole file and in grouped CV by doctor (threshold chosen on the other folds: the lowest whose
+band precision reaches ``--target-precision``), precision, recall, wrong-hit rate and
+verification calls per verified hit. ``--calibrate`` prints the threshold the whole file
+gives for the configured model (what to ship, or to set as
+``MEDLIT_CACHE_VERIFY_BAND='{"threshold": T}'``).
 """
 
 from __future__ import annotations
@@ -39,7 +50,7 @@ import numpy as np
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from medlit.cache import AnswerCache, CachedAnswer
-from medlit.config import CacheSettings, Settings
+from medlit.config import CacheSettings, LLMSettings, Settings
 from medlit.embeddings import load_embedder
 from medlit.log import configure_logging
 from medlit.storage.sqlite import SqliteStore
@@ -141,12 +152,92 @@ def cross_validate(outcomes: list[Outcome], folds: int, target: float) -> None:
     )
 
 
+def run_verify(
+    rows: list[tuple[str, str, str, int]],
+    guarded: list[Outcome],
+    cache: CacheSettings,
+    llm: LLMSettings,
+    args: argparse.Namespace,
+) -> str:
+    """Score the band pairs with the configured verifier and report; returns the last line."""
+    import hashlib
+
+    from medlit.llm.tasks import resolve_route
+    from verify_scores import BandRow, ScoreFile, report, run_scoring
+
+    model = resolve_route(llm, "verify_cache_hit").model or "none"
+    path = args.scores or Path(tempfile.gettempdir()) / f"medlit-verify-scores-{model}.jsonl"
+    band = {
+        i for i, o in enumerate(guarded) if o.hit and args.band_lower <= o.similarity < cache.tau
+    }
+
+    def shuffled(label: int) -> list[int]:
+        def key(i: int) -> str:
+            return hashlib.sha256(rows[i][1].encode() + rows[i][2].encode()).hexdigest()
+
+        return sorted((i for i in band if rows[i][3] == label), key=key)
+
+    # Alternate different/same pairs in a fixed random order, so that a run cut short by its
+    # time budget still samples both (precision rests on the first, recall on the second).
+    rank = {i: (n, label) for label in (0, 1) for n, i in enumerate(shuffled(label))}
+    pairs = [(rows[i][1], rows[i][2]) for i in sorted(band, key=rank.__getitem__)]
+    # The benchmark waits for a busy shared server; the ask path's limit is verify_band.timeout_s.
+    slow = llm.model_copy(update={"timeout_s": 900.0, "max_retries": 1})
+    model, found = run_scoring(
+        pairs, slow, ScoreFile(path), floor=0.5, budget_s=args.budget_min * 60
+    )
+    scored = {i for i in band if (rows[i][1], rows[i][2]) in found}
+    # A pair scored stands for the band pairs of its label left unscored (weighted estimate).
+    weight = {}
+    for label in (0, 1):
+        total = sum(rows[i][3] == label for i in band)
+        done = sum(rows[i][3] == label for i in scored)
+        weight[label] = total / done if done else 0.0
+    band_rows: list[BandRow] = []
+    for i, (outcome, row) in enumerate(zip(guarded, rows, strict=True)):
+        if i in band and i not in scored:
+            continue
+        above = outcome.hit and outcome.similarity >= cache.tau
+        score = found[(row[1], row[2])] if i in scored else None
+        band_rows.append(BandRow(row[0], row[3], above, score, weight[row[3]] if score else 1.0))
+    n_neg = sum(rows[i][3] == 0 for i in band)
+    s_neg = sum(rows[i][3] == 0 for i in scored)
+    print(
+        f"\nband [{args.band_lower}, {cache.tau}) after the guard: {len(band)} pairs "
+        f"({n_neg} different, {len(band) - n_neg} same); scored {s_neg} different, "
+        f"{len(scored) - s_neg} same (weights {weight[0]:.2f} / {weight[1]:.2f}: each scored "
+        f"pair stands for that many band pairs of its label); scores: {path}"
+    )
+    threshold, pooled, per_hit = report(band_rows, args.cv or 11, args.target_precision, model)
+    if args.calibrate:
+        print(
+            f"\ncalibrated threshold for {model!r} (verified hits reach precision "
+            f"{args.target_precision} on the whole file): {threshold}"
+        )
+    return (
+        f"model={model} precision={pooled.precision:.3f} recall={pooled.recall:.3f} "
+        f"wrong_hit_rate={pooled.wrong_rate:.3f} calls_per_verified_hit={per_hit:.2f} "
+        f"threshold={threshold}"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("pairs", type=Path, help="CSV: id, question_1, question_2, label")
     parser.add_argument("--cv", type=int, default=0, help="grouped K-fold report (0: off)")
     parser.add_argument("--target-precision", type=float, default=0.99)
     parser.add_argument("--limit", type=int, default=None, help="first N rows only")
+    parser.add_argument(
+        "--verify", action="store_true", help="score the band with the configured LLM"
+    )
+    parser.add_argument(
+        "--calibrate", action="store_true", help="print the verifier threshold (implies --verify)"
+    )
+    parser.add_argument("--band-lower", type=float, default=0.78, help="lowest band cosine")
+    parser.add_argument("--scores", type=Path, default=None, help="verifier score cache file")
+    parser.add_argument(
+        "--budget-min", type=float, default=600.0, help="stop asking the verifier after N min"
+    )
     args = parser.parse_args(argv)
     configure_logging("warning")
     rows = read_pairs(args.pairs, args.limit)
@@ -196,6 +287,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nguard rejections at tau {defaults.tau} by reason: {dict(sorted(reasons.items()))}")
     if args.cv:
         cross_validate(guarded, args.cv, args.target_precision)
+    if args.verify or args.calibrate:
+        print(run_verify(rows, guarded, defaults, settings.llm, args))
+        return 0
     p, r, w, good, bad = score(default, 0.0)
     print(
         f"\ndefault settings (tau={defaults.tau}, guard={'on' if defaults.guard else 'off'}): "

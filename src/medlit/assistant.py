@@ -52,6 +52,11 @@ class CacheInfo(BaseModel):
     matched_question: str | None = Field(
         None, description="On a hit: the question the served answer was cached under."
     )
+    verified_by: str | None = Field(
+        None,
+        description="On a hit below tau: the LLM that verified the cached answer answers "
+        "this question (the verified band); null for a hit at tau.",
+    )
     admitted: bool = Field(False, description="Whether this answer was stored in tier 1.")
 
 
@@ -103,6 +108,7 @@ class AskResult(BaseModel):
                 matched_question=(state.get("cache_payload") or {}).get("question")
                 if state.get("cache_hit")
                 else None,
+                verified_by=state.get("verified_by") if state.get("cache_hit") else None,
                 admitted=bool(state.get("admitted")),
             ),
             stop_reason=state.get("stop_reason") or "no_results",

@@ -29,6 +29,7 @@ __all__ = [
     "SearchSettings",
     "ServiceSettings",
     "Settings",
+    "VerifyBandSettings",
     "mask_url",
 ]
 
@@ -227,6 +228,56 @@ class EmbeddingSettings(_Section):
     )
 
 
+class VerifyBandSettings(_Section):
+    """Tier 1's verified band: a candidate just below ``tau`` that passed the guard is served
+    only if an LLM (task ``verify_cache_hit``) judges that one answer fully answers both
+    questions. See :mod:`medlit.cache.verify`.
+
+    The band opens only when all hold: ``enabled``, a model is configured for
+    ``verify_cache_hit``, and a ``threshold`` is known for that model (set here, or shipped for
+    a model that was measured). Otherwise tier 1 behaves exactly as without it.
+    """
+
+    enabled: bool = Field(
+        True,
+        description="Verify band candidates with the LLM when a calibrated threshold is known "
+        "for the verifier model (off: tier 1 serves only at cosine >= tau).",
+    )
+    lower: float = Field(
+        0.78,
+        ge=0,
+        le=1,
+        description="Lowest cosine similarity sent to the verifier; below it is a miss "
+        "(measured with benchmarks/cache_pairs.py --verify).",
+    )
+    threshold: float | None = Field(
+        None,
+        gt=0,
+        le=1,
+        description="P('SAME') from the token logprobs, the lower of both question orders, "
+        "that a verified hit needs. None: the value shipped for the verifier model "
+        "(medlit.cache.verify.CALIBRATED_THRESHOLDS), and no band for a model without one. "
+        "Set it from benchmarks/cache_pairs.py --calibrate for another model.",
+    )
+    vote_lower: float = Field(
+        0.88,
+        ge=0,
+        le=1,
+        description="Only where the provider gives no logprobs: a plain one-word SAME in both "
+        "orders is accepted, and only at cosine >= this (stricter than `lower`: a one-word "
+        "vote of a small model accepts many different questions).",
+    )
+    max_calls: int = Field(
+        2, ge=1, le=4, description="Verification calls per lookup at most (both orders: 2)."
+    )
+    timeout_s: float = Field(
+        20.0,
+        gt=0,
+        description="Longest wait for the verifier in one lookup; slower is a miss, never an "
+        "error of the ask.",
+    )
+
+
 class CacheSettings(_Section):
     """The two-tier semantic cache."""
 
@@ -246,6 +297,11 @@ class CacheSettings(_Section):
     )
     guard: bool = Field(
         True, description="Reject near-duplicates that differ in what matters medically."
+    )
+    verify_band: VerifyBandSettings = Field(
+        default_factory=VerifyBandSettings,
+        description="LLM verification of candidates just below tau (JSON in the environment: "
+        "MEDLIT_CACHE_VERIFY_BAND='{\"threshold\": 0.9}').",
     )
     answer_ttl_s: float = Field(30 * 86400.0, gt=0, description="Tier-1 time to live, seconds.")
     answer_capacity: int = Field(100_000, ge=1, description="Tier-1 entries kept (LRU).")

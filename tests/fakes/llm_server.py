@@ -17,6 +17,7 @@ they would to vLLM, Ollama or OpenAI. Use it instead of mocks::
         server.enqueue(Reply.reject_response_format())          # 400 on response_format
         server.enqueue(Reply('{"a": 1}', prompt_tokens=7, completion_tokens=3))
         server.enqueue(Reply.streamed("word by word", chunk_delay_s=0.05))  # to stream: true
+        server.enqueue(Reply.scored({"SAME": 0.9, "DIFF": 0.08}))  # with token logprobs
 
         ... run the code under test ...
 
@@ -37,6 +38,12 @@ and ``last_user_message(req)``.
 
 The default responder answers 500 with the message ``"fake LLM server: no scripted reply and no
 responder"``, so a test that forgot to script a reply fails loudly rather than hanging.
+
+Token logprobs: a reply built with ``Reply.scored({token: probability, ...})`` answers with its
+most likely token, and a request that asks for ``logprobs``/``top_logprobs`` gets them in the
+OpenAI format (``choices[0].logprobs.content[0].top_logprobs``, at most ``top_logprobs``
+alternatives). ``server.supports_logprobs = False`` makes the server ignore the request and send
+``"logprobs": null``, like providers that do not offer them.
 
 ``server.unsupported_response_formats = {"json_schema"}`` makes the server behave like one that
 does not support structured output: every request with that ``response_format`` type gets a 400
@@ -62,6 +69,7 @@ consuming the queue):
 from __future__ import annotations
 
 import json
+import math
 import re
 import threading
 import time
@@ -116,6 +124,15 @@ class Reply:
                 (an idle-timeout test); the rest follows if the client is still there.
         """
         return cls(text=text, chunk_delay_s=chunk_delay_s, stall_after=stall_after, stall_s=stall_s)
+
+    top_tokens: dict[str, float] | None = None
+
+    @classmethod
+    def scored(cls, probabilities: dict[str, float], *, delay_s: float = 0.0) -> Reply:
+        """A one-token reply: the most likely of ``probabilities`` (token -> probability), with
+        the distribution as its logprobs when the request asks for them."""
+        best = max(probabilities, key=lambda t: probabilities[t])
+        return cls(text=best, top_tokens=dict(probabilities), delay_s=delay_s)
 
     @classmethod
     def rate_limited(cls, retry_after: str | None = "1") -> Reply:
@@ -319,6 +336,7 @@ class FakeLLMServer:
         self.history: list[RecordedRequest] = []
         self.unsupported_response_formats: set[str] = set()
         self.flavour = flavour
+        self.supports_logprobs = True
         self._queue: deque[Reply] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -437,7 +455,7 @@ class FakeLLMServer:
                 {
                     "index": 0,
                     "message": {"role": "assistant", "content": reply.text},
-                    "logprobs": None,
+                    "logprobs": self._logprobs(record, reply),
                     "finish_reason": reply.finish_reason,
                 }
             ],
@@ -447,6 +465,18 @@ class FakeLLMServer:
                 "total_tokens": prompt_tokens + completion_tokens,
             },
         }
+
+    def _logprobs(self, record: RecordedRequest, reply: Reply) -> dict[str, Any] | None:
+        if not (self.supports_logprobs and record.json.get("logprobs") and reply.top_tokens):
+            return None
+        ranked = sorted(reply.top_tokens.items(), key=lambda kv: -kv[1])
+        top = ranked[: int(record.json.get("top_logprobs") or 0)]
+
+        def entry(token: str, p: float) -> dict[str, Any]:
+            return {"token": token, "logprob": math.log(p), "bytes": list(token.encode())}
+
+        first = {**entry(*ranked[0]), "top_logprobs": [entry(t, p) for t, p in top]}
+        return {"content": [first], "refusal": None}
 
     def _models_body(self) -> dict[str, Any]:
         return {

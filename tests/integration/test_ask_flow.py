@@ -339,3 +339,34 @@ async def test_progress_events_follow_the_graph(assistant: Assistant) -> None:
     assert [e.stage for e in hit_events] == ["plan_query", "query_cache", "update_memory"]
     outside = await assistant.ask(Q1)  # no scope: nothing is reported anywhere
     assert outside.cache.tier1 == "hit" and len(hit_events) == 3
+
+
+async def test_verified_band_serves_a_rewording_below_tau_and_records_the_verifier(
+    settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
+) -> None:
+    from tests.fakes.llm_server import Reply
+
+    settings.cache.verify_band.threshold = 0.8  # calibrated for "fake-model", as a user sets it
+    async with Assistant(_configure(settings, eutils, llm_server)) as assistant:
+        first = await assistant.ask(Q1)
+        assert first.cache.admitted and first.api_calls.llm == 1  # empty cache: no verification
+        sent_pubmed = len(eutils.history)
+        llm_server.enqueue(Reply.scored({"SAME": 0.93}), Reply.scored({"SAME": 0.9}))
+        # Cosine 0.86 with Q1 (below tau 0.92), the guard passes it: the verifier decides.
+        reworded = await assistant.ask("Do adults who take aspirin have fewer strokes?")
+        assert reworded.cache.tier1 == "hit", reworded.cache
+        assert reworded.cache.verified_by == "fake-model"
+        assert reworded.cache.similarity is not None and reworded.cache.similarity < 0.92
+        assert reworded.api_calls.llm == 2 and reworded.api_calls.pubmed == 0
+        assert len(eutils.history) == sent_pubmed
+        assert reworded.answer == first.answer
+        assert '"verified_by":"fake-model"' in reworded.model_dump_json()
+
+        llm_server.enqueue(Reply.scored({"DIFF": 0.9, "SAME": 0.1}))
+        refused = await assistant.ask("Is aspirin effective for preventing strokes in grown-ups?")
+        assert refused.cache.tier1 == "miss" and refused.cache.miss_reason == "not_verified"
+        assert refused.cache.verified_by is None and refused.api_calls.llm == 2  # 1 + answer
+
+        exact = await assistant.ask(Q1)  # above tau nothing changes: no call at all
+        assert exact.cache.tier1 == "hit" and exact.cache.verified_by is None
+        assert exact.api_calls.llm == 0

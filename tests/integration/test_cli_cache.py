@@ -90,3 +90,33 @@ def test_clear_without_yes_off_a_terminal_refuses() -> None:
 
 def test_bad_tier_is_a_usage_error() -> None:
     assert runner.invoke(app, ["cache", "clear", "--tier", "both", "--yes"]).exit_code == 2
+
+
+def test_stats_split_hits_by_tau_and_by_verification() -> None:
+    fill()
+    settings = Settings()
+    with SqliteStore.open(settings) as store:
+        # What AnswerCache.search_query_verified counts (tests/integration/test_cache_verify.py).
+        store.bump_counters(
+            {
+                "answers.hits": 2,
+                "answers.hits.verified": 2,
+                "answers.verify.calls": 5,
+                "answers.verify.accepted": 2,
+                "answers.verify.refused": 1,
+                "answers.miss.not_verified": 1,
+            }
+        )
+    answers = stats()["answers"]
+    assert answers["hits"] == 3 and answers["hits_at_tau"] == 1  # type: ignore[index]
+    assert answers["hits_verified"] == 2  # type: ignore[index]
+    assert answers["verification"] == {  # type: ignore[index]
+        "calls": 5,
+        "accepted": 2,
+        "refused": 1,
+        "remembered": 0,
+        "errors": 0,
+    }
+    assert answers["misses"]["not_verified"] == 1  # type: ignore[index]
+    table = runner.invoke(app, ["cache", "stats"]).stdout
+    assert "verified by the LLM" in table and "5 / 2 / 1" in table

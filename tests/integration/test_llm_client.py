@@ -346,3 +346,25 @@ async def test_hf_provider_speaks_to_an_openai_compatible_endpoint(
     assert first.headers["authorization"] == "Bearer hf_test_token"
     # huggingface_hub rewrites a json_schema response_format into TGI's grammar form.
     assert server.completions[2].response_format is not None
+
+
+async def test_top_logprobs_are_asked_for_and_parsed(
+    client: LLMClient, server: FakeLLMServer
+) -> None:
+    server.enqueue(Reply.scored({"SAME": 0.7, " SAME": 0.2, "DIFF": 0.1}))
+    reply = await client.complete("verify_cache_hit", "same?", max_tokens=1, top_logprobs=2)
+    assert reply.text == "SAME" and reply.logprobs is not None
+    (first,) = reply.logprobs
+    assert first.token == "SAME" and first.logprob == pytest.approx(-0.3567, abs=1e-3)
+    assert [t for t, _ in first.top] == ["SAME", " SAME"]  # only the 2 asked for
+    sent = server.completions[0].json
+    assert sent["logprobs"] is True and sent["top_logprobs"] == 2
+    # Not asked: not sent, and none parsed.
+    server.enqueue(Reply.scored({"SAME": 0.7, "DIFF": 0.3}))
+    plain = await client.complete("verify_cache_hit", "same?")
+    assert plain.logprobs is None and "logprobs" not in server.completions[1].json
+    # A server that ignores the request: no logprobs, the text still comes back.
+    server.supports_logprobs = False
+    server.enqueue(Reply.scored({"SAME": 0.7, "DIFF": 0.3}))
+    ignored = await client.complete("verify_cache_hit", "same?", top_logprobs=5)
+    assert ignored.text == "SAME" and ignored.logprobs is None

@@ -116,16 +116,33 @@ class AgentDeps:
         """The unit-norm embedding of ``text`` (float32 vector)."""
         return self.embedder.embed([text])[0]
 
-    def lookup_answer(
+    async def lookup_answer(
         self, question: str, vector: Any, *, namespace: str, fingerprint: str
     ) -> AnswerLookup:
-        """Tier-1 lookup in one namespace (tenant) and fingerprint.
+        """Tier-1 lookup in one namespace (tenant) and fingerprint, with the verified band
+        when it is open (see :mod:`medlit.cache.verify`).
 
         Both come from the question's state, never from these shared deps: one assistant
-        answers many tenants' questions at once.
+        answers many tenants' questions at once. The store search runs off the event loop.
         """
-        return self.answers.search_query(
-            question, vector, namespace=namespace, fingerprint=fingerprint
+        import functools
+
+        import anyio
+
+        from medlit.cache.verify import open_verifier
+
+        verifier = open_verifier(self.settings, self.llm)
+        if verifier is None:
+            search = functools.partial(
+                self.answers.search_query,
+                question,
+                vector,
+                namespace=namespace,
+                fingerprint=fingerprint,
+            )
+            return await anyio.to_thread.run_sync(search)
+        return await self.answers.search_query_verified(
+            question, vector, namespace=namespace, fingerprint=fingerprint, verifier=verifier
         )
 
     def add_answer(

@@ -169,8 +169,7 @@ class AskNodes:
         """Tier 1: a stored answer to the same question (the cache's guard has the last word)."""
         if not state.get("use_cache", True) or not self.deps.settings.cache.enabled:
             return {"cache_hit": False, "miss_reason": "disabled"}
-        lookup = await off_loop(
-            self.deps.lookup_answer,
+        lookup = await self.deps.lookup_answer(
             state["standalone_question"],
             state["query_vector"],
             namespace=state.get("namespace", self.deps.settings.namespace),
@@ -188,6 +187,7 @@ class AskNodes:
             "cache_hit": True,
             "cache_payload": payload,
             "similarity": round(lookup.similarity, 4),
+            "verified_by": lookup.verified_by,
             "miss_reason": None,
             "final_answer": entry.answer,
             "verdict": entry.verdict if entry.verdict in ("yes", "no", "uncertain") else None,

@@ -69,6 +69,7 @@ class AgentState(TypedDict, total=False):
     cache_payload: dict[str, Any] | None
     miss_reason: str | None
     similarity: float | None
+    verified_by: str | None  # the verifier model, on a hit from the verified band
 
     # chunk_store_search (tier 2) and fetch_pubmed
     anchor_chunks: list[Evidence]
@@ -137,6 +138,7 @@ def initial_state(
         cache_payload=None,
         miss_reason=None,
         similarity=None,
+        verified_by=None,
         anchor_chunks=[],
         documents={},
         doc_chunks_map={},

@@ -11,6 +11,12 @@ candidate in order of similarity (the first that passes is the hit):
 5. the medical-difference guard (:mod:`medlit.cache.guard`) finds no difference that matters
    (drug, dose, population, negation, number, what is asked).
 
+Below ``tau``, the *verified band* (:mod:`medlit.cache.verify`) may serve a candidate whose
+similarity is in ``[verify_band.lower, tau)`` and that passed checks 2-5, when an LLM judges
+that one answer fully answers both questions (:meth:`AnswerCache.search_query_verified`; at most
+``verify_band.max_calls`` calls per lookup, verdicts remembered per pair). Above ``tau`` nothing
+changes.
+
 A miss says why (``MissReason``). Entries are refused without citations
 (:class:`~medlit.errors.CacheAdmissionError`); the agent decides admission otherwise
 (``should_cache``). LRU eviction at ``answer_capacity`` and TTL expiry are enforced when storing
@@ -27,7 +33,7 @@ import math
 import time
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -35,8 +41,11 @@ from medlit.cache._pending import PendingWrites
 from medlit.config import CacheSettings
 from medlit.errors import CacheAdmissionError
 from medlit.log import get_logger
-from medlit.storage.base import Store, Vector
+from medlit.storage.base import AnswerRecord, Store, Vector
 from medlit.types import Citation
+
+if TYPE_CHECKING:
+    from medlit.cache.verify import HitVerifier, Judgement, VerdictStore
 
 __all__ = ["AnswerCache", "AnswerLookup", "CachedAnswer", "MissReason"]
 
@@ -49,6 +58,7 @@ MissReason = Literal[
     "expired",
     "low_score",
     "guard_rejected",
+    "not_verified",
 ]
 
 
@@ -78,6 +88,8 @@ class AnswerLookup:
         guard_reason: the guard's explanation when it rejected the best candidate.
         candidates: entries above ``tau`` in scope that were considered.
         entry_id: the store's id of the served entry.
+        verified_by: on a hit from the verified band, the verifier model; else None.
+        verify_calls: verification calls this lookup made.
     """
 
     hit: bool
@@ -87,6 +99,8 @@ class AnswerLookup:
     guard_reason: str | None = None
     candidates: int = 0
     entry_id: int | None = None
+    verified_by: str | None = None
+    verify_calls: int = 0
 
 
 class _Verdict(Protocol):
@@ -137,6 +151,7 @@ class AnswerCache:
 
             self._guard = QuestionGuard()
         self._maintained = False
+        self._verdicts: VerdictStore | None = None
         self._pending = PendingWrites(self._write_pending, self.settings.flush_interval_s)
         add_hook = getattr(store, "add_close_hook", None)
         if add_hook is not None:
@@ -176,55 +191,170 @@ class AnswerCache:
             An :class:`AnswerLookup`: a hit with a private copy of the entry, or a miss with
             its reason.
         """
+        lookup, _band = self._search(question, embedding, namespace, fingerprint, None)
+        return lookup if lookup.hit else self._miss(lookup)
+
+    async def search_query_verified(
+        self,
+        question: str,
+        embedding: Vector,
+        *,
+        namespace: str,
+        fingerprint: str,
+        verifier: HitVerifier | None,
+    ) -> AnswerLookup:
+        """:meth:`search_query`, then, on a miss, the verified band (``verifier``: None, off).
+
+        Band candidates are judged best first until one is accepted or the call budget
+        (``verify_band.max_calls``) is spent; a remembered verdict costs no call. A verifier
+        failure or timeout is a miss (``not_verified``), never an error.
+        """
+        if verifier is None:
+            return self.search_query(
+                question, embedding, namespace=namespace, fingerprint=fingerprint
+            )
+        lookup, band = self._search(
+            question, embedding, namespace, fingerprint, verifier.settings.lower
+        )
+        if lookup.hit or not band:
+            return lookup if lookup.hit else self._miss(lookup)
+        verdicts = self.verdicts
+        calls = 0
+        judged = False
+        for record, similarity in band:
+            judgement: Judgement | None = verdicts.get(record.id, question, verifier.model)
+            if judgement is not None and (
+                verifier.accepts(judgement, similarity) or verifier.refuses(judgement, similarity)
+            ):
+                self._pending.count("answers.verify.remembered")
+            else:
+                budget = verifier.settings.max_calls - calls
+                if budget <= 0:
+                    break
+                judgement, spent = await verifier.judge_in_time(
+                    record.question, question, similarity, budget=budget
+                )
+                calls += spent
+                self._pending.count("answers.verify.calls", spent)
+                if judgement is None:
+                    self._pending.count("answers.verify.errors")
+                    judged = True
+                    break
+                if judgement.complete or verifier.refuses(judgement, similarity):
+                    verdicts.put(record.id, question, verifier.model, judgement)
+            judged = True
+            if verifier.accepts(judgement, similarity):
+                self._pending.count("answers.verify.accepted")
+                self._pending.count("answers.hits.verified")
+                hit = self._hit(record, similarity, len(band))
+                hit.verified_by, hit.verify_calls = verifier.model, calls
+                return hit
+            if not verifier.refuses(judgement, similarity):
+                break  # a first order that passed, with no call left for the second
+            self._pending.count("answers.verify.refused")
+        lookup.verify_calls = calls
+        if judged and lookup.miss_reason in ("nothing_similar", "fingerprint_mismatch"):
+            # Nothing in scope at tau: the verifier's refusal is why this missed.
+            lookup.miss_reason, lookup.similarity = "not_verified", band[0][1]
+            lookup.candidates = len(band)
+        return self._miss(lookup)
+
+    @property
+    def verdicts(self) -> VerdictStore:
+        """Remembered verification verdicts (the table is created on first use)."""
+        if self._verdicts is None:
+            from medlit.cache.verify import VerdictStore
+
+            self._verdicts = VerdictStore(self.store)
+        return self._verdicts
+
+    def _check(
+        self, record: AnswerRecord, question: str, cutoff: float
+    ) -> tuple[MissReason | None, str | None]:
+        """Checks 3-5 on one candidate: (why not, the guard's reason), or (None, None)."""
+        if record.created_at < cutoff:
+            return "expired", None
+        if record.retrieval_score < self.settings.min_score:
+            return "low_score", None
+        guard = self.guard
+        if guard is not None:
+            verdict = guard.check(question, record.question)
+            if not verdict.ok:
+                return "guard_rejected", verdict.reason
+        return None, None
+
+    def _hit(self, record: AnswerRecord, similarity: float, candidates: int) -> AnswerLookup:
+        self._pending.touch([record.id])
+        self._pending.count("answers.hits")
+        entry = CachedAnswer.model_validate(record.payload)
+        entry.question, entry.created_at = record.question, record.created_at
+        log.debug("answer_cache_hit", similarity=round(similarity, 4), id=record.id)
+        return AnswerLookup(
+            hit=True,
+            entry=entry,
+            similarity=similarity,
+            candidates=candidates,
+            entry_id=record.id,
+        )
+
+    def _search(
+        self,
+        question: str,
+        embedding: Vector,
+        namespace: str,
+        fingerprint: str,
+        band_lower: float | None,
+    ) -> tuple[AnswerLookup, list[tuple[AnswerRecord, float]]]:
+        """The lookup at ``tau`` (a hit is counted, a miss not yet), and the band candidates
+        in ``[band_lower, tau)`` that passed every check, best first."""
         cfg = self.settings
         if not cfg.enabled:
-            return self._miss(AnswerLookup(hit=False, miss_reason="disabled"))
+            return AnswerLookup(hit=False, miss_reason="disabled"), []
         if not self._maintained:
             self.maintain()
-        now = self.clock()
-        cutoff = now - cfg.answer_ttl_s  # the same comparison as maintain()'s purge
+        cutoff = self.clock() - cfg.answer_ttl_s  # the same comparison as maintain()'s purge
+        floor = cfg.tau if band_lower is None else min(band_lower, cfg.tau)
         found = self.store.search_answers(
             embedding,
-            min_similarity=cfg.tau,
+            min_similarity=floor,
             namespace=namespace,
             fingerprint=fingerprint,
             limit=self.max_candidates,
         )
-        if not found:
+        above = [(r, s) for r, s in found if s >= cfg.tau]
+        expired: list[int] = []
+        first: AnswerLookup | None = None
+        for record, similarity in above:
+            reason, guard_reason = self._check(record, question, cutoff)
+            if reason is None:
+                self._expire(expired)
+                return self._hit(record, similarity, len(above)), []
+            if reason == "expired":
+                expired.append(record.id)
+            first = first or AnswerLookup(
+                hit=False,
+                similarity=similarity,
+                miss_reason=reason,
+                guard_reason=guard_reason,
+                candidates=len(above),
+            )
+        if first is None:
             other = self.store.search_answers(
                 embedding, min_similarity=cfg.tau, namespace=namespace, limit=1
             )
-            reason: MissReason = "fingerprint_mismatch" if other else "nothing_similar"
-            return self._miss(AnswerLookup(hit=False, miss_reason=reason))
-        first: AnswerLookup | None = None
-        expired: list[int] = []
+            miss: MissReason = "fingerprint_mismatch" if other else "nothing_similar"
+            first = AnswerLookup(hit=False, miss_reason=miss)
+        band: list[tuple[AnswerRecord, float]] = []
         for record, similarity in found:
-            outcome = AnswerLookup(hit=False, similarity=similarity, candidates=len(found))
-            if record.created_at < cutoff:
+            if similarity >= cfg.tau:
+                continue
+            reason, _ = self._check(record, question, cutoff)
+            if reason is None:
+                band.append((record, similarity))
+            elif reason == "expired":
                 expired.append(record.id)
-                outcome.miss_reason = "expired"
-            elif record.retrieval_score < cfg.min_score:
-                outcome.miss_reason = "low_score"
-            elif (guard := self.guard) is not None and not (
-                verdict := guard.check(question, record.question)
-            ).ok:
-                outcome.miss_reason = "guard_rejected"
-                outcome.guard_reason = verdict.reason
-            else:
-                if expired:
-                    self._expire(expired)
-                self._pending.touch([record.id])
-                self._pending.count("answers.hits")
-                entry = CachedAnswer.model_validate(record.payload)
-                entry.question, entry.created_at = record.question, record.created_at
-                log.debug("answer_cache_hit", similarity=round(similarity, 4), id=record.id)
-                outcome.hit, outcome.entry, outcome.entry_id = True, entry, record.id
-                return outcome
-            first = first or outcome
-        if expired:
-            self._expire(expired)
-        assert first is not None  # found is not empty
-        return self._miss(first)
+        self._expire(expired)
+        return first, band
 
     def add_query(
         self,
@@ -278,6 +408,8 @@ class AnswerCache:
         evicted = self.store.evict_answers(self.settings.answer_capacity)
         self._pending.count("answers.expired", expired)
         self._pending.count("answers.evictions", evicted)
+        if self._verdicts is not None:
+            self._verdicts.purge(self.clock() - self.settings.answer_ttl_s)
         return expired, evicted
 
     def clear(self, namespace: str | None = None) -> int:
@@ -286,6 +418,8 @@ class AnswerCache:
         return self.store.clear_answers(namespace)
 
     def _expire(self, ids: list[int]) -> None:
+        if not ids:
+            return
         self.flush()
         self._pending.count("answers.expired", self.store.delete_answers(ids))
 

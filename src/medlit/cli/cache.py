@@ -27,6 +27,7 @@ _REASONS = (
     "expired",
     "low_score",
     "guard_rejected",
+    "not_verified",
     "disabled",
 )
 
@@ -50,6 +51,13 @@ def collect_stats() -> dict[str, Any]:
                 "by_namespace": answers_by_ns,
                 "capacity": settings.cache.answer_capacity,
                 "hits": counters.get("answers.hits", 0),
+                "hits_at_tau": counters.get("answers.hits", 0)
+                - counters.get("answers.hits.verified", 0),
+                "hits_verified": counters.get("answers.hits.verified", 0),
+                "verification": {
+                    k: counters.get(f"answers.verify.{k}", 0)
+                    for k in ("calls", "accepted", "refused", "remembered", "errors")
+                },
                 "misses": {r: counters.get(f"answers.miss.{r}", 0) for r in _REASONS},
                 "inserts": counters.get("answers.inserts", 0),
                 "evictions": counters.get("answers.evictions", 0),
@@ -99,6 +107,16 @@ def stats(
         table.add_row(f"  namespace {ns}", f"{n:,}")
     rate = f" ({a['hits'] / lookups:.0%})" if lookups else ""
     table.add_row("  hits", f"{a['hits']:,}{rate}")
+    table.add_row(
+        "    at tau / verified by the LLM", f"{a['hits_at_tau']:,} / {a['hits_verified']:,}"
+    )
+    v = a["verification"]
+    if v["calls"] or v["remembered"]:
+        table.add_row(
+            "  verification: calls / accepted / refused",
+            f"{v['calls']:,} / {v['accepted']:,} / {v['refused']:,}",
+        )
+        table.add_row("    remembered / failed", f"{v['remembered']:,} / {v['errors']:,}")
     for reason, n in a["misses"].items():
         if n:
             table.add_row(f"  misses: {reason}", f"{n:,}")

@@ -27,6 +27,8 @@ __all__ = [
     "ProviderFailure",
     "ProviderReply",
     "StreamEvent",
+    "TokenLogprob",
+    "parse_logprobs",
     "parse_retry_after",
 ]
 
@@ -37,14 +39,52 @@ FailureKind = Literal["rate_limit", "timeout", "unavailable", "bad_request", "fa
 
 
 @dataclass(frozen=True)
+class TokenLogprob:
+    """One generated token with its log probability and the most likely alternatives.
+
+    Attributes:
+        token: the token as the server spells it.
+        logprob: its natural-log probability.
+        top: ``(token, logprob)`` of the most likely tokens at that position, best first.
+    """
+
+    token: str
+    logprob: float
+    top: tuple[tuple[str, float], ...] = ()
+
+
+@dataclass(frozen=True)
 class ProviderReply:
-    """What one successful chat request returned."""
+    """What one successful chat request returned.
+
+    ``logprobs`` is set only when they were asked for and the server sent them.
+    """
 
     text: str
     prompt_tokens: int = 0
     completion_tokens: int = 0
     model: str | None = None
     finish_reason: str | None = None
+    logprobs: tuple[TokenLogprob, ...] | None = None
+
+
+def parse_logprobs(content: Any) -> tuple[TokenLogprob, ...] | None:
+    """Token logprobs from an OpenAI-format ``choice.logprobs.content`` list (SDK objects or
+    dicts); ``None`` when the server sent none."""
+    if not content:
+        return None
+
+    def get(obj: Any, name: str) -> Any:
+        return obj.get(name) if isinstance(obj, Mapping) else getattr(obj, name, None)
+
+    tokens = []
+    for item in content:
+        top = tuple(
+            (str(get(alt, "token")), float(get(alt, "logprob")))
+            for alt in (get(item, "top_logprobs") or ())
+        )
+        tokens.append(TokenLogprob(str(get(item, "token")), float(get(item, "logprob")), top))
+    return tuple(tokens)
 
 
 # Words of a refusal (validation error, unsupported feature), not of a crash.
@@ -175,8 +215,13 @@ class LLMProvider(ABC):
         temperature: float,
         max_tokens: int,
         timeout_s: float,
+        top_logprobs: int | None = None,
     ) -> ProviderReply:
-        """Send one chat-completions request; raise :class:`ProviderFailure` on any failure."""
+        """Send one chat-completions request; raise :class:`ProviderFailure` on any failure.
+
+        ``top_logprobs``: when set, ask for token logprobs with that many alternatives per
+        token (``ProviderReply.logprobs``; ``None`` there if the server ignores the request).
+        """
 
     async def _chat_stream(
         self,

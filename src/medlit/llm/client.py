@@ -34,7 +34,13 @@ from medlit.errors import (
     LLMRateLimited,
     LLMTimeout,
 )
-from medlit.llm.base import ChatMessage, LLMProvider, ProviderFailure, ProviderReply
+from medlit.llm.base import (
+    ChatMessage,
+    LLMProvider,
+    ProviderFailure,
+    ProviderReply,
+    TokenLogprob,
+)
 from medlit.llm.hf_provider import HFProvider
 from medlit.llm.jsonout import (
     JSONExtractionError,
@@ -88,6 +94,8 @@ class LLMReply:
         latency_s: seconds spent, retries and waits included.
         attempts: requests sent (1 + retries).
         finish_reason: ``stop``, ``length``...
+        logprobs: per generated token, its logprob and the top alternatives, when asked for
+            (``top_logprobs``) and the server sent them; else ``None``.
     """
 
     text: str
@@ -99,6 +107,7 @@ class LLMReply:
     latency_s: float
     attempts: int
     finish_reason: str | None
+    logprobs: tuple[TokenLogprob, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -171,8 +180,12 @@ class LLMClient:
         *,
         temperature: float | None = None,
         max_tokens: int | None = None,
+        top_logprobs: int | None = None,
     ) -> LLMReply:
         """Chat completion for ``task``; reasoning blocks are stripped from the text.
+
+        ``top_logprobs=N`` asks the server for token logprobs with N alternatives per token
+        (``LLMReply.logprobs``; ``None`` when the server does not give them).
 
         Raises:
             LLMConfigError: no provider/model configured for the task (the message says how).
@@ -182,7 +195,9 @@ class LLMClient:
             LLMOutputError: the model returned no text.
         """
         route = self._configured_route(task)
-        sent = await self._send_plain(route, _as_messages(messages), temperature, max_tokens)
+        sent = await self._send_plain(
+            route, _as_messages(messages), temperature, max_tokens, top_logprobs
+        )
         text = strip_reasoning(sent.reply.text)
         if not text:
             raise LLMOutputError(
@@ -200,6 +215,7 @@ class LLMClient:
             latency_s=sent.latency_s,
             attempts=sent.attempts,
             finish_reason=sent.reply.finish_reason,
+            logprobs=sent.reply.logprobs,
         )
 
     def stream(
@@ -336,9 +352,12 @@ class LLMClient:
         messages: list[ChatMessage],
         temperature: float | None,
         max_tokens: int | None,
+        top_logprobs: int | None = None,
     ) -> _Sent:
         try:
-            return await self._send(route, messages, None, temperature, max_tokens)
+            return await self._send(
+                route, messages, None, temperature, max_tokens, top_logprobs=top_logprobs
+            )
         except _FormatRejected as exc:  # cannot happen without a response_format
             raise LLMProviderError(str(exc)) from exc
 
@@ -349,9 +368,13 @@ class LLMClient:
         response_format: dict[str, object] | None,
         temperature: float | None,
         max_tokens: int | None,
+        *,
+        top_logprobs: int | None = None,
     ) -> _Sent:
         """One logical request: send, retry by the policy, account every attempt."""
         provider = self._provider(route)
+        # Only passed when asked for: a provider registered without the parameter still works.
+        extra = {"top_logprobs": top_logprobs} if top_logprobs else {}
         settings = self.settings
         started = time.monotonic()
         attempt = 0
@@ -367,6 +390,7 @@ class LLMClient:
                         temperature=route.temperature if temperature is None else temperature,
                         max_tokens=route.max_tokens if max_tokens is None else max_tokens,
                         timeout_s=settings.timeout_s,
+                        **extra,
                     )
             except TimeoutError:
                 failure = ProviderFailure(

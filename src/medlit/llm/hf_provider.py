@@ -17,6 +17,7 @@ from medlit.llm.base import (
     LLMProvider,
     ProviderFailure,
     ProviderReply,
+    parse_logprobs,
     parse_retry_after,
 )
 from medlit.llm.tasks import Route
@@ -59,6 +60,7 @@ class HFProvider(LLMProvider):
         temperature: float,
         max_tokens: int,
         timeout_s: float,
+        top_logprobs: int | None = None,
     ) -> ProviderReply:
         from huggingface_hub.errors import (
             HfHubHTTPError,
@@ -75,6 +77,8 @@ class HFProvider(LLMProvider):
                 # The OpenAI-style dict is accepted at runtime (and turned into TGI's grammar
                 # form for TGI endpoints); the stubs only name huggingface_hub's dataclasses.
                 response_format=response_format,  # type: ignore[arg-type]
+                logprobs=True if top_logprobs else None,
+                top_logprobs=top_logprobs or None,
             )
         except InferenceTimeoutError as exc:
             raise ProviderFailure(f"timed out: {exc}", kind="timeout") from exc
@@ -104,6 +108,7 @@ class HFProvider(LLMProvider):
             completion_tokens=int(usage.completion_tokens) if usage else 0,
             model=output.model,
             finish_reason=choice.finish_reason,
+            logprobs=parse_logprobs(choice.logprobs.content) if choice.logprobs else None,
         )
 
     async def aclose(self) -> None:

@@ -18,6 +18,7 @@ from medlit.llm.base import (
     ProviderFailure,
     ProviderReply,
     StreamEvent,
+    parse_logprobs,
     parse_retry_after,
 )
 from medlit.llm.tasks import OPENAI_DEFAULT_BASE_URL, Route
@@ -71,12 +72,16 @@ class OpenAIProvider(LLMProvider):
         temperature: float,
         max_tokens: int,
         timeout_s: float,
+        top_logprobs: int | None = None,
     ) -> ProviderReply:
         import openai
 
         kwargs: dict[str, Any] = {}
         if response_format is not None:
             kwargs["response_format"] = response_format
+        if top_logprobs:
+            kwargs["logprobs"] = True
+            kwargs["top_logprobs"] = top_logprobs
         try:
             completion = await self._client.chat.completions.create(
                 model=route.model or "",
@@ -108,6 +113,7 @@ class OpenAIProvider(LLMProvider):
             completion_tokens=usage.completion_tokens if usage else 0,
             model=completion.model,
             finish_reason=choice.finish_reason,
+            logprobs=parse_logprobs(choice.logprobs.content) if choice.logprobs else None,
         )
 
     async def _chat_stream(

@@ -35,6 +35,8 @@ class LLMTask(StrEnum):
     """ask: write the cited answer from the evidence."""
     SUMMARIZE_MEMORY = "summarize_memory"
     """ask: fold the conversation into a short summary."""
+    VERIFY_CACHE_HIT = "verify_cache_hit"
+    """ask: one word, does a cached answer fully answer a new, similar question?"""
     PLAN_RESEARCH = "plan_research"
     """research: split a question into sub-questions."""
     EXTRACT_FACTS = "extract_facts"
