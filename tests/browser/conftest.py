@@ -126,9 +126,9 @@ def needs_chromium() -> None:
         pytest.skip(f"needs Debian's chromium ({CHROMIUM} is absent: apt-get install -y chromium)")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    """``medlit serve`` on loopback against the fakes (one per test session)."""
+    """``medlit serve`` on loopback against the fakes (one for the browser tests)."""
     needs_chromium()
     tmp = tmp_path_factory.mktemp("web")
     responder = BrowserResponder()
@@ -156,9 +156,14 @@ def _wait_ready(base: str, proc: subprocess.Popen[bytes], log: Path) -> None:
     raise RuntimeError(f"medlit serve did not start in 60 s:\n{log.read_text()}")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Any]:
-    """Headless Debian Chromium through Playwright."""
+    """Headless Debian Chromium through Playwright.
+
+    Package-scoped, not session-scoped: Playwright's sync API keeps an event loop running in
+    the main thread while it is open, and every pytest-asyncio test after it would then fail
+    with "Runner.run() cannot be called from a running event loop".
+    """
     from playwright.sync_api import sync_playwright
 
     needs_chromium()
