@@ -107,5 +107,6 @@ def emit(kind: EventKind, stage: str, message: str = "", **data: Any) -> None:
     try:
         scope.sink(event)
     except Exception:  # a broken watcher must not break the work
-        log.exception("progress_sink_failed", stage=stage)
+        log.warning("progress_sink_failed", stage=stage)  # no traceback for the user
+        log.debug("progress_sink_failed_traceback", stage=stage, exc_info=True)
         scope.sink = None

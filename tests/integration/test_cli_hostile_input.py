@@ -33,6 +33,7 @@ pytestmark = pytest.mark.slow  # ~50 subprocesses: about 40 s of CPU, 4 at a tim
 
 BAD = "aspirin \udcff\udcfe stroke?"  # what Python makes of the bytes b"\xff\xfe" in argv
 ARTICLES_ADDED = len(sample_articles())
+OTHER_ARTICLES = corpus()[ARTICLES_ADDED:]  # not in the corpus before the cases run
 SLOW_RETRIES = {"MEDLIT_PUBMED_MAX_RETRIES": "5", "MEDLIT_PUBMED_BACKOFF_BASE_S": "3"}
 
 
@@ -153,6 +154,7 @@ NUL_MEDLINE = (
 def _files(root: Path) -> None:
     good = articles_to_xml(sample_articles())
     (root / "good.xml").write_bytes(good)
+    (root / "good2.xml").write_bytes(articles_to_xml(OTHER_ARTICLES))
     damaged = bytearray(gzip.compress(good * 3))
     for i in range(len(damaged) // 3, len(damaged) // 3 + 120, 5):
         damaged[i] ^= 0xFF
@@ -165,6 +167,9 @@ def _files(root: Path) -> None:
     (root / "a-directory").mkdir()
     (root / "existing-dir").mkdir()
     (root / "not-a-dir").write_text("a regular file\n")
+    (root / "garbled-home").mkdir()
+    for name in ("medlit.sqlite3", "ratelimit.sqlite3", "corpus.sqlite3"):
+        (root / "garbled-home" / name).write_bytes(b"not a database " * 700)
 
 
 # -- the table ---------------------------------------------------------------------------------
@@ -175,8 +180,9 @@ def _no_raw_bytes(result: subprocess.CompletedProcess[str]) -> None:
 
 
 def _good_file_added(result: subprocess.CompletedProcess[str]) -> None:
-    assert f"added {ARTICLES_ADDED}," in result.stdout or "skipped" in result.stdout
-    assert "(1 of 2 files failed)" in result.stdout
+    assert f"added {len(OTHER_ARTICLES)}, updated 0, skipped 0 (1 of 2 files failed)" in (
+        result.stdout
+    )
 
 
 def _cached(result: subprocess.CompletedProcess[str]) -> None:
@@ -196,7 +202,7 @@ CASES = [
     Case("namespace-env-bad-utf8", ["cache", "stats"], 3, "MEDLIT_NAMESPACE contains bytes",
          env={"MEDLIT_NAMESPACE": "n\udcff"}),
     # 2. corpus add: each bad file fails alone, with one line naming it
-    Case("corpus-corrupt-gzip-and-good", ["corpus", "add", "corrupt.xml.gz", "good.xml"], 5,
+    Case("corpus-corrupt-gzip-and-good", ["corpus", "add", "corrupt.xml.gz", "good2.xml"], 5,
          "corrupt.xml.gz: cannot read", check=_good_file_added),
     Case("corpus-directory", ["corpus", "add", "a-directory"], 2, "a-directory: is a directory"),
     Case("corpus-missing", ["corpus", "add", "nope.xml"], 2, "nope.xml: no such file"),
@@ -235,6 +241,10 @@ CASES = [
          home="/dev/null"),
     Case("home-under-a-file", ["corpus", "stats"], 7, "cannot be created: Not a directory",
          home="not-a-dir/sub"),
+    Case("home-garbled-ask", ["ask", Q1], 7, "medlit.sqlite3: file is not a database",
+         home="garbled-home"),
+    Case("home-garbled-search", ["search", "aspirin"], 7, "ratelimit.sqlite3: file is not a",
+         home="garbled-home"),
     Case("home-read-only-search", ["search", "aspirin"], 7, "(MEDLIT_HOME) is read-only",
          read_only=True),
     Case("home-read-only-ask", ["ask", Q1, "--json"], 7, "(MEDLIT_HOME) is read-only",
@@ -264,6 +274,13 @@ CASES = [
     Case("session-path-like", ["ask", Q1, "--session", "../../etc/passwd", "--json"], 0,
          check=_cached),
     Case("search-bad-source", ["search", "aspirin", "--source", "scopus"], 2, "unknown source"),
+    Case("clear-bad-utf8-namespace", ["cache", "clear", "--namespace", "n\udcff", "--yes"], 2,
+         "the namespace contains bytes"),
+    Case("usage-not-an-int", ["search", "aspirin", "--limit", "many"], 2,
+         "Invalid value for '--limit'"),
+    Case("usage-bad-depth", ["research", "aspirin", "--depth", "huge"], 2, "'huge' is not one of"),
+    Case("usage-missing-argument", ["ask"], 2, "Missing argument 'question'"),
+    Case("usage-unknown-command", ["summon"], 2, "No such command 'summon'"),
 ]
 # fmt: on
 
@@ -354,7 +371,8 @@ def test_the_store_is_intact_afterwards(world: World) -> None:
     assert data["answers"]["entries"] >= 1 and data["evidence"]["articles"] > 0
     corpus_stats = medlit(world, "corpus", "stats", "--json")
     assert corpus_stats.returncode == 0, corpus_stats.stderr
-    assert json.loads(corpus_stats.stdout)["articles"] >= ARTICLES_ADDED
+    # good.xml, good2.xml, the MEDLINE record cleaned of NULs, the XXE record (entity unread)
+    assert json.loads(corpus_stats.stdout)["articles"] >= ARTICLES_ADDED + len(OTHER_ARTICLES) + 2
     again = medlit(world, "ask", Q1, "--json")
     assert again.returncode == 0, again.stderr
     _cached(again)

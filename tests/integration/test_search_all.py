@@ -108,3 +108,43 @@ def test_merge_prefers_abstract_and_fills_gaps() -> None:
     merged = merge_articles(bare, full)
     assert merged.abstract == full.abstract and merged.citation_count == 4
     assert merged.open_access is True and merged.source == "pubmed"
+
+
+class _BrokenSource:
+    """A provider with a bug (or whose own state file is unusable)."""
+
+    def __init__(self, error: Exception, name: str = "local") -> None:
+        self.name = name
+        self.error = error
+
+    async def search(self, query: SearchQuery, *, known: object = None) -> list[Article]:
+        raise self.error
+
+
+async def test_a_crashing_provider_is_one_warning_not_a_traceback(
+    fakes: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from medlit.log import configure_logging
+
+    configure_logging("error")  # what the CLI shows by default
+    pubmed = build_sources(fakes, "pubmed")
+    try:
+        results = await search_all_providers(
+            "aspirin", [*pubmed, _BrokenSource(KeyError("boom"))], settings=fakes
+        )
+    finally:
+        configure_logging()  # back to the default of every other test
+        for source in pubmed:
+            await source.aclose()
+    assert results.providers["local"].status == "error"
+    assert results.providers["local"].error == "KeyError: 'boom'"
+    assert results.providers["pubmed"].count == 2  # the others' results still return
+    assert "Traceback" not in capsys.readouterr().err
+
+
+async def test_a_storage_failure_is_not_reported_as_the_source_failing(fakes: Settings) -> None:
+    from medlit.errors import StorageError
+
+    broken = _BrokenSource(StorageError("rate limiter state x: readonly"), name="pubmed")
+    with pytest.raises(StorageError, match="readonly"):
+        await search_all_providers("aspirin", [broken], settings=fakes)

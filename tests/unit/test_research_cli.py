@@ -62,3 +62,18 @@ def test_help_lists_the_subcommands() -> None:
     assert result.exit_code == 0
     for name in ("run", "status", "list", "resume"):
         assert name in result.output
+
+
+def test_failed_llm_attempts_are_not_counted_as_calls_made() -> None:
+    from medlit.cli.research import _llm_calls
+    from medlit.usage import Usage, record_llm, usage_scope
+
+    with usage_scope() as usage:
+        record_llm("extract_facts", prompt_tokens=100, completion_tokens=20)
+        for _ in range(4):  # what a resume after an outage saw: zero-token failures
+            record_llm("cross_reference", failed=True)
+    saved = Usage.from_dict(usage.to_dict())  # as a job persists it
+    assert (saved.llm_calls, saved.llm_failed, saved.llm_succeeded) == (5, 4, 1)
+    assert saved.tokens == 120 and saved.llm["cross_reference"].failed == 4
+    assert _llm_calls(saved.to_dict()) == "1 (5 attempts, 4 failed)"
+    assert _llm_calls({"llm_calls": 3}) == "3"  # a job saved before failures were counted

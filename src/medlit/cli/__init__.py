@@ -21,5 +21,21 @@ __all__ = ["app", "main"]
 
 
 def main() -> None:
-    """Console-script entry point."""
-    app()
+    """Console-script entry point: a usage error is one line on stderr too (exit 2)."""
+    import sys
+
+    from medlit.cli.app import CLI_EXCEPTIONS, err_console, print_error
+
+    try:
+        code = app(standalone_mode=False)
+    except CLI_EXCEPTIONS as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":  # the help is already shown
+            sys.exit(2)
+        if not hasattr(exc, "format_message"):  # Abort
+            err_console.print("aborted")
+            sys.exit(1)
+        ctx = getattr(exc, "ctx", None)
+        where = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
+        print_error(f"{exc.format_message()}{where}")
+        sys.exit(getattr(exc, "exit_code", 2))
+    sys.exit(code if isinstance(code, int) else 0)

@@ -9,7 +9,6 @@ import sys
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
-import click
 import typer
 from rich.console import Console
 
@@ -17,6 +16,7 @@ from medlit.config import Settings
 from medlit.errors import ConfigError, MedlitError
 
 __all__ = [
+    "CLI_EXCEPTIONS",
     "app",
     "build_settings",
     "console",
@@ -28,6 +28,15 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+
+# Typer's own exceptions (an exit code, a usage error); older Typer raises Click's.
+CLI_EXCEPTIONS: tuple[type[Exception], ...] = (typer.Exit, typer.Abort, typer.TyperException)
+try:
+    import click
+
+    CLI_EXCEPTIONS += (click.exceptions.Exit, click.exceptions.Abort, click.ClickException)
+except ImportError:  # pragma: no cover - Typer vendors Click from 0.2x on
+    pass
 
 app = typer.Typer(
     name="medlit",
@@ -139,7 +148,7 @@ def run(func: Callable[..., T]) -> Callable[..., T]:
         except KeyboardInterrupt:
             err_console.print("interrupted")
             raise typer.Exit(130) from None
-        except (typer.Exit, typer.Abort, click.exceptions.Exit, click.ClickException):
+        except CLI_EXCEPTIONS:
             raise  # typer's own ways out (an exit code, a usage error)
         except Exception as exc:
             # A bug: the user still gets one line (the traceback goes to the debug log).

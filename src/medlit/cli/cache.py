@@ -142,6 +142,10 @@ def clear(
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
 ) -> None:
     """Delete cached answers and/or evidence."""
+    if namespace is not None:
+        from medlit.text import require_clean_text
+
+        namespace = require_clean_text(namespace, "the namespace")
     if tier not in (None, "answers", "evidence"):
         raise ValidationError(f"--tier must be answers or evidence, not {tier!r}")
     if namespace is not None and tier == "evidence":

@@ -298,7 +298,7 @@ def _check_out(out: Path | None) -> None:
     if out is None:
         return
     require_clean_text(str(out), "the --out path")
-    parent = out.parent if str(out.parent) else Path(".")
+    parent = out.parent
     if out.is_dir():
         raise ValidationError(f"--out {out} is a directory; give a file name such as report.md")
     if not parent.is_dir():

@@ -389,7 +389,9 @@ class _Run:
             job.error_type = type(exc).__name__
             job.error = str(exc) or type(exc).__name__
             if not isinstance(exc, MedlitError):
-                log.exception("job_crashed", job=job.id, stage=stage.value)
+                # The error line says what failed; the traceback is for MEDLIT_LOG_LEVEL=debug.
+                log.warning("job_crashed", job=job.id, stage=stage.value, error=job.error)
+                log.debug("job_crashed_traceback", job=job.id, exc_info=True)
             else:
                 log.warning("job_failed", job=job.id, stage=stage.value, error=job.error)
             await self.asave()

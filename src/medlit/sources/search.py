@@ -207,7 +207,9 @@ async def _run_one(
         raise  # our own data directory (rate-limit state), not the source: exit 7, not 5
     except Exception as exc:  # a provider bug must not sink the other providers' results
         status.status, status.error = "error", f"{type(exc).__name__}: {exc}"
-        log.exception("provider_crashed", provider=source.name)
+        # A bug: the user sees one warning line; the traceback is for MEDLIT_LOG_LEVEL=debug.
+        log.warning("provider_crashed", provider=source.name, error=status.error)
+        log.debug("provider_crashed_traceback", provider=source.name, exc_info=True)
     status.elapsed_ms = round((time.monotonic() - started) * 1000, 1)
     if settings.search.english_only:
         kept = [a for a in articles if a.is_english]
