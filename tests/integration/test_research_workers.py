@@ -130,6 +130,13 @@ async def test_cancel_stops_a_running_job_and_a_queued_one(
         # Cancelling an ended job changes nothing.
         assert (await workers.cancel(running.id, "lab-a")).status is JobStatus.CANCELLED
     assert steps(llm_server) == {"plan": 1, "extract": 5}  # q1 (3) and q2 (2), not q3
+    # A person may still resume a cancelled job: it continues where it stopped.
+    llm_server.clear()
+    responder.delay_pmids = {}
+    async with runtime.orchestrator() as orchestrator:
+        resumed = await orchestrator.resume(running.id[:8])
+    assert resumed.status is JobStatus.COMPLETED, resumed.error
+    assert steps(llm_server)["plan"] == 0 and steps(llm_server)["extract"] == 1  # q3 only
 
 
 def _dead_pid() -> int:

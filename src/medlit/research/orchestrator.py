@@ -181,6 +181,8 @@ class ResearchOrchestrator:
             if job.status is JobStatus.COMPLETED:
                 return job
             self.check_llm()
+            if job.status is JobStatus.CANCELLED:
+                self.jobs.clear_cancel(job.id)  # resumed on purpose: run it this time
             if job.status is not JobStatus.PENDING:
                 job.resumed += 1
             log.info(
