@@ -95,9 +95,8 @@ class ResearchWorkers:
         were accepted but not finished (by a process that stopped or died)."""
         if self._tasks:
             return
-        if self.runtime.settings.research.lease_s != self.lease_s:
-            self.runtime.settings.research.lease_s = self.lease_s
         self._orchestrator = await self._stack.enter_async_context(self.runtime.orchestrator())
+        self._orchestrator.lease_s = self.lease_s
         await asyncio.to_thread(lambda: self.jobs)  # migrations, off the event loop
         self._tasks = [
             asyncio.create_task(self._work(new_owner(f"worker{i}")), name=f"research-worker-{i}")
