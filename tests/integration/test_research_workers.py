@@ -228,3 +228,22 @@ def test_cli_cancels_a_queued_job(rsettings: Settings, monkeypatch: pytest.Monke
     assert "cancelled in PENDING" in status.stdout
     again = runner.invoke(app, ["research", "cancel", job.id])
     assert "already ended: CANCELLED" in again.stdout
+
+
+async def test_events_of_a_failed_job_resumed_later_go_on_to_the_end(
+    runtime: Runtime, responder: ResearchResponder
+) -> None:
+    responder.fail = {"plan"}
+    async with ResearchWorkers(runtime, workers=1, poll_s=0.1) as workers:
+        job = await workers.submit(QUESTION, "quick", "default")
+        failed = await asyncio.wait_for(_collect(workers, job.id, "default"), 30)
+        assert [e.stage for e in failed][-1] is JobStatus.FAILED
+        responder.fail = set()
+        async with runtime.orchestrator() as orchestrator:  # `medlit research resume JOB`
+            done = await orchestrator.resume(job.id)
+        assert done.status is JobStatus.COMPLETED, done.error
+        events = await asyncio.wait_for(_collect(workers, job.id, "default"), 30)
+    stages = [e.stage for e in events]
+    assert stages[: len(failed)] == [e.stage for e in failed]  # the first run, as it was
+    assert stages[-1] is JobStatus.COMPLETED and JobStatus.SYNTHESIZING in stages
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))

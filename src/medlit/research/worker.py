@@ -181,30 +181,31 @@ class ResearchWorkers:
         self, job_id: str, tenant: str, after: int = 0
     ) -> AsyncIterator[ProgressEvent]:
         """The job's progress events after ``after``: the stored ones, then live ones until
-        the job ends (the last event is COMPLETED, FAILED or CANCELLED).
+        the job ends (its last event is COMPLETED, FAILED or CANCELLED). A job resumed after
+        it failed goes on past its FAILED event, so only the last event ends the stream.
 
         Raises:
             NotFoundError: no such job for this tenant (raised before the first event).
         """
         await self.get(job_id, tenant)
-        ended_quietly = 0
+        last: JobStatus | None = None
+        quiet = 0
         while True:
             changed = self._changed
-            status = await asyncio.to_thread(self.jobs.status, job_id)
             rows = await asyncio.to_thread(self.jobs.events, job_id, after)
             for seq, data in rows:
                 event = ProgressEvent.model_validate_json(data)
-                after = seq
+                after, last = seq, event.stage
                 yield event
-                if event.stage.terminal:
-                    return
             if rows:
                 continue
+            # Read after the events: a job saves its final status, then stores the event.
+            status = await asyncio.to_thread(self.jobs.status, job_id)
             if status is None or status.terminal:
-                # Ended without a final event (a job from before events were stored): one
-                # more look, then stop.
-                ended_quietly += 1
-                if ended_quietly > 1:
+                if last is not None and last.terminal:
+                    return  # its final event is out (a later `resume` is a new run)
+                quiet += 1
+                if quiet > 2:  # ended without a final event (a job from before events)
                     return
             with suppress(TimeoutError):
                 await asyncio.wait_for(changed.wait(), self.poll_s)
