@@ -75,6 +75,7 @@ class ResearchWorkers:
         self._wake = asyncio.Event()  # a job was submitted here
         self._changed = asyncio.Event()  # an event was stored here (replaced after each set)
         self._running: dict[str, str] = {}  # job id -> owner, jobs running in this process
+        self._warm: asyncio.Task[None] | None = None
 
     @property
     def jobs(self) -> JobStore:
@@ -98,6 +99,7 @@ class ResearchWorkers:
         self._orchestrator = await self._stack.enter_async_context(self.runtime.orchestrator())
         self._orchestrator.lease_s = self.lease_s
         await asyncio.to_thread(lambda: self.jobs)  # migrations, off the event loop
+        self._warm = asyncio.create_task(asyncio.to_thread(self._warm_up))
         self._tasks = [
             asyncio.create_task(self._work(new_owner(f"worker{i}")), name=f"research-worker-{i}")
             for i in range(self.workers)
@@ -113,6 +115,10 @@ class ResearchWorkers:
         for task in tasks:
             with suppress(asyncio.CancelledError):
                 await task
+        if self._warm is not None:
+            with suppress(Exception):
+                await self._warm
+            self._warm = None
         await self._stack.aclose()
         self._orchestrator = None
 
@@ -252,7 +258,25 @@ class ResearchWorkers:
                 return job_id
         return None
 
+    def _warm_up(self) -> None:
+        """Load in a thread what a job's first steps would otherwise load on the event loop:
+        the LLM SDK (importing ``openai`` takes seconds) and the embedding model (the
+        visited-topic check embeds sub-questions). Seconds during which no request of the
+        server would be answered."""
+        import importlib
+
+        from medlit.research.prompts import Task
+
+        try:
+            if any(self.runtime.llm_configured(task) for task in Task.ALL):
+                importlib.import_module("openai")
+            self.runtime.embedder.embed(["medlit research warm-up"])
+        except Exception as exc:  # warming is an optimisation: the job reports real failures
+            log.warning("research_warm_up_failed", error=str(exc))
+
     async def _work(self, owner: str) -> None:
+        if self._warm is not None:
+            await asyncio.shield(self._warm)
         while True:
             try:
                 job_id = await asyncio.to_thread(self._next_job, owner)
