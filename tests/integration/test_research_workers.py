@@ -247,3 +247,31 @@ async def test_events_of_a_failed_job_resumed_later_go_on_to_the_end(
     assert stages[: len(failed)] == [e.stage for e in failed]  # the first run, as it was
     assert stages[-1] is JobStatus.COMPLETED and JobStatus.SYNTHESIZING in stages
     assert [e.seq for e in events] == list(range(1, len(events) + 1))
+
+
+async def test_stop_mid_job_gives_the_job_back_and_a_new_pool_finishes_it(
+    runtime: Runtime, responder: ResearchResponder, llm_server: FakeLLMServer
+) -> None:
+    runtime.settings.research.concurrency = 1
+    responder.delay_pmids = {"40000004": 0.5, "40000005": 0.5}
+    workers = ResearchWorkers(runtime, workers=1, poll_s=0.1)
+    await workers.start()
+    job = await workers.submit(QUESTION, "quick", "default")
+    deadline = time.monotonic() + 120
+    while not any("PMID: 4000000" + n in str(r.json) for r in llm_server.completions
+                  for n in "45"):  # fmt: skip
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.02)
+    await asyncio.wait_for(workers.stop(), 30)  # never hangs on a job in flight
+    stopped = runtime.jobs.get(job.id)
+    assert stopped.status is JobStatus.EXECUTING
+    assert runtime.jobs.lease_of(job.id) is None  # given back: no waiting for it to expire
+    before = steps(llm_server)
+    llm_server.clear()
+    async with ResearchWorkers(runtime, workers=1, poll_s=0.1) as again:
+        await _wait(again, job.id, "default")
+        # Stopped right after a job ended, too: stop() must still return.
+        second = await again.submit(QUESTION + " Twice.", "quick", "default")
+        await _wait(again, second.id, "default")
+    assert runtime.jobs.get(job.id).status is JobStatus.COMPLETED
+    assert before["plan"] == 1 and steps(llm_server)["plan"] == 1  # the second job's only

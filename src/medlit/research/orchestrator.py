@@ -26,7 +26,7 @@ import asyncio
 import inspect
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager, suppress
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 from medlit.config import Settings
@@ -246,8 +246,9 @@ class ResearchOrchestrator:
                 yield lease
             finally:
                 renewer.cancel()
-                with suppress(asyncio.CancelledError):
-                    await renewer
+                # Not `suppress(CancelledError)`: a cancel of this task arriving here (a worker
+                # pool stopping) must go on, not be taken for the renewer's own.
+                await asyncio.wait([renewer])
                 if not lease.lost:
                     lease.release()
 

@@ -112,9 +112,8 @@ class ResearchWorkers:
         tasks, self._tasks = self._tasks, []
         for task in tasks:
             task.cancel()
-        for task in tasks:
-            with suppress(asyncio.CancelledError):
-                await task
+        if tasks:
+            await asyncio.wait(tasks)
         if self._warm is not None:
             with suppress(Exception):
                 await self._warm
@@ -214,7 +213,8 @@ class ResearchWorkers:
                 if quiet > 2:  # ended without a final event (a job from before events)
                     return
             with suppress(TimeoutError):
-                await asyncio.wait_for(changed.wait(), self.poll_s)
+                async with asyncio.timeout(self.poll_s):
+                    await changed.wait()
 
     # -- the workers ---------------------------------------------------------------------
 
@@ -285,8 +285,11 @@ class ResearchWorkers:
                 job_id = None
             if job_id is None:
                 self._wake.clear()
+                # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancel that
+                # arrives as it times out, and stop() would wait for this worker forever.
                 with suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), self.poll_s)
+                    async with asyncio.timeout(self.poll_s):
+                        await self._wake.wait()
                 continue
             await self._run(job_id, owner)
 
