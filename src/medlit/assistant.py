@@ -18,6 +18,8 @@ process therefore costs the embedder and one SQLite lookup, and zero PubMed or L
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import time
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
@@ -130,6 +132,8 @@ class Assistant:
         deps: prepared dependencies (tests, embedding in an app); built from settings if None.
         runtime: a shared :class:`~medlit.runtime.Runtime` to draw the parts from (a service
             holds one for all its assistants); it stays open when the assistant closes.
+        max_concurrent_misses: at most this many questions past the answer cache at once (the
+            others wait their turn; a tier-1 hit never waits). None: no limit.
     """
 
     def __init__(
@@ -138,8 +142,11 @@ class Assistant:
         *,
         deps: AgentDeps | None = None,
         runtime: Runtime | None = None,
+        max_concurrent_misses: int | None = None,
     ) -> None:
         self.settings = settings or (runtime.settings if runtime is not None else Settings())
+        self._miss_limit = max_concurrent_misses
+        self._miss_gate: asyncio.Semaphore | None = None
         if deps is None and runtime is not None:
             from medlit.agent.deps import AgentDeps
 
@@ -251,8 +258,16 @@ class Assistant:
 
                 graph = self._get_graph()
                 config = {"recursion_limit": recursion_limit(self.settings.agent.max_iterations)}
-                final = await graph.ainvoke(state, config=config)
+                async with self._miss_slot():
+                    final = await graph.ainvoke(state, config=config)
         return AskResult.from_state(final, usage, (time.perf_counter() - start) * 1000.0)
+
+    def _miss_slot(self) -> contextlib.AbstractAsyncContextManager[object]:
+        if self._miss_limit is None:
+            return contextlib.nullcontext()
+        if self._miss_gate is None:
+            self._miss_gate = asyncio.Semaphore(self._miss_limit)
+        return self._miss_gate
 
     def _get_nodes(self) -> AskNodes:
         if self._nodes is None:

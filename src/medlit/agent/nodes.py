@@ -11,9 +11,15 @@ tier-1 hit never pays for those imports.
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import time
+import weakref
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
+
+import anyio
+import anyio.to_thread
 
 from medlit.agent import decisions, query, scoring
 from medlit.agent.citations import enforce_citations, is_yes_no_question, parse_verdict
@@ -27,11 +33,12 @@ from medlit.progress import emit
 from medlit.types import Citation, Evidence, SearchQuery
 from medlit.usage import usage_scope
 
-__all__ = ["AskNodes", "Node", "timed"]
+__all__ = ["AskNodes", "Node", "off_loop", "timed"]
 
 log = get_logger("agent")
 
 Node = Callable[[AgentState], Awaitable[dict[str, Any]]]
+T = TypeVar("T")
 
 
 #: What a person watching is told when a node starts (see :mod:`medlit.progress`).
@@ -47,6 +54,28 @@ STAGE_MESSAGES = {
     "update_memory": "updating the conversation",
     "admit_cache": "saving the answer",
 }
+
+
+_HEAVY: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, anyio.CapacityLimiter] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+async def off_loop(func: Callable[..., T], *args: Any, heavy: bool = False, **kwargs: Any) -> T:
+    """Run blocking work (embedding, the store, the digest) in a worker thread.
+
+    The event loop keeps serving meanwhile: in a server, a cached answer never waits behind
+    another question's embedding or database write. Heavy CPU work (embedding a page of new
+    articles, the extractive digest) runs one call at a time per event loop, so misses cannot
+    take every core from the hits.
+    """
+    limiter = None
+    if heavy:
+        loop = asyncio.get_running_loop()
+        limiter = _HEAVY.get(loop)
+        if limiter is None:
+            limiter = _HEAVY[loop] = anyio.CapacityLimiter(1)
+    return await anyio.to_thread.run_sync(functools.partial(func, *args, **kwargs), limiter=limiter)
 
 
 def timed(name: str, node: Node) -> Node:
@@ -92,7 +121,7 @@ class AskNodes:
                     by_llm = True
                 except LLMError as exc:
                     log.warning("plan_query_llm_failed", error=str(exc))
-        vector = self.deps.embed_one(plan.standalone_question)
+        vector = await off_loop(self.deps.embed_one, plan.standalone_question)
         return {
             "standalone_question": plan.standalone_question,
             "pubmed_query": plan.pubmed_query,
@@ -134,7 +163,8 @@ class AskNodes:
         """Tier 1: a stored answer to the same question (the cache's guard has the last word)."""
         if not state.get("use_cache", True) or not self.deps.settings.cache.enabled:
             return {"cache_hit": False, "miss_reason": "disabled"}
-        lookup = self.deps.lookup_answer(
+        lookup = await off_loop(
+            self.deps.lookup_answer,
             state["standalone_question"],
             state["query_vector"],
             namespace=state.get("namespace", self.deps.settings.namespace),
@@ -171,7 +201,9 @@ class AskNodes:
             only = list(state.get("documents", {}))
             if not only:
                 return {"anchor_chunks": []}
-        anchors = self.deps.search_chunks(state["query_vector"], self.agent.candidate_chunks, only)
+        anchors = await off_loop(
+            self.deps.search_chunks, state["query_vector"], self.agent.candidate_chunks, only
+        )
         documents = dict(state.get("documents", {}))
         chunk_map: dict[str, list[str]] = {}
         for item in anchors:
@@ -251,7 +283,9 @@ class AskNodes:
         calls = sum(usage.calls.values())
         documents = dict(state.get("documents", {}))
         new = [a for a in articles if a.key not in documents]
-        downloaded = self.deps.store_articles(new, use_cache) if new else []
+        downloaded = (
+            await off_loop(self.deps.store_articles, new, use_cache, heavy=True) if new else []
+        )
         for article in new:
             documents[article.key] = article
         if not articles:
@@ -275,7 +309,8 @@ class AskNodes:
         evidence = state.get("evidence", [])
         if not evidence:
             return {"prompt_messages": [], "context_chunks": 0, "evidence_reused": 0}
-        blocks = expand_context(
+        blocks = await off_loop(
+            expand_context,
             evidence,
             self.deps.neighbours,
             window=self.agent.neighbour_chunks,
@@ -323,7 +358,9 @@ class AskNodes:
             text = reply.text
             verdict = parse_verdict(text) if state.get("is_yes_no") else None
         else:
-            text, digest_verdict = self.deps.digest(state["standalone_question"], evidence)
+            text, digest_verdict = await off_loop(
+                self.deps.digest, state["standalone_question"], evidence, heavy=True
+            )
             verdict = None
             if state.get("is_yes_no") and digest_verdict in ("yes", "no", "uncertain"):
                 verdict = digest_verdict  # type: ignore[assignment]
@@ -381,7 +418,8 @@ class AskNodes:
             "extra": {"mode": state.get("mode"), "stop_reason": state.get("stop_reason")},
         }
         try:
-            self.deps.add_answer(
+            await off_loop(
+                self.deps.add_answer,
                 state["standalone_question"],
                 state["query_vector"],
                 payload,

@@ -7,6 +7,7 @@ Command lines::
     medlit research list [--json]
     medlit research resume JOB [--out report.md] [--json]
     medlit research cancel JOB
+    medlit research export JOB [--format ris|bibtex|csl-json] [--out FILE]
 
 ``research`` is a group whose default command takes the question: a first argument that is not
 a subcommand name (``status``, ``list``, ``resume``, ``cancel``, ``export``) is a question. A
@@ -177,6 +178,44 @@ def research_cancel(
             f"(follow it with `medlit research status {job.id}`)",
             highlight=False,
         )
+
+
+class ExportFormatOption(StrEnum):
+    """Reference-manager formats."""
+
+    ris = "ris"
+    bibtex = "bibtex"
+    csl_json = "csl-json"
+
+
+@research_app.command("export")
+@run
+def research_export(
+    job_id: Annotated[str, typer.Argument(help="Job id (a unique prefix is enough).")],
+    fmt: Annotated[
+        ExportFormatOption,
+        typer.Option("--format", "-f", help="ris (EndNote, Zotero), bibtex or csl-json."),
+    ] = ExportFormatOption.ris,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Write the file here (default: stdout).")
+    ] = None,
+) -> None:
+    """Export a completed job's references for Zotero, EndNote or Mendeley."""
+    from medlit.research.exports import export_job
+    from medlit.research.runtime import open_job_store
+
+    jobs, db = open_job_store(build_settings())
+    try:
+        job = jobs.get(job_id)
+    finally:
+        db.close()
+    text = export_job(job, fmt.value)
+    if out is None:
+        typer.echo(text, nl=False)
+        return
+    out.write_text(text, encoding="utf-8", newline="")
+    count = len(job.report.references) if job.report else 0
+    err_console.print(f"{count} reference(s) written to {out}", highlight=False)
 
 
 # -- running, with a progress display on stderr ----------------------------------------------

@@ -37,7 +37,9 @@ __all__ = ["create_app"]
 log = get_logger("service")
 
 
-def create_app(runtime: Runtime, *, require_keys: bool | None = None) -> FastAPI:
+def create_app(
+    runtime: Runtime, *, require_keys: bool | None = None, close_runtime: bool = False
+) -> FastAPI:
     """The medlit HTTP service over ``runtime``.
 
     Args:
@@ -46,13 +48,17 @@ def create_app(runtime: Runtime, *, require_keys: bool | None = None) -> FastAPI
         require_keys: True: every request needs an API key; False: requests without a key run
             as tenant ``default`` (a key, when sent, still picks its tenant); None (default):
             keys are required as soon as one exists.
+        close_runtime: close ``runtime`` when the app shuts down (``medlit serve`` hands it
+            over: uvicorn ends the process on SIGTERM right after the shutdown).
     """
     settings = runtime.settings
     keys = KeyStore(runtime.store)
     metrics = ServiceMetrics(count_jobs=lambda: _count_jobs(runtime))
     state = ServiceState(
         runtime=runtime,
-        assistant=Assistant(runtime=runtime),
+        assistant=Assistant(
+            runtime=runtime, max_concurrent_misses=settings.service.ask_concurrency
+        ),
         keys=keys,
         require_keys=require_keys,
         metrics=metrics,
@@ -71,7 +77,10 @@ def create_app(runtime: Runtime, *, require_keys: bool | None = None) -> FastAPI
                 yield
         finally:
             await state.assistant.aclose()  # a no-op for the runtime's parts: it owns them
-            runtime.answers.flush()
+            if close_runtime:
+                await runtime.aclose()
+            else:
+                runtime.answers.flush()
 
     app = FastAPI(
         title="medlit",

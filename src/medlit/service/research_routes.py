@@ -36,7 +36,7 @@ from medlit.service.auth import CurrentTenant
 from medlit.service.deps import ServiceState, get_state
 from medlit.service.problems import PROBLEM_RESPONSES, ProblemError
 
-__all__ = ["ResearchJobView", "ResearchRequest", "research_workers", "router"]
+__all__ = ["ResearchJobView", "ResearchRequest", "job_view", "research_workers", "router"]
 
 router = APIRouter(prefix="/v1/research", tags=["research"])
 
@@ -154,7 +154,8 @@ def _url(job_id: str, tail: str = "") -> str:
     return f"/v1/research/{job_id}{tail}"
 
 
-def _view(job: ResearchJob) -> ResearchJobView:
+def job_view(job: ResearchJob) -> ResearchJobView:
+    """The API view of a job (also what the MCP server returns)."""
     usage = dict(job.usage)
     calls = usage.get("calls")
     provider_calls = sum(int(v) for v in calls.values()) if isinstance(calls, dict) else 0
@@ -211,7 +212,7 @@ async def start_research(
     ``links.events``."""
     job = await workers.submit(body.question, body.depth, tenant.name)
     response.headers["Location"] = _url(job.id)
-    return _view(job)
+    return job_view(job)
 
 
 @router.get("", response_model=JobPage, responses=_PROBLEMS, summary="List your research jobs")
@@ -249,7 +250,7 @@ async def list_research(
 )
 async def get_research(job_id: str, tenant: CurrentTenant, workers: WorkersDep) -> ResearchJobView:
     """The job's status, current stage, sub-questions and usage."""
-    return _view(await workers.get(_check_id(job_id), tenant.name))
+    return job_view(await workers.get(_check_id(job_id), tenant.name))
 
 
 _SSE_DOC: dict[int | str, dict[str, Any]] = {
@@ -374,4 +375,4 @@ async def cancel_research(
     job = await workers.cancel(_check_id(job_id), tenant.name)
     if job.status in (JobStatus.COMPLETED, JobStatus.FAILED):
         raise ProblemError(409, f"research job {job.id} has already ended: {job.status.value}")
-    return _view(job)
+    return job_view(job)

@@ -65,13 +65,14 @@ def serve(
     runtime = Runtime.open(settings)
     try:
         notice = check_bind(host, KeyStore(runtime.store).active_count())
-        notify(notice)
-        app = create_app(runtime)
-        config = uvicorn.Config(
-            app, host=host, port=port, log_level="warning", access_log=False, lifespan="on"
-        )
-        uvicorn.Server(config).run()
-    finally:
-        import asyncio
-
-        asyncio.run(runtime.aclose())
+    except BaseException:
+        runtime.store.close()
+        raise
+    notify(notice)
+    # The app closes the runtime at shutdown: uvicorn re-raises SIGTERM/SIGINT once it has
+    # shut down, so nothing after run() is sure to execute.
+    app = create_app(runtime, close_runtime=True)
+    config = uvicorn.Config(
+        app, host=host, port=port, log_level="warning", access_log=False, lifespan="on"
+    )
+    uvicorn.Server(config).run()
