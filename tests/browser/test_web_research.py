@@ -9,8 +9,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.browser.conftest import WIDTHS, Served, screenshot, serious_violations
 from tests.browser.corpus import RESEARCH_QUESTION, XSS_MARKUP
+from tests.browser.harness import WIDTHS, Served, screenshot, serious_violations
 from tests.fakes.research_responder import CLAIMS
 
 pytestmark = pytest.mark.slow
