@@ -109,6 +109,8 @@ def test_cancel_a_running_job(served: Served, open_page: Any) -> None:
         page.select_option("#depth", "quick")
         page.press("#research-question", "Enter")
         page.wait_for_selector(".step-current", timeout=30_000)
+        page.wait_for_selector("#sub-questions li", timeout=30_000)
+        screenshot(page, "research-live-1440")
         page.click("#job-cancel")
         page.wait_for_selector("#job-status.status-cancelled", timeout=60_000)
     finally:
