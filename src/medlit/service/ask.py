@@ -78,7 +78,6 @@ _SSE_DOC: dict[int | str, dict[str, Any]] = {
 async def ask(
     body: AskRequest,
     request: Request,
-    response: Response,
     tenant: CurrentTenant,
     state: ServiceStateDep,
 ) -> Any:
@@ -111,10 +110,12 @@ async def ask(
     if wants_events(request):
         return EventSourceResponse(_events(state, key, work), ping=15)
     result, shared = await state.flights.run(key, work)
+    headers = {}
     if shared:
         state.metrics.single_flight.inc()
-        response.headers["X-Medlit-Shared"] = "1"
-    return result
+        headers["X-Medlit-Shared"] = "1"
+    # Serialised once, here: FastAPI would validate the model again before dumping it.
+    return Response(result.model_dump_json(), media_type="application/json", headers=headers)
 
 
 async def _events(state: ServiceState, key: Any, work: Any) -> AsyncIterator[dict[str, str]]:

@@ -113,3 +113,34 @@ def test_search_health_ready_metrics(service: ServiceServer) -> None:
     assert 'medlit_source_requests_total{service="pubmed"}' in text
     assert "medlit_http_request_duration_seconds_bucket" in text
     assert "/v1/ask" in docs["paths"] and "/v1/search" in docs["paths"]
+
+
+def test_stream_ends_with_an_error_event_when_sources_fail(
+    service: ServiceServer, eutils: FakeEutils
+) -> None:
+    eutils.enqueue(Fault.status(500), times=50)
+    with httpx.Client(base_url=service.url, timeout=30) as client:
+        reply = client.post(
+            "/v1/ask",
+            json={"question": "Does zinc shorten the common cold?"},
+            headers={"Accept": "text/event-stream"},
+        )
+    events = parse_sse(reply.text)
+    assert events[0][0] == "stage" and events[0][1]["stage"] == "plan_query"
+    name, problem = events[-1]
+    assert name == "error" and problem["status"] == 503
+    assert "could not search the literature" in problem["detail"]
+
+
+def test_tier1_hits_and_misses_are_counted(service: ServiceServer) -> None:
+    with httpx.Client(base_url=service.url, timeout=30) as client:
+        for _ in range(3):
+            assert client.post("/v1/ask", json={"question": Q1}).status_code == 200
+        text = client.get("/metrics").text
+        stats = client.get("/v1/cache/stats").json()
+    assert 'medlit_answer_cache_lookups_total{reason="",result="hit"} 2.0' in text
+    assert 'medlit_answer_cache_lookups_total{reason="nothing_similar",result="miss"} 1.0' in text
+    assert 'medlit_llm_calls_total{task="answer"} 1.0' in text
+    assert 'medlit_llm_tokens_total{kind="prompt",task="answer"}' in text
+    assert stats["answers"]["hits"] == 2 and stats["answers"]["misses"] == {"nothing_similar": 1}
+    assert stats["answers"]["entries"] == 1
