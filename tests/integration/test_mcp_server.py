@@ -98,7 +98,7 @@ async def test_mcp_tools_over_stdio(
             "start_research", {"question": QUESTION, "depth": "quick"}
         ))  # fmt: skip
         assert started["status"] == "PENDING"
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + 180
         while True:
             status = _payload(await session.call_tool(
                 "research_status", {"job_id": started["id"]}

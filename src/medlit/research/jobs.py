@@ -372,6 +372,11 @@ class JobStore:
                 self.release(job.id, owner)
         return self.get(job.id, tenant)
 
+    def clear_cancel(self, job_id: str) -> None:
+        """Forget a cancel request (a person resumes the cancelled job)."""
+        with self.db.transaction() as conn:
+            conn.execute("UPDATE research_jobs SET cancel_requested = 0 WHERE id = ?", (job_id,))
+
     def cancel_requested(self, job_id: str) -> bool:
         """Whether someone asked to cancel the job."""
         rows = self.db.read("SELECT cancel_requested FROM research_jobs WHERE id = ?", (job_id,))

@@ -26,7 +26,7 @@ import asyncio
 import inspect
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager, suppress
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 from medlit.config import Settings
@@ -115,6 +115,8 @@ class ResearchOrchestrator:
         self.embedder = embedder
         #: The lease owner of runs started here without one of their own (the CLI's).
         self.owner = new_owner("run")
+        #: How long a run's claim on its job lasts unless renewed (renewed every third).
+        self.lease_s = settings.research.lease_s
 
     # -- creating and inspecting jobs ------------------------------------------------------
 
@@ -146,9 +148,7 @@ class ResearchOrchestrator:
         cleaned, level = validate_request(question, depth, self.settings.research)
         self.check_llm()
         job = ResearchJob(question=cleaned, depth=level, tenant=tenant)
-        self.jobs.insert(
-            job, owner=self.owner if claim else None, lease_s=self.settings.research.lease_s
-        )
+        self.jobs.insert(job, owner=self.owner if claim else None, lease_s=self.lease_s)
         log.info("job_created", job=job.id, depth=level, tenant=tenant)
         return job
 
@@ -181,6 +181,8 @@ class ResearchOrchestrator:
             if job.status is JobStatus.COMPLETED:
                 return job
             self.check_llm()
+            if job.status is JobStatus.CANCELLED:
+                self.jobs.clear_cancel(job.id)  # resumed on purpose: run it this time
             if job.status is not JobStatus.PENDING:
                 job.resumed += 1
             log.info(
@@ -237,15 +239,16 @@ class ResearchOrchestrator:
             JobBusy: another process, task or worker holds it (it is not waited for).
         """
         with self._lock_file(job_id):
-            lease = _Lease(self.jobs, job_id, owner, self.settings.research.lease_s)
+            lease = _Lease(self.jobs, job_id, owner, self.lease_s)
             lease.acquire()
             renewer = asyncio.create_task(lease.keep())
             try:
                 yield lease
             finally:
                 renewer.cancel()
-                with suppress(asyncio.CancelledError):
-                    await renewer
+                # Not `suppress(CancelledError)`: a cancel of this task arriving here (a worker
+                # pool stopping) must go on, not be taken for the renewer's own.
+                await asyncio.wait([renewer])
                 if not lease.lost:
                     lease.release()
 
@@ -288,6 +291,7 @@ class _Run:
         self.job = job
         self.on_progress = on_progress
         self.lease = lease
+        self.event_lock = asyncio.Lock()
         self.base_usage = Usage.from_dict(job.usage) if job.usage else Usage()
         self.usage = Usage()
 
@@ -309,11 +313,11 @@ class _Run:
         columns = self.o.jobs.columns(self.job)
         await asyncio.to_thread(self.o.jobs.write, columns, owner=self.lease.owner)
 
-    def checkpoint(self) -> None:
+    async def checkpoint(self) -> None:
         """Between steps: stop if the lease was lost or someone cancelled the job."""
         if self.lease.lost:
             raise LeaseLost(f"research job {self.job.id}: the lease was taken over")
-        if self.o.jobs.cancel_requested(self.job.id):
+        if await asyncio.to_thread(self.o.jobs.cancel_requested, self.job.id):
             raise JobCancelled(f"research job {self.job.id} was cancelled")
 
     async def emit(self, message: str = "") -> None:
@@ -336,11 +340,12 @@ class _Run:
             provider_calls=remote_calls(usage),
             llm_calls=usage.llm_calls,
         )
-        event.seq = await asyncio.to_thread(
-            self.o.jobs.add_event,
-            self.job.id,
-            lambda seq: event.model_copy(update={"seq": seq}).model_dump_json(),
-        )
+        async with self.event_lock:  # numbered one at a time (sub-questions run at once)
+            event.seq = await asyncio.to_thread(
+                self.o.jobs.add_event,
+                self.job.id,
+                lambda seq: event.model_copy(update={"seq": seq}).model_dump_json(),
+            )
         if self.on_progress is None:
             return
         result = self.on_progress(event)
@@ -355,7 +360,7 @@ class _Run:
             for stage in STAGES:
                 if stage in job.completed_stages:
                     continue
-                self.checkpoint()
+                await self.checkpoint()
                 job.status = stage
                 job.stages[stage.value] = StageTimes(started_at=utcnow())
                 await self.asave()
@@ -453,7 +458,7 @@ class _Run:
                 job.budget_stop_reason = budget.stop_reason
                 await self.asave()
                 await self.emit(f"{question.id} {question.status.value.lower()}")
-                self.checkpoint()  # cancelled: the other sub-questions in flight stop too
+                await self.checkpoint()  # cancelled: the other sub-questions in flight stop too
 
             try:
                 await researcher.execute_research(job.plan, on_done)

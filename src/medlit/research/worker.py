@@ -75,6 +75,7 @@ class ResearchWorkers:
         self._wake = asyncio.Event()  # a job was submitted here
         self._changed = asyncio.Event()  # an event was stored here (replaced after each set)
         self._running: dict[str, str] = {}  # job id -> owner, jobs running in this process
+        self._warm: asyncio.Task[None] | None = None
 
     @property
     def jobs(self) -> JobStore:
@@ -95,10 +96,10 @@ class ResearchWorkers:
         were accepted but not finished (by a process that stopped or died)."""
         if self._tasks:
             return
-        if self.runtime.settings.research.lease_s != self.lease_s:
-            self.runtime.settings.research.lease_s = self.lease_s
         self._orchestrator = await self._stack.enter_async_context(self.runtime.orchestrator())
+        self._orchestrator.lease_s = self.lease_s
         await asyncio.to_thread(lambda: self.jobs)  # migrations, off the event loop
+        self._warm = asyncio.create_task(asyncio.to_thread(self._warm_up))
         self._tasks = [
             asyncio.create_task(self._work(new_owner(f"worker{i}")), name=f"research-worker-{i}")
             for i in range(self.workers)
@@ -111,9 +112,12 @@ class ResearchWorkers:
         tasks, self._tasks = self._tasks, []
         for task in tasks:
             task.cancel()
-        for task in tasks:
-            with suppress(asyncio.CancelledError):
-                await task
+        if tasks:
+            await asyncio.wait(tasks)
+        if self._warm is not None:
+            with suppress(Exception):
+                await self._warm
+            self._warm = None
         await self._stack.aclose()
         self._orchestrator = None
 
@@ -182,33 +186,35 @@ class ResearchWorkers:
         self, job_id: str, tenant: str, after: int = 0
     ) -> AsyncIterator[ProgressEvent]:
         """The job's progress events after ``after``: the stored ones, then live ones until
-        the job ends (the last event is COMPLETED, FAILED or CANCELLED).
+        the job ends (its last event is COMPLETED, FAILED or CANCELLED). A job resumed after
+        it failed goes on past its FAILED event, so only the last event ends the stream.
 
         Raises:
             NotFoundError: no such job for this tenant (raised before the first event).
         """
         await self.get(job_id, tenant)
-        ended_quietly = 0
+        last: JobStatus | None = None
+        quiet = 0
         while True:
             changed = self._changed
-            status = await asyncio.to_thread(self.jobs.status, job_id)
             rows = await asyncio.to_thread(self.jobs.events, job_id, after)
             for seq, data in rows:
                 event = ProgressEvent.model_validate_json(data)
-                after = seq
+                after, last = seq, event.stage
                 yield event
-                if event.stage.terminal:
-                    return
             if rows:
                 continue
+            # Read after the events: a job saves its final status, then stores the event.
+            status = await asyncio.to_thread(self.jobs.status, job_id)
             if status is None or status.terminal:
-                # Ended without a final event (a job from before events were stored): one
-                # more look, then stop.
-                ended_quietly += 1
-                if ended_quietly > 1:
+                if last is not None and last.terminal:
+                    return  # its final event is out (a later `resume` is a new run)
+                quiet += 1
+                if quiet > 2:  # ended without a final event (a job from before events)
                     return
             with suppress(TimeoutError):
-                await asyncio.wait_for(changed.wait(), self.poll_s)
+                async with asyncio.timeout(self.poll_s):
+                    await changed.wait()
 
     # -- the workers ---------------------------------------------------------------------
 
@@ -252,7 +258,25 @@ class ResearchWorkers:
                 return job_id
         return None
 
+    def _warm_up(self) -> None:
+        """Load in a thread what a job's first steps would otherwise load on the event loop:
+        the LLM SDK (importing ``openai`` takes seconds) and the embedding model (the
+        visited-topic check embeds sub-questions). Seconds during which no request of the
+        server would be answered."""
+        import importlib
+
+        from medlit.research.prompts import Task
+
+        try:
+            if any(self.runtime.llm_configured(task) for task in Task.ALL):
+                importlib.import_module("openai")
+            self.runtime.embedder.embed(["medlit research warm-up"])
+        except Exception as exc:  # warming is an optimisation: the job reports real failures
+            log.warning("research_warm_up_failed", error=str(exc))
+
     async def _work(self, owner: str) -> None:
+        if self._warm is not None:
+            await asyncio.shield(self._warm)
         while True:
             try:
                 job_id = await asyncio.to_thread(self._next_job, owner)
@@ -261,8 +285,11 @@ class ResearchWorkers:
                 job_id = None
             if job_id is None:
                 self._wake.clear()
+                # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancel that
+                # arrives as it times out, and stop() would wait for this worker forever.
                 with suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), self.poll_s)
+                    async with asyncio.timeout(self.poll_s):
+                        await self._wake.wait()
                 continue
             await self._run(job_id, owner)
 

@@ -18,6 +18,7 @@ does not exist.
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import datetime
@@ -191,8 +192,6 @@ def job_view(job: ResearchJob) -> ResearchJobView:
 
 def _check_id(job_id: str) -> str:
     # Any id that cannot exist is simply not found (never a 500, never a different answer).
-    import re
-
     if not re.match(JOB_ID, job_id):
         raise ProblemError(404, f"no research job {job_id!r}")
     return job_id
