@@ -17,33 +17,14 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.browser.conftest import WIDTHS, Served, screenshot, serious_violations
 from tests.browser.corpus import ASK_QUESTION, XSS_MARKUP, XSS_QUESTION
+from tests.browser.harness import WIDTHS, Served, ask, screenshot, serious_violations
 from tests.fakes.eutils_server import Fault
 
 pytestmark = pytest.mark.slow
 
 PUBMED_LINK = re.compile(r"^https://pubmed\.ncbi\.nlm\.nih\.gov/(\d+)/$")
 CACHED_TARGET_MS = 300.0
-
-
-def ask(page: Any, question: str) -> dict[str, float]:
-    """Type a question, press Enter, wait for the outcome; the page's timings in ms."""
-    page.fill("#question", question)
-    page.evaluate("performance.clearMarks()")
-    page.press("#question", "Enter")
-    page.wait_for_function(
-        "() => performance.getEntriesByName('ask:rendered').length > 0"
-        " && performance.getEntriesByName('ask:painted').length > 0"
-        " || !document.getElementById('ask-error').hidden",
-        timeout=60_000,
-    )
-    marks: dict[str, float] = page.evaluate(
-        "Object.fromEntries(performance.getEntriesByType('mark')"
-        ".map(m => [m.name.replace('ask:', ''), m.startTime]))"
-    )
-    start = marks["submit"]
-    return {k: v - start for k, v in marks.items() if k != "submit"}
 
 
 def _calls(served: Served) -> tuple[int, int]:

@@ -11,14 +11,8 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import (
-    WIDTHS,
-    needs_chromium,
-    page_factory,
-    run_serve,
-    serve_env,
-)
 from tests.browser.corpus import ASK_QUESTION, browser_corpus
+from tests.browser.harness import WIDTHS, needs_chromium, page_factory, run_serve, serve_env
 from tests.fakes.europepmc_server import FakeEuropePMC
 from tests.fakes.eutils_server import FakeEutils
 

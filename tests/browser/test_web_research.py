@@ -9,8 +9,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.browser.conftest import WIDTHS, Served, screenshot, serious_violations
 from tests.browser.corpus import RESEARCH_QUESTION, XSS_MARKUP
+from tests.browser.harness import WIDTHS, Served, screenshot, serious_violations
 from tests.fakes.research_responder import CLAIMS
 
 pytestmark = pytest.mark.slow
@@ -105,10 +105,28 @@ def test_cancel_a_running_job(served: Served, open_page: Any) -> None:
     served.responder.research.delay_pmids = {pmid: 2.0 for pmid in CLAIMS}
     try:
         page = open_page(WIDTHS["desktop"], "/#/research")
+        # The first event stream breaks after event 1: the page must resume after it.
+        resumed: list[str | None] = []
+
+        def events(route: Any) -> None:
+            if not resumed:
+                resumed.append(None)
+                route.fulfill(
+                    status=200,
+                    content_type="text/event-stream",
+                    body='id: 1\nevent: progress\ndata: {"message": "queued"}\n\n',
+                )
+                return
+            resumed.append(route.request.headers.get("last-event-id"))
+            route.continue_()
+
+        page.route("**/v1/research/*/events", events)
         page.fill("#research-question", "Is aspirin resistance common after stroke?")
         page.select_option("#depth", "quick")
         page.press("#research-question", "Enter")
         page.wait_for_selector(".step-current", timeout=30_000)
+        page.wait_for_selector("#sub-questions li", timeout=30_000)
+        screenshot(page, "research-live-1440")
         page.click("#job-cancel")
         page.wait_for_selector("#job-status.status-cancelled", timeout=60_000)
     finally:
@@ -116,4 +134,5 @@ def test_cancel_a_running_job(served: Served, open_page: Any) -> None:
     assert "cancelled" in page.inner_text("#research-error")
     assert not page.is_visible("#job-cancel") and not page.is_visible("#report-box")
     assert page.locator(".step-stopped").count() == 1
+    assert resumed[1] == "1", resumed
     assert page.js_errors == []

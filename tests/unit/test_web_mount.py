@@ -34,6 +34,7 @@ def test_page_and_every_asset_it_references_are_served() -> None:
         seen.add(path)
         response = client.get(path)
         assert response.status_code == 200, path
+        assert response.headers["content-security-policy"] == CONTENT_SECURITY_POLICY
         if path.endswith(".js"):
             assert "javascript" in response.headers["content-type"]
             assets += [

@@ -5,6 +5,8 @@ from __future__ import annotations
 from html.parser import HTMLParser
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from medlit.web.render import ALLOWED_TAGS, render_markdown_html
 
@@ -47,7 +49,7 @@ def test_hostile_markup_comes_out_as_text(markdown: str) -> None:
         assert not name.startswith("on"), (tag, name)  # no event handler
         assert name in {"href", "title", "rel", "start"}, (tag, name)
         if name == "href":
-            assert value.startswith(("http://", "https://", "mailto:")), value
+            assert value.lower().startswith(("http://", "https://", "mailto:")), value
 
 
 def test_script_in_text_is_visible_as_text() -> None:
@@ -70,3 +72,24 @@ def test_report_structure_survives() -> None:
     assert '<a href="https://pubmed.ncbi.nlm.nih.gov/40000001/" rel="noopener noreferrer">' in html
     assert html.count("<li>") == 2
     assert "style=" not in html  # the page's CSP forbids inline styles
+
+
+_PIECES = st.sampled_from(
+    [
+        "<script>", "</script>", "<img src=x onerror=alert(1)>", "<a href='javascript:x'>",
+        "[link](", "javascript:alert(1)", ")", "](", "![i](", "<", ">", '"', "'", "=", " on",
+        "load=", "`", "```\n", "\n", "\n\n", "# ", "> ", "- ", "1. ", "|", "---", "**", "_",
+        "&lt;", "&#106;avascript:", "<svg/onload=alert(1)>", "<!--", "-->", "\\", "text",
+    ]
+)  # fmt: skip
+
+
+@given(st.lists(_PIECES, max_size=40).map("".join))
+@settings(max_examples=300, deadline=None)
+def test_no_markdown_yields_a_live_element(markdown: str) -> None:
+    found = _Elements(render_markdown_html(markdown))
+    assert found.tags <= ALLOWED_TAGS
+    for tag, name, value in found.attributes:
+        assert name in {"href", "title", "rel", "start"}, (tag, name)
+        if name == "href":
+            assert value.lower().startswith(("http://", "https://", "mailto:")), value

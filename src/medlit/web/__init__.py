@@ -89,4 +89,24 @@ def mount_web(app: FastAPI, *, render_dependencies: Sequence[Any] | None = None)
         summary="Render Markdown to sanitised HTML (the web page's report view)",
         tags=["web"],
     )
-    app.mount("/web/static", StaticFiles(directory=STATIC_DIR), name="web-static")
+    app.mount("/web/static", _with_headers(StaticFiles(directory=STATIC_DIR)), name="web-static")
+
+
+def _with_headers(static: Any) -> Any:
+    """The static files app, adding the page's security headers to every file it sends (a
+    file opened directly, index.html included, gets the same policy as ``/``)."""
+    from starlette.datastructures import MutableHeaders
+    from starlette.types import Message, Receive, Scope, Send
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                for name, value in _PAGE_HEADERS.items():
+                    if name != "Cache-Control":  # keep StaticFiles' ETag revalidation
+                        headers[name] = value
+            await send(message)
+
+        await static(scope, receive, send_with_headers)
+
+    return app

@@ -32,6 +32,15 @@ ALLOWED_TAGS = frozenset(
 # No style attributes: the page's CSP forbids inline styles (column alignment is lost).
 _ATTRIBUTES = {"a": {"href", "title"}, "ol": {"start"}}
 _URL_SCHEMES = {"http", "https", "mailto"}
+_ABSOLUTE = ("http://", "https://", "mailto:")
+
+
+def _absolute_links_only(element: str, attribute: str, value: str) -> str | None:
+    # Relative hrefs ("", "x", "//host") would point into the service itself: a report has no
+    # business linking there, so only absolute web and mail links survive.
+    if attribute == "href" and not value.lower().startswith(_ABSOLUTE):
+        return None
+    return value
 
 
 @lru_cache(maxsize=1)
@@ -59,4 +68,5 @@ def render_markdown_html(markdown: str) -> str:
         attributes=_ATTRIBUTES,
         url_schemes=_URL_SCHEMES,
         link_rel="noopener noreferrer",
+        attribute_filter=_absolute_links_only,
     )

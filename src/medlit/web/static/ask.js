@@ -103,8 +103,8 @@ async function ask(question, { noCache = false } = {}) {
           mark("first-progress");
         }
         const data = eventJson(ev);
-        if (ev.event === "stage" && data) {
-          progressItem(stageText(data), data.kind);
+        if ((ev.event === "stage" || ev.event === "warning") && data) {
+          progressItem(stageText(data), ev.event);
         } else if (ev.event === "token") {
           const piece = data && typeof data === "object" ? data.message ?? data.text ?? "" : data ?? ev.data;
           const draft = byId("ask-draft");
@@ -123,9 +123,12 @@ async function ask(question, { noCache = false } = {}) {
     if (err && err.name === "AbortError") return;
     failure = describeError(err);
   } finally {
-    if (current && current.controller === controller) current = null;
-    byId("ask-submit").disabled = false;
-    byId("ask-progress-box").setAttribute("aria-busy", "false");
+    // A newer ask aborted this one: it owns the controls now.
+    if (current && current.controller === controller) {
+      current = null;
+      byId("ask-submit").disabled = false;
+      byId("ask-progress-box").setAttribute("aria-busy", "false");
+    }
   }
   if (result) {
     refreshQuestion = result.standalone_question || question;

@@ -91,6 +91,7 @@ function stopWatching() {
   if (!watch) return;
   watch.controller.abort();
   clearInterval(watch.timer);
+  clearTimeout(watch.pending);
   watch = null;
 }
 
@@ -141,11 +142,10 @@ async function refresh(mine) {
   renderJob(job);
 }
 
-let pending = null;
 function refreshSoon(mine) {
-  if (pending) return;
-  pending = setTimeout(async () => {
-    pending = null;
+  if (mine.pending) return; // at most one snapshot request per 300 ms, however many events
+  mine.pending = setTimeout(async () => {
+    mine.pending = null;
     if (watch !== mine) return;
     try {
       await refresh(mine);
@@ -169,7 +169,8 @@ async function follow(mine, { once = false } = {}) {
         signal: mine.controller.signal,
         extraHeaders,
       });
-      const id = await readEvents(response, (ev) => {
+      await readEvents(response, (ev) => {
+        if (ev.id !== null) lastId = ev.id; // resume after it if the stream breaks
         const data = eventJson(ev);
         if (data && typeof data === "object") {
           const text = data.message || data.stage || ev.event;
@@ -177,7 +178,6 @@ async function follow(mine, { once = false } = {}) {
         }
         if (!once) refreshSoon(mine);
       });
-      if (id !== null) lastId = id;
       if (once) return;
     } catch (err) {
       if (err?.name === "AbortError") return;
