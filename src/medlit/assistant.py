@@ -52,6 +52,9 @@ class CacheInfo(BaseModel):
     matched_question: str | None = Field(
         None, description="On a hit: the question the served answer was cached under."
     )
+    created_at: float | None = Field(
+        None, description="On a hit: when the served answer was stored (epoch seconds)."
+    )
     verified_by: str | None = Field(
         None,
         description="On a hit below tau: the LLM that verified the cached answer answers "
@@ -106,6 +109,9 @@ class AskResult(BaseModel):
                 evidence_reused=state.get("evidence_reused", 0),
                 similarity=state.get("similarity"),
                 matched_question=(state.get("cache_payload") or {}).get("question")
+                if state.get("cache_hit")
+                else None,
+                created_at=(state.get("cache_payload") or {}).get("created_at") or None
                 if state.get("cache_hit")
                 else None,
                 verified_by=state.get("verified_by") if state.get("cache_hit") else None,

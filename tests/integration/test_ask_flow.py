@@ -5,6 +5,7 @@ Real HTTP, real SQLite, the real embedder; only PubMed and the model are fakes.
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -136,6 +137,8 @@ async def test_miss_then_hit_then_reworded_hit(
     sent_pubmed, sent_llm = len(eutils.history), len(llm_server.history)
     again = await assistant.ask(Q1)
     assert again.cache.tier1 == "hit" and again.stop_reason == "cache_hit"
+    assert first.cache.created_at is None
+    assert again.cache.created_at is not None and 0 <= time.time() - again.cache.created_at < 600
     assert again.api_calls.pubmed == 0 and again.api_calls.llm == 0
     assert (len(eutils.history), len(llm_server.history)) == (sent_pubmed, sent_llm)
     assert again.answer == first.answer and again.verdict == "yes"
