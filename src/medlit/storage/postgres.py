@@ -20,8 +20,6 @@ Component SQL (jobs, sessions, API keys) arrives with ``?`` placeholders through
 
 from __future__ import annotations
 
-import hashlib
-import json
 import threading
 import time
 import weakref
@@ -35,42 +33,22 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from medlit.config import mask_url
 from medlit.errors import StorageError
+from medlit.storage._pg_answers import PgAnswerOps
 from medlit.storage._pg_evidence import PgEvidenceOps
 from medlit.storage._pg_sql import PgConnection, core_migrations, qmark_to_psycopg
-from medlit.storage.base import AnswerRecord, Migration, Vector
+from medlit.storage.base import Migration, Vector
 
 if TYPE_CHECKING:
     from medlit.config import CacheSettings, Settings
 
 __all__ = ["PostgresStore"]
 
-_ANSWER_COLS = (
-    "a.id, a.namespace, a.fingerprint, a.question, a.payload, a.retrieval_score, "
-    "a.created_at, a.last_used_at, a.hits, a.embedding"
-)
 _MEMO_CAP = 100_000
 _EF_MAX = 1000  # pgvector's ceiling for hnsw.ef_search
 _TABLES = ("answers", "articles", "chunks", "embedding_memo", "counters")
 
-# Candidates of the HNSW index (any scope), then the in-scope rows among the close ones: one
-# round trip, and the count of candidates tells whether a wider search could find more.
-_SEARCH_ANSWERS = (
-    "WITH c AS MATERIALIZED (SELECT id, embedding <=> %(q)s AS dist FROM answers "
-    "ORDER BY embedding <=> %(q)s LIMIT %(k)s) "
-    f"SELECT c.dist, {_ANSWER_COLS} FROM c LEFT JOIN answers a ON a.id = c.id "
-    "AND c.dist <= %(cut)s AND (%(ns)s::text IS NULL OR a.namespace = %(ns)s) "
-    "AND (%(fp)s::text IS NULL OR a.fingerprint = %(fp)s)"
-)
-# More candidates than the index can give (ef_search <= 1000): exact, over the scope only.
-_SCAN_ANSWERS = (
-    f"SELECT a.embedding <=> %(q)s, {_ANSWER_COLS} FROM answers a "
-    "WHERE (a.embedding <=> %(q)s) <= %(cut)s AND (%(ns)s::text IS NULL OR a.namespace = %(ns)s) "
-    "AND (%(fp)s::text IS NULL OR a.fingerprint = %(fp)s) "
-    "ORDER BY (a.embedding <=> %(q)s) + 0 LIMIT %(k)s"
-)
 
-
-class PostgresStore(PgEvidenceOps):
+class PostgresStore(PgAnswerOps, PgEvidenceOps):
     """The PostgreSQL + pgvector implementation of :class:`medlit.storage.base.Store`.
 
     Args:
@@ -375,194 +353,8 @@ class PostgresStore(PgEvidenceOps):
                     (_MEMO_CAP,),
                 )
 
-    # -- tier 1: answers ---------------------------------------------------------------
-    def insert_answer(
-        self,
-        *,
-        namespace: str,
-        fingerprint: str,
-        question: str,
-        embedding: Vector,
-        payload: Mapping[str, Any],
-        retrieval_score: float,
-        now: float,
-    ) -> int:
-        """Store an answer, replacing one for the same question/namespace/fingerprint."""
-        vec = self._vector(embedding)
-        qhash = hashlib.sha256(question.strip().lower().encode()).hexdigest()[:32]
-        data = json.dumps(payload, ensure_ascii=False, default=str)
-        values = (namespace, fingerprint, question, qhash, data, float(retrieval_score), vec)
-        with self.transaction() as conn:
-            for _ in range(5):
-                conn.raw.execute(
-                    "DELETE FROM answers WHERE namespace = %s AND fingerprint = %s "
-                    "AND question_hash = %s",
-                    (namespace, fingerprint, qhash),
-                )
-                # DO NOTHING: another process inserted the same question meanwhile (we waited
-                # for it to commit); delete its row too, so the newest answer wins.
-                row = conn.raw.execute(
-                    "INSERT INTO answers (namespace, fingerprint, question, question_hash, "
-                    "payload, retrieval_score, embedding, created_at, last_used_at) "
-                    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT "
-                    "(namespace, fingerprint, question_hash) DO NOTHING RETURNING id",
-                    (*values, now, now),
-                ).fetchone()
-                if row is not None:
-                    return int(row[0])
-        raise StorageError("could not store the answer: the same question kept being rewritten")
-
-    def search_answers(
-        self,
-        embedding: Vector,
-        *,
-        min_similarity: float,
-        namespace: str | None = None,
-        fingerprint: str | None = None,
-        limit: int = 10,
-    ) -> list[tuple[AnswerRecord, float]]:
-        """Answers with exact cosine >= ``min_similarity`` in scope, best first, any age."""
-        query = self._vector(embedding)
-        # The index's distances are float32 arithmetic: keep a margin, numpy decides below.
-        params: dict[str, Any] = {
-            "q": query,
-            "cut": 1.0 - min_similarity + 0.001,
-            "ns": namespace,
-            "fp": fingerprint,
-            "k": max(16, limit * 2),
-        }
-        ef = self._cfg.ann_expansion_search_answers
-        while True:
-            k = int(params["k"])
-            if k > _EF_MAX:
-                rows = self._search(_SCAN_ANSWERS, {**params, "k": limit * 4}, ef)
-                break
-            rows = self._search(_SEARCH_ANSWERS, params, max(ef, k))
-            close = sum(1 for r in rows if r[0] <= params["cut"])
-            if len(rows) < k or close < len(rows):
-                break
-            params["k"] = k * 4  # every candidate was close: there may be more
-        found = []
-        for row in rows:
-            if row[1] is None:
-                continue  # a candidate out of scope or not close
-            sim = float(np.dot(row[10].to_numpy(), query))
-            if sim >= min_similarity:
-                found.append((_answer(row[1:]), sim))
-        found.sort(key=lambda pair: (-pair[1], pair[0].id))
-        return found[:limit]
-
-    def get_answer(self, answer_id: int) -> AnswerRecord | None:
-        """One answer by id."""
-        rows = self._fetch(
-            f"SELECT {_ANSWER_COLS} FROM answers a WHERE a.id = %s", (answer_id,), binary=True
-        )
-        return _answer(rows[0]) if rows else None
-
-    def touch_answers(self, answer_ids: Sequence[int], now: float) -> None:
-        """Move answers to the LRU front (in the order given) and count the hits."""
-        if not answer_ids:
-            return
-        updates = _lru_updates([int(i) for i in answer_ids])
-        with self.transaction() as conn:
-            lrus = _next_values(conn, "answers_lru_seq", len(answer_ids))
-            conn.raw.cursor().executemany(
-                "UPDATE answers SET last_used_at = greatest(last_used_at, %s), "
-                "hits = hits + %s, lru = %s WHERE id = %s",
-                [(now, hits, lrus[pos], key) for key, (hits, pos) in updates],
-            )
-
-    def delete_answers(self, answer_ids: Sequence[int]) -> int:
-        """Delete answers by id."""
-        if not answer_ids:
-            return 0
-        with self.transaction() as conn:
-            cur = conn.raw.execute(
-                "DELETE FROM answers WHERE id = ANY(%s)", ([int(i) for i in answer_ids],)
-            )
-            return cur.rowcount
-
-    def purge_answers(self, *, created_before: float) -> int:
-        """Delete answers created before ``created_before`` (expired)."""
-        with self.transaction() as conn:
-            cur = conn.raw.execute("DELETE FROM answers WHERE created_at < %s", (created_before,))
-            return cur.rowcount
-
-    def evict_answers(self, capacity: int) -> int:
-        """Delete least recently used answers until at most ``capacity`` remain."""
-        with self.transaction() as conn:
-            total = _scalar(conn, "SELECT count(*) FROM answers")
-            excess = total - capacity
-            if excess <= 0:
-                return 0
-            cur = conn.raw.execute(
-                "DELETE FROM answers WHERE id IN (SELECT id FROM answers ORDER BY lru LIMIT %s)",
-                (excess,),
-            )
-            return cur.rowcount
-
-    def count_answers(self, namespace: str | None = None) -> int:
-        """Answers held (in one namespace, or all)."""
-        if namespace is None:
-            return int(self._fetch("SELECT count(*) FROM answers")[0][0])
-        rows = self._fetch("SELECT count(*) FROM answers WHERE namespace = %s", (namespace,))
-        return int(rows[0][0])
-
-    def clear_answers(self, namespace: str | None = None) -> int:
-        """Delete every answer (of one namespace, or all)."""
-        with self.transaction() as conn:
-            if namespace is None:
-                return conn.raw.execute("DELETE FROM answers").rowcount
-            return conn.raw.execute(
-                "DELETE FROM answers WHERE namespace = %s", (namespace,)
-            ).rowcount
-
-    def answer_lru_order(self) -> list[int]:
-        """Answer ids from least to most recently used."""
-        return [int(r[0]) for r in self._fetch("SELECT id FROM answers ORDER BY lru")]
-
 
 def _new_id() -> str:
     import uuid
 
     return uuid.uuid4().hex
-
-
-def _scalar(conn: PgConnection, sql: str, params: Sequence[Any] = ()) -> int:
-    row = conn.raw.execute(sql, params).fetchone()
-    return int(row[0]) if row else 0
-
-
-def _next_values(conn: PgConnection, sequence: str, n: int) -> list[int]:
-    """``n`` fresh values of ``sequence``, increasing."""
-    rows = conn.raw.execute(
-        "SELECT nextval(%s) FROM generate_series(1, %s)", (sequence, n)
-    ).fetchall()
-    return sorted(int(r[0]) for r in rows)
-
-
-def _lru_updates(keys: Sequence[Any]) -> list[tuple[Any, tuple[int, int]]]:
-    """Per distinct key: (uses, position of its last use), sorted by key.
-
-    Rows are then updated in key order, so two processes touching the same rows cannot
-    deadlock; the LRU order still follows the order of use.
-    """
-    seen: dict[Any, tuple[int, int]] = {}
-    for pos, key in enumerate(keys):
-        hits = seen.get(key, (0, 0))[0]
-        seen[key] = (hits + 1, pos)
-    return sorted(seen.items())
-
-
-def _answer(row: Sequence[Any]) -> AnswerRecord:
-    return AnswerRecord(
-        id=int(row[0]),
-        namespace=row[1],
-        fingerprint=row[2],
-        question=row[3],
-        payload=json.loads(row[4]),
-        retrieval_score=float(row[5]),
-        created_at=float(row[6]),
-        last_used_at=float(row[7]),
-        hits=int(row[8]),
-    )
