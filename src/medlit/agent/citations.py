@@ -1,8 +1,10 @@
 """Citations and verdicts in an answer's text.
 
 The answer cites evidence as ``[PMID:123]`` (several in one bracket are accepted:
-``[PMID:1, PMID:2]``, ``[PMID: 1; 2]``). :func:`enforce_citations` keeps only PMIDs of evidence
-actually retrieved for the answer; any other is removed from the text and logged, never shown.
+``[PMID:1, PMID:2]``, ``[PMID: 1; 2]``, and so are the forms small models write instead:
+``(PMID: 123)``, ``[12345678]``, a bare ``PMID 12345678``; all are rewritten ``[PMID:n]``).
+:func:`enforce_citations` keeps only PMIDs of evidence actually retrieved for the answer; any
+other is removed from the text and logged, never shown.
 :func:`split_verdict` reads a yes/no answer's verdict (written last, after the reasoning) and
 takes its line out, so that :func:`verdict_first` can show it first.
 """
@@ -31,8 +33,14 @@ log = get_logger("agent.citations")
 
 Verdict = Literal["yes", "no", "uncertain"]
 
-# A bracket holding one or more PMIDs: [PMID:1], [PMID: 1, 2], [PMID:1; PMID:2], [PMIDs: 1,2]
-_BRACKET = re.compile(r"\s?\[\s*PMIDs?\s*:?\s*\d+(?:\s*[,;]\s*(?:PMID\s*:?\s*)?\d+)*\s*\]", re.I)
+# A citation of one or more PMIDs: [PMID:1], [PMID: 1, 2], [PMID:1; PMID:2], [PMIDs: 1,2], and
+# what small models write instead: (PMID: 1), [12345678], a bare "PMID 12345678".
+_LIST = r"\d+(?:\s*[,;]\s*(?:PMID\s*:?\s*)?\d+)*"
+_BRACKET = re.compile(
+    rf"\s?(?:\[\s*PMIDs?\s*:?\s*{_LIST}\s*\]|\(\s*PMIDs?\s*:?\s*{_LIST}\s*\)"
+    r"|\[\s*\d{6,9}(?:\s*[,;]\s*\d{6,9})*\s*\]|\bPMIDs?\s*:?\s*\d{5,9}\b)",
+    re.I,
+)
 _NUMBER = re.compile(r"\d+")
 
 _VERDICT_LINE = re.compile(

@@ -29,6 +29,15 @@ def test_invented_citations_are_removed_from_text() -> None:
     assert check.text == "Aspirin helps [PMID:1]. It cures everything. Both [PMID:1]."
 
 
+def test_citations_small_models_write_are_recognised() -> None:
+    text = "Fewer crashes (PMID: 21865668). Longer stays [19322056]. See PMID 25432938 too."
+    check = enforce_citations(text, {"21865668", "19322056"})
+    assert check.cited == ["21865668", "19322056"] and check.removed == ["25432938"]
+    assert check.text == "Fewer crashes [PMID:21865668]. Longer stays [PMID:19322056]. See too."
+    assert extract_pmids("a (PMIDs: 1, 2) b") == ["1", "2"]
+    assert extract_pmids("in 2019 [12] patients") == []  # a reference number is not a PMID
+
+
 def test_verdicts_written_last_are_found_and_moved() -> None:
     cases = {
         "Aspirin cut stroke [PMID:1].\nVerdict: Yes": "yes",
