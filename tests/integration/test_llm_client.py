@@ -333,6 +333,9 @@ async def test_hf_provider_speaks_to_an_openai_compatible_endpoint(
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
     llm_settings.llm.provider = "hf"
     llm_settings.llm.api_key = "hf_test_token"  # type: ignore[assignment]
+    # huggingface_hub's first request is slow on a loaded machine: 0.4 s made it a timeout
+    # (one attempt more than the 429 accounts for).
+    llm_settings.llm.timeout_s = 5.0
     server.enqueue(Reply.rate_limited(retry_after="0.05"), "from hf", '{"queries": ["q"]}')
     async with LLMClient(llm_settings.llm) as llm:
         reply = await llm.complete("answer", "q")

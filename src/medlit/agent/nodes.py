@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from medlit.agent import decisions, query, scoring
+from medlit.agent.attribution import attribute_uncited
 from medlit.agent.citations import (
     enforce_citations,
     is_yes_no_question,
@@ -333,6 +334,11 @@ class AskNodes:
             if state.get("is_yes_no") and digest_verdict in ("yes", "no", "uncertain"):
                 verdict = digest_verdict  # type: ignore[assignment]
         check = enforce_citations(text, articles)
+        if configured:
+            check.text, attributed = attribute_uncited(check.text, articles)
+            if attributed:
+                log.info("citations_attributed", pmids=attributed)
+                check.cited.extend(p for p in attributed if p not in check.cited)
         doc_scores = state.get("doc_scores", {})
         citations = [
             Citation.from_article(articles[p], doc_scores.get(articles[p].key, 0.0))
