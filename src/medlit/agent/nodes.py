@@ -360,8 +360,15 @@ class AskNodes:
         if not streaming_wanted():
             return (await llm.complete("answer", messages)).text
         stream = llm.stream("answer", messages)
-        async for delta in stream:
-            emit("token", "call_llm", delta)
+        try:
+            async for delta in stream:
+                emit("token", "call_llm", delta)
+        except LLMError as exc:
+            # Cut off or broken half-way (a shared llama-cpp-python server interrupts streams):
+            # the answer is asked for again in one piece, and replaces the draft shown.
+            log.warning("stream_failed", error=str(exc), fallback="complete")
+            emit("warning", "call_llm", "the streamed answer was cut off; asking again")
+            return (await llm.complete("answer", messages)).text
         return stream.reply.text
 
     async def update_memory(self, state: AgentState) -> dict[str, Any]:
