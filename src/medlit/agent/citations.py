@@ -70,6 +70,10 @@ _YES_NO_START = re.compile(
 )
 
 
+_CLAUSE = re.compile(r"[:;]\s+|\.\s+|\s*--\s*|\s[-\u2013\u2014]\s")
+_WH_START = re.compile(r"^(?:what|which|who|whom|whose|when|where|why|how)\b", re.I)
+
+
 def extract_pmids(text: str) -> list[str]:
     """PMIDs cited in ``text``, in order of first appearance, without duplicates."""
     found: list[str] = []
@@ -118,9 +122,20 @@ def enforce_citations(text: str, allowed: Collection[str]) -> CitationCheck:
 
 
 def is_yes_no_question(question: str) -> bool:
-    """A question whose bottom line is yes or no ("Does X reduce Y?", "Is X safe in Z?")."""
+    """A question whose bottom line is yes or no ("Does X reduce Y?", "Is X safe in Z?").
+
+    The yes/no part may come after a statement, as in article titles: "Autoxidation products
+    are increased in uremic plasma: is there oxidative stress in uremia?".
+    """
     text = question.strip().lstrip("\"'(").strip()
-    return bool(_YES_NO_START.match(text))
+    if _YES_NO_START.match(text):
+        return True
+    last = _CLAUSE.split(text)[-1].strip().lstrip("\"'(")
+    if not text.endswith("?") or last == text:
+        return False
+    # "... . Is it always necessary?", and the title form "Aripiprazole: a new risk factor
+    # for pathological gambling?" (a noun phrase asked about: yes or no).
+    return bool(_YES_NO_START.match(last)) or not _WH_START.match(last)
 
 
 def parse_verdict(answer: str) -> Verdict | None:

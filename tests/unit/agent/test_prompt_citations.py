@@ -80,6 +80,12 @@ def test_yes_no_questions() -> None:
     assert is_yes_no_question("Is aspirin safe in pregnancy?")
     assert not is_yes_no_question("What is the first-line treatment of gout?")
     assert not is_yes_no_question("Which statin is best tolerated?")
+    # PubMedQA-style titles: a statement, then the yes/no question.
+    assert is_yes_no_question(
+        "Autoxidation products are increased in uremic plasma: is there oxidative stress?"
+    )
+    assert is_yes_no_question("Laparoscopy in the elderly - is it safe?")
+    assert not is_yes_no_question("Statins: what is the evidence?")
 
 
 def test_deterministic_plan_builds_and_or_queries() -> None:
