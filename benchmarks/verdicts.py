@@ -58,7 +58,10 @@ def pick(records: dict[str, dict[str, Any]], n: int, start: int, seed: int) -> l
 
 
 async def run(
-    records: dict[str, dict[str, Any]], pmids: list[str], settings: Settings
+    records: dict[str, dict[str, Any]],
+    pmids: list[str],
+    settings: Settings,
+    dump: Path | None = None,
 ) -> list[dict[str, Any]]:
     """Ask each question once (no cache), one at a time; one row per question."""
     rows: list[dict[str, Any]] = []
@@ -77,11 +80,14 @@ async def run(
                     row.update(
                         verdict=result.verdict or "none",
                         cited=any(c.pmid == pmid for c in result.citations),
-                        opened_with_line=result.answer.startswith("Verdict:"),
+                        answer=result.answer,
                     )
             row["llm_calls"] = sum(t.calls for t in usage.llm.values())
             row["seconds"] = time.perf_counter() - started
             rows.append(row)
+            if dump is not None:
+                with dump.open("a") as out:
+                    out.write(json.dumps({"question": question, **row}) + "\n")
             print(
                 f"{number:>3} {pmid:>9} gold={row['gold']:<9} verdict={row['verdict']:<9} "
                 f"{'ok ' if row['verdict'] == row['gold'] else 'BAD'} "
@@ -111,6 +117,7 @@ async def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n", type=int, default=20, help="Questions to ask.")
     parser.add_argument("--start", type=int, default=0, help="Skip this many (tuning set).")
     parser.add_argument("--seed", type=int, default=10, help="Shuffle of the question order.")
+    parser.add_argument("--dump", type=Path, default=None, help="Write the answers (JSONL).")
     args = parser.parse_args(argv)
     if not args.data.exists():
         print(f"skipped: {args.data} is absent (needs ../shared/data)", file=sys.stderr)
@@ -139,7 +146,7 @@ async def main(argv: list[str] | None = None) -> int:
             f"{'on' if settings.llm.structured_output else 'off'}",
             flush=True,
         )
-        rows = await run(records, pmids, settings)
+        rows = await run(records, pmids, settings, args.dump)
 
     figures = summarise(rows)
     confusion = Counter((r["gold"], r["verdict"]) for r in rows)

@@ -106,6 +106,7 @@ class Reply:
     chunk_delay_s: float = 0.0
     stall_after: int | None = None
     stall_s: float = 0.0
+    cut_after: int | None = None
 
     @classmethod
     def streamed(
@@ -122,6 +123,10 @@ class Reply:
             chunk_delay_s: pause before each chunk.
             stall_after: after this many content chunks, go silent for ``stall_s`` seconds
                 (an idle-timeout test); the rest follows if the client is still there.
+
+        Set ``cut_after`` on the result to close the stream after that many content chunks,
+        with no finish_reason (what llama-cpp-python does to a stream another request
+        interrupts).
         """
         return cls(text=text, chunk_delay_s=chunk_delay_s, stall_after=stall_after, stall_s=stall_s)
 
@@ -544,6 +549,8 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                 self.end_headers()
                 for number, event in enumerate(events):
                     content_chunks = number - 1
+                    if reply.cut_after is not None and content_chunks == reply.cut_after:
+                        return  # the connection closes: no finish_reason, no [DONE]
                     stall = reply.stall_after is not None and content_chunks == reply.stall_after
                     if stall and server._stopping.wait(reply.stall_s):
                         return

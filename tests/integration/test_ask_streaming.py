@@ -94,3 +94,26 @@ async def test_token_events_are_the_answer_in_order(ask_settings: Settings) -> N
         with progress_scope(quiet.append, tokens=False):
             await assistant.ask(QUESTION, use_cache=False)
         assert quiet and not [e for e in quiet if e.kind == "token"]
+
+
+async def test_an_interrupted_stream_is_asked_again_in_one_piece(
+    ask_settings: Settings, llm: FakeLLMServer
+) -> None:
+    written = EvidenceResponder(lambda pmids: "No")
+
+    def interrupted_once(request: dict[str, Any]) -> Reply:
+        reply = Reply.streamed(written(request))
+        if request.get("stream"):
+            reply.cut_after = 3  # another user's request interrupted this stream
+        return reply
+
+    llm.responder = interrupted_once
+    events: list[ProgressEvent] = []
+    async with Assistant(ask_settings) as assistant:
+        with progress_scope(events.append):
+            result = await assistant.ask(QUESTION)
+    assert [r.json.get("stream", False) for r in llm.completions] == [True, False]
+    assert result.verdict == "no" and result.answer.startswith("Verdict: No") and result.citations
+    assert [e.message for e in events if e.kind == "warning"] == [
+        "the streamed answer was cut off; asking again"
+    ]

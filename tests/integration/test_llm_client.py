@@ -230,6 +230,7 @@ async def test_format_refusals_of_real_servers_fall_back_at_once(
     client: LLMClient, server: FakeLLMServer, flavour: str, status: int, taken: dict[str, Any]
 ) -> None:
     server.flavour = flavour
+    client.settings.backoff_base_s = 5.0  # a retry would sleep at least 2.5 s
     server.enqueue('{"plan": {"queries": ["x"]}}', '{"plan": {"queries": ["y"]}}')
     started = time.monotonic()
     with usage_scope():
@@ -239,7 +240,7 @@ async def test_format_refusals_of_real_servers_fall_back_at_once(
     # One refusal, no retries (the retry budget is 2 and a 500 is otherwise retried).
     assert sent == [(status, "json_schema"), (200, taken["type"])]
     assert ("schema" in (server.completions[1].response_format or {})) == taken["schema"]
-    assert time.monotonic() - started < 0.4  # no backoff was slept
+    assert time.monotonic() - started < 2.5  # no backoff was slept
     await client.complete_json("plan_query", "p", Strict)
     assert (server.completions[2].response_format or {}).get("type") == "json_object"
 
@@ -335,6 +336,9 @@ async def test_hf_provider_speaks_to_an_openai_compatible_endpoint(
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
     llm_settings.llm.provider = "hf"
     llm_settings.llm.api_key = "hf_test_token"  # type: ignore[assignment]
+    # huggingface_hub's first request is slow on a loaded machine: 0.4 s made it a timeout
+    # (one attempt more than the 429 accounts for).
+    llm_settings.llm.timeout_s = 5.0
     server.enqueue(Reply.rate_limited(retry_after="0.05"), "from hf", '{"queries": ["q"]}')
     async with LLMClient(llm_settings.llm) as llm:
         reply = await llm.complete("answer", "q")

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 
 from medlit.config import Settings
-from medlit.errors import LLMTimeout
+from medlit.errors import LLMProviderError, LLMTimeout
 from medlit.llm import LLMClient
 from medlit.usage import usage_scope
 from tests.fakes.llm_server import FakeLLMServer, Reply
@@ -26,7 +26,7 @@ def server() -> Iterator[FakeLLMServer]:
 async def client(settings: Settings, server: FakeLLMServer) -> AsyncIterator[LLMClient]:
     settings.llm.base_url = server.base_url
     settings.llm.model = "fake-small"
-    settings.llm.timeout_s = 0.5
+    settings.llm.timeout_s = 1.5  # the first chunk (a loaded machine needs some margin)
     settings.llm.stream_idle_timeout_s = 0.3
     settings.llm.max_retries = 1
     settings.llm.backoff_base_s = 0.0
@@ -66,13 +66,13 @@ async def test_usage_is_estimated_when_the_server_sends_none(
 async def test_a_slow_writer_is_never_cut_off_by_a_total_timeout(
     client: LLMClient, server: FakeLLMServer
 ) -> None:
-    # 24 chunks, 0.1 s apart: 2.4 s in all, far beyond timeout_s (0.5), never 0.3 s silent.
-    text = " ".join(f"w{i}" for i in range(24))
+    # 36 chunks, 0.1 s apart: 3.6 s in all, far beyond timeout_s (1.5), never 0.3 s silent.
+    text = " ".join(f"w{i}" for i in range(36))
     server.enqueue(Reply.streamed(text, chunk_delay_s=0.1))
     started = time.monotonic()
     stream = client.stream("answer", "q")
     got = [d async for d in stream]
-    assert "".join(got) == text and time.monotonic() - started > 2.0
+    assert "".join(got) == text and time.monotonic() - started > 3.0
     assert stream.reply.attempts == 1
 
 
@@ -85,12 +85,12 @@ async def test_silence_mid_stream_times_out_without_a_retry(
     with pytest.raises(LLMTimeout, match=r"no next chunk within 0\.3 s"):
         async for delta in client.stream("answer", "q"):
             got.append(delta)
-    assert len(got) == 3 and time.monotonic() - started < 1.5
+    assert len(got) == 3 and time.monotonic() - started < 2.5
     assert len(server.completions) == 1  # text was already shown: no silent retry
 
 
 async def test_a_first_chunk_too_late_is_retried(client: LLMClient, server: FakeLLMServer) -> None:
-    server.enqueue(Reply(text="late", delay_s=2.0), Reply.streamed("on time"))
+    server.enqueue(Reply(text="late", delay_s=4.0), Reply.streamed("on time"))
     stream = client.stream("answer", "q")
     assert [d async for d in stream] == ["on ", "time"]
     assert stream.reply.attempts == 2 and len(server.completions) == 2
@@ -103,3 +103,16 @@ async def test_a_server_error_before_any_text_is_retried(
     stream = client.stream("answer", "q")
     assert [d async for d in stream] == ["fine"]
     assert [r.status for r in server.completions] == [500, 200]
+
+
+async def test_a_stream_cut_off_before_the_end_is_an_error(
+    client: LLMClient, server: FakeLLMServer
+) -> None:
+    cut = Reply.streamed(TEXT)
+    cut.cut_after = 2
+    server.enqueue(cut)
+    got: list[str] = []
+    with pytest.raises(LLMProviderError, match="cut off after 2 chunk"):
+        async for delta in client.stream("answer", "q"):
+            got.append(delta)
+    assert len(got) == 2

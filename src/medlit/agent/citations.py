@@ -1,8 +1,10 @@
 """Citations and verdicts in an answer's text.
 
 The answer cites evidence as ``[PMID:123]`` (several in one bracket are accepted:
-``[PMID:1, PMID:2]``, ``[PMID: 1; 2]``). :func:`enforce_citations` keeps only PMIDs of evidence
-actually retrieved for the answer; any other is removed from the text and logged, never shown.
+``[PMID:1, PMID:2]``, ``[PMID: 1; 2]``, and so are the forms small models write instead:
+``(PMID: 123)``, ``[12345678]``, a bare ``PMID 12345678``; all are rewritten ``[PMID:n]``).
+:func:`enforce_citations` keeps only PMIDs of evidence actually retrieved for the answer; any
+other is removed from the text and logged, never shown.
 :func:`split_verdict` reads a yes/no answer's verdict (written last, after the reasoning) and
 takes its line out, so that :func:`verdict_first` can show it first.
 """
@@ -31,8 +33,14 @@ log = get_logger("agent.citations")
 
 Verdict = Literal["yes", "no", "uncertain"]
 
-# A bracket holding one or more PMIDs: [PMID:1], [PMID: 1, 2], [PMID:1; PMID:2], [PMIDs: 1,2]
-_BRACKET = re.compile(r"\s?\[\s*PMIDs?\s*:?\s*\d+(?:\s*[,;]\s*(?:PMID\s*:?\s*)?\d+)*\s*\]", re.I)
+# A citation of one or more PMIDs: [PMID:1], [PMID: 1, 2], [PMID:1; PMID:2], [PMIDs: 1,2], and
+# what small models write instead: (PMID: 1), [12345678], a bare "PMID 12345678".
+_LIST = r"\d+(?:\s*[,;]\s*(?:PMID\s*:?\s*)?\d+)*"
+_BRACKET = re.compile(
+    rf"\s?(?:\[\s*PMIDs?\s*:?\s*{_LIST}\s*\]|\(\s*PMIDs?\s*:?\s*{_LIST}\s*\)"
+    r"|\[\s*\d{6,9}(?:\s*[,;]\s*\d{6,9})*\s*\]|\bPMIDs?\s*:?\s*\d{5,9}\b)",
+    re.I,
+)
 _NUMBER = re.compile(r"\d+")
 
 _VERDICT_LINE = re.compile(
@@ -60,6 +68,10 @@ _YES_NO_START = re.compile(
     r"\b",
     re.I,
 )
+
+
+_CLAUSE = re.compile(r"[:;]\s+|\.\s+|\s*--\s*|\s[-\u2013\u2014]\s")
+_WH_START = re.compile(r"^(?:what|which|who|whom|whose|when|where|why|how)\b", re.I)
 
 
 def extract_pmids(text: str) -> list[str]:
@@ -110,9 +122,20 @@ def enforce_citations(text: str, allowed: Collection[str]) -> CitationCheck:
 
 
 def is_yes_no_question(question: str) -> bool:
-    """A question whose bottom line is yes or no ("Does X reduce Y?", "Is X safe in Z?")."""
+    """A question whose bottom line is yes or no ("Does X reduce Y?", "Is X safe in Z?").
+
+    The yes/no part may come after a statement, as in article titles: "Autoxidation products
+    are increased in uremic plasma: is there oxidative stress in uremia?".
+    """
     text = question.strip().lstrip("\"'(").strip()
-    return bool(_YES_NO_START.match(text))
+    if _YES_NO_START.match(text):
+        return True
+    last = _CLAUSE.split(text)[-1].strip().lstrip("\"'(")
+    if not text.endswith("?") or last == text:
+        return False
+    # "... . Is it always necessary?", and the title form "Aripiprazole: a new risk factor
+    # for pathological gambling?" (a noun phrase asked about: yes or no).
+    return bool(_YES_NO_START.match(last)) or not _WH_START.match(last)
 
 
 def parse_verdict(answer: str) -> Verdict | None:

@@ -22,6 +22,7 @@ import anyio
 import anyio.to_thread
 
 from medlit.agent import decisions, query, scoring
+from medlit.agent.attribution import attribute_uncited
 from medlit.agent.citations import (
     enforce_citations,
     is_yes_no_question,
@@ -378,6 +379,11 @@ class AskNodes:
             if state.get("is_yes_no") and digest_verdict in ("yes", "no", "uncertain"):
                 verdict = digest_verdict  # type: ignore[assignment]
         check = enforce_citations(text, articles)
+        if configured:
+            check.text, attributed = attribute_uncited(check.text, articles)
+            if attributed:
+                log.info("citations_attributed", pmids=attributed)
+                check.cited.extend(p for p in attributed if p not in check.cited)
         doc_scores = state.get("doc_scores", {})
         citations = [
             Citation.from_article(articles[p], doc_scores.get(articles[p].key, 0.0))
@@ -399,8 +405,15 @@ class AskNodes:
         if not streaming_wanted():
             return (await llm.complete("answer", messages)).text
         stream = llm.stream("answer", messages)
-        async for delta in stream:
-            emit("token", "call_llm", delta)
+        try:
+            async for delta in stream:
+                emit("token", "call_llm", delta)
+        except LLMError as exc:
+            # Cut off or broken half-way (a shared llama-cpp-python server interrupts streams):
+            # the answer is asked for again in one piece, and replaces the draft shown.
+            log.warning("stream_failed", error=str(exc), fallback="complete")
+            emit("warning", "call_llm", "the streamed answer was cut off; asking again")
+            return (await llm.complete("answer", messages)).text
         return stream.reply.text
 
     async def update_memory(self, state: AgentState) -> dict[str, Any]:

@@ -280,7 +280,10 @@ async def _with_progress(
             total=event.sub_questions_total or None,
             completed=event.sub_questions_done,
             stage=event.stage.value,
-            detail=f"findings {event.findings} · facts {event.facts} · calls: "
+            # What just happened ("q2 completed", "section 1/3"): a slow local model takes
+            # minutes per step, and the elapsed-time column alone would look stuck.
+            detail=(f"{event.message} · " if event.message else "")
+            + f"findings {event.findings} · facts {event.facts} · calls: "
             f"{event.provider_calls} source, {event.llm_calls} LLM",
         )
 

@@ -6,6 +6,7 @@ Public API::
         .is_configured(task) -> bool
         await .complete(task, messages, *, temperature=None, max_tokens=None) -> LLMReply
         await .complete_json(task, messages, schema) -> schema instance
+        .stream(task, messages) -> LLMStream: ``async for delta in stream``, then ``.reply``
         .usage -> medlit.usage.Usage (cumulative); aclose() / async with
     LLMTask                the task types (plan_query, answer, ..., synthesize)
     build_evidence_digest  the answer when no model is configured: cited evidence sentences
@@ -16,7 +17,7 @@ them when first used, so a cached ``medlit ask`` never pays for them.
 
 from __future__ import annotations
 
-from medlit.llm.client import LLMClient, LLMReply, Messages
+from medlit.llm.client import LLMClient, LLMReply, LLMStream, Messages
 from medlit.llm.extractive import Digest, build_evidence_digest
 from medlit.llm.tasks import LLMTask, Route
 
@@ -24,6 +25,7 @@ __all__ = [
     "Digest",
     "LLMClient",
     "LLMReply",
+    "LLMStream",
     "LLMTask",
     "Messages",
     "Route",

@@ -144,6 +144,14 @@ class LLMStream:
             finally:
                 await events.aclose()
 
+            if final is None or final.finish_reason is None:
+                # The stream ended without saying why: cut off (llama-cpp-python interrupts a
+                # streamed request when another arrives, unless --interrupt_requests false).
+                client._account(route, None, time.monotonic() - sent_at)
+                raise LLMProviderError(
+                    f"{route.label} (task {route.task}): the streamed reply was cut off after "
+                    f"{handed_out} chunk(s), before the model finished"
+                )
             final = _with_usage(final, self._messages, handed_out)
             client._account(route, final, time.monotonic() - sent_at)
             text = strip_reasoning(final.text)

@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from medlit.config import ResearchSettings
 from medlit.log import get_logger
+from medlit.research.grounding import ground_summary
 from medlit.research.models import (
     Discrepancy,
     NarrativeReport,
@@ -300,6 +301,16 @@ async def generate_report(
         Task.SYNTHESIZE, messages(SUMMARY_SYSTEM, summary_user), SummaryReply
     )
     executive_summary, _ = clean_citations(summary.executive_summary, references)
+    grounded = ground_summary(
+        executive_summary, question, facts, references, numbers, discrepancies
+    )
+    executive_summary = grounded.text
+    if grounded.removed:
+        log.warning("summary_sentences_removed", sentences=[s[:120] for s in grounded.removed])
+        limitations.append(
+            f"{len(grounded.removed)} sentence(s) of the drafted summary were left out: they "
+            "cited no verified fact, or said more than the facts they cited."
+        )
     sections: list[ReportSection] = []
     for done, (topic_id, topic_facts) in enumerate(topics.items(), start=1):
         topic_question = plan.get(topic_id) if plan is not None else None

@@ -29,6 +29,15 @@ def test_invented_citations_are_removed_from_text() -> None:
     assert check.text == "Aspirin helps [PMID:1]. It cures everything. Both [PMID:1]."
 
 
+def test_citations_small_models_write_are_recognised() -> None:
+    text = "Fewer crashes (PMID: 21865668). Longer stays [19322056]. See PMID 25432938 too."
+    check = enforce_citations(text, {"21865668", "19322056"})
+    assert check.cited == ["21865668", "19322056"] and check.removed == ["25432938"]
+    assert check.text == "Fewer crashes [PMID:21865668]. Longer stays [PMID:19322056]. See too."
+    assert extract_pmids("a (PMIDs: 1, 2) b") == ["1", "2"]
+    assert extract_pmids("in 2019 [12] patients") == []  # a reference number is not a PMID
+
+
 def test_verdicts_written_last_are_found_and_moved() -> None:
     cases = {
         "Aspirin cut stroke [PMID:1].\nVerdict: Yes": "yes",
@@ -71,6 +80,12 @@ def test_yes_no_questions() -> None:
     assert is_yes_no_question("Is aspirin safe in pregnancy?")
     assert not is_yes_no_question("What is the first-line treatment of gout?")
     assert not is_yes_no_question("Which statin is best tolerated?")
+    # PubMedQA-style titles: a statement, then the yes/no question.
+    assert is_yes_no_question(
+        "Autoxidation products are increased in uremic plasma: is there oxidative stress?"
+    )
+    assert is_yes_no_question("Laparoscopy in the elderly - is it safe?")
+    assert not is_yes_no_question("Statins: what is the evidence?")
 
 
 def test_deterministic_plan_builds_and_or_queries() -> None:

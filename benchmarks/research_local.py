@@ -1,0 +1,180 @@
+"""A research job (default ``--depth quick``) with a real model: how well each stage holds up.
+
+The job runs through the real orchestrator with the configured LLM (``MEDLIT_LLM_*``: this
+measures a real model, never a fake) and the fake E-utilities server over the PubMedQA corpus
+(``../shared/data/pubmedqa/pqal_dev_pubmed.xml``, 500 real abstracts); Europe PMC and the local
+corpus are off. Structured output stays as configured (on by default).
+
+Measured:
+
+- per stage (planner ``plan_research``, extraction ``extract_facts``, cross-reference
+  ``cross_reference``, ``synthesize``): JSON replies valid at the first try, and calls that
+  returned a valid object in the end (after the one repair request);
+- the share of extracted quotes found verbatim in their abstracts (the others are dropped);
+- the share of report references that bear on the question (title keeps the question's
+  subject words, :func:`medlit.research.planner.on_topic`);
+- sections at 300 words or marked short, and whether every reference is a retrieved article.
+
+Usage::
+
+    python benchmarks/research_local.py ["question"] [--depth quick]
+
+Last line: ``status=... plan_json=... extract_json=... crossref_json=... verbatim=...
+on_topic_refs=... minutes=...``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any, TypeVar
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import structlog  # noqa: E402
+from pydantic import BaseModel  # noqa: E402
+from tests.fakes.eutils_server import FakeEutils  # noqa: E402
+
+from medlit.config import Settings  # noqa: E402
+from medlit.errors import LLMError  # noqa: E402
+from medlit.research.planner import anchor_terms, on_topic  # noqa: E402
+from medlit.research.runtime import open_orchestrator  # noqa: E402
+
+DEFAULT_XML = ROOT.parent / "shared/data/pubmedqa/pqal_dev_pubmed.xml"
+QUESTION = "Does laparoscopic surgery lead to fewer postoperative complications than open surgery?"
+T = TypeVar("T", bound=BaseModel)
+
+
+class CountingLLM:
+    """The job's LLM client, counting the outcome of every JSON call per task."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.ok: Counter[str] = Counter()
+        self.failed: Counter[str] = Counter()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    async def complete_json(self, task: str, messages: Any, schema: type[T], **kw: Any) -> T:
+        """Forward, counting success and failure by task."""
+        try:
+            out = await self.inner.complete_json(task, messages, schema, **kw)
+        except LLMError:
+            self.failed[str(task)] += 1
+            raise
+        self.ok[str(task)] += 1
+        return out
+
+
+def _rate(good: int, total: int) -> str:
+    return f"{good / total:.2f}" if total else "n/a"
+
+
+async def main(argv: list[str] | None = None) -> int:
+    """Run one job, print the per-stage table and the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("question", nargs="?", default=QUESTION)
+    parser.add_argument("--depth", default="quick")
+    parser.add_argument("--xml", type=Path, default=DEFAULT_XML)
+    parser.add_argument(
+        "--max-seconds",
+        type=float,
+        default=None,
+        help="The depth's time budget (a slow local model needs more than the default).",
+    )
+    args = parser.parse_args(argv)
+    if not args.xml.exists():
+        print(f"skipped: {args.xml} is absent (needs ../shared/data)", file=sys.stderr)
+        return 0
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        FakeEutils.from_xml(args.xml, rate_limit=None, rate_limit_with_key=None) as eutils,
+    ):
+        settings = Settings(home=Path(tmp))
+        if not settings.llm.model:
+            print("skipped: no LLM configured (MEDLIT_LLM_MODEL, _BASE_URL)", file=sys.stderr)
+            return 0
+        settings.pubmed.base_url = eutils.base_url
+        settings.pubmed.requests_per_second = 50.0
+        settings.europepmc.enabled = False
+        settings.local.enabled = False
+        if args.max_seconds:
+            settings.research.depth_config(args.depth).max_seconds = args.max_seconds
+        print(
+            f"model {settings.llm.model}; structured output "
+            f"{'on' if settings.llm.structured_output else 'off'}; {args.depth}: {args.question}",
+            flush=True,
+        )
+        started = time.monotonic()
+        with structlog.testing.capture_logs() as logs:
+            async with open_orchestrator(settings) as orchestrator:
+                counting = CountingLLM(orchestrator.llm)
+                orchestrator.llm = counting  # type: ignore[assignment]
+                job = orchestrator.create_job(args.question, args.depth)
+                job = await orchestrator.run(
+                    job, lambda e: print(f"  {e.stage.value} {e.message}", flush=True)
+                )
+        minutes = (time.monotonic() - started) / 60
+
+    invalid_first = Counter(str(e.get("task")) for e in logs if e["event"] == "llm_json_invalid")
+    print(f"\nstatus {job.status.value} in {minutes:.1f} min; error: {job.error or '-'}")
+    if job.plan is not None:
+        for q in job.plan.sub_questions:
+            print(f"  {q.id} {q.status.value:<9} articles={q.articles_found} {q.text[:90]}")
+    print(f"\n{'stage':<16} {'calls':>5} {'valid 1st try':>14} {'valid in the end':>17}")
+    figures: dict[str, str] = {}
+    for task, name in (
+        ("plan_research", "plan"),
+        ("extract_facts", "extract"),
+        ("cross_reference", "crossref"),
+        ("synthesize", "synthesize"),
+    ):
+        calls = counting.ok[task] + counting.failed[task]
+        first = calls - invalid_first[task]
+        print(
+            f"{task:<16} {calls:>5} {_rate(first, calls):>14} {_rate(counting.ok[task], calls):>17}"
+        )
+        figures[f"{name}_json"] = _rate(counting.ok[task], calls)
+    dropped_quotes = sum(
+        1
+        for e in logs
+        if e["event"] == "fabricated_claim_dropped" and e.get("reason") == "quote_not_in_article"
+    )
+    kept = len(job.findings)
+    figures["verbatim"] = _rate(kept, kept + dropped_quotes)
+    report = job.report
+    refs = report.references if report is not None else []
+    anchors = anchor_terms(job.question)
+    bearing = sum(1 for r in refs if on_topic(r.title, anchors))
+    figures["on_topic_refs"] = _rate(bearing, len(refs))
+    retrieved = all(r.article_key in job.articles for r in refs)
+    print(
+        f"\nfindings kept {kept}, quotes not in the abstract {dropped_quotes}; facts "
+        f"{len(job.facts)}; references {len(refs)} (bearing on the question {bearing}; all "
+        f"retrieved: {retrieved})"
+    )
+    if report is not None:
+        print(f"summary: {report.executive_summary[:600]}")
+        for section in report.sections:
+            words, short = section.word_count, section.short
+            print(f"  section {section.heading[:60]!r}: {words} words, short={short}")
+        for line in report.limitations:
+            print(f"  limitation: {line[:200]}")
+    print(f"LLM calls: {sum(counting.ok.values()) + sum(counting.failed.values())} JSON")
+    print(
+        f"status={job.status.value} "
+        + " ".join(f"{k}={v}" for k, v in figures.items())
+        + f" minutes={minutes:.1f}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(asyncio.run(main()))

@@ -1,0 +1,105 @@
+"""Keeping the executive summary to what the verified facts say.
+
+A small model asked to summarise facts that do not answer the question writes what the
+question hoped for ("vitamin D supplementation may have some protective effects" from facts
+about T cells). :func:`ground_summary` keeps a summary sentence only when it cites a reference
+of the report and every subject word of the question it uses (``fracture``) occurs in what those
+references' facts say; when no sentence survives, the summary says plainly that the evidence
+found does not answer the question and lists what was verified instead.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from medlit.research.models import Discrepancy, Reference, VerifiedFact
+from medlit.research.planner import anchor_terms
+from medlit.research.tracking import normalise_topic
+
+__all__ = ["GroundedSummary", "ground_summary", "not_answered"]
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\[(])")
+_CITED = re.compile(r"\[(\d+(?:\s*[-–,;]\s*\d+)*)\]")
+
+
+@dataclass
+class GroundedSummary:
+    """The summary after grounding, and the sentences removed from it."""
+
+    text: str
+    removed: list[str] = field(default_factory=list)
+    answered: bool = True
+
+
+def _numbers(sentence: str) -> set[int]:
+    found: set[int] = set()
+    for group in _CITED.findall(sentence):
+        found.update(int(n) for n in re.findall(r"\d+", group))
+    return found
+
+
+def not_answered(facts: list[VerifiedFact], numbers: dict[str, int], limit: int = 3) -> str:
+    """The summary of a report whose evidence does not answer the question."""
+    from medlit.research.synthesizer import citation_key
+
+    lines = []
+    for fact in facts[:limit]:
+        refs = sorted({numbers[k] for s in fact.sources if (k := citation_key(s)) in numbers})
+        lines.append(fact.statement.rstrip(". ") + "".join(f" [{n}]" for n in refs))
+    text = (
+        "The evidence found does not answer this question: no statement answering it could "
+        "be tied to a verified fact."
+    )
+    if lines:
+        text += " What the retrieved articles do show: " + "; ".join(lines) + "."
+    return text
+
+
+def ground_summary(
+    summary: str,
+    question: str,
+    facts: list[VerifiedFact],
+    references: list[Reference],
+    numbers: dict[str, int],
+    discrepancies: list[Discrepancy] = (),  # type: ignore[assignment]
+) -> GroundedSummary:
+    """Keep the sentences of ``summary`` that rest on the facts they cite (see module doc).
+
+    Args:
+        summary: the model's executive summary, citations already cleaned.
+        question: the research question (its subject words are checked).
+        facts: the verified facts the summary was written from.
+        references: the report's numbered references.
+        numbers: reference number by article key.
+        discrepancies: conflicts (each side's claim supports the references it cites).
+    """
+    from medlit.research.synthesizer import citation_key
+
+    support: dict[int, set[str]] = {
+        r.number: set(normalise_topic(r.title).split()) for r in references
+    }
+    statements = [(f.statement, f.sources) for f in facts]
+    statements += [(c.claim, c.sources) for d in discrepancies for c in d.claims]
+    for statement, sources in statements:
+        words = set(normalise_topic(statement).split())
+        for source in sources:
+            number = numbers.get(citation_key(source))
+            if number is not None:
+                support.setdefault(number, set()).update(words)
+    anchors = anchor_terms(question)
+    kept: list[str] = []
+    removed: list[str] = []
+    for sentence in (s.strip() for s in _SENTENCE.split(summary.strip())):
+        if not sentence:
+            continue
+        cited = _numbers(sentence) & set(support)
+        used = anchors & set(normalise_topic(_CITED.sub(" ", sentence)).split())
+        backing = set().union(*(support[n] for n in cited)) if cited else set()
+        if cited and used <= backing:
+            kept.append(sentence)
+        else:
+            removed.append(sentence)
+    if kept:
+        return GroundedSummary(" ".join(kept), removed)
+    return GroundedSummary(not_answered(facts, numbers), removed, answered=False)

@@ -1,0 +1,46 @@
+"""Sentences taken from an evidence article without a citation get that article's PMID."""
+
+from __future__ import annotations
+
+from medlit.agent.attribution import attribute_uncited
+from medlit.types import AbstractSection, Article
+
+
+def _article(pmid: str, title: str, text: str) -> Article:
+    return Article(pmid=pmid, title=title, abstract=[AbstractSection(label="", text=text)])
+
+
+ARTICLES = {
+    "21865668": _article(
+        "21865668",
+        "Does automatic transmission improve driving behavior in older drivers?",
+        "Switching to automatic transmission may be recommended for older drivers as a means "
+        "to maintain safe driving and the quality of their transport mobility.",
+    ),
+    "25432938": _article(
+        "25432938",
+        "Driving cessation and depression in older adults",
+        "Stopping driving was associated with more depressive symptoms.",
+    ),
+}
+
+
+def test_a_sentence_taken_from_one_article_is_attributed_to_it() -> None:
+    answer = (
+        "Verdict: Yes\n\nThe evidence shows that switching to automatic transmission may be "
+        "recommended for older drivers to maintain safe driving. Nothing else is known."
+    )
+    text, attributed = attribute_uncited(answer, ARTICLES)
+    assert attributed == ["21865668"]
+    assert "to maintain safe driving [PMID:21865668]. Nothing else is known." in text
+    assert text.startswith("Verdict: Yes\n\n")
+
+
+def test_cited_vague_or_foreign_sentences_are_left_alone() -> None:
+    answer = (
+        "Stopping driving was associated with depression [PMID:25432938]. It may help. "
+        "Statins lower cholesterol in adults with heart failure and diabetes."
+    )
+    text, attributed = attribute_uncited(answer, ARTICLES)
+    assert (text, attributed) == (answer, [])
+    assert attribute_uncited(answer, {}) == (answer, [])
