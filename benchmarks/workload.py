@@ -20,6 +20,11 @@ serves the corpus (``--xml``, default: the ``*_pubmed.xml`` beside the questions
 fake OpenAI-compatible server answers from the evidence in the prompt (its verdict is the
 cited article's ``final_decision``). The real assistant, store, embedder and caches do the work.
 
+``--verify-url URL --verify-model NAME`` adds a third run with the verified band of tier 1
+(:mod:`medlit.cache.verify`): the ``verify_cache_hit`` task alone is routed to that real
+OpenAI-compatible server (answers still come from the fake), with ``--verify-threshold`` or the
+threshold shipped for the model. Its verification calls are counted in its LLM calls.
+
 A **wrong hit** is a tier-1 hit whose cached question came from another record, or any hit for a
 related (different) question. Output: a table per run, then the last line
 ``pubmed_calls_saved=0.xx llm_calls_saved=0.xx wrong_hits=N hit_p95_ms=...``.
@@ -39,6 +44,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import SecretStr
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -48,7 +55,7 @@ from tests.fakes.llm_server import FakeLLMServer  # noqa: E402
 
 from medlit.agent.deps import AgentDeps  # noqa: E402
 from medlit.assistant import AskResult, Assistant  # noqa: E402
-from medlit.config import Settings  # noqa: E402
+from medlit.config import LLMTaskRoute, Settings  # noqa: E402
 from medlit.embeddings import Embedder, load_embedder  # noqa: E402
 from medlit.storage.sqlite import SqliteStore  # noqa: E402
 
@@ -168,6 +175,8 @@ class RunStats:
     stops: dict[str, int] = field(default_factory=dict)
     wrong: list[str] = field(default_factory=list)
     hit_breakdown: list[dict[str, float]] = field(default_factory=list)
+    verified_hits: int = 0
+    verify: dict[str, int] = field(default_factory=dict)
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -203,6 +212,7 @@ async def replay(
             stats.stops[result.stop_reason] = stats.stops.get(result.stop_reason, 0) + 1
             if result.cache.tier1 == "hit":
                 stats.hits += 1
+                stats.verified_hits += result.cache.verified_by is not None
                 stats.hit_latencies.append(elapsed)
                 matched = result.cache.matched_question or ""
                 source = by_question.get(matched)
@@ -212,6 +222,11 @@ async def replay(
                     stats.wrong_hits += 1
                     stats.wrong.append(f"{item.question!r} <- {matched!r}")
                 stats.hit_breakdown.append(result.timings_ms)
+        deps.answers.flush()
+        stats.verify = {
+            k.removeprefix("answers.verify."): v
+            for k, v in store.counters("answers.verify.").items()
+        }
     return stats
 
 
@@ -232,6 +247,8 @@ def _print(stats: RunStats, total: int) -> None:
         f"p50_ms={_pct(stats.latencies, 0.5):.1f} p95_ms={_pct(stats.latencies, 0.95):.1f} "
         f"hit_p95_ms={_pct(stats.hit_latencies, 0.95):.1f} stops={stats.stops}"
     )
+    if stats.verify:
+        print(f"  verified hits={stats.verified_hits} verification={stats.verify}")
     for line in stats.wrong:
         print(f"  wrong hit: {line}")
     if stats.hit_breakdown:
@@ -252,6 +269,9 @@ async def main(argv: list[str] | None = None) -> None:
         default=5,
         help="Every Nth follow-up is a related (different) question; the rest repeat/reword.",
     )
+    parser.add_argument("--verify-url", default=None, help="Verifier server (OpenAI /v1 URL).")
+    parser.add_argument("--verify-model", default=None, help="Verifier model name.")
+    parser.add_argument("--verify-threshold", type=float, default=None)
     args = parser.parse_args(argv)
 
     records: dict[str, dict[str, Any]] = json.loads(args.questions.read_text())
@@ -277,10 +297,30 @@ async def main(argv: list[str] | None = None) -> None:
         base = _settings(Path(tmp) / "warm", eutils, llm)
         embedder = load_embedder(base)  # shared: the memo spares the second run re-embedding
         cached = await replay(stream, records, base, embedder, use_cache=True, name="cache")
+        banded = None
+        if args.verify_url and args.verify_model:
+            band = _settings(Path(tmp) / "band", eutils, llm)
+            band.llm.timeout_s = 600.0  # a busy shared server; the band's own limit is below
+            band.llm.tasks = {
+                "verify_cache_hit": LLMTaskRoute(
+                    base_url=args.verify_url, model=args.verify_model, api_key=SecretStr("local")
+                )
+            }
+            band.cache.verify_band.threshold = args.verify_threshold
+            band.cache.verify_band.timeout_s = 600.0
+            banded = await replay(stream, records, band, embedder, use_cache=True, name="band")
         cold = _settings(Path(tmp) / "cold", eutils, llm)
         uncached = await replay(stream, records, cold, embedder, use_cache=False, name="no-cache")
     _print(cached, len(stream))
+    if banded is not None:
+        _print(banded, len(stream))
     _print(uncached, len(stream))
+    if banded is not None and uncached.pubmed and uncached.llm:
+        print(
+            f"band: pubmed_calls_saved={1 - banded.pubmed / uncached.pubmed:.2f} "
+            f"llm_calls_saved={1 - banded.llm / uncached.llm:.2f} (verification calls "
+            f"included) wrong_hits={banded.wrong_hits} verified_hits={banded.verified_hits}"
+        )
     pubmed_saved = 1 - cached.pubmed / uncached.pubmed if uncached.pubmed else 0.0
     llm_saved = 1 - cached.llm / uncached.llm if uncached.llm else 0.0
     print(

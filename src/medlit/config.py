@@ -268,7 +268,11 @@ class VerifyBandSettings(_Section):
         "vote of a small model accepts many different questions).",
     )
     max_calls: int = Field(
-        2, ge=1, le=4, description="Verification calls per lookup at most (both orders: 2)."
+        2,
+        ge=1,
+        le=2,
+        description="Verification calls per lookup at most: 2 asks one candidate in both "
+        "orders (or two candidates that each fail the first order); 1 can only refuse.",
     )
     timeout_s: float = Field(
         20.0,

@@ -372,3 +372,21 @@ async def test_top_logprobs_are_asked_for_and_parsed(
     server.enqueue(Reply.scored({"SAME": 0.7, "DIFF": 0.3}))
     ignored = await client.complete("verify_cache_hit", "same?", top_logprobs=5)
     assert ignored.text == "SAME" and ignored.logprobs is None
+
+
+async def test_hf_provider_passes_top_logprobs_through(
+    llm_settings: Settings, server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import huggingface_hub.constants
+
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
+    llm_settings.llm.provider = "hf"
+    llm_settings.llm.api_key = "hf_test_token"  # type: ignore[assignment]
+    server.enqueue(Reply.scored({"SAME": 0.8, "DIFF": 0.2}), "plain")
+    async with LLMClient(llm_settings.llm) as llm:
+        scored = await llm.complete("verify_cache_hit", "same?", top_logprobs=3)
+        plain = await llm.complete("answer", "q")
+    assert scored.logprobs is not None and scored.logprobs[0].token == "SAME"
+    assert [t for t, _ in scored.logprobs[0].top] == ["SAME", "DIFF"]
+    assert server.completions[0].json["top_logprobs"] == 3
+    assert plain.logprobs is None and "logprobs" not in server.completions[1].json

@@ -122,6 +122,8 @@ def _render(result: AskResult) -> None:
         err_console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
     cache = result.cache
     status = "hit" if cache.tier1 == "hit" else f"miss ({cache.miss_reason or 'n/a'})"
+    if cache.verified_by:
+        status += f" (similarity {cache.similarity}, verified by {escape(cache.verified_by)})"
     calls = result.api_calls
     console.print(
         f"[dim]cache: tier 1 {status}; evidence reused: {cache.evidence_reused} chunks; "
