@@ -127,9 +127,19 @@ def test_migrate_creates_every_component_table(
     monkeypatch.setenv("MEDLIT_DATABASE_URL", pg_url)
     first = runner.invoke(app, ["db", "migrate", "--json"])
     assert first.exit_code == 0, first.output
-    assert json.loads(first.stdout)["applied"] == {"research": 1, "memory": 1}
+    assert json.loads(first.stdout)["applied"] == {
+        "research": 2,
+        "memory": 1,
+        "keys": 1,
+        "verify": 1,
+    }
     again = runner.invoke(app, ["db", "migrate", "--json"])
-    assert json.loads(again.stdout)["applied"] == {"research": 0, "memory": 0}
+    assert json.loads(again.stdout)["applied"] == {
+        "research": 0,
+        "memory": 0,
+        "keys": 0,
+        "verify": 0,
+    }
 
 
 def test_cache_stats_and_config_on_postgres(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:

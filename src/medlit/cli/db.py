@@ -36,14 +36,18 @@ def migrate_components(store: Store) -> dict[str, int]:
     """Apply every component's migrations to ``store``; returns how many ran per component.
 
     The core tables are migrated when a store opens; the components' tables (research jobs,
-    chat sessions) are created here, so a new database is complete before any replica starts.
+    chat sessions, API keys, remembered cache verdicts) are created here, so a new database is complete before any replica starts.
     """
     from medlit.agent.memory import MIGRATIONS as MEMORY_MIGRATIONS
+    from medlit.cache.verify import MIGRATIONS as VERIFY_MIGRATIONS
     from medlit.research.jobs import MIGRATIONS as JOB_MIGRATIONS
+    from medlit.service.keys import MIGRATIONS as KEY_MIGRATIONS
 
     return {
         "research": store.apply_migrations("research", JOB_MIGRATIONS),
         "memory": store.apply_migrations("memory", MEMORY_MIGRATIONS),
+        "keys": store.apply_migrations("keys", KEY_MIGRATIONS),
+        "verify": store.apply_migrations("verify", VERIFY_MIGRATIONS),
     }
 
 
