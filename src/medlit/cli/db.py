@@ -36,7 +36,8 @@ def migrate_components(store: Store) -> dict[str, int]:
     """Apply every component's migrations to ``store``; returns how many ran per component.
 
     The core tables are migrated when a store opens; the components' tables (research jobs,
-    chat sessions, API keys, remembered cache verdicts) are created here, so a new database is complete before any replica starts.
+    chat sessions, API keys, remembered cache verdicts) are created here, so a new database is
+    complete before any replica starts.
     """
     from medlit.agent.memory import MIGRATIONS as MEMORY_MIGRATIONS
     from medlit.cache.verify import MIGRATIONS as VERIFY_MIGRATIONS
