@@ -46,6 +46,12 @@ def guard() -> QuestionGuard:
             "different population",
         ),
         (
+            # A follow-up rewritten by appending: it widens the population, so no hit.
+            "Does aspirin prevent stroke in adults in children?",
+            "Does aspirin prevent stroke in adults?",
+            "different population",
+        ),
+        (
             "My 4 year old has a fever of 39, what should I give?",
             "I am 40 years old and have a fever of 39, what should I take?",
             "different population",

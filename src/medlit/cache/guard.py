@@ -364,7 +364,8 @@ def _numbers(new: QuestionFeatures, old: QuestionFeatures) -> str | None:
 
 def _population(new: QuestionFeatures, old: QuestionFeatures) -> str | None:
     a, b = _age_class(new.age_groups), _age_class(old.age_groups)
-    if a and b and a.isdisjoint(b):
+    # Unequal, not only disjoint: "in adults and children" is not answered by "in adults".
+    if a and b and a != b:
         return f"different population: {'/'.join(sorted(a))} vs {'/'.join(sorted(b))}"
     if new.sexes and old.sexes and new.sexes.isdisjoint(old.sexes):
         return f"different population: {'/'.join(new.sexes)} vs {'/'.join(old.sexes)}"
