@@ -161,13 +161,65 @@ async def drive(url: str, hits: list[str], misses: list[str], clients: int, dura
     }
 
 
+async def drive_raw(url: str, hits: list[str], clients: int, duration: float) -> Any:
+    """The hit clients as bare HTTP/1.1 keep-alive connections (no miss stream): what the
+    server sustains when a client costs next to no CPU (``--raw-clients``)."""
+    host, port = url.removeprefix("http://").split(":")
+    stop = time.perf_counter() + duration
+    hit_lat: list[float] = []
+    errors: list[str] = []
+
+    async def worker(seed: int) -> None:
+        rng = random.Random(seed)
+        reader, writer = await asyncio.open_connection(host, int(port))
+        while time.perf_counter() < stop:
+            body = json.dumps({"question": rng.choice(hits)}).encode()
+            head = (
+                f"POST /v1/ask HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+                f"Content-Length: {len(body)}\r\n\r\n"
+            ).encode()
+            start = time.perf_counter()
+            writer.write(head + body)
+            await writer.drain()
+            lines = (await reader.readuntil(b"\r\n\r\n")).split(b"\r\n")
+            length = next(
+                int(line.split(b":")[1])
+                for line in lines
+                if line.lower().startswith(b"content-length")
+            )
+            await reader.readexactly(length)
+            if not lines[0].startswith(b"HTTP/1.1 200"):
+                errors.append(lines[0].decode())
+                continue
+            hit_lat.append(time.perf_counter() - start)
+        writer.close()
+
+    began = time.perf_counter()
+    await asyncio.gather(*(worker(i) for i in range(clients)))
+    wall = time.perf_counter() - began
+    return {"hit_lat": hit_lat, "miss_lat": [], "errors": errors, "not_hits": 0, "wall": wall}
+
+
 def drive_main(args: argparse.Namespace) -> None:
     """Entry point of a client process: read the plan, drive, print the results as JSON."""
     plan = json.loads(Path(args.drive).read_text())
     part = plan["parts"][args.part]
-    result = uvloop.run(
-        drive(plan["url"], plan["hits"], part["misses"], part["clients"], plan["duration"])
-    )
+    if plan.get("raw"):
+
+        async def both() -> Any:
+            url, hits, duration = plan["url"], plan["hits"], plan["duration"]
+            raw, missing = await asyncio.gather(
+                drive_raw(url, hits, part["clients"], duration),
+                drive(url, hits, part["misses"], 0, duration),
+            )
+            raw["miss_lat"], raw["errors"] = missing["miss_lat"], raw["errors"] + missing["errors"]
+            return raw
+
+        result = uvloop.run(both())
+    else:
+        result = uvloop.run(
+            drive(plan["url"], plan["hits"], part["misses"], part["clients"], plan["duration"])
+        )
     print(json.dumps(result))
 
 
@@ -253,6 +305,12 @@ def main() -> None:
         help="Processes the clients are spread over (an httpx client costs more CPU per "
         "request than a cached answer: one process could not load the server).",
     )
+    parser.add_argument(
+        "--raw-clients",
+        action="store_true",
+        help="Bare HTTP/1.1 connections instead of httpx for the hit clients (the server's own "
+        "capacity, without the clients' CPU); the miss stream still uses httpx.",
+    )
     parser.add_argument("--drive", help=argparse.SUPPRESS)  # a client process
     parser.add_argument("--part", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -295,7 +353,13 @@ def main() -> None:
             plan = Path(tmp) / "plan.json"
             plan.write_text(
                 json.dumps(
-                    {"url": server.url, "hits": hits, "parts": parts, "duration": args.duration}
+                    {
+                        "url": server.url,
+                        "hits": hits,
+                        "parts": parts,
+                        "duration": args.duration,
+                        "raw": args.raw_clients,
+                    }
                 )
             )
             research_done: list[str] = []
