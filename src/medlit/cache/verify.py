@@ -63,8 +63,9 @@ log = get_logger("cache.verify")
 TASK = "verify_cache_hit"
 PROMPT_VERSION = "v1"
 
-#: Verifier thresholds measured with ``benchmarks/cache_pairs.py --calibrate`` (precision 0.99
-#: on the MedQuAD-style pairs of ``mqp_dev.csv``), keyed by the model name the route uses.
+#: Verifier thresholds measured with ``benchmarks/cache_pairs.py --calibrate`` (verified hits at
+#: precision 0.99 on ``mqp_dev.csv``), keyed by the model name the route uses. Empty: the one
+#: model tried (``local-qwen``) could not be scored on enough pairs to calibrate (README).
 CALIBRATED_THRESHOLDS: dict[str, float] = {}
 
 _TOP_LOGPROBS = 10
