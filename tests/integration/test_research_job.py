@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import re
 import time
-from collections import Counter
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -19,56 +17,22 @@ from medlit.research.runtime import open_orchestrator
 from tests.fakes.europepmc_server import FakeEuropePMC
 from tests.fakes.eutils_server import FakeEutils
 from tests.fakes.llm_server import FakeLLMServer
-from tests.fakes.research_responder import ARTICLES, ResearchResponder
+from tests.fakes.research_responder import ResearchResponder
+from tests.integration.research_fixtures import (
+    QUESTION,
+    europepmc,
+    eutils,
+    llm_server,
+    responder,
+    rsettings,
+)
+from tests.integration.research_fixtures import steps as _steps
 
-QUESTION = "Does aspirin prevent recurrent ischaemic stroke, and at what bleeding cost?"
+__all__ = ["europepmc", "eutils", "llm_server", "responder", "rsettings"]
 
 
 class SimulatedKill(BaseException):
     """Raised from the progress callback: the process 'dies' mid-EXECUTING."""
-
-
-@pytest.fixture
-def eutils() -> Iterator[FakeEutils]:
-    with FakeEutils(articles=ARTICLES) as fake:
-        yield fake
-
-
-@pytest.fixture
-def europepmc() -> Iterator[FakeEuropePMC]:
-    with FakeEuropePMC(articles=ARTICLES) as fake:
-        yield fake
-
-
-@pytest.fixture
-def responder() -> ResearchResponder:
-    return ResearchResponder()
-
-
-@pytest.fixture
-def llm_server(responder: ResearchResponder) -> Iterator[FakeLLMServer]:
-    with FakeLLMServer(responder=responder) as server:
-        yield server
-
-
-@pytest.fixture
-def rsettings(
-    settings: Settings, eutils: FakeEutils, europepmc: FakeEuropePMC, llm_server: FakeLLMServer
-) -> Settings:
-    settings.pubmed.base_url = eutils.base_url
-    settings.pubmed.api_key = "test-key"  # type: ignore[assignment]  # 10 requests/s
-    settings.europepmc.base_url = europepmc.base_url
-    settings.local.enabled = False
-    settings.llm.base_url = llm_server.base_url
-    settings.llm.model = "fake-model"
-    settings.llm.max_retries = 0
-    return settings
-
-
-def _steps(server: FakeLLMServer) -> Counter[str]:
-    from tests.fakes.research_responder import step_of
-
-    return Counter(step_of(r.json) for r in server.completions)
 
 
 async def _run(settings: Settings, depth: str = "quick", **kwargs: Any) -> ResearchJob:
