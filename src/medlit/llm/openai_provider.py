@@ -91,17 +91,8 @@ class OpenAIProvider(LLMProvider):
                 timeout=timeout_s,
                 **kwargs,
             )
-        except openai.APITimeoutError as exc:
-            raise ProviderFailure(f"timed out: {exc}", kind="timeout") from exc
-        except openai.APIConnectionError as exc:
-            raise ProviderFailure(
-                f"cannot reach {route.base_url or OPENAI_DEFAULT_BASE_URL}: {exc}",
-                kind="unavailable",
-            ) from exc
-        except openai.APIStatusError as exc:
-            raise _status_failure(exc) from exc
-        except openai.OpenAIError as exc:  # response validation and the like
-            raise ProviderFailure(f"{type(exc).__name__}: {exc}", kind="fatal") from exc
+        except openai.OpenAIError as exc:
+            raise _sdk_failure(exc, route) from exc
 
         if not completion.choices:
             return ProviderReply(text="", model=completion.model, finish_reason=None)
@@ -155,17 +146,8 @@ class OpenAIProvider(LLMProvider):
                     delta = (choice.delta.content if choice and choice.delta else None) or ""
                     parts.append(delta)
                     yield delta  # "" too: the server is alive (the idle timer restarts)
-        except openai.APITimeoutError as exc:
-            raise ProviderFailure(f"timed out: {exc}", kind="timeout") from exc
-        except openai.APIConnectionError as exc:
-            raise ProviderFailure(
-                f"cannot reach {route.base_url or OPENAI_DEFAULT_BASE_URL}: {exc}",
-                kind="unavailable",
-            ) from exc
-        except openai.APIStatusError as exc:
-            raise _status_failure(exc) from exc
         except openai.OpenAIError as exc:
-            raise ProviderFailure(f"{type(exc).__name__}: {exc}", kind="fatal") from exc
+            raise _sdk_failure(exc, route) from exc
         yield ProviderReply(
             text="".join(parts),
             prompt_tokens=prompt_tokens,
@@ -177,6 +159,21 @@ class OpenAIProvider(LLMProvider):
     async def aclose(self) -> None:
         """Close the SDK's connection pool."""
         await self._client.close()
+
+
+def _sdk_failure(exc: openai.OpenAIError, route: Route) -> ProviderFailure:
+    """Translate any error of the SDK (a plain or a streamed request) for the retry policy."""
+    import openai
+
+    if isinstance(exc, openai.APITimeoutError):
+        return ProviderFailure(f"timed out: {exc}", kind="timeout")
+    if isinstance(exc, openai.APIConnectionError):
+        return ProviderFailure(
+            f"cannot reach {route.base_url or OPENAI_DEFAULT_BASE_URL}: {exc}", kind="unavailable"
+        )
+    if isinstance(exc, openai.APIStatusError):
+        return _status_failure(exc)
+    return ProviderFailure(f"{type(exc).__name__}: {exc}", kind="fatal")  # validation and the like
 
 
 def _status_failure(exc: openai.APIStatusError) -> ProviderFailure:
