@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from medlit.cli.app import app, build_settings, console, err_console, print_json, run, run_async
-from medlit.errors import ValidationError
 
 if TYPE_CHECKING:
     from medlit.config import Settings
@@ -38,36 +37,6 @@ def article_json(article: Article) -> dict[str, Any]:
         "open_access": article.open_access,
         "url": article.url,
     }
-
-
-def _query(
-    term: str,
-    limit: int | None,
-    sort: str,
-    from_year: int | None,
-    to_year: int | None,
-    settings: Settings,
-) -> SearchQuery:
-    from pydantic import ValidationError as PydanticValidationError
-
-    from medlit.sources.search import validate_query
-    from medlit.types import SearchQuery
-
-    if sort not in ("relevance", "pub_date"):
-        raise ValidationError(f"unknown sort {sort!r} (choose relevance or pub_date)")
-    try:
-        query = SearchQuery(
-            term=term,
-            limit=limit if limit is not None else settings.search.default_limit,
-            sort=sort,
-            min_year=from_year,
-            max_year=to_year,
-        )
-    except PydanticValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise ValidationError(f"invalid {where}: {first['msg']}") from None
-    return validate_query(query, settings)
 
 
 async def _search(settings: Settings, query: SearchQuery, source: str | None) -> SearchResults:
@@ -115,10 +84,10 @@ def search(
 ) -> None:
     """Search the literature and list the articles found."""
     from medlit.errors import SourceUnavailable
-    from medlit.sources.search import resolve_source_names
+    from medlit.sources.search import build_query, resolve_source_names
 
     settings = build_settings()
-    search_query = _query(query, limit, sort, from_year, to_year, settings)
+    search_query = build_query(query, limit, sort, from_year, to_year, settings)
     resolve_source_names(source, settings)  # unknown source: exit 2 before any request
     results = run_async(_search(settings, search_query, source))
     for name, status in results.providers.items():

@@ -6,13 +6,11 @@ from typing import Any, Literal
 
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
-from pydantic import ValidationError as PydanticValidationError
 
-from medlit.errors import SourceUnavailable, ValidationError
+from medlit.errors import SourceUnavailable
 from medlit.service.auth import CurrentTenant
 from medlit.service.deps import ServiceStateDep
 from medlit.service.problems import PROBLEM_RESPONSES
-from medlit.types import SearchQuery
 
 __all__ = ["router"]
 
@@ -71,24 +69,11 @@ async def search(
 ) -> SearchResponse:
     """Search the literature and list the articles found."""
     from medlit.cli.search import article_json
-    from medlit.sources.search import resolve_source_names, validate_query
+    from medlit.sources.search import build_query, resolve_source_names
 
     runtime = state.runtime
     settings = runtime.settings
-    try:
-        query = SearchQuery(
-            term=q,
-            limit=limit if limit is not None else settings.search.default_limit,
-            sort=sort,
-            min_year=from_year,
-            max_year=to_year,
-        )
-    except PydanticValidationError as exc:
-        first = exc.errors()[0]
-        raise ValidationError(
-            f"invalid {'.'.join(map(str, first['loc']))}: {first['msg']}"
-        ) from None
-    query = validate_query(query, settings)
+    query = build_query(q, limit, sort, from_year, to_year, settings)
     names = resolve_source_names(source, settings)
     results = await runtime.source_set(names).search(query)
     tried = [st for st in results.providers.values() if st.status != "disabled"]

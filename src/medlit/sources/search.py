@@ -30,6 +30,7 @@ from medlit.types import (
 
 __all__ = [
     "SourceSet",
+    "build_query",
     "build_sources",
     "merge_articles",
     "resolve_source_names",
@@ -75,6 +76,39 @@ def resolve_source_names(
     if not resolved:
         raise ValidationError("no source given")
     return list(dict.fromkeys(resolved))
+
+
+def build_query(
+    term: str,
+    limit: int | None,
+    sort: str,
+    from_year: int | None,
+    to_year: int | None,
+    settings: Settings,
+) -> SearchQuery:
+    """A checked :class:`SearchQuery` from a front end's options (the CLI's and the service's).
+
+    Raises:
+        ValidationError: an unknown sort, a value out of range, or what :func:`validate_query`
+            refuses, in one line.
+    """
+    from pydantic import ValidationError as PydanticValidationError
+
+    if sort not in ("relevance", "pub_date"):
+        raise ValidationError(f"unknown sort {sort!r} (choose relevance or pub_date)")
+    try:
+        query = SearchQuery(
+            term=term,
+            limit=limit if limit is not None else settings.search.default_limit,
+            sort=sort,
+            min_year=from_year,
+            max_year=to_year,
+        )
+    except PydanticValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ValidationError(f"invalid {where}: {first['msg']}") from None
+    return validate_query(query, settings)
 
 
 def validate_query(query: SearchQuery | str, settings: Settings) -> SearchQuery:
