@@ -48,6 +48,7 @@ __all__ = [
     "Cursor",
     "Migration",
     "Store",
+    "question_hash",
 ]
 
 Vector = npt.NDArray[np.float32]
@@ -324,6 +325,16 @@ class Store(Protocol):
     def clear_evidence(self) -> tuple[int, int]:
         """Delete every article and chunk; returns (articles, chunks) deleted."""
         ...
+
+
+def question_hash(question: str) -> str:
+    """The key an answer is stored under for its question (one per namespace and fingerprint).
+
+    Every backend uses this one function, so a copied store keeps its keys.
+    """
+    import hashlib
+
+    return hashlib.sha256(question.strip().lower().encode()).hexdigest()[:32]
 
 
 def iter_batches(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:

@@ -38,7 +38,7 @@ from medlit.errors import StorageError
 from medlit.storage import schema
 from medlit.storage._sqlite_evidence import EvidenceOps
 from medlit.storage.ann import AnnIndex
-from medlit.storage.base import AnswerRecord, Migration, Vector, iter_batches
+from medlit.storage.base import AnswerRecord, Migration, Vector, iter_batches, question_hash
 
 if TYPE_CHECKING:
     from medlit.config import CacheSettings, Settings
@@ -314,10 +314,8 @@ class SqliteStore(EvidenceOps):
         now: float,
     ) -> int:
         """Store an answer, replacing one for the same question/namespace/fingerprint."""
-        import hashlib
-
         vec = self._vector(embedding)
-        qhash = hashlib.sha256(question.strip().lower().encode()).hexdigest()[:32]
+        qhash = question_hash(question)
         data = json.dumps(payload, ensure_ascii=False, default=str)
         with self.transaction() as conn:
             conn.execute(
