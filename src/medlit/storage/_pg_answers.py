@@ -10,19 +10,17 @@ concurrent writers cannot deadlock.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from medlit.errors import StorageError
-from medlit.storage.base import AnswerRecord, Vector
+from medlit.storage._pg_sql import EF_MAX, PgStoreParts
+from medlit.storage.base import AnswerRecord, Vector, question_hash
 
 if TYPE_CHECKING:
-    from medlit.config import CacheSettings
     from medlit.storage._pg_sql import PgConnection
 
 __all__ = ["PgAnswerOps"]
@@ -31,7 +29,6 @@ _ANSWER_COLS = (
     "a.id, a.namespace, a.fingerprint, a.question, a.payload, a.retrieval_score, "
     "a.created_at, a.last_used_at, a.hits, a.embedding"
 )
-_EF_MAX = 1000  # pgvector's ceiling for hnsw.ef_search
 
 # Candidates of the HNSW index (any scope), then the in-scope rows among the close ones: one
 # round trip, and the count of candidates tells whether a wider search could find more.
@@ -51,25 +48,8 @@ _SCAN_ANSWERS = (
 )
 
 
-class PgAnswerOps:
+class PgAnswerOps(PgStoreParts):
     """Mixin: needs ``transaction``, ``_fetch``, ``_search`` and ``_vector`` from the store."""
-
-    _cfg: CacheSettings
-
-    # Provided by PostgresStore (which comes first in the MRO).
-    def transaction(self) -> AbstractContextManager[PgConnection]:
-        raise NotImplementedError
-
-    def _fetch(
-        self, sql: str, params: Any = (), *, binary: bool = False, prepare: bool | None = None
-    ) -> list[tuple[Any, ...]]:
-        raise NotImplementedError
-
-    def _search(self, sql: str, params: Mapping[str, Any], ef: int) -> list[tuple[Any, ...]]:
-        raise NotImplementedError
-
-    def _vector(self, embedding: Any) -> Vector:
-        raise NotImplementedError
 
     def insert_answer(
         self,
@@ -84,7 +64,7 @@ class PgAnswerOps:
     ) -> int:
         """Store an answer, replacing one for the same question/namespace/fingerprint."""
         vec = self._vector(embedding)
-        qhash = hashlib.sha256(question.strip().lower().encode()).hexdigest()[:32]
+        qhash = question_hash(question)
         data = json.dumps(payload, ensure_ascii=False, default=str)
         values = (namespace, fingerprint, question, qhash, data, float(retrieval_score), vec)
         with self.transaction() as conn:
@@ -129,7 +109,7 @@ class PgAnswerOps:
         ef = self._cfg.ann_expansion_search_answers
         while True:
             k = int(params["k"])
-            if k > _EF_MAX:
+            if k > EF_MAX:
                 rows = self._search(_SCAN_ANSWERS, {**params, "k": limit * 4}, ef)
                 break
             rows = self._search(_SEARCH_ANSWERS, params, max(ef, k))

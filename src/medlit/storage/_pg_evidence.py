@@ -9,48 +9,28 @@ index's reach (``ef_search`` 1,000) it becomes an exact scan of the rows that pa
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from medlit.errors import StorageError
+from medlit.storage._pg_sql import EF_MAX, PgStoreParts
 from medlit.storage.base import ArticleRecord, ChunkFilters, ChunkMatch, Vector
 from medlit.types import Article, Chunk
 
 if TYPE_CHECKING:
-    from medlit.config import CacheSettings
-    from medlit.storage._pg_sql import PgConnection
+    pass
 
 __all__ = ["PgEvidenceOps"]
 
 _ARTICLE_COLS = "a.data, a.content_hash, a.fetched_at, a.last_used_at, a.chunk_count"
 _CHUNK_COLS = "c.id, c.chunk_id, c.article_key, c.ordinal, c.section, c.text, c.is_conclusion"
 _MATCH_COLS = f"{_CHUNK_COLS}, c.embedding, {_ARTICLE_COLS}"
-_EF_MAX = 1000
 
 
-class PgEvidenceOps:
+class PgEvidenceOps(PgStoreParts):
     """Mixin: needs ``transaction``, ``_fetch``, ``_search`` and ``_vector`` from the store."""
-
-    dim: int
-    _cfg: CacheSettings
-
-    # Provided by PostgresStore (which comes first in the MRO).
-    def transaction(self) -> AbstractContextManager[PgConnection]:
-        raise NotImplementedError
-
-    def _fetch(
-        self, sql: str, params: Any = (), *, binary: bool = False, prepare: bool | None = None
-    ) -> list[tuple[Any, ...]]:
-        raise NotImplementedError
-
-    def _search(self, sql: str, params: Mapping[str, Any], ef: int) -> list[tuple[Any, ...]]:
-        raise NotImplementedError
-
-    def _vector(self, embedding: Any) -> Vector:
-        raise NotImplementedError
 
     def get_articles(self, keys: Sequence[str]) -> dict[str, ArticleRecord]:
         """Stored articles by key (any age)."""
@@ -162,7 +142,7 @@ class PgEvidenceOps:
         ef = self._cfg.ann_expansion_search
         selective = f.min_year is not None or f.study_types is not None
         fetch = k * 8 + 32 if selective else k + 8
-        while fetch <= _EF_MAX:
+        while fetch <= EF_MAX:
             rows = self._search(
                 "WITH n AS MATERIALIZED (SELECT id FROM chunks ORDER BY embedding <=> %(q)s "
                 f"LIMIT %(fetch)s) SELECT {_MATCH_COLS} FROM n LEFT JOIN "

@@ -5,6 +5,8 @@
   and comments alone, so one SQL text runs on both engines.
 * :class:`PgConnection` is the neutral :class:`~medlit.storage.base.Connection` over a psycopg
   connection.
+* :class:`PgStoreParts` declares what the tier mixins (``_pg_answers``, ``_pg_evidence``) use
+  of the store.
 * :func:`core_migrations` are the store's own tables (numbered per component, recorded in
   ``_migrations`` like the SQLite ones), with pgvector HNSW indexes on both vector columns.
 """
@@ -12,15 +14,20 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
-from medlit.storage.base import Connection, Cursor, Migration
+from medlit.storage.base import Connection, Cursor, Migration, Vector
 
 if TYPE_CHECKING:
     import psycopg
 
-__all__ = ["PgConnection", "core_migrations", "qmark_to_psycopg"]
+    from medlit.config import CacheSettings
+
+__all__ = ["EF_MAX", "PgConnection", "PgStoreParts", "core_migrations", "qmark_to_psycopg"]
+
+EF_MAX = 1000  # pgvector's ceiling for hnsw.ef_search
 
 
 @functools.lru_cache(maxsize=1024)
@@ -83,6 +90,28 @@ class PgConnection:
         cur = self.raw.cursor()
         cur.executemany(qmark_to_psycopg(sql), [tuple(p) for p in parameters])
         return cur
+
+
+class PgStoreParts:
+    """What the tier mixins need of :class:`~medlit.storage.postgres.PostgresStore`, which
+    provides it (it comes first in the MRO)."""
+
+    dim: int
+    _cfg: CacheSettings
+
+    def transaction(self) -> AbstractContextManager[PgConnection]:
+        raise NotImplementedError
+
+    def _fetch(
+        self, sql: str, params: Any = (), *, binary: bool = False, prepare: bool | None = None
+    ) -> list[tuple[Any, ...]]:
+        raise NotImplementedError
+
+    def _search(self, sql: str, params: Mapping[str, Any], ef: int) -> list[tuple[Any, ...]]:
+        raise NotImplementedError
+
+    def _vector(self, embedding: Any) -> Vector:
+        raise NotImplementedError
 
 
 def core_migrations(dim: int, m: int, ef_construction: int) -> list[Migration]:
