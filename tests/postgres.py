@@ -13,12 +13,13 @@ import tempfile
 import uuid
 import warnings
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 
-__all__ = ["pg_server", "pg_url", "schema_url"]
+__all__ = ["fresh_schema", "pg_module_url", "pg_server", "pg_url", "schema_url"]
 
 
 @pytest.fixture(scope="session")
@@ -57,14 +58,30 @@ def schema_url(base: str, schema: str) -> str:
     return f"{base}{sep}options={quote(f'-csearch_path={schema},public')}"
 
 
-@pytest.fixture
-def pg_url(pg_server: str) -> Iterator[str]:
-    """A URL whose connections work in a new, empty schema (dropped after the test)."""
+@contextmanager
+def fresh_schema(server: str) -> Iterator[str]:
+    """A URL whose connections work in a new, empty schema (dropped on exit)."""
     import psycopg
 
     schema = f"t_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(pg_server, autocommit=True) as conn:
+    with psycopg.connect(server, autocommit=True) as conn:
         conn.execute(f"CREATE SCHEMA {schema}")
-    yield schema_url(pg_server, schema)
-    with psycopg.connect(pg_server, autocommit=True) as conn:
-        conn.execute(f"DROP SCHEMA {schema} CASCADE")
+    try:
+        yield schema_url(server, schema)
+    finally:
+        with psycopg.connect(server, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+@pytest.fixture
+def pg_url(pg_server: str) -> Iterator[str]:
+    """A URL whose connections work in a new, empty schema (dropped after the test)."""
+    with fresh_schema(pg_server) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def pg_module_url(pg_server: str) -> Iterator[str]:
+    """Like ``pg_url``, one schema for a whole module (e.g. service processes it shares)."""
+    with fresh_schema(pg_server) as url:
+        yield url

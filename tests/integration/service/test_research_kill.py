@@ -3,11 +3,8 @@ resumes the job, which completes without paying again for any step that had been
 
 from __future__ import annotations
 
-import os
 import signal
-import socket
 import subprocess
-import sys
 import time
 from collections import Counter
 
@@ -27,34 +24,14 @@ from tests.integration.research_fixtures import (
     rsettings,
     steps,
 )
+from tests.integration.service.processes import free_port, serve_process
 
 __all__ = ["europepmc", "eutils", "llm_server", "responder", "rsettings"]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _serve(settings: Settings, port: int) -> subprocess.Popen[bytes]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEDLIT_")}
-    env.update(env_for(settings))
-    env["MEDLIT_RESEARCH_CONCURRENCY"] = "1"
-    code = "from medlit.cli import main; main()"
-    proc = subprocess.Popen(
-        [sys.executable, "-c", code, "serve", "--port", str(port), "--workers-research", "1"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    deadline = time.monotonic() + 180
-    while True:
-        try:
-            httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1)
-            return proc
-        except httpx.TransportError:
-            assert proc.poll() is None, "medlit serve exited"
-            assert time.monotonic() < deadline, "medlit serve did not start"
-            time.sleep(0.1)
+    env = {**env_for(settings), "MEDLIT_RESEARCH_CONCURRENCY": "1"}
+    return serve_process(env, port, "--workers-research", "1")
 
 
 def _answered(server: FakeLLMServer) -> Counter[tuple[str, str]]:
@@ -74,7 +51,7 @@ def test_kill_9_of_the_server_mid_job_then_restart_completes_it(
 ) -> None:
     # q2's first article is slow: the server is killed while waiting for its extraction.
     responder.delay_pmids = {"40000004": 30.0, "40000005": 30.0}
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     proc = _serve(rsettings, port)
     try:
