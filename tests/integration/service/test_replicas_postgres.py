@@ -28,6 +28,7 @@ from tests.fakes.llm_server import FakeLLMServer, Reply
 from tests.fakes.research_responder import ARTICLES, ResearchResponder, step_of
 from tests.integration.research_fixtures import QUESTION
 from tests.integration.service.processes import free_port, serve_process, stop_process
+from tests.integration.service.test_research_kill import _answered
 from tests.integration.test_ask_flow import Q1, corpus
 
 pytestmark = pytest.mark.slow  # service processes: seconds each to start
@@ -185,3 +186,93 @@ def test_a_research_job_submitted_to_one_replica_runs_exactly_once(
     # No prompt of the job was sent twice (a second run would repeat every one of them).
     prompts = Counter(json.dumps(r["messages"], sort_keys=True) for r in research)
     assert prompts.most_common(1)[0][1] == 1
+
+
+def _job_row(url: str, job_id: str) -> tuple[str | None, dict[str, Any]]:
+    """(lease owner, job document) of a job, read from the database directly."""
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        row = conn.execute(
+            "SELECT lease_owner, data FROM research_jobs WHERE id = %s", (job_id,)
+        ).fetchone()
+    assert row is not None
+    return row[0], json.loads(row[1])
+
+
+def test_kill_9_of_the_worker_running_a_job_another_finishes_it_after_the_lease(
+    fakes: Fakes, pg_url: str, tmp_path: Path
+) -> None:
+    """Worker A runs "on another host" (so its death cannot be seen from here: only the lease
+    expiry frees the job); kill -9 mid-job; worker B, a second process, resumes it."""
+    research = fakes.responder.research
+    research.delay_pmids = {"40000004": 30.0, "40000005": 30.0}  # A dies waiting for q2
+    fakes.llm.clear()
+    env = replica_env(
+        fakes, pg_url, tmp_path / "a", MEDLIT_RESEARCH_LEASE_S="2", MEDLIT_RESEARCH_CONCURRENCY="1"
+    )
+    other_host = "import socket; socket.gethostname = lambda: 'worker-host-a'"
+    port_a, port_b = free_port(), free_port()
+    a = serve_process(
+        env, port_a, "--workers-research", "1", prelude=other_host, log=tmp_path / "a.log"
+    )
+    b: subprocess.Popen[bytes] | None = None
+    try:
+        reply = httpx.post(
+            f"http://127.0.0.1:{port_a}/v1/research",
+            json={"question": QUESTION, "depth": "quick"},
+            timeout=60,
+        )
+        assert reply.status_code == 202, reply.text
+        job_id = reply.json()["id"]
+        deadline = time.monotonic() + 180
+        while not any("Article PMID: 4000000" + n in str(r.json) for r in fakes.llm.completions
+                      for n in "45"):  # fmt: skip
+            assert time.monotonic() < deadline, "the job never reached q2"
+            time.sleep(0.05)
+        owner, doc = _job_row(pg_url, job_id)
+        assert owner is not None and owner.startswith("worker-host-a/")
+        assert doc["status"] == "EXECUTING"
+        # B runs beside A before the kill: it must leave A's live job alone.
+        env_b = {**env, "MEDLIT_HOME": str(tmp_path / "b")}
+        b = serve_process(env_b, port_b, "--workers-research", "1", log=tmp_path / "b.log")
+        time.sleep(2.5)  # longer than a lease: A renews it, B does not take the job
+        assert _job_row(pg_url, job_id)[0] == owner
+        a.kill()  # SIGKILL: no release, no last save
+        a.wait(10)
+        killed_at = time.monotonic()
+        before_kill = _answered(fakes.llm)
+        unanswered = Counter({("extract", "40000004"): 1, ("extract", "40000005"): 1})
+        answered_before = before_kill - unanswered
+        assert before_kill[("plan", "")] == 1 and sum(before_kill.values()) == 5
+        research.delay_pmids = {}
+        fakes.llm.clear()
+        deadline = time.monotonic() + 180
+        taken_at = None
+        while True:
+            holder, doc = _job_row(pg_url, job_id)
+            if taken_at is None and holder is not None and holder != owner:
+                taken_at = time.monotonic()
+            if doc["status"] in ("COMPLETED", "FAILED", "CANCELLED"):
+                break
+            assert time.monotonic() < deadline, f"the job did not finish: {doc['status']}"
+            time.sleep(0.05)
+        assert doc["status"] == "COMPLETED", doc.get("error")
+        assert doc["resumed"] == 1 and len(doc["findings"]) == 6
+        assert taken_at is not None and taken_at - killed_at < 10
+        job = httpx.get(f"http://127.0.0.1:{port_b}/v1/research/{job_id}", timeout=30).json()
+        assert job["status"] == "COMPLETED"
+    finally:
+        if a.poll() is None:
+            a.kill()
+            a.wait(10)
+        if b is not None:
+            stop_process(b)
+    after = _answered(fakes.llm)
+    # No paid step answered before the kill was asked again: no plan, no q1 extraction.
+    assert not set(answered_before) & set(after), set(answered_before) & set(after)
+    assert after[("plan", "")] == 0
+    assert sum(n for (step, _), n in after.items() if step == "extract") == 3  # q2's two, q3's
+    assert all(n == 1 for (step, _), n in after.items() if step == "extract")
+    prompts = Counter(json.dumps(r.json["messages"], sort_keys=True) for r in fakes.llm.completions)
+    assert prompts.most_common(1)[0][1] == 1  # and the resumed run asked nothing twice itself
