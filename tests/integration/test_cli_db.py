@@ -129,7 +129,7 @@ def test_migrate_creates_every_component_table(
     assert first.exit_code == 0, first.output
     assert json.loads(first.stdout)["applied"] == {
         "research": 2,
-        "memory": 1,
+        "memory": 2,
         "keys": 1,
         "verify": 1,
     }

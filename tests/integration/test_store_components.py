@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from medlit.agent.memory import MIGRATIONS as MEMORY_MIGRATIONS
 from medlit.agent.memory import ChatMemory, Turn
 from medlit.config import Settings
 from medlit.errors import NotFoundError
@@ -78,3 +79,26 @@ async def test_chat_memory_roundtrip(store: Store) -> None:
     assert (again.summary, again.turns, again.last_question) == ("+2", 2, "Question two?")
     assert memory.clear("s1") is True
     assert memory.clear("s1") is False
+
+
+def test_session_times_keep_their_precision_after_the_upgrade(store: Store) -> None:
+    """A database made before m002 (``updated_at REAL``: 4 bytes on PostgreSQL, epoch seconds
+    rounded to 128 s) is upgraded in place; its sessions survive, and times keep every digit."""
+    store.apply_migrations("memory", MEMORY_MIGRATIONS[:1])
+    with store.transaction() as conn:
+        conn.execute(
+            "INSERT INTO memory_sessions (session_id, summary, pending, turns, updated_at)"
+            " VALUES (?, ?, ?, ?, ?)",
+            ("old", "kept", "[]", 4, 1_763_000_000.0),
+        )
+    memory = ChatMemory(store, summarize_every=2, recent_turns=3)  # applies m002
+    old = memory.get("old")
+    assert (old.summary, old.turns) == ("kept", 4)
+    with store.transaction() as conn:
+        conn.execute(
+            "UPDATE memory_sessions SET updated_at = ? WHERE session_id = ?",
+            (1_763_000_000.25, "old"),
+        )
+    rows = store.read("SELECT updated_at FROM memory_sessions WHERE session_id = ?", ("old",))
+    assert rows[0][0] == 1_763_000_000.25
+    assert ChatMemory(store, summarize_every=2, recent_turns=3).get("old").turns == 4  # once

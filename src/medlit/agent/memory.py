@@ -45,7 +45,28 @@ def _create_sessions(conn: Connection) -> None:
     )
 
 
-MIGRATIONS = [_create_sessions]
+def m002_sessions_updated_at_double(conn: Connection) -> None:
+    """``updated_at`` as ``DOUBLE PRECISION``: ``REAL`` is 4 bytes on PostgreSQL, whose 24-bit
+    mantissa rounds today's epoch seconds to the nearest 128 s. The table is rebuilt (create,
+    copy, drop, rename), the one way both engines change a column's type; SQLite's ``REAL``
+    was 8 bytes already, so its values come through unchanged."""
+    for sql in (
+        """CREATE TABLE memory_sessions_v2 (
+            session_id TEXT PRIMARY KEY,
+            summary TEXT NOT NULL DEFAULT '',
+            pending TEXT NOT NULL DEFAULT '[]',
+            turns INTEGER NOT NULL DEFAULT 0,
+            updated_at DOUBLE PRECISION NOT NULL
+        )""",
+        "INSERT INTO memory_sessions_v2 (session_id, summary, pending, turns, updated_at)"
+        " SELECT session_id, summary, pending, turns, updated_at FROM memory_sessions",
+        "DROP TABLE memory_sessions",
+        "ALTER TABLE memory_sessions_v2 RENAME TO memory_sessions",
+    ):
+        conn.execute(sql)
+
+
+MIGRATIONS = [_create_sessions, m002_sessions_updated_at_double]
 
 
 def session_key(namespace: str, session_id: str) -> str:
