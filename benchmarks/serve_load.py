@@ -21,6 +21,21 @@ slow). Then:
 Reports throughput and p50/p99 latency of the hits (HTTP and in-process), the misses and
 research jobs done beside them, and errors. Last line:
 ``hit_rps=... hit_p99_ms=... in_process_ratio=... errors=N``.
+
+``--replicas R`` (R >= 2) measures the shared PostgreSQL deployment instead::
+
+    python benchmarks/serve_load.py --replicas 2 --raw-clients --clients 32 --duration 10
+
+R ``medlit serve`` processes (each its own home, as on R hosts) on one PostgreSQL database (a
+pgserver in a temp dir, or ``--database-url``). N questions are warmed through the first
+replica and kept if they are tier-1 hits through the last one (the cache is the database's).
+Then the same hit load runs twice in one run: every client on replica 1 only, then the clients
+spread over all R replicas (no misses, no research: hits only). Reports each phase's hit
+throughput and p50/p99, the CPU the replicas used and how busy the machine's cores were, and
+the ratio. On a machine with fewer cores than replicas + PostgreSQL + clients, the ratio
+measures the machine, not the design: the CPU columns say which. Last line:
+``replicas=R one_replica_rps=... replicas_rps=... replica_ratio=... machine_busy_pct=...
+cores=N errors=N``.
 """
 
 from __future__ import annotations
@@ -28,6 +43,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import subprocess
 import sys
@@ -42,6 +58,7 @@ import uvloop
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))  # pg_bench
 
 from tests.fakes.eutils_server import FakeEutils  # noqa: E402
 from tests.fakes.evidence_llm import EvidenceResponder  # noqa: E402
@@ -204,6 +221,7 @@ def drive_main(args: argparse.Namespace) -> None:
     """Entry point of a client process: read the plan, drive, print the results as JSON."""
     plan = json.loads(Path(args.drive).read_text())
     part = plan["parts"][args.part]
+    plan["url"] = part.get("url", plan["url"])  # --replicas: each part drives one replica
     if plan.get("raw"):
 
         async def both() -> Any:
@@ -290,6 +308,183 @@ def run_research(server: ServiceServer, stop_at: float, done: list[str]) -> None
     server.submit(jobs())
 
 
+# -- --replicas: several service processes on one PostgreSQL -----------------------------------
+def _proc_cpu(pid: int) -> tuple[int, int]:
+    """(parent pid, user + system jiffies) of a process; (0, 0) if it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0, 0
+    rest = stat[stat.rindex(")") + 2 :].split()
+    return int(rest[1]), int(rest[11]) + int(rest[12])
+
+
+def cpu_sample(pids: list[int], postmaster: int) -> dict[str, int]:
+    """Jiffies so far: the machine's (busy, all), ``pids``', PostgreSQL's (the postmaster's
+    children: one per connection), and this process's finished children (the clients)."""
+    import resource
+
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle + iowait
+    pg = 0
+    if postmaster:
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                parent, used = _proc_cpu(int(entry.name))
+                pg += used if parent == postmaster or int(entry.name) == postmaster else 0
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    ticks = os.sysconf("SC_CLK_TCK")
+    return {
+        "busy": sum(fields) - idle,
+        "all": sum(fields),
+        "replicas": sum(_proc_cpu(pid)[1] for pid in pids),
+        "postgres": pg,
+        "clients": int((kids.ru_utime + kids.ru_stime) * ticks),
+    }
+
+
+def drive_phase(
+    urls: list[str],
+    hits: list[str],
+    args: argparse.Namespace,
+    tmp: Path,
+    pids: list[int],
+    postmaster: int,
+) -> dict[str, Any]:
+    """Drive the hit load spread over ``urls``; the results with the CPU used meanwhile."""
+    procs = max(1, min(args.client_procs, args.clients))
+    parts = [
+        {
+            "clients": args.clients // procs + (i < args.clients % procs),
+            "misses": [],
+            "url": urls[i % len(urls)],
+        }
+        for i in range(procs)
+    ]
+    plan = tmp / f"plan-{len(urls)}.json"
+    plan.write_text(
+        json.dumps(
+            {
+                "url": urls[0],
+                "hits": hits,
+                "parts": parts,
+                "duration": args.duration,
+                "raw": args.raw_clients,
+            }
+        )
+    )
+    before = cpu_sample(pids, postmaster)
+    load = drive_all(plan, procs, args.duration + 300)
+    after = cpu_sample(pids, postmaster)
+    used = {key: after[key] - before[key] for key in before}
+    ticks = os.sysconf("SC_CLK_TCK")
+    load["machine_busy"] = used["busy"] / max(used["all"], 1)
+    for key in ("replicas", "postgres", "clients"):
+        load[f"{key}_cores"] = used[key] / ticks / load["wall"]
+    return load
+
+
+def _postmaster(url: str) -> int:
+    """The pid of the PostgreSQL server's postmaster when it runs on this machine, else 0."""
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        row = conn.execute("SELECT pg_backend_pid()").fetchone()
+    parent = _proc_cpu(int(row[0]))[0] if row else 0
+    return parent if parent > 1 else 0
+
+
+def replicas_main(args: argparse.Namespace) -> None:
+    """Hit throughput of one replica, then of ``args.replicas``, on one PostgreSQL."""
+    from tests.integration.service.processes import free_port, serve_process, stop_process
+
+    from pg_bench import pg_server
+
+    configure_logging("error")
+    eutils, questions, corpus_name = corpus_and_questions()
+    random.Random(7).shuffle(questions)
+    warm = questions[: args.warm]
+    cores = os.cpu_count() or 1
+    with (
+        tempfile.TemporaryDirectory() as tmp_name,
+        eutils,
+        FakeLLMServer() as llm,
+        pg_server(args.database_url, Path(tmp_name)) as db_url,
+    ):
+        tmp = Path(tmp_name)
+        llm.responder = Responder(args.llm_delay)
+        env = {
+            "MEDLIT_DATABASE_URL": db_url,
+            "MEDLIT_PUBMED_BASE_URL": eutils.base_url,
+            "MEDLIT_PUBMED_REQUESTS_PER_SECOND": "50",
+            "MEDLIT_EUROPEPMC_ENABLED": "false",
+            "MEDLIT_LOCAL_ENABLED": "false",
+            "MEDLIT_LLM_BASE_URL": llm.base_url,
+            "MEDLIT_LLM_MODEL": "fake-model",
+            "MEDLIT_LOG_LEVEL": "error",
+            "MEDLIT_SERVICE_RESEARCH_WORKERS": "1",
+        }
+        servers: list[subprocess.Popen[bytes]] = []
+        urls: list[str] = []
+        try:
+            for i in range(args.replicas):
+                port = free_port()
+                home = {"MEDLIT_HOME": str(tmp / f"replica-{i}")}
+                log = tmp / f"replica-{i}.log"
+                servers.append(serve_process({**env, **home}, port, log=log))
+                urls.append(f"http://127.0.0.1:{port}")
+            hits = []
+            with httpx.Client(timeout=120) as client:
+                for question in warm:
+                    body = {"question": question}
+                    client.post(f"{urls[0]}/v1/ask", json=body).raise_for_status()
+                    replies = [client.post(f"{u}/v1/ask", json=body).json() for u in urls]
+                    if all(r["cache"]["tier1"] == "hit" for r in replies):
+                        hits.append(question)  # a hit through every replica
+            if not hits:
+                raise SystemExit("no warmed question was admitted to the answer cache")
+            pids = [p.pid for p in servers]
+            postmaster = _postmaster(db_url)
+            one = drive_phase(urls[:1], hits, args, tmp, pids, postmaster)
+            many = drive_phase(urls, hits, args, tmp, pids, postmaster)
+        finally:
+            for proc in servers:
+                stop_process(proc)
+    rates = [len(r["hit_lat"]) / r["wall"] for r in (one, many)]
+    ratio = rates[1] / rates[0] if rates[0] else float("nan")
+    errors = len(one["errors"]) + len(many["errors"])
+    kind = "raw" if args.raw_clients else "httpx"
+    where = "given" if args.database_url else "pgserver (local)"
+    print(f"corpus: {corpus_name}; {len(hits)} of {len(warm)} warmed questions hit through "
+          f"every replica; {args.clients} {kind} clients in "
+          f"{max(1, min(args.client_procs, args.clients))} processes, {args.duration:.0f} s "
+          f"per phase; PostgreSQL: {where}")  # fmt: skip
+    print("CPU in cores used on average over the phase (of the machine's "
+          f"{cores}); 'machine busy' counts every process on it, ours or not.")  # fmt: skip
+    head = ("replicas", "hits/s", "p50 ms", "p99 ms", "not hits", "errors", "replicas CPU",
+            "postgres CPU", "clients CPU", "machine busy")  # fmt: skip
+    print("  ".join(f"{h:>12}" for h in head))
+    for n, rate, r in ((1, rates[0], one), (args.replicas, rates[1], many)):
+        p50, p99 = summary(r["hit_lat"])
+        cells = (str(n), f"{rate:.0f}", f"{p50:.1f}", f"{p99:.1f}", str(r["not_hits"]),
+                 str(len(r["errors"])), f"{r['replicas_cores']:.2f}",
+                 f"{r['postgres_cores']:.2f}", f"{r['clients_cores']:.2f}",
+                 f"{r['machine_busy'] * 100:.0f} %")  # fmt: skip
+        print("  ".join(f"{c:>12}" for c in cells))
+    for line in (one["errors"] + many["errors"])[:5]:
+        print(f"  error: {line}")
+    bound = max(one["machine_busy"], many["machine_busy"])
+    if bound > 0.9:
+        print(f"CPU bound: the machine's {cores} cores were {bound * 100:.0f} % busy (clients, "
+              "replicas, PostgreSQL and everything else on it): more replicas cannot add "
+              "throughput here; the ratio is the machine's, not the design's.")  # fmt: skip
+    print(
+        f"replicas={args.replicas} one_replica_rps={rates[0]:.0f} replicas_rps={rates[1]:.0f} "
+        f"replica_ratio={ratio:.2f} machine_busy_pct={bound * 100:.0f} cores={cores} "
+        f"errors={errors}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--warm", type=int, default=20, help="Questions warmed (N).")
@@ -311,11 +506,26 @@ def main() -> None:
         help="Bare HTTP/1.1 connections instead of httpx for the hit clients (the server's own "
         "capacity, without the clients' CPU); the miss stream still uses httpx.",
     )
+    parser.add_argument(
+        "--replicas",
+        type=int,
+        default=1,
+        help="R >= 2: R medlit serve processes on one PostgreSQL; hit throughput of one "
+        "replica, then of all R, in the same run (hits only).",
+    )
+    parser.add_argument(
+        "--database-url",
+        help="PostgreSQL for --replicas (default: a pgserver in a temp dir; give an empty "
+        "database).",
+    )
     parser.add_argument("--drive", help=argparse.SUPPRESS)  # a client process
     parser.add_argument("--part", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.drive:
         drive_main(args)
+        return
+    if args.replicas > 1:
+        replicas_main(args)
         return
     configure_logging("error")
     eutils, questions, corpus_name = corpus_and_questions()
