@@ -259,3 +259,41 @@ def test_close_during_a_background_flush_does_not_deadlock(
     assert not flusher.is_alive() and not closer.is_alive(), "close and a flush deadlocked"
     with SqliteStore(tmp_path / "c.sqlite3") as again:
         assert again.get_articles(["pmid:1"])["pmid:1"].last_used_at > 0
+
+
+class CountingStore(SqliteStore):
+    """The real store, counting its tier-1 searches (each is a round trip on PostgreSQL)."""
+
+    searches = 0
+
+    def search_answers(self, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        self.searches += 1
+        return super().search_answers(*args, **kwargs)  # type: ignore[arg-type]
+
+
+def test_a_lookup_is_one_search_even_when_other_settings_crowd_the_namespace(
+    tmp_path: Path, embedder: MemoEmbedder
+) -> None:
+    with CountingStore(tmp_path / "c.sqlite3") as store:
+        cache = AnswerCache(store, CacheSettings())
+        vec = embedder.embed([Q])[0]
+        for reason, fingerprint in (("nothing_similar", "fp"), ("fingerprint_mismatch", "new")):
+            if reason == "fingerprint_mismatch":
+                cache.add_query(Q, vec, answer(), namespace="default", fingerprint="fp")
+            before = store.searches
+            assert lookup(cache, embedder, Q, fingerprint=fingerprint).miss_reason == reason
+            assert store.searches == before + 1
+        before = store.searches
+        assert lookup(cache, embedder, Q).hit and store.searches == before + 1
+        # More answers of other settings than one search returns, all as close as ours
+        # (ours is the newest: last among equals): still found, by a second search.
+        for i in range(cache.max_candidates * 4):
+            cache.add_query(Q, vec, answer(), namespace="default", fingerprint=f"old{i}")
+        cache.add_query(Q, vec, answer("2"), namespace="default", fingerprint="fp")
+        before = store.searches
+        hit = lookup(cache, embedder, Q)
+        assert hit.hit and hit.entry is not None and hit.entry.citations[0].pmid == "2"
+        assert store.searches == before + 2
+        assert lookup(cache, embedder, Q, fingerprint="other").miss_reason == (
+            "fingerprint_mismatch"
+        )

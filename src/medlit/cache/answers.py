@@ -314,13 +314,22 @@ class AnswerCache:
             self.maintain()
         cutoff = self.clock() - cfg.answer_ttl_s  # the same comparison as maintain()'s purge
         floor = cfg.tau if band_lower is None else min(band_lower, cfg.tau)
-        found = self.store.search_answers(
-            embedding,
-            min_similarity=floor,
-            namespace=namespace,
-            fingerprint=fingerprint,
-            limit=self.max_candidates,
+        # One search of the namespace, any settings: its candidates of these settings are the
+        # lookup's, and on a miss the rest tell whether the question is cached under other
+        # settings (a second search, a second database round trip, only if the list is full).
+        wide = self.max_candidates * 4
+        scoped = self.store.search_answers(
+            embedding, min_similarity=floor, namespace=namespace, limit=wide
         )
+        found = [(r, s) for r, s in scoped if r.fingerprint == fingerprint][: self.max_candidates]
+        if len(scoped) == wide and len(found) < self.max_candidates:
+            found = self.store.search_answers(
+                embedding,
+                min_similarity=floor,
+                namespace=namespace,
+                fingerprint=fingerprint,
+                limit=self.max_candidates,
+            )
         above = [(r, s) for r, s in found if s >= cfg.tau]
         expired: list[int] = []
         first: AnswerLookup | None = None
@@ -339,9 +348,9 @@ class AnswerCache:
                 candidates=len(above),
             )
         if first is None:
-            other = self.store.search_answers(
-                embedding, min_similarity=cfg.tau, namespace=namespace, limit=1
-            )
+            # Nothing of these settings reached tau, so an answer at tau in the namespace (best
+            # first: it would lead the list) is one of other settings.
+            other = bool(scoped) and scoped[0][1] >= cfg.tau
             miss: MissReason = "fingerprint_mismatch" if other else "nothing_similar"
             first = AnswerLookup(hit=False, miss_reason=miss)
         band: list[tuple[AnswerRecord, float]] = []

@@ -35,7 +35,7 @@ from medlit.config import mask_url
 from medlit.errors import StorageError
 from medlit.storage._pg_answers import PgAnswerOps
 from medlit.storage._pg_evidence import PgEvidenceOps
-from medlit.storage._pg_sql import PgConnection, core_migrations, qmark_to_psycopg
+from medlit.storage._pg_sql import EF_MAX, PgConnection, core_migrations, qmark_to_psycopg
 from medlit.storage.base import Migration, Vector
 
 if TYPE_CHECKING:
@@ -44,7 +44,6 @@ if TYPE_CHECKING:
 __all__ = ["PostgresStore"]
 
 _MEMO_CAP = 100_000
-_EF_MAX = 1000  # pgvector's ceiling for hnsw.ef_search
 _TABLES = ("answers", "articles", "chunks", "embedding_memo", "counters")
 
 
@@ -142,7 +141,7 @@ class PostgresStore(PgAnswerOps, PgEvidenceOps):
 
     def _set_ef(self, conn: psycopg.Connection[Any], ef: int) -> None:
         """Set the connection's HNSW candidate list (a no-op when it already has it)."""
-        ef = min(max(int(ef), 1), _EF_MAX)
+        ef = min(max(int(ef), 1), EF_MAX)
         if getattr(self._local, "conn", None) is conn:  # inside a transaction: local only
             conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef),))
             return
@@ -230,11 +229,25 @@ class PostgresStore(PgAnswerOps, PgEvidenceOps):
             raise StorageError(f"database read failed: {exc}") from exc
 
     def _search(self, sql: str, params: Mapping[str, Any], ef: int) -> list[tuple[Any, ...]]:
-        """A vector search with the given HNSW candidate list, prepared, binary results."""
+        """A vector search with the given HNSW candidate list, prepared, binary results.
+
+        A connection keeps the last ``ef_search`` set on it; when this search needs another
+        one (the two tiers alternate on pooled connections), the ``SET`` and the search go
+        out together in one pipeline: one round trip either way.
+        """
         try:
             with self._conn() as conn:
-                self._set_ef(conn, ef)
-                return conn.execute(sql, params, binary=True, prepare=True).fetchall()
+                held = getattr(self._local, "conn", None) is conn
+                if not held and self._ef.get(conn) == min(max(int(ef), 1), EF_MAX):
+                    return conn.execute(sql, params, binary=True, prepare=True).fetchall()
+                try:
+                    with conn.pipeline():
+                        self._set_ef(conn, ef)
+                        cur = conn.execute(sql, params, binary=True, prepare=True)
+                    return cur.fetchall()
+                except psycopg.Error:
+                    self._ef.pop(conn, None)  # the SET may not have run: set it next time
+                    raise
         except psycopg.Error as exc:
             raise StorageError(f"database read failed: {exc}") from exc
 
