@@ -14,7 +14,7 @@ from tests.fakes.eutils_server import FakeEutils
 from tests.fakes.llm_server import FakeLLMServer
 from tests.fakes.research_responder import ARTICLES, ResearchResponder, step_of
 
-__all__ = ["QUESTION", "env_for", "europepmc", "eutils", "llm_server", "responder",
+__all__ = ["QUESTION", "answered", "env_for", "europepmc", "eutils", "llm_server", "responder",
            "rsettings", "steps"]  # fmt: skip
 
 QUESTION = "Does aspirin prevent recurrent ischaemic stroke, and at what bleeding cost?"
@@ -74,3 +74,14 @@ def env_for(settings: Settings) -> dict[str, str]:
 def steps(server: FakeLLMServer) -> Counter[str]:
     """How many LLM requests of each research step the fake has seen."""
     return Counter(step_of(r.json) for r in server.completions)
+
+
+def answered(server: FakeLLMServer) -> Counter[tuple[str, str]]:
+    """(step, PMID named in the prompt) of the requests the fake has answered."""
+    out: Counter[tuple[str, str]] = Counter()
+    for record in server.completions:
+        text = str(record.json)
+        pmid = next((p for p in ("40000001", "40000002", "40000003", "40000004", "40000005",
+                                 "40000006", "40000007") if f"PMID: {p}" in text), "")  # fmt: skip
+        out[(step_of(record.json), pmid)] += 1
+    return out

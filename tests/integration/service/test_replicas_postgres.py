@@ -26,9 +26,8 @@ from tests.fakes.eutils_server import FakeEutils
 from tests.fakes.evidence_llm import EvidenceResponder
 from tests.fakes.llm_server import FakeLLMServer, Reply
 from tests.fakes.research_responder import ARTICLES, ResearchResponder, step_of
-from tests.integration.research_fixtures import QUESTION
+from tests.integration.research_fixtures import QUESTION, answered
 from tests.integration.service.processes import free_port, serve_process, stop_process
-from tests.integration.service.test_research_kill import _answered
 from tests.integration.test_ask_flow import Q1, corpus
 
 pytestmark = pytest.mark.slow  # service processes: seconds each to start
@@ -241,7 +240,7 @@ def test_kill_9_of_the_worker_running_a_job_another_finishes_it_after_the_lease(
         a.kill()  # SIGKILL: no release, no last save
         a.wait(10)
         killed_at = time.monotonic()
-        before_kill = _answered(fakes.llm)
+        before_kill = answered(fakes.llm)
         unanswered = Counter({("extract", "40000004"): 1, ("extract", "40000005"): 1})
         answered_before = before_kill - unanswered
         assert before_kill[("plan", "")] == 1 and sum(before_kill.values()) == 5
@@ -268,7 +267,7 @@ def test_kill_9_of_the_worker_running_a_job_another_finishes_it_after_the_lease(
             a.wait(10)
         if b is not None:
             stop_process(b)
-    after = _answered(fakes.llm)
+    after = answered(fakes.llm)
     # No paid step answered before the kill was asked again: no plan, no q1 extraction.
     assert not set(answered_before) & set(after), set(answered_before) & set(after)
     assert after[("plan", "")] == 0

@@ -13,9 +13,10 @@ import pytest
 
 from medlit.config import Settings
 from tests.fakes.llm_server import FakeLLMServer
-from tests.fakes.research_responder import ResearchResponder, step_of
+from tests.fakes.research_responder import ResearchResponder
 from tests.integration.research_fixtures import (
     QUESTION,
+    answered,
     env_for,
     europepmc,
     eutils,
@@ -32,17 +33,6 @@ __all__ = ["europepmc", "eutils", "llm_server", "responder", "rsettings"]
 def _serve(settings: Settings, port: int) -> subprocess.Popen[bytes]:
     env = {**env_for(settings), "MEDLIT_RESEARCH_CONCURRENCY": "1"}
     return serve_process(env, port, "--workers-research", "1")
-
-
-def _answered(server: FakeLLMServer) -> Counter[tuple[str, str]]:
-    """(step, PMID named in the prompt) of the requests the fake has answered."""
-    out: Counter[tuple[str, str]] = Counter()
-    for record in server.completions:
-        text = str(record.json)
-        pmid = next((p for p in ("40000001", "40000002", "40000003", "40000004", "40000005",
-                                 "40000006", "40000007") if f"PMID: {p}" in text), "")  # fmt: skip
-        out[(step_of(record.json), pmid)] += 1
-    return out
 
 
 @pytest.mark.slow
@@ -71,7 +61,7 @@ def test_kill_9_of_the_server_mid_job_then_restart_completes_it(
     before_kill = steps(llm_server)
     assert before_kill == {"plan": 1, "extract": 4}  # q1's three, q2's first (never answered)
     unanswered = Counter({("extract", "40000004"): 1, ("extract", "40000005"): 1})
-    answered_before = _answered(llm_server) - unanswered
+    answered_before = answered(llm_server) - unanswered
 
     responder.delay_pmids = {}
     llm_server.clear()
@@ -89,7 +79,7 @@ def test_kill_9_of_the_server_mid_job_then_restart_completes_it(
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(30)
-    after = _answered(llm_server)
+    after = answered(llm_server)
     # Nothing answered before the kill was asked for again: no plan, no q1 extraction.
     assert not set(answered_before) & set(after), set(answered_before) & set(after)
     assert steps(llm_server)["plan"] == 0
