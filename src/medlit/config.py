@@ -254,7 +254,7 @@ class VerifyBandSettings(_Section):
         None,
         gt=0,
         le=1,
-        description="P('SAME') from the token logprobs, the lower of both question orders, "
+        description="P('Yes') from the token logprobs, the lower of both question orders, "
         "that a verified hit needs. None: the value shipped for the verifier model "
         "(medlit.cache.verify.CALIBRATED_THRESHOLDS), and no band for a model without one. "
         "Set it from benchmarks/cache_pairs.py --calibrate for another model.",
@@ -263,7 +263,7 @@ class VerifyBandSettings(_Section):
         0.88,
         ge=0,
         le=1,
-        description="Only where the provider gives no logprobs: a plain one-word SAME in both "
+        description="Only where the provider gives no logprobs: a plain one-word Yes in both "
         "orders is accepted, and only at cosine >= this (stricter than `lower`: a one-word "
         "vote of a small model accepts many different questions).",
     )
