@@ -17,6 +17,7 @@ import pytest
 from medlit.cache import AnswerCache, AnswerLookup
 from medlit.cache.verify import (
     CALIBRATED_THRESHOLDS,
+    TASK,
     HitVerifier,
     open_verifier,
     question_key,
@@ -222,8 +223,11 @@ async def test_timeouts_and_errors_are_misses_not_failures(
     cache = cache_with_entry(store)
     slow = verifier_for(llm, band(timeout_s=0.3))
     server.enqueue(Reply.scored(SAME, delay_s=2.0))
-    found = await look(cache, slow, 0.85)
+    with usage_scope() as usage:
+        found = await look(cache, slow, 0.85)
     assert not found.hit and found.miss_reason == "not_verified" and found.verify_calls == 1
+    # The abandoned call was sent (and may be billed): it counts, as a failed call.
+    assert usage.llm[TASK].calls == 1 and usage.llm[TASK].failed == 1
     server.enqueue(Reply.server_error())
     failed = await look(cache, verifier_for(llm), 0.85)
     assert not failed.hit and failed.miss_reason == "not_verified"
