@@ -240,6 +240,8 @@ class Assistant:
             ValidationError: empty or too long question, unknown source.
             SourceError, LLMError, StorageError: when the work cannot be done at all.
         """
+        import anyio.to_thread
+
         from medlit.agent.memory import session_key
         from medlit.agent.nodes import timed
 
@@ -259,7 +261,8 @@ class Assistant:
                 fingerprint=deps.fingerprint(names),
             )
             if session_id:
-                memory = deps.memory().get(session_key(tenant, session_id))
+                key = session_key(tenant, session_id)
+                memory = await anyio.to_thread.run_sync(lambda: deps.memory().get(key))
                 state["memory_summary"] = memory.render()
                 state["previous_question"] = memory.last_question
             nodes = self._get_nodes()

@@ -61,6 +61,13 @@ class KeyVerifier:
         self._seen: dict[str, tuple[float, ApiKey | None]] = {}
         self._count: tuple[float, int] = (-1e18, 0)
 
+    def any_keys_cached(self) -> bool | None:
+        """:meth:`any_keys` when the remembered answer is fresh, else None (without the store:
+        the event loop may call it)."""
+        with self._lock:
+            at, count = self._count
+        return None if time.monotonic() - at > self._ttl else count > 0
+
     def any_keys(self) -> bool:
         """Whether at least one active key exists."""
         now = time.monotonic()
@@ -96,6 +103,8 @@ async def current_tenant(
     verifier: KeyVerifier = state.extras["verifier"]  # type: ignore[assignment]
     if credentials is None:
         required = state.require_keys
+        if required is None:
+            required = verifier.any_keys_cached()
         if required is None:
             required = await anyio.to_thread.run_sync(verifier.any_keys)
         if required:
