@@ -28,6 +28,7 @@ from medlit.service.auth import KeyVerifier
 from medlit.service.deps import ServiceState
 from medlit.service.flights import AskFlights
 from medlit.service.keys import KeyStore
+from medlit.service.leases import AskLeases
 from medlit.service.limits import KeyRateLimiter
 from medlit.service.metrics import MetricsMiddleware, ServiceMetrics
 from medlit.service.problems import install_problem_handlers, problem_body
@@ -69,6 +70,7 @@ def create_app(
             settings.service.rate_limit_burst,
         ),
         flights=AskFlights(),
+        leases=AskLeases(runtime.store),
     )
     state.extras["verifier"] = KeyVerifier(keys, settings.service.key_cache_s)
 

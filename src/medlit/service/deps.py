@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from medlit.assistant import Assistant
     from medlit.service.flights import AskFlights
     from medlit.service.keys import KeyStore
+    from medlit.service.leases import AskLeases
     from medlit.service.limits import KeyRateLimiter
     from medlit.service.metrics import ServiceMetrics
 
@@ -39,7 +40,8 @@ class ServiceState:
             tenant ``default``; None: keys are needed as soon as one exists.
         metrics: the Prometheus metrics of this app.
         limiter: per-key request limits (counted in the store).
-        flights: single-flight of identical asks.
+        flights: single-flight of identical asks (in this process).
+        leases: single-flight of identical asks across processes over one store.
         extras: room for other parts of the service (the research worker pool...).
     """
 
@@ -50,6 +52,7 @@ class ServiceState:
     metrics: ServiceMetrics
     limiter: KeyRateLimiter
     flights: AskFlights
+    leases: AskLeases
     extras: dict[str, object] = field(default_factory=dict)
 
 
