@@ -275,7 +275,8 @@ class Assistant:
                 await _run_node(state, name, nodes)
             state["planned"] = True
             lease: contextlib.AbstractAsyncContextManager[bool] = contextlib.nullcontext(False)
-            if miss_lease is not None and use_cache and not state.get("cache_hit"):
+            cached = use_cache and self.settings.cache.enabled  # else waiting cannot help
+            if miss_lease is not None and cached and not state.get("cache_hit"):
                 lease = miss_lease()
             async with lease as waited:
                 if waited:  # another process answered the same question meanwhile
