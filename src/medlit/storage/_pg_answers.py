@@ -67,7 +67,8 @@ class PgAnswerOps(PgStoreParts):
     """Mixin: needs ``transaction``, ``_fetch``, ``_search`` and ``_vector`` from the store."""
 
     #: Tier-1 rows a search examined (namespace rows scanned, or index candidates), all
-    #: searches together: tests check that a tenant's lookup reads its own rows only.
+    #: searches together: tests check that a tenant's lookup reads its own rows only. (A scan
+    #: that returns no row cannot say how many it read: it adds 0.)
     answer_candidates = 0
 
     def insert_answer(
