@@ -334,6 +334,13 @@ class CacheSettings(_Section):
         description="HNSW candidate list of the tier-1 (answers) index: a hundred thousand "
         "questions keep full recall at 64, and every lookup pays for a wider list.",
     )
+    answer_exact_scan_max: int = Field(
+        5_000,
+        ge=0,
+        description="PostgreSQL: a tier-1 lookup in a namespace of at most this many answers "
+        "scans that namespace's rows exactly (its work never depends on another tenant's "
+        "answers; ~2 us a row); a bigger namespace uses the shared HNSW index, filtered.",
+    )
     flush_interval_s: float = Field(
         1.0,
         ge=0,
