@@ -24,7 +24,7 @@ default settings on the whole file.
 
 ``--verify`` adds the verified band (:mod:`medlit.cache.verify`) through the configured LLM
 (``MEDLIT_LLM_*``, task ``verify_cache_hit``): every pair whose similarity is in
-``[--band-lower, tau)`` and that passed the guard is scored by the verifier (P("SAME"), both
+``[--band-lower, tau)`` and that passed the guard is scored by the verifier (P("Yes"), both
 orders, the lower; the second order is not asked when the first is below 0.5). Scores are kept
 in ``--scores FILE`` (default under /tmp, per model) so reruns cost no call. It reports, for the
 whole file and in grouped CV by doctor (threshold chosen on the other folds: the lowest whose

@@ -1,6 +1,6 @@
 """Verifier scores of question pairs, cached in a JSON-lines file (used by cache_pairs.py).
 
-Each verification takes seconds on a small local model, so every P("SAME") asked is written to
+Each verification takes seconds on a small local model, so every P("Yes") asked is written to
 ``--scores FILE`` at once and never asked again: a rerun, a CV split or a new threshold costs no
 call. A line is ``{"key", "model", "prompt", "p", "top"}``, keyed by model, prompt version and
 the two questions in the order asked.
@@ -28,7 +28,7 @@ def pair_key(model: str, first: str, second: str) -> str:
 
 
 class ScoreFile:
-    """P(SAME) per (model, prompt, first, second), appended to a JSON-lines file."""
+    """P(Yes) per (model, prompt, first, second), appended to a JSON-lines file."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -177,7 +177,7 @@ def accepted(row: BandRow, threshold: float) -> bool:
 
 
 def evaluate(rows: list[BandRow], threshold: float) -> BandResult:
-    """Hits at tau plus band pairs whose lower P(SAME) reaches ``threshold``."""
+    """Hits at tau plus band pairs whose lower P(Yes) reaches ``threshold``."""
     good = bad = band_good = band_bad = calls = 0.0
     for row in rows:
         verified = accepted(row, threshold)
@@ -212,7 +212,7 @@ def report(
 ) -> tuple[float, BandResult, float]:
     """Print the threshold sweep and grouped CV; returns (the whole file's calibrated
     threshold, the pooled held-out result, held-out verification calls per verified hit)."""
-    print(f"\nverified band, verifier {model!r} (P(SAME), both orders, the lower):")
+    print(f"\nverified band, verifier {model!r} (P(Yes), both orders, the lower):")
     print(
         f"{'thr':>5} | {'band hits':>9} {'wrong':>5} {'b.prec':>6} | {'prec':>6} {'recall':>6} "
         f"{'wrong':>6} | {'calls':>6} {'calls/hit':>9}"

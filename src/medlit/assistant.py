@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Callable
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -225,6 +226,7 @@ class Assistant:
         use_cache: bool = True,
         *,
         namespace: str | None = None,
+        miss_lease: Callable[[], contextlib.AbstractAsyncContextManager[bool]] | None = None,
     ) -> AskResult:
         """Answer ``question`` with citations.
 
@@ -235,11 +237,16 @@ class Assistant:
             use_cache: False answers from a fresh search, neither cache read, tier 1 not written.
             namespace: the tenant whose tier-1 answers and sessions this question uses
                 (default: ``settings.namespace``). Tier 2 is shared by every tenant.
+            miss_lease: on a tier-1 miss, held around the answer's work (the service's lease
+                shared by replicas); it yields True when it had to wait for another process's
+                identical ask, and the cache is then looked up again before any work.
 
         Raises:
             ValidationError: empty or too long question, unknown source.
             SourceError, LLMError, StorageError: when the work cannot be done at all.
         """
+        import anyio.to_thread
+
         from medlit.agent.memory import session_key
         from medlit.agent.nodes import timed
 
@@ -259,28 +266,33 @@ class Assistant:
                 fingerprint=deps.fingerprint(names),
             )
             if session_id:
-                memory = deps.memory().get(session_key(tenant, session_id))
+                key = session_key(tenant, session_id)
+                memory = await anyio.to_thread.run_sync(lambda: deps.memory().get(key))
                 state["memory_summary"] = memory.render()
                 state["previous_question"] = memory.last_question
             nodes = self._get_nodes()
             for name in ("plan_query", "query_cache"):
-                update = await timed(name, getattr(nodes, name))(state)
-                timings = merge_timings(state.get("timings"), update.pop("timings", {}))
-                state.update(update)  # type: ignore[typeddict-item]
-                state["timings"] = timings
+                await _run_node(state, name, nodes)
             state["planned"] = True
-            if state.get("cache_hit"):
-                # The fast path: no LangGraph, no LLM, no source client.
-                update = await timed("update_memory", nodes.update_memory)(state)
-                state["timings"] = merge_timings(state["timings"], update.get("timings", {}))
-                final: AgentState = state
-            else:
-                from medlit.agent.graph import recursion_limit
+            lease: contextlib.AbstractAsyncContextManager[bool] = contextlib.nullcontext(False)
+            cached = use_cache and self.settings.cache.enabled  # else waiting cannot help
+            if miss_lease is not None and cached and not state.get("cache_hit"):
+                lease = miss_lease()
+            async with lease as waited:
+                if waited:  # another process answered the same question meanwhile
+                    await _run_node(state, "query_cache", nodes)
+                if state.get("cache_hit"):
+                    # The fast path: no LangGraph, no LLM, no source client.
+                    update = await timed("update_memory", nodes.update_memory)(state)
+                    state["timings"] = merge_timings(state["timings"], update.get("timings", {}))
+                    final: AgentState = state
+                else:
+                    from medlit.agent.graph import recursion_limit
 
-                graph = self._get_graph()
-                config = {"recursion_limit": recursion_limit(self.settings.agent.max_iterations)}
-                async with self._miss_slot():
-                    final = await graph.ainvoke(state, config=config)
+                    graph = self._get_graph()
+                    limit = recursion_limit(self.settings.agent.max_iterations)
+                    async with self._miss_slot():
+                        final = await graph.ainvoke(state, config={"recursion_limit": limit})
         return AskResult.from_state(final, usage, (time.perf_counter() - start) * 1000.0)
 
     def _miss_slot(self) -> contextlib.AbstractAsyncContextManager[object]:
@@ -303,6 +315,16 @@ class Assistant:
 
             self._graph = build_graph(self._get_nodes())
         return self._graph
+
+
+async def _run_node(state: AgentState, name: str, nodes: AskNodes) -> None:
+    """Run one node of the ask graph outside the graph, merging its update into ``state``."""
+    from medlit.agent.nodes import timed
+
+    update = await timed(name, getattr(nodes, name))(state)
+    timings = merge_timings(state.get("timings"), update.pop("timings", {}))
+    state.update(update)  # type: ignore[typeddict-item]
+    state["timings"] = timings
 
 
 async def ask(

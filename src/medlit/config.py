@@ -254,7 +254,7 @@ class VerifyBandSettings(_Section):
         None,
         gt=0,
         le=1,
-        description="P('SAME') from the token logprobs, the lower of both question orders, "
+        description="P('Yes') from the token logprobs, the lower of both question orders, "
         "that a verified hit needs. None: the value shipped for the verifier model "
         "(medlit.cache.verify.CALIBRATED_THRESHOLDS), and no band for a model without one. "
         "Set it from benchmarks/cache_pairs.py --calibrate for another model.",
@@ -263,7 +263,7 @@ class VerifyBandSettings(_Section):
         0.88,
         ge=0,
         le=1,
-        description="Only where the provider gives no logprobs: a plain one-word SAME in both "
+        description="Only where the provider gives no logprobs: a plain one-word Yes in both "
         "orders is accepted, and only at cosine >= this (stricter than `lower`: a one-word "
         "vote of a small model accepts many different questions).",
     )
@@ -333,6 +333,13 @@ class CacheSettings(_Section):
         ge=8,
         description="HNSW candidate list of the tier-1 (answers) index: a hundred thousand "
         "questions keep full recall at 64, and every lookup pays for a wider list.",
+    )
+    answer_exact_scan_max: int = Field(
+        5_000,
+        ge=0,
+        description="PostgreSQL: a tier-1 lookup in a namespace of at most this many answers "
+        "scans that namespace's rows exactly (its work never depends on another tenant's "
+        "answers; ~2 us a row); a bigger namespace uses the shared HNSW index, filtered.",
     )
     flush_interval_s: float = Field(
         1.0,

@@ -130,6 +130,25 @@ def test_search_answers_scopes_namespace_and_fingerprint(store: Store) -> None:
     assert len(store.search_answers(vec, min_similarity=0.9, namespace="one")) == 1
 
 
+def test_a_tenant_lookup_examines_only_its_own_namespace(store: Store) -> None:
+    """Tenant A's many answers near the question are never candidates of tenant B's lookup:
+    B finds its one answer, and the rows B's lookup examines do not grow with A's size (so
+    neither its time nor its recall depends on A)."""
+    question = unit(7)
+    mine = add(store, "b's question", near(question, 0.25, 0), ns="beta")
+    examined: list[int] = []
+    for start, stop in ((0, 40), (40, 400)):
+        for i in range(start, stop):  # A's entries are all closer to the question than B's
+            add(store, f"a{i}", near(question, 0.08, i + 1), ns="acme")
+        before = getattr(store, "answer_candidates")  # noqa: B009 (a backend diagnostic)
+        found = store.search_answers(question, min_similarity=0.8, namespace="beta", limit=10)
+        examined.append(getattr(store, "answer_candidates") - before)  # noqa: B009
+        assert [rec.id for rec, _ in found] == [mine]
+    assert examined == [1, 1]
+    assert store.count_answers("acme") == 400
+    assert len(store.search_answers(question, min_similarity=0.8, namespace="acme")) == 10
+
+
 def test_insert_same_question_replaces(store: Store) -> None:
     vec = unit(4)
     first = add(store, "Same question?", vec)

@@ -354,7 +354,7 @@ async def test_verified_band_serves_a_rewording_below_tau_and_records_the_verifi
         first = await assistant.ask(Q1)
         assert first.cache.admitted and first.api_calls.llm == 1  # empty cache: no verification
         sent_pubmed = len(eutils.history)
-        llm_server.enqueue(Reply.scored({"SAME": 0.93}), Reply.scored({"SAME": 0.9}))
+        llm_server.enqueue(Reply.scored({"Yes": 0.93}), Reply.scored({"Yes": 0.9}))
         # Cosine 0.86 with Q1 (below tau 0.92), the guard passes it: the verifier decides.
         reworded = await assistant.ask("Do adults who take aspirin have fewer strokes?")
         assert reworded.cache.tier1 == "hit", reworded.cache
@@ -365,7 +365,7 @@ async def test_verified_band_serves_a_rewording_below_tau_and_records_the_verifi
         assert reworded.answer == first.answer
         assert '"verified_by":"fake-model"' in reworded.model_dump_json()
 
-        llm_server.enqueue(Reply.scored({"DIFF": 0.9, "SAME": 0.1}))
+        llm_server.enqueue(Reply.scored({"No": 0.9, "Yes": 0.1}))
         refused = await assistant.ask("Is aspirin effective for preventing strokes in grown-ups?")
         assert refused.cache.tier1 == "miss" and refused.cache.miss_reason == "not_verified"
         assert refused.cache.verified_by is None and refused.api_calls.llm == 2  # 1 + answer

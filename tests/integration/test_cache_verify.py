@@ -17,6 +17,7 @@ import pytest
 from medlit.cache import AnswerCache, AnswerLookup
 from medlit.cache.verify import (
     CALIBRATED_THRESHOLDS,
+    TASK,
     HitVerifier,
     open_verifier,
     question_key,
@@ -32,8 +33,8 @@ from tests.fakes.llm_server import FakeLLMServer, Reply
 CACHED = "Is metformin safe during pregnancy?"
 NEW = "Can pregnant women take metformin safely?"
 SCOPE = {"namespace": "default", "fingerprint": "fp"}
-SAME = {"SAME": 0.95, "DIFF": 0.04}
-DIFFERENT = {"DIFF": 0.9, "SAME": 0.08}
+SAME = {"Yes": 0.95, "No": 0.04}
+DIFFERENT = {"No": 0.9, "Yes": 0.08}
 
 
 def unit(cosine: float, axis: int = 1) -> np.ndarray:
@@ -99,7 +100,7 @@ async def test_band_hit_asks_both_orders_with_logprobs_and_remembers(
     store: SqliteStore, llm: LLMClient, server: FakeLLMServer
 ) -> None:
     cache = cache_with_entry(store)
-    server.enqueue(Reply.scored(SAME), Reply.scored({"SAME": 0.85, "DIFF": 0.1}))
+    server.enqueue(Reply.scored(SAME), Reply.scored({"Yes": 0.85, "No": 0.1}))
     with usage_scope() as usage:
         found = await look(cache, verifier_for(llm), 0.85)
     assert found.hit and found.entry is not None and found.entry.question == CACHED
@@ -126,7 +127,7 @@ async def test_the_lower_order_decides_and_a_refusal_is_remembered(
     store: SqliteStore, llm: LLMClient, server: FakeLLMServer
 ) -> None:
     cache = cache_with_entry(store)
-    server.enqueue(Reply.scored(SAME), Reply.scored({"SAME": 0.6, "DIFF": 0.4}))
+    server.enqueue(Reply.scored(SAME), Reply.scored({"Yes": 0.6, "No": 0.4}))
     found = await look(cache, verifier_for(llm), 0.85)
     assert not found.hit and found.miss_reason == "not_verified" and found.verify_calls == 2
     again = await look(cache, verifier_for(llm), 0.85)
@@ -150,7 +151,7 @@ async def test_a_changed_threshold_applies_to_remembered_scores(
     store: SqliteStore, llm: LLMClient, server: FakeLLMServer
 ) -> None:
     cache = cache_with_entry(store)
-    server.enqueue(Reply.scored(SAME), Reply.scored({"SAME": 0.85, "DIFF": 0.1}))
+    server.enqueue(Reply.scored(SAME), Reply.scored({"Yes": 0.85, "No": 0.1}))
     strict = HitVerifier(lambda: llm, band(), threshold=0.9, model="fake-model")
     assert not (await look(cache, strict, 0.85)).hit
     # The score (0.85) is remembered, not the decision: a lower threshold now accepts it.
@@ -204,14 +205,14 @@ async def test_without_logprobs_only_a_unanimous_word_in_the_narrow_band(
     server.supports_logprobs = False
     cache = cache_with_entry(store)
     verifier = verifier_for(llm, band(vote_lower=0.88))
-    server.enqueue("SAME")
+    server.enqueue("Yes")
     wide = await look(cache, verifier, 0.85)  # below vote_lower: a vote is not enough there
     assert not wide.hit and wide.verify_calls == 1
     assert server.completions[0].json["logprobs"] is True  # asked, not given
-    server.enqueue("SAME", "SAME")
+    server.enqueue("Yes", "Yes")
     narrow = await look(cache, verifier, 0.90, question="Can metformin be taken in pregnancy?")
     assert narrow.hit and narrow.verify_calls == 2
-    server.enqueue("Same.", "Yes")  # anything but the word in every order is a miss
+    server.enqueue("Yes.", "Yes, mostly")  # anything but the word in every order is a miss
     other = await look(cache, verifier, 0.90, question="Is metformin fine for pregnant women?")
     assert not other.hit and other.miss_reason == "not_verified"
 
@@ -222,8 +223,11 @@ async def test_timeouts_and_errors_are_misses_not_failures(
     cache = cache_with_entry(store)
     slow = verifier_for(llm, band(timeout_s=0.3))
     server.enqueue(Reply.scored(SAME, delay_s=2.0))
-    found = await look(cache, slow, 0.85)
+    with usage_scope() as usage:
+        found = await look(cache, slow, 0.85)
     assert not found.hit and found.miss_reason == "not_verified" and found.verify_calls == 1
+    # The abandoned call was sent (and may be billed): it counts, as a failed call.
+    assert usage.llm[TASK].calls == 1 and usage.llm[TASK].failed == 1
     server.enqueue(Reply.server_error())
     failed = await look(cache, verifier_for(llm), 0.85)
     assert not failed.hit and failed.miss_reason == "not_verified"
@@ -234,11 +238,11 @@ async def test_timeouts_and_errors_are_misses_not_failures(
 
 
 def test_same_probability_sums_every_spelling_of_same() -> None:
-    top = (("SAME", math.log(0.7)), (" SAME", math.log(0.1)), ("Same", math.log(0.05)))
-    tokens = (TokenLogprob("SAME", math.log(0.7), (*top, ("DIFF", math.log(0.1)))),)
+    top = (("Yes", math.log(0.7)), (" yes", math.log(0.1)), ("YES", math.log(0.05)))
+    tokens = (TokenLogprob("Yes", math.log(0.7), (*top, ("No", math.log(0.1)))),)
     assert same_probability(tokens) == pytest.approx(0.85)
     assert same_probability(None) is None
-    assert same_probability((TokenLogprob("DIFF", math.log(0.9)),)) == 0.0
+    assert same_probability((TokenLogprob("No", math.log(0.9)),)) == 0.0
     assert question_key("Is it safe?") == question_key("  is it   SAFE ")
     assert question_key("Is it safe?") != question_key("Is it safe in children?")
 

@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
-from medlit.agent.verdict import VerdictChoice
+from medlit.agent.verdict import NO_FROM, VerdictChoice
 from medlit.assistant import Assistant
 from medlit.config import Settings
 from medlit.research.models import JobStatus
 from medlit.research.runtime import open_orchestrator
 from tests.fakes.eutils_server import FakeEutils
 from tests.fakes.evidence_llm import EvidenceResponder
-from tests.fakes.llm_server import FakeLLMServer, last_user_message, schema_name_of
+from tests.fakes.llm_server import FakeLLMServer, Reply, last_user_message, schema_name_of
 from tests.fakes.research_responder import ARTICLES, ResearchResponder
 
 FLAVOURS = [("llama_cpp", 500), ("ollama", 500), ("vllm", 400)]
@@ -91,8 +91,10 @@ async def test_a_missing_verdict_line_is_read_by_a_verdict_call(
 
     def forgetful(request: dict[str, Any]) -> str:
         if schema_name_of(request) == "VerdictChoice":
-            assert "Answer:\n" in last_user_message(request)
+            assert "Written answer:\n" in last_user_message(request)
             return '{"verdict": "no"}'
+        if "What does the written answer conclude" in last_user_message(request):
+            return "The answer concludes"  # no logprobs and no verdict word: JSON is asked next
         return answers(request).rsplit("\nVerdict:", 1)[0]  # the model forgot the line
 
     with FakeLLMServer(responder=forgetful, flavour="llama_cpp") as llm:
@@ -105,3 +107,34 @@ async def test_a_missing_verdict_line_is_read_by_a_verdict_call(
             "type": "json_object",
             "schema": VerdictChoice.model_json_schema(),
         }  # llama.cpp's grammar keeps the reply to the three values
+
+
+async def test_an_opening_verdict_is_not_trusted_the_reasoning_decides(
+    settings: Settings, eutils: FakeEutils
+) -> None:
+    answers = EvidenceResponder(lambda pmids: "Yes")
+    verdict_prompts: list[str] = []
+    # A small model's reading leans to "Yes" even when the text says no: scored, the mass on
+    # "No" decides from NO_FROM on.
+    reading = {"Yes": 0.6, "No": NO_FROM + 0.05, "yes": 0.1}
+
+    def hasty(request: dict[str, Any]) -> str | Reply:
+        if "What does the written answer conclude" in last_user_message(request):
+            verdict_prompts.append(last_user_message(request))
+            return Reply.scored(reading)
+        # A small model's habit: "Yes." first, whatever the reasoning after it says.
+        return "Yes. " + answers(request).rsplit("\nVerdict:", 1)[0]
+
+    with FakeLLMServer(responder=hasty, flavour="llama_cpp") as llm:
+        async with Assistant(_configure(settings, eutils, llm)) as assistant:
+            result = await assistant.ask("Does aspirin prevent recurrent ischaemic stroke?")
+            reading = {"Yes": 0.9, "No": 0.05}  # a clear "Yes" reading stays yes
+            again = await assistant.ask(
+                "Does aspirin prevent recurrent ischaemic stroke?", use_cache=False
+            )
+        assert result.verdict == "no" and result.answer.startswith("Verdict: No\n\n")
+        assert "Yes." not in result.answer and result.citations
+        # The verdict call reads the reasoning without the opening guess, as one scored word.
+        assert "Written answer:\nYes" not in verdict_prompts[0]
+        assert llm.completions[-1].json["top_logprobs"] == 10
+        assert again.verdict == "yes" and len(verdict_prompts) == 2

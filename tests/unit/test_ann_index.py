@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from medlit.config import CacheSettings
-from medlit.storage.sqlite import SqliteStore
+from medlit.storage.sqlite import SqliteStore, answer_index_path
 
 DIM = 384
 
@@ -42,7 +42,8 @@ def found(store: SqliteStore, seed: int) -> list[str]:
 
 
 def index_path(db: Path) -> Path:
-    return db.with_name(f"{db.stem}.answers.usearch")
+    """The saved tier-1 index of namespace ``ns`` (the one :func:`fill` writes)."""
+    return answer_index_path(db, "ns")
 
 
 def test_restart_uses_saved_index_without_repair(tmp_path: Path) -> None:
@@ -52,7 +53,7 @@ def test_restart_uses_saved_index_without_repair(tmp_path: Path) -> None:
     assert index_path(db).exists()
     with SqliteStore(db) as store:
         assert found(store, 7) == ["q7"]
-        assert store._indexes["answers"].repairs == []
+        assert store.answer_index("ns").repairs == []
 
 
 def test_deleted_index_is_rebuilt(tmp_path: Path) -> None:
@@ -62,9 +63,9 @@ def test_deleted_index_is_rebuilt(tmp_path: Path) -> None:
     index_path(db).unlink()
     with SqliteStore(db) as store:
         assert found(store, 12) == ["q12"]
-        assert "rebuild" in store._indexes["answers"].repairs
+        assert "rebuild" in store.answer_index("ns").repairs
     with SqliteStore(db) as store:  # and saved again
-        assert found(store, 3) == ["q3"] and store._indexes["answers"].repairs == []
+        assert found(store, 3) == ["q3"] and store.answer_index("ns").repairs == []
 
 
 def test_corrupt_index_is_rebuilt(tmp_path: Path) -> None:
@@ -75,7 +76,7 @@ def test_corrupt_index_is_rebuilt(tmp_path: Path) -> None:
     path.write_bytes(path.read_bytes()[:100])
     with SqliteStore(db) as store:
         assert found(store, 29) == ["q29"]
-        assert "rebuild" in store._indexes["answers"].repairs
+        assert "rebuild" in store.answer_index("ns").repairs
 
 
 def test_index_of_another_database_is_rebuilt(tmp_path: Path) -> None:
@@ -90,7 +91,7 @@ def test_index_of_another_database_is_rebuilt(tmp_path: Path) -> None:
         index_path(db).with_suffix(".usearch.json").write_bytes(saved[1])
     with SqliteStore(db) as store:
         assert found(store, 3) == []
-        assert len(store._index("answers")) == 0
+        assert len(store.answer_index("ns")) == 0
 
 
 def test_drift_is_replayed_from_the_log(tmp_path: Path) -> None:
@@ -108,8 +109,8 @@ def test_drift_is_replayed_from_the_log(tmp_path: Path) -> None:
     with SqliteStore(db) as store:
         assert found(store, 25) == ["q25"]
         assert found(store, 5) == []
-        assert len(store._index("answers")) == 29
-        assert store._indexes["answers"].repairs == []  # replay, not rebuild
+        assert len(store.answer_index("ns")) == 29
+        assert store.answer_index("ns").repairs == []  # replay, not rebuild
 
 
 def test_trimmed_log_falls_back_to_key_diff(tmp_path: Path) -> None:
@@ -124,8 +125,8 @@ def test_trimmed_log_falls_back_to_key_diff(tmp_path: Path) -> None:
     index_path(db).write_bytes(stale[0])
     index_path(db).with_suffix(".usearch.json").write_bytes(stale[1])
     with SqliteStore(db) as store:
-        assert found(store, 12) == ["q12"] and len(store._index("answers")) == 15
-        assert "resync" in store._indexes["answers"].repairs
+        assert found(store, 12) == ["q12"] and len(store.answer_index("ns")) == 15
+        assert "resync" in store.answer_index("ns").repairs
 
 
 def test_other_process_writes_are_seen(tmp_path: Path) -> None:
@@ -149,7 +150,7 @@ def test_killed_writer_loses_at_most_the_write_in_flight(tmp_path: Path) -> None
         f"""
         import os, numpy as np
         from medlit.config import CacheSettings
-        from medlit.storage.sqlite import SqliteStore
+        from medlit.storage.sqlite import SqliteStore, answer_index_path
         store = SqliteStore({str(db)!r}, cache=CacheSettings(index_save_every=7))
         for seed in range(40):
             v = np.random.default_rng(seed).normal(size={DIM}).astype(np.float32)
@@ -168,7 +169,7 @@ def test_killed_writer_loses_at_most_the_write_in_flight(tmp_path: Path) -> None
     assert proc.returncode == -9, proc.stderr.decode()
     with SqliteStore(db, cache=CacheSettings(index_save_every=7)) as store:
         assert store.count_answers() == 31
-        assert len(store._index("answers")) == 31
+        assert len(store.answer_index("ns")) == 31
         for seed in (0, 20, 30):
             assert found(store, seed) == [f"q{seed}"]
         check = store.read("PRAGMA integrity_check")
@@ -200,8 +201,8 @@ def test_a_save_during_catch_up_records_the_caught_up_generation(tmp_path: Path)
     with SqliteStore(db, cache=cfg) as store:
         assert found(store, 12) == ["q12"]  # caught up (10 keys: saved during the catch-up)
     with SqliteStore(db, cache=cfg) as store:
-        store._index("answers")
-        index = store._indexes["answers"]
+        store.answer_index("ns")
+        index = store.answer_index("ns")
         assert index._view, "the saved index was behind the log: opening replayed it again"
         assert found(store, 12) == ["q12"]
 
@@ -226,7 +227,7 @@ def test_small_changes_go_to_a_delta_and_leave_the_saved_file_alone(tmp_path: Pa
     _add_rows_elsewhere(db, range(200, 205))
     with SqliteStore(db) as store:
         store.delete_answers([ids[3], ids[4]])  # saved entries: masked, not removed from the file
-        index = store._index("answers")
+        index = store.answer_index("ns")
         assert index._view and index._delta_len() == 5 and index._masked == {ids[3], ids[4]}
         assert found(store, 202) == ["q202"]  # from the delta
         assert found(store, 3) == [] and found(store, 4) == []  # masked
@@ -238,7 +239,7 @@ def test_small_changes_go_to_a_delta_and_leave_the_saved_file_alone(tmp_path: Pa
     assert (index_path(db).stat().st_mtime_ns, index_path(db).read_bytes()) == saved
     with SqliteStore(db) as store:  # the next process rebuilds the same delta from the log
         assert found(store, 204) == ["q204"] and found(store, 4) == []
-        assert store._indexes["answers"]._view
+        assert store.answer_index("ns")._view
 
 
 def test_a_delta_past_its_limit_is_folded_into_the_saved_index(tmp_path: Path) -> None:
@@ -248,13 +249,13 @@ def test_a_delta_past_its_limit_is_folded_into_the_saved_index(tmp_path: Path) -
         fill(store, range(200))
     _add_rows_elsewhere(db, range(200, 205))
     with SqliteStore(db, cache=cfg) as store:
-        index = store._index("answers")
+        index = store.answer_index("ns")
         assert index._view and index._delta_len() == 5
         fill(store, range(205, 210))  # 10 changed keys > 8: copied, updated, saved on close
-        index = store._index("answers")
+        index = store.answer_index("ns")
         assert not index._view and index._delta_len() == 0 and not index._masked
         assert found(store, 202) == ["q202"] and found(store, 208) == ["q208"]
     with SqliteStore(db, cache=cfg) as store:
-        index = store._index("answers")
+        index = store.answer_index("ns")
         assert index._view and index._delta_len() == 0 and index.repairs == []
         assert found(store, 209) == ["q209"] and len(index) == 210

@@ -25,6 +25,7 @@ __all__ = [
     "extract_pmids",
     "is_yes_no_question",
     "parse_verdict",
+    "reasoned_verdict",
     "split_verdict",
     "verdict_first",
 ]
@@ -70,7 +71,7 @@ _YES_NO_START = re.compile(
 )
 
 
-_CLAUSE = re.compile(r"[:;]\s+|\.\s+|\s*--\s*|\s[-\u2013\u2014]\s")
+_CLAUSE = re.compile(r"[:;,]\s+|\.\s+|\s*--\s*|\s[-\u2013\u2014]\s")
 _WH_START = re.compile(r"^(?:what|which|who|whom|whose|when|where|why|how)\b", re.I)
 
 
@@ -133,14 +134,38 @@ def is_yes_no_question(question: str) -> bool:
     last = _CLAUSE.split(text)[-1].strip().lstrip("\"'(")
     if not text.endswith("?") or last == text:
         return False
-    # "... . Is it always necessary?", and the title form "Aripiprazole: a new risk factor
-    # for pathological gambling?" (a noun phrase asked about: yes or no).
-    return bool(_YES_NO_START.match(last)) or not _WH_START.match(last)
+    # "... . Is it always necessary?", and the title forms "Aripiprazole: a new risk factor
+    # for pathological gambling?" and "Malnutrition, a new inducer for arterial calcification?"
+    # (a noun phrase asked about: yes or no), but not "What are the effects of A, B and C?".
+    if _YES_NO_START.match(last):
+        return True
+    return not _WH_START.match(last) and not _WH_START.match(text)
 
 
 def parse_verdict(answer: str) -> Verdict | None:
     """The verdict of an answer (see :func:`split_verdict`), or None."""
     return split_verdict(answer)[0]
+
+
+def _find_verdict(lines: list[str]) -> tuple[int, Verdict, re.Match[str]] | None:
+    """Where the verdict is stated: (line index, verdict, the match in the cleaned line).
+
+    A labelled verdict wins over an opening word, and the last labelled one over earlier ones
+    (the model may restate the question's options first).
+    """
+    for index in range(len(lines) - 1, -1, -1):
+        match = _LABELLED.search(_clean(lines[index]))
+        if match is not None:
+            return index, _VERDICT_MAP[match.group(1).lower()], match
+    for index, line in enumerate(lines):
+        cleaned = _clean(line)
+        if not cleaned:
+            continue
+        match = _VERDICT_LINE.match(cleaned)
+        if match is None:
+            return None
+        return index, _VERDICT_MAP[match.group(1).lower()], match
+    return None
 
 
 def split_verdict(answer: str) -> tuple[Verdict | None, str]:
@@ -150,36 +175,47 @@ def split_verdict(answer: str) -> tuple[Verdict | None, str]:
     (a small model that must commit in its first word says "Yes" to nearly everything). Models
     write that line many ways (``**Verdict:** no``, ``Final verdict - Uncertain.``, ``The
     verdict is yes``), and sometimes open with the verdict instead (``Yes``, ``**No.** The
-    trials...``); both are read. A labelled verdict wins over an opening word, and the last
-    labelled one over earlier ones (the model may restate the question's options first).
+    trials...``); both are read (:func:`reasoned_verdict` trusts only the first kind).
 
     Returns:
         ``(verdict, text)``: ``text`` lacks the verdict line when that line held nothing else;
         ``(None, answer)`` when no verdict is stated.
     """
     lines = answer.splitlines()
-    for index in range(len(lines) - 1, -1, -1):
-        cleaned = _clean(lines[index])
-        match = _LABELLED.search(cleaned)
-        if match is None:
-            continue
-        verdict = _VERDICT_MAP[match.group(1).lower()]
-        rest = (cleaned[: match.start()] + cleaned[match.end() :]).strip(" .:;-–")
-        if len(rest.split()) <= 2:  # the line only stated the verdict: it moves to the top
-            lines = lines[:index] + lines[index + 1 :]
-        return verdict, "\n".join(lines).strip()
-    for index, line in enumerate(lines):
-        cleaned = _clean(line)
-        if not cleaned:
-            continue
-        match = _VERDICT_LINE.match(cleaned)
-        if match is None:
-            return None, answer
-        verdict = _VERDICT_MAP[match.group(1).lower()]
-        if len(cleaned.split()) == 1:
-            lines = lines[:index] + lines[index + 1 :]
-        return verdict, "\n".join(lines).strip()
-    return None, answer
+    found = _find_verdict(lines)
+    if found is None:
+        return None, answer
+    index, verdict, match = found
+    cleaned = _clean(lines[index])
+    rest = (cleaned[: match.start()] + cleaned[match.end() :]).strip(" .:;-–")
+    if len(rest.split()) <= 2:  # the line only stated the verdict: it moves to the top
+        lines = lines[:index] + lines[index + 1 :]
+    return verdict, "\n".join(lines).strip()
+
+
+def reasoned_verdict(answer: str) -> tuple[Verdict | None, str]:
+    """The verdict only when it comes after the reasoning, and the text without it.
+
+    A verdict the model opened with ("Yes. The evidence shows that X does not ...") was
+    committed before the evidence was read back, which is where a small model says yes to
+    nearly everything: it is dropped from the text and not trusted (``None``), so the caller
+    asks which way the written reasoning concludes (:func:`medlit.agent.verdict.read_verdict`).
+
+    Returns:
+        ``(verdict, text)`` as :func:`split_verdict` for a verdict stated after some
+        reasoning; ``(None, text without the opening verdict)`` otherwise.
+    """
+    lines = answer.splitlines()
+    found = _find_verdict(lines)
+    if found is None:
+        return None, answer
+    index, _verdict, match = found
+    first = next(i for i, line in enumerate(lines) if _clean(line))
+    if index > first:
+        return split_verdict(answer)
+    rest = _clean(lines[index])[match.end() :].lstrip(" .,:;!-–—")
+    lines = [*lines[:index], *([rest] if rest else []), *lines[index + 1 :]]
+    return None, "\n".join(lines).strip()
 
 
 def verdict_first(verdict: Verdict, text: str) -> str:

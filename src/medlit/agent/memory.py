@@ -197,7 +197,10 @@ class ChatMemory:
         update with a summarizer folds whatever is pending. A failing summarizer is logged and
         the turns stay pending: memory must never sink an answer.
         """
-        memory = self.get(session_id)
+        import anyio.to_thread
+
+        # The store calls run in a worker thread: a server's event loop must not wait on them.
+        memory = await anyio.to_thread.run_sync(self.get, session_id)
         memory.turns += 1
         turn.answer = turn.answer[:400]
         memory.pending.append(turn)
@@ -213,7 +216,7 @@ class ChatMemory:
                     memory.pending = memory.pending[-1:]
         cap = max(self._recent, self._every if summarizer is not None else 0)
         memory.pending = memory.pending[-cap:]
-        self._save(memory)
+        await anyio.to_thread.run_sync(self._save, memory)
         return memory
 
     def clear(self, session_id: str) -> bool:

@@ -26,7 +26,7 @@ from medlit.agent.attribution import attribute_uncited
 from medlit.agent.citations import (
     enforce_citations,
     is_yes_no_question,
-    split_verdict,
+    reasoned_verdict,
     verdict_first,
 )
 from medlit.agent.deps import AgentDeps
@@ -364,8 +364,9 @@ class AskNodes:
             text = await self._write_answer(state["prompt_messages"])
             verdict = None
             if state.get("is_yes_no"):
-                verdict, text = split_verdict(text)
-                if verdict is None:  # never a default: ask which way the written answer goes
+                verdict, text = reasoned_verdict(text)
+                if verdict is None:  # never a default nor an opening guess: ask which way the
+                    # written reasoning goes
                     log.info("no_verdict_line", mode=mode, fallback="verdict_call")
                     question = state.get("standalone_question") or state["question"]
                     verdict = await read_verdict(self.deps.llm(), question, text)

@@ -209,20 +209,28 @@ class AnswerCache:
         (``verify_band.max_calls``) is spent; a remembered verdict costs no call. A verifier
         failure or timeout is a miss (``not_verified``), never an error.
         """
+        import anyio.to_thread  # here: a cached CLI ask never imports it
+
+        # The store and the guard run in a worker thread: this coroutine is on the service's
+        # event loop, where a hit must never wait behind a database read.
         if verifier is None:
-            return self.search_query(
-                question, embedding, namespace=namespace, fingerprint=fingerprint
+            return await anyio.to_thread.run_sync(
+                lambda: self.search_query(
+                    question, embedding, namespace=namespace, fingerprint=fingerprint
+                )
             )
-        lookup, band = self._search(
-            question, embedding, namespace, fingerprint, verifier.settings.lower
+        lookup, band = await anyio.to_thread.run_sync(
+            self._search, question, embedding, namespace, fingerprint, verifier.settings.lower
         )
         if lookup.hit or not band:
             return lookup if lookup.hit else self._miss(lookup)
-        verdicts = self.verdicts
+        verdicts = await anyio.to_thread.run_sync(lambda: self.verdicts)
         calls = 0
         judged = False
         for record, similarity in band:
-            judgement: Judgement | None = verdicts.get(record.id, question, verifier.model)
+            judgement: Judgement | None = await anyio.to_thread.run_sync(
+                verdicts.get, record.id, question, verifier.model
+            )
             if judgement is not None and (
                 verifier.accepts(judgement, similarity) or verifier.refuses(judgement, similarity)
             ):
@@ -241,7 +249,9 @@ class AnswerCache:
                     judged = True
                     break
                 if judgement.complete or verifier.refuses(judgement, similarity):
-                    verdicts.put(record.id, question, verifier.model, judgement)
+                    await anyio.to_thread.run_sync(
+                        verdicts.put, record.id, question, verifier.model, judgement
+                    )
             judged = True
             if verifier.accepts(judgement, similarity):
                 self._pending.count("answers.verify.accepted")

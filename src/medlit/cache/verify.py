@@ -5,12 +5,13 @@ children" well enough to serve answers below ``tau``; a small LLM reading both q
 when it is *scored* rather than asked to vote. For a candidate in ``[lower, tau)`` that passed
 every other check (fingerprint, TTL, retrieval score, the medical-difference guard):
 
-* the ``verify_cache_hit`` task is asked whether one correct answer fully answers both
-  questions, replying with one word, ``SAME`` or ``DIFFERENT``;
-* the score is P("SAME") read from the first token's logprobs (every spelling of SAME among the
+* the ``verify_cache_hit`` task is asked whether the answer to the cached question can be
+  reused for the new one (the same kind of information about the same condition, drug, dose and
+  person; six worked examples in the prompt), replying with one word, ``Yes`` or ``No``;
+* the score is P("Yes") read from the first token's logprobs (every spelling of Yes among the
   top alternatives), asked in both orders, taking the lower (small models favour one position);
   the second order is skipped when the first is already below the threshold;
-* only where the provider gives no logprobs, a plain one-word ``SAME`` in both orders is
+* only where the provider gives no logprobs, a plain one-word ``Yes`` in both orders is
   accepted, and only at cosine >= ``vote_lower`` (a small model's vote accepts about half of
   the different questions it sees in the band: it is not enough alone);
 * anything else (another word, an error, a timeout) is a miss.
@@ -61,7 +62,7 @@ __all__ = [
 log = get_logger("cache.verify")
 
 TASK = "verify_cache_hit"
-PROMPT_VERSION = "v1"
+PROMPT_VERSION = "v2"
 
 #: Verifier thresholds measured with ``benchmarks/cache_pairs.py --calibrate`` (verified hits at
 #: precision 0.99 on ``mqp_dev.csv``), keyed by the model name the route uses. Empty: the one
@@ -69,12 +70,40 @@ PROMPT_VERSION = "v1"
 CALIBRATED_THRESHOLDS: dict[str, float] = {}
 
 _TOP_LOGPROBS = 10
-_SYSTEM = (
-    "You check a medical answer cache. Two questions ask the SAME thing only if one correct "
-    "answer fully answers both: the same drug or treatment, dose, population, condition, "
-    "outcome, intent and scope. If either asks for anything the other does not, or about "
-    "someone or something else, they are DIFFERENT. Reply with one word: SAME or DIFFERENT."
-)
+_SYSTEM = """You decide whether a stored answer to one medical question can be reused for another \
+question. Reuse is allowed only if both questions ask for the same kind of information (cause, \
+symptoms, diagnosis, treatment, prevention, risk, prognosis, frequency, definition, safety) about \
+the same condition, drug, dose and person. Wording, spelling, greetings and personal details that \
+do not change the answer do not matter.
+
+Examples:
+Q1: What are the side effects of lisinopril?
+Q2: Does lisinopril cause any side effects?
+Answer: Yes
+
+Q1: How is shingles treated?
+Q2: How common is shingles in older adults?
+Answer: No
+
+Q1: Can ibuprofen be taken during pregnancy?
+Q2: Is ibuprofen safe for children?
+Answer: No
+
+Q1: I keep getting headaches after I run. What could be causing them?
+Q2: What causes headaches after running?
+Answer: Yes
+
+Q1: What are the risk factors for gout?
+Q2: What is gout a risk factor for?
+Answer: No
+
+Q1: What is psoriasis?
+Q2: How can I get rid of psoriasis at home?
+Answer: No
+
+Reply with one word: Yes or No."""
+#: The one word that accepts a pair (any case, spacing or quoting of it).
+_YES = "yes"
 
 Mode = Literal["logprobs", "vote"]
 
@@ -85,9 +114,9 @@ def verify_messages(first: str, second: str) -> list[dict[str, str]]:
         {"role": "system", "content": _SYSTEM},
         {
             "role": "user",
-            "content": f"Question 1: {' '.join(first.split())}\n"
-            f"Question 2: {' '.join(second.split())}\n"
-            "Does one correct answer fully answer both? Reply SAME or DIFFERENT.",
+            "content": f"Q1: {' '.join(first.split())}\n"
+            f"Q2: {' '.join(second.split())}\n"
+            "Can the answer to Q1 be reused for Q2?",
         },
     ]
 
@@ -97,17 +126,18 @@ def _word(token: str) -> str:
 
 
 def same_probability(logprobs: Sequence[TokenLogprob] | None) -> float | None:
-    """P("SAME") at the first generated token, or ``None`` without logprobs.
+    """P("Yes": the cached answer can be reused) at the first generated token, or ``None``
+    without logprobs.
 
-    Every spelling among the alternatives counts (``SAME``, `` SAME``, ``Same``); the mass on
-    anything else (DIFFERENT, other words) counts against it.
+    Every spelling among the alternatives counts (``Yes``, `` yes``, ``YES``); the mass on
+    anything else (No, other words) counts against it.
     """
     if not logprobs:
         return None
     first = logprobs[0]
     alternatives = dict(first.top) if first.top else {first.token: first.logprob}
     alternatives.setdefault(first.token, first.logprob)
-    return min(1.0, sum(math.exp(lp) for tok, lp in alternatives.items() if _word(tok) == "same"))
+    return min(1.0, sum(math.exp(lp) for tok, lp in alternatives.items() if _word(tok) == _YES))
 
 
 def question_key(question: str) -> str:
@@ -145,7 +175,7 @@ class Judgement:
     """What the verifier concluded about one pair.
 
     Attributes:
-        score: P(SAME), the lower over the orders asked (vote mode: 1.0 for SAME in every
+        score: P(Yes), the lower over the orders asked (vote mode: 1.0 for Yes in every
             order asked, else 0.0).
         complete: both orders were asked (an incomplete judgement is only a refusal).
         mode: ``logprobs`` or ``vote`` (the provider gave no logprobs).
@@ -200,7 +230,7 @@ class HitVerifier:
         return judgement.score < self.threshold
 
     async def ask(self, first: str, second: str) -> tuple[float, Mode]:
-        """One order: P(SAME) (or the vote, 1.0/0.0, without logprobs).
+        """One order: P(Yes) (or the vote, 1.0/0.0, without logprobs).
 
         Raises:
             LLMError: the call failed (the caller treats it as a miss).
@@ -215,8 +245,8 @@ class HitVerifier:
         p = same_probability(reply.logprobs)
         if p is not None:
             return p, "logprobs"
-        # No logprobs: an exact one-word SAME, nothing else.
-        return (1.0 if _word(reply.text) == "same" else 0.0), "vote"
+        # No logprobs: an exact one-word Yes, nothing else.
+        return (1.0 if _word(reply.text) == _YES else 0.0), "vote"
 
     async def judge(
         self,
@@ -243,7 +273,7 @@ class HitVerifier:
         tally[0] += 1
         second, mode2 = await self.ask(new_question, cached_question)
         if "vote" in (mode, mode2):
-            # One order without logprobs: both count as votes (SAME only at P >= 0.5 is not
+            # One order without logprobs: both count as votes (Yes only at P >= 0.5 is not
             # the stricter rule; demand the word itself, or a sure score, in every order).
             score, second, mode = float(score >= 1.0), float(second >= 1.0), "vote"
         return Judgement(min(score, second), complete=True, mode=mode, calls=2)

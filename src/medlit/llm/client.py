@@ -398,6 +398,11 @@ class LLMClient:
                 )
             except ProviderFailure as exc:
                 failure = exc
+            except asyncio.CancelledError:
+                # The caller gave up (a verification past its time limit, a cancelled job):
+                # the request was sent and may be billed, so it counts, as a failed call.
+                self._account(route, None, time.monotonic() - sent_at)
+                raise
             else:
                 self._account(route, reply, time.monotonic() - sent_at)
                 return _Sent(reply, attempt, time.monotonic() - started)

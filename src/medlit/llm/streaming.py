@@ -141,6 +141,9 @@ class LLMStream:
                 )
                 await asyncio.sleep(delay)
                 continue
+            except asyncio.CancelledError:
+                client._account(route, None, time.monotonic() - sent_at)  # sent: it counts
+                raise
             finally:
                 await events.aclose()
 

@@ -24,10 +24,12 @@ from medlit.assistant import Assistant
 from medlit.log import get_logger
 from medlit.runtime import Runtime
 from medlit.service import ask, health, research_routes, search
-from medlit.service.auth import KeyVerifier, RateLimiter
+from medlit.service.auth import KeyVerifier
 from medlit.service.deps import ServiceState
 from medlit.service.flights import AskFlights
 from medlit.service.keys import KeyStore
+from medlit.service.leases import AskLeases
+from medlit.service.limits import KeyRateLimiter
 from medlit.service.metrics import MetricsMiddleware, ServiceMetrics
 from medlit.service.problems import install_problem_handlers, problem_body
 from medlit.web import mount_web
@@ -62,10 +64,13 @@ def create_app(
         keys=keys,
         require_keys=require_keys,
         metrics=metrics,
-        limiter=RateLimiter(
-            settings.service.rate_limit_per_minute, settings.service.rate_limit_burst
+        limiter=KeyRateLimiter(
+            runtime.store,
+            settings.service.rate_limit_per_minute,
+            settings.service.rate_limit_burst,
         ),
         flights=AskFlights(),
+        leases=AskLeases(runtime.store),
     )
     state.extras["verifier"] = KeyVerifier(keys, settings.service.key_cache_s)
 

@@ -3,8 +3,9 @@
 With ``Accept: text/event-stream`` the answer streams: ``stage`` events as each graph node
 starts (cache check, search, scoring, writing), ``token`` events while the LLM writes (where the
 provider streams), then one ``result`` (the :class:`~medlit.assistant.AskResult`) or one
-``error`` (a problem+json object). Identical asks in flight share one answer
-(:mod:`medlit.service.flights`).
+``error`` (a problem+json object). Identical asks in flight share one answer: in this process
+(:mod:`medlit.service.flights`), and across replicas over one store, where a miss waits for
+the same ask's lease (:mod:`medlit.service.leases`).
 """
 
 from __future__ import annotations
@@ -101,6 +102,7 @@ async def ask(
             sources=names,
             use_cache=not body.no_cache,
             namespace=tenant.name,
+            miss_lease=lambda: state.leases.hold(key),
         )
         state.metrics.observe_lookup(
             tenant.name, result.cache.tier1 == "hit", result.cache.miss_reason

@@ -8,7 +8,9 @@ Routes take the caller as a dependency::
 With no API key created (and ``require_keys`` not forced), every request runs as tenant
 ``default``; the server then listens on loopback only (see :mod:`medlit.service.server`). Once a
 key exists, every request needs ``Authorization: Bearer <key>``; a missing or unknown key is a
-401, a key over its rate a 429 with ``Retry-After``.
+401, a key over its rate a 429 with ``Retry-After`` (the rate is counted in the store, so it
+holds across replicas: :mod:`medlit.service.limits`). The key checks touch the store, so they
+run off the event loop.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import time
 from dataclasses import dataclass
 from typing import Annotated
 
+import anyio.to_thread
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
@@ -25,7 +28,7 @@ from medlit.service.deps import ServiceState, get_state
 from medlit.service.keys import ApiKey, KeyStore
 from medlit.service.problems import ProblemError
 
-__all__ = ["DEFAULT_TENANT", "CurrentTenant", "KeyVerifier", "RateLimiter", "Tenant"]
+__all__ = ["DEFAULT_TENANT", "CurrentTenant", "KeyVerifier", "Tenant"]
 
 DEFAULT_TENANT = "default"
 
@@ -58,6 +61,13 @@ class KeyVerifier:
         self._seen: dict[str, tuple[float, ApiKey | None]] = {}
         self._count: tuple[float, int] = (-1e18, 0)
 
+    def any_keys_cached(self) -> bool | None:
+        """:meth:`any_keys` when the remembered answer is fresh, else None (without the store:
+        the event loop may call it)."""
+        with self._lock:
+            at, count = self._count
+        return None if time.monotonic() - at > self._ttl else count > 0
+
     def any_keys(self) -> bool:
         """Whether at least one active key exists."""
         now = time.monotonic()
@@ -84,36 +94,6 @@ class KeyVerifier:
         return key
 
 
-class RateLimiter:
-    """A token bucket per API key: ``per_minute`` requests a minute, ``burst`` at once.
-
-    In-process: with several server processes each holds its own buckets.
-    """
-
-    def __init__(self, per_minute: int, burst: int) -> None:
-        self.per_minute = per_minute
-        self.burst = burst
-        self._lock = threading.Lock()
-        self._buckets: dict[str, tuple[float, float]] = {}  # key -> (tokens, at)
-
-    def take(self, key: str, per_minute: int | None = None) -> float:
-        """Spend one request of ``key``; returns 0 when allowed, else the seconds to wait."""
-        rate = self.per_minute if per_minute is None else per_minute
-        if rate <= 0:
-            return 0.0
-        per_s = rate / 60.0
-        capacity = float(min(self.burst, rate))
-        now = time.monotonic()
-        with self._lock:
-            tokens, at = self._buckets.get(key, (capacity, now))
-            tokens = min(capacity, tokens + (now - at) * per_s)
-            if tokens >= 1.0:
-                self._buckets[key] = (tokens - 1.0, now)
-                return 0.0
-            self._buckets[key] = (tokens, now)
-            return (1.0 - tokens) / per_s
-
-
 async def current_tenant(
     request: Request,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
@@ -124,7 +104,9 @@ async def current_tenant(
     if credentials is None:
         required = state.require_keys
         if required is None:
-            required = verifier.any_keys()
+            required = verifier.any_keys_cached()
+        if required is None:
+            required = await anyio.to_thread.run_sync(verifier.any_keys)
         if required:
             raise ProblemError(
                 401,
@@ -133,12 +115,11 @@ async def current_tenant(
                 headers={"WWW-Authenticate": "Bearer"},
             )
         return Tenant(DEFAULT_TENANT)
-    key = verifier.verify(credentials.credentials)
+    key, wait = await anyio.to_thread.run_sync(_check_key, state, credentials.credentials)
     if key is None:
         raise ProblemError(
             401, "unknown or revoked API key", headers={"WWW-Authenticate": "Bearer"}
         )
-    wait = state.limiter.take(key.key_id, key.rate_per_minute)
     if wait > 0:
         raise ProblemError(
             429,
@@ -148,6 +129,16 @@ async def current_tenant(
     tenant = Tenant(key.tenant, key.key_id)
     request.state.tenant = tenant
     return tenant
+
+
+def _check_key(state: ServiceState, token: str) -> tuple[ApiKey | None, float]:
+    """The active key of ``token`` and the seconds it must wait (0: go on), in one trip to a
+    worker thread (both may read or write the store)."""
+    verifier: KeyVerifier = state.extras["verifier"]  # type: ignore[assignment]
+    key = verifier.verify(token)
+    if key is None:
+        return None, 0.0
+    return key, state.limiter.take(key.key_id, key.rate_per_minute)
 
 
 CurrentTenant = Annotated[Tenant, Depends(current_tenant)]

@@ -19,9 +19,10 @@ from medlit.runtime import Runtime
 
 if TYPE_CHECKING:
     from medlit.assistant import Assistant
-    from medlit.service.auth import RateLimiter
     from medlit.service.flights import AskFlights
     from medlit.service.keys import KeyStore
+    from medlit.service.leases import AskLeases
+    from medlit.service.limits import KeyRateLimiter
     from medlit.service.metrics import ServiceMetrics
 
 __all__ = ["RuntimeDep", "ServiceState", "ServiceStateDep", "get_runtime", "get_state"]
@@ -38,8 +39,9 @@ class ServiceState:
         require_keys: True: every request needs a key; False: a request without one runs as
             tenant ``default``; None: keys are needed as soon as one exists.
         metrics: the Prometheus metrics of this app.
-        limiter: per-key request limits.
-        flights: single-flight of identical asks.
+        limiter: per-key request limits (counted in the store).
+        flights: single-flight of identical asks (in this process).
+        leases: single-flight of identical asks across processes over one store.
         extras: room for other parts of the service (the research worker pool...).
     """
 
@@ -48,8 +50,9 @@ class ServiceState:
     keys: KeyStore
     require_keys: bool | None
     metrics: ServiceMetrics
-    limiter: RateLimiter
+    limiter: KeyRateLimiter
     flights: AskFlights
+    leases: AskLeases
     extras: dict[str, object] = field(default_factory=dict)
 
 

@@ -1,16 +1,23 @@
 """Tier-1 (answers) operations of :class:`~medlit.storage.postgres.PostgresStore`.
 
 Answers are rows with the answer as JSON and its float32 vector in a pgvector column behind an
-HNSW index. A search asks the index for candidates in any scope (one round trip also returns
-the in-scope rows among the close ones), widens while every candidate is close, and recomputes
-each similarity exactly; past the index's reach (``ef_search`` 1,000) it scans the scope
-exactly. LRU positions come from a sequence, and rows are updated in id order so that
-concurrent writers cannot deadlock.
+HNSW index. A tenant's lookup must not consult another tenant's entries (its time would reveal
+them, and a filtered HNSW search loses recall when another namespace crowds the candidates):
+in a namespace of at most ``answer_exact_scan_max`` answers (the usual case; its size is
+re-counted every half minute) the search scans that namespace's rows only, exactly, through
+the ``(namespace, fingerprint, question_hash)`` index. A bigger namespace, or a search of every
+namespace, asks the shared HNSW index for candidates (one round trip also returns the in-scope
+rows among the close ones), widens while every candidate is close, and past the index's reach
+(``ef_search`` 1,000) scans the scope exactly. Similarities are always recomputed exactly.
+LRU positions come from a sequence, and rows are updated in id order so that concurrent
+writers cannot deadlock.
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +46,14 @@ _SEARCH_ANSWERS = (
     "AND c.dist <= %(cut)s AND (%(ns)s::text IS NULL OR a.namespace = %(ns)s) "
     "AND (%(fp)s::text IS NULL OR a.fingerprint = %(fp)s)"
 )
+# One namespace, exactly: only its rows are read (``n``: how many, for the candidate counter).
+SCAN_NAMESPACE = (
+    "SELECT s.* FROM (SELECT a.embedding <=> %(q)s AS dist, "
+    f"{_ANSWER_COLS}, count(*) OVER () AS n FROM answers a WHERE a.namespace = %(ns)s "
+    "AND (%(fp)s::text IS NULL OR a.fingerprint = %(fp)s)) s "
+    "WHERE s.dist <= %(cut)s ORDER BY s.dist LIMIT %(k)s"
+)
+_NS_SIZE_TTL_S = 30.0
 # More candidates than the index can give (ef_search <= 1000): exact, over the scope only.
 _SCAN_ANSWERS = (
     f"SELECT a.embedding <=> %(q)s, {_ANSWER_COLS} FROM answers a "
@@ -50,6 +65,11 @@ _SCAN_ANSWERS = (
 
 class PgAnswerOps(PgStoreParts):
     """Mixin: needs ``transaction``, ``_fetch``, ``_search`` and ``_vector`` from the store."""
+
+    #: Tier-1 rows a search examined (namespace rows scanned, or index candidates), all
+    #: searches together: tests check that a tenant's lookup reads its own rows only. (A scan
+    #: that returns no row cannot say how many it read: it adds 0.)
+    answer_candidates = 0
 
     def insert_answer(
         self,
@@ -106,6 +126,12 @@ class PgAnswerOps(PgStoreParts):
             "fp": fingerprint,
             "k": max(16, limit * 2),
         }
+        if namespace is not None and self._small_namespace(namespace):
+            rows = self._fetch(
+                SCAN_NAMESPACE, {**params, "k": limit * 4}, binary=True, prepare=True
+            )
+            self.answer_candidates += int(rows[0][-1]) if rows else 0
+            return _exact(rows, query, min_similarity, limit)
         ef = self._cfg.ann_expansion_search_answers
         while True:
             k = int(params["k"])
@@ -113,19 +139,34 @@ class PgAnswerOps(PgStoreParts):
                 rows = self._search(_SCAN_ANSWERS, {**params, "k": limit * 4}, ef)
                 break
             rows = self._search(_SEARCH_ANSWERS, params, max(ef, k))
+            self.answer_candidates += len(rows)
             close = sum(1 for r in rows if r[0] <= params["cut"])
             if len(rows) < k or close < len(rows):
                 break
             params["k"] = k * 4  # every candidate was close: there may be more
-        found = []
-        for row in rows:
-            if row[1] is None:
-                continue  # a candidate out of scope or not close
-            sim = float(np.dot(row[10].to_numpy(), query))
-            if sim >= min_similarity:
-                found.append((_answer(row[1:]), sim))
-        found.sort(key=lambda pair: (-pair[1], pair[0].id))
-        return found[:limit]
+        return _exact(rows, query, min_similarity, limit)
+
+    def _small_namespace(self, namespace: str) -> bool:
+        """Whether ``namespace`` holds at most ``answer_exact_scan_max`` answers (counted at
+        most every half minute: the choice of plan, never the result, depends on it)."""
+        now = time.monotonic()
+        at, size = self._namespace_sizes.get(namespace, (-1e18, 0))
+        if now - at > _NS_SIZE_TTL_S:
+            cap = self._cfg.answer_exact_scan_max
+            size = int(
+                self._fetch(
+                    "SELECT count(*) FROM (SELECT 1 FROM answers WHERE namespace = %s LIMIT %s) s",
+                    (namespace, cap + 1),
+                )[0][0]
+            )
+            if len(self._namespace_sizes) > 10_000:  # bounded: namespaces come and go
+                self._namespace_sizes.clear()
+            self._namespace_sizes[namespace] = (now, size)
+        return size <= self._cfg.answer_exact_scan_max
+
+    @functools.cached_property
+    def _namespace_sizes(self) -> dict[str, tuple[float, int]]:
+        return {}
 
     def get_answer(self, answer_id: int) -> AnswerRecord | None:
         """One answer by id."""
@@ -195,6 +236,22 @@ class PgAnswerOps(PgStoreParts):
     def answer_lru_order(self) -> list[int]:
         """Answer ids from least to most recently used."""
         return [int(r[0]) for r in self._fetch("SELECT id FROM answers ORDER BY lru")]
+
+
+def _exact(
+    rows: Sequence[Sequence[Any]], query: Vector, min_similarity: float, limit: int
+) -> list[tuple[AnswerRecord, float]]:
+    """The in-scope rows (``dist``, answer columns...) whose exact similarity passes, best
+    first (a row of None columns is a candidate out of scope)."""
+    found = []
+    for row in rows:
+        if row[1] is None:
+            continue  # a candidate out of scope or not close
+        sim = float(np.dot(row[10].to_numpy(), query))
+        if sim >= min_similarity:
+            found.append((_answer(row[1:]), sim))
+    found.sort(key=lambda pair: (-pair[1], pair[0].id))
+    return found[:limit]
 
 
 def _scalar(conn: PgConnection, sql: str, params: Sequence[Any] = ()) -> int:

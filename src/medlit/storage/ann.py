@@ -81,6 +81,8 @@ class AnnIndex:
         expansion_add: HNSW ef_construction.
         expansion_search: HNSW ef.
         save_every: changes applied between automatic saves.
+        scope: ``(column, value)``: the index mirrors only the rows with ``column = value``
+            (one tier-1 index per namespace), whose changes are logged under ``name``.
         delta_limit: keys changed since the saved index that a memory-mapped index keeps in a
             delta (and mask) before it is copied into memory, updated and saved (also at most
             a twentieth of the index).
@@ -100,9 +102,13 @@ class AnnIndex:
         expansion_search: int = 64,
         save_every: int = 2000,
         delta_limit: int = 2_000,
+        scope: tuple[str, Any] | None = None,
     ) -> None:
         self.name = name
         self.table = table
+        # A trusted column name (from the store's code), and its value as a parameter.
+        self._where = "" if scope is None else f" AND {scope[0]} = ?"
+        self._scope_params: tuple[Any, ...] = () if scope is None else (scope[1],)
         self.path = path
         self.sidecar = path.with_name(path.name + ".json")
         self.ndim = ndim
@@ -191,7 +197,13 @@ class AnnIndex:
         self._drop_delta()  # the key diff below recomputes everything against the main index
         self._writable()
         table_keys = np.array(
-            [r[0] for r in conn.execute(f"SELECT id FROM {self.table}")], dtype=np.uint64
+            [
+                r[0]
+                for r in conn.execute(
+                    f"SELECT id FROM {self.table} WHERE 1 = 1{self._where}", self._scope_params
+                )
+            ],
+            dtype=np.uint64,
         )
         n = len(self._index)
         index_keys = np.asarray(self._index.keys[0:n], dtype=np.uint64) if n else None
@@ -276,7 +288,8 @@ class AnnIndex:
             batch = keys[start : start + 900]
             marks = ",".join("?" * len(batch))
             rows = conn.execute(
-                f"SELECT id, embedding FROM {self.table} WHERE id IN ({marks})", batch
+                f"SELECT id, embedding FROM {self.table} WHERE id IN ({marks}){self._where}",
+                (*batch, *self._scope_params),
             ).fetchall()
             if not rows:
                 continue

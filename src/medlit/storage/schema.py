@@ -81,7 +81,31 @@ def m003_evidence(conn: Connection) -> None:
         conn.execute(sql)
 
 
-CORE_MIGRATIONS: list[Migration] = [m001_core, m002_answers, m003_evidence]
+def m004_answers_per_namespace(conn: Connection) -> None:
+    """One tier-1 ANN index per namespace: answer changes are logged as ``answers:<ns>``.
+
+    A tenant's lookup then consults only its own entries: its work (and time) never depends
+    on another tenant's answers. The old shared index's log rows are dropped (each namespace
+    index is built from the table when first opened).
+    """
+    for sql in (
+        "DROP TRIGGER answers_ai",
+        "DROP TRIGGER answers_ad",
+        "DELETE FROM ann_log WHERE idx = 'answers'",
+        "CREATE TRIGGER answers_ai AFTER INSERT ON answers BEGIN "
+        "INSERT INTO ann_log (idx, key) VALUES ('answers:' || new.namespace, new.id); END",
+        "CREATE TRIGGER answers_ad AFTER DELETE ON answers BEGIN "
+        "INSERT INTO ann_log (idx, key) VALUES ('answers:' || old.namespace, old.id); END",
+    ):
+        conn.execute(sql)
+
+
+CORE_MIGRATIONS: list[Migration] = [
+    m001_core,
+    m002_answers,
+    m003_evidence,
+    m004_answers_per_namespace,
+]
 
 
 def ensure_migrations_table(conn: sqlite3.Connection) -> None:

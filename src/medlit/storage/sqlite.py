@@ -1,10 +1,12 @@
-"""The embedded store: one SQLite database (WAL) plus two usearch indexes beside it.
+"""The embedded store: one SQLite database (WAL) plus usearch indexes beside it.
 
 ``SqliteStore.open(settings)`` opens (creating if needed) ``settings.db_path`` and applies the
 core migrations. Tier-1 answers and tier-2 chunks live in SQLite, with their float32 vectors;
-each table is mirrored into an :class:`~medlit.storage.ann.AnnIndex` (``medlit.answers.usearch``
-and ``medlit.chunks.usearch`` next to the database) that only proposes candidates. The chunk
-index is opened on first use, so a cached ``ask`` never touches it.
+each is mirrored into :class:`~medlit.storage.ann.AnnIndex` files next to the database that
+only propose candidates: ``medlit.chunks.usearch`` for the shared evidence, and one
+``medlit.answers-<digest>.usearch`` *per namespace* for answers, so a tenant's lookup never
+consults (nor waits on, nor loses recall to) another tenant's entries. Indexes are opened on
+first use: a cached ``ask`` never touches the chunk index, and only its own tenant's answers.
 
 For other components::
 
@@ -21,6 +23,7 @@ change log before it searches.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import sqlite3
 import threading
@@ -43,7 +46,7 @@ from medlit.storage.base import AnswerRecord, Migration, Vector, iter_batches, q
 if TYPE_CHECKING:
     from medlit.config import CacheSettings, Settings
 
-__all__ = ["SqliteStore"]
+__all__ = ["SqliteStore", "answer_index_path"]
 
 _ANSWER_COLS = (
     "id, namespace, fingerprint, question, payload, retrieval_score, created_at, "
@@ -89,6 +92,10 @@ class SqliteStore(EvidenceOps):
         self._indexes: dict[str, AnnIndex] = {}
         self._close_hooks: list[Callable[[], None]] = []
         self._puts = 0
+        #: Tier-1 candidates the ANN indexes proposed, all searches together (a tenant's
+        #: lookup examines its own namespace's entries only: tests check it with this).
+        self.answer_candidates = 0
+        self._drop_shared_answer_index()
 
     @classmethod
     def open(cls, settings: Settings) -> SqliteStore:
@@ -182,15 +189,21 @@ class SqliteStore(EvidenceOps):
             )
         return str(self.read("SELECT value FROM meta WHERE key = 'db_id'")[0][0])
 
-    def _index(self, name: str) -> AnnIndex:
-        """The ANN index ``name``, opened (and repaired) on first use, then kept in step."""
+    def _index(self, name: str, namespace: str | None = None) -> AnnIndex:
+        """The ANN index ``name`` (``chunks``, or ``answers`` of one ``namespace``), opened
+        (and repaired) on first use, then kept in step with the table."""
+        key = name if namespace is None else f"{name}:{namespace}"
         with self._lock:
-            index = self._indexes.get(name)
+            index = self._indexes.get(key)
             if index is None:
+                if namespace is None:
+                    path = self.db_path.with_name(f"{self.db_path.stem}.{name}.usearch")
+                else:
+                    path = answer_index_path(self.db_path, namespace)
                 index = AnnIndex(
+                    key,
                     name,
-                    name,
-                    self.db_path.with_name(f"{self.db_path.stem}.{name}.usearch"),
+                    path,
                     ndim=self.dim,
                     db_id=self.db_id,
                     dtype=self._cfg.ann_dtype,
@@ -203,15 +216,34 @@ class SqliteStore(EvidenceOps):
                     ),
                     save_every=self._cfg.index_save_every,
                     delta_limit=self._cfg.ann_delta_limit,
+                    scope=None if namespace is None else ("namespace", namespace),
                 )
                 try:
                     index.open(self._conn)
                 except sqlite3.Error as exc:
-                    raise StorageError(f"cannot open the {name} index: {exc}") from exc
-                self._indexes[name] = index
+                    raise StorageError(f"cannot open the {key} index: {exc}") from exc
+                self._indexes[key] = index
             else:
                 index.sync(self._conn)
             return index
+
+    def answer_index(self, namespace: str) -> AnnIndex:
+        """The tier-1 ANN index of ``namespace`` (it holds that namespace's answers only)."""
+        return self._index("answers", namespace)
+
+    def _sync_answer_indexes(self) -> None:
+        """Bring every open tier-1 index in step after a write (the others catch up from the
+        log when they are opened)."""
+        with self._lock:
+            for key, index in self._indexes.items():
+                if key.startswith("answers:"):
+                    index.sync(self._conn)
+
+    def _drop_shared_answer_index(self) -> None:
+        """Delete the one tier-1 index of every namespace that older versions kept."""
+        for suffix in ("", ".json", ".lock"):
+            with contextlib.suppress(OSError):
+                self.db_path.with_name(f"{self.db_path.stem}.answers.usearch{suffix}").unlink()
 
     def _trim_log(self) -> None:
         """Keep the ANN change log bounded (an index older than the log is resynchronised)."""
@@ -340,7 +372,7 @@ class SqliteStore(EvidenceOps):
                 ),
             )
             answer_id = int(cur.lastrowid or 0)
-        self._index("answers")
+        self._index("answers", namespace)
         return answer_id
 
     def search_answers(
@@ -355,20 +387,20 @@ class SqliteStore(EvidenceOps):
         """Answers with exact cosine >= ``min_similarity`` in scope, best first, any age."""
         query = self._vector(embedding)
         with self._lock:
-            index = self._index("answers")
-            k = max(16, limit * 2)
-            while True:
-                keys, approx = index.search(query, k)
-                # f16 + HNSW: keep a margin, the exact score decides below.
-                close = keys[approx >= min_similarity - 0.03]
-                if len(keys) < k or len(close) < len(keys) or k >= len(index):
-                    break
-                k *= 4  # everything returned was close: there may be more
-            if len(close) == 0:
+            if namespace is None:
+                spaces = [str(r[0]) for r in self.read("SELECT DISTINCT namespace FROM answers")]
+            else:
+                spaces = [namespace]
+            close: list[int] = []
+            for space in spaces:
+                close.extend(
+                    self._close_answers(self._index("answers", space), query, min_similarity, limit)
+                )
+            if not close:
                 return []
             marks = ",".join("?" * len(close))
             sql = f"SELECT {_ANSWER_COLS} FROM answers WHERE id IN ({marks})"
-            params: list[Any] = [int(x) for x in close]
+            params: list[Any] = list(close)
             if namespace is not None:
                 sql += " AND namespace = ?"
                 params.append(namespace)
@@ -383,6 +415,20 @@ class SqliteStore(EvidenceOps):
                 found.append((_answer(row), sim))
         found.sort(key=lambda pair: (-pair[1], pair[0].id))
         return found[:limit]
+
+    def _close_answers(
+        self, index: AnnIndex, query: Vector, min_similarity: float, limit: int
+    ) -> list[int]:
+        """Keys of ``index`` whose approximate similarity is close to ``min_similarity``."""
+        k = max(16, limit * 2)
+        while True:
+            keys, approx = index.search(query, k)
+            self.answer_candidates += len(keys)
+            # f16 + HNSW: keep a margin, the exact score decides below.
+            close = keys[approx >= min_similarity - 0.03]
+            if len(keys) < k or len(close) < len(keys) or k >= len(index):
+                return [int(x) for x in close]
+            k *= 4  # everything returned was close: there may be more
 
     def get_answer(self, answer_id: int) -> AnswerRecord | None:
         """One answer by id."""
@@ -409,7 +455,7 @@ class SqliteStore(EvidenceOps):
                 marks = ",".join("?" * len(batch))
                 count += conn.execute(f"DELETE FROM answers WHERE id IN ({marks})", batch).rowcount
         if count:
-            self._index("answers")
+            self._sync_answer_indexes()
         return count
 
     def purge_answers(self, *, created_before: float) -> int:
@@ -419,7 +465,7 @@ class SqliteStore(EvidenceOps):
                 "DELETE FROM answers WHERE created_at < ?", (created_before,)
             ).rowcount
         if count:
-            self._index("answers")
+            self._sync_answer_indexes()
         return count
 
     def evict_answers(self, capacity: int) -> int:
@@ -433,7 +479,7 @@ class SqliteStore(EvidenceOps):
                 "DELETE FROM answers WHERE id IN (SELECT id FROM answers ORDER BY lru LIMIT ?)",
                 (excess,),
             ).rowcount
-        self._index("answers")
+        self._sync_answer_indexes()
         return count
 
     def count_answers(self, namespace: str | None = None) -> int:
@@ -454,12 +500,21 @@ class SqliteStore(EvidenceOps):
                     "DELETE FROM answers WHERE namespace = ?", (namespace,)
                 ).rowcount
         if count:
-            self._index("answers")
+            self._sync_answer_indexes()
         return count
 
     def answer_lru_order(self) -> list[int]:
         """Answer ids from least to most recently used."""
         return [r[0] for r in self.read("SELECT id FROM answers ORDER BY lru")]
+
+
+def answer_index_path(db_path: Path, namespace: str) -> Path:
+    """The file of ``namespace``'s tier-1 index beside the database ``db_path``.
+
+    A tenant name is not a file name: a digest of it is.
+    """
+    digest = hashlib.sha256(namespace.encode()).hexdigest()[:20]
+    return db_path.with_name(f"{db_path.stem}.answers-{digest}.usearch")
 
 
 def _answer(row: tuple[Any, ...]) -> AnswerRecord:

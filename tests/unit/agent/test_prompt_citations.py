@@ -7,6 +7,7 @@ from medlit.agent.citations import (
     extract_pmids,
     is_yes_no_question,
     parse_verdict,
+    reasoned_verdict,
     split_verdict,
     verdict_first,
 )
@@ -86,6 +87,30 @@ def test_yes_no_questions() -> None:
     )
     assert is_yes_no_question("Laparoscopy in the elderly - is it safe?")
     assert not is_yes_no_question("Statins: what is the evidence?")
+    assert is_yes_no_question(
+        "Malnutrition, a new inducer for arterial calcification in hemodialysis patients?"
+    )
+    assert not is_yes_no_question("What are the effects of aspirin, heparin and warfarin?")
+    assert is_yes_no_question("In older adults with atrial fibrillation, is warfarin safe?")
+
+
+def test_only_a_verdict_written_after_the_reasoning_is_trusted() -> None:
+    # Last line after the reasoning: taken, and moved out of the text.
+    assert reasoned_verdict("No rebound was seen [PMID:1].\nVerdict: No") == (
+        "no",
+        "No rebound was seen [PMID:1].",
+    )
+    # Opened with (committed before the evidence was read back): dropped, not trusted.
+    opening = "Yes. The evidence shows that PPIs do not cause rebound [PMID:1]."
+    assert reasoned_verdict(opening) == (
+        None,
+        "The evidence shows that PPIs do not cause rebound [PMID:1].",
+    )
+    assert reasoned_verdict("Verdict: Yes\n\nIt helps [PMID:1].") == (None, "It helps [PMID:1].")
+    assert reasoned_verdict("**No.**\nTrials [PMID:1] show...") == (None, "Trials [PMID:1] show...")
+    # An opening word, then a labelled verdict at the end: the labelled one counts.
+    assert reasoned_verdict("Yes. Trials found no effect [PMID:1].\nVerdict: No")[0] == "no"
+    assert reasoned_verdict("Aspirin helps [PMID:1].") == (None, "Aspirin helps [PMID:1].")
 
 
 def test_deterministic_plan_builds_and_or_queries() -> None:

@@ -1,0 +1,136 @@
+"""Identical asks split across two replicas over one store are answered once (a store lease)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from medlit.config import Settings
+from medlit.runtime import Runtime
+from medlit.service.app import create_app
+from medlit.service.leases import AskLeases, flight_id
+from medlit.storage import open_store
+from medlit.storage.base import Store
+from medlit.storage.sqlite import SqliteStore
+from tests.fakes.eutils_server import FakeEutils
+from tests.fakes.llm_server import FakeLLMServer, Reply
+
+Q1 = "Does aspirin prevent stroke in adults?"
+
+
+async def test_eight_identical_asks_over_two_replicas_cost_one(
+    service_settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
+) -> None:
+    answer = llm_server.responder
+    assert answer is not None
+
+    def slow(request: dict[str, Any]) -> Reply:  # a real model takes a while: asks overlap
+        text = answer(request)
+        assert isinstance(text, str)
+        return Reply.slow(0.5, text)
+
+    llm_server.responder = slow
+    runtimes = [Runtime.open(service_settings), Runtime.open(service_settings)]
+    apps = [create_app(runtime) for runtime in runtimes]
+    clients = [
+        httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://replica", timeout=60
+        )
+        for app in apps
+    ]
+    try:
+        replies = await asyncio.gather(
+            *(clients[i % 2].post("/v1/ask", json={"question": Q1}) for i in range(8))
+        )
+    finally:
+        for client in clients:
+            await client.aclose()
+        for runtime in runtimes:
+            await runtime.aclose()
+    assert all(r.status_code == 200 for r in replies), [r.text for r in replies]
+    results = [r.json() for r in replies]
+    assert len(llm_server.history) == 1  # one LLM answer for all eight
+    by_replica = [results[0::2], results[1::2]]
+    tiers = sorted(sorted({r["cache"]["tier1"] for r in replica}) for replica in by_replica)
+    # One replica answered (its four asks shared that flight); the other's flight waited for
+    # the lease and then found the answer in tier 1.
+    assert tiers == [["hit"], ["miss"]], tiers
+    answered = next(replica for replica in by_replica if replica[0]["cache"]["tier1"] == "miss")
+    assert all(r["api_calls"]["llm"] == 1 for r in answered)
+    assert len(eutils.history) == answered[0]["api_calls"]["pubmed"]  # one PubMed round
+    assert len({r["answer"] for r in results}) == 1
+    assert sum(app.state.medlit.leases.waited for app in apps) == 1
+
+
+def test_an_expired_lease_is_taken_over(service_settings: Settings) -> None:
+    """A holder that died (no renewal, no release) delays the others by at most ``ttl_s``."""
+    with open_store(service_settings) as store:
+        dead = AskLeases(store, ttl_s=0.4, poll_s=0.02)
+        live = AskLeases(store, ttl_s=0.4, poll_s=0.02)
+        assert dead._claim(flight_id(("k",)), "killed-replica")  # never renewed nor released
+
+        async def take(key: tuple[str, ...]) -> tuple[bool, float]:
+            start = time.perf_counter()
+            async with live.hold(key) as waited:
+                return waited, time.perf_counter() - start
+
+        waited, took = asyncio.run(take(("other",)))
+        assert not waited and took < 0.4  # another ask: no wait
+        waited, took = asyncio.run(take(("k",)))
+        assert waited and 0.3 < took < 5.0
+
+
+@pytest.mark.parametrize("held_s", [0.3])
+def test_a_waiting_replica_proceeds_when_the_holder_releases(
+    service_settings: Settings, held_s: float
+) -> None:
+    with open_store(service_settings) as store:
+        first = AskLeases(store, ttl_s=10.0, poll_s=0.02)
+        second = AskLeases(store, ttl_s=10.0, poll_s=0.02)
+
+        async def both() -> tuple[bool, bool, float]:
+            async def holder() -> bool:
+                async with first.hold(("k",)) as waited:
+                    await asyncio.sleep(held_s)
+                    return waited
+
+            task = asyncio.create_task(holder())
+            await asyncio.sleep(0.05)
+            start = time.perf_counter()
+            async with second.hold(("k",)) as waited:
+                took = time.perf_counter() - start
+            return await task, waited, took
+
+        first_waited, second_waited, took = asyncio.run(both())
+        assert (first_waited, second_waited) == (False, True)
+        assert held_s - 0.1 < took < 5.0
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_one_claim_wins_until_released_or_expired(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    store: Store
+    if backend == "sqlite":
+        store = SqliteStore(tmp_path / "store.sqlite3")
+    else:
+        from medlit.storage.postgres import PostgresStore  # psycopg only when needed
+
+        store = PostgresStore(str(request.getfixturevalue("pg_url")), pool_size=2)
+    try:
+        first, second = AskLeases(store, ttl_s=0.3), AskLeases(store, ttl_s=0.3)
+        assert first._claim("f", "one") and not second._claim("f", "two")
+        assert second._claim("g", "two")  # another ask
+        first._release("f", "one")
+        assert second._claim("f", "two")
+        time.sleep(0.35)  # the holder died: its lease expires
+        assert first._claim("f", "one")
+        second._release("f", "two")  # no longer its lease: the new holder keeps it
+        assert not second._claim("f", "two")
+    finally:
+        store.close()
