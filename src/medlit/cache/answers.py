@@ -327,7 +327,7 @@ class AnswerCache:
         # One search of the namespace, any settings: its candidates of these settings are the
         # lookup's, and on a miss the rest tell whether the question is cached under other
         # settings (a second search, a second database round trip, only if the list is full).
-        wide = self.max_candidates * 4
+        wide = self.max_candidates * 2  # room for a few other settings' answers
         scoped = self.store.search_answers(
             embedding, min_similarity=floor, namespace=namespace, limit=wide
         )
