@@ -359,7 +359,7 @@ async def test_a_process_killed_mid_executing_resumes_where_it_stopped(
             pytest.fail("the research process never reached q2")
     finally:
         proc.send_signal(signal.SIGKILL)
-        await asyncio.wait_for(proc.wait(), timeout=10)
+        await asyncio.wait_for(proc.wait(), timeout=120)  # reaped after its teardown
     conn = sqlite3.connect(rsettings.db_path)
     (status,) = conn.execute("SELECT status FROM research_jobs").fetchone()
     conn.close()
