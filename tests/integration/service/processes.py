@@ -90,4 +90,4 @@ def stop_process(proc: subprocess.Popen[bytes], timeout_s: float = 30.0) -> None
         proc.wait(timeout_s)
     except subprocess.TimeoutExpired:
         proc.kill()
-        proc.wait(10)
+        proc.wait(120)  # reaped after its teardown: tens of seconds when loaded

@@ -238,7 +238,7 @@ def test_kill_9_of_the_worker_running_a_job_another_finishes_it_after_the_lease(
         time.sleep(2.5)  # longer than a lease: A renews it, B does not take the job
         assert _job_row(pg_url, job_id)[0] == owner
         a.kill()  # SIGKILL: no release, no last save
-        a.wait(10)
+        a.wait(120)
         killed_at = time.monotonic()
         before_kill = answered(fakes.llm)
         unanswered = Counter({("extract", "40000004"): 1, ("extract", "40000005"): 1})
@@ -264,7 +264,7 @@ def test_kill_9_of_the_worker_running_a_job_another_finishes_it_after_the_lease(
     finally:
         if a.poll() is None:
             a.kill()
-            a.wait(10)
+            a.wait(120)
         if b is not None:
             stop_process(b)
     after = answered(fakes.llm)
