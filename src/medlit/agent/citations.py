@@ -185,7 +185,12 @@ def split_verdict(answer: str) -> tuple[Verdict | None, str]:
     found = _find_verdict(lines)
     if found is None:
         return None, answer
-    index, verdict, match = found
+    return _without_verdict_line(lines, *found)
+
+
+def _without_verdict_line(
+    lines: list[str], index: int, verdict: Verdict, match: re.Match[str]
+) -> tuple[Verdict, str]:
     cleaned = _clean(lines[index])
     rest = (cleaned[: match.start()] + cleaned[match.end() :]).strip(" .:;-–")
     if len(rest.split()) <= 2:  # the line only stated the verdict: it moves to the top
@@ -209,10 +214,10 @@ def reasoned_verdict(answer: str) -> tuple[Verdict | None, str]:
     found = _find_verdict(lines)
     if found is None:
         return None, answer
-    index, _verdict, match = found
+    index, verdict, match = found
     first = next(i for i, line in enumerate(lines) if _clean(line))
     if index > first:
-        return split_verdict(answer)
+        return _without_verdict_line(lines, index, verdict, match)
     rest = _clean(lines[index])[match.end() :].lstrip(" .,:;!-–—")
     lines = [*lines[:index], *([rest] if rest else []), *lines[index + 1 :]]
     return None, "\n".join(lines).strip()
