@@ -65,8 +65,10 @@ _VERDICT_MAP: dict[str, Verdict] = {
     "inconclusive": "uncertain",
 }
 _YES_NO_START = re.compile(
-    r"^(?:is|are|was|were|does|do|did|can|could|should|will|would|has|have|had|may|might|must)"
-    r"\b",
+    r"^(?:(?:is|are|was|were|does|do|did|could|should|would|has|have|had|might|must)(?:n't)?"
+    r"|can(?:'t|not)?|will|won't|may|shall)\b"
+    # "It's Fournier's gangrene still dangerous?": a typed "Is it ..." (a question mark required).
+    r"|^it(?:'|\u2019)s\b(?=.*\?$)",
     re.I,
 )
 

@@ -92,6 +92,12 @@ def test_yes_no_questions() -> None:
     )
     assert not is_yes_no_question("What are the effects of aspirin, heparin and warfarin?")
     assert is_yes_no_question("In older adults with atrial fibrillation, is warfarin safe?")
+    # Negated auxiliaries, and "It's ... ?" typed for "Is it ...?" (a PubMedQA title).
+    assert is_yes_no_question("Isn't aspirin harmful in the elderly?")
+    assert is_yes_no_question("Can't statins cause myopathy?")
+    assert is_yes_no_question("It's Fournier's gangrene still dangerous?")
+    assert not is_yes_no_question("It's known that statins cause myopathy.")
+    assert not is_yes_no_question("Its effect on survival?")
 
 
 def test_only_a_verdict_written_after_the_reasoning_is_trusted() -> None:
