@@ -384,3 +384,27 @@ def test_concurrent_writers_of_one_question_leave_one_answer(
     assert stores[0].count_answers() == 1
     found = stores[1].search_answers(vec, min_similarity=0.99)
     assert len(found) == 1 and found[0][0].id in ids
+
+
+def test_postgres_eviction_counts_only_near_capacity(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PostgreSQL skips the exact count(*) while the planner's estimate is far below capacity."""
+    from medlit.storage import _pg_answers
+
+    store = _open("postgres", pg_url)
+    try:
+        for i in range(5):
+            add(store, f"q{i}", unit(30 + i), now=float(i))
+        with store.transaction() as conn:
+            conn.raw.execute("ANALYZE answers")  # the estimate autovacuum would keep: 5 rows
+        monkeypatch.setattr(_pg_answers, "_ESTIMATE_FROM_CAPACITY", 2)
+        for i in range(5, 10):
+            add(store, f"q{i}", unit(30 + i), now=float(i))
+        # 10 held, estimate 5: under 0.8 x 8 the count is skipped (capacity is soft until
+        # the next analyze), from 0.8 x 6 on it is counted and the excess evicted.
+        assert store.evict_answers(8) == 0
+        assert store.evict_answers(6) == 4
+        assert store.count_answers() == 6
+    finally:
+        store.close()
