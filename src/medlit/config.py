@@ -374,6 +374,13 @@ class CacheSettings(_Section):
         description="Save an ANN index after this many changes (always saved on close; a "
         "stale index is repaired from SQLite on open).",
     )
+    answer_index_cache_max: int = Field(
+        64,
+        ge=1,
+        description="SQLite store: tier-1 indexes (one per tenant namespace) held in memory at "
+        "once; the least recently used is saved and dropped past this, and opened again "
+        "(memory-mapped, caught up from the change log) at its namespace's next lookup.",
+    )
 
 
 class AgentSettings(_Section):

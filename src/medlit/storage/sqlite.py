@@ -29,6 +29,7 @@ import sqlite3
 import threading
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -38,6 +39,7 @@ import numpy as np
 
 from medlit.datadir import require_data_dir
 from medlit.errors import StorageError
+from medlit.log import get_logger
 from medlit.storage import schema
 from medlit.storage._sqlite_evidence import EvidenceOps
 from medlit.storage.ann import AnnIndex
@@ -52,6 +54,8 @@ _ANSWER_COLS = (
     "id, namespace, fingerprint, question, payload, retrieval_score, created_at, "
     "last_used_at, hits, embedding"
 )
+log = get_logger("storage.sqlite")
+
 _MEMO_CAP = 100_000
 _LOG_KEEP = 200_000
 
@@ -89,7 +93,11 @@ class SqliteStore(EvidenceOps):
         self._conn = conn
         self.apply_migrations("core", schema.CORE_MIGRATIONS)
         self.db_id = self._meta_id()
-        self._indexes: dict[str, AnnIndex] = {}
+        # Most recently used last; at most ``answer_index_cache_max`` tier-1 indexes (many
+        # tenants must not hold one index each in memory for the life of the process).
+        self._indexes: OrderedDict[str, AnnIndex] = OrderedDict()
+        #: Tier-1 indexes dropped from memory to respect the bound (diagnostics and tests).
+        self.answer_index_evictions = 0
         self._close_hooks: list[Callable[[], None]] = []
         self._puts = 0
         #: Tier-1 candidates the ANN indexes proposed, all searches together (a tenant's
@@ -223,9 +231,35 @@ class SqliteStore(EvidenceOps):
                 except sqlite3.Error as exc:
                     raise StorageError(f"cannot open the {key} index: {exc}") from exc
                 self._indexes[key] = index
+                if namespace is not None:
+                    self._evict_answer_indexes(keep=key)
             else:
+                self._indexes.move_to_end(key)
                 index.sync(self._conn)
             return index
+
+    def _evict_answer_indexes(self, keep: str) -> None:
+        """Save and drop the least recently used tier-1 indexes past the bound.
+
+        Held under the store's lock, like every search, so no lookup uses an index while it is
+        dropped; a dropped index loses nothing (saved here, or replayed from the change log
+        when its namespace is looked up next).
+        """
+        answers = [k for k in self._indexes if k.startswith("answers:")]
+        for key in answers[: max(0, len(answers) - self._cfg.answer_index_cache_max)]:
+            if key == keep:
+                continue
+            index = self._indexes.pop(key)
+            try:
+                index.close()
+            except OSError as exc:  # SQLite holds the truth: the next open repairs the file
+                log.warning("answer_index_save_failed", index=key, error=str(exc))
+            self.answer_index_evictions += 1
+
+    def open_answer_indexes(self) -> list[str]:
+        """Namespaces whose tier-1 index is in memory now, least recently used first."""
+        with self._lock:
+            return [k.split(":", 1)[1] for k in self._indexes if k.startswith("answers:")]
 
     def answer_index(self, namespace: str) -> AnnIndex:
         """The tier-1 ANN index of ``namespace`` (it holds that namespace's answers only)."""
