@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import time
 from collections.abc import Callable
 from types import TracebackType
@@ -248,7 +249,6 @@ class Assistant:
         import anyio.to_thread
 
         from medlit.agent.memory import session_key
-        from medlit.agent.nodes import timed
 
         text = self.validate_question(question)
         session_id = self.validate_session_id(session_id)
@@ -271,29 +271,48 @@ class Assistant:
                 state["memory_summary"] = memory.render()
                 state["previous_question"] = memory.last_question
             nodes = self._get_nodes()
-            for name in ("plan_query", "query_cache"):
-                await _run_node(state, name, nodes)
+            cached = use_cache and self.settings.cache.enabled  # else waiting cannot help
+            # With a lease, a miss may be looked up again after the wait: the ask counts the
+            # result of its last lookup only (one hit, or one miss), so this miss waits.
+            uncounted = miss_lease is not None and cached
+            await _run_node(state, "plan_query", nodes)
+            await _run_node(state, "query_cache", nodes, count_miss=not uncounted)
             state["planned"] = True
             lease: contextlib.AbstractAsyncContextManager[bool] = contextlib.nullcontext(False)
-            cached = use_cache and self.settings.cache.enabled  # else waiting cannot help
-            if miss_lease is not None and cached and not state.get("cache_hit"):
+            if state.get("cache_hit"):
+                uncounted = False  # a hit is always counted
+            elif miss_lease is not None and uncounted:
                 lease = miss_lease()
-            async with lease as waited:
-                if waited:  # another process answered the same question meanwhile
-                    await _run_node(state, "query_cache", nodes)
-                if state.get("cache_hit"):
-                    # The fast path: no LangGraph, no LLM, no source client.
-                    update = await timed("update_memory", nodes.update_memory)(state)
-                    state["timings"] = merge_timings(state["timings"], update.get("timings", {}))
-                    final: AgentState = state
-                else:
-                    from medlit.agent.graph import recursion_limit
-
-                    graph = self._get_graph()
-                    limit = recursion_limit(self.settings.agent.max_iterations)
-                    async with self._miss_slot():
-                        final = await graph.ainvoke(state, config={"recursion_limit": limit})
+            try:
+                async with lease as waited:
+                    if waited:  # another process answered the same question meanwhile
+                        uncounted = False  # this lookup counts its own hit or miss
+                        await _run_node(state, "query_cache", nodes)
+                    elif uncounted:
+                        uncounted = False
+                        deps.answers.count_miss(state.get("miss_reason"))
+                    final = await self._answer(state, nodes)
+            finally:
+                if uncounted:  # the lease failed or the ask was cancelled while waiting
+                    deps.answers.count_miss(state.get("miss_reason"))
         return AskResult.from_state(final, usage, (time.perf_counter() - start) * 1000.0)
+
+    async def _answer(self, state: AgentState, nodes: AskNodes) -> AgentState:
+        """The final state: from the cache hit found, else from the ask graph."""
+        from medlit.agent.nodes import timed
+
+        if state.get("cache_hit"):
+            # The fast path: no LangGraph, no LLM, no source client.
+            update = await timed("update_memory", nodes.update_memory)(state)
+            state["timings"] = merge_timings(state["timings"], update.get("timings", {}))
+            return state
+        from medlit.agent.graph import recursion_limit
+
+        graph = self._get_graph()
+        limit = recursion_limit(self.settings.agent.max_iterations)
+        async with self._miss_slot():
+            final: AgentState = await graph.ainvoke(state, config={"recursion_limit": limit})
+        return final
 
     def _miss_slot(self) -> contextlib.AbstractAsyncContextManager[object]:
         if self._miss_limit is None:
@@ -317,11 +336,13 @@ class Assistant:
         return self._graph
 
 
-async def _run_node(state: AgentState, name: str, nodes: AskNodes) -> None:
-    """Run one node of the ask graph outside the graph, merging its update into ``state``."""
+async def _run_node(state: AgentState, name: str, nodes: AskNodes, **options: Any) -> None:
+    """Run one node of the ask graph outside the graph, merging its update into ``state``
+    (``options``: the node's keyword arguments)."""
     from medlit.agent.nodes import timed
 
-    update = await timed(name, getattr(nodes, name))(state)
+    node = getattr(nodes, name)
+    update = await timed(name, functools.partial(node, **options) if options else node)(state)
     timings = merge_timings(state.get("timings"), update.pop("timings", {}))
     state.update(update)  # type: ignore[typeddict-item]
     state["timings"] = timings

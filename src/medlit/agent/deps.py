@@ -117,13 +117,20 @@ class AgentDeps:
         return self.embedder.embed([text])[0]
 
     async def lookup_answer(
-        self, question: str, vector: Any, *, namespace: str, fingerprint: str
+        self,
+        question: str,
+        vector: Any,
+        *,
+        namespace: str,
+        fingerprint: str,
+        count_miss: bool = True,
     ) -> AnswerLookup:
         """Tier-1 lookup in one namespace (tenant) and fingerprint, with the verified band
         when it is open (see :mod:`medlit.cache.verify`).
 
         Both come from the question's state, never from these shared deps: one assistant
         answers many tenants' questions at once. The store search runs off the event loop.
+        ``count_miss=False`` leaves a miss uncounted (see ``AnswerCache.search_query``).
         """
         import functools
 
@@ -139,10 +146,16 @@ class AgentDeps:
                 vector,
                 namespace=namespace,
                 fingerprint=fingerprint,
+                count_miss=count_miss,
             )
             return await anyio.to_thread.run_sync(search)
         return await self.answers.search_query_verified(
-            question, vector, namespace=namespace, fingerprint=fingerprint, verifier=verifier
+            question,
+            vector,
+            namespace=namespace,
+            fingerprint=fingerprint,
+            verifier=verifier,
+            count_miss=count_miss,
         )
 
     def add_answer(

@@ -166,8 +166,11 @@ class AskNodes:
     def _fingerprint(self, state: AgentState) -> str:
         return state.get("fingerprint") or self.deps.fingerprint(state.get("sources", ["pubmed"]))
 
-    async def query_cache(self, state: AgentState) -> dict[str, Any]:
-        """Tier 1: a stored answer to the same question (the cache's guard has the last word)."""
+    async def query_cache(self, state: AgentState, *, count_miss: bool = True) -> dict[str, Any]:
+        """Tier 1: a stored answer to the same question (the cache's guard has the last word).
+
+        ``count_miss=False``: a miss is left uncounted, for a caller that may look again.
+        """
         if not state.get("use_cache", True) or not self.deps.settings.cache.enabled:
             return {"cache_hit": False, "miss_reason": "disabled"}
         lookup = await self.deps.lookup_answer(
@@ -175,6 +178,7 @@ class AskNodes:
             state["query_vector"],
             namespace=state.get("namespace", self.deps.settings.namespace),
             fingerprint=self._fingerprint(state),
+            count_miss=count_miss,
         )
         if not lookup.hit or lookup.entry is None:
             return {

@@ -177,7 +177,13 @@ class AnswerCache:
         return self._guard
 
     def search_query(
-        self, question: str, embedding: Vector, *, namespace: str, fingerprint: str
+        self,
+        question: str,
+        embedding: Vector,
+        *,
+        namespace: str,
+        fingerprint: str,
+        count_miss: bool = True,
     ) -> AnswerLookup:
         """Look up a cached answer for ``question`` (see the module docstring for the rules).
 
@@ -186,13 +192,16 @@ class AnswerCache:
             embedding: its embedding (unit norm).
             namespace: tenant scope.
             fingerprint: ``Settings.answer_fingerprint(...)`` of the current settings.
+            count_miss: False leaves a miss uncounted: the caller may look again (after
+                waiting for another process's identical ask) and counts one result only,
+                that lookup's or this one's (:meth:`count_miss`). A hit is always counted.
 
         Returns:
             An :class:`AnswerLookup`: a hit with a private copy of the entry, or a miss with
             its reason.
         """
         lookup, _band = self._search(question, embedding, namespace, fingerprint, None)
-        return lookup if lookup.hit else self._miss(lookup)
+        return lookup if lookup.hit or not count_miss else self._miss(lookup)
 
     async def search_query_verified(
         self,
@@ -202,6 +211,7 @@ class AnswerCache:
         namespace: str,
         fingerprint: str,
         verifier: HitVerifier | None,
+        count_miss: bool = True,
     ) -> AnswerLookup:
         """:meth:`search_query`, then, on a miss, the verified band (``verifier``: None, off).
 
@@ -216,14 +226,18 @@ class AnswerCache:
         if verifier is None:
             return await anyio.to_thread.run_sync(
                 lambda: self.search_query(
-                    question, embedding, namespace=namespace, fingerprint=fingerprint
+                    question,
+                    embedding,
+                    namespace=namespace,
+                    fingerprint=fingerprint,
+                    count_miss=count_miss,
                 )
             )
         lookup, band = await anyio.to_thread.run_sync(
             self._search, question, embedding, namespace, fingerprint, verifier.settings.lower
         )
         if lookup.hit or not band:
-            return lookup if lookup.hit else self._miss(lookup)
+            return lookup if lookup.hit or not count_miss else self._miss(lookup)
         verdicts = await anyio.to_thread.run_sync(lambda: self.verdicts)
         calls = 0
         judged = False
@@ -267,7 +281,7 @@ class AnswerCache:
             # Nothing in scope at tau: the verifier's refusal is why this missed.
             lookup.miss_reason, lookup.similarity = "not_verified", band[0][1]
             lookup.candidates = len(band)
-        return self._miss(lookup)
+        return self._miss(lookup) if count_miss else lookup
 
     @property
     def verdicts(self) -> VerdictStore:
@@ -442,6 +456,10 @@ class AnswerCache:
         self.flush()
         self._pending.count("answers.expired", self.store.delete_answers(ids))
 
+    def count_miss(self, reason: str | None) -> None:
+        """Count one lookup's miss that was looked up with ``count_miss=False``."""
+        self._pending.count(f"answers.miss.{reason}")
+
     def _miss(self, lookup: AnswerLookup) -> AnswerLookup:
-        self._pending.count(f"answers.miss.{lookup.miss_reason}")
+        self.count_miss(lookup.miss_reason)
         return lookup

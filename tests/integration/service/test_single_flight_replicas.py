@@ -13,6 +13,7 @@ import pytest
 from medlit.config import Settings
 from medlit.runtime import Runtime
 from medlit.service.app import create_app
+from medlit.service.flights import question_key
 from medlit.service.leases import AskLeases, flight_id
 from medlit.storage import open_store
 from medlit.storage.base import Store
@@ -65,6 +66,47 @@ async def test_eight_identical_asks_over_two_replicas_cost_one(
     assert len(eutils.history) == answered[0]["api_calls"]["pubmed"]  # one PubMed round
     assert len({r["answer"] for r in results}) == 1
     assert sum(app.state.medlit.leases.waited for app in apps) == 1
+    # Each replica's flight looked tier 1 up once as far as every count goes: the one that
+    # answered missed, the one that waited for it hit (its first look before the wait was
+    # not a second lookup of the ask).
+    metrics = [app.state.medlit.metrics.tier1_counts("default") for app in apps]
+    assert sorted((m["hits"], sum(m["misses"].values())) for m in metrics) == [(0, 1), (1, 0)]
+    assert _stored_lookups(service_settings) == (1, 1)
+
+
+def _stored_lookups(settings: Settings) -> tuple[int, int]:
+    """Tier-1 hits and misses in the store's counters (``medlit cache stats``)."""
+    with open_store(settings) as store:
+        counters = store.counters("answers.")
+    misses = sum(v for k, v in counters.items() if k.startswith("answers.miss."))
+    return counters.get("answers.hits", 0), misses
+
+
+async def test_a_waiter_whose_holder_died_counts_one_miss(
+    service_settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
+) -> None:
+    runtime = Runtime.open(service_settings)
+    app = create_app(runtime)
+    state = app.state.medlit
+    state.leases.ttl_s, state.leases.poll_s = 1.0, 0.02
+    state.assistant.deps.embed_one("warm up")  # the ask must reach the lease before it expires
+    names = state.assistant.resolve_sources(None)
+    key = ("default", state.assistant.deps.fingerprint(names), question_key(Q1))
+    key += (tuple(names), False, None)  # as POST /v1/ask builds it
+    assert state.leases._claim(flight_id(key), "killed-replica")  # never renewed nor released
+    try:
+        async with httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://replica", timeout=60
+        ) as client:
+            reply = await client.post("/v1/ask", json={"question": Q1})
+    finally:
+        await runtime.aclose()
+    assert reply.status_code == 200, reply.text
+    assert reply.json()["cache"]["tier1"] == "miss"
+    assert state.leases.waited == 1 and len(llm_server.history) == 1
+    counts = state.metrics.tier1_counts("default")
+    assert (counts["hits"], sum(counts["misses"].values())) == (0, 1)
+    assert _stored_lookups(service_settings) == (0, 1)
 
 
 def test_an_expired_lease_is_taken_over(service_settings: Settings) -> None:
