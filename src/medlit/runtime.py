@@ -103,6 +103,12 @@ class Runtime:
         return self._embedder
 
     @property
+    def loaded_embedder(self) -> Embedder | None:
+        """The embedder if it has been built already, else None (building it imports the
+        backend: not for an event loop)."""
+        return self._embedder
+
+    @property
     def answers(self) -> AnswerCache:
         """Tier 1: the answer cache."""
         if self._answers is None:

@@ -92,6 +92,29 @@ async def test_a_slot_left_pending_by_a_dead_process_expires(tmp_path: Path) -> 
     assert 0.25 <= time.monotonic() - started < 1.0
 
 
+async def test_a_cancelled_request_releases_its_slot(tmp_path: Path) -> None:
+    """The release runs in a worker thread (off the event loop) and still happens when the
+    request's task is cancelled: the next request waits the window, not ``hold_s``."""
+    limiter = RateLimiter(tmp_path / "rl.sqlite3", "h", 1, window_s=0.2)
+    entered = asyncio.Event()
+
+    async def request() -> None:
+        async with limiter.slot(hold_s=30):
+            entered.set()
+            await asyncio.sleep(30)
+
+    task = asyncio.create_task(request())
+    await entered.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    wait, slot = limiter.try_acquire()
+    assert slot is None and 0.0 < wait <= 0.2  # released just now: only the window remains
+    started = time.monotonic()
+    await limiter.acquire()
+    assert time.monotonic() - started < 1.0
+
+
 _WORKER = textwrap.dedent(
     """
     import asyncio, sys

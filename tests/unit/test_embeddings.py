@@ -10,6 +10,7 @@ import pytest
 
 from medlit.config import Settings
 from medlit.embeddings import MemoEmbedder, load_embedder
+from medlit.embeddings.memo import text_hash
 from medlit.embeddings.onnx import OnnxEmbedder
 from medlit.storage.sqlite import SqliteStore
 
@@ -86,6 +87,24 @@ def test_memo_embeds_identical_text_once(onnx: OnnxEmbedder) -> None:
     assert np.array_equal(first[1], second[0]) and np.array_equal(first[0], first[2])
     first[1][:] = 0  # a caller scribbling on its output must not poison the memo
     assert np.linalg.norm(memo.embed(["y"])[0]) == pytest.approx(1.0, abs=1e-5)
+
+
+def test_remembered_reads_the_memory_only(onnx: OnnxEmbedder, tmp_path: Path) -> None:
+    """What the event loop may call: the in-memory LRU, never the store nor the model."""
+    inner = CountingEmbedder(onnx)
+    with SqliteStore(tmp_path / "m.sqlite3") as store:
+        stored = onnx.embed(["in the store"])[0]
+        store.put_embeddings(inner.model_id, {text_hash("in the store"): stored})
+        memo = MemoEmbedder(inner, capacity=10, store=store)
+        assert memo.remembered("x ray") is None and inner.seen == []
+        vec = memo.embed(["x ray"])[0]
+        got = memo.remembered("x ray")
+        assert got is not None and np.array_equal(got, vec)
+        got[:] = 0  # a copy: the memo keeps its own
+        assert np.array_equal(memo.remembered("x ray"), vec)
+        assert memo.remembered("in the store") is None  # a store read is not for the loop
+        assert np.array_equal(memo.embed(["in the store"])[0], stored)  # embed() reads it
+        assert inner.seen == ["x ray"]
 
 
 def test_persisted_memo_skips_the_model_in_a_new_process(tmp_path: Path) -> None:

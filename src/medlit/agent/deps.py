@@ -116,6 +116,12 @@ class AgentDeps:
         """The unit-norm embedding of ``text`` (float32 vector)."""
         return self.embedder.embed([text])[0]
 
+    def remembered_embedding(self, text: str) -> Any | None:
+        """``text``'s embedding when this process has it in memory, else None: no model, no
+        store, so the event loop may call it (:meth:`embed_one` needs a worker thread)."""
+        remembered = getattr(self.runtime.loaded_embedder, "remembered", None)
+        return None if remembered is None else remembered(text)
+
     async def lookup_answer(
         self,
         question: str,

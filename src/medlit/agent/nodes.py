@@ -128,7 +128,9 @@ class AskNodes:
                     by_llm = True
                 except LLMError as exc:
                     log.warning("plan_query_llm_failed", error=str(exc))
-        vector = await off_loop(self.deps.embed_one, plan.standalone_question)
+        vector = self.deps.remembered_embedding(plan.standalone_question)
+        if vector is None:
+            vector = await off_loop(self.deps.embed_one, plan.standalone_question)
         return {
             "standalone_question": plan.standalone_question,
             "pubmed_query": plan.pubmed_query,

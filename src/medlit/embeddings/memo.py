@@ -95,6 +95,22 @@ class MemoEmbedder:
                 self.store.put_embeddings(self.model_id, persist)
         return out
 
+    def remembered(self, text: str) -> Vectors | None:
+        """``text``'s vector if the in-memory LRU holds it, else None.
+
+        No store read and no model: cheap enough for an event loop (a cached question's
+        vector then costs no hop to a worker thread).
+        """
+        if self.capacity <= 0:
+            return None
+        key = text_hash(text)
+        with self._lock:
+            vec = self._lru.get(key)
+            if vec is None:
+                return None
+            self._lru.move_to_end(key)
+            return vec.copy()
+
     def _remember(self, key: str, vec: Vectors) -> None:
         if self.capacity <= 0:
             return

@@ -62,13 +62,19 @@ def get_state(request: Request) -> ServiceState:
     return state
 
 
-def get_runtime(request: Request) -> Runtime:
-    """The app's runtime."""
+async def get_runtime(request: Request) -> Runtime:
+    """The app's runtime (a dependency)."""
     return get_state(request).runtime
+
+
+async def _state_dependency(request: Request) -> ServiceState:
+    # ``async``: FastAPI runs a plain ``def`` dependency in a worker thread, a hop (and a wait
+    # for a free thread) on every request, cached hits included.
+    return get_state(request)
 
 
 RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
 """The app's :class:`~medlit.runtime.Runtime`."""
 
-ServiceStateDep = Annotated[ServiceState, Depends(get_state)]
+ServiceStateDep = Annotated[ServiceState, Depends(_state_dependency)]
 """The app's :class:`ServiceState`."""

@@ -64,8 +64,8 @@ async def research_workers(state: ServiceState) -> AsyncIterator[ResearchWorkers
         await workers.stop()
 
 
-def get_workers(request: Request) -> ResearchWorkers:
-    """The app's worker pool."""
+async def get_workers(request: Request) -> ResearchWorkers:
+    """The app's worker pool (``async``: no worker-thread hop to read it)."""
     workers = get_state(request).extras.get("research")
     if not isinstance(workers, ResearchWorkers):
         raise ProblemError(503, "research jobs are not available: the worker pool is not running")

@@ -269,8 +269,10 @@ class RateLimiter:
         try:
             yield
         finally:
-            # Synchronous on purpose: this must run even when the task is being cancelled.
-            self.release(slot_id)
+            # In a worker thread: the write may wait for the file lock, and the event loop
+            # serves cached answers meanwhile. Shielded, so a task being cancelled still
+            # releases its slot (the thread runs to its end whatever happens to this await).
+            await asyncio.shield(asyncio.ensure_future(asyncio.to_thread(self.release, slot_id)))
 
 
 def limiter_for(
