@@ -437,8 +437,9 @@ class _Run:
         with usage_scope() as stage_usage:
             budget = Budget(limits=limits, usage=stage_usage, before=before)
             visited = VisitedTopics(o.embedder, o.settings.research.visited_similarity)
-            visited.add_all(
-                [q.text for q in job.plan.sub_questions if q.status is SubQuestionStatus.COMPLETED]
+            await asyncio.to_thread(  # embeds: off the event loop
+                visited.add_all,
+                [q.text for q in job.plan.sub_questions if q.status is SubQuestionStatus.COMPLETED],
             )
             researcher = DeepResearcher(
                 o.settings.research,

@@ -196,14 +196,16 @@ class DeepResearcher:
             runnable: list[SubQuestion] = []
             for question in wave:
                 question.status = SubQuestionStatus.IN_PROGRESS
-                reason = self._skip_reason(question)
+                # In a worker thread: the visited-topic check embeds the question (the
+                # service's event loop serves cached answers meanwhile).
+                reason = await asyncio.to_thread(self._skip_reason, question)
                 if reason is not None:
                     question.status = SubQuestionStatus.SKIPPED
                     question.skip_reason = reason
                     log.info("sub_question_skipped", id=question.id, reason=reason)
                     await on_done(question, [], [])
                 else:
-                    self.visited.add(question.text)
+                    await asyncio.to_thread(self.visited.add, question.text)
                     runnable.append(question)
 
             async def run(question: SubQuestion) -> None:

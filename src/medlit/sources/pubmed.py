@@ -159,7 +159,9 @@ class PubMedSource:
     ) -> list[Article]:
         """Records of ``pmids`` in order, taking the fresh ones from ``known``."""
         ids = list(dict.fromkeys(pmids))
-        held = known.fresh_articles(ids) if known is not None and ids else {}
+        held = {}
+        if known is not None and ids:  # a store read: off the event loop
+            held = await asyncio.to_thread(known.fresh_articles, ids)
         fetched = await self.efetch([p for p in ids if p not in held])
         by_pmid = {**held, **{a.pmid: a for a in fetched if a.pmid}}
         return [by_pmid[p] for p in ids if p in by_pmid]
