@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
+from urllib.parse import urljoin
 
+import httpx
 import pytest
 
 from medlit.config import Settings
 from medlit.errors import MalformedResponse, RateLimited, SourceResponseError, SourceUnavailable
+from medlit.sources.http import RetryPolicy, send
 from medlit.sources.pubmed import PubMedSource
 from medlit.types import Article, SearchQuery
 from medlit.usage import usage_scope
@@ -218,3 +222,36 @@ async def test_phrase_not_found(pm_settings: Settings) -> None:
             await source.search(SearchQuery(term="zzqxv"))
         # Known words that match nothing together: a legitimate empty result.
         assert await source.search(SearchQuery(term="aspirin metformin")) == []
+
+
+async def test_a_large_body_is_parsed_off_the_event_loop(
+    make_fake_eutils: Callable[..., FakeEutils],
+) -> None:
+    """A page of XML takes milliseconds to parse: a worker thread does it, not the event loop
+    (where the service answers cached questions)."""
+    articles = [
+        a.model_copy(update={"pmid": f"{copy}{a.pmid}"})
+        for copy in range(1, 6)
+        for a in sample_articles()
+    ]
+    fake = make_fake_eutils(articles=articles, rate_limit=None)
+    threads: list[threading.Thread] = []
+
+    def parse(response: httpx.Response) -> int:
+        threads.append(threading.current_thread())
+        return len(response.content)
+
+    pmids = [a.pmid for a in articles if a.pmid]
+    async with httpx.AsyncClient() as client:
+        size = await send(
+            client,
+            "GET",
+            urljoin(fake.base_url, "efetch.fcgi"),
+            service="pubmed",
+            limiter=None,
+            policy=RetryPolicy(max_retries=0),
+            params={"db": "pubmed", "id": ",".join(pmids), "retmode": "xml"},
+            parse=parse,
+        )
+    assert size > 16_384  # a body this test means: a real page of records
+    assert threads and threads[-1] is not threading.current_thread()
