@@ -198,7 +198,10 @@ def test_embedder_ranks_and_protocol_objects_work() -> None:
         ("Target serum urate: do gout patients know their goal?", True),
         ("Can PRISM predict length of PICU stay?", True),
         ("Which patients benefit from statins?", False),
-        ("Autoerotic asphyxiation: secret pleasure--lethal outcome?", False),
+        # A noun phrase asked about is a yes/no title (the one rule the LLM answer uses too).
+        ("Autoerotic asphyxiation: secret pleasure--lethal outcome?", True),
+        ("Statins: what is the evidence?", False),
+        ("\u00bfIs aspirin safe in pregnancy?", True),
     ],
 )
 def test_yes_no_question_detection(question: str, expected: bool) -> None:

@@ -16,6 +16,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Literal
 
+from medlit.llm.stance import is_yes_no_question
 from medlit.log import get_logger
 
 __all__ = [
@@ -64,17 +65,6 @@ _VERDICT_MAP: dict[str, Verdict] = {
     "maybe": "uncertain",
     "inconclusive": "uncertain",
 }
-_YES_NO_START = re.compile(
-    r"^(?:(?:is|are|was|were|does|do|did|could|should|would|has|have|had|might|must)(?:n't)?"
-    r"|can(?:'t|not)?|will|won't|may|shall)\b"
-    # "It's Fournier's gangrene still dangerous?": a typed "Is it ..." (a question mark required).
-    r"|^it(?:'|\u2019)s\b(?=.*\?$)",
-    re.I,
-)
-
-
-_CLAUSE = re.compile(r"[:;,]\s+|\.\s+|\s*--\s*|\s[-\u2013\u2014]\s")
-_WH_START = re.compile(r"^(?:what|which|who|whom|whose|when|where|why|how)\b", re.I)
 
 
 def extract_pmids(text: str) -> list[str]:
@@ -122,26 +112,6 @@ def enforce_citations(text: str, allowed: Collection[str]) -> CitationCheck:
     if removed:
         log.warning("citation_removed", pmids=removed, reason="not_in_retrieved_evidence")
     return CitationCheck(text=new_text, cited=cited, removed=removed)
-
-
-def is_yes_no_question(question: str) -> bool:
-    """A question whose bottom line is yes or no ("Does X reduce Y?", "Is X safe in Z?").
-
-    The yes/no part may come after a statement, as in article titles: "Autoxidation products
-    are increased in uremic plasma: is there oxidative stress in uremia?".
-    """
-    text = question.strip().lstrip("\"'(").strip()
-    if _YES_NO_START.match(text):
-        return True
-    last = _CLAUSE.split(text)[-1].strip().lstrip("\"'(")
-    if not text.endswith("?") or last == text:
-        return False
-    # "... . Is it always necessary?", and the title forms "Aripiprazole: a new risk factor
-    # for pathological gambling?" and "Malnutrition, a new inducer for arterial calcification?"
-    # (a noun phrase asked about: yes or no), but not "What are the effects of A, B and C?".
-    if _YES_NO_START.match(last):
-        return True
-    return not _WH_START.match(last) and not _WH_START.match(text)
 
 
 def parse_verdict(answer: str) -> Verdict | None:

@@ -31,11 +31,6 @@ def _wordset(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-_AUX = _wordset(
-    "is are was were am be does do did can could should would will shall may might must "
-    "has have had isn't aren't doesn't don't didn't can't cannot shouldn't wasn't weren't"
-)
-
 _STOP = _wordset(
     "a an the of in on at to for from by with without and or but not no nor is are was were "
     "be been being do does did can could should would will may might must has have had this "
@@ -108,16 +103,36 @@ _EQUIV_QUESTION = re.compile(
 )
 _NEGATED_QUESTION = re.compile(r"\b(?:not|n't|never|fail\w*|without|lack\w*)\b", re.I)
 _CLAUSE_SPLIT = re.compile(r";\s+|,?\s+(?:but|however|whereas|while|although|though|yet)\s+", re.I)
+_YES_NO_START = re.compile(
+    r"^(?:am|(?:is|are|was|were|does|do|did|could|should|would|has|have|had|might|must)(?:n't)?"
+    r"|can(?:'t|not)?|will|won't|may|shall)\b"
+    # "It's Fournier's gangrene still dangerous?": a typed "Is it ..." (a question mark required).
+    r"|^it(?:'|\u2019)s\b(?=.*\?$)",
+    re.I,
+)
+_CLAUSE = re.compile(r"[:;,]\s+|\n|\.\s+|\s*--\s*|\s[-\u2013\u2014]\s")
+_WH_START = re.compile(r"^(?:what|which|who|whom|whose|when|where|why|how)\b", re.I)
 _WORD = re.compile(r"[a-z0-9]+")
 
 
 def is_yes_no_question(question: str) -> bool:
-    """Whether the question (its last interrogative part) starts with an auxiliary verb."""
-    text = question.strip()
-    parts = [p for p in re.split(r"[:\n]|\s[-–—]\s", text) if p.strip()]
-    candidate = parts[-1] if parts else text
-    first = candidate.strip().split(maxsplit=1)
-    return bool(first) and first[0].lower().strip("¿\"'") in _AUX
+    """A question whose bottom line is yes or no ("Does X reduce Y?", "Is X safe in Z?").
+
+    The yes/no part may come after a statement, as in article titles: "Autoxidation products
+    are increased in uremic plasma: is there oxidative stress in uremia?".
+    """
+    text = question.strip().lstrip("\"'(\u00bf").strip()
+    if _YES_NO_START.match(text):
+        return True
+    last = _CLAUSE.split(text)[-1].strip().lstrip("\"'(")
+    if not text.endswith("?") or last == text:
+        return False
+    # "... . Is it always necessary?", and the title forms "Aripiprazole: a new risk factor
+    # for pathological gambling?" and "Malnutrition, a new inducer for arterial calcification?"
+    # (a noun phrase asked about: yes or no), but not "What are the effects of A, B and C?".
+    if _YES_NO_START.match(last):
+        return True
+    return not _WH_START.match(last) and not _WH_START.match(text)
 
 
 def _stem(word: str) -> str:
