@@ -14,6 +14,7 @@ they would to vLLM, Ollama or OpenAI. Use it instead of mocks::
         server.enqueue(Reply.rate_limited(retry_after="0.2"))   # 429 + Retry-After
         server.enqueue(Reply.server_error())                    # 500
         server.enqueue(Reply.slow(2.0, "late"))                 # answers after 2 s (timeouts)
+        server.enqueue(Reply.held(gate, "late"))                # answers once gate.set()
         server.enqueue(Reply.reject_response_format())          # 400 on response_format
         server.enqueue(Reply('{"a": 1}', prompt_tokens=7, completion_tokens=3))
         server.enqueue(Reply.streamed("word by word", chunk_delay_s=0.05))  # to stream: true
@@ -71,6 +72,8 @@ from __future__ import annotations
 import json
 import math
 import re
+import select
+import socket
 import threading
 import time
 from collections import deque
@@ -107,6 +110,18 @@ class Reply:
     stall_after: int | None = None
     stall_s: float = 0.0
     cut_after: int | None = None
+    #: Answer only once this event is set (or the server stops, or the client hangs up).
+    hold: threading.Event | None = None
+
+    @classmethod
+    def held(cls, gate: threading.Event, text: str = "held reply") -> Reply:
+        """A 200 sent only once ``gate`` is set: a reply the test holds back for as long as it
+        needs (e.g. to kill the client while it waits), however loaded the machine is.
+
+        The handler also gives up, answering nothing, when the server stops or the client's
+        connection is gone, so a held reply never outlives its client or blocks a teardown.
+        """
+        return cls(text=text, hold=gate)
 
     @classmethod
     def streamed(
@@ -563,6 +578,23 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
             except (BrokenPipeError, ConnectionResetError):
                 return
 
+        def _wait_for(self, gate: threading.Event) -> bool:
+            """Wait until ``gate`` is set; False if the server stops or the client hangs up."""
+            while not gate.wait(0.05):
+                if server._stopping.is_set() or self._client_gone():
+                    self.close_connection = True
+                    return False
+            return True
+
+        def _client_gone(self) -> bool:
+            # A closed connection is readable and reads b"" (a reset raises): nothing else can
+            # arrive on it while the client waits for this reply.
+            try:
+                readable, _, _ = select.select([self.connection], [], [], 0)
+                return bool(readable) and not self.connection.recv(1, socket.MSG_PEEK)
+            except OSError:
+                return True
+
         def do_GET(self) -> None:
             record = self._record({})
             if self.path.rstrip("/").endswith("/models"):
@@ -590,6 +622,8 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
             reply = server._next_reply(record)
             record.status = reply.status
             if reply.delay_s and server._stopping.wait(reply.delay_s):
+                return
+            if reply.hold is not None and not self._wait_for(reply.hold):
                 return
             if body.get("stream") and reply.status == 200:
                 self._stream(record, reply)

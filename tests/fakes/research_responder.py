@@ -12,13 +12,16 @@ research prompts the way a model would: from what the prompt actually contains.
   99999999) that the synthesizer must strip.
 
 ``ResearchResponder.fail`` names steps to answer with HTTP 500 (failure injection);
-``delay_pmids`` makes the extraction of some articles slow (to kill a process mid-job).
+``delay_pmids`` makes the extraction of some articles slow; ``hold_pmids`` holds their replies
+until :meth:`ResearchResponder.release` (to kill a process mid-job: it is certain to be waiting,
+however long the kill takes to come on a loaded machine).
 """
 
 from __future__ import annotations
 
 import json
 import re
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -138,6 +141,8 @@ class ResearchResponder:
     fail: set[str] = field(default_factory=set)
     fabricate: bool = True
     delay_pmids: dict[str, float] = field(default_factory=dict)
+    hold_pmids: set[str] = field(default_factory=set)
+    gate: threading.Event = field(default_factory=threading.Event)
     seen: list[str] = field(default_factory=list)
 
     def __call__(self, request_json: dict[str, Any]) -> str | Reply:
@@ -150,9 +155,22 @@ class ResearchResponder:
             return Reply.error(400, f"unexpected prompt: {step!r}")
         text = json.dumps(handler(request_json))
         pmid = re.search(r"Article PMID: (\d+)", _user(request_json)) if step == "extract" else None
+        if pmid and pmid.group(1) in self.hold_pmids:
+            return Reply.held(self.gate, text)
         if pmid and pmid.group(1) in self.delay_pmids:
             return Reply.slow(self.delay_pmids[pmid.group(1)], text)
         return text
+
+    def hold(self, *pmids: str) -> None:
+        """Hold the extraction replies of these articles until :meth:`release`."""
+        self.gate.clear()
+        self.hold_pmids = set(pmids)
+
+    def release(self) -> None:
+        """Stop holding: replies held now are sent (if their client is still there), later
+        requests for those articles are answered at once."""
+        self.hold_pmids = set()
+        self.gate.set()
 
     def _plan(self, request_json: dict[str, Any]) -> dict[str, Any]:
         return {"sub_questions": self.plan}

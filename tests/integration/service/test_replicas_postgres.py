@@ -187,16 +187,26 @@ def test_a_research_job_submitted_to_one_replica_runs_exactly_once(
     assert prompts.most_common(1)[0][1] == 1
 
 
-def _job_row(url: str, job_id: str) -> tuple[str | None, dict[str, Any]]:
-    """(lease owner, job document) of a job, read from the database directly."""
+def _job_row(url: str, job_id: str) -> tuple[str | None, float | None, dict[str, Any]]:
+    """(lease owner, lease expiry as a Unix time, job document) of a job, read from the database
+    directly."""
     import psycopg
 
     with psycopg.connect(url) as conn:
         row = conn.execute(
-            "SELECT lease_owner, data FROM research_jobs WHERE id = %s", (job_id,)
+            "SELECT lease_owner, lease_until, data FROM research_jobs WHERE id = %s", (job_id,)
         ).fetchone()
     assert row is not None
-    return row[0], json.loads(row[1])
+    return row[0], row[1], json.loads(row[2])
+
+
+#: Worker A's lease. A renews it every third, so it survives A's event loop stalling for two
+#: thirds of it (13 s): a loaded machine must not make A lose a job it is running. B may take
+#: the job only once the lease has expired, so the takeover comes this long after the kill.
+LEASE_A_S = 20.0
+#: How long after the lease expired B may take to notice: its 1-s poll, with room for a loaded
+#: machine (a poll that finds nothing is a database query, seconds at worst under load).
+TAKEOVER_SLACK_S = 30.0
 
 
 def test_kill_9_of_the_worker_running_a_job_another_finishes_it_after_the_lease(
@@ -205,10 +215,14 @@ def test_kill_9_of_the_worker_running_a_job_another_finishes_it_after_the_lease(
     """Worker A runs "on another host" (so its death cannot be seen from here: only the lease
     expiry frees the job); kill -9 mid-job; worker B, a second process, resumes it."""
     research = fakes.responder.research
-    research.delay_pmids = {"40000004": 30.0, "40000005": 30.0}  # A dies waiting for q2
+    research.hold("40000004", "40000005")  # A dies waiting for q2: held until released
     fakes.llm.clear()
     env = replica_env(
-        fakes, pg_url, tmp_path / "a", MEDLIT_RESEARCH_LEASE_S="2", MEDLIT_RESEARCH_CONCURRENCY="1"
+        fakes,
+        pg_url,
+        tmp_path / "a",
+        MEDLIT_RESEARCH_LEASE_S=str(LEASE_A_S),
+        MEDLIT_RESEARCH_CONCURRENCY="1",
     )
     other_host = "import socket; socket.gethostname = lambda: 'worker-host-a'"
     port_a, port_b = free_port(), free_port()
@@ -229,39 +243,57 @@ def test_kill_9_of_the_worker_running_a_job_another_finishes_it_after_the_lease(
                       for n in "45"):  # fmt: skip
             assert time.monotonic() < deadline, "the job never reached q2"
             time.sleep(0.05)
-        owner, doc = _job_row(pg_url, job_id)
-        assert owner is not None and owner.startswith("worker-host-a/")
+        owner, until, doc = _job_row(pg_url, job_id)
+        assert owner is not None and owner.startswith("worker-host-a/") and until is not None
         assert doc["status"] == "EXECUTING"
-        # B runs beside A before the kill: it must leave A's live job alone.
+        # B runs beside A before the kill: it must leave A's live job alone. Watched until A
+        # has renewed its lease at least once while B was polling (B looks every second) and
+        # B has had a few polls: however slowly either runs, B saw a live lease and left it.
         env_b = {**env, "MEDLIT_HOME": str(tmp_path / "b")}
         b = serve_process(env_b, port_b, "--workers-research", "1", log=tmp_path / "b.log")
-        time.sleep(2.5)  # longer than a lease: A renews it, B does not take the job
-        assert _job_row(pg_url, job_id)[0] == owner
+        _, b_started_until, _ = _job_row(pg_url, job_id)
+        assert b_started_until is not None
+        watched_from = time.monotonic()
+        watch_deadline = watched_from + 180
+        while True:
+            holder, now_until, doc = _job_row(pg_url, job_id)
+            assert holder == owner, f"B took A's live job: {holder}"
+            assert now_until is not None and doc["status"] == "EXECUTING"
+            if now_until > b_started_until and time.monotonic() - watched_from > 3.0:
+                break
+            assert time.monotonic() < watch_deadline, "A never renewed its lease"
+            time.sleep(0.2)
+        kill_sent = time.monotonic()
         a.kill()  # SIGKILL: no release, no last save
         a.wait(120)
-        killed_at = time.monotonic()
+        # A's last renewal: nothing can extend the lease past this any more.
+        _, a_until, _ = _job_row(pg_url, job_id)
+        assert a_until is not None
         before_kill = answered(fakes.llm)
         unanswered = Counter({("extract", "40000004"): 1, ("extract", "40000005"): 1})
         answered_before = before_kill - unanswered
         assert before_kill[("plan", "")] == 1 and sum(before_kill.values()) == 5
-        research.delay_pmids = {}
         fakes.llm.clear()
-        deadline = time.monotonic() + 180
+        research.release()  # B's requests are answered at once
+        deadline = time.monotonic() + 180 + LEASE_A_S
         taken_at = None
         while True:
-            holder, doc = _job_row(pg_url, job_id)
+            holder, _, doc = _job_row(pg_url, job_id)
             if taken_at is None and holder is not None and holder != owner:
                 taken_at = time.monotonic()
+                assert time.time() >= a_until, "B took the job before A's lease expired"
             if doc["status"] in ("COMPLETED", "FAILED", "CANCELLED"):
                 break
             assert time.monotonic() < deadline, f"the job did not finish: {doc['status']}"
             time.sleep(0.05)
         assert doc["status"] == "COMPLETED", doc.get("error")
         assert doc["resumed"] == 1 and len(doc["findings"]) == 6
-        assert taken_at is not None and taken_at - killed_at < 10
+        assert taken_at is not None
+        assert taken_at - kill_sent < LEASE_A_S + TAKEOVER_SLACK_S, taken_at - kill_sent
         job = httpx.get(f"http://127.0.0.1:{port_b}/v1/research/{job_id}", timeout=30).json()
         assert job["status"] == "COMPLETED"
     finally:
+        research.release()  # the module's later tests are answered at once
         if a.poll() is None:
             a.kill()
             a.wait(120)
