@@ -26,8 +26,10 @@ def server() -> Iterator[FakeLLMServer]:
 async def client(settings: Settings, server: FakeLLMServer) -> AsyncIterator[LLMClient]:
     settings.llm.base_url = server.base_url
     settings.llm.model = "fake-small"
-    settings.llm.timeout_s = 1.5  # the first chunk (a loaded machine needs some margin)
-    settings.llm.stream_idle_timeout_s = 0.3
+    # A loaded machine can stall an ordinary stream for a second or more: the tests of the
+    # timeouts set short ones themselves, against replies far later than them.
+    settings.llm.timeout_s = 5.0
+    settings.llm.stream_idle_timeout_s = 5.0
     settings.llm.max_retries = 1
     settings.llm.backoff_base_s = 0.0
     async with LLMClient.from_settings(settings) as llm:
@@ -66,8 +68,9 @@ async def test_usage_is_estimated_when_the_server_sends_none(
 async def test_a_slow_writer_is_never_cut_off_by_a_total_timeout(
     client: LLMClient, server: FakeLLMServer
 ) -> None:
-    # 36 chunks, 0.1 s apart: 3.6 s in all, far beyond timeout_s (1.5), never 0.3 s silent.
-    text = " ".join(f"w{i}" for i in range(36))
+    # 40 chunks, 0.1 s apart: 4 s in all, twice timeout_s, never near 2 s silent.
+    client.settings.timeout_s = client.settings.stream_idle_timeout_s = 2.0
+    text = " ".join(f"w{i}" for i in range(40))
     server.enqueue(Reply.streamed(text, chunk_delay_s=0.1))
     started = time.monotonic()
     stream = client.stream("answer", "q")
@@ -79,18 +82,21 @@ async def test_a_slow_writer_is_never_cut_off_by_a_total_timeout(
 async def test_silence_mid_stream_times_out_without_a_retry(
     client: LLMClient, server: FakeLLMServer
 ) -> None:
-    server.enqueue(Reply.streamed(TEXT, stall_after=3, stall_s=3.0))
+    # Silent for a minute after three chunks: the idle timeout must cut it, long before.
+    client.settings.stream_idle_timeout_s = 2.0
+    server.enqueue(Reply.streamed(TEXT, stall_after=3, stall_s=60.0))
     got: list[str] = []
     started = time.monotonic()
-    with pytest.raises(LLMTimeout, match=r"no next chunk within 0\.3 s"):
+    with pytest.raises(LLMTimeout, match=r"no next chunk within 2 s"):
         async for delta in client.stream("answer", "q"):
             got.append(delta)
-    assert len(got) == 3 and time.monotonic() - started < 2.5
+    assert len(got) == 3 and time.monotonic() - started < 30
     assert len(server.completions) == 1  # text was already shown: no silent retry
 
 
 async def test_a_first_chunk_too_late_is_retried(client: LLMClient, server: FakeLLMServer) -> None:
-    server.enqueue(Reply(text="late", delay_s=4.0), Reply.streamed("on time"))
+    client.settings.timeout_s = 2.0  # the first attempt is a minute late, the second on time
+    server.enqueue(Reply(text="late", delay_s=60.0), Reply.streamed("on time"))
     stream = client.stream("answer", "q")
     assert [d async for d in stream] == ["on ", "time"]
     assert stream.reply.attempts == 2 and len(server.completions) == 2
