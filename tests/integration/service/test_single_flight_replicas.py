@@ -88,17 +88,29 @@ async def test_a_waiter_whose_holder_died_counts_one_miss(
     runtime = Runtime.open(service_settings)
     app = create_app(runtime)
     state = app.state.medlit
-    state.leases.ttl_s, state.leases.poll_s = 1.0, 0.02
-    state.assistant.deps.embed_one("warm up")  # the ask must reach the lease before it expires
+    # The dead holder's lease lasts until the ask is seen waiting for it, then it expires (as
+    # it would ttl_s after its holder died): however slowly the ask gets there, it waits.
+    state.leases.ttl_s, state.leases.poll_s = 600.0, 0.02
     names = state.assistant.resolve_sources(None)
     key = ("default", state.assistant.deps.fingerprint(names), question_key(Q1))
     key += (tuple(names), False, None)  # as POST /v1/ask builds it
     assert state.leases._claim(flight_id(key), "killed-replica")  # never renewed nor released
+    tried = state.leases._claims
     try:
         async with httpx.AsyncClient(
             transport=httpx.ASGITransport(app=app), base_url="http://replica", timeout=60
         ) as client:
-            reply = await client.post("/v1/ask", json={"question": Q1})
+            ask = asyncio.create_task(client.post("/v1/ask", json={"question": Q1}))
+            async with asyncio.timeout(120):
+                # A second claim: the first one failed (a counter: there is no event to wait on).
+                while state.leases._claims < tried + 2 and not ask.done():  # noqa: ASYNC110
+                    await asyncio.sleep(0.02)
+            with state.leases._store.transaction() as conn:
+                conn.execute(
+                    "UPDATE ask_leases SET expires_at = ? WHERE owner = ?",
+                    (time.time() - 1, "killed-replica"),
+                )
+            reply = await ask
     finally:
         await runtime.aclose()
     assert reply.status_code == 200, reply.text
@@ -111,46 +123,57 @@ async def test_a_waiter_whose_holder_died_counts_one_miss(
 
 def test_an_expired_lease_is_taken_over(service_settings: Settings) -> None:
     """A holder that died (no renewal, no release) delays the others by at most ``ttl_s``."""
+    ttl_s = 2.0  # the next ask tries the lease well within it, however loaded the machine
     with open_store(service_settings) as store:
-        dead = AskLeases(store, ttl_s=0.4, poll_s=0.02)
-        live = AskLeases(store, ttl_s=0.4, poll_s=0.02)
-        assert dead._claim(flight_id(("k",)), "killed-replica")  # never renewed nor released
+        dead = AskLeases(store, ttl_s=ttl_s, poll_s=0.02)
+        live = AskLeases(store, ttl_s=ttl_s, poll_s=0.02)
 
         async def take(key: tuple[str, ...]) -> tuple[bool, float]:
-            start = time.perf_counter()
-            async with live.hold(key) as waited:
-                return waited, time.perf_counter() - start
+            async with asyncio.timeout(ttl_s + 60):  # a lease that never expired: a failure
+                async with live.hold(key) as waited:
+                    return waited, time.monotonic()
 
-        waited, took = asyncio.run(take(("other",)))
-        assert not waited and took < 0.4  # another ask: no wait
-        waited, took = asyncio.run(take(("k",)))
-        assert waited and 0.3 < took < 5.0
+        claimed_at = time.monotonic()
+        assert dead._claim(flight_id(("k",)), "killed-replica")  # never renewed nor released
+        waited, _ = asyncio.run(take(("other",)))
+        assert not waited  # another ask: no wait
+        waited, entered_at = asyncio.run(take(("k",)))
+        # Not before the lease expired; after it, by the poll (plus what load adds).
+        assert waited and ttl_s - 0.05 < entered_at - claimed_at < ttl_s + 30
 
 
-@pytest.mark.parametrize("held_s", [0.3])
-def test_a_waiting_replica_proceeds_when_the_holder_releases(
-    service_settings: Settings, held_s: float
-) -> None:
+def test_a_waiting_replica_proceeds_when_the_holder_releases(service_settings: Settings) -> None:
     with open_store(service_settings) as store:
-        first = AskLeases(store, ttl_s=10.0, poll_s=0.02)
-        second = AskLeases(store, ttl_s=10.0, poll_s=0.02)
+        # A waiter that ignored the release would wait the lease out: ten minutes.
+        first = AskLeases(store, ttl_s=600.0, poll_s=0.02)
+        second = AskLeases(store, ttl_s=600.0, poll_s=0.02)
 
-        async def both() -> tuple[bool, bool, float]:
+        async def both() -> tuple[bool, bool, float, float]:
+            entered = asyncio.Event()
+            released_at = 0.0
+
             async def holder() -> bool:
+                nonlocal released_at
                 async with first.hold(("k",)) as waited:
-                    await asyncio.sleep(held_s)
+                    entered.set()
+                    # Until the second has tried and failed once (a counter, not an event).
+                    while second._claims < 2:  # noqa: ASYNC110
+                        await asyncio.sleep(0.01)
+                    await asyncio.sleep(0.1)
+                    released_at = time.monotonic()
                     return waited
 
             task = asyncio.create_task(holder())
-            await asyncio.sleep(0.05)
-            start = time.perf_counter()
-            async with second.hold(("k",)) as waited:
-                took = time.perf_counter() - start
-            return await task, waited, took
+            await entered.wait()
+            async with asyncio.timeout(120):
+                async with second.hold(("k",)) as waited:
+                    entered_at = time.monotonic()
+            return await task, waited, released_at, entered_at
 
-        first_waited, second_waited, took = asyncio.run(both())
+        first_waited, second_waited, released_at, entered_at = asyncio.run(both())
         assert (first_waited, second_waited) == (False, True)
-        assert held_s - 0.1 < took < 5.0
+        # It entered only after the release, and then at once (a few polls, loaded or not).
+        assert released_at <= entered_at < released_at + 30
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])
