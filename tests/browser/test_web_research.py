@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -101,8 +102,8 @@ def test_quick_research_live_then_report_and_exports(served: Served, open_page: 
 
 
 def test_cancel_a_running_job(served: Served, open_page: Any) -> None:
-    # Slow extractions keep the job in EXECUTING long enough to cancel it from the page.
-    served.responder.research.delay_pmids = {pmid: 2.0 for pmid in CLAIMS}
+    # Held extractions keep the job in EXECUTING until it is cancelled from the page.
+    served.responder.research.hold(*CLAIMS)
     try:
         page = open_page(WIDTHS["desktop"], "/#/research")
         # The first event stream breaks after event 1: the page must resume after it.
@@ -127,10 +128,16 @@ def test_cancel_a_running_job(served: Served, open_page: Any) -> None:
         page.wait_for_selector(".step-current", timeout=30_000)
         page.wait_for_selector("#sub-questions li", timeout=30_000)
         screenshot(page, "research-live-1440")
+        deadline = time.monotonic() + 60
+        while len(resumed) < 2:  # the page has resumed the broken stream (on its own timer)
+            assert time.monotonic() < deadline, "the page never resumed the event stream"
+            page.wait_for_timeout(50)  # lets Playwright run the route handler meanwhile
         page.click("#job-cancel")
+        page.wait_for_selector("#job-log li:has-text('Cancellation requested')", timeout=60_000)
+        served.responder.research.release()  # the sub-question in flight ends: cancelled
         page.wait_for_selector("#job-status.status-cancelled", timeout=60_000)
     finally:
-        served.responder.research.delay_pmids = {}
+        served.responder.research.release()
     assert "cancelled" in page.inner_text("#research-error")
     assert not page.is_visible("#job-cancel") and not page.is_visible("#report-box")
     assert page.locator(".step-stopped").count() == 1

@@ -330,8 +330,8 @@ async def test_a_process_killed_mid_executing_resumes_where_it_stopped(
     import subprocess
     import sys
 
-    # q2's articles are slow: the process hangs in q2's first extraction.
-    responder.delay_pmids = {"40000004": 30.0, "40000005": 30.0}
+    # q2's replies are held: the process hangs in q2's first extraction until it is killed.
+    responder.hold("40000004", "40000005")
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEDLIT_")}
     env.update({
         "MEDLIT_HOME": str(rsettings.home),
@@ -367,8 +367,8 @@ async def test_a_process_killed_mid_executing_resumes_where_it_stopped(
     first = _steps(llm_server)
     assert first == {"plan": 1, "extract": 4}  # q1's three, and q2's first (never answered)
 
-    responder.delay_pmids = {}
     llm_server.clear()
+    responder.release()
     async with open_orchestrator(rsettings) as orchestrator:
         ((job_id, *_),) = orchestrator.jobs.list()
         job = await orchestrator.resume(job_id)

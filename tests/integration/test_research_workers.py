@@ -106,7 +106,7 @@ async def test_cancel_stops_a_running_job_and_a_queued_one(
     runtime: Runtime, responder: ResearchResponder, llm_server: FakeLLMServer
 ) -> None:
     runtime.settings.research.concurrency = 1
-    responder.delay_pmids = {"40000004": 1.0}  # q2's first extraction is slow
+    responder.hold("40000004")  # q2's first extraction waits until the cancels are in
     async with ResearchWorkers(runtime, workers=1, poll_s=0.1) as workers:
         running = await workers.submit(QUESTION, "quick", "lab-a")
         queued = await workers.submit(QUESTION + " Again.", "quick", "lab-a")
@@ -119,6 +119,7 @@ async def test_cancel_stops_a_running_job_and_a_queued_one(
         assert cancelled.status is JobStatus.CANCELLED
         # The running one stops after the sub-question in flight.
         await workers.cancel(running.id, "lab-a")
+        responder.release()
         events = await asyncio.wait_for(_collect(workers, running.id, "lab-a"), 120)
         job = await workers.get(running.id, "lab-a")
         assert job.status is JobStatus.CANCELLED and events[-1].stage is JobStatus.CANCELLED
@@ -132,7 +133,6 @@ async def test_cancel_stops_a_running_job_and_a_queued_one(
     assert steps(llm_server) == {"plan": 1, "extract": 5}  # q1 (3) and q2 (2), not q3
     # A person may still resume a cancelled job: it continues where it stopped.
     llm_server.clear()
-    responder.delay_pmids = {}
     async with runtime.orchestrator() as orchestrator:
         resumed = await orchestrator.resume(running.id[:8])
     assert resumed.status is JobStatus.COMPLETED, resumed.error
@@ -253,7 +253,7 @@ async def test_stop_mid_job_gives_the_job_back_and_a_new_pool_finishes_it(
     runtime: Runtime, responder: ResearchResponder, llm_server: FakeLLMServer
 ) -> None:
     runtime.settings.research.concurrency = 1
-    responder.delay_pmids = {"40000004": 0.5, "40000005": 0.5}
+    responder.hold("40000004", "40000005")  # the pool stops while q2 waits on its reply
     workers = ResearchWorkers(runtime, workers=1, poll_s=0.1)
     await workers.start()
     job = await workers.submit(QUESTION, "quick", "default")
@@ -268,6 +268,7 @@ async def test_stop_mid_job_gives_the_job_back_and_a_new_pool_finishes_it(
     assert runtime.jobs.lease_of(job.id) is None  # given back: no waiting for it to expire
     before = steps(llm_server)
     llm_server.clear()
+    responder.release()
     async with ResearchWorkers(runtime, workers=1, poll_s=0.1) as again:
         await _wait(again, job.id, "default")
         # Stopped right after a job ended, too: stop() must still return.

@@ -142,7 +142,7 @@ def test_cancel_over_http(
     server: ServiceServer, responder: ResearchResponder, llm_server: FakeLLMServer
 ) -> None:
     server.settings.research.concurrency = 1
-    responder.delay_pmids = {"40000004": 1.0}
+    responder.hold("40000004")  # q2's first extraction waits until the cancel is in
     with httpx.Client(base_url=server.url, timeout=30) as client:
         job_id = _start(client)
         deadline = time.monotonic() + 120
@@ -150,6 +150,7 @@ def test_cancel_over_http(
             assert time.monotonic() < deadline
             time.sleep(0.02)
         cancelled = client.post(f"/v1/research/{job_id}/cancel")
+        responder.release()
         assert cancelled.status_code == 202
         events = _follow(client, job_id)
         assert events[-1]["data"]["stage"] == "CANCELLED"  # type: ignore[index]

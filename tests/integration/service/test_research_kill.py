@@ -39,8 +39,8 @@ def _serve(settings: Settings, port: int) -> subprocess.Popen[bytes]:
 def test_kill_9_of_the_server_mid_job_then_restart_completes_it(
     rsettings: Settings, responder: ResearchResponder, llm_server: FakeLLMServer
 ) -> None:
-    # q2's first article is slow: the server is killed while waiting for its extraction.
-    responder.delay_pmids = {"40000004": 30.0, "40000005": 30.0}
+    # q2's replies are held: the server is killed while waiting for its first extraction.
+    responder.hold("40000004", "40000005")
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     proc = _serve(rsettings, port)
@@ -65,8 +65,8 @@ def test_kill_9_of_the_server_mid_job_then_restart_completes_it(
     unanswered = Counter({("extract", "40000004"): 1, ("extract", "40000005"): 1})
     answered_before = answered(llm_server) - unanswered
 
-    responder.delay_pmids = {}
     llm_server.clear()
+    responder.release()
     proc = _serve(rsettings, port)  # the job's lease belongs to a dead process: taken at once
     try:
         deadline = time.monotonic() + 180
