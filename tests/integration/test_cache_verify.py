@@ -222,7 +222,7 @@ async def test_timeouts_and_errors_are_misses_not_failures(
 ) -> None:
     cache = cache_with_entry(store)
     slow = verifier_for(llm, band(timeout_s=0.3))
-    server.enqueue(Reply.scored(SAME, delay_s=2.0))
+    server.enqueue(Reply.scored(SAME, delay_s=60.0))  # far past the timeout, loaded or not
     with usage_scope() as usage:
         found = await look(cache, slow, 0.85)
     assert not found.hit and found.miss_reason == "not_verified" and found.verify_calls == 1

@@ -212,7 +212,7 @@ def test_background_flush_writes_without_another_call(
         def last_used() -> float:
             return store.get_articles(["pmid:1"])["pmid:1"].last_used_at
 
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 60
         while last_used() < clock.now and time.monotonic() < deadline:
             time.sleep(0.01)  # the timer thread writes the LRU refresh; nothing calls flush
         assert last_used() == clock.now
@@ -230,7 +230,7 @@ class _SlowTouchStore(SqliteStore):
 
     def touch_articles(self, keys: Sequence[str], now: float) -> None:
         self.entered.set()
-        self.proceed.wait(10)
+        self.proceed.wait(60)
         super().touch_articles(keys, now)
 
 
@@ -246,16 +246,16 @@ def test_close_during_a_background_flush_does_not_deadlock(
     assert ev.search_chunks(embedder.embed(["aspirin"])[0], 1)  # one LRU touch pending
     flusher = threading.Thread(target=ev.flush)  # as the background thread would
     flusher.start()
-    assert store.entered.wait(5)  # the flush holds its write lock, not yet the store's
+    assert store.entered.wait(60)  # the flush holds its write lock, not yet the store's
     closer = threading.Thread(target=store.close)
     closer.start()
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 60
     while store._close_hooks and time.monotonic() < deadline:
         time.sleep(0.01)
     time.sleep(0.1)  # close() is now waiting for the flush
     store.proceed.set()
-    flusher.join(5)
-    closer.join(5)
+    flusher.join(60)
+    closer.join(60)
     assert not flusher.is_alive() and not closer.is_alive(), "close and a flush deadlocked"
     with SqliteStore(tmp_path / "c.sqlite3") as again:
         assert again.get_articles(["pmid:1"])["pmid:1"].last_used_at > 0

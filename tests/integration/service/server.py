@@ -59,7 +59,7 @@ class ServiceServer:
         """Start serving; returns once the server accepts connections."""
         self._thread = threading.Thread(target=self._run, name="medlit-service", daemon=True)
         self._thread.start()
-        if not self._ready.wait(30) or self._error is not None:
+        if not self._ready.wait(120) or self._error is not None:
             raise RuntimeError(f"the service did not start: {self._error!r}")
         return self
 
@@ -108,7 +108,7 @@ class ServiceServer:
         if self._server is not None:
             self._server.should_exit = True
         if self._thread is not None:
-            self._thread.join(30)
+            self._thread.join(120)
 
     def __enter__(self) -> ServiceServer:
         return self.start()

@@ -69,7 +69,7 @@ def test_serve_on_loopback_answers_then_stops() -> None:
         env=os.environ.copy(),
     )
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 180  # a loaded machine: tens of seconds to start
         while True:
             try:
                 reply = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1)
@@ -79,7 +79,7 @@ def test_serve_on_loopback_answers_then_stops() -> None:
                 assert time.monotonic() < deadline, "medlit serve did not start"
                 time.sleep(0.2)
         assert reply.json() == {"status": "ok"}
-        docs = httpx.get(f"http://127.0.0.1:{port}/docs", timeout=5)
+        docs = httpx.get(f"http://127.0.0.1:{port}/docs", timeout=30)
         assert docs.status_code == 200 and "swagger" in docs.text.lower()
     finally:
         proc.terminate()

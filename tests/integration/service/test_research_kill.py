@@ -80,7 +80,7 @@ def test_kill_9_of_the_server_mid_job_then_restart_completes_it(
         assert "COMPLETED" in events
     finally:
         proc.send_signal(signal.SIGTERM)
-        proc.wait(30)
+        proc.wait(120)  # a graceful stop tears torch down: tens of seconds under load
     after = answered(llm_server)
     # Nothing answered before the kill was asked for again: no plan, no q1 extraction.
     assert not set(answered_before) & set(after), set(answered_before) & set(after)

@@ -188,11 +188,14 @@ def test_one_claim_wins_until_released_or_expired(
 
         store = PostgresStore(str(request.getfixturevalue("pg_url")), pool_size=2)
     try:
-        first, second = AskLeases(store, ttl_s=0.3), AskLeases(store, ttl_s=0.3)
+        # Live leases last ten minutes (no load makes them expire mid-test); the one that must
+        # expire lasts 0.3 s and is slept past.
+        first, second = AskLeases(store, ttl_s=600), AskLeases(store, ttl_s=600)
+        short = AskLeases(store, ttl_s=0.3)
         assert first._claim("f", "one") and not second._claim("f", "two")
         assert second._claim("g", "two")  # another ask
         first._release("f", "one")
-        assert second._claim("f", "two")
+        assert short._claim("f", "two")
         time.sleep(0.35)  # the holder died: its lease expires
         assert first._claim("f", "one")
         second._release("f", "two")  # no longer its lease: the new holder keeps it
