@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -30,25 +31,40 @@ async def test_eight_identical_asks_over_two_replicas_cost_one(
     answer = llm_server.responder
     assert answer is not None
 
-    def slow(request: dict[str, Any]) -> Reply:  # a real model takes a while: asks overlap
+    # The answer is held until the other replica's flight is seen waiting for the lease (a
+    # claim tried again): the asks overlap however slowly either replica gets there.
+    gate = threading.Event()
+
+    def held(request: dict[str, Any]) -> Reply:
         text = answer(request)
         assert isinstance(text, str)
-        return Reply.slow(0.5, text)
+        return Reply.held(gate, text)
 
-    llm_server.responder = slow
+    llm_server.responder = held
     runtimes = [Runtime.open(service_settings), Runtime.open(service_settings)]
     apps = [create_app(runtime) for runtime in runtimes]
     clients = [
         httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=app), base_url="http://replica", timeout=60
+            transport=httpx.ASGITransport(app=app), base_url="http://replica", timeout=120
         )
         for app in apps
     ]
+
+    async def release_once_one_waits() -> None:
+        # One claim per replica's flight, and one more: a flight tried again (a counter, not
+        # an event, hence the polling).
+        while sum(app.state.medlit.leases._claims for app in apps) < 3:  # noqa: ASYNC110
+            await asyncio.sleep(0.02)
+        gate.set()
+
+    releaser = asyncio.create_task(release_once_one_waits())
     try:
         replies = await asyncio.gather(
             *(clients[i % 2].post("/v1/ask", json={"question": Q1}) for i in range(8))
         )
     finally:
+        gate.set()
+        releaser.cancel()
         for client in clients:
             await client.aclose()
         for runtime in runtimes:
