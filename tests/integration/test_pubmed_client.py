@@ -27,7 +27,7 @@ def fake(make_fake_eutils: Callable[..., FakeEutils]) -> FakeEutils:
 @pytest.fixture
 def pm_settings(settings: Settings, fake: FakeEutils) -> Settings:
     settings.pubmed.base_url = fake.base_url
-    settings.pubmed.timeout_s = 1.0
+    settings.pubmed.timeout_s = 10.0  # an ordinary reply on a loaded machine never times out
     settings.pubmed.requests_per_second = 50
     return settings
 
@@ -130,7 +130,8 @@ async def test_retries_5xx_and_timeouts_then_succeeds(
 ) -> None:
     fake.enqueue(Fault.status(500), endpoint="esearch")
     fake.enqueue(Fault.status(503), endpoint="esearch")
-    fake.enqueue(Fault.delay(1.5), endpoint="efetch")
+    pm_settings.pubmed.timeout_s = 3.0  # the delayed efetch is a minute late: it times out
+    fake.enqueue(Fault.delay(60.0), endpoint="efetch")
     async with PubMedSource(pm_settings) as source:
         with usage_scope() as usage:
             articles = await source.search(SearchQuery(term="metformin"))

@@ -66,9 +66,11 @@ async def test_english_filter_can_be_switched_off(fakes: Settings) -> None:
 
 async def test_failing_and_slow_providers_do_not_sink_the_others(fakes: Settings) -> None:
     fakes.pubmed.max_retries = 0
-    fakes.search.provider_timeout_s = 0.5
+    # Europe PMC answers a minute late; the others answer (or fail) within the 5 s however
+    # loaded the machine.
+    fakes.search.provider_timeout_s = 5.0
     _FAKES["pubmed"].enqueue(Fault.status(500))
-    _FAKES["europepmc"].enqueue(Fault.delay(2.0))
+    _FAKES["europepmc"].enqueue(Fault.delay(60.0))
     async with SourceSet(fakes, "all") as sources:
         results = await sources.search("aspirin")
     providers = results.providers
