@@ -10,7 +10,8 @@ Measured:
 - per stage (planner ``plan_research``, extraction ``extract_facts``, cross-reference
   ``cross_reference``, ``synthesize``): JSON replies valid at the first try, and calls that
   returned a valid object in the end (after the one repair request);
-- the share of extracted quotes found verbatim in their abstracts (the others are dropped);
+- the share of extracted quotes found verbatim in their abstracts (the others are dropped), and
+  the claims dropped because their verbatim quote does not say them;
 - the share of report references that bear on the question (title keeps the question's
   subject words, :func:`medlit.research.planner.on_topic`);
 - sections at 300 words or marked short, and whether every reference is a retrieved article.
@@ -147,6 +148,11 @@ async def main(argv: list[str] | None = None) -> int:
         for e in logs
         if e["event"] == "fabricated_claim_dropped" and e.get("reason") == "quote_not_in_article"
     )
+    unsupported = sum(
+        1
+        for e in logs
+        if e["event"] == "fabricated_claim_dropped" and e.get("reason") == "claim_not_in_quote"
+    )
     kept = len(job.findings)
     figures["verbatim"] = _rate(kept, kept + dropped_quotes)
     report = job.report
@@ -155,8 +161,12 @@ async def main(argv: list[str] | None = None) -> int:
     bearing = sum(1 for r in refs if on_topic(r.title, anchors))
     figures["on_topic_refs"] = _rate(bearing, len(refs))
     retrieved = all(r.article_key in job.articles for r in refs)
+    for finding in job.findings:
+        print(f"  finding PMID {finding.pmid}: {finding.claim[:110]!r}")
+        print(f"    quote: {finding.quote[:150]!r}")
     print(
-        f"\nfindings kept {kept}, quotes not in the abstract {dropped_quotes}; facts "
+        f"\nfindings kept {kept}, quotes not in the abstract {dropped_quotes}, claims their "
+        f"quote does not say {unsupported}; facts "
         f"{len(job.facts)}; references {len(refs)} (bearing on the question {bearing}; all "
         f"retrieved: {retrieved})"
     )

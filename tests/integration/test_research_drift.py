@@ -118,3 +118,30 @@ async def test_an_empty_search_is_broadened(settings: Settings) -> None:
     assert q1 is not None and q1.articles_found > 0
     assert terms[0] == "aspirin recurrent stroke bleeding resistance"
     assert len(terms) >= 2 and any(f.sub_question_id == "q1" for f in job.findings)
+
+
+class HopefulResponder(CarelessResponder):
+    """Writes the answer it hopes for as the claim, beside a real quote about something else."""
+
+    def _extract(self, request_json: dict[str, Any]) -> dict[str, Any]:
+        reply = super()._extract(request_json)
+        for claim in reply["claims"]:
+            claim["claim"] = "Vitamin D supplementation prevents fractures in older adults."
+        return reply
+
+
+async def test_a_claim_its_quote_does_not_say_is_not_a_fact(
+    settings: Settings, pubmedqa_eutils: FakeEutils
+) -> None:
+    """What the 1.5B model did: the claim "prevents fractures" over the verbatim quote
+    "interventions to prevent hip fracture have documented poor compliance"."""
+    question = "Does vitamin D supplementation prevent fractures in older adults?"
+    with FakeLLMServer(responder=HopefulResponder(plan=list(DRIFT))) as llm:
+        job = await _research(_configure(settings, pubmedqa_eutils, llm), question)
+    assert job.status is JobStatus.COMPLETED, job.error
+    assert job.findings == [] and job.facts == []
+    assert job.report is not None
+    assert "prevents fractures" not in job.report.executive_summary
+    assert job.report.executive_summary.startswith(
+        ("The evidence found does not answer this question", "No evidence")
+    )

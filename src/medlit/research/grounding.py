@@ -17,7 +17,13 @@ from medlit.research.models import Discrepancy, Reference, VerifiedFact
 from medlit.research.planner import anchor_terms
 from medlit.research.tracking import normalise_topic
 
-__all__ = ["GroundedSummary", "ground_summary", "not_answered"]
+__all__ = ["GroundedSummary", "claim_supported", "ground_summary", "not_answered"]
+
+#: Share of a claim's content words its verbatim quote must hold (a paraphrase keeps most of
+#: them; "Vitamin D supplementation prevents fractures in older adults" over the quote
+#: "interventions to prevent hip fracture have documented poor compliance" keeps a third).
+CLAIM_SUPPORT = 0.6
+_NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|without|fail(?:ed|s)?)\b|n't\b", re.I)
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\[(])")
 _CITED = re.compile(r"\[(\d+(?:\s*[-–,;]\s*\d+)*)\]")
@@ -37,6 +43,24 @@ def _numbers(sentence: str) -> set[int]:
     for group in _CITED.findall(sentence):
         found.update(int(n) for n in re.findall(r"\d+", group))
     return found
+
+
+def claim_supported(claim: str, quote: str) -> bool:
+    """Whether a claim says what its verbatim quote says, as far as words can tell.
+
+    A small model writes the claim it was hoping for beside a real quote about something else:
+    the quote passes the verbatim check, the claim would pass for a verified fact. The claim
+    must keep :data:`CLAIM_SUPPORT` of its content words from the quote, and be negated only if
+    the quote is ("did not increase bleeding" is not "increased bleeding").
+    """
+    from medlit.llm.stance import content_terms
+
+    words = content_terms(claim)
+    if not words:
+        return False
+    if bool(_NEGATION.search(claim)) != bool(_NEGATION.search(quote)):
+        return False
+    return len(words & content_terms(quote)) >= CLAIM_SUPPORT * len(words)
 
 
 def not_answered(facts: list[VerifiedFact], numbers: dict[str, int], limit: int = 3) -> str:

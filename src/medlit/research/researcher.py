@@ -21,6 +21,7 @@ import numpy as np
 from medlit.config import ResearchDepth, ResearchSettings
 from medlit.errors import LLMConfigError, LLMError, ResearchError
 from medlit.log import get_logger
+from medlit.research.grounding import claim_supported
 from medlit.research.models import ResearchFinding, ResearchPlan, SubQuestion, SubQuestionStatus
 from medlit.research.planner import QUESTION_ID, anchor_terms, on_topic
 from medlit.research.prompts import (
@@ -422,6 +423,16 @@ class DeepResearcher:
                 id=question.id,
                 pmid=article.pmid,
                 reason="quote_not_in_article",
+                quote=claim.quote[:120],
+            )
+            return None
+        if not claim_supported(claim.claim, claim.quote):
+            log.warning(
+                "fabricated_claim_dropped",
+                id=question.id,
+                pmid=article.pmid,
+                reason="claim_not_in_quote",
+                claim=claim.claim[:120],
                 quote=claim.quote[:120],
             )
             return None
