@@ -143,16 +143,10 @@ async def main(argv: list[str] | None = None) -> int:
             f"{task:<16} {calls:>5} {_rate(first, calls):>14} {_rate(counting.ok[task], calls):>17}"
         )
         figures[f"{name}_json"] = _rate(counting.ok[task], calls)
-    dropped_quotes = sum(
-        1
-        for e in logs
-        if e["event"] == "fabricated_claim_dropped" and e.get("reason") == "quote_not_in_article"
+    dropped = Counter(
+        str(e.get("reason")) for e in logs if e["event"] == "fabricated_claim_dropped"
     )
-    unsupported = sum(
-        1
-        for e in logs
-        if e["event"] == "fabricated_claim_dropped" and e.get("reason") == "claim_not_in_quote"
-    )
+    dropped_quotes, unsupported = dropped["quote_not_in_article"], dropped["claim_not_in_quote"]
     kept = len(job.findings)
     figures["verbatim"] = _rate(kept, kept + dropped_quotes)
     report = job.report

@@ -288,12 +288,9 @@ class Assistant:
                     if waited:  # another process answered the same question meanwhile
                         uncounted = False  # this lookup counts its own hit or miss
                         await _run_node(state, "query_cache", nodes)
-                    elif uncounted:
-                        uncounted = False
-                        deps.answers.count_miss(state.get("miss_reason"))
                     final = await self._answer(state, nodes)
             finally:
-                if uncounted:  # the lease failed or the ask was cancelled while waiting
+                if uncounted:  # the first lookup's miss stands (also if the lease failed)
                     deps.answers.count_miss(state.get("miss_reason"))
         return AskResult.from_state(final, usage, (time.perf_counter() - start) * 1000.0)
 

@@ -408,30 +408,20 @@ class DeepResearcher:
         self, question: SubQuestion, article: Article, claim: ExtractedClaim
     ) -> ResearchFinding | None:
         pmid = (claim.pmid or "").strip().removeprefix("PMID:").strip() or None
+        reason = None
         if pmid is not None and pmid != (article.pmid or ""):
+            reason = "pmid_mismatch"
+        elif not claim.claim.strip() or not quote_in_article(claim.quote, article):
+            reason = "quote_not_in_article"
+        elif not claim_supported(claim.claim, claim.quote):
+            reason = "claim_not_in_quote"
+        if reason is not None:
             log.warning(
                 "fabricated_claim_dropped",
                 id=question.id,
                 pmid=article.pmid,
+                reason=reason,
                 claimed_pmid=pmid,
-                reason="pmid_mismatch",
-            )
-            return None
-        if not claim.claim.strip() or not quote_in_article(claim.quote, article):
-            log.warning(
-                "fabricated_claim_dropped",
-                id=question.id,
-                pmid=article.pmid,
-                reason="quote_not_in_article",
-                quote=claim.quote[:120],
-            )
-            return None
-        if not claim_supported(claim.claim, claim.quote):
-            log.warning(
-                "fabricated_claim_dropped",
-                id=question.id,
-                pmid=article.pmid,
-                reason="claim_not_in_quote",
                 claim=claim.claim[:120],
                 quote=claim.quote[:120],
             )
