@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from medlit.llm.stance import content_terms
 from medlit.research.models import Discrepancy, Reference, VerifiedFact
 from medlit.research.planner import anchor_terms
 from medlit.research.tracking import normalise_topic
@@ -53,8 +54,6 @@ def claim_supported(claim: str, quote: str) -> bool:
     must keep :data:`CLAIM_SUPPORT` of its content words from the quote, and be negated only if
     the quote is ("did not increase bleeding" is not "increased bleeding").
     """
-    from medlit.llm.stance import content_terms
-
     words = content_terms(claim)
     if not words:
         return False
