@@ -23,6 +23,7 @@ import contextlib
 import functools
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
     from medlit.agent.nodes import AskNodes
     from medlit.runtime import Runtime
 
-__all__ = ["AskResult", "Assistant", "CacheInfo", "CallCounts", "ask"]
+__all__ = ["AskResult", "Assistant", "CacheInfo", "CallCounts", "CheckedQuestion", "ask"]
 
 SourceChoice = Literal["pubmed", "europepmc", "local", "all"]
 
@@ -135,6 +136,25 @@ class AskResult(BaseModel):
         )
 
 
+@dataclass(frozen=True)
+class CheckedQuestion:
+    """A question with its options checked once (:meth:`Assistant.check`), for a caller that
+    needs them before the ask (the service keys single-flight on them) and passes this to
+    :meth:`Assistant.ask` so nothing is checked twice.
+
+    Attributes:
+        text: the question, trimmed and valid.
+        session_id: the chat session, valid, or None.
+        sources: the provider names to search.
+        fingerprint: the answer-shaping fingerprint of the settings and these sources.
+    """
+
+    text: str
+    session_id: str | None
+    sources: tuple[str, ...]
+    fingerprint: str
+
+
 class Assistant:
     """Answers questions from the literature behind the two-tier cache.
 
@@ -219,9 +239,25 @@ class Assistant:
 
         return None if session_id is None else require_clean_text(session_id, "the session id")
 
-    async def ask(
+    def check(
         self,
         question: str,
+        session_id: str | None = None,
+        sources: SourceChoice | list[str] | str | None = None,
+    ) -> CheckedQuestion:
+        """The question and its options validated, its sources resolved, its fingerprint.
+
+        Raises:
+            ValidationError: empty, too long or invalid question or session id, unknown source.
+        """
+        text = self.validate_question(question)
+        session = self.validate_session_id(session_id)
+        names = self.resolve_sources(sources)
+        return CheckedQuestion(text, session, tuple(names), self.deps.fingerprint(names))
+
+    async def ask(
+        self,
+        question: str | CheckedQuestion,
         session_id: str | None = None,
         sources: SourceChoice | list[str] | str | None = None,
         use_cache: bool = True,
@@ -232,7 +268,9 @@ class Assistant:
         """Answer ``question`` with citations.
 
         Args:
-            question: the question (a follow-up is made standalone from the session's memory).
+            question: the question (a follow-up is made standalone from the session's memory),
+                or a :class:`CheckedQuestion`, which carries the session and sources (then
+                ``session_id`` and ``sources`` must be None).
             session_id: a chat session whose memory the question may depend on.
             sources: ``pubmed`` (default from settings), ``europepmc``, ``local``, ``all``.
             use_cache: False answers from a fresh search, neither cache read, tier 1 not written.
@@ -250,9 +288,13 @@ class Assistant:
 
         from medlit.agent.memory import session_key
 
-        text = self.validate_question(question)
-        session_id = self.validate_session_id(session_id)
-        names = self.resolve_sources(sources)
+        if isinstance(question, CheckedQuestion):
+            if session_id is not None or sources is not None:
+                raise ValueError("a CheckedQuestion carries its own session and sources")
+            checked = question
+        else:
+            checked = self.check(question, session_id, sources)
+        text, session_id, names = checked.text, checked.session_id, list(checked.sources)
         start = time.perf_counter()
         tenant = namespace or self.settings.namespace
         with usage_scope() as usage:
@@ -263,7 +305,7 @@ class Assistant:
                 sources=names,
                 use_cache=use_cache,
                 namespace=tenant,
-                fingerprint=deps.fingerprint(names),
+                fingerprint=checked.fingerprint,
             )
             if session_id:
                 key = session_key(tenant, session_id)

@@ -7,6 +7,7 @@ field: ``MEDLIT_PUBMED_API_KEY`` sets ``settings.pubmed.api_key``; ``MEDLIT_HOME
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from pathlib import Path
@@ -681,15 +682,28 @@ class Settings(BaseSettings):
 
     def answer_fingerprint(self, sources: list[str], llm_model: str | None) -> str:
         """Hash of everything that shapes an answer: a change must not serve old answers."""
-        shaping = {
-            "embedder": "all-MiniLM-L6-v2",
-            "prompt": self.agent.prompt_version,
-            "model": llm_model or "extractive",
-            "sources": sorted(sources),
-            "english_only": self.search.english_only,
-        }
-        raw = json.dumps(shaping, sort_keys=True).encode()
-        return hashlib.sha256(raw).hexdigest()[:16]
+        return _answer_fingerprint(
+            self.agent.prompt_version,
+            llm_model or "extractive",
+            tuple(sorted(sources)),
+            self.search.english_only,
+        )
+
+
+@functools.lru_cache(maxsize=256)
+def _answer_fingerprint(
+    prompt: str, model: str, sources: tuple[str, ...], english_only: bool
+) -> str:
+    # Memoised: every ask (every cached hit) needs it, and a few settings combinations exist.
+    shaping = {
+        "embedder": "all-MiniLM-L6-v2",
+        "prompt": prompt,
+        "model": model,
+        "sources": list(sources),
+        "english_only": english_only,
+    }
+    raw = json.dumps(shaping, sort_keys=True).encode()
+    return hashlib.sha256(raw).hexdigest()[:16]
 
 
 def mask_url(url: str) -> str:

@@ -24,7 +24,7 @@ from medlit.errors import MedlitError
 from medlit.log import get_logger
 from medlit.progress import ProgressEvent
 from medlit.service.auth import CurrentTenant
-from medlit.service.deps import ServiceState, ServiceStateDep
+from medlit.service.deps import ServiceState, get_state
 from medlit.service.flights import question_key
 from medlit.service.problems import PROBLEM_RESPONSES, medlit_problem, problem_body
 
@@ -80,26 +80,23 @@ async def ask(
     body: AskRequest,
     request: Request,
     tenant: CurrentTenant,
-    state: ServiceStateDep,
 ) -> Any:
     """Answer a biomedical question from the literature, citing the PMIDs it used."""
+    state = get_state(request)  # not a dependency: FastAPI resolves each one on every request
     assistant = state.assistant
-    text = assistant.validate_question(body.question)
-    names = assistant.resolve_sources(body.source)
+    checked = assistant.check(body.question, body.session_id, body.source)  # once: ask reuses it
     key = (
         tenant.name,
-        assistant.deps.fingerprint(names),
-        question_key(text),
-        tuple(names),
+        checked.fingerprint,
+        question_key(checked.text),
+        checked.sources,
         body.no_cache,
-        body.session_id,
+        checked.session_id,
     )
 
     async def work() -> AskResult:
         result = await assistant.ask(
-            text,
-            session_id=body.session_id,
-            sources=names,
+            checked,
             use_cache=not body.no_cache,
             namespace=tenant.name,
             miss_lease=lambda: state.leases.hold(key),
