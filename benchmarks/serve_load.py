@@ -49,6 +49,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -121,139 +122,39 @@ def summary(latencies: list[float]) -> tuple[float, float]:
     return float(np.percentile(arr, 50)), float(np.percentile(arr, 99))
 
 
-# -- the client process ------------------------------------------------------------------------
-async def drive(url: str, hits: list[str], misses: list[str], clients: int, duration: float) -> Any:
-    """C hit clients and one miss client for ``duration`` seconds; JSON-ready results."""
-    limits = httpx.Limits(max_connections=clients + 4, max_keepalive_connections=clients + 4)
-    stop = time.perf_counter() + duration
-    hit_lat: list[float] = []
-    miss_lat: list[float] = []
-    errors: list[str] = []
-    not_hits = 0
-    async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as client:
-
-        async def hit_worker(seed: int) -> None:
-            nonlocal not_hits
-            rng = random.Random(seed)
-            while time.perf_counter() < stop:
-                question = rng.choice(hits)
-                start = time.perf_counter()
-                try:
-                    reply = await client.post("/v1/ask", json={"question": question})
-                except httpx.HTTPError as exc:
-                    errors.append(f"hit: {exc!r}")
-                    continue
-                elapsed = time.perf_counter() - start
-                if reply.status_code != 200:
-                    errors.append(f"hit: HTTP {reply.status_code} {reply.text[:200]}")
-                    continue
-                if reply.json()["cache"]["tier1"] != "hit":
-                    not_hits += 1
-                hit_lat.append(elapsed)
-
-        async def miss_worker() -> None:
-            for question in misses:
-                if time.perf_counter() >= stop:
-                    break
-                start = time.perf_counter()
-                try:
-                    reply = await client.post("/v1/ask", json={"question": question})
-                except httpx.HTTPError as exc:
-                    errors.append(f"miss: {exc!r}")
-                    continue
-                if reply.status_code != 200:
-                    errors.append(f"miss: HTTP {reply.status_code} {reply.text[:200]}")
-                    continue
-                miss_lat.append(time.perf_counter() - start)
-
-        began = time.perf_counter()
-        await asyncio.gather(miss_worker(), *(hit_worker(i) for i in range(clients)))
-        wall = time.perf_counter() - began
-    return {
-        "hit_lat": hit_lat,
-        "miss_lat": miss_lat,
-        "errors": errors,
-        "not_hits": not_hits,
-        "wall": wall,
-    }
+# -- the client processes (benchmarks/load_clients.py) -------------------------------------
+CLIENTS = Path(__file__).with_name("load_clients.py")
 
 
-async def drive_raw(url: str, hits: list[str], clients: int, duration: float) -> Any:
-    """The hit clients as bare HTTP/1.1 keep-alive connections (no miss stream): what the
-    server sustains when a client costs next to no CPU (``--raw-clients``)."""
-    host, port = url.removeprefix("http://").split(":")
-    stop = time.perf_counter() + duration
-    hit_lat: list[float] = []
-    errors: list[str] = []
-
-    async def worker(seed: int) -> None:
-        rng = random.Random(seed)
-        reader, writer = await asyncio.open_connection(host, int(port))
-        while time.perf_counter() < stop:
-            body = json.dumps({"question": rng.choice(hits)}).encode()
-            head = (
-                f"POST /v1/ask HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
-                f"Content-Length: {len(body)}\r\n\r\n"
-            ).encode()
-            start = time.perf_counter()
-            writer.write(head + body)
-            await writer.drain()
-            lines = (await reader.readuntil(b"\r\n\r\n")).split(b"\r\n")
-            length = next(
-                int(line.split(b":")[1])
-                for line in lines
-                if line.lower().startswith(b"content-length")
-            )
-            await reader.readexactly(length)
-            if not lines[0].startswith(b"HTTP/1.1 200"):
-                errors.append(lines[0].decode())
-                continue
-            hit_lat.append(time.perf_counter() - start)
-        writer.close()
-
-    began = time.perf_counter()
-    await asyncio.gather(*(worker(i) for i in range(clients)))
-    wall = time.perf_counter() - began
-    return {"hit_lat": hit_lat, "miss_lat": [], "errors": errors, "not_hits": 0, "wall": wall}
-
-
-def drive_main(args: argparse.Namespace) -> None:
-    """Entry point of a client process: read the plan, drive, print the results as JSON."""
-    plan = json.loads(Path(args.drive).read_text())
-    part = plan["parts"][args.part]
-    plan["url"] = part.get("url", plan["url"])  # --replicas: each part drives one replica
-    if plan.get("raw"):
-
-        async def both() -> Any:
-            url, hits, duration = plan["url"], plan["hits"], plan["duration"]
-            raw, missing = await asyncio.gather(
-                drive_raw(url, hits, part["clients"], duration),
-                drive(url, hits, part["misses"], 0, duration),
-            )
-            raw["miss_lat"], raw["errors"] = missing["miss_lat"], raw["errors"] + missing["errors"]
-            return raw
-
-        result = uvloop.run(both())
-    else:
-        result = uvloop.run(
-            drive(plan["url"], plan["hits"], part["misses"], part["clients"], plan["duration"])
-        )
-    print(json.dumps(result))
-
-
-def drive_all(plan_path: Path, parts: int, timeout: float) -> dict[str, Any]:
-    """Run the client processes of a plan at once; their results merged."""
+def drive_all(
+    plan_path: Path, parts: int, timeout: float, on_go: Callable[[], None] | None = None
+) -> dict[str, Any]:
+    """Run the client processes of a plan at once (started together once all are ready, when
+    ``on_go`` is called too); their results merged, with the CPU this process (the service,
+    the fakes) and the clients used meanwhile, and how busy the machine was."""
     procs = [
         subprocess.Popen(
-            [sys.executable, __file__, "--drive", str(plan_path), "--part", str(i)],
+            [sys.executable, str(CLIENTS), str(plan_path), str(i)],
+            stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
         )
         for i in range(parts)
     ]
+    for proc in procs:
+        assert proc.stdout is not None
+        if proc.stdout.readline().strip() != "ready":
+            raise SystemExit(f"a client process failed:\n{proc.communicate()[1]}")
+    before, mine = cpu_sample([], 0), os.times()
+    if on_go is not None:
+        on_go()
+    for proc in procs:
+        assert proc.stdin is not None
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
     merged: dict[str, Any] = {"hit_lat": [], "miss_lat": [], "errors": [], "not_hits": 0}
-    walls = []
+    walls, cpu = [], 0.0
     for proc in procs:
         out, err = proc.communicate(timeout=timeout)
         if proc.returncode != 0:
@@ -263,7 +164,12 @@ def drive_all(plan_path: Path, parts: int, timeout: float) -> dict[str, Any]:
             merged[key].extend(part[key])
         merged["not_hits"] += part["not_hits"]
         walls.append(part["wall"])
+        cpu += part["cpu_s"]
+    after, mine_after = cpu_sample([], 0), os.times()
     merged["wall"] = max(walls)
+    merged["clients_cpu_s"] = cpu
+    merged["server_cpu_s"] = (mine_after.user + mine_after.system) - (mine.user + mine.system)
+    merged["machine_busy"] = (after["busy"] - before["busy"]) / max(after["all"] - before["all"], 1)
     return merged
 
 
@@ -518,12 +424,7 @@ def main() -> None:
         help="PostgreSQL for --replicas (default: a pgserver in a temp dir; give an empty "
         "database).",
     )
-    parser.add_argument("--drive", help=argparse.SUPPRESS)  # a client process
-    parser.add_argument("--part", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.drive:
-        drive_main(args)
-        return
     if args.replicas > 1:
         replicas_main(args)
         return
@@ -573,9 +474,12 @@ def main() -> None:
                 )
             )
             research_done: list[str] = []
-            if not args.no_research:
-                run_research(server, time.perf_counter() + args.duration, research_done)
-            load = drive_all(plan, procs, args.duration + 300)
+
+            def go() -> None:
+                if not args.no_research:
+                    run_research(server, time.perf_counter() + args.duration, research_done)
+
+            load = drive_all(plan, procs, args.duration + 300, go)
             llm_calls_http = len(llm.history)
         base_lat, base_not_hits, base_wall = uvloop.run(
             in_process(settings, hits, args.clients, args.duration)
@@ -596,6 +500,13 @@ def main() -> None:
         ("HTTP hit p50 / p99", f"{h50:.1f} / {h99:.1f} ms"),
         ("misses beside (p50)", f"{len(load['miss_lat'])} ({m50:.0f} ms)"),
         ("research jobs beside", f"{len(research_done)} finished {research_done}"),
+        (
+            "CPU: service+fakes / clients",
+            f"{load['server_cpu_s'] / wall:.2f} / {load['clients_cpu_s'] / wall:.2f} cores "
+            f"({load['server_cpu_s'] / max(len(hit_lat), 1) * 1e3:.2f} / "
+            f"{load['clients_cpu_s'] / max(len(hit_lat), 1) * 1e3:.2f} ms per hit)",
+        ),
+        ("machine busy", f"{load['machine_busy'] * 100:.0f} % of {os.cpu_count()} cores"),
         ("LLM requests during the run", str(llm_calls_http)),
         ("in-process hits", f"{len(base_lat)} ({base_not_hits} not tier-1 hits)"),
         ("in-process throughput", f"{base_rps:.0f} req/s"),

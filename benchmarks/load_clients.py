@@ -1,0 +1,194 @@
+"""The client processes of ``serve_load.py``: httpx (or bare HTTP/1.1) clients of ``POST /v1/ask``.
+
+::
+
+    python benchmarks/load_clients.py PLAN.json PART     # started by serve_load.py, not by hand
+
+A process reads its part of the plan, opens its clients, prints ``ready`` and waits for ``go`` on
+stdin (so every process starts its load at the same moment, none while another is still
+importing), drives for the plan's duration and prints its results as one JSON line: latencies,
+errors, non-hits, its wall time and the CPU seconds it used while driving.
+
+It imports only the standard library, httpx and uvloop: a client process must spend its CPU on
+requests, not on loading the project (numpy, the fakes, medlit) that it does not use. Each
+hit client has its own ``httpx.AsyncClient`` (one keep-alive connection, as separate users
+have); request bodies are encoded once per question, not once per request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import uvloop
+
+_JSON = {"content-type": "application/json"}
+
+
+async def open_clients(url: str, n: int) -> list[httpx.AsyncClient]:
+    """``n`` httpx clients, each with its connection open (``GET /healthz``): opening them
+    (an SSL context each, even for http) is no part of the measured load."""
+    clients = [httpx.AsyncClient(timeout=None) for _ in range(n)]
+    await asyncio.gather(*(c.get(f"{url}/healthz") for c in clients))
+    return clients
+
+
+async def drive(
+    url: str,
+    hits: list[str],
+    misses: list[str],
+    clients: list[httpx.AsyncClient],
+    duration: float,
+) -> Any:
+    """One hit worker per client and one miss client for ``duration`` seconds; JSON-ready
+    results (the clients are closed)."""
+    bodies = [json.dumps({"question": q}).encode() for q in hits]
+    target = httpx.URL(f"{url}/v1/ask")
+    stop = time.perf_counter() + duration
+    hit_lat: list[float] = []
+    miss_lat: list[float] = []
+    errors: list[str] = []
+    not_hits = 0
+    async with httpx.AsyncClient(base_url=url, timeout=60) as client:
+
+        async def hit_worker(seed: int, own: httpx.AsyncClient) -> None:
+            rng = random.Random(seed)
+            try:
+                while time.perf_counter() < stop:
+                    await one(own, rng.choice(bodies))
+            finally:
+                await own.aclose()
+
+        async def one(own: httpx.AsyncClient, body: bytes) -> None:
+            nonlocal not_hits
+            start = time.perf_counter()
+            try:
+                reply = await own.post(target, content=body, headers=_JSON)
+            except httpx.HTTPError as exc:
+                errors.append(f"hit: {exc!r}")
+                return
+            elapsed = time.perf_counter() - start
+            if reply.status_code != 200:
+                errors.append(f"hit: HTTP {reply.status_code} {reply.text[:200]}")
+                return
+            if reply.json()["cache"]["tier1"] != "hit":
+                not_hits += 1
+            hit_lat.append(elapsed)
+
+        async def miss_worker() -> None:
+            for question in misses:
+                if time.perf_counter() >= stop:
+                    break
+                start = time.perf_counter()
+                try:
+                    reply = await client.post("/v1/ask", json={"question": question})
+                except httpx.HTTPError as exc:
+                    errors.append(f"miss: {exc!r}")
+                    continue
+                if reply.status_code != 200:
+                    errors.append(f"miss: HTTP {reply.status_code} {reply.text[:200]}")
+                    continue
+                miss_lat.append(time.perf_counter() - start)
+
+        began = time.perf_counter()
+        await asyncio.gather(miss_worker(), *(hit_worker(i, c) for i, c in enumerate(clients)))
+        wall = time.perf_counter() - began
+    return {
+        "hit_lat": hit_lat,
+        "miss_lat": miss_lat,
+        "errors": errors,
+        "not_hits": not_hits,
+        "wall": wall,
+    }
+
+
+async def drive_raw(url: str, hits: list[str], clients: int, duration: float) -> Any:
+    """The hit clients as bare HTTP/1.1 keep-alive connections (no miss stream): what the
+    server sustains when a client costs next to no CPU (``--raw-clients``)."""
+    host, port = url.removeprefix("http://").split(":")
+    stop = time.perf_counter() + duration
+    hit_lat: list[float] = []
+    errors: list[str] = []
+    not_hits = 0
+    requests = []
+    for question in hits:
+        body = json.dumps({"question": question}).encode()
+        head = (
+            f"POST /v1/ask HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n"
+        ).encode()
+        requests.append(head + body)
+
+    async def worker(seed: int) -> None:
+        nonlocal not_hits
+        rng = random.Random(seed)
+        reader, writer = await asyncio.open_connection(host, int(port))
+        while time.perf_counter() < stop:
+            start = time.perf_counter()
+            writer.write(rng.choice(requests))
+            await writer.drain()
+            lines = (await reader.readuntil(b"\r\n\r\n")).split(b"\r\n")
+            length = next(
+                int(line.split(b":")[1])
+                for line in lines
+                if line.lower().startswith(b"content-length")
+            )
+            body = await reader.readexactly(length)
+            if not lines[0].startswith(b"HTTP/1.1 200"):
+                errors.append(lines[0].decode())
+                continue
+            hit_lat.append(time.perf_counter() - start)
+            # The answer's JSON is compact (pydantic): its cache object opens with tier1.
+            not_hits += b'"cache":{"tier1":"hit"' not in body
+        writer.close()
+
+    began = time.perf_counter()
+    await asyncio.gather(*(worker(i) for i in range(clients)))
+    wall = time.perf_counter() - began
+    return {
+        "hit_lat": hit_lat,
+        "miss_lat": [],
+        "errors": errors,
+        "not_hits": not_hits,
+        "wall": wall,
+    }
+
+
+async def run_part(plan: dict[str, Any], part: dict[str, Any]) -> Any:
+    """One process's share of the plan: wait for ``go``, then drive; with its CPU seconds."""
+    url = part.get("url", plan["url"])  # --replicas: each part drives one replica
+    hits, duration = plan["hits"], plan["duration"]
+    # Each hit worker has its own client, as a separate user has: one keep-alive connection.
+    # (A pool shared by C workers polls each idle connection's socket on every request.) No
+    # timeout: the parent process bounds the run, and a per-request cancel scope costs CPU.
+    clients = [] if plan.get("raw") else await open_clients(url, part["clients"])
+    print("ready", flush=True)
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+    cpu = time.process_time()
+    if plan.get("raw"):
+        raw, missing = await asyncio.gather(
+            drive_raw(url, hits, part["clients"], duration),
+            drive(url, hits, part["misses"], [], duration),
+        )
+        raw["miss_lat"], raw["errors"] = missing["miss_lat"], raw["errors"] + missing["errors"]
+        result = raw
+    else:
+        result = await drive(url, hits, part["misses"], clients, duration)
+    result["cpu_s"] = time.process_time() - cpu
+    return result
+
+
+def main() -> None:
+    plan = json.loads(Path(sys.argv[1]).read_text())
+    part = plan["parts"][int(sys.argv[2])]
+    print(json.dumps(uvloop.run(run_part(plan, part))))
+
+
+if __name__ == "__main__":
+    main()
