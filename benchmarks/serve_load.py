@@ -11,15 +11,17 @@ fake OpenAI-compatible server, whose answers take ``--llm-delay`` seconds (a rea
 slow). Then:
 
 1. warms N questions (each asked once over HTTP; those admitted to tier 1 are the hit set);
-2. drives C concurrent httpx clients asking the hit set over and over for D seconds, from a
-   separate process (so the clients' CPU is not the server's), while beside them one client
-   asks a stream of new questions (misses: search, embedding, a slow LLM answer) and research
-   jobs run one after another on the server's event loop;
+2. drives C concurrent httpx clients asking the hit set over and over for D seconds, from
+   separate processes (:mod:`load_clients`, started together; so the clients' CPU is not the
+   server's), while beside them one client asks a stream of new questions (misses: search,
+   embedding, a slow LLM answer) and research jobs run one after another on the server's
+   event loop;
 3. asks the same hits in-process through an :class:`~medlit.assistant.Assistant` over the same
    store with the same concurrency: the baseline of the ratio.
 
 Reports throughput and p50/p99 latency of the hits (HTTP and in-process), the misses and
-research jobs done beside them, and errors. Last line:
+research jobs done beside them, the CPU the service (with the fakes, in this process) and the
+clients used per hit, how busy the machine was (other users' jobs included), and errors. Last line:
 ``hit_rps=... hit_p99_ms=... in_process_ratio=... errors=N``.
 
 ``--replicas R`` (R >= 2) measures the shared PostgreSQL deployment instead::
