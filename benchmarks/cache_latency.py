@@ -208,7 +208,7 @@ def recall_at_10(
             from pg_bench import raw_top
 
             cfg = store._cfg  # type: ignore[attr-defined]
-            ef = cfg.ann_expansion_search if name == "chunks" else cfg.ann_expansion_search_answers
+            ef = cfg.pg_ef_search_chunks if name == "chunks" else cfg.pg_ef_search_answers
             keys = raw_top(store, name, q, 10, ef)  # type: ignore[arg-type]
         hits += len({k - key_offset for k in keys} & set(expected.tolist()))
     return hits / (10 * len(queries))
@@ -280,17 +280,28 @@ def measure(
     n1, n2 = len(v1), len(v2)
     db = work / "medlit.sqlite3"
     rng = np.random.default_rng(11)  # the same queries for every backend
-    cfg = CacheSettings(answer_capacity=max(n1 + 10_000, 1), evidence_capacity=n2 + 100_000)
+    widths = {
+        name: value
+        for name, value in (
+            ("ann_expansion_search_answers", args.ef_answers),
+            ("ann_expansion_search", args.ef_chunks),
+            ("pg_ef_search_answers", args.ef_answers),
+            ("pg_ef_search_chunks", args.ef_chunks),
+        )
+        if value
+    }
+    cfg = CacheSettings(
+        answer_capacity=max(n1 + 10_000, 1), evidence_capacity=n2 + 100_000, **widths
+    )
     rows: list[tuple[str, str]] = []
-    reuse = args.reuse and backend == "sqlite" and db.exists()
     store = open_store_for(backend, db, url, cfg)
-    if reuse:
-        assert isinstance(store, SqliteStore)
-        held = (store.count_answers(), store.count_chunks())
+    held = (store.count_answers(), store.count_chunks()) if args.reuse else (0, 0)
+    if args.reuse and held != (0, 0):
         if held != (n1, n2):
-            sys.exit(f"--reuse: {db} holds {held[0]} / {held[1]}, not {n1} / {n2}")
+            sys.exit(f"--reuse: the {backend} store holds {held[0]} / {held[1]}, not {n1} / {n2}")
         t = time.perf_counter()
-        store._index("answers"), store._index("chunks")
+        if isinstance(store, SqliteStore):
+            store._index("answers"), store._index("chunks")
         rows += [
             ("tier-1 entries", f"{n1:,} (reused; open {time.perf_counter() - t:.1f} s)"),
             ("tier-2 chunks", f"{n2:,} (reused)"),
@@ -298,6 +309,14 @@ def measure(
     else:
         rows += fill(store, v1, v2, cfg)
 
+    rows.append(
+        (
+            "HNSW search width tier 1 / tier 2",
+            f"{cfg.pg_ef_search_answers} / {cfg.pg_ef_search_chunks}"
+            if backend == "postgres"
+            else f"{cfg.ann_expansion_search_answers} / {cfg.ann_expansion_search}",
+        )
+    )
     answers = AnswerCache(store, cfg)
     evidence = EvidenceCache(store, cfg)
     # A process that has just opened the memory-mapped indexes pages them in on its first
@@ -465,8 +484,15 @@ def main() -> None:
     parser.add_argument(
         "--reuse",
         action="store_true",
-        help="With --dir: measure a SQLite database kept by an earlier run of the same sizes "
-        "(skips the fill, which takes ~20 min at a million chunks).",
+        help="With --dir: measure the databases an earlier run of the same sizes kept there "
+        "(SQLite, and the pgserver PostgreSQL), skipping the fill (~20 min at a million chunks "
+        "on SQLite, ~10 min at 200,000 on PostgreSQL).",
+    )
+    parser.add_argument(
+        "--ef-answers", type=int, help="Tier-1 HNSW search width (default: the setting's)."
+    )
+    parser.add_argument(
+        "--ef-chunks", type=int, help="Tier-2 HNSW search width (default: the setting's)."
     )
     args = parser.parse_args()
     backends = [b.strip() for b in args.backend.split(",") if b.strip()]
@@ -485,7 +511,7 @@ def main() -> None:
             if backend == "postgres":
                 from pg_bench import pg_server
 
-                with pg_server(args.database_url, work) as url:
+                with pg_server(args.database_url, work, reuse=args.reuse) as url:
                     results[backend] = measure(backend, args, v1, v2, work, url)
             else:
                 results[backend] = measure(backend, args, v1, v2, work, None)

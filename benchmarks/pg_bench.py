@@ -24,8 +24,9 @@ __all__ = ["fill_answers_pg", "fill_chunks_pg", "pg_server", "raw_top"]
 
 
 @contextmanager
-def pg_server(url: str | None, work: Path) -> Iterator[str]:
-    """``url`` if given, else a pgserver (PostgreSQL 16 + pgvector) in a fresh directory."""
+def pg_server(url: str | None, work: Path, *, reuse: bool = False) -> Iterator[str]:
+    """``url`` if given, else a pgserver (PostgreSQL 16 + pgvector) in a fresh directory of
+    ``work`` (with ``reuse``: the one an earlier run left there, if any)."""
     if url:
         yield url
         return
@@ -33,7 +34,8 @@ def pg_server(url: str | None, work: Path) -> Iterator[str]:
         warnings.simplefilter("ignore")
         import pgserver
 
-        data = Path(tempfile.mkdtemp(prefix="pg-", dir=work))
+        kept = sorted(work.glob("pg-*/PG_VERSION")) if reuse else []
+        data = kept[0].parent if kept else Path(tempfile.mkdtemp(prefix="pg-", dir=work))
         server = pgserver.get_server(data, cleanup_mode="stop")
     try:
         yield server.get_uri()
@@ -52,7 +54,7 @@ def _hnsw(cfg: CacheSettings) -> str:
 
 def _rebuild(raw: Any, table: str, cfg: CacheSettings) -> float:
     t = time.perf_counter()
-    raw.execute("SET maintenance_work_mem = '1GB'")
+    raw.execute("SET maintenance_work_mem = '4GB'")
     raw.execute(f"CREATE INDEX {table}_embedding ON {table} {_hnsw(cfg)}")
     raw.execute(f"ANALYZE {table}")
     return time.perf_counter() - t

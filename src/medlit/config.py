@@ -335,6 +335,21 @@ class CacheSettings(_Section):
         description="HNSW candidate list of the tier-1 (answers) index: a hundred thousand "
         "questions keep full recall at 64, and every lookup pays for a wider list.",
     )
+    pg_ef_search_answers: int = Field(
+        40,
+        ge=8,
+        le=1000,
+        description="PostgreSQL: HNSW candidate list (hnsw.ef_search) of the tier-1 index. "
+        "pgvector's graph holds float32 vectors: 40 keeps recall@10 1.000 at 100,000 answers "
+        "and costs half the time of 64 (benchmarks/cache_latency.py --ef-answers).",
+    )
+    pg_ef_search_chunks: int = Field(
+        128,
+        ge=8,
+        le=1000,
+        description="PostgreSQL: HNSW candidate list (hnsw.ef_search) of the tier-2 index "
+        "(recall vs speed; benchmarks/cache_latency.py --ef-chunks).",
+    )
     answer_exact_scan_max: int = Field(
         5_000,
         ge=0,

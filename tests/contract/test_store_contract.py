@@ -17,6 +17,7 @@ from medlit.cache.chunking import chunk_article
 from medlit.errors import StorageError
 from medlit.storage.base import ChunkFilters, Connection, Store
 from medlit.types import AbstractSection, Article
+from tests.vectors import unit
 
 BACKENDS = ["sqlite", "postgres"]
 DIM = 384
@@ -56,11 +57,6 @@ def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Calla
 @pytest.fixture
 def store(make_store: Callable[[], Store]) -> Store:
     return make_store()
-
-
-def unit(seed: int) -> np.ndarray:
-    vec = np.random.default_rng(seed).normal(size=DIM).astype(np.float32)
-    return vec / np.linalg.norm(vec)
 
 
 def near(vec: np.ndarray, noise: float, seed: int) -> np.ndarray:

@@ -18,13 +18,9 @@ from medlit.research.models import JobStatus, ResearchJob
 from medlit.storage.postgres import PostgresStore
 from medlit.storage.sqlite import SqliteStore
 from medlit.types import AbstractSection, Article
+from tests.vectors import unit
 
 runner = CliRunner()
-
-
-def unit(seed: int) -> np.ndarray:
-    vec = np.random.default_rng(seed).normal(size=384).astype(np.float32)
-    return vec / np.linalg.norm(vec)
 
 
 def fill_sqlite() -> None:

@@ -8,18 +8,13 @@ import sys
 import textwrap
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from medlit.config import CacheSettings
 from medlit.storage.sqlite import SqliteStore, answer_index_path
+from tests.vectors import unit
 
 DIM = 384
-
-
-def unit(seed: int) -> np.ndarray:
-    vec = np.random.default_rng(seed).normal(size=DIM).astype(np.float32)
-    return vec / np.linalg.norm(vec)
 
 
 def fill(store: SqliteStore, seeds: range) -> dict[int, int]:

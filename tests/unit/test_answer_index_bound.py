@@ -10,18 +10,11 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-import numpy as np
-
 from medlit.config import CacheSettings
 from medlit.storage.sqlite import SqliteStore
+from tests.vectors import unit
 
-DIM = 384
 SPACES = ("alpha", "beta", "gamma")
-
-
-def unit(seed: int) -> np.ndarray:
-    vec = np.random.default_rng(seed).normal(size=DIM).astype(np.float32)
-    return vec / np.linalg.norm(vec)
 
 
 def put(store: SqliteStore, namespace: str, seed: int) -> int:

@@ -139,7 +139,7 @@ class PgAnswerOps(PgStoreParts):
             )
             self.answer_candidates += int(rows[0][-1]) if rows else 0
             return _exact(rows, query, min_similarity, limit)
-        ef = self._cfg.ann_expansion_search_answers
+        ef = self._cfg.pg_ef_search_answers
         while True:
             k = int(params["k"])
             if k > EF_MAX:

@@ -139,7 +139,7 @@ class PgEvidenceOps(PgStoreParts):
                 binary=True,
             )
             return _rank(rows, query, k)
-        ef = self._cfg.ann_expansion_search
+        ef = self._cfg.pg_ef_search_chunks
         selective = f.min_year is not None or f.study_types is not None
         fetch = k * 8 + 32 if selective else k + 8
         while fetch <= EF_MAX:

@@ -11,8 +11,8 @@ hosts can write at once.
 Connections come from a ``psycopg_pool.ConnectionPool`` (autocommit: a read is one round trip);
 :meth:`PostgresStore.transaction` holds one pooled connection for its block (and a nested call
 on the same thread becomes a savepoint of it). Hot queries are server-side prepared. The HNSW
-candidate list (``hnsw.ef_search``) is set per tier: ``ann_expansion_search_answers`` for
-answers, ``ann_expansion_search`` for chunks, widened when a search asks for more rows.
+candidate list (``hnsw.ef_search``) is set per tier: ``pg_ef_search_answers`` for
+answers, ``pg_ef_search_chunks`` for chunks, widened when a search asks for more rows.
 
 Component SQL (jobs, sessions, API keys) arrives with ``?`` placeholders through
 :class:`~medlit.storage._pg_sql.PgConnection`, which translates them.
@@ -137,7 +137,7 @@ class PostgresStore(PgAnswerOps, PgEvidenceOps):
         from pgvector.psycopg import register_vector
 
         register_vector(conn)
-        self._set_ef(conn, self._cfg.ann_expansion_search_answers)
+        self._set_ef(conn, self._cfg.pg_ef_search_answers)
 
     def _set_ef(self, conn: psycopg.Connection[Any], ef: int) -> None:
         """Set the connection's HNSW candidate list (a no-op when it already has it)."""
