@@ -195,6 +195,13 @@ def exact_top(vectors: np.ndarray, queries: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
+def search_widths(cfg: CacheSettings, backend: str) -> tuple[int, int]:
+    """The HNSW search widths (tier 1, tier 2) the backend uses: PostgreSQL has its own."""
+    if backend == "postgres":
+        return cfg.pg_ef_search_answers, cfg.pg_ef_search_chunks
+    return cfg.ann_expansion_search_answers, cfg.ann_expansion_search
+
+
 def recall_at_10(
     store: Store, name: str, vectors: np.ndarray, queries: np.ndarray, key_offset: int
 ) -> float:
@@ -207,8 +214,8 @@ def recall_at_10(
         else:
             from pg_bench import raw_top
 
-            cfg = store._cfg  # type: ignore[attr-defined]
-            ef = cfg.pg_ef_search_chunks if name == "chunks" else cfg.pg_ef_search_answers
+            answers_ef, chunks_ef = search_widths(store._cfg, "postgres")  # type: ignore[attr-defined]
+            ef = chunks_ef if name == "chunks" else answers_ef
             keys = raw_top(store, name, q, 10, ef)  # type: ignore[arg-type]
         hits += len({k - key_offset for k in keys} & set(expected.tolist()))
     return hits / (10 * len(queries))
@@ -309,14 +316,8 @@ def measure(
     else:
         rows += fill(store, v1, v2, cfg)
 
-    rows.append(
-        (
-            "HNSW search width tier 1 / tier 2",
-            f"{cfg.pg_ef_search_answers} / {cfg.pg_ef_search_chunks}"
-            if backend == "postgres"
-            else f"{cfg.ann_expansion_search_answers} / {cfg.ann_expansion_search}",
-        )
-    )
+    ef1, ef2 = search_widths(cfg, backend)
+    rows.append(("HNSW search width tier 1 / tier 2", f"{ef1} / {ef2}"))
     answers = AnswerCache(store, cfg)
     evidence = EvidenceCache(store, cfg)
     # A process that has just opened the memory-mapped indexes pages them in on its first

@@ -326,14 +326,16 @@ class CacheSettings(_Section):
     ann_expansion_search: int = Field(
         128,
         ge=8,
-        description="HNSW candidate list of the tier-2 (chunks) index (recall vs speed; 64 "
-        "lost recall@10 below 0.95 at a million chunks).",
+        description="HNSW candidate list of the embedded store's tier-2 (chunks) index "
+        "(recall vs speed; 64 lost recall@10 below 0.95 at a million chunks). PostgreSQL: "
+        "pg_ef_search_chunks.",
     )
     ann_expansion_search_answers: int = Field(
         64,
         ge=8,
-        description="HNSW candidate list of the tier-1 (answers) index: a hundred thousand "
-        "questions keep full recall at 64, and every lookup pays for a wider list.",
+        description="HNSW candidate list of the embedded store's tier-1 (answers) index: a "
+        "hundred thousand questions keep full recall at 64, and every lookup pays for a wider "
+        "list. PostgreSQL: pg_ef_search_answers.",
     )
     pg_ef_search_answers: int = Field(
         40,
