@@ -6,8 +6,10 @@
 
 A process reads its part of the plan, opens its clients, prints ``ready`` and waits for ``go`` on
 stdin (so every process starts its load at the same moment, none while another is still
-importing), drives for the plan's duration and prints its results as one JSON line: latencies,
-errors, non-hits, its wall time and the CPU seconds it used while driving.
+importing), drives for the plan's duration and writes its results as JSON to ``result-PART.json``
+beside the plan: latencies, errors, non-hits, its wall time and the CPU seconds it used while
+driving. (A file, not stdout: tens of thousands of latencies are more than a pipe holds, and
+the event loop leaves stdout non-blocking, so a long line was cut at 64 KiB.)
 
 It imports only the standard library, httpx and uvloop: a client process must spend its CPU on
 requests, not on loading the project (numpy, the fakes, medlit) that it does not use. Each
@@ -190,7 +192,13 @@ async def run_part(plan: dict[str, Any], part: dict[str, Any]) -> Any:
 def main() -> None:
     plan = json.loads(Path(sys.argv[1]).read_text())
     part = plan["parts"][int(sys.argv[2])]
-    print(json.dumps(uvloop.run(run_part(plan, part))))
+    result = uvloop.run(run_part(plan, part))
+    result_path(Path(sys.argv[1]), int(sys.argv[2])).write_text(json.dumps(result))
+
+
+def result_path(plan_path: Path, part: int) -> Path:
+    """Where the client process of ``part`` writes its results."""
+    return plan_path.with_name(f"result-{part}.json")
 
 
 if __name__ == "__main__":

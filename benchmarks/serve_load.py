@@ -74,6 +74,7 @@ from tests.fakes.llm_server import FakeLLMServer, Reply  # noqa: E402
 from tests.fakes.research_responder import ARTICLES, ResearchResponder  # noqa: E402
 from tests.integration.service.server import ServiceServer  # noqa: E402
 
+from load_clients import result_path  # noqa: E402
 from medlit.assistant import Assistant  # noqa: E402
 from medlit.config import Settings  # noqa: E402
 from medlit.log import configure_logging  # noqa: E402
@@ -208,11 +209,11 @@ def drive_all(
         proc.stdin.flush()
     merged: dict[str, Any] = {"hit_lat": [], "miss_lat": [], "errors": [], "not_hits": 0}
     walls, cpu = [], 0.0
-    for proc in procs:
-        out, err = proc.communicate(timeout=timeout)
+    for i, proc in enumerate(procs):
+        _, err = proc.communicate(timeout=timeout)
         if proc.returncode != 0:
             raise SystemExit(f"a client process failed:\n{err}")
-        part = json.loads(out.strip().splitlines()[-1])
+        part = json.loads(result_path(plan_path, i).read_text())
         for key in ("hit_lat", "miss_lat", "errors"):
             merged[key].extend(part[key])
         merged["not_hits"] += part["not_hits"]

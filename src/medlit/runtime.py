@@ -16,6 +16,8 @@ questions and jobs at once: it keeps no per-question state.
 
 from __future__ import annotations
 
+import importlib
+import threading
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
@@ -66,6 +68,8 @@ class Runtime:
         self._memory: ChatMemory | None = None
         self._jobs: JobStore | None = None
         self._closed = False
+        self._warm_lock = threading.Lock()
+        self._warmed = False
 
     @classmethod
     def open(cls, settings: Settings | None = None) -> Runtime:
@@ -91,6 +95,25 @@ class Runtime:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+    def warm_up(self) -> None:
+        """Load now, in the calling thread, what first use would load on an event loop: the
+        embedding model, the ask and research code, and the LLM SDK when a model is configured
+        (importing openai takes seconds). Once per runtime; a second caller waits for the first.
+
+        A server calls this from a thread at start, so that no request waits seconds for it.
+        """
+        from medlit.llm.tasks import LLMTask
+
+        with self._warm_lock:
+            if self._warmed:
+                return
+            for module in ("medlit.agent.graph", "medlit.research.orchestrator", "httpx"):
+                importlib.import_module(module)
+            if any(self.llm_configured(task) for task in LLMTask):
+                importlib.import_module("openai")
+            self.embedder.embed(["medlit warm-up"])
+            self._warmed = True
 
     # -- parts ---------------------------------------------------------------------------
     @property

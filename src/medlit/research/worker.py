@@ -259,18 +259,11 @@ class ResearchWorkers:
         return None
 
     def _warm_up(self) -> None:
-        """Load in a thread what a job's first steps would otherwise load on the event loop:
-        the LLM SDK (importing ``openai`` takes seconds) and the embedding model (the
-        visited-topic check embeds sub-questions). Seconds during which no request of the
-        server would be answered."""
-        import importlib
-
-        from medlit.research.prompts import Task
-
+        """Load in a thread what a job's first steps would otherwise load on the event loop
+        (:meth:`Runtime.warm_up`: seconds during which no request of the server would be
+        answered)."""
         try:
-            if any(self.runtime.llm_configured(task) for task in Task.ALL):
-                importlib.import_module("openai")
-            self.runtime.embedder.embed(["medlit research warm-up"])
+            self.runtime.warm_up()
         except Exception as exc:  # warming is an optimisation: the job reports real failures
             log.warning("research_warm_up_failed", error=str(exc))
 

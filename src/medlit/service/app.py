@@ -13,8 +13,9 @@ opened itself.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 
 from fastapi import FastAPI
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -27,6 +28,7 @@ from medlit.service import ask, health, research_routes, search
 from medlit.service.auth import KeyVerifier
 from medlit.service.deps import ServiceState
 from medlit.service.flights import AskFlights
+from medlit.service.heap import warm_and_freeze
 from medlit.service.keys import KeyStore
 from medlit.service.leases import AskLeases
 from medlit.service.limits import KeyRateLimiter
@@ -77,10 +79,14 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         log.info("service_started", db=str(settings.db_path))
+        warming = asyncio.create_task(warm_and_freeze(runtime), name="medlit-warm-up")
         try:
             async with research_routes.research_workers(state):
                 yield
         finally:
+            warming.cancel()
+            with suppress(asyncio.CancelledError):
+                await warming
             await state.assistant.aclose()  # a no-op for the runtime's parts: it owns them
             if close_runtime:
                 await runtime.aclose()
