@@ -31,6 +31,7 @@ import httpx
 import uvloop
 
 _JSON = {"content-type": "application/json"}
+RESEARCH_POLL_S = 0.25  # how often the research client looks at its job
 
 
 async def open_clients(url: str, n: int) -> list[httpx.AsyncClient]:
@@ -47,9 +48,10 @@ async def drive(
     misses: list[str],
     clients: list[httpx.AsyncClient],
     duration: float,
+    research: str | None = None,
 ) -> Any:
-    """One hit worker per client and one miss client for ``duration`` seconds; JSON-ready
-    results (the clients are closed)."""
+    """One hit worker per client, one miss client and (with ``research``, a question) one
+    research client for ``duration`` seconds; JSON-ready results (the clients are closed)."""
     bodies = [json.dumps({"question": q}).encode() for q in hits]
     target = httpx.URL(f"{url}/v1/ask")
     stop = time.perf_counter() + duration
@@ -98,15 +100,38 @@ async def drive(
                     continue
                 miss_lat.append(time.perf_counter() - start)
 
+        async def research_worker() -> None:
+            # Jobs one after another, as a user would: submit, follow until it ends.
+            while research is not None and time.perf_counter() < stop:
+                try:
+                    reply = await client.post(
+                        "/v1/research", json={"question": research, "depth": "quick"}
+                    )
+                    if reply.status_code != 202:
+                        errors.append(f"research: HTTP {reply.status_code} {reply.text[:200]}")
+                        return
+                    job_url = reply.json()["links"]["self"]
+                    while True:
+                        await asyncio.sleep(RESEARCH_POLL_S)
+                        job = (await client.get(job_url)).json()
+                        if job["status"] in ("COMPLETED", "FAILED", "CANCELLED"):
+                            research_done.append(job["status"])
+                            break
+                except httpx.HTTPError as exc:
+                    errors.append(f"research: {exc!r}")
+                    return
+
+        research_done: list[str] = []
         began = time.perf_counter()
-        missing = asyncio.ensure_future(miss_worker())
+        beside = asyncio.gather(miss_worker(), research_worker())
         await asyncio.gather(*(hit_worker(i, c) for i, c in enumerate(clients)))
         # The hits' window: a miss sent just before the end may take seconds more.
         wall = time.perf_counter() - began
-        await missing
+        await beside
     return {
         "hit_lat": hit_lat,
         "miss_lat": miss_lat,
+        "research_done": research_done,
         "errors": errors,
         "not_hits": not_hits,
         "wall": wall,
@@ -159,6 +184,7 @@ async def drive_raw(url: str, hits: list[str], clients: int, duration: float) ->
     return {
         "hit_lat": hit_lat,
         "miss_lat": [],
+        "research_done": [],
         "errors": errors,
         "not_hits": not_hits,
         "wall": wall,
@@ -179,12 +205,13 @@ async def run_part(plan: dict[str, Any], part: dict[str, Any]) -> Any:
     if plan.get("raw"):
         raw, missing = await asyncio.gather(
             drive_raw(url, hits, part["clients"], duration),
-            drive(url, hits, part["misses"], [], duration),
+            drive(url, hits, part["misses"], [], duration, part.get("research")),
         )
-        raw["miss_lat"], raw["errors"] = missing["miss_lat"], raw["errors"] + missing["errors"]
+        raw["errors"] += missing["errors"]
+        raw["miss_lat"], raw["research_done"] = missing["miss_lat"], missing["research_done"]
         result = raw
     else:
-        result = await drive(url, hits, part["misses"], clients, duration)
+        result = await drive(url, hits, part["misses"], clients, duration, part.get("research"))
     result["cpu_s"] = time.process_time() - cpu
     return result
 

@@ -11,18 +11,20 @@ fake OpenAI-compatible server, whose answers take ``--llm-delay`` seconds (a rea
 slow). The fakes run in a process of their own, as PubMed and an LLM server are not in the
 service's process (their threads would otherwise take the service's GIL). Then:
 
-1. warms N questions (each asked once over HTTP; those admitted to tier 1 are the hit set);
+1. warms N questions (each asked once over HTTP; those admitted to tier 1 are the hit set) and
+   runs one research job (so the service's research process is up);
 2. drives C concurrent httpx clients asking the hit set over and over for D seconds, from
    separate processes (:mod:`load_clients`, started together; so the clients' CPU is not the
    server's), while beside them one client asks a stream of new questions (misses: search,
-   embedding, a slow LLM answer) and research jobs run one after another on the server's
-   event loop;
+   embedding, a slow LLM answer) and another submits research jobs one after another through
+   ``POST /v1/research`` and follows each until it ends (they run in the service's research
+   process; ``--research-in-server`` runs them on the service's event loop, to compare);
 3. asks the same hits in-process through an :class:`~medlit.assistant.Assistant` over the same
    store with the same concurrency: the baseline of the ratio.
 
 Reports throughput and p50/p99 latency of the hits (HTTP and in-process), the misses and
-research jobs done beside them, the CPU the service (this process) and the
-clients used per hit, how busy the machine was (other users' jobs included), and errors. Last line:
+research jobs done beside them, the CPU the service (this process), its research process and
+the clients used, how busy the machine was (other users' jobs included), and errors. Last line:
 ``hit_rps=... hit_p99_ms=... in_process_ratio=... errors=N``.
 
 ``--replicas R`` (R >= 2) measures the shared PostgreSQL deployment instead::
@@ -180,12 +182,12 @@ CLIENTS = Path(__file__).with_name("load_clients.py")
 
 
 def drive_all(
-    plan_path: Path, parts: int, timeout: float, on_go: Callable[[], None] | None = None
+    plan_path: Path, parts: int, timeout: float, watch: list[int] | None = None
 ) -> dict[str, Any]:
-    """Run the client processes of a plan at once (started together once all are ready, when
-    ``on_go`` is called too); their results merged, with the CPU this process (the service)
-    and the clients used from "go" until the last client ended (``elapsed``: with misses, after
-    the hits' window), and how busy the machine was."""
+    """Run the client processes of a plan at once (started together once all are ready);
+    their results merged, with the CPU this process (the service), the processes ``watch``
+    (the research process) and the clients used from "go" until the last client ended
+    (``elapsed``: with misses, after the hits' window), and how busy the machine was."""
     procs = [
         subprocess.Popen(
             [sys.executable, str(CLIENTS), str(plan_path), str(i)],
@@ -200,30 +202,35 @@ def drive_all(
         assert proc.stdout is not None
         if proc.stdout.readline().strip() != "ready":
             raise SystemExit(f"a client process failed:\n{proc.communicate()[1]}")
-    before, mine, started = cpu_sample([], 0), os.times(), time.perf_counter()
-    if on_go is not None:
-        on_go()
+    before, mine, started = cpu_sample(watch or [], 0), os.times(), time.perf_counter()
     for proc in procs:
         assert proc.stdin is not None
         proc.stdin.write("go\n")
         proc.stdin.flush()
-    merged: dict[str, Any] = {"hit_lat": [], "miss_lat": [], "errors": [], "not_hits": 0}
+    merged: dict[str, Any] = {
+        "hit_lat": [],
+        "miss_lat": [],
+        "research_done": [],
+        "errors": [],
+        "not_hits": 0,
+    }
     walls, cpu = [], 0.0
     for i, proc in enumerate(procs):
         _, err = proc.communicate(timeout=timeout)
         if proc.returncode != 0:
             raise SystemExit(f"a client process failed:\n{err}")
         part = json.loads(result_path(plan_path, i).read_text())
-        for key in ("hit_lat", "miss_lat", "errors"):
+        for key in ("hit_lat", "miss_lat", "research_done", "errors"):
             merged[key].extend(part[key])
         merged["not_hits"] += part["not_hits"]
         walls.append(part["wall"])
         cpu += part["cpu_s"]
-    after, mine_after = cpu_sample([], 0), os.times()
+    after, mine_after = cpu_sample(watch or [], 0), os.times()
     merged["wall"] = max(walls)
     merged["elapsed"] = time.perf_counter() - started
     merged["clients_cpu_s"] = cpu
     merged["server_cpu_s"] = (mine_after.user + mine_after.system) - (mine.user + mine.system)
+    merged["watched_cpu_s"] = (after["watched"] - before["watched"]) / os.sysconf("SC_CLK_TCK")
     merged["machine_busy"] = (after["busy"] - before["busy"]) / max(after["all"] - before["all"], 1)
     return merged
 
@@ -254,19 +261,16 @@ async def in_process(settings: Settings, hits: list[str], clients: int, duration
 
 
 # -- the benchmark -----------------------------------------------------------------------------
-def run_research(server: ServiceServer, stop_at: float, done: list[str]) -> None:
-    """Research jobs one after another on the server's loop until ``stop_at``."""
-    runtime = server.runtime
-    assert runtime is not None
-
-    async def jobs() -> None:
-        async with runtime.orchestrator() as orchestrator:
-            while time.perf_counter() < stop_at:
-                job = orchestrator.create_job(RESEARCH_QUESTION, "quick")
-                finished = await orchestrator.run(job)
-                done.append(str(finished.status.value))
-
-    server.submit(jobs())
+def warm_research(client: httpx.Client) -> None:
+    """One research job through the service, followed until it ends."""
+    reply = client.post("/v1/research", json={"question": RESEARCH_QUESTION, "depth": "quick"})
+    reply.raise_for_status()
+    job_url = reply.json()["links"]["self"]
+    deadline = time.monotonic() + 300
+    while client.get(job_url).json()["status"] not in ("COMPLETED", "FAILED", "CANCELLED"):
+        if time.monotonic() > deadline:
+            raise SystemExit("the warm-up research job did not end within 300 s")
+        time.sleep(0.25)
 
 
 # -- --replicas: several service processes on one PostgreSQL -----------------------------------
@@ -298,7 +302,7 @@ def cpu_sample(pids: list[int], postmaster: int) -> dict[str, int]:
     return {
         "busy": sum(fields) - idle,
         "all": sum(fields),
-        "replicas": sum(_proc_cpu(pid)[1] for pid in pids),
+        "watched": sum(_proc_cpu(pid)[1] for pid in pids),
         "postgres": pg,
         "clients": int((kids.ru_utime + kids.ru_stime) * ticks),
     }
@@ -340,8 +344,9 @@ def drive_phase(
     used = {key: after[key] - before[key] for key in before}
     ticks = os.sysconf("SC_CLK_TCK")
     load["machine_busy"] = used["busy"] / max(used["all"], 1)
-    for key in ("replicas", "postgres", "clients"):
+    for key in ("watched", "postgres", "clients"):
         load[f"{key}_cores"] = used[key] / ticks / load["wall"]
+    load["replicas_cores"] = load.pop("watched_cores")
     return load
 
 
@@ -453,6 +458,12 @@ def main() -> None:
     parser.add_argument("--no-research", action="store_true", help="No research job beside.")
     parser.add_argument("--no-misses", action="store_true", help="No miss stream beside.")
     parser.add_argument(
+        "--research-in-server",
+        action="store_true",
+        help="Research jobs on the service's own event loop (service.research_process false), "
+        "as before the research process: to compare.",
+    )
+    parser.add_argument(
         "--client-procs",
         type=int,
         default=4,
@@ -493,6 +504,7 @@ def main() -> None:
         settings.local.enabled = False
         settings.llm.base_url = fakes.llm_url
         settings.llm.model = "fake-model"
+        settings.service.research_process = not args.research_in_server
         with ServiceServer(settings, uvloop=True) as server:
             with httpx.Client(base_url=server.url, timeout=120) as client:
                 hits = []
@@ -501,14 +513,17 @@ def main() -> None:
                     again = client.post("/v1/ask", json={"question": question}).json()
                     if again["cache"]["tier1"] == "hit":
                         hits.append(question)
+                if not args.no_research:  # one job first: the research process is up and warm
+                    warm_research(client)
             if not hits:
                 raise SystemExit("no warmed question was admitted to the answer cache")
             procs = max(1, min(args.client_procs, args.clients))
             parts = [
                 {
                     "clients": args.clients // procs + (i < args.clients % procs),
-                    # one stream of misses, from the first process
+                    # one stream of misses and one of research jobs, from the first process
                     "misses": [] if args.no_misses or i else misses,
+                    "research": None if args.no_research or i else RESEARCH_QUESTION,
                 }
                 for i in range(procs)
             ]
@@ -524,13 +539,9 @@ def main() -> None:
                     }
                 )
             )
-            research_done: list[str] = []
-
-            def go() -> None:
-                if not args.no_research:
-                    run_research(server, time.perf_counter() + args.duration, research_done)
-
-            load = drive_all(plan, procs, args.duration + 300, go)
+            research = server.app.state.medlit.extras.get("research_process")
+            watch = [research.pid] if research is not None and research.pid else []
+            load = drive_all(plan, procs, args.duration + 300, watch)
             llm_calls_http = fakes.llm_calls()
         base_lat, base_not_hits, base_wall = uvloop.run(
             in_process(settings, hits, args.clients, args.duration)
@@ -550,7 +561,7 @@ def main() -> None:
         ("HTTP hit throughput", f"{hit_rps:.0f} req/s"),
         ("HTTP hit p50 / p99", f"{h50:.1f} / {h99:.1f} ms"),
         ("misses beside (p50)", f"{len(load['miss_lat'])} ({m50:.0f} ms)"),
-        ("research jobs beside", f"{len(research_done)} finished {research_done}"),
+        ("research jobs beside", f"{len(load['research_done'])} {load['research_done']}"),
         (
             "CPU: service / clients, go to last client",
             f"{load['server_cpu_s'] / load['elapsed']:.2f} / "
@@ -558,6 +569,7 @@ def main() -> None:
             f"({load['server_cpu_s'] / max(len(hit_lat), 1) * 1e3:.2f} / "
             f"{load['clients_cpu_s'] / max(len(hit_lat), 1) * 1e3:.2f} ms per hit)",
         ),
+        ("CPU: research process", f"{load['watched_cpu_s'] / load['elapsed']:.2f} cores"),
         ("machine busy", f"{load['machine_busy'] * 100:.0f} % of {os.cpu_count()} cores"),
         ("LLM requests during the run", str(llm_calls_http)),
         ("in-process hits", f"{len(base_lat)} ({base_not_hits} not tier-1 hits)"),

@@ -608,6 +608,12 @@ class ServiceSettings(_Section):
     research_workers: int = Field(
         2, ge=1, le=32, description="Research jobs the service runs at once."
     )
+    research_process: bool = Field(
+        True,
+        description="Run research jobs in a child process of the service (its own "
+        "interpreter and GIL, started when the first job needs it), so a job's CPU work never "
+        "delays a cached answer; false: on the service's own event loop.",
+    )
     ask_concurrency: int = Field(
         4,
         ge=1,

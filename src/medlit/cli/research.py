@@ -191,6 +191,29 @@ def research_cancel(
         )
 
 
+@research_app.command("worker")
+@run
+def research_worker(
+    workers: Annotated[
+        int, typer.Option("--workers", min=1, max=32, help="Research jobs run at once.")
+    ] = 2,
+) -> None:
+    """Run queued research jobs from the store until interrupted (Ctrl-C saves the running
+    jobs' progress; any worker resumes them). E.g. on more hosts sharing a PostgreSQL store
+    with `medlit serve`."""
+    import asyncio
+
+    from medlit.research.worker_process import run_workers
+
+    settings = build_settings()
+    store = "the PostgreSQL store" if settings.database_url else str(settings.db_path)
+    err_console.print(
+        f"running research jobs from {store}, {workers} at once; Ctrl-C stops",
+        highlight=False,
+    )
+    run_async(run_workers(settings, workers, asyncio.Event()))
+
+
 class ExportFormatOption(StrEnum):
     """Reference-manager formats."""
 

@@ -22,8 +22,9 @@ Every tenant sees only its own jobs: another tenant's job id is "not found".
 from __future__ import annotations
 
 import asyncio
+import builtins
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, suppress
 from typing import TYPE_CHECKING
 
@@ -49,10 +50,14 @@ class ResearchWorkers:
     Args:
         runtime: the composition root (store, sources, LLM client...).
         workers: jobs run at once in this process (each job also researches
-            ``settings.research.concurrency`` sub-questions at once).
+            ``settings.research.concurrency`` sub-questions at once); 0: this process only
+            accepts, lists, cancels and streams jobs, and another runs them (the service's
+            research process, :mod:`medlit.research.worker_process`).
         lease_s: a job claim's lifetime unless renewed (default ``settings.research.lease_s``).
         poll_s: how often an idle worker looks for jobs submitted by other processes or left
-            by dead ones (jobs submitted here wake a worker at once).
+            by dead ones (jobs submitted here wake a worker at once), and how often an event
+            stream looks for events stored by another process.
+        on_submit: called after a job is accepted here (e.g. to wake the process that runs it).
     """
 
     def __init__(
@@ -62,13 +67,15 @@ class ResearchWorkers:
         workers: int = 2,
         lease_s: float | None = None,
         poll_s: float = 1.0,
+        on_submit: Callable[[], None] | None = None,
     ) -> None:
-        if workers < 1:
-            raise ValidationError("--workers-research must be at least 1")
+        if workers < 0:
+            raise ValidationError("--workers-research must not be negative")
         self.runtime = runtime
         self.workers = workers
         self.lease_s = lease_s or runtime.settings.research.lease_s
         self.poll_s = poll_s
+        self.on_submit = on_submit
         self._orchestrator: ResearchOrchestrator | None = None
         self._stack = AsyncExitStack()
         self._tasks: list[asyncio.Task[None]] = []
@@ -76,6 +83,7 @@ class ResearchWorkers:
         self._changed = asyncio.Event()  # an event was stored here (replaced after each set)
         self._running: dict[str, str] = {}  # job id -> owner, jobs running in this process
         self._warm: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None  # after start()
 
     @property
     def jobs(self) -> JobStore:
@@ -94,12 +102,14 @@ class ResearchWorkers:
     async def start(self) -> None:
         """Open the orchestrator and start the workers; they first pick up the jobs that
         were accepted but not finished (by a process that stopped or died)."""
-        if self._tasks:
+        if self._orchestrator is not None:
             return
+        self._loop = asyncio.get_running_loop()
         self._orchestrator = await self._stack.enter_async_context(self.runtime.orchestrator())
         self._orchestrator.lease_s = self.lease_s
         await asyncio.to_thread(lambda: self.jobs)  # migrations, off the event loop
-        self._warm = asyncio.create_task(asyncio.to_thread(self._warm_up))
+        if self.workers:
+            self._warm = asyncio.create_task(asyncio.to_thread(self._warm_up))
         self._tasks = [
             asyncio.create_task(self._work(new_owner(f"worker{i}")), name=f"research-worker-{i}")
             for i in range(self.workers)
@@ -119,7 +129,7 @@ class ResearchWorkers:
                 await self._warm
             self._warm = None
         await self._stack.aclose()
-        self._orchestrator = None
+        self._orchestrator = self._loop = None
 
     async def __aenter__(self) -> ResearchWorkers:
         await self.start()
@@ -143,8 +153,19 @@ class ResearchWorkers:
         )
         event = ProgressEvent(job_id=job.id, stage=JobStatus.PENDING, message="queued")
         await asyncio.to_thread(self._store_event, event)
-        self._wake.set()
+        self.wake()
+        if self.on_submit is not None:
+            await asyncio.to_thread(self.on_submit)
         return job
+
+    def wake(self) -> None:
+        """Look for a job now (one was submitted), not at the next poll."""
+        self._wake.set()
+
+    def runnable(self) -> bool:
+        """Whether a job waits for a worker (free, expired, or held by a dead process of this
+        host). Blocking: call it from a thread."""
+        return bool(self._candidates())
 
     async def get(self, job_id: str, tenant: str) -> ResearchJob:
         """The tenant's job.
@@ -229,11 +250,6 @@ class ResearchWorkers:
         if loop is not None:
             loop.call_soon_threadsafe(self._notify)
 
-    @property
-    def _loop(self) -> asyncio.AbstractEventLoop | None:
-        task = self._tasks[0] if self._tasks else None
-        return task.get_loop() if task is not None else None
-
     def _notify(self) -> None:
         changed, self._changed = self._changed, asyncio.Event()
         changed.set()
@@ -249,14 +265,17 @@ class ResearchWorkers:
 
     def _next_job(self, owner: str) -> str | None:
         """Claim a runnable job: free or expired leases first, then those of dead processes."""
+        for job_id in self._candidates():
+            if job_id not in self._running and self._claim(job_id, owner):
+                return job_id
+        return None
+
+    def _candidates(self) -> builtins.list[str]:
         candidates = self.jobs.claimable(time.time())
         candidates += [
             job_id for job_id, holder in self.jobs.held_on_this_host() if owner_is_dead(holder)
         ]
-        for job_id in candidates:
-            if job_id not in self._running and self._claim(job_id, owner):
-                return job_id
-        return None
+        return candidates
 
     def _warm_up(self) -> None:
         """Load in a thread what a job's first steps would otherwise load on the event loop

@@ -28,7 +28,7 @@ from medlit.service import ask, health, research_routes, search
 from medlit.service.auth import KeyVerifier
 from medlit.service.deps import ServiceState
 from medlit.service.flights import AskFlights
-from medlit.service.heap import warm_and_freeze
+from medlit.service.heap import unfreeze_heap, warm_and_freeze
 from medlit.service.keys import KeyStore
 from medlit.service.leases import AskLeases
 from medlit.service.limits import KeyRateLimiter
@@ -87,6 +87,7 @@ def create_app(
             warming.cancel()
             with suppress(asyncio.CancelledError):
                 await warming
+            unfreeze_heap()
             await state.assistant.aclose()  # a no-op for the runtime's parts: it owns them
             if close_runtime:
                 await runtime.aclose()

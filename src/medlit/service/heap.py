@@ -23,7 +23,7 @@ import time
 from medlit.log import get_logger
 from medlit.runtime import Runtime
 
-__all__ = ["freeze_heap", "warm_and_freeze"]
+__all__ = ["freeze_heap", "unfreeze_heap", "warm_and_freeze"]
 
 log = get_logger("service.heap")
 
@@ -34,6 +34,12 @@ def freeze_heap() -> int:
     gc.collect()
     gc.freeze()
     return gc.get_freeze_count()
+
+
+def unfreeze_heap() -> None:
+    """Give the frozen objects back to the collector (the app stopped; in a process that goes
+    on, e.g. a test session, they may be garbage now)."""
+    gc.unfreeze()
 
 
 async def warm_and_freeze(runtime: Runtime) -> None:

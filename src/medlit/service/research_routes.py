@@ -18,9 +18,10 @@ does not exist.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -29,10 +30,13 @@ from fastapi.responses import JSONResponse, PlainTextResponse
 from pydantic import BaseModel, ConfigDict, Field
 from sse_starlette import EventSourceResponse
 
+from medlit.errors import MedlitError
+from medlit.log import get_logger
 from medlit.research.exports import EXPORT_FORMATS, export_job
 from medlit.research.models import JobStatus, ResearchJob
 from medlit.research.report import render_markdown, report_to_dict
 from medlit.research.worker import ResearchWorkers
+from medlit.research.worker_process import ResearchProcess
 from medlit.service.auth import CurrentTenant
 from medlit.service.deps import ServiceState, get_state
 from medlit.service.problems import PROBLEM_RESPONSES, ProblemError
@@ -41,6 +45,10 @@ __all__ = ["ResearchJobView", "ResearchRequest", "job_view", "research_workers",
 
 router = APIRouter(prefix="/v1/research", tags=["research"])
 
+log = get_logger("service.research")
+
+EVENTS_POLL_S = 0.25  # an event stream's look for events the research process stored
+WATCHDOG_S = 5.0  # how often a research process that is not running is looked after
 JOB_ID = r"^[A-Za-z0-9_-]{1,64}$"
 _PROBLEMS: dict[int | str, dict[str, Any]] = {
     code: PROBLEM_RESPONSES[code] for code in (400, 401, 404, 429)
@@ -52,16 +60,47 @@ _CONFLICT: dict[int | str, dict[str, Any]] = {
 
 @asynccontextmanager
 async def research_workers(state: ServiceState) -> AsyncIterator[ResearchWorkers]:
-    """The app's research worker pool, for its lifespan (``settings.service.research_workers``
-    jobs at once); jobs accepted before a crash are resumed as it starts."""
+    """The app's research workers, for its lifespan (``settings.service.research_workers``
+    jobs at once); jobs accepted before a crash are resumed as it starts.
+
+    By default (``service.research_process``) the jobs run in a child process
+    (:class:`ResearchProcess`), started when the first job needs it; this process accepts,
+    lists, cancels and streams them through the store."""
     settings = state.runtime.settings
-    workers = ResearchWorkers(state.runtime, workers=settings.service.research_workers)
+    if not settings.service.research_process:
+        workers = ResearchWorkers(state.runtime, workers=settings.service.research_workers)
+        state.extras["research"] = workers
+        async with workers:
+            yield workers
+        return
+    process = ResearchProcess(settings, settings.service.research_workers)
+    workers = ResearchWorkers(
+        state.runtime, workers=0, poll_s=EVENTS_POLL_S, on_submit=process.wake
+    )
     state.extras["research"] = workers
-    await workers.start()
+    state.extras["research_process"] = process
+    watchdog = asyncio.create_task(_watch(workers, process), name="medlit-research-watchdog")
     try:
-        yield workers
+        async with workers:
+            yield workers
     finally:
-        await workers.stop()
+        watchdog.cancel()
+        with suppress(asyncio.CancelledError):
+            await watchdog
+        await asyncio.to_thread(process.stop)
+
+
+async def _watch(workers: ResearchWorkers, process: ResearchProcess) -> None:
+    """Start the research process while a job waits for it: at start (jobs a stopped or dead
+    server left) and whenever the process has died with jobs unfinished."""
+    while True:
+        if not process.running:
+            try:
+                if await asyncio.to_thread(workers.runnable):
+                    await asyncio.to_thread(process.wake)
+            except MedlitError as exc:
+                log.warning("research_watchdog_failed", error=str(exc))
+        await asyncio.sleep(WATCHDOG_S)
 
 
 async def get_workers(request: Request) -> ResearchWorkers:

@@ -223,6 +223,9 @@ def test_kill_9_of_the_worker_running_a_job_another_finishes_it_after_the_lease(
         tmp_path / "a",
         MEDLIT_RESEARCH_LEASE_S=str(LEASE_A_S),
         MEDLIT_RESEARCH_CONCURRENCY="1",
+        # A's jobs run on its own event loop: a research child process would see its server's
+        # death and give the job back at once, and this test is about a host that died.
+        MEDLIT_SERVICE_RESEARCH_PROCESS="false",
     )
     other_host = "import socket; socket.gethostname = lambda: 'worker-host-a'"
     port_a, port_b = free_port(), free_port()
@@ -249,7 +252,11 @@ def test_kill_9_of_the_worker_running_a_job_another_finishes_it_after_the_lease(
         # B runs beside A before the kill: it must leave A's live job alone. Watched until A
         # has renewed its lease at least once while B was polling (B looks every second) and
         # B has had a few polls: however slowly either runs, B saw a live lease and left it.
-        env_b = {**env, "MEDLIT_HOME": str(tmp_path / "b")}
+        env_b = {
+            **env,
+            "MEDLIT_HOME": str(tmp_path / "b"),
+            "MEDLIT_SERVICE_RESEARCH_PROCESS": "true",
+        }
         b = serve_process(env_b, port_b, "--workers-research", "1", log=tmp_path / "b.log")
         _, b_started_until, _ = _job_row(pg_url, job_id)
         assert b_started_until is not None
