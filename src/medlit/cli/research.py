@@ -53,7 +53,7 @@ class _QuestionFirstGroup(TyperGroup):
 
     def list_commands(self, ctx: Any) -> list[str]:
         # Keep the help listing in the order people use the commands.
-        order = ("run", "status", "list", "resume", "cancel", "export")
+        order = ("run", "status", "list", "resume", "cancel", "export", "worker")
         return [name for name in order if name in self.commands]
 
 
