@@ -198,9 +198,11 @@ def research_worker(
         int, typer.Option("--workers", min=1, max=32, help="Research jobs run at once.")
     ] = 2,
 ) -> None:
-    """Run queued research jobs from the store until interrupted (Ctrl-C saves the running
-    jobs' progress; any worker resumes them). E.g. on more hosts sharing a PostgreSQL store
-    with `medlit serve`."""
+    """Run queued research jobs from the store until Ctrl-C (e.g. on more hosts).
+
+    Ctrl-C saves the running jobs' progress; any worker (or `medlit serve`) sharing the store
+    resumes them.
+    """
     import asyncio
 
     from medlit.research.worker_process import run_workers

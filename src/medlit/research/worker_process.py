@@ -12,9 +12,9 @@ cached answers wait, and the jobs wait for the requests in turn: under the load 
 finished 4 in 10 s on the event loop and 11-12 in a process of their own. So the service hands
 jobs to a child process, started (with the ``spawn`` method: the server has threads) the first
 time there is a job to run, and kept until the server stops; a job that crashes its process
-does not take the service down. The child runs :class:`~medlit.research.worker.ResearchWorkers` over the same
-store; jobs, leases, cancels and progress events already travel through the store, so the
-server submits, lists, cancels and streams them exactly as before.
+does not take the service down. The child runs :class:`~medlit.research.worker.ResearchWorkers`
+over the same store; jobs, leases, cancels and progress events already travel through the
+store, so the server submits, lists, cancels and streams them exactly as before.
 
 One pipe joins the two: the server writes a byte on it when it accepts a job (so the child
 claims it at once, not at its next poll), and closes it to stop the child. When the server dies
