@@ -2,8 +2,9 @@
 
 ::
 
-    async with ResearchProcess(settings, workers=2) as process:   # nothing started yet
-        process.wake()          # a job was submitted: start the process if needed, and tell it
+    process = ResearchProcess(settings, workers=2)   # nothing started yet
+    process.wake()      # a job was submitted: start the process if needed, and tell it
+    process.stop()      # the pipe closes: the child saves its jobs and exits (blocking)
 
 A research job is seconds of Python work (parsing, sentence splitting, grounding, the stages'
 bookkeeping) between its LLM calls. On the server's event loop that work holds the GIL while
