@@ -53,22 +53,22 @@ async def run_workers(
     settings: Settings, workers: int, stop: asyncio.Event, wake: asyncio.Event | None = None
 ) -> None:
     """Run ``workers`` research jobs at once from the store until ``stop`` is set; ``wake``
-    (when given) is set by whoever submits a job, so it is claimed at once."""
+    (when given) is set by whoever submits a job, so it is claimed at once, and set again
+    after ``stop``."""
     from medlit.research.worker import ResearchWorkers
     from medlit.runtime import Runtime
 
     async with Runtime(settings) as runtime, ResearchWorkers(runtime, workers=workers) as pool:
         log.info("research_process_ready", workers=workers)
-        while not stop.is_set():
-            waits = [asyncio.ensure_future(stop.wait())]
-            if wake is not None:
-                waits.append(asyncio.ensure_future(wake.wait()))
-            _, pending = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
-            for task in pending:
-                task.cancel()
-            if wake is not None and wake.is_set():
+        while True:
+            if wake is None:
+                await stop.wait()
+            else:  # whoever sets ``stop`` sets ``wake`` too
+                await wake.wait()
                 wake.clear()
-                pool.wake()
+            if stop.is_set():
+                return
+            pool.wake()
 
 
 def _child_main(settings: Settings, workers: int, conn: Connection) -> None:
@@ -85,6 +85,7 @@ def _child_main(settings: Settings, workers: int, conn: Connection) -> None:
                 while conn.recv_bytes():
                     loop.call_soon_threadsafe(wake.set)
             loop.call_soon_threadsafe(stop.set)
+            loop.call_soon_threadsafe(wake.set)
 
         threading.Thread(target=listen, name="medlit-research-pipe", daemon=True).start()
         await run_workers(settings, workers, stop, wake)
