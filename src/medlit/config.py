@@ -620,6 +620,15 @@ class ServiceSettings(_Section):
         le=64,
         description="Cache misses answered at once (more wait their turn; hits never wait).",
     )
+    background_nice: int = Field(
+        10,
+        ge=0,
+        le=19,
+        description="How many nice levels below the service's CPU priority its background work "
+        "runs: embedding a cache miss's new articles, its digest, and the research process. A "
+        "core they share with cached answers goes to the cached answers first (0: same "
+        "priority). Linux; elsewhere the work runs at normal priority.",
+    )
     key_cache_s: float = Field(
         2.0,
         ge=0,

@@ -61,6 +61,14 @@ def normalise(vectors: npt.NDArray[np.floating]) -> Vectors:
     return (out / norms).astype(np.float32, copy=False)
 
 
+def load_model(embedder: Embedder) -> None:
+    """Load ``embedder``'s model now, if it loads lazily (the shipped embedders load on their
+    first text not in the memo: a memo hit alone would leave the model unloaded)."""
+    load = getattr(embedder, "load", None)
+    if callable(load):
+        load()
+
+
 def load_embedder(settings: Settings, store: Store | None = None) -> Embedder:
     """The configured embedder, memoised by content hash.
 

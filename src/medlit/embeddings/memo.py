@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from medlit.embeddings.base import Embedder, Vectors
+from medlit.embeddings.base import Embedder, Vectors, load_model
 
 if TYPE_CHECKING:
     from medlit.storage.base import Store
@@ -94,6 +94,10 @@ class MemoEmbedder:
             if persist and self.store is not None:
                 self.store.put_embeddings(self.model_id, persist)
         return out
+
+    def load(self) -> None:
+        """Load the inner embedder's model now (see :func:`medlit.embeddings.base.load_model`)."""
+        load_model(self.inner)
 
     def remembered(self, text: str) -> Vectors | None:
         """``text``'s vector if the in-memory LRU holds it, else None.

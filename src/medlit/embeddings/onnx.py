@@ -84,7 +84,8 @@ class OnnxEmbedder:
         """Whether the model has been loaded (it loads on the first :meth:`embed`)."""
         return self._session is not None
 
-    def _load(self) -> None:
+    def load(self) -> None:
+        """Load the model now (it otherwise loads on the first :meth:`embed`)."""
         with self._lock:
             if self._session is not None:
                 return
@@ -116,7 +117,7 @@ class OnnxEmbedder:
         """Embed ``texts``; see :meth:`medlit.embeddings.base.Embedder.embed`."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        self._load()
+        self.load()
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         # Length-sorted batches: padding to the longest in a batch is then cheap.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))

@@ -40,7 +40,8 @@ class SentenceTransformerEmbedder:
         self._model: Any = None
         self._lock = threading.Lock()
 
-    def _load(self) -> None:
+    def load(self) -> None:
+        """Load the model now (it otherwise loads on the first :meth:`embed`)."""
         with self._lock:
             if self._model is not None:
                 return
@@ -67,7 +68,7 @@ class SentenceTransformerEmbedder:
         """Embed ``texts``; see :meth:`medlit.embeddings.base.Embedder.embed`."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        self._load()
+        self.load()
         vectors = self._model.encode(
             list(texts),
             batch_size=self.batch_size,

@@ -41,6 +41,7 @@ from medlit.log import configure_logging, get_logger
 
 if TYPE_CHECKING:
     from medlit.config import Settings
+from medlit.heavy import lower_thread_priority
 
 __all__ = ["ResearchProcess", "run_workers"]
 
@@ -72,8 +73,13 @@ async def run_workers(
 
 
 def _child_main(settings: Settings, workers: int, conn: Connection) -> None:
-    """The child process: run the workers until the pipe closes (the server stopped or died)."""
+    """The child process: run the workers until the pipe closes (the server stopped or died).
+
+    It runs below the server's CPU priority (``service.background_nice``): a job's CPU work
+    takes what the cached answers leave. Every thread it starts inherits that.
+    """
     configure_logging(settings.log_level)
+    lower_thread_priority(settings.service.background_nice)
 
     async def main() -> None:
         loop = asyncio.get_running_loop()

@@ -18,13 +18,15 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 
 from fastapi import FastAPI
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from medlit import __version__
 from medlit.assistant import Assistant
+from medlit.heavy import lower_priority
 from medlit.log import get_logger
 from medlit.runtime import Runtime
 from medlit.service import ask, health, research_routes, search
+from medlit.service.asgi import header, replay_body
 from medlit.service.auth import KeyVerifier
 from medlit.service.deps import ServiceState
 from medlit.service.flights import AskFlights
@@ -79,6 +81,8 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         log.info("service_started", db=str(settings.db_path))
+        # Before the warm-up: the embedding model it loads in the heavy lane inherits this.
+        lower_priority(settings.service.background_nice)
         warming = asyncio.create_task(warm_and_freeze(runtime), name="medlit-warm-up")
         try:
             async with research_routes.research_workers(state):
@@ -114,6 +118,7 @@ def create_app(
     app.include_router(research_routes.router)
     app.include_router(health.router)
     mount_web(app)  # the web page at /
+    app.add_middleware(ask.AskFastPath, state=state)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.service.max_body_bytes)
     app.add_middleware(MetricsMiddleware, metrics=metrics)
     return app
@@ -136,7 +141,7 @@ class BodyLimitMiddleware:
         if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS", "DELETE"):
             await self.app(scope, receive, send)
             return
-        declared = dict(scope["headers"]).get(b"content-length")
+        declared = header(scope, b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
             await self._refuse(scope, send)
             return
@@ -154,17 +159,7 @@ class BodyLimitMiddleware:
             chunks.append(chunk)
             if not message.get("more_body", False):
                 break
-        body = b"".join(chunks)
-        sent = False
-
-        async def replay() -> Message:
-            nonlocal sent
-            if not sent:
-                sent = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
+        await self.app(scope, replay_body(b"".join(chunks), receive), send)
 
     async def _refuse(self, scope: Scope, send: Send) -> None:
         import json

@@ -23,12 +23,20 @@ from typing import Annotated
 import anyio.to_thread
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.security.utils import get_authorization_scheme_param
 
 from medlit.service.deps import ServiceState, get_state
 from medlit.service.keys import ApiKey, KeyStore
 from medlit.service.problems import ProblemError
 
-__all__ = ["DEFAULT_TENANT", "CurrentTenant", "KeyVerifier", "Tenant"]
+__all__ = [
+    "DEFAULT_TENANT",
+    "CurrentTenant",
+    "KeyVerifier",
+    "Tenant",
+    "bearer_token",
+    "resolve_tenant",
+]
 
 DEFAULT_TENANT = "default"
 
@@ -99,9 +107,31 @@ async def current_tenant(
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> Tenant:
     """The tenant of the request's API key (``default`` when keys are not in use)."""
-    state: ServiceState = get_state(request)
+    tenant = await resolve_tenant(
+        get_state(request), None if credentials is None else credentials.credentials
+    )
+    request.state.tenant = tenant
+    return tenant
+
+
+def bearer_token(authorization: str | None) -> str | None:
+    """The token of an ``Authorization: Bearer <token>`` header (None for no header or another
+    scheme), read as the route dependency reads it."""
+    scheme, token = get_authorization_scheme_param(authorization)
+    if not (authorization and scheme and token) or scheme.lower() != "bearer":
+        return None
+    return token
+
+
+async def resolve_tenant(state: ServiceState, token: str | None) -> Tenant:
+    """The tenant of ``token`` (``default`` when keys are not in use).
+
+    Raises:
+        ProblemError: 401 for a missing, unknown or revoked key when keys are in use; 429 when
+            the key is over its rate (with ``Retry-After``).
+    """
     verifier: KeyVerifier = state.extras["verifier"]  # type: ignore[assignment]
-    if credentials is None:
+    if token is None:
         required = state.require_keys
         if required is None:
             required = verifier.any_keys_cached()
@@ -115,7 +145,7 @@ async def current_tenant(
                 headers={"WWW-Authenticate": "Bearer"},
             )
         return Tenant(DEFAULT_TENANT)
-    key, wait = await anyio.to_thread.run_sync(_check_key, state, credentials.credentials)
+    key, wait = await anyio.to_thread.run_sync(_check_key, state, token)
     if key is None:
         raise ProblemError(
             401, "unknown or revoked API key", headers={"WWW-Authenticate": "Bearer"}
@@ -126,9 +156,7 @@ async def current_tenant(
             "too many requests for this API key; retry later",
             headers={"Retry-After": str(max(1, round(wait + 0.5)))},
         )
-    tenant = Tenant(key.tenant, key.key_id)
-    request.state.tenant = tenant
-    return tenant
+    return Tenant(key.tenant, key.key_id)
 
 
 def _check_key(state: ServiceState, token: str) -> tuple[ApiKey | None, float]:

@@ -28,6 +28,7 @@ __all__ = [
     "PROBLEM_RESPONSES",
     "Problem",
     "ProblemError",
+    "error_response",
     "install_problem_handlers",
     "problem_response",
     "status_for",
@@ -134,6 +135,17 @@ def medlit_problem(exc: errors.MedlitError) -> tuple[int, str, dict[str, str]]:
     return status, str(exc) or type(exc).__name__, headers
 
 
+def error_response(exc: errors.MedlitError | ProblemError, path: str) -> JSONResponse:
+    """The problem response of a medlit error or a :class:`ProblemError` raised for a request
+    to ``path`` (what the app's handlers answer)."""
+    if isinstance(exc, ProblemError):
+        return problem_response(exc.status, exc.detail, instance=path, headers=exc.headers)
+    status, detail, headers = medlit_problem(exc)
+    if status == 500:
+        log.error("request_error", path=path, error=str(exc))
+    return problem_response(status, detail, instance=path, headers=headers)
+
+
 def _validation_detail(exc: RequestValidationError) -> str:
     parts = []
     for err in exc.errors()[:3]:
@@ -145,18 +157,9 @@ def _validation_detail(exc: RequestValidationError) -> str:
 def install_problem_handlers(app: FastAPI) -> None:
     """Answer every error of ``app`` with problem+json."""
 
-    async def on_medlit(request: Request, exc: Exception) -> JSONResponse:
-        assert isinstance(exc, errors.MedlitError)
-        status, detail, headers = medlit_problem(exc)
-        if status == 500:
-            log.error("request_error", path=request.url.path, error=str(exc))
-        return problem_response(status, detail, instance=request.url.path, headers=headers)
-
-    async def on_problem(request: Request, exc: Exception) -> JSONResponse:
-        assert isinstance(exc, ProblemError)
-        return problem_response(
-            exc.status, exc.detail, instance=request.url.path, headers=exc.headers
-        )
+    async def on_error(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, errors.MedlitError | ProblemError)
+        return error_response(exc, request.url.path)
 
     async def on_validation(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
@@ -182,8 +185,8 @@ def install_problem_handlers(app: FastAPI) -> None:
             500, "an unexpected error occurred; it has been logged", instance=request.url.path
         )
 
-    app.add_exception_handler(errors.MedlitError, on_medlit)
-    app.add_exception_handler(ProblemError, on_problem)
+    app.add_exception_handler(errors.MedlitError, on_error)
+    app.add_exception_handler(ProblemError, on_error)
     app.add_exception_handler(RequestValidationError, on_validation)
     app.add_exception_handler(StarletteHTTPException, on_http)
     app.add_exception_handler(Exception, on_unexpected)

@@ -63,6 +63,9 @@ def test_a_killed_research_process_is_started_again_and_the_job_completes(
         )
         first = process.pid
         assert first is not None and first != os.getpid() and process.running
+        if sys.platform.startswith("linux"):  # it runs below the server's CPU priority
+            nice = os.getpriority(os.PRIO_PROCESS, first) - os.getpriority(os.PRIO_PROCESS, 0)
+            assert nice == min(rsettings.service.background_nice, 19 - os.nice(0))
         assert steps(llm_server) == {"plan": 1, "extract": 4}
         unanswered = Counter({("extract", "40000004"): 1, ("extract", "40000005"): 1})
         answered_before = answered(llm_server) - unanswered

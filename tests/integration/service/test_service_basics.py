@@ -144,3 +144,44 @@ def test_tier1_hits_and_misses_are_counted(service: ServiceServer) -> None:
     assert 'medlit_llm_tokens_total{kind="prompt",task="answer"}' in text
     assert stats["answers"]["hits"] == 2 and stats["answers"]["misses"] == {"nothing_similar": 1}
     assert stats["answers"]["entries"] == 1
+
+
+def _same_reply(fast: httpx.Response, route: httpx.Response) -> None:
+    """The fast path's reply and the route's are the same, but for the time each took."""
+    assert (fast.status_code, fast.headers["content-type"]) == (
+        route.status_code,
+        route.headers["content-type"],
+    ), (fast.text, route.text)
+    a, b = fast.json(), route.json()
+    for body in (a, b):
+        body.pop("timings_ms", None)
+    assert a == b
+
+
+def test_the_json_fast_path_answers_as_the_route_does(service: ServiceServer) -> None:
+    # application/json takes the fast path (AskFastPath); another JSON media type, the route.
+    fast = {"content-type": "application/json"}
+    route = {"content-type": "application/vnd.medlit+json"}
+    with httpx.Client(base_url=service.url, timeout=30) as client:
+        assert client.post("/v1/ask", json={"question": Q1}).status_code == 200  # now cached
+        cases = [
+            {"question": Q1},
+            {"question": Q1.upper(), "session_id": "s-1"},
+            {"question": "   "},
+            {"question": "x" * 5000},
+            {"question": Q1, "source": "nowhere"},
+            {"nothing": 1},
+        ]
+        for case in cases:
+            body = json.dumps(case).encode()
+            replies = [client.post("/v1/ask", content=body, headers=h) for h in (fast, route)]
+            _same_reply(*replies)
+        assert replies[0].status_code == 400  # the last case: the route's own validation
+        metrics = client.get("/metrics").text
+    # Both were counted under the route's template.
+    counted = [
+        line
+        for line in metrics.splitlines()
+        if line.startswith("medlit_http_requests_total{") and 'route="/v1/ask"' in line
+    ]
+    assert sum(float(line.rsplit(" ", 1)[1]) for line in counted) >= 2 * len(cases) + 1, counted

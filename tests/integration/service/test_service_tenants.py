@@ -106,3 +106,23 @@ def test_without_keys_only_loopback() -> None:
     with pytest.raises(ConfigError, match=r"refusing to listen on 0\.0\.0\.0"):
         check_bind("0.0.0.0", 0)
     assert "API keys required" in check_bind("0.0.0.0", 1)
+
+
+def test_keys_on_the_json_fast_path(service_settings: Settings) -> None:
+    """POST /v1/ask as JSON (the fast path) checks keys and rates as every route does."""
+    service_settings.service.key_cache_s = 0.0
+    ((_, limited),) = _keys(service_settings, ("acme", 1))
+    with (
+        ServiceServer(service_settings) as server,
+        httpx.Client(base_url=server.url, timeout=30) as client,
+    ):
+        empty = {"question": "   "}  # a 400 once the key passes: no search, no LLM
+        for headers in ({}, _auth("not-a-key"), {"Authorization": f"Basic {limited}"}):
+            reply = client.post("/v1/ask", json=empty, headers=headers)
+            assert reply.status_code == 401, reply.text
+            assert reply.headers["www-authenticate"] == "Bearer"
+            assert reply.headers["content-type"] == "application/problem+json"
+        codes = [
+            client.post("/v1/ask", json=empty, headers=_auth(limited)).status_code for _ in range(2)
+        ]
+        assert codes == [400, 429]

@@ -1,0 +1,112 @@
+"""The heavy lane: one thread, one call at a time, and (in a server) a lower CPU priority that
+the embedding model's own threads inherit."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import pytest
+
+from medlit.heavy import lower_thread_priority, run_heavy, run_heavy_sync
+
+linux_only = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="per-thread CPU priorities are Linux's"
+)
+
+
+def test_heavy_calls_run_one_at_a_time_in_one_thread() -> None:
+    running, overlaps, threads = [0], [0], set()
+    guard = threading.Lock()
+
+    def work(n: int) -> int:
+        with guard:
+            running[0] += 1
+            overlaps[0] = max(overlaps[0], running[0])
+            threads.add(threading.current_thread().name)
+        time.sleep(0.02)
+        with guard:
+            running[0] -= 1
+        return n * n
+
+    async def main() -> list[int]:
+        return await asyncio.gather(*(run_heavy(work, n) for n in range(6)))
+
+    assert asyncio.run(main()) == [n * n for n in range(6)]
+    assert run_heavy_sync(work, 7) == 49
+    assert overlaps[0] == 1
+    assert len(threads) == 1 and threads.pop().startswith("medlit-heavy")
+
+
+def test_a_heavy_call_from_inside_the_lane_runs_inline() -> None:
+    assert run_heavy_sync(lambda: run_heavy_sync(lambda: 5)) == 5  # no self-deadlock
+
+
+def test_an_error_in_the_lane_reaches_the_caller() -> None:
+    def fail() -> None:
+        raise ValueError("bad page")
+
+    with pytest.raises(ValueError, match="bad page"):
+        asyncio.run(run_heavy(fail))
+
+
+@linux_only
+def test_a_lowered_thread_and_the_threads_it_starts_run_below_the_rest() -> None:
+    base = os.getpriority(os.PRIO_PROCESS, 0)
+    seen: dict[str, int | None] = {}
+
+    def lowered() -> None:
+        seen["self"] = lower_thread_priority(3)
+        seen["again"] = lower_thread_priority(3, base=base)  # already that low: unchanged
+
+        def child() -> None:
+            seen["child"] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+        worker = threading.Thread(target=child)
+        worker.start()
+        worker.join()
+
+    thread = threading.Thread(target=lowered)
+    thread.start()
+    thread.join()
+    expected = min(19, base + 3)
+    assert seen == {"self": expected, "again": expected, "child": expected}
+    assert os.getpriority(os.PRIO_PROCESS, 0) == base  # the caller's thread is untouched
+    assert lower_thread_priority(0) is None
+
+
+@linux_only
+def test_the_embedding_model_loaded_in_a_lowered_lane_computes_at_its_priority() -> None:
+    # A fresh interpreter: a lane's priority lasts as long as its process.
+    script = textwrap.dedent(
+        """
+        import json, os
+        from medlit.embeddings.onnx import OnnxEmbedder
+        from medlit.heavy import lane_nice, lower_priority, run_heavy_sync
+
+        base = os.getpriority(os.PRIO_PROCESS, 0)
+        lane = lower_priority(5)
+        before = set(os.listdir("/proc/self/task"))
+        embedder = OnnxEmbedder(threads=2)
+        run_heavy_sync(embedder.load)
+        new = set(os.listdir("/proc/self/task")) - before
+        print(json.dumps({
+            "base": base, "lane": lane, "lane_now": lane_nice(),
+            "model_threads": sorted(os.getpriority(os.PRIO_PROCESS, int(t)) for t in new),
+        }))
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True
+    )
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    expected = min(19, seen["base"] + 5)
+    assert seen["lane"] == seen["lane_now"] == expected
+    # onnxruntime's intra-op pool (one thread beside the caller's, for threads=2)
+    assert seen["model_threads"] and set(seen["model_threads"]) == {expected}
