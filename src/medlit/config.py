@@ -625,9 +625,9 @@ class ServiceSettings(_Section):
         ge=0,
         le=19,
         description="How many nice levels below the service's CPU priority its background work "
-        "runs: embedding a cache miss's new articles, its digest, and the research process. A "
-        "core they share with cached answers goes to the cached answers first (0: same "
-        "priority). Linux; elsewhere the work runs at normal priority.",
+        "runs: the embedding model's batches (a cache miss's new articles, its digest) and the "
+        "research process. A core they share with cached answers goes to the cached answers "
+        "first (0: same priority). Linux; elsewhere the work runs at normal priority.",
     )
     key_cache_s: float = Field(
         2.0,

@@ -1,13 +1,18 @@
-"""Heavy CPU work runs in one thread per process: the heavy lane.
+"""Heavy model computation runs in one thread per process: the heavy lane.
 
-Embedding a page of new articles and the extractive digest take tens to hundreds of
-milliseconds of CPU each. Run one at a time, they cannot take every core from the cheap work
-beside them; a server also lowers the lane's CPU priority (:func:`lower_priority`, the
-``service.background_nice`` setting), so that a core shared with a cached answer goes to the
-cached answer first and the heavy work takes what is left::
+Embedding a page of new articles takes tens to hundreds of milliseconds of CPU. Run one at a
+time, such calls cannot take every core from the cheap work beside them; a server also lowers
+the lane's CPU priority (:func:`lower_priority`, the ``service.background_nice`` setting), so
+that a core shared with a cached answer goes to the cached answer first and the heavy work
+takes what is left::
 
-    vectors = await run_heavy(embedder.embed, texts)    # from an event loop
-    run_heavy_sync(embedder.embed, texts)               # from any other thread
+    vectors = await run_heavy(model.embed, texts)    # from an event loop
+    run_heavy_sync(model.embed, texts)               # from any other thread
+    embedder = LaneEmbedder(model)                   # batches go to the lane by themselves
+
+Only work that runs without the GIL belongs here (onnxruntime, the tokenizer, numpy): a
+low-priority thread that held the GIL would make the event loop wait for it while it waits
+for a core. Python-heavy work (chunking, the digest's sentences) runs at normal priority.
 
 The priority is the thread's own (Linux keeps a nice value per thread), and threads inherit it
 when they are created: an onnxruntime session created in the lane (:func:`run_heavy_sync` at
@@ -28,11 +33,17 @@ import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from medlit.log import get_logger
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from medlit.embeddings.base import Embedder, Vectors
+
 __all__ = [
+    "LaneEmbedder",
     "lane_nice",
     "lower_priority",
     "lower_thread_priority",
@@ -127,3 +138,34 @@ def lane_nice() -> int | None:
     if _thread_id is None or not _per_thread_priority():
         return None
     return os.getpriority(os.PRIO_PROCESS, _thread_id)
+
+
+class LaneEmbedder:
+    """An embedder whose batches are computed in the heavy lane.
+
+    A call with more than ``inline_max`` texts (a page of chunks, a digest's sentences) runs in
+    the lane; a shorter one (a question) runs in the calling thread, so that a new question is
+    never queued behind a page of articles.
+
+    Args:
+        inner: the model (any :class:`~medlit.embeddings.base.Embedder`).
+        inline_max: the most texts embedded in the calling thread.
+    """
+
+    def __init__(self, inner: Embedder, *, inline_max: int = 4) -> None:
+        self.inner = inner
+        self.model_id = inner.model_id
+        self.dim = inner.dim
+        self.inline_max = inline_max
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """Embed ``texts``; see :meth:`medlit.embeddings.base.Embedder.embed`."""
+        if len(texts) > self.inline_max:
+            return run_heavy_sync(self.inner.embed, texts)
+        return self.inner.embed(texts)
+
+    def load(self) -> None:
+        """Load the model now, in the lane (its threads then inherit the lane's priority)."""
+        from medlit.embeddings.base import load_model
+
+        run_heavy_sync(load_model, self.inner)

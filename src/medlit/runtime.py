@@ -103,7 +103,6 @@ class Runtime:
 
         A server calls this from a thread at start, so that no request waits seconds for it.
         """
-        from medlit.heavy import run_heavy_sync
         from medlit.llm.tasks import LLMTask
 
         with self._warm_lock:
@@ -113,16 +112,14 @@ class Runtime:
                 importlib.import_module(module)
             if any(self.llm_configured(task) for task in LLMTask):
                 importlib.import_module("openai")
-            # In the heavy lane, which embeds pages of articles: a model created there runs its
-            # threads at the lane's CPU priority (see medlit.heavy).
-            run_heavy_sync(self._warm_embedder)
+            self._warm_embedder()
             self._warmed = True
 
     def _warm_embedder(self) -> None:
         from medlit.embeddings.base import load_model
 
         embedder = self.embedder
-        load_model(embedder)
+        load_model(embedder)  # in the heavy lane: its threads get the lane's CPU priority
         embedder.embed(["medlit warm-up"])
 
     # -- parts ---------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from medlit.config import Settings
 from medlit.embeddings import MemoEmbedder, load_embedder
 from medlit.embeddings.memo import text_hash
 from medlit.embeddings.onnx import OnnxEmbedder
+from medlit.heavy import LaneEmbedder
 from medlit.storage.sqlite import SqliteStore
 
 BIOMEDICAL = [
@@ -115,7 +116,9 @@ def test_persisted_memo_skips_the_model_in_a_new_process(tmp_path: Path) -> None
         embedder = load_embedder(settings, store)
         again = embedder.embed(["Is coffee bad for the heart?"])
         assert isinstance(embedder, MemoEmbedder)
-        assert isinstance(embedder.inner, OnnxEmbedder) and not embedder.inner.loaded
+        assert isinstance(embedder.inner, LaneEmbedder)
+        model = embedder.inner.inner
+        assert isinstance(model, OnnxEmbedder) and not model.loaded
     assert np.array_equal(vec, again)
 
 

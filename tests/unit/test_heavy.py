@@ -12,9 +12,10 @@ import textwrap
 import threading
 import time
 
+import numpy as np
 import pytest
 
-from medlit.heavy import lower_thread_priority, run_heavy, run_heavy_sync
+from medlit.heavy import LaneEmbedder, lower_thread_priority, run_heavy, run_heavy_sync
 
 linux_only = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="per-thread CPU priorities are Linux's"
@@ -54,6 +55,27 @@ def test_an_error_in_the_lane_reaches_the_caller() -> None:
 
     with pytest.raises(ValueError, match="bad page"):
         asyncio.run(run_heavy(fail))
+
+
+class _Model:
+    model_id, dim = "fake", 2
+
+    def __init__(self) -> None:
+        self.threads: list[str] = []
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        self.threads.append(threading.current_thread().name)
+        return np.ones((len(texts), 2), dtype=np.float32)
+
+
+def test_batches_are_embedded_in_the_lane_and_a_question_in_place() -> None:
+    model = _Model()
+    lane = LaneEmbedder(model, inline_max=2)  # type: ignore[arg-type]
+    assert lane.embed(["q"]).shape == (1, 2)
+    assert lane.embed(["a", "b", "c"]).shape == (3, 2)
+    assert model.threads[0] == threading.current_thread().name
+    assert model.threads[1].startswith("medlit-heavy")
+    assert (lane.model_id, lane.dim) == ("fake", 2)
 
 
 @linux_only

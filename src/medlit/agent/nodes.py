@@ -11,11 +11,14 @@ tier-1 hit never pays for those imports.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import time
+import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
+import anyio
 import anyio.to_thread
 
 from medlit.agent import decisions, query, scoring
@@ -32,7 +35,6 @@ from medlit.agent.prompt import NO_EVIDENCE_ANSWER, build_messages, expand_conte
 from medlit.agent.state import AgentState
 from medlit.agent.verdict import read_verdict
 from medlit.errors import CacheAdmissionError, LLMError, SourceError, SourceUnavailable
-from medlit.heavy import run_heavy
 from medlit.log import get_logger
 from medlit.progress import emit, streaming_wanted
 from medlit.types import Citation, Evidence, SearchQuery
@@ -61,18 +63,29 @@ STAGE_MESSAGES = {
 }
 
 
+_HEAVY: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, anyio.CapacityLimiter] = (
+    weakref.WeakKeyDictionary()
+)
+
+
 async def off_loop(func: Callable[..., T], *args: Any, heavy: bool = False, **kwargs: Any) -> T:
     """Run blocking work (embedding, the store, the digest) in a worker thread.
 
     The event loop keeps serving meanwhile: in a server, a cached answer never waits behind
     another question's embedding or database write. Heavy CPU work (embedding a page of new
-    articles, the extractive digest) runs in the process's heavy lane (:mod:`medlit.heavy`):
-    one call at a time, below the server's CPU priority, so misses cannot take the cores from
-    the hits.
+    articles, the extractive digest) runs one call at a time per event loop, so misses cannot
+    take every core from the hits; its model computation runs in the heavy lane, below a
+    server's CPU priority (:class:`medlit.heavy.LaneEmbedder`). The Python around it stays at
+    normal priority: a thread holding the GIL must never wait for the CPU behind the hits,
+    which would then wait for the GIL.
     """
+    limiter = None
     if heavy:
-        return await run_heavy(func, *args, **kwargs)
-    return await anyio.to_thread.run_sync(functools.partial(func, *args, **kwargs))
+        loop = asyncio.get_running_loop()
+        limiter = _HEAVY.get(loop)
+        if limiter is None:
+            limiter = _HEAVY[loop] = anyio.CapacityLimiter(1)
+    return await anyio.to_thread.run_sync(functools.partial(func, *args, **kwargs), limiter=limiter)
 
 
 def timed(name: str, node: Node) -> Node:

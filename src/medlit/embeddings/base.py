@@ -96,6 +96,9 @@ def load_embedder(settings: Settings, store: Store | None = None) -> Embedder:
         inner = OnnxEmbedder(
             batch_size=cfg.batch_size, max_length=cfg.max_length, threads=cfg.threads
         )
+    from medlit.heavy import LaneEmbedder
+
+    inner = LaneEmbedder(inner)  # batches in the heavy lane (below a server's CPU priority)
     if cfg.memo_size == 0 and not (store is not None and cfg.persist_memo):
         return inner
     return MemoEmbedder(inner, capacity=cfg.memo_size, store=store if cfg.persist_memo else None)

@@ -20,7 +20,6 @@ import numpy as np
 
 from medlit.config import ResearchDepth, ResearchSettings
 from medlit.errors import LLMConfigError, LLMError, ResearchError
-from medlit.heavy import run_heavy
 from medlit.log import get_logger
 from medlit.research.grounding import claim_supported
 from medlit.research.models import ResearchFinding, ResearchPlan, SubQuestion, SubQuestionStatus
@@ -371,8 +370,8 @@ class DeepResearcher:
         if not articles:
             return []
         if self.cache is not None and self.embedder is not None:
-            # Chunking and embedding are CPU work: the heavy lane's, off the event loop.
-            await run_heavy(self.cache.add_articles, articles, self.embedder)
+            # Chunking and embedding are CPU work: off the event loop.
+            await asyncio.to_thread(self.cache.add_articles, articles, self.embedder)
         return articles
 
     async def _extract(self, question: SubQuestion, article: Article) -> list[ResearchFinding]:
