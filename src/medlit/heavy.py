@@ -6,19 +6,18 @@ the lane's CPU priority (:func:`lower_priority`, the ``service.background_nice``
 that a core shared with a cached answer goes to the cached answer first and the heavy work
 takes what is left::
 
-    vectors = await run_heavy(model.embed, texts)    # from an event loop
-    run_heavy_sync(model.embed, texts)               # from any other thread
-    embedder = LaneEmbedder(model)                   # batches go to the lane by themselves
+    embedder = LaneEmbedder(model)        # its batches go to the lane by themselves
+    run_heavy_sync(model.embed, texts)    # or by hand, from any thread (it blocks that thread)
 
 Only work that runs without the GIL belongs here (onnxruntime, the tokenizer, numpy): a
 low-priority thread that held the GIL would make the event loop wait for it while it waits
 for a core. Python-heavy work (chunking, the digest's sentences) runs at normal priority.
 
 The priority is the thread's own (Linux keeps a nice value per thread), and threads inherit it
-when they are created: an onnxruntime session created in the lane (:func:`run_heavy_sync` at
-start-up) runs its intra-op threads at the lane's priority too. Raising a priority back needs
-privileges, so the lane only ever lowers it. On systems without per-thread priorities the lane
-still serialises the work, at normal priority.
+when they are created: an onnxruntime session created in the lane (:meth:`LaneEmbedder.load`,
+which the service's warm-up calls) runs its intra-op threads at the lane's priority too.
+Raising a priority back needs privileges, so the lane only ever lowers it. On systems without
+per-thread priorities the lane still serialises the work, at normal priority.
 
 Hand-written: the standard library's executors and anyio's thread pool offer neither one
 long-lived thread nor a per-thread priority.
@@ -26,7 +25,6 @@ long-lived thread nor a per-thread priority.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import os
 import sys
@@ -47,7 +45,6 @@ __all__ = [
     "lane_nice",
     "lower_priority",
     "lower_thread_priority",
-    "run_heavy",
     "run_heavy_sync",
 ]
 
@@ -75,19 +72,10 @@ def _record_thread() -> None:
     _thread_id = threading.get_native_id()
 
 
-async def run_heavy(func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """Run ``func(*args, **kwargs)`` in the heavy lane and await its result.
-
-    Work queued behind another call waits its turn; if the caller is cancelled before the work
-    starts, it never runs (work already running finishes, and its result is dropped).
-    """
-    future = _lane().submit(functools.partial(func, *args, **kwargs))
-    return await asyncio.wrap_future(future)
-
-
 def run_heavy_sync(func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """Run ``func(*args, **kwargs)`` in the heavy lane, blocking the calling thread (never call
-    it from inside the lane: it would wait for itself)."""
+    """Run ``func(*args, **kwargs)`` in the heavy lane, after the calls queued before it, and
+    return its result (or raise its error) in the calling thread, which waits. Called from the
+    lane itself, it runs ``func`` in place."""
     if threading.get_native_id() == _thread_id:
         return func(*args, **kwargs)
     return _lane().submit(functools.partial(func, *args, **kwargs)).result()

@@ -103,6 +103,7 @@ class Runtime:
 
         A server calls this from a thread at start, so that no request waits seconds for it.
         """
+        from medlit.embeddings.base import load_model
         from medlit.llm.tasks import LLMTask
 
         with self._warm_lock:
@@ -112,15 +113,9 @@ class Runtime:
                 importlib.import_module(module)
             if any(self.llm_configured(task) for task in LLMTask):
                 importlib.import_module("openai")
-            self._warm_embedder()
+            load_model(self.embedder)  # in the heavy lane: its threads get the lane's priority
+            self.embedder.embed(["medlit warm-up"])
             self._warmed = True
-
-    def _warm_embedder(self) -> None:
-        from medlit.embeddings.base import load_model
-
-        embedder = self.embedder
-        load_model(embedder)  # in the heavy lane: its threads get the lane's CPU priority
-        embedder.embed(["medlit warm-up"])
 
     # -- parts ---------------------------------------------------------------------------
     @property

@@ -3,7 +3,6 @@ the embedding model's own threads inherit."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import subprocess
@@ -15,7 +14,7 @@ import time
 import numpy as np
 import pytest
 
-from medlit.heavy import LaneEmbedder, lower_thread_priority, run_heavy, run_heavy_sync
+from medlit.heavy import LaneEmbedder, lower_thread_priority, run_heavy_sync
 
 linux_only = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="per-thread CPU priorities are Linux's"
@@ -36,11 +35,17 @@ def test_heavy_calls_run_one_at_a_time_in_one_thread() -> None:
             running[0] -= 1
         return n * n
 
-    async def main() -> list[int]:
-        return await asyncio.gather(*(run_heavy(work, n) for n in range(6)))
+    results: dict[int, int] = {}
 
-    assert asyncio.run(main()) == [n * n for n in range(6)]
-    assert run_heavy_sync(work, 7) == 49
+    def caller(n: int) -> None:
+        results[n] = run_heavy_sync(work, n)
+
+    callers = [threading.Thread(target=caller, args=(n,)) for n in range(6)]
+    for thread in callers:
+        thread.start()
+    for thread in callers:
+        thread.join()
+    assert results == {n: n * n for n in range(6)}
     assert overlaps[0] == 1
     assert len(threads) == 1 and threads.pop().startswith("medlit-heavy")
 
@@ -54,7 +59,7 @@ def test_an_error_in_the_lane_reaches_the_caller() -> None:
         raise ValueError("bad page")
 
     with pytest.raises(ValueError, match="bad page"):
-        asyncio.run(run_heavy(fail))
+        run_heavy_sync(fail)
 
 
 class _Model:

@@ -107,11 +107,8 @@ async def current_tenant(
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> Tenant:
     """The tenant of the request's API key (``default`` when keys are not in use)."""
-    tenant = await resolve_tenant(
-        get_state(request), None if credentials is None else credentials.credentials
-    )
-    request.state.tenant = tenant
-    return tenant
+    token = None if credentials is None else credentials.credentials
+    return await resolve_tenant(get_state(request), token)
 
 
 def bearer_token(authorization: str | None) -> str | None:
