@@ -115,13 +115,12 @@ def test_the_embedding_model_loaded_in_a_lowered_lane_computes_at_its_priority()
         """
         import json, os
         from medlit.embeddings.onnx import OnnxEmbedder
-        from medlit.heavy import lane_nice, lower_priority, run_heavy_sync
+        from medlit.heavy import LaneEmbedder, lane_nice, lower_priority
 
         base = os.getpriority(os.PRIO_PROCESS, 0)
         lane = lower_priority(5)
         before = set(os.listdir("/proc/self/task"))
-        embedder = OnnxEmbedder(threads=2)
-        run_heavy_sync(embedder.load)
+        LaneEmbedder(OnnxEmbedder(threads=2)).load()  # as the service's warm-up loads it
         new = set(os.listdir("/proc/self/task")) - before
         print(json.dumps({
             "base": base, "lane": lane, "lane_now": lane_nice(),

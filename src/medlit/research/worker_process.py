@@ -37,11 +37,11 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import TYPE_CHECKING
 
+from medlit.heavy import lower_thread_priority
 from medlit.log import configure_logging, get_logger
 
 if TYPE_CHECKING:
     from medlit.config import Settings
-from medlit.heavy import lower_thread_priority
 
 __all__ = ["ResearchProcess", "run_workers"]
 

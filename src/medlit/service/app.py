@@ -26,7 +26,7 @@ from medlit.heavy import lower_priority
 from medlit.log import get_logger
 from medlit.runtime import Runtime
 from medlit.service import ask, health, research_routes, search
-from medlit.service.asgi import header, replay_body
+from medlit.service.asgi import BodyTooLarge, header, read_body, replay_body
 from medlit.service.auth import KeyVerifier
 from medlit.service.deps import ServiceState
 from medlit.service.flights import AskFlights
@@ -145,21 +145,13 @@ class BodyLimitMiddleware:
         if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
             await self._refuse(scope, send)
             return
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_bytes:
-                await self._refuse(scope, send)
-                return
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
-        await self.app(scope, replay_body(b"".join(chunks), receive), send)
+        try:
+            body = await read_body(receive, self.max_bytes)
+        except BodyTooLarge:
+            await self._refuse(scope, send)
+            return
+        if body is not None:
+            await self.app(scope, replay_body(body, receive), send)
 
     async def _refuse(self, scope: Scope, send: Send) -> None:
         import json

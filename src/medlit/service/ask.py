@@ -25,7 +25,7 @@ from medlit.assistant import AskResult
 from medlit.errors import MedlitError
 from medlit.log import get_logger
 from medlit.progress import ProgressEvent
-from medlit.service.asgi import header, replay_body
+from medlit.service.asgi import header, read_body, replay_body
 from medlit.service.auth import CurrentTenant, Tenant, bearer_token, resolve_tenant
 from medlit.service.deps import ServiceState, get_state
 from medlit.service.flights import question_key
@@ -193,15 +193,9 @@ class AskFastPath:
         if not _is_plain_json_ask(scope):
             await self.app(scope, receive, send)
             return
-        chunks: list[bytes] = []
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            chunks.append(message.get("body", b""))
-            if not message.get("more_body", False):
-                break
-        raw = b"".join(chunks)
+        raw = await read_body(receive)
+        if raw is None:  # the client left
+            return
         try:
             body = AskRequest.model_validate_json(raw)
         except PydanticValidationError:  # the route words the 400 (and checks the key first)
