@@ -113,18 +113,23 @@ def test_the_embedding_model_loaded_in_a_lowered_lane_computes_at_its_priority()
     # A fresh interpreter: a lane's priority lasts as long as its process.
     script = textwrap.dedent(
         """
-        import json, os
+        import json, os, threading
         from medlit.embeddings.onnx import OnnxEmbedder
-        from medlit.heavy import LaneEmbedder, lane_nice, lower_priority
+        from medlit.heavy import LaneEmbedder, lane_nice, lower_priority, run_heavy_sync
 
         base = os.getpriority(os.PRIO_PROCESS, 0)
         lane = lower_priority(5)
+        lane_id = run_heavy_sync(threading.get_native_id)
         before = set(os.listdir("/proc/self/task"))
-        LaneEmbedder(OnnxEmbedder(threads=2)).load()  # as the service's warm-up loads it
-        new = set(os.listdir("/proc/self/task")) - before
+        embedder = LaneEmbedder(OnnxEmbedder(threads=2))
+        embedder.load()  # as the service's warm-up loads it
+        embedder.embed(["a page of chunks"] * 8)  # a batch: computed in the lane
+        new = set(os.listdir("/proc/self/task")) - before - {str(lane_id)}
         print(json.dumps({
             "base": base, "lane": lane, "lane_now": lane_nice(),
+            "lane_thread": os.getpriority(os.PRIO_PROCESS, lane_id),
             "model_threads": sorted(os.getpriority(os.PRIO_PROCESS, int(t)) for t in new),
+            "cpus": len(os.sched_getaffinity(0)),
         }))
         """
     )
@@ -133,6 +138,9 @@ def test_the_embedding_model_loaded_in_a_lowered_lane_computes_at_its_priority()
     )
     seen = json.loads(out.stdout.strip().splitlines()[-1])
     expected = min(19, seen["base"] + 5)
-    assert seen["lane"] == seen["lane_now"] == expected
-    # onnxruntime's intra-op pool (one thread beside the caller's, for threads=2)
-    assert seen["model_threads"] and set(seen["model_threads"]) == {expected}
+    assert seen["lane"] == seen["lane_now"] == seen["lane_thread"] == expected
+    if not seen["model_threads"]:
+        # onnxruntime decides whether to start a pool; on one CI machine it started none.
+        pytest.skip(f"onnxruntime started no threads of its own here ({seen['cpus']} CPUs usable)")
+    # Every thread the model started (its intra-op pool) runs at the lane's priority.
+    assert set(seen["model_threads"]) == {expected}
