@@ -118,6 +118,27 @@ def test_search_answers_returns_exact_similarity_best_first(store: Store) -> Non
     assert found[0][0].payload == {"answer": "a", "n": [1, 2]}
 
 
+def test_reads_as_concurrent_as_the_store_declares_agree_with_serial_reads(store: Store) -> None:
+    """The answer-cache lookup lane runs ``read_concurrency`` reads at once on the store."""
+    import asyncio
+
+    from medlit.lookups import LookupLane
+
+    assert isinstance(store.read_concurrency, int) and store.read_concurrency >= 1
+    ids = [add(store, f"q{i}", unit(200 + i)) for i in range(8)]
+
+    def lookup(i: int) -> list[int]:
+        found = store.search_answers(unit(200 + i), min_similarity=0.99, namespace="ns")
+        return [rec.id for rec, _ in found]
+
+    lane = LookupLane(store.read_concurrency)
+
+    async def all_at_once() -> list[list[int]]:
+        return list(await asyncio.gather(*(lane.run(lookup, i % 8) for i in range(40))))
+
+    assert asyncio.run(all_at_once()) == [[ids[i % 8]] for i in range(40)]
+
+
 def test_search_answers_scopes_namespace_and_fingerprint(store: Store) -> None:
     vec = unit(3)
     add(store, "q", vec, ns="one", fp="x")

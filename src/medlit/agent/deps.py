@@ -138,23 +138,9 @@ class AgentDeps:
         answers many tenants' questions at once. The store search runs off the event loop.
         ``count_miss=False`` leaves a miss uncounted (see ``AnswerCache.search_query``).
         """
-        import functools
-
-        import anyio
-
         from medlit.cache.verify import open_verifier
 
         verifier = open_verifier(self.settings, self.llm)
-        if verifier is None:
-            search = functools.partial(
-                self.answers.search_query,
-                question,
-                vector,
-                namespace=namespace,
-                fingerprint=fingerprint,
-                count_miss=count_miss,
-            )
-            return await anyio.to_thread.run_sync(search)
         return await self.answers.search_query_verified(
             question,
             vector,

@@ -221,29 +221,24 @@ class AnswerCache:
         """
         import anyio.to_thread  # here: a cached CLI ask never imports it
 
-        # The store and the guard run in a worker thread: this coroutine is on the service's
-        # event loop, where a hit must never wait behind a database read.
-        if verifier is None:
-            return await anyio.to_thread.run_sync(
-                lambda: self.search_query(
-                    question,
-                    embedding,
-                    namespace=namespace,
-                    fingerprint=fingerprint,
-                    count_miss=count_miss,
-                )
-            )
-        lookup, band = await anyio.to_thread.run_sync(
-            self._search, question, embedding, namespace, fingerprint, verifier.settings.lower
+        from medlit.lookups import run_lookup
+
+        # The store and the guard run in the lookup lane: this coroutine is on the service's
+        # event loop, where a hit must never wait behind a database read. Writes (a verdict,
+        # the verdicts' table) go to anyio's threads: none may hold the lane up.
+        lane = self.store.read_concurrency
+        lower = None if verifier is None else verifier.settings.lower
+        lookup, band = await run_lookup(
+            lane, self._search, question, embedding, namespace, fingerprint, lower
         )
-        if lookup.hit or not band:
+        if verifier is None or lookup.hit or not band:
             return lookup if lookup.hit or not count_miss else self._miss(lookup)
         verdicts = await anyio.to_thread.run_sync(lambda: self.verdicts)
         calls = 0
         judged = False
         for record, similarity in band:
-            judgement: Judgement | None = await anyio.to_thread.run_sync(
-                verdicts.get, record.id, question, verifier.model
+            judgement: Judgement | None = await run_lookup(
+                lane, verdicts.get, record.id, question, verifier.model
             )
             if judgement is not None and (
                 verifier.accepts(judgement, similarity) or verifier.refuses(judgement, similarity)

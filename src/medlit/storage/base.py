@@ -163,6 +163,9 @@ class ChunkMatch:
 class Store(Protocol):
     """What every storage backend provides. Methods are synchronous and thread-safe."""
 
+    read_concurrency: int
+    """How many reads gain from running at once (the answer-cache lookup lane's threads)."""
+
     # -- lifecycle and generic helpers -------------------------------------------------
     def close(self) -> None:
         """Flush indexes and release the database."""

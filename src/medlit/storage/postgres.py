@@ -71,6 +71,7 @@ class PostgresStore(PgAnswerOps, PgEvidenceOps):
         self.url = url
         self.label = mask_url(url)
         self.dim = dim
+        self.read_concurrency = max(pool_size, 1)  # each read its own pooled connection
         self._cfg = cache or CacheSettings()
         self._local = threading.local()
         self._lock = threading.Lock()

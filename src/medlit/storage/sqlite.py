@@ -74,6 +74,8 @@ class SqliteStore(EvidenceOps):
 
         self.db_path = Path(db_path)
         self.dim = dim
+        # One connection behind one lock: a second concurrent read would only wait for it.
+        self.read_concurrency = 1
         self._cfg = cache or CacheSettings()
         self._lock = threading.RLock()
         self._closed = False
