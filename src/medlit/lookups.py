@@ -1,4 +1,4 @@
-"""Answer-cache lookups leave the event loop through one long-lived thread: the lookup lane.
+"""Answer-cache lookups leave the event loop through long-lived threads: the lookup lane.
 
 A cached answer's lookup (the ANN search, one SQL read, the guard) takes a few hundred
 microseconds and must not run on a server's event loop, where a slow read would stall every
@@ -11,7 +11,7 @@ back through ``call_soon_threadsafe``. One thread loses nothing on SQLite, whose
 connection and one lock; a store that reads over the network (PostgreSQL) gets a thread per
 pooled connection (``Store.read_concurrency``)::
 
-    lookup = await run_lookup(store.read_concurrency, cache.search_query, question, vector)
+    judgement = await run_lookup(store.read_concurrency, verdicts.get, entry_id, question, model)
 
 Hand-written: asyncio's and anyio's executors offer neither a long-lived thread fed without a
 wake-up per call nor a result delivered without a concurrent future per call.

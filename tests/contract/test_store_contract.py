@@ -7,6 +7,7 @@ only when no server can be started, see ``tests/postgres.py``).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import pytest
 
 from medlit.cache.chunking import chunk_article
 from medlit.errors import StorageError
+from medlit.lookups import LookupLane
 from medlit.storage.base import ChunkFilters, Connection, Store
 from medlit.types import AbstractSection, Article
 from tests.vectors import unit
@@ -120,10 +122,6 @@ def test_search_answers_returns_exact_similarity_best_first(store: Store) -> Non
 
 def test_reads_as_concurrent_as_the_store_declares_agree_with_serial_reads(store: Store) -> None:
     """The answer-cache lookup lane runs ``read_concurrency`` reads at once on the store."""
-    import asyncio
-
-    from medlit.lookups import LookupLane
-
     assert isinstance(store.read_concurrency, int) and store.read_concurrency >= 1
     ids = [add(store, f"q{i}", unit(200 + i)) for i in range(8)]
 
