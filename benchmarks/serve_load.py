@@ -22,6 +22,11 @@ service's process (their threads would otherwise take the service's GIL). Then:
 3. asks the same hits in-process through an :class:`~medlit.assistant.Assistant` over the same
    store with the same concurrency: the baseline of the ratio.
 
+Steps 2 and 3 alternate ``--rounds`` times (default 4, D / 4 seconds each), so that both sides
+of the ratio see the same stretch of the machine's time: on a shared machine whose speed drifts
+for a minute at a time, a baseline measured after the whole load can be 50 % faster or slower
+than the machine the load ran on. The table gives each round's ratio too.
+
 Reports throughput and p50/p99 latency of the hits (HTTP and in-process), the misses and
 research jobs done beside them, the CPU the service (this process), its research process and
 the clients used, how busy the machine was (other users' jobs included), and errors. Last line:
@@ -54,6 +59,7 @@ import random
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -182,12 +188,17 @@ CLIENTS = Path(__file__).with_name("load_clients.py")
 
 
 def drive_all(
-    plan_path: Path, parts: int, timeout: float, watch: list[int] | None = None
+    plan_path: Path,
+    parts: int,
+    timeout: float,
+    watch: list[int] | None = None,
+    window: float | None = None,
 ) -> dict[str, Any]:
     """Run the client processes of a plan at once (started together once all are ready);
     their results merged, with the CPU this process (the service), the processes ``watch``
-    (the research process) and the clients used from "go" until the last client ended
-    (``elapsed``: with misses, after the hits' window), and how busy the machine was."""
+    (the research process) and the clients used, and how busy the machine was, in the hits'
+    window (``elapsed``: ``window`` seconds from "go"; without it, until the last client ended,
+    which with misses is after the hits' window)."""
     procs = [
         subprocess.Popen(
             [sys.executable, str(CLIENTS), str(plan_path), str(i)],
@@ -207,6 +218,14 @@ def drive_all(
         assert proc.stdin is not None
         proc.stdin.write("go\n")
         proc.stdin.flush()
+    ended: list[tuple[dict[str, int], Any, float]] = []
+
+    def sample_end() -> None:
+        ended.append((cpu_sample(watch or [], 0), os.times(), time.perf_counter()))
+
+    timer = threading.Timer(window, sample_end) if window is not None else None
+    if timer is not None:
+        timer.start()
     merged: dict[str, Any] = {
         "hit_lat": [],
         "miss_lat": [],
@@ -225,13 +244,31 @@ def drive_all(
         merged["not_hits"] += part["not_hits"]
         walls.append(part["wall"])
         cpu += part["cpu_s"]
-    after, mine_after = cpu_sample(watch or [], 0), os.times()
+    if timer is not None:
+        timer.join()
+    if not ended:
+        sample_end()
+    after, mine_after, stopped = ended[0]
     merged["wall"] = max(walls)
-    merged["elapsed"] = time.perf_counter() - started
+    merged["elapsed"] = stopped - started
     merged["clients_cpu_s"] = cpu
     merged["server_cpu_s"] = (mine_after.user + mine_after.system) - (mine.user + mine.system)
     merged["watched_cpu_s"] = (after["watched"] - before["watched"]) / os.sysconf("SC_CLK_TCK")
     merged["machine_busy"] = (after["busy"] - before["busy"]) / max(after["all"] - before["all"], 1)
+    return merged
+
+
+def merge_loads(loads: list[dict[str, Any]]) -> dict[str, Any]:
+    """The results of several :func:`drive_all` runs as one (times and CPU added up)."""
+    merged: dict[str, Any] = {key: [] for key in ("hit_lat", "miss_lat", "research_done", "errors")}
+    for load in loads:
+        for key in merged:
+            merged[key].extend(load[key])
+    for key in ("not_hits", "wall", "elapsed", "clients_cpu_s", "server_cpu_s", "watched_cpu_s"):
+        merged[key] = sum(load[key] for load in loads)
+    merged["machine_busy"] = sum(ld["machine_busy"] * ld["elapsed"] for ld in loads) / max(
+        merged["elapsed"], 1e-9
+    )
     return merged
 
 
@@ -453,7 +490,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--warm", type=int, default=20, help="Questions warmed (N).")
     parser.add_argument("--clients", type=int, default=32, help="Concurrent hit clients (C).")
-    parser.add_argument("--duration", type=float, default=10.0, help="Seconds of load.")
+    parser.add_argument(
+        "--duration",
+        type=float,
+        default=10.0,
+        help="Seconds of HTTP load (and as many of in-process hits), over all rounds.",
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=4,
+        help="HTTP load and in-process baseline alternate this many times (the ratio compares "
+        "the two over the same stretch of the machine's time).",
+    )
     parser.add_argument("--llm-delay", type=float, default=0.5, help="Seconds per LLM answer.")
     parser.add_argument("--no-research", action="store_true", help="No research job beside.")
     parser.add_argument("--no-misses", action="store_true", help="No miss stream beside.")
@@ -518,34 +567,46 @@ def main() -> None:
             if not hits:
                 raise SystemExit("no warmed question was admitted to the answer cache")
             procs = max(1, min(args.client_procs, args.clients))
-            parts = [
-                {
-                    "clients": args.clients // procs + (i < args.clients % procs),
-                    # one stream of misses and one of research jobs, from the first process
-                    "misses": [] if args.no_misses or i else misses,
-                    "research": None if args.no_research or i else RESEARCH_QUESTION,
-                }
-                for i in range(procs)
-            ]
-            plan = Path(tmp) / "plan.json"
-            plan.write_text(
-                json.dumps(
-                    {
-                        "url": server.url,
-                        "hits": hits,
-                        "parts": parts,
-                        "duration": args.duration,
-                        "raw": args.raw_clients,
-                    }
-                )
-            )
             research = server.app.state.medlit.extras.get("research_process")
             watch = [research.pid] if research is not None and research.pid else []
-            load = drive_all(plan, procs, args.duration + 300, watch)
+            rounds = max(1, args.rounds)
+            span = args.duration / rounds
+            loads, bases = [], []
+            for r in range(rounds):
+                parts = [
+                    {
+                        "clients": args.clients // procs + (i < args.clients % procs),
+                        # one stream of misses and one of research jobs, from the first process
+                        "misses": [] if args.no_misses or i else misses[r::rounds],
+                        "research": None if args.no_research or i else RESEARCH_QUESTION,
+                    }
+                    for i in range(procs)
+                ]
+                plan = Path(tmp) / f"plan-{r}.json"
+                plan.write_text(
+                    json.dumps(
+                        {
+                            "url": server.url,
+                            "hits": hits,
+                            "parts": parts,
+                            "duration": span,
+                            "raw": args.raw_clients,
+                        }
+                    )
+                )
+                loads.append(drive_all(plan, procs, span + 300, watch, window=span))
+                # The baseline right after, the service idle: a machine that slows down or
+                # speeds up for a minute moves both sides of the ratio alike.
+                bases.append(uvloop.run(in_process(settings, hits, args.clients, span)))
             llm_calls_http = fakes.llm_calls()
-        base_lat, base_not_hits, base_wall = uvloop.run(
-            in_process(settings, hits, args.clients, args.duration)
-        )
+    load = merge_loads(loads)
+    base_lat = [x for lat, _, _ in bases for x in lat]
+    base_not_hits = sum(n for _, n, _ in bases)
+    base_wall = sum(wall for _, _, wall in bases)
+    by_round = [
+        (len(ld["hit_lat"]) / ld["wall"]) / (len(lat) / wall)
+        for ld, (lat, _, wall) in zip(loads, bases, strict=True)
+    ]
     hit_lat, wall = load["hit_lat"], load["wall"]
     hit_rps = len(hit_lat) / wall
     base_rps = len(base_lat) / base_wall
@@ -556,14 +617,17 @@ def main() -> None:
     rows = [
         ("corpus", corpus_name),
         ("questions warmed / admitted", f"{len(warm)} / {len(hits)}"),
-        ("clients, processes, duration", f"{args.clients}, {procs}, {args.duration:.0f} s"),
+        (
+            "clients, processes, duration",
+            f"{args.clients}, {procs}, {args.duration:.0f} s in {rounds} rounds",
+        ),
         ("HTTP hits", f"{len(hit_lat)} ({load['not_hits']} not tier-1 hits)"),
         ("HTTP hit throughput", f"{hit_rps:.0f} req/s"),
         ("HTTP hit p50 / p99", f"{h50:.1f} / {h99:.1f} ms"),
         ("misses beside (p50)", f"{len(load['miss_lat'])} ({m50:.0f} ms)"),
         ("research jobs beside", f"{len(load['research_done'])} {load['research_done']}"),
         (
-            "CPU: service / clients, go to last client",
+            "CPU: service / clients, in the hits' window",
             f"{load['server_cpu_s'] / load['elapsed']:.2f} / "
             f"{load['clients_cpu_s'] / load['elapsed']:.2f} cores "
             f"({load['server_cpu_s'] / max(len(hit_lat), 1) * 1e3:.2f} / "
@@ -575,6 +639,7 @@ def main() -> None:
         ("in-process hits", f"{len(base_lat)} ({base_not_hits} not tier-1 hits)"),
         ("in-process throughput", f"{base_rps:.0f} req/s"),
         ("in-process p50 / p99", f"{b50:.1f} / {b99:.1f} ms"),
+        ("ratio by round", " ".join(f"{x:.2f}" for x in by_round)),
         ("errors", str(errors)),
     ]
     width = max(len(name) for name, _ in rows)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from pydantic import BaseModel, Field
 
@@ -326,8 +327,10 @@ def build_queries(text: str, *, max_terms: int) -> tuple[str, str]:
     return " AND ".join(terms), " OR ".join(terms)
 
 
+@lru_cache(maxsize=2048)
 def deterministic_plan(question: str, *, max_terms: int = 8) -> QueryPlan:
-    """Plan a standalone question without an LLM."""
+    """Plan a standalone question without an LLM (remembered: a repeated question, the common
+    case of a cache hit, is planned once; the plan is frozen)."""
     standalone = normalise_question(question)
     narrow, broad = build_queries(standalone, max_terms=max_terms)
     return QueryPlan(standalone, narrow, broad, suggest_focus(standalone))

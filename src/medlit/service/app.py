@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 
 from fastapi import FastAPI
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from medlit import __version__
 from medlit.assistant import Assistant
@@ -38,14 +38,14 @@ from medlit.service.metrics import MetricsMiddleware, ServiceMetrics
 from medlit.service.problems import install_problem_handlers, problem_body
 from medlit.web import mount_web
 
-__all__ = ["create_app"]
+__all__ = ["MedlitApp", "create_app"]
 
 log = get_logger("service")
 
 
 def create_app(
     runtime: Runtime, *, require_keys: bool | None = None, close_runtime: bool = False
-) -> FastAPI:
+) -> MedlitApp:
     """The medlit HTTP service over ``runtime``.
 
     Args:
@@ -98,7 +98,7 @@ def create_app(
             else:
                 runtime.answers.flush()
 
-    app = FastAPI(
+    app = MedlitApp(
         title="medlit",
         version=__version__,
         summary="Cited answers from the biomedical literature, behind a safe semantic cache.",
@@ -118,10 +118,51 @@ def create_app(
     app.include_router(research_routes.router)
     app.include_router(health.router)
     mount_web(app)  # the web page at /
-    app.add_middleware(ask.AskFastPath, state=state)
-    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.service.max_body_bytes)
-    app.add_middleware(MetricsMiddleware, metrics=metrics)
+    app.front = MetricsMiddleware(
+        BodyLimitMiddleware(ask.AskFastPath(app.stack, state), settings.service.max_body_bytes),
+        metrics,
+    )
     return app
+
+
+class MedlitApp(FastAPI):
+    """FastAPI behind medlit's front door: every HTTP request first passes the metrics and
+    body-limit middlewares (so they see all of them), then :class:`~medlit.service.ask.AskFastPath`,
+    which answers a plain JSON ask itself; everything else goes on to FastAPI's own stack
+    (its error, telemetry and exception middlewares, the router).
+
+    A cached answer costs the event loop about a millisecond; FastAPI's middlewares around it
+    (each a coroutine call and a wrapped ``send``) cost a tenth of that again. Outside FastAPI's
+    error middleware, the fast path answers an unexpected error with the same problem 500.
+    """
+
+    front: ASGIApp | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.front is not None and scope["type"] == "http":
+            await self.front(scope, receive, send)
+        else:
+            await self.stack(scope, receive, send)
+
+    async def stack(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """FastAPI's own application (middlewares and router).
+
+        An unexpected error ends here once answered: FastAPI's error middleware has logged it
+        (through the problem handler) and sent the problem 500, then raised it again, upon
+        which uvicorn would log it a second time and drop the client's connection.
+        """
+        started = False
+
+        async def watch(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await super().__call__(scope, receive, watch if scope["type"] == "http" else send)
+        except Exception:
+            if not started:
+                raise
 
 
 def _count_jobs(runtime: Runtime) -> dict[str, int]:

@@ -31,10 +31,12 @@ from medlit.service.deps import ServiceState, get_state
 from medlit.service.flights import question_key
 from medlit.service.problems import (
     PROBLEM_RESPONSES,
+    UNEXPECTED,
     ProblemError,
     error_response,
     medlit_problem,
     problem_body,
+    problem_response,
 )
 
 __all__ = ["AskFastPath", "AskRequest", "answer", "router"]
@@ -159,7 +161,7 @@ async def _events(state: ServiceState, key: Any, work: Any) -> AsyncIterator[dic
             yield {"event": "error", "id": str(n + 1), "data": json.dumps(body)}
         except Exception:
             log.exception("ask_stream_failed")
-            body = problem_body(500, "an unexpected error occurred; it has been logged", "/v1/ask")
+            body = problem_body(500, UNEXPECTED, "/v1/ask")
             yield {"event": "error", "id": str(n + 1), "data": json.dumps(body)}
     finally:
         if not task.done():
@@ -176,10 +178,12 @@ class AskFastPath:
     here, with the route's auth (:func:`resolve_tenant`) and its problem responses
     (:func:`error_response`); anything else (a stream, another media type, a body the model
     refuses) goes on to the route untouched, which answers it as before. Sits inside the
-    metrics and body-limit middlewares, which therefore see every request.
+    metrics and body-limit middlewares, which therefore see every request, and outside
+    FastAPI's own stack (:class:`~medlit.service.app.MedlitApp`): an unexpected error here
+    gets the problem 500 FastAPI's error middleware would give.
 
     Args:
-        app: the rest of the app.
+        app: FastAPI's own application (its middlewares and the router).
         state: the service's state.
     """
 
@@ -209,6 +213,9 @@ class AskFastPath:
             response = await answer(self.state, tenant, body)
         except (MedlitError, ProblemError) as exc:
             response = error_response(exc, scope["path"])
+        except Exception as exc:  # outside FastAPI's error middleware: the same problem 500
+            log.exception("unexpected_error", path=scope["path"], kind=type(exc).__name__)
+            response = problem_response(500, UNEXPECTED, instance=scope["path"])
         await response(scope, receive, send)
 
 

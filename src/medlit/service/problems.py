@@ -26,6 +26,7 @@ from medlit.log import get_logger
 
 __all__ = [
     "PROBLEM_RESPONSES",
+    "UNEXPECTED",
     "Problem",
     "ProblemError",
     "error_response",
@@ -37,6 +38,8 @@ __all__ = [
 log = get_logger("service")
 
 MEDIA_TYPE = "application/problem+json"
+
+UNEXPECTED = "an unexpected error occurred; it has been logged"  # the detail of every 500
 
 
 class Problem(BaseModel):
@@ -181,9 +184,7 @@ def install_problem_handlers(app: FastAPI) -> None:
 
     async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
         log.exception("unexpected_error", path=request.url.path, kind=type(exc).__name__)
-        return problem_response(
-            500, "an unexpected error occurred; it has been logged", instance=request.url.path
-        )
+        return problem_response(500, UNEXPECTED, instance=request.url.path)
 
     app.add_exception_handler(errors.MedlitError, on_error)
     app.add_exception_handler(ProblemError, on_error)

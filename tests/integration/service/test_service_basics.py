@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import httpx
+import pytest
 
 from tests.fakes.eutils_server import FakeEutils, Fault
 from tests.fakes.llm_server import FakeLLMServer
@@ -185,3 +186,26 @@ def test_the_json_fast_path_answers_as_the_route_does(service: ServiceServer) ->
         if line.startswith("medlit_http_requests_total{") and 'route="/v1/ask"' in line
     ]
     assert sum(float(line.rsplit(" ", 1)[1]) for line in counted) >= 2 * len(cases) + 1, counted
+
+
+def test_an_unexpected_error_is_the_same_problem_500_on_both_paths(
+    service: ServiceServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The fast path runs outside FastAPI's error middleware: it answers a bug itself.
+    async def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(service.app.state.medlit.assistant, "ask", broken)
+    fast = {"content-type": "application/json"}
+    route = {"content-type": "application/vnd.medlit+json"}
+    body = json.dumps({"question": Q1}).encode()
+    with httpx.Client(base_url=service.url, timeout=30) as client:
+        replies = [client.post("/v1/ask", content=body, headers=h) for h in (fast, route)]
+        _same_reply(*replies)
+        assert client.get("/healthz").status_code == 200  # the server lives on
+        metrics = client.get("/metrics").text
+    assert replies[0].status_code == 500
+    assert replies[0].headers["content-type"] == "application/problem+json"
+    assert replies[0].json()["detail"] == "an unexpected error occurred; it has been logged"
+    assert "a bug" not in replies[0].text
+    assert 'medlit_http_requests_total{method="POST",route="/v1/ask",status="500"} 2.0' in metrics
