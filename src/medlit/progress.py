@@ -97,9 +97,7 @@ def emit(kind: EventKind, stage: str, message: str = "", **data: Any) -> None:
     scope = _SCOPE.get()
     if scope is None or scope.sink is None:
         return
-    # Built without validation: every field comes from medlit's own code, and a cache hit
-    # emits three of these (a flight records them for its late joiners) on the event loop.
-    event = ProgressEvent.model_construct(
+    event = ProgressEvent(
         kind=kind,
         stage=stage,
         message=message,

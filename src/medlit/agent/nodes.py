@@ -201,7 +201,7 @@ class AskNodes:
             "miss_reason": None,
             "final_answer": entry.answer,
             "verdict": entry.verdict if entry.verdict in ("yes", "no", "uncertain") else None,
-            "citations": [c.model_copy() for c in entry.citations],
+            "citations": list(entry.citations),  # the entry is this lookup's own copy
             "mode": entry.extra.get("mode", "llm"),
             "retrieval_score": entry.retrieval_score,
             "doc_scores": dict(entry.doc_scores),

@@ -95,8 +95,18 @@ class ServiceMetrics:
         )
         self._lock = threading.Lock()
         self._by_tenant: dict[str, collections.Counter[str]] = {}
+        self._children: dict[tuple[int, tuple[str, ...]], Any] = {}
         if count_jobs is not None:
             r.register(_JobsCollector(count_jobs))
+
+    def child(self, metric: Any, *labels: str) -> Any:
+        """``metric.labels(*labels)``, remembered: ``labels`` checks and locks on every call,
+        and every request counts and times itself under a handful of label sets."""
+        key = (id(metric), labels)
+        found = self._children.get(key)
+        if found is None:
+            found = self._children[key] = metric.labels(*labels)
+        return found
 
     def observe_usage(self, usage: Usage) -> None:
         """Add the source and LLM calls of one piece of work (a request, a research step)."""
@@ -114,7 +124,7 @@ class ServiceMetrics:
     def observe_lookup(self, tenant: str, hit: bool, reason: str | None) -> None:
         """Count one tier-1 lookup of an ask (the tenant only in the per-tenant stats)."""
         label = "" if hit else (reason or "unknown")
-        self.tier1.labels("hit" if hit else "miss", label).inc()
+        self.child(self.tier1, "hit" if hit else "miss", label).inc()
         with self._lock:
             counts = self._by_tenant.setdefault(tenant, collections.Counter())
             counts["hit" if hit else f"miss:{label}"] += 1
@@ -161,5 +171,6 @@ class MetricsMiddleware:
             route = scope.get("route")
             template = getattr(route, "path", None) or "unmatched"
             method = scope.get("method", "GET")
-            self.metrics.requests.labels(template, method, str(status)).inc()
-            self.metrics.latency.labels(template, method).observe(time.perf_counter() - start)
+            metrics = self.metrics
+            metrics.child(metrics.requests, template, method, str(status)).inc()
+            metrics.child(metrics.latency, template, method).observe(time.perf_counter() - start)
