@@ -36,7 +36,7 @@ from medlit.service.problems import (
     error_response,
     medlit_problem,
     problem_body,
-    problem_response,
+    unexpected_response,
 )
 
 __all__ = ["AskFastPath", "AskRequest", "answer", "router"]
@@ -214,8 +214,7 @@ class AskFastPath:
         except (MedlitError, ProblemError) as exc:
             response = error_response(exc, scope["path"])
         except Exception as exc:  # outside FastAPI's error middleware: the same problem 500
-            log.exception("unexpected_error", path=scope["path"], kind=type(exc).__name__)
-            response = problem_response(500, UNEXPECTED, instance=scope["path"])
+            response = unexpected_response(exc, scope["path"])
         await response(scope, receive, send)
 
 

@@ -33,6 +33,7 @@ __all__ = [
     "install_problem_handlers",
     "problem_response",
     "status_for",
+    "unexpected_response",
 ]
 
 log = get_logger("service")
@@ -149,6 +150,13 @@ def error_response(exc: errors.MedlitError | ProblemError, path: str) -> JSONRes
     return problem_response(status, detail, instance=path, headers=headers)
 
 
+def unexpected_response(exc: Exception, path: str) -> JSONResponse:
+    """The problem 500 of an unexpected error in a request to ``path``, logged with its
+    traceback (call it from the ``except`` block); the client sees no detail of it."""
+    log.exception("unexpected_error", path=path, kind=type(exc).__name__)
+    return problem_response(500, UNEXPECTED, instance=path)
+
+
 def _validation_detail(exc: RequestValidationError) -> str:
     parts = []
     for err in exc.errors()[:3]:
@@ -183,8 +191,7 @@ def install_problem_handlers(app: FastAPI) -> None:
         )
 
     async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
-        log.exception("unexpected_error", path=request.url.path, kind=type(exc).__name__)
-        return problem_response(500, UNEXPECTED, instance=request.url.path)
+        return unexpected_response(exc, request.url.path)
 
     app.add_exception_handler(errors.MedlitError, on_error)
     app.add_exception_handler(ProblemError, on_error)
