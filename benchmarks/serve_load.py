@@ -226,45 +226,42 @@ def drive_all(
     timer = threading.Timer(window, sample_end) if window is not None else None
     if timer is not None:
         timer.start()
-    merged: dict[str, Any] = {
-        "hit_lat": [],
-        "miss_lat": [],
-        "research_done": [],
-        "errors": [],
-        "not_hits": 0,
-    }
-    walls, cpu = [], 0.0
+    results = []
     for i, proc in enumerate(procs):
         _, err = proc.communicate(timeout=timeout)
         if proc.returncode != 0:
             raise SystemExit(f"a client process failed:\n{err}")
-        part = json.loads(result_path(plan_path, i).read_text())
-        for key in ("hit_lat", "miss_lat", "research_done", "errors"):
-            merged[key].extend(part[key])
-        merged["not_hits"] += part["not_hits"]
-        walls.append(part["wall"])
-        cpu += part["cpu_s"]
+        results.append(json.loads(result_path(plan_path, i).read_text()))
+    merged = _joined(results)
     if timer is not None:
         timer.join()
     if not ended:
         sample_end()
     after, mine_after, stopped = ended[0]
-    merged["wall"] = max(walls)
+    merged["wall"] = max(part["wall"] for part in results)
     merged["elapsed"] = stopped - started
-    merged["clients_cpu_s"] = cpu
+    merged["clients_cpu_s"] = sum(part["cpu_s"] for part in results)
     merged["server_cpu_s"] = (mine_after.user + mine_after.system) - (mine.user + mine.system)
     merged["watched_cpu_s"] = (after["watched"] - before["watched"]) / os.sysconf("SC_CLK_TCK")
     merged["machine_busy"] = (after["busy"] - before["busy"]) / max(after["all"] - before["all"], 1)
     return merged
 
 
+def _joined(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """The latency, job and error lists of ``results`` (client processes, or whole
+    :func:`drive_all` runs) joined, and their non-hits added up."""
+    merged: dict[str, Any] = {
+        key: [x for result in results for x in result[key]]
+        for key in ("hit_lat", "miss_lat", "research_done", "errors")
+    }
+    merged["not_hits"] = sum(result["not_hits"] for result in results)
+    return merged
+
+
 def merge_loads(loads: list[dict[str, Any]]) -> dict[str, Any]:
     """The results of several :func:`drive_all` runs as one (times and CPU added up)."""
-    merged: dict[str, Any] = {key: [] for key in ("hit_lat", "miss_lat", "research_done", "errors")}
-    for load in loads:
-        for key in merged:
-            merged[key].extend(load[key])
-    for key in ("not_hits", "wall", "elapsed", "clients_cpu_s", "server_cpu_s", "watched_cpu_s"):
+    merged = _joined(loads)
+    for key in ("wall", "elapsed", "clients_cpu_s", "server_cpu_s", "watched_cpu_s"):
         merged[key] = sum(load[key] for load in loads)
     merged["machine_busy"] = sum(ld["machine_busy"] * ld["elapsed"] for ld in loads) / max(
         merged["elapsed"], 1e-9
