@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,6 +35,10 @@ from medlit.config import Settings
 from medlit.errors import ValidationError
 from medlit.types import Citation
 from medlit.usage import Usage, usage_scope
+
+SESSION_ID_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
+"""What a chat session id may be, in every front end (a tenant's own name for a conversation)."""
+_SESSION_ID = re.compile(SESSION_ID_PATTERN)
 
 if TYPE_CHECKING:
     from medlit.agent.deps import AgentDeps
@@ -234,10 +239,20 @@ class Assistant:
         return text
 
     def validate_session_id(self, session_id: str | None) -> str | None:
-        """The session id as given; one that is not valid text is a ValidationError."""
+        """The session id as given; one that does not match :data:`SESSION_ID_PATTERN` (the
+        rule of every front end: CLI, Python API, MCP and ``POST /v1/ask``) is a
+        ValidationError."""
         from medlit.text import require_clean_text
 
-        return None if session_id is None else require_clean_text(session_id, "the session id")
+        if session_id is None:
+            return None
+        text = require_clean_text(session_id, "the session id")
+        if _SESSION_ID.fullmatch(text) is None:
+            raise ValidationError(
+                f"the session id {text[:40]!r}{'...' if len(text) > 40 else ''} is not valid: "
+                "use 1-128 letters, digits, '.', '_', ':' or '-'"
+            )
+        return text
 
     def check(
         self,

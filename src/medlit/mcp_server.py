@@ -129,7 +129,8 @@ def build_server(
     @server.tool()
     async def ask(question: str, session_id: str | None = None) -> dict[str, Any]:
         """Answer a biomedical question from the literature, citing the PMIDs it used (a
-        session id keeps the conversation for follow-up questions)."""
+        session id, 1-128 letters, digits, '.', '_', ':' or '-', keeps the conversation for
+        follow-up questions)."""
 
         async def work() -> dict[str, Any]:
             text = assistant.validate_question(question)

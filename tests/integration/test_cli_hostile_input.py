@@ -265,6 +265,10 @@ CASES = [
     # what already worked, and must keep working
     Case("ask-empty", ["ask", "   "], 2, "the question is empty"),
     Case("ask-20000-chars", ["ask", "why " * 5000], 2, "the question is too long"),
+    # the session id rule of POST /v1/ask holds in the CLI too
+    Case("session-with-space", ["ask", Q1, "--session", "my notes"], 2,
+         "the session id 'my notes' is not valid: use 1-128 letters"),
+    Case("session-129-chars", ["ask", Q1, "--session", "s" * 129], 2, "is not valid"),
     Case("search-control-chars", ["search", "aspirin\x01 stroke\x1b[31m", "--json"], 0),
     Case("ask-control-chars-cached", ["ask", Q1.replace(" ", "\x01", 1) + "\x07\x1b", "--json"],
          0, check=_cached),
@@ -277,8 +281,8 @@ CASES = [
     Case("research-status-path-like", ["research", "status", "../../etc/passwd"], 4,
          "no research job"),
     Case("research-resume-path-like", ["research", "resume", "../../x"], 4, "no research job"),
-    Case("session-path-like", ["ask", Q1, "--session", "../../etc/passwd", "--json"], 0,
-         check=_cached),
+    Case("session-path-like", ["ask", Q1, "--session", "../../etc/passwd", "--json"], 2,
+         "the session id '../../etc/passwd' is not valid"),
     Case("search-bad-source", ["search", "aspirin", "--source", "scopus"], 2, "unknown source"),
     Case("clear-bad-utf8-namespace", ["cache", "clear", "--namespace", "n\udcff", "--yes"], 2,
          "the namespace contains bytes"),

@@ -43,6 +43,15 @@ def test_every_api_entry_point_applies_it(settings: Settings) -> None:
     assert validate_request("why\x07 so?", "quick", settings.research) == ("why so?", "quick")
 
 
+def test_a_session_id_follows_one_rule_in_every_front_end(settings: Settings) -> None:
+    assistant = Assistant(settings)
+    for good in ("s1", "team:oncology.2026-11_a", "x" * 128):
+        assert assistant.validate_session_id(good) == good
+    for bad in ("", "my notes", "x" * 129, "a/b", "é"):
+        with pytest.raises(ValidationError, match=r"the session id .* is not valid"):
+            assistant.validate_session_id(bad)
+
+
 def test_printable_never_prints_raw_bytes() -> None:
     assert printable("caf\udce9 \x1b[2J\x00") == "caf\\xe9 \\x1b[2J\\x00"
     assert printable("lone \ud800") == "lone \\ud800"

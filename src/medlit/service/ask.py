@@ -21,7 +21,7 @@ from pydantic import ValidationError as PydanticValidationError
 from sse_starlette import EventSourceResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from medlit.assistant import AskResult
+from medlit.assistant import SESSION_ID_PATTERN, AskResult
 from medlit.errors import MedlitError
 from medlit.log import get_logger
 from medlit.progress import ProgressEvent
@@ -45,8 +45,6 @@ log = get_logger("service")
 
 router = APIRouter(tags=["ask"])
 
-SESSION_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
-
 
 class AskRequest(BaseModel):
     """A question for ``POST /v1/ask`` (the options of ``medlit ask``)."""
@@ -58,7 +56,7 @@ class AskRequest(BaseModel):
     )
     session_id: str | None = Field(
         None,
-        pattern=SESSION_PATTERN,
+        pattern=SESSION_ID_PATTERN,
         description="Chat session id (your tenant's own): follow-ups use its memory.",
     )
     source: Literal["pubmed", "europepmc", "local", "all"] | None = Field(
