@@ -265,6 +265,11 @@ CASES = [
     # what already worked, and must keep working
     Case("ask-empty", ["ask", "   "], 2, "the question is empty"),
     Case("ask-20000-chars", ["ask", "why " * 5000], 2, "the question is too long"),
+    # a question or query typed without quotes is the same text as with them
+    Case("ask-bare-words", ["ask", *Q1.split(), "--json"], 0, check=_cached),
+    Case("research-bare-words", ["research", "aspirin", "and", "stroke", "--out",
+                                 "nonexist/sub/r.md"], 2,
+         "the directory nonexist/sub does not exist"),
     # the session id rule of POST /v1/ask holds in the CLI too
     Case("session-with-space", ["ask", Q1, "--session", "my notes"], 2,
          "the session id 'my notes' is not valid: use 1-128 letters"),

@@ -55,6 +55,17 @@ def test_search_json(fake: FakeEutils) -> None:
     assert first["abstract"].startswith("BACKGROUND: ") and first["year"] == 2019
 
 
+def test_a_query_typed_without_quotes_is_the_same_query(fake: FakeEutils) -> None:
+    pmids = []
+    for words in (["aspirin stroke"], ["aspirin", "stroke"]):
+        result = runner.invoke(
+            app, ["search", *words, "--json", "--source", "pubmed"], env=_env(fake)
+        )
+        assert result.exit_code == 0, result.output
+        pmids.append([a["pmid"] for a in json.loads(result.stdout)])
+    assert pmids[0] == pmids[1] and pmids[0]
+
+
 def test_search_table_limit_sort_and_years(fake: FakeEutils) -> None:
     result = runner.invoke(
         app,

@@ -13,7 +13,17 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from medlit.cli.app import app, build_settings, console, err_console, print_json, run, run_async
+from medlit.cli.app import (
+    app,
+    build_settings,
+    console,
+    err_console,
+    joined,
+    print_json,
+    run,
+    run_async,
+    words_argument,
+)
 
 if TYPE_CHECKING:
     from medlit.assistant import AskResult
@@ -34,7 +44,7 @@ class SourceOption(StrEnum):
 @app.command("ask")
 @run
 def ask_command(
-    question: Annotated[str, typer.Argument(help="The question, in plain language.")],
+    question: Annotated[list[str], words_argument("The question, in plain language.")],
     session: Annotated[
         str | None,
         typer.Option("--session", "-s", help="Chat session id: follow-ups use its memory."),
@@ -51,7 +61,14 @@ def ask_command(
     """Answer a biomedical question from the literature, citing the PMIDs it used."""
     settings = build_settings()
     result = run_async(
-        _ask(settings, question, session, source.value if source else None, not no_cache, as_json)
+        _ask(
+            settings,
+            joined(question),
+            session,
+            source.value if source else None,
+            not no_cache,
+            as_json,
+        )
     )
     if as_json:
         print_json(result.model_dump(mode="json"))

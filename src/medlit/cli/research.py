@@ -29,10 +29,12 @@ from medlit.cli.app import (
     build_settings,
     console,
     err_console,
+    joined,
     print_json,
     printable,
     run,
     run_async,
+    words_argument,
 )
 
 if TYPE_CHECKING:
@@ -84,7 +86,7 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print the job as one J
 @research_app.command("run")
 @run
 def research_run(
-    question: Annotated[str, typer.Argument(help="The research question.")],
+    question: Annotated[list[str], words_argument("The research question.")],
     depth: Annotated[
         DepthOption, typer.Option("--depth", "-d", help="quick, standard or deep.")
     ] = DepthOption.standard,
@@ -94,7 +96,7 @@ def research_run(
     """Research a question: plan, search, extract, cross-check, write a referenced report."""
     settings = build_settings()
     _check_out(out)  # before any paid work: a report nobody can write is money thrown away
-    job = run_async(_start(settings, question, depth.value, as_json))
+    job = run_async(_start(settings, joined(question), depth.value, as_json))
     _finish(job, out, as_json)
 
 

@@ -7,7 +7,17 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from medlit.cli.app import app, build_settings, console, err_console, print_json, run, run_async
+from medlit.cli.app import (
+    app,
+    build_settings,
+    console,
+    err_console,
+    joined,
+    print_json,
+    run,
+    run_async,
+    words_argument,
+)
 
 if TYPE_CHECKING:
     from medlit.config import Settings
@@ -72,7 +82,7 @@ def _table(articles: list[Article]) -> None:
 @app.command("search")
 @run
 def search(
-    query: Annotated[str, typer.Argument(help="What to search for.")],
+    query: Annotated[list[str], words_argument("What to search for.")],
     source: Annotated[
         str | None, typer.Option("--source", "-s", help="pubmed, europepmc, local or all.")
     ] = None,
@@ -87,7 +97,7 @@ def search(
     from medlit.sources.search import build_query, resolve_source_names
 
     settings = build_settings()
-    search_query = build_query(query, limit, sort, from_year, to_year, settings)
+    search_query = build_query(joined(query), limit, sort, from_year, to_year, settings)
     resolve_source_names(source, settings)  # unknown source: exit 2 before any request
     results = run_async(_search(settings, search_query, source))
     for name, status in results.providers.items():
