@@ -21,8 +21,10 @@ def mcp_command(
         int, typer.Option("--workers-research", min=1, max=32, help="Research jobs run at once.")
     ] = 1,
 ) -> None:
-    """Serve medlit's tools over MCP on stdio: search_literature, ask, start_research,
-    research_status."""
+    """Serve medlit's tools over MCP on stdio, for assistant apps.
+
+    Tools: search_literature, ask, start_research, research_status.
+    """
     from medlit.mcp_server import run_stdio
     from medlit.service.keys import valid_tenant_name
 
