@@ -45,10 +45,13 @@ class HitClient:
         self.url = url
         self.client = httpx.AsyncClient(timeout=None) if full else None
         self.transport = httpx.AsyncHTTPTransport()
+        self._urls: dict[str, httpx.URL] = {}  # parsed once per path, not once per request
 
     async def send(self, method: str, path: str, body: bytes | None = None) -> httpx.Response:
         """The reply to one request, read to its end."""
-        url = httpx.URL(f"{self.url}{path}")
+        url = self._urls.get(path)
+        if url is None:
+            url = self._urls[path] = httpx.URL(f"{self.url}{path}")
         headers = _JSON if body is not None else None
         if self.client is not None:
             return await self.client.request(method, url, content=body, headers=headers)

@@ -21,27 +21,17 @@ __all__ = [
     "build_settings",
     "console",
     "err_console",
+    "joined",
     "print_error",
     "print_json",
     "printable",
     "run",
+    "words_argument",
 ]
 
 T = TypeVar("T")
 
-
 # Typer's own exceptions (an exit code, a usage error); older Typer raises Click's.
-def words_argument(help: str) -> Any:
-    """A free-text argument given in quotes or as bare words (``medlit ask does aspirin
-    work`` asks "does aspirin work"): join what it receives with :func:`joined`."""
-    return typer.Argument(help=f"{help} Quotes are optional.")
-
-
-def joined(words: list[str]) -> str:
-    """The words of a :func:`words_argument` as one text."""
-    return " ".join(words)
-
-
 CLI_EXCEPTIONS: tuple[type[Exception], ...] = (typer.Exit, typer.Abort, typer.TyperException)
 try:
     import click
@@ -59,6 +49,17 @@ app = typer.Typer(
 )
 console = Console()
 err_console = Console(stderr=True)
+
+
+def words_argument(help: str) -> Any:
+    """A free-text argument given in quotes or as bare words (``medlit ask does aspirin
+    work`` asks "does aspirin work"): join what it receives with :func:`joined`."""
+    return typer.Argument(help=f"{help} Quotes are optional.")
+
+
+def joined(words: list[str]) -> str:
+    """The words of a :func:`words_argument` as one text."""
+    return " ".join(words)
 
 
 def build_settings(**overrides: Any) -> Settings:
