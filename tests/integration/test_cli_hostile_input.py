@@ -270,6 +270,24 @@ CASES = [
     Case("research-bare-words", ["research", "aspirin", "and", "stroke", "--out",
                                  "nonexist/sub/r.md"], 2,
          "the directory nonexist/sub does not exist"),
+    # a slip for a subcommand with a job id is refused, not researched (a job costs LLM calls)
+    Case("research-report-job", ["research", "report", "3f2a9c1d0b7e"], 2,
+         "did you mean 'medlit research resume 3f2a9c1d0b7e --out report.md'?"),
+    Case("research-typo-status", ["research", "staus", "3f2a9c", "--json"], 2,
+         "did you mean 'medlit research status 3f2a9c'?"),
+    Case("research-stop-job", ["research", "stop", "3f2a"], 2,
+         "'stop' is not a research subcommand; did you mean 'medlit research cancel 3f2a'?"),
+    Case("research-typo-alone", ["research", "exprot"], 2,
+         "did you mean 'medlit research export'? (To research the word, use 'medlit research "
+         "run exprot'.)"),
+    # ...but the same words quoted, or words that are no job id, are a question
+    Case("research-near-word-alone", ["research", "statins", "--out", "nonexist/sub/r.md"], 2,
+         "the directory nonexist/sub does not exist"),
+    Case("research-quoted-report-job", ["research", "report 3f2a9c", "--out",
+                                        "nonexist/sub/r.md"], 2,
+         "the directory nonexist/sub does not exist"),
+    Case("research-show-word", ["research", "show", "efficacy", "--out", "nonexist/sub/r.md"],
+         2, "the directory nonexist/sub does not exist"),
     # the session id rule of POST /v1/ask holds in the CLI too
     Case("session-with-space", ["ask", Q1, "--session", "my notes"], 2,
          "the session id 'my notes' is not valid: use 1-128 letters"),

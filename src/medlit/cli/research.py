@@ -12,15 +12,25 @@ Command lines::
 ``research`` is a group whose default command takes the question: a first argument that is not
 a subcommand name (``status``, ``list``, ``resume``, ``cancel``, ``export``) is a question. A
 question that *is* one of those words is asked as ``medlit research run "list"``.
+
+A slip that looks like a subcommand is refused rather than researched (a job costs LLM calls),
+with a usage error naming the command meant: unquoted words whose first is a near-miss of a
+subcommand or a word people use for one (``staus``, ``report``, ``show``, ``stop``...) and whose
+only other word looks like a job id (4-12 hex digits, one of them a digit); or a lone word that
+is a near-miss of a subcommand (``staus``, ``exprot``), which ``medlit research run WORD``
+researches.
 """
 
 from __future__ import annotations
 
+import difflib
+import re
 from collections.abc import Awaitable, Callable
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
+import click
 import typer
 from typer.core import TyperGroup
 
@@ -45,11 +55,60 @@ if TYPE_CHECKING:
 __all__ = ["research_app"]
 
 
+# Words people type for a subcommand that does not have that name: the command line meant.
+_SUBCOMMAND_WORDS = {
+    "report": "resume {job} --out report.md",
+    "show": "status {job}",
+    "view": "status {job}",
+    "get": "status {job}",
+    "info": "status {job}",
+    "stop": "cancel {job}",
+    "kill": "cancel {job}",
+    "abort": "cancel {job}",
+    "continue": "resume {job}",
+    "restart": "resume {job}",
+}
+_JOB_ID_LIKE = re.compile(r"^(?=.*[0-9])[0-9a-f]{4,12}$")
+
+
+def _slip_for_subcommand(args: list[str], commands: list[str]) -> str | None:
+    """Why ``args`` read as a slip for a subcommand, with the command line meant (``None``:
+    they read as a question)."""
+    words = [a for a in args if not a.startswith("-")]
+    if not words or words[0] != args[0]:
+        return None
+    first = words[0].lower()
+    if len(words) == 1:
+        close = difflib.get_close_matches(first, commands, n=1, cutoff=0.8)
+        if not close:
+            return None
+        return (
+            f"'{args[0]}' is not a research subcommand; did you mean 'medlit research "
+            f"{close[0]}'? (To research the word, use 'medlit research run {args[0]}'.)"
+        )
+    if len(words) != 2 or not _JOB_ID_LIKE.match(words[1]):
+        return None
+    if first in _SUBCOMMAND_WORDS:
+        meant = _SUBCOMMAND_WORDS[first].format(job=words[1])
+    else:
+        close = difflib.get_close_matches(first, commands, n=1, cutoff=0.75)
+        if not close:
+            return None
+        meant = f"{close[0]} {words[1]}"
+    return (
+        f"'{args[0]}' is not a research subcommand; did you mean 'medlit research {meant}'? "
+        "(To research a question that begins with these words, quote it.)"
+    )
+
+
 class _QuestionFirstGroup(TyperGroup):
     """A group whose first argument, unless it names a subcommand, goes to ``run``."""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         if args and args[0] not in self.commands and args[0] not in ctx.help_option_names:
+            slip = _slip_for_subcommand(args, [c for c in self.commands if c != "run"])
+            if slip is not None:
+                raise click.UsageError(slip, ctx)
             args = ["run", *args]
         return super().parse_args(ctx, args)
 
