@@ -530,13 +530,14 @@ def main() -> None:
         help="Processes the clients are spread over (an httpx client costs more CPU per "
         "request than a cached answer: one process could not load the server).",
     )
-    parser.add_argument(
+    kind = parser.add_mutually_exclusive_group()  # what the hit clients are
+    kind.add_argument(
         "--raw-clients",
         action="store_true",
         help="Bare HTTP/1.1 connections instead of httpx for the hit clients (the server's own "
         "capacity, without the clients' CPU); the miss stream still uses httpx.",
     )
-    parser.add_argument(
+    kind.add_argument(
         "--full-client",
         action="store_true",
         help="A whole httpx.AsyncClient per hit client (cookie jar, redirect and auth steps, "
