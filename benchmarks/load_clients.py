@@ -43,8 +43,9 @@ class HitClient:
 
     def __init__(self, url: str, full: bool) -> None:
         self.url = url
-        self.client = httpx.AsyncClient(timeout=None) if full else None
         self.transport = httpx.AsyncHTTPTransport()
+        # The whole client over the same transport: the two kinds differ by its layer only.
+        self.client = httpx.AsyncClient(transport=self.transport, timeout=None) if full else None
         self._urls: dict[str, httpx.URL] = {}  # parsed once per path, not once per request
 
     async def send(self, method: str, path: str, body: bytes | None = None) -> httpx.Response:
@@ -61,9 +62,7 @@ class HitClient:
         return reply
 
     async def aclose(self) -> None:
-        if self.client is not None:
-            await self.client.aclose()
-        await self.transport.aclose()
+        await (self.client or self.transport).aclose()  # a client closes its transport
 
 
 async def open_clients(url: str, n: int, full: bool) -> list[HitClient]:
