@@ -280,6 +280,11 @@ CASES = [
     Case("research-typo-alone", ["research", "exprot"], 2,
          "did you mean 'medlit research export'? (To research the word, use 'medlit research "
          "run exprot'.)"),
+    # an option's value is not a word of the slip
+    Case("research-typo-with-out", ["research", "staus", "--out", "nonexist/sub/r.md"], 2,
+         "did you mean 'medlit research status'?"),
+    Case("research-report-job-depth", ["research", "report", "3f2a9c", "--depth", "quick"], 2,
+         "did you mean 'medlit research resume 3f2a9c --out report.md'?"),
     # ...but the same words quoted, or words that are no job id, are a question
     Case("research-near-word-alone", ["research", "statins", "--out", "nonexist/sub/r.md"], 2,
          "the directory nonexist/sub does not exist"),

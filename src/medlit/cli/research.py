@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -71,10 +71,29 @@ _SUBCOMMAND_WORDS = {
 _JOB_ID_LIKE = re.compile(r"^(?=.*[0-9])[0-9a-f]{4,12}$")
 
 
-def _slip_for_subcommand(args: list[str], commands: list[str]) -> str | None:
+def _words(args: list[str], takes_value: Collection[str]) -> list[str]:
+    """The words of ``args``: not options, nor the values of options in ``takes_value``."""
+    words: list[str] = []
+    value_next = False
+    for n, arg in enumerate(args):
+        if value_next:
+            value_next = False
+        elif arg == "--":
+            return words + args[n + 1 :]
+        elif arg.startswith("-") and arg != "-":
+            value_next = arg in takes_value  # "--out=r.md" carries its value
+        else:
+            words.append(arg)
+    return words
+
+
+def _slip_for_subcommand(
+    args: list[str], commands: list[str], takes_value: Collection[str]
+) -> str | None:
     """Why ``args`` read as a slip for a subcommand, with the command line meant (``None``:
-    they read as a question)."""
-    words = [a for a in args if not a.startswith("-")]
+    they read as a question). ``takes_value``: the run command's options that take a value
+    (their values are not words)."""
+    words = _words(args, takes_value)
     if not words or words[0] != args[0]:
         return None
     first = words[0].lower()
@@ -106,7 +125,17 @@ class _QuestionFirstGroup(TyperGroup):
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         if args and args[0] not in self.commands and args[0] not in ctx.help_option_names:
-            slip = _slip_for_subcommand(args, [c for c in self.commands if c != "run"])
+            run = self.commands["run"]
+            takes_value = {
+                name
+                for param in run.params
+                # Typer's own (vendored) click: duck-typed, not isinstance(param, click.Option)
+                if param.param_type_name == "option"
+                and not getattr(param, "is_flag", False)
+                and not getattr(param, "count", False)
+                for name in param.opts
+            }
+            slip = _slip_for_subcommand(args, [c for c in self.commands if c != "run"], takes_value)
             if slip is not None:
                 raise click.UsageError(slip, ctx)
             args = ["run", *args]
