@@ -285,6 +285,10 @@ CASES = [
          "did you mean 'medlit research status'?"),
     Case("research-report-job-depth", ["research", "report", "3f2a9c", "--depth", "quick"], 2,
          "did you mean 'medlit research resume 3f2a9c --out report.md'?"),
+    # more words than a subcommand takes: the question it may be, quoted
+    Case("research-status-question", ["research", "status", "of", "the", "trials"], 2,
+         "'medlit research status' takes JOB_ID, not 'of the trials'; to research a question "
+         "that begins with 'status', quote it: medlit research 'status of the trials'"),
     # ...but the same words quoted, or words that are no job id, are a question
     Case("research-near-word-alone", ["research", "statins", "--out", "nonexist/sub/r.md"], 2,
          "the directory nonexist/sub does not exist"),

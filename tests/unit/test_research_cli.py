@@ -77,3 +77,42 @@ def test_failed_llm_attempts_are_not_counted_as_calls_made() -> None:
     assert saved.tokens == 120 and saved.llm["cross_reference"].failed == 4
     assert _llm_calls(saved.to_dict()) == "1 (5 attempts, 4 failed)"
     assert _llm_calls({"llm_calls": 3}) == "3"  # a job saved before failures were counted
+
+
+def test_words_after_a_subcommand_are_refused_with_the_quoted_question(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sys
+
+    from medlit.cli import main
+
+    monkeypatch.setattr(sys, "argv", ["medlit", "research", "list", "of", "statin", "trials"])
+    with pytest.raises(SystemExit) as exited:
+        main()
+    assert exited.value.code == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "'medlit research list' takes no words, not 'of statin trials'" in err
+    assert "medlit research 'list of statin trials'" in err
+
+
+def test_a_bug_while_reading_the_command_line_is_one_line_not_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sys
+
+    import medlit.cli.research
+    from medlit.cli import main
+
+    def broken(*args: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(medlit.cli.research, "_question_after_subcommand", broken)
+    monkeypatch.setattr(sys, "argv", ["medlit", "research", "status", "3f2a9c"])
+    with pytest.raises(SystemExit) as exited:
+        main()
+    assert exited.value.code == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert [line for line in err.splitlines() if line.strip()] == [
+        "error: unexpected RuntimeError: boom (a bug in medlit; MEDLIT_LOG_LEVEL=debug shows where)"
+    ]

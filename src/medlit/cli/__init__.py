@@ -21,10 +21,11 @@ __all__ = ["app", "main"]
 
 
 def main() -> None:
-    """Console-script entry point: a usage error is one line on stderr too (exit 2)."""
+    """Console-script entry point: a usage error is one line on stderr too (exit 2), and so is
+    a bug met before a command runs (exit 1)."""
     import sys
 
-    from medlit.cli.app import CLI_EXCEPTIONS, err_console, print_error
+    from medlit.cli.app import CLI_EXCEPTIONS, err_console, print_error, report_bug
 
     try:
         code = app(standalone_mode=False)
@@ -38,4 +39,10 @@ def main() -> None:
         where = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
         print_error(f"{exc.format_message()}{where}")
         sys.exit(getattr(exc, "exit_code", 2))
+    except KeyboardInterrupt:  # outside a command (its own handler prints the same)
+        err_console.print("interrupted")
+        sys.exit(130)
+    except Exception as exc:  # a bug outside a command (reading the command line): one line
+        report_bug(exc)
+        sys.exit(1)
     sys.exit(code if isinstance(code, int) else 0)

@@ -164,17 +164,21 @@ def run(func: Callable[..., T]) -> Callable[..., T]:
         except CLI_EXCEPTIONS:
             raise  # typer's own ways out (an exit code, a usage error)
         except Exception as exc:
-            # A bug: the user still gets one line (the traceback goes to the debug log).
-            from medlit.log import get_logger
-
-            get_logger("cli").debug("unexpected_error", exc_info=True)
-            print_error(
-                f"unexpected {type(exc).__name__}: {exc} (a bug in medlit; "
-                "MEDLIT_LOG_LEVEL=debug shows where)"
-            )
+            report_bug(exc)
             raise typer.Exit(1) from None
 
     return wrapper
+
+
+def report_bug(exc: Exception) -> None:
+    """A bug: the user still gets one line (the traceback goes to the debug log)."""
+    from medlit.log import get_logger
+
+    get_logger("cli").debug("unexpected_error", exc_info=exc)
+    print_error(
+        f"unexpected {type(exc).__name__}: {exc} (a bug in medlit; "
+        "MEDLIT_LOG_LEVEL=debug shows where)"
+    )
 
 
 def run_async(coro: Coroutine[Any, Any, T]) -> T:

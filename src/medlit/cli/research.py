@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import shlex
 from collections.abc import Awaitable, Callable, Collection
 from enum import StrEnum
 from pathlib import Path
@@ -120,25 +121,51 @@ def _slip_for_subcommand(
     )
 
 
+def _options_with_values(command: Any) -> set[str]:
+    """The option names of ``command`` that take a value (``--out r.md``)."""
+    return {
+        name
+        for param in command.params
+        # Typer's own (vendored) click: duck-typed, not isinstance(param, click.Option)
+        if param.param_type_name == "option"
+        and not getattr(param, "is_flag", False)
+        and not getattr(param, "count", False)
+        for name in param.opts
+    }
+
+
+def _question_after_subcommand(args: list[str], command: Any) -> str | None:
+    """Why ``args`` (a subcommand and its arguments) read as a question that begins with a
+    subcommand's name: more words than the subcommand takes (``medlit research list of
+    statin trials``). ``None``: they fit the subcommand (click reports anything else)."""
+    arguments = [p for p in command.params if p.param_type_name == "argument"]
+    if any(p.nargs < 0 for p in arguments):
+        return None
+    words = _words(args[1:], _options_with_values(command))
+    if len(words) <= sum(p.nargs for p in arguments):
+        return None
+    takes = " ".join((p.name or "").upper() for p in arguments) or "no words"
+    question = shlex.quote(" ".join([args[0], *words]))
+    return (
+        f"'medlit research {args[0]}' takes {takes}, not '{' '.join(words)}'; to research a "
+        f"question that begins with '{args[0]}', quote it: medlit research {question}"
+    )
+
+
 class _QuestionFirstGroup(TyperGroup):
     """A group whose first argument, unless it names a subcommand, goes to ``run``."""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         if args and args[0] not in self.commands and args[0] not in ctx.help_option_names:
-            run = self.commands["run"]
-            takes_value = {
-                name
-                for param in run.params
-                # Typer's own (vendored) click: duck-typed, not isinstance(param, click.Option)
-                if param.param_type_name == "option"
-                and not getattr(param, "is_flag", False)
-                and not getattr(param, "count", False)
-                for name in param.opts
-            }
+            takes_value = _options_with_values(self.commands["run"])
             slip = _slip_for_subcommand(args, [c for c in self.commands if c != "run"], takes_value)
             if slip is not None:
                 raise click.UsageError(slip, ctx)
             args = ["run", *args]
+        elif args and args[0] in self.commands and args[0] != "run":
+            extra = _question_after_subcommand(args, self.commands[args[0]])
+            if extra is not None:
+                raise click.UsageError(extra, ctx)
         return super().parse_args(ctx, args)
 
     def list_commands(self, ctx: Any) -> list[str]:
