@@ -39,10 +39,15 @@ def test_ask_progress_answer_links_then_cached_then_refresh(served: Served, open
     miss = ask(page, ASK_QUESTION)
     assert page.is_visible("#ask-result"), page.inner_text("#ask-error")
     # Progress arrived before the answer and was shown step by step.
-    steps = page.locator("#ask-progress li").all_inner_texts()
+    steps = page.locator("#ask-progress li").all_text_contents()  # folded: not rendered
     assert any("literature" in s.lower() for s in steps), steps
     assert any("cache" in s.lower() for s in steps), steps
     assert miss["first-progress"] < miss["rendered"]
+    # Once answered, the steps fold into one line (the answer stays in view); a click opens them.
+    assert page.inner_text("#ask-progress-heading") == f"Steps taken ({len(steps)})"
+    assert not page.is_visible("#ask-progress li")
+    page.click("#ask-progress-heading")
+    assert page.is_visible("#ask-progress li >> nth=0")
     assert page.inner_text("#verdict") == "Yes"
     assert not page.is_visible("#cache-note")
 

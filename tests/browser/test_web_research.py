@@ -47,6 +47,10 @@ def test_quick_research_live_then_report_and_exports(served: Served, open_page: 
     assert int(page.inner_text("#stat-tokens").replace(",", "")) > 0
     assert page.locator("#sub-questions .sq-completed").count() >= 1
     assert page.locator("#job-log li").count() >= 1
+    # With the report shown, the job's trail folds into one line above it; a click opens it.
+    assert not page.is_visible("#sub-questions li >> nth=0")
+    page.click("#trail-heading")
+    assert page.is_visible("#sub-questions li >> nth=0")
 
     # The report: rendered from Markdown, references numbered and linked.
     report = httpx.get(
@@ -95,7 +99,8 @@ def test_quick_research_live_then_report_and_exports(served: Served, open_page: 
     phone.wait_for_selector(f"#jobs a[href='#/research/{job_id}']")
     phone.click(f"#jobs a[href='#/research/{job_id}']")
     phone.wait_for_selector("#report-box:not([hidden])")
-    phone.wait_for_selector("#job-log li")  # the finished job's stored events, replayed
+    # the finished job's stored events, replayed (into the folded trail)
+    phone.wait_for_selector("#job-log li", state="attached")
     assert phone.evaluate("document.documentElement.scrollWidth") <= WIDTHS["phone"]
     screenshot(phone, "report-375")
     assert phone.js_errors == []

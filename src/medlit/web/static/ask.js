@@ -79,6 +79,7 @@ async function ask(question, { noCache = false } = {}) {
   clear(byId("ask-draft"));
   show(byId("ask-draft"), false);
   show(byId("ask-progress-box"), true);
+  byId("ask-steps").open = true; // steps show as they come...
   fill(byId("ask-progress-heading"), "Working…");
   byId("ask-progress-box").setAttribute("aria-busy", "true");
   byId("ask-submit").disabled = true;
@@ -139,8 +140,12 @@ async function ask(question, { noCache = false } = {}) {
       `Follow-up questions continue this conversation (${turns} question${turns === 1 ? "" : "s"} so far).`,
     );
     mark("rendered");
-    fill(byId("ask-progress-heading"), "Steps taken");
-    for (const li of byId("ask-progress").querySelectorAll("li")) li.classList.add("done");
+    const steps = byId("ask-progress").querySelectorAll("li");
+    for (const li of steps) li.classList.add("done");
+    // ...and fold into one line once the answer is shown, so that it is in view (on a phone a
+    // dozen steps pushed it below the fold); a click shows them again.
+    fill(byId("ask-progress-heading"), `Steps taken (${steps.length})`);
+    byId("ask-steps").open = false;
     show(byId("ask-draft"), false);
     requestAnimationFrame(() => setTimeout(() => mark("painted"), 0));
   } else {

@@ -113,6 +113,7 @@ export async function showJob(id) {
   clear(byId("report"));
   clear(byId("job-log"));
   show(byId("job-log-box"), false);
+  byId("job-trail").open = true;
   fill(byId("job-question"), "Loading…");
   const controller = new AbortController();
   watch = { id, controller, job: null, markdown: null, timer: setInterval(tickElapsed, 1000) };
@@ -285,6 +286,9 @@ async function loadReport(mine) {
     mine.markdown = markdown;
     placeReport(rendered.html);
     show(byId("report-box"), true);
+    // The report is what a finished job is read for: its trail folds into one line above it
+    // (on a phone it pushed the report a screen or two down); a click shows it again.
+    byId("job-trail").open = false;
     performance.mark("research:report-rendered");
   } catch (err) {
     if (err?.name !== "AbortError") showError(`the report could not be shown: ${describeError(err)}`);
