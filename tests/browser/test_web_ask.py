@@ -198,8 +198,21 @@ def test_follow_up_is_answered_in_its_conversation(served: Served, open_page: An
     assert page.is_visible("#ask-result"), page.inner_text("#ask-error")
     understood = page.inner_text("#understood")
     assert "children" in understood and "aspirin" in understood.lower(), understood
-    # A new conversation forgets the first question.
+    # The first answer is kept below, folded to its question and verdict; a click opens it.
+    assert page.locator("#history > li").count() == 1
+    earlier = page.locator("#history > li").first
+    assert earlier.locator("summary").inner_text().startswith(ASK_QUESTION)
+    assert not earlier.locator("a.cite").first.is_visible()
+    earlier.locator("summary").click()
+    assert earlier.locator("a.cite").first.is_visible()
+    assert page.evaluate("document.querySelectorAll('#history [id]').length") == 0
+    # The same question again replaces the answer; nothing more is kept.
+    ask(page, "and in children?")
+    assert page.locator("#history > li").count() == 1
+    assert serious_violations(page) == []
+    # A new conversation forgets the first question, and the earlier answers.
     page.click("#new-conversation")
+    assert not page.is_visible("#history-box") and page.locator("#history > li").count() == 0
     ask(page, "and in children?")
     assert "aspirin" not in page.inner_text("#ask-result").lower()
 

@@ -11,6 +11,8 @@ let current = null; // {controller} of the ask in flight
 let lastQuestion = "";
 let refreshQuestion = ""; // the standalone form of the last question (for a re-ask)
 let turns = 0;
+let shown = null; // {question, label, verdict} of the answer on screen
+const HISTORY_MAX = 20; // earlier answers kept on the page
 
 function newId() {
   const bytes = crypto.getRandomValues(new Uint8Array(12));
@@ -32,6 +34,9 @@ function newConversation() {
   turns = 0;
   lastQuestion = "";
   refreshQuestion = "";
+  shown = null;
+  clear(byId("history"));
+  show(byId("history-box"), false);
   show(byId("ask-result"), false);
   show(byId("ask-progress-box"), false);
   show(byId("ask-error"), false);
@@ -133,7 +138,9 @@ async function ask(question, { noCache = false } = {}) {
   }
   if (result) {
     refreshQuestion = result.standalone_question || question;
+    keepShownAnswer(question, noCache);
     renderResult(result);
+    shown = { question, label: result.standalone_question || question, verdict: result.verdict };
     turns += 1;
     fill(
       byId("conversation-note"),
@@ -153,6 +160,53 @@ async function ask(question, { noCache = false } = {}) {
     show(byId("ask-progress-box"), false);
     mark("rendered");
   }
+}
+
+/**
+ * Before another question's answer replaces the one on screen, keep that one under "Earlier
+ * in this conversation" (newest first), folded to its question and verdict: a follow-up such
+ * as "and in children?" is read beside the answer it follows. The same question again (a
+ * repeat, or *Refresh from the literature*) replaces the answer without keeping it.
+ */
+function keepShownAnswer(nextQuestion, noCache) {
+  // (The answer's elements still hold it: an ask hides them while it runs, a failed one does
+  // not render.)
+  if (!shown || noCache || sameText(shown.question, nextQuestion)) return;
+  const body = h("div", { class: "history-body" });
+  for (const part of [byId("understood"), byId("answer"), byId("ask-meta"), byId("citations-box")]) {
+    if (part.hidden) continue;
+    const copy = part.cloneNode(true);
+    for (const el of [copy, ...copy.querySelectorAll("[id], [aria-labelledby]")]) {
+      el.removeAttribute("id"); // ids stay unique: the copies are the answer's elements
+      el.removeAttribute("aria-labelledby");
+    }
+    body.append(copy);
+  }
+  const verdict = shown.verdict && VERDICTS[shown.verdict];
+  const item = h(
+    "li",
+    {},
+    h(
+      "details",
+      {},
+      h(
+        "summary",
+        {},
+        h("span", { class: "history-question" }, shown.label),
+        verdict ? h("span", { class: `badge verdict verdict-${shown.verdict}` }, verdict) : null,
+      ),
+      body,
+    ),
+  );
+  const list = byId("history");
+  list.prepend(item);
+  while (list.children.length > HISTORY_MAX) list.lastElementChild.remove();
+  show(byId("history-box"), true);
+}
+
+function sameText(a, b) {
+  const norm = (text) => String(text).toLowerCase().replace(/\W+/g, " ").trim();
+  return norm(a) === norm(b);
 }
 
 function stageText(event) {
@@ -227,7 +281,6 @@ function renderResult(result) {
   // A follow-up is rewritten into a full question before the lookup: show what was answered.
   const understood = byId("understood");
   const standalone = String(result.standalone_question || "").trim();
-  const sameText = (a, b) => a.toLowerCase().replace(/\W+/g, " ").trim() === b.toLowerCase().replace(/\W+/g, " ").trim();
   if (standalone && !sameText(standalone, String(result.question || ""))) {
     fill(understood, "Understood as: ", h("q", {}, standalone));
     show(understood, true);
