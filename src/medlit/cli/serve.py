@@ -26,7 +26,7 @@ def serve_command(
         typer.Option("--workers-research", min=1, max=32, help="Research jobs run at once."),
     ] = None,
 ) -> None:
-    """Serve medlit over HTTP (OpenAPI at /openapi.json, docs at /docs)."""
+    """Serve medlit over HTTP: the web page at /, the API under /v1 (docs at /docs)."""
     from medlit.service.server import serve
 
     settings = build_settings()

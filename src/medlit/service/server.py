@@ -7,12 +7,13 @@ on loopback only and says so; asked to listen anywhere else without a key, it re
 from __future__ import annotations
 
 import ipaddress
+import socket
 from collections.abc import Callable
 
 from medlit.config import Settings
 from medlit.errors import ConfigError
 
-__all__ = ["check_bind", "is_loopback", "serve"]
+__all__ = ["check_bind", "is_loopback", "ready_line", "serve"]
 
 
 def is_loopback(host: str) -> bool:
@@ -75,4 +76,31 @@ def serve(
     config = uvicorn.Config(
         app, host=host, port=port, log_level="warning", access_log=False, lifespan="on"
     )
-    uvicorn.Server(config).run()
+
+    class Server(uvicorn.Server):
+        """uvicorn's server, saying where it serves once it does (its own line is an INFO
+        log, below the warning level the service logs at)."""
+
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets)
+            if self.started:
+                bound = [s.getsockname() for server in self.servers for s in server.sockets]
+                notify(ready_line(host, int(bound[0][1]) if bound else port))
+
+    Server(config).run()
+
+
+def ready_line(host: str, port: int) -> str:
+    """What ``medlit serve`` prints once it answers: where the page, the API and its docs are."""
+    everywhere = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "::1"}
+    shown = everywhere.get(host, host)
+    if ":" in shown and not shown.startswith("["):
+        shown = f"[{shown}]"  # an IPv6 address
+    base = f"http://{shown}:{port}"
+    where = ""
+    if host in everywhere:
+        where = f" (and on every address of this host, as {host or '0.0.0.0'})"
+    return (
+        f"serving on {base}/ (the web page){where}; the API under {base}/v1, its docs at "
+        f"{base}/docs; Ctrl-C stops"
+    )

@@ -87,4 +87,6 @@ def test_serve_on_loopback_answers_then_stops() -> None:
     # uvicorn shuts down gracefully, then re-raises the SIGTERM it caught (the usual status).
     assert proc.returncode in (0, -signal.SIGTERM), err
     assert "loopback only" in err
+    assert f"serving on http://127.0.0.1:{port}/ (the web page)" in err
+    assert f"docs at http://127.0.0.1:{port}/docs" in err
     assert "Traceback" not in err

@@ -8,7 +8,7 @@ import pytest
 from medlit.config import Settings
 from medlit.errors import ConfigError
 from medlit.service.keys import KeyStore
-from medlit.service.server import check_bind
+from medlit.service.server import check_bind, ready_line
 from medlit.storage import open_store
 from tests.fakes.eutils_server import FakeEutils
 from tests.fakes.llm_server import FakeLLMServer
@@ -106,6 +106,14 @@ def test_without_keys_only_loopback() -> None:
     with pytest.raises(ConfigError, match=r"refusing to listen on 0\.0\.0\.0"):
         check_bind("0.0.0.0", 0)
     assert "API keys required" in check_bind("0.0.0.0", 1)
+
+
+def test_the_ready_line_gives_urls_a_browser_opens() -> None:
+    assert ready_line("127.0.0.1", 8000).startswith("serving on http://127.0.0.1:8000/ (the web")
+    assert "docs at http://[::1]:8080/docs" in ready_line("::1", 8080)
+    everywhere = ready_line("0.0.0.0", 8000)
+    assert everywhere.startswith("serving on http://127.0.0.1:8000/ (the web page) (and on every")
+    assert "http://[::1]:9000/" in ready_line("::", 9000)
 
 
 def test_keys_on_the_json_fast_path(service_settings: Settings) -> None:
