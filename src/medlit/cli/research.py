@@ -18,7 +18,9 @@ with a usage error naming the command meant: unquoted words whose first is a nea
 subcommand or a word people use for one (``staus``, ``report``, ``show``, ``stop``...) and whose
 only other word looks like a job id (4-12 hex digits, one of them a digit); or a lone word that
 is a near-miss of a subcommand (``staus``, ``exprot``), which ``medlit research run WORD``
-researches.
+researches. Options and their values (``--out r.md``) are not words here. A subcommand given
+more words than it takes (``medlit research list of statin trials``) is refused with the quoted
+command line that researches them.
 """
 
 from __future__ import annotations

@@ -9,9 +9,10 @@ const VERDICTS = { yes: "Yes", no: "No", uncertain: "Uncertain" };
 
 let current = null; // {controller} of the ask in flight
 let lastQuestion = "";
-let refreshQuestion = ""; // the standalone form of the last question (for a re-ask)
 let turns = 0;
-let shown = null; // {question, label, verdict} of the answer on screen
+// The answer on screen: the question as asked, its label (the standalone form, which a
+// refresh asks again) and its verdict.
+let shown = null;
 const HISTORY_MAX = 20; // earlier answers kept on the page
 
 function newId() {
@@ -33,7 +34,6 @@ function newConversation() {
   localStorage.setItem(SESSION_KEY, `web-${newId()}`);
   turns = 0;
   lastQuestion = "";
-  refreshQuestion = "";
   shown = null;
   clear(byId("history"));
   show(byId("history-box"), false);
@@ -137,7 +137,6 @@ async function ask(question, { noCache = false } = {}) {
     }
   }
   if (result) {
-    refreshQuestion = result.standalone_question || question;
     keepShownAnswer(question, noCache);
     renderResult(result);
     shown = { question, label: result.standalone_question || question, verdict: result.verdict };
@@ -389,7 +388,7 @@ export function initAsk() {
   });
   byId("new-conversation").addEventListener("click", newConversation);
   byId("refresh").addEventListener("click", () => {
-    const question = refreshQuestion || lastQuestion;
+    const question = shown?.label || lastQuestion;
     if (question) ask(question, { noCache: true });
   });
 }
