@@ -49,6 +49,8 @@ def test_ask_progress_answer_links_then_cached_then_refresh(served: Served, open
     page.click("#ask-progress-heading")
     assert page.is_visible("#ask-progress li >> nth=0")
     assert page.inner_text("#verdict") == "Yes"
+    # The answer's opening "Verdict: Yes" line is the badge's: shown once, not again as text.
+    assert "Verdict" not in page.inner_text("#answer"), page.inner_text("#answer")
     assert not page.is_visible("#cache-note")
 
     # Every [PMID:n] became a numbered link to its PubMed page, numbered as the citations list.

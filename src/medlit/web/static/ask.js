@@ -299,7 +299,10 @@ function renderResult(result) {
 
   const answer = clear(byId("answer"));
   let lines = String(result.answer || "").split(/\n/);
-  if (result.verdict && lines.length && /^\s*(yes|no|uncertain)\W*\s*$/i.test(lines[0])) lines = lines.slice(1);
+  // The answer opens with its verdict ("Verdict: Yes", or a bare "Yes" while streamed): the
+  // badge already shows it, so a first line that says the same is not shown twice.
+  const opening = /^\s*(?:verdict\s*[:=-]?\s*)?(yes|no|uncertain)\W*$/i.exec(lines[0] || "");
+  if (result.verdict && opening && opening[1].toLowerCase() === result.verdict) lines = lines.slice(1);
   for (const para of lines.join("\n").split(/\n\s*\n/)) {
     if (!para.trim()) continue;
     const p = h("p");
