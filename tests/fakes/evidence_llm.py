@@ -34,6 +34,8 @@ class EvidenceResponder:
         verdict_for: the verdict word for the cited PMIDs (``Yes``, ``No``, ``Uncertain``).
         cite: evidence blocks cited per answer at most.
         invent: also cite a PMID absent from the evidence (``99999999``).
+        drop_follow_up: rewrite a follow-up as the previous question alone (what a small model
+            did with "and in children?").
     """
 
     def __init__(
@@ -42,10 +44,12 @@ class EvidenceResponder:
         *,
         cite: int = 3,
         invent: bool = False,
+        drop_follow_up: bool = False,
     ) -> None:
         self.verdict_for = verdict_for or (lambda pmids: "Uncertain")
         self.cite = cite
         self.invent = invent
+        self.drop_follow_up = drop_follow_up
         self.tasks: list[str] = []
 
     def __call__(self, request: dict[str, Any]) -> str:
@@ -68,7 +72,7 @@ class EvidenceResponder:
         follow = (latest.group(1) if latest else "").strip().rstrip("?")
         last = recent.group(1).split("; ")[-1].strip().rstrip("?") if recent else ""
         follow = re.sub(r"^(and|but|what about|how about)\s+", "", follow, flags=re.I)
-        standalone = f"{last} {follow}?".strip()
+        standalone = f"{last}?" if self.drop_follow_up else f"{last} {follow}?".strip()
         words = [w for w in re.findall(r"[A-Za-z0-9-]{4,}", standalone)][:6]
         return json.dumps(
             {

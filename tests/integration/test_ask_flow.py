@@ -236,6 +236,22 @@ async def test_follow_up_is_rewritten_before_the_cache(
     assert sum(1 for r in llm_server.history if _is_plan(r.json)) == 1
 
 
+async def test_a_rewrite_that_drops_the_follow_up_is_not_answered_as_the_previous_question(
+    settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
+) -> None:
+    # A small model made "and in children?" standalone as the previous question, unchanged;
+    # the cache then served the adults' answer for it. Now the rewrite is refused.
+    llm_server.responder = EvidenceResponder(lambda pmids: "Yes", drop_follow_up=True)
+    async with Assistant(_configure(settings, eutils, llm_server)) as assistant:
+        first = await assistant.ask(Q1, session_id="s1")
+        assert first.cache.admitted
+        follow = await assistant.ask("and in children?", session_id="s1")
+    assert sum(1 for r in llm_server.history if _is_plan(r.json)) == 1  # it was asked
+    assert follow.cache.tier1 == "miss"
+    assert follow.standalone_question != first.standalone_question
+    assert "children" in follow.standalone_question and "aspirin" in follow.standalone_question
+
+
 def _is_plan(request: dict[str, object]) -> bool:
     messages = request.get("messages")
     assert isinstance(messages, list)

@@ -127,10 +127,20 @@ class AskNodes:
             plan = query.contextual_plan(question, previous, max_terms=self.agent.max_query_terms)
             if self.deps.llm_configured("plan_query"):
                 try:
-                    plan = await self._llm_plan(question, state.get("memory_summary", ""))
-                    by_llm = True
+                    rewritten = await self._llm_plan(question, state.get("memory_summary", ""))
                 except LLMError as exc:
                     log.warning("plan_query_llm_failed", error=str(exc))
+                else:
+                    # A rewrite that lost what the follow-up asks would be answered (or served
+                    # from the cache) as the previous question: keep the contextual plan then.
+                    if query.keeps_follow_up(question, rewritten.standalone_question):
+                        plan, by_llm = rewritten, True
+                    else:
+                        log.warning(
+                            "plan_query_rewrite_dropped_follow_up",
+                            follow_up=question,
+                            rewrite=rewritten.standalone_question,
+                        )
         vector = self.deps.remembered_embedding(plan.standalone_question)
         if vector is None:
             vector = await off_loop(self.deps.embed_one, plan.standalone_question)

@@ -299,6 +299,23 @@ def looks_like_follow_up(question: str) -> bool:
     return n_terms <= 2
 
 
+def keeps_follow_up(follow_up: str, rewrite: str) -> bool:
+    """True when ``rewrite`` still says everything ``follow_up`` adds to the conversation.
+
+    A small model asked to make "and in children?" standalone may give back the previous
+    question unchanged; that rewrite would be served the previous answer from the cache. Every
+    content word of the follow-up must appear in the rewrite, as itself or as a word sharing its
+    first five letters ("child"/"children", "pregnant"/"pregnancy"); a synonym fails, which costs
+    only the cruder :func:`contextual_plan`.
+    """
+    words = {w.lower().strip("'") for w in _WORD.findall(rewrite)}
+    stems = {w[:5] for w in words if len(w) >= 5}
+    return all(
+        term in words or (len(term) >= 5 and term[:5] in stems)
+        for term in content_terms(follow_up, limit=64)
+    )
+
+
 class PlanOutput(BaseModel):
     """What the LLM planner returns for a follow-up question (task ``plan_query``)."""
 

@@ -12,7 +12,12 @@ from medlit.agent.citations import (
     verdict_first,
 )
 from medlit.agent.prompt import VERDICT_CUE, build_messages, expand_context
-from medlit.agent.query import contextual_plan, deterministic_plan, looks_like_follow_up
+from medlit.agent.query import (
+    contextual_plan,
+    deterministic_plan,
+    keeps_follow_up,
+    looks_like_follow_up,
+)
 from medlit.types import AbstractSection, Article, Chunk, Evidence
 
 
@@ -135,6 +140,20 @@ def test_follow_ups_are_detected_and_made_standalone() -> None:
     plan = contextual_plan("and in children?", "Is aspirin effective for migraine?")
     assert "aspirin" in plan.standalone_question and "children" in plan.standalone_question
     assert plan.pubmed_query.startswith("children AND aspirin")
+
+
+def test_a_rewrite_must_keep_what_the_follow_up_adds() -> None:
+    previous = "Does vitamin D supplementation prevent fractures in older adults?"
+    assert not keeps_follow_up("and in children?", previous)  # the follow-up was dropped
+    assert keeps_follow_up(
+        "and in children?", "Does vitamin D supplementation prevent fractures in children?"
+    )
+    # A word sharing its first five letters counts; a misspelling the model corrected too.
+    assert keeps_follow_up("and when pregnant?", "Is vitamin D safe in pregnancy?")
+    assert keeps_follow_up("and in childern?", "Does vitamin D help children?")
+    assert keeps_follow_up("is it safe?", "Is vitamin D supplementation safe?")
+    assert not keeps_follow_up("and for women over 65?", "Does vitamin D help women?")
+    assert not keeps_follow_up("and metformin?", "Does insulin lower mortality?")
 
 
 def _article() -> Article:
