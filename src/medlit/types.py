@@ -252,6 +252,11 @@ class ProviderStatus(BaseModel):
     dropped_non_english: int = 0
     error: str | None = None
     elapsed_ms: float = 0.0
+    not_asked: bool = Field(
+        False,
+        description="Left out of this search: it failed shortly before and rests "
+        "(search.failed_source_rest_s); status and error are that failure's.",
+    )
 
 
 class SearchResults(BaseModel):

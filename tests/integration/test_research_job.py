@@ -426,6 +426,7 @@ def test_failed_sources_are_reported_and_an_unwritable_report_is_kept(
         "MEDLIT_LOCAL_ENABLED": "false",
         "MEDLIT_LLM_BASE_URL": llm_server.base_url,
         "MEDLIT_LLM_MODEL": "fake-model",
+        "MEDLIT_RESEARCH_CONCURRENCY": "1",  # one sub-question after another
     }.items():
         monkeypatch.setenv(key, value)
     result = CliRunner().invoke(app, ["research", QUESTION, "--depth", "quick", "--json"])
@@ -438,6 +439,9 @@ def test_failed_sources_are_reported_and_an_unwritable_report_is_kept(
     assert any(line.startswith("Source europepmc failed") for line in limitations)
     assert "Source europepmc failed" in data["report_markdown"]
     assert "warning: europepmc failed for" in result.stderr
+    # Once it had failed it rested: not asked again for every sub-question and query.
+    assert len(failed["europepmc"]["sub_questions"]) >= 2
+    assert len(europepmc.history) == 1
 
     # The report cannot be written after the work: one error saying where the report is kept.
     jobs, db = open_job_store(rsettings)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -79,6 +80,42 @@ async def test_failing_and_slow_providers_do_not_sink_the_others(fakes: Settings
     assert providers["local"].status == "ok"
     assert {a.pmid for a in results.articles} == {"30000001", "30000006"}
     assert results.failed == ["pubmed", "europepmc"]
+
+
+async def test_a_failed_source_rests_while_another_answers(fakes: Settings) -> None:
+    # Europe PMC down: a research job paid its retries again for every sub-question.
+    fakes.europepmc.max_retries = 1
+    fakes.search.failed_source_rest_s = 1.5
+    epmc = _FAKES["europepmc"]
+    epmc.enqueue(Fault.status(500), times=2)  # the first search's try and its retry
+    async with SourceSet(fakes, "all") as sources:
+        first = await sources.search("aspirin")
+        asked = len(epmc.history)
+        assert first.providers["europepmc"].status == "error" and asked == 2  # one retry
+        second = await sources.search("aspirin")
+        # Not asked again; its failure still reported (a report says what is missing).
+        assert len(epmc.history) == asked
+        assert second.providers["europepmc"].status == "error"
+        assert second.providers["europepmc"].not_asked
+        assert second.providers["europepmc"].error == first.providers["europepmc"].error
+        assert second.providers["pubmed"].status == "ok" and second.articles
+        await asyncio.sleep(1.6)
+        third = await sources.search("aspirin")  # rested: asked again, and answers
+        assert len(epmc.history) == asked + 1
+        assert third.providers["europepmc"].status == "ok"
+        assert not third.providers["europepmc"].not_asked
+
+
+async def test_when_every_source_failed_every_source_is_asked_again(fakes: Settings) -> None:
+    fakes.pubmed.max_retries = 0
+    fakes.search.failed_source_rest_s = 60.0
+    pubmed = _FAKES["pubmed"]
+    pubmed.enqueue(Fault.status(500))
+    async with SourceSet(fakes, "pubmed") as sources:
+        failed = await sources.search("aspirin")
+        assert failed.providers["pubmed"].status == "error"
+        again = await sources.search("aspirin")  # the only source: never left out
+    assert again.providers["pubmed"].status == "ok" and again.articles
 
 
 async def test_disabled_provider_is_reported(fakes: Settings) -> None:

@@ -314,6 +314,8 @@ class SourceSet:
             follow_redirects=True, headers={"User-Agent": f"{settings.pubmed.tool} (medlit)"}
         )
         self.sources = build_sources(settings, names, client=self.client)
+        # Sources that failed, until when they rest, and how they failed.
+        self._resting: dict[str, tuple[float, ProviderStatus]] = {}
 
     @property
     def names(self) -> list[str]:
@@ -327,8 +329,33 @@ class SourceSet:
     async def search(
         self, query: SearchQuery | str, *, known: FreshArticles | None = None
     ) -> SearchResults:
-        """:func:`search_all_providers` over the held providers."""
-        return await search_all_providers(query, self.sources, settings=self.settings, known=known)
+        """:func:`search_all_providers` over the held providers.
+
+        A source that failed (its own retries spent) rests for ``search.failed_source_rest_s``
+        while another source can answer: a research job's next sub-questions, or the next
+        asks of a service, do not pay its retries again (Europe PMC down once cost a quick job
+        24 of its 30 source calls and its main question). Its failure stays in the results
+        (``failed``, marked ``not_asked``), so reports still say what is missing. A source
+        that answers is trusted again at once; when every source rests, all are asked.
+        """
+        rest_s = self.settings.search.failed_source_rest_s
+        now = time.monotonic()
+        resting = {n: st for n, (until, st) in self._resting.items() if until > now}
+        active = [s for s in self.sources if s.name not in resting]
+        if not any(_enabled(self.settings, s.name) for s in active):
+            active, resting = list(self.sources), {}
+        results = await search_all_providers(query, active, settings=self.settings, known=known)
+        for name, status in results.providers.items():
+            if status.status in {"error", "timeout"} and rest_s > 0:
+                self._resting[name] = (time.monotonic() + rest_s, status)
+                log.warning("source_resting", source=name, seconds=rest_s, error=status.error)
+            elif status.status in {"ok", "no_match"}:
+                self._resting.pop(name, None)
+        for name, status in resting.items():
+            results.providers[name] = status.model_copy(
+                update={"not_asked": True, "elapsed_ms": 0.0}
+            )
+        return results
 
     async def aclose(self) -> None:
         """Close every source and the shared client."""
