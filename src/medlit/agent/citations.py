@@ -166,8 +166,36 @@ def _without_verdict_line(
     cleaned = _clean(lines[index])
     rest = (cleaned[: match.start()] + cleaned[match.end() :]).strip(" .:;-–")
     if len(rest.split()) <= 2:  # the line only stated the verdict: it moves to the top
-        lines = lines[:index] + lines[index + 1 :]
+        lines = _without_lead_in(lines[:index]) + lines[index + 1 :]
     return verdict, "\n".join(lines).strip()
+
+
+_QUOTES = {'"': '"', "\u201c": "\u201d"}
+
+
+def _without_lead_in(lines: list[str]) -> list[str]:
+    """``lines`` without a last sentence that only led in to the verdict line removed after it.
+
+    "Therefore, the answer to the question "Does X help?" is:" would end the answer in
+    mid-air once its verdict moved to the top. Only a short (at most 40 words) last sentence
+    ending in a colon goes; a question mark inside quotes does not end a sentence.
+    """
+    last = max((i for i, line in enumerate(lines) if line.strip()), default=None)
+    if last is None or not lines[last].rstrip().endswith(":"):
+        return lines
+    line = lines[last].rstrip()
+    start, closing = 0, None
+    for i, char in enumerate(line[:-1]):
+        if closing is not None:
+            closing = None if char == closing else closing
+        elif char in _QUOTES:
+            closing = _QUOTES[char]
+        elif char in ".!?" and line[i + 1] == " ":
+            start = i + 1
+    if len(line[start:].split()) > 40:
+        return lines
+    kept = line[:start].rstrip()
+    return [*lines[:last], *([kept] if kept else [])]
 
 
 def reasoned_verdict(answer: str) -> tuple[Verdict | None, str]:

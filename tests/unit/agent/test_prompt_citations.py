@@ -59,6 +59,14 @@ def test_verdicts_written_last_are_found_and_moved() -> None:
         assert "[PMID:1]" in rest
     # A line that only states the verdict moves out of the text; a sentence stays whole.
     assert split_verdict("A [PMID:1].\nVerdict: Yes") == ("yes", "A [PMID:1].")
+    # A lead-in to the verdict line does not stay behind, dangling, when that line moves.
+    led = 'A [PMID:1].\n\nTherefore, the answer to the question "Does X help? In adults?" is:\n'
+    assert split_verdict(led + "Verdict: No") == ("no", "A [PMID:1].")
+    assert split_verdict("A [PMID:1]. B. The verdict is as follows:\nVerdict: No") == (
+        "no",
+        "A [PMID:1]. B.",
+    )
+    assert split_verdict("These trials found:\n- A [PMID:1]\nVerdict: Yes")[1].endswith("[PMID:1]")
     assert split_verdict("A [PMID:1]. So the verdict is no.")[1].endswith("verdict is no.")
     # The last labelled verdict wins (the model may list the options first).
     assert (
