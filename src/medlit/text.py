@@ -60,6 +60,24 @@ def require_clean_text(value: str, what: str) -> str:
     return remove_control_chars(value)
 
 
+def sentence_starts(text: str) -> list[int]:
+    """Where each sentence of ``text`` after the first begins (offsets into ``text``).
+
+    Cutting ``text`` there gives its sentences with their own spacing, so the pieces join back
+    into ``text`` exactly. ``syntok``, as :func:`split_sentences`: "0.67 vs. 1.58 mmol/l" is one
+    sentence.
+    """
+    from syntok import segmenter
+
+    starts = [
+        sentence[0].offset
+        for paragraph in segmenter.process(text)
+        for sentence in paragraph
+        if sentence
+    ]
+    return [start for start in starts[1:] if 0 < start < len(text)]
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences of ``text``.
 

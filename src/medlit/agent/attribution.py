@@ -10,11 +10,11 @@ answer, and a sentence that already cites is left alone.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
 from medlit.agent.citations import extract_pmids
 from medlit.agent.query import content_terms
+from medlit.text import sentence_starts
 from medlit.types import Article
 
 __all__ = ["MIN_SHARE", "attribute_uncited"]
@@ -22,7 +22,6 @@ __all__ = ["MIN_SHARE", "attribute_uncited"]
 MIN_SHARE = 0.6
 """Share of a sentence's content words that must occur in the article it is attributed to."""
 _MIN_TERMS = 4
-_SENTENCE = re.compile(r"(?<=[.!?])(?=\s+[A-Z0-9(\[])")
 
 
 def _terms(text: str) -> set[str]:
@@ -47,7 +46,8 @@ def attribute_uncited(text: str, articles: Mapping[str, Article]) -> tuple[str, 
     for index, line in enumerate(lines):
         if line.strip().lower().startswith("verdict:"):
             continue
-        pieces = _SENTENCE.split(line)
+        cuts = sentence_starts(line)
+        pieces = [line[a:b] for a, b in zip([0, *cuts], [*cuts, len(line)], strict=True)]
         for number, sentence in enumerate(pieces):
             if extract_pmids(sentence):
                 continue

@@ -44,3 +44,25 @@ def test_cited_vague_or_foreign_sentences_are_left_alone() -> None:
     text, attributed = attribute_uncited(answer, ARTICLES)
     assert (text, attributed) == (answer, [])
     assert attribute_uncited(answer, {}) == (answer, [])
+
+
+def test_an_abbreviation_does_not_end_the_sentence_a_citation_is_added_to() -> None:
+    # The local model wrote "(0.67 vs. 1.58 mmol/l)"; a citation landed inside it, before the
+    # period of "vs.", breaking the figures apart.
+    articles = {
+        "17113061": _article(
+            "17113061",
+            "Do mutations causing low HDL-C promote increased carotid intima-media thickness?",
+            "cIMT was nearly identical between cases and controls despite significantly lower "
+            "HDL cholesterol (0.67 vs. 1.58 mmol/l) in carriers of the mutations.",
+        ),
+        **ARTICLES,
+    }
+    answer = (
+        "Carriers had nearly identical cIMT despite significantly lower HDL cholesterol "
+        "(0.67 vs. 1.58 mmol/l) than controls. Nothing else is known."
+    )
+    text, attributed = attribute_uncited(answer, articles)
+    assert attributed == ["17113061"]
+    assert "(0.67 vs. 1.58 mmol/l) than controls [PMID:17113061]. Nothing else" in text
+    assert text.replace(" [PMID:17113061]", "") == answer
