@@ -219,6 +219,9 @@ def reasoned_verdict(answer: str) -> tuple[Verdict | None, str]:
     if index > first:
         return _without_verdict_line(lines, index, verdict, match)
     rest = _clean(lines[index])[match.end() :].lstrip(" .,:;!-–—")
+    first_word = rest.split(maxsplit=1)[0] if rest else ""
+    if first_word.isalpha() and first_word.islower():  # "Yes, double balloon ..." ("mRNA" stays)
+        rest = rest[0].upper() + rest[1:]
     lines = [*lines[:index], *([rest] if rest else []), *lines[index + 1 :]]
     return None, "\n".join(lines).strip()
 

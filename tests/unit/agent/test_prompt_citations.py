@@ -130,6 +130,12 @@ def test_only_a_verdict_written_after_the_reasoning_is_trusted() -> None:
     # An opening word, then a labelled verdict at the end: the labelled one counts.
     assert reasoned_verdict("Yes. Trials found no effect [PMID:1].\nVerdict: No")[0] == "no"
     assert reasoned_verdict("Aspirin helps [PMID:1].") == (None, "Aspirin helps [PMID:1].")
+    # What follows an opening verdict is a sentence of its own: capitalised ("mRNA" kept).
+    assert reasoned_verdict("Yes, double balloon enteroscopy is safe [PMID:1].") == (
+        None,
+        "Double balloon enteroscopy is safe [PMID:1].",
+    )
+    assert reasoned_verdict("Yes, mRNA vaccines help [PMID:1].")[1].startswith("mRNA")
 
 
 def test_deterministic_plan_builds_and_or_queries() -> None:
