@@ -317,6 +317,17 @@ def test_cli_runs_lists_shows_and_resumes_a_job(
     markdown = runner.invoke(app, ["research", "resume", data["id"]])
     assert markdown.stdout.startswith("# Aspirin after ischaemic stroke")
 
+    # Without --json, on a stderr that is not a terminal (a log, a pipe): one line per
+    # progress event, as it happens, not a progress bar drawn once at the end.
+    again = runner.invoke(app, ["research", QUESTION, "--depth", "quick",
+                                "--out", str(tmp_path / "again.md")])  # fmt: skip
+    assert again.exit_code == 0, again.output
+    lines = [line for line in again.stderr.splitlines() if re.match(r"\d\d:\d\d:\d\d ", line)]
+    assert lines[0].split()[1:4] == ["PLANNING", "planning", "started"], lines
+    assert any("sub-questions" in line for line in lines if " EXECUTING " in line)
+    assert lines[-1].split()[1:3] == ["COMPLETED", "completed"], lines
+    assert (tmp_path / "again.md").read_text().startswith("# Aspirin after ischaemic stroke")
+
 
 @pytest.mark.slow
 async def test_a_process_killed_mid_executing_resumes_where_it_stopped(

@@ -407,6 +407,8 @@ async def _with_progress(
 
     if quiet:
         return await start(None)
+    if not err_console.is_terminal:
+        return await start(_log_line)
     progress = Progress(
         TextColumn("[bold]{task.fields[stage]:<12}"),
         BarColumn(),
@@ -433,6 +435,29 @@ async def _with_progress(
 
     with progress:
         return await start(show)
+
+
+def _log_line(event: ProgressEvent) -> None:
+    """One plain line per progress event, for a stderr that is a file or a pipe.
+
+    A progress bar is redrawn in place, which a log cannot show: a job written to a log
+    would say nothing for the minutes (an hour, on a slow model) it runs.
+    """
+    from datetime import datetime
+
+    done = (
+        f" · {event.sub_questions_done}/{event.sub_questions_total} sub-questions"
+        if event.sub_questions_total
+        else ""
+    )
+    err_console.print(
+        f"{datetime.now().strftime('%H:%M:%S')} {event.stage.value:<12} {event.message}{done}"
+        f" · findings {event.findings} · facts {event.facts} · calls: "
+        f"{event.provider_calls} source, {event.llm_calls} LLM",
+        highlight=False,
+        markup=False,
+        soft_wrap=True,
+    )
 
 
 def _check_out(out: Path | None) -> None:
