@@ -78,6 +78,33 @@ def sentence_starts(text: str) -> list[int]:
     return [start for start in starts[1:] if 0 < start < len(text)]
 
 
+def drop_repeated_sentences(text: str) -> str:
+    """``text`` without the sentences that repeat an earlier one word for word.
+
+    A small model can loop, writing the same sentences again (Qwen2.5 1.5B repeated two whole
+    paragraphs of a safety answer). A repeat says nothing new; short sentences (under four
+    words, "It may help.") are left alone, and a line left empty goes.
+    """
+    seen: set[str] = set()
+    lines: list[str] = []
+    for line in text.split("\n"):
+        cuts = sentence_starts(line)
+        pieces = [line[a:b] for a, b in zip([0, *cuts], [*cuts, len(line)], strict=True)]
+        kept = []
+        for piece in pieces:
+            key = " ".join(piece.lower().split())
+            if len(key.split()) >= 4 and key in seen:
+                continue
+            seen.add(key)
+            kept.append(piece)
+        if len(kept) < len(pieces):
+            if not kept:
+                continue
+            line = "".join(kept).rstrip()
+        lines.append(line)
+    return "\n".join(lines)
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences of ``text``.
 

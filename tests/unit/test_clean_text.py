@@ -84,3 +84,23 @@ def test_good_urls_and_task_names_pass(monkeypatch: pytest.MonkeyPatch) -> None:
     settings = Settings()
     assert settings.llm.base_url == "http://localhost:11434/v1"
     assert settings.llm.tasks["synthesize"].model == "big"
+
+
+def test_repeated_sentences_are_dropped_once_said() -> None:
+    from medlit.text import drop_repeated_sentences
+
+    looped = (
+        "Vitamin D is generally safe [PMID:1]. One trial was uncontrolled [PMID:1].\n"
+        "[PMID:2] found higher Tregs in healthy adults.\n"
+        "One trial was uncontrolled [PMID:1]. It may help. It may help.\n"
+        "[PMID:2] found higher Tregs in healthy adults.\n"
+        "Therefore it is safe for most people."
+    )
+    assert drop_repeated_sentences(looped) == (
+        "Vitamin D is generally safe [PMID:1]. One trial was uncontrolled [PMID:1].\n"
+        "[PMID:2] found higher Tregs in healthy adults.\n"
+        "It may help. It may help.\n"
+        "Therefore it is safe for most people."
+    )
+    fresh = "Aspirin lowers stroke risk [PMID:1]. Aspirin raises bleeding risk [PMID:2]."
+    assert drop_repeated_sentences(fresh) == fresh

@@ -18,6 +18,7 @@ from typing import Literal
 
 from medlit.llm.stance import is_yes_no_question
 from medlit.log import get_logger
+from medlit.text import sentence_starts
 
 __all__ = [
     "CitationCheck",
@@ -167,6 +168,12 @@ def _without_verdict_line(
     rest = (cleaned[: match.start()] + cleaned[match.end() :]).strip(" .:;-–")
     if len(rest.split()) <= 2:  # the line only stated the verdict: it moves to the top
         lines = _without_lead_in(lines[:index]) + lines[index + 1 :]
+    elif cleaned == lines[index].strip() and not cleaned[match.end() :].strip(" .!"):
+        # "... in certain populations. The verdict is: Yes": the last sentence only stated
+        # the verdict, which moves to the top; the sentences before it stay.
+        start = max((0, *(cut for cut in sentence_starts(cleaned) if cut <= match.start())))
+        if len((cleaned[start : match.start()]).split()) <= 2:
+            lines = [*lines[:index], cleaned[:start].rstrip(), *lines[index + 1 :]]
     return verdict, "\n".join(lines).strip()
 
 

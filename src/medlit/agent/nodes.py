@@ -37,6 +37,7 @@ from medlit.agent.verdict import read_verdict
 from medlit.errors import CacheAdmissionError, LLMError, SourceError, SourceUnavailable
 from medlit.log import get_logger
 from medlit.progress import emit, streaming_wanted
+from medlit.text import drop_repeated_sentences
 from medlit.types import Citation, Evidence, SearchQuery
 from medlit.usage import usage_scope
 
@@ -380,7 +381,10 @@ class AskNodes:
             }
         articles = {ev.article.pmid: ev.article for ev in evidence if ev.article.pmid}
         if configured:
-            text = await self._write_answer(state["prompt_messages"])
+            written = await self._write_answer(state["prompt_messages"])
+            text = drop_repeated_sentences(written)
+            if text != written:
+                log.info("answer_repeats_dropped", chars=len(written) - len(text))
             verdict = None
             if state.get("is_yes_no"):
                 verdict, text = reasoned_verdict(text)

@@ -67,7 +67,16 @@ def test_verdicts_written_last_are_found_and_moved() -> None:
         "A [PMID:1]. B.",
     )
     assert split_verdict("These trials found:\n- A [PMID:1]\nVerdict: Yes")[1].endswith("[PMID:1]")
-    assert split_verdict("A [PMID:1]. So the verdict is no.")[1].endswith("verdict is no.")
+    # A last sentence that only states the verdict goes; the sentences before it stay.
+    said = "Safe for most [PMID:1]. Data are limited in some groups. The verdict is: Yes"
+    assert split_verdict(said) == (
+        "yes",
+        "Safe for most [PMID:1]. Data are limited in some groups.",
+    )
+    kept = "Taken together, the answer to this verdict is: Yes"  # more than the verdict: kept
+    assert split_verdict(kept) == ("yes", kept)
+    assert split_verdict("A [PMID:1]. So the verdict is no.") == ("no", "A [PMID:1].")
+    assert split_verdict("A [PMID:1]. The verdict is no for children.")[1].endswith("children.")
     # The last labelled verdict wins (the model may list the options first).
     assert (
         split_verdict("Verdict: Yes, No or Uncertain?\nNo effect [PMID:1].\nVerdict: No")[0] == "no"
