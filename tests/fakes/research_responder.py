@@ -221,12 +221,24 @@ class ResearchResponder:
         minimum = int(re.search(r"at least (\d+) words", system).group(1))  # type: ignore[union-attr]
         user = _user(request_json)
         topic = re.search(r"Topic: (.*)", user).group(1)  # type: ignore[union-attr]
-        facts = re.findall(r"^\s*- \(([\w ]+)\) (.*)$", user, re.M)
-        body = " ".join(statement for _, statement in facts) + " See also [42]."
+        # Each fact or side of a conflict as a sentence citing its references, as a careful
+        # model writes it: "Aspirin users had fewer recurrent strokes (HR 0.85) [1][2]."
+        lines = re.findall(
+            r"^\s*- \((?!conflict)[\w ]+\) (.*?)(?: \(numbers: ([^)]*)\))? ((?:\[\d+\])*)$",
+            user,
+            re.M,
+        )
+        body = " ".join(
+            f"{text.rstrip('. ')}{f' ({numbers})' if numbers else ''} {cites}.".replace(" .", ".")
+            for text, numbers, cites in lines
+        )
+        body += " See also [42]."
+        refs = re.findall(r"\[(\d+)\]", body.removesuffix(" See also [42]."))
+        cite = f" [{refs[0]}]" if refs else ""
         filler = (" The studies differ in design, population and follow-up, so the size of the "
-                  "effect should be read with care.")  # fmt: skip
+                  f"effect should be read with care{cite}.")  # fmt: skip
         target = words if words is not None else minimum
-        while len(body.split()) < target:
+        while len(re.findall(r"[A-Za-z0-9][\w'-]*", re.sub(r"\[\d+\]", " ", body))) < target:
             body += filler
         return {"heading": topic.rstrip("?"), "content": body}
 

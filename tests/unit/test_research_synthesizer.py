@@ -151,3 +151,33 @@ async def test_markdown_and_json_rendering() -> None:
     assert "DOI: [10.1000/abc](https://doi.org/10.1000/abc)" in markdown
     data = json.loads(render_json(report))
     assert data["references"][0]["pmid"] == "111" and data["sections"][0]["short"] is False
+
+
+async def test_section_sentences_that_cite_no_verified_fact_are_left_out() -> None:
+    # Asked for 60 words from one fact, the local model padded a section with textbook prose
+    # citing nothing; another section cited only a reference that is not in the report.
+    settings = ResearchSettings(min_section_words=60, expand_tries=0)
+    padding = " ".join(["Surgery has improved a great deal over the last decades."] * 8)
+
+    def answer(task: str, msgs: list[dict[str, str]]) -> Any:
+        system, user = msgs[0]["content"], msgs[1]["content"]
+        if system.startswith("medlit research: summary"):
+            return {"title": "X and Y", "executive_summary": "X lowers Y [1]."}
+        if "Is X safe?" in user:
+            return {"heading": "Safety", "content": f"{padding} X is safe [9]."}
+        return {"heading": "Efficacy", "content": f"X lowers Y (0.67 vs. 1.58) [1].\n\n{padding}"}
+
+    report = await generate_report(
+        PLAN.question, FACTS, [], ARTICLES, ScriptedLLM(answer), settings, plan=PLAN
+    )
+    efficacy, safety = report.sections
+    assert efficacy.content == "X lowers Y (0.67 vs. 1.58) [1]."
+    assert efficacy.short and efficacy.word_count == 8 and efficacy.references == [1]
+    # Nothing of the draft held: the section shows its verified facts, with their references.
+    assert safety.content == "The verified facts on this topic: X is safe [3]."
+    assert safety.references == [3]
+    assert any(
+        item.startswith("17 sentence(s) drafted for the sections were left out")
+        for item in report.limitations
+    ), report.limitations
+    assert "Surgery has improved" not in render_markdown(report)

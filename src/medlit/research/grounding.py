@@ -1,11 +1,14 @@
-"""Keeping the executive summary to what the verified facts say.
+"""Keeping the executive summary and the sections to what the verified facts say.
 
 A small model asked to summarise facts that do not answer the question writes what the
 question hoped for ("vitamin D supplementation may have some protective effects" from facts
 about T cells). :func:`ground_summary` keeps a summary sentence only when it cites a reference
 of the report and every subject word of the question it uses (``fracture``) occurs in what those
 references' facts say; when no sentence survives, the summary says plainly that the evidence
-found does not answer the question and lists what was verified instead.
+found does not answer the question and lists what was verified instead. The sections get the
+same check (:func:`ground_text`): asked for 300 words from two facts, the same model filled a
+section with textbook prose that cited nothing; such sentences go, and a section left with none
+shows its verified facts instead (:func:`section_fallback`).
 """
 
 from __future__ import annotations
@@ -17,8 +20,17 @@ from medlit.llm.stance import content_terms
 from medlit.research.models import Discrepancy, Reference, VerifiedFact
 from medlit.research.planner import anchor_terms
 from medlit.research.tracking import normalise_topic
+from medlit.text import sentence_starts
 
-__all__ = ["GroundedSummary", "claim_supported", "ground_summary", "not_answered"]
+__all__ = [
+    "GroundedSummary",
+    "claim_supported",
+    "fact_support",
+    "ground_summary",
+    "ground_text",
+    "not_answered",
+    "section_fallback",
+]
 
 #: Share of a claim's content words its verbatim quote must hold (a paraphrase keeps most of
 #: them; "Vitamin D supplementation prevents fractures in older adults" over the quote
@@ -26,7 +38,6 @@ __all__ = ["GroundedSummary", "claim_supported", "ground_summary", "not_answered
 CLAIM_SUPPORT = 0.6
 _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|without|fail(?:ed|s)?)\b|n't\b", re.I)
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\[(])")
 _CITED = re.compile(r"\[(\d+(?:\s*[-–,;]\s*\d+)*)\]")
 
 
@@ -79,6 +90,55 @@ def not_answered(facts: list[VerifiedFact], numbers: dict[str, int], limit: int 
     return text
 
 
+def fact_support(
+    facts: list[VerifiedFact],
+    references: list[Reference],
+    numbers: dict[str, int],
+    discrepancies: list[Discrepancy] = (),  # type: ignore[assignment]
+) -> dict[int, set[str]]:
+    """The words each reference number stands behind: its title and its facts' statements."""
+    from medlit.research.synthesizer import citation_key
+
+    support: dict[int, set[str]] = {
+        r.number: set(normalise_topic(r.title).split()) for r in references
+    }
+    statements = [(f.statement, f.sources) for f in facts]
+    statements += [(c.claim, c.sources) for d in discrepancies for c in d.claims]
+    for statement, sources in statements:
+        words = set(normalise_topic(statement).split())
+        for source in sources:
+            number = numbers.get(citation_key(source))
+            if number is not None:
+                support.setdefault(number, set()).update(words)
+    return support
+
+
+def ground_text(text: str, question: str, support: dict[int, set[str]]) -> GroundedSummary:
+    """Keep the sentences of ``text`` that rest on the references they cite.
+
+    A sentence stays when it cites a reference in ``support`` and every subject word of the
+    question it uses occurs in what those references stand behind. Paragraphs are kept;
+    sentences are cut by syntok ("0.67 vs. 1.58 mmol/l" is not two sentences).
+    """
+    anchors = anchor_terms(question)
+    paragraphs: list[str] = []
+    removed: list[str] = []
+    for paragraph in re.split(r"\n\s*\n", text.strip()):
+        cuts = sentence_starts(paragraph)
+        kept: list[str] = []
+        for a, b in zip([0, *cuts], [*cuts, len(paragraph)], strict=True):
+            sentence = " ".join(paragraph[a:b].split())
+            if not sentence:
+                continue
+            cited = _numbers(sentence) & set(support)
+            used = anchors & set(normalise_topic(_CITED.sub(" ", sentence)).split())
+            backing = set().union(*(support[n] for n in cited)) if cited else set()
+            (kept if cited and used <= backing else removed).append(sentence)
+        if kept:
+            paragraphs.append(" ".join(kept))
+    return GroundedSummary("\n\n".join(paragraphs), removed, answered=bool(paragraphs))
+
+
 def ground_summary(
     summary: str,
     question: str,
@@ -97,32 +157,22 @@ def ground_summary(
         numbers: reference number by article key.
         discrepancies: conflicts (each side's claim supports the references it cites).
     """
+    support = fact_support(facts, references, numbers, discrepancies)
+    grounded = ground_text(summary, question, support)
+    if grounded.answered:
+        return grounded
+    return GroundedSummary(not_answered(facts, numbers), grounded.removed, answered=False)
+
+
+def section_fallback(facts: list[VerifiedFact], numbers: dict[str, int]) -> str:
+    """A section none of whose drafted sentences rests on a fact: the facts themselves."""
     from medlit.research.synthesizer import citation_key
 
-    support: dict[int, set[str]] = {
-        r.number: set(normalise_topic(r.title).split()) for r in references
-    }
-    statements = [(f.statement, f.sources) for f in facts]
-    statements += [(c.claim, c.sources) for d in discrepancies for c in d.claims]
-    for statement, sources in statements:
-        words = set(normalise_topic(statement).split())
-        for source in sources:
-            number = numbers.get(citation_key(source))
-            if number is not None:
-                support.setdefault(number, set()).update(words)
-    anchors = anchor_terms(question)
-    kept: list[str] = []
-    removed: list[str] = []
-    for sentence in (s.strip() for s in _SENTENCE.split(summary.strip())):
-        if not sentence:
-            continue
-        cited = _numbers(sentence) & set(support)
-        used = anchors & set(normalise_topic(_CITED.sub(" ", sentence)).split())
-        backing = set().union(*(support[n] for n in cited)) if cited else set()
-        if cited and used <= backing:
-            kept.append(sentence)
-        else:
-            removed.append(sentence)
-    if kept:
-        return GroundedSummary(" ".join(kept), removed)
-    return GroundedSummary(not_answered(facts, numbers), removed, answered=False)
+    lines = []
+    for fact in facts:
+        refs = sorted({numbers[k] for s in fact.sources if (k := citation_key(s)) in numbers})
+        if refs:  # a fact whose every source is unknown to the report is not shown
+            lines.append(fact.statement.rstrip(". ") + "".join(f" [{n}]" for n in refs) + ".")
+    if not lines:
+        return "No sentence drafted for this section could be tied to a verified fact."
+    return "The verified facts on this topic: " + " ".join(lines)

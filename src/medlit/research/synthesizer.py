@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from medlit.config import ResearchSettings
 from medlit.log import get_logger
-from medlit.research.grounding import ground_summary
+from medlit.research.grounding import fact_support, ground_summary, ground_text, section_fallback
 from medlit.research.models import (
     Discrepancy,
     NarrativeReport,
@@ -312,6 +312,8 @@ async def generate_report(
             "cited no verified fact, or said more than the facts they cited."
         )
     sections: list[ReportSection] = []
+    support = fact_support(facts, references, numbers, discrepancies)
+    ungrounded = 0
     for done, (topic_id, topic_facts) in enumerate(topics.items(), start=1):
         topic_question = plan.get(topic_id) if plan is not None else None
         topic = topic_question.text if topic_question is not None else topic_id
@@ -319,11 +321,28 @@ async def generate_report(
         section = await _write_section(
             topic, topic_facts, topic_conflicts, references, numbers, llm, settings
         )
+        grounded = ground_text(section.content, question, support)
+        if grounded.removed:
+            log.warning(
+                "section_sentences_removed",
+                topic=topic,
+                sentences=[sentence[:120] for sentence in grounded.removed],
+            )
+            ungrounded += len(grounded.removed)
+            text = grounded.text or section_fallback(topic_facts, numbers)
+            section.content, section.references = clean_citations(text, references)
+            section.word_count = count_words(section.content)
+            section.short = section.word_count < settings.min_section_words
         section.sub_question_ids = [topic_id]
         section.evidence_quality = evidence_quality(topic_facts, numbers, articles, topic_conflicts)
         sections.append(section)
         if on_section is not None:
             on_section(done, len(topics))
+    if ungrounded:
+        limitations.append(
+            f"{ungrounded} sentence(s) drafted for the sections were left out: they cited no "
+            "verified fact, or said more than the facts they cited."
+        )
     short = [s.heading for s in sections if s.short]
     if short:
         limitations.append(
