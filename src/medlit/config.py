@@ -134,11 +134,12 @@ class SearchSettings(_Section):
     default_limit: int = Field(20, ge=1, le=10000, description="Results per provider by default.")
     max_query_chars: int = Field(2000, ge=10, description="Longest accepted query, characters.")
     failed_source_rest_s: float = Field(
-        60.0,
+        300.0,
         ge=0,
         description="After a source fails (its retries spent), a long-lived caller (research "
         "job, service) leaves it out of searches that have another source for this many "
-        "seconds; 0 asks it every time.",
+        "seconds (its own retries cover a short blip, and a slow model's research job asks "
+        "minutes apart); 0 asks it every time.",
     )
 
 
