@@ -35,9 +35,22 @@ def test_ask_progress_answer_links_then_cached_then_refresh(served: Served, open
     # Warm the server (embedder, graph) with another question so the miss below is typical.
     assert served.post("/v1/ask", json={"question": "Do statins cause muscle pain?"}).is_success
     page = open_page(WIDTHS["desktop"])
+    # Every state of the streamed draft, as the person watching saw it.
+    page.evaluate(
+        """() => {
+        window.drafts = [];
+        const draft = document.getElementById("ask-draft");
+        new MutationObserver(() => window.drafts.push(draft.innerHTML))
+            .observe(draft, { childList: true });
+    }"""
+    )
 
     miss = ask(page, ASK_QUESTION)
     assert page.is_visible("#ask-result"), page.inner_text("#ask-error")
+    # The answer streamed in; a complete [PMID:n] showed as a numbered link, as it will stay.
+    drafts = [d for d in page.evaluate("window.drafts") if d]
+    assert drafts  # (the observer sees the tokens in batches, as many as timing makes)
+    assert 'class="cite"' in drafts[-1] and "[PMID:" not in drafts[-1], drafts[-1]
     # Progress arrived before the answer and was shown step by step.
     steps = page.locator("#ask-progress li").all_text_contents()  # folded: not rendered
     assert any("literature" in s.lower() for s in steps), steps

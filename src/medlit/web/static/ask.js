@@ -92,6 +92,7 @@ async function ask(question, { noCache = false } = {}) {
   let result = null;
   let failure = null;
   let firstProgress = true;
+  let draftText = ""; // the answer as streamed so far
   try {
     const response = await request("/v1/ask", {
       method: "POST",
@@ -113,9 +114,9 @@ async function ask(question, { noCache = false } = {}) {
           progressItem(stageText(data), ev.event);
         } else if (ev.event === "token") {
           const piece = data && typeof data === "object" ? data.message ?? data.text ?? "" : data ?? ev.data;
-          const draft = byId("ask-draft");
-          show(draft, true);
-          draft.append(document.createTextNode(String(piece)));
+          draftText += String(piece);
+          // Redrawn whole: a [PMID:n] marker becomes a numbered link once it is complete.
+          show(fill(byId("ask-draft"), answerNodes(draftText, draftNumbers(draftText))), true);
         } else if (ev.event === "result" && data) {
           result = data;
         } else if (ev.event === "error") {
@@ -219,6 +220,12 @@ function stageText(event) {
 }
 
 /** Split answer text into text and numbered PubMed links for every [PMID:…] marker. */
+/** Numbers for the PMIDs of a streamed draft: in the order they are first cited. */
+function draftNumbers(text) {
+  const order = [...new Set([...text.matchAll(/PMID:\s*(\d+)/g)].map((m) => m[1]))];
+  return (pmid) => order.indexOf(pmid) + 1;
+}
+
 export function answerNodes(text, numberOf) {
   const nodes = [];
   const marker = /\[(?:\s*PMID:\s*\d+\s*[,;]?\s*)+\]/g;
