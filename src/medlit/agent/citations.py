@@ -87,11 +87,16 @@ class CitationCheck:
     removed: list[str] = field(default_factory=list)  # PMIDs stripped: not in the evidence
 
 
+# "... (P<0.05). [PMID:1]" at the end of a line: the citation belongs inside its sentence.
+_TRAILING_CITES = re.compile(r"([.!?])[ \t]*((?:\[PMID:\d+\])+)[ \t]*$", re.M)
+
+
 def enforce_citations(text: str, allowed: Collection[str]) -> CitationCheck:
     """Strip every cited PMID that is not in ``allowed`` (the retrieved evidence).
 
     A bracket keeps its valid PMIDs (rewritten as ``[PMID:1][PMID:2]``); a bracket with none
-    left disappears with the space before it.
+    left disappears with the space before it. Citations a line ends with after its last
+    period move before it ("(P<0.05). [PMID:1]" reads "(P<0.05) [PMID:1].").
     """
     allowed_set = set(allowed)
     cited: list[str] = []
@@ -109,7 +114,7 @@ def enforce_citations(text: str, allowed: Collection[str]) -> CitationCheck:
         lead = " " if match.group(0).startswith(" ") else ""
         return lead + "".join(f"[PMID:{p}]" for p in dict.fromkeys(keep))
 
-    new_text = _BRACKET.sub(rewrite, text)
+    new_text = _TRAILING_CITES.sub(r" \2\1", _BRACKET.sub(rewrite, text))
     if removed:
         log.warning("citation_removed", pmids=removed, reason="not_in_retrieved_evidence")
     return CitationCheck(text=new_text, cited=cited, removed=removed)

@@ -33,6 +33,11 @@ def test_invented_citations_are_removed_from_text() -> None:
     assert check.removed == ["999", "998"]
     assert "999" not in check.text and "998" not in check.text
     assert check.text == "Aspirin helps [PMID:1]. It cures everything. Both [PMID:1]."
+    # A line that ends with its citations after the last period: they move inside.
+    tail = "Lower HDL (P<0.05). [PMID:1][PMID:999]\nAs [PMID:1] showed. [PMID:1] Also fewer."
+    assert enforce_citations(tail, {"1"}).text == (
+        "Lower HDL (P<0.05) [PMID:1].\nAs [PMID:1] showed. [PMID:1] Also fewer."
+    )
 
 
 def test_citations_small_models_write_are_recognised() -> None:
