@@ -78,6 +78,12 @@ def sentence_starts(text: str) -> list[int]:
     return [start for start in starts[1:] if 0 < start < len(text)]
 
 
+def sentence_pieces(text: str) -> list[str]:
+    """The sentences of ``text``, each with the spacing after it: ``"".join`` gives ``text``."""
+    cuts = sentence_starts(text)
+    return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+
+
 def drop_repeated_sentences(text: str) -> str:
     """``text`` without the sentences that repeat an earlier one word for word.
 
@@ -88,8 +94,7 @@ def drop_repeated_sentences(text: str) -> str:
     seen: set[str] = set()
     lines: list[str] = []
     for line in text.split("\n"):
-        cuts = sentence_starts(line)
-        pieces = [line[a:b] for a, b in zip([0, *cuts], [*cuts, len(line)], strict=True)]
+        pieces = sentence_pieces(line)
         kept = []
         for piece in pieces:
             key = " ".join(piece.lower().split())

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 from medlit.agent.citations import extract_pmids
 from medlit.agent.query import content_terms
-from medlit.text import sentence_starts
+from medlit.text import sentence_pieces
 from medlit.types import Article
 
 __all__ = ["MIN_SHARE", "attribute_uncited"]
@@ -46,8 +46,7 @@ def attribute_uncited(text: str, articles: Mapping[str, Article]) -> tuple[str, 
     for index, line in enumerate(lines):
         if line.strip().lower().startswith("verdict:"):
             continue
-        cuts = sentence_starts(line)
-        pieces = [line[a:b] for a, b in zip([0, *cuts], [*cuts, len(line)], strict=True)]
+        pieces = sentence_pieces(line)
         for number, sentence in enumerate(pieces):
             if extract_pmids(sentence):
                 continue

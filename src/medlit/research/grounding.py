@@ -20,7 +20,7 @@ from medlit.llm.stance import content_terms
 from medlit.research.models import Discrepancy, Reference, VerifiedFact
 from medlit.research.planner import anchor_terms
 from medlit.research.tracking import normalise_topic
-from medlit.text import sentence_starts
+from medlit.text import sentence_pieces
 
 __all__ = [
     "GroundedSummary",
@@ -73,14 +73,17 @@ def claim_supported(claim: str, quote: str) -> bool:
     return len(words & content_terms(quote)) >= CLAIM_SUPPORT * len(words)
 
 
+def _cited_statement(fact: VerifiedFact, numbers: dict[str, int]) -> str:
+    """A fact's statement with its report references: "Aspirin cut stroke [1] [3]"."""
+    from medlit.research.synthesizer import reference_numbers
+
+    refs = reference_numbers(fact.sources, numbers)
+    return fact.statement.rstrip(". ") + "".join(f" [{n}]" for n in refs)
+
+
 def not_answered(facts: list[VerifiedFact], numbers: dict[str, int], limit: int = 3) -> str:
     """The summary of a report whose evidence does not answer the question."""
-    from medlit.research.synthesizer import citation_key
-
-    lines = []
-    for fact in facts[:limit]:
-        refs = sorted({numbers[k] for s in fact.sources if (k := citation_key(s)) in numbers})
-        lines.append(fact.statement.rstrip(". ") + "".join(f" [{n}]" for n in refs))
+    lines = [_cited_statement(fact, numbers) for fact in facts[:limit]]
     text = (
         "The evidence found does not answer this question: no statement answering it could "
         "be tied to a verified fact."
@@ -124,10 +127,9 @@ def ground_text(text: str, question: str, support: dict[int, set[str]]) -> Groun
     paragraphs: list[str] = []
     removed: list[str] = []
     for paragraph in re.split(r"\n\s*\n", text.strip()):
-        cuts = sentence_starts(paragraph)
         kept: list[str] = []
-        for a, b in zip([0, *cuts], [*cuts, len(paragraph)], strict=True):
-            sentence = " ".join(paragraph[a:b].split())
+        for piece in sentence_pieces(paragraph):
+            sentence = " ".join(piece.split())
             if not sentence:
                 continue
             cited = _numbers(sentence) & set(support)
@@ -143,9 +145,8 @@ def ground_summary(
     summary: str,
     question: str,
     facts: list[VerifiedFact],
-    references: list[Reference],
     numbers: dict[str, int],
-    discrepancies: list[Discrepancy] = (),  # type: ignore[assignment]
+    support: dict[int, set[str]],
 ) -> GroundedSummary:
     """Keep the sentences of ``summary`` that rest on the facts they cite (see module doc).
 
@@ -153,11 +154,10 @@ def ground_summary(
         summary: the model's executive summary, citations already cleaned.
         question: the research question (its subject words are checked).
         facts: the verified facts the summary was written from.
-        references: the report's numbered references.
         numbers: reference number by article key.
-        discrepancies: conflicts (each side's claim supports the references it cites).
+        support: what each reference stands behind (:func:`fact_support`), shared with the
+            sections' check.
     """
-    support = fact_support(facts, references, numbers, discrepancies)
     grounded = ground_text(summary, question, support)
     if grounded.answered:
         return grounded
@@ -166,13 +166,14 @@ def ground_summary(
 
 def section_fallback(facts: list[VerifiedFact], numbers: dict[str, int]) -> str:
     """A section none of whose drafted sentences rests on a fact: the facts themselves."""
-    from medlit.research.synthesizer import citation_key
+    from medlit.research.synthesizer import reference_numbers
 
-    lines = []
-    for fact in facts:
-        refs = sorted({numbers[k] for s in fact.sources if (k := citation_key(s)) in numbers})
-        if refs:  # a fact whose every source is unknown to the report is not shown
-            lines.append(fact.statement.rstrip(". ") + "".join(f" [{n}]" for n in refs) + ".")
+    # A fact whose every source is unknown to the report is not shown.
+    lines = [
+        _cited_statement(fact, numbers) + "."
+        for fact in facts
+        if reference_numbers(fact.sources, numbers)
+    ]
     if not lines:
         return "No sentence drafted for this section could be tied to a verified fact."
     return "The verified facts on this topic: " + " ".join(lines)

@@ -57,6 +57,11 @@ def citation_key(source: Citation) -> str:
     return Article(pmid=source.pmid, doi=source.doi, title=source.title).key
 
 
+def reference_numbers(sources: list[Citation], numbers: dict[str, int]) -> list[int]:
+    """The report's reference numbers of ``sources`` (those it holds), ascending."""
+    return sorted({numbers[k] for s in sources if (k := citation_key(s)) in numbers})
+
+
 def build_references(
     facts: list[VerifiedFact], discrepancies: list[Discrepancy], articles: dict[str, Article]
 ) -> list[Reference]:
@@ -137,8 +142,7 @@ def clean_citations(text: str, references: list[Reference]) -> tuple[str, list[i
 def _fact_lines(facts: list[VerifiedFact], numbers: dict[str, int]) -> str:
     lines = []
     for fact in facts:
-        refs = sorted({numbers[k] for s in fact.sources if (k := citation_key(s)) in numbers})
-        cite = "".join(f"[{n}]" for n in refs)
+        cite = "".join(f"[{n}]" for n in reference_numbers(fact.sources, numbers))
         extra = f" (numbers: {', '.join(fact.numbers)})" if fact.numbers else ""
         lines.append(f"- ({fact.confidence} confidence) {fact.statement}{extra} {cite}")
     return "\n".join(lines)
@@ -149,8 +153,8 @@ def _conflict_lines(discrepancies: list[Discrepancy], numbers: dict[str, int]) -
     for discrepancy in discrepancies:
         lines.append(f"- (conflict) {discrepancy.topic}:")
         for claim in discrepancy.claims:
-            refs = sorted({numbers[k] for s in claim.sources if (k := citation_key(s)) in numbers})
-            lines.append(f"  - (one side) {claim.claim} {''.join(f'[{n}]' for n in refs)}")
+            refs = "".join(f"[{n}]" for n in reference_numbers(claim.sources, numbers))
+            lines.append(f"  - (one side) {claim.claim} {refs}")
     return "\n".join(lines)
 
 
@@ -301,9 +305,8 @@ async def generate_report(
         Task.SYNTHESIZE, messages(SUMMARY_SYSTEM, summary_user), SummaryReply
     )
     executive_summary, _ = clean_citations(summary.executive_summary, references)
-    grounded = ground_summary(
-        executive_summary, question, facts, references, numbers, discrepancies
-    )
+    support = fact_support(facts, references, numbers, discrepancies)
+    grounded = ground_summary(executive_summary, question, facts, numbers, support)
     executive_summary = grounded.text
     if grounded.removed:
         log.warning("summary_sentences_removed", sentences=[s[:120] for s in grounded.removed])
@@ -312,7 +315,6 @@ async def generate_report(
             "cited no verified fact, or said more than the facts they cited."
         )
     sections: list[ReportSection] = []
-    support = fact_support(facts, references, numbers, discrepancies)
     ungrounded = 0
     for done, (topic_id, topic_facts) in enumerate(topics.items(), start=1):
         topic_question = plan.get(topic_id) if plan is not None else None

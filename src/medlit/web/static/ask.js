@@ -219,13 +219,13 @@ function stageText(event) {
   return counts.length ? `${text} (${counts.join(", ")})` : text;
 }
 
-/** Split answer text into text and numbered PubMed links for every [PMID:…] marker. */
 /** Numbers for the PMIDs of a streamed draft: in the order they are first cited. */
 function draftNumbers(text) {
   const order = [...new Set([...text.matchAll(/PMID:\s*(\d+)/g)].map((m) => m[1]))];
   return (pmid) => order.indexOf(pmid) + 1;
 }
 
+/** Split answer text into text and numbered PubMed links for every [PMID:…] marker. */
 export function answerNodes(text, numberOf) {
   const nodes = [];
   const marker = /\[(?:\s*PMID:\s*\d+\s*[,;]?\s*)+\]/g;
