@@ -98,7 +98,9 @@ class AskResult(BaseModel):
     mode: Literal["llm", "evidence_digest"] = "evidence_digest"
     session_id: str | None = None
     warnings: list[str] = Field(
-        default_factory=list, description="Problems the answer survived (a source that failed)."
+        default_factory=list,
+        description="Problems the answer survived: a source that failed, a sentence left out "
+        "because it cited an article about something else.",
     )
 
     @classmethod
@@ -137,7 +139,8 @@ class AskResult(BaseModel):
             retrieval_score=round(state.get("retrieval_score", 0.0), 4),
             mode=state.get("mode") or "evidence_digest",
             session_id=state.get("session_id"),
-            warnings=[f"source failed: {e}" for e in dict.fromkeys(state.get("fetch_errors", []))],
+            warnings=[f"source failed: {e}" for e in dict.fromkeys(state.get("fetch_errors", []))]
+            + state.get("answer_warnings", []),
         )
 
 

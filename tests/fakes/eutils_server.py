@@ -33,8 +33,8 @@ From a shell (e.g. to try the CLI by hand)::
 Searching is a simple word match over title, abstract, MeSH terms and keywords (it is a fake):
 words that appear nowhere in the corpus are reported as ``PhraseNotFound`` and ignored, like
 PubMed does; ``match="all"`` (default) needs every remaining word, ``match="any"`` ranks by how
-many words match. Field tags (``[tiab]``), ``AND`` and quotes are ignored; ``OR`` switches the
-query to any-word matching.
+many words match. A quoted phrase (``"vitamin d"``) matches its words in that order. Field tags
+(``[tiab]``) and ``AND`` are ignored; ``OR`` switches the query to any-word matching.
 """
 
 from __future__ import annotations
@@ -180,6 +180,7 @@ class FakeEutils:
         self.records: dict[str, bytes] = {}
         self.years: dict[str, int] = {}
         self._tokens: dict[str, set[str]] = {}
+        self._texts: dict[str, str] = {}  # each record's words in order, for quoted phrases
         self.rate_limit = rate_limit
         self.rate_limit_with_key = rate_limit_with_key
         self.match = match
@@ -219,7 +220,9 @@ class FakeEutils:
                     "ArticleTitle", "AbstractText", "DescriptorName", "Keyword", "BookTitle"
                 )
             )
-            self._tokens[pmid] = set(_WORD.findall(text.lower()))
+            words = _WORD.findall(text.lower())
+            self._tokens[pmid] = set(words)
+            self._texts[pmid] = f" {' '.join(words)} "
             year = element.findtext(".//PubDate/Year") or element.findtext(".//PubDate/MedlineDate")
             match = re.search(r"\d{4}", year or "")
             self.years[pmid] = int(match.group()) if match else 0
@@ -361,10 +364,18 @@ class FakeEutils:
         """PMIDs matching ``term`` (best first) and the words found nowhere in the corpus."""
         any_mode = self.match == "any" or bool(re.search(r"\bOR\b", term))
         cleaned = re.sub(r"\[[^\]]*\]", " ", term).lower()
+        # A quoted phrase ("vitamin d") matches its words in that order, stop words included.
+        phrases = [f" {' '.join(_WORD.findall(p))} " for p in re.findall(r'"([^"]*)"', cleaned)]
+        cleaned = re.sub(r'"[^"]*"', " ", cleaned)
         words = [w for w in _WORD.findall(cleaned) if w not in _STOP]
         vocabulary: set[str] = set().union(*self._tokens.values()) if self._tokens else set()
         missing = [w for w in words if w not in vocabulary]
         known = [w for w in dict.fromkeys(words) if w in vocabulary]
+        for phrase in dict.fromkeys(p for p in phrases if p.strip()):
+            if any(phrase in text for text in self._texts.values()):
+                known.append(phrase)
+            else:
+                missing.append(phrase.strip())
         scored: list[tuple[int, int, str]] = []
         for pmid, tokens in self._tokens.items():
             year = self.years.get(pmid, 0)
@@ -372,7 +383,8 @@ class FakeEutils:
                 continue
             if max_year is not None and year > max_year:
                 continue
-            hits = sum(1 for w in known if w in tokens)
+            text = self._texts[pmid]
+            hits = sum(1 for w in known if (w in text if w.startswith(" ") else w in tokens))
             if not known or hits == 0 or (not any_mode and hits < len(known)):
                 continue
             scored.append((hits, year, pmid))

@@ -10,7 +10,7 @@ would, from what the prompt contains and nothing else:
 - ``summarize_memory``: the questions of the new turns, in one line.
 
 ``invent=True`` makes it also cite a PMID that is not in the evidence, to test that such a
-citation is stripped.
+citation is stripped; ``swap`` makes it name another thing than its evidence does.
 """
 
 from __future__ import annotations
@@ -36,6 +36,8 @@ class EvidenceResponder:
         invent: also cite a PMID absent from the evidence (``99999999``).
         drop_follow_up: rewrite a follow-up as the previous question alone (what a small model
             did with "and in children?").
+        swap: ``(written, said)``: write ``said`` where the evidence says ``written`` (what a
+            small model did with a vitamin C trial, asked about vitamin D).
     """
 
     def __init__(
@@ -45,11 +47,13 @@ class EvidenceResponder:
         cite: int = 3,
         invent: bool = False,
         drop_follow_up: bool = False,
+        swap: tuple[str, str] | None = None,
     ) -> None:
         self.verdict_for = verdict_for or (lambda pmids: "Uncertain")
         self.cite = cite
         self.invent = invent
         self.drop_follow_up = drop_follow_up
+        self.swap = swap
         self.tasks: list[str] = []
 
     def __call__(self, request: dict[str, Any]) -> str:
@@ -99,6 +103,8 @@ class EvidenceResponder:
             return "Uncertain\nThe evidence given does not address the question."
         lines = []
         for pmid, sentence in cited:
+            if self.swap is not None:
+                sentence = re.sub(re.escape(self.swap[0]), self.swap[1], sentence, flags=re.I)
             lines.append(f"{sentence.rstrip('.')} [PMID:{pmid}].")
         if self.invent:
             lines.append("A landmark trial settled this long ago [PMID:99999999].")

@@ -73,6 +73,20 @@ def corpus() -> list[Article]:
             "Cohort Studies",
             2017,
         ),
+        _article(
+            5,
+            "Vitamin C and complex regional pain syndrome after wrist fractures",
+            "Vitamin C reduced complex regional pain syndrome after wrist fractures.",
+            "Randomized Controlled Trial",
+            2007,
+        ),
+        _article(
+            6,
+            "Vitamin C dose and complex regional pain syndrome in wrist fractures",
+            "A daily vitamin C dose of 500 mg prevented complex regional pain syndrome.",
+            "Randomized Controlled Trial",
+            2010,
+        ),
     ]
     return sample_articles() + extra
 
@@ -256,6 +270,35 @@ def _is_plan(request: dict[str, object]) -> bool:
     messages = request.get("messages")
     assert isinstance(messages, list)
     return "Rewrite the user's latest question" in str(messages[0].get("content", ""))
+
+
+async def test_a_sentence_citing_an_article_about_another_vitamin_is_left_out(
+    settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
+) -> None:
+    # Asked about vitamin D over vitamin C trials, a small model wrote "Vitamin D reduced ..."
+    # citing them: every word but one letter is in the abstract, and the PMID was retrieved.
+    llm_server.responder = EvidenceResponder(lambda pmids: "Yes", swap=("vitamin C", "vitamin D"))
+    question = "Does vitamin D prevent complex regional pain syndrome after wrist fractures?"
+    async with Assistant(_configure(settings, eutils, llm_server)) as assistant:
+        result = await assistant.ask(question)
+        again = await assistant.ask(question)
+    searched = [r.params.get("term", "") for r in eutils.requests("esearch")]
+    assert searched and '"vitamin d"' in searched[0]  # not "vitamin" alone
+    vitamin_c = {"31000005", "31000006"}
+    written = [r for r in llm_server.history if "Evidence:" in str(r.json)]
+    assert all(p in str(written[0].json) for p in vitamin_c)  # both trials were in the prompt
+    assert not vitamin_c & {c.pmid for c in result.citations}
+    assert "vitamin D reduced" not in result.answer and "vitamin D dose" not in result.answer
+    left_out = [w for w in result.warnings if w.startswith("a sentence was left out")]
+    assert len(left_out) == 2
+    assert all("vitamin D" in w and "about vitamin C" in w for w in left_out)
+    # What is left does not speak of vitamin D: the model's "Yes" stood on the sentences gone.
+    assert result.verdict == "uncertain"
+    assert result.answer.startswith(
+        "Verdict: Uncertain\n\nNone of the retrieved articles addresses vitamin D: the "
+        "statements written from articles about vitamin C were left out."
+    )
+    assert not result.cache.admitted and again.cache.tier1 == "miss"
 
 
 async def test_invented_citations_are_stripped(

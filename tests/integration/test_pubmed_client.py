@@ -223,6 +223,11 @@ async def test_phrase_not_found(pm_settings: Settings) -> None:
             await source.search(SearchQuery(term="zzqxv"))
         # Known words that match nothing together: a legitimate empty result.
         assert await source.search(SearchQuery(term="aspirin metformin")) == []
+        # A quoted phrase matches its words in order ("in the elderly", stop words included).
+        found = await source.search(SearchQuery(term='aspirin AND "in the elderly"'))
+        assert [a.pmid for a in found] == ["30000006"]
+        # A phrase found nowhere is ignored, as PubMed does: aspirin alone.
+        assert len(await source.search(SearchQuery(term='"elderly aspirin" AND aspirin'))) == 2
 
 
 async def test_a_large_body_is_parsed_off_the_event_loop(

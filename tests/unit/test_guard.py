@@ -33,7 +33,7 @@ def guard() -> QuestionGuard:
         (
             "What are the complications of type 1 diabetes?",
             "What are the complications of type 2 diabetes?",
-            "different number: type 1 vs type 2",
+            "different name: type 1 vs type 2",
         ),
         (
             "Nausea every day and a missed period but I am not pregnant, what could be wrong?",
@@ -77,8 +77,17 @@ def guard() -> QuestionGuard:
             "My strep test was positive, should I take antibiotics for a sore throat?",
             "different outcome",
         ),
+        # One letter or number names another thing (COX-2 / COX-1 embed at 0.955).
+        ("Is COX-2 inhibition safe after surgery?", "is cox-1 inhibition safe after surgery?",
+         "different name: COX-2 vs COX-1"),
+        ("Is HIV-1 transmitted by breastfeeding?", "Is HIV 2 transmitted by breastfeeding?",
+         "different name: HIV-1 vs HIV-2"),
+        ("Does vitamin D prevent colds?", "does vitamin c prevent colds?",
+         "different name: vitamin D vs vitamin C"),
+        ("Is hepatitis B vaccine safe in pregnancy?", "Is hepatitis C vaccine safe in pregnancy?",
+         "different name: hepatitis B vs hepatitis C"),
     ],
-)
+)  # fmt: skip
 def test_rejects_medical_differences(guard: QuestionGuard, new: str, cached: str, reason: str):
     verdict = guard.check(new, cached)
     assert not verdict.ok
@@ -112,8 +121,12 @@ def test_rejects_medical_differences(guard: QuestionGuard, new: str, cached: str
             "I'm not sure if I am pregnant, what could cause nausea?",
             "What could cause nausea if I might be pregnant?",
         ),
+        ("Is stage II colon cancer treated with chemotherapy?",
+         "Is stage 2 colon cancer treated with chemotherapy?"),
+        ("Does vitamin D3 prevent falls in older adults?",
+         "does vitamin d prevent falls in older adults?"),
     ],
-)
+)  # fmt: skip
 def test_accepts_rewordings(guard: QuestionGuard, new: str, cached: str):
     verdict = guard.check(new, cached)
     assert verdict.ok, verdict.reason

@@ -23,8 +23,15 @@ import anyio.to_thread
 
 from medlit.agent import decisions, query, scoring
 from medlit.agent.attribution import attribute_uncited
+from medlit.agent.citation_names import (
+    drop_misattributed,
+    left_unanswered,
+    misattribution_warnings,
+    unaddressed,
+)
 from medlit.agent.citations import (
     enforce_citations,
+    extract_pmids,
     is_yes_no_question,
     reasoned_verdict,
     verdict_first,
@@ -393,8 +400,6 @@ class AskNodes:
                     log.info("no_verdict_line", mode=mode, fallback="verdict_call")
                     question = state.get("standalone_question") or state["question"]
                     verdict = await read_verdict(self.deps.llm(), question, text)
-                if verdict is not None:
-                    text = verdict_first(verdict, text)
         else:
             text, digest_verdict = await off_loop(
                 self.deps.digest, state["standalone_question"], evidence, heavy=True
@@ -403,11 +408,24 @@ class AskNodes:
             if state.get("is_yes_no") and digest_verdict in ("yes", "no", "uncertain"):
                 verdict = digest_verdict  # type: ignore[assignment]
         check = enforce_citations(text, articles)
+        warnings: list[str] = []
         if configured:
             check.text, attributed = attribute_uncited(check.text, articles)
             if attributed:
                 log.info("citations_attributed", pmids=attributed)
                 check.cited.extend(p for p in attributed if p not in check.cited)
+            check.text, misattributed = drop_misattributed(check.text, articles)
+            if misattributed:
+                warnings = misattribution_warnings(misattributed)
+                kept = set(extract_pmids(check.text))
+                check.cited = [p for p in check.cited if p in kept]
+                question = state.get("standalone_question") or state["question"]
+                missing = left_unanswered(check.text, misattributed, question)
+                if missing:  # what was asked about was said only by sentences left out
+                    check.text = unaddressed(check.text, missing)
+                    verdict = "uncertain" if verdict is not None else None
+            if verdict is not None:
+                check.text = verdict_first(verdict, check.text)
         doc_scores = state.get("doc_scores", {})
         citations = [
             Citation.from_article(articles[p], doc_scores.get(articles[p].key, 0.0))
@@ -420,6 +438,8 @@ class AskNodes:
             "verdict": verdict,
             "citations": citations,
             "removed_citations": check.removed,
+            "misattributed": len(warnings),
+            "answer_warnings": warnings,
             "mode": mode,
         }
 

@@ -16,6 +16,8 @@ from functools import lru_cache
 
 from pydantic import BaseModel, Field
 
+from medlit.qualified_names import WORD_HEADS
+
 __all__ = [
     "PlanOutput",
     "QueryPlan",
@@ -23,6 +25,7 @@ __all__ = [
     "deterministic_plan",
     "looks_like_follow_up",
     "normalise_question",
+    "query_terms",
     "suggest_focus",
 ]
 
@@ -338,9 +341,33 @@ class QueryPlan:
     focus: str | None
 
 
+# "vitamin D", "hepatitis B", "stage III", "type 2": alone, "vitamin" finds every vitamin.
+_NAME_PHRASE = re.compile(
+    rf"\b(?P<word>(?:{'|'.join(WORD_HEADS)})(?:e?s)?)[ -](?P<qual>[A-Za-z]\d{{0,2}}|[IVXivx]{{1,4}}"
+    r"|\d{1,2})\b(?![.,]\d)",
+    re.I,
+)
+
+
+def query_terms(text: str, *, max_terms: int) -> list[str]:
+    """The search terms of ``text``: its content words, a name with its qualifier quoted.
+
+    "Does vitamin D prevent fractures?" searches ``"vitamin d" AND prevent AND fractures``:
+    the one-letter "D" is no content word, and "vitamin" alone would find vitamin C trials.
+    """
+    terms = content_terms(text, limit=max_terms)
+    for match in _NAME_PHRASE.finditer(text):
+        word, qual = match.group("word").lower(), match.group("qual").lower()
+        if word in terms:
+            terms[terms.index(word)] = f'"{word} {qual}"'
+            if qual in terms:
+                terms.remove(qual)
+    return terms
+
+
 def build_queries(text: str, *, max_terms: int) -> tuple[str, str]:
     """The narrow (AND) and broad (OR) PubMed queries for ``text``."""
-    terms = content_terms(text, limit=max_terms) or [normalise_question(text)]
+    terms = query_terms(text, max_terms=max_terms) or [normalise_question(text)]
     return " AND ".join(terms), " OR ".join(terms)
 
 
@@ -361,8 +388,8 @@ def contextual_plan(question: str, previous_question: str, *, max_terms: int = 8
     """
     follow_up = normalise_question(question)
     standalone = f"{normalise_question(previous_question)} Follow-up: {follow_up}"
-    terms = content_terms(follow_up, limit=max_terms)
-    for term in content_terms(previous_question, limit=max_terms):
+    terms = query_terms(follow_up, max_terms=max_terms)
+    for term in query_terms(previous_question, max_terms=max_terms):
         if len(terms) >= max_terms:
             break
         if term not in terms:

@@ -82,6 +82,7 @@ from medlit.cache.guard_lexicon import (
     _STOP,
     _SYNONYMS,
 )
+from medlit.qualified_names import Names, describe, qualified_names, qualifiers_match
 
 __all__ = ["GuardVerdict", "QuestionFeatures", "QuestionGuard", "question_features"]
 
@@ -115,7 +116,6 @@ _UNIT = (
     r"tablets?|pills?|puffs?|drops?"
 )
 _DOSE = re.compile(rf"(\d+(?:\.\d+)?)\s*({_UNIT})\b")
-_GRADED = re.compile(r"\b(type|stage|grade|class|level)\s*(\d+|i{1,3}|iv|v)\b")
 _AGE = re.compile(
     r"\b(\d{1,3})\s*(?:-|\s)?(years?|yrs?|y/?o|months?|mos?|m/?o|m|weeks?|wks?|days?)"
     r"(?:\s*-?\s*old|\b)"
@@ -184,7 +184,7 @@ class QuestionFeatures:
     negated: frozenset[str]
     asserted: frozenset[str]
     doses: frozenset[tuple[str, str]]
-    graded: frozenset[tuple[str, str]]
+    names: Names
     age_groups: frozenset[str]
     sexes: frozenset[str]
     drugs: frozenset[str]
@@ -255,7 +255,7 @@ def question_features(question: str) -> QuestionFeatures:
         negated=frozenset(negated - asserted),
         asserted=frozenset(asserted),
         doses=frozenset(doses),
-        graded=frozenset(_GRADED.findall(text)),
+        names=qualified_names(question, fold_case=True),
         age_groups=frozenset(_age_groups(text)),
         sexes=frozenset(s for s, rx in _SEX.items() if rx.search(text)),
         drugs=frozenset(w for w in content if _is_drug(w)),
@@ -313,6 +313,7 @@ class QuestionGuard:
         for reason in (
             _negation(new, old),
             _numbers(new, old),
+            _names(new, old),
             _direction(new, old),
             _population(new, old),
             _drugs(new, old),
@@ -349,17 +350,27 @@ def _numbers(new: QuestionFeatures, old: QuestionFeatures) -> str | None:
     if bool(new.doses) != bool(old.doses):
         stated = sorted(new.doses or old.doses)[0]
         return f"different number: a dose ({' '.join(reversed(stated))}) in one question only"
-    for kind, a, b in (("dose", new.doses, old.doses), ("grade", new.graded, old.graded)):
-        a_keys = {k for k, _ in a}
-        for key in a_keys & {k for k, _ in b}:
-            va = {v for k, v in a if k == key}
-            vb = {v for k, v in b if k == key}
-            if va.isdisjoint(vb):
-                x, y = sorted(va)[0], sorted(vb)[0]
-                if kind == "dose":
-                    return f"different number: {x} {key} vs {y} {key}"
-                return f"different number: {key} {x} vs {key} {y}"
+    a, b = new.doses, old.doses
+    for key in {k for k, _ in a} & {k for k, _ in b}:
+        va = {v for k, v in a if k == key}
+        vb = {v for k, v in b if k == key}
+        if va.isdisjoint(vb):
+            return f"different number: {sorted(va)[0]} {key} vs {sorted(vb)[0]} {key}"
     return None
+
+
+def _names(new: QuestionFeatures, old: QuestionFeatures) -> str | None:
+    # "COX-2" / "COX-1" embed at 0.955, "HIV-1" / "HIV-2" at 0.952: one letter or number names
+    # another thing. Each must be named by the other question too (D matches D3, II matches 2).
+    for head in sorted(new.names.keys() & old.names.keys()):
+        a, b = new.names[head], old.names[head]
+        if not (_covered(a, b) and _covered(b, a)):
+            return f"different name: {describe(head, a)} vs {describe(head, b)}"
+    return None
+
+
+def _covered(these: frozenset[str], others: frozenset[str]) -> bool:
+    return all(any(qualifiers_match(x, y) for y in others) for x in these)
 
 
 def _population(new: QuestionFeatures, old: QuestionFeatures) -> str | None:

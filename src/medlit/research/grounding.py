@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 
 from medlit.llm.stance import content_terms
+from medlit.qualified_names import mismatched, qualified_names
 from medlit.research.models import Discrepancy, Reference, VerifiedFact
 from medlit.research.planner import anchor_terms
 from medlit.research.tracking import normalise_topic
@@ -62,14 +63,18 @@ def claim_supported(claim: str, quote: str) -> bool:
 
     A small model writes the claim it was hoping for beside a real quote about something else:
     the quote passes the verbatim check, the claim would pass for a verified fact. The claim
-    must keep :data:`CLAIM_SUPPORT` of its content words from the quote, and be negated only if
-    the quote is ("did not increase bleeding" is not "increased bleeding").
+    must keep :data:`CLAIM_SUPPORT` of its content words from the quote, be negated only if
+    the quote is ("did not increase bleeding" is not "increased bleeding"), and name nothing
+    the quote names otherwise ("vitamin D" over a quote about vitamin C, "COX-1" over "COX-2":
+    :mod:`medlit.qualified_names`).
     """
     words = content_terms(claim)
     if not words:
         return False
     if bool(_NEGATION.search(claim)) != bool(_NEGATION.search(quote)):
         return False
+    if mismatched(qualified_names(claim), qualified_names(quote)):
+        return False  # "vitamin D reduced pain" over a quote about vitamin C
     return len(words & content_terms(quote)) >= CLAIM_SUPPORT * len(words)
 
 
@@ -102,13 +107,11 @@ def fact_support(
     """The words each reference number stands behind: its title and its facts' statements."""
     from medlit.research.synthesizer import citation_key
 
-    support: dict[int, set[str]] = {
-        r.number: set(normalise_topic(r.title).split()) for r in references
-    }
+    support: dict[int, set[str]] = {r.number: _words(r.title) for r in references}
     statements = [(f.statement, f.sources) for f in facts]
     statements += [(c.claim, c.sources) for d in discrepancies for c in d.claims]
     for statement, sources in statements:
-        words = set(normalise_topic(statement).split())
+        words = _words(statement)
         for source in sources:
             number = numbers.get(citation_key(source))
             if number is not None:
@@ -116,11 +119,27 @@ def fact_support(
     return support
 
 
+def _words(text: str) -> set[str]:
+    """A text's topic words, and its qualified names as "head qualifier" ("vitamin D")."""
+    names = qualified_names(text)
+    return set(normalise_topic(text).split()) | {f"{h} {q}" for h, qs in names.items() for q in qs}
+
+
+def _names_in(words: set[str]) -> dict[str, frozenset[str]]:
+    names: dict[str, set[str]] = {}
+    for word in words:
+        if " " in word:
+            head, qualifier = word.split(" ", 1)
+            names.setdefault(head, set()).add(qualifier)
+    return {head: frozenset(quals) for head, quals in names.items()}
+
+
 def ground_text(text: str, question: str, support: dict[int, set[str]]) -> GroundedSummary:
     """Keep the sentences of ``text`` that rest on the references they cite.
 
-    A sentence stays when it cites a reference in ``support`` and every subject word of the
-    question it uses occurs in what those references stand behind. Paragraphs are kept;
+    A sentence stays when it cites a reference in ``support``, every subject word of the
+    question it uses occurs in what those references stand behind, and it names nothing they
+    name otherwise ("vitamin D" where their facts say vitamin C). Paragraphs are kept;
     sentences are cut by syntok ("0.67 vs. 1.58 mmol/l" is not two sentences).
     """
     anchors = anchor_terms(question)
@@ -135,7 +154,8 @@ def ground_text(text: str, question: str, support: dict[int, set[str]]) -> Groun
             cited = _numbers(sentence) & set(support)
             used = anchors & set(normalise_topic(_CITED.sub(" ", sentence)).split())
             backing = set().union(*(support[n] for n in cited)) if cited else set()
-            (kept if cited and used <= backing else removed).append(sentence)
+            named = not mismatched(qualified_names(sentence), _names_in(backing))
+            (kept if cited and used <= backing and named else removed).append(sentence)
         if kept:
             paragraphs.append(" ".join(kept))
     return GroundedSummary("\n\n".join(paragraphs), removed, answered=bool(paragraphs))

@@ -112,11 +112,11 @@ def search_terms(question: SubQuestion, *, max_terms: int = 8) -> list[str]:
     sub-question's own content words (AND), its three most specific words, and finally the
     words ORed (as ``ask`` broadens, :mod:`medlit.agent.query`).
     """
-    from medlit.agent.query import build_queries, content_terms
+    from medlit.agent.query import build_queries, query_terms
 
     planned = (question.search_query or search_term(question.text)).strip()
     narrow, broad = build_queries(question.text, max_terms=max_terms)
-    terms = content_terms(question.text, limit=max_terms)
+    terms = query_terms(question.text, max_terms=max_terms)
     fewest = sorted(terms, key=lambda t: (-len(t), terms.index(t)))[:3]
     fewer = " AND ".join(t for t in terms if t in fewest)
     queries = [planned, narrow, fewer, broad]

@@ -160,6 +160,18 @@ def test_deterministic_plan_builds_and_or_queries() -> None:
     assert plan.focus == "treatment"
 
 
+def test_a_name_is_searched_with_its_qualifier() -> None:
+    # "D" is no content word: "vitamin" alone would find every vitamin's trials.
+    plan = deterministic_plan("Does vitamin D supplementation prevent fractures?")
+    assert plan.pubmed_query == '"vitamin d" AND supplementation AND prevent AND fractures'
+    assert deterministic_plan("Insulin in type 2 diabetes?").pubmed_query == (
+        'insulin AND "type 2" AND diabetes'
+    )
+    assert deterministic_plan("Do vitamins prevent colds?").pubmed_query == (
+        "vitamins AND prevent AND colds"
+    )
+
+
 def test_follow_ups_are_detected_and_made_standalone() -> None:
     assert looks_like_follow_up("and in children?")
     assert looks_like_follow_up("Is it safe in pregnancy?")
