@@ -72,7 +72,7 @@ _GREEK.update({letter: letter for letter in _GREEK.values()})
 _END = r"(?![A-Za-z0-9]|-\d)"  # "IL-6 and IL-10": the list ends before the second IL
 _NUM = r"\d{1,2}(?![.,]\d|\s?%|\d)"
 _ROM = rf"(?:XI{{0,3}}|IX|IV|V?I{{1,3}}|V|X)[A-C]?{_END}"  # "IIIA": sub-stage A of 3
-_GRK = r"(?:[αβγδ]|alpha|beta|gamma|delta)(?![A-Za-z])"
+_GRK = r"(?:[αβγδ]|(?i:alpha|beta|gamma|delta))(?![A-Za-z])"
 _CMP = r"(?:[≥≤<>]=?\s*)?"
 _JOIN = r"\s*(?:,\s*(?:and|or)?|/|&|\band\b|\bor\b|-|–|\bto\b)\s*-?"
 # After a word head: "D", "B12", "2", "III" (letters upper case, even when the head is not).
@@ -196,9 +196,20 @@ def mismatched(claim: Names, source: Names) -> list[tuple[str, frozenset[str], f
     return found
 
 
-def describe(head: str, quals: frozenset[str]) -> str:
-    """A name as people write it: "vitamin D", "IL-6", "type 1 or 2"."""
-    shown = " or ".join(sorted(q for q in quals if q != "*")) or "any"
+def describe(head: str, quals: frozenset[str], text: str = "") -> str:
+    """A name as people write it: "vitamin D", "IL-6", "type 1 or 2"; a capitals name as
+    ``text`` writes it when it does ("BRCA1", "CD4", "HPV 16")."""
+    named = sorted(q for q in quals if q != "*")
     if head in WORD_HEADS:
-        return f"{head} {shown}"
-    return f"{head.upper()}-{shown}"
+        return f"{head} {' or '.join(named) or '(any)'}"
+    shown = [_written(head, q, text) or f"{head.upper()}-{q}" for q in named]
+    return " or ".join(shown) or head.upper()
+
+
+def _written(head: str, qual: str, text: str) -> str | None:
+    if not text or not (qual.isalnum() and qual.isascii()):
+        return None
+    found = re.search(
+        rf"(?<![A-Za-z]){re.escape(head)}[- ]?{re.escape(qual)}(?![A-Za-z0-9])", text, re.I
+    )
+    return found.group(0).upper() if found else None

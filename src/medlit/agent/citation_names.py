@@ -84,6 +84,7 @@ def drop_misattributed(
         The text, and what was removed (in order).
     """
     names_of: dict[str, Names] = {}
+    texts: dict[str, str] = {}
     found: list[Misattribution] = []
     lines = text.split("\n")
     for index, line in enumerate(lines):
@@ -99,7 +100,8 @@ def drop_misattributed(
             for pmid in cited:
                 if pmid not in names_of:
                     article = articles[pmid]
-                    names_of[pmid] = qualified_names(f"{article.title} {article.abstract_text}")
+                    texts[pmid] = f"{article.title} {article.abstract_text}"
+                    names_of[pmid] = qualified_names(texts[pmid])
                 for head, ours, theirs in mismatched(claim, names_of[pmid]):
                     wrong.append((pmid, head, ours, theirs))
                     break
@@ -117,7 +119,9 @@ def drop_misattributed(
                         pieces[number],
                     )
             found += [
-                Misattribution(p, describe(h, ours), describe(h, theirs), dropped, h, ours)
+                Misattribution(
+                    p, describe(h, ours, sentence), describe(h, theirs, texts[p]), dropped, h, ours
+                )
                 for p, h, ours, theirs in wrong
             ]
         lines[index] = "".join(pieces).rstrip() if any(not p for p in pieces) else "".join(pieces)

@@ -313,7 +313,7 @@ class QuestionGuard:
         for reason in (
             _negation(new, old),
             _numbers(new, old),
-            _names(new, old),
+            _names(new, old, new_question, cached_question),
             _direction(new, old),
             _population(new, old),
             _drugs(new, old),
@@ -359,13 +359,15 @@ def _numbers(new: QuestionFeatures, old: QuestionFeatures) -> str | None:
     return None
 
 
-def _names(new: QuestionFeatures, old: QuestionFeatures) -> str | None:
+def _names(
+    new: QuestionFeatures, old: QuestionFeatures, new_text: str, old_text: str
+) -> str | None:
     # "COX-2" / "COX-1" embed at 0.955, "HIV-1" / "HIV-2" at 0.952: one letter or number names
     # another thing. Each must be named by the other question too (D matches D3, II matches 2).
     for head in sorted(new.names.keys() & old.names.keys()):
         a, b = new.names[head], old.names[head]
         if not (_covered(a, b) and _covered(b, a)):
-            return f"different name: {describe(head, a)} vs {describe(head, b)}"
+            return f"different name: {describe(head, a, new_text)} vs {describe(head, b, old_text)}"
     return None
 
 
