@@ -250,6 +250,20 @@ async def test_follow_up_is_rewritten_before_the_cache(
     assert sum(1 for r in llm_server.history if _is_plan(r.json)) == 1
 
 
+async def test_a_follow_up_naming_another_vitamin_is_the_previous_question_renamed(
+    assistant: Assistant, llm_server: FakeLLMServer
+) -> None:
+    # "and vitamin D?" after a vitamin C question: renamed exactly, with no LLM rewrite, and
+    # never the vitamin C answer (the guard tells the two apart).
+    first = await assistant.ask(
+        "Does vitamin C prevent complex regional pain syndrome?", session_id="s1"
+    )
+    follow = await assistant.ask("and vitamin d?", session_id="s1")
+    assert follow.standalone_question == ("Does vitamin D prevent complex regional pain syndrome?")
+    assert not any(_is_plan(r.json) for r in llm_server.history)
+    assert first.cache.admitted and follow.cache.tier1 == "miss"
+
+
 async def test_a_rewrite_that_drops_the_follow_up_is_not_answered_as_the_previous_question(
     settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
 ) -> None:

@@ -131,7 +131,11 @@ class AskNodes:
         previous = state.get("previous_question")
         plan = query.deterministic_plan(question, max_terms=self.agent.max_query_terms)
         by_llm = False
-        if previous and query.looks_like_follow_up(question):
+        swapped = query.name_swap(question, previous) if previous else None
+        if swapped is not None:  # "what about type 1?": the previous question, renamed
+            plan = query.deterministic_plan(swapped, max_terms=self.agent.max_query_terms)
+            log.info("plan_query_name_swap", follow_up=question, standalone=swapped)
+        elif previous and query.looks_like_follow_up(question):
             plan = query.contextual_plan(question, previous, max_terms=self.agent.max_query_terms)
             if self.deps.llm_configured("plan_query"):
                 try:

@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from pydantic import BaseModel, Field
 
-from medlit.qualified_names import WORD_HEADS
+from medlit.qualified_names import WORD_HEADS, qualified_names
 
 __all__ = [
     "PlanOutput",
@@ -378,6 +378,53 @@ def deterministic_plan(question: str, *, max_terms: int = 8) -> QueryPlan:
     standalone = normalise_question(question)
     narrow, broad = build_queries(standalone, max_terms=max_terms)
     return QueryPlan(standalone, narrow, broad, suggest_focus(standalone))
+
+
+_FOLLOW_UP_FILLER = frozenset(
+    ["what", "about", "how", "and", "also", "then", "instead", "same", "question"]
+)
+
+
+def _written_name(text: str, head: str, quals: frozenset[str]) -> re.Match[str] | None:
+    """Where ``text`` writes ``head`` with exactly ``quals`` ("type II" for type {2})."""
+    for match in re.finditer(
+        rf"(?<![A-Za-z0-9-]){re.escape(head)}(?:e?s)?[- ]?[A-Za-z0-9αβγδ]+", text, re.I
+    ):
+        if qualified_names(match.group(0), fold_case=True).get(head) == quals:
+            return match
+    return None
+
+
+def name_swap(follow_up: str, previous_question: str) -> str | None:
+    """The previous question about the name a follow-up asks instead, or None.
+
+    "what about type 1?" after "Does metformin help type 2 diabetes?" is "Does metformin help
+    type 1 diabetes?": the follow-up names one thing the previous question named otherwise
+    and says nothing else. Exact, and no LLM call; anything more ("and vitamin C in
+    children?") is left to the rewrite.
+    """
+    asked = qualified_names(follow_up, fold_case=True)
+    before = qualified_names(previous_question, fold_case=True)
+    if len(asked) != 1:
+        return None
+    ((head, quals),) = asked.items()
+    if head not in before or len(before[head]) != 1 or before[head] == quals or "*" in quals:
+        return None
+    said = _written_name(follow_up, head, quals)
+    old = _written_name(previous_question, head, before[head])
+    if said is None or old is None:
+        return None
+    rest = follow_up[: said.start()] + " " + follow_up[said.end() :]
+    if set(content_terms(rest, limit=64)) - _FOLLOW_UP_FILLER:
+        return None
+    name = said.group(0)
+    if head not in WORD_HEADS:  # typed "hiv 2" is HIV 2
+        name = name.upper()
+    else:  # "vitamin c" is vitamin C, and opens the sentence as the old name did
+        name = re.sub(r"(?<=[ -])([a-z])(\d*)$", lambda m: m.group(1).upper() + m.group(2), name)
+        if old.group(0)[:1].isupper():
+            name = name[0].upper() + name[1:]
+    return previous_question[: old.start()] + name + previous_question[old.end() :]
 
 
 def contextual_plan(question: str, previous_question: str, *, max_terms: int = 8) -> QueryPlan:

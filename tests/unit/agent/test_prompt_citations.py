@@ -17,6 +17,7 @@ from medlit.agent.query import (
     deterministic_plan,
     keeps_follow_up,
     looks_like_follow_up,
+    name_swap,
 )
 from medlit.types import AbstractSection, Article, Chunk, Evidence
 
@@ -170,6 +171,19 @@ def test_a_name_is_searched_with_its_qualifier() -> None:
     assert deterministic_plan("Do vitamins prevent colds?").pubmed_query == (
         "vitamins AND prevent AND colds"
     )
+
+
+def test_a_follow_up_that_renames_the_previous_question_is_that_question() -> None:
+    previous = "Does metformin help type 2 diabetes?"
+    assert name_swap("what about type 1?", previous) == "Does metformin help type 1 diabetes?"
+    assert name_swap("and vitamin c?", "Vitamin D for colds?") == "Vitamin C for colds?"
+    assert name_swap("and hiv 2?", "Is HIV-1 passed on?") == "Is HIV 2 passed on?"
+    # Anything more, or nothing to rename, is left to the rewrite.
+    assert name_swap("and type 1 in children?", previous) is None
+    assert name_swap("and vitamin C?", previous) is None
+    assert name_swap("type 2?", previous) is None
+    assert name_swap("and types 1 and 3?", previous) is None  # a list: left to the rewrite
+    assert name_swap("and type 1?", "Type 1 or type 2 diabetes: metformin?") is None
 
 
 def test_follow_ups_are_detected_and_made_standalone() -> None:
