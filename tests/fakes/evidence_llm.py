@@ -7,7 +7,8 @@ would, from what the prompt contains and nothing else:
   the prompt), quoting each block's last sentence; when the system rules ask for a verdict line
   it ends with one (``verdict_for(pmids)`` decides it, default ``Uncertain``);
 - ``plan_query`` (JSON): the follow-up joined to the last question of the conversation summary;
-- ``summarize_memory``: the questions of the new turns, in one line.
+- ``summarize_memory``: the questions of the new turns, in one line;
+- the verdict call: ``verdict_for`` of the PMIDs the written answer it is shown still cites.
 
 ``invent=True`` makes it also cite a PMID that is not in the evidence, to test that such a
 citation is stripped; ``swap`` makes it name another thing than its evidence does.
@@ -67,6 +68,11 @@ class EvidenceResponder:
             self.tasks.append("summarize_memory")
             questions = re.findall(r"- Q: (.+)", user)
             return "The user asked: " + "; ".join(questions)
+        if "What does the written answer conclude" in user:
+            # The verdict call: the verdict for what the written answer still cites.
+            self.tasks.append("verdict")
+            word = self.verdict_for(re.findall(r"\[PMID:(\d+)\]", user))
+            return json.dumps({"verdict": word.lower()}) if '{"verdict"' in user else word
         self.tasks.append("answer")
         return self._answer(system, user)
 

@@ -315,6 +315,31 @@ async def test_a_sentence_citing_an_article_about_another_vitamin_is_left_out(
     assert not result.cache.admitted and again.cache.tier1 == "miss"
 
 
+async def test_the_verdict_is_read_again_when_a_sentence_was_left_out(
+    settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
+) -> None:
+    # One sentence names vitamin E over a vitamin C trial and goes; the model's "Yes" may have
+    # rested on it, so the verdict is asked of what is left (which cites only the other trial).
+    responder = EvidenceResponder(
+        lambda pmids: "Yes" if "31000005" in pmids else "No",
+        swap=("vitamin C reduced", "vitamin E reduced"),
+    )
+    llm_server.responder = responder
+    question = "Does vitamin C prevent complex regional pain syndrome after wrist fractures?"
+    async with Assistant(_configure(settings, eutils, llm_server)) as assistant:
+        result = await assistant.ask(question)
+    # The verdict call: one scored word, then JSON when (as here) no logprobs come back.
+    assert responder.tasks[0] == "answer" and set(responder.tasks[1:]) == {"verdict"}
+    assert result.verdict == "no" and result.answer.startswith("Verdict: No\n\n")
+    assert "vitamin E" not in result.answer and "31000005" not in result.answer
+    assert "[PMID:31000006]" in result.answer
+    assert result.warnings == [
+        "a sentence was left out: it cited PMID 31000005 for vitamin E, but that article is "
+        "about vitamin C"
+    ]
+    assert result.api_calls.llm == len(responder.tasks)
+
+
 async def test_invented_citations_are_stripped(
     settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
 ) -> None:

@@ -92,8 +92,8 @@ def should_cache(
 
     A wrong hit is a wrong medical answer served to someone else later, so the bar is high:
     the answer must exist, cite at least one article, cite nothing that was not retrieved for
-    it (an answer from which an invented citation had to be stripped, or a citation to an
-    article about something else the sentence names, is not admitted either),
+    it (an answer from which an invented citation had to be stripped, or a sentence or
+    citation its checks left out, is not admitted either),
     rest on confident evidence scoring at least ``cache.min_score``, and not be a
     "no evidence found" reply (the literature may catch up).
     """
@@ -115,9 +115,9 @@ def should_cache(
         return Admission(False, "no_citations")
     if state.get("removed_citations"):
         return Admission(False, "invented_citations")
-    if state.get("misattributed"):
+    if state.get("left_out"):
         # What was left out would not be said again on a hit: the next asker gets a fresh try.
-        return Admission(False, "misattributed_citations")
+        return Admission(False, "sentences_left_out")
     allowed = set(retrieved_pmids)
     if any(c.pmid is None or c.pmid not in allowed for c in citations):
         return Admission(False, "citation_not_in_evidence")

@@ -30,6 +30,8 @@ from medlit.agent.citation_names import (
     unaddressed,
 )
 from medlit.agent.citations import (
+    CitationCheck,
+    Verdict,
     enforce_citations,
     extract_pmids,
     is_yes_no_question,
@@ -40,12 +42,13 @@ from medlit.agent.deps import AgentDeps
 from medlit.agent.memory import Turn, session_key, summary_messages
 from medlit.agent.prompt import NO_EVIDENCE_ANSWER, build_messages, expand_context
 from medlit.agent.state import AgentState
+from medlit.agent.unsupported import drop_unsupported
 from medlit.agent.verdict import read_verdict
 from medlit.errors import CacheAdmissionError, LLMError, SourceError, SourceUnavailable
 from medlit.log import get_logger
 from medlit.progress import emit, streaming_wanted
 from medlit.text import drop_repeated_sentences
-from medlit.types import Citation, Evidence, SearchQuery
+from medlit.types import Article, Citation, Evidence, SearchQuery
 from medlit.usage import usage_scope
 
 __all__ = ["AskNodes", "Node", "off_loop", "timed"]
@@ -398,12 +401,10 @@ class AskNodes:
                 log.info("answer_repeats_dropped", chars=len(written) - len(text))
             verdict = None
             if state.get("is_yes_no"):
+                # The model's own verdict line, if it wrote one after its reasoning; an opening
+                # guess is dropped (read_verdict asks once the text is checked).
                 verdict, text = reasoned_verdict(text)
-                if verdict is None:  # never a default nor an opening guess: ask which way the
-                    # written reasoning goes
-                    log.info("no_verdict_line", mode=mode, fallback="verdict_call")
-                    question = state.get("standalone_question") or state["question"]
-                    verdict = await read_verdict(self.deps.llm(), question, text)
+            check, verdict, warnings = await self._checked_answer(state, text, verdict, articles)
         else:
             text, digest_verdict = await off_loop(
                 self.deps.digest, state["standalone_question"], evidence, heavy=True
@@ -411,25 +412,7 @@ class AskNodes:
             verdict = None
             if state.get("is_yes_no") and digest_verdict in ("yes", "no", "uncertain"):
                 verdict = digest_verdict  # type: ignore[assignment]
-        check = enforce_citations(text, articles)
-        warnings: list[str] = []
-        if configured:
-            check.text, attributed = attribute_uncited(check.text, articles)
-            if attributed:
-                log.info("citations_attributed", pmids=attributed)
-                check.cited.extend(p for p in attributed if p not in check.cited)
-            check.text, misattributed = drop_misattributed(check.text, articles)
-            if misattributed:
-                warnings = misattribution_warnings(misattributed)
-                kept = set(extract_pmids(check.text))
-                check.cited = [p for p in check.cited if p in kept]
-                question = state.get("standalone_question") or state["question"]
-                missing = left_unanswered(check.text, misattributed, question)
-                if missing:  # what was asked about was said only by sentences left out
-                    check.text = unaddressed(check.text, missing)
-                    verdict = "uncertain" if verdict is not None else None
-            if verdict is not None:
-                check.text = verdict_first(verdict, check.text)
+            check, warnings = enforce_citations(text, articles), []
         doc_scores = state.get("doc_scores", {})
         citations = [
             Citation.from_article(articles[p], doc_scores.get(articles[p].key, 0.0))
@@ -442,10 +425,52 @@ class AskNodes:
             "verdict": verdict,
             "citations": citations,
             "removed_citations": check.removed,
-            "misattributed": len(warnings),
+            "left_out": len(warnings),
             "answer_warnings": warnings,
             "mode": mode,
         }
+
+    async def _checked_answer(
+        self,
+        state: AgentState,
+        text: str,
+        verdict: Verdict | None,
+        articles: dict[str, Article],
+    ) -> tuple[CitationCheck, Verdict | None, list[str]]:
+        """The model's answer held to its evidence, its verdict, and what was left out.
+
+        Citations are enforced and attributed; a citation to an article about something else
+        the sentence names goes, and a sentence left with none; an uncited conclusion no
+        article supports goes. The verdict is asked of the checked text when the model wrote
+        none, or when a sentence it may have rested on was left out; it is "uncertain" when
+        what the question names was said only by sentences left out.
+        """
+        question = state.get("standalone_question") or state["question"]
+        check = enforce_citations(text, articles)
+        check.text, attributed = attribute_uncited(check.text, articles)
+        if attributed:
+            log.info("citations_attributed", pmids=attributed)
+            check.cited.extend(p for p in attributed if p not in check.cited)
+        check.text, misattributed = drop_misattributed(check.text, articles)
+        check.text, unsupported = drop_unsupported(check.text, articles, question)
+        warnings = misattribution_warnings(misattributed) + unsupported
+        if misattributed:
+            kept = set(extract_pmids(check.text))
+            check.cited = [p for p in check.cited if p in kept]
+        if state.get("is_yes_no"):
+            missing = left_unanswered(check.text, misattributed, question)
+            if missing:  # what was asked about was said only by sentences left out
+                check.text = unaddressed(check.text, missing)
+                verdict = "uncertain"
+            elif verdict is None or warnings:
+                # Never a default nor an opening guess: ask which way the checked text goes.
+                log.info("no_verdict_line" if verdict is None else "verdict_reread", mode="llm")
+                verdict = await read_verdict(self.deps.llm(), question, check.text)
+        elif misattributed and left_unanswered(check.text, misattributed, question):
+            check.text = unaddressed(check.text, misattributed)
+        if verdict is not None:
+            check.text = verdict_first(verdict, check.text)
+        return check, verdict, warnings
 
     async def _write_answer(self, messages: list[dict[str, str]]) -> str:
         """The model's answer; streamed as ``token`` events when someone is watching."""

@@ -104,7 +104,7 @@ class AgentState(TypedDict, total=False):
     verdict: Literal["yes", "no", "uncertain"] | None
     citations: list[Citation]
     removed_citations: list[str]
-    misattributed: int  # citations removed for naming what their article does not
+    left_out: int  # sentences or citations the answer's checks left out
     answer_warnings: list[str]  # what the answer's checks left out, shown with it
     mode: Literal["llm", "evidence_digest"]
     evidence_reused: int
@@ -160,7 +160,7 @@ def initial_state(
         prev_retrieval_scores=[],
         citations=[],
         removed_citations=[],
-        misattributed=0,
+        left_out=0,
         answer_warnings=[],
         evidence_reused=0,
         admitted=False,

@@ -160,7 +160,7 @@ def test_should_cache_refusals() -> None:
         "low_score": _answered(retrieval_score=0.2),
         "no_citations": _answered(citations=[]),
         "invented_citations": _answered(removed_citations=["999"]),
-        "misattributed_citations": _answered(misattributed=1),
+        "sentences_left_out": _answered(left_out=1),
         "no_answer": _answered(stop_reason="no_results"),
         "already_cached": _answered(cache_hit=True),
         "cache_disabled": _answered(use_cache=False),

@@ -1,0 +1,76 @@
+"""Uncited conclusions that no retrieved article supports.
+
+Asked "Does vitamin D supplementation prevent fractures in older adults?" over a vitamin D
+trial on T cells and a vitamin C trial on wrist fractures, Qwen2.5 1.5B opened with "The
+evidence shows that vitamin D supplementation does prevent fractures in older adults." It cites
+nothing, and attribution cannot cite it (no article says it), yet it is the answer the reader
+takes away, and the verdict was read from it. Such a sentence is left out here: one that cites
+nothing, uses most of the question's subject words (at least two, and :data:`MIN_SHARE` of
+them: it states an answer), and whose subject words no single retrieved article holds together
+without naming otherwise what the sentence names (:mod:`medlit.qualified_names`). A sentence the
+evidence can carry, or one that only connects ("These trials were small."), stays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from medlit.agent.citations import extract_pmids
+from medlit.log import get_logger
+from medlit.qualified_names import mismatched, qualified_names
+from medlit.research.planner import anchor_terms
+from medlit.research.tracking import normalise_topic
+from medlit.text import sentence_pieces
+from medlit.types import Article
+
+__all__ = ["MIN_SHARE", "drop_unsupported"]
+
+log = get_logger("agent.unsupported")
+
+MIN_SHARE = 0.6
+"""Share of the question's subject words an uncited sentence must use to be checked."""
+
+
+def drop_unsupported(
+    text: str, articles: Mapping[str, Article], question: str
+) -> tuple[str, list[str]]:
+    """``text`` without its uncited conclusions that no retrieved article supports.
+
+    Args:
+        text: the answer, its citations checked and attributed.
+        articles: the retrieved evidence articles, by PMID.
+        question: the standalone question (its subject words are checked).
+
+    Returns:
+        The text, and one warning per sentence left out.
+    """
+    anchors = anchor_terms(question)
+    if len(anchors) < 2 or not articles:
+        return text, []
+    evidence = []
+    for article in articles.values():
+        content = f"{article.title} {article.abstract_text}"
+        evidence.append((set(normalise_topic(content).split()), qualified_names(content)))
+    warnings: list[str] = []
+    lines = text.split("\n")
+    for index, line in enumerate(lines):
+        pieces = sentence_pieces(line)
+        for number, sentence in enumerate(pieces):
+            if extract_pmids(sentence):
+                continue
+            used = anchors & set(normalise_topic(sentence).split())
+            if len(used) < max(2, MIN_SHARE * len(anchors)):
+                continue
+            names = qualified_names(sentence)
+            if any(used <= words and not mismatched(names, named) for words, named in evidence):
+                continue
+            pieces[number] = ""
+            warnings.append(
+                "an uncited sentence was left out: no retrieved article speaks of "
+                f"{' and '.join(sorted(used))} together"
+            )
+        if any(not piece for piece in pieces):
+            lines[index] = "".join(pieces).rstrip()
+    if warnings:
+        log.warning("answer_unsupported_dropped", sentences=len(warnings))
+    return "\n".join(lines), warnings

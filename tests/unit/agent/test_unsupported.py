@@ -1,0 +1,55 @@
+"""Uncited conclusions that no retrieved article supports are left out."""
+
+from __future__ import annotations
+
+from medlit.agent.unsupported import drop_unsupported
+from medlit.types import AbstractSection, Article
+
+
+def _article(pmid: str, title: str, text: str) -> Article:
+    return Article(
+        pmid=pmid, title=title, abstract=[AbstractSection(label="", category="", text=text)]
+    )
+
+
+# What the local model had: vitamin D and T cells, vitamin C and wrist fractures.
+ARTICLES = {
+    "1": _article(
+        "1", "Vitamin D supplementation and regulatory T cells",
+        "Vitamin D supplementation increased Tregs in healthy adults.",
+    ),
+    "2": _article(
+        "2", "Vitamin C supplementation after wrist fractures",
+        "Vitamin C reduced complex regional pain syndrome after fractures.",
+    ),
+}  # fmt: skip
+QUESTION = "Does vitamin D supplementation prevent fractures in older adults?"
+
+
+def test_an_uncited_answer_no_article_supports_is_left_out() -> None:
+    text = (
+        "The evidence shows that vitamin D supplementation does prevent fractures in older "
+        "adults. A trial found that vitamin D supplementation increased Tregs [PMID:1]. "
+        "Vitamin D supplementation may act on immune cells."
+    )
+    kept, warnings = drop_unsupported(text, ARTICLES, QUESTION)
+    # The first sentence goes: article 1 never speaks of fractures, and article 2 speaks of
+    # them with vitamin C. The last one stays: article 1 holds its subject words.
+    assert kept == (
+        "A trial found that vitamin D supplementation increased Tregs [PMID:1]. "
+        "Vitamin D supplementation may act on immune cells."
+    )
+    assert warnings == [
+        "an uncited sentence was left out: no retrieved article speaks of fracture and "
+        "supplementation and vitamin together"
+    ]
+
+
+def test_connecting_and_cited_sentences_stay() -> None:
+    text = "These trials were small.\nVitamin D prevented fractures [PMID:2]."
+    assert drop_unsupported(text, ARTICLES, QUESTION) == (text, [])
+    # A question with fewer than two subject words is not checked.
+    assert drop_unsupported("Fractures were prevented.", ARTICLES, "Are fractures bad?") == (
+        "Fractures were prevented.",
+        [],
+    )
