@@ -1,4 +1,5 @@
-"""create_plan: input validation, depth configs, the minimum and maximum of sub-questions."""
+"""create_plan: input validation, depth configs, the minimum and maximum of sub-questions;
+what keeps a plan and its articles on the question's subject."""
 
 from __future__ import annotations
 
@@ -8,7 +9,10 @@ import pytest
 
 from medlit.config import ResearchSettings
 from medlit.errors import LLMProviderError, PlanningError, ValidationError
-from medlit.research.planner import anchor_terms, create_plan, on_topic
+from medlit.research.models import ResearchPlan, SubQuestion
+from medlit.research.planner import anchor_terms, create_plan, names_otherwise, on_topic
+from medlit.research.researcher import DeepResearcher
+from medlit.types import Article
 from tests.unit._research_llm import ScriptedLLM
 
 
@@ -90,6 +94,7 @@ async def test_sub_questions_that_lost_the_subject_are_dropped() -> None:
         "What is the population of older adults?",
         "What is the outcome of interest in this research question?",
         "Does vitamin D supplementation reduce hip fractures in nursing home residents?",
+        "Does vitamin C supplementation prevent fractures in older adults?",  # another vitamin
     )
     reply["sub_questions"][2]["search_query"] = "older adults population"  # lost the subject
     llm = ScriptedLLM(lambda task, msgs: reply)
@@ -110,3 +115,24 @@ def test_anchor_terms_leave_out_generic_words() -> None:
     anchors = anchor_terms("Does aspirin prevent recurrent ischaemic stroke?")
     assert on_topic("Aspirin resistance in stroke survivors", anchors)
     assert not on_topic("Falls in older cancer patients", anchors)
+
+
+async def test_an_article_naming_another_vitamin_does_not_bear_on_the_question() -> None:
+    question = "Does vitamin D supplementation prevent fractures in older adults?"
+    plan = ResearchPlan(
+        question=question,
+        depth="quick",
+        sub_questions=[SubQuestion(id="q0", text=question, priority=1, rationale="")],
+    )
+    articles = [
+        Article(pmid="1", title="Vitamin D supplementation and hip fractures in nursing homes"),
+        Article(pmid="2", title="Can vitamin C prevent pain syndromes after wrist fractures?"),
+        Article(pmid="3", title="Vitamins C and D and fractures in the elderly"),
+    ]
+    researcher = DeepResearcher(
+        ResearchSettings(), None, None, cache=None, embedder=None, visited=None, budget=None
+    )  # type: ignore[arg-type]
+    bearing = await researcher._bearing(plan, plan.sub_questions[0], articles)
+    assert bearing == {articles[0].key, articles[2].key}
+    assert names_otherwise("Does vitamin C prevent fractures?", question)
+    assert not names_otherwise("Vitamins C and D and fractures", question)

@@ -7,12 +7,20 @@ import re
 from medlit.config import ResearchDepth, ResearchSettings
 from medlit.errors import LLMConfigError, LLMError, PlanningError, ValidationError
 from medlit.log import get_logger
+from medlit.qualified_names import mismatched, qualified_names
 from medlit.research.models import DEPTHS, Depth, ResearchPlan, SubQuestion
 from medlit.research.prompts import PLAN_SYSTEM, PlanReply, ResearchLLM, Task, messages
 from medlit.research.tracking import normalise_topic
 from medlit.text import require_clean_text
 
-__all__ = ["QUESTION_ID", "anchor_terms", "create_plan", "on_topic", "validate_request"]
+__all__ = [
+    "QUESTION_ID",
+    "anchor_terms",
+    "create_plan",
+    "names_otherwise",
+    "on_topic",
+    "validate_request",
+]
 
 log = get_logger("research.planner")
 
@@ -55,6 +63,13 @@ _GENERIC = frozenset(
 def anchor_terms(question: str) -> set[str]:
     """The question's subject words (normalised; generic and one-letter words left out)."""
     return {t for t in normalise_topic(question).split() if len(t) > 1 and t not in _GENERIC}
+
+
+def names_otherwise(text: str, question: str) -> bool:
+    """Whether ``text`` names only otherwise what the question names (vitamin C for D)."""
+    return bool(
+        mismatched(qualified_names(text, fold_case=True), qualified_names(question, fold_case=True))
+    )
 
 
 def on_topic(text: str, anchors: set[str]) -> bool:
@@ -166,7 +181,7 @@ def _anchored(question: str, proposed: list[_Proposed]) -> list[_Proposed]:
     anchors = anchor_terms(question)
     kept: list[_Proposed] = []
     for priority, text, rationale, query in proposed:
-        if not on_topic(text, anchors):
+        if not on_topic(text, anchors) or names_otherwise(text, question):
             log.warning("sub_question_off_topic", text=text[:200], anchors=sorted(anchors))
             continue
         if query and not on_topic(query, anchors):

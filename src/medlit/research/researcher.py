@@ -23,7 +23,7 @@ from medlit.errors import LLMConfigError, LLMError, ResearchError
 from medlit.log import get_logger
 from medlit.research.grounding import claim_supported
 from medlit.research.models import ResearchFinding, ResearchPlan, SubQuestion, SubQuestionStatus
-from medlit.research.planner import QUESTION_ID, anchor_terms, on_topic
+from medlit.research.planner import QUESTION_ID, anchor_terms, names_otherwise, on_topic
 from medlit.research.prompts import (
     EXTRACT_SYSTEM,
     ExtractedClaim,
@@ -299,11 +299,15 @@ class DeepResearcher:
 
         An article bears on it when its title is close enough to the research question or
         the sub-question (``min_article_similarity``), or keeps the question's subject words
-        (:func:`on_topic`). A search that broadened to find anything brings unrelated
+        (:func:`on_topic`), and does not name otherwise what the question names
+        (:func:`~medlit.research.planner.names_otherwise`: vitamin C for vitamin D). A search
+        that broadened to find anything brings unrelated
         articles (falls in cancer patients for a vitamin D question): facts from them would
         end up in the report as if they answered it.
         """
         anchors = anchor_terms(plan.question)
+        # An article about another vitamin (vitamin C for a vitamin D question) never bears.
+        articles = [a for a in articles if not names_otherwise(a.title, plan.question)]
         keep = {a.key for a in articles if on_topic(f"{a.title} {' '.join(a.mesh_terms)}", anchors)}
         rest = [a for a in articles if a.key not in keep]
         if rest and self.embedder is not None:
