@@ -39,6 +39,7 @@ __all__ = [
     "mismatched",
     "qualified_names",
     "qualifiers_match",
+    "without_names",
 ]
 
 #: Lower-case heads whose qualifier names a different thing (singular forms).
@@ -165,6 +166,13 @@ def qualified_names(text: str, fold_case: bool = False) -> Names:
             _qualifiers(match.group("quals"))
         )
     return {head: frozenset(quals) for head, quals in names.items() if quals}
+
+
+def without_names(text: str) -> str:
+    """``text`` with its qualified names blanked out ("type 1 diabetes" -> " diabetes")."""
+    for pattern in (_WORD_NAME, _CAPS_NAME, _SPACED_NAME):
+        text = pattern.sub(" ", text)
+    return text
 
 
 def qualifiers_match(a: str, b: str) -> bool:

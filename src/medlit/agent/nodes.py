@@ -38,9 +38,15 @@ from medlit.agent.citations import (
     reasoned_verdict,
     verdict_first,
 )
+from medlit.agent.cited_numbers import drop_unsourced_numbers
 from medlit.agent.deps import AgentDeps
 from medlit.agent.memory import Turn, session_key, summary_messages
-from medlit.agent.prompt import NO_EVIDENCE_ANSWER, build_messages, expand_context
+from medlit.agent.prompt import (
+    NO_EVIDENCE_ANSWER,
+    NOTHING_SUPPORTED,
+    build_messages,
+    expand_context,
+)
 from medlit.agent.state import AgentState
 from medlit.agent.unsupported import drop_unsupported
 from medlit.agent.verdict import read_verdict
@@ -440,10 +446,11 @@ class AskNodes:
         """The model's answer held to its evidence, its verdict, and what was left out.
 
         Citations are enforced and attributed; a citation to an article about something else
-        the sentence names goes, and a sentence left with none; an uncited conclusion no
-        article supports goes. The verdict is asked of the checked text when the model wrote
-        none, or when a sentence it may have rested on was left out; it is "uncertain" when
-        what the question names was said only by sentences left out.
+        the sentence names, or that lacks a number the sentence gives, goes, and so does a
+        sentence left with none; an uncited conclusion no article supports goes. The verdict
+        is asked of the checked text when the model wrote none, or when a sentence it may have
+        rested on was left out; it is "uncertain" when what the question names was said only
+        by sentences left out, or when nothing citing evidence is left.
         """
         question = state.get("standalone_question") or state["question"]
         check = enforce_citations(text, articles)
@@ -452,22 +459,23 @@ class AskNodes:
             log.info("citations_attributed", pmids=attributed)
             check.cited.extend(p for p in attributed if p not in check.cited)
         check.text, misattributed = drop_misattributed(check.text, articles)
+        check.text, unsourced = drop_unsourced_numbers(check.text, articles)
         check.text, unsupported = drop_unsupported(check.text, articles, question)
-        warnings = misattribution_warnings(misattributed) + unsupported
-        if misattributed:
-            kept = set(extract_pmids(check.text))
-            check.cited = [p for p in check.cited if p in kept]
+        warnings = misattribution_warnings(misattributed) + unsourced + unsupported
+        kept = set(extract_pmids(check.text))
+        check.cited = [p for p in check.cited if p in kept]
+        missing = left_unanswered(check.text, misattributed, question)
+        if missing:  # what was asked about was said only by sentences left out
+            check.text = unaddressed(check.text, missing)
+        elif warnings and not kept:  # nothing that cites evidence is left
+            check.text = f"{NOTHING_SUPPORTED}\n\n{check.text}".strip()
         if state.get("is_yes_no"):
-            missing = left_unanswered(check.text, misattributed, question)
-            if missing:  # what was asked about was said only by sentences left out
-                check.text = unaddressed(check.text, missing)
+            if missing or (warnings and not kept):
                 verdict = "uncertain"
             elif verdict is None or warnings:
                 # Never a default nor an opening guess: ask which way the checked text goes.
                 log.info("no_verdict_line" if verdict is None else "verdict_reread", mode="llm")
                 verdict = await read_verdict(self.deps.llm(), question, check.text)
-        elif misattributed and left_unanswered(check.text, misattributed, question):
-            check.text = unaddressed(check.text, misattributed)
         if verdict is not None:
             check.text = verdict_first(verdict, check.text)
         return check, verdict, warnings

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from medlit.types import Article, Chunk, Evidence
 
 __all__ = [
+    "NOTHING_SUPPORTED",
     "NO_EVIDENCE_ANSWER",
     "VERDICT_CUE",
     "EvidenceBlock",
@@ -22,6 +23,10 @@ __all__ = [
     "system_rules",
 ]
 
+NOTHING_SUPPORTED = (
+    "None of the statements written for this question could be tied to the retrieved "
+    "articles: they were left out (see the warnings)."
+)
 NO_EVIDENCE_ANSWER = (
     "No evidence found: the literature search returned no articles relevant to this question, "
     "so medlit cannot answer it from the literature. Try rephrasing it with different terms "

@@ -1,0 +1,126 @@
+"""A number a sentence cites an article for must be in that article.
+
+The local model ended an answer on vitamin D and T cells with "A daily dose of 500 mg for fifty
+days is recommended. [PMID of the vitamin D trial]": the trial gave 140,000 IU, the 500 mg came
+from a vitamin C trial it had read before. Each cited sentence's numbers are looked for in the
+articles it cites (title, abstract and year; "forty-six" counts as 46; a number written with
+k decimals matches any within half a unit of its last place, so "24%" matches 23.9%). A
+citation to an article that gives none of a sentence's numbers goes, and a sentence left with
+no citation is left out, with a warning. Not checked: numbers under 10 (often spelled out),
+years, and the numbers of names (type 2, IL-6: :mod:`medlit.qualified_names`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from medlit.agent.citations import extract_pmids
+from medlit.log import get_logger
+from medlit.qualified_names import without_names
+from medlit.text import sentence_pieces
+from medlit.types import Article
+
+__all__ = ["drop_unsourced_numbers", "numbers_in"]
+
+log = get_logger("agent.cited_numbers")
+
+_NUMBER = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?!\d)")
+_UNITS = [
+    *("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"),
+    *("eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen"),
+    *("eighteen", "nineteen"),
+]
+_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_WORDS = re.compile(
+    rf"\b({'|'.join(_TENS)})(?:[- ]({'|'.join(_UNITS[1:10])}))?\b|\b({'|'.join(_UNITS)}|hundred)\b",
+    re.I,
+)
+
+
+def numbers_in(text: str) -> list[tuple[float, int]]:
+    """The numbers written in ``text``: (value, decimals), digits and words up to 100."""
+    found = [
+        (float(whole.replace(",", "") + (f".{frac}" if frac else "")), len(frac or ""))
+        for whole, frac in _NUMBER.findall(text)
+    ]
+    for tens, unit, alone in _WORDS.findall(text):
+        if tens:
+            ones = _UNITS.index(unit.lower()) if unit else 0
+            value = 20 + 10 * _TENS.index(tens.lower()) + ones
+        else:
+            value = 100 if alone.lower() == "hundred" else _UNITS.index(alone.lower())
+        found.append((float(value), 0))
+    return found
+
+
+def _checked(sentence: str) -> list[tuple[float, int]]:
+    """The numbers of a sentence that its sources must give."""
+    text = without_names(re.sub(r"\[PMID:\d+\]", " ", sentence))
+    return [
+        (value, decimals)
+        for value, decimals in numbers_in(text)
+        if value >= 10 and not (decimals == 0 and 1900 <= value <= 2099)
+    ]
+
+
+def _given(number: tuple[float, int], source: list[tuple[float, int]]) -> bool:
+    value, decimals = number
+    tolerance = 0.5 * 10.0**-decimals + 1e-9
+    return any(abs(other - value) <= tolerance for other, _ in source)
+
+
+def drop_unsourced_numbers(text: str, articles: Mapping[str, Article]) -> tuple[str, list[str]]:
+    """``text`` without the citations (and sentences) whose numbers the cited article lacks.
+
+    Args:
+        text: the answer, its citations checked (``[PMID:n]`` of retrieved articles).
+        articles: the retrieved evidence articles, by PMID.
+
+    Returns:
+        The text, and one warning per citation removed or sentence left out.
+    """
+    sources: dict[str, list[tuple[float, int]]] = {}
+    warnings: list[str] = []
+    lines = text.split("\n")
+    for index, line in enumerate(lines):
+        pieces = sentence_pieces(line)
+        changed = False
+        for number, sentence in enumerate(pieces):
+            cited = [p for p in extract_pmids(sentence) if p in articles]
+            wanted = _checked(sentence) if cited else []
+            if not wanted:
+                continue
+            wrong = []
+            for pmid in cited:
+                if pmid not in sources:
+                    article = articles[pmid]
+                    sources[pmid] = numbers_in(
+                        f"{article.title} {article.abstract_text} {article.year or ''}"
+                    )
+                missing = [n for n in wanted if not _given(n, sources[pmid])]
+                if missing:
+                    wrong.append((pmid, missing))
+            if not wrong:
+                continue
+            changed = True
+            dropped = len(wrong) == len(cited)
+            for pmid, missing in wrong:
+                shown = ", ".join(f"{value:g}" for value, _ in missing)
+                what = "a sentence was left out" if dropped else "a citation was removed"
+                warnings.append(
+                    f"{what}: it cited PMID {pmid} for {shown}, a number that article does not give"
+                )
+                if not dropped:
+                    pieces[number] = re.sub(
+                        rf"(\s?)\[PMID:{pmid}\](?=(\[?))",
+                        lambda m: m.group(1) if m.group(2) else "",
+                        pieces[number],
+                    )
+            if dropped:
+                pieces[number] = ""
+        if changed:
+            lines[index] = "".join(pieces).rstrip()
+    if warnings:
+        log.warning("answer_numbers_unsourced", removals=len(warnings))
+    return "\n".join(lines), warnings

@@ -1,0 +1,62 @@
+"""A number a sentence cites an article for must be in that article."""
+
+from __future__ import annotations
+
+from medlit.agent.cited_numbers import drop_unsourced_numbers, numbers_in
+from medlit.types import AbstractSection, Article
+
+
+def _article(pmid: str, text: str, year: int | None = None) -> Article:
+    return Article(
+        pmid=pmid,
+        title=f"Trial {pmid}",
+        abstract=[AbstractSection(label="", category="", text=text)],
+        year=year,
+    )
+
+
+ARTICLES = {
+    # What the local model cited for "A daily dose of 500 mg for fifty days is recommended".
+    "1": _article(
+        "1",
+        "Forty-six participants took 140,000 IU of vitamin D; 25(OH)D rose to 45.9 ng/ml and "
+        "%Tregs to 5.9 in type 2 diabetes.",
+        year=2010,
+    ),
+    "2": _article("2", "Vitamin C 500 mg daily for 50 days cut CRPS from 10.1% to 2.4%."),
+}
+
+
+def test_numbers_are_read_as_written_and_spelled() -> None:
+    assert numbers_in("Forty-six took 140,000 IU; 23.9 ng/ml; fifty days; 0.50") == [
+        (140000.0, 0),
+        (23.9, 1),
+        (0.5, 2),
+        (46.0, 0),
+        (50.0, 0),
+    ]
+
+
+def test_a_sentence_whose_number_its_article_lacks_is_left_out() -> None:
+    text = "Supplementation raised Tregs [PMID:1]. A daily dose of 500 mg is advised [PMID:1]."
+    kept, warnings = drop_unsourced_numbers(text, ARTICLES)
+    assert kept == "Supplementation raised Tregs [PMID:1]."
+    assert warnings == [
+        "a sentence was left out: it cited PMID 1 for 500, a number that article does not give"
+    ]
+
+
+def test_only_the_citation_that_lacks_the_number_goes() -> None:
+    text = "A daily dose of 500 mg cut CRPS [PMID:1][PMID:2]."
+    kept, warnings = drop_unsourced_numbers(text, ARTICLES)
+    assert kept == "A daily dose of 500 mg cut CRPS [PMID:2]."
+    assert warnings[0].startswith("a citation was removed: it cited PMID 1 for 500")
+
+
+def test_rounded_spelled_small_year_and_name_numbers_pass() -> None:
+    text = (
+        "In 2010, 46 participants took 140,000 IU and levels rose to 46 ng/ml [PMID:1]. "
+        "Two groups in type 2 diabetes had %Tregs near 6 [PMID:1]. "
+        "CRPS fell from 10% to 2.4% over fifty days [PMID:2]."
+    )
+    assert drop_unsourced_numbers(text, ARTICLES) == (text, [])
