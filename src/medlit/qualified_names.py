@@ -29,7 +29,9 @@ installed here.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from functools import lru_cache
+from types import MappingProxyType
 
 __all__ = [
     "SPACED_HEADS",
@@ -61,7 +63,7 @@ WORD_HEADS = (
 #: Capitalised heads that may stand a space before their number ("HPV 16", "HIV 1").
 SPACED_HEADS = ("HPV", "HIV", "HSV", "HTLV", "HHV", "HLA")
 
-Names = dict[str, frozenset[str]]
+Names = Mapping[str, frozenset[str]]
 """Head (lower case) to its qualifiers (upper case; ``*`` for "any": "grade ≥3")."""
 
 _ROMAN = {
@@ -165,7 +167,8 @@ def qualified_names(text: str, fold_case: bool = False) -> Names:
         names.setdefault(match.group("head").lower(), set()).update(
             _qualifiers(match.group("quals"))
         )
-    return {head: frozenset(quals) for head, quals in names.items() if quals}
+    # Read-only: the mapping is shared by every caller of the cache.
+    return MappingProxyType({head: frozenset(quals) for head, quals in names.items() if quals})
 
 
 def without_names(text: str) -> str:

@@ -82,7 +82,7 @@ from medlit.cache.guard_lexicon import (
     _STOP,
     _SYNONYMS,
 )
-from medlit.qualified_names import Names, describe, qualified_names, qualifiers_match
+from medlit.qualified_names import describe, qualified_names, qualifiers_match
 
 __all__ = ["GuardVerdict", "QuestionFeatures", "QuestionGuard", "question_features"]
 
@@ -184,7 +184,7 @@ class QuestionFeatures:
     negated: frozenset[str]
     asserted: frozenset[str]
     doses: frozenset[tuple[str, str]]
-    names: Names
+    names: tuple[tuple[str, frozenset[str]], ...]  # qualified names, head-sorted (hashable)
     age_groups: frozenset[str]
     sexes: frozenset[str]
     drugs: frozenset[str]
@@ -255,7 +255,7 @@ def question_features(question: str) -> QuestionFeatures:
         negated=frozenset(negated - asserted),
         asserted=frozenset(asserted),
         doses=frozenset(doses),
-        names=qualified_names(question, fold_case=True),
+        names=tuple(sorted(qualified_names(question, fold_case=True).items())),
         age_groups=frozenset(_age_groups(text)),
         sexes=frozenset(s for s, rx in _SEX.items() if rx.search(text)),
         drugs=frozenset(w for w in content if _is_drug(w)),
@@ -364,8 +364,9 @@ def _names(
 ) -> str | None:
     # "COX-2" / "COX-1" embed at 0.955, "HIV-1" / "HIV-2" at 0.952: one letter or number names
     # another thing. Each must be named by the other question too (D matches D3, II matches 2).
-    for head in sorted(new.names.keys() & old.names.keys()):
-        a, b = new.names[head], old.names[head]
+    ours, theirs = dict(new.names), dict(old.names)
+    for head in sorted(ours.keys() & theirs.keys()):
+        a, b = ours[head], theirs[head]
         if not (_covered(a, b) and _covered(b, a)):
             return f"different name: {describe(head, a, new_text)} vs {describe(head, b, old_text)}"
     return None
