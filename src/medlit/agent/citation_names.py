@@ -167,4 +167,5 @@ def unaddressed(text: str, found: list[Misattribution]) -> str:
         f"articles about {about} were left out."
     )
     rest = text.strip()
-    return f"{note}\n\n{rest}" if rest else note
+    # Without a citation left, the rest is uncited prose that would read as the answer.
+    return f"{note}\n\n{rest}" if extract_pmids(rest) else note

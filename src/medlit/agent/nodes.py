@@ -449,8 +449,9 @@ class AskNodes:
         the sentence names, or that lacks a number the sentence gives, goes, and so does a
         sentence left with none; an uncited conclusion no article supports goes. The verdict
         is asked of the checked text when the model wrote none, or when a sentence it may have
-        rested on was left out; it is "uncertain" when what the question names was said only
-        by sentences left out, or when nothing citing evidence is left.
+        rested on was left out; it is "uncertain" when what the question names, or a subject
+        word of it, was said only by sentences left out, or when nothing citing evidence is
+        left.
         """
         question = state.get("standalone_question") or state["question"]
         check = enforce_citations(text, articles)
@@ -460,17 +461,27 @@ class AskNodes:
             check.cited.extend(p for p in attributed if p not in check.cited)
         check.text, misattributed = drop_misattributed(check.text, articles)
         check.text, unsourced = drop_unsourced_numbers(check.text, articles)
-        check.text, unsupported = drop_unsupported(check.text, articles, question)
-        warnings = misattribution_warnings(misattributed) + unsourced + unsupported
+        unsupported = drop_unsupported(check.text, articles, question)
+        check.text = unsupported.text
+        warnings = misattribution_warnings(misattributed) + unsourced + unsupported.warnings
         kept = set(extract_pmids(check.text))
         check.cited = [p for p in check.cited if p in kept]
         missing = left_unanswered(check.text, misattributed, question)
+        unspoken = unsupported.unaddressed()
         if missing:  # what was asked about was said only by sentences left out
             check.text = unaddressed(check.text, missing)
-        elif warnings and not kept:  # nothing that cites evidence is left
-            check.text = f"{NOTHING_SUPPORTED}\n\n{check.text}".strip()
+        elif warnings and not kept:
+            # Nothing that cites evidence is left; uncited prose ("The evidence is strong")
+            # would read as the answer, so none is kept.
+            check.text = NOTHING_SUPPORTED
+        elif unspoken:  # "fracture" was only in the conclusion left out
+            words = " and ".join(sorted(unsupported.words))
+            check.text = (
+                f"None of the retrieved articles speaks of {words} together: the statements "
+                f"that did, citing nothing, were left out.\n\n{check.text}"
+            )
         if state.get("is_yes_no"):
-            if missing or (warnings and not kept):
+            if missing or unspoken or (warnings and not kept):
                 verdict = "uncertain"
             elif verdict is None or warnings:
                 # Never a default nor an opening guess: ask which way the checked text goes.

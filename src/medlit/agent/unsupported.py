@@ -13,7 +13,9 @@ evidence can carry, or one that only connects ("These trials were small."), stay
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from medlit.agent.citations import extract_pmids
 from medlit.log import get_logger
@@ -23,7 +25,7 @@ from medlit.research.tracking import normalise_topic
 from medlit.text import sentence_pieces
 from medlit.types import Article
 
-__all__ = ["MIN_SHARE", "drop_unsupported"]
+__all__ = ["MIN_SHARE", "Unsupported", "drop_unsupported"]
 
 log = get_logger("agent.unsupported")
 
@@ -31,9 +33,21 @@ MIN_SHARE = 0.6
 """Share of the question's subject words an uncited sentence must use to be checked."""
 
 
-def drop_unsupported(
-    text: str, articles: Mapping[str, Article], question: str
-) -> tuple[str, list[str]]:
+@dataclass
+class Unsupported:
+    """The answer after :func:`drop_unsupported`, what it warns of, and the subject words of
+    the sentences left out (normalised)."""
+
+    text: str
+    warnings: list[str] = field(default_factory=list)
+    words: set[str] = field(default_factory=set)
+
+    def unaddressed(self) -> set[str]:
+        """Subject words the sentences left out used and nothing left in the text does."""
+        return self.words - set(normalise_topic(self.text).split())
+
+
+def drop_unsupported(text: str, articles: Mapping[str, Article], question: str) -> Unsupported:
     """``text`` without its uncited conclusions that no retrieved article supports.
 
     Args:
@@ -42,16 +56,18 @@ def drop_unsupported(
         question: the standalone question (its subject words are checked).
 
     Returns:
-        The text, and one warning per sentence left out.
+        The text, one warning per kind of sentence left out ("2 uncited sentences ..."), and
+        the subject words those sentences used.
     """
     anchors = anchor_terms(question)
     if len(anchors) < 2 or not articles:
-        return text, []
+        return Unsupported(text)
     evidence = []
     for article in articles.values():
         content = f"{article.title} {article.abstract_text}"
         evidence.append((set(normalise_topic(content).split()), qualified_names(content)))
-    warnings: list[str] = []
+    left_out: list[str] = []
+    words: set[str] = set()
     lines = text.split("\n")
     for index, line in enumerate(lines):
         pieces = sentence_pieces(line)
@@ -65,12 +81,19 @@ def drop_unsupported(
             if any(used <= words and not mismatched(names, named) for words, named in evidence):
                 continue
             pieces[number] = ""
-            warnings.append(
-                "an uncited sentence was left out: no retrieved article speaks of "
-                f"{' and '.join(sorted(used))} together"
-            )
+            left_out.append(" and ".join(sorted(used)))
+            words |= used
         if any(not piece for piece in pieces):
             lines[index] = "".join(pieces).rstrip()
-    if warnings:
-        log.warning("answer_unsupported_dropped", sentences=len(warnings))
-    return "\n".join(lines), warnings
+    if left_out:
+        log.warning("answer_unsupported_dropped", sentences=len(left_out))
+    counts = Counter(left_out)
+    warnings = [
+        f"{_how_many(counts[words])} left out: no retrieved article speaks of {words} together"
+        for words in counts
+    ]
+    return Unsupported("\n".join(lines), warnings, words)
+
+
+def _how_many(count: int) -> str:
+    return "an uncited sentence was" if count == 1 else f"{count} uncited sentences were"

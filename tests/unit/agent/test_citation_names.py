@@ -63,7 +63,9 @@ def test_an_answer_left_without_evidence_says_what_is_missing() -> None:
         "None of the retrieved articles addresses vitamin D: the statements written from "
         "articles about vitamin C were left out."
     )
-    assert unaddressed("Some context.", found).endswith("\n\nSome context.")
+    # Uncited prose left beside the note would read as the answer; cited text stays.
+    assert unaddressed("The evidence is strong.", found) == unaddressed("", found)
+    assert unaddressed("Calcium helped [PMID:3].", found).endswith("\n\nCalcium helped [PMID:3].")
 
 
 def test_an_answer_whose_claim_on_the_asked_name_was_left_out_is_unanswered() -> None:

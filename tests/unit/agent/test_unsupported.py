@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from medlit.agent.unsupported import drop_unsupported
+from medlit.agent.unsupported import Unsupported, drop_unsupported
 from medlit.types import AbstractSection, Article
 
 
@@ -32,7 +32,8 @@ def test_an_uncited_answer_no_article_supports_is_left_out() -> None:
         "adults. A trial found that vitamin D supplementation increased Tregs [PMID:1]. "
         "Vitamin D supplementation may act on immune cells."
     )
-    kept, warnings = drop_unsupported(text, ARTICLES, QUESTION)
+    result = drop_unsupported(text, ARTICLES, QUESTION)
+    kept, warnings = result.text, result.warnings
     # The first sentence goes: article 1 never speaks of fractures, and article 2 speaks of
     # them with vitamin C. The last one stays: article 1 holds its subject words.
     assert kept == (
@@ -43,13 +44,25 @@ def test_an_uncited_answer_no_article_supports_is_left_out() -> None:
         "an uncited sentence was left out: no retrieved article speaks of fracture and "
         "supplementation and vitamin together"
     ]
+    # Nothing left speaks of fractures: the answer no longer addresses the question.
+    assert result.unaddressed() == {"fracture"}
+
+
+def test_sentences_left_out_for_the_same_words_make_one_warning() -> None:
+    text = "Vitamin D supplementation prevents fractures. Vitamin D supplementation cuts fractures."
+    result = drop_unsupported(text, ARTICLES, QUESTION)
+    kept, warnings = result.text, result.warnings
+    assert kept == ""
+    assert warnings == [
+        "2 uncited sentences were left out: no retrieved article speaks of fracture and "
+        "supplementation and vitamin together"
+    ]
 
 
 def test_connecting_and_cited_sentences_stay() -> None:
     text = "These trials were small.\nVitamin D prevented fractures [PMID:2]."
-    assert drop_unsupported(text, ARTICLES, QUESTION) == (text, [])
+    assert drop_unsupported(text, ARTICLES, QUESTION) == Unsupported(text)
     # A question with fewer than two subject words is not checked.
     assert drop_unsupported("Fractures were prevented.", ARTICLES, "Are fractures bad?") == (
-        "Fractures were prevented.",
-        [],
+        Unsupported("Fractures were prevented.")
     )
