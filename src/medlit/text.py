@@ -17,6 +17,7 @@ Its rules, in one place:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from medlit.errors import ValidationError
 
@@ -82,6 +83,18 @@ def sentence_pieces(text: str) -> list[str]:
     """The sentences of ``text``, each with the spacing after it: ``"".join`` gives ``text``."""
     cuts = sentence_starts(text)
     return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+
+
+def rewrite_sentences(text: str, rewrite: Callable[[str], str]) -> str:
+    """``text`` with each sentence (:func:`sentence_pieces`, line by line) replaced by
+    ``rewrite(sentence)``: ``""`` leaves it out, and a line that lost a sentence loses its
+    trailing space. Lines, and the spacing between kept sentences, are kept."""
+    lines = text.split("\n")
+    for index, line in enumerate(lines):
+        pieces = [rewrite(piece) for piece in sentence_pieces(line)]
+        joined = "".join(pieces)
+        lines[index] = joined.rstrip() if "" in pieces else joined
+    return "\n".join(lines)
 
 
 def drop_repeated_sentences(text: str) -> str:

@@ -18,10 +18,10 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from medlit.agent.citations import extract_pmids
+from medlit.agent.citations import extract_pmids, remove_citations
 from medlit.log import get_logger
 from medlit.qualified_names import Names, describe, mismatched, qualified_names
-from medlit.text import sentence_pieces
+from medlit.text import rewrite_sentences
 from medlit.types import Article
 
 __all__ = [
@@ -86,45 +86,33 @@ def drop_misattributed(
     names_of: dict[str, Names] = {}
     texts: dict[str, str] = {}
     found: list[Misattribution] = []
-    lines = text.split("\n")
-    for index, line in enumerate(lines):
-        pieces = sentence_pieces(line)
-        for number, sentence in enumerate(pieces):
-            cited = [p for p in extract_pmids(sentence) if p in articles]
-            if not cited:
-                continue
-            claim = qualified_names(re.sub(r"\[PMID:\d+\]", " ", sentence))
-            if not claim:
-                continue
-            wrong: list[tuple[str, str, frozenset[str], frozenset[str]]] = []
-            for pmid in cited:
-                if pmid not in names_of:
-                    article = articles[pmid]
-                    texts[pmid] = f"{article.title} {article.abstract_text}"
-                    names_of[pmid] = qualified_names(texts[pmid])
-                for head, ours, theirs in mismatched(claim, names_of[pmid]):
-                    wrong.append((pmid, head, ours, theirs))
-                    break
-            if not wrong:
-                continue
-            dropped = len(wrong) == len(cited)
-            if dropped:
-                pieces[number] = ""
-            else:
-                for pmid, *_ in wrong:
-                    # "fractures [PMID:1][PMID:2]" keeps the space before the next marker.
-                    pieces[number] = re.sub(
-                        rf"(\s?)\[PMID:{pmid}\](?=(\[?))",
-                        lambda m: m.group(1) if m.group(2) else "",
-                        pieces[number],
-                    )
-            found += [
-                Misattribution(
-                    p, describe(h, ours, sentence), describe(h, theirs, texts[p]), dropped, h, ours
-                )
-                for p, h, ours, theirs in wrong
-            ]
-        lines[index] = "".join(pieces).rstrip() if any(not p for p in pieces) else "".join(pieces)
+
+    def check(sentence: str) -> str:
+        cited = [p for p in extract_pmids(sentence) if p in articles]
+        claim = qualified_names(re.sub(r"\[PMID:\d+\]", " ", sentence)) if cited else {}
+        if not claim:
+            return sentence
+        wrong: list[tuple[str, str, frozenset[str], frozenset[str]]] = []
+        for pmid in cited:
+            if pmid not in names_of:
+                article = articles[pmid]
+                texts[pmid] = f"{article.title} {article.abstract_text}"
+                names_of[pmid] = qualified_names(texts[pmid])
+            for head, ours, theirs in mismatched(claim, names_of[pmid]):
+                wrong.append((pmid, head, ours, theirs))
+                break
+        if not wrong:
+            return sentence
+        kept = remove_citations(sentence, [pmid for pmid, *_ in wrong])
+        found.extend(
+            Misattribution(
+                p, describe(h, ours, sentence), describe(h, theirs, texts[p]), not kept, h, ours
+            )
+            for p, h, ours, theirs in wrong
+        )
+        return kept
+
+    text = rewrite_sentences(text, check)
     if found:
         log.warning(
             "citation_names_mismatch",
@@ -133,7 +121,7 @@ def drop_misattributed(
             found=[m.found for m in found],
             sentences_dropped=sum(m.sentence_dropped for m in found),
         )
-    return "\n".join(lines), found
+    return text, found
 
 
 def left_unanswered(text: str, found: list[Misattribution], question: str) -> list[Misattribution]:

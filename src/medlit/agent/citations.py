@@ -28,6 +28,7 @@ __all__ = [
     "is_yes_no_question",
     "parse_verdict",
     "reasoned_verdict",
+    "remove_citations",
     "split_verdict",
     "verdict_first",
 ]
@@ -118,6 +119,18 @@ def enforce_citations(text: str, allowed: Collection[str]) -> CitationCheck:
     if removed:
         log.warning("citation_removed", pmids=removed, reason="not_in_retrieved_evidence")
     return CitationCheck(text=new_text, cited=cited, removed=removed)
+
+
+def remove_citations(sentence: str, pmids: Collection[str]) -> str:
+    """``sentence`` without its ``[PMID:n]`` markers for ``pmids``, or ``""`` when it then
+    cites nothing ("fractures [PMID:1][PMID:2]" keeps the space before the marker kept)."""
+    for pmid in pmids:
+        sentence = re.sub(
+            rf"(\s?)\[PMID:{pmid}\](?=(\[?))",
+            lambda m: m.group(1) if m.group(2) else "",
+            sentence,
+        )
+    return sentence if extract_pmids(sentence) else ""
 
 
 def parse_verdict(answer: str) -> Verdict | None:

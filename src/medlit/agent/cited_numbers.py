@@ -15,10 +15,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from medlit.agent.citations import extract_pmids
+from medlit.agent.citations import extract_pmids, remove_citations
 from medlit.log import get_logger
 from medlit.qualified_names import without_names
-from medlit.text import sentence_pieces
+from medlit.text import rewrite_sentences
 from medlit.types import Article
 
 __all__ = ["drop_unsourced_numbers", "numbers_in"]
@@ -82,45 +82,34 @@ def drop_unsourced_numbers(text: str, articles: Mapping[str, Article]) -> tuple[
     """
     sources: dict[str, list[tuple[float, int]]] = {}
     warnings: list[str] = []
-    lines = text.split("\n")
-    for index, line in enumerate(lines):
-        pieces = sentence_pieces(line)
-        changed = False
-        for number, sentence in enumerate(pieces):
-            cited = [p for p in extract_pmids(sentence) if p in articles]
-            wanted = _checked(sentence) if cited else []
-            if not wanted:
-                continue
-            wrong = []
-            for pmid in cited:
-                if pmid not in sources:
-                    article = articles[pmid]
-                    sources[pmid] = numbers_in(
-                        f"{article.title} {article.abstract_text} {article.year or ''}"
-                    )
-                missing = [n for n in wanted if not _given(n, sources[pmid])]
-                if missing:
-                    wrong.append((pmid, missing))
-            if not wrong:
-                continue
-            changed = True
-            dropped = len(wrong) == len(cited)
-            for pmid, missing in wrong:
-                shown = ", ".join(f"{value:g}" for value, _ in missing)
-                what = "a sentence was left out" if dropped else "a citation was removed"
-                warnings.append(
-                    f"{what}: it cited PMID {pmid} for {shown}, a number that article does not give"
+
+    def check(sentence: str) -> str:
+        cited = [p for p in extract_pmids(sentence) if p in articles]
+        wanted = _checked(sentence) if cited else []
+        if not wanted:
+            return sentence
+        wrong = []
+        for pmid in cited:
+            if pmid not in sources:
+                article = articles[pmid]
+                sources[pmid] = numbers_in(
+                    f"{article.title} {article.abstract_text} {article.year or ''}"
                 )
-                if not dropped:
-                    pieces[number] = re.sub(
-                        rf"(\s?)\[PMID:{pmid}\](?=(\[?))",
-                        lambda m: m.group(1) if m.group(2) else "",
-                        pieces[number],
-                    )
-            if dropped:
-                pieces[number] = ""
-        if changed:
-            lines[index] = "".join(pieces).rstrip()
+            missing = [n for n in wanted if not _given(n, sources[pmid])]
+            if missing:
+                wrong.append((pmid, missing))
+        if not wrong:
+            return sentence
+        kept = remove_citations(sentence, [pmid for pmid, _ in wrong])
+        what = "a citation was removed" if kept else "a sentence was left out"
+        for pmid, missing in wrong:
+            shown = ", ".join(f"{value:g}" for value, _ in missing)
+            warnings.append(
+                f"{what}: it cited PMID {pmid} for {shown}, a number that article does not give"
+            )
+        return kept
+
+    text = rewrite_sentences(text, check)
     if warnings:
         log.warning("answer_numbers_unsourced", removals=len(warnings))
-    return "\n".join(lines), warnings
+    return text, warnings

@@ -22,7 +22,7 @@ from medlit.log import get_logger
 from medlit.qualified_names import mismatched, qualified_names
 from medlit.research.planner import anchor_terms
 from medlit.research.tracking import normalise_topic
-from medlit.text import sentence_pieces
+from medlit.text import rewrite_sentences
 from medlit.types import Article
 
 __all__ = ["MIN_SHARE", "Unsupported", "drop_unsupported"]
@@ -68,23 +68,21 @@ def drop_unsupported(text: str, articles: Mapping[str, Article], question: str) 
         evidence.append((set(normalise_topic(content).split()), qualified_names(content)))
     left_out: list[str] = []
     words: set[str] = set()
-    lines = text.split("\n")
-    for index, line in enumerate(lines):
-        pieces = sentence_pieces(line)
-        for number, sentence in enumerate(pieces):
-            if extract_pmids(sentence):
-                continue
-            used = anchors & set(normalise_topic(sentence).split())
-            if len(used) < max(2, MIN_SHARE * len(anchors)):
-                continue
-            names = qualified_names(sentence)
-            if any(used <= words and not mismatched(names, named) for words, named in evidence):
-                continue
-            pieces[number] = ""
-            left_out.append(" and ".join(sorted(used)))
-            words |= used
-        if any(not piece for piece in pieces):
-            lines[index] = "".join(pieces).rstrip()
+
+    def check(sentence: str) -> str:
+        if extract_pmids(sentence):
+            return sentence
+        used = anchors & set(normalise_topic(sentence).split())
+        if len(used) < max(2, MIN_SHARE * len(anchors)):
+            return sentence
+        names = qualified_names(sentence)
+        if any(used <= held and not mismatched(names, named) for held, named in evidence):
+            return sentence
+        left_out.append(" and ".join(sorted(used)))
+        words.update(used)
+        return ""
+
+    text = rewrite_sentences(text, check)
     if left_out:
         log.warning("answer_unsupported_dropped", sentences=len(left_out))
     counts = Counter(left_out)
@@ -92,7 +90,7 @@ def drop_unsupported(text: str, articles: Mapping[str, Article], question: str) 
         f"{_how_many(counts[words])} left out: no retrieved article speaks of {words} together"
         for words in counts
     ]
-    return Unsupported("\n".join(lines), warnings, words)
+    return Unsupported(text, warnings, words)
 
 
 def _how_many(count: int) -> str:
