@@ -483,7 +483,10 @@ class ResearchDepth(_Section):
     """How much one depth level (quick, standard, deep) of a research job may do."""
 
     min_sub_questions: int = Field(
-        3, ge=1, description="Fewest sub-questions a usable plan has (fewer: PlanningError)."
+        3,
+        ge=1,
+        description="Fewest sub-questions a plan should have (fewer: the planner is asked once "
+        "more, and the report says the plan stayed short).",
     )
     max_sub_questions: int = Field(
         4, ge=1, description="Most sub-questions kept from the plan (highest priority first)."

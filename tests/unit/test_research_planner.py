@@ -68,12 +68,54 @@ async def test_plan_is_sorted_by_priority_deduplicated_and_capped_at_the_depth_m
     assert "between 3 and 4" in system  # the depth config reaches the prompt
 
 
-async def test_fewer_sub_questions_than_the_minimum_is_a_planning_error() -> None:
+async def test_a_plan_short_of_the_minimum_is_asked_for_once_more() -> None:
+    # Qwen2.5 1.5B proposed one sub-question, the question again, for 3 of 8 questions.
+    question = "Does aspirin prevent stroke?"
+    second = _plan_reply("Does aspirin prevent stroke in diabetes?", "Aspirin bleeding and stroke")
+    llm = ScriptedLLM(lambda task, msgs: _plan_reply(question) if len(msgs) == 2 else second)
+    plan = await create_plan(question, "quick", llm, ResearchSettings())  # quick: 3..4
+    assert [q.text for q in plan.sub_questions] == [
+        question,
+        "Does aspirin prevent stroke in diabetes?",
+        "Aspirin bleeding and stroke",
+    ]
+    assert plan.note is None
+    assert llm.tasks() == ["plan_research", "plan_research"]
+    again = llm.calls[1][1]
+    assert [m["role"] for m in again] == ["system", "user", "assistant", "user"]
+    assert question in again[2]["content"]  # its own reply, then what was wrong with it
+    assert again[3]["content"].startswith("Only 1 of those sub-questions can be used")
+
+
+async def test_a_plan_still_short_goes_ahead_and_says_so() -> None:
     llm = ScriptedLLM(
-        lambda task, msgs: _plan_reply("aspirin one", "aspirin two", "aspirin two!", "  ")
+        lambda task, msgs: (
+            _plan_reply("aspirin one", "aspirin two", "aspirin two!", "  ")
+            if len(msgs) == 2
+            else _plan_reply("What is the outcome of interest?")
+        )  # lost the subject
     )
-    with pytest.raises(PlanningError, match="2 usable sub-question"):
-        await create_plan("Does aspirin prevent stroke?", "standard", llm, ResearchSettings())
+    plan = await create_plan("Does aspirin prevent stroke?", "standard", llm, ResearchSettings())
+    assert [q.text for q in plan.sub_questions][1:] == ["aspirin one", "aspirin two"]
+    assert plan.note is not None
+    assert plan.note.startswith("The planner proposed 2 usable sub-question(s) where depth")
+    assert "4 to 6" in plan.note
+    assert len(llm.calls) == 2  # asked once more, not again and again
+
+
+async def test_a_failed_second_planner_call_keeps_the_first_plan() -> None:
+    def reply(task: str, msgs: list[dict[str, str]]) -> Any:
+        if len(msgs) == 2:
+            return _plan_reply("What is the population?", "Aspirin and stroke in women")
+        return LLMProviderError("server said 500")
+
+    llm = ScriptedLLM(reply)
+    plan = await create_plan("Does aspirin prevent stroke?", "quick", llm, ResearchSettings())
+    assert [q.text for q in plan.sub_questions] == [
+        "Does aspirin prevent stroke?",
+        "Aspirin and stroke in women",
+    ]
+    assert plan.note is not None and "1 usable sub-question(s)" in plan.note
 
 
 async def test_llm_failure_is_a_planning_error() -> None:

@@ -84,6 +84,9 @@ class ResearchPlan(BaseModel):
     question: str
     depth: Depth
     sub_questions: list[SubQuestion] = Field(default_factory=list)
+    note: str | None = Field(
+        None, description="What the report should say about the plan (fewer sub-questions)."
+    )
     created_at: datetime = Field(default_factory=utcnow)
 
     def get(self, question_id: str) -> SubQuestion | None:

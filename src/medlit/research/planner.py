@@ -9,7 +9,14 @@ from medlit.errors import LLMConfigError, LLMError, PlanningError, ValidationErr
 from medlit.log import get_logger
 from medlit.qualified_names import mismatched, qualified_names
 from medlit.research.models import DEPTHS, Depth, ResearchPlan, SubQuestion
-from medlit.research.prompts import PLAN_SYSTEM, PlanReply, ResearchLLM, Task, messages
+from medlit.research.prompts import (
+    PLAN_SYSTEM,
+    Message,
+    PlanReply,
+    ResearchLLM,
+    Task,
+    messages,
+)
 from medlit.research.tracking import normalise_topic
 from medlit.text import require_clean_text
 
@@ -107,38 +114,38 @@ async def create_plan(
         A plan with at most ``max_sub_questions`` sub-questions (ids ``q1``, ``q2``... in
         priority order) that kept the question's subject (see :func:`on_topic`), plus the
         question itself (``q0``, first in the list, researched last) unless one of them is
-        it; all PENDING at depth 1.
+        it; all PENDING at depth 1. A plan short of ``min_sub_questions`` after one more
+        call (:func:`_ask_again`) goes ahead with a ``note`` saying so.
 
     Raises:
         ValidationError: the request is invalid.
         LLMConfigError: no model is configured for ``plan_research``.
-        PlanningError: the LLM failed or proposed fewer sub-questions than the minimum.
+        PlanningError: the LLM failed or its reply was not a plan.
     """
     cleaned, level = validate_request(question, depth, settings)
     config: ResearchDepth = settings.depth_config(level)
     system = PLAN_SYSTEM.format(min_q=config.min_sub_questions, max_q=config.max_sub_questions)
+    chat = messages(system, f"Research question: {cleaned}")
     try:
-        reply = await llm.complete_json(
-            Task.PLAN, messages(system, f"Research question: {cleaned}"), PlanReply
-        )
+        reply = await llm.complete_json(Task.PLAN, chat, PlanReply)
     except LLMConfigError:
         raise
     except LLMError as exc:
         raise PlanningError(f"the planner's LLM call failed: {exc}") from exc
-
-    proposed = _dedupe(
-        [
-            (q.priority, q.text.strip(), q.rationale.strip(), (q.search_query or "").strip())
-            for q in reply.sub_questions
-            if q.text.strip()
-        ]
-    )
+    proposed = _anchored(cleaned, _proposals(reply))
     if len(proposed) < config.min_sub_questions:
-        raise PlanningError(
-            f"the planner proposed {len(proposed)} usable sub-question(s); "
-            f"depth {level} needs at least {config.min_sub_questions}"
+        # A small model proposes one sub-question (the question again) or only generic ones
+        # ("What is the population?"): asked once more, it usually gives the rest.
+        more = await _ask_again(cleaned, chat, reply, len(proposed), llm, config)
+        proposed = _dedupe(proposed + more)
+    note = None
+    if len(proposed) < config.min_sub_questions:
+        note = (
+            f"The planner proposed {len(proposed)} usable sub-question(s) where depth {level} "
+            f"asks for {config.min_sub_questions} to {config.max_sub_questions}: the report "
+            "covers fewer aspects of the question than planned."
         )
-    proposed = _anchored(cleaned, proposed)
+        log.warning("plan_short", depth=level, sub_questions=len(proposed))
     # Stable sort: equal priorities keep the model's order.
     proposed.sort(key=lambda item: item[0])
     proposed = proposed[: config.max_sub_questions]
@@ -166,9 +173,51 @@ async def create_plan(
                 depth=1,
             ),
         )
-    plan = ResearchPlan(question=cleaned, depth=level, sub_questions=sub_questions)
+    plan = ResearchPlan(question=cleaned, depth=level, sub_questions=sub_questions, note=note)
     log.info("plan_created", depth=level, sub_questions=len(sub_questions))
     return plan
+
+
+def _proposals(reply: PlanReply) -> list[_Proposed]:
+    return _dedupe(
+        [
+            (q.priority, q.text.strip(), q.rationale.strip(), (q.search_query or "").strip())
+            for q in reply.sub_questions
+            if q.text.strip()
+        ]
+    )
+
+
+async def _ask_again(
+    question: str,
+    chat: list[Message],
+    reply: PlanReply,
+    usable: int,
+    llm: ResearchLLM,
+    config: ResearchDepth,
+) -> list[_Proposed]:
+    """One more planner call for a plan short of the minimum: its usable sub-questions.
+
+    The model sees its reply and is told how many of them could be used and what each needs.
+    A failed or unusable second reply leaves the plan as it was (never an error: the question
+    itself is still researched).
+    """
+    again = (
+        f"Only {usable} of those sub-questions can be used. Reply with between "
+        f"{config.min_sub_questions} and {config.max_sub_questions} different sub-questions, "
+        "each about another aspect of the research question and each naming its subject, "
+        f"in the same JSON format. Research question: {question}"
+    )
+    chat = [*chat, {"role": "assistant", "content": reply.model_dump_json()}]
+    chat.append({"role": "user", "content": again})
+    try:
+        second = await llm.complete_json(Task.PLAN, chat, PlanReply)
+    except LLMConfigError:
+        raise
+    except LLMError as exc:
+        log.warning("plan_retry_failed", error=type(exc).__name__, message=str(exc)[:200])
+        return []
+    return _anchored(question, _proposals(second))
 
 
 def _anchored(question: str, proposed: list[_Proposed]) -> list[_Proposed]:

@@ -141,11 +141,16 @@ class SectionReply(BaseModel):
 
 PLAN_SYSTEM = """medlit research: plan
 You plan biomedical literature research. Split the user's question into between {min_q} and \
-{max_q} focused sub-questions, each answerable from PubMed abstracts (population, intervention \
-or exposure, comparison, outcome), together covering the question. Give each a priority \
-(1 = most important), a one-sentence rationale and a short PubMed search query (key terms \
-only, no boolean operators). Reply with JSON only: {{"sub_questions": [{{"text": "...", \
-"search_query": "...", "priority": 1, "rationale": "..."}}]}}"""
+{max_q} sub-questions that together cover it, each answerable from PubMed abstracts. Each \
+sub-question is a complete, specific question that names the subject of the user's question. \
+For "Does exercise improve sleep in older adults?" good sub-questions are "Does aerobic \
+exercise shorten sleep onset in older adults?", "Does resistance training improve sleep \
+quality in older adults with insomnia?" and "How long must older adults exercise before their \
+sleep improves?". Never ask generic questions such as "What is the population?" or "What is \
+the outcome of interest?". Give each a priority (1 = most important), a one-sentence rationale \
+and a short PubMed search query (key terms only, no boolean operators). Reply with JSON \
+only: {{"sub_questions": [{{"text": "...", "search_query": "...", "priority": 1, \
+"rationale": "..."}}]}}"""
 
 EXTRACT_SYSTEM = """medlit research: extract
 You extract evidence from one article for a sub-question. Report only what the article itself \

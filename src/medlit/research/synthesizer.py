@@ -280,6 +280,8 @@ async def generate_report(
     if budget_stop_reason:
         limitations.append(f"Research stopped early: {budget_stop_reason}.")
     if plan is not None:
+        if plan.note:
+            limitations.append(plan.note)
         for sub in plan.sub_questions:
             if sub.status is SubQuestionStatus.SKIPPED and not (sub.skip_reason or "").startswith(
                 "topic already visited"
