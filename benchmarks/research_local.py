@@ -22,16 +22,29 @@ Usage::
 
 Last line: ``status=... plan_json=... extract_json=... crossref_json=... verbatim=...
 on_topic_refs=... minutes=...``.
+
+``--pubmedqa N`` runs N jobs instead, one per PubMedQA question (a fixed sample, ``--seed``),
+each question the title of an article of the corpus, and reports per job what its executive
+summary did (``answered``: the model's summary kept; ``facts``: no drafted sentence kept, the
+facts on the question given as found; ``not answered``: the evidence found does not answer;
+``none``: no evidence), whether the question's own article is among the references, and the
+claims kept and dropped. Last line: ``jobs=... completed=... answered=... facts_as_found=...
+not_answered=... no_evidence=... source_cited=... claims_kept=... quote_dropped=...
+claim_dropped=... minutes=...``.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import random
 import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -44,10 +57,12 @@ from tests.fakes.eutils_server import FakeEutils  # noqa: E402
 
 from medlit.config import Settings  # noqa: E402
 from medlit.errors import LLMError  # noqa: E402
+from medlit.research.models import ResearchJob  # noqa: E402
 from medlit.research.planner import anchor_terms, on_topic  # noqa: E402
 from medlit.research.runtime import open_orchestrator  # noqa: E402
 
 DEFAULT_XML = ROOT.parent / "shared/data/pubmedqa/pqal_dev_pubmed.xml"
+DEFAULT_JSON = ROOT.parent / "shared/data/pubmedqa/pqal_dev.json"
 QUESTION = "Does laparoscopic surgery lead to fewer postoperative complications than open surgery?"
 T = TypeVar("T", bound=BaseModel)
 
@@ -78,12 +93,101 @@ def _rate(good: int, total: int) -> str:
     return f"{good / total:.2f}" if total else "n/a"
 
 
+async def _run_job(
+    settings: Settings, question: str, depth: str, *, verbose: bool
+) -> tuple[ResearchJob, list[Any], CountingLLM, float]:
+    """One job through the real orchestrator: the job, its log events, the LLM counts, minutes."""
+    started = time.monotonic()
+    with structlog.testing.capture_logs() as logs:
+        async with open_orchestrator(settings) as orchestrator:
+            counting = CountingLLM(orchestrator.llm)
+            orchestrator.llm = counting
+            job = orchestrator.create_job(question, depth)
+            job = await orchestrator.run(
+                job,
+                (lambda e: print(f"  {e.stage.value} {e.message}", flush=True))
+                if verbose
+                else None,
+            )
+    return job, logs, counting, (time.monotonic() - started) / 60
+
+
+def _summary_kind(summary: str) -> str:
+    """What the executive summary did (see the module doc)."""
+    if summary.startswith("No evidence answering"):
+        return "none"
+    if summary.startswith("The evidence found does not answer"):
+        return "not answered"
+    if summary.startswith("No sentence of the drafted summary"):
+        return "facts"
+    return "answered"
+
+
+def _dropped(logs: list[Any]) -> Counter[str]:
+    return Counter(str(e.get("reason")) for e in logs if e["event"] == "fabricated_claim_dropped")
+
+
+async def _pubmedqa(args: argparse.Namespace, settings_for: Any) -> int:
+    """``--pubmedqa N``: one job per sampled PubMedQA question; the table and the figures."""
+    if not args.json.exists():
+        print(f"skipped: {args.json} is absent (needs ../shared/data)", file=sys.stderr)
+        return 0
+    records = json.loads(args.json.read_text())
+    pmids = sorted(records)
+    random.Random(args.seed).shuffle(pmids)
+    rows = []
+    totals: Counter[str] = Counter()
+    print(f"{'pmid':<9} {'status':<10} {'summary':<13} {'cited':<5} {'kept':>4} "
+          f"{'quote-':>6} {'claim-':>6} {'min':>5}  question")  # fmt: skip
+    for pmid in pmids[: args.pubmedqa]:
+        question = records[pmid]["QUESTION"]
+        with settings_for() as settings:
+            job, logs, _, minutes = await _run_job(settings, question, args.depth, verbose=False)
+        report = job.report
+        kind = _summary_kind(report.executive_summary) if report is not None else "failed"
+        cited = report is not None and any(r.pmid == pmid for r in report.references)
+        dropped = _dropped(logs)
+        row = (pmid, job.status.value, kind, cited, len(job.findings), dropped, minutes)
+        rows.append(row)
+        totals[kind] += 1
+        print(
+            f"{pmid:<9} {job.status.value:<10} {kind:<13} {'yes' if cited else 'no':<5} "
+            f"{len(job.findings):>4} {dropped['quote_not_in_article']:>6} "
+            f"{dropped['claim_not_in_quote']:>6} {minutes:>5.1f}  {question[:70]}",
+            flush=True,
+        )
+        if job.error:
+            print(f"    error: {job.error}")
+        for event in logs:
+            if event["event"] == "fabricated_claim_dropped" and args.show_dropped:
+                print(f"    {event['reason']}: {event['claim']!r} over {event['quote']!r}")
+    jobs = len(rows)
+    print(
+        f"jobs={jobs} completed={sum(r[1] == 'COMPLETED' for r in rows)} "
+        f"answered={totals['answered']} facts_as_found={totals['facts']} "
+        f"not_answered={totals['not answered']} no_evidence={totals['none']} "
+        f"source_cited={sum(r[3] for r in rows)} claims_kept={sum(r[4] for r in rows)} "
+        f"quote_dropped={sum(r[5]['quote_not_in_article'] for r in rows)} "
+        f"claim_dropped={sum(r[5]['claim_not_in_quote'] for r in rows)} "
+        f"minutes={sum(r[6] for r in rows):.1f}"
+    )
+    return 0
+
+
 async def main(argv: list[str] | None = None) -> int:
-    """Run one job, print the per-stage table and the figures."""
+    """Run one job (or ``--pubmedqa N``), print the per-stage table and the figures."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("question", nargs="?", default=QUESTION)
     parser.add_argument("--depth", default="quick")
     parser.add_argument("--xml", type=Path, default=DEFAULT_XML)
+    parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help="PubMedQA questions.")
+    parser.add_argument(
+        "--pubmedqa", type=int, default=0, help="Run this many PubMedQA questions instead."
+    )
+    parser.add_argument("--seed", type=int, default=7, help="The PubMedQA sample's seed.")
+    parser.add_argument(
+        "--show-dropped", action="store_true", help="With --pubmedqa: list the claims dropped."
+    )
     parser.add_argument(
         "--max-seconds",
         type=float,
@@ -94,35 +198,37 @@ async def main(argv: list[str] | None = None) -> int:
     if not args.xml.exists():
         print(f"skipped: {args.xml} is absent (needs ../shared/data)", file=sys.stderr)
         return 0
-    with (
-        tempfile.TemporaryDirectory() as tmp,
-        FakeEutils.from_xml(args.xml, rate_limit=None, rate_limit_with_key=None) as eutils,
-    ):
-        settings = Settings(home=Path(tmp))
-        if not settings.llm.model:
-            print("skipped: no LLM configured (MEDLIT_LLM_MODEL, _BASE_URL)", file=sys.stderr)
-            return 0
-        settings.pubmed.base_url = eutils.base_url
-        settings.pubmed.requests_per_second = 50.0
-        settings.europepmc.enabled = False
-        settings.local.enabled = False
-        if args.max_seconds:
-            settings.research.depth_config(args.depth).max_seconds = args.max_seconds
-        print(
-            f"model {settings.llm.model}; structured output "
-            f"{'on' if settings.llm.structured_output else 'off'}; {args.depth}: {args.question}",
-            flush=True,
-        )
-        started = time.monotonic()
-        with structlog.testing.capture_logs() as logs:
-            async with open_orchestrator(settings) as orchestrator:
-                counting = CountingLLM(orchestrator.llm)
-                orchestrator.llm = counting  # type: ignore[assignment]
-                job = orchestrator.create_job(args.question, args.depth)
-                job = await orchestrator.run(
-                    job, lambda e: print(f"  {e.stage.value} {e.message}", flush=True)
-                )
-        minutes = (time.monotonic() - started) / 60
+    with FakeEutils.from_xml(args.xml, rate_limit=None, rate_limit_with_key=None) as eutils:
+
+        @contextmanager
+        def settings_for() -> Iterator[Settings]:
+            """Settings over a fresh home: every job starts with empty caches."""
+            with tempfile.TemporaryDirectory() as tmp:
+                settings = Settings(home=Path(tmp))
+                settings.pubmed.base_url = eutils.base_url
+                settings.pubmed.requests_per_second = 50.0
+                settings.europepmc.enabled = False
+                settings.local.enabled = False
+                if args.max_seconds:
+                    settings.research.depth_config(args.depth).max_seconds = args.max_seconds
+                yield settings
+
+        with settings_for() as probe:
+            if not probe.llm.model:
+                print("skipped: no LLM configured (MEDLIT_LLM_MODEL, _BASE_URL)", file=sys.stderr)
+                return 0
+            print(
+                f"model {probe.llm.model}; structured output "
+                f"{'on' if probe.llm.structured_output else 'off'}; {args.depth}",
+                flush=True,
+            )
+        if args.pubmedqa:
+            return await _pubmedqa(args, settings_for)
+        print(f"question: {args.question}", flush=True)
+        with settings_for() as settings:
+            job, logs, counting, minutes = await _run_job(
+                settings, args.question, args.depth, verbose=True
+            )
 
     invalid_first = Counter(str(e.get("task")) for e in logs if e["event"] == "llm_json_invalid")
     print(f"\nstatus {job.status.value} in {minutes:.1f} min; error: {job.error or '-'}")
@@ -143,9 +249,7 @@ async def main(argv: list[str] | None = None) -> int:
             f"{task:<16} {calls:>5} {_rate(first, calls):>14} {_rate(counting.ok[task], calls):>17}"
         )
         figures[f"{name}_json"] = _rate(counting.ok[task], calls)
-    dropped = Counter(
-        str(e.get("reason")) for e in logs if e["event"] == "fabricated_claim_dropped"
-    )
+    dropped = _dropped(logs)
     dropped_quotes, unsupported = dropped["quote_not_in_article"], dropped["claim_not_in_quote"]
     kept = len(job.findings)
     figures["verbatim"] = _rate(kept, kept + dropped_quotes)

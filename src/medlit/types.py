@@ -52,6 +52,14 @@ class AbstractSection(BaseModel):
             return True
         return (self.label or "").strip().upper().rstrip(":") in _CONCLUSION_LABELS
 
+    @property
+    def is_result(self) -> bool:
+        """True for a section reporting what the study found: its results or conclusion."""
+        if self.is_conclusion or (self.category or "").upper() == "RESULTS":
+            return True
+        label = (self.label or "").upper()
+        return "RESULT" in label or "FINDINGS" in label
+
 
 class StudyType(IntEnum):
     """Evidence level from publication types; a higher value is stronger evidence."""

@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from medlit.research.grounding import claim_supported, fact_support, ground_text
-from medlit.research.models import VerifiedFact
+from medlit.research.grounding import (
+    claim_supported,
+    fact_support,
+    ground_summary,
+    ground_text,
+)
+from medlit.research.models import Reference, VerifiedFact
 from medlit.research.synthesizer import citation_key
 from medlit.types import Citation
 
@@ -44,6 +49,54 @@ def test_claim_supported(claim: str, quote: str, expected: bool) -> None:
     assert claim_supported(claim, quote) is expected
 
 
+LEPTIN = "Are serum leptin levels a prognostic factor in advanced lung cancer?"
+VANCOMYCIN = "Is peak concentration needed in therapeutic drug monitoring of vancomycin?"
+UNSAFE_SEX = "Is unsafe sexual behaviour increasing among HIV-infected individuals?"
+VITAMIN_D = "Does vitamin D supplementation prevent fractures in older adults?"
+
+
+@pytest.mark.parametrize(
+    ("claim", "quote", "title", "result", "expected"),
+    [
+        # What the local model extracted from PubMedQA articles and the old check dropped:
+        # the article's answer to its own title's question, in the title's words.
+        ("Serum leptin levels are not a prognostic factor in advanced lung cancer.",
+         "The analysis of serum leptin values did not show any association with the overall "
+         "survival of the patients.", LEPTIN, True, True),
+        ("Peak concentration is not needed in therapeutic drug monitoring of vancomycin.",
+         "These results suggest little need to use peak concentration in vancomycin TDM",
+         VANCOMYCIN, True, True),
+        ("The prevalence of unsafe sexual behavior among HIV-infected individuals is not "
+         "increasing over time.", "There was no evidence of an increase in reported unsafe sex "
+         "over time in this population", UNSAFE_SEX, True, True),
+        # Not from the results or conclusions (the background, the objective): not a finding.
+        ("Serum leptin levels are not a prognostic factor in advanced lung cancer.",
+         "The analysis of serum leptin values did not show any association with the overall "
+         "survival of the patients.", LEPTIN, False, False),
+        # A positive claim must be in its quote, title or not.
+        ("Vitamin D supplementation prevents fractures in older adults.",
+         "Fractures occurred in 10% of older adults in both groups.", VITAMIN_D, True, False),
+        # What the negative claim adds to the title must be in the quote.
+        ("Serum leptin levels are not a prognostic factor for chemotherapy toxicity.",
+         "The analysis of serum leptin values did not show any association with the overall "
+         "survival of the patients.", LEPTIN, True, False),
+        # Only one word of the claim in the quote is too little to tie them.
+        ("Serum leptin levels are not a prognostic factor in advanced lung cancer.",
+         "No association with overall survival was found.", LEPTIN, True, False),
+        # The title names another thing than the claim.
+        ("Vitamin C is not needed in fracture care of older adults.",
+         "vitamin C did not reduce fracture healing time", VITAMIN_D, True, False),
+        ("Vitamin D is not needed in fracture care of older adults.",
+         "fracture healing did not differ in older adults",
+         "Is vitamin C needed in fracture care of older adults?", True, False),
+    ],
+)  # fmt: skip
+def test_a_negative_claim_may_answer_its_articles_title(
+    claim: str, quote: str, title: str, result: bool, expected: bool
+) -> None:
+    assert claim_supported(claim, quote, title=title, result=result) is expected
+
+
 def test_a_summary_sentence_naming_another_vitamin_than_its_facts_is_left_out() -> None:
     source = Citation(pmid="1", title="Vitamin C and wrist fractures")
     fact = VerifiedFact(
@@ -61,3 +114,57 @@ def test_a_summary_sentence_naming_another_vitamin_than_its_facts_is_left_out() 
     grounded = ground_text(text, "Does vitamin D prevent pain after wrist fractures?", support)
     assert grounded.text == text.split(" [1]. ")[1]
     assert grounded.removed == [text.split(" Vitamin C")[0]]
+
+
+def _fact(statement: str, title: str, pmid: str = "1") -> tuple[VerifiedFact, dict[str, int]]:
+    source = Citation(pmid=pmid, title=title)
+    fact = VerifiedFact(
+        statement=statement, confidence="low", sub_question_id="q1", sources=[source]
+    )
+    return fact, {citation_key(source): 1}
+
+
+def test_a_citation_after_the_full_stop_cites_the_sentence_before_it() -> None:
+    # What the local model wrote for a section: the fact line echoed, its reference after it.
+    statement = "There is no evidence of an increase in reported unsafe sex over time"
+    fact, numbers = _fact(statement, UNSAFE_SEX)
+    reference = Reference(number=1, article_key="pmid:1", title=UNSAFE_SEX)
+    support = fact_support([fact], [reference], numbers)
+    text = f"{statement} among HIV-infected individuals. (numbers: 1.0, 0.96-1.05) [1]"
+    grounded = ground_text(text, UNSAFE_SEX, support)
+    assert grounded.removed == []
+    assert grounded.text == f"{statement} among HIV-infected individuals. (1.0, 0.96-1.05) [1]"
+    # Before, the sentence went as uncited and the section kept "[1]" alone.
+    alone = ground_text("[1]", UNSAFE_SEX, support)
+    assert alone.text == "" and alone.removed == ["[1]"] and not alone.answered
+
+
+def test_a_summary_with_no_grounded_sentence_gives_the_facts_on_the_question_as_found() -> None:
+    fact, numbers = _fact(
+        "There is no evidence of an increase in reported unsafe sex over time", UNSAFE_SEX
+    )
+    support = fact_support([fact], [], numbers)
+    drafted = "This literature review examines the evidence on unsafe sexual behaviour."
+    grounded = ground_summary(drafted, UNSAFE_SEX, [fact], numbers, support)
+    assert grounded.text == (
+        "No sentence of the drafted summary could be tied to a verified fact, so the verified "
+        f"facts on the question are given as found: {fact.statement} [1]."
+    )
+    assert grounded.removed == [drafted]
+    # The same finding read for two sub-questions is given once.
+    again = fact.model_copy(update={"statement": fact.statement + " among HIV-infected adults"})
+    twice = ground_summary(drafted, UNSAFE_SEX, [fact, again], numbers, support)
+    assert twice.text == grounded.text
+
+
+def test_a_summary_over_facts_on_another_subject_says_the_question_is_not_answered() -> None:
+    # Issue 10: T-cell facts from a vitamin D trial for a fractures question.
+    fact, numbers = _fact(
+        "Vitamin D supplementation increases Tregs frequency within circulating CD4+ T cells",
+        "Vitamin D supplementation and regulatory T cells: a randomised trial",
+    )
+    support = fact_support([fact], [], numbers)
+    drafted = "Vitamin D supplementation may prevent fractures in older adults [1]."
+    grounded = ground_summary(drafted, VITAMIN_D, [fact], numbers, support)
+    assert grounded.text.startswith("The evidence found does not answer this question")
+    assert not grounded.answered

@@ -120,6 +120,15 @@ async def test_no_facts_gives_a_report_without_llm_calls() -> None:
     assert "No evidence" in report.executive_summary
 
 
+async def test_a_short_plan_is_a_limitation_of_the_report() -> None:
+    short = PLAN.model_copy(update={"note": "The planner proposed 1 usable sub-question(s)."})
+    llm = ScriptedLLM(lambda task, msgs: AssertionError("no call expected"))
+    report = await generate_report("Q?", [], [], {}, llm, ResearchSettings(), plan=short)
+    assert report.limitations[0] == "The planner proposed 1 usable sub-question(s)."
+    # With no second source, "no conflicting findings" would say more than was checked.
+    assert "Fewer than two articles were cited, so no findings" in render_markdown(report)
+
+
 async def test_markdown_and_json_rendering() -> None:
     discrepancy = Discrepancy(
         topic="Effect size",

@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from medlit.config import ResearchDepth, Settings
-from medlit.research.researcher import quote_in_article, search_term
+from medlit.config import ResearchDepth, ResearchSettings, Settings
+from medlit.research.models import SubQuestion
+from medlit.research.prompts import ExtractedClaim
+from medlit.research.researcher import (
+    DeepResearcher,
+    article_quote,
+    quote_in_article,
+    quotes_a_result,
+    search_term,
+)
 from medlit.research.tracking import (
     Budget,
     Spend,
@@ -94,12 +102,68 @@ ARTICLE = Article(
         ("a randomised trial", True),
         ("Aspirin reduced stroke by 40%", False),  # not what it says
         ("Aspirin reduced", False),  # too short to prove anything
-        ("RESULTS: Aspirin reduced stroke", False),  # labels are not the article's text
+        ("RESULTS: Aspirin reduced stroke", True),  # the label shown inline is not quoted
+        ("Conclusions: aspirin's benefit was modest", True),
+        ("RESULTS: Aspirin reduced stroke by 40%", False),
+        ("RESULTS: Aspirin", False),  # the label does not count as quoted words
+        ("METHODS: Aspirin reduced stroke", False),  # not a label of this article
         ("", False),
     ],
 )
 def test_quotes_must_occur_in_the_article(quote: str, ok: bool) -> None:
     assert quote_in_article(quote, ARTICLE) is ok
+
+
+def test_a_quoted_label_is_left_out_of_the_quote_kept() -> None:
+    # The local model quoted "Conclusions: Severe hypoglycaemia is associated with ..." from
+    # the abstract it was shown (labels inline); the only article's finding was dropped.
+    assert article_quote(" Conclusions:  Aspirin\u2019s benefit was modest.", ARTICLE) == (
+        "Aspirin\u2019s benefit was modest."
+    )
+    plain = "Aspirin's benefit was modest."
+    assert article_quote(plain, ARTICLE) == plain
+
+
+LEPTIN = Article(
+    pmid="17285311",
+    title="Are serum leptin levels a prognostic factor in advanced lung cancer?",
+    abstract=[
+        AbstractSection(label="BACKGROUND", text="The analysis of serum leptin values did not "
+                        "show any association with weight loss in earlier reports."),
+        AbstractSection(label="RESULTS", category="RESULTS", text="The analysis of serum leptin "
+                        "values did not show any association with the overall survival of the "
+                        "patients."),
+    ],
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("quote", "kept"),
+    [
+        # What the local model quoted: a result, with the label it was shown inline.
+        ("RESULTS: The analysis of serum leptin values did not show any association with the "
+         "overall survival of the patients.", True),
+        ("The analysis of serum leptin values did not show any association with weight loss",
+         False),  # the background: not what the study found
+    ],
+)  # fmt: skip
+def test_a_negative_finding_in_the_titles_words_is_kept_when_its_quote_is_a_result(
+    quote: str, kept: bool
+) -> None:
+    researcher = DeepResearcher(
+        ResearchSettings(), None, None, cache=None, embedder=None, visited=None, budget=None
+    )  # type: ignore[arg-type]
+    claim = ExtractedClaim(
+        claim="Serum leptin levels are not a prognostic factor in advanced lung cancer.",
+        quote=quote,
+        pmid="17285311",
+    )
+    question = SubQuestion(id="q0", text=LEPTIN.title)
+    finding = researcher._finding(question, LEPTIN, claim)
+    assert (finding is not None) is kept
+    assert quotes_a_result(quote.removeprefix("RESULTS: "), LEPTIN) is kept
+    if finding is not None:
+        assert finding.quote.startswith("The analysis of serum leptin")  # no label
 
 
 def test_search_term_keeps_content_words() -> None:

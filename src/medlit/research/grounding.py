@@ -4,11 +4,12 @@ A small model asked to summarise facts that do not answer the question writes wh
 question hoped for ("vitamin D supplementation may have some protective effects" from facts
 about T cells). :func:`ground_summary` keeps a summary sentence only when it cites a reference
 of the report and every subject word of the question it uses (``fracture``) occurs in what those
-references' facts say; when no sentence survives, the summary says plainly that the evidence
-found does not answer the question and lists what was verified instead. The sections get the
-same check (:func:`ground_text`): asked for 300 words from two facts, the same model filled a
-section with textbook prose that cited nothing; such sentences go, and a section left with none
-shows its verified facts instead (:func:`section_fallback`).
+references' facts say; when no sentence survives, the summary lists the verified facts that
+speak of the question's whole subject, as found; when none does, it says plainly that the
+evidence found does not answer the question and lists what was verified instead. The sections
+get the same check (:func:`ground_text`): asked for 300 words from two facts, the same model
+filled a section with textbook prose that cited nothing; such sentences go, and a section left
+with none shows its verified facts instead (:func:`section_fallback`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ __all__ = [
     "GroundedSummary",
     "claim_supported",
     "fact_support",
+    "facts_as_found",
     "ground_summary",
     "ground_text",
     "not_answered",
@@ -37,9 +39,17 @@ __all__ = [
 #: them; "Vitamin D supplementation prevents fractures in older adults" over the quote
 #: "interventions to prevent hip fracture have documented poor compliance" keeps a third).
 CLAIM_SUPPORT = 0.6
-_NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|without|fail(?:ed|s)?)\b|n't\b", re.I)
+#: Share of a negative claim's content words its quote and the article's title must hold
+#: together when the claim answers the title's question (see :func:`claim_supported`).
+TITLE_SUPPORT = 0.8
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|neither|nor|without|fail(?:ed|s)?|little|lack(?:s|ed|ing)?|"
+    r"absen(?:t|ce)|unlikely|insufficient)\b|n't\b",
+    re.I,
+)
 
 _CITED = re.compile(r"\[(\d+(?:\s*[-–,;]\s*\d+)*)\]")
+_NUMBERS_ECHO = re.compile(r"\(numbers?:\s*([^()]*)\)", re.I)
 
 
 @dataclass
@@ -58,7 +68,7 @@ def _numbers(sentence: str) -> set[int]:
     return found
 
 
-def claim_supported(claim: str, quote: str) -> bool:
+def claim_supported(claim: str, quote: str, *, title: str = "", result: bool = False) -> bool:
     """Whether a claim says what its verbatim quote says, as far as words can tell.
 
     A small model writes the claim it was hoping for beside a real quote about something else:
@@ -67,15 +77,36 @@ def claim_supported(claim: str, quote: str) -> bool:
     the quote is ("did not increase bleeding" is not "increased bleeding"), and name nothing
     the quote names otherwise ("vitamin D" over a quote about vitamin C, "COX-1" over "COX-2":
     :mod:`medlit.qualified_names`).
+
+    A negative finding is written in other words than the question it answers: "Serum leptin
+    levels are not a prognostic factor in advanced lung cancer" over the result "serum leptin
+    values did not show any association with the overall survival" of the article "Are serum
+    leptin levels a prognostic factor in advanced lung cancer?". Such a claim may take its
+    words from the article's ``title`` when both it and the quote are negative, the quote is
+    a ``result`` (from the results or conclusions), holds two of the claim's words and half
+    of those the title does not, and together with the title holds :data:`TITLE_SUPPORT` of
+    them. A positive claim ("vitamin D prevents fractures") must always be in its quote.
     """
     words = content_terms(claim)
     if not words:
         return False
-    if bool(_NEGATION.search(claim)) != bool(_NEGATION.search(quote)):
+    negative = bool(_NEGATION.search(claim))
+    if negative != bool(_NEGATION.search(quote)):
         return False
     if mismatched(qualified_names(claim), qualified_names(quote)):
         return False  # "vitamin D reduced pain" over a quote about vitamin C
-    return len(words & content_terms(quote)) >= CLAIM_SUPPORT * len(words)
+    quoted = words & content_terms(quote)
+    if len(quoted) >= CLAIM_SUPPORT * len(words):
+        return True
+    if not (negative and result and title and len(quoted) >= 2):
+        return False
+    if mismatched(qualified_names(claim), qualified_names(title)):
+        return False
+    titled = content_terms(title)
+    beyond_title = words - titled
+    if len(beyond_title & quoted) * 2 < len(beyond_title):
+        return False  # what the claim adds to the title is not in its quote
+    return len(words & (quoted | titled)) >= TITLE_SUPPORT * len(words)
 
 
 def _cited_statement(fact: VerifiedFact, numbers: dict[str, int]) -> str:
@@ -140,25 +171,46 @@ def ground_text(text: str, question: str, support: dict[int, set[str]]) -> Groun
     A sentence stays when it cites a reference in ``support``, every subject word of the
     question it uses occurs in what those references stand behind, and it names nothing they
     name otherwise ("vitamin D" where their facts say vitamin C). Paragraphs are kept;
-    sentences are cut by syntok ("0.67 vs. 1.58 mmol/l" is not two sentences).
+    sentences are cut by syntok ("0.67 vs. 1.58 mmol/l" is not two sentences), and a piece
+    without words ("(1.0, 0.96-1.05) [1]") belongs to the sentence before it.
     """
     anchors = anchor_terms(question)
     paragraphs: list[str] = []
     removed: list[str] = []
+    # The model echoes the prompt's fact lines: "... individuals. (numbers: 1.0, 0.96-1.05) [1]"
+    text = _NUMBERS_ECHO.sub(r"(\1)", text)
     for paragraph in re.split(r"\n\s*\n", text.strip()):
         kept: list[str] = []
-        for piece in sentence_pieces(paragraph):
-            sentence = " ".join(piece.split())
-            if not sentence:
-                continue
+        for sentence in _sentences(paragraph):
             cited = _numbers(sentence) & set(support)
             used = anchors & set(normalise_topic(_CITED.sub(" ", sentence)).split())
             backing = set().union(*(support[n] for n in cited)) if cited else set()
             named = not mismatched(qualified_names(sentence), _names_in(backing))
-            (kept if cited and used <= backing and named else removed).append(sentence)
+            grounded = cited and used <= backing and named and _says_something(sentence)
+            (kept if grounded else removed).append(sentence)
         if kept:
             paragraphs.append(" ".join(kept))
     return GroundedSummary("\n\n".join(paragraphs), removed, answered=bool(paragraphs))
+
+
+def _says_something(sentence: str) -> bool:
+    """Whether a sentence has a word besides its citations and numbers."""
+    return bool(re.search(r"[^\W\d_]", _CITED.sub(" ", sentence)))
+
+
+def _sentences(paragraph: str) -> list[str]:
+    """The paragraph's sentences; a piece without words ("(1.0, 0.96-1.05) [1]", "[2].") goes
+    with the sentence before it, whose evidence it cites."""
+    sentences: list[str] = []
+    for piece in sentence_pieces(paragraph):
+        sentence = " ".join(piece.split())
+        if not sentence:
+            continue
+        if sentences and not _says_something(sentence):
+            sentences[-1] += " " + sentence
+        else:
+            sentences.append(sentence)
+    return sentences
 
 
 def ground_summary(
@@ -181,7 +233,47 @@ def ground_summary(
     grounded = ground_text(summary, question, support)
     if grounded.answered:
         return grounded
+    anchors = anchor_terms(question)
+    on_question = [fact for fact in facts if _on_question(fact, anchors, numbers)]
+    if on_question:
+        return GroundedSummary(facts_as_found(on_question, numbers), grounded.removed)
     return GroundedSummary(not_answered(facts, numbers), grounded.removed, answered=False)
+
+
+def _on_question(fact: VerifiedFact, anchors: set[str], numbers: dict[str, int]) -> bool:
+    """Whether a fact with references speaks, with the title of one of its sources, of the
+    question's whole subject: every subject word of the question (one may be missing from four
+    or more)."""
+    from medlit.research.synthesizer import reference_numbers
+
+    if not reference_numbers(fact.sources, numbers):
+        return False
+    said = set(normalise_topic(fact.statement).split())
+    allowed = 1 if len(anchors) >= 4 else 0
+    return any(
+        len(anchors - said - set(normalise_topic(source.title or "").split())) <= allowed
+        for source in fact.sources
+    )
+
+
+def facts_as_found(facts: list[VerifiedFact], numbers: dict[str, int], limit: int = 3) -> str:
+    """The summary of a report none of whose drafted sentences rests on a fact, when some
+    facts speak of the question's subject: those facts, as verified."""
+    lines: list[str] = []
+    seen: list[set[str]] = []
+    for fact in facts:
+        words = set(normalise_topic(fact.statement).split())
+        # The same finding read for two sub-questions: "... in advanced lung cancer (patients)".
+        if any(len(words & other) >= 0.8 * len(words | other) for other in seen):
+            continue
+        seen.append(words)
+        lines.append(_cited_statement(fact, numbers))
+        if len(lines) == limit:
+            break
+    return (
+        "No sentence of the drafted summary could be tied to a verified fact, so the verified "
+        "facts on the question are given as found: " + "; ".join(lines) + "."
+    )
 
 
 def section_fallback(facts: list[VerifiedFact], numbers: dict[str, int]) -> str:

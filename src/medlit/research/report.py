@@ -12,7 +12,9 @@ __all__ = ["job_to_dict", "render_json", "render_markdown", "report_to_dict"]
 
 
 def _reference_line(ref: Reference) -> str:
-    parts = [f"{ref.number}. {ref.title.rstrip('.')}."]
+    title = ref.title.strip().rstrip(".")
+    # "Are serum leptin levels a prognostic factor?" ends as it is, not "factor?."
+    parts = [f"{ref.number}. {title}{'' if title.endswith(('?', '!')) else '.'}"]
     where = " ".join(p for p in (ref.journal, f"({ref.year})" if ref.year else None) if p)
     if where:
         parts.append(f"{where}.")
@@ -42,7 +44,9 @@ def render_markdown(report: NarrativeReport) -> str:
         if note.strip():
             out += [f"> **Evidence quality:** {note.strip()}", ""]
     out += ["## Discrepancies", ""]
-    if not report.discrepancies:
+    if not report.discrepancies and len(report.references) < 2:
+        out += ["Fewer than two articles were cited, so no findings could be compared.", ""]
+    elif not report.discrepancies:
         out += ["No conflicting findings were identified among the sources retrieved.", ""]
     for discrepancy in report.discrepancies:
         out += [f"### {discrepancy.topic}", ""]

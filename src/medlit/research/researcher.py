@@ -43,6 +43,7 @@ __all__ = [
     "DeepResearcher",
     "EvidenceCacheLike",
     "SearchFn",
+    "article_quote",
     "quote_in_article",
     "search_terms",
 ]
@@ -86,14 +87,47 @@ def _norm(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
+def _quoted(quote: str) -> str:
+    """A quote normalised for matching: no surrounding punctuation or ellipses."""
+    return _norm(quote).strip(" .,;:\"'…").removesuffix("...").strip()
+
+
 def quote_in_article(quote: str, article: Article, *, min_words: int = 3) -> bool:
     """Whether ``quote`` really occurs (modulo case, spacing, typographic quotes and dashes,
     and leading/trailing punctuation or ellipses) in the article's title or abstract."""
-    cleaned = _norm(quote).strip(" .,;:\"'…").removesuffix("...").strip()
+    return article_quote(quote, article, min_words=min_words) is not None
+
+
+def article_quote(quote: str, article: Article, *, min_words: int = 3) -> str | None:
+    """``quote`` as the article's text holds it, or None when the article does not say it.
+
+    A leading section label is not part of the quote: the model is shown the abstract with
+    its labels inline ("CONCLUSIONS: ..."), and copies one now and then ("Conclusions: Severe
+    hypoglycaemia is associated with ..."). The text after it is checked and kept.
+    """
+    text = without_label(quote, article)
+    cleaned = _quoted(text)
     if len(cleaned.split()) < min_words:
-        return False
+        return None
     haystacks = [article.title, *(section.text for section in article.abstract)]
-    return any(cleaned in _norm(text) for text in haystacks)
+    return text if any(cleaned in _norm(haystack) for haystack in haystacks) else None
+
+
+def without_label(text: str, article: Article) -> str:
+    """``text`` without a leading section label of the article ("CONCLUSIONS: ...")."""
+    text = text.strip()
+    for label in {section.label for section in article.abstract if section.label}:
+        head = re.match(rf"{re.escape(label)}\s*:\s*", text, flags=re.IGNORECASE)
+        if head is not None:
+            return text[head.end() :]
+    return text
+
+
+def quotes_a_result(quote: str, article: Article) -> bool:
+    """Whether ``quote`` (as :func:`article_quote` keeps it) is from the article's results
+    or conclusions."""
+    cleaned = _quoted(quote)
+    return any(s.is_result and cleaned in _norm(s.text) for s in article.abstract)
 
 
 def search_term(text: str) -> str:
@@ -412,14 +446,18 @@ class DeepResearcher:
         self, question: SubQuestion, article: Article, claim: ExtractedClaim
     ) -> ResearchFinding | None:
         pmid = (claim.pmid or "").strip().removeprefix("PMID:").strip() or None
+        quote = article_quote(claim.quote, article)
+        statement = without_label(claim.claim, article)  # labels are shown inline, like quotes
         reason = None
         if pmid is not None and pmid != (article.pmid or ""):
             reason = "pmid_mismatch"
-        elif not claim.claim.strip() or not quote_in_article(claim.quote, article):
+        elif not statement or quote is None:
             reason = "quote_not_in_article"
-        elif not claim_supported(claim.claim, claim.quote):
+        elif not claim_supported(
+            statement, quote, title=article.title, result=quotes_a_result(quote, article)
+        ):
             reason = "claim_not_in_quote"
-        if reason is not None:
+        if reason is not None or quote is None:
             log.warning(
                 "fabricated_claim_dropped",
                 id=question.id,
@@ -434,8 +472,8 @@ class DeepResearcher:
         if claim.triggers_recursion and claim.follow_up_question:
             follow_up = claim.follow_up_question.strip() or None
         return ResearchFinding(
-            claim=claim.claim.strip(),
-            quote=claim.quote.strip(),
+            claim=statement,
+            quote=quote,
             pmid=article.pmid,
             article_key=article.key,
             numbers=[n for n in claim.numbers if n.strip()],
