@@ -30,7 +30,7 @@ facts on the question given as found; ``not answered``: the evidence found does 
 ``none``: no evidence), whether the question's own article is among the references, and the
 claims kept and dropped. Last line: ``jobs=... completed=... answered=... facts_as_found=...
 not_answered=... no_evidence=... source_cited=... claims_kept=... quote_dropped=...
-claim_dropped=... minutes=...``.
+claim_dropped=... claim_denied=... minutes=...``.
 """
 
 from __future__ import annotations
@@ -138,7 +138,7 @@ async def _pubmedqa(args: argparse.Namespace, settings_for: Any) -> int:
     rows = []
     totals: Counter[str] = Counter()
     print(f"{'pmid':<9} {'status':<10} {'summary':<13} {'cited':<5} {'kept':>4} "
-          f"{'quote-':>6} {'claim-':>6} {'min':>5}  question")  # fmt: skip
+          f"{'quote-':>6} {'claim-':>6} {'denied':>6} {'min':>5}  question")  # fmt: skip
     for pmid in pmids[: args.pubmedqa]:
         question = records[pmid]["QUESTION"]
         with settings_for() as settings:
@@ -153,7 +153,8 @@ async def _pubmedqa(args: argparse.Namespace, settings_for: Any) -> int:
         print(
             f"{pmid:<9} {job.status.value:<10} {kind:<13} {'yes' if cited else 'no':<5} "
             f"{len(job.findings):>4} {dropped['quote_not_in_article']:>6} "
-            f"{dropped['claim_not_in_quote']:>6} {minutes:>5.1f}  {question[:70]}",
+            f"{dropped['claim_not_in_quote']:>6} {dropped['claim_denied_by_article']:>6} "
+            f"{minutes:>5.1f}  {question[:70]}",
             flush=True,
         )
         if job.error:
@@ -169,6 +170,7 @@ async def _pubmedqa(args: argparse.Namespace, settings_for: Any) -> int:
         f"source_cited={sum(r[3] for r in rows)} claims_kept={sum(r[4] for r in rows)} "
         f"quote_dropped={sum(r[5]['quote_not_in_article'] for r in rows)} "
         f"claim_dropped={sum(r[5]['claim_not_in_quote'] for r in rows)} "
+        f"claim_denied={sum(r[5]['claim_denied_by_article'] for r in rows)} "
         f"minutes={sum(r[6] for r in rows):.1f}"
     )
     return 0

@@ -7,6 +7,7 @@ import pytest
 
 from medlit.research.grounding import (
     claim_supported,
+    denied_by_article,
     fact_support,
     ground_summary,
     ground_text,
@@ -168,3 +169,41 @@ def test_a_summary_over_facts_on_another_subject_says_the_question_is_not_answer
     grounded = ground_summary(drafted, VITAMIN_D, [fact], numbers, support)
     assert grounded.text.startswith("The evidence found does not answer this question")
     assert not grounded.answered
+
+
+LEPTIN_ABSTRACT = [
+    "The serum leptin levels at diagnosis were significantly lower in lung cancer patients than "
+    "those in control subjects. Nevertheless, we demonstrated a significant correlation between "
+    "serum leptin levels and BMI in lung cancer patients (correlation coefficient: 0.303). The "
+    "analysis of serum leptin values did not show any association with the overall survival of "
+    "the patients.",
+]
+BMI_QUOTE = (
+    "we demonstrated a significant correlation between serum leptin levels and BMI in lung "
+    "cancer patients"
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "quote", "denied"),
+    [
+        # What the local model extracted: BMI became survival, 6 of 8 words kept.
+        ("Serum leptin levels correlate with survival in advanced lung cancer.", BMI_QUOTE,
+         "surviv"),
+        ("Serum leptin levels correlate with BMI in lung cancer patients.", BMI_QUOTE, None),
+        # A word the article also says positively, or never, is not denied by it.
+        ("Serum leptin levels are lower in lung cancer patients than in controls.",
+         "serum leptin levels at diagnosis were significantly lower in lung cancer patients",
+         None),
+        ("Serum leptin levels correlate with BMI in elderly lung cancer patients.", BMI_QUOTE,
+         None),
+        # A negative claim is the check of claim_supported (negated only if its quote is).
+        ("Serum leptin levels are not associated with overall survival.",
+         "serum leptin values did not show any association with the overall survival", None),
+    ],
+)  # fmt: skip
+def test_a_positive_claim_may_not_bring_in_what_its_article_denies(
+    claim: str, quote: str, denied: str | None
+) -> None:
+    assert claim_supported(claim, quote)  # the word-share check lets all of them through
+    assert denied_by_article(claim, quote, LEPTIN_ABSTRACT) == denied

@@ -113,6 +113,27 @@ async def test_sections_are_expanded_a_bounded_number_of_times_then_flagged_shor
     assert any("short" in item for item in report.limitations)
 
 
+async def test_a_section_is_not_expanded_again_after_an_expansion_that_only_padded() -> None:
+    # The local model padded a one-fact section with uncited textbook prose, twice; grounding
+    # then removed all of it: the second expansion was an LLM call wasted.
+    settings = ResearchSettings(min_section_words=300, expand_tries=3)
+    padding = " ".join(["Textbook prose about the topic in general."] * 12)
+
+    def answer(task: str, msgs: list[dict[str, str]]) -> Any:
+        system = msgs[0]["content"]
+        if system.startswith("medlit research: summary"):
+            return {"title": "X and Y", "executive_summary": "X lowers Y [1]."}
+        if system.startswith("medlit research: expand"):
+            return {"heading": "Efficacy", "content": f"X lowers Y [1]. {padding}"}
+        return {"heading": "Efficacy", "content": "X lowers Y [1]."}
+
+    llm = ScriptedLLM(answer)
+    report = await generate_report(PLAN.question, FACTS[:1], [], ARTICLES, llm, settings, plan=PLAN)
+    assert llm.tasks() == ["synthesize"] * 3  # summary, draft, one expansion (not three)
+    (section,) = report.sections
+    assert section.content == "X lowers Y [1]." and section.short
+
+
 async def test_no_facts_gives_a_report_without_llm_calls() -> None:
     llm = ScriptedLLM(lambda task, msgs: AssertionError("no call expected"))
     report = await generate_report("Q?", [], [], {}, llm, ResearchSettings())

@@ -15,6 +15,7 @@ with none shows its verified facts instead (:func:`section_fallback`).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from medlit.llm.stance import content_terms
@@ -27,6 +28,7 @@ from medlit.text import sentence_pieces
 __all__ = [
     "GroundedSummary",
     "claim_supported",
+    "denied_by_article",
     "fact_support",
     "facts_as_found",
     "ground_summary",
@@ -107,6 +109,27 @@ def claim_supported(claim: str, quote: str, *, title: str = "", result: bool = F
     if len(beyond_title & quoted) * 2 < len(beyond_title):
         return False  # what the claim adds to the title is not in its quote
     return len(words & (quoted | titled)) >= TITLE_SUPPORT * len(words)
+
+
+def denied_by_article(claim: str, quote: str, abstract: Sequence[str]) -> str | None:
+    """A word a positive claim brings in beside its quote that its article's ``abstract`` (the
+    sections' texts) says only in negative sentences, or None.
+
+    "Serum leptin levels correlate with survival in advanced lung cancer" over the quote "a
+    significant correlation between serum leptin levels and BMI" keeps 6 of its 8 words from
+    the quote; the article's one sentence on survival is "did not show any association with
+    the overall survival": the claim says what the article denies.
+    """
+    if _NEGATION.search(claim):
+        return None
+    words = content_terms(claim) - content_terms(quote)
+    negated: dict[str, bool] = {}
+    for text in abstract:
+        for sentence in sentence_pieces(text):
+            negative = bool(_NEGATION.search(sentence))
+            for word in words & content_terms(sentence):
+                negated[word] = negated.get(word, True) and negative
+    return next((word for word, only in sorted(negated.items()) if only), None)
 
 
 def _cited_statement(fact: VerifiedFact, numbers: dict[str, int]) -> str:

@@ -21,7 +21,7 @@ import numpy as np
 from medlit.config import ResearchDepth, ResearchSettings
 from medlit.errors import LLMConfigError, LLMError, ResearchError
 from medlit.log import get_logger
-from medlit.research.grounding import claim_supported
+from medlit.research.grounding import claim_supported, denied_by_article
 from medlit.research.models import ResearchFinding, ResearchPlan, SubQuestion, SubQuestionStatus
 from medlit.research.planner import QUESTION_ID, anchor_terms, names_otherwise, on_topic
 from medlit.research.prompts import (
@@ -457,6 +457,8 @@ class DeepResearcher:
             statement, quote, title=article.title, result=quotes_a_result(quote, article)
         ):
             reason = "claim_not_in_quote"
+        elif denied_by_article(statement, quote, [s.text for s in article.abstract]):
+            reason = "claim_denied_by_article"
         if reason is not None or quote is None:
             log.warning(
                 "fabricated_claim_dropped",

@@ -198,7 +198,11 @@ async def _write_section(
     numbers: dict[str, int],
     llm: ResearchLLM,
     settings: ResearchSettings,
+    grounded_words: Callable[[str], int],
 ) -> ReportSection:
+    """Draft a section, expanding it while it is short and the expansions add sentences that
+    rest on its facts (``grounded_words``): padding the facts do not back would be left out,
+    so asking for more of it is an LLM call wasted."""
     minimum = settings.min_section_words
     user = f"Topic: {topic}\n\nVerified facts:\n{_fact_lines(facts, numbers) or '(none)'}\n\n"
     if conflicts:
@@ -207,7 +211,7 @@ async def _write_section(
     system = SECTION_SYSTEM.format(min_words=minimum)
     reply = await llm.complete_json(Task.SYNTHESIZE, messages(system, user), SectionReply)
     heading, content = reply.heading.strip() or topic, reply.content
-    words = count_words(content)
+    words, grounded = count_words(content), grounded_words(content)
     tries = 0
     while words < minimum and tries < settings.expand_tries:
         tries += 1
@@ -220,6 +224,12 @@ async def _write_section(
         # Keep the longer draft: an "expansion" that shrank the text is not progress.
         if count_words(expanded.content) > words:
             content, words = expanded.content, count_words(expanded.content)
+            more = grounded_words(content)
+            if more <= grounded:
+                # The local model padded a one-fact section with textbook prose, twice.
+                log.info("section_expansion_ungrounded", topic=topic, tries=tries)
+                break
+            grounded = more
     content, cited = clean_citations(content, references)
     words = count_words(content)
     if words < minimum:
@@ -323,7 +333,14 @@ async def generate_report(
         topic = topic_question.text if topic_question is not None else topic_id
         topic_conflicts = conflicts.get(topic_id, [])
         section = await _write_section(
-            topic, topic_facts, topic_conflicts, references, numbers, llm, settings
+            topic,
+            topic_facts,
+            topic_conflicts,
+            references,
+            numbers,
+            llm,
+            settings,
+            lambda text: count_words(ground_text(text, question, support).text),
         )
         grounded = ground_text(section.content, question, support)
         if grounded.removed:
@@ -350,8 +367,8 @@ async def generate_report(
     short = [s.heading for s in sections if s.short]
     if short:
         limitations.append(
-            f"{len(short)} section(s) stayed under {settings.min_section_words} words after "
-            f"{settings.expand_tries} expansion tries (marked short): the evidence is thin."
+            f"{len(short)} section(s) stayed under {settings.min_section_words} words (marked "
+            "short): the evidence is thin."
         )
     return NarrativeReport(
         title=summary.title.strip() or f"Research report: {question}",
