@@ -206,4 +206,19 @@ def test_a_positive_claim_may_not_bring_in_what_its_article_denies(
     claim: str, quote: str, denied: str | None
 ) -> None:
     assert claim_supported(claim, quote)  # the word-share check lets all of them through
-    assert denied_by_article(claim, quote, LEPTIN_ABSTRACT) == denied
+    assert denied_by_article(claim, quote, LEPTIN_ABSTRACT, title=LEPTIN) == denied
+
+
+def test_naming_the_articles_subject_brings_nothing_in() -> None:
+    # A true claim the first version of the check dropped: "malformation" was in the
+    # article's one negative sentence ("no difference in ... type of malformation").
+    abstract = [
+        "Delayed diagnosis of an ARM appears to be common, occurring in approximately 32% of "
+        "patients referred to our institution. There was no difference in gender, birth "
+        "weight or type of malformation between those with timely and delayed diagnosis."
+    ]
+    claim = "Delayed diagnosis of anorectal malformations is common, occurring in 32% of patients."
+    quote = "Delayed diagnosis of an ARM appears to be common, occurring in approximately 32%"
+    title = "Delayed diagnosis of anorectal malformations: are current guidelines sufficient?"
+    assert denied_by_article(claim, quote, abstract) == "malfor"
+    assert denied_by_article(claim, quote, abstract, title=title) is None

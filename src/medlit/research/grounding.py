@@ -111,18 +111,21 @@ def claim_supported(claim: str, quote: str, *, title: str = "", result: bool = F
     return len(words & (quoted | titled)) >= TITLE_SUPPORT * len(words)
 
 
-def denied_by_article(claim: str, quote: str, abstract: Sequence[str]) -> str | None:
-    """A word a positive claim brings in beside its quote that its article's ``abstract`` (the
-    sections' texts) says only in negative sentences, or None.
+def denied_by_article(
+    claim: str, quote: str, abstract: Sequence[str], title: str = ""
+) -> str | None:
+    """A word a positive claim brings in beside its quote and its article's ``title`` that the
+    article's ``abstract`` (the sections' texts) says only in negative sentences, or None.
 
     "Serum leptin levels correlate with survival in advanced lung cancer" over the quote "a
     significant correlation between serum leptin levels and BMI" keeps 6 of its 8 words from
     the quote; the article's one sentence on survival is "did not show any association with
-    the overall survival": the claim says what the article denies.
+    the overall survival": the claim says what the article denies. The title's words are the
+    article's subject: naming it ("anorectal malformations" for "ARM") brings nothing in.
     """
     if _NEGATION.search(claim):
         return None
-    words = content_terms(claim) - content_terms(quote)
+    words = content_terms(claim) - content_terms(quote) - content_terms(title)
     negated: dict[str, bool] = {}
     for text in abstract:
         for sentence in sentence_pieces(text):

@@ -45,7 +45,9 @@ __all__ = [
     "SearchFn",
     "article_quote",
     "quote_in_article",
+    "quotes_a_result",
     "search_terms",
+    "without_label",
 ]
 
 log = get_logger("research.researcher")
@@ -457,7 +459,9 @@ class DeepResearcher:
             statement, quote, title=article.title, result=quotes_a_result(quote, article)
         ):
             reason = "claim_not_in_quote"
-        elif denied_by_article(statement, quote, [s.text for s in article.abstract]):
+        elif denied_by_article(
+            statement, quote, [s.text for s in article.abstract], title=article.title
+        ):
             reason = "claim_denied_by_article"
         if reason is not None or quote is None:
             log.warning(
