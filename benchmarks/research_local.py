@@ -135,8 +135,9 @@ async def _pubmedqa(args: argparse.Namespace, settings_for: Any) -> int:
     records = json.loads(args.json.read_text())
     pmids = sorted(records)
     random.Random(args.seed).shuffle(pmids)
-    rows = []
-    totals: Counter[str] = Counter()
+    kinds: Counter[str] = Counter()  # summaries by kind
+    sums: Counter[str] = Counter()  # jobs completed, own article cited, claims kept and dropped
+    minutes_total = 0.0
     print(f"{'pmid':<9} {'status':<10} {'summary':<13} {'cited':<5} {'kept':>4} "
           f"{'quote-':>6} {'claim-':>6} {'denied':>6} {'min':>5}  question")  # fmt: skip
     for pmid in pmids[: args.pubmedqa]:
@@ -147,9 +148,10 @@ async def _pubmedqa(args: argparse.Namespace, settings_for: Any) -> int:
         kind = _summary_kind(report.executive_summary) if report is not None else "failed"
         cited = report is not None and any(r.pmid == pmid for r in report.references)
         dropped = _dropped(logs)
-        row = (pmid, job.status.value, kind, cited, len(job.findings), dropped, minutes)
-        rows.append(row)
-        totals[kind] += 1
+        kinds[kind] += 1
+        sums.update(dropped)
+        sums.update(completed=job.status.value == "COMPLETED", cited=cited, kept=len(job.findings))
+        minutes_total += minutes
         print(
             f"{pmid:<9} {job.status.value:<10} {kind:<13} {'yes' if cited else 'no':<5} "
             f"{len(job.findings):>4} {dropped['quote_not_in_article']:>6} "
@@ -162,16 +164,14 @@ async def _pubmedqa(args: argparse.Namespace, settings_for: Any) -> int:
         for event in logs:
             if event["event"] == "fabricated_claim_dropped" and args.show_dropped:
                 print(f"    {event['reason']}: {event['claim']!r} over {event['quote']!r}")
-    jobs = len(rows)
     print(
-        f"jobs={jobs} completed={sum(r[1] == 'COMPLETED' for r in rows)} "
-        f"answered={totals['answered']} facts_as_found={totals['facts']} "
-        f"not_answered={totals['not answered']} no_evidence={totals['none']} "
-        f"source_cited={sum(r[3] for r in rows)} claims_kept={sum(r[4] for r in rows)} "
-        f"quote_dropped={sum(r[5]['quote_not_in_article'] for r in rows)} "
-        f"claim_dropped={sum(r[5]['claim_not_in_quote'] for r in rows)} "
-        f"claim_denied={sum(r[5]['claim_denied_by_article'] for r in rows)} "
-        f"minutes={sum(r[6] for r in rows):.1f}"
+        f"jobs={kinds.total()} completed={sums['completed']} "
+        f"answered={kinds['answered']} facts_as_found={kinds['facts']} "
+        f"not_answered={kinds['not answered']} no_evidence={kinds['none']} "
+        f"source_cited={sums['cited']} claims_kept={sums['kept']} "
+        f"quote_dropped={sums['quote_not_in_article']} "
+        f"claim_dropped={sums['claim_not_in_quote']} "
+        f"claim_denied={sums['claim_denied_by_article']} minutes={minutes_total:.1f}"
     )
     return 0
 

@@ -9,7 +9,9 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from medlit.config import ResearchSettings
 from medlit.errors import LLMOutputError
+from medlit.research.researcher import DeepResearcher
 
 M = TypeVar("M", bound=BaseModel)
 Handler = Callable[[str, list[dict[str, str]]], Any]
@@ -39,3 +41,11 @@ class ScriptedLLM:
 
     def tasks(self) -> list[str]:
         return [task for task, _ in self.calls]
+
+
+def bare_researcher() -> DeepResearcher:
+    """A researcher with no LLM, search, cache or embedder: for its pure steps
+    (``_bearing`` without embeddings, ``_finding``)."""
+    return DeepResearcher(
+        ResearchSettings(), None, None, cache=None, embedder=None, visited=None, budget=None
+    )  # type: ignore[arg-type]

@@ -131,7 +131,8 @@ def test_a_citation_after_the_full_stop_cites_the_sentence_before_it() -> None:
     fact, numbers = _fact(statement, UNSAFE_SEX)
     reference = Reference(number=1, article_key="pmid:1", title=UNSAFE_SEX)
     support = fact_support([fact], [reference], numbers)
-    text = f"{statement} among HIV-infected individuals. (numbers: 1.0, 0.96-1.05) [1]"
+    # On lines of their own, syntok cuts the numbers and the reference into pieces of their own.
+    text = f"{statement} among HIV-infected individuals.\n(numbers: 1.0, 0.96-1.05)\n[1]"
     grounded = ground_text(text, UNSAFE_SEX, support)
     assert grounded.removed == []
     assert grounded.text == f"{statement} among HIV-infected individuals. (1.0, 0.96-1.05) [1]"

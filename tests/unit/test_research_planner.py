@@ -11,9 +11,8 @@ from medlit.config import ResearchSettings
 from medlit.errors import LLMProviderError, PlanningError, ValidationError
 from medlit.research.models import ResearchPlan, SubQuestion
 from medlit.research.planner import anchor_terms, create_plan, names_otherwise, on_topic
-from medlit.research.researcher import DeepResearcher
 from medlit.types import Article
-from tests.unit._research_llm import ScriptedLLM
+from tests.unit._research_llm import ScriptedLLM, bare_researcher
 
 
 def _plan_reply(*texts: str, priorities: list[int] | None = None) -> dict[str, Any]:
@@ -171,9 +170,7 @@ async def test_an_article_naming_another_vitamin_does_not_bear_on_the_question()
         Article(pmid="2", title="Can vitamin C prevent pain syndromes after wrist fractures?"),
         Article(pmid="3", title="Vitamins C and D and fractures in the elderly"),
     ]
-    researcher = DeepResearcher(
-        ResearchSettings(), None, None, cache=None, embedder=None, visited=None, budget=None
-    )  # type: ignore[arg-type]
+    researcher = bare_researcher()
     bearing = await researcher._bearing(plan, plan.sub_questions[0], articles)
     assert bearing == {articles[0].key, articles[2].key}
     assert names_otherwise("Does vitamin C prevent fractures?", question)

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from medlit.config import ResearchDepth, ResearchSettings, Settings
+from medlit.config import ResearchDepth, Settings
 from medlit.research.models import SubQuestion
 from medlit.research.prompts import ExtractedClaim
 from medlit.research.researcher import (
-    DeepResearcher,
     article_quote,
     quote_in_article,
     quotes_a_result,
@@ -23,6 +22,7 @@ from medlit.research.tracking import (
 )
 from medlit.types import AbstractSection, Article
 from medlit.usage import record_call, record_llm, usage_scope
+from tests.unit._research_llm import bare_researcher
 
 
 def test_normalise_topic_ignores_case_order_stop_words_and_plurals() -> None:
@@ -150,9 +150,7 @@ LEPTIN = Article(
 def test_a_negative_finding_in_the_titles_words_is_kept_when_its_quote_is_a_result(
     quote: str, kept: bool
 ) -> None:
-    researcher = DeepResearcher(
-        ResearchSettings(), None, None, cache=None, embedder=None, visited=None, budget=None
-    )  # type: ignore[arg-type]
+    researcher = bare_researcher()
     claim = ExtractedClaim(
         claim="Serum leptin levels are not a prognostic factor in advanced lung cancer.",
         quote=quote,

@@ -34,7 +34,14 @@ from medlit.research.prompts import (
 )
 from medlit.research.tracking import Budget, normalise_topic
 from medlit.sources.base import FreshArticles
-from medlit.types import Article, Citation, Evidence, SearchQuery, SearchResults
+from medlit.types import (
+    AbstractSection,
+    Article,
+    Citation,
+    Evidence,
+    SearchQuery,
+    SearchResults,
+)
 
 if TYPE_CHECKING:
     from medlit.embeddings import Embedder
@@ -111,8 +118,14 @@ def article_quote(quote: str, article: Article, *, min_words: int = 3) -> str | 
     cleaned = _quoted(text)
     if len(cleaned.split()) < min_words:
         return None
-    haystacks = [article.title, *(section.text for section in article.abstract)]
-    return text if any(cleaned in _norm(haystack) for haystack in haystacks) else None
+    if cleaned in _norm(article.title) or _sections_saying(cleaned, article):
+        return text
+    return None
+
+
+def _sections_saying(cleaned: str, article: Article) -> list[AbstractSection]:
+    """The abstract sections holding a quote (as :func:`_quoted` normalises it)."""
+    return [section for section in article.abstract if cleaned in _norm(section.text)]
 
 
 def without_label(text: str, article: Article) -> str:
@@ -128,8 +141,7 @@ def without_label(text: str, article: Article) -> str:
 def quotes_a_result(quote: str, article: Article) -> bool:
     """Whether ``quote`` (as :func:`article_quote` keeps it) is from the article's results
     or conclusions."""
-    cleaned = _quoted(quote)
-    return any(s.is_result and cleaned in _norm(s.text) for s in article.abstract)
+    return any(section.is_result for section in _sections_saying(_quoted(quote), article))
 
 
 def search_term(text: str) -> str:
