@@ -61,12 +61,21 @@ def require_clean_text(value: str, what: str) -> str:
     return remove_control_chars(value)
 
 
+# Citations a sentence opens with when they were written after the full stop before it:
+# "[PMID:1]", "[PMID: 1, 2]", "(PMID: 1)", "[1]", "[1, 2]", "[1-3]".
+_LEADING_CITATIONS = re.compile(
+    r"(?:(?:\[\s*(?:PMIDs?\s*:?\s*)?\d[\d\s,;:\-\u2013PMID]*\]|\(\s*PMIDs?\b[^()\n]{0,80}\))"
+    r"[ \t]*)+"
+)
+
+
 def sentence_starts(text: str) -> list[int]:
     """Where each sentence of ``text`` after the first begins (offsets into ``text``).
 
     Cutting ``text`` there gives its sentences with their own spacing, so the pieces join back
     into ``text`` exactly. ``syntok``, as :func:`split_sentences`: "0.67 vs. 1.58 mmol/l" is one
-    sentence.
+    sentence. Citations written after a full stop ("A. [PMID:1] B.", "A. [1]") stay with the
+    sentence before them, which they cite.
     """
     from syntok import segmenter
 
@@ -76,7 +85,15 @@ def sentence_starts(text: str) -> list[int]:
         for sentence in paragraph
         if sentence
     ]
-    return [start for start in starts[1:] if 0 < start < len(text)]
+    cuts: list[int] = []
+    for start in starts[1:]:
+        # "A. [PMID:1] B." cuts before the citation, which cites A, not B: the cut moves after it.
+        cited = _LEADING_CITATIONS.match(text, start)
+        if cited is not None:
+            start = cited.end()
+        if (cuts[-1] if cuts else 0) < start < len(text) and text[start:].strip():
+            cuts.append(start)
+    return cuts
 
 
 def sentence_pieces(text: str) -> list[str]:

@@ -40,11 +40,13 @@ Verdict = Literal["yes", "no", "uncertain"]
 # A citation of one or more PMIDs: [PMID:1], [PMID: 1, 2], [PMID:1; PMID:2], [PMIDs: 1,2], and
 # what small models write instead: (PMID: 1), [12345678], a bare "PMID 12345678".
 _LIST = r"\d+(?:\s*[,;]\s*(?:PMID\s*:?\s*)?\d+)*"
-_BRACKET = re.compile(
-    rf"\s?(?:\[\s*PMIDs?\s*:?\s*{_LIST}\s*\]|\(\s*PMIDs?\s*:?\s*{_LIST}\s*\)"
-    r"|\[\s*\d{6,9}(?:\s*[,;]\s*\d{6,9})*\s*\]|\bPMIDs?\s*:?\s*\d{5,9}\b)",
-    re.I,
+_CITE = (
+    rf"(?:\[\s*PMIDs?\s*:?\s*{_LIST}\s*\]|\(\s*PMIDs?\s*:?\s*{_LIST}\s*\)"
+    r"|\[\s*\d{6,9}(?:\s*[,;]\s*\d{6,9})*\s*\]|\bPMIDs?\s*:?\s*\d{5,9}\b)"
 )
+_BRACKET = re.compile(rf"\s?{_CITE}", re.I)
+# A line holding nothing but citations ("sentence.\n[PMID:1]"): they cite the line before.
+_CITATION_LINE = re.compile(rf"[ \t]*(?:\n[ \t]*)+((?:{_CITE}[ \t]*)+)\.?[ \t]*(?=\n|$)", re.I)
 _NUMBER = re.compile(r"\d+")
 
 _VERDICT_LINE = re.compile(
@@ -88,16 +90,18 @@ class CitationCheck:
     removed: list[str] = field(default_factory=list)  # PMIDs stripped: not in the evidence
 
 
-# "... (P<0.05). [PMID:1]" at the end of a line: the citation belongs inside its sentence.
-_TRAILING_CITES = re.compile(r"([.!?])[ \t]*((?:\[PMID:\d+\])+)[ \t]*$", re.M)
+# "... (P<0.05). [PMID:1]" and "A. [PMID:1] B.": citations written after a sentence's full
+# stop belong inside it.
+_TRAILING_CITES = re.compile(r"([.!?])[ \t]*((?:\[PMID:\d+\])+)[ \t]*(?=$|[ \t]+\S)", re.M)
 
 
 def enforce_citations(text: str, allowed: Collection[str]) -> CitationCheck:
     """Strip every cited PMID that is not in ``allowed`` (the retrieved evidence).
 
     A bracket keeps its valid PMIDs (rewritten as ``[PMID:1][PMID:2]``); a bracket with none
-    left disappears with the space before it. Citations a line ends with after its last
-    period move before it ("(P<0.05). [PMID:1]" reads "(P<0.05) [PMID:1].").
+    left disappears with the space before it. Citations written after a sentence's full stop,
+    or on a line of their own after it, move before it ("(P<0.05). [PMID:1]" reads
+    "(P<0.05) [PMID:1]."), so that every check reads them with the sentence they cite.
     """
     allowed_set = set(allowed)
     cited: list[str] = []
@@ -112,9 +116,10 @@ def enforce_citations(text: str, allowed: Collection[str]) -> CitationCheck:
                 bucket.append(pmid)
         if not keep:
             return ""
-        lead = " " if match.group(0).startswith(" ") else ""
+        lead = match.group(0)[0] if match.group(0)[0].isspace() else ""
         return lead + "".join(f"[PMID:{p}]" for p in dict.fromkeys(keep))
 
+    text = _CITATION_LINE.sub(r" \1", text)
     new_text = _TRAILING_CITES.sub(r" \2\1", _BRACKET.sub(rewrite, text))
     if removed:
         log.warning("citation_removed", pmids=removed, reason="not_in_retrieved_evidence")
@@ -242,13 +247,25 @@ def reasoned_verdict(answer: str) -> tuple[Verdict | None, str]:
     index, verdict, match = found
     first = next(i for i, line in enumerate(lines) if _clean(line))
     if index > first:
-        return _without_verdict_line(lines, index, verdict, match)
+        # The opening word goes too: "Yes. Trials found no effect" under "Verdict: No".
+        verdict, text = _without_verdict_line(lines, index, verdict, match)
+        lines = text.splitlines()
+        top = next((i for i, line in enumerate(lines) if _clean(line)), None)
+        opening = _VERDICT_LINE.match(_clean(lines[top])) if top is not None else None
+        if top is None or opening is None:
+            return verdict, text
+        return verdict, _without_opening(lines, top, opening)
+    return None, _without_opening(lines, index, match)
+
+
+def _without_opening(lines: list[str], index: int, match: re.Match[str]) -> str:
+    """The text without the verdict word line ``index`` opens with."""
     rest = _clean(lines[index])[match.end() :].lstrip(" .,:;!-–—")
     first_word = rest.split(maxsplit=1)[0] if rest else ""
     if first_word.isalpha() and first_word.islower():  # "Yes, double balloon ..." ("mRNA" stays)
         rest = rest[0].upper() + rest[1:]
     lines = [*lines[:index], *([rest] if rest else []), *lines[index + 1 :]]
-    return None, "\n".join(lines).strip()
+    return "\n".join(lines).strip()
 
 
 def verdict_first(verdict: Verdict, text: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from medlit.agent.citations import enforce_citations
 from medlit.agent.cited_numbers import drop_unsourced_numbers, numbers_in
 from medlit.types import AbstractSection, Article
 
@@ -51,6 +52,25 @@ def test_only_the_citation_that_lacks_the_number_goes() -> None:
     kept, warnings = drop_unsourced_numbers(text, ARTICLES)
     assert kept == "A daily dose of 500 mg cut CRPS [PMID:2]."
     assert warnings[0].startswith("a citation was removed: it cited PMID 1 for 500")
+
+
+def test_a_citation_written_after_the_full_stop_is_checked_with_its_sentence() -> None:
+    # Cut at syntok's sentence starts, "[PMID:1]" opened the next sentence: the dose went
+    # uncited and unchecked, and the Tregs sentence was checked against the wrong article.
+    for text in (
+        "A daily dose of 500 mg is advised. [PMID:1] Supplementation raised Tregs. [PMID:1]",
+        "A daily dose of 500 mg is advised.\n[PMID:1]\nSupplementation raised Tregs.\n[PMID:1]",
+    ):
+        cited = enforce_citations(text, ARTICLES).text
+        kept, warnings = drop_unsourced_numbers(cited, ARTICLES)
+        assert kept.strip() == "Supplementation raised Tregs [PMID:1]."
+        assert warnings[0].startswith("a sentence was left out: it cited PMID 1 for 500")
+    # Its sentence pieces alone keep the citation with the sentence before it.
+    kept, warnings = drop_unsourced_numbers(
+        "A daily dose of 500 mg is advised. [PMID:1] Supplementation raised Tregs. [PMID:1]",
+        ARTICLES,
+    )
+    assert kept == "Supplementation raised Tregs. [PMID:1]" and len(warnings) == 1
 
 
 def test_rounded_spelled_small_year_and_name_numbers_pass() -> None:

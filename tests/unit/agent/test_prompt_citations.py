@@ -34,11 +34,24 @@ def test_invented_citations_are_removed_from_text() -> None:
     assert check.removed == ["999", "998"]
     assert "999" not in check.text and "998" not in check.text
     assert check.text == "Aspirin helps [PMID:1]. It cures everything. Both [PMID:1]."
-    # A line that ends with its citations after the last period: they move inside.
+    # Citations written after a sentence's full stop move inside it, at a line's end or not.
     tail = "Lower HDL (P<0.05). [PMID:1][PMID:999]\nAs [PMID:1] showed. [PMID:1] Also fewer."
     assert enforce_citations(tail, {"1"}).text == (
-        "Lower HDL (P<0.05) [PMID:1].\nAs [PMID:1] showed. [PMID:1] Also fewer."
+        "Lower HDL (P<0.05) [PMID:1].\nAs [PMID:1] showed [PMID:1]. Also fewer."
     )
+
+
+def test_citations_on_a_line_of_their_own_cite_the_line_before() -> None:
+    cases = {
+        "Fewer falls.\n[PMID:1]\nMore fractures.": "Fewer falls [PMID:1].\nMore fractures.",
+        "Fewer falls.\n\n(PMID: 1, 2).\n\nNext.": "Fewer falls [PMID:1][PMID:2].\n\nNext.",
+        "- fewer falls\n[PMID:2]": "- fewer falls [PMID:2]",
+        "Fewer falls.\n[PMID:999]\nNext.": "Fewer falls.\nNext.",
+        # A line that opens with a citation and goes on is a sentence of its own.
+        "Two trials:\n[PMID:1] found fewer falls.": "Two trials:\n[PMID:1] found fewer falls.",
+    }
+    for text, expected in cases.items():
+        assert enforce_citations(text, {"1", "2"}).text == expected
 
 
 def test_citations_small_models_write_are_recognised() -> None:
@@ -142,8 +155,16 @@ def test_only_a_verdict_written_after_the_reasoning_is_trusted() -> None:
     )
     assert reasoned_verdict("Verdict: Yes\n\nIt helps [PMID:1].") == (None, "It helps [PMID:1].")
     assert reasoned_verdict("**No.**\nTrials [PMID:1] show...") == (None, "Trials [PMID:1] show...")
-    # An opening word, then a labelled verdict at the end: the labelled one counts.
-    assert reasoned_verdict("Yes. Trials found no effect [PMID:1].\nVerdict: No")[0] == "no"
+    # An opening word, then a labelled verdict at the end: the labelled one counts, and the
+    # opening word goes (shown under "Verdict: No", "Yes." would contradict it).
+    assert reasoned_verdict("Yes. Trials found no effect [PMID:1].\nVerdict: No") == (
+        "no",
+        "Trials found no effect [PMID:1].",
+    )
+    assert reasoned_verdict("**No.**\n\nNo trial helped [PMID:1].\nVerdict: No") == (
+        "no",
+        "No trial helped [PMID:1].",
+    )
     assert reasoned_verdict("Aspirin helps [PMID:1].") == (None, "Aspirin helps [PMID:1].")
     # What follows an opening verdict is a sentence of its own: capitalised ("mRNA" kept).
     assert reasoned_verdict("Yes, double balloon enteroscopy is safe [PMID:1].") == (
