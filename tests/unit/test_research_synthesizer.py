@@ -134,6 +134,36 @@ async def test_a_section_is_not_expanded_again_after_an_expansion_that_only_padd
     assert section.content == "X lowers Y [1]." and section.short
 
 
+async def test_a_topic_repeating_an_earlier_topics_finding_joins_its_section() -> None:
+    # The local model read one article's finding for two sub-questions, nearly word for word:
+    # two one-sentence sections said the same thing, at a section call each.
+    first = FACTS[0].model_copy(
+        update={"statement": "Serum leptin is not a prognostic factor in advanced lung cancer"}
+    )
+    repeated = first.model_copy(
+        update={"statement": f"{first.statement} patients", "sub_question_id": "q2"}
+    )
+    other_source = repeated.model_copy(update={"sources": [_cite("333")]})
+
+    def answer(task: str, msgs: list[dict[str, str]]) -> Any:
+        if msgs[0]["content"].startswith("medlit research: summary"):
+            return {"title": "X and Y", "executive_summary": "X lowers Y [1]."}
+        return {"heading": "Leptin", "content": f"{first.statement} [1]."}
+
+    settings = ResearchSettings(expand_tries=0)
+    llm = ScriptedLLM(answer)
+    facts = [first, repeated]
+    report = await generate_report(PLAN.question, facts, [], ARTICLES, llm, settings, plan=PLAN)
+    assert llm.tasks() == ["synthesize"] * 2  # the summary and one section
+    (section,) = report.sections
+    assert section.sub_question_ids == ["q1", "q2"]
+    # The same words from another article are a finding of their own: two sections.
+    llm = ScriptedLLM(answer)
+    facts = [first, other_source]
+    report = await generate_report(PLAN.question, facts, [], ARTICLES, llm, settings, plan=PLAN)
+    assert [s.sub_question_ids for s in report.sections] == [["q1"], ["q2"]]
+
+
 async def test_no_facts_gives_a_report_without_llm_calls() -> None:
     llm = ScriptedLLM(lambda task, msgs: AssertionError("no call expected"))
     report = await generate_report("Q?", [], [], {}, llm, ResearchSettings())

@@ -34,6 +34,7 @@ __all__ = [
     "ground_summary",
     "ground_text",
     "not_answered",
+    "same_finding",
     "section_fallback",
 ]
 
@@ -282,17 +283,35 @@ def _on_question(fact: VerifiedFact, anchors: set[str], numbers: dict[str, int])
     )
 
 
+#: Share of two statements' words (of the words either uses) they must share to be read as
+#: one finding (see :func:`same_finding`).
+SAME_FINDING = 0.8
+
+
+def same_finding(fact: VerifiedFact, other: VerifiedFact) -> bool:
+    """Whether ``fact`` says what ``other`` says, resting on sources ``other`` also cites.
+
+    One article's finding is often read for two sub-questions, worded nearly alike ("Serum
+    leptin levels are not a prognostic factor in advanced lung cancer (patients)").
+    """
+    keys = {(c.pmid, c.doi, c.title) for c in other.sources}
+    if not {(c.pmid, c.doi, c.title) for c in fact.sources} <= keys:
+        return False
+    words = set(normalise_topic(fact.statement).split())
+    others = set(normalise_topic(other.statement).split())
+    return len(words & others) >= SAME_FINDING * len(words | others)
+
+
 def facts_as_found(facts: list[VerifiedFact], numbers: dict[str, int], limit: int = 3) -> str:
     """The summary of a report none of whose drafted sentences rests on a fact, when some
-    facts speak of the question's subject: those facts, as verified."""
+    facts speak of the question's subject: those facts, as verified (one finding read for
+    two sub-questions once)."""
     lines: list[str] = []
-    seen: list[set[str]] = []
+    shown: list[VerifiedFact] = []
     for fact in facts:
-        words = set(normalise_topic(fact.statement).split())
-        # The same finding read for two sub-questions: "... in advanced lung cancer (patients)".
-        if any(len(words & other) >= 0.8 * len(words | other) for other in seen):
+        if any(same_finding(fact, other) for other in shown):
             continue
-        seen.append(words)
+        shown.append(fact)
         lines.append(_cited_statement(fact, numbers))
         if len(lines) == limit:
             break

@@ -16,7 +16,13 @@ from collections.abc import Callable
 
 from medlit.config import ResearchSettings
 from medlit.log import get_logger
-from medlit.research.grounding import fact_support, ground_summary, ground_text, section_fallback
+from medlit.research.grounding import (
+    fact_support,
+    ground_summary,
+    ground_text,
+    same_finding,
+    section_fallback,
+)
 from medlit.research.models import (
     Discrepancy,
     NarrativeReport,
@@ -243,6 +249,36 @@ async def _write_section(
     )
 
 
+def _fold_repeated_topics(
+    topics: dict[str, list[VerifiedFact]], conflicts: dict[str, list[Discrepancy]]
+) -> tuple[dict[str, list[VerifiedFact]], dict[str, list[str]]]:
+    """The topics to write a section for, and the topics folded into each.
+
+    A topic (without conflicts) whose every fact is one an earlier topic already has
+    (:func:`~medlit.research.grounding.same_finding`) would be a section repeating an earlier
+    one: it joins that section (its ``sub_question_ids``) instead of costing a call of its own.
+    """
+    kept: dict[str, list[VerifiedFact]] = {}
+    folded: dict[str, list[str]] = {}
+    for topic_id, topic_facts in topics.items():
+        home = None
+        if topic_facts and not conflicts.get(topic_id):
+            home = next(
+                (
+                    kept_id
+                    for kept_id, kept_facts in kept.items()
+                    if all(any(same_finding(f, g) for g in kept_facts) for f in topic_facts)
+                ),
+                None,
+            )
+        if home is None:
+            kept[topic_id] = topic_facts
+        else:
+            folded.setdefault(home, []).append(topic_id)
+            log.info("section_folded", topic=topic_id, into=home)
+    return kept, folded
+
+
 async def generate_report(
     question: str,
     facts: list[VerifiedFact],
@@ -328,6 +364,7 @@ async def generate_report(
         )
     sections: list[ReportSection] = []
     ungrounded = 0
+    topics, folded = _fold_repeated_topics(topics, conflicts)
     for done, (topic_id, topic_facts) in enumerate(topics.items(), start=1):
         topic_question = plan.get(topic_id) if plan is not None else None
         topic = topic_question.text if topic_question is not None else topic_id
@@ -354,7 +391,7 @@ async def generate_report(
             section.content, section.references = clean_citations(text, references)
             section.word_count = count_words(section.content)
             section.short = section.word_count < settings.min_section_words
-        section.sub_question_ids = [topic_id]
+        section.sub_question_ids = [topic_id, *folded.get(topic_id, [])]
         section.evidence_quality = evidence_quality(topic_facts, numbers, articles, topic_conflicts)
         sections.append(section)
         if on_section is not None:
