@@ -170,6 +170,10 @@ def test_a_summary_over_facts_on_another_subject_says_the_question_is_not_answer
     grounded = ground_summary(drafted, VITAMIN_D, [fact], numbers, support)
     assert grounded.text.startswith("The evidence found does not answer this question")
     assert not grounded.answered
+    # The facts it lists give one finding read for two sub-questions once, as the other does.
+    again = fact.model_copy(update={"statement": fact.statement + " of adults"})
+    twice = ground_summary(drafted, VITAMIN_D, [fact, again], numbers, support)
+    assert twice.text == grounded.text
 
 
 LEPTIN_ABSTRACT = [

@@ -146,14 +146,23 @@ def _cited_statement(fact: VerifiedFact, numbers: dict[str, int]) -> str:
 
 def not_answered(facts: list[VerifiedFact], numbers: dict[str, int], limit: int = 3) -> str:
     """The summary of a report whose evidence does not answer the question."""
-    lines = [_cited_statement(fact, numbers) for fact in facts[:limit]]
     text = (
         "The evidence found does not answer this question: no statement answering it could "
         "be tied to a verified fact."
     )
-    if lines:
-        text += " What the retrieved articles do show: " + "; ".join(lines) + "."
+    if facts:
+        text += " What the retrieved articles do show: " + _listed(facts, numbers, limit) + "."
     return text
+
+
+def _listed(facts: list[VerifiedFact], numbers: dict[str, int], limit: int) -> str:
+    """Up to ``limit`` facts with their references, one finding read for two sub-questions
+    once (:func:`same_finding`)."""
+    shown: list[VerifiedFact] = []
+    for fact in facts:
+        if len(shown) < limit and not any(same_finding(fact, other) for other in shown):
+            shown.append(fact)
+    return "; ".join(_cited_statement(fact, numbers) for fact in shown)
 
 
 def fact_support(
@@ -304,20 +313,10 @@ def same_finding(fact: VerifiedFact, other: VerifiedFact) -> bool:
 
 def facts_as_found(facts: list[VerifiedFact], numbers: dict[str, int], limit: int = 3) -> str:
     """The summary of a report none of whose drafted sentences rests on a fact, when some
-    facts speak of the question's subject: those facts, as verified (one finding read for
-    two sub-questions once)."""
-    lines: list[str] = []
-    shown: list[VerifiedFact] = []
-    for fact in facts:
-        if any(same_finding(fact, other) for other in shown):
-            continue
-        shown.append(fact)
-        lines.append(_cited_statement(fact, numbers))
-        if len(lines) == limit:
-            break
+    facts speak of the question's subject: those facts, as verified."""
     return (
         "No sentence of the drafted summary could be tied to a verified fact, so the verified "
-        "facts on the question are given as found: " + "; ".join(lines) + "."
+        "facts on the question are given as found: " + _listed(facts, numbers, limit) + "."
     )
 
 
