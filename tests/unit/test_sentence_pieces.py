@@ -24,6 +24,10 @@ from medlit.text import sentence_pieces
         ("Fewer falls. (PMID: 12) Next.", ["Fewer falls. (PMID: 12) ", "Next."]),
         ("Fewer falls. [1-3]", ["Fewer falls. [1-3]"]),
         ("Fewer falls [PMID:1]. Next one.", ["Fewer falls [PMID:1]. ", "Next one."]),
+        (
+            "Smith et al. [1] found fewer falls. [1] Next.",
+            ["Smith et al. [1] found fewer falls. [1] ", "Next."],
+        ),
         ("0.67 vs. 1.58 mmol/l was seen. Next.", ["0.67 vs. 1.58 mmol/l was seen. ", "Next."]),
     ],
 )

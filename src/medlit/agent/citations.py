@@ -91,8 +91,8 @@ class CitationCheck:
 
 
 # "... (P<0.05). [PMID:1]" and "A. [PMID:1] B.": citations written after a sentence's full
-# stop belong inside it.
-_TRAILING_CITES = re.compile(r"([.!?])[ \t]*((?:\[PMID:\d+\])+)[ \t]*(?=$|[ \t]+\S)", re.M)
+# stop belong inside it. Not after an abbreviation: "Smith et al. [PMID:1] found" goes on.
+_TRAILING_CITES = re.compile(r"([.!?])[ \t]*((?:\[PMID:\d+\])+)[ \t]*(?=$|[ \t]+[^\sa-z])", re.M)
 
 
 def enforce_citations(text: str, allowed: Collection[str]) -> CitationCheck:

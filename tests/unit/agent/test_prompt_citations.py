@@ -39,6 +39,11 @@ def test_invented_citations_are_removed_from_text() -> None:
     assert enforce_citations(tail, {"1"}).text == (
         "Lower HDL (P<0.05) [PMID:1].\nAs [PMID:1] showed [PMID:1]. Also fewer."
     )
+    # After an abbreviation the sentence goes on: the citation stays where it is.
+    after_abbreviation = "Smith et al. [PMID:1] found fewer falls. [PMID:1]"
+    assert enforce_citations(after_abbreviation, {"1"}).text == (
+        "Smith et al. [PMID:1] found fewer falls [PMID:1]."
+    )
 
 
 def test_citations_on_a_line_of_their_own_cite_the_line_before() -> None:
