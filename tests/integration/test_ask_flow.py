@@ -5,6 +5,7 @@ Real HTTP, real SQLite, the real embedder; only PubMed and the model are fakes.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -431,6 +432,12 @@ async def test_progress_events_follow_the_graph(assistant: Assistant) -> None:
     assert "fetch_pubmed" in stages and "call_llm" in stages
     assert stages.index("fetch_pubmed") < stages.index("call_llm")
     assert all(e.message for e in events)
+    # The search says what it sends, then what it got.
+    searched = [e for e in events if e.stage == "fetch_pubmed"]
+    query = searched[0].data["query"]
+    assert searched[0].message == f"searching PubMed for “{query}”"
+    assert re.fullmatch(r"\d+ articles? found, \d+ new", searched[1].message)
+    assert searched[1].data["found"] > 0
     assert [e.t for e in events] == sorted(e.t for e in events)
 
     hit_events: list[ProgressEvent] = []

@@ -74,7 +74,7 @@ async def test_the_answer_is_shown_as_it_is_written(
     shown = out_text.getvalue()
     for word in ("Aspirin", "[PMID:4000000"):
         assert word in shown  # the draft was drawn on stdout as it grew
-    assert "searching the literature" in err_text.getvalue()
+    assert "searching PubMed for “" in err_text.getvalue()
     assert {"plan_query", "fetch_pubmed", "call_llm"} <= set(view.stages)
     assert result.mode == "llm" and result.citations
 

@@ -72,12 +72,33 @@ STAGE_MESSAGES = {
     "chunk_store_search": "searching cached evidence",
     "score": "scoring the evidence",
     "decision": "deciding whether the evidence is enough",
-    "fetch_pubmed": "searching the literature",
     "build_prompt": "preparing the evidence",
     "call_llm": "writing the answer",
     "update_memory": "updating the conversation",
     "admit_cache": "saving the answer",
 }
+#: Nodes that say what they do themselves ("searching PubMed for “statins AND dementia”").
+SELF_REPORTED = frozenset({"fetch_pubmed"})
+_SOURCE_LABELS = {"pubmed": "PubMed", "europepmc": "Europe PMC", "local": "the local corpus"}
+
+
+def _found(articles: int, new: int, failed: list[str]) -> str:
+    """What a search gave: "12 articles found, 5 new", "nothing found (1 source failed)"."""
+    text = (
+        f"{articles} article{'' if articles == 1 else 's'} found" if articles else "nothing found"
+    )
+    if articles:
+        text += f", {new} new"
+    if failed:
+        text += f" ({len(failed)} source{'' if len(failed) == 1 else 's'} failed)"
+    return text
+
+
+def _sources_label(names: list[str]) -> str:
+    labels = [_SOURCE_LABELS.get(name, name) for name in names]
+    return (
+        " and ".join(labels) if len(labels) < 3 else ", ".join(labels[:-1]) + f" and {labels[-1]}"
+    )
 
 
 _HEAVY: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, anyio.CapacityLimiter] = (
@@ -112,7 +133,8 @@ def timed(name: str, node: Node) -> Node:
     """
 
     async def run(state: AgentState) -> dict[str, Any]:
-        emit("stage", name, STAGE_MESSAGES.get(name, name.replace("_", " ")))
+        if name not in SELF_REPORTED:
+            emit("stage", name, STAGE_MESSAGES.get(name, name.replace("_", " ")))
         start = time.perf_counter()
         update = await node(state)
         update["timings"] = {name: (time.perf_counter() - start) * 1000.0}
@@ -309,6 +331,7 @@ class AskNodes:
         nxt = self._next_query(state)
         iteration = state.get("iteration", 0) + 1
         if nxt is None:
+            emit("stage", "fetch_pubmed", "no other search to try")
             return {
                 "iteration": iteration,
                 "last_fetch_count": 0,
@@ -316,6 +339,9 @@ class AskNodes:
                 "query_mode": "broad",
             }
         term, offset, mode = nxt
+        where = _sources_label(state["sources"])
+        page = f", results from {offset + 1}" if offset else ""
+        emit("stage", "fetch_pubmed", f"searching {where} for “{term}”{page}", query=term)
         search = SearchQuery(term=term, limit=self.agent.fetch_per_round, offset=offset)
         errors = list(state.get("fetch_errors", []))
         use_cache = state.get("use_cache", True)
@@ -337,6 +363,7 @@ class AskNodes:
             documents[article.key] = article
         if not articles:
             log.info("no_search_results", query=term, offset=offset)
+        emit("stage", "fetch_pubmed", _found(len(articles), len(new), failed), found=len(articles))
         return {
             "iteration": iteration,
             "api_calls": state.get("api_calls", 0) + calls,

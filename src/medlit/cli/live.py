@@ -2,7 +2,7 @@
 the model writes it.
 
 :class:`AskLiveView` is a :mod:`medlit.progress` sink. Stage events update a spinner on stderr
-("searching the literature", "writing the answer"); the first ``token`` event stops it and
+("searching PubMed for “…”", "writing the answer"); the first ``token`` event stops it and
 shows the answer growing on stdout in a transient region, which is cleared at the end so the
 checked answer (citations verified, verdict first) is printed in its place by the command.
 Only used when stderr is a terminal; ``--json`` and piped output never see it.
