@@ -264,9 +264,17 @@ async def test_no_model_fails_fast_before_any_work(
 async def test_progress_stream(rsettings: Settings) -> None:
     async with open_orchestrator(rsettings) as orchestrator:
         job = orchestrator.create_job(QUESTION, "quick")
-        stages = [event.stage async for event in orchestrator.stream(job)]
+        events = [event async for event in orchestrator.stream(job)]
+    stages = [event.stage for event in events]
     assert stages[0] is JobStatus.PLANNING and stages[-1] is JobStatus.COMPLETED
     assert JobStatus.EXECUTING in stages and JobStatus.SYNTHESIZING in stages
+    # While a sub-question is read, each article read is told (a slow model takes minutes).
+    steps = [e.message for e in events if e.message.startswith("q1: ")]
+    found = re.fullmatch(r"q1: \d+ articles? found, (\d+) to read", steps[0])
+    assert found is not None, steps
+    assert steps[1:] == [f"q1: {n} of {found[1]} read" for n in range(1, int(found[1]) + 1)]
+    llm_calls = [e.llm_calls for e in events if e.message.startswith("q1: ")]
+    assert llm_calls == sorted(llm_calls) and llm_calls[-1] > llm_calls[0]
 
 
 def test_cli_runs_lists_shows_and_resumes_a_job(

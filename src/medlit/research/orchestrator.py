@@ -428,6 +428,11 @@ class _Run:
             )
             job.report.limitations.extend(failed_source_limitations(job.plan))
 
+    async def on_step(self, question: SubQuestion, message: str) -> None:
+        """A sub-question's step: saved (its status shows) and told as "q2: 3 of 5 read"."""
+        await self.asave()
+        await self.emit(f"{question.id}: {message}")
+
     async def research(self) -> None:
         job, o = self.job, self.o
         if job.plan is None:
@@ -450,6 +455,7 @@ class _Run:
                 visited=visited,
                 budget=budget,
                 read=list(job.articles),
+                on_step=self.on_step,
             )
 
             async def on_done(

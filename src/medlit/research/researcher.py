@@ -63,6 +63,8 @@ SearchFn = Callable[[SearchQuery, FreshArticles | None], Awaitable[SearchResults
 """``search_all_providers`` bound to the job's sources: (query, known) -> results."""
 
 OnDone = Callable[[SubQuestion, list[ResearchFinding], list[Article]], Awaitable[None]]
+#: Told what a sub-question is doing ("8 articles found, 5 to read", "2 of 5 articles read").
+OnStep = Callable[[SubQuestion, str], Awaitable[None]]
 
 
 class EvidenceCacheLike(FreshArticles, Protocol):
@@ -171,6 +173,10 @@ def search_terms(question: SubQuestion, *, max_terms: int = 8) -> list[str]:
     return [q for q in dict.fromkeys(queries) if q]
 
 
+def _articles(count: int) -> str:
+    return f"{count} article{'' if count == 1 else 's'}"
+
+
 class DeepResearcher:
     """Researches the sub-questions of a plan.
 
@@ -196,8 +202,10 @@ class DeepResearcher:
         visited: Any,
         budget: Budget,
         read: Sequence[str] = (),
+        on_step: OnStep | None = None,
     ) -> None:
         self.settings = settings
+        self.on_step = on_step
         self.llm = llm
         self.search = search
         self.cache = cache if embedder is not None else None
@@ -255,10 +263,12 @@ class DeepResearcher:
                     await on_done(question, [], [])
                 else:
                     await asyncio.to_thread(self.visited.add, question.text)
+                    question.status = SubQuestionStatus.PENDING  # until its turn comes
                     runnable.append(question)
 
             async def run(question: SubQuestion) -> None:
                 async with semaphore:
+                    question.status = SubQuestionStatus.IN_PROGRESS
                     await self._research_one(plan, question, on_done)
 
             try:
@@ -314,16 +324,26 @@ class DeepResearcher:
         read_by_any: set[str] = set()
         if question.id == QUESTION_ID:
             read_by_any = self._read_before | {key for _, key in self._extracted}
-        for article in articles:
-            if not article.abstract or (root_id, article.key) in self._extracted:
-                continue  # nothing to quote, or already read for this topic: no LLM call
-            if article.key in read_by_any or article.key not in bearing:
-                continue  # already read for a sub-question, or not about the question
+        # Nothing to quote, already read for this topic or a sub-question, or not about the
+        # question: no LLM call.
+        to_read = [
+            a
+            for a in articles
+            if a.abstract
+            and (root_id, a.key) not in self._extracted
+            and a.key not in read_by_any
+            and a.key in bearing
+        ]
+        await self._step(question, f"{_articles(len(articles))} found, {len(to_read)} to read")
+        for article in to_read:
+            if (root_id, article.key) in self._extracted:
+                continue  # read for this topic meanwhile (a sibling running beside it)
             if not self.budget.allow(llm=True):
                 break
             self._extracted.add((root_id, article.key))
             extracted += 1
             findings.extend(await self._extract(question, article))
+            await self._step(question, f"{extracted} of {len(to_read)} read")
         self._add_follow_ups(plan, question, findings)
         if extracted == 0 and self.budget.stop_reason and articles:
             # Found articles but could not afford to read any: not researched.
@@ -339,6 +359,10 @@ class DeepResearcher:
             from_cache=question.from_cache,
         )
         await on_done(question, findings, articles)
+
+    async def _step(self, question: SubQuestion, message: str) -> None:
+        if self.on_step is not None:
+            await self.on_step(question, message)
 
     async def _bearing(
         self, plan: ResearchPlan, question: SubQuestion, articles: list[Article]
