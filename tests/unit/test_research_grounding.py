@@ -11,6 +11,7 @@ from medlit.research.grounding import (
     fact_support,
     ground_summary,
     ground_text,
+    unsaid_in_article,
 )
 from medlit.research.models import Reference, VerifiedFact
 from medlit.research.synthesizer import citation_key
@@ -227,3 +228,27 @@ def test_naming_the_articles_subject_brings_nothing_in() -> None:
     title = "Delayed diagnosis of anorectal malformations: are current guidelines sufficient?"
     assert denied_by_article(claim, quote, abstract) == "malfor"
     assert denied_by_article(claim, quote, abstract, title=title) is None
+
+
+@pytest.mark.parametrize(
+    ("claim", "question", "article", "unsaid"),
+    [
+        ("Hypoglycaemia increases the risk of cardiovascular events in diabetes.",
+         "Does hypoglycaemia increase cardiovascular events in diabetes?",
+         "Metabolic syndrome is associated with increased risk for cardiovascular events.",
+         "diabet"),
+        # Said by the article, in the other spelling: one word.
+        ("Severe hypoglycaemia raised the risk of CV outcomes.",
+         "Does hypoglycaemia increase cardiovascular events?",
+         "Severe hypoglycemia is associated with CV outcomes.", None),
+        ("Tumour size fell with the drug.", "Does the drug shrink tumours?",
+         "Tumor size decreased with the drug.", None),
+        # A generic word of the question the article does not use is not a subject word.
+        ("Aspirin lowered the risk of stroke.", "Does aspirin reduce the risk of stroke?",
+         "Aspirin lowered stroke incidence.", None),
+    ],
+)  # fmt: skip
+def test_a_claim_may_not_name_a_subject_of_the_question_its_article_never_names(
+    claim: str, question: str, article: str, unsaid: str | None
+) -> None:
+    assert unsaid_in_article(claim, question, article) == unsaid

@@ -15,7 +15,12 @@ from medlit.research.models import (
     VerifiedFact,
 )
 from medlit.research.report import render_json, render_markdown
-from medlit.research.synthesizer import clean_citations, count_words, generate_report
+from medlit.research.synthesizer import (
+    clean_citations,
+    count_words,
+    generate_report,
+    report_title,
+)
 from medlit.types import Article, Citation
 from tests.unit._research_llm import ScriptedLLM
 
@@ -241,3 +246,18 @@ async def test_section_sentences_that_cite_no_verified_fact_are_left_out() -> No
         for item in report.limitations
     ), report.limitations
     assert "Surgery has improved" not in render_markdown(report)
+
+
+def test_a_title_does_not_claim_a_study_design_the_report_is_not() -> None:
+    # The local model titled a report on 2 articles "...: A Systematic Review".
+    cases = {
+        "Hypoglycaemia and Cardiovascular Events in Diabetes: A Systematic Review": (
+            "Hypoglycaemia and Cardiovascular Events in Diabetes"
+        ),
+        "Statins and dementia \u2013 a meta-analysis": "Statins and dementia",
+        "A Systematic Review of Statins": "Research report: Q?",
+        "Leptin in advanced lung cancer": "Leptin in advanced lung cancer",
+        "  ": "Research report: Q?",
+    }
+    for drafted, title in cases.items():
+        assert report_title(drafted, "Q?") == title

@@ -164,6 +164,37 @@ def test_a_negative_finding_in_the_titles_words_is_kept_when_its_quote_is_a_resu
         assert finding.quote.startswith("The analysis of serum leptin")  # no label
 
 
+METS = Article(
+    pmid="19155657",
+    title="Does accompanying metabolic syndrome contribute to heart dimensions in hypertensive "
+    "patients?",
+    abstract=[
+        AbstractSection(label="BACKGROUND", text="Metabolic syndrome (MetS) is associated with "
+                        "increased risk for cardiovascular events."),
+    ],
+)  # fmt: skip
+
+
+def test_a_claim_in_the_questions_words_about_another_subject_is_dropped() -> None:
+    # What the local model extracted for a hypoglycaemia sub-question from an article on the
+    # metabolic syndrome: 4 of the claim's 6 words are in the quote, and it became a fact.
+    researcher = bare_researcher()
+    question = SubQuestion(
+        id="q2",
+        text="What are the mechanisms by which hypoglycaemia increases the risk of "
+        "cardiovascular events in diabetes?",
+    )
+    quote = "Metabolic syndrome (MetS) is associated with increased risk for cardiovascular events."
+    invented = ExtractedClaim(
+        claim="Hypoglycaemia increases the risk of cardiovascular events in diabetes.", quote=quote
+    )
+    assert researcher._finding(question, METS, invented) is None
+    said = ExtractedClaim(
+        claim="Metabolic syndrome increases the risk of cardiovascular events.", quote=quote
+    )
+    assert researcher._finding(question, METS, said) is not None
+
+
 def test_search_term_keeps_content_words() -> None:
     assert search_term("Does aspirin reduce the risk of stroke in adults?") == (
         "aspirin reduce risk stroke adults"

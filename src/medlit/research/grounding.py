@@ -36,6 +36,7 @@ __all__ = [
     "not_answered",
     "same_finding",
     "section_fallback",
+    "unsaid_in_article",
 ]
 
 #: Share of a claim's content words its verbatim quote must hold (a paraphrase keeps most of
@@ -110,6 +111,33 @@ def claim_supported(claim: str, quote: str, *, title: str = "", result: bool = F
     if len(beyond_title & quoted) * 2 < len(beyond_title):
         return False  # what the claim adds to the title is not in its quote
     return len(words & (quoted | titled)) >= TITLE_SUPPORT * len(words)
+
+
+def unsaid_in_article(claim: str, question: str, article: str) -> str | None:
+    """A subject word of ``question`` that ``claim`` uses and its ``article`` never says, or None.
+
+    "Hypoglycaemia increases the risk of cardiovascular events in diabetes" over the quote
+    "Metabolic syndrome (MetS) is associated with increased risk for cardiovascular events"
+    keeps 4 of its 6 words from the quote, so the :data:`CLAIM_SUPPORT` rule passes it; the
+    article (heart dimensions in hypertensive patients) never says hypoglycaemia: the model
+    wrote the quote's finding about something else in the question's words. British and
+    American spellings are one word ("haemorrhage", "hemorrhage").
+
+    Args:
+        claim: the extracted claim.
+        question: the sub-question it was extracted for (its subject words are checked).
+        article: everything the article says: title, abstract, MeSH terms.
+    """
+    subject = {_spelling(word)[:6] for word in anchor_terms(question)}
+    said = content_terms(_spelling(article))
+    used = content_terms(_spelling(claim)) & subject
+    return next((word for word in sorted(used) if word not in said), None)
+
+
+def _spelling(text: str) -> str:
+    """``text`` in American spelling, as far as stems go (haem -> hem, oedema -> edema)."""
+    text = re.sub(r"ae|oe", "e", text.lower())
+    return re.sub(r"our(s?)\b", r"or\1", text)
 
 
 def denied_by_article(

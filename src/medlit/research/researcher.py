@@ -21,7 +21,7 @@ import numpy as np
 from medlit.config import ResearchDepth, ResearchSettings
 from medlit.errors import LLMConfigError, LLMError, ResearchError
 from medlit.log import get_logger
-from medlit.research.grounding import claim_supported, denied_by_article
+from medlit.research.grounding import claim_supported, denied_by_article, unsaid_in_article
 from medlit.research.models import ResearchFinding, ResearchPlan, SubQuestion, SubQuestionStatus
 from medlit.research.planner import QUESTION_ID, anchor_terms, names_otherwise, on_topic
 from medlit.research.prompts import (
@@ -171,6 +171,10 @@ def search_terms(question: SubQuestion, *, max_terms: int = 8) -> list[str]:
     fewer = " AND ".join(t for t in terms if t in fewest)
     queries = [planned, narrow, fewer, broad]
     return [q for q in dict.fromkeys(queries) if q]
+
+
+def _everything_said(article: Article) -> str:
+    return " ".join([article.title, article.abstract_text, *article.mesh_terms])
 
 
 def _articles(count: int) -> str:
@@ -499,6 +503,8 @@ class DeepResearcher:
             statement, quote, [s.text for s in article.abstract], title=article.title
         ):
             reason = "claim_denied_by_article"
+        elif unsaid_in_article(statement, question.text, _everything_said(article)):
+            reason = "claim_subject_not_in_article"
         if reason is not None or quote is None:
             log.warning(
                 "fabricated_claim_dropped",

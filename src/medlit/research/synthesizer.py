@@ -249,6 +249,24 @@ async def _write_section(
     )
 
 
+# What the report is not: a model titled a 6-article report "... : A Systematic Review".
+_STUDY_DESIGN = re.compile(
+    r"\b(?:systematic|scoping|umbrella|narrative|literature)\s+review|\bmeta-?\s?analys[ie]s"
+    r"|\brandomi[sz]ed\s+(?:controlled\s+)?trial",
+    re.I,
+)
+
+
+def report_title(drafted: str, question: str) -> str:
+    """The drafted title without a claim of a study design the report is not ("...: A
+    Systematic Review" loses its subtitle); the question's own when nothing else is left."""
+    title = " ".join(drafted.split())
+    if _STUDY_DESIGN.search(title):
+        parts = [p for p in re.split(r"\s*(?::|\s[-\u2013\u2014]\s)\s*", title) if p]
+        title = ": ".join(p for p in parts if not _STUDY_DESIGN.search(p))
+    return title.strip(" :") or f"Research report: {question}"
+
+
 def _fold_repeated_topics(
     topics: dict[str, list[VerifiedFact]], conflicts: dict[str, list[Discrepancy]]
 ) -> tuple[dict[str, list[VerifiedFact]], dict[str, list[str]]]:
@@ -408,7 +426,7 @@ async def generate_report(
             "short): the evidence is thin."
         )
     return NarrativeReport(
-        title=summary.title.strip() or f"Research report: {question}",
+        title=report_title(summary.title, question),
         question=question,
         executive_summary=executive_summary,
         sections=sections,
