@@ -63,7 +63,7 @@ SearchFn = Callable[[SearchQuery, FreshArticles | None], Awaitable[SearchResults
 """``search_all_providers`` bound to the job's sources: (query, known) -> results."""
 
 OnDone = Callable[[SubQuestion, list[ResearchFinding], list[Article]], Awaitable[None]]
-#: Told what a sub-question is doing ("8 articles found, 5 to read", "2 of 5 articles read").
+#: Told what a sub-question is doing ("8 articles found, 5 to read", "2 of 5 read").
 OnStep = Callable[[SubQuestion, str], Awaitable[None]]
 
 
