@@ -243,6 +243,12 @@ def test_naming_the_articles_subject_brings_nothing_in() -> None:
          "Severe hypoglycemia is associated with CV outcomes.", None),
         ("Tumour size fell with the drug.", "Does the drug shrink tumours?",
          "Tumor size decreased with the drug.", None),
+        # A word the sub-question frames its subject with is not a subject word (the local
+        # model's claim, over "The Web-based system plays a major role in guiding ...").
+        ("Web-based systems in medical oncology have benefits, including guiding treatment.",
+         "What are the benefits of Web-based systems in medical oncology?",
+         "Standardizing care in medical oncology: are Web-based systems the answer? The "
+         "Web-based system plays a major role in guiding oncology treatment.", None),
         # A generic word of the question the article does not use is not a subject word.
         ("Aspirin lowered the risk of stroke.", "Does aspirin reduce the risk of stroke?",
          "Aspirin lowered stroke incidence.", None),

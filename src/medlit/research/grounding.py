@@ -128,16 +128,26 @@ def unsaid_in_article(claim: str, question: str, article: str) -> str | None:
         question: the sub-question it was extracted for (its subject words are checked).
         article: everything the article says: title, abstract, MeSH terms.
     """
-    subject = {_spelling(word)[:6] for word in anchor_terms(question)}
-    said = content_terms(_spelling(article))
-    used = content_terms(_spelling(claim)) & subject
+    subject = {_stem(word) for word in anchor_terms(question)} - _ASPECTS
+    used = _stems(claim) & subject
+    said = _stems(article)
     return next((word for word in sorted(used) if word not in said), None)
 
 
-def _spelling(text: str) -> str:
-    """``text`` in American spelling, as far as stems go (haem -> hem, oedema -> edema)."""
-    text = re.sub(r"ae|oe", "e", text.lower())
-    return re.sub(r"our(s?)\b", r"or\1", text)
+#: Words a sub-question frames its subject with ("What are the benefits of ..."), not subjects.
+_ASPECTS = frozenset(
+    ("benefi", "harm", "advant", "disadv", "challe", "barrie", "mechan", "limita", "implic")
+)
+
+
+def _stems(text: str) -> set[str]:
+    return {_stem(word) for word in normalise_topic(text).split()}
+
+
+def _stem(word: str) -> str:
+    """A word's first six letters in American spelling (haem -> hem, oedema -> edema)."""
+    word = re.sub(r"ae|oe", "e", word)
+    return re.sub(r"our$", "or", word)[:6]
 
 
 def denied_by_article(
