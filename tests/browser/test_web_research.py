@@ -47,6 +47,12 @@ def test_quick_research_live_then_report_and_exports(served: Served, open_page: 
     assert int(page.inner_text("#stat-tokens").replace(",", "")) > 0
     assert page.locator("#sub-questions .sq-completed").count() >= 1
     assert page.locator("#job-log li").count() >= 1
+    # Each sub-question shows the id the events name ("q1: 2 of 3 read").
+    ids = [
+        (text or "").strip() for text in page.locator("#sub-questions .sq-id").all_text_contents()
+    ]
+    assert len(ids) == page.locator("#sub-questions li").count()
+    assert all(re.fullmatch(r"q\d+(?:\.\d+)*", i) for i in ids), ids
     # With the report shown, the job's trail folds into one line above it; a click opens it.
     assert not page.is_visible("#sub-questions li >> nth=0")
     page.click("#trail-heading")

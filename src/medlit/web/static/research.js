@@ -260,8 +260,12 @@ function renderJob(job) {
         { class: q.parent_id ? "follow-up" : "" },
         h("span", { class: `badge sq sq-${st.toLowerCase()}` }, st.replace("_", " ").toLowerCase()),
         " ",
+        // The id the events name ("q2: 3 of 5 read").
+        q.id ? h("span", { class: "sq-id" }, `${q.id} `) : null,
         h("span", { class: "sq-text" }, q.text),
-        q.articles_found ? h("span", { class: "sq-meta" }, ` · ${q.articles_found} articles`) : null,
+        q.articles_found
+          ? h("span", { class: "sq-meta" }, ` · ${q.articles_found} article${q.articles_found === 1 ? "" : "s"}`)
+          : null,
         q.from_cache ? h("span", { class: "sq-meta" }, " · from cached evidence") : null,
         q.skip_reason ? h("span", { class: "sq-meta" }, ` · ${q.skip_reason}`) : null,
       ),
