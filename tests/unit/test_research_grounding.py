@@ -258,3 +258,20 @@ def test_a_claim_may_not_name_a_subject_of_the_question_its_article_never_names(
     claim: str, question: str, article: str, unsaid: str | None
 ) -> None:
     assert unsaid_in_article(claim, question, article) == unsaid
+
+
+def test_a_sentence_speaking_of_more_studies_than_it_cites_is_left_out() -> None:
+    # The local model's summary over one fact: "The evidence from two studies [1] indicates".
+    question = "Does hypoglycaemia increase the risk of cardiovascular events in diabetes?"
+    statement = "Severe hypoglycaemia is associated with an increased risk for CV outcomes"
+    fact, numbers = _fact(statement, question)
+    support = fact_support([fact], [], numbers)
+    overcounted = f"The evidence from two studies [1] indicates that {statement.lower()}."
+    assert ground_text(overcounted, question, support).removed == [overcounted]
+    for kept in (f"{statement} [1].", f"One study found that {statement.lower()} [1]."):
+        assert ground_text(kept, question, support).text == kept
+    # A count its fact gives itself is the fact's.
+    pooled, numbers = _fact(f"A meta-analysis of 12 trials found that {statement}", question)
+    support = fact_support([pooled], [], numbers)
+    sentence = f"A meta-analysis of 12 trials found that {statement.lower()} [1]."
+    assert ground_text(sentence, question, support).text == sentence

@@ -260,11 +260,38 @@ def ground_text(text: str, question: str, support: dict[int, set[str]]) -> Groun
             used = anchors & set(normalise_topic(_CITED.sub(" ", sentence)).split())
             backing = set().union(*(support[n] for n in cited)) if cited else set()
             named = not mismatched(qualified_names(sentence), _names_in(backing))
-            grounded = cited and used <= backing and named and _says_something(sentence)
+            grounded = (
+                cited
+                and used <= backing
+                and named
+                and _says_something(sentence)
+                and not _overcounts(sentence, len(cited), backing)
+            )
             (kept if grounded else removed).append(sentence)
         if kept:
             paragraphs.append(" ".join(kept))
     return GroundedSummary("\n\n".join(paragraphs), removed, answered=bool(paragraphs))
+
+
+_COUNTS = {"both": 2, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+           "eight": 8, "nine": 9, "ten": 10, "several": 2, "multiple": 2, "many": 2}  # fmt: skip
+_COUNTED = re.compile(
+    rf"\b({'|'.join(_COUNTS)}|\d+)\s+(?:[a-z-]+\s+){{0,2}}?"
+    r"(?:studies|trials|articles|reports|papers|sources|reviews|cohorts|analyses)\b",
+    re.I,
+)
+
+
+def _overcounts(sentence: str, references: int, backing: set[str]) -> bool:
+    """Whether ``sentence`` speaks of more studies than the ``references`` it cites ("The
+    evidence from two studies [1]"), a count its facts do not give themselves ("a
+    meta-analysis of 12 trials" backs "12 trials [1]")."""
+    for match in _COUNTED.finditer(sentence):
+        word = match.group(1).lower()
+        count = _COUNTS.get(word) or int(word)
+        if count > references and word not in backing:
+            return True
+    return False
 
 
 def _says_something(sentence: str) -> bool:
