@@ -341,6 +341,35 @@ async def test_the_verdict_is_read_again_when_a_sentence_was_left_out(
     assert result.api_calls.llm == len(responder.tasks)
 
 
+async def test_a_sentence_naming_a_population_its_article_never_mentions_is_left_out(
+    settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
+) -> None:
+    # Asked a follow-up "... in children?", the local model wrote "... in children [PMID of a
+    # study that never mentions children]": the PMID was retrieved, and the words are its own.
+    responder = EvidenceResponder(
+        lambda pmids: "Yes", swap=("vitamin C reduced", "in children, vitamin C reduced")
+    )
+    llm_server.responder = responder
+    question = (
+        "Does vitamin C prevent complex regional pain syndrome after wrist fractures in children?"
+    )
+    async with Assistant(_configure(settings, eutils, llm_server)) as assistant:
+        result = await assistant.ask(question)
+    assert "in children" not in result.answer and "31000005" not in result.answer
+    assert "[PMID:31000006]" in result.answer
+    assert result.warnings == [
+        "a sentence was left out: it cited PMID 31000005 for 'children', which that article "
+        "never mentions"
+    ]
+    # Nothing left speaks of children: the model's "Yes" stood on the sentence gone.
+    assert result.verdict == "uncertain"
+    assert result.answer.startswith(
+        "Verdict: Uncertain\n\nNone of the articles cited speaks of children: the statements "
+        "that said so were left out."
+    )
+    assert not result.cache.admitted
+
+
 async def test_invented_citations_are_stripped(
     settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
 ) -> None:

@@ -236,7 +236,7 @@ def test_naming_the_articles_subject_brings_nothing_in() -> None:
         ("Hypoglycaemia increases the risk of cardiovascular events in diabetes.",
          "Does hypoglycaemia increase cardiovascular events in diabetes?",
          "Metabolic syndrome is associated with increased risk for cardiovascular events.",
-         "diabet"),
+         "Hypoglycaemia"),
         # Said by the article, in the other spelling: one word.
         ("Severe hypoglycaemia raised the risk of CV outcomes.",
          "Does hypoglycaemia increase cardiovascular events?",

@@ -39,6 +39,7 @@ from medlit.agent.citations import (
     verdict_first,
 )
 from medlit.agent.cited_numbers import drop_unsourced_numbers
+from medlit.agent.cited_subjects import drop_unsaid_subjects
 from medlit.agent.deps import AgentDeps
 from medlit.agent.memory import Turn, session_key, summary_messages
 from medlit.agent.prompt import (
@@ -473,7 +474,8 @@ class AskNodes:
         """The model's answer held to its evidence, its verdict, and what was left out.
 
         Citations are enforced and attributed; a citation to an article about something else
-        the sentence names, or that lacks a number the sentence gives, goes, and so does a
+        the sentence names, that lacks a number the sentence gives, or that never speaks of a
+        subject or population of the question the sentence names, goes, and so does a
         sentence left with none; an uncited conclusion no article supports goes. The verdict
         is asked of the checked text when the model wrote none, or when a sentence it may have
         rested on was left out; it is "uncertain" when what the question names, or a subject
@@ -488,13 +490,20 @@ class AskNodes:
             check.cited.extend(p for p in attributed if p not in check.cited)
         check.text, misattributed = drop_misattributed(check.text, articles)
         check.text, unsourced = drop_unsourced_numbers(check.text, articles)
-        unsupported = drop_unsupported(check.text, articles, question)
+        unsaid = drop_unsaid_subjects(check.text, articles, question)
+        unsupported = drop_unsupported(unsaid.text, articles, question)
         check.text = unsupported.text
-        warnings = misattribution_warnings(misattributed) + unsourced + unsupported.warnings
+        warnings = (
+            misattribution_warnings(misattributed)
+            + unsourced
+            + unsaid.warnings
+            + unsupported.warnings
+        )
         kept = set(extract_pmids(check.text))
         check.cited = [p for p in check.cited if p in kept]
         missing = left_unanswered(check.text, misattributed, question)
         unspoken = unsupported.unaddressed()
+        untold = unsaid.unaddressed(check.text)
         if missing:  # what was asked about was said only by sentences left out
             check.text = unaddressed(check.text, missing)
         elif warnings and not kept:
@@ -507,8 +516,14 @@ class AskNodes:
                 f"None of the retrieved articles speaks of {words} together: the statements "
                 f"that did, citing nothing, were left out.\n\n{check.text}"
             )
+        elif untold:  # "in children" was only in a sentence citing an adult study
+            words = " and ".join(untold)
+            check.text = (
+                f"None of the articles cited speaks of {words}: the statements that said so "
+                f"were left out.\n\n{check.text}"
+            )
         if state.get("is_yes_no"):
-            if missing or unspoken or (warnings and not kept):
+            if missing or unspoken or untold or (warnings and not kept):
                 verdict = "uncertain"
             elif verdict is None or warnings:
                 # Never a default nor an opening guess: ask which way the checked text goes.

@@ -84,7 +84,7 @@ from medlit.cache.guard_lexicon import (
 )
 from medlit.qualified_names import describe, qualified_names, qualifiers_match
 
-__all__ = ["GuardVerdict", "QuestionFeatures", "QuestionGuard", "question_features"]
+__all__ = ["GuardVerdict", "QuestionFeatures", "QuestionGuard", "age_groups", "question_features"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,7 +196,9 @@ class QuestionFeatures:
     negated_ask: bool
 
 
-def _age_groups(text: str) -> set[str]:
+def age_groups(text: str) -> set[str]:
+    """The age groups ``text`` (lower-cased) names: infant, child, adult, elderly, by word or
+    by age ("7 years old" is a child)."""
     groups = {name for name, rx in _POPULATION.items() if rx.search(text)}
     for number, unit in _AGE.findall(text):
         value = float(number)
@@ -256,7 +258,7 @@ def question_features(question: str) -> QuestionFeatures:
         asserted=frozenset(asserted),
         doses=frozenset(doses),
         names=tuple(sorted(qualified_names(question, fold_case=True).items())),
-        age_groups=frozenset(_age_groups(text)),
+        age_groups=frozenset(age_groups(text)),
         sexes=frozenset(s for s, rx in _SEX.items() if rx.search(text)),
         drugs=frozenset(w for w in content if _is_drug(w)),
         intents=frozenset(intents),

@@ -114,7 +114,8 @@ def claim_supported(claim: str, quote: str, *, title: str = "", result: bool = F
 
 
 def unsaid_in_article(claim: str, question: str, article: str) -> str | None:
-    """A subject word of ``question`` that ``claim`` uses and its ``article`` never says, or None.
+    """A subject word of ``question`` that ``claim`` uses (as written there) and its ``article``
+    never says, or None.
 
     "Hypoglycaemia increases the risk of cardiovascular events in diabetes" over the quote
     "Metabolic syndrome (MetS) is associated with increased risk for cardiovascular events"
@@ -129,9 +130,12 @@ def unsaid_in_article(claim: str, question: str, article: str) -> str | None:
         article: everything the article says: title, abstract, MeSH terms.
     """
     subject = {_stem(word) for word in anchor_terms(question)} - _ASPECTS
-    used = _stems(claim) & subject
     said = _stems(article)
-    return next((word for word in sorted(used) if word not in said), None)
+    for word in re.findall(r"[^\W_]+(?:-[^\W_]+)*", claim):
+        key = normalise_topic(word)
+        if key and _stem(key) in subject and _stem(key) not in said:
+            return word
+    return None
 
 
 #: Words a sub-question frames its subject with ("What are the benefits of ..."), not subjects.

@@ -1,0 +1,108 @@
+"""A citation must be to an article that speaks of what its sentence says the question asks.
+
+Asked the follow-up "Does vancomycin peak concentration monitoring help in children?", the
+local model wrote "... is not necessary in therapeutic drug monitoring of vancomycin in children
+[PMID of a study that never mentions children]" and "The studies [PMID of the vancomycin study]
+and [PMID of a study of bladder X-rays in a children's hospital] both found no significant
+differences in trough concentration ...". Both PMIDs had been retrieved, so citation enforcement
+kept them. Here each cited sentence is held to the articles it cites:
+
+- a subject word of the question the sentence uses (vancomycin, concentration; not a framing
+  word such as benefits) must be said somewhere in the article (title, abstract, MeSH):
+  :func:`medlit.research.grounding.unsaid_in_article`, the rule research claims follow;
+- a population the question names and the sentence repeats (children, infants, the elderly:
+  by word, or by age) must be one the article speaks of. Adults are not checked: most studies
+  of adults never say so.
+
+A citation that fails goes, and a sentence left with no citation is left out, with a warning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from medlit.agent.citations import extract_pmids, remove_citations
+from medlit.cache.guard import age_groups
+from medlit.log import get_logger
+from medlit.research.grounding import unsaid_in_article
+from medlit.text import rewrite_sentences
+from medlit.types import Article
+
+__all__ = ["Unsaid", "drop_unsaid_subjects"]
+
+log = get_logger("agent.cited_subjects")
+
+_CHECKED_GROUPS = frozenset({"infant", "child", "elderly"})
+_GROUP_WORDS = {"infant": "infants", "child": "children", "elderly": "older people"}
+
+
+@dataclass
+class Unsaid:
+    """An answer after the check, what it says about it, and the words of the sentences it
+    left out."""
+
+    text: str
+    warnings: list[str] = field(default_factory=list)
+    words: list[str] = field(default_factory=list)
+
+    def unaddressed(self, text: str) -> list[str]:
+        """Words the sentences left out were cited for that nothing in ``text`` (the answer
+        after every check) says."""
+        return [w for w in dict.fromkeys(self.words) if w.lower() not in text.lower()]
+
+
+def _said(article: Article) -> str:
+    return " ".join([article.title, article.abstract_text, *article.mesh_terms])
+
+
+def drop_unsaid_subjects(text: str, articles: Mapping[str, Article], question: str) -> Unsaid:
+    """``text`` without the citations (and sentences) to articles that never speak of what the
+    sentence names of the question.
+
+    Args:
+        text: the answer, its citations checked (``[PMID:n]`` of retrieved articles).
+        articles: the retrieved evidence articles, by PMID.
+        question: the standalone question.
+
+    Returns:
+        The text, one warning per citation removed or sentence left out, and the words the
+        sentences left out were cited for.
+    """
+    asked_groups = age_groups(question.lower()) & _CHECKED_GROUPS
+    groups_of: dict[str, set[str]] = {}
+    warnings: list[str] = []
+    words: list[str] = []
+
+    def check(sentence: str) -> str:
+        cited = [p for p in extract_pmids(sentence) if p in articles]
+        if not cited:
+            return sentence
+        named = age_groups(sentence.lower()) & asked_groups
+        wrong: list[tuple[str, str]] = []
+        for pmid in cited:
+            said = _said(articles[pmid])
+            word = unsaid_in_article(sentence, question, said)
+            if word is None and named:
+                if pmid not in groups_of:
+                    groups_of[pmid] = age_groups(said.lower())
+                missing = sorted(named - groups_of[pmid])
+                word = _GROUP_WORDS[missing[0]] if missing else None
+            if word is not None:
+                wrong.append((pmid, word))
+        if not wrong:
+            return sentence
+        kept = remove_citations(sentence, [pmid for pmid, _ in wrong])
+        what = "a citation was removed" if kept else "a sentence was left out"
+        if not kept:
+            words.extend(word for _, word in wrong)
+        for pmid, word in wrong:
+            warnings.append(
+                f"{what}: it cited PMID {pmid} for {word!r}, which that article never mentions"
+            )
+        return kept
+
+    text = rewrite_sentences(text, check)
+    if warnings:
+        log.warning("answer_subjects_unsaid", removals=len(warnings))
+    return Unsaid(text, warnings, words)

@@ -1,0 +1,65 @@
+"""A citation must be to an article that speaks of what its sentence names of the question."""
+
+from __future__ import annotations
+
+from medlit.agent.cited_subjects import drop_unsaid_subjects
+from medlit.types import AbstractSection, Article
+
+
+def _article(pmid: str, title: str, text: str) -> Article:
+    return Article(pmid=pmid, title=title, abstract=[AbstractSection(text=text)])
+
+
+# What the local model cited for a follow-up on vancomycin monitoring in children.
+ARTICLES = {
+    "1": _article(
+        "1",
+        "Is peak concentration needed in therapeutic drug monitoring of vancomycin?",
+        "Trough concentration (Cmin)/MIC predicted the efficacy of vancomycin in 100 patients.",
+    ),
+    "2": _article(
+        "2",
+        "Evaluation of pediatric VCUG at an academic children's hospital",
+        "The scout image was rarely needed in 500 voiding cystourethrograms.",
+    ),
+    "3": _article(
+        "3",
+        "Vancomycin trough levels in children",
+        "Trough concentration guided dosing in 80 children aged 2 to 12 years.",
+    ),
+}
+QUESTION = "Does vancomycin peak concentration monitoring help in children?"
+
+
+def test_a_population_the_article_never_speaks_of_loses_its_citation() -> None:
+    text = (
+        "Peak concentration monitoring of vancomycin is not necessary in children [PMID:1]. "
+        "Trough concentration guided vancomycin dosing in children [PMID:3]."
+    )
+    checked = drop_unsaid_subjects(text, ARTICLES, QUESTION)
+    assert checked.text == "Trough concentration guided vancomycin dosing in children [PMID:3]."
+    assert checked.warnings == [
+        "a sentence was left out: it cited PMID 1 for 'children', which that article never mentions"
+    ]
+    assert checked.unaddressed(checked.text) == []  # children are still spoken of
+    assert checked.unaddressed("Trough levels predicted efficacy [PMID:1].") == ["children"]
+
+
+def test_a_subject_of_the_question_the_article_never_says_loses_its_citation() -> None:
+    text = "Both found no difference in trough concentration [PMID:1][PMID:2]."
+    checked = drop_unsaid_subjects(text, ARTICLES, QUESTION)
+    assert checked.text == "Both found no difference in trough concentration [PMID:1]."
+    assert checked.warnings == [
+        "a citation was removed: it cited PMID 2 for 'concentration', which that article never "
+        "mentions"
+    ]
+    assert checked.words == []  # the sentence stayed
+
+
+def test_adults_and_sentences_without_the_questions_words_are_not_checked() -> None:
+    # Most studies of adults never say so; a sentence on another subject is the others' to judge.
+    text = "Peak concentration monitoring of vancomycin is not needed in adults [PMID:1]."
+    adults = "Does vancomycin peak concentration monitoring help in adults?"
+    assert drop_unsaid_subjects(text, ARTICLES, adults).text == text
+    other = "The scout image was rarely needed [PMID:2]."
+    assert drop_unsaid_subjects(other, ARTICLES, QUESTION).text == other
