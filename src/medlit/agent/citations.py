@@ -55,10 +55,13 @@ _VERDICT_LINE = re.compile(
     r"(yes|no|uncertain|unclear|maybe|inconclusive)\b(?=\s*(?:[.,:;!\u2013\u2014-]|$))",
     re.I,
 )
-# "Verdict: Yes", "Final verdict - no", "The verdict is uncertain", "Verdict = Yes."
+# "Verdict: Yes", "Final verdict - no", "The verdict is uncertain", "Verdict = Yes.", and
+# "Therefore, the answer is: No" (the word alone: "the answer is no longer clear" is not one).
 _LABELLED = re.compile(
     r"\b(?:final\s+)?verdict\b\s*(?:is\s*)?[:=\-–]?\s*\W{0,3}"
-    r"(yes|no|uncertain|unclear|maybe|inconclusive)\b",
+    r"(yes|no|uncertain|unclear|maybe|inconclusive)\b"
+    r"|\bthe\s+answer\s+(?:to\s+(?:the|this|your)\s+question\s+)?is\s*[:=\-–]?\s*\W{0,3}"
+    r"(yes|no|uncertain|unclear|maybe|inconclusive)\b(?=\W{0,3}\s*(?:[.!]|$))",
     re.I,
 )
 _VERDICT_MAP: dict[str, Verdict] = {
@@ -152,7 +155,7 @@ def _find_verdict(lines: list[str]) -> tuple[int, Verdict, re.Match[str]] | None
     for index in range(len(lines) - 1, -1, -1):
         match = _LABELLED.search(_clean(lines[index]))
         if match is not None:
-            return index, _VERDICT_MAP[match.group(1).lower()], match
+            return index, _VERDICT_MAP[(match.group(1) or match.group(2)).lower()], match
     for index, line in enumerate(lines):
         cleaned = _clean(line)
         if not cleaned:

@@ -100,6 +100,15 @@ def test_verdicts_written_last_are_found_and_moved() -> None:
     kept = "Taken together, the answer to this verdict is: Yes"  # more than the verdict: kept
     assert split_verdict(kept) == ("yes", kept)
     assert split_verdict("A [PMID:1]. So the verdict is no.") == ("no", "A [PMID:1].")
+    # What the local model ended with: a verdict, not a sentence to keep under another one.
+    ended = "No difference was found [PMID:1].\n\nTherefore, the answer is: No"
+    assert split_verdict(ended) == ("no", "No difference was found [PMID:1].")
+    assert split_verdict("It helps [PMID:1]. The answer to the question is yes.") == (
+        "yes",
+        "It helps [PMID:1].",
+    )
+    unclear = "A [PMID:1]. Whether it helps, the answer is no longer clear."
+    assert split_verdict(unclear) == (None, unclear)
     assert split_verdict("A [PMID:1]. The verdict is no for children.")[1].endswith("children.")
     # The last labelled verdict wins (the model may list the options first).
     assert (
