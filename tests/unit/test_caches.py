@@ -212,9 +212,14 @@ def test_background_flush_writes_without_another_call(
         def last_used() -> float:
             return store.get_articles(["pmid:1"])["pmid:1"].last_used_at
 
+        def written() -> bool:
+            # One batch is two writes, the LRU refresh then the counters: wait for both.
+            added = store.counters().get("evidence.articles_added")
+            return last_used() == clock.now and added is not None
+
         deadline = time.monotonic() + 60
-        while last_used() < clock.now and time.monotonic() < deadline:
-            time.sleep(0.01)  # the timer thread writes the LRU refresh; nothing calls flush
+        while not written() and time.monotonic() < deadline:
+            time.sleep(0.01)  # the timer thread writes the batch; nothing calls flush
         assert last_used() == clock.now
         assert store.counters()["evidence.articles_added"] == 1
 
