@@ -45,11 +45,17 @@ class Unsaid:
     text: str
     warnings: list[str] = field(default_factory=list)
     words: list[str] = field(default_factory=list)
+    groups: list[str] = field(default_factory=list)  # age groups: child, infant, elderly
 
     def unaddressed(self, text: str) -> list[str]:
-        """Words the sentences left out were cited for that nothing in ``text`` (the answer
-        after every check) says."""
-        return [w for w in dict.fromkeys(self.words) if w.lower() not in text.lower()]
+        """What the sentences left out were cited for that nothing in ``text`` (the answer
+        after every check) speaks of: their words, and their populations ("children" is
+        spoken of by "paediatric" too)."""
+        lower = text.lower()
+        spoken = age_groups(lower)
+        return [w for w in dict.fromkeys(self.words) if w.lower() not in lower] + [
+            _GROUP_WORDS[g] for g in dict.fromkeys(self.groups) if g not in spoken
+        ]
 
 
 def _said(article: Article) -> str:
@@ -73,30 +79,33 @@ def drop_unsaid_subjects(text: str, articles: Mapping[str, Article], question: s
     groups_of: dict[str, set[str]] = {}
     warnings: list[str] = []
     words: list[str] = []
+    groups: list[str] = []
 
     def check(sentence: str) -> str:
         cited = [p for p in extract_pmids(sentence) if p in articles]
         if not cited:
             return sentence
         named = age_groups(sentence.lower()) & asked_groups
-        wrong: list[tuple[str, str]] = []
+        wrong: list[tuple[str, str, str | None]] = []  # (pmid, word, age group)
         for pmid in cited:
             said = _said(articles[pmid])
             word = unsaid_in_article(sentence, question, said)
-            if word is None and named:
+            if word is not None:
+                wrong.append((pmid, word, None))
+            elif named:
                 if pmid not in groups_of:
                     groups_of[pmid] = age_groups(said.lower())
                 missing = sorted(named - groups_of[pmid])
-                word = _GROUP_WORDS[missing[0]] if missing else None
-            if word is not None:
-                wrong.append((pmid, word))
+                if missing:
+                    wrong.append((pmid, _GROUP_WORDS[missing[0]], missing[0]))
         if not wrong:
             return sentence
-        kept = remove_citations(sentence, [pmid for pmid, _ in wrong])
+        kept = remove_citations(sentence, [pmid for pmid, _, _ in wrong])
         what = "a citation was removed" if kept else "a sentence was left out"
         if not kept:
-            words.extend(word for _, word in wrong)
-        for pmid, word in wrong:
+            words.extend(word for _, word, group in wrong if group is None)
+            groups.extend(group for _, _, group in wrong if group is not None)
+        for pmid, word, _ in wrong:
             warnings.append(
                 f"{what}: it cited PMID {pmid} for {word!r}, which that article never mentions"
             )
@@ -105,4 +114,4 @@ def drop_unsaid_subjects(text: str, articles: Mapping[str, Article], question: s
     text = rewrite_sentences(text, check)
     if warnings:
         log.warning("answer_subjects_unsaid", removals=len(warnings))
-    return Unsaid(text, warnings, words)
+    return Unsaid(text, warnings, words, groups)

@@ -42,6 +42,7 @@ def test_a_population_the_article_never_speaks_of_loses_its_citation() -> None:
         "a sentence was left out: it cited PMID 1 for 'children', which that article never mentions"
     ]
     assert checked.unaddressed(checked.text) == []  # children are still spoken of
+    assert checked.unaddressed("Paediatric trough levels guided dosing [PMID:3].") == []
     assert checked.unaddressed("Trough levels predicted efficacy [PMID:1].") == ["children"]
 
 
