@@ -21,11 +21,16 @@ from collections.abc import Callable
 
 from medlit.errors import ValidationError
 
-__all__ = ["remove_control_chars", "require_clean_text", "split_sentences"]
+__all__ = ["counted", "remove_control_chars", "require_clean_text", "split_sentences"]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # Cc characters except TAB, LF, VT, FF, CR (whitespace that the callers collapse).
 _CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f]")
+
+
+def counted(count: int, noun: str) -> str:
+    """``count`` and ``noun``, plural unless one: "1 article", "3 articles"."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def remove_control_chars(text: str) -> str:

@@ -162,6 +162,11 @@ class Article(BaseModel):
         return "\n".join(parts)
 
     @property
+    def everything_said(self) -> str:
+        """Title, abstract and MeSH terms: all the article says of what it is about."""
+        return " ".join([self.title, self.abstract_text, *self.mesh_terms])
+
+    @property
     def conclusion(self) -> str | None:
         """The conclusion section's text, if the abstract is structured and has one."""
         for section in self.abstract:

@@ -58,10 +58,6 @@ class Unsaid:
         ]
 
 
-def _said(article: Article) -> str:
-    return " ".join([article.title, article.abstract_text, *article.mesh_terms])
-
-
 def drop_unsaid_subjects(text: str, articles: Mapping[str, Article], question: str) -> Unsaid:
     """``text`` without the citations (and sentences) to articles that never speak of what the
     sentence names of the question.
@@ -88,7 +84,7 @@ def drop_unsaid_subjects(text: str, articles: Mapping[str, Article], question: s
         named = age_groups(sentence.lower()) & asked_groups
         wrong: list[tuple[str, str, str | None]] = []  # (pmid, word, age group)
         for pmid in cited:
-            said = _said(articles[pmid])
+            said = articles[pmid].everything_said
             word = unsaid_in_article(sentence, question, said)
             if word is not None:
                 wrong.append((pmid, word, None))

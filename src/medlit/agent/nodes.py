@@ -54,7 +54,7 @@ from medlit.agent.verdict import read_verdict
 from medlit.errors import CacheAdmissionError, LLMError, SourceError, SourceUnavailable
 from medlit.log import get_logger
 from medlit.progress import emit, streaming_wanted
-from medlit.text import drop_repeated_sentences
+from medlit.text import counted, drop_repeated_sentences
 from medlit.types import Article, Citation, Evidence, SearchQuery
 from medlit.usage import usage_scope
 
@@ -85,13 +85,9 @@ _SOURCE_LABELS = {"pubmed": "PubMed", "europepmc": "Europe PMC", "local": "the l
 
 def _found(articles: int, new: int, failed: list[str]) -> str:
     """What a search gave: "12 articles found, 5 new", "nothing found (1 source failed)"."""
-    text = (
-        f"{articles} article{'' if articles == 1 else 's'} found" if articles else "nothing found"
-    )
-    if articles:
-        text += f", {new} new"
+    text = f"{counted(articles, 'article')} found, {new} new" if articles else "nothing found"
     if failed:
-        text += f" ({len(failed)} source{'' if len(failed) == 1 else 's'} failed)"
+        text += f" ({counted(len(failed), 'source')} failed)"
     return text
 
 

@@ -127,7 +127,7 @@ def unsaid_in_article(claim: str, question: str, article: str) -> str | None:
     Args:
         claim: the extracted claim.
         question: the sub-question it was extracted for (its subject words are checked).
-        article: everything the article says: title, abstract, MeSH terms.
+        article: everything the article says (:attr:`~medlit.types.Article.everything_said`).
     """
     subject = {_stem(word) for word in anchor_terms(question)} - _ASPECTS
     said = _stems(article)

@@ -34,6 +34,7 @@ from medlit.research.prompts import (
 )
 from medlit.research.tracking import Budget, normalise_topic
 from medlit.sources.base import FreshArticles
+from medlit.text import counted
 from medlit.types import (
     AbstractSection,
     Article,
@@ -171,14 +172,6 @@ def search_terms(question: SubQuestion, *, max_terms: int = 8) -> list[str]:
     fewer = " AND ".join(t for t in terms if t in fewest)
     queries = [planned, narrow, fewer, broad]
     return [q for q in dict.fromkeys(queries) if q]
-
-
-def _everything_said(article: Article) -> str:
-    return " ".join([article.title, article.abstract_text, *article.mesh_terms])
-
-
-def _articles(count: int) -> str:
-    return f"{count} article{'' if count == 1 else 's'}"
 
 
 class DeepResearcher:
@@ -338,7 +331,8 @@ class DeepResearcher:
             and a.key not in read_by_any
             and a.key in bearing
         ]
-        await self._step(question, f"{_articles(len(articles))} found, {len(to_read)} to read")
+        found = counted(len(articles), "article")
+        await self._step(question, f"{found} found, {len(to_read)} to read")
         for article in to_read:
             if (root_id, article.key) in self._extracted:
                 continue  # read for this topic meanwhile (a sibling running beside it)
@@ -503,7 +497,7 @@ class DeepResearcher:
             statement, quote, [s.text for s in article.abstract], title=article.title
         ):
             reason = "claim_denied_by_article"
-        elif unsaid_in_article(statement, question.text, _everything_said(article)):
+        elif unsaid_in_article(statement, question.text, article.everything_said):
             reason = "claim_subject_not_in_article"
         if reason is not None or quote is None:
             log.warning(
