@@ -20,6 +20,7 @@ from tests.fakes.llm_server import FakeLLMServer
 from tests.fakes.research_responder import ResearchResponder
 from tests.integration.research_fixtures import (
     QUESTION,
+    answered,
     europepmc,
     eutils,
     llm_server,
@@ -206,6 +207,38 @@ async def test_a_killed_job_resumes_without_repeating_paid_work(
     assert len(job.findings) == 6
     # Usage covers both runs.
     assert job_to_dict(job)["usage"]["llm_calls"] == sum(first_run.values()) + sum(resumed.values())
+
+
+async def test_a_job_killed_mid_sub_question_does_not_read_its_articles_again(
+    rsettings: Settings, llm_server: FakeLLMServer
+) -> None:
+    rsettings.research.concurrency = 1
+
+    def kill_after_one_article_of_q2(event: ProgressEvent) -> None:
+        if event.message == "q2: 1 of 2 read":
+            raise SimulatedKill
+
+    with pytest.raises(SimulatedKill):
+        await _run(rsettings, on_progress=kill_after_one_article_of_q2)
+    assert _steps(llm_server) == {"plan": 1, "extract": 4}  # q1's three, q2's first
+    read_before = answered(llm_server)
+
+    llm_server.clear()
+    async with open_orchestrator(rsettings) as orchestrator:
+        (job_id, *_), *_ = orchestrator.jobs.list()
+        saved = orchestrator.get(job_id)
+        q2 = saved.plan.get("q2")  # type: ignore[union-attr]
+        assert q2 is not None and len(q2.read) == 1 and q2.status is SubQuestionStatus.IN_PROGRESS
+        assert any(f.sub_question_id == "q2" for f in saved.findings)  # kept at once
+        job = await orchestrator.resume(job_id)
+    assert job.status is JobStatus.COMPLETED, job.error
+    again = answered(llm_server)
+    assert not set(read_before) & set(again), set(read_before) & set(again)
+    again_steps = _steps(llm_server)
+    assert again_steps["plan"] == 0
+    assert again_steps["extract"] == 2  # q2's second article and q3's one
+    assert len(job.findings) == 6
+    assert len(job.plan.get("q2").read) == 2  # type: ignore[union-attr]
 
 
 async def test_recursion_stops_at_max_depth(rsettings: Settings) -> None:

@@ -72,6 +72,10 @@ class SubQuestion(BaseModel):
     articles_found: int = Field(0, description="Articles researched for it.")
     from_cache: bool = Field(False, description="Answered from cached chunks without a search.")
     failed_extractions: int = Field(0, description="Articles whose fact extraction failed.")
+    read: list[str] = Field(
+        default_factory=list,
+        description="Keys of the articles read for it so far (a resume does not read them again).",
+    )
     failed_sources: dict[str, str] = Field(
         default_factory=dict,
         description="Providers whose search for it failed (error or timeout), with the error.",

@@ -455,32 +455,37 @@ class _Run:
                 visited=visited,
                 budget=budget,
                 read=list(job.articles),
+                findings=list(job.findings),
                 on_step=self.on_step,
             )
 
-            async def on_done(
-                question: SubQuestion, findings: list[ResearchFinding], articles: list[Article]
-            ) -> None:
-                for article in articles:
-                    job.articles.setdefault(article.key, article)
-                job.findings.extend(findings)
+            def record_spend() -> None:
                 spent = budget.spent()
                 job.research_provider_calls = spent.provider_calls
                 job.research_llm_calls = spent.llm_calls
                 job.research_elapsed_s = spent.elapsed_s
                 job.budget_stop_reason = budget.stop_reason
+
+            async def on_read(
+                question: SubQuestion, article: Article, findings: list[ResearchFinding]
+            ) -> None:
+                # Kept at once; saved by the step event that follows ("q2: 1 of 3 read").
+                job.articles.setdefault(article.key, article)
+                job.findings.extend(findings)
+                record_spend()
+
+            async def on_done(question: SubQuestion, articles: list[Article]) -> None:
+                for article in articles:
+                    job.articles.setdefault(article.key, article)
+                record_spend()
                 await self.asave()
                 await self.emit(f"{question.id} {question.status.value.lower()}")
                 await self.checkpoint()  # cancelled: the other sub-questions in flight stop too
 
             try:
-                await researcher.execute_research(job.plan, on_done)
+                await researcher.execute_research(job.plan, on_read, on_done)
             finally:
-                spent = budget.spent()
-                job.research_provider_calls = spent.provider_calls
-                job.research_llm_calls = spent.llm_calls
-                job.research_elapsed_s = spent.elapsed_s
-                job.budget_stop_reason = budget.stop_reason
+                record_spend()
         if budget.stop_reason:
             log.warning("research_budget_stop", job=job.id, reason=budget.stop_reason)
 

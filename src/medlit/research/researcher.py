@@ -63,7 +63,11 @@ log = get_logger("research.researcher")
 SearchFn = Callable[[SearchQuery, FreshArticles | None], Awaitable[SearchResults]]
 """``search_all_providers`` bound to the job's sources: (query, known) -> results."""
 
-OnDone = Callable[[SubQuestion, list[ResearchFinding], list[Article]], Awaitable[None]]
+#: Told a sub-question is done (COMPLETED or SKIPPED), with every article it found.
+OnDone = Callable[[SubQuestion, list[Article]], Awaitable[None]]
+#: Told an article was read for a sub-question, with the findings it gave (the job keeps them
+#: at once: a job killed in the middle of a sub-question does not pay to read it again).
+OnRead = Callable[[SubQuestion, Article, list[ResearchFinding]], Awaitable[None]]
 #: Told what a sub-question is doing ("8 articles found, 5 to read", "2 of 5 read").
 OnStep = Callable[[SubQuestion, str], Awaitable[None]]
 
@@ -186,6 +190,9 @@ class DeepResearcher:
         visited: the topics already visited (pre-filled with completed sub-questions on resume).
         budget: the budget of this depth level.
         read: keys of the articles earlier runs of the job retrieved (on resume).
+        findings: the findings earlier runs of the job made (on resume): an interrupted
+            sub-question's follow-ups come from those too.
+        on_step: told what a sub-question is doing ("8 articles found, 5 to read").
     """
 
     def __init__(
@@ -199,6 +206,7 @@ class DeepResearcher:
         visited: Any,
         budget: Budget,
         read: Sequence[str] = (),
+        findings: Sequence[ResearchFinding] = (),
         on_step: OnStep | None = None,
     ) -> None:
         self.settings = settings
@@ -215,17 +223,20 @@ class DeepResearcher:
         self._extracted: set[tuple[str, str]] = set()
         # Articles earlier runs of the job retrieved: the question itself does not re-read them.
         self._read_before = set(read)
+        self._earlier = list(findings)
 
     @property
     def limits(self) -> ResearchDepth:
         """The depth level's limits."""
         return self.budget.limits
 
-    async def execute_research(self, plan: ResearchPlan, on_done: OnDone) -> None:
+    async def execute_research(self, plan: ResearchPlan, on_read: OnRead, on_done: OnDone) -> None:
         """Research every PENDING sub-question of ``plan`` (and the follow-ups they raise).
 
-        Statuses change in place; ``on_done(sub_question, findings, articles)`` is awaited when
-        a sub-question is COMPLETED or SKIPPED (the orchestrator persists the job there).
+        Statuses change in place. ``on_read(sub_question, article, findings)`` is awaited after
+        each article read (its key is then in ``sub_question.read``), and ``on_done(sub_question,
+        articles)`` when a sub-question is COMPLETED or SKIPPED; the orchestrator persists the
+        job at both. An article a sub-question read in an earlier run is not read again.
 
         Raises:
             LLMConfigError: no model for ``extract_facts``.
@@ -235,6 +246,9 @@ class DeepResearcher:
         for question in plan.sub_questions:
             if question.status is SubQuestionStatus.IN_PROGRESS:
                 question.status = SubQuestionStatus.PENDING  # interrupted by a crash
+            root = plan.root_of(question.id)
+            root_id = root.id if root is not None else question.id
+            self._extracted.update((root_id, key) for key in question.read)
         semaphore = asyncio.Semaphore(self.settings.concurrency)
         while True:
             wave = sorted(
@@ -257,7 +271,7 @@ class DeepResearcher:
                     question.status = SubQuestionStatus.SKIPPED
                     question.skip_reason = reason
                     log.info("sub_question_skipped", id=question.id, reason=reason)
-                    await on_done(question, [], [])
+                    await on_done(question, [])
                 else:
                     await asyncio.to_thread(self.visited.add, question.text)
                     question.status = SubQuestionStatus.PENDING  # until its turn comes
@@ -266,7 +280,7 @@ class DeepResearcher:
             async def run(question: SubQuestion) -> None:
                 async with semaphore:
                     question.status = SubQuestionStatus.IN_PROGRESS
-                    await self._research_one(plan, question, on_done)
+                    await self._research_one(plan, question, on_read, on_done)
 
             try:
                 # A TaskGroup: when one sub-question fails (or the job is interrupted) the
@@ -298,7 +312,7 @@ class DeepResearcher:
         return None
 
     async def _research_one(
-        self, plan: ResearchPlan, question: SubQuestion, on_done: OnDone
+        self, plan: ResearchPlan, question: SubQuestion, on_read: OnRead, on_done: OnDone
     ) -> None:
         root = plan.root_of(question.id)
         root_id = root.id if root is not None else question.id
@@ -312,10 +326,11 @@ class DeepResearcher:
         else:
             question.status = SubQuestionStatus.SKIPPED
             question.skip_reason = f"budget: {self.budget.stop_reason}"
-            await on_done(question, [], [])
+            await on_done(question, [])
             return
         question.articles_found = len(articles)
-        findings: list[ResearchFinding] = []
+        # What it read before the job was interrupted (already kept by the job).
+        findings = [f for f in self._earlier if f.sub_question_id == question.id]
         extracted = 0
         bearing = await self._bearing(plan, question, articles)
         read_by_any: set[str] = set()
@@ -340,7 +355,11 @@ class DeepResearcher:
                 break
             self._extracted.add((root_id, article.key))
             extracted += 1
-            findings.extend(await self._extract(question, article))
+            said = await self._extract(question, article)
+            if said is not None:  # a failed extraction is tried again on resume
+                question.read.append(article.key)
+                findings.extend(said)
+                await on_read(question, article, said)
             await self._step(question, f"{extracted} of {len(to_read)} read")
         self._add_follow_ups(plan, question, findings)
         if extracted == 0 and self.budget.stop_reason and articles:
@@ -356,7 +375,7 @@ class DeepResearcher:
             findings=len(findings),
             from_cache=question.from_cache,
         )
-        await on_done(question, findings, articles)
+        await on_done(question, articles)
 
     async def _step(self, question: SubQuestion, message: str) -> None:
         if self.on_step is not None:
@@ -448,7 +467,10 @@ class DeepResearcher:
             await asyncio.to_thread(self.cache.add_articles, articles, self.embedder)
         return articles
 
-    async def _extract(self, question: SubQuestion, article: Article) -> list[ResearchFinding]:
+    async def _extract(
+        self, question: SubQuestion, article: Article
+    ) -> list[ResearchFinding] | None:
+        """The findings of one article (None when its extraction failed)."""
         abstract = article.abstract_text[: self.settings.max_abstract_chars]
         user = (
             f"Sub-question: {question.text}\n\nArticle PMID: {article.pmid or 'none'}\n"
@@ -470,7 +492,7 @@ class DeepResearcher:
                 error=type(exc).__name__,
                 message=str(exc)[:200],
             )
-            return []
+            return None
         self.extractions_ok += 1
         return [
             finding
