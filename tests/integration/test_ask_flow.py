@@ -467,6 +467,10 @@ async def test_progress_events_follow_the_graph(assistant: Assistant) -> None:
     assert searched[0].message == f"searching PubMed for “{query}”"
     assert re.fullmatch(r"\d+ articles? found, \d+ new", searched[1].message)
     assert searched[1].data["found"] > 0
+    # Each decision says what it decided: first to search, last to answer from what it has.
+    decided = [e.message for e in events if e.stage == "decision"]
+    assert decided[0] == "no stored evidence answers it yet: searching"
+    assert re.fullmatch(r".+: answering from \d+ articles?", decided[-1]), decided
     assert [e.t for e in events] == sorted(e.t for e in events)
 
     hit_events: list[ProgressEvent] = []

@@ -11,8 +11,16 @@ from dataclasses import dataclass
 
 from medlit.agent.state import AgentState, Decision, StopReason
 from medlit.config import AgentSettings, CacheSettings
+from medlit.text import counted
 
-__all__ = ["Admission", "StepDecision", "decide", "is_stagnant", "should_cache"]
+__all__ = [
+    "Admission",
+    "StepDecision",
+    "decide",
+    "decision_message",
+    "is_stagnant",
+    "should_cache",
+]
 
 
 @dataclass(frozen=True)
@@ -71,6 +79,31 @@ def decide(state: AgentState, settings: AgentSettings) -> StepDecision:
         # The broad query returned its last page, or nothing new: another round cannot help.
         return StepDecision("stop", "exhausted" if has_evidence else "no_results")
     return StepDecision("fetch_more")
+
+
+#: What the decision node tells a person watching, by why the loop stopped.
+_STOPPED = {
+    "threshold": "the evidence is enough: answering from {docs}",
+    "max_iterations": "search rounds used up: answering from {docs}",
+    "max_api_calls": "search budget used up: answering from {docs}",
+    "stagnation": "further searches added nothing better: answering from {docs}",
+    "exhausted": "the sources have nothing more: answering from {docs}",
+    "no_results": "no evidence found",
+}
+
+
+def decision_message(
+    state: AgentState, decision: Decision, stop_reason: StopReason | None
+) -> str | None:
+    """What the decision node concluded, in words ("not enough evidence yet (2 articles):
+    searching further"); None for a cache hit, which says so itself."""
+    docs = counted(state.get("num_docs", 0), "article")
+    if decision == "fetch_more":
+        if not state.get("evidence"):
+            return "no stored evidence answers it yet: searching"
+        return f"not enough evidence yet ({docs}): searching further"
+    template = _STOPPED.get(stop_reason or "")
+    return template.format(docs=docs) if template else None
 
 
 @dataclass(frozen=True)

@@ -72,14 +72,13 @@ STAGE_MESSAGES = {
     "query_cache": "checking the answer cache",
     "chunk_store_search": "searching cached evidence",
     "score": "scoring the evidence",
-    "decision": "deciding whether the evidence is enough",
     "build_prompt": "preparing the evidence",
     "call_llm": "writing the answer",
     "update_memory": "updating the conversation",
     "admit_cache": "saving the answer",
 }
 #: Nodes that say what they do themselves ("searching PubMed for “statins AND dementia”").
-SELF_REPORTED = frozenset({"fetch_pubmed"})
+SELF_REPORTED = frozenset({"fetch_pubmed", "decision"})
 _SOURCE_LABELS = {"pubmed": "PubMed", "europepmc": "Europe PMC", "local": "the local corpus"}
 
 
@@ -295,6 +294,9 @@ class AskNodes:
     async def decision(self, state: AgentState) -> dict[str, Any]:
         """Stop or fetch more (``decisions.decide``); stop_reason is set whenever it stops."""
         step = decisions.decide(state, self.agent)
+        told = decisions.decision_message(state, step.decision, step.stop_reason)
+        if told is not None:
+            emit("stage", "decision", told)
         update: dict[str, Any] = {"decision": step.decision}
         if step.stop_reason:
             update["stop_reason"] = step.stop_reason

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from medlit.agent.decisions import decide, is_stagnant, should_cache
+from typing import Any
+
+import pytest
+
+from medlit.agent.decisions import decide, decision_message, is_stagnant, should_cache
 from medlit.agent.scoring import recency_score, score_evidence
-from medlit.agent.state import AgentState, initial_state
+from medlit.agent.state import AgentState, Decision, StopReason, initial_state
 from medlit.config import AgentSettings, CacheSettings
 from medlit.types import Article, Chunk, Citation, Evidence
 
@@ -176,3 +180,21 @@ def test_a_direct_match_is_confident_alone() -> None:
     settings = AgentSettings(min_docs=3, direct_match_similarity=0.85)
     report = score_evidence([_ev("1", 0, 0.97)], settings)
     assert report.confident and report.num_docs == 1
+
+
+@pytest.mark.parametrize(
+    ("state", "decision", "reason", "told"),
+    [
+        ({}, "fetch_more", None, "no stored evidence answers it yet: searching"),
+        ({"evidence": [object()], "num_docs": 2}, "fetch_more", None,
+         "not enough evidence yet (2 articles): searching further"),
+        ({"evidence": [object()], "num_docs": 1}, "stop", "stagnation",
+         "further searches added nothing better: answering from 1 article"),
+        ({}, "stop", "no_results", "no evidence found"),
+        ({}, "stop", "cache_hit", None),
+    ],
+)  # fmt: skip
+def test_the_decision_says_what_it_decided(
+    state: dict[str, Any], decision: Decision, reason: StopReason | None, told: str | None
+) -> None:
+    assert decision_message(state, decision, reason) == told  # type: ignore[arg-type]
