@@ -266,3 +266,35 @@ def test_service_unreachable_is_a_readable_message(served: Served, open_page: An
     page.route("**/v1/ask", lambda route: route.abort("connectionrefused"))
     ask(page, ASK_QUESTION)
     assert "cannot be reached" in page.inner_text("#ask-error")
+
+
+def test_a_citation_written_as_a_noun_stays_on_the_line(open_page: Any) -> None:
+    """ "Specifically, [PMID:1] found ..." shows "Specifically, [1] found", not a superscript
+    that reads "Specifically, ¹ found"; a citation after a statement stays a superscript."""
+    page = open_page(WIDTHS["desktop"])
+    shown = page.evaluate(
+        """async () => {
+            const { answerNodes } = await import("/web/static/ask.js");
+            const box = document.createElement("p");
+            const render = (text) => {
+                box.replaceChildren(...answerNodes(text, () => 1));
+                const tags = [...box.children].map((el) => el.tagName.toLowerCase());
+                return [tags.join(" "), box.textContent];
+            };
+            return [
+                render("Specifically, [PMID:11] found no change."),
+                render("In [PMID:11], aspirin helped."),
+                render("[PMID:11] found it.\\n[PMID:12] did not."),
+                render("Aspirin cut strokes [PMID:11] and statins lowered LDL [PMID:12]."),
+                render("The trial [PMID:11] found it."),
+            ];
+        }"""
+    )
+    assert shown == [
+        ["span", "Specifically, [1] found no change."],
+        ["span", "In [1], aspirin helped."],
+        ["span span", "[1] found it.\n[1] did not."],
+        ["sup sup", "Aspirin cut strokes [1] and statins lowered LDL [1]."],
+        ["sup", "The trial [1] found it."],
+    ]
+    assert page.js_errors == []

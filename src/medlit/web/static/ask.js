@@ -225,6 +225,14 @@ function draftNumbers(text) {
   return (pmid) => order.indexOf(pmid) + 1;
 }
 
+/** Whether a citation is written as a noun: it opens a sentence or a clause, or follows
+ * "in", "by", "from" or "see", and a lower-case word goes on ("In [PMID:1], ...",
+ * "Specifically, [PMID:1] found ..."). */
+export function citesAsNoun(before, after) {
+  const opens = /(?:^|[.!?:;,]\s*|\n\s*|\b(?:[Ii]n|[Bb]y|[Ff]rom|[Ss]ee)\s+)$/.test(before);
+  return opens && /^(?:\s+[a-z]|\s*,)/.test(after);
+}
+
 /** Split answer text into text and numbered PubMed links for every [PMID:…] marker. */
 export function answerNodes(text, numberOf) {
   const nodes = [];
@@ -249,8 +257,13 @@ export function answerNodes(text, numberOf) {
         String(n),
       );
     });
-    nodes.push(h("sup", { class: "cites" }, "[", links.flatMap((a, i) => (i ? [", ", a] : [a])), "]"));
-    at = match.index + match[0].length;
+    const group = ["[", links.flatMap((a, i) => (i ? [", ", a] : [a])), "]"];
+    const end = match.index + match[0].length;
+    // "Specifically, [PMID:1] found ...": a citation standing as the sentence's subject stays
+    // on the line as "[1]"; a superscript there would read "Specifically, ¹ found".
+    const noun = citesAsNoun(text.slice(0, match.index), text.slice(end));
+    nodes.push(h(noun ? "span" : "sup", { class: noun ? "cites cites-inline" : "cites" }, ...group));
+    at = end;
   }
   if (at < text.length) nodes.push(text.slice(at));
   return nodes;
