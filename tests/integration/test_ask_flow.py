@@ -24,7 +24,9 @@ from tests.fakes.llm_server import FakeLLMServer
 Q1 = "Does aspirin prevent stroke in adults?"
 
 
-def _article(n: int, title: str, conclusion: str, pub_type: str, year: int) -> Article:
+def _article(
+    n: int, title: str, conclusion: str, pub_type: str, year: int, mesh: list[str] | None = None
+) -> Article:
     return Article(
         pmid=str(31000000 + n),
         title=title,
@@ -39,6 +41,7 @@ def _article(n: int, title: str, conclusion: str, pub_type: str, year: int) -> A
         journal="Journal of Test Evidence",
         year=year,
         publication_types=["Journal Article", pub_type],
+        mesh_terms=mesh or [],
         language="eng",
     )
 
@@ -87,6 +90,7 @@ def corpus() -> list[Article]:
             "A daily vitamin C dose of 500 mg prevented complex regional pain syndrome.",
             "Randomized Controlled Trial",
             2010,
+            mesh=["Dysgeusia"],
         ),
     ]
     return sample_articles() + extra
@@ -367,6 +371,30 @@ async def test_a_sentence_naming_a_population_its_article_never_mentions_is_left
         "Verdict: Uncertain\n\nNone of the articles cited speaks of children: the statements "
         "that said so were left out."
     )
+    assert not result.cache.admitted
+
+
+async def test_a_sentence_carrying_a_term_of_an_article_it_does_not_cite_is_left_out(
+    settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
+) -> None:
+    # The local model joined two studies into one sentence: "..., suggesting that cycloplegic
+    # autorefraction is not necessary [PMID of a meropenem study]"; the eye test was another
+    # article's. Here the sentence citing 31000005 borrows "dysgeusia", a MeSH term of 31000006.
+    responder = EvidenceResponder(
+        lambda pmids: "Yes", swap=("vitamin C reduced", "vitamin C reduced dysgeusia and")
+    )
+    llm_server.responder = responder
+    question = "Does vitamin C prevent complex regional pain syndrome after wrist fractures?"
+    async with Assistant(_configure(settings, eutils, llm_server)) as assistant:
+        result = await assistant.ask(question)
+    written = [r for r in llm_server.history if "Evidence:" in str(r.json)]
+    assert "31000006" in str(written[0].json)  # the article the word comes from was given
+    assert "reduced dysgeusia" not in result.answer and "31000005" not in result.answer
+    assert "[PMID:31000006]" in result.answer
+    assert result.warnings == [
+        "a sentence was left out: it cited PMID 31000005, but its 'dysgeusia' comes from "
+        "PMID 31000006, which it does not cite"
+    ]
     assert not result.cache.admitted
 
 

@@ -23,6 +23,7 @@ import anyio.to_thread
 
 from medlit.agent import decisions, query, scoring
 from medlit.agent.attribution import attribute_uncited
+from medlit.agent.borrowed_terms import drop_borrowed_terms
 from medlit.agent.citation_names import (
     drop_misattributed,
     left_unanswered,
@@ -474,7 +475,8 @@ class AskNodes:
         Citations are enforced and attributed; a citation to an article about something else
         the sentence names, that lacks a number the sentence gives, or that never speaks of a
         subject or population of the question the sentence names, goes, and so does a
-        sentence left with none; an uncited conclusion no article supports goes. The verdict
+        sentence left with none; a sentence carrying a technical term only an article it does
+        not cite says goes; an uncited conclusion no article supports goes. The verdict
         is asked of the checked text when the model wrote none, or when a sentence it may have
         rested on was left out; it is "uncertain" when what the question names, or a subject
         word of it, was said only by sentences left out, or when nothing citing evidence is
@@ -489,12 +491,14 @@ class AskNodes:
         check.text, misattributed = drop_misattributed(check.text, articles)
         check.text, unsourced = drop_unsourced_numbers(check.text, articles)
         unsaid = drop_unsaid_subjects(check.text, articles, question)
-        unsupported = drop_unsupported(unsaid.text, articles, question)
+        borrowed = drop_borrowed_terms(unsaid.text, articles, question)
+        unsupported = drop_unsupported(borrowed.text, articles, question)
         check.text = unsupported.text
         warnings = (
             misattribution_warnings(misattributed)
             + unsourced
             + unsaid.warnings
+            + borrowed.warnings
             + unsupported.warnings
         )
         kept = set(extract_pmids(check.text))

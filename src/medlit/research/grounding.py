@@ -129,11 +129,11 @@ def unsaid_in_article(claim: str, question: str, article: str) -> str | None:
         question: the sub-question it was extracted for (its subject words are checked).
         article: everything the article says (:attr:`~medlit.types.Article.everything_said`).
     """
-    subject = {_stem(word) for word in anchor_terms(question)} - _ASPECTS
-    said = _stems(article)
+    subject = {word_stem(word) for word in anchor_terms(question)} - _ASPECTS
+    said = word_stems(article)
     for word in re.findall(r"[^\W_]+(?:-[^\W_]+)*", claim):
         key = normalise_topic(word)
-        if key and _stem(key) in subject and _stem(key) not in said:
+        if key and word_stem(key) in subject and word_stem(key) not in said:
             return word
     return None
 
@@ -144,11 +144,11 @@ _ASPECTS = frozenset(
 )
 
 
-def _stems(text: str) -> set[str]:
-    return {_stem(word) for word in normalise_topic(text).split()}
+def word_stems(text: str) -> set[str]:
+    return {word_stem(word) for word in normalise_topic(text).split()}
 
 
-def _stem(word: str) -> str:
+def word_stem(word: str) -> str:
     """A word's first six letters in American spelling (haem -> hem, oedema -> edema)."""
     word = re.sub(r"ae|oe", "e", word)
     return re.sub(r"our$", "or", word)[:6]

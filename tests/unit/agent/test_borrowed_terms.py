@@ -1,0 +1,71 @@
+"""A cited sentence carrying a technical term only an article it does not cite says."""
+
+from __future__ import annotations
+
+from medlit.agent.borrowed_terms import drop_borrowed_terms, is_technical
+from medlit.types import AbstractSection, Article
+
+QUESTION = "Does vancomycin peak concentration monitoring help in adults?"
+
+
+def _article(pmid: str, title: str, abstract: str) -> Article:
+    return Article(pmid=pmid, title=title, abstract=[AbstractSection(text=abstract)])
+
+
+ARTICLES = {
+    "25336163": _article(
+        "25336163",
+        "Meropenem concentrations in interstitial fluid of critically ill patients",
+        "Interstitial fluid (ISF) trough concentrations of meropenem were significantly lower "
+        "than plasma concentrations in critically ill patients. This evidence supports dosing "
+        "by plasma levels.",
+    ),
+    "24300001": _article(
+        "24300001",
+        "Is cycloplegic autorefraction needed in young adults?",
+        "Cycloplegic autorefraction changed the prescription in few young adults; it is not "
+        "necessary in this age group. The evidence is strong.",
+    ),
+}
+
+
+def test_the_observed_mix_is_left_out_with_both_articles_named() -> None:
+    text = (
+        "ISF trough concentrations are significantly lower than plasma concentrations in "
+        "critically ill patients, suggesting that cycloplegic autorefraction is not necessary "
+        "in this age group [PMID:25336163]. Meropenem trough concentrations in ISF were lower "
+        "than in plasma [PMID:25336163]."
+    )
+    out = drop_borrowed_terms(text, ARTICLES, QUESTION)
+    assert out.text == (
+        "Meropenem trough concentrations in ISF were lower than in plasma [PMID:25336163]."
+    )
+    assert out.warnings == [
+        "a sentence was left out: it cited PMID 25336163, but its 'cycloplegic' comes from "
+        "PMID 24300001, which it does not cite"
+    ]
+
+
+def test_what_the_cited_articles_or_the_question_say_is_kept() -> None:
+    text = (
+        "Cycloplegic autorefraction is not necessary in young adults [PMID:24300001]. "
+        "ISF meropenem was lower than plasma [PMID:25336163][PMID:24300001]. "
+        "Vancomycin peak concentrations were not studied [PMID:24300001]."
+    )
+    assert drop_borrowed_terms(text, ARTICLES, QUESTION).text == text
+
+
+def test_common_words_and_words_no_article_says_are_not_borrowed() -> None:
+    # "evidence" and "necessary" are only in the other article, but common in English;
+    # "carbapenem" is rare, but no article says it: the model's own word, not a mix.
+    text = (
+        "The evidence shows ISF concentrations of this carbapenem are necessary to know "
+        "[PMID:25336163]."
+    )
+    assert drop_borrowed_terms(text, ARTICLES, QUESTION).text == text
+
+
+def test_technical_is_rare_in_english() -> None:
+    assert is_technical("cycloplegic") and is_technical("vancomycin")
+    assert not is_technical("evidence") and not is_technical("association")
+    assert not is_technical("isf")  # too short to judge
