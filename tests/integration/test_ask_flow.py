@@ -9,10 +9,11 @@ import re
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from medlit.agent.prompt import NO_EVIDENCE_ANSWER
+from medlit.agent.prompt import ANSWER_EMPTY, NO_EVIDENCE_ANSWER
 from medlit.assistant import AskResult, Assistant
 from medlit.config import Settings
 from medlit.types import AbstractSection, Article
@@ -395,6 +396,30 @@ async def test_a_sentence_carrying_a_term_of_an_article_it_does_not_cite_is_left
         "a sentence was left out: it cited PMID 31000005, but its 'dysgeusia' comes from "
         "PMID 31000006, which it does not cite"
     ]
+    assert not result.cache.admitted
+
+
+async def test_a_verdict_written_alone_is_answered_by_the_evidence_digest(
+    settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
+) -> None:
+    # The local model answered a question with "Verdict: Yes" and nothing else; the page showed
+    # "Verdict: Yes" over no statement and no citation (the verdict was then asked of nothing).
+    evidence = EvidenceResponder(lambda pmids: "Yes")
+
+    def verdict_alone(request: dict[str, Any]) -> str:
+        reply = evidence(request)
+        return "Verdict: Yes" if evidence.tasks[-1] == "answer" else reply
+
+    llm_server.responder = verdict_alone
+    question = "Does vitamin C prevent complex regional pain syndrome after wrist fractures?"
+    async with Assistant(_configure(settings, eutils, llm_server)) as assistant:
+        result = await assistant.ask(question)
+    assert evidence.tasks == ["answer"]  # no verdict asked of an empty text
+    assert result.mode == "evidence_digest"
+    assert result.warnings == [ANSWER_EMPTY]
+    assert result.citations and "[PMID:3100000" in result.answer
+    body = result.answer.split("\n\n", 1)[-1]
+    assert body and not body.startswith("Verdict:")
     assert not result.cache.admitted
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import re
 import time
 import weakref
 from collections.abc import Awaitable, Callable
@@ -44,6 +45,7 @@ from medlit.agent.cited_subjects import drop_unsaid_subjects
 from medlit.agent.deps import AgentDeps
 from medlit.agent.memory import Turn, session_key, summary_messages
 from medlit.agent.prompt import (
+    ANSWER_EMPTY,
     NO_EVIDENCE_ANSWER,
     NOTHING_SUPPORTED,
     build_messages,
@@ -80,6 +82,7 @@ STAGE_MESSAGES = {
 }
 #: Nodes that say what they do themselves ("searching PubMed for “statins AND dementia”").
 SELF_REPORTED = frozenset({"fetch_pubmed", "decision"})
+_WORDS = re.compile(r"[^\W\d_]{2,}")
 _SOURCE_LABELS = {"pubmed": "PubMed", "europepmc": "Europe PMC", "local": "the local corpus"}
 
 
@@ -437,14 +440,19 @@ class AskNodes:
                 # The model's own verdict line, if it wrote one after its reasoning; an opening
                 # guess is dropped (read_verdict asks once the text is checked).
                 verdict, text = reasoned_verdict(text)
-            check, verdict, warnings = await self._checked_answer(state, text, verdict, articles)
+            if _WORDS.search(text):
+                check, verdict, warnings = await self._checked_answer(
+                    state, text, verdict, articles
+                )
+            else:
+                # A verdict alone ("Verdict: Yes") or nothing: no statement to stand on, and a
+                # verdict read from nothing would be a guess. The evidence digest answers.
+                log.warning("answer_without_statements", written=written[:200])
+                mode = "evidence_digest"
+                text, verdict = await self._digest(state, evidence)
+                check, warnings = enforce_citations(text, articles), [ANSWER_EMPTY]
         else:
-            text, digest_verdict = await off_loop(
-                self.deps.digest, state["standalone_question"], evidence, heavy=True
-            )
-            verdict = None
-            if state.get("is_yes_no") and digest_verdict in ("yes", "no", "uncertain"):
-                verdict = digest_verdict  # type: ignore[assignment]
+            text, verdict = await self._digest(state, evidence)
             check, warnings = enforce_citations(text, articles), []
         doc_scores = state.get("doc_scores", {})
         citations = [
@@ -462,6 +470,17 @@ class AskNodes:
             "answer_warnings": warnings,
             "mode": mode,
         }
+
+    async def _digest(
+        self, state: AgentState, evidence: list[Evidence]
+    ) -> tuple[str, Verdict | None]:
+        """The extractive evidence digest, and its verdict for a yes/no question."""
+        text, verdict = await off_loop(
+            self.deps.digest, state["standalone_question"], evidence, heavy=True
+        )
+        if state.get("is_yes_no") and verdict in ("yes", "no", "uncertain"):
+            return text, verdict  # type: ignore[return-value]
+        return text, None
 
     async def _checked_answer(
         self,

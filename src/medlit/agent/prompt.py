@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from medlit.types import Article, Chunk, Evidence
 
 __all__ = [
+    "ANSWER_EMPTY",
     "NOTHING_SUPPORTED",
     "NO_EVIDENCE_ANSWER",
     "VERDICT_CUE",
@@ -23,6 +24,11 @@ __all__ = [
     "system_rules",
 ]
 
+#: The warning under an answer the model wrote without a statement (a verdict alone).
+ANSWER_EMPTY = (
+    "the model wrote no answer beyond a verdict: the most relevant sentences of the evidence "
+    "are shown instead"
+)
 NOTHING_SUPPORTED = (
     "None of the statements written for this question could be tied to the retrieved "
     "articles: they were left out (see the warnings)."
