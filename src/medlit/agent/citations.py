@@ -129,10 +129,18 @@ def enforce_citations(text: str, allowed: Collection[str]) -> CitationCheck:
     return CitationCheck(text=new_text, cited=cited, removed=removed)
 
 
+# What joins citations in a list: ", ", " and ", ", and ", " or ", " & ".
+_JOINER = r"(?:\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or|&)\s+)"
+
+
 def remove_citations(sentence: str, pmids: Collection[str]) -> str:
     """``sentence`` without its ``[PMID:n]`` markers for ``pmids``, or ``""`` when it then
     cites nothing ("fractures [PMID:1][PMID:2]" keeps the space before the marker kept)."""
     for pmid in pmids:
+        # One of a list ("the studies [PMID:1] and [PMID:2] both found"): its joiner goes too,
+        # so "the studies [PMID:1] both found" reads, not "the studies [PMID:1] and both found".
+        sentence = re.sub(rf"\[PMID:{pmid}\]{_JOINER}(?=\[PMID:\d+\])", "", sentence)
+        sentence = re.sub(rf"(\[PMID:\d+\]){_JOINER}\[PMID:{pmid}\]", r"\1", sentence)
         sentence = re.sub(
             rf"(\s?)\[PMID:{pmid}\](?=(\[?))",
             lambda m: m.group(1) if m.group(2) else "",

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
+
 from medlit.agent.citations import (
     enforce_citations,
     extract_pmids,
     is_yes_no_question,
     parse_verdict,
     reasoned_verdict,
+    remove_citations,
     split_verdict,
     verdict_first,
 )
@@ -315,3 +318,26 @@ def test_messages_carry_rules_memory_evidence_and_question() -> None:
     assert "Standalone: Does aspirin prevent stroke in adults?" in user
     no_verdict = build_messages("What is X?", blocks)
     assert VERDICT_CUE not in no_verdict[0]["content"]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "removed", "kept"),
+    [
+        ("The studies [PMID:1] and [PMID:2] both found it.", "2",
+         "The studies [PMID:1] both found it."),
+        ("The studies [PMID:1] and [PMID:2] both found it.", "1",
+         "The studies [PMID:2] both found it."),
+        ("As [PMID:1], [PMID:2] and [PMID:3] show.", "2", "As [PMID:1], [PMID:3] show."),
+        ("As [PMID:1], [PMID:2], and [PMID:3] show.", "3", "As [PMID:1], [PMID:2] show."),
+        ("Falls fell [PMID:1][PMID:2].", "1", "Falls fell [PMID:2]."),
+        ("Falls fell [PMID:1] and fractures rose [PMID:2].", "2",
+         "Falls fell [PMID:1] and fractures rose."),
+        ("Bleeding [95% CI] and [PMID:2] rose [PMID:3].", "2",
+         "Bleeding [95% CI] and rose [PMID:3]."),
+        ("Falls fell [PMID:1].", "1", ""),
+    ],
+)  # fmt: skip
+def test_a_citation_removed_from_a_list_takes_its_joiner(
+    sentence: str, removed: str, kept: str
+) -> None:
+    assert remove_citations(sentence, [removed]) == kept
