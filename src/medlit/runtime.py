@@ -113,6 +113,10 @@ class Runtime:
                 importlib.import_module(module)
             if any(self.llm_configured(task) for task in LLMTask):
                 importlib.import_module("openai")
+            if self.llm_configured(LLMTask.ANSWER):
+                from medlit.agent.borrowed_terms import is_technical
+
+                is_technical("warm-up")  # loads the word frequencies its answers are checked by
             load_model(self.embedder)  # in the heavy lane: its threads get the lane's priority
             self.embedder.embed(["medlit warm-up"])
             self._warmed = True
