@@ -423,6 +423,25 @@ async def test_a_verdict_written_alone_is_answered_by_the_evidence_digest(
     assert not result.cache.admitted
 
 
+async def test_asked_about_children_answered_from_studies_that_never_mention_them(
+    settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
+) -> None:
+    # "what about children?" after a meropenem question: the local model cited the adult
+    # study's numbers and concluded "Yes". No sentence named children, so no citation was wrong.
+    llm_server.responder = EvidenceResponder(lambda pmids: "Yes")
+    question = (
+        "Does vitamin C prevent complex regional pain syndrome after wrist fractures in children?"
+    )
+    async with Assistant(_configure(settings, eutils, llm_server)) as assistant:
+        result = await assistant.ask(question)
+    assert result.citations and not result.warnings
+    assert result.verdict == "uncertain"
+    assert result.answer.startswith(
+        "Verdict: Uncertain\n\nNone of the articles cited speaks of children: what they found "
+        "may not hold for children."
+    )
+
+
 async def test_invented_citations_are_stripped(
     settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
 ) -> None:

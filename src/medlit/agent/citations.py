@@ -56,11 +56,13 @@ _VERDICT_LINE = re.compile(
     re.I,
 )
 # "Verdict: Yes", "Final verdict - no", "The verdict is uncertain", "Verdict = Yes.", and
-# "Therefore, the answer is: No" (the word alone: "the answer is no longer clear" is not one).
+# "Therefore, the answer is: No", 'the answer to the question "Is X ...?" is Yes.' (the word
+# alone: "the answer is no longer clear" is not one).
 _LABELLED = re.compile(
     r"\b(?:final\s+)?verdict\b\s*(?:is\s*)?[:=\-–]?\s*\W{0,3}"
     r"(yes|no|uncertain|unclear|maybe|inconclusive)\b"
-    r"|\bthe\s+answer\s+(?:to\s+(?:the|this|your)\s+question\s+)?is\s*[:=\-–]?\s*\W{0,3}"
+    r"|\bthe\s+answer\s+(?:to\s+(?:the|this|your)\s+question\s+"
+    r"(?:\"[^\"\n]{1,300}\"\s*|“[^”\n]{1,300}”\s*)?)?is\s*[:=\-–]?\s*\W{0,3}"
     r"(yes|no|uncertain|unclear|maybe|inconclusive)\b(?=\W{0,3}\s*(?:[.!]|$))",
     re.I,
 )
@@ -257,7 +259,9 @@ def reasoned_verdict(answer: str) -> tuple[Verdict | None, str]:
         return None, answer
     index, verdict, match = found
     first = next(i for i, line in enumerate(lines) if _clean(line))
-    if index > first:
+    # After some reasoning: on a later line, or after sentences of the first ("It helps
+    # [PMID:1]. Verdict: No.", a one-line answer, whose reasoning must not go with it).
+    if index > first or len(_clean(lines[index])[: match.start()].split()) >= 3:
         # The opening word goes too: "Yes. Trials found no effect" under "Verdict: No".
         verdict, text = _without_verdict_line(lines, index, verdict, match)
         lines = text.splitlines()

@@ -12,7 +12,8 @@ kept them. Here each cited sentence is held to the articles it cites:
   :func:`medlit.research.grounding.unsaid_in_article`, the rule research claims follow;
 - a population the question names and the sentence repeats (children, infants, the elderly:
   by word, or by age) must be one the article speaks of. Adults are not checked: most studies
-  of adults never say so.
+  of adults never say so. An uncited sentence that names such a population none of the
+  evidence articles speaks of is left out too: nothing the model read can have said it.
 
 A citation that fails goes, and a sentence left with no citation is left out, with a warning.
 """
@@ -29,7 +30,7 @@ from medlit.research.grounding import unsaid_in_article
 from medlit.text import rewrite_sentences
 from medlit.types import Article
 
-__all__ = ["Unsaid", "drop_unsaid_subjects"]
+__all__ = ["Unsaid", "drop_unsaid_subjects", "populations_unspoken"]
 
 log = get_logger("agent.cited_subjects")
 
@@ -77,11 +78,26 @@ def drop_unsaid_subjects(text: str, articles: Mapping[str, Article], question: s
     words: list[str] = []
     groups: list[str] = []
 
+    def groups_in(pmid: str) -> set[str]:
+        if pmid not in groups_of:
+            groups_of[pmid] = age_groups(articles[pmid].everything_said.lower())
+        return groups_of[pmid]
+
     def check(sentence: str) -> str:
         cited = [p for p in extract_pmids(sentence) if p in articles]
-        if not cited:
-            return sentence
         named = age_groups(sentence.lower()) & asked_groups
+        if not cited:
+            # "This suggests meropenem is eliminated faster in children": no article given
+            # speaks of children, so nothing the model read can have said it.
+            unspoken = sorted(g for g in named if not any(g in groups_in(p) for p in articles))
+            if not unspoken:
+                return sentence
+            groups.extend(unspoken)
+            warnings.append(
+                f"a sentence was left out: it speaks of {_GROUP_WORDS[unspoken[0]]}, which "
+                "none of the retrieved articles mentions"
+            )
+            return ""
         wrong: list[tuple[str, str, str | None]] = []  # (pmid, word, age group)
         for pmid in cited:
             said = articles[pmid].everything_said
@@ -89,9 +105,7 @@ def drop_unsaid_subjects(text: str, articles: Mapping[str, Article], question: s
             if word is not None:
                 wrong.append((pmid, word, None))
             elif named:
-                if pmid not in groups_of:
-                    groups_of[pmid] = age_groups(said.lower())
-                missing = sorted(named - groups_of[pmid])
+                missing = sorted(named - groups_in(pmid))
                 if missing:
                     wrong.append((pmid, _GROUP_WORDS[missing[0]], missing[0]))
         if not wrong:
@@ -111,3 +125,21 @@ def drop_unsaid_subjects(text: str, articles: Mapping[str, Article], question: s
     if warnings:
         log.warning("answer_subjects_unsaid", removals=len(warnings))
     return Unsaid(text, warnings, words, groups)
+
+
+def populations_unspoken(question: str, text: str, articles: Mapping[str, Article]) -> list[str]:
+    """The populations the question names (children, infants, older people) that none of the
+    articles ``text`` cites speaks of: what they found may not hold for them.
+
+    Asked "what about children?" after a meropenem question, the local model cited the adult
+    study's numbers and concluded "Yes"; no sentence named children, so no citation was wrong,
+    but nothing cited was about children either.
+    """
+    asked = age_groups(question.lower()) & _CHECKED_GROUPS
+    cited = [p for p in dict.fromkeys(extract_pmids(text)) if p in articles]
+    if not asked or not cited:
+        return []
+    spoken: set[str] = set()
+    for pmid in cited:
+        spoken |= age_groups(articles[pmid].everything_said.lower())
+    return [_GROUP_WORDS[g] for g in sorted(asked - spoken)]

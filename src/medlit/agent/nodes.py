@@ -41,7 +41,7 @@ from medlit.agent.citations import (
     verdict_first,
 )
 from medlit.agent.cited_numbers import drop_unsourced_numbers
-from medlit.agent.cited_subjects import drop_unsaid_subjects
+from medlit.agent.cited_subjects import drop_unsaid_subjects, populations_unspoken
 from medlit.agent.deps import AgentDeps
 from medlit.agent.memory import Turn, session_key, summary_messages
 from medlit.agent.prompt import (
@@ -498,8 +498,8 @@ class AskNodes:
         not cite says goes; an uncited conclusion no article supports goes. The verdict
         is asked of the checked text when the model wrote none, or when a sentence it may have
         rested on was left out; it is "uncertain" when what the question names, or a subject
-        word of it, was said only by sentences left out, or when nothing citing evidence is
-        left.
+        word of it, was said only by sentences left out, when none of the articles cited speaks
+        of the population the question names, or when nothing citing evidence is left.
         """
         question = state.get("standalone_question") or state["question"]
         check = enforce_citations(text, articles)
@@ -525,6 +525,7 @@ class AskNodes:
         missing = left_unanswered(check.text, misattributed, question)
         unspoken = unsupported.unaddressed()
         untold = unsaid.unaddressed(check.text)
+        absent = [] if untold else populations_unspoken(question, check.text, articles)
         if missing:  # what was asked about was said only by sentences left out
             check.text = unaddressed(check.text, missing)
         elif warnings and not kept:
@@ -543,8 +544,14 @@ class AskNodes:
                 f"None of the articles cited speaks of {words}: the statements that said so "
                 f"were left out.\n\n{check.text}"
             )
+        elif absent:  # asked about children, answered from studies that never mention them
+            words = " and ".join(absent)
+            check.text = (
+                f"None of the articles cited speaks of {words}: what they found may not hold "
+                f"for {words}.\n\n{check.text}"
+            )
         if state.get("is_yes_no"):
-            if missing or unspoken or untold or (warnings and not kept):
+            if missing or unspoken or untold or absent or (warnings and not kept):
                 verdict = "uncertain"
             elif verdict is None or warnings:
                 # Never a default nor an opening guess: ask which way the checked text goes.

@@ -125,7 +125,9 @@ _POPULATION_WORDS = {
     "child": r"\b(?:child|children|kids?|toddlers?|teens?|teenagers?|adolescents?|boys?|girls?"
     r"|pediatric|paediatric|school-?age)\b",
     "adult": r"\badults?\b|\bgrown-?ups?\b",
-    "elderly": r"\b(?:elderly|seniors?|geriatric|aged)\b|\bold (?:man|woman|people|age)\b",
+    "elderly": r"\b(?:elderly|seniors?|geriatric|aged|octogenarians?|nonagenarians?)\b"
+    r"|\bold (?:man|woman|people|age)\b"
+    r"|\bolder (?:adults?|patients?|people|persons?|individuals?|women|men|subjects?)\b",
 }
 _POPULATION = {k: re.compile(v) for k, v in _POPULATION_WORDS.items()}
 _SEX = {

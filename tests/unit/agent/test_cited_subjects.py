@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from medlit.agent.cited_subjects import drop_unsaid_subjects
+from medlit.agent.cited_subjects import drop_unsaid_subjects, populations_unspoken
 from medlit.types import AbstractSection, Article
 
 
@@ -64,3 +64,34 @@ def test_adults_and_sentences_without_the_questions_words_are_not_checked() -> N
     assert drop_unsaid_subjects(text, ARTICLES, adults).text == text
     other = "The scout image was rarely needed [PMID:2]."
     assert drop_unsaid_subjects(other, ARTICLES, QUESTION).text == other
+
+
+def test_an_uncited_sentence_on_a_population_no_article_speaks_of_is_left_out() -> None:
+    given = {k: ARTICLES[k] for k in ("1", "2")}  # 2 is from a "children's hospital"
+    question = "Is meropenem interstitial fluid concentration lower in critically ill infants?"
+    articles = {"1": ARTICLES["1"]}
+    text = (
+        "Trough concentration predicted efficacy [PMID:1]. This suggests meropenem is "
+        "eliminated faster in infants than in adults."
+    )
+    checked = drop_unsaid_subjects(text, articles, question)
+    assert checked.text == "Trough concentration predicted efficacy [PMID:1]."
+    assert checked.warnings == [
+        "a sentence was left out: it speaks of infants, which none of the retrieved articles "
+        "mentions"
+    ]
+    assert checked.unaddressed(checked.text) == ["infants"]
+    # An article given to the model speaks of children: the uncited sentence may come from it
+    # (what the other checks judge).
+    kept = "Vancomycin is cleared faster in children than in adults."
+    assert drop_unsaid_subjects(kept, given, QUESTION).text == kept
+
+
+def test_populations_unspoken_are_those_no_cited_article_speaks_of() -> None:
+    cited_adult = "Trough concentration predicted efficacy [PMID:1]."
+    assert populations_unspoken(QUESTION, cited_adult, ARTICLES) == ["children"]
+    cited_both = "Trough concentration guided dosing [PMID:1][PMID:3]."
+    assert populations_unspoken(QUESTION, cited_both, ARTICLES) == []
+    adults = "Does vancomycin peak concentration monitoring help in adults?"
+    assert populations_unspoken(adults, cited_adult, ARTICLES) == []  # adults: not checked
+    assert populations_unspoken(QUESTION, "Nothing is cited.", ARTICLES) == []

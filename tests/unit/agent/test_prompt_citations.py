@@ -341,3 +341,19 @@ def test_a_citation_removed_from_a_list_takes_its_joiner(
     sentence: str, removed: str, kept: str
 ) -> None:
     assert remove_citations(sentence, [removed]) == kept
+
+
+def test_a_verdict_after_reasoning_on_the_same_line_keeps_the_reasoning() -> None:
+    # A one-line answer lost everything: its verdict was taken for an opening guess, and the
+    # reasoning before it went with it.
+    assert reasoned_verdict("It helps [PMID:1]. Verdict: No.") == ("no", "It helps [PMID:1].")
+    # The local model quoted the question inside its verdict sentence.
+    quoted = (
+        "Meropenem was lower in ISF [PMID:1].\n\nTherefore, the answer to the question "
+        '"Is meropenem lower than plasma in critically ill children? " is Yes.'
+    )
+    assert reasoned_verdict(quoted) == ("yes", "Meropenem was lower in ISF [PMID:1].")
+    curly = "It helps [PMID:1]. So the answer to the question “Does it help?” is No."
+    assert reasoned_verdict(curly) == ("no", "It helps [PMID:1].")
+    # An opening verdict is still not trusted, and its sentence's own words stay.
+    assert reasoned_verdict("Verdict: Yes. It helps [PMID:1].") == (None, "It helps [PMID:1].")
