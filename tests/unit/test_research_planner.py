@@ -97,7 +97,7 @@ async def test_a_plan_still_short_goes_ahead_and_says_so() -> None:
     plan = await create_plan("Does aspirin prevent stroke?", "standard", llm, ResearchSettings())
     assert [q.text for q in plan.sub_questions][1:] == ["aspirin one", "aspirin two"]
     assert plan.note is not None
-    assert plan.note.startswith("The planner proposed 2 usable sub-question(s) where depth")
+    assert plan.note.startswith("The planner proposed 2 usable sub-questions where depth")
     assert "4 to 6" in plan.note
     assert len(llm.calls) == 2  # asked once more, not again and again
 
@@ -114,7 +114,7 @@ async def test_a_failed_second_planner_call_keeps_the_first_plan() -> None:
         "Does aspirin prevent stroke?",
         "Aspirin and stroke in women",
     ]
-    assert plan.note is not None and "1 usable sub-question(s)" in plan.note
+    assert plan.note is not None and "1 usable sub-question where" in plan.note
 
 
 async def test_llm_failure_is_a_planning_error() -> None:

@@ -177,10 +177,10 @@ async def test_no_facts_gives_a_report_without_llm_calls() -> None:
 
 
 async def test_a_short_plan_is_a_limitation_of_the_report() -> None:
-    short = PLAN.model_copy(update={"note": "The planner proposed 1 usable sub-question(s)."})
+    short = PLAN.model_copy(update={"note": "The planner proposed 1 usable sub-question."})
     llm = ScriptedLLM(lambda task, msgs: AssertionError("no call expected"))
     report = await generate_report("Q?", [], [], {}, llm, ResearchSettings(), plan=short)
-    assert report.limitations[0] == "The planner proposed 1 usable sub-question(s)."
+    assert report.limitations[0] == "The planner proposed 1 usable sub-question."
     # With no second source, "no conflicting findings" would say more than was checked.
     assert "Fewer than two articles were cited, so no findings" in render_markdown(report)
 
@@ -207,7 +207,7 @@ async def test_markdown_and_json_rendering() -> None:
     markdown = render_markdown(report)
     assert markdown.startswith("# X and Y\n")
     assert "## Executive summary" in markdown and "## Topic" in markdown
-    assert "> **Evidence quality:** Based on 2 article(s)" in markdown
+    assert "> **Evidence quality:** Based on 2 articles" in markdown
     assert "## Discrepancies\n\n### Effect size\n\n- Large effect [1]\n- No effect [2]" in markdown
     assert (
         "1. Trial of X. J Med (2020). _RCT_. PMID: [111](https://pubmed.ncbi.nlm.nih.gov/111/)."
@@ -242,7 +242,7 @@ async def test_section_sentences_that_cite_no_verified_fact_are_left_out() -> No
     assert safety.content == "The verified facts on this topic: X is safe [3]."
     assert safety.references == [3]
     assert any(
-        item.startswith("17 sentence(s) drafted for the sections were left out")
+        item.startswith("17 sentences drafted for the sections were left out")
         for item in report.limitations
     ), report.limitations
     assert "Surgery has improved" not in render_markdown(report)

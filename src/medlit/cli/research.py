@@ -369,8 +369,10 @@ def research_export(
         typer.echo(text, nl=False)
         return
     out.write_text(text, encoding="utf-8", newline="")
+    from medlit.text import counted
+
     count = len(job.report.references) if job.report else 0
-    err_console.print(f"{count} reference(s) written to {out}", highlight=False)
+    err_console.print(f"{counted(count, 'reference')} written to {out}", highlight=False)
 
 
 # -- running, with a progress display on stderr ----------------------------------------------
@@ -515,10 +517,13 @@ def _finish(job: ResearchJob, out: Path | None, as_json: bool) -> None:
             f"research job {job.id} failed in {job.failed_stage.value if job.failed_stage else '?'}"
             f": {job.error} (continue it with: medlit research resume {job.id})"
         )
+    from medlit.text import counted
+
     for name, entry in failed_sources(job.plan).items():
         err_console.print(
-            f"[yellow]warning:[/] {name} failed for {len(entry['sub_questions'])} "
-            f"sub-question(s): {escape(printable(entry['error']))}",
+            f"[yellow]warning:[/] {name} failed for "
+            f"{counted(len(entry['sub_questions']), 'sub-question')}: "
+            f"{escape(printable(entry['error']))}",
             highlight=False,
             soft_wrap=True,
         )

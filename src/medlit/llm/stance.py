@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
+from medlit.text import counted
+
 __all__ = [
     "Stance",
     "Verdict",
@@ -232,8 +234,12 @@ def decide_verdict(
             verdict: Verdict = "yes" if name == "yes" else "no"
             strong = sum(s.strong for s in side)
             extra = f", {strong} from a systematic review or RCT" if strong else ""
-            return verdict, f"{len(side)} concluding statement(s) point to {name}{extra}"
-        return "uncertain", f"too little evidence to say ({len(side)} source(s) point to {name})"
+            point = "points" if len(side) == 1 else "point"
+            statements = counted(len(side), "concluding statement")
+            return verdict, f"{statements} {point} to {name}{extra}"
+        point = "points" if len(side) == 1 else "point"
+        few = counted(len(side), "source")
+        return "uncertain", f"too little evidence to say ({few} {point} to {name})"
     if hedged:
         return "uncertain", "the conclusions are hedged"
     return "uncertain", "no conclusion states a clear answer"

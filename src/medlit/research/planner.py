@@ -18,7 +18,7 @@ from medlit.research.prompts import (
     messages,
 )
 from medlit.research.tracking import normalise_topic
-from medlit.text import require_clean_text
+from medlit.text import counted, require_clean_text
 
 __all__ = [
     "QUESTION_ID",
@@ -141,7 +141,8 @@ async def create_plan(
     note = None
     if len(proposed) < config.min_sub_questions:
         note = (
-            f"The planner proposed {len(proposed)} usable sub-question(s) where depth {level} "
+            f"The planner proposed {counted(len(proposed), 'usable sub-question')} where depth "
+            f"{level} "
             f"asks for {config.min_sub_questions} to {config.max_sub_questions}: the report "
             "covers fewer aspects of the question than planned."
         )

@@ -7,6 +7,7 @@ from typing import Any
 
 from medlit.research.models import NarrativeReport, Reference, ResearchJob, ResearchPlan
 from medlit.research.synthesizer import citation_key
+from medlit.text import counted
 
 __all__ = ["job_to_dict", "render_json", "render_markdown", "report_to_dict"]
 
@@ -92,7 +93,7 @@ def failed_sources(plan: ResearchPlan | None) -> dict[str, dict[str, Any]]:
 def failed_source_limitations(plan: ResearchPlan | None) -> list[str]:
     """One limitation per source that failed: the evidence may be missing what it holds."""
     return [
-        f"Source {name} failed for {len(entry['sub_questions'])} sub-question(s) "
+        f"Source {name} failed for {counted(len(entry['sub_questions']), 'sub-question')} "
         f"({', '.join(entry['sub_questions'])}): {entry['error']}. Evidence it holds is "
         "missing from this report."
         for name, entry in failed_sources(plan).items()

@@ -42,6 +42,7 @@ from medlit.research.prompts import (
     Task,
     messages,
 )
+from medlit.text import counted
 from medlit.types import Article, Citation, StudyType, classify_study_type
 
 __all__ = ["build_references", "clean_citations", "count_words", "generate_report"]
@@ -187,9 +188,9 @@ def evidence_quality(
     )
     confidence = Counter(f.confidence for f in facts)
     levels = ", ".join(f"{confidence[c]} {c}" for c in ("high", "medium", "low") if confidence[c])
-    note = f"Based on {len(keys)} article(s) ({design})"
+    note = f"Based on {counted(len(keys), 'article')} ({design})"
     note += f"; facts by confidence: {levels}" if levels else ""
-    note += f"; {len(discrepancies)} conflict(s) between sources" if discrepancies else ""
+    note += f"; {counted(len(discrepancies), 'conflict')} between sources" if discrepancies else ""
     note += "."
     if types and max(types) < StudyType.RCT:
         note += " No randomised trial or systematic review among them."
@@ -377,8 +378,9 @@ async def generate_report(
     if grounded.removed:
         log.warning("summary_sentences_removed", sentences=[s[:120] for s in grounded.removed])
         limitations.append(
-            f"{len(grounded.removed)} sentence(s) of the drafted summary were left out: they "
-            "cited no verified fact, or said more than the facts they cited."
+            f"{_were_left_out(len(grounded.removed), 'of the drafted summary')}: "
+            f"{_they(len(grounded.removed))} cited no verified fact, or said more than the "
+            "facts cited."
         )
     sections: list[ReportSection] = []
     ungrounded = 0
@@ -416,14 +418,14 @@ async def generate_report(
             on_section(done, len(topics))
     if ungrounded:
         limitations.append(
-            f"{ungrounded} sentence(s) drafted for the sections were left out: they cited no "
-            "verified fact, or said more than the facts they cited."
+            f"{_were_left_out(ungrounded, 'drafted for the sections')}: {_they(ungrounded)} "
+            "cited no verified fact, or said more than the facts cited."
         )
     short = [s.heading for s in sections if s.short]
     if short:
         limitations.append(
-            f"{len(short)} section(s) stayed under {settings.min_section_words} words (marked "
-            "short): the evidence is thin."
+            f"{counted(len(short), 'section')} stayed under {settings.min_section_words} words "
+            "(marked short): the evidence is thin."
         )
     return NarrativeReport(
         title=report_title(summary.title, question),
@@ -434,3 +436,12 @@ async def generate_report(
         references=references,
         limitations=limitations,
     )
+
+
+def _were_left_out(count: int, where: str) -> str:
+    """ "1 sentence of the drafted summary was left out", "3 sentences ... were left out"."""
+    return f"{counted(count, 'sentence')} {where} {'was' if count == 1 else 'were'} left out"
+
+
+def _they(count: int) -> str:
+    return "it" if count == 1 else "they"
