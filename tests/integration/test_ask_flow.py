@@ -286,6 +286,23 @@ async def test_a_rewrite_that_drops_the_follow_up_is_not_answered_as_the_previou
     assert "children" in follow.standalone_question and "aspirin" in follow.standalone_question
 
 
+async def test_a_follow_up_about_children_is_not_served_the_answer_that_named_no_one(
+    assistant: Assistant,
+) -> None:
+    # "what about children?" after a meropenem question that named no population: the
+    # standalone question differs by "children" alone, and the cache served the first answer,
+    # which rested on studies of adults.
+    first = await assistant.ask(
+        "Does low-dose aspirin reduce the incidence of ischaemic stroke in patients?",
+        session_id="s1",
+    )
+    assert first.cache.admitted
+    follow = await assistant.ask("what about children?", session_id="s1")
+    assert "children" in follow.standalone_question
+    assert follow.cache.tier1 == "miss", follow.cache
+    assert follow.cache.miss_reason == "guard_rejected"
+
+
 def _is_plan(request: dict[str, object]) -> bool:
     messages = request.get("messages")
     assert isinstance(messages, list)

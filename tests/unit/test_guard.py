@@ -52,6 +52,20 @@ def guard() -> QuestionGuard:
             "different population",
         ),
         (
+            # A follow-up rewritten with the population: the cached answer names none, so it
+            # rests on adult studies.
+            "Is meropenem interstitial fluid concentration lower than plasma in critically ill "
+            "children?",
+            "Is meropenem interstitial fluid concentration lower than plasma in critically ill "
+            "patients?",
+            "different population: children vs unspecified",
+        ),
+        (
+            "Is paediatric asthma controlled by montelukast?",
+            "Is asthma controlled by montelukast?",
+            "different population: children vs unspecified",
+        ),
+        (
             "My 4 year old has a fever of 39, what should I give?",
             "I am 40 years old and have a fever of 39, what should I take?",
             "different population",
@@ -127,6 +141,11 @@ def test_rejects_medical_differences(guard: QuestionGuard, new: str, cached: str
          "Is stage 2 colon cancer treated with chemotherapy?"),
         ("Does vitamin D3 prevent falls in older adults?",
          "does vitamin d prevent falls in older adults?"),
+        # An age that is not a person's ("2 weeks ago") is no population.
+        ("Is cheek swelling normal 2 weeks after oral surgery?",
+         "After 2 weeks of oral surgery my cheek is still swollen, is that normal?"),
+        ("Is it safe for my child to swim with a scab?",
+         "Can my child go swimming with a scab?"),
     ],
 )  # fmt: skip
 def test_accepts_rewordings(guard: QuestionGuard, new: str, cached: str):

@@ -188,6 +188,7 @@ class QuestionFeatures:
     doses: frozenset[tuple[str, str]]
     names: tuple[tuple[str, frozenset[str]], ...]  # qualified names, head-sorted (hashable)
     age_groups: frozenset[str]
+    young: bool  # names children or infants by word ("in children", "paediatric", "babies")
     sexes: frozenset[str]
     drugs: frozenset[str]
     intents: frozenset[str]
@@ -261,6 +262,7 @@ def question_features(question: str) -> QuestionFeatures:
         doses=frozenset(doses),
         names=tuple(sorted(qualified_names(question, fold_case=True).items())),
         age_groups=frozenset(age_groups(text)),
+        young=any(_POPULATION[g].search(text) for g in ("child", "infant")),
         sexes=frozenset(s for s, rx in _SEX.items() if rx.search(text)),
         drugs=frozenset(w for w in content if _is_drug(w)),
         intents=frozenset(intents),
@@ -385,6 +387,11 @@ def _population(new: QuestionFeatures, old: QuestionFeatures) -> str | None:
     # Unequal, not only disjoint: "in adults and children" is not answered by "in adults".
     if a and b and a != b:
         return f"different population: {'/'.join(sorted(a))} vs {'/'.join(sorted(b))}"
+    # Children named (by word: "2 weeks ago" is no infant) where the other names no one: an
+    # answer that names no population rests on studies of adults ("what about children?"
+    # after a meropenem question was served that question's adult answer).
+    if (new.young and not b) or (old.young and not a):
+        return "different population: children vs unspecified"
     if new.sexes and old.sexes and new.sexes.isdisjoint(old.sexes):
         return f"different population: {'/'.join(new.sexes)} vs {'/'.join(old.sexes)}"
     return None
