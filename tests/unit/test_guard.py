@@ -61,6 +61,16 @@ def guard() -> QuestionGuard:
             "different population: children vs unspecified",
         ),
         (
+            "Is ibuprofen safe to take for headaches and muscle pain during pregnancy?",
+            "Is ibuprofen safe to take for headaches and muscle pain?",
+            "different population: pregnancy",
+        ),
+        (
+            "Is ibuprofen safe to take for headaches while breastfeeding?",
+            "Is ibuprofen safe to take for headaches?",
+            "different population: pregnancy or breastfeeding",
+        ),
+        (
             "Is paediatric asthma controlled by montelukast?",
             "Is asthma controlled by montelukast?",
             "different population: children vs unspecified",

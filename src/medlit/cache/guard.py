@@ -130,6 +130,10 @@ _POPULATION_WORDS = {
     r"|\bolder (?:adults?|patients?|people|persons?|individuals?|women|men|subjects?)\b",
 }
 _POPULATION = {k: re.compile(v) for k, v in _POPULATION_WORDS.items()}
+# Pregnancy and breastfeeding change what is safe: named on one side only, the other answer
+# may not hold ("Is ibuprofen safe ... during pregnancy?" embeds at 0.84 to the same question
+# without it, inside the band an LLM verifier is asked about).
+_PREGNANCY = re.compile(r"\b(?:pregnan\w*|breast-?feed\w*|breastfed|lactat\w*|nursing mothers?)\b")
 _SEX = {
     "male": re.compile(r"\b(?:male|males|man|men|boy|boys|guy)\b"),
     "female": re.compile(r"\b(?:female|females|woman|women|girl|girls|lady|ladies)\b"),
@@ -189,6 +193,7 @@ class QuestionFeatures:
     names: tuple[tuple[str, frozenset[str]], ...]  # qualified names, head-sorted (hashable)
     age_groups: frozenset[str]
     young: bool  # names children or infants by word ("in children", "paediatric", "babies")
+    pregnancy: bool  # names pregnancy or breastfeeding
     sexes: frozenset[str]
     drugs: frozenset[str]
     intents: frozenset[str]
@@ -263,6 +268,7 @@ def question_features(question: str) -> QuestionFeatures:
         names=tuple(sorted(qualified_names(question, fold_case=True).items())),
         age_groups=frozenset(age_groups(text)),
         young=any(_POPULATION[g].search(text) for g in ("child", "infant")),
+        pregnancy=_PREGNANCY.search(text) is not None,
         sexes=frozenset(s for s, rx in _SEX.items() if rx.search(text)),
         drugs=frozenset(w for w in content if _is_drug(w)),
         intents=frozenset(intents),
@@ -392,6 +398,8 @@ def _population(new: QuestionFeatures, old: QuestionFeatures) -> str | None:
     # after a meropenem question was served that question's adult answer).
     if (new.young and not b) or (old.young and not a):
         return "different population: children vs unspecified"
+    if new.pregnancy != old.pregnancy:
+        return "different population: pregnancy or breastfeeding named on one side only"
     if new.sexes and old.sexes and new.sexes.isdisjoint(old.sexes):
         return f"different population: {'/'.join(new.sexes)} vs {'/'.join(old.sexes)}"
     return None
