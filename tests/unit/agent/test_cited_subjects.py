@@ -66,25 +66,26 @@ def test_adults_and_sentences_without_the_questions_words_are_not_checked() -> N
     assert drop_unsaid_subjects(other, ARTICLES, QUESTION).text == other
 
 
-def test_an_uncited_sentence_on_a_population_no_article_speaks_of_is_left_out() -> None:
-    given = {k: ARTICLES[k] for k in ("1", "2")}  # 2 is from a "children's hospital"
+def test_an_uncited_sentence_on_a_population_no_article_says_it_of_is_left_out() -> None:
     question = "Is meropenem interstitial fluid concentration lower in critically ill infants?"
-    articles = {"1": ARTICLES["1"]}
     text = (
         "Trough concentration predicted efficacy [PMID:1]. This suggests meropenem is "
         "eliminated faster in infants than in adults."
     )
-    checked = drop_unsaid_subjects(text, articles, question)
+    checked = drop_unsaid_subjects(text, {"1": ARTICLES["1"]}, question)
     assert checked.text == "Trough concentration predicted efficacy [PMID:1]."
     assert checked.warnings == [
-        "a sentence was left out: it speaks of infants, which none of the retrieved articles "
-        "mentions"
+        "a sentence was left out: it speaks of infants, citing nothing, and no retrieved "
+        "article that speaks of them says it"
     ]
     assert checked.unaddressed(checked.text) == ["infants"]
-    # An article given to the model speaks of children: the uncited sentence may come from it
-    # (what the other checks judge).
-    kept = "Vancomycin is cleared faster in children than in adults."
-    assert drop_unsaid_subjects(kept, given, QUESTION).text == kept
+    # The local model's: an article given speaks of children (2, from a children's hospital),
+    # but says nothing of the kind.
+    invented = "This suggests that vancomycin is more effective in children than in adults."
+    assert drop_unsaid_subjects(invented, ARTICLES, QUESTION).text == ""
+    # Taken from an article that speaks of children, citing nothing: for the other checks.
+    taken = "Trough concentration guided dosing in children aged 2 to 12 years."
+    assert drop_unsaid_subjects(taken, ARTICLES, QUESTION).text == taken
 
 
 def test_populations_unspoken_are_those_no_cited_article_speaks_of() -> None:
