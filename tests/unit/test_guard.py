@@ -58,7 +58,7 @@ def guard() -> QuestionGuard:
             "children?",
             "Is meropenem interstitial fluid concentration lower than plasma in critically ill "
             "patients?",
-            "different population: children vs unspecified",
+            "different population: children named on one side only",
         ),
         (
             "Is ibuprofen safe to take for headaches and muscle pain during pregnancy?",
@@ -73,7 +73,7 @@ def guard() -> QuestionGuard:
         (
             "Is paediatric asthma controlled by montelukast?",
             "Is asthma controlled by montelukast?",
-            "different population: children vs unspecified",
+            "different population: children named on one side only",
         ),
         (
             "My 4 year old has a fever of 39, what should I give?",
@@ -151,6 +151,9 @@ def test_rejects_medical_differences(guard: QuestionGuard, new: str, cached: str
          "Is stage 2 colon cancer treated with chemotherapy?"),
         ("Does vitamin D3 prevent falls in older adults?",
          "does vitamin d prevent falls in older adults?"),
+        # Lactate is a laboratory value, not lactation.
+        ("Does metformin raise serum lactate levels in diabetes?",
+         "Does metformin raise lactic acid levels in diabetes?"),
         # An age that is not a person's ("2 weeks ago") is no population.
         ("Is cheek swelling normal 2 weeks after oral surgery?",
          "After 2 weeks of oral surgery my cheek is still swollen, is that normal?"),

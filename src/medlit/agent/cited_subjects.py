@@ -86,13 +86,14 @@ def drop_unsaid_subjects(text: str, articles: Mapping[str, Article], question: s
             groups_of[pmid] = age_groups(articles[pmid].everything_said.lower())
         return groups_of[pmid]
 
-    def _says(pmid: str, group: str, sentence: str) -> bool:
+    def says(pmid: str, group: str, sentence: str) -> bool:
+        """Whether article ``pmid`` speaks of ``group`` and says most of ``sentence``."""
         if group not in groups_in(pmid):
             return False
-        words = set(content_terms(sentence, limit=1000))
+        terms = set(content_terms(sentence, limit=1000))
         if pmid not in terms_of:
             terms_of[pmid] = set(content_terms(articles[pmid].everything_said, limit=100_000))
-        return bool(words) and len(words & terms_of[pmid]) >= MIN_SHARE * len(words)
+        return bool(terms) and len(terms & terms_of[pmid]) >= MIN_SHARE * len(terms)
 
     def check(sentence: str) -> str:
         cited = [p for p in extract_pmids(sentence) if p in articles]
@@ -101,7 +102,7 @@ def drop_unsaid_subjects(text: str, articles: Mapping[str, Article], question: s
             # "This suggests that meropenem is more effective ... in children compared to
             # adults", citing nothing: kept only when an article given that speaks of children
             # says most of it (the sentence may have been taken from it).
-            unspoken = sorted(g for g in named if not any(_says(p, g, sentence) for p in articles))
+            unspoken = sorted(g for g in named if not any(says(p, g, sentence) for p in articles))
             if not unspoken:
                 return sentence
             groups.extend(unspoken)

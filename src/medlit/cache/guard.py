@@ -133,7 +133,10 @@ _POPULATION = {k: re.compile(v) for k, v in _POPULATION_WORDS.items()}
 # Pregnancy and breastfeeding change what is safe: named on one side only, the other answer
 # may not hold ("Is ibuprofen safe ... during pregnancy?" embeds at 0.84 to the same question
 # without it, inside the band an LLM verifier is asked about).
-_PREGNANCY = re.compile(r"\b(?:pregnan\w*|breast-?feed\w*|breastfed|lactat\w*|nursing mothers?)\b")
+# "Lactating", not "lactate" (a laboratory value).
+_PREGNANCY = re.compile(
+    r"\b(?:pregnan\w*|breast-?feed\w*|breastfed|lactation|lactating|nursing mothers?)\b"
+)
 _SEX = {
     "male": re.compile(r"\b(?:male|males|man|men|boy|boys|guy)\b"),
     "female": re.compile(r"\b(?:female|females|woman|women|girl|girls|lady|ladies)\b"),
@@ -397,7 +400,7 @@ def _population(new: QuestionFeatures, old: QuestionFeatures) -> str | None:
     # answer that names no population rests on studies of adults ("what about children?"
     # after a meropenem question was served that question's adult answer).
     if (new.young and not b) or (old.young and not a):
-        return "different population: children vs unspecified"
+        return "different population: children named on one side only"
     if new.pregnancy != old.pregnancy:
         return "different population: pregnancy or breastfeeding named on one side only"
     if new.sexes and old.sexes and new.sexes.isdisjoint(old.sexes):
