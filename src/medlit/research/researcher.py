@@ -362,8 +362,9 @@ class DeepResearcher:
                 await on_read(question, article, said)
             await self._step(question, f"{extracted} of {len(to_read)} read")
         self._add_follow_ups(plan, question, findings)
-        if extracted == 0 and self.budget.stop_reason and articles:
-            # Found articles but could not afford to read any: not researched.
+        if extracted == 0 and not question.read and self.budget.stop_reason and articles:
+            # Found articles but could not afford to read any (nor had, before a resume): not
+            # researched.
             question.status = SubQuestionStatus.SKIPPED
             question.skip_reason = f"budget: {self.budget.stop_reason}"
         else:
