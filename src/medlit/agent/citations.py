@@ -12,7 +12,7 @@ takes its line out, so that :func:`verdict_first` can show it first.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -29,6 +29,7 @@ __all__ = [
     "parse_verdict",
     "reasoned_verdict",
     "remove_citations",
+    "remove_cited_for",
     "split_verdict",
     "verdict_first",
 ]
@@ -149,6 +150,15 @@ def remove_citations(sentence: str, pmids: Collection[str]) -> str:
             sentence,
         )
     return sentence if extract_pmids(sentence) else ""
+
+
+def remove_cited_for(sentence: str, wrong: Sequence[tuple[str, str]]) -> tuple[str, list[str]]:
+    """``sentence`` without its citations of the ``(pmid, why)`` pairs in ``wrong``, and a
+    warning for each: "a citation was removed: it cited PMID n for <why>" ("a sentence was left
+    out: ..." when it then cites nothing, and is ``""``)."""
+    kept = remove_citations(sentence, [pmid for pmid, _ in wrong])
+    what = "a citation was removed" if kept else "a sentence was left out"
+    return kept, [f"{what}: it cited PMID {pmid} for {why}" for pmid, why in wrong]
 
 
 def parse_verdict(answer: str) -> Verdict | None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from medlit.agent.citations import extract_pmids, remove_citations
+from medlit.agent.citations import extract_pmids, remove_cited_for
 from medlit.log import get_logger
 from medlit.qualified_names import without_names
 from medlit.text import rewrite_sentences
@@ -100,13 +100,12 @@ def drop_unsourced_numbers(text: str, articles: Mapping[str, Article]) -> tuple[
                 wrong.append((pmid, missing))
         if not wrong:
             return sentence
-        kept = remove_citations(sentence, [pmid for pmid, _ in wrong])
-        what = "a citation was removed" if kept else "a sentence was left out"
+        why = []
         for pmid, missing in wrong:
             shown = ", ".join(f"{value:g}" for value, _ in missing)
-            warnings.append(
-                f"{what}: it cited PMID {pmid} for {shown}, a number that article does not give"
-            )
+            why.append((pmid, f"{shown}, a number that article does not give"))
+        kept, told = remove_cited_for(sentence, why)
+        warnings.extend(told)
         return kept
 
     text = rewrite_sentences(text, check)

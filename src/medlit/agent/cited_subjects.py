@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from medlit.agent.attribution import MIN_SHARE
-from medlit.agent.citations import extract_pmids, remove_citations
+from medlit.agent.citations import extract_pmids, remove_cited_for
 from medlit.agent.query import content_terms
 from medlit.cache.guard import age_groups
 from medlit.log import get_logger
@@ -86,11 +86,10 @@ def drop_unsaid_subjects(text: str, articles: Mapping[str, Article], question: s
             groups_of[pmid] = age_groups(articles[pmid].everything_said.lower())
         return groups_of[pmid]
 
-    def says(pmid: str, group: str, sentence: str) -> bool:
-        """Whether article ``pmid`` speaks of ``group`` and says most of ``sentence``."""
+    def says(pmid: str, group: str, terms: set[str]) -> bool:
+        """Whether article ``pmid`` speaks of ``group`` and says most of a sentence's ``terms``."""
         if group not in groups_in(pmid):
             return False
-        terms = set(content_terms(sentence, limit=1000))
         if pmid not in terms_of:
             terms_of[pmid] = set(content_terms(articles[pmid].everything_said, limit=100_000))
         return bool(terms) and len(terms & terms_of[pmid]) >= MIN_SHARE * len(terms)
@@ -102,7 +101,10 @@ def drop_unsaid_subjects(text: str, articles: Mapping[str, Article], question: s
             # "This suggests that meropenem is more effective ... in children compared to
             # adults", citing nothing: kept only when an article given that speaks of children
             # says most of it (the sentence may have been taken from it).
-            unspoken = sorted(g for g in named if not any(says(p, g, sentence) for p in articles))
+            if not named:
+                return sentence
+            terms = set(content_terms(sentence, limit=1000))
+            unspoken = sorted(g for g in named if not any(says(p, g, terms) for p in articles))
             if not unspoken:
                 return sentence
             groups.extend(unspoken)
@@ -123,15 +125,12 @@ def drop_unsaid_subjects(text: str, articles: Mapping[str, Article], question: s
                     wrong.append((pmid, _GROUP_WORDS[missing[0]], missing[0]))
         if not wrong:
             return sentence
-        kept = remove_citations(sentence, [pmid for pmid, _, _ in wrong])
-        what = "a citation was removed" if kept else "a sentence was left out"
+        why = [(pmid, f"{word!r}, which that article never mentions") for pmid, word, _ in wrong]
+        kept, told = remove_cited_for(sentence, why)
+        warnings.extend(told)
         if not kept:
             words.extend(word for _, word, group in wrong if group is None)
             groups.extend(group for _, _, group in wrong if group is not None)
-        for pmid, word, _ in wrong:
-            warnings.append(
-                f"{what}: it cited PMID {pmid} for {word!r}, which that article never mentions"
-            )
         return kept
 
     text = rewrite_sentences(text, check)
