@@ -3,21 +3,16 @@
 from __future__ import annotations
 
 from medlit.agent.attribution import attribute_uncited
-from medlit.types import AbstractSection, Article
-
-
-def _article(pmid: str, title: str, text: str) -> Article:
-    return Article(pmid=pmid, title=title, abstract=[AbstractSection(label="", text=text)])
-
+from tests.unit.agent.articles import article
 
 ARTICLES = {
-    "21865668": _article(
+    "21865668": article(
         "21865668",
         "Does automatic transmission improve driving behavior in older drivers?",
         "Switching to automatic transmission may be recommended for older drivers as a means "
         "to maintain safe driving and the quality of their transport mobility.",
     ),
-    "25432938": _article(
+    "25432938": article(
         "25432938",
         "Driving cessation and depression in older adults",
         "Stopping driving was associated with more depressive symptoms.",
@@ -50,7 +45,7 @@ def test_an_abbreviation_does_not_end_the_sentence_a_citation_is_added_to() -> N
     # The local model wrote "(0.67 vs. 1.58 mmol/l)"; a citation landed inside it, before the
     # period of "vs.", breaking the figures apart.
     articles = {
-        "17113061": _article(
+        "17113061": article(
             "17113061",
             "Do mutations causing low HDL-C promote increased carotid intima-media thickness?",
             "cIMT was nearly identical between cases and controls despite significantly lower "

@@ -3,24 +3,20 @@
 from __future__ import annotations
 
 from medlit.agent.borrowed_terms import drop_borrowed_terms, is_technical
-from medlit.types import AbstractSection, Article
+from tests.unit.agent.articles import article
 
 QUESTION = "Does vancomycin peak concentration monitoring help in adults?"
 
 
-def _article(pmid: str, title: str, abstract: str) -> Article:
-    return Article(pmid=pmid, title=title, abstract=[AbstractSection(text=abstract)])
-
-
 ARTICLES = {
-    "25336163": _article(
+    "25336163": article(
         "25336163",
         "Meropenem concentrations in interstitial fluid of critically ill patients",
         "Interstitial fluid (ISF) trough concentrations of meropenem were significantly lower "
         "than plasma concentrations in critically ill patients. This evidence supports dosing "
         "by plasma levels.",
     ),
-    "24300001": _article(
+    "24300001": article(
         "24300001",
         "Is cycloplegic autorefraction needed in young adults?",
         "Cycloplegic autorefraction changed the prescription in few young adults; it is not "

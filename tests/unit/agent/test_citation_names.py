@@ -8,19 +8,12 @@ from medlit.agent.citation_names import (
     misattribution_warnings,
     unaddressed,
 )
-from medlit.types import AbstractSection, Article
-
-
-def _article(pmid: str, title: str, text: str) -> Article:
-    return Article(
-        pmid=pmid, title=title, abstract=[AbstractSection(label="", category="", text=text)]
-    )
-
+from tests.unit.agent.articles import article
 
 ARTICLES = {
-    "1": _article("1", "Vitamin C after wrist fractures", "Vitamin C reduced CRPS type I."),
-    "2": _article("2", "Vitamin D and falls", "Vitamin D3 reduced falls in older adults."),
-    "3": _article("3", "Calcium and fractures", "Calcium reduced fractures."),
+    "1": article("1", "Vitamin C after wrist fractures", "Vitamin C reduced CRPS type I."),
+    "2": article("2", "Vitamin D and falls", "Vitamin D3 reduced falls in older adults."),
+    "3": article("3", "Calcium and fractures", "Calcium reduced fractures."),
 }
 
 
@@ -71,7 +64,7 @@ def test_an_answer_left_without_evidence_says_what_is_missing() -> None:
 def test_an_answer_whose_claim_on_the_asked_name_was_left_out_is_unanswered() -> None:
     # "Can clinicians use the PHQ-2 ...?": the model's PHQ-2 sentence cited the PHQ-9 study
     # and went; what is left is about the PHQ-9 and cannot carry a verdict on the PHQ-2.
-    articles = {"9": _article("9", "PHQ-9 in vision loss", "The PHQ-9 scale fits Rasch.")}
+    articles = {"9": article("9", "PHQ-9 in vision loss", "The PHQ-9 scale fits Rasch.")}
     text = "The PHQ-2 can be used here [PMID:9]. The PHQ-9 scale fits Rasch [PMID:9]."
     kept, found = drop_misattributed(text, articles)
     assert kept == "The PHQ-9 scale fits Rasch [PMID:9]."

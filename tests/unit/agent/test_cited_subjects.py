@@ -3,26 +3,21 @@
 from __future__ import annotations
 
 from medlit.agent.cited_subjects import drop_unsaid_subjects, populations_unspoken
-from medlit.types import AbstractSection, Article
-
-
-def _article(pmid: str, title: str, text: str) -> Article:
-    return Article(pmid=pmid, title=title, abstract=[AbstractSection(text=text)])
-
+from tests.unit.agent.articles import article
 
 # What the local model cited for a follow-up on vancomycin monitoring in children.
 ARTICLES = {
-    "1": _article(
+    "1": article(
         "1",
         "Is peak concentration needed in therapeutic drug monitoring of vancomycin?",
         "Trough concentration (Cmin)/MIC predicted the efficacy of vancomycin in 100 patients.",
     ),
-    "2": _article(
+    "2": article(
         "2",
         "Evaluation of pediatric VCUG at an academic children's hospital",
         "The scout image was rarely needed in 500 voiding cystourethrograms.",
     ),
-    "3": _article(
+    "3": article(
         "3",
         "Vancomycin trough levels in children",
         "Trough concentration guided dosing in 80 children aged 2 to 12 years.",

@@ -3,22 +3,15 @@
 from __future__ import annotations
 
 from medlit.agent.unsupported import Unsupported, drop_unsupported
-from medlit.types import AbstractSection, Article
-
-
-def _article(pmid: str, title: str, text: str) -> Article:
-    return Article(
-        pmid=pmid, title=title, abstract=[AbstractSection(label="", category="", text=text)]
-    )
-
+from tests.unit.agent.articles import article
 
 # What the local model had: vitamin D and T cells, vitamin C and wrist fractures.
 ARTICLES = {
-    "1": _article(
+    "1": article(
         "1", "Vitamin D supplementation and regulatory T cells",
         "Vitamin D supplementation increased Tregs in healthy adults.",
     ),
-    "2": _article(
+    "2": article(
         "2", "Vitamin C supplementation after wrist fractures",
         "Vitamin C reduced complex regional pain syndrome after fractures.",
     ),
