@@ -179,17 +179,22 @@ async def test_a_failure_in_each_stage_ends_failed_then_resumes(
     assert before[step] >= 1
 
 
-async def test_a_killed_job_resumes_without_repeating_paid_work(
-    rsettings: Settings, llm_server: FakeLLMServer
-) -> None:
-    rsettings.research.concurrency = 1
+async def _killed_at(settings: Settings, message: str) -> None:
+    """Run a quick job one sub-question at a time; it "dies" at the progress ``message``."""
+    settings.research.concurrency = 1
 
-    def kill_after_first_sub_question(event: ProgressEvent) -> None:
-        if event.message == "q1 completed":
+    def kill(event: ProgressEvent) -> None:
+        if event.message == message:
             raise SimulatedKill
 
     with pytest.raises(SimulatedKill):
-        await _run(rsettings, on_progress=kill_after_first_sub_question)
+        await _run(settings, on_progress=kill)
+
+
+async def test_a_killed_job_resumes_without_repeating_paid_work(
+    rsettings: Settings, llm_server: FakeLLMServer
+) -> None:
+    await _killed_at(rsettings, "q1 completed")
     first_run = _steps(llm_server)
     assert first_run == {"plan": 1, "extract": 3}
 
@@ -212,14 +217,7 @@ async def test_a_killed_job_resumes_without_repeating_paid_work(
 async def test_a_job_killed_mid_sub_question_does_not_read_its_articles_again(
     rsettings: Settings, llm_server: FakeLLMServer
 ) -> None:
-    rsettings.research.concurrency = 1
-
-    def kill_after_one_article_of_q2(event: ProgressEvent) -> None:
-        if event.message == "q2: 1 of 2 read":
-            raise SimulatedKill
-
-    with pytest.raises(SimulatedKill):
-        await _run(rsettings, on_progress=kill_after_one_article_of_q2)
+    await _killed_at(rsettings, "q2: 1 of 2 read")
     assert _steps(llm_server) == {"plan": 1, "extract": 4}  # q1's three, q2's first
     read_before = answered(llm_server)
 
