@@ -123,6 +123,21 @@ def _configure(settings: Settings, eutils: FakeEutils, llm: FakeLLMServer | None
     return settings
 
 
+#: The vitamin C trials' question (31000005 and 31000006 answer it).
+CRPS = "Does vitamin C prevent complex regional pain syndrome after wrist fractures?"
+CRPS_CHILDREN = (
+    "Does vitamin C prevent complex regional pain syndrome after wrist fractures in children?"
+)
+
+
+async def _ask_once(
+    settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer, question: str
+) -> AskResult:
+    """One question to a fresh Assistant on the fakes (the test has set the responder)."""
+    async with Assistant(_configure(settings, eutils, llm_server)) as assistant:
+        return await assistant.ask(question)
+
+
 @pytest.fixture
 async def assistant(
     settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
@@ -348,9 +363,7 @@ async def test_the_verdict_is_read_again_when_a_sentence_was_left_out(
         swap=("vitamin C reduced", "vitamin E reduced"),
     )
     llm_server.responder = responder
-    question = "Does vitamin C prevent complex regional pain syndrome after wrist fractures?"
-    async with Assistant(_configure(settings, eutils, llm_server)) as assistant:
-        result = await assistant.ask(question)
+    result = await _ask_once(settings, eutils, llm_server, CRPS)
     # The verdict call: one scored word, then JSON when (as here) no logprobs come back.
     assert responder.tasks[0] == "answer" and set(responder.tasks[1:]) == {"verdict"}
     assert result.verdict == "no" and result.answer.startswith("Verdict: No\n\n")
@@ -372,11 +385,7 @@ async def test_a_sentence_naming_a_population_its_article_never_mentions_is_left
         lambda pmids: "Yes", swap=("vitamin C reduced", "in children, vitamin C reduced")
     )
     llm_server.responder = responder
-    question = (
-        "Does vitamin C prevent complex regional pain syndrome after wrist fractures in children?"
-    )
-    async with Assistant(_configure(settings, eutils, llm_server)) as assistant:
-        result = await assistant.ask(question)
+    result = await _ask_once(settings, eutils, llm_server, CRPS_CHILDREN)
     assert "in children" not in result.answer and "31000005" not in result.answer
     assert "[PMID:31000006]" in result.answer
     assert result.warnings == [
@@ -402,9 +411,7 @@ async def test_a_sentence_carrying_a_term_of_an_article_it_does_not_cite_is_left
         lambda pmids: "Yes", swap=("vitamin C reduced", "vitamin C reduced dysgeusia and")
     )
     llm_server.responder = responder
-    question = "Does vitamin C prevent complex regional pain syndrome after wrist fractures?"
-    async with Assistant(_configure(settings, eutils, llm_server)) as assistant:
-        result = await assistant.ask(question)
+    result = await _ask_once(settings, eutils, llm_server, CRPS)
     written = [r for r in llm_server.history if "Evidence:" in str(r.json)]
     assert "31000006" in str(written[0].json)  # the article the word comes from was given
     assert "reduced dysgeusia" not in result.answer and "31000005" not in result.answer
@@ -428,9 +435,7 @@ async def test_a_verdict_written_alone_is_answered_by_the_evidence_digest(
         return "Verdict: Yes" if evidence.tasks[-1] == "answer" else reply
 
     llm_server.responder = verdict_alone
-    question = "Does vitamin C prevent complex regional pain syndrome after wrist fractures?"
-    async with Assistant(_configure(settings, eutils, llm_server)) as assistant:
-        result = await assistant.ask(question)
+    result = await _ask_once(settings, eutils, llm_server, CRPS)
     assert evidence.tasks == ["answer"]  # no verdict asked of an empty text
     assert result.mode == "evidence_digest"
     assert result.warnings == [ANSWER_EMPTY]
@@ -446,11 +451,7 @@ async def test_asked_about_children_answered_from_studies_that_never_mention_the
     # "what about children?" after a meropenem question: the local model cited the adult
     # study's numbers and concluded "Yes". No sentence named children, so no citation was wrong.
     llm_server.responder = EvidenceResponder(lambda pmids: "Yes")
-    question = (
-        "Does vitamin C prevent complex regional pain syndrome after wrist fractures in children?"
-    )
-    async with Assistant(_configure(settings, eutils, llm_server)) as assistant:
-        result = await assistant.ask(question)
+    result = await _ask_once(settings, eutils, llm_server, CRPS_CHILDREN)
     assert result.citations and not result.warnings
     assert result.verdict == "uncertain"
     assert result.answer.startswith(
