@@ -4,7 +4,7 @@
 
     runtime = Runtime.open(settings)
     app = create_app(runtime)            # routes under /v1, OpenAPI at /openapi.json, docs at /docs
-    uvicorn.run(app, host="127.0.0.1", port=8000)
+    uvicorn.Server(uvicorn_config(app, host="127.0.0.1", port=8000)).run()  # service.server
 
 Routes are thin: validate, call the engine, map errors to problem+json
 (:mod:`medlit.service.problems`). The runtime belongs to the caller; the app closes only what it

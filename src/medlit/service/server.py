@@ -9,11 +9,15 @@ from __future__ import annotations
 import ipaddress
 import socket
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from medlit.config import Settings
 from medlit.errors import ConfigError
 
-__all__ = ["check_bind", "is_loopback", "ready_line", "serve"]
+if TYPE_CHECKING:
+    import uvicorn
+
+__all__ = ["check_bind", "is_loopback", "ready_line", "serve", "uvicorn_config"]
 
 
 def is_loopback(host: str) -> bool:
@@ -46,6 +50,16 @@ def check_bind(host: str, active_keys: int) -> str:
     )
 
 
+def uvicorn_config(app: Any, *, host: str, port: int, **options: Any) -> uvicorn.Config:
+    """uvicorn's configuration of the service (``medlit serve``, and the tests and benchmarks
+    that serve it): quiet logs and the app's lifespan. ``options`` add to or override uvicorn's
+    settings."""
+    import uvicorn
+
+    settings: dict[str, Any] = {"log_level": "warning", "access_log": False, "lifespan": "on"}
+    return uvicorn.Config(app, host=host, port=port, **{**settings, **options})
+
+
 def serve(
     settings: Settings,
     *,
@@ -73,9 +87,7 @@ def serve(
     # The app closes the runtime at shutdown: uvicorn re-raises SIGTERM/SIGINT once it has
     # shut down, so nothing after run() is sure to execute.
     app = create_app(runtime, close_runtime=True)
-    config = uvicorn.Config(
-        app, host=host, port=port, log_level="warning", access_log=False, lifespan="on"
-    )
+    config = uvicorn_config(app, host=host, port=port)
 
     class Server(uvicorn.Server):
         """uvicorn's server, saying where it serves once it does (its own line is an INFO

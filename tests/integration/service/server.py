@@ -22,6 +22,7 @@ import uvicorn
 from medlit.config import Settings
 from medlit.runtime import Runtime
 from medlit.service.app import create_app
+from medlit.service.server import uvicorn_config
 
 __all__ = ["ServiceServer"]
 
@@ -80,14 +81,8 @@ class ServiceServer:
         self.runtime = Runtime(self.settings)
         try:
             self.app = create_app(self.runtime, require_keys=self.require_keys)
-            config = uvicorn.Config(
-                self.app,
-                host="127.0.0.1",
-                port=self.port,
-                log_level="warning",
-                access_log=False,
-                lifespan="on",
-                timeout_keep_alive=30,
+            config = uvicorn_config(
+                self.app, host="127.0.0.1", port=self.port, timeout_keep_alive=30
             )
             self._server = uvicorn.Server(config)
             serving = asyncio.create_task(self._server.serve())
