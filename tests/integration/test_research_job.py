@@ -179,6 +179,11 @@ async def test_a_failure_in_each_stage_ends_failed_then_resumes(
     assert before[step] >= 1
 
 
+def _searched(eutils: FakeEutils) -> list[str]:
+    """The search terms PubMed was asked."""
+    return [r.params.get("term", "") for r in eutils.requests("esearch")]
+
+
 async def _killed_at(settings: Settings, message: str) -> None:
     """Run a quick job one sub-question at a time; it "dies" at the progress ``message``."""
     settings.research.concurrency = 1
@@ -215,21 +220,28 @@ async def test_a_killed_job_resumes_without_repeating_paid_work(
 
 
 async def test_a_job_killed_mid_sub_question_does_not_read_its_articles_again(
-    rsettings: Settings, llm_server: FakeLLMServer
+    rsettings: Settings, llm_server: FakeLLMServer, eutils: FakeEutils
 ) -> None:
     await _killed_at(rsettings, "q2: 1 of 2 read")
     assert _steps(llm_server) == {"plan": 1, "extract": 4}  # q1's three, q2's first
     read_before = answered(llm_server)
+    assert "aspirin major bleeding" in _searched(eutils)
 
     llm_server.clear()
+    eutils.reset()
     async with open_orchestrator(rsettings) as orchestrator:
         (job_id, *_), *_ = orchestrator.jobs.list()
         saved = orchestrator.get(job_id)
         q2 = saved.plan.get("q2")  # type: ignore[union-attr]
         assert q2 is not None and len(q2.read) == 1 and q2.status is SubQuestionStatus.IN_PROGRESS
+        assert len(q2.found) == 2 and q2.read[0] in q2.found
         assert any(f.sub_question_id == "q2" for f in saved.findings)  # kept at once
         job = await orchestrator.resume(job_id)
     assert job.status is JobStatus.COMPLETED, job.error
+    # q2's articles come from the evidence cache its search filled: PubMed is not asked again.
+    assert "aspirin major bleeding" not in _searched(eutils)
+    assert any("resistance" in term for term in _searched(eutils))  # q3 had not searched yet
+    assert job.plan.get("q2").articles_found == 2  # type: ignore[union-attr]
     again = answered(llm_server)
     assert not set(read_before) & set(again), set(read_before) & set(again)
     again_steps = _steps(llm_server)

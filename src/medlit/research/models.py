@@ -72,6 +72,11 @@ class SubQuestion(BaseModel):
     articles_found: int = Field(0, description="Articles researched for it.")
     from_cache: bool = Field(False, description="Answered from cached chunks without a search.")
     failed_extractions: int = Field(0, description="Articles whose fact extraction failed.")
+    found: list[str] = Field(
+        default_factory=list,
+        description="Keys of the articles found for it, best first (a resume takes them from "
+        "the evidence cache instead of searching again).",
+    )
     read: list[str] = Field(
         default_factory=list,
         description="Keys of the articles read for it so far (a resume does not read them again).",

@@ -83,6 +83,10 @@ class EvidenceCacheLike(FreshArticles, Protocol):
         """The ``k`` fresh cached chunks most similar to ``embedding``, best first."""
         ...
 
+    def fresh_by_key(self, keys: Sequence[str]) -> dict[str, Article]:
+        """Articles held and still fresh, keyed by ``Article.key``."""
+        ...
+
 
 _NORM = str.maketrans(
     {
@@ -316,19 +320,22 @@ class DeepResearcher:
     ) -> None:
         root = plan.root_of(question.id)
         root_id = root.id if root is not None else question.id
-        articles: list[Article] = []
-        if self.budget.allow():  # a sub-question queued before the budget ran out
-            articles = await self._cached_articles(question, root_id)
-        if articles:
-            question.from_cache = True
-        elif self.budget.allow(provider=True):
-            articles = await self._search(question)
-        else:
-            question.status = SubQuestionStatus.SKIPPED
-            question.skip_reason = f"budget: {self.budget.stop_reason}"
-            await on_done(question, [])
-            return
+        # Found before an interruption: no second search.
+        articles = await self._found_before(question)
+        if not articles:
+            if self.budget.allow():  # a sub-question queued before the budget ran out
+                articles = await self._cached_articles(question, root_id)
+            if articles:
+                question.from_cache = True
+            elif self.budget.allow(provider=True):
+                articles = await self._search(question)
+            else:
+                question.status = SubQuestionStatus.SKIPPED
+                question.skip_reason = f"budget: {self.budget.stop_reason}"
+                await on_done(question, [])
+                return
         question.articles_found = len(articles)
+        question.found = [a.key for a in articles]  # saved with the step below
         # What it read before the job was interrupted (already kept by the job).
         findings = [f for f in self._earlier if f.sub_question_id == question.id]
         extracted = 0
@@ -412,6 +419,18 @@ class DeepResearcher:
         if dropped:
             log.info("articles_off_topic", id=question.id, dropped=dropped)
         return keep
+
+    async def _found_before(self, question: SubQuestion) -> list[Article]:
+        """The articles an interrupted run found for ``question``, from the evidence cache
+        (where its search put them); empty if there were none or any is no longer held."""
+        if not question.found or self.cache is None:
+            return []
+        cache, keys = self.cache, list(question.found)
+        held = await asyncio.to_thread(cache.fresh_by_key, keys)
+        if any(key not in held for key in keys):
+            return []
+        log.info("found_articles_reused", id=question.id, articles=len(keys))
+        return [held[key] for key in keys]
 
     async def _cached_articles(self, question: SubQuestion, root_id: str) -> list[Article]:
         """Articles whose cached chunks already answer the sub-question (no search needed).

@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from medlit.config import Settings
+from tests.fakes.eutils_server import FakeEutils
 from tests.fakes.llm_server import FakeLLMServer
 from tests.fakes.research_responder import ResearchResponder
 from tests.integration.research_fixtures import (
@@ -37,7 +38,10 @@ def _serve(settings: Settings, port: int) -> subprocess.Popen[bytes]:
 
 @pytest.mark.slow
 def test_kill_9_of_the_server_mid_job_then_restart_completes_it(
-    rsettings: Settings, responder: ResearchResponder, llm_server: FakeLLMServer
+    rsettings: Settings,
+    responder: ResearchResponder,
+    llm_server: FakeLLMServer,
+    eutils: FakeEutils,
 ) -> None:
     # q2's second reply is held: the server is killed after q2 read one of its two articles,
     # while waiting for the other.
@@ -67,6 +71,8 @@ def test_kill_9_of_the_server_mid_job_then_restart_completes_it(
 
     llm_server.clear()
     responder.release()
+    searched_before = {r.params.get("term") for r in eutils.requests("esearch")}
+    eutils.reset()
     proc = _serve(rsettings, port)  # the job's lease belongs to a dead process: taken at once
     try:
         deadline = time.monotonic() + 180
@@ -88,3 +94,6 @@ def test_kill_9_of_the_server_mid_job_then_restart_completes_it(
     assert steps(llm_server)["plan"] == 0
     assert steps(llm_server)["extract"] == 2  # q2's unanswered one again, and q3's
     assert job["findings"] == 6
+    # q1 and q2 had searched: the restart takes q2's articles from the evidence cache.
+    searched_after = {r.params.get("term") for r in eutils.requests("esearch")}
+    assert searched_after and not searched_before & searched_after, searched_after
