@@ -11,6 +11,7 @@ from medlit.research.researcher import (
     article_quote,
     quote_in_article,
     quotes_a_result,
+    result_sentence_for,
     search_term,
 )
 from medlit.research.tracking import (
@@ -218,3 +219,81 @@ def test_other_aspects_of_one_subject_are_new_topics(embedder) -> None:  # type:
         "severity",
     }
     assert question_aspects("Does aspirin lower the risk of recurrent stroke?") == frozenset()
+
+
+DEXAMETHASONE = Article(
+    pmid="24785562",
+    title="Is dexamethasone an effective alternative to oral prednisone in the treatment of "
+    "pediatric asthma exacerbations?",
+    abstract=[
+        AbstractSection(label="BACKGROUND", category="BACKGROUND", text="We reviewed the "
+                        "literature to determine if there is sufficient evidence that "
+                        "dexamethasone can be used as an effective alternative in the treatment "
+                        "of pediatric asthma exacerbations in the inpatient setting."),
+        AbstractSection(label="RESULTS", category="RESULTS", text="Six completed pediatric "
+                        "clinical trials met the inclusion criteria. All of the pediatric trials "
+                        "found that prednisone is not superior to dexamethasone in treating mild "
+                        "to moderate asthma exacerbations."),
+        AbstractSection(label="CONCLUSIONS", category="CONCLUSIONS", text="The current "
+                        "literature suggests that dexamethasone can be used as an effective "
+                        "alternative to prednisone in the treatment of mild to moderate acute "
+                        "asthma exacerbations in children, with the added benefits of improved "
+                        "compliance, palatability, and cost. However, more research is needed "
+                        "to examine the role of dexamethasone in hospitalized children."),
+    ],
+)  # fmt: skip
+CONCLUSION = (
+    "The current literature suggests that dexamethasone can be used as an effective alternative "
+    "to prednisone in the treatment of mild to moderate acute asthma exacerbations in children, "
+    "with the added benefits of improved compliance, palatability, and cost."
+)
+
+
+def test_a_claim_quoted_from_the_wrong_sentence_takes_the_result_sentence_that_says_it() -> None:
+    # What the local model extracted, four times: the conclusion as its claim, beside the
+    # result "prednisone is not superior ..." (negative, so the claim was dropped each time).
+    researcher = bare_researcher()
+    question = SubQuestion(id="q1", text=DEXAMETHASONE.title)
+    claim = ExtractedClaim(
+        claim="Dexamethasone is an effective alternative to oral prednisone in the treatment of "
+        "pediatric asthma exacerbations.",
+        quote="All of the pediatric trials found that prednisone is not superior to dexamethasone "
+        "in treating mild to moderate asthma exacerbations.",
+        pmid="24785562",
+    )
+    finding = researcher._finding(question, DEXAMETHASONE, claim)
+    assert finding is not None
+    assert finding.quote == CONCLUSION
+    assert result_sentence_for(claim.claim, DEXAMETHASONE) == CONCLUSION
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        # A word the article never puts beside the others: two common words are not enough.
+        "Dexamethasone cured every pediatric asthma exacerbation.",
+        # Said only by the background (what the review set out to determine).
+        "There is sufficient evidence on dexamethasone in the inpatient setting.",
+        # The conclusion says the opposite.
+        "Dexamethasone cannot be used as an effective alternative to prednisone in children.",
+    ],
+)
+def test_no_result_sentence_stands_in_for_a_claim_the_results_do_not_say(claim: str) -> None:
+    researcher = bare_researcher()
+    question = SubQuestion(id="q1", text=DEXAMETHASONE.title)
+    wrong = ExtractedClaim(claim=claim, quote="Six completed pediatric clinical trials met the "
+                           "inclusion criteria.", pmid="24785562")  # fmt: skip
+    assert result_sentence_for(claim, DEXAMETHASONE) is None
+    assert researcher._finding(question, DEXAMETHASONE, wrong) is None
+
+
+def test_a_claim_citing_another_article_is_not_given_a_sentence_of_this_one() -> None:
+    researcher = bare_researcher()
+    claim = ExtractedClaim(
+        claim="Dexamethasone is an effective alternative to prednisone in the treatment of "
+        "asthma exacerbations in children.",
+        quote="not in this article at all, anywhere",
+        pmid="11111111",
+    )
+    question = SubQuestion(id="q1", text=DEXAMETHASONE.title)
+    assert researcher._finding(question, DEXAMETHASONE, claim) is None

@@ -20,6 +20,7 @@ import numpy as np
 
 from medlit.config import ResearchDepth, ResearchSettings
 from medlit.errors import LLMConfigError, LLMError, ResearchError
+from medlit.llm.stance import content_terms
 from medlit.log import get_logger
 from medlit.research.grounding import claim_supported, denied_by_article, unsaid_in_article
 from medlit.research.models import ResearchFinding, ResearchPlan, SubQuestion, SubQuestionStatus
@@ -34,7 +35,7 @@ from medlit.research.prompts import (
 )
 from medlit.research.tracking import Budget, normalise_topic
 from medlit.sources.base import FreshArticles
-from medlit.text import counted
+from medlit.text import counted, split_sentences
 from medlit.types import (
     AbstractSection,
     Article,
@@ -153,6 +154,40 @@ def quotes_a_result(quote: str, article: Article) -> bool:
     """Whether ``quote`` (as :func:`article_quote` keeps it) is from the article's results
     or conclusions."""
     return any(section.is_result for section in _sections_saying(_quoted(quote), article))
+
+
+#: Content words of the claim a result sentence must hold to stand in for the model's quote.
+MIN_REANCHOR_WORDS = 4
+
+
+def result_sentence_for(claim: str, article: Article) -> str | None:
+    """A sentence of the article's results or conclusions that says ``claim``, for a claim whose
+    own quote does not (None if no sentence does).
+
+    A small model states the article's conclusion and quotes another sentence beside it
+    ("Dexamethasone is an effective alternative to oral prednisone ..." over the result
+    "prednisone is not superior to dexamethasone ..."), while the conclusion says the claim in
+    its words. The sentence must pass :func:`~medlit.research.grounding.claim_supported` as a
+    quote would, hold :data:`MIN_REANCHOR_WORDS` of the claim's content words, and the claim
+    may use no word that neither it nor the article's title has: searching every sentence
+    must not let a claim pass on two common words ("Aspirin cured every stroke" over "aspirin
+    users had fewer strokes"). The sentence holding most of the claim's words is taken.
+    """
+    words = content_terms(claim)
+    titled = content_terms(article.title)
+    best: tuple[int, str] | None = None
+    for section in article.abstract:
+        if not section.is_result:
+            continue
+        for sentence in split_sentences(section.text):
+            said = words & content_terms(sentence)
+            if len(said) < MIN_REANCHOR_WORDS or words - said - titled:
+                continue
+            if not claim_supported(claim, sentence, title=article.title, result=True):
+                continue
+            if best is None or len(said) > best[0]:
+                best = (len(said), sentence)
+    return best[1] if best is not None else None
 
 
 def search_term(text: str) -> str:
@@ -526,14 +561,28 @@ class DeepResearcher:
         pmid = (claim.pmid or "").strip().removeprefix("PMID:").strip() or None
         quote = article_quote(claim.quote, article)
         statement = without_label(claim.claim, article)  # labels are shown inline, like quotes
+        own_pmid = pmid is None or pmid == (article.pmid or "")
+        supported = (
+            bool(statement)
+            and quote is not None
+            and claim_supported(
+                statement, quote, title=article.title, result=quotes_a_result(quote, article)
+            )
+        )
+        if statement and own_pmid and not supported:
+            sentence = result_sentence_for(statement, article)
+            if sentence is not None:  # the article says it, in another sentence than quoted
+                log.info(
+                    "quote_replaced", id=question.id, pmid=article.pmid,
+                    quote=claim.quote[:120], sentence=sentence[:120],
+                )  # fmt: skip
+                quote, supported = sentence, True
         reason = None
-        if pmid is not None and pmid != (article.pmid or ""):
+        if not own_pmid:
             reason = "pmid_mismatch"
         elif not statement or quote is None:
             reason = "quote_not_in_article"
-        elif not claim_supported(
-            statement, quote, title=article.title, result=quotes_a_result(quote, article)
-        ):
+        elif not supported:
             reason = "claim_not_in_quote"
         elif denied_by_article(
             statement, quote, [s.text for s in article.abstract], title=article.title
