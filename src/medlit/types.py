@@ -53,6 +53,13 @@ class AbstractSection(BaseModel):
         return (self.label or "").strip().upper().rstrip(":") in _CONCLUSION_LABELS
 
     @property
+    def is_methods(self) -> bool:
+        """True for a section saying how the study was done (its methods, design, setting)."""
+        if (self.category or "").upper() == "METHODS":
+            return True
+        return bool(re.search(r"METHOD|DESIGN|SETTING", (self.label or "").upper()))
+
+    @property
     def is_result(self) -> bool:
         """True for a section reporting what the study found: its results or conclusion."""
         if self.is_conclusion or (self.category or "").upper() == "RESULTS":
@@ -116,6 +123,58 @@ def classify_study_type(publication_types: list[str]) -> StudyType:
     return best
 
 
+#: Study designs as an article states its own, in its title or the methods of its abstract.
+_DESIGN_STATEMENTS: list[tuple[StudyType, re.Pattern[str]]] = [
+    (
+        StudyType.SYSTEMATIC_REVIEW,
+        re.compile(r"\b(?:systematic(?:ally)? review\w*|meta-?analys[ie]s)\b", re.I),
+    ),
+    (
+        StudyType.RCT,
+        re.compile(
+            r"\brandomi[sz]ed[\s,]+(?:[\w-]+[\s,]+){0,4}?(?:trial|study)\b"
+            r"|\b(?:were|was) randomi[sz]ed\b"
+            # not "randomly assigned to two blinded readers": a reading order, not a treatment
+            r"|\brandomly (?:assigned|allocated)\b(?!\s+to\s+(?:[\w-]+\s+){0,2}"
+            r"(?:readers?|reviewers?|observers?|raters?)\b)",
+            re.I,
+        ),
+    ),
+    (
+        StudyType.OBSERVATIONAL,
+        re.compile(
+            r"\b(?:cohort|case-control|cross-sectional|retrospective(?:ly)?|prospective(?:ly)?"
+            r"|population-based|registry)\b",
+            re.I,
+        ),
+    ),
+    (
+        StudyType.CASE_REPORT,
+        re.compile(
+            r"\bcase report\b|\bwe (?:report|present|describe) (?:a|an|the) (?:[\w-]+ ){0,3}?"
+            r"(?:case|patient|man|woman|boy|girl|child|infant)\b",
+            re.I,
+        ),
+    ),
+]
+
+
+def study_type_from_text(article: Article) -> StudyType:
+    """The study design an article states in its title or its abstract's methods, for one
+    whose publication types name none (PubMed adds them when it indexes an article, months
+    after it appears). Background and results are not read: "earlier meta-analyses found"
+    is not this study's design. An animal study (MeSH Animals without Humans) states none
+    that counts for clinical evidence."""
+    if "Animals" in article.mesh_terms and "Humans" not in article.mesh_terms:
+        return StudyType.OTHER  # rabbit hearts randomised to four series are no clinical trial
+    methods = [s.text for s in article.abstract if s.is_methods]
+    text = " ".join([article.title, *methods])
+    for study_type, pattern in _DESIGN_STATEMENTS:
+        if pattern.search(text):
+            return study_type
+    return StudyType.OTHER
+
+
 def normalise_title(title: str) -> str:
     """Lower-case alphanumerics only: the last-resort key for deduplication."""
     return re.sub(r"[^a-z0-9]+", " ", title.lower()).strip()
@@ -176,8 +235,10 @@ class Article(BaseModel):
 
     @property
     def study_type(self) -> StudyType:
-        """Evidence level from the publication types."""
-        return classify_study_type(self.publication_types)
+        """Evidence level from the publication types, or (when they name no design, as
+        before PubMed indexes an article) from the design its title or methods state."""
+        by_type = classify_study_type(self.publication_types)
+        return by_type if by_type is not StudyType.OTHER else study_type_from_text(self)
 
     @property
     def url(self) -> str | None:
