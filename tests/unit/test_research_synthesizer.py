@@ -16,12 +16,14 @@ from medlit.research.models import (
 )
 from medlit.research.report import render_json, render_markdown
 from medlit.research.synthesizer import (
+    build_references,
     clean_citations,
     count_words,
+    evidence_quality,
     generate_report,
     report_title,
 )
-from medlit.types import Article, Citation
+from medlit.types import AbstractSection, Article, Citation
 from tests.unit._research_llm import ScriptedLLM
 
 ARTICLES = {
@@ -261,3 +263,18 @@ def test_a_title_does_not_claim_a_study_design_the_report_is_not() -> None:
     }
     for drafted, title in cases.items():
         assert report_title(drafted, "Q?") == title
+
+
+def test_the_evidence_note_and_the_references_give_an_unindexed_article_one_design() -> None:
+    # PubMed lists only "Journal Article" until it indexes an article: its stated design counts
+    # in the section's evidence note as in its reference, not "other" in one and RCT in the other.
+    trial = Article(
+        pmid="444", title="Aspirin after stroke", publication_types=["Journal Article"],
+        abstract=[AbstractSection(label="METHODS", text="Patients were randomized to aspirin.")],
+    )  # fmt: skip
+    fact = VerifiedFact(statement="Aspirin helps", confidence="high", sub_question_id="q1",
+                        sources=[Citation.from_article(trial)])  # fmt: skip
+    note = evidence_quality([fact], {trial.key: 1}, {trial.key: trial})
+    (reference,) = build_references([fact], [], {trial.key: trial})
+    assert reference.study_type == "RCT"
+    assert "(1 RCT)" in note and "No randomised trial" not in note

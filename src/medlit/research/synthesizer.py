@@ -43,7 +43,7 @@ from medlit.research.prompts import (
     messages,
 )
 from medlit.text import counted
-from medlit.types import Article, Citation, StudyType, classify_study_type
+from medlit.types import Article, Citation, StudyType
 
 __all__ = ["build_references", "clean_citations", "count_words", "generate_report"]
 
@@ -182,7 +182,7 @@ def evidence_quality(
     sources = [s for f in facts for s in f.sources]
     sources += [s for d in discrepancies for c in d.claims for s in c.sources]
     keys = {k for s in sources if (k := citation_key(s)) in numbers}
-    types = Counter(classify_study_type(articles[k].publication_types) for k in keys)
+    types = Counter(articles[k].study_type for k in keys)
     design = ", ".join(
         f"{count} {study.label}" for study, count in sorted(types.items(), key=lambda i: -i[0])
     )
