@@ -230,14 +230,13 @@ def decide_verdict(
         if not side:
             continue
         enough = len(side) >= min_sources or any(s.strong for s in side)
+        point = "points" if len(side) == 1 else "point"
         if enough and len(side) >= len(hedged):
             verdict: Verdict = "yes" if name == "yes" else "no"
             strong = sum(s.strong for s in side)
             extra = f", {strong} from a systematic review or RCT" if strong else ""
-            point = "points" if len(side) == 1 else "point"
             statements = counted(len(side), "concluding statement")
             return verdict, f"{statements} {point} to {name}{extra}"
-        point = "points" if len(side) == 1 else "point"
         few = counted(len(side), "source")
         return "uncertain", f"too little evidence to say ({few} {point} to {name})"
     if hedged:
