@@ -7,10 +7,18 @@ import pytest
 from medlit.types import AbstractSection, Article, StudyType, study_type_from_text
 
 
-def article(title: str, methods: str = "", *, types: list[str] | None = None, **kw: str) -> Article:
-    sections = [AbstractSection(label="BACKGROUND", category="BACKGROUND", text=kw.get("bg", ""))]
+def article(
+    title: str,
+    methods: str = "",
+    *,
+    background: str = "",
+    label: str = "METHODS",
+    types: list[str] | None = None,
+) -> Article:
+    """An article with a background section and (if given) a ``label`` section of ``methods``."""
+    sections = [AbstractSection(label="BACKGROUND", category="BACKGROUND", text=background)]
     if methods:
-        sections.append(AbstractSection(label=kw.get("label", "METHODS"), text=methods))
+        sections.append(AbstractSection(label=label, text=methods))
     return Article(pmid="1", title=title, abstract=sections, publication_types=types or [])
 
 
@@ -52,8 +60,8 @@ def test_the_title_counts_and_a_design_or_setting_label_is_a_methods_section() -
 
 
 def test_what_the_background_says_of_other_studies_is_not_this_ones_design() -> None:
-    cited = article("Q?", "Questionnaires were sent.", bg="Earlier meta-analyses of randomized "
-                    "controlled trials found a benefit.")  # fmt: skip
+    cited = article("Q?", "Questionnaires were sent.", background="Earlier meta-analyses of "
+                    "randomized controlled trials found a benefit.")  # fmt: skip
     assert study_type_from_text(cited) is StudyType.OTHER
     assert cited.study_type is StudyType.OTHER
 
