@@ -18,7 +18,8 @@ from medlit.cache.chunking import chunk_article
 from medlit.errors import StorageError
 from medlit.lookups import LookupLane
 from medlit.storage.base import ChunkFilters, Connection, Store
-from medlit.types import AbstractSection, Article
+from medlit.storage.restudy import m005_study_types_from_text
+from medlit.types import AbstractSection, Article, StudyType
 from tests.vectors import unit
 
 BACKENDS = ["sqlite", "postgres"]
@@ -255,6 +256,36 @@ def test_search_chunks_filters(store: Store) -> None:
     assert store.search_chunks(q, 1, ChunkFilters(article_keys=["pmid:2"]))[0].article.pmid == "2"
     assert store.search_chunks(q, 5, ChunkFilters(fetched_after=50.0))[0].article.pmid == "2"
     assert store.search_chunks(q, 5, ChunkFilters(study_types={0})) == []
+
+
+def test_articles_stored_as_other_get_the_design_their_methods_state(store: Store) -> None:
+    """``m005_study_types_from_text``: articles stored before the design was read from the
+    text (the column says "other") are found by a study-type filter once it has run."""
+    trial = article("1").model_copy(
+        update={
+            "publication_types": ["Journal Article"],
+            "abstract": [
+                AbstractSection(
+                    label="METHODS",
+                    category="METHODS",
+                    text="Patients were randomized to dexamethasone or prednisone.",
+                ),
+                AbstractSection(label="RESULTS", text="Relapse rates did not differ."),
+            ],
+        }
+    )
+    plain = article("2").model_copy(update={"publication_types": ["Journal Article"]})
+    put_article(store, trial, seed=1)
+    put_article(store, plain, seed=2)
+    rct, other = ChunkFilters(study_types={int(StudyType.RCT)}), ChunkFilters(study_types={0})
+    assert trial.study_type is StudyType.RCT and plain.study_type is StudyType.OTHER
+    with store.transaction() as conn:  # as a store written before the rules were
+        conn.execute("UPDATE articles SET study_type = 0")
+    assert store.search_chunks(unit(101), 5, rct) == []
+    with store.transaction() as conn:
+        m005_study_types_from_text(conn)
+    assert {m.article.pmid for m in store.search_chunks(unit(101), 5, rct)} == {"1"}
+    assert {m.article.pmid for m in store.search_chunks(unit(101), 5, other)} == {"2"}
 
 
 def test_evict_whole_articles_by_lru(store: Store) -> None:

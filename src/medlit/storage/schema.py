@@ -16,6 +16,7 @@ import time
 from collections.abc import Sequence
 
 from medlit.storage.base import Connection, Migration
+from medlit.storage.restudy import m005_study_types_from_text
 
 __all__ = ["CORE_MIGRATIONS", "apply_migrations", "ensure_migrations_table"]
 
@@ -105,6 +106,7 @@ CORE_MIGRATIONS: list[Migration] = [
     m002_answers,
     m003_evidence,
     m004_answers_per_namespace,
+    m005_study_types_from_text,
 ]
 
 
