@@ -40,6 +40,14 @@ _CHECKED_GROUPS = frozenset({"infant", "child", "elderly"})
 _GROUP_WORDS = {"infant": "infants", "child": "children", "elderly": "older people"}
 
 
+def _groups_spoken(text: str) -> set[str]:
+    """The age groups ``text`` speaks of, for these checks: a study of infants is a study of
+    children too (the converse does not hold: a trial in 2- to 12-year-olds says nothing of
+    newborns)."""
+    groups = age_groups(text.lower())
+    return groups | {"child"} if "infant" in groups else groups
+
+
 @dataclass
 class Unsaid:
     """An answer after the check, what it says about it, and the words of the sentences it
@@ -55,7 +63,7 @@ class Unsaid:
         after every check) speaks of: their words, and their populations ("children" is
         spoken of by "paediatric" too)."""
         lower = text.lower()
-        spoken = age_groups(lower)
+        spoken = _groups_spoken(lower)
         return [w for w in dict.fromkeys(self.words) if w.lower() not in lower] + [
             _GROUP_WORDS[g] for g in dict.fromkeys(self.groups) if g not in spoken
         ]
@@ -83,7 +91,7 @@ def drop_unsaid_subjects(text: str, articles: Mapping[str, Article], question: s
 
     def groups_in(pmid: str) -> set[str]:
         if pmid not in groups_of:
-            groups_of[pmid] = age_groups(articles[pmid].everything_said.lower())
+            groups_of[pmid] = _groups_spoken(articles[pmid].everything_said)
         return groups_of[pmid]
 
     def says(pmid: str, group: str, terms: set[str]) -> bool:
@@ -153,5 +161,5 @@ def populations_unspoken(question: str, text: str, articles: Mapping[str, Articl
         return []
     spoken: set[str] = set()
     for pmid in cited:
-        spoken |= age_groups(articles[pmid].everything_said.lower())
+        spoken |= _groups_spoken(articles[pmid].everything_said)
     return [_GROUP_WORDS[g] for g in sorted(asked - spoken)]

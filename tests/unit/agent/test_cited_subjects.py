@@ -91,3 +91,22 @@ def test_populations_unspoken_are_those_no_cited_article_speaks_of() -> None:
     adults = "Does vancomycin peak concentration monitoring help in adults?"
     assert populations_unspoken(adults, cited_adult, ARTICLES) == []  # adults: not checked
     assert populations_unspoken(QUESTION, "Nothing is cited.", ARTICLES) == []
+
+
+def test_a_study_of_infants_speaks_of_children_but_not_the_converse() -> None:
+    infants = article(
+        "4",
+        "Vancomycin trough monitoring in neonates",
+        "Trough concentration guided vancomycin dosing in 60 newborns.",
+    )
+    articles = {**ARTICLES, "4": infants}
+    text = "Trough concentration guided vancomycin dosing in children [PMID:4]."
+    assert drop_unsaid_subjects(text, articles, QUESTION).text == text
+    assert populations_unspoken(QUESTION, text, articles) == []
+    # Asked of infants, a trial in 2- to 12-year-olds says nothing of them.
+    of_infants = "Does vancomycin peak concentration monitoring help in infants?"
+    cited_children = "Trough concentration guided dosing in infants [PMID:3]."
+    assert drop_unsaid_subjects(cited_children, articles, of_infants).text == ""
+    assert populations_unspoken(of_infants, "Trough levels guided dosing [PMID:3].", articles) == [
+        "infants"
+    ]
