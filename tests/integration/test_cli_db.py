@@ -172,3 +172,6 @@ def test_an_unreachable_database_is_one_line_and_exit_7(monkeypatch: pytest.Monk
     result = runner.invoke(app, ["cache", "stats"])
     assert result.exit_code == 7
     assert "cannot connect" in result.output and "pw@" not in result.output
+    # libpq's hint ("\n\tIs the server running ...") joins the line, not a second one.
+    assert len(result.output.strip().splitlines()) == 1 and "\\t" not in result.output
+    assert "Is the server running" in result.output

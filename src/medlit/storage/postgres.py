@@ -47,6 +47,12 @@ _MEMO_CAP = 100_000
 _TABLES = ("answers", "articles", "chunks", "embedding_memo", "counters")
 
 
+def _reason(exc: BaseException) -> str:
+    """psycopg's message on one line: libpq writes its hint on a second, tab-indented line
+    ("Connection refused\n\tIs the server running ..."), and an error is one line."""
+    return " ".join(str(exc).split())
+
+
 class PostgresStore(PgAnswerOps, PgEvidenceOps):
     """The PostgreSQL + pgvector implementation of :class:`medlit.storage.base.Store`.
 
@@ -95,7 +101,9 @@ class PostgresStore(PgAnswerOps, PgEvidenceOps):
             self._pool.open(wait=True, timeout=30.0)
         except PoolTimeout as exc:
             self._pool.close()
-            raise StorageError(f"cannot connect to the database {self.label}: {exc}") from exc
+            raise StorageError(
+                f"cannot connect to the database {self.label}: {_reason(exc)}"
+            ) from exc
         try:
             migrations = core_migrations(
                 dim, self._cfg.ann_connectivity, self._cfg.ann_expansion_add
@@ -132,7 +140,9 @@ class PostgresStore(PgAnswerOps, PgEvidenceOps):
                 "create it: run CREATE EXTENSION vector as a superuser once"
             ) from exc
         except psycopg.Error as exc:
-            raise StorageError(f"cannot connect to the database {self.label}: {exc}") from exc
+            raise StorageError(
+                f"cannot connect to the database {self.label}: {_reason(exc)}"
+            ) from exc
 
     def _configure(self, conn: psycopg.Connection[Any]) -> None:
         from pgvector.psycopg import register_vector
@@ -189,7 +199,9 @@ class PostgresStore(PgAnswerOps, PgEvidenceOps):
             cm = self._pool.connection(timeout=30.0)
             conn = cm.__enter__()
         except PoolTimeout as exc:
-            raise StorageError(f"no database connection free ({self.label}): {exc}") from exc
+            raise StorageError(
+                f"no database connection free ({self.label}): {_reason(exc)}"
+            ) from exc
         try:
             yield conn
         except BaseException as exc:
@@ -214,7 +226,7 @@ class PostgresStore(PgAnswerOps, PgEvidenceOps):
                 finally:
                     self._local.conn = None
         except psycopg.Error as exc:
-            raise StorageError(f"database write failed: {exc}") from exc
+            raise StorageError(f"database write failed: {_reason(exc)}") from exc
 
     def read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """Run a read query written with ``?`` parameters; errors become StorageError."""
@@ -227,7 +239,7 @@ class PostgresStore(PgAnswerOps, PgEvidenceOps):
             with self._conn() as conn:
                 return conn.execute(sql, params, binary=binary, prepare=prepare).fetchall()
         except psycopg.Error as exc:
-            raise StorageError(f"database read failed: {exc}") from exc
+            raise StorageError(f"database read failed: {_reason(exc)}") from exc
 
     def _search(self, sql: str, params: Mapping[str, Any], ef: int) -> list[tuple[Any, ...]]:
         """A vector search with the given HNSW candidate list, prepared, binary results.
@@ -250,7 +262,7 @@ class PostgresStore(PgAnswerOps, PgEvidenceOps):
                     self._ef.pop(conn, None)  # the SET may not have run: set it next time
                     raise
         except psycopg.Error as exc:
-            raise StorageError(f"database read failed: {exc}") from exc
+            raise StorageError(f"database read failed: {_reason(exc)}") from exc
 
     def apply_migrations(self, component: str, migrations: Sequence[Migration]) -> int:
         """Apply ``component``'s pending migrations in one transaction; returns how many ran.
