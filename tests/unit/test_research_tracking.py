@@ -221,6 +221,35 @@ def test_other_aspects_of_one_subject_are_new_topics(embedder) -> None:  # type:
     assert question_aspects("Does aspirin lower the risk of recurrent stroke?") == frozenset()
 
 
+def test_benefits_and_risks_of_one_comparison_are_two_topics(embedder) -> None:  # type: ignore[no-untyped-def]
+    # The local model's quick plan: both were skipped as visited topics of the first
+    # (similarity 0.93 and 0.91), so the report never looked for the risks.
+    visited = VisitedTopics(embedder, 0.88)
+    visited.add(
+        "What is the primary outcome of interest in elderly patients undergoing laparoscopic "
+        "surgery compared to open surgery?"
+    )
+    benefits = (
+        "What are the potential benefits of laparoscopic surgery compared to open surgery in "
+        "elderly patients?"
+    )
+    risks = (
+        "What are the potential risks associated with laparoscopic surgery compared to open "
+        "surgery in elderly patients?"
+    )
+    assert visited.match(benefits) is None and visited.match(risks) is None
+    visited.add(benefits)
+    assert visited.match(risks) is None
+    assert (
+        visited.match(
+            "What are the advantages of laparoscopic over open surgery in elderly patients?"
+        )
+        is not None
+    )
+    assert question_aspects(risks) == {"harms"}
+    assert question_aspects("What are the risks and benefits of statins?") == {"harms", "benefits"}
+
+
 DEXAMETHASONE = Article(
     pmid="24785562",
     title="Is dexamethasone an effective alternative to oral prednisone in the treatment of "

@@ -45,8 +45,11 @@ _ASPECT_PATTERNS = {
     "risk factors": r"\brisk factors?\b|\bpredictors?\b|\bcauses?\b|\baetiolog|\betiolog",
     "mechanism": r"\bmechanism|\bpathophysiolog|\bpathogenesis\b|\bbiomarker",
     "transmission": r"\btransmi|\bspread\b|\bcontagio",
+    # "risks" plural: "the risk of stroke" is what a treatment lowers, "the risks of surgery"
+    # what it costs.
     "harms": r"\badverse\b|\bside effects?\b|\bsafety\b|\bsafe\b|\bbleeding\b|\bharms?\b"
-    r"|\btoxicit",
+    r"|\btoxicit|\brisks\b|\bdisadvantages?\b|\bdrawbacks?\b",
+    "benefits": r"\bbenefits?\b|\bbeneficial\b|\badvantages?\b",
     "cost": r"\bcosts?\b|\bcost-effective|\beconomic",
     "treatment": r"\btreatments?\b|\btherap(?:y|ies)\b|\bmanagement\b",
 }
