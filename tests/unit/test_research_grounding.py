@@ -275,3 +275,17 @@ def test_a_sentence_speaking_of_more_studies_than_it_cites_is_left_out() -> None
     support = fact_support([pooled], [], numbers)
     sentence = f"A meta-analysis of 12 trials found that {statement.lower()} [1]."
     assert ground_text(sentence, question, support).text == sentence
+
+
+def test_a_sentence_about_the_prompt_not_the_literature_is_left_out() -> None:
+    question = "Does hypoglycaemia increase the risk of cardiovascular events in diabetes?"
+    statement = "Severe hypoglycaemia is associated with an increased risk for CV outcomes"
+    fact, numbers = _fact(statement, question)
+    support = fact_support([fact], [], numbers)
+    for prompt_talk in (  # the first as the local model wrote it in a section
+        f"{statement} [1], as indicated by the low confidence level in the verified facts [1].",
+        f"According to the facts provided, {statement.lower()} [1].",
+    ):
+        assert ground_text(prompt_talk, question, support).removed == [prompt_talk]
+    kept = f"{statement} (95% confidence level) [1]."
+    assert ground_text(kept, question, support).text == kept

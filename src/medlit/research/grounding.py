@@ -53,6 +53,15 @@ _NEGATION = re.compile(
 )
 
 _CITED = re.compile(r"\[(\d+(?:\s*[-–,;]\s*\d+)*)\]")
+# Words about the prompt, not the literature: the local model wrote "..., as indicated by the
+# low confidence level in the verified facts [1]" into a section. What the facts rest on is the
+# section's evidence note's to say, counted from the facts themselves (the model's retelling
+# of the prompt's confidence tags can be wrong); a "95% confidence level" is a statistic.
+_PROMPT_TALK = re.compile(
+    r"\b(?:verified|given|provided|listed|above) facts?\b|\bfacts? (?:given|provided|listed|"
+    r"above)\b|(?<![\d%] )\bconfidence (?:level|score|rating)s?\b",
+    re.I,
+)
 _NUMBERS_ECHO = re.compile(r"\(numbers?:\s*([^()]*)\)", re.I)
 
 
@@ -248,7 +257,8 @@ def ground_text(text: str, question: str, support: dict[int, set[str]]) -> Groun
 
     A sentence stays when it cites a reference in ``support``, every subject word of the
     question it uses occurs in what those references stand behind, and it names nothing they
-    name otherwise ("vitamin D" where their facts say vitamin C). Paragraphs are kept;
+    name otherwise ("vitamin D" where their facts say vitamin C), and it does not speak of the
+    prompt ("the verified facts", "their confidence level"). Paragraphs are kept;
     sentences are cut by syntok ("0.67 vs. 1.58 mmol/l" is not two sentences), and a piece
     without words ("(1.0, 0.96-1.05) [1]") belongs to the sentence before it.
     """
@@ -270,6 +280,7 @@ def ground_text(text: str, question: str, support: dict[int, set[str]]) -> Groun
                 and named
                 and _says_something(sentence)
                 and not _overcounts(sentence, len(cited), backing)
+                and not _PROMPT_TALK.search(sentence)
             )
             (kept if grounded else removed).append(sentence)
         if kept:
