@@ -260,9 +260,15 @@ def test_a_title_does_not_claim_a_study_design_the_report_is_not() -> None:
         "A Systematic Review of Statins": "Research report: Q?",
         "Leptin in advanced lung cancer": "Leptin in advanced lung cancer",
         "  ": "Research report: Q?",
+        "Dexamethasone for Pediatric Asthma Exacerbations: A Comparative Study": (
+            "Dexamethasone for Pediatric Asthma Exacerbations"
+        ),
     }
     for drafted, title in cases.items():
         assert report_title(drafted, "Q?") == title
+    # Evidence that does not answer the question gets no topic of the model's making.
+    drafted = "Comparison of Laparoscopic and Open Surgery in Elderly Patients for Weight Loss"
+    assert report_title(drafted, "Q?", answered=False) == "Research report: Q?"
 
 
 def test_the_evidence_note_and_the_references_give_an_unindexed_article_one_design() -> None:

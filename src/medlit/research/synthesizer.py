@@ -250,18 +250,23 @@ async def _write_section(
     )
 
 
-# What the report is not: a model titled a 6-article report "... : A Systematic Review".
+# What the report is not: a model titled a 6-article report "... : A Systematic Review", and
+# one a report on one review "...: A Comparative Study".
 _STUDY_DESIGN = re.compile(
     r"\b(?:systematic|scoping|umbrella|narrative|literature)\s+review|\bmeta-?\s?analys[ie]s"
-    r"|\brandomi[sz]ed\s+(?:controlled\s+)?trial",
+    r"|\brandomi[sz]ed\s+(?:controlled\s+)?trial"
+    r"|\b(?:comparative|cohort|case-control|cross-sectional|observational)\s+study",
     re.I,
 )
 
 
-def report_title(drafted: str, question: str) -> str:
+def report_title(drafted: str, question: str, *, answered: bool = True) -> str:
     """The drafted title without a claim of a study design the report is not ("...: A
-    Systematic Review" loses its subtitle); the question's own when nothing else is left."""
-    title = " ".join(drafted.split())
+    Systematic Review" loses its subtitle); the question's own when nothing else is left, or
+    when the evidence did not answer the question (asked about laparoscopic vs open surgery in
+    elderly patients, the local model titled a report whose one fact was on sleeve gastrectomy
+    "... in Elderly Patients for Weight Loss": a topic the report does not cover)."""
+    title = " ".join(drafted.split()) if answered else ""
     if _STUDY_DESIGN.search(title):
         parts = [p for p in re.split(r"\s*(?::|\s[-\u2013\u2014]\s)\s*", title) if p]
         title = ": ".join(p for p in parts if not _STUDY_DESIGN.search(p))
@@ -428,7 +433,7 @@ async def generate_report(
             "(marked short): the evidence is thin."
         )
     return NarrativeReport(
-        title=report_title(summary.title, question),
+        title=report_title(summary.title, question, answered=grounded.answered),
         question=question,
         executive_summary=executive_summary,
         sections=sections,
