@@ -13,6 +13,7 @@ from medlit.research.researcher import (
     quotes_a_result,
     result_sentence_for,
     search_term,
+    search_terms,
 )
 from medlit.research.tracking import (
     Budget,
@@ -194,6 +195,24 @@ def test_a_claim_in_the_questions_words_about_another_subject_is_dropped() -> No
         claim="Metabolic syndrome increases the risk of cardiovascular events.", quote=quote
     )
     assert researcher._finding(question, METS, said) is not None
+
+
+def test_the_three_word_query_takes_the_rarest_words_not_the_longest() -> None:
+    # The local model's sub-question: the longest words gave "interest AND undergoing AND
+    # laparoscopic", which found nothing; the on-point article (24267613) says "elderly",
+    # "laparoscopic" and "outcome", and "underwent".
+    question = SubQuestion(
+        id="q1",
+        text="What is the primary outcome of interest in elderly patients undergoing "
+        "laparoscopic surgery compared to open surgery?",
+    )
+    assert search_terms(question)[2] == "outcome AND elderly AND laparoscopic"
+    dexamethasone = SubQuestion(
+        id="q2",
+        text="Is dexamethasone an effective alternative to oral prednisone in the treatment of "
+        "pediatric asthma exacerbations?",
+    )
+    assert search_terms(dexamethasone)[2] == "dexamethasone AND prednisone AND exacerbations"
 
 
 def test_search_term_keeps_content_words() -> None:

@@ -222,6 +222,10 @@ _STOPWORDS |= frozenset(
     """according published studies study literature research evidence say says known tell
     data show shows shown suggest suggests""".split()  # noqa: SIM905
 )
+# A verb that frames who was studied ("elderly patients undergoing laparoscopic surgery"):
+# ANDed into a PubMed query it loses every abstract that says "underwent" instead, as the one
+# on-point PubMedQA article did ("patients underwent total laparoscopic fundoplication").
+_STOPWORDS |= frozenset("undergo undergoes undergoing underwent undergone".split())  # noqa: SIM905
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-\+/']*[A-Za-z0-9+]|[A-Za-z0-9]")
 
 # Openings and words that make a question depend on what was said before.

@@ -203,15 +203,19 @@ def search_terms(question: SubQuestion, *, max_terms: int = 8) -> list[str]:
     """The queries to try for a sub-question, narrowest first, each broader than the last.
 
     PubMed ANDs every word it cannot map, so a precise query often finds nothing: then the
-    sub-question's own content words (AND), its three most specific words, and finally the
-    words ORed (as ``ask`` broadens, :mod:`medlit.agent.query`).
+    sub-question's own content words (AND), its three most specific words (the rarest in
+    English: "laparoscopic", "undergoing", "elderly", not the longer "interest" of "the
+    outcome of interest"), and finally the words ORed (as ``ask`` broadens,
+    :mod:`medlit.agent.query`).
     """
+    from wordfreq import zipf_frequency  # its English table loads once (0.5 s)
+
     from medlit.agent.query import build_queries, query_terms
 
     planned = (question.search_query or search_term(question.text)).strip()
     narrow, broad = build_queries(question.text, max_terms=max_terms)
     terms = query_terms(question.text, max_terms=max_terms)
-    fewest = sorted(terms, key=lambda t: (-len(t), terms.index(t)))[:3]
+    fewest = sorted(terms, key=lambda t: (zipf_frequency(t, "en"), -len(t), terms.index(t)))[:3]
     fewer = " AND ".join(t for t in terms if t in fewest)
     queries = [planned, narrow, fewer, broad]
     return [q for q in dict.fromkeys(queries) if q]
