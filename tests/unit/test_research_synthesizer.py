@@ -284,3 +284,49 @@ def test_the_evidence_note_and_the_references_give_an_unindexed_article_one_desi
     (reference,) = build_references([fact], [], {trial.key: trial})
     assert reference.study_type == "RCT"
     assert "(1 RCT)" in note and "No randomised trial" not in note
+
+
+async def test_a_report_whose_evidence_does_not_answer_is_titled_by_its_question() -> None:
+    # The local model's report: its one fact was on sleeve gastrectomy, its summary said
+    # nothing a fact backs, but its one section did (the title once read that section's check).
+    question = "Does laparoscopic surgery improve outcomes compared with open surgery in elderly?"
+    sleeve = Article(
+        pmid="24827404",
+        title="Is resected stomach volume related to weight loss after laparoscopic sleeve "
+        "gastrectomy?",
+    )
+    fact = VerifiedFact(
+        statement="Mean excess body weight loss was 62% at 12 months after sleeve gastrectomy",
+        confidence="low",
+        sub_question_id="q1",
+        sources=[Citation.from_article(sleeve)],
+    )
+    plan = ResearchPlan(
+        question=question, depth="quick", sub_questions=[SubQuestion(id="q1", text=question)]
+    )
+
+    def answer(task: str, msgs: list[dict[str, str]]) -> Any:
+        if msgs[0]["content"].startswith("medlit research: summary"):
+            return {
+                "title": "Comparison of Laparoscopic and Open Surgery in Elderly Patients for "
+                "Weight Loss",
+                "executive_summary": "Laparoscopic surgery improves outcomes in the elderly [1].",
+            }
+        return {
+            "heading": "Weight loss",
+            "content": "Mean excess body weight loss was 62% at 12 months after sleeve "
+            "gastrectomy [1].",
+        }
+
+    report = await generate_report(
+        question,
+        [fact],
+        [],
+        {sleeve.key: sleeve},
+        ScriptedLLM(answer),
+        ResearchSettings(min_section_words=50, expand_tries=0),
+        plan=plan,
+    )
+    assert report.executive_summary.startswith("The evidence found does not answer")
+    assert report.sections[0].content.startswith("Mean excess body weight loss")
+    assert report.title == f"Research report: {question}"

@@ -380,6 +380,7 @@ async def generate_report(
     support = fact_support(facts, references, numbers, discrepancies)
     grounded = ground_summary(executive_summary, question, facts, numbers, support)
     executive_summary = grounded.text
+    title = report_title(summary.title, question, answered=grounded.answered)
     if grounded.removed:
         log.warning("summary_sentences_removed", sentences=[s[:120] for s in grounded.removed])
         limitations.append(
@@ -433,7 +434,7 @@ async def generate_report(
             "(marked short): the evidence is thin."
         )
     return NarrativeReport(
-        title=report_title(summary.title, question, answered=grounded.answered),
+        title=title,
         question=question,
         executive_summary=executive_summary,
         sections=sections,
