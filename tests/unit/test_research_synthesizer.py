@@ -266,9 +266,17 @@ def test_a_title_does_not_claim_a_study_design_the_report_is_not() -> None:
     }
     for drafted, title in cases.items():
         assert report_title(drafted, "Q?") == title
-    # Evidence that does not answer the question gets no topic of the model's making.
+    # Evidence that does not answer the question gets no topic of the model's making; a title
+    # in the question's words stays.
+    question = "Does laparoscopic surgery improve outcomes compared with open surgery in elderly?"
     drafted = "Comparison of Laparoscopic and Open Surgery in Elderly Patients for Weight Loss"
-    assert report_title(drafted, "Q?", answered=False) == "Research report: Q?"
+    assert report_title(drafted, question, answered=False) == f"Research report: {question}"
+    assert report_title(drafted, question) == drafted
+    kept = "Laparoscopic Surgery vs. Open Surgery in the Elderly: A Comparative Study"
+    assert (
+        report_title(kept, question, answered=False)
+        == "Laparoscopic Surgery vs. Open Surgery in the Elderly"
+    )
 
 
 def test_the_evidence_note_and_the_references_give_an_unindexed_article_one_design() -> None:

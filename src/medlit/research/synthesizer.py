@@ -22,6 +22,7 @@ from medlit.research.grounding import (
     ground_text,
     same_finding,
     section_fallback,
+    word_stems,
 )
 from medlit.research.models import (
     Discrepancy,
@@ -260,16 +261,27 @@ _STUDY_DESIGN = re.compile(
 )
 
 
+# Words a title frames its subject with ("Comparison of ...", "The Role of ...").
+_TITLE_FRAMING = word_stems(
+    "comparison versus vs effect role impact evidence overview use outcome evaluation "
+    "assessment analysis efficacy effectiveness research report literature current review "
+    "after before during over under"
+)
+
+
 def report_title(drafted: str, question: str, *, answered: bool = True) -> str:
     """The drafted title without a claim of a study design the report is not ("...: A
     Systematic Review" loses its subtitle); the question's own when nothing else is left, or
-    when the evidence did not answer the question (asked about laparoscopic vs open surgery in
-    elderly patients, the local model titled a report whose one fact was on sleeve gastrectomy
-    "... in Elderly Patients for Weight Loss": a topic the report does not cover)."""
-    title = " ".join(drafted.split()) if answered else ""
+    when the evidence did not answer the question and the title names what the question did
+    not (asked about laparoscopic vs open surgery in elderly patients, the local model titled
+    a report whose one fact was on sleeve gastrectomy "... in Elderly Patients for Weight
+    Loss": a topic the report does not cover). A title in the question's words stays."""
+    title = " ".join(drafted.split())
     if _STUDY_DESIGN.search(title):
         parts = [p for p in re.split(r"\s*(?::|\s[-\u2013\u2014]\s)\s*", title) if p]
         title = ": ".join(p for p in parts if not _STUDY_DESIGN.search(p))
+    if not answered and word_stems(title) - word_stems(question) - _TITLE_FRAMING:
+        title = ""
     return title.strip(" :") or f"Research report: {question}"
 
 
