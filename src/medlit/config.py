@@ -11,9 +11,9 @@ import functools
 import hashlib
 import json
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 __all__ = [
@@ -508,8 +508,37 @@ class ResearchDepth(_Section):
     )
 
 
-def _depth(**values: float) -> ResearchDepth:
-    return ResearchDepth(**values)
+#: Each depth's limits. An override (``MEDLIT_RESEARCH_DEEP='{"max_seconds": 100}'``) changes
+#: the fields it names and keeps the rest of its own depth's.
+_DEPTHS: dict[str, dict[str, float]] = {
+    "quick": {
+        "min_sub_questions": 3,
+        "max_sub_questions": 4,
+        "max_depth": 1,
+        "results_per_question": 3,
+        "max_provider_calls": 30,
+        "max_llm_calls": 25,
+        "max_seconds": 300.0,
+    },
+    "standard": {
+        "min_sub_questions": 4,
+        "max_sub_questions": 6,
+        "max_depth": 2,
+        "results_per_question": 5,
+        "max_provider_calls": 80,
+        "max_llm_calls": 70,
+        "max_seconds": 900.0,
+    },
+    "deep": {
+        "min_sub_questions": 5,
+        "max_sub_questions": 10,
+        "max_depth": 3,
+        "results_per_question": 8,
+        "max_provider_calls": 200,
+        "max_llm_calls": 200,
+        "max_seconds": 2400.0,
+    },
+}
 
 
 class ResearchSettings(_Section):
@@ -526,41 +555,26 @@ class ResearchSettings(_Section):
         "of it); a job whose process died is picked up again by a worker after this long.",
     )
     quick: ResearchDepth = Field(
-        default_factory=lambda: _depth(
-            min_sub_questions=3,
-            max_sub_questions=4,
-            max_depth=1,
-            results_per_question=3,
-            max_provider_calls=30,
-            max_llm_calls=25,
-            max_seconds=300.0,
-        ),
+        default_factory=lambda: ResearchDepth(**_DEPTHS["quick"]),
         description="Limits of --depth quick.",
     )
     standard: ResearchDepth = Field(
-        default_factory=lambda: _depth(
-            min_sub_questions=4,
-            max_sub_questions=6,
-            max_depth=2,
-            results_per_question=5,
-            max_provider_calls=80,
-            max_llm_calls=70,
-            max_seconds=900.0,
-        ),
+        default_factory=lambda: ResearchDepth(**_DEPTHS["standard"]),
         description="Limits of --depth standard (the default).",
     )
     deep: ResearchDepth = Field(
-        default_factory=lambda: _depth(
-            min_sub_questions=5,
-            max_sub_questions=10,
-            max_depth=3,
-            results_per_question=8,
-            max_provider_calls=200,
-            max_llm_calls=200,
-            max_seconds=2400.0,
-        ),
+        default_factory=lambda: ResearchDepth(**_DEPTHS["deep"]),
         description="Limits of --depth deep.",
     )
+
+    @field_validator("quick", "standard", "deep", mode="before")
+    @classmethod
+    def _over_own_depth(cls, value: Any, info: ValidationInfo) -> Any:
+        """A partial override keeps its own depth's other limits, not quick's."""
+        if isinstance(value, dict) and info.field_name is not None:
+            return {**_DEPTHS[info.field_name], **value}
+        return value
+
     max_follow_ups: int = Field(
         2, ge=0, description="Follow-up sub-questions one sub-question may raise (recursion)."
     )

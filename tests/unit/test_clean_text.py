@@ -86,6 +86,20 @@ def test_good_urls_and_task_names_pass(monkeypatch: pytest.MonkeyPatch) -> None:
     assert settings.llm.tasks["synthesize"].model == "big"
 
 
+def test_a_research_depth_override_keeps_that_depths_other_limits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The README's example form: one field named. It once replaced the whole depth, the
+    # fields not named taking quick's values (a "deep" job of 4 sub-questions, 25 LLM calls).
+    monkeypatch.setenv("MEDLIT_RESEARCH_DEEP", '{"max_seconds": 100}')
+    monkeypatch.setenv("MEDLIT_RESEARCH_QUICK", '{"max_llm_calls": 10}')
+    research = Settings().research
+    assert research.deep.max_seconds == 100 and research.deep.max_sub_questions == 10
+    assert research.deep.max_llm_calls == 200 and research.deep.max_depth == 3
+    assert research.quick.max_llm_calls == 10 and research.quick.max_seconds == 300
+    assert research.standard.max_sub_questions == 6
+
+
 def test_repeated_sentences_are_dropped_once_said() -> None:
     from medlit.text import drop_repeated_sentences
 
