@@ -55,6 +55,11 @@ class CacheInfo(BaseModel):
 
     tier1: Literal["hit", "miss"] = Field(description="Whether the answer cache served it.")
     miss_reason: str | None = Field(None, description="Why tier 1 missed (or was bypassed).")
+    guard_reason: str | None = Field(
+        None,
+        description="On a guard_rejected miss: why the closest cached question's answer does "
+        "not answer this one, e.g. 'different drug: ibuprofen vs acetaminophen'.",
+    )
     evidence_reused: int = Field(0, description="Tier-2 chunks used that were not fetched now.")
     similarity: float | None = Field(None, description="Best tier-1 similarity seen.")
     matched_question: str | None = Field(
@@ -116,6 +121,7 @@ class AskResult(BaseModel):
             cache=CacheInfo(
                 tier1="hit" if state.get("cache_hit") else "miss",
                 miss_reason=None if state.get("cache_hit") else state.get("miss_reason"),
+                guard_reason=None if state.get("cache_hit") else state.get("guard_reason"),
                 evidence_reused=state.get("evidence_reused", 0),
                 similarity=state.get("similarity"),
                 matched_question=(state.get("cache_payload") or {}).get("question")

@@ -316,6 +316,7 @@ async def test_a_follow_up_about_children_is_not_served_the_answer_that_named_no
     assert "children" in follow.standalone_question
     assert follow.cache.tier1 == "miss", follow.cache
     assert follow.cache.miss_reason == "guard_rejected"
+    assert follow.cache.guard_reason is not None and "child" in follow.cache.guard_reason
 
 
 def _is_plan(request: dict[str, object]) -> bool:

@@ -230,7 +230,7 @@ class AskNodes:
         ``count_miss=False``: a miss is left uncounted, for a caller that may look again.
         """
         if not state.get("use_cache", True) or not self.deps.settings.cache.enabled:
-            return {"cache_hit": False, "miss_reason": "disabled"}
+            return {"cache_hit": False, "miss_reason": "disabled", "guard_reason": None}
         lookup = await self.deps.lookup_answer(
             state["standalone_question"],
             state["query_vector"],
@@ -242,6 +242,7 @@ class AskNodes:
             return {
                 "cache_hit": False,
                 "miss_reason": lookup.miss_reason,
+                "guard_reason": lookup.guard_reason,
                 "similarity": round(lookup.similarity, 4) if lookup.similarity else None,
             }
         entry = lookup.entry
@@ -252,6 +253,7 @@ class AskNodes:
             "similarity": round(lookup.similarity, 4),
             "verified_by": lookup.verified_by,
             "miss_reason": None,
+            "guard_reason": None,
             "final_answer": entry.answer,
             "verdict": entry.verdict if entry.verdict in ("yes", "no", "uncertain") else None,
             "citations": list(entry.citations),  # the entry is this lookup's own copy

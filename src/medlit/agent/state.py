@@ -68,6 +68,7 @@ class AgentState(TypedDict, total=False):
     cache_hit: bool
     cache_payload: dict[str, Any] | None
     miss_reason: str | None
+    guard_reason: str | None  # why the guard refused the closest cached question
     similarity: float | None
     verified_by: str | None  # the verifier model, on a hit from the verified band
 
@@ -139,6 +140,7 @@ def initial_state(
         cache_hit=False,
         cache_payload=None,
         miss_reason=None,
+        guard_reason=None,
         similarity=None,
         verified_by=None,
         anchor_chunks=[],

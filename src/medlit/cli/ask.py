@@ -138,7 +138,10 @@ def _render(result: AskResult) -> None:
     for warning in result.warnings:
         err_console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
     cache = result.cache
-    status = "hit" if cache.tier1 == "hit" else f"miss ({cache.miss_reason or 'n/a'})"
+    reason = cache.miss_reason or "n/a"
+    if cache.guard_reason:  # "guard_rejected: different drug: ibuprofen vs acetaminophen"
+        reason += f": {escape(cache.guard_reason)}"
+    status = "hit" if cache.tier1 == "hit" else f"miss ({reason})"
     if cache.verified_by:
         status += f" (similarity {cache.similarity}, verified by {escape(cache.verified_by)})"
     calls = result.api_calls
