@@ -242,7 +242,9 @@ def research_status(
 @run
 def research_list(
     limit: Annotated[int, typer.Option("--limit", "-n", help="Jobs to show.")] = 20,
-    as_json: JsonOption = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the jobs as one JSON list.")
+    ] = False,
 ) -> None:
     """List research jobs, newest first."""
     from rich.markup import escape
