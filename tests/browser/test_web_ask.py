@@ -261,6 +261,17 @@ def test_cached_answer_says_how_old_it_is(served: Served, open_page: Any) -> Non
     assert f"same question as “{ASK_QUESTION}”, asked 3 days ago" in note, note
 
 
+def test_a_cached_answer_the_guard_refused_says_why(served: Served, open_page: Any) -> None:
+    assert served.post("/v1/ask", json={"question": ASK_QUESTION}).is_success  # cached
+    page = open_page(WIDTHS["desktop"])
+    ask(page, "Does aspirin cause stroke in adults?")  # 0.97 to it, the other direction
+    assert page.is_visible("#ask-result"), page.inner_text("#ask-error")
+    assert not page.is_visible("#cache-note")  # no "Refresh": it came from the literature
+    meta = page.inner_text("#ask-meta")
+    assert "not from cache: a similar question's answer did not fit" in meta, meta
+    assert "different direction: up vs down" in meta, meta
+
+
 def test_service_unreachable_is_a_readable_message(served: Served, open_page: Any) -> None:
     page = open_page(WIDTHS["phone"])
     page.route("**/v1/ask", lambda route: route.abort("connectionrefused"))
