@@ -204,9 +204,8 @@ def search_terms(question: SubQuestion, *, max_terms: int = 8) -> list[str]:
 
     PubMed ANDs every word it cannot map, so a precise query often finds nothing: then the
     sub-question's own content words (AND), its three most specific words (the rarest in
-    English: "laparoscopic", "undergoing", "elderly", not the longer "interest" of "the
-    outcome of interest"), and finally the words ORed (as ``ask`` broadens,
-    :mod:`medlit.agent.query`).
+    English: "laparoscopic", "elderly", "outcome", not the longer "interest" of "the outcome
+    of interest"), and finally the words ORed (as ``ask`` broadens, :mod:`medlit.agent.query`).
     """
     from wordfreq import zipf_frequency  # its English table loads once (0.5 s)
 
