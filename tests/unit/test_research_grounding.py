@@ -11,6 +11,7 @@ from medlit.research.grounding import (
     fact_support,
     ground_summary,
     ground_text,
+    question_parts,
     unsaid_in_article,
 )
 from medlit.research.models import Reference, VerifiedFact
@@ -289,3 +290,37 @@ def test_a_sentence_about_the_prompt_not_the_literature_is_left_out() -> None:
         assert ground_text(prompt_talk, question, support).removed == [prompt_talk]
     kept = f"{statement} (95% confidence level) [1]."
     assert ground_text(kept, question, support).text == kept
+
+
+def test_a_fact_answering_one_ask_of_a_two_part_question_speaks_of_the_question() -> None:
+    # The local model's report said "The evidence found does not answer this question" over
+    # the one fact that answered its first half.
+    question = (
+        "Is laparoscopic cholecystectomy safe as a day case procedure, and does patient sex "
+        "affect its outcome?"
+    )
+    assert question_parts(question)[1:] == [
+        "Is laparoscopic cholecystectomy safe as a day case procedure",
+        "does patient sex affect its outcome",
+    ]
+    assert question_parts("Does aspirin and clopidogrel prevent stroke?") == [
+        "Does aspirin and clopidogrel prevent stroke?"
+    ]
+    fact, numbers = _fact(
+        "Laparoscopic cholecystectomy is safe as a day case procedure",
+        "Is laparoscopic cholecystectomy safe and acceptable as a day case procedure?",
+    )
+    support = fact_support([fact], [], numbers)
+    drafted = "This systematic review evaluates the safety of day case surgery."
+    grounded = ground_summary(drafted, question, [fact], numbers, support)
+    assert grounded.text.startswith("No sentence of the drafted summary could be tied")
+    assert grounded.answered
+
+
+def test_a_sentence_framed_by_the_prompts_facts_is_checked_without_the_frame() -> None:
+    question = "Does hypoglycaemia increase the risk of cardiovascular events in diabetes?"
+    statement = "Severe hypoglycaemia is associated with an increased risk for CV outcomes"
+    fact, numbers = _fact(statement, question)
+    support = fact_support([fact], [], numbers)
+    framed = f"The verified facts indicate that {statement[0].lower()}{statement[1:]} [1]."
+    assert ground_text(framed, question, support).text == f"{statement} [1]."

@@ -34,6 +34,7 @@ __all__ = [
     "ground_summary",
     "ground_text",
     "not_answered",
+    "question_parts",
     "same_finding",
     "section_fallback",
     "unsaid_in_article",
@@ -269,7 +270,8 @@ def ground_text(text: str, question: str, support: dict[int, set[str]]) -> Groun
     text = _NUMBERS_ECHO.sub(r"(\1)", text)
     for paragraph in re.split(r"\n\s*\n", text.strip()):
         kept: list[str] = []
-        for sentence in _sentences(paragraph):
+        for drafted in _sentences(paragraph):
+            sentence = _unframed(drafted)
             cited = _numbers(sentence) & set(support)
             used = anchors & set(normalise_topic(_CITED.sub(" ", sentence)).split())
             backing = set().union(*(support[n] for n in cited)) if cited else set()
@@ -282,7 +284,10 @@ def ground_text(text: str, question: str, support: dict[int, set[str]]) -> Groun
                 and not _overcounts(sentence, len(cited), backing)
                 and not _PROMPT_TALK.search(sentence)
             )
-            (kept if grounded else removed).append(sentence)
+            if grounded:
+                kept.append(sentence)
+            else:
+                removed.append(drafted)
         if kept:
             paragraphs.append(" ".join(kept))
     return GroundedSummary("\n\n".join(paragraphs), removed, answered=bool(paragraphs))
@@ -295,6 +300,25 @@ _COUNTED = re.compile(
     r"(?:studies|trials|articles|reports|papers|sources|reviews|cohorts|analyses)\b",
     re.I,
 )
+
+
+# "The verified facts indicate that X [1]": the prompt's frame around a finding.
+_PROMPT_FRAME = re.compile(
+    r"^(?:the|these)\s+(?:verified\s+|given\s+|provided\s+)?facts\s+(?:on\s+this\s+topic\s+)?"
+    r"(?:indicate|show|suggest|state|demonstrate|reveal)s?\s+that\s+(?=\w)",
+    re.I,
+)
+
+
+def _unframed(sentence: str) -> str:
+    """``sentence`` without an opening that speaks of the prompt's facts ("The verified facts
+    indicate that laparoscopic cholecystectomy is ... [1]" is checked as "Laparoscopic
+    cholecystectomy is ... [1]")."""
+    match = _PROMPT_FRAME.match(sentence)
+    if match is None:
+        return sentence
+    rest = sentence[match.end() :]
+    return rest if rest[1:2].isupper() else rest[0].upper() + rest[1:]  # "mRNA" stays
 
 
 def _overcounts(sentence: str, references: int, backing: set[str]) -> bool:
@@ -349,11 +373,28 @@ def ground_summary(
     grounded = ground_text(summary, question, support)
     if grounded.answered:
         return grounded
-    anchors = anchor_terms(question)
-    on_question = [fact for fact in facts if _on_question(fact, anchors, numbers)]
+    parts = [anchor_terms(part) for part in question_parts(question)]
+    on_question = [f for f in facts if any(_on_question(f, part, numbers) for part in parts)]
     if on_question:
         return GroundedSummary(facts_as_found(on_question, numbers), grounded.removed)
     return GroundedSummary(not_answered(facts, numbers), grounded.removed, answered=False)
+
+
+# Where a question asks a second thing: ", and does ...", "; what ...", ", and at what ...".
+_SECOND_ASK = re.compile(
+    r"\s*(?:[,;]\s*(?:and\s+|but\s+)?|\s+and\s+)(?=(?:does|do|did|is|are|was|were|can|could|"
+    r"should|will|would|has|have|what|which|how|when|who|at what|to what|if so)\b)",
+    re.I,
+)
+
+
+def question_parts(question: str) -> list[str]:
+    """The things a question asks: the whole question, and each of its asks when it asks more
+    than one ("Is laparoscopic cholecystectomy safe as a day case procedure, and does patient
+    sex affect its outcome?"): a fact that answers one of them speaks of the question."""
+    pieces = [p.strip(" ,;?") for p in _SECOND_ASK.split(question)]
+    asks = [p for p in pieces if anchor_terms(p)]
+    return [question, *asks] if len(asks) > 1 else [question]
 
 
 def _on_question(fact: VerifiedFact, anchors: set[str], numbers: dict[str, int]) -> bool:
