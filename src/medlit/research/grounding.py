@@ -380,21 +380,26 @@ def ground_summary(
     return GroundedSummary(not_answered(facts, numbers), grounded.removed, answered=False)
 
 
-# Where a question asks a second thing: ", and does ...", "; what ...", ", and at what ...".
-_SECOND_ASK = re.compile(
-    r"\s*(?:[,;]\s*(?:and\s+|but\s+)?|\s+and\s+)(?=(?:does|do|did|is|are|was|were|can|could|"
-    r"should|will|would|has|have|what|which|how|when|who|at what|to what|if so)\b)",
-    re.I,
+_ASKING = (
+    r"(?:does|do|did|is|are|was|were|can|could|should|will|would|has|have|what|which|how|when|"
+    r"who|at what|to what|if so)\b"
 )
+# Where a question asks a second thing: ", and does ...", "; what ...", ", and at what ...".
+_SECOND_ASK = re.compile(rf"\s*(?:[,;]\s*(?:and\s+|but\s+)?|\s+and\s+)(?={_ASKING})", re.I)
+_ASKS = re.compile(_ASKING, re.I)
 
 
 def question_parts(question: str) -> list[str]:
     """The things a question asks: the whole question, and each of its asks when it asks more
     than one ("Is laparoscopic cholecystectomy safe as a day case procedure, and does patient
-    sex affect its outcome?"): a fact that answers one of them speaks of the question."""
+    sex affect its outcome?"): a fact that answers one of them speaks of the question. Each
+    part must be a question of its own ("In patients with diabetes, is metformin safe?" asks
+    one thing)."""
     pieces = [p.strip(" ,;?") for p in _SECOND_ASK.split(question)]
     asks = [p for p in pieces if anchor_terms(p)]
-    return [question, *asks] if len(asks) > 1 else [question]
+    if len(asks) < 2 or not all(_ASKS.match(p) for p in pieces):
+        return [question]
+    return [question, *asks]
 
 
 def _on_question(fact: VerifiedFact, anchors: set[str], numbers: dict[str, int]) -> bool:
