@@ -315,7 +315,11 @@ def test_a_fact_answering_one_ask_of_a_two_part_question_speaks_of_the_question(
     support = fact_support([fact], [], numbers)
     drafted = "This systematic review evaluates the safety of day case surgery."
     grounded = ground_summary(drafted, question, [fact], numbers, support)
-    assert grounded.text.startswith("No sentence of the drafted summary could be tied")
+    assert grounded.text == (
+        "No sentence of the drafted summary could be tied to a verified fact, so the verified "
+        f"facts on the question are given as found: {fact.statement} [1]. No verified fact "
+        "answers the rest of the question: does patient sex affect its outcome?"
+    )
     assert grounded.answered
 
 

@@ -373,11 +373,24 @@ def ground_summary(
     grounded = ground_text(summary, question, support)
     if grounded.answered:
         return grounded
-    parts = [anchor_terms(part) for part in question_parts(question)]
+    asks = question_parts(question)
+    parts = [anchor_terms(ask) for ask in asks]
     on_question = [f for f in facts if any(_on_question(f, part, numbers) for part in parts)]
-    if on_question:
-        return GroundedSummary(facts_as_found(on_question, numbers), grounded.removed)
-    return GroundedSummary(not_answered(facts, numbers), grounded.removed, answered=False)
+    if not on_question:
+        return GroundedSummary(not_answered(facts, numbers), grounded.removed, answered=False)
+    text = facts_as_found(on_question, numbers)
+    # A two-part question whose facts answer one part: the other is said to be unanswered,
+    # not passed over (the reader would take silence for an answer).
+    unanswered = [
+        ask
+        for ask, part in zip(asks[1:], parts[1:], strict=True)
+        if not any(_on_question(f, part, numbers) for f in on_question)
+    ]
+    if unanswered:
+        text += " No verified fact answers the rest of the question: " + "; ".join(
+            f"{ask}?" for ask in unanswered
+        )
+    return GroundedSummary(text, grounded.removed)
 
 
 _ASKING = (
