@@ -375,17 +375,15 @@ def ground_summary(
         return grounded
     asks = question_parts(question)
     parts = [anchor_terms(ask) for ask in asks]
-    on_question = [f for f in facts if any(_on_question(f, part, numbers) for part in parts)]
+    # Which of the question's parts (the whole, then each ask) each fact speaks of.
+    speaks = [[_on_question(fact, part, numbers) for part in parts] for fact in facts]
+    on_question = [fact for fact, said in zip(facts, speaks, strict=True) if any(said)]
     if not on_question:
         return GroundedSummary(not_answered(facts, numbers), grounded.removed, answered=False)
     text = facts_as_found(on_question, numbers)
     # A two-part question whose facts answer one part: the other is said to be unanswered,
     # not passed over (the reader would take silence for an answer).
-    unanswered = [
-        ask
-        for ask, part in zip(asks[1:], parts[1:], strict=True)
-        if not any(_on_question(f, part, numbers) for f in on_question)
-    ]
+    unanswered = [ask for i, ask in enumerate(asks[1:], 1) if not any(s[i] for s in speaks)]
     if unanswered:
         text += " No verified fact answers the rest of the question: " + "; ".join(
             f"{ask}?" for ask in unanswered
