@@ -261,10 +261,13 @@ def test_a_claim_may_not_name_a_subject_of_the_question_its_article_never_names(
     assert unsaid_in_article(claim, question, article) == unsaid
 
 
+HYPOGLYCAEMIA = "Does hypoglycaemia increase the risk of cardiovascular events in diabetes?"
+HYPOGLYCAEMIA_FINDING = "Severe hypoglycaemia is associated with an increased risk for CV outcomes"
+
+
 def test_a_sentence_speaking_of_more_studies_than_it_cites_is_left_out() -> None:
     # The local model's summary over one fact: "The evidence from two studies [1] indicates".
-    question = "Does hypoglycaemia increase the risk of cardiovascular events in diabetes?"
-    statement = "Severe hypoglycaemia is associated with an increased risk for CV outcomes"
+    question, statement = HYPOGLYCAEMIA, HYPOGLYCAEMIA_FINDING
     fact, numbers = _fact(statement, question)
     support = fact_support([fact], [], numbers)
     overcounted = f"The evidence from two studies [1] indicates that {statement.lower()}."
@@ -279,8 +282,7 @@ def test_a_sentence_speaking_of_more_studies_than_it_cites_is_left_out() -> None
 
 
 def test_a_sentence_about_the_prompt_not_the_literature_is_left_out() -> None:
-    question = "Does hypoglycaemia increase the risk of cardiovascular events in diabetes?"
-    statement = "Severe hypoglycaemia is associated with an increased risk for CV outcomes"
+    question, statement = HYPOGLYCAEMIA, HYPOGLYCAEMIA_FINDING
     fact, numbers = _fact(statement, question)
     support = fact_support([fact], [], numbers)
     for prompt_talk in (  # the first as the local model wrote it in a section
@@ -324,8 +326,7 @@ def test_a_fact_answering_one_ask_of_a_two_part_question_speaks_of_the_question(
 
 
 def test_a_sentence_framed_by_the_prompts_facts_is_checked_without_the_frame() -> None:
-    question = "Does hypoglycaemia increase the risk of cardiovascular events in diabetes?"
-    statement = "Severe hypoglycaemia is associated with an increased risk for CV outcomes"
+    question, statement = HYPOGLYCAEMIA, HYPOGLYCAEMIA_FINDING
     fact, numbers = _fact(statement, question)
     support = fact_support([fact], [], numbers)
     framed = f"The verified facts indicate that {statement[0].lower()}{statement[1:]} [1]."
