@@ -12,7 +12,6 @@ from medlit.research.researcher import (
     quote_in_article,
     quotes_a_result,
     result_sentence_for,
-    search_term,
     search_terms,
 )
 from medlit.research.tracking import (
@@ -206,19 +205,26 @@ def test_the_three_word_query_takes_the_rarest_words_not_the_longest() -> None:
         text="What is the primary outcome of interest in elderly patients undergoing "
         "laparoscopic surgery compared to open surgery?",
     )
-    assert search_terms(question)[2] == "outcome AND elderly AND laparoscopic"
+    assert search_terms(question)[1] == "outcome AND elderly AND laparoscopic"
     dexamethasone = SubQuestion(
         id="q2",
         text="Is dexamethasone an effective alternative to oral prednisone in the treatment of "
         "pediatric asthma exacerbations?",
     )
-    assert search_terms(dexamethasone)[2] == "dexamethasone AND prednisone AND exacerbations"
+    assert search_terms(dexamethasone)[1] == "dexamethasone AND prednisone AND exacerbations"
 
 
-def test_search_term_keeps_content_words() -> None:
-    assert search_term("Does aspirin reduce the risk of stroke in adults?") == (
-        "aspirin reduce risk stroke adults"
+def test_an_unplanned_sub_question_is_searched_by_its_query_words_first() -> None:
+    # A sub-question with no planned query was searched first by every content word as
+    # written, "undergoing" included: ANDed, it loses the abstracts that say "underwent".
+    question = SubQuestion(
+        id="q1", text="Does aspirin reduce the risk of stroke in adults undergoing surgery?"
     )
+    queries = search_terms(question)
+    assert queries[0] == "aspirin AND risk AND stroke AND adults AND surgery"
+    assert not any("undergoing" in q for q in queries)
+    planned = question.model_copy(update={"search_query": "aspirin stroke prevention"})
+    assert search_terms(planned)[:2] == ["aspirin stroke prevention", queries[0]]
 
 
 def test_other_aspects_of_one_subject_are_new_topics(embedder) -> None:  # type: ignore[no-untyped-def]

@@ -190,15 +190,6 @@ def result_sentence_for(claim: str, article: Article) -> str | None:
     return best[1] if best is not None else None
 
 
-def search_term(text: str) -> str:
-    """A keyword query from a natural-language question (used when no query was planned)."""
-    words: list[str] = []
-    for word in re.findall(r"[A-Za-z0-9][A-Za-z0-9-]*", text):
-        if normalise_topic(word) and word.lower() not in {w.lower() for w in words}:
-            words.append(word)
-    return " ".join(words) or text
-
-
 def search_terms(question: SubQuestion, *, max_terms: int = 8) -> list[str]:
     """The queries to try for a sub-question, narrowest first, each broader than the last.
 
@@ -211,7 +202,7 @@ def search_terms(question: SubQuestion, *, max_terms: int = 8) -> list[str]:
 
     from medlit.agent.query import build_queries, query_terms
 
-    planned = (question.search_query or search_term(question.text)).strip()
+    planned = (question.search_query or "").strip()  # else the narrow query comes first
     narrow, broad = build_queries(question.text, max_terms=max_terms)
     terms = query_terms(question.text, max_terms=max_terms)
     fewest = sorted(terms, key=lambda t: (zipf_frequency(t, "en"), -len(t), terms.index(t)))[:3]
