@@ -21,7 +21,13 @@ from collections.abc import Callable
 
 from medlit.errors import ValidationError
 
-__all__ = ["counted", "remove_control_chars", "require_clean_text", "split_sentences"]
+__all__ = [
+    "counted",
+    "only_points",
+    "remove_control_chars",
+    "require_clean_text",
+    "split_sentences",
+]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # Cc characters except TAB, LF, VT, FF, CR (whitespace that the callers collapse).
@@ -117,6 +123,28 @@ def rewrite_sentences(text: str, rewrite: Callable[[str], str]) -> str:
         joined = "".join(pieces)
         lines[index] = joined.rstrip() if "" in pieces else joined
     return "\n".join(lines)
+
+
+# What a sentence that only points at its citations is made of: "This is supported by
+# [PMID:1].", "See also [PMID:1].", "As shown in the study [PMID:1]." (Qwen2.5 1.5B ended an
+# answer with the first, over the article its previous sentence had already cited).
+_POINTING_WORDS = frozenset(
+    {
+        *("this", "that", "these", "it", "they", "is", "are", "was", "were", "be", "been"),
+        *("also", "as", "see", "shown", "demonstrated", "supported", "support", "supports"),
+        *("confirmed", "confirms", "reported", "evidenced", "by", "in", "the", "a", "an"),
+        *("study", "studies", "article", "articles", "evidence", "data", "finding"),
+        *("findings", "result", "results", "according", "to", "further", "same", "cited"),
+        *("above", "reference", "references", "source", "sources", "here"),
+    }
+)
+
+
+def only_points(sentence: str) -> bool:
+    """Whether ``sentence`` (its citations taken out) has no word but those that point at
+    evidence: "This is supported by", "See also", "As shown in the study" (or none at all)."""
+    words = set(re.findall(r"[a-z]+", sentence.lower()))
+    return words <= _POINTING_WORDS
 
 
 def drop_repeated_sentences(text: str) -> str:

@@ -39,6 +39,8 @@ class EvidenceResponder:
             did with "and in children?").
         swap: ``(written, said)``: write ``said`` where the evidence says ``written`` (what a
             small model did with a vitamin C trial, asked about vitamin D).
+        point: end with a sentence that only cites the first article again ("This is
+            supported by [PMID:1]."), as Qwen2.5 1.5B did.
     """
 
     def __init__(
@@ -49,12 +51,14 @@ class EvidenceResponder:
         invent: bool = False,
         drop_follow_up: bool = False,
         swap: tuple[str, str] | None = None,
+        point: bool = False,
     ) -> None:
         self.verdict_for = verdict_for or (lambda pmids: "Uncertain")
         self.cite = cite
         self.invent = invent
         self.drop_follow_up = drop_follow_up
         self.swap = swap
+        self.point = point
         self.tasks: list[str] = []
 
     def __call__(self, request: dict[str, Any]) -> str:
@@ -112,6 +116,8 @@ class EvidenceResponder:
             if self.swap is not None:
                 sentence = re.sub(re.escape(self.swap[0]), self.swap[1], sentence, flags=re.I)
             lines.append(f"{sentence.rstrip('.')} [PMID:{pmid}].")
+        if self.point:
+            lines.append(f"This is supported by [PMID:{cited[0][0]}].")
         if self.invent:
             lines.append("A landmark trial settled this long ago [PMID:99999999].")
         if VERDICT_CUE in system:  # reasoning first, the verdict on the last line

@@ -402,6 +402,25 @@ async def test_a_sentence_naming_a_population_its_article_never_mentions_is_left
     assert not result.cache.admitted
 
 
+async def test_a_sentence_that_only_points_at_a_cited_article_is_left_out(
+    settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
+) -> None:
+    # The local model ended an answer with "This is supported by [PMID:19852337].", the
+    # article its one finding had just cited: a citation of nothing.
+    responder, replies = EvidenceResponder(lambda pmids: "Yes", point=True), []
+
+    def answer(request: dict[str, Any]) -> str:
+        replies.append(responder(request))
+        return replies[-1]
+
+    llm_server.responder = answer
+    result = await _ask_once(settings, eutils, llm_server, CRPS)
+    assert "This is supported by [PMID:" in replies[0]  # what the model wrote
+    assert "supported by" not in result.answer
+    assert result.verdict == "yes" and result.citations and not result.warnings
+    _check_cited(result)
+
+
 async def test_a_sentence_carrying_a_term_of_an_article_it_does_not_cite_is_left_out(
     settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
 ) -> None:

@@ -294,6 +294,15 @@ def test_a_sentence_about_the_prompt_not_the_literature_is_left_out() -> None:
     assert ground_text(kept, question, support).text == kept
 
 
+def test_a_sentence_that_only_points_at_a_reference_is_left_out() -> None:
+    question, statement = HYPOGLYCAEMIA, HYPOGLYCAEMIA_FINDING
+    fact, numbers = _fact(statement, question)
+    support = fact_support([fact], [], numbers)
+    pointing = "This is supported by [1]."
+    grounded = ground_text(f"{statement} [1]. {pointing}", question, support)
+    assert grounded.text == f"{statement} [1]." and grounded.removed == [pointing]
+
+
 def test_a_fact_answering_one_ask_of_a_two_part_question_speaks_of_the_question() -> None:
     # The local model's report said "The evidence found does not answer this question" over
     # the one fact that answered its first half.

@@ -64,7 +64,7 @@ PLAN = ResearchPlan(
 
 
 def _words(n: int, cite: str = " [1]") -> str:
-    return " ".join(["evidence"] * n) + cite + "."
+    return " ".join(["benefit"] * n) + cite + "."
 
 
 def test_count_words_ignores_citations() -> None:

@@ -18,11 +18,12 @@ from typing import Literal
 
 from medlit.llm.stance import is_yes_no_question
 from medlit.log import get_logger
-from medlit.text import sentence_starts
+from medlit.text import only_points, rewrite_sentences, sentence_pieces, sentence_starts
 
 __all__ = [
     "CitationCheck",
     "Verdict",
+    "drop_citation_only",
     "enforce_citations",
     "extract_pmids",
     "is_yes_no_question",
@@ -85,6 +86,28 @@ def extract_pmids(text: str) -> list[str]:
             if pmid not in found:
                 found.append(pmid)
     return found
+
+
+def drop_citation_only(text: str) -> str:
+    """``text`` without the sentences that say nothing but cite what another sentence cites.
+
+    Such a sentence adds a citation to nothing: its words only point ("This is supported
+    by"), and every article it cites is cited by a sentence that says something. A pointing
+    sentence whose article is cited nowhere else stays: it may be all that cites it for the
+    statement before it.
+    """
+    sentences = [piece for line in text.split("\n") for piece in sentence_pieces(line)]
+    pieces = [(piece, extract_pmids(piece)) for piece in sentences]
+    pointing = {piece for piece, pmids in pieces if pmids and only_points(_BRACKET.sub(" ", piece))}
+    if not pointing:
+        return text
+    said = {pmid for piece, pmids in pieces if piece not in pointing for pmid in pmids}
+    dropped = {piece for piece in pointing if set(extract_pmids(piece)) <= said}
+    if not dropped:
+        return text
+    log.info("citation_only_sentences_dropped", sentences=len(dropped))
+    kept = rewrite_sentences(text, lambda piece: "" if piece in dropped else piece)
+    return re.sub(r"\n[ \t]*\n(?:[ \t]*\n)+", "\n\n", kept).rstrip()  # no paragraph left empty
 
 
 @dataclass

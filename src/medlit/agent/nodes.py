@@ -34,6 +34,7 @@ from medlit.agent.citation_names import (
 from medlit.agent.citations import (
     CitationCheck,
     Verdict,
+    drop_citation_only,
     enforce_citations,
     extract_pmids,
     is_yes_no_question,
@@ -509,6 +510,7 @@ class AskNodes:
         if attributed:
             log.info("citations_attributed", pmids=attributed)
             check.cited.extend(p for p in attributed if p not in check.cited)
+        check.text = drop_citation_only(check.text)
         check.text, misattributed = drop_misattributed(check.text, articles)
         check.text, unsourced = drop_unsourced_numbers(check.text, articles)
         unsaid = drop_unsaid_subjects(check.text, articles, question)

@@ -23,7 +23,7 @@ from medlit.qualified_names import mismatched, qualified_names
 from medlit.research.models import Discrepancy, Reference, VerifiedFact
 from medlit.research.planner import anchor_terms
 from medlit.research.tracking import normalise_topic
-from medlit.text import sentence_pieces
+from medlit.text import only_points, sentence_pieces
 
 __all__ = [
     "GroundedSummary",
@@ -281,6 +281,7 @@ def ground_text(text: str, question: str, support: dict[int, set[str]]) -> Groun
                 and used <= backing
                 and named
                 and _says_something(sentence)
+                and not only_points(_CITED.sub(" ", sentence))  # "This is supported by [1]."
                 and not _overcounts(sentence, len(cited), backing)
                 and not _PROMPT_TALK.search(sentence)
             )

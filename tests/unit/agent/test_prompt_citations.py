@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from medlit.agent.citations import (
+    drop_citation_only,
     enforce_citations,
     extract_pmids,
     is_yes_no_question,
@@ -357,3 +358,19 @@ def test_a_verdict_after_reasoning_on_the_same_line_keeps_the_reasoning() -> Non
     assert reasoned_verdict(curly) == ("no", "It helps [PMID:1].")
     # An opening verdict is still not trusted, and its sentence's own words stay.
     assert reasoned_verdict("Verdict: Yes. It helps [PMID:1].") == (None, "It helps [PMID:1].")
+
+
+def test_a_sentence_that_only_points_at_an_article_cited_elsewhere_goes() -> None:
+    finding = "Re-siting cannulae every 48 hours reduced thrombophlebitis [PMID:19852337]."
+    assert drop_citation_only(f"{finding} This is supported by [PMID:19852337].") == finding
+    assert drop_citation_only(f"{finding}\n\nSee also [PMID:19852337].\n\nB rose [PMID:2].") == (
+        f"{finding}\n\nB rose [PMID:2]."
+    )
+    # The only citation of an article stays: it may be what cites the statement before it.
+    alone = "Re-siting reduced thrombophlebitis. This is supported by [PMID:19852337]."
+    assert drop_citation_only(alone) == alone
+    also = f"{finding} See also [PMID:19852337, PMID:2]."
+    assert drop_citation_only(also) == also
+    # A sentence that says something of the articles stays.
+    agree = f"{finding} These findings are consistent with [PMID:19852337]."
+    assert drop_citation_only(agree) == agree
