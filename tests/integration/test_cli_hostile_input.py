@@ -277,6 +277,10 @@ CASES = [
          "did you mean 'medlit research status 3f2a9c'?"),
     Case("research-stop-job", ["research", "stop", "3f2a"], 2,
          "'stop' is not a research subcommand; did you mean 'medlit research cancel 3f2a'?"),
+    Case("research-start-question", ["research", "start", "Does binge drinking harm? ",
+                                     "--depth", "quick"], 2,
+         "'start' is not a research subcommand: a job starts from its question alone, medlit "
+         "research 'Does binge drinking harm?'"),
     Case("research-typo-alone", ["research", "exprot"], 2,
          "did you mean 'medlit research export'? (To research the word, use 'medlit research "
          "run exprot'.)"),
@@ -296,6 +300,8 @@ CASES = [
                                         "nonexist/sub/r.md"], 2,
          "the directory nonexist/sub does not exist"),
     Case("research-show-word", ["research", "show", "efficacy", "--out", "nonexist/sub/r.md"],
+         2, "the directory nonexist/sub does not exist"),
+    Case("research-start-word", ["research", "start", "dates", "--out", "nonexist/sub/r.md"],
          2, "the directory nonexist/sub does not exist"),
     # the session id rule of POST /v1/ask holds in the CLI too
     Case("session-with-space", ["ask", Q1, "--session", "my notes"], 2,

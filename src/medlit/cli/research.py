@@ -71,6 +71,9 @@ _SUBCOMMAND_WORDS = {
     "continue": "resume {job}",
     "restart": "resume {job}",
 }
+# Words people type before the question to start a job: "medlit research start 'Q'" researched
+# "start Q" (the planner then searched for "start").
+_RUN_WORDS = frozenset(["start", "new", "create", "begin", "launch", "submit", "add"])
 _JOB_ID_LIKE = re.compile(r"^(?=.*[0-9])[0-9a-f]{4,12}$")
 
 
@@ -107,6 +110,12 @@ def _slip_for_subcommand(
         return (
             f"'{args[0]}' is not a research subcommand; did you mean 'medlit research "
             f"{close[0]}'? (To research the word, use 'medlit research run {args[0]}'.)"
+        )
+    if len(words) == 2 and first in _RUN_WORDS and " " in words[1].strip():
+        return (
+            f"'{args[0]}' is not a research subcommand: a job starts from its question alone, "
+            f"medlit research {shlex.quote(words[1].strip())}. (To research a question that begins "
+            f"with '{args[0]}', quote it whole.)"
         )
     if len(words) != 2 or not _JOB_ID_LIKE.match(words[1]):
         return None
