@@ -351,3 +351,19 @@ def test_a_claim_citing_another_article_is_not_given_a_sentence_of_this_one() ->
     )
     question = SubQuestion(id="q1", text=DEXAMETHASONE.title)
     assert researcher._finding(question, DEXAMETHASONE, claim) is None
+
+
+def test_a_two_part_question_is_not_visited_by_its_first_part(embedder) -> None:  # type: ignore[no-untyped-def]
+    # The local model's job skipped the research question itself (similarity 0.96 to its
+    # first part), so the timing of exposure, asked only there, was never researched.
+    first = (
+        "Does binge drinking during early pregnancy increase the risk of psychomotor deficits "
+        "in children?"
+    )
+    visited = VisitedTopics(embedder, 0.88)
+    visited.add(first)
+    both = first.rstrip("?") + ", and does the timing of exposure matter?"
+    assert visited.match(both) is None
+    assert visited.match(first.replace("increase", "raise")) is not None  # a rewording still is
+    visited.add(both)
+    assert visited.match(both.replace("increase", "raise")) is not None

@@ -87,9 +87,10 @@ class VisitedTopics:
     ``threshold`` with a visited topic (a reworded question is the same topic) that the answer
     cache's :class:`~medlit.cache.guard.QuestionGuard` does not tell apart, that names no
     population the visited one does not ("aspirin for stroke in children" embeds close to
-    "aspirin for stroke", but it is not a visited topic) and that asks about the same aspects
+    "aspirin for stroke", but it is not a visited topic), that asks about the same aspects
     (:func:`question_aspects`: the prevalence of X and the clinical characteristics of X are
-    two topics).
+    two topics) and that asks no more things than the visited one (a two-part question is not
+    visited by its first part).
     """
 
     def __init__(self, embedder: Embedder | None, threshold: float) -> None:
@@ -139,7 +140,13 @@ class VisitedTopics:
             return False
         # Another aspect of the same subject is another topic (a false "different" costs a
         # search; a false "same" loses a part of the question).
-        return question_aspects(new) == question_aspects(old)
+        if question_aspects(new) != question_aspects(old):
+            return False
+        # A question that asks more than the visited one ("..., and does the timing of
+        # exposure matter?") is not answered by researching its first ask.
+        from medlit.research.grounding import question_parts
+
+        return len(question_parts(new)) <= len(question_parts(old))
 
     def add(self, text: str) -> None:
         """Mark ``text`` as visited."""
