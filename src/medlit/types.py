@@ -134,9 +134,17 @@ _DESIGN_STATEMENTS: list[tuple[StudyType, re.Pattern[str]]] = [
         re.compile(
             r"\brandomi[sz]ed[\s,]+(?:[\w-]+[\s,]+){0,4}?(?:trial|study)\b"
             r"|\b(?:were|was) randomi[sz]ed\b"
+            # "We randomized 42 patients ... to either the control or study group"; not "we
+            # randomized the order of the images"
+            r"|\bwe randomi[sz]ed\b(?!\s+the\s+(?:order|sequence)\b)"
+            r"|\brandomi[sz]ation of (?:\d+ )?(?:[\w-]+ ){0,2}?(?:patients|participants|subjects"
+            r"|women|men|children|adults|infants|volunteers)\b"
             # not "randomly assigned to two blinded readers": a reading order, not a treatment
             r"|\brandomly (?:assigned|allocated)\b(?!\s+to\s+(?:[\w-]+\s+){0,2}"
-            r"(?:readers?|reviewers?|observers?|raters?)\b)",
+            r"(?:readers?|reviewers?|observers?|raters?)\b)"
+            # "randomly divided into 2 groups", not into a derivation and a validation set
+            r"|\brandomly divid(?:ed|ing)\b(?![^.]{0,80}\b(?:sets?|samples?|derivation"
+            r"|training|validation|test(?:ing)?)\b)",
             re.I,
         ),
     ),

@@ -18,7 +18,7 @@ from medlit.cache.chunking import chunk_article
 from medlit.errors import StorageError
 from medlit.lookups import LookupLane
 from medlit.storage.base import ChunkFilters, Connection, Store
-from medlit.storage.restudy import m005_study_types_from_text
+from medlit.storage.restudy import m005_study_types_from_text, m006_randomised_in_methods
 from medlit.types import AbstractSection, Article, StudyType
 from tests.vectors import unit
 
@@ -286,6 +286,37 @@ def test_articles_stored_as_other_get_the_design_their_methods_state(store: Stor
         m005_study_types_from_text(conn)
     assert {m.article.pmid for m in store.search_chunks(unit(101), 5, rct)} == {"1"}
     assert {m.article.pmid for m in store.search_chunks(unit(101), 5, other)} == {"2"}
+
+
+def test_trials_stored_as_observational_or_other_are_read_again(store: Store) -> None:
+    """``m006_randomised_in_methods``: "we randomized" and "randomly divided" trials, stored
+    as "other" or observational before the rules read them, become trials; a design the
+    publication types gave stays."""
+
+    def stored(pmid: str, methods: str, types: list[str]) -> Article:
+        section = AbstractSection(label="METHODS", category="METHODS", text=methods)
+        record = article(pmid).model_copy(
+            update={"publication_types": types, "abstract": [section]}
+        )
+        put_article(store, record, seed=int(pmid))
+        return record
+
+    said = stored("1", "We randomized 42 patients to the control or study group.", [])
+    divided = stored("2", "A prospective study: patients were randomly divided into 2 groups.", [])
+    indexed = stored("3", "Patients were randomly divided into 2 groups.", ["Observational Study"])
+    assert [a.study_type for a in (said, divided, indexed)] == [
+        StudyType.RCT,
+        StudyType.RCT,
+        StudyType.OBSERVATIONAL,
+    ]
+    with store.transaction() as conn:  # as stored before the rules: other, observational
+        conn.execute("UPDATE articles SET study_type = 0 WHERE key = 'pmid:1'")
+        conn.execute("UPDATE articles SET study_type = 2 WHERE key <> 'pmid:1'")
+        m006_randomised_in_methods(conn)
+    rct = ChunkFilters(study_types={int(StudyType.RCT)})
+    observational = ChunkFilters(study_types={int(StudyType.OBSERVATIONAL)})
+    assert {m.article.pmid for m in store.search_chunks(unit(101), 5, rct)} == {"1", "2"}
+    assert {m.article.pmid for m in store.search_chunks(unit(101), 5, observational)} == {"3"}
 
 
 def test_evict_whole_articles_by_lru(store: Store) -> None:

@@ -35,6 +35,18 @@ def article(
         ("In total, 148 painful joints were randomized to IA triamcinolone.", StudyType.RCT),
         ("416 patients with 427 wrist fractures were randomly allocated to placebo or vitamin C.",
          StudyType.RCT),
+        # Trials in PubMedQA the first rules read as "other" or observational.
+        ("We randomized 42 patients who were admitted for major abdominal surgery to either the "
+         "control or study group (n = 21 in either group).", StudyType.RCT),
+        ("69 consecutive patients that underwent septoplasty. The patients were randomly divided "
+         "into 2 groups.", StudyType.RCT),
+        ("The authors studied 20 patients by randomly dividing them into 2 groups.", StudyType.RCT),
+        ("Prospective computer-generated randomization of 206 patients into two study groups.",
+         StudyType.RCT),
+        # ...but not an order, nor a split of data.
+        ("We randomized the order of the images shown to each reader.", StudyType.OTHER),
+        ("The cohort was randomly divided into a derivation and a validation set.",
+         StudyType.OBSERVATIONAL),
         ("A prospective cohort of 481 newly confirmed TB patients was followed.",
          StudyType.OBSERVATIONAL),
         ("Data from 109 patients with IH were retrospectively analyzed.", StudyType.OBSERVATIONAL),

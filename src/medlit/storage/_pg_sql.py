@@ -19,7 +19,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from medlit.storage.base import Connection, Cursor, Migration, Vector
-from medlit.storage.restudy import m005_study_types_from_text
+from medlit.storage.restudy import m005_study_types_from_text, m006_randomised_in_methods
 
 if TYPE_CHECKING:
     import psycopg
@@ -178,4 +178,10 @@ def core_migrations(dim: int, m: int, ef_construction: int) -> list[Migration]:
             conn.execute(sql)
 
     # SQLite's m004 (an ANN index file per namespace) has no counterpart here.
-    return [m001_core, m002_answers, m003_evidence, m005_study_types_from_text]
+    return [
+        m001_core,
+        m002_answers,
+        m003_evidence,
+        m005_study_types_from_text,
+        m006_randomised_in_methods,
+    ]

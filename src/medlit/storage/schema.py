@@ -16,7 +16,7 @@ import time
 from collections.abc import Sequence
 
 from medlit.storage.base import Connection, Migration
-from medlit.storage.restudy import m005_study_types_from_text
+from medlit.storage.restudy import m005_study_types_from_text, m006_randomised_in_methods
 
 __all__ = ["CORE_MIGRATIONS", "apply_migrations", "ensure_migrations_table"]
 
@@ -107,6 +107,7 @@ CORE_MIGRATIONS: list[Migration] = [
     m003_evidence,
     m004_answers_per_namespace,
     m005_study_types_from_text,
+    m006_randomised_in_methods,
 ]
 
 
