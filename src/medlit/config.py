@@ -740,7 +740,10 @@ class Settings(BaseSettings):
 
     def answer_fingerprint(self, sources: list[str], llm_model: str | None) -> str:
         """Hash of everything that shapes an answer: a change must not serve old answers."""
+        from medlit.code_version import answering_code
+
         return _answer_fingerprint(
+            answering_code(),
             self.agent.prompt_version,
             llm_model or "extractive",
             tuple(sorted(sources)),
@@ -750,10 +753,11 @@ class Settings(BaseSettings):
 
 @functools.lru_cache(maxsize=256)
 def _answer_fingerprint(
-    prompt: str, model: str, sources: tuple[str, ...], english_only: bool
+    code: str, prompt: str, model: str, sources: tuple[str, ...], english_only: bool
 ) -> str:
     # Memoised: every ask (every cached hit) needs it, and a few settings combinations exist.
     shaping = {
+        "code": code,  # medlit.code_version: an upgrade's answers are its own
         "embedder": "all-MiniLM-L6-v2",
         "prompt": prompt,
         "model": model,

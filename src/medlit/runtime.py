@@ -98,11 +98,13 @@ class Runtime:
 
     def warm_up(self) -> None:
         """Load now, in the calling thread, what first use would load on an event loop: the
-        embedding model, the ask and research code, and the LLM SDK when a model is configured
-        (importing openai takes seconds). Once per runtime; a second caller waits for the first.
+        embedding model, the ask and research code (and its hash, for the answer fingerprint),
+        and the LLM SDK when a model is configured (importing openai takes seconds). Once per
+        runtime; a second caller waits for the first.
 
         A server calls this from a thread at start, so that no request waits seconds for it.
         """
+        from medlit.code_version import answering_code
         from medlit.embeddings.base import load_model
         from medlit.llm.tasks import LLMTask
 
@@ -111,6 +113,7 @@ class Runtime:
                 return
             for module in ("medlit.agent.graph", "medlit.research.orchestrator", "httpx"):
                 importlib.import_module(module)
+            answering_code()  # the answer fingerprint's: reads the package's sources once
             if any(self.llm_configured(task) for task in LLMTask):
                 importlib.import_module("openai")
             if self.llm_configured(LLMTask.ANSWER):

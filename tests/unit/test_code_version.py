@@ -1,0 +1,45 @@
+"""The answering code's hash: part of the answer cache's fingerprint."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from medlit.code_version import answering_code, code_hash
+from medlit.config import Settings
+
+
+def _package(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+def test_a_change_to_the_answering_code_changes_the_hash_and_a_front_end_does_not(
+    tmp_path: Path,
+) -> None:
+    root = _package(
+        tmp_path / "medlit",
+        {"agent/citations.py": "CHECK = 1\n", "cli/ask.py": "SHOW = 1\n", "assets.txt": "x"},
+    )
+    before = code_hash(root)
+    assert code_hash(root) == before  # stable
+    (root / "cli/ask.py").write_text("SHOW = 2\n")  # how an answer is shown
+    (root / "assets.txt").write_text("y")  # not code
+    assert code_hash(root) == before
+    (root / "agent/citations.py").write_text("CHECK = 2\n")  # how an answer is checked
+    assert code_hash(root) != before
+    (root / "agent/citations.py").write_text("CHECK = 1\n")
+    (root / "agent/new_check.py").write_text("")
+    assert code_hash(root) != before  # a module added is a change too
+
+
+def test_the_answer_fingerprint_carries_the_installed_answering_code(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import medlit.config
+
+    settings = Settings()
+    now = settings.answer_fingerprint(["pubmed"], "model")
+    assert answering_code() == code_hash(Path(medlit.config.__file__).parent)
+    monkeypatch.setattr("medlit.code_version.answering_code", lambda: "another version")
+    assert settings.answer_fingerprint(["pubmed"], "model") != now
