@@ -227,6 +227,9 @@ _STOPWORDS |= frozenset(
 # on-point PubMedQA article did ("patients underwent total laparoscopic fundoplication").
 _STOPWORDS |= frozenset("undergo undergoes undergoing underwent undergone".split())  # noqa: SIM905
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-\+/']*[A-Za-z0-9+]|[A-Za-z0-9]")
+# Typographic apostrophes (text pasted from a word processor or a web page) are the typed one:
+# "Crohn’s disease" searches what "Crohn's disease" does.
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
 
 # Openings and words that make a question depend on what was said before.
 _FOLLOW_UP_START = re.compile(
@@ -274,7 +277,7 @@ def content_terms(text: str, *, limit: int = 8) -> list[str]:
     in their original order.
     """
     terms: list[str] = []
-    for word in _WORD.findall(text):
+    for word in _WORD.findall(text.translate(_APOSTROPHES)):
         term = word.lower().strip("'")
         if len(term) < 2 and not term.isdigit():
             continue
@@ -315,7 +318,7 @@ def keeps_follow_up(follow_up: str, rewrite: str) -> bool:
     first five letters ("child"/"children", "pregnant"/"pregnancy"); a synonym fails, which costs
     only the cruder :func:`contextual_plan`.
     """
-    words = {w.lower().strip("'") for w in _WORD.findall(rewrite)}
+    words = {w.lower().strip("'") for w in _WORD.findall(rewrite.translate(_APOSTROPHES))}
     stems = {w[:5] for w in words if len(w) >= 5}
     return all(
         term in words or (len(term) >= 5 and term[:5] in stems)

@@ -200,6 +200,17 @@ def test_deterministic_plan_builds_and_or_queries() -> None:
     assert plan.focus == "treatment"
 
 
+def test_a_typographic_apostrophe_searches_what_the_typed_one_does() -> None:
+    typed = deterministic_plan("Does infliximab help Crohn's disease?")
+    for pasted in (
+        "Does infliximab help Crohn\u2019s disease?",
+        "Does infliximab help Crohn\u02bcs disease?",
+    ):
+        plan = deterministic_plan(pasted)
+        assert (plan.pubmed_query, plan.broad_query) == (typed.pubmed_query, typed.broad_query)
+    assert typed.pubmed_query == "infliximab AND crohn's AND disease"
+
+
 def test_a_name_is_searched_with_its_qualifier() -> None:
     # "D" is no content word: "vitamin" alone would find every vitamin's trials.
     plan = deterministic_plan("Does vitamin D supplementation prevent fractures?")
