@@ -72,6 +72,11 @@ def require_clean_text(value: str, what: str) -> str:
     return remove_control_chars(value)
 
 
+# Sentence ends syntok misses: a closing bracket or parenthesis, a full stop, a capital letter
+# ("fell (P < 0.05) [PMID:2]. The rate ..." was one sentence to it, so a check of either
+# sentence acted on both).
+_MISSED_END = re.compile(r"(?<=[\])]\.)[ \t]+(?=[A-Z])")
+
 # Citations a sentence opens with when they were written after the full stop before it:
 # "[PMID:1]", "[PMID: 1, 2]", "(PMID: 1)", "[1]", "[1, 2]", "[1-3]".
 _LEADING_CITATIONS = re.compile(
@@ -96,6 +101,9 @@ def sentence_starts(text: str) -> list[int]:
         for sentence in paragraph
         if sentence
     ]
+    missed = [m.end() for m in _MISSED_END.finditer(text)]
+    if missed:
+        starts = sorted({*starts, *missed})
     cuts: list[int] = []
     for start in starts[1:]:
         # "A. [PMID:1] B." cuts before the citation, which cites A, not B: the cut moves after it.
@@ -185,6 +193,7 @@ def split_sentences(text: str) -> list[str]:
     for paragraph in segmenter.process(text):
         for sentence in paragraph:
             joined = "".join(token.spacing + token.value for token in sentence).strip()
-            if joined:
-                sentences.append(joined)
+            for piece in _MISSED_END.split(joined):
+                if piece.strip():
+                    sentences.append(piece.strip())
     return sentences

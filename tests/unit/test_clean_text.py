@@ -11,7 +11,7 @@ from medlit.config import Settings
 from medlit.errors import ValidationError
 from medlit.research.planner import validate_request
 from medlit.sources.search import validate_query
-from medlit.text import remove_control_chars, require_clean_text
+from medlit.text import remove_control_chars, require_clean_text, sentence_pieces, split_sentences
 
 
 def test_text_that_was_not_utf8_is_refused_naming_the_argument() -> None:
@@ -118,3 +118,18 @@ def test_repeated_sentences_are_dropped_once_said() -> None:
     )
     fresh = "Aspirin lowers stroke risk [PMID:1]. Aspirin raises bleeding risk [PMID:2]."
     assert drop_repeated_sentences(fresh) == fresh
+
+
+@pytest.mark.parametrize(
+    "first",
+    [
+        "CRPS fell (P < 0.05) [PMID:2].",  # syntok read these as one sentence with the next
+        "CRPS fell (n = 5) [2].",
+        "CRPS fell (P < 0.05) (PMID 2).",
+        "Stenosis was more common at high risk (9.1%) than at low risk (1.2%) (P<0.05).",
+    ],
+)
+def test_a_sentence_ending_in_a_bracket_after_a_parenthesis_is_a_sentence(first: str) -> None:
+    text = f"{first} The Tregs rose [PMID:1]."
+    assert split_sentences(text) == [first, "The Tregs rose [PMID:1]."]
+    assert sentence_pieces(text) == [f"{first} ", "The Tregs rose [PMID:1]."]
