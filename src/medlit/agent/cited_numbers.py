@@ -6,8 +6,9 @@ from a vitamin C trial it had read before. Each cited sentence's numbers are loo
 articles it cites (title, abstract and year; "forty-six" counts as 46; a number written with
 k decimals matches any within half a unit of its last place, so "24%" matches 23.9%). A
 citation to an article that gives none of a sentence's numbers goes, and a sentence left with
-no citation is left out, with a warning. Not checked: numbers under 10 (often spelled out),
-years, and the numbers of names (type 2, IL-6: :mod:`medlit.qualified_names`).
+no citation is left out, with a warning. Not checked: whole numbers under 10 (often spelled
+out) unless a percentage, years, P-value thresholds ("P < 0.05"), and the numbers of names
+(type 2, IL-6: :mod:`medlit.qualified_names`).
 """
 
 from __future__ import annotations
@@ -54,13 +55,25 @@ def numbers_in(text: str) -> list[tuple[float, int]]:
     return found
 
 
+# "significant (P < 0.05)": the threshold a model writes of any significant result, not a
+# number of the article (which may give P = 0.03).
+_P_THRESHOLD = re.compile(r"\bp\s*(?:<|>|≤|≥|<=|>=)\s*0?\.\d+", re.I)
+# A percentage under 10 written in digits ("9.5%", "5 %") is a finding, never a count spelled
+# out.
+_SMALL_PERCENT = re.compile(r"(?<![\w.,])\d(?:\.\d+)?\s?%")
+
+
 def _checked(sentence: str) -> list[tuple[float, int]]:
-    """The numbers of a sentence that its sources must give."""
-    text = without_names(re.sub(r"\[PMID:\d+\]", " ", sentence))
+    """The numbers of a sentence that its sources must give: those of 10 and over but years,
+    and the smaller ones written with decimals ("an odds ratio of 1.45", "0.5 mg") or as a
+    percentage ("5%")."""
+    text = _P_THRESHOLD.sub(" ", without_names(re.sub(r"\[PMID:\d+\]", " ", sentence)))
+    percent = {value for value, _ in numbers_in(" ".join(_SMALL_PERCENT.findall(text)))}
     return [
         (value, decimals)
         for value, decimals in numbers_in(text)
-        if value >= 10 and not (decimals == 0 and 1900 <= value <= 2099)
+        if (value >= 10 or decimals or value in percent)
+        and not (decimals == 0 and 1900 <= value <= 2099)
     ]
 
 

@@ -80,3 +80,14 @@ def test_rounded_spelled_small_year_and_name_numbers_pass() -> None:
         "CRPS fell from 10% to 2.4% over fifty days [PMID:2]."
     )
     assert drop_unsourced_numbers(text, ARTICLES) == (text, [])
+
+
+def test_a_small_number_with_decimals_or_a_percent_sign_is_checked_a_p_threshold_is_not() -> None:
+    # 2.4% and 5.9 are the articles'; 3.1% and an odds ratio of 1.45 are nowhere in them.
+    kept = "CRPS fell to 2.4% (P < 0.05) [PMID:2]. The %Tregs reached 5.9 in two groups [PMID:1]."
+    assert drop_unsourced_numbers(kept, ARTICLES) == (kept, [])
+    for invented in ("CRPS fell to 3.1% [PMID:2].", "The odds ratio was 1.45 [PMID:2]."):
+        text, warnings = drop_unsourced_numbers(f"{kept} {invented}", ARTICLES)
+        assert text == kept and len(warnings) == 1, (text, warnings)
+    text, warnings = drop_unsourced_numbers("CRPS fell by 8 % [PMID:2].", ARTICLES)
+    assert text == "" and "8, a number that article does not give" in warnings[0]
