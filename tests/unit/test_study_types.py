@@ -47,6 +47,13 @@ def article(
         ("We randomized the order of the images shown to each reader.", StudyType.OTHER),
         ("The cohort was randomly divided into a derivation and a validation set.",
          StudyType.OBSERVATIONAL),
+        # Series and follow-ups the first rules read as "other" (PubMedQA methods).
+        ("We reviewed 500 consecutive cases with acute aSAH with surgical indication.",
+         StudyType.OBSERVATIONAL),
+        ("Adolescents participating since birth in a longitudinal study of IUCE reported acts.",
+         StudyType.OBSERVATIONAL),
+        ("The mean follow-up was 26 months (range 1-96 months).", StudyType.OBSERVATIONAL),
+        ("0.6 mg NAC was given for three consecutive days.", StudyType.OTHER),
         ("A prospective cohort of 481 newly confirmed TB patients was followed.",
          StudyType.OBSERVATIONAL),
         ("Data from 109 patients with IH were retrospectively analyzed.", StudyType.OBSERVATIONAL),

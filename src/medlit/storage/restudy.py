@@ -12,7 +12,8 @@ are read first), and the text's rules only add designs.
 - m005: the design an article states in its title or methods (rows stored as "other");
 - m006: "We randomized 42 patients", "randomly divided into 2 groups", "randomization of 206
   patients": trials the first rules read as "other", or as observational (a "prospective"
-  trial).
+  trial); and "500 consecutive cases", "a longitudinal study", "mean follow-up was 26 months":
+  observational studies they read as "other".
 """
 
 from __future__ import annotations
