@@ -21,7 +21,9 @@ def eutils() -> Iterator[FakeEutils]:
         yield fake
 
 
-def _run(home: Path, eutils: FakeEutils, *args: str) -> subprocess.CompletedProcess[str]:
+def _run(
+    home: Path, eutils: FakeEutils, *args: str, columns: int = 250
+) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEDLIT_")}
     env.update(
         MEDLIT_HOME=str(home),
@@ -29,7 +31,7 @@ def _run(home: Path, eutils: FakeEutils, *args: str) -> subprocess.CompletedProc
         MEDLIT_PUBMED_REQUESTS_PER_SECOND="50",
         MEDLIT_AGENT_MIN_DOCS="2",
         HF_HUB_OFFLINE="1",
-        COLUMNS="250",
+        COLUMNS=str(columns),
     )
     return subprocess.run(
         [sys.executable, "-c", "from medlit.cli import main; main()", "ask", *args],
@@ -67,6 +69,15 @@ def test_ask_human_output_and_bad_input(tmp_path: Path, eutils: FakeEutils) -> N
     assert human.returncode == 0, human.stderr
     assert "Citations" in human.stdout and "cache: tier 1 miss" in human.stdout
     assert "pubmed.ncbi.nlm.nih.gov" in human.stdout
+    # In an 80-column terminal a citation is one cell, its link whole on a line of its own:
+    # columns of their own left the title 16 characters a line, a word or two per line.
+    narrow = _run(tmp_path, eutils, Q1, columns=80)
+    assert narrow.returncode == 0, narrow.stderr
+    table = narrow.stdout[narrow.stdout.index("Citations") : narrow.stdout.index("cache:")]
+    assert all(len(line) <= 80 for line in table.splitlines())
+    cells = [line.split("│")[2].strip() for line in table.splitlines() if line.count("│") == 3]
+    assert "https://pubmed.ncbi.nlm.nih.gov/31000002/" in cells
+    assert any(cell.startswith("Aspirin for primary prevention of stroke") for cell in cells)
     # The closest cached question (0.97) is refused by the guard: the line says why.
     cause = _run(tmp_path, eutils, "Does aspirin cause stroke in adults?")
     assert cause.returncode == 0, cause.stderr

@@ -26,8 +26,11 @@ from medlit.cli.app import (
 )
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from medlit.assistant import AskResult
     from medlit.config import Settings
+    from medlit.types import Citation
 
 __all__ = ["ask_command"]
 
@@ -108,9 +111,46 @@ async def _ask(
 _VERDICT_STYLE = {"yes": "bold green", "no": "bold red", "uncertain": "bold yellow"}
 
 
-def _render(result: AskResult) -> None:
+# Below this width a citation is one cell (title, then journal, year and design, then the
+# link): as columns of their own they left the title sixteen characters a line in an
+# 80-column terminal, a word or two per line, and broke the link.
+_COLUMNS_MIN_WIDTH = 120
+
+
+def _citations_table(citations: list[Citation]) -> Table:
+    """The citations as a table the terminal's width can hold: a column each for the title,
+    journal, year, design and link in a wide terminal; in a narrow one, the title with the
+    rest under it, and the link on a line of its own (whole, to click or copy)."""
     from rich.markup import escape
     from rich.table import Table
+
+    table = Table(title="Citations", title_justify="left")
+    table.add_column("PMID", no_wrap=True)
+    if console.width < _COLUMNS_MIN_WIDTH:
+        table.show_lines = True
+        table.add_column("Article", ratio=1, overflow="fold")
+        for c in citations:
+            about = ", ".join(p for p in (c.journal, str(c.year or "")) if p)
+            details = f"{escape(about)} · {c.study_type}" if about else c.study_type
+            link = f"\n[dim]{escape(c.url)}[/]" if c.url else ""
+            table.add_row(c.pmid or "-", f"{escape(c.title)}\n[dim]{details}[/]{link}")
+        return table
+    for column in ("Title", "Journal", "Year", "Study type", "Link"):
+        table.add_column(column, overflow="fold", ratio=1 if column == "Title" else None)
+    for c in citations:
+        table.add_row(
+            c.pmid or "-",
+            escape(c.title),
+            escape(c.journal or "-"),
+            str(c.year or "-"),
+            c.study_type,
+            c.url or "-",
+        )
+    return table
+
+
+def _render(result: AskResult) -> None:
+    from rich.markup import escape
 
     answer = result.answer
     if result.verdict:
@@ -122,19 +162,7 @@ def _render(result: AskResult) -> None:
             answer = rest.lstrip("\n")
     console.print(escape(answer), soft_wrap=True)
     if result.citations:
-        table = Table(title="Citations", show_lines=False, title_justify="left")
-        for column in ("PMID", "Title", "Journal", "Year", "Study type", "Link"):
-            table.add_column(column, overflow="fold")
-        for c in result.citations:
-            table.add_row(
-                c.pmid or "-",
-                escape(c.title),
-                escape(c.journal or "-"),
-                str(c.year or "-"),
-                c.study_type,
-                c.url or "-",
-            )
-        console.print(table)
+        console.print(_citations_table(result.citations))
     for warning in result.warnings:
         err_console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
     cache = result.cache
