@@ -288,6 +288,7 @@ def test_a_sentence_about_the_prompt_not_the_literature_is_left_out() -> None:
     for prompt_talk in (  # the first as the local model wrote it in a section
         f"{statement} [1], as indicated by the low confidence level in the verified facts [1].",
         f"According to the facts provided, {statement.lower()} [1].",
+        f"While low confidence in the efficacy is noted, {statement.lower()} [1].",
     ):
         assert ground_text(prompt_talk, question, support).removed == [prompt_talk]
     kept = f"{statement} (95% confidence level) [1]."

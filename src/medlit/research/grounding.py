@@ -60,7 +60,10 @@ _CITED = re.compile(r"\[(\d+(?:\s*[-–,;]\s*\d+)*)\]")
 # of the prompt's confidence tags can be wrong); a "95% confidence level" is a statistic.
 _PROMPT_TALK = re.compile(
     r"\b(?:verified|given|provided|listed|above) facts?\b|\bfacts? (?:given|provided|listed|"
-    r"above)\b|(?<![\d%] )\bconfidence (?:level|score|rating)s?\b",
+    r"above)\b|(?<![\d%] )\bconfidence (?:level|score|rating)s?\b"
+    # "While low confidence in the efficacy is noted, ..." (a summary of the local model): the
+    # prompt's tag retold
+    r"|\b(?:low|moderate|medium|high)[- ]confidence\b",
     re.I,
 )
 _NUMBERS_ECHO = re.compile(r"\(numbers?:\s*([^()]*)\)", re.I)
