@@ -155,7 +155,8 @@ _DESIGN_STATEMENTS: list[tuple[StudyType, re.Pattern[str]]] = [
             r"|population-based|registry)\b"
             # a series of patients as they came, or a group followed over time
             r"|\bconsecutive (?:[\w-]+ ){0,3}?(?:patients|cases|women|men|infants|children"
-            r"|adults|subjects|individuals|admissions|procedures)\b"
+            r"|adults|subjects|individuals|admissions|procedures|operations|surgeries|resections"
+            r"|biopsies|\w+(?:ectomies|otomies|plasties))\b"
             r"|\blongitudinal (?:[\w-]+ ){0,2}?(?:study|studies|cohort|survey|design)\b"
             r"|\b(?:mean|median) (?:duration of )?follow-up\b|\bfollowed(?: up)? for\b",
             re.I,

@@ -53,6 +53,8 @@ def article(
         ("Adolescents participating since birth in a longitudinal study of IUCE reported acts.",
          StudyType.OBSERVATIONAL),
         ("The mean follow-up was 26 months (range 1-96 months).", StudyType.OBSERVATIONAL),
+        ("18 consecutive laparoscopic adrenalectomies were performed from 1996 to 2005.",
+         StudyType.OBSERVATIONAL),
         ("0.6 mg NAC was given for three consecutive days.", StudyType.OTHER),
         ("A prospective cohort of 481 newly confirmed TB patients was followed.",
          StudyType.OBSERVATIONAL),
