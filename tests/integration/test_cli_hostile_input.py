@@ -281,6 +281,13 @@ CASES = [
                                      "--depth", "quick"], 2,
          "'start' is not a research subcommand: a job starts from its question alone, medlit "
          "research 'Does binge drinking harm?'"),
+    Case("research-job-id-alone", ["research", "54b8ae41e85e"], 2,
+         "'54b8ae41e85e' looks like a research job id; did you mean 'medlit research status "
+         "54b8ae41e85e'?"),
+    Case("research-hex-word", ["research", "ace2", "--out", "nonexist/sub/r.md"], 2,
+         "the directory nonexist/sub does not exist"),
+    Case("research-list-limit-0", ["research", "list", "--limit", "0"], 2,
+         "Invalid value for '--limit'"),
     Case("research-typo-alone", ["research", "exprot"], 2,
          "did you mean 'medlit research export'? (To research the word, use 'medlit research "
          "run exprot'.)"),

@@ -103,6 +103,12 @@ def _slip_for_subcommand(
     if not words or words[0] != args[0]:
         return None
     first = words[0].lower()
+    if len(words) == 1 and len(first) >= 8 and _JOB_ID_LIKE.match(first):
+        # A job's id (12 hex digits) is never a question; "ace2" may be one.
+        return (
+            f"'{args[0]}' looks like a research job id; did you mean 'medlit research status "
+            f"{args[0]}'? (To research it as a question, use 'medlit research run {args[0]}'.)"
+        )
     if len(words) == 1:
         close = difflib.get_close_matches(first, commands, n=1, cutoff=0.8)
         if not close:
@@ -250,7 +256,7 @@ def research_status(
 @research_app.command("list")
 @run
 def research_list(
-    limit: Annotated[int, typer.Option("--limit", "-n", help="Jobs to show.")] = 20,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Jobs to show.")] = 20,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the jobs as one JSON list.")
     ] = False,
