@@ -81,7 +81,8 @@ def corpus() -> list[Article]:
         _article(
             5,
             "Vitamin C and complex regional pain syndrome after wrist fractures",
-            "Vitamin C reduced complex regional pain syndrome after wrist fractures.",
+            "Complex regional pain syndrome (CRPS) follows wrist fractures. Vitamin C reduced "
+            "complex regional pain syndrome after wrist fractures.",
             "Randomized Controlled Trial",
             2007,
         ),
@@ -419,6 +420,22 @@ async def test_a_sentence_that_only_points_at_a_cited_article_is_left_out(
     assert "supported by" not in result.answer
     assert result.verdict == "yes" and result.citations and not result.warnings
     _check_cited(result)
+
+
+async def test_an_abbreviation_the_cited_article_defines_is_spelled_out(
+    settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
+) -> None:
+    # The local model wrote "a significant reduction in ... PVT [PMID:19852337]", an
+    # abbreviation its reader never saw defined; the article defines it.
+    llm_server.responder = EvidenceResponder(
+        lambda pmids: "Yes", swap=("complex regional pain syndrome after", "CRPS after")
+    )
+    result = await _ask_once(settings, eutils, llm_server, CRPS)
+    assert (
+        "reduced complex regional pain syndrome (CRPS) after wrist fractures [PMID:31000005]"
+        in (result.answer)
+    )
+    assert result.answer.count("(CRPS)") == 1
 
 
 async def test_a_sentence_carrying_a_term_of_an_article_it_does_not_cite_is_left_out(

@@ -43,6 +43,7 @@ from medlit.agent.citations import (
 )
 from medlit.agent.cited_numbers import drop_unsourced_numbers
 from medlit.agent.cited_subjects import drop_unsaid_subjects, populations_unspoken
+from medlit.agent.defined_terms import spell_out
 from medlit.agent.deps import AgentDeps
 from medlit.agent.memory import Turn, session_key, summary_messages
 from medlit.agent.prompt import (
@@ -465,7 +466,7 @@ class AskNodes:
         if state.get("is_yes_no") and verdict is None:
             log.info("no_verdict_line", mode=mode)
         return {
-            "final_answer": check.text.strip(),
+            "final_answer": spell_out(check.text, articles).strip(),
             "verdict": verdict,
             "citations": citations,
             "removed_citations": check.removed,

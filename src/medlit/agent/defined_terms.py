@@ -1,0 +1,96 @@
+"""Abbreviations an answer uses, spelled out as its cited articles define them.
+
+A small model writes an abstract's abbreviations as if the reader had read the abstract: "a
+significant reduction in the incidence and severity of PVT [PMID:19852337]", where the article
+defines "peripheral venous thrombophlebitis (PVT)". The first use of such an abbreviation in the
+answer becomes "peripheral venous thrombophlebitis (PVT)", in the words of the article it cites
+(found with the Schwartz-Hearst algorithm, the ``abbreviations`` package). Only a definition the
+answer's cited articles agree on is used; an abbreviation the answer defines itself, one no
+cited article defines, and the statistical ones every reader knows (CI, OR, HR) stay as written.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Mapping
+
+from medlit.agent.citations import extract_pmids
+from medlit.log import get_logger
+from medlit.types import Article
+
+__all__ = ["article_definitions", "spell_out"]
+
+log = get_logger("agent.defined_terms")
+
+# Known to every reader of a clinical abstract: spelling them out would only lengthen it.
+_COMMON = frozenset(["CI", "OR", "RR", "HR", "SD", "SE", "SEM", "IQR", "NS", "AUC", "BMI"])
+# An abbreviation as written: two or more capitals, maybe with digits, lower-case letters or a
+# hyphen between ("PVT", "MDD", "COVID-19", "SNPs", "reOSCE" is not: it opens lower-case).
+_ABBREVIATION = re.compile(r"(?<![\w-])([A-Z][A-Za-z0-9-]*[A-Z0-9]s?)(?![\w-])")
+_CITATION = re.compile(r"\[[^\]]*\]|\(PMIDs?[^)]*\)", re.I)
+
+_definitions: dict[str, dict[str, str]] = {}  # article key -> its definitions (remembered)
+
+
+def article_definitions(article: Article) -> dict[str, str]:
+    """The abbreviations ``article`` defines in its title and abstract, with their long forms."""
+    known = _definitions.get(article.key)
+    if known is None:
+        from abbreviations import schwartz_hearst
+
+        # It logs every candidate it rejects at INFO; those are not medlit's to report.
+        logging.getLogger("abbreviations.schwartz_hearst").setLevel(logging.WARNING)
+        text = f"{article.title}\n{article.abstract_text}"
+        known = schwartz_hearst.extract_abbreviation_definition_pairs(doc_text=text)
+        if len(_definitions) > 4096:
+            _definitions.clear()
+        _definitions[article.key] = known
+    return known
+
+
+def spell_out(text: str, articles: Mapping[str, Article]) -> str:
+    """``text`` with the first use of each abbreviation its cited articles define spelled out
+    ("PVT" -> "peripheral venous thrombophlebitis (PVT)")."""
+    cited = [articles[p] for p in extract_pmids(text) if p in articles]
+    if not cited:
+        return text
+    bare = _CITATION.sub(" ", text)
+    spelled: list[str] = []
+    for abbreviation in dict.fromkeys(m.group(1) for m in _ABBREVIATION.finditer(bare)):
+        if abbreviation in _COMMON or f"({abbreviation})" in bare:
+            continue  # known to all, or the answer defines it itself
+        meanings = {
+            d[abbreviation].strip()
+            for d in map(article_definitions, cited)
+            if abbreviation in d and d[abbreviation].strip()
+        }
+        if len({m.lower() for m in meanings}) != 1:
+            continue  # no cited article defines it, or they disagree
+        meaning = meanings.pop()
+        if meaning.lower() in bare.lower():
+            continue  # the long form is already said
+        long_form = meaning[0].lower() + meaning[1:] if not meaning[:2].isupper() else meaning
+        text = _first_use(text, abbreviation, f"{long_form} ({abbreviation})")
+        spelled.append(abbreviation)
+    if spelled:
+        log.info("abbreviations_spelled_out", abbreviations=spelled)
+    return text
+
+
+def _first_use(text: str, abbreviation: str, replacement: str) -> str:
+    """``text`` with the first use of ``abbreviation`` outside a citation replaced; a sentence
+    that opens with it keeps its capital."""
+    pattern = re.compile(rf"(?<![\w-]){re.escape(abbreviation)}(?![\w-])")
+    for match in pattern.finditer(text):
+        if _inside_citation(text, match.start()):
+            continue
+        before = text[: match.start()].rstrip()
+        if not before or before[-1] in ".!?\n:":
+            replacement = replacement[0].upper() + replacement[1:]
+        return text[: match.start()] + replacement + text[match.end() :]
+    return text
+
+
+def _inside_citation(text: str, at: int) -> bool:
+    return any(m.start() <= at < m.end() for m in _CITATION.finditer(text))

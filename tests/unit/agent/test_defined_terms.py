@@ -1,0 +1,45 @@
+"""Abbreviations spelled out as the cited articles define them."""
+
+from __future__ import annotations
+
+from medlit.agent.defined_terms import article_definitions, spell_out
+from medlit.types import AbstractSection, Article
+
+
+def _article(pmid: str, text: str) -> Article:
+    return Article(pmid=pmid, title=f"Trial {pmid}", abstract=[AbstractSection(text=text)])
+
+
+ARTICLES = {
+    "1": _article(
+        "1",
+        "Peripheral venous thrombophlebitis (PVT) is common. Re-siting cannulae reduced PVT; "
+        "the odds ratio (OR) was 0.2.",
+    ),
+    "2": _article("2", "Portal vein thrombosis (PVT) follows splenectomy."),
+    "3": _article("3", "Major depressive disorder (MDD) in midlife."),
+}
+
+
+def test_the_first_use_is_spelled_out_as_the_cited_article_defines_it() -> None:
+    text = "PVT fell with re-siting [PMID:1]. PVT occurred on day 3 [PMID:1]."
+    assert spell_out(text, ARTICLES) == (
+        "Peripheral venous thrombophlebitis (PVT) fell with re-siting [PMID:1]. PVT occurred on "
+        "day 3 [PMID:1]."
+    )
+    mid = "Re-siting reduced PVT, OR 0.2 [PMID:1]."
+    assert spell_out(mid, ARTICLES) == (
+        "Re-siting reduced peripheral venous thrombophlebitis (PVT), OR 0.2 [PMID:1]."
+    )  # a statistic every reader knows stays short
+    assert article_definitions(ARTICLES["1"])["PVT"] == "Peripheral venous thrombophlebitis"
+
+
+def test_only_a_definition_the_cited_articles_agree_on_is_used() -> None:
+    for text in (
+        "PVT fell [PMID:1]. PVT rose [PMID:2].",  # thrombophlebitis or thrombosis?
+        "PVT fell [PMID:3].",  # the article cited does not define it (PMID 1 is not cited)
+        "Phlebitis (PVT) fell [PMID:1].",  # the answer defines it itself
+        "Peripheral venous thrombophlebitis fell; PVT rose [PMID:1].",  # the long form is said
+        "PVT fell.",  # nothing cited
+    ):
+        assert spell_out(text, ARTICLES) == text
