@@ -338,3 +338,44 @@ async def test_a_report_whose_evidence_does_not_answer_is_titled_by_its_question
     assert report.executive_summary.startswith("The evidence found does not answer")
     assert report.sections[0].content.startswith("Mean excess body weight loss")
     assert report.title == f"Research report: {question}"
+
+
+async def test_an_abbreviation_a_reference_defines_is_spelled_out_in_the_summary_and_sections() -> (
+    None
+):
+    trial = Article(
+        pmid="444",
+        title="Re-siting of cannulae",
+        abstract=[AbstractSection(text="Peripheral venous thrombophlebitis (PVT) is common.")],
+    )
+    articles = {trial.key: trial}
+    fact = VerifiedFact(
+        statement="Re-siting cannulae reduced PVT",
+        confidence="low",
+        sub_question_id="q1",
+        sources=[Citation.from_article(trial)],
+    )
+    plan = ResearchPlan(
+        question="Does re-siting cannulae reduce PVT?",
+        depth="quick",
+        sub_questions=[SubQuestion(id="q1", text="Does re-siting cannulae reduce PVT?")],
+    )
+
+    def answer(task: str, msgs: list[dict[str, str]]) -> Any:
+        if msgs[0]["content"].startswith("medlit research: summary"):
+            return {
+                "title": "Re-siting",
+                "executive_summary": "Re-siting cannulae reduced PVT [1].",
+            }
+        return {
+            "heading": "Re-siting",
+            "content": "Re-siting cannulae reduced PVT [1]. PVT fell [1].",
+        }
+
+    settings = ResearchSettings(min_section_words=50, expand_tries=0)
+    report = await generate_report(
+        plan.question, [fact], [], articles, ScriptedLLM(answer), settings, plan=plan
+    )
+    spelled = "Re-siting cannulae reduced peripheral venous thrombophlebitis (PVT) [1]."
+    assert report.executive_summary == spelled
+    assert report.sections[0].content == f"{spelled} PVT fell [1]."

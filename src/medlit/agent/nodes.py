@@ -43,7 +43,6 @@ from medlit.agent.citations import (
 )
 from medlit.agent.cited_numbers import drop_unsourced_numbers
 from medlit.agent.cited_subjects import drop_unsaid_subjects, populations_unspoken
-from medlit.agent.defined_terms import spell_out
 from medlit.agent.deps import AgentDeps
 from medlit.agent.memory import Turn, session_key, summary_messages
 from medlit.agent.prompt import (
@@ -56,6 +55,7 @@ from medlit.agent.prompt import (
 from medlit.agent.state import AgentState
 from medlit.agent.unsupported import drop_unsupported
 from medlit.agent.verdict import read_verdict
+from medlit.defined_terms import spell_out
 from medlit.errors import CacheAdmissionError, LLMError, SourceError, SourceUnavailable
 from medlit.log import get_logger
 from medlit.progress import emit, streaming_wanted
@@ -466,7 +466,9 @@ class AskNodes:
         if state.get("is_yes_no") and verdict is None:
             log.info("no_verdict_line", mode=mode)
         return {
-            "final_answer": spell_out(check.text, articles).strip(),
+            "final_answer": spell_out(
+                check.text, [articles[p] for p in extract_pmids(check.text) if p in articles]
+            ).strip(),
             "verdict": verdict,
             "citations": citations,
             "removed_citations": check.removed,

@@ -78,7 +78,8 @@ class GroundedSummary:
     answered: bool = True
 
 
-def _numbers(sentence: str) -> set[int]:
+def cited_numbers(sentence: str) -> set[int]:
+    """The reference numbers ``sentence`` cites ("[1]", "[2, 3]", "[4-5]")."""
     found: set[int] = set()
     for group in _CITED.findall(sentence):
         found.update(int(n) for n in re.findall(r"\d+", group))
@@ -275,7 +276,7 @@ def ground_text(text: str, question: str, support: dict[int, set[str]]) -> Groun
         kept: list[str] = []
         for drafted in _sentences(paragraph):
             sentence = _unframed(drafted)
-            cited = _numbers(sentence) & set(support)
+            cited = cited_numbers(sentence) & set(support)
             used = anchors & set(normalise_topic(_CITED.sub(" ", sentence)).split())
             backing = set().union(*(support[n] for n in cited)) if cited else set()
             named = not mismatched(qualified_names(sentence), _names_in(backing))

@@ -15,8 +15,10 @@ from collections import Counter
 from collections.abc import Callable
 
 from medlit.config import ResearchSettings
+from medlit.defined_terms import spell_out
 from medlit.log import get_logger
 from medlit.research.grounding import (
+    cited_numbers,
     fact_support,
     ground_summary,
     ground_text,
@@ -391,7 +393,7 @@ async def generate_report(
     executive_summary, _ = clean_citations(summary.executive_summary, references)
     support = fact_support(facts, references, numbers, discrepancies)
     grounded = ground_summary(executive_summary, question, facts, numbers, support)
-    executive_summary = grounded.text
+    executive_summary = spell_out(grounded.text, _cited(grounded.text, references, articles))
     title = report_title(summary.title, question, answered=grounded.answered)
     if grounded.removed:
         log.warning("summary_sentences_removed", sentences=[s[:120] for s in grounded.removed])
@@ -429,6 +431,7 @@ async def generate_report(
             section.content, section.references = clean_citations(text, references)
             section.word_count = count_words(section.content)
             section.short = section.word_count < settings.min_section_words
+        section.content = spell_out(section.content, _cited(section.content, references, articles))
         section.sub_question_ids = [topic_id, *folded.get(topic_id, [])]
         section.evidence_quality = evidence_quality(topic_facts, numbers, articles, topic_conflicts)
         sections.append(section)
@@ -454,6 +457,13 @@ async def generate_report(
         references=references,
         limitations=limitations,
     )
+
+
+def _cited(text: str, references: list[Reference], articles: dict[str, Article]) -> list[Article]:
+    """The articles ``text`` cites by reference number."""
+    keys = {r.number: r.article_key for r in references}
+    numbers = cited_numbers(text)
+    return [articles[keys[n]] for n in sorted(numbers) if n in keys and keys[n] in articles]
 
 
 def _were_left_out(count: int, where: str) -> str:

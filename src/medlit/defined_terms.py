@@ -4,7 +4,8 @@ A small model writes an abstract's abbreviations as if the reader had read the a
 significant reduction in the incidence and severity of PVT [PMID:19852337]", where the article
 defines "peripheral venous thrombophlebitis (PVT)". The first use of such an abbreviation in the
 answer becomes "peripheral venous thrombophlebitis (PVT)", in the words of the article it cites
-(found with the Schwartz-Hearst algorithm, the ``abbreviations`` package). Only a definition the
+(found with the Schwartz-Hearst algorithm, the ``abbreviations`` package). A research report's
+summary and each of its sections get the same, from the references they cite. Only a definition the
 answer's cited articles agree on is used; an abbreviation the answer defines itself, one no
 cited article defines, and the statistical ones every reader knows (CI, OR, HR) stay as written.
 """
@@ -13,15 +14,14 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Mapping
+from collections.abc import Sequence
 
-from medlit.agent.citations import extract_pmids
 from medlit.log import get_logger
 from medlit.types import Article
 
 __all__ = ["article_definitions", "spell_out"]
 
-log = get_logger("agent.defined_terms")
+log = get_logger("defined_terms")
 
 # Known to every reader of a clinical abstract: spelling them out would only lengthen it.
 _COMMON = frozenset(["CI", "OR", "RR", "HR", "SD", "SE", "SEM", "IQR", "NS", "AUC", "BMI"])
@@ -49,10 +49,9 @@ def article_definitions(article: Article) -> dict[str, str]:
     return known
 
 
-def spell_out(text: str, articles: Mapping[str, Article]) -> str:
-    """``text`` with the first use of each abbreviation its cited articles define spelled out
-    ("PVT" -> "peripheral venous thrombophlebitis (PVT)")."""
-    cited = [articles[p] for p in extract_pmids(text) if p in articles]
+def spell_out(text: str, cited: Sequence[Article]) -> str:
+    """``text`` with the first use of each abbreviation the ``cited`` articles (those it
+    cites) define spelled out ("PVT" -> "peripheral venous thrombophlebitis (PVT)")."""
     if not cited:
         return text
     bare = _CITATION.sub(" ", text)

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-from medlit.agent.defined_terms import article_definitions, spell_out
+from medlit.agent.citations import extract_pmids
+from medlit.defined_terms import article_definitions
+from medlit.defined_terms import spell_out as spell_out_cited
 from medlit.types import AbstractSection, Article
 
 
 def _article(pmid: str, text: str) -> Article:
     return Article(pmid=pmid, title=f"Trial {pmid}", abstract=[AbstractSection(text=text)])
+
+
+def spell_out(text: str, articles: dict[str, Article]) -> str:
+    """As an answer's check calls it: with the articles the text cites."""
+    return spell_out_cited(text, [articles[p] for p in extract_pmids(text) if p in articles])
 
 
 ARTICLES = {
