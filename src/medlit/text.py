@@ -27,6 +27,7 @@ __all__ = [
     "remove_control_chars",
     "require_clean_text",
     "split_sentences",
+    "unauthored",
 ]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -153,6 +154,20 @@ def only_points(sentence: str) -> bool:
     evidence: "This is supported by", "See also", "As shown in the study" (or none at all)."""
     words = set(re.findall(r"[a-z]+", sentence.lower()))
     return words <= _POINTING_WORDS
+
+
+# "the study by [PMID:12855939] found", "the study by [1] suggests": a citation read as an
+# author (the web page shows it as a superscript number: "the study by ¹ found").
+_BY_CITATION = re.compile(
+    r"\b(stud(?:y|ies)|trials?|reviews?|(?:meta-)?analys[ie]s|articles?|reports?|papers?)"
+    r"\s+by\s+(?=\[|\(PMID)",
+    re.I,
+)
+
+
+def unauthored(text: str) -> str:
+    """``text`` with "the study by [1]" written "the study [1]": a citation is no author."""
+    return _BY_CITATION.sub(r"\1 ", text)
 
 
 def drop_repeated_sentences(text: str) -> str:

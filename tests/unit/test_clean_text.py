@@ -11,7 +11,13 @@ from medlit.config import Settings
 from medlit.errors import ValidationError
 from medlit.research.planner import validate_request
 from medlit.sources.search import validate_query
-from medlit.text import remove_control_chars, require_clean_text, sentence_pieces, split_sentences
+from medlit.text import (
+    remove_control_chars,
+    require_clean_text,
+    sentence_pieces,
+    split_sentences,
+    unauthored,
+)
 
 
 def test_text_that_was_not_utf8_is_refused_naming_the_argument() -> None:
@@ -133,3 +139,16 @@ def test_a_sentence_ending_in_a_bracket_after_a_parenthesis_is_a_sentence(first:
     text = f"{first} The Tregs rose [PMID:1]."
     assert split_sentences(text) == [first, "The Tregs rose [PMID:1]."]
     assert sentence_pieces(text) == [f"{first} ", "The Tregs rose [PMID:1]."]
+
+
+def test_a_citation_is_not_read_as_an_author() -> None:
+    # The local model: "the study by [PMID:12855939] found", "the study by [1] suggests"; the
+    # web page shows the citation as a superscript number ("the study by ¹ found").
+    assert unauthored("Specifically, the study by [PMID:12855939] found that") == (
+        "Specifically, the study [PMID:12855939] found that"
+    )
+    assert unauthored("The meta-analysis by (PMID: 3) and studies by [1, 2] agree.") == (
+        "The meta-analysis (PMID: 3) and studies [1, 2] agree."
+    )
+    named = "Trials by Smith et al. [2] found it."
+    assert unauthored(named) == named  # an author's name stays

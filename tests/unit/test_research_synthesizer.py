@@ -340,9 +340,7 @@ async def test_a_report_whose_evidence_does_not_answer_is_titled_by_its_question
     assert report.title == f"Research report: {question}"
 
 
-async def test_an_abbreviation_a_reference_defines_is_spelled_out_in_the_summary_and_sections() -> (
-    None
-):
+async def test_a_report_spells_out_abbreviations_and_reads_no_citation_as_an_author() -> None:
     trial = Article(
         pmid="444",
         title="Re-siting of cannulae",
@@ -369,7 +367,7 @@ async def test_an_abbreviation_a_reference_defines_is_spelled_out_in_the_summary
             }
         return {
             "heading": "Re-siting",
-            "content": "Re-siting cannulae reduced PVT [1]. PVT fell [1].",
+            "content": "Re-siting cannulae reduced PVT [1]. The study by [1] saw PVT fall.",
         }
 
     settings = ResearchSettings(min_section_words=50, expand_tries=0)
@@ -378,4 +376,4 @@ async def test_an_abbreviation_a_reference_defines_is_spelled_out_in_the_summary
     )
     spelled = "Re-siting cannulae reduced peripheral venous thrombophlebitis (PVT) [1]."
     assert report.executive_summary == spelled
-    assert report.sections[0].content == f"{spelled} PVT fell [1]."
+    assert report.sections[0].content == f"{spelled} The study [1] saw PVT fall."

@@ -59,7 +59,7 @@ from medlit.defined_terms import spell_out
 from medlit.errors import CacheAdmissionError, LLMError, SourceError, SourceUnavailable
 from medlit.log import get_logger
 from medlit.progress import emit, streaming_wanted
-from medlit.text import counted, drop_repeated_sentences
+from medlit.text import counted, drop_repeated_sentences, unauthored
 from medlit.types import Article, Citation, Evidence, SearchQuery
 from medlit.usage import usage_scope
 
@@ -467,7 +467,8 @@ class AskNodes:
             log.info("no_verdict_line", mode=mode)
         return {
             "final_answer": spell_out(
-                check.text, [articles[p] for p in extract_pmids(check.text) if p in articles]
+                unauthored(check.text),
+                [articles[p] for p in extract_pmids(check.text) if p in articles],
             ).strip(),
             "verdict": verdict,
             "citations": citations,

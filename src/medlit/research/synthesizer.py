@@ -45,7 +45,7 @@ from medlit.research.prompts import (
     Task,
     messages,
 )
-from medlit.text import counted
+from medlit.text import counted, unauthored
 from medlit.types import Article, Citation, StudyType
 
 __all__ = ["build_references", "clean_citations", "count_words", "generate_report"]
@@ -393,7 +393,7 @@ async def generate_report(
     executive_summary, _ = clean_citations(summary.executive_summary, references)
     support = fact_support(facts, references, numbers, discrepancies)
     grounded = ground_summary(executive_summary, question, facts, numbers, support)
-    executive_summary = spell_out(grounded.text, _cited(grounded.text, references, articles))
+    executive_summary = _plain(grounded.text, references, articles)
     title = report_title(summary.title, question, answered=grounded.answered)
     if grounded.removed:
         log.warning("summary_sentences_removed", sentences=[s[:120] for s in grounded.removed])
@@ -431,7 +431,7 @@ async def generate_report(
             section.content, section.references = clean_citations(text, references)
             section.word_count = count_words(section.content)
             section.short = section.word_count < settings.min_section_words
-        section.content = spell_out(section.content, _cited(section.content, references, articles))
+        section.content = _plain(section.content, references, articles)
         section.sub_question_ids = [topic_id, *folded.get(topic_id, [])]
         section.evidence_quality = evidence_quality(topic_facts, numbers, articles, topic_conflicts)
         sections.append(section)
@@ -459,11 +459,13 @@ async def generate_report(
     )
 
 
-def _cited(text: str, references: list[Reference], articles: dict[str, Article]) -> list[Article]:
-    """The articles ``text`` cites by reference number."""
+def _plain(text: str, references: list[Reference], articles: dict[str, Article]) -> str:
+    """``text`` in plainer words: no citation read as an author ("the study by [1]"), and the
+    abbreviations the references it cites define spelled out at first use."""
     keys = {r.number: r.article_key for r in references}
-    numbers = cited_numbers(text)
-    return [articles[keys[n]] for n in sorted(numbers) if n in keys and keys[n] in articles]
+    numbers = sorted(cited_numbers(text))
+    cited = [articles[keys[n]] for n in numbers if n in keys and keys[n] in articles]
+    return spell_out(unauthored(text), cited)
 
 
 def _were_left_out(count: int, where: str) -> str:
