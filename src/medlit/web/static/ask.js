@@ -377,7 +377,9 @@ function renderResult(result) {
       Number.isFinite(total) ? `${Math.round(total)} ms` : null,
       `PubMed calls: ${calls.pubmed ?? 0}`,
       `LLM calls: ${calls.llm ?? 0}`,
-      cache.tier1 === "miss" && cache.evidence_reused ? `${cache.evidence_reused} cached passages reused` : null,
+      cache.tier1 === "miss" && cache.evidence_reused
+        ? `${cache.evidence_reused} cached passage${cache.evidence_reused === 1 ? "" : "s"} reused`
+        : null,
       // A question close to this one was answered before, but its answer does not fit this one.
       cache.tier1 === "miss" && cache.guard_reason ? `not from cache: a similar question's answer did not fit (${cache.guard_reason})` : null,
     ]
