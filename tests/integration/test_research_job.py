@@ -357,6 +357,14 @@ def test_cli_runs_lists_shows_and_resumes_a_job(
 
     listed = runner.invoke(app, ["research", "list", "--json"])
     assert [row["id"] for row in json.loads(listed.stdout)] == [data["id"]]
+    # In an 80-column terminal the question keeps the room (as a fifth column it had 19
+    # characters a line), with the depth and time under it.
+    from medlit.cli.app import console
+
+    monkeypatch.setattr(console, "width", 80)
+    narrow = runner.invoke(app, ["research", "list"]).stdout
+    assert all(len(line) <= 80 for line in narrow.splitlines())
+    assert QUESTION[:40] in narrow and f"quick · {data['created_at'][:10]}" in narrow
     status = runner.invoke(app, ["research", "status", data["id"][:6], "--json"])
     assert json.loads(status.stdout)["status"] == "COMPLETED"
     text = runner.invoke(app, ["research", "status", data["id"]])

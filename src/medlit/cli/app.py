@@ -50,6 +50,11 @@ app = typer.Typer(
 console = Console()
 err_console = Console(stderr=True)
 
+#: Below this terminal width a table keeps its long text (a title, a question) in one column
+#: with the short facts on a line under it: as columns of their own they left the long text
+#: sixteen characters a line in 80 columns, a word or two per line.
+WIDE_TABLE_MIN = 120
+
 
 def words_argument(help: str) -> Any:
     """A free-text argument given in quotes or as bare words (``medlit ask does aspirin

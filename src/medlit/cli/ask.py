@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from medlit.cli.app import (
+    WIDE_TABLE_MIN,
     app,
     build_settings,
     console,
@@ -111,12 +112,6 @@ async def _ask(
 _VERDICT_STYLE = {"yes": "bold green", "no": "bold red", "uncertain": "bold yellow"}
 
 
-# Below this width a citation is one cell (title, then journal, year and design, then the
-# link): as columns of their own they left the title sixteen characters a line in an
-# 80-column terminal, a word or two per line, and broke the link.
-_COLUMNS_MIN_WIDTH = 120
-
-
 def _citations_table(citations: list[Citation]) -> Table:
     """The citations as a table the terminal's width can hold: a column each for the title,
     journal, year, design and link in a wide terminal; in a narrow one, the title with the
@@ -126,7 +121,7 @@ def _citations_table(citations: list[Citation]) -> Table:
 
     table = Table(title="Citations", title_justify="left")
     table.add_column("PMID", no_wrap=True)
-    if console.width < _COLUMNS_MIN_WIDTH:
+    if console.width < WIDE_TABLE_MIN:
         table.show_lines = True
         table.add_column("Article", ratio=1, overflow="fold")
         for c in citations:

@@ -38,6 +38,7 @@ import typer
 from typer.core import TyperGroup
 
 from medlit.cli.app import (
+    WIDE_TABLE_MIN,
     app,
     build_settings,
     console,
@@ -280,10 +281,17 @@ def research_list(
         console.print('No research jobs yet: medlit research "your question"')
         return
     table = Table(title="Research jobs", title_justify="left")
-    for column in ("Job", "Status", "Depth", "Created (UTC)", "Question"):
-        table.add_column(column, overflow="fold")
+    wide = console.width >= WIDE_TABLE_MIN
+    columns = ("Job", "Status", "Depth", "Created (UTC)") if wide else ("Job", "Status")
+    for column in columns:
+        table.add_column(column, no_wrap=True)
+    table.add_column("Question", ratio=1, overflow="fold")
     for job_id, status, depth, created, question in rows:
-        table.add_row(job_id, status, depth, created[:16].replace("T", " "), escape(question))
+        when = created[:16].replace("T", " ")
+        if wide:
+            table.add_row(job_id, status, depth, when, escape(question))
+        else:  # the depth and the time under the question, which keeps the room
+            table.add_row(job_id, status, f"{escape(question)}\n[dim]{depth} · {when} UTC[/]")
     console.print(table)
 
 
