@@ -365,6 +365,9 @@ def test_cli_runs_lists_shows_and_resumes_a_job(
     narrow = runner.invoke(app, ["research", "list"]).stdout
     assert all(len(line) <= 80 for line in narrow.splitlines())
     assert QUESTION[:40] in narrow and f"quick · {data['created_at'][:10]}" in narrow
+    shown = runner.invoke(app, ["research", "status", data["id"]]).stdout
+    assert all(len(line) <= 80 for line in shown.splitlines())
+    assert "depth 1 · " in shown and "SKIPPED" in shown
     status = runner.invoke(app, ["research", "status", data["id"][:6], "--json"])
     assert json.loads(status.stdout)["status"] == "COMPLETED"
     text = runner.invoke(app, ["research", "status", data["id"]])

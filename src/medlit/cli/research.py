@@ -584,6 +584,8 @@ def _show_status(job: ResearchJob) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    from medlit.text import counted
+
     console.print(f"[bold]{job.id}[/]  {job.status.value}  ({job.depth})", highlight=False)
     console.print(escape(job.question), highlight=False)
     for stage, times in job.stages.items():
@@ -600,12 +602,19 @@ def _show_status(job: ResearchJob) -> None:
         console.print(f"[yellow]stopped early:[/] {escape(job.budget_stop_reason)}")
     if job.plan is not None:
         table = Table(title="Sub-questions", title_justify="left")
-        for column in ("Id", "Depth", "Status", "Articles", "Question"):
-            table.add_column(column, overflow="fold")
+        wide = console.width >= WIDE_TABLE_MIN
+        for column in ("Id", "Depth", "Status", "Articles") if wide else ("Id", "Status"):
+            table.add_column(column, no_wrap=True)
+        table.add_column("Question", ratio=1, overflow="fold")
         for q in job.plan.sub_questions:
-            status = q.status.value + (f" ({q.skip_reason})" if q.skip_reason else "")
-            table.add_row(q.id, str(q.depth), escape(status), str(q.articles_found),
-                          escape(q.text))  # fmt: skip
+            # The question keeps the room: a skip's reason (and, in a narrow terminal, the
+            # depth and articles) go under it.
+            about = [] if wide else [f"depth {q.depth}", counted(q.articles_found, "article")]
+            about += [q.skip_reason] if q.skip_reason else []
+            text = escape(q.text) + (f"\n[dim]{escape(' · '.join(about))}[/]" if about else "")
+            status = q.status.value
+            short = [str(q.depth), status, str(q.articles_found)] if wide else [status]
+            table.add_row(q.id, *short, text)
         console.print(table)
     console.print(
         f"articles {len(job.articles)} · findings {len(job.findings)} · facts {len(job.facts)} · "
