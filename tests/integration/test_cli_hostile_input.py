@@ -308,6 +308,8 @@ CASES = [
          "the directory nonexist/sub does not exist"),
     Case("research-show-word", ["research", "show", "efficacy", "--out", "nonexist/sub/r.md"],
          2, "the directory nonexist/sub does not exist"),
+    Case("research-start-alone", ["research", "start", "--depth", "quick"], 2,
+         "'start' is not a research subcommand: a job starts from its question alone"),
     Case("research-start-word", ["research", "start", "dates", "--out", "nonexist/sub/r.md"],
          2, "the directory nonexist/sub does not exist"),
     # the session id rule of POST /v1/ask holds in the CLI too

@@ -110,6 +110,11 @@ def _slip_for_subcommand(
             f"'{args[0]}' looks like a research job id; did you mean 'medlit research status "
             f"{args[0]}'? (To research it as a question, use 'medlit research run {args[0]}'.)"
         )
+    if len(words) == 1 and first in _RUN_WORDS:
+        return (
+            f"'{args[0]}' is not a research subcommand: a job starts from its question alone, "
+            'medlit research "your question"'
+        )
     if len(words) == 1:
         close = difflib.get_close_matches(first, commands, n=1, cutoff=0.8)
         if not close:
