@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import logging
 import re
+import sys
 from collections.abc import Sequence
+from typing import Any
 
 from medlit.log import get_logger
 from medlit.types import Article
@@ -37,16 +39,30 @@ def article_definitions(article: Article) -> dict[str, str]:
     """The abbreviations ``article`` defines in its title and abstract, with their long forms."""
     known = _definitions.get(article.key)
     if known is None:
-        from abbreviations import schwartz_hearst
-
-        # It logs every candidate it rejects at INFO; those are not medlit's to report.
-        logging.getLogger("abbreviations.schwartz_hearst").setLevel(logging.WARNING)
         text = f"{article.title}\n{article.abstract_text}"
-        known = schwartz_hearst.extract_abbreviation_definition_pairs(doc_text=text)
+        known = _schwartz_hearst().extract_abbreviation_definition_pairs(doc_text=text)
         if len(_definitions) > 4096:
             _definitions.clear()
         _definitions[article.key] = known
     return known
+
+
+def _schwartz_hearst() -> Any:
+    """The package's module, imported without its side effect: at import it configures the
+    root logger (``logging.basicConfig`` at INFO), after which every library's INFO records
+    (httpx's "HTTP Request: POST …" among them) were printed under medlit's own output."""
+    module = sys.modules.get("abbreviations.schwartz_hearst")
+    if module is not None:
+        return module
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    try:
+        from abbreviations import schwartz_hearst
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+    logging.getLogger(schwartz_hearst.__name__).setLevel(logging.WARNING)
+    return schwartz_hearst
 
 
 def spell_out(text: str, cited: Sequence[Article]) -> str:

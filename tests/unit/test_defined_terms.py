@@ -50,3 +50,23 @@ def test_only_a_definition_the_cited_articles_agree_on_is_used() -> None:
         "PVT fell.",  # nothing cited
     ):
         assert spell_out(text, ARTICLES) == text
+
+
+def test_reading_definitions_leaves_the_root_logger_as_it_was() -> None:
+    # The abbreviations package calls logging.basicConfig(level=INFO) when imported: httpx's
+    # "HTTP Request: POST ..." lines then appeared under a research job's progress.
+    import subprocess
+    import sys
+
+    code = (
+        "import logging\n"
+        "from medlit.defined_terms import article_definitions\n"
+        "from medlit.types import AbstractSection, Article\n"
+        "a = Article(pmid='1', title='T', abstract=[AbstractSection(text='Major depressive "
+        "disorder (MDD) is common.')])\n"
+        "assert article_definitions(a) == {'MDD': 'Major depressive disorder'}\n"
+        "root = logging.getLogger()\n"
+        "print(len(root.handlers), root.level)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.split() == ["0", str(30)]  # no handler added; WARNING, Python's default
