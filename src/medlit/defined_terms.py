@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import re
 import sys
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -33,6 +34,7 @@ _ABBREVIATION = re.compile(r"(?<![\w-])([A-Z][A-Za-z0-9-]*[A-Z0-9]s?)(?![\w-])")
 _CITATION = re.compile(r"\[[^\]]*\]|\(PMIDs?[^)]*\)", re.I)
 
 _definitions: dict[str, dict[str, str]] = {}  # article key -> its definitions (remembered)
+_import_lock = threading.Lock()
 
 
 def article_definitions(article: Article) -> dict[str, str]:
@@ -51,18 +53,19 @@ def _schwartz_hearst() -> Any:
     """The package's module, imported without its side effect: at import it configures the
     root logger (``logging.basicConfig`` at INFO), after which every library's INFO records
     (httpx's "HTTP Request: POST …" among them) were printed under medlit's own output."""
-    module = sys.modules.get("abbreviations.schwartz_hearst")
-    if module is not None:
-        return module
-    root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
-    try:
-        from abbreviations import schwartz_hearst
-    finally:
-        root.handlers[:] = handlers
-        root.setLevel(level)
-    logging.getLogger(schwartz_hearst.__name__).setLevel(logging.WARNING)
-    return schwartz_hearst
+    with _import_lock:  # a second thread waits for the whole import, and restores nothing
+        module = sys.modules.get("abbreviations.schwartz_hearst")
+        if module is not None:
+            return module
+        root = logging.getLogger()
+        handlers, level = root.handlers[:], root.level
+        try:
+            from abbreviations import schwartz_hearst
+        finally:
+            root.handlers[:] = handlers
+            root.setLevel(level)
+        logging.getLogger(schwartz_hearst.__name__).setLevel(logging.WARNING)
+        return schwartz_hearst
 
 
 def spell_out(text: str, cited: Sequence[Article]) -> str:
