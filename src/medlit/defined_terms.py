@@ -88,12 +88,19 @@ def spell_out(text: str, cited: Sequence[Article]) -> str:
         meaning = meanings.pop()
         if meaning.lower() in bare.lower():
             continue  # the long form is already said
-        long_form = meaning[0].lower() + meaning[1:] if not meaning[:2].isupper() else meaning
+        long_form = meaning if _a_name(meaning) else meaning[0].lower() + meaning[1:]
         text = _first_use(text, abbreviation, f"{long_form} ({abbreviation})")
         spelled.append(abbreviation)
     if spelled:
         log.info("abbreviations_spelled_out", abbreviations=spelled)
     return text
+
+
+def _a_name(long_form: str) -> bool:
+    """Whether a long form keeps its capitals mid-sentence: an acronym-led one ("HIV
+    infection") or a name ("Study of Women's Health Across the Nation")."""
+    words = [w for w in long_form.split() if len(w) > 3]
+    return long_form[:2].isupper() or (len(words) > 1 and all(w[0].isupper() for w in words))
 
 
 def _first_use(text: str, abbreviation: str, replacement: str) -> str:

@@ -25,6 +25,7 @@ ARTICLES = {
     ),
     "2": _article("2", "Portal vein thrombosis (PVT) follows splenectomy."),
     "3": _article("3", "Major depressive disorder (MDD) in midlife."),
+    "4": _article("4", "Women of the Study of Women's Health Across the Nation (SWAN)."),
 }
 
 
@@ -39,6 +40,10 @@ def test_the_first_use_is_spelled_out_as_the_cited_article_defines_it() -> None:
         "Re-siting reduced peripheral venous thrombophlebitis (PVT), OR 0.2 [PMID:1]."
     )  # a statistic every reader knows stays short
     assert article_definitions(ARTICLES["1"])["PVT"] == "Peripheral venous thrombophlebitis"
+    # A name keeps its capitals.
+    assert spell_out("In SWAN, MDD was common [PMID:4].", ARTICLES) == (
+        "In Study of Women's Health Across the Nation (SWAN), MDD was common [PMID:4]."
+    )
 
 
 def test_only_a_definition_the_cited_articles_agree_on_is_used() -> None:
