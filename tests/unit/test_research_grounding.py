@@ -265,26 +265,29 @@ HYPOGLYCAEMIA = "Does hypoglycaemia increase the risk of cardiovascular events i
 HYPOGLYCAEMIA_FINDING = "Severe hypoglycaemia is associated with an increased risk for CV outcomes"
 
 
+def _finding_support(statement: str = HYPOGLYCAEMIA_FINDING) -> dict[int, set[str]]:
+    """What reference [1] stands behind when its one fact states ``statement``."""
+    fact, numbers = _fact(statement, HYPOGLYCAEMIA)
+    return fact_support([fact], [], numbers)
+
+
 def test_a_sentence_speaking_of_more_studies_than_it_cites_is_left_out() -> None:
     # The local model's summary over one fact: "The evidence from two studies [1] indicates".
     question, statement = HYPOGLYCAEMIA, HYPOGLYCAEMIA_FINDING
-    fact, numbers = _fact(statement, question)
-    support = fact_support([fact], [], numbers)
+    support = _finding_support()
     overcounted = f"The evidence from two studies [1] indicates that {statement.lower()}."
     assert ground_text(overcounted, question, support).removed == [overcounted]
     for kept in (f"{statement} [1].", f"One study found that {statement.lower()} [1]."):
         assert ground_text(kept, question, support).text == kept
     # A count its fact gives itself is the fact's.
-    pooled, numbers = _fact(f"A meta-analysis of 12 trials found that {statement}", question)
-    support = fact_support([pooled], [], numbers)
+    support = _finding_support(f"A meta-analysis of 12 trials found that {statement}")
     sentence = f"A meta-analysis of 12 trials found that {statement.lower()} [1]."
     assert ground_text(sentence, question, support).text == sentence
 
 
 def test_a_sentence_about_the_prompt_not_the_literature_is_left_out() -> None:
     question, statement = HYPOGLYCAEMIA, HYPOGLYCAEMIA_FINDING
-    fact, numbers = _fact(statement, question)
-    support = fact_support([fact], [], numbers)
+    support = _finding_support()
     for prompt_talk in (  # the first as the local model wrote it in a section
         f"{statement} [1], as indicated by the low confidence level in the verified facts [1].",
         f"According to the facts provided, {statement.lower()} [1].",
@@ -297,8 +300,7 @@ def test_a_sentence_about_the_prompt_not_the_literature_is_left_out() -> None:
 
 def test_a_sentence_that_only_points_at_a_reference_is_left_out() -> None:
     question, statement = HYPOGLYCAEMIA, HYPOGLYCAEMIA_FINDING
-    fact, numbers = _fact(statement, question)
-    support = fact_support([fact], [], numbers)
+    support = _finding_support()
     pointing = "This is supported by [1]."
     grounded = ground_text(f"{statement} [1]. {pointing}", question, support)
     assert grounded.text == f"{statement} [1]." and grounded.removed == [pointing]
@@ -337,7 +339,6 @@ def test_a_fact_answering_one_ask_of_a_two_part_question_speaks_of_the_question(
 
 def test_a_sentence_framed_by_the_prompts_facts_is_checked_without_the_frame() -> None:
     question, statement = HYPOGLYCAEMIA, HYPOGLYCAEMIA_FINDING
-    fact, numbers = _fact(statement, question)
-    support = fact_support([fact], [], numbers)
+    support = _finding_support()
     framed = f"The verified facts indicate that {statement[0].lower()}{statement[1:]} [1]."
     assert ground_text(framed, question, support).text == f"{statement} [1]."
