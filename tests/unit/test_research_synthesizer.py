@@ -294,6 +294,33 @@ def test_the_evidence_note_and_the_references_give_an_unindexed_article_one_desi
     assert "(1 RCT)" in note and "No randomised trial" not in note
 
 
+async def _one_fact_report(
+    question: str, article: Article, statement: str, title: str, summary: str, section: str
+) -> Any:
+    """The report on ``question`` from one fact citing ``article``, as a model that drafts
+    ``title`` and ``summary``, and ``section`` for the one sub-question (the question), writes
+    it (no expansion)."""
+    fact = VerifiedFact(
+        statement=statement,
+        confidence="low",
+        sub_question_id="q1",
+        sources=[Citation.from_article(article)],
+    )
+    plan = ResearchPlan(
+        question=question, depth="quick", sub_questions=[SubQuestion(id="q1", text=question)]
+    )
+
+    def answer(task: str, msgs: list[dict[str, str]]) -> Any:
+        if msgs[0]["content"].startswith("medlit research: summary"):
+            return {"title": title, "executive_summary": summary}
+        return {"heading": "Findings", "content": section}
+
+    settings = ResearchSettings(min_section_words=50, expand_tries=0)
+    return await generate_report(
+        question, [fact], [], {article.key: article}, ScriptedLLM(answer), settings, plan=plan
+    )
+
+
 async def test_a_report_whose_evidence_does_not_answer_is_titled_by_its_question() -> None:
     # The local model's report: its one fact was on sleeve gastrectomy, its summary said
     # nothing a fact backs, but its one section did (the title once read that section's check).
@@ -303,37 +330,13 @@ async def test_a_report_whose_evidence_does_not_answer_is_titled_by_its_question
         title="Is resected stomach volume related to weight loss after laparoscopic sleeve "
         "gastrectomy?",
     )
-    fact = VerifiedFact(
-        statement="Mean excess body weight loss was 62% at 12 months after sleeve gastrectomy",
-        confidence="low",
-        sub_question_id="q1",
-        sources=[Citation.from_article(sleeve)],
-    )
-    plan = ResearchPlan(
-        question=question, depth="quick", sub_questions=[SubQuestion(id="q1", text=question)]
-    )
-
-    def answer(task: str, msgs: list[dict[str, str]]) -> Any:
-        if msgs[0]["content"].startswith("medlit research: summary"):
-            return {
-                "title": "Comparison of Laparoscopic and Open Surgery in Elderly Patients for "
-                "Weight Loss",
-                "executive_summary": "Laparoscopic surgery improves outcomes in the elderly [1].",
-            }
-        return {
-            "heading": "Weight loss",
-            "content": "Mean excess body weight loss was 62% at 12 months after sleeve "
-            "gastrectomy [1].",
-        }
-
-    report = await generate_report(
+    report = await _one_fact_report(
         question,
-        [fact],
-        [],
-        {sleeve.key: sleeve},
-        ScriptedLLM(answer),
-        ResearchSettings(min_section_words=50, expand_tries=0),
-        plan=plan,
+        sleeve,
+        "Mean excess body weight loss was 62% at 12 months after sleeve gastrectomy",
+        title="Comparison of Laparoscopic and Open Surgery in Elderly Patients for Weight Loss",
+        summary="Laparoscopic surgery improves outcomes in the elderly [1].",
+        section="Mean excess body weight loss was 62% at 12 months after sleeve gastrectomy [1].",
     )
     assert report.executive_summary.startswith("The evidence found does not answer")
     assert report.sections[0].content.startswith("Mean excess body weight loss")
@@ -346,33 +349,13 @@ async def test_a_report_spells_out_abbreviations_and_reads_no_citation_as_an_aut
         title="Re-siting of cannulae",
         abstract=[AbstractSection(text="Peripheral venous thrombophlebitis (PVT) is common.")],
     )
-    articles = {trial.key: trial}
-    fact = VerifiedFact(
-        statement="Re-siting cannulae reduced PVT",
-        confidence="low",
-        sub_question_id="q1",
-        sources=[Citation.from_article(trial)],
-    )
-    plan = ResearchPlan(
-        question="Does re-siting cannulae reduce PVT?",
-        depth="quick",
-        sub_questions=[SubQuestion(id="q1", text="Does re-siting cannulae reduce PVT?")],
-    )
-
-    def answer(task: str, msgs: list[dict[str, str]]) -> Any:
-        if msgs[0]["content"].startswith("medlit research: summary"):
-            return {
-                "title": "Re-siting",
-                "executive_summary": "Re-siting cannulae reduced PVT [1].",
-            }
-        return {
-            "heading": "Re-siting",
-            "content": "Re-siting cannulae reduced PVT [1]. The study by [1] saw PVT fall.",
-        }
-
-    settings = ResearchSettings(min_section_words=50, expand_tries=0)
-    report = await generate_report(
-        plan.question, [fact], [], articles, ScriptedLLM(answer), settings, plan=plan
+    report = await _one_fact_report(
+        "Does re-siting cannulae reduce PVT?",
+        trial,
+        "Re-siting cannulae reduced PVT",
+        title="Re-siting",
+        summary="Re-siting cannulae reduced PVT [1].",
+        section="Re-siting cannulae reduced PVT [1]. The study by [1] saw PVT fall.",
     )
     spelled = "Re-siting cannulae reduced peripheral venous thrombophlebitis (PVT) [1]."
     assert report.executive_summary == spelled
