@@ -16,6 +16,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from medlit.code_version import answering_code
+
 __all__ = [
     "AgentSettings",
     "CacheSettings",
@@ -740,8 +742,6 @@ class Settings(BaseSettings):
 
     def answer_fingerprint(self, sources: list[str], llm_model: str | None) -> str:
         """Hash of everything that shapes an answer: a change must not serve old answers."""
-        from medlit.code_version import answering_code
-
         return _answer_fingerprint(
             answering_code(),
             self.agent.prompt_version,

@@ -41,5 +41,5 @@ def test_the_answer_fingerprint_carries_the_installed_answering_code(monkeypatch
     settings = Settings()
     now = settings.answer_fingerprint(["pubmed"], "model")
     assert answering_code() == code_hash(Path(medlit.config.__file__).parent)
-    monkeypatch.setattr("medlit.code_version.answering_code", lambda: "another version")
+    monkeypatch.setattr("medlit.config.answering_code", lambda: "another version")
     assert settings.answer_fingerprint(["pubmed"], "model") != now
