@@ -56,6 +56,14 @@ err_console = Console(stderr=True)
 WIDE_TABLE_MIN = 120
 
 
+def detail_cell(text: str, *details: str) -> str:
+    """A table cell in Rich markup: ``text``, then each non-empty detail dim on a line under
+    it (both escaped): the long text keeps its column's room in a narrow terminal."""
+    from rich.markup import escape
+
+    return escape(text) + "".join(f"\n[dim]{escape(d)}[/]" for d in details if d)
+
+
 def words_argument(help: str) -> Any:
     """A free-text argument given in quotes or as bare words (``medlit ask does aspirin
     work`` asks "does aspirin work"): join what it receives with :func:`joined`."""

@@ -18,6 +18,7 @@ from medlit.cli.app import (
     app,
     build_settings,
     console,
+    detail_cell,
     err_console,
     joined,
     print_json,
@@ -126,9 +127,8 @@ def _citations_table(citations: list[Citation]) -> Table:
         table.add_column("Article", ratio=1, overflow="fold")
         for c in citations:
             about = ", ".join(p for p in (c.journal, str(c.year or "")) if p)
-            details = f"{escape(about)} · {c.study_type}" if about else c.study_type
-            link = f"\n[dim]{escape(c.url)}[/]" if c.url else ""
-            table.add_row(c.pmid or "-", f"{escape(c.title)}\n[dim]{details}[/]{link}")
+            details = f"{about} · {c.study_type}" if about else c.study_type
+            table.add_row(c.pmid or "-", detail_cell(c.title, details, c.url or ""))
         return table
     for column in ("Title", "Journal", "Year", "Study type", "Link"):
         table.add_column(column, overflow="fold", ratio=1 if column == "Title" else None)

@@ -42,6 +42,7 @@ from medlit.cli.app import (
     app,
     build_settings,
     console,
+    detail_cell,
     err_console,
     joined,
     print_json,
@@ -296,7 +297,7 @@ def research_list(
         if wide:
             table.add_row(job_id, status, depth, when, escape(question))
         else:  # the depth and the time under the question, which keeps the room
-            table.add_row(job_id, status, f"{escape(question)}\n[dim]{depth} · {when} UTC[/]")
+            table.add_row(job_id, status, detail_cell(question, f"{depth} · {when} UTC"))
     console.print(table)
 
 
@@ -616,7 +617,7 @@ def _show_status(job: ResearchJob) -> None:
             # depth and articles) go under it.
             about = [] if wide else [f"depth {q.depth}", counted(q.articles_found, "article")]
             about += [q.skip_reason] if q.skip_reason else []
-            text = escape(q.text) + (f"\n[dim]{escape(' · '.join(about))}[/]" if about else "")
+            text = detail_cell(q.text, " · ".join(about))
             status = q.status.value
             short = [str(q.depth), status, str(q.articles_found)] if wide else [status]
             table.add_row(q.id, *short, text)
