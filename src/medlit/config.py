@@ -224,7 +224,12 @@ class EmbeddingSettings(_Section):
         description="onnx: int8 ONNX model, 0.5 s cold start (default). "
         "sentence-transformers: the same model on PyTorch, ~9 s import.",
     )
-    batch_size: int = Field(32, ge=1, description="Texts per model call.")
+    batch_size: int = Field(
+        4,
+        ge=1,
+        description="Texts per model call. Small batches cost a passage least on CPU: 4 takes "
+        "half the time of 32 (benchmarks/embed_batch.py).",
+    )
     threads: int = Field(0, ge=0, description="Inference threads (0: onnxruntime's choice).")
     max_length: int = Field(
         256, ge=8, le=512, description="Tokens per text; longer texts are truncated (ST: 256)."

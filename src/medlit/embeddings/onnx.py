@@ -49,7 +49,8 @@ class OnnxEmbedder:
 
     Args:
         batch_size: texts per session run (texts are sorted by length first, so a batch pads
-            little).
+            little). Small is fast on CPU: a passage costs half as much in batches of 4 as in
+            batches of 32 (``benchmarks/embed_batch.py``).
         max_length: tokens kept per text.
         threads: intra-op threads; 0 lets onnxruntime decide.
         model_path: override the ONNX file (tests, other exports of the same model).
@@ -62,7 +63,7 @@ class OnnxEmbedder:
     def __init__(
         self,
         *,
-        batch_size: int = 32,
+        batch_size: int = 4,
         max_length: int = 256,
         threads: int = 0,
         model_path: Path | None = None,

@@ -33,7 +33,7 @@ class SentenceTransformerEmbedder:
     model_id = f"{MODEL_NAME}/torch"
     dim = MODEL_DIM
 
-    def __init__(self, *, batch_size: int = 32, max_length: int = 256, threads: int = 0) -> None:
+    def __init__(self, *, batch_size: int = 4, max_length: int = 256, threads: int = 0) -> None:
         self.batch_size = batch_size
         self.max_length = max_length
         self.threads = threads
