@@ -52,11 +52,19 @@ def check_bind(host: str, active_keys: int) -> str:
 
 def uvicorn_config(app: Any, *, host: str, port: int, **options: Any) -> uvicorn.Config:
     """uvicorn's configuration of the service (``medlit serve``, and the tests and benchmarks
-    that serve it): quiet logs and the app's lifespan. ``options`` add to or override uvicorn's
-    settings."""
+    that serve it): quiet logs, the app's lifespan, and uvicorn's httptools protocol sending
+    each response in one write (:mod:`medlit.service.http_protocol`). ``options`` add to or
+    override uvicorn's settings."""
     import uvicorn
 
-    settings: dict[str, Any] = {"log_level": "warning", "access_log": False, "lifespan": "on"}
+    from medlit.service.http_protocol import CorkedHttpToolsProtocol
+
+    settings: dict[str, Any] = {
+        "log_level": "warning",
+        "access_log": False,
+        "lifespan": "on",
+        "http": CorkedHttpToolsProtocol,
+    }
     return uvicorn.Config(app, host=host, port=port, **{**settings, **options})
 
 
