@@ -68,7 +68,9 @@ async def _sources(state: ServiceState) -> dict[str, Any]:
                 return
             try:
                 reply = await client.get(url)
-                result[name] = {"reachable": True, "detail": f"HTTP {reply.status_code}"}
+                # Any status: the base URL is no E-utility, so a 404 there is a live server.
+                detail = f"answers (HTTP {reply.status_code} at the base URL {url})"
+                result[name] = {"reachable": True, "detail": detail}
             except httpx.HTTPError as exc:
                 result[name] = {"reachable": False, "detail": type(exc).__name__}
 
