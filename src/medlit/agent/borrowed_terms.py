@@ -39,6 +39,9 @@ RARE_ZIPF = 3.0
 _MIN_LETTERS = 4
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
 _CITATION = re.compile(r"\[PMID:\d+\]")
+_SUSPENDED = re.compile(r"\b[^\W\d_]+-(?=\s)")
+"""A suspended prefix ("peri-" in "peri- and postmenopausal"): the word it stands for is the
+prefix and the next word's end, which no word here spells, so it is no term of its own."""
 
 
 @functools.lru_cache(maxsize=65536)
@@ -77,7 +80,7 @@ def drop_borrowed_terms(text: str, articles: Mapping[str, Article], question: st
         if not cited:
             return sentence
         theirs = set().union(*(said[p] for p in cited))
-        for word in _WORD.findall(_CITATION.sub(" ", sentence)):
+        for word in _WORD.findall(_SUSPENDED.sub(" ", _CITATION.sub(" ", sentence))):
             for key in normalise_topic(word).split():
                 stem = word_stem(key)
                 if stem in theirs or stem in asked or not is_technical(key):

@@ -65,3 +65,26 @@ def test_technical_is_rare_in_english() -> None:
     assert is_technical("cycloplegic") and is_technical("vancomycin")
     assert not is_technical("evidence") and not is_technical("association")
     assert not is_technical("isf")  # too short to judge
+
+
+def test_a_suspended_prefix_is_no_term() -> None:
+    # "peri-" in "peri- and postmenopausal" stands for "perimenopausal", which the cited
+    # article says; another article's "peri" (a suspended prefix there too) lends nothing.
+    articles = {
+        "31000001": article(
+            "31000001",
+            "Depression in perimenopausal and postmenopausal women",
+            "Depressive symptoms were more frequent in perimenopausal and postmenopausal women "
+            "than in premenopausal women.",
+        ),
+        "31000002": article(
+            "31000002",
+            "Bleeding after peri- and postoperative anticoagulation",
+            "Bleeding was more frequent with peri- and postoperative heparin.",
+        ),
+    }
+    text = (
+        "Depressive symptoms were more frequent in peri- and postmenopausal women [PMID:31000001]."
+    )
+    out = drop_borrowed_terms(text, articles, "Is depression more frequent around menopause?")
+    assert out.text == text and out.warnings == []
