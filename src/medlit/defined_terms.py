@@ -8,6 +8,15 @@ answer becomes "peripheral venous thrombophlebitis (PVT)", in the words of the a
 summary and each of its sections get the same, from the references they cite. Only a definition the
 answer's cited articles agree on is used; an abbreviation the answer defines itself, one no
 cited article defines, and the statistical ones every reader knows (CI, OR, HR) stay as written.
+
+A long form is written as an abstract writes it mid-sentence ("multiple sclerosis", but
+"Parkinson's disease" and "Los Angeles"); one seen only opening sentences, where a capital says
+nothing, gets a lower-case first letter unless it is a name or an eponym.
+
+The package finds a long form written first ("ankle-arm index (AAI)"); one written after the
+abbreviation ("AAI (Ankle/Arm blood pressure Index)", 3 of the 500 PubMedQA abstracts) is found
+here, by the same letter rule (the package's ``select_definition``), when the whole
+parenthesis is the long form, has two words or more and no digit.
 """
 
 from __future__ import annotations
@@ -32,6 +41,8 @@ _COMMON = frozenset(["CI", "OR", "RR", "HR", "SD", "SE", "SEM", "IQR", "NS", "AU
 # hyphen between ("PVT", "MDD", "COVID-19", "SNPs", "reOSCE" is not: it opens lower-case).
 _ABBREVIATION = re.compile(r"(?<![\w-])([A-Z][A-Za-z0-9-]*[A-Z0-9]s?)(?![\w-])")
 _CITATION = re.compile(r"\[[^\]]*\]|\(PMIDs?[^)]*\)", re.I)
+# An abbreviation followed by a parenthesis that may be its long form: "AAI (Ankle/Arm …)".
+_LONG_FORM_AFTER = re.compile(r"(?<![\w-])([A-Z][A-Za-z0-9-]*[A-Z0-9]s?) \(([^()]+)\)")
 
 _definitions: dict[str, dict[str, str]] = {}  # article key -> its definitions (remembered)
 _import_lock = threading.Lock()
@@ -43,10 +54,31 @@ def article_definitions(article: Article) -> dict[str, str]:
     if known is None:
         text = f"{article.title}\n{article.abstract_text}"
         known = _schwartz_hearst().extract_abbreviation_definition_pairs(doc_text=text)
+        known = {**_long_forms_after(text), **known}
         if len(_definitions) > 4096:
             _definitions.clear()
         _definitions[article.key] = known
     return known
+
+
+def _long_forms_after(text: str) -> dict[str, str]:
+    """The abbreviations ``text`` defines long form last: "AAI (Ankle/Arm blood pressure
+    Index)". The parenthesis must be the long form whole (not "HbA1c (at baseline)")."""
+    module = _schwartz_hearst()
+    found: dict[str, str] = {}
+    for match in _LONG_FORM_AFTER.finditer(text):
+        abbreviation, long_form = match.group(1), match.group(2).strip()
+        if len(long_form.split()) < 2 or any(c.isdigit() for c in long_form):
+            continue
+        candidate = module.Candidate(long_form)
+        candidate.set_position(0, len(long_form))
+        try:
+            definition = module.select_definition(candidate, abbreviation)
+        except (ValueError, IndexError):  # its letters are not the long form's
+            continue
+        if str(definition) == long_form:
+            found.setdefault(abbreviation, long_form)
+    return found
 
 
 def _schwartz_hearst() -> Any:
@@ -88,7 +120,7 @@ def spell_out(text: str, cited: Sequence[Article]) -> str:
         meaning = meanings.pop()
         if meaning.lower() in bare.lower():
             continue  # the long form is already said
-        long_form = meaning if _a_name(meaning) else meaning[0].lower() + meaning[1:]
+        long_form = _mid_sentence(meaning, cited)
         text = _first_use(text, abbreviation, f"{long_form} ({abbreviation})")
         spelled.append(abbreviation)
     if spelled:
@@ -101,6 +133,24 @@ def _a_name(long_form: str) -> bool:
     infection") or a name ("Study of Women's Health Across the Nation")."""
     words = [w for w in long_form.split() if len(w) > 3]
     return long_form[:2].isupper() or (len(words) > 1 and all(w[0].isupper() for w in words))
+
+
+def _mid_sentence(long_form: str, articles: Sequence[Article]) -> str:
+    """``long_form`` as it is written mid-sentence: as an abstract writes it there, else (it
+    only opens sentences, where a capital says nothing) with a lower-case first letter, unless
+    it is a name or an eponym ("Parkinson's disease")."""
+    if _a_name(long_form):
+        return long_form
+    pattern = re.compile(rf"(?<![\w-]){re.escape(long_form)}(?![\w-])", re.I)
+    for article in articles:  # the abstract, not the title: titles capitalise every word
+        text = article.abstract_text
+        for match in pattern.finditer(text):
+            before = text[: match.start()].rstrip()
+            if before and before[-1] not in ".!?:\n":
+                return match.group(0)
+    if long_form.split()[0].endswith(("'s", "\u2019s")):
+        return long_form
+    return long_form[0].lower() + long_form[1:]
 
 
 def _first_use(text: str, abbreviation: str, replacement: str) -> str:

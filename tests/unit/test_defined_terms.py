@@ -57,6 +57,40 @@ def test_only_a_definition_the_cited_articles_agree_on_is_used() -> None:
         assert spell_out(text, ARTICLES) == text
 
 
+def test_a_long_form_written_after_the_abbreviation_is_found() -> None:
+    # PubMedQA's 12855939 (the package reads only "long form (AAI)").
+    aai = _article(
+        "5",
+        "The AAI (Ankle/Arm blood pressure Index) was measured in 200 patients; an HbA1c "
+        "(at baseline) and an LDL (mg/dL) were recorded. GPs (general practitioners) saw them.",
+    )
+    assert article_definitions(aai) == {
+        "AAI": "Ankle/Arm blood pressure Index",
+        "GPs": "general practitioners",
+    }  # not "at baseline" (its letters are not HbA1c's) nor "mg/dL" (one word)
+    assert spell_out("A low AAI predicted events [PMID:5].", {"5": aai}) == (
+        "A low Ankle/Arm blood pressure Index (AAI) predicted events [PMID:5]."
+    )
+
+
+def test_a_long_form_is_written_as_the_abstract_writes_it_mid_sentence() -> None:
+    articles = {
+        "6": _article("6", "Parkinson's disease (PD) is common. PD progresses."),  # an eponym
+        "7": _article("7", "Patients in Los Angeles (LA) were followed. LA is large."),
+        "8": _article("8", "Multiple sclerosis (MS) was studied; multiple sclerosis recurs."),
+        "9": _article("9", "Tuberculosis (TB) was treated."),
+    }
+    assert spell_out("PD was slower [PMID:6].", articles) == (
+        "Parkinson's disease (PD) was slower [PMID:6]."
+    )
+    assert spell_out("Care in LA improved [PMID:7].", articles) == (
+        "Care in Los Angeles (LA) improved [PMID:7]."
+    )
+    assert spell_out("Relapse of MS fell [PMID:8]. Of TB too [PMID:9].", articles) == (
+        "Relapse of multiple sclerosis (MS) fell [PMID:8]. Of tuberculosis (TB) too [PMID:9]."
+    )
+
+
 def test_reading_definitions_leaves_the_root_logger_as_it_was() -> None:
     # The abbreviations package calls logging.basicConfig(level=INFO) when imported: httpx's
     # "HTTP Request: POST ..." lines then appeared under a research job's progress.
