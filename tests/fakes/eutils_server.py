@@ -45,6 +45,7 @@ import json
 import re
 import threading
 import time
+import unicodedata
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -61,6 +62,7 @@ from tests.fakes.pubmed_render import article_to_xml
 __all__ = ["FakeEutils", "Fault", "SeenRequest"]
 
 _WORD = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+
 _STOP = {
     "a",
     "an",
@@ -102,6 +104,13 @@ _STOP = {
     "who",
     "when",
 }
+
+
+def _folded(text: str) -> str:
+    """``text`` without accents: PubMed finds "Sjögren" for "sjogren" and the reverse."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
 _XML_DECL = b'<?xml version="1.0" ?>\n'
 _ESEARCH_DOCTYPE = (
     b'<!DOCTYPE eSearchResult PUBLIC "-//NLM//DTD esearch 20060628//EN" '
@@ -220,7 +229,7 @@ class FakeEutils:
                     "ArticleTitle", "AbstractText", "DescriptorName", "Keyword", "BookTitle"
                 )
             )
-            words = _WORD.findall(text.lower())
+            words = _WORD.findall(_folded(text.lower()))
             self._tokens[pmid] = set(words)
             self._texts[pmid] = f" {' '.join(words)} "
             year = element.findtext(".//PubDate/Year") or element.findtext(".//PubDate/MedlineDate")
@@ -363,7 +372,7 @@ class FakeEutils:
     ) -> tuple[list[str], list[str]]:
         """PMIDs matching ``term`` (best first) and the words found nowhere in the corpus."""
         any_mode = self.match == "any" or bool(re.search(r"\bOR\b", term))
-        cleaned = re.sub(r"\[[^\]]*\]", " ", term).lower()
+        cleaned = _folded(re.sub(r"\[[^\]]*\]", " ", term).lower())
         # A quoted phrase ("vitamin d") matches its words in that order, stop words included.
         phrases = [f" {' '.join(_WORD.findall(p))} " for p in re.findall(r'"([^"]*)"', cleaned)]
         cleaned = re.sub(r'"[^"]*"', " ", cleaned)

@@ -638,3 +638,29 @@ async def test_verified_band_serves_a_rewording_below_tau_and_records_the_verifi
         exact = await assistant.ask(Q1)  # above tau nothing changes: no call at all
         assert exact.cache.tier1 == "hit" and exact.cache.verified_by is None
         assert exact.api_calls.llm == 0
+
+
+async def test_an_accented_name_is_searched_as_one_word(
+    settings: Settings, llm_server: FakeLLMServer
+) -> None:
+    # "Sjögren's" was searched as "sj AND gren's", which PubMed finds in no article.
+    sjogren = [
+        _article(
+            50 + n,
+            f"Fatigue in primary Sjögren's syndrome and fibromyalgia: cohort {n}",
+            "Fatigue in primary Sjögren's syndrome was not explained by coexisting fibromyalgia.",
+            "Observational Study",
+            2000 + n,
+        )
+        for n in (1, 2)
+    ]
+    with FakeEutils(
+        articles=[*corpus(), *sjogren], rate_limit=None, rate_limit_with_key=None
+    ) as eutils:
+        question = "Is fatigue in primary Sjögren's syndrome explained by fibromyalgia?"
+        result = await _ask_once(settings, eutils, llm_server, question)
+        first = eutils.requests("esearch")[0].params["term"]
+
+    assert "sjogren's" in first and " sj " not in f" {first} "
+    assert {c.pmid for c in result.citations} <= {a.pmid for a in sjogren}
+    assert result.citations and result.api_calls.pubmed == 2  # found by the first search

@@ -11,6 +11,7 @@ later rounds.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -277,7 +278,7 @@ def content_terms(text: str, *, limit: int = 8) -> list[str]:
     in their original order.
     """
     terms: list[str] = []
-    for word in _WORD.findall(text.translate(_APOSTROPHES)):
+    for word in _WORD.findall(_folded(text.translate(_APOSTROPHES))):
         term = word.lower().strip("'")
         if len(term) < 2 and not term.isdigit():
             continue
@@ -288,6 +289,15 @@ def content_terms(text: str, *, limit: int = 8) -> list[str]:
         return terms
     keep = set(sorted(terms, key=lambda t: (-len(t), terms.index(t)))[:limit])
     return [t for t in terms if t in keep]
+
+
+def _folded(text: str) -> str:
+    """``text`` with its accents off: "Sjögren's" is one word, ``sjogren's``, which PubMed,
+    Europe PMC and the local corpus all match to "Sjögren's" (the words of the pattern are
+    ASCII, so it was two: ``sj AND gren's``, and the search found nothing)."""
+    if text.isascii():
+        return text
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
 def suggest_focus(question: str) -> str | None:

@@ -211,6 +211,17 @@ def test_a_typographic_apostrophe_searches_what_the_typed_one_does() -> None:
     assert typed.pubmed_query == "infliximab AND crohn's AND disease"
 
 
+def test_an_accented_word_is_searched_as_one_word() -> None:
+    # "Sjögren's" was "sj AND gren's": the pattern's letters are ASCII.
+    plan = deterministic_plan("Is fatigue in primary Sjögren's syndrome explained by fibromyalgia?")
+    assert plan.pubmed_query == (
+        "fatigue AND primary AND sjogren's AND syndrome AND explained AND fibromyalgia"
+    )
+    assert deterministic_plan("Does Ménière’s disease respond to betahistine?").pubmed_query == (
+        "meniere's AND disease AND respond AND betahistine"
+    )
+
+
 def test_a_name_is_searched_with_its_qualifier() -> None:
     # "D" is no content word: "vitamin" alone would find every vitamin's trials.
     plan = deterministic_plan("Does vitamin D supplementation prevent fractures?")
