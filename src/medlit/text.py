@@ -17,12 +17,14 @@ Its rules, in one place:
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 
 from medlit.errors import ValidationError
 
 __all__ = [
     "counted",
+    "fold_accents",
     "only_points",
     "remove_control_chars",
     "require_clean_text",
@@ -38,6 +40,15 @@ _CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f]")
 def counted(count: int, noun: str) -> str:
     """``count`` and ``noun``, plural unless one: "1 article", "3 articles"."""
     return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def fold_accents(text: str) -> str:
+    """``text`` with its accents off ("Sjögren's" -> "Sjogren's", "Ménière" -> "Meniere"):
+    one word for patterns of ASCII letters, and the spelling PubMed's MeSH headings use. Letters
+    that are no accented Latin letter ("ø", "α") stay."""
+    if text.isascii():
+        return text
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
 def remove_control_chars(text: str) -> str:

@@ -159,12 +159,21 @@ def test_rejects_medical_differences(guard: QuestionGuard, new: str, cached: str
          "After 2 weeks of oral surgery my cheek is still swollen, is that normal?"),
         ("Is it safe for my child to swim with a scab?",
          "Can my child go swimming with a scab?"),
+        # The same name with and without its accent.
+        ("Is fatigue in primary Sjogren's syndrome due to fibromyalgia?",
+         "Is fatigue in primary Sjögren’s syndrome due to fibromyalgia?"),
     ],
 )  # fmt: skip
 def test_accepts_rewordings(guard: QuestionGuard, new: str, cached: str):
     verdict = guard.check(new, cached)
     assert verdict.ok, verdict.reason
     assert verdict.reason is None
+
+
+def test_an_accent_changes_no_word():
+    assert question_features("Ménière’s disease in Sjögren's syndrome?").content == (
+        question_features("Meniere's disease in Sjogren's syndrome?").content
+    )
 
 
 def test_features_are_cached_and_case_insensitive():

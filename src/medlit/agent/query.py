@@ -11,13 +11,13 @@ later rounds.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
 from pydantic import BaseModel, Field
 
 from medlit.qualified_names import WORD_HEADS, qualified_names
+from medlit.text import fold_accents
 
 __all__ = [
     "PlanOutput",
@@ -278,7 +278,9 @@ def content_terms(text: str, *, limit: int = 8) -> list[str]:
     in their original order.
     """
     terms: list[str] = []
-    for word in _WORD.findall(_folded(text.translate(_APOSTROPHES))):
+    # Accents off: "Sjögren's" is one word, sjogren's (the pattern's letters are ASCII: it was
+    # "sj AND gren's", which PubMed finds nowhere).
+    for word in _WORD.findall(fold_accents(text.translate(_APOSTROPHES))):
         term = word.lower().strip("'")
         if len(term) < 2 and not term.isdigit():
             continue
@@ -289,15 +291,6 @@ def content_terms(text: str, *, limit: int = 8) -> list[str]:
         return terms
     keep = set(sorted(terms, key=lambda t: (-len(t), terms.index(t)))[:limit])
     return [t for t in terms if t in keep]
-
-
-def _folded(text: str) -> str:
-    """``text`` with its accents off: "Sjögren's" is one word, ``sjogren's``, which PubMed,
-    Europe PMC and the local corpus all match to "Sjögren's" (the words of the pattern are
-    ASCII, so it was two: ``sj AND gren's``, and the search found nothing)."""
-    if text.isascii():
-        return text
-    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
 def suggest_focus(question: str) -> str | None:

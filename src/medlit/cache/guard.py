@@ -83,6 +83,7 @@ from medlit.cache.guard_lexicon import (
     _SYNONYMS,
 )
 from medlit.qualified_names import describe, qualified_names, qualifiers_match
+from medlit.text import fold_accents
 
 __all__ = ["GuardVerdict", "QuestionFeatures", "QuestionGuard", "age_groups", "question_features"]
 
@@ -237,7 +238,8 @@ def _asking_part(text: str) -> str:
 @lru_cache(maxsize=4096)
 def question_features(question: str) -> QuestionFeatures:
     """Features of one question (cached: the same cached question is checked many times)."""
-    text = _APOSTROPHE.sub("'", question.lower())
+    # Accents off: "Sjögren's" and "Sjogren's" are one word (the pattern's letters are ASCII).
+    text = _APOSTROPHE.sub("'", fold_accents(question.lower()))
     tokens = _WORD.findall(text)
     content: set[str] = set()
     negated: set[str] = set()
