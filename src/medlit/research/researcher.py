@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from medlit.config import ResearchDepth, ResearchSettings
-from medlit.defined_terms import long_forms
 from medlit.errors import LLMConfigError, LLMError, ResearchError
 from medlit.llm.stance import content_terms
 from medlit.log import get_logger
@@ -181,13 +180,10 @@ def result_sentence_for(claim: str, article: Article) -> str | None:
         if not section.is_result:
             continue
         for sentence in split_sentences(section.text):
-            spelled = long_forms(sentence, article)
-            said = words & (content_terms(sentence) | content_terms(spelled))
+            said = words & content_terms(sentence)
             if len(said) < MIN_REANCHOR_WORDS or words - said - titled:
                 continue
-            if not claim_supported(
-                claim, sentence, title=article.title, result=True, spelled=spelled
-            ):
+            if not claim_supported(claim, sentence, title=article.title, result=True):
                 continue
             if best is None or len(said) > best[0]:
                 best = (len(said), sentence)
@@ -564,11 +560,7 @@ class DeepResearcher:
             bool(statement)
             and quote is not None
             and claim_supported(
-                statement,
-                quote,
-                title=article.title,
-                result=quotes_a_result(quote, article),
-                spelled=long_forms(quote, article),  # the quote's "FM" is "fibromyalgia"
+                statement, quote, title=article.title, result=quotes_a_result(quote, article)
             )
         )
         if statement and own_pmid and not supported:
