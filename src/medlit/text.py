@@ -44,11 +44,13 @@ def counted(count: int, noun: str) -> str:
 
 def fold_accents(text: str) -> str:
     """``text`` with its accents off ("Sjögren's" -> "Sjogren's", "Ménière" -> "Meniere"):
-    one word for patterns of ASCII letters, and the spelling PubMed's MeSH headings use. Letters
-    that are no accented Latin letter ("ø", "α") stay."""
+    one word for patterns of ASCII letters, and the spelling PubMed's MeSH headings use. Only
+    accents go (canonical decomposition, NFD): the micro sign of "10 µg" stays itself (NFKD
+    would make it a Greek mu, which the answer-cache guard's dose pattern does not read), and so
+    do letters that are no accented Latin letter ("ø", "α")."""
     if text.isascii():
         return text
-    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
 
 
 def remove_control_chars(text: str) -> str:

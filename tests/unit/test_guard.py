@@ -174,6 +174,10 @@ def test_an_accent_changes_no_word():
     assert question_features("Ménière’s disease in Sjögren's syndrome?").content == (
         question_features("Meniere's disease in Sjogren's syndrome?").content
     )
+    # Only accents: the micro sign stays one, and "10 µg" a dose.
+    assert question_features("Is 10 µg of vitamin B12 enough in Sjögren's syndrome?").doses == {
+        ("mcg", "10")
+    }
 
 
 def test_features_are_cached_and_case_insensitive():
