@@ -69,7 +69,8 @@ async def _sources(state: ServiceState) -> dict[str, Any]:
             try:
                 reply = await client.get(url)
                 # Any status: the base URL is no E-utility, so a 404 there is a live server.
-                detail = f"answers (HTTP {reply.status_code} at the base URL {url})"
+                # The URL itself is left out: /readyz needs no key, and a URL may carry one.
+                detail = f"answers (HTTP {reply.status_code} at its base URL)"
                 result[name] = {"reachable": True, "detail": detail}
             except httpx.HTTPError as exc:
                 result[name] = {"reachable": False, "detail": type(exc).__name__}

@@ -106,7 +106,7 @@ def test_search_health_ready_metrics(service: ServiceServer) -> None:
         ready = client.get("/readyz").json()
         assert ready["store"]["ok"] and ready["llm"]["answer"] is True
         assert ready["sources"]["pubmed"]["reachable"] is True
-        assert ready["sources"]["pubmed"]["detail"].startswith("answers (HTTP ")
+        assert ready["sources"]["pubmed"]["detail"] == "answers (HTTP 404 at its base URL)"
         stats = client.get("/v1/cache/stats").json()
         assert stats["tenant"] == "default" and stats["answers"]["entries"] == 0
         text = client.get("/metrics").text
