@@ -55,9 +55,9 @@ async def json_app(scope: Any, receive: Any, send: Any) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-def stream_app(first_sent: asyncio.Event) -> Any:
-    """An event stream: each event sent on its own, a pause between them; ``first_sent`` is set
-    once the first is."""
+def stream_app(first_sent: asyncio.Event, go_on: asyncio.Event) -> Any:
+    """An event stream: the first event, then (once ``go_on`` is set) two more; ``first_sent``
+    is set once the first is sent."""
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
         await receive()
@@ -67,26 +67,39 @@ def stream_app(first_sent: asyncio.Event) -> Any:
             event = b"data: %d\n\n" % n
             await send({"type": "http.response.body", "body": event, "more_body": True})
             first_sent.set()
-            await asyncio.sleep(0.05)
+            await go_on.wait()
         await send({"type": "http.response.body", "body": b""})
 
     return app
 
 
-async def serve_one(
+def connect(
     app: Any, protocol_class: type = CorkedHttpToolsProtocol
 ) -> tuple[RecordingTransport, Any]:
-    """One request through ``protocol_class``; the transport and the protocol."""
+    """A connection through ``protocol_class`` that has received one request."""
     config = Config(app=app, lifespan="off", log_level="warning")
     protocol = protocol_class(config, ServerState(), {}, _loop=asyncio.get_running_loop())
     transport = RecordingTransport()
     protocol.connection_made(transport)
     protocol.data_received(REQUEST)
-    for _ in range(100):
+    return transport, protocol
+
+
+async def until_complete(protocol: Any) -> None:
+    """Until the response is complete and its last writes are flushed."""
+    for _ in range(500):
         if protocol.cycle is not None and protocol.cycle.response_complete:
             break
         await asyncio.sleep(0.01)
     await asyncio.sleep(0)  # the flush scheduled by the last write
+
+
+async def serve_one(
+    app: Any, protocol_class: type = CorkedHttpToolsProtocol
+) -> tuple[RecordingTransport, Any]:
+    """One request through ``protocol_class``, answered; the transport and the protocol."""
+    transport, protocol = connect(app, protocol_class)
+    await until_complete(protocol)
     return transport, protocol
 
 
@@ -110,24 +123,17 @@ async def test_uvicorns_own_protocol_writes_head_and_body_apart() -> None:
 
 
 async def test_a_stream_leaves_as_it_is_written() -> None:
-    first_sent = asyncio.Event()
-    config = Config(app=stream_app(first_sent), lifespan="off", log_level="warning")
-    protocol = CorkedHttpToolsProtocol(config, ServerState(), {}, _loop=asyncio.get_running_loop())
-    transport = RecordingTransport()
-    protocol.connection_made(transport)
-    protocol.data_received(REQUEST.replace(b"/v1/ask", b"/events"))
+    first_sent, go_on = asyncio.Event(), asyncio.Event()
+    transport, protocol = connect(stream_app(first_sent, go_on))
     await asyncio.wait_for(first_sent.wait(), 5)
-    await asyncio.sleep(0.01)  # a loop turn: the first event is out while the stream goes on
+    await asyncio.sleep(0)  # a loop turn: the first event is out while the stream goes on
 
     sent = b"".join(transport.writes)
     assert b"text/event-stream" in sent and b"data: 0" in sent
     assert b"data: 1" not in sent
 
-    for _ in range(100):
-        if protocol.cycle.response_complete:
-            break
-        await asyncio.sleep(0.01)
-    await asyncio.sleep(0)
+    go_on.set()
+    await until_complete(protocol)
     sent = b"".join(transport.writes)
     assert all(b"data: %d" % n in sent for n in range(3))
     assert sent.endswith(b"0\r\n\r\n")  # the chunked stream's end
