@@ -23,6 +23,7 @@ from collections.abc import Callable
 from medlit.errors import ValidationError
 
 __all__ = [
+    "as_typed",
     "counted",
     "fold_accents",
     "only_points",
@@ -51,6 +52,17 @@ def fold_accents(text: str) -> str:
     if text.isascii():
         return text
     return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
+
+
+# Typographic apostrophes (text pasted from a word processor or a web page) and a backtick
+# typed for one: "Crohn’s disease" is "Crohn's disease".
+_APOSTROPHES = str.maketrans(dict.fromkeys("\u2018\u2019\u02bc`", "'"))
+
+
+def as_typed(text: str) -> str:
+    """``text`` as a keyboard types it: typed apostrophes, no accents (:func:`fold_accents`).
+    The form the question's words are read in, wherever they are compared or searched."""
+    return fold_accents(text.translate(_APOSTROPHES))
 
 
 def remove_control_chars(text: str) -> str:

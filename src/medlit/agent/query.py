@@ -17,7 +17,7 @@ from functools import lru_cache
 from pydantic import BaseModel, Field
 
 from medlit.qualified_names import WORD_HEADS, qualified_names
-from medlit.text import fold_accents
+from medlit.text import as_typed
 
 __all__ = [
     "PlanOutput",
@@ -228,9 +228,6 @@ _STOPWORDS |= frozenset(
 # on-point PubMedQA article did ("patients underwent total laparoscopic fundoplication").
 _STOPWORDS |= frozenset("undergo undergoes undergoing underwent undergone".split())  # noqa: SIM905
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-\+/']*[A-Za-z0-9+]|[A-Za-z0-9]")
-# Typographic apostrophes (text pasted from a word processor or a web page) are the typed one:
-# "Crohn’s disease" searches what "Crohn's disease" does.
-_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
 
 # Openings and words that make a question depend on what was said before.
 _FOLLOW_UP_START = re.compile(
@@ -278,9 +275,9 @@ def content_terms(text: str, *, limit: int = 8) -> list[str]:
     in their original order.
     """
     terms: list[str] = []
-    # Accents off: "Sjögren's" is one word, sjogren's (the pattern's letters are ASCII: it was
-    # "sj AND gren's", which PubMed finds nowhere).
-    for word in _WORD.findall(fold_accents(text.translate(_APOSTROPHES))):
+    # "Crohn’s" searches what "Crohn's" does, and "Sjögren's" is one word, sjogren's (the
+    # pattern's letters are ASCII: it was "sj AND gren's", which PubMed finds nowhere).
+    for word in _WORD.findall(as_typed(text)):
         term = word.lower().strip("'")
         if len(term) < 2 and not term.isdigit():
             continue
@@ -321,7 +318,7 @@ def keeps_follow_up(follow_up: str, rewrite: str) -> bool:
     first five letters ("child"/"children", "pregnant"/"pregnancy"); a synonym fails, which costs
     only the cruder :func:`contextual_plan`.
     """
-    words = {w.lower().strip("'") for w in _WORD.findall(rewrite.translate(_APOSTROPHES))}
+    words = {w.lower().strip("'") for w in _WORD.findall(as_typed(rewrite))}  # as the terms
     stems = {w[:5] for w in words if len(w) >= 5}
     return all(
         term in words or (len(term) >= 5 and term[:5] in stems)

@@ -83,7 +83,7 @@ from medlit.cache.guard_lexicon import (
     _SYNONYMS,
 )
 from medlit.qualified_names import describe, qualified_names, qualifiers_match
-from medlit.text import fold_accents
+from medlit.text import as_typed
 
 __all__ = ["GuardVerdict", "QuestionFeatures", "QuestionGuard", "age_groups", "question_features"]
 
@@ -142,7 +142,6 @@ _SEX = {
     "male": re.compile(r"\b(?:male|males|man|men|boy|boys|guy)\b"),
     "female": re.compile(r"\b(?:female|females|woman|women|girl|girls|lady|ladies)\b"),
 }
-_APOSTROPHE = re.compile(r"[\u2018\u2019`]")
 # The direction of an effect a question asks about: "does X increase Y" and "does X reduce Y"
 # share every content word and embed at 0.95+, but the answer to one is the negation of the other.
 _DIRECTIONS = {
@@ -238,8 +237,8 @@ def _asking_part(text: str) -> str:
 @lru_cache(maxsize=4096)
 def question_features(question: str) -> QuestionFeatures:
     """Features of one question (cached: the same cached question is checked many times)."""
-    # Accents off: "Sjögren's" and "Sjogren's" are one word (the pattern's letters are ASCII).
-    text = _APOSTROPHE.sub("'", fold_accents(question.lower()))
+    # As typed: "Sjögren’s" and "Sjogren's" are one word (the pattern's letters are ASCII).
+    text = as_typed(question.lower())
     tokens = _WORD.findall(text)
     content: set[str] = set()
     negated: set[str] = set()

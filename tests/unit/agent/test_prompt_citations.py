@@ -220,6 +220,10 @@ def test_an_accented_word_is_searched_as_one_word() -> None:
     assert deterministic_plan("Does Ménière’s disease respond to betahistine?").pubmed_query == (
         "meniere's AND disease AND respond AND betahistine"
     )
+    # A rewrite that keeps the accented name keeps the follow-up (its words are read alike).
+    assert keeps_follow_up(
+        "And in Sjögren’s syndrome?", "Does hydroxychloroquine help fatigue in Sjögren's syndrome?"
+    )
 
 
 def test_a_name_is_searched_with_its_qualifier() -> None:
