@@ -145,8 +145,7 @@ def _mid_sentence(long_form: str, articles: Sequence[Article]) -> str:
     for article in articles:  # the abstract, not the title: titles capitalise every word
         text = article.abstract_text
         for match in pattern.finditer(text):
-            before = text[: match.start()].rstrip()
-            if before and before[-1] not in ".!?:\n":
+            if not _opens_sentence(text, match.start()):
                 return match.group(0)
     if long_form.split()[0].endswith(("'s", "\u2019s")):
         return long_form
@@ -160,11 +159,16 @@ def _first_use(text: str, abbreviation: str, replacement: str) -> str:
     for match in pattern.finditer(text):
         if _inside_citation(text, match.start()):
             continue
-        before = text[: match.start()].rstrip()
-        if not before or before[-1] in ".!?\n:":
+        if _opens_sentence(text, match.start()):
             replacement = replacement[0].upper() + replacement[1:]
         return text[: match.start()] + replacement + text[match.end() :]
     return text
+
+
+def _opens_sentence(text: str, at: int) -> bool:
+    """Whether the word at ``at`` opens a sentence (or a heading's text: after a colon)."""
+    before = text[:at].rstrip()
+    return not before or before[-1] in ".!?:\n"
 
 
 def _inside_citation(text: str, at: int) -> bool:
