@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from medlit.cache.chunking import chunk_article  # noqa: E402
+from medlit.embeddings.base import Embedder, load_model  # noqa: E402
 from medlit.sources.pubmed_xml import parse_pubmed_xml  # noqa: E402
 from medlit.types import Article  # noqa: E402
 
@@ -48,17 +49,18 @@ def articles(n: int) -> tuple[list[Article], str]:
     return corpus()[:n], "generated articles (../shared/data absent)"
 
 
-def embedder(backend: str, batch_size: int, threads: int) -> object:
+def embedder(backend: str, batch_size: int, threads: int) -> Embedder:
     """The backend's embedder, loaded."""
+    model: Embedder
     if backend == "onnx":
         from medlit.embeddings.onnx import OnnxEmbedder
 
-        model: object = OnnxEmbedder(batch_size=batch_size, threads=threads)
+        model = OnnxEmbedder(batch_size=batch_size, threads=threads)
     else:
         from medlit.embeddings.sentence_transformers import SentenceTransformerEmbedder
 
         model = SentenceTransformerEmbedder(batch_size=batch_size, threads=threads)
-    model.load()  # type: ignore[attr-defined]
+    load_model(model)
     return model
 
 
@@ -82,7 +84,7 @@ def main() -> None:
         models = {bs: embedder(args.backend, bs, threads) for bs in BATCHES}
         reference = None
         for model in models.values():
-            vectors = model.embed(passages[:16])  # type: ignore[attr-defined]
+            vectors = model.embed(passages[:16])
             if reference is None:
                 reference = vectors
             elif not np.allclose(vectors, reference, atol=1e-5):
@@ -92,7 +94,7 @@ def main() -> None:
         for _ in range(args.reps):
             for bs, model in models.items():
                 began, used = time.perf_counter(), time.process_time()
-                model.embed(passages)  # type: ignore[attr-defined]
+                model.embed(passages)
                 wall[bs].append((time.perf_counter() - began) * 1000 / len(passages))
                 cpu[bs].append((time.process_time() - used) * 1000 / len(passages))
         figures[threads] = {bs: statistics.median(wall[bs]) for bs in BATCHES}
