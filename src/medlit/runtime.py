@@ -116,10 +116,10 @@ class Runtime:
             answering_code()  # the answer fingerprint's: reads the package's sources once
             if any(self.llm_configured(task) for task in LLMTask):
                 importlib.import_module("openai")
-            if self.llm_configured(LLMTask.ANSWER):
-                from medlit.agent.borrowed_terms import is_technical
+                from medlit.word_rarity import is_technical
 
-                is_technical("warm-up")  # loads the word frequencies its answers are checked by
+                # loads the word frequencies answers and research claims are checked by
+                is_technical("warm-up")
             load_model(self.embedder)  # in the heavy lane: its threads get the lane's priority
             self.embedder.embed(["medlit warm-up"])
             self._warmed = True

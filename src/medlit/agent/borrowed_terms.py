@@ -7,17 +7,17 @@ meropenem study]". Every subject word of the question is in the cited article, s
 check passes it; "cycloplegic autorefraction" is an eye test, named only by another article the
 model was given. The sentence joins two studies into one finding neither made.
 
-Here each cited sentence's technical words (rare in English: :data:`RARE_ZIPF` on wordfreq's
-scale, so "evidence", "association" or "however" never count) are held to the articles it
-cites. A word none of them says (title, abstract, MeSH), which the question does not use either,
-but which another evidence article does say, was borrowed from that article: the sentence is
-left out, with a warning naming both articles. A rare word no article says is the model's own
-(a synonym, a class name) and is left to the other checks: nothing shows it was mixed in.
+Here each cited sentence's technical words (rare in English:
+:func:`~medlit.word_rarity.is_technical`, so "evidence", "association" or "however" never
+count) are held to the articles it cites. A word none of them says (title, abstract, MeSH),
+which the question does not use either, but which another evidence article does say, was
+borrowed from that article: the sentence is left out, with a warning naming both articles. A
+rare word no article says is the model's own (a synonym, a class name) and is left to the
+other checks: nothing shows it was mixed in.
 """
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -28,28 +28,17 @@ from medlit.research.grounding import word_stem, word_stems
 from medlit.research.tracking import normalise_topic
 from medlit.text import rewrite_sentences
 from medlit.types import Article
+from medlit.word_rarity import is_technical
 
-__all__ = ["RARE_ZIPF", "Borrowed", "drop_borrowed_terms", "is_technical"]
+__all__ = ["Borrowed", "drop_borrowed_terms"]
 
 log = get_logger("agent.borrowed_terms")
 
-RARE_ZIPF = 3.0
-"""A word under this Zipf frequency (once per million words is 3.0) is technical: "sepsis" is
-3.0, "vancomycin" 2.3, "cycloplegic" 0; "plasma" is 3.9, "evidence" 5.1."""
-_MIN_LETTERS = 4
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
 _CITATION = re.compile(r"\[PMID:\d+\]")
 _SUSPENDED = re.compile(r"\b[^\W\d_]+-(?=\s)")
 """A suspended prefix ("peri-" in "peri- and postmenopausal"): the word it stands for is the
 prefix and the next word's end, which no word here spells, so it is no term of its own."""
-
-
-@functools.lru_cache(maxsize=65536)
-def is_technical(word: str) -> bool:
-    """Whether ``word`` is rare in English (a term of the field, not of the prose)."""
-    from wordfreq import zipf_frequency  # loads its English table (0.5 s) on first use
-
-    return len(word) >= _MIN_LETTERS and zipf_frequency(word, "en") < RARE_ZIPF
 
 
 @dataclass

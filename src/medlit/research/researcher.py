@@ -33,6 +33,7 @@ from medlit.research.prompts import (
     Task,
     messages,
 )
+from medlit.research.swapped_terms import swapped_term
 from medlit.research.tracking import Budget, normalise_topic
 from medlit.sources.base import FreshArticles
 from medlit.text import counted, split_sentences
@@ -168,10 +169,12 @@ def result_sentence_for(claim: str, article: Article) -> str | None:
     ("Dexamethasone is an effective alternative to oral prednisone ..." over the result
     "prednisone is not superior to dexamethasone ..."), while the conclusion says the claim in
     its words. The sentence must pass :func:`~medlit.research.grounding.claim_supported` as a
-    quote would, hold :data:`MIN_REANCHOR_WORDS` of the claim's content words, and the claim
-    may use no word that neither it nor the article's title has: searching every sentence
-    must not let a claim pass on two common words ("Aspirin cured every stroke" over "aspirin
-    users had fewer strokes"). The sentence holding most of the claim's words is taken.
+    quote would (and the claim swap none of its terms for another there:
+    :func:`~medlit.research.swapped_terms.swapped_term`), hold :data:`MIN_REANCHOR_WORDS` of
+    the claim's content words, and the claim may use no word that neither it nor the article's
+    title has: searching every sentence must not let a claim pass on two common words
+    ("Aspirin cured every stroke" over "aspirin users had fewer strokes"). The sentence
+    holding most of the claim's words is taken.
     """
     words = content_terms(claim)
     titled = content_terms(article.title)
@@ -184,6 +187,8 @@ def result_sentence_for(claim: str, article: Article) -> str | None:
             if len(said) < MIN_REANCHOR_WORDS or words - said - titled:
                 continue
             if not claim_supported(claim, sentence, title=article.title, result=True):
+                continue
+            if swapped_term(claim, sentence, article) is not None:
                 continue
             if best is None or len(said) > best[0]:
                 best = (len(said), sentence)
@@ -563,6 +568,8 @@ class DeepResearcher:
                 statement, quote, title=article.title, result=quotes_a_result(quote, article)
             )
         )
+        swap = swapped_term(statement, quote, article) if supported and quote else None
+        supported = supported and swap is None
         if statement and own_pmid and not supported:
             sentence = result_sentence_for(statement, article)
             if sentence is not None:  # the article says it, in another sentence than quoted
@@ -577,7 +584,7 @@ class DeepResearcher:
         elif not statement or quote is None:
             reason = "quote_not_in_article"
         elif not supported:
-            reason = "claim_not_in_quote"
+            reason = "claim_swaps_term" if swap is not None else "claim_not_in_quote"
         elif denied_by_article(
             statement, quote, [s.text for s in article.abstract], title=article.title
         ):
@@ -593,6 +600,7 @@ class DeepResearcher:
                 claimed_pmid=pmid,
                 claim=claim.claim[:120],
                 quote=claim.quote[:120],
+                **({"swapped": f"{swap.brought} for {swap.dropped}"} if swap and reason else {}),
             )
             return None
         follow_up = None
