@@ -31,7 +31,7 @@ from typing import Any
 from medlit.log import get_logger
 from medlit.types import Article
 
-__all__ = ["article_definitions", "spell_out"]
+__all__ = ["article_definitions", "long_forms", "spell_out"]
 
 log = get_logger("defined_terms")
 
@@ -126,6 +126,26 @@ def spell_out(text: str, cited: Sequence[Article]) -> str:
     if spelled:
         log.info("abbreviations_spelled_out", abbreviations=spelled)
     return text
+
+
+def long_forms(text: str, article: Article) -> str:
+    """The long forms of the abbreviations ``text`` (a sentence of ``article``) uses that the
+    article defines and ``text`` does not spell out: "fatigue in pSS is not due to FM" gives
+    "primary Sjögren's syndrome; fibromyalgia". For checking a claim that spells out what the
+    sentence abbreviates (their words count as the sentence's, nothing else of them does: a
+    long form's "non-" in "non-small cell lung cancer" negates nothing the sentence says).
+    """
+    found: list[str] = []
+    lowered = text.lower()
+    for abbreviation, meaning in article_definitions(article).items():
+        meaning = meaning.strip()
+        if sum(c.isupper() for c in abbreviation) < 2 or not meaning:
+            continue  # "female" for a garbled long form is no abbreviation; "pSS", "FM" are
+        if meaning.lower() in lowered or meaning in found:
+            continue
+        if re.search(rf"(?<![\w-]){re.escape(abbreviation)}(?![\w-])", text):
+            found.append(meaning)
+    return "; ".join(found)
 
 
 def _a_name(long_form: str) -> bool:

@@ -102,9 +102,11 @@ def test_context_a_pronoun_or_another_form_of_a_word_is_no_swap(claim: str, quot
 def test_a_swapped_claim_is_dropped_and_its_true_form_kept() -> None:
     researcher = bare_researcher()
     question = SubQuestion(id="q1", text="How common is fibromyalgia in Sjögren's syndrome?")
+    # The local model's claim: with pSS read as its long form, 9 of its 11 content words are
+    # the quote's.
     swapped = ExtractedClaim(
-        claim="The prevalence of fibromyalgia in pSS patients is significantly higher than in "
-        "lupus patients.",
+        claim="The prevalence of fibromyalgia in primary Sjögren's syndrome is significantly "
+        "higher in patients with pSS compared to lupus patients.",
         quote=FATIGUE_RESULT,
         pmid="11053064",
     )
@@ -112,8 +114,8 @@ def test_a_swapped_claim_is_dropped_and_its_true_form_kept() -> None:
     # No other result sentence says it either: none stands in for the quote.
     assert result_sentence_for(swapped.claim, SJOGREN) is None
     true = ExtractedClaim(
-        claim="The prevalence of fatigue in pSS patients is significantly higher than in lupus "
-        "patients.",
+        claim="Fatigue is significantly more prevalent in primary Sjögren's syndrome than in "
+        "lupus.",
         quote=FATIGUE_RESULT,
         pmid="11053064",
     )

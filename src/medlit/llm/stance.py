@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from medlit.text import counted
+from medlit.text import counted, fold_accents
 
 __all__ = [
     "Stance",
@@ -142,8 +142,10 @@ def _stem(word: str) -> str:
 
 
 def content_terms(text: str) -> set[str]:
-    """Lower-cased, crudely stemmed content words (stop words removed)."""
-    return {_stem(w) for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 2}
+    """Lower-cased, crudely stemmed content words (stop words removed; accents off, so
+    "Sjögren's" is one word and the same as "Sjogren's")."""
+    words = _WORD.findall(fold_accents(text.lower()))
+    return {_stem(w) for w in words if w not in _STOP and len(w) > 2}
 
 
 def _without_negated(clause: str) -> str:

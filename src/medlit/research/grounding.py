@@ -86,7 +86,9 @@ def cited_numbers(sentence: str) -> set[int]:
     return found
 
 
-def claim_supported(claim: str, quote: str, *, title: str = "", result: bool = False) -> bool:
+def claim_supported(
+    claim: str, quote: str, *, title: str = "", result: bool = False, spelled: str = ""
+) -> bool:
     """Whether a claim says what its verbatim quote says, as far as words can tell.
 
     A small model writes the claim it was hoping for beside a real quote about something else:
@@ -104,6 +106,9 @@ def claim_supported(claim: str, quote: str, *, title: str = "", result: bool = F
     a ``result`` (from the results or conclusions), holds two of the claim's words and half
     of those the title does not, and together with the title holds :data:`TITLE_SUPPORT` of
     them. A positive claim ("vitamin D prevents fractures") must always be in its quote.
+
+    ``spelled`` holds the long forms of the quote's abbreviations (``defined_terms.long_forms``:
+    "fibromyalgia" for its "FM"): their words count as the quote's.
     """
     words = content_terms(claim)
     if not words:
@@ -113,7 +118,7 @@ def claim_supported(claim: str, quote: str, *, title: str = "", result: bool = F
         return False
     if mismatched(qualified_names(claim), qualified_names(quote)):
         return False  # "vitamin D reduced pain" over a quote about vitamin C
-    quoted = words & content_terms(quote)
+    quoted = words & (content_terms(quote) | content_terms(spelled))
     if len(quoted) >= CLAIM_SUPPORT * len(words):
         return True
     if not (negative and result and title and len(quoted) >= 2):

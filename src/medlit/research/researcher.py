@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from medlit.config import ResearchDepth, ResearchSettings
+from medlit.defined_terms import long_forms
 from medlit.errors import LLMConfigError, LLMError, ResearchError
 from medlit.llm.stance import content_terms
 from medlit.log import get_logger
@@ -183,10 +184,13 @@ def result_sentence_for(claim: str, article: Article) -> str | None:
         if not section.is_result:
             continue
         for sentence in split_sentences(section.text):
-            said = words & content_terms(sentence)
+            spelled = long_forms(sentence, article)
+            said = words & (content_terms(sentence) | content_terms(spelled))
             if len(said) < MIN_REANCHOR_WORDS or words - said - titled:
                 continue
-            if not claim_supported(claim, sentence, title=article.title, result=True):
+            if not claim_supported(
+                claim, sentence, title=article.title, result=True, spelled=spelled
+            ):
                 continue
             if swapped_term(claim, sentence, article) is not None:
                 continue
@@ -565,7 +569,11 @@ class DeepResearcher:
             bool(statement)
             and quote is not None
             and claim_supported(
-                statement, quote, title=article.title, result=quotes_a_result(quote, article)
+                statement,
+                quote,
+                title=article.title,
+                result=quotes_a_result(quote, article),
+                spelled=long_forms(quote, article),  # the quote's "FM" is "fibromyalgia"
             )
         )
         swap = swapped_term(statement, quote, article) if supported and quote else None
