@@ -39,6 +39,12 @@ from medlit.types import AbstractSection, Article, Citation
          False),
         ("Low-dose aspirin did not increase major bleeding.",
          "Low-dose aspirin did not increase major bleeding", True),
+        # A negation in one word (the local model's claim, dropped before).
+        ("Intensive monitoring during the first transfusion in pediatric patients is not "
+         "necessary.", "The practice of intensive observation for the first transfusion in "
+         "pediatric patients is probably unnecessary.", True),
+        ("Aspirin was effective against recurrent stroke.",
+         "Aspirin was ineffective against recurrent stroke", False),
         # One letter or number names another thing than the quote does.
         ("Vitamin D reduced complex regional pain syndrome after wrist fractures.",
          "vitamin C reduced complex regional pain syndrome after wrist fractures", False),

@@ -49,7 +49,9 @@ CLAIM_SUPPORT = 0.6
 TITLE_SUPPORT = 0.8
 _NEGATION = re.compile(
     r"\b(?:not|no|never|neither|nor|without|fail(?:ed|s)?|little|lack(?:s|ed|ing)?|"
-    r"absen(?:t|ce)|unlikely|insufficient)\b|n't\b",
+    r"absen(?:t|ce)|unlikely|insufficient|"
+    # a negation in one word: "is probably unnecessary" says what "is not necessary" says
+    r"unnecessar(?:y|ily)|ineffective|insignificant|non-?significant|unchanged)\b|n't\b",
     re.I,
 )
 
