@@ -367,3 +367,29 @@ def test_a_two_part_question_is_not_visited_by_its_first_part(embedder) -> None:
     assert visited.match(first.replace("increase", "raise")) is not None  # a rewording still is
     visited.add(both)
     assert visited.match(both.replace("increase", "raise")) is not None
+
+
+FATIGUE = Article(
+    pmid="11053064",
+    title="Fatigue in primary Sjögren's syndrome: is there a link with the fibromyalgia "
+    "syndrome?",
+    abstract=[
+        AbstractSection(label="OBJECTIVE", text="To learn whether fibromyalgia (FM) is more "
+                        "common in patients with primary Sjögren's syndrome (pSS) who report "
+                        "fatigue."),
+        AbstractSection(label="RESULTS", category="RESULTS", text="FM was present in 12% of "
+                        "patients with pSS."),
+        AbstractSection(label="CONCLUSIONS", category="CONCLUSIONS", text="The results show "
+                        "that fatigue in patients with pSS is not due to the coexistence of FM "
+                        "in most cases."),
+    ],
+)  # fmt: skip
+
+
+def test_a_claim_may_report_its_result_sentences_finding_with_a_verb_it_does_not_use() -> None:
+    # The local model's true claim, quoted from the results: the conclusion that says it was
+    # not taken in the quote's place because of the claim's "occur".
+    claim = "Fatigue in primary Sjögren's syndrome does not occur due to coexisting fibromyalgia."
+    assert result_sentence_for(claim, FATIGUE) == FATIGUE.abstract[2].text
+    # A word of content the sentence does not say still keeps it from standing in.
+    assert result_sentence_for(claim.replace("occur", "worsen"), FATIGUE) is None

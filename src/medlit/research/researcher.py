@@ -160,6 +160,13 @@ def quotes_a_result(quote: str, article: Article) -> bool:
 
 #: Content words of the claim a result sentence must hold to stand in for the model's quote.
 MIN_REANCHOR_WORDS = 4
+#: Verbs that say a finding was made, not what it is: a claim may use them where its result
+#: sentence does not ("Fatigue ... does not occur due to coexisting fibromyalgia" over "fatigue
+#: in patients with pSS ... is not due to the coexistence of FM").
+_REPORTING = content_terms(
+    "occur occurs occurred occurring show shows showed shown found find finds demonstrate "
+    "demonstrates demonstrated observe observed observes report reports reported seen"
+)
 
 
 def result_sentence_for(claim: str, article: Article) -> str | None:
@@ -173,9 +180,9 @@ def result_sentence_for(claim: str, article: Article) -> str | None:
     quote would (and the claim swap none of its terms for another there:
     :func:`~medlit.research.swapped_terms.swapped_term`), hold :data:`MIN_REANCHOR_WORDS` of
     the claim's content words, and the claim may use no word that neither it nor the article's
-    title has: searching every sentence must not let a claim pass on two common words
-    ("Aspirin cured every stroke" over "aspirin users had fewer strokes"). The sentence
-    holding most of the claim's words is taken.
+    title has (but a verb that reports a finding, "occur" or "show"): searching every sentence
+    must not let a claim pass on two common words ("Aspirin cured every stroke" over "aspirin
+    users had fewer strokes"). The sentence holding most of the claim's words is taken.
     """
     words = content_terms(claim)
     titled = content_terms(article.title)
@@ -186,7 +193,7 @@ def result_sentence_for(claim: str, article: Article) -> str | None:
         for sentence in split_sentences(section.text):
             spelled = long_forms(sentence, article)
             said = words & (content_terms(sentence) | content_terms(spelled))
-            if len(said) < MIN_REANCHOR_WORDS or words - said - titled:
+            if len(said) < MIN_REANCHOR_WORDS or words - said - titled - _REPORTING:
                 continue
             if not claim_supported(
                 claim, sentence, title=article.title, result=True, spelled=spelled
