@@ -118,10 +118,12 @@ def spell_out(text: str, cited: Sequence[Article]) -> str:
         if len({m.lower() for m in meanings}) != 1:
             continue  # no cited article defines it, or they disagree
         meaning = meanings.pop()
-        if meaning.lower() in bare.lower():
-            continue  # the long form is already said
-        long_form = _mid_sentence(meaning, cited)
-        text = _first_use(text, abbreviation, f"{long_form} ({abbreviation})")
+        said = _said_first(text, meaning, abbreviation)
+        if said is not None:  # the long form comes first: it is where the reader learns it
+            text = f"{text[:said]} ({abbreviation}){text[said:]}"
+        else:
+            long_form = _mid_sentence(meaning, cited)
+            text = _first_use(text, abbreviation, f"{long_form} ({abbreviation})")
         spelled.append(abbreviation)
     if spelled:
         log.info("abbreviations_spelled_out", abbreviations=spelled)
@@ -172,17 +174,33 @@ def _mid_sentence(long_form: str, articles: Sequence[Article]) -> str:
     return long_form[0].lower() + long_form[1:]
 
 
+def _said_first(text: str, long_form: str, abbreviation: str) -> int | None:
+    """Where the first mention of ``long_form`` in ``text`` ends, when it comes before the
+    first use of ``abbreviation`` ("fibromyalgia was rare ... FM was ..."), else None."""
+    said = _outside_citations(text, rf"(?<![\w-]){re.escape(long_form)}(?![\w-])", re.I)
+    used = _outside_citations(text, rf"(?<![\w-]){re.escape(abbreviation)}(?![\w-])")
+    if said is None or (used is not None and used.start() < said.start()):
+        return None
+    return said.end()
+
+
+def _outside_citations(text: str, pattern: str, flags: int = 0) -> re.Match[str] | None:
+    """The first match of ``pattern`` in ``text`` outside a citation."""
+    return next(
+        (m for m in re.finditer(pattern, text, flags) if not _inside_citation(text, m.start())),
+        None,
+    )
+
+
 def _first_use(text: str, abbreviation: str, replacement: str) -> str:
     """``text`` with the first use of ``abbreviation`` outside a citation replaced; a sentence
     that opens with it keeps its capital."""
-    pattern = re.compile(rf"(?<![\w-]){re.escape(abbreviation)}(?![\w-])")
-    for match in pattern.finditer(text):
-        if _inside_citation(text, match.start()):
-            continue
-        if _opens_sentence(text, match.start()):
-            replacement = replacement[0].upper() + replacement[1:]
-        return text[: match.start()] + replacement + text[match.end() :]
-    return text
+    match = _outside_citations(text, rf"(?<![\w-]){re.escape(abbreviation)}(?![\w-])")
+    if match is None:
+        return text
+    if _opens_sentence(text, match.start()):
+        replacement = replacement[0].upper() + replacement[1:]
+    return text[: match.start()] + replacement + text[match.end() :]
 
 
 def _opens_sentence(text: str, at: int) -> bool:

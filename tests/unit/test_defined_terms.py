@@ -51,10 +51,24 @@ def test_only_a_definition_the_cited_articles_agree_on_is_used() -> None:
         "PVT fell [PMID:1]. PVT rose [PMID:2].",  # thrombophlebitis or thrombosis?
         "PVT fell [PMID:3].",  # the article cited does not define it (PMID 1 is not cited)
         "Phlebitis (PVT) fell [PMID:1].",  # the answer defines it itself
-        "Peripheral venous thrombophlebitis fell; PVT rose [PMID:1].",  # the long form is said
         "PVT fell.",  # nothing cited
     ):
         assert spell_out(text, ARTICLES) == text
+
+
+def test_a_long_form_the_text_says_before_the_abbreviation_is_where_it_is_defined() -> None:
+    # A local model's answer said "fibromyalgia", then "FM" in another sentence: the reader
+    # was left to connect them.
+    text = "Peripheral venous thrombophlebitis fell; PVT rose [PMID:1]."
+    assert spell_out(text, ARTICLES) == (
+        "Peripheral venous thrombophlebitis (PVT) fell; PVT rose [PMID:1]."
+    )
+    # Said after the abbreviation's first use: the first use is spelled out.
+    later = "PVT rose [PMID:1]. Peripheral venous thrombophlebitis fell [PMID:1]."
+    assert spell_out(later, ARTICLES) == (
+        "Peripheral venous thrombophlebitis (PVT) rose [PMID:1]. Peripheral venous "
+        "thrombophlebitis fell [PMID:1]."
+    )
 
 
 def test_a_long_form_written_after_the_abbreviation_is_found() -> None:
