@@ -13,6 +13,7 @@ from medlit.research.grounding import (
     ground_summary,
     ground_text,
     question_parts,
+    unframed_claim,
     unsaid_in_article,
 )
 from medlit.research.models import Reference, VerifiedFact
@@ -390,3 +391,23 @@ def test_a_claim_may_spell_out_what_its_quote_abbreviates() -> None:
     )
     # A sentence that spells it out itself gets nothing added.
     assert long_forms(SJOGREN.abstract[0].text, SJOGREN) == ""
+
+
+@pytest.mark.parametrize(
+    ("claim", "finding"),
+    [
+        # The local model's claims over PubMedQA articles.
+        ("The article states that an increased trend was detected in men.",
+         "An increased trend was detected in men."),
+        ("The study found that approximately 12% of the variability was due to therapists.",
+         "Approximately 12% of the variability was due to therapists."),
+        ("The results show that mRNA levels fell.", "mRNA levels fell."),
+        # A hedge is the article's, and is kept; so is a frame that is no finding.
+        ("The study suggests that statins may lower mortality.",
+         "The study suggests that statins may lower mortality."),
+        ("The article discusses the cultural appropriateness of the RAQ.",
+         "The article discusses the cultural appropriateness of the RAQ."),
+    ],
+)  # fmt: skip
+def test_a_claim_is_kept_without_the_frame_that_names_its_article(claim: str, finding: str) -> None:
+    assert unframed_claim(claim) == finding

@@ -393,3 +393,17 @@ def test_a_claim_may_report_its_result_sentences_finding_with_a_verb_it_does_not
     assert result_sentence_for(claim, FATIGUE) == FATIGUE.abstract[2].text
     # A word of content the sentence does not say still keeps it from standing in.
     assert result_sentence_for(claim.replace("occur", "worsen"), FATIGUE) is None
+
+
+def test_a_finding_is_kept_without_the_frame_that_names_its_article() -> None:
+    researcher = bare_researcher()
+    question = SubQuestion(id="q1", text=DEXAMETHASONE.title)
+    framed = ExtractedClaim(
+        claim="The article states that dexamethasone can be used as an effective alternative "
+        "to prednisone in the treatment of mild to moderate acute asthma exacerbations.",
+        quote=CONCLUSION,
+        pmid="24785562",
+    )
+    finding = researcher._finding(question, DEXAMETHASONE, framed)
+    assert finding is not None
+    assert finding.claim.startswith("Dexamethasone can be used as an effective alternative")

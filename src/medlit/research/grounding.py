@@ -37,6 +37,7 @@ __all__ = [
     "question_parts",
     "same_finding",
     "section_fallback",
+    "unframed_claim",
     "unsaid_in_article",
 ]
 
@@ -322,11 +323,28 @@ _PROMPT_FRAME = re.compile(
 )
 
 
-def _unframed(sentence: str) -> str:
-    """``sentence`` without an opening that speaks of the prompt's facts ("The verified facts
-    indicate that laparoscopic cholecystectomy is ... [1]" is checked as "Laparoscopic
-    cholecystectomy is ... [1]")."""
-    match = _PROMPT_FRAME.match(sentence)
+# "The article states that X", "The study found that X": the article's finding is X. A frame
+# that hedges ("suggests that") is kept: without it, the claim would say more than its article.
+_ARTICLE_FRAME = re.compile(
+    r"^(?:the|this|our)\s+(?:article|study|paper|abstract|trial|authors?|analysis|review|"
+    r"results?|data)\s+(?:state[sd]?|find|finds|found|show(?:s|ed|n)?|report(?:s|ed)?|"
+    r"demonstrate[sd]?|observed|conclude[sd]?)\s+that\s+(?=\w)",
+    re.I,
+)
+
+
+def unframed_claim(claim: str) -> str:
+    """A research claim without an opening that names its article ("The article states that
+    an increased trend was detected ..." is "An increased trend was detected ..."): the frame
+    is no finding, and its words are not the quote's."""
+    return _unframed(claim, _ARTICLE_FRAME)
+
+
+def _unframed(sentence: str, frame: re.Pattern[str] = _PROMPT_FRAME) -> str:
+    """``sentence`` without an opening ``frame``; by default one that speaks of the prompt's
+    facts ("The verified facts indicate that laparoscopic cholecystectomy is ... [1]" is
+    checked as "Laparoscopic cholecystectomy is ... [1]")."""
+    match = frame.match(sentence)
     if match is None:
         return sentence
     rest = sentence[match.end() :]

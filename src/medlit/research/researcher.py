@@ -23,7 +23,12 @@ from medlit.defined_terms import long_forms
 from medlit.errors import LLMConfigError, LLMError, ResearchError
 from medlit.llm.stance import content_terms
 from medlit.log import get_logger
-from medlit.research.grounding import claim_supported, denied_by_article, unsaid_in_article
+from medlit.research.grounding import (
+    claim_supported,
+    denied_by_article,
+    unframed_claim,
+    unsaid_in_article,
+)
 from medlit.research.models import ResearchFinding, ResearchPlan, SubQuestion, SubQuestionStatus
 from medlit.research.planner import QUESTION_ID, anchor_terms, names_otherwise, on_topic
 from medlit.research.prompts import (
@@ -570,7 +575,8 @@ class DeepResearcher:
     ) -> ResearchFinding | None:
         pmid = (claim.pmid or "").strip().removeprefix("PMID:").strip() or None
         quote = article_quote(claim.quote, article)
-        statement = without_label(claim.claim, article)  # labels are shown inline, like quotes
+        # labels are shown inline, like quotes; "The article states that" is no finding
+        statement = unframed_claim(without_label(claim.claim, article))
         own_pmid = pmid is None or pmid == (article.pmid or "")
         supported = (
             bool(statement)
