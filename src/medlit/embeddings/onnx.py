@@ -53,6 +53,10 @@ class OnnxEmbedder:
             batches of 32 (``benchmarks/embed_batch.py``).
         max_length: tokens kept per text.
         threads: intra-op threads; 0 lets onnxruntime decide.
+        spin: let idle intra-op threads busy-wait for the next piece of work (onnxruntime's
+            default). Off here: between the small batches of a miss they burned a core the
+            event loop, or an LLM server on the same machine, needed; off, the same passages
+            cost about 40 % less CPU (``benchmarks/embed_spin.py``).
         model_path: override the ONNX file (tests, other exports of the same model).
         tokenizer_path: override the tokenizer file.
     """
@@ -66,12 +70,14 @@ class OnnxEmbedder:
         batch_size: int = 4,
         max_length: int = 256,
         threads: int = 0,
+        spin: bool = False,
         model_path: Path | None = None,
         tokenizer_path: Path | None = None,
     ) -> None:
         self.batch_size = batch_size
         self.max_length = max_length
         self.threads = threads
+        self.spin = spin
         self._model_path = model_path
         self._tokenizer_path = tokenizer_path
         self._session: Any = None
@@ -103,6 +109,8 @@ class OnnxEmbedder:
                 if self.threads:
                     options.intra_op_num_threads = self.threads
                 options.inter_op_num_threads = 1
+                if not self.spin:
+                    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
                 options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
                 session = ort.InferenceSession(
                     str(model), options, providers=["CPUExecutionProvider"]
