@@ -44,20 +44,22 @@ _CITATION = re.compile(r"\[[^\]]*\]|\(PMIDs?[^)]*\)", re.I)
 # An abbreviation followed by a parenthesis that may be its long form: "AAI (Ankle/Arm …)".
 _LONG_FORM_AFTER = re.compile(r"(?<![\w-])([A-Z][A-Za-z0-9-]*[A-Z0-9]s?) \(([^()]+)\)")
 
-_definitions: dict[str, dict[str, str]] = {}  # article key -> its definitions (remembered)
+# (article key, hash of its text) -> its definitions (remembered)
+_definitions: dict[tuple[str, int], dict[str, str]] = {}
 _import_lock = threading.Lock()
 
 
 def article_definitions(article: Article) -> dict[str, str]:
     """The abbreviations ``article`` defines in its title and abstract, with their long forms."""
-    known = _definitions.get(article.key)
+    text = f"{article.title}\n{article.abstract_text}"
+    remembered = (article.key, hash(text))  # a record revised since is read again
+    known = _definitions.get(remembered)
     if known is None:
-        text = f"{article.title}\n{article.abstract_text}"
         known = _schwartz_hearst().extract_abbreviation_definition_pairs(doc_text=text)
         known = {**_long_forms_after(text), **known}
         if len(_definitions) > 4096:
             _definitions.clear()
-        _definitions[article.key] = known
+        _definitions[remembered] = known
     return known
 
 
