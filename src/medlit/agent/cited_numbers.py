@@ -9,6 +9,14 @@ citation to an article that gives none of a sentence's numbers goes, and a sente
 no citation is left out, with a warning. Not checked: whole numbers under 10 (often spelled
 out) unless a percentage, years, P-value thresholds ("P < 0.05"), and the numbers of names
 (type 2, IL-6: :mod:`medlit.qualified_names`).
+
+A number the article gives must also be given for what the sentence gives it for. An article
+on fatigue and fibromyalgia in Sjögren's syndrome reports fatigue in 68 % of patients and
+fibromyalgia in 12 %; "Fibromyalgia affects 68% of patients with primary Sjögren's syndrome"
+finds its 68 in the article. When every sentence of the article that gives the number puts
+another of its subjects where the clause of the answer holding the number names one
+(:func:`medlit.research.swapped_terms.swapped_term`, the rule research claims follow), the
+citation goes as for a number the article lacks.
 """
 
 from __future__ import annotations
@@ -19,13 +27,15 @@ from collections.abc import Mapping
 from medlit.agent.citations import extract_pmids, remove_cited_for
 from medlit.log import get_logger
 from medlit.qualified_names import without_names
-from medlit.text import rewrite_sentences
+from medlit.research.swapped_terms import Swap, swapped_term
+from medlit.text import rewrite_sentences, split_sentences
 from medlit.types import Article
 
 __all__ = ["drop_unsourced_numbers", "numbers_in"]
 
 log = get_logger("agent.cited_numbers")
 
+_CITATIONS = re.compile(r"\[PMID:\d+\]")
 _NUMBER = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?!\d)")
 _UNITS = [
     *("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"),
@@ -67,7 +77,7 @@ def _checked(sentence: str) -> list[tuple[float, int]]:
     """The numbers of a sentence that its sources must give: those of 10 and over but years,
     and the smaller ones written with decimals ("an odds ratio of 1.45", "0.5 mg") or as a
     percentage ("5%")."""
-    text = _P_THRESHOLD.sub(" ", without_names(re.sub(r"\[PMID:\d+\]", " ", sentence)))
+    text = _P_THRESHOLD.sub(" ", without_names(_CITATIONS.sub(" ", sentence)))
     percent = {value for value, _ in numbers_in(" ".join(_SMALL_PERCENT.findall(text)))}
     return [
         (value, decimals)
@@ -81,6 +91,37 @@ def _given(number: tuple[float, int], source: list[tuple[float, int]]) -> bool:
     value, decimals = number
     tolerance = 0.5 * 10.0**-decimals + 1e-9
     return any(abs(other - value) <= tolerance for other, _ in source)
+
+
+# Where a sentence joins two findings: "FM was found in 12%, and fatigue in 68%".
+_CLAUSES = re.compile(r";|,\s+(?:and|but|while|whereas)\s+|\s+(?:while|whereas)\s+", re.I)
+
+
+def _given_for_another(sentence: str, number: tuple[float, int], article: Article) -> Swap | None:
+    """The swap by which the clause of ``sentence`` giving ``number`` names another subject
+    than every sentence of ``article`` that gives it, or None (one of them says it, or none
+    gives the number: the title, the year)."""
+    clause = next(
+        (c for c in _CLAUSES.split(_CITATIONS.sub(" ", sentence)) if _given(number, numbers_in(c))),
+        None,
+    )
+    if clause is None:
+        return None
+    found = None
+    for said in _sentences_giving(number, article):
+        found = swapped_term(clause, said, article)
+        if found is None:
+            return None
+    return found
+
+
+def _sentences_giving(number: tuple[float, int], article: Article) -> list[str]:
+    return [
+        sentence
+        for section in article.abstract
+        for sentence in split_sentences(section.text)
+        if _given(number, numbers_in(sentence))
+    ]
 
 
 def drop_unsourced_numbers(text: str, articles: Mapping[str, Article]) -> tuple[str, list[str]]:
@@ -101,7 +142,7 @@ def drop_unsourced_numbers(text: str, articles: Mapping[str, Article]) -> tuple[
         wanted = _checked(sentence) if cited else []
         if not wanted:
             return sentence
-        wrong = []
+        why = []
         for pmid in cited:
             if pmid not in sources:
                 article = articles[pmid]
@@ -110,13 +151,17 @@ def drop_unsourced_numbers(text: str, articles: Mapping[str, Article]) -> tuple[
                 )
             missing = [n for n in wanted if not _given(n, sources[pmid])]
             if missing:
-                wrong.append((pmid, missing))
-        if not wrong:
+                shown = ", ".join(f"{value:g}" for value, _ in missing)
+                why.append((pmid, f"{shown}, a number that article does not give"))
+                continue
+            for number in wanted:
+                swap = _given_for_another(sentence, number, articles[pmid])
+                if swap is not None:
+                    why.append((pmid, f"{number[0]:g}, a number that article gives for "
+                                f"{swap.dropped}, not {swap.brought}"))  # fmt: skip
+                    break
+        if not why:
             return sentence
-        why = []
-        for pmid, missing in wrong:
-            shown = ", ".join(f"{value:g}" for value, _ in missing)
-            why.append((pmid, f"{shown}, a number that article does not give"))
         kept, told = remove_cited_for(sentence, why)
         warnings.extend(told)
         return kept
