@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from medlit.agent.prompt import ANSWER_EMPTY, NO_EVIDENCE_ANSWER
+from medlit.agent.prompt import ANSWER_ECHOED, ANSWER_EMPTY, NO_EVIDENCE_ANSWER
 from medlit.assistant import AskResult, Assistant
 from medlit.config import Settings
 from medlit.types import AbstractSection, Article
@@ -479,6 +479,29 @@ async def test_a_verdict_written_alone_is_answered_by_the_evidence_digest(
     assert result.citations and "[PMID:3100000" in result.answer
     body = result.answer.split("\n\n", 1)[-1]
     assert body and not body.startswith("Verdict:")
+    assert not result.cache.admitted
+
+
+async def test_an_answer_that_only_repeats_the_evidence_headers_is_answered_by_the_digest(
+    settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
+) -> None:
+    # The local model, asked how common fibromyalgia is in Sjögren's syndrome, answered with
+    # two of its evidence headers ("[PMID:n] Title (2000, other)") and nothing else; the titles,
+    # one on thigh muscles, read as the answer, both cited.
+    evidence = EvidenceResponder(lambda pmids: "Yes")
+
+    def headers_alone(request: dict[str, Any]) -> str:
+        reply = evidence(request)
+        if evidence.tasks[-1] != "answer":
+            return reply
+        prompt = request["messages"][-1]["content"]
+        return " ".join(re.findall(r"^\[PMID:\d+\] .*$", prompt, flags=re.M)[:2])
+
+    llm_server.responder = headers_alone
+    result = await _ask_once(settings, eutils, llm_server, CRPS)
+    assert result.mode == "evidence_digest"
+    assert result.warnings == [ANSWER_ECHOED]
+    assert result.citations and "[PMID:3100000" in result.answer
     assert not result.cache.admitted
 
 

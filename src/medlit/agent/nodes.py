@@ -46,11 +46,13 @@ from medlit.agent.cited_subjects import drop_unsaid_subjects, populations_unspok
 from medlit.agent.deps import AgentDeps
 from medlit.agent.memory import Turn, session_key, summary_messages
 from medlit.agent.prompt import (
+    ANSWER_ECHOED,
     ANSWER_EMPTY,
     NO_EVIDENCE_ANSWER,
     NOTHING_SUPPORTED,
     build_messages,
     expand_context,
+    without_headers,
 )
 from medlit.agent.state import AgentState
 from medlit.agent.unsupported import drop_unsupported
@@ -444,17 +446,20 @@ class AskNodes:
                 # The model's own verdict line, if it wrote one after its reasoning; an opening
                 # guess is dropped (read_verdict asks once the text is checked).
                 verdict, text = reasoned_verdict(text)
-            if _WORDS.search(text):
+            said = without_headers(text, (ev.article for ev in evidence))
+            if _WORDS.search(said):
                 check, verdict, warnings = await self._checked_answer(
-                    state, text, verdict, articles
+                    state, said, verdict, articles
                 )
             else:
-                # A verdict alone ("Verdict: Yes") or nothing: no statement to stand on, and a
-                # verdict read from nothing would be a guess. The evidence digest answers.
+                # A verdict alone ("Verdict: Yes"), the evidence's titles or nothing: no
+                # statement to stand on, and a verdict read from nothing would be a guess. The
+                # evidence digest answers.
                 log.warning("answer_without_statements", written=written[:200])
+                empty = ANSWER_EMPTY if said == text.strip() else ANSWER_ECHOED
                 mode = "evidence_digest"
                 text, verdict = await self._digest(state, evidence)
-                check, warnings = enforce_citations(text, articles), [ANSWER_EMPTY]
+                check, warnings = enforce_citations(text, articles), [empty]
         else:
             text, verdict = await self._digest(state, evidence)
             check, warnings = enforce_citations(text, articles), []

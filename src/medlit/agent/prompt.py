@@ -8,26 +8,35 @@ The system rules bind the model to that evidence.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from medlit.types import Article, Chunk, Evidence
 
 __all__ = [
+    "ANSWER_ECHOED",
     "ANSWER_EMPTY",
     "NOTHING_SUPPORTED",
     "NO_EVIDENCE_ANSWER",
     "VERDICT_CUE",
     "EvidenceBlock",
     "build_messages",
+    "evidence_header",
     "expand_context",
     "system_rules",
+    "without_headers",
 ]
 
 #: The warning under an answer the model wrote without a statement (a verdict alone).
 ANSWER_EMPTY = (
     "the model wrote no answer beyond a verdict: the most relevant sentences of the evidence "
     "are shown instead"
+)
+#: The warning under an answer that only repeated the evidence headers (the articles' titles).
+ANSWER_ECHOED = (
+    "the model wrote no answer, only the titles of the evidence it was given: the most "
+    "relevant sentences of the evidence are shown instead"
 )
 NOTHING_SUPPORTED = (
     "None of the statements written for this question could be tied to the retrieved "
@@ -84,19 +93,50 @@ class EvidenceBlock:
     def render(self) -> str:
         """The block's text, headed by the PMID to cite."""
         art = self.article
-        ident = f"PMID:{art.pmid}" if art.pmid else (f"DOI:{art.doi}" if art.doi else art.key)
-        meta = ", ".join(
-            part
-            for part in (art.journal, str(art.year) if art.year else None, art.study_type.label)
-            if part
-        )
-        lines = [f"[{ident}] {art.title}" + (f" ({meta})" if meta else "")]
+        lines = [evidence_header(art)]
         for chunk in self.chunks:
             label = f"{chunk.section}: " if chunk.section and chunk.ordinal > 0 else ""
             if chunk.ordinal == 0 and chunk.text.strip() == art.title.strip():
                 continue  # the title chunk repeats the header
             lines.append(label + chunk.text.strip())
         return "\n".join(lines)
+
+
+def _ident(article: Article) -> str:
+    if article.pmid:
+        return f"PMID:{article.pmid}"
+    return f"DOI:{article.doi}" if article.doi else article.key
+
+
+def evidence_header(article: Article) -> str:
+    """The line that heads an article's evidence in the prompt: "[PMID:n] Title (journal,
+    year, design)"."""
+    meta = ", ".join(
+        part
+        for part in (
+            article.journal,
+            str(article.year) if article.year else None,
+            article.study_type.label,
+        )
+        if part
+    )
+    return f"[{_ident(article)}] {article.title}" + (f" ({meta})" if meta else "")
+
+
+def without_headers(text: str, articles: Iterable[Article]) -> str:
+    """``text`` without the evidence headers it repeats ("[PMID:n] Title (2000, other)").
+
+    Asked how common fibromyalgia is in Sjögren's syndrome, the local model answered with two
+    of its evidence headers and nothing else; the check kept the citations, and the titles
+    (one of them on thigh muscles) read as the answer. A header repeated is no statement.
+    """
+    for article in articles:
+        title = re.escape(article.title.strip()).replace(r"\ ", r"\s+")
+        if not title:
+            continue
+        header = rf"\[{re.escape(_ident(article))}\]\s*{title}(?:\s*\([^()\n]*\))?"
+        text = re.sub(header, " ", text, flags=re.I)
+    return text.strip()
 
 
 NeighbourFn = Callable[[Chunk, int], list[Chunk]]

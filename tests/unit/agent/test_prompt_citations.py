@@ -15,7 +15,13 @@ from medlit.agent.citations import (
     split_verdict,
     verdict_first,
 )
-from medlit.agent.prompt import VERDICT_CUE, build_messages, expand_context
+from medlit.agent.prompt import (
+    VERDICT_CUE,
+    build_messages,
+    evidence_header,
+    expand_context,
+    without_headers,
+)
 from medlit.agent.query import (
     contextual_plan,
     deterministic_plan,
@@ -400,3 +406,15 @@ def test_a_sentence_that_only_points_at_an_article_cited_elsewhere_goes() -> Non
     # A sentence that says something of the articles stays.
     agree = f"{finding} These findings are consistent with [PMID:19852337]."
     assert drop_citation_only(agree) == agree
+
+
+def test_a_repeated_evidence_header_is_no_statement() -> None:
+    article = Article(pmid="11053064", title="Fatigue in primary Sjögren's syndrome: is there "
+                      "a link with the fibromyalgia syndrome?", year=2000)  # fmt: skip
+    header = evidence_header(article)
+    assert header.startswith("[PMID:11053064] Fatigue in primary")
+    assert without_headers(f"{header} [PMID:11053064] Fatigue in primary", [article]) == (
+        "[PMID:11053064] Fatigue in primary"
+    )  # a header cut short is left to the other checks
+    said = "Fatigue in pSS is not due to fibromyalgia [PMID:11053064]."
+    assert without_headers(f"{header}\n{said}", [article]) == said
