@@ -501,6 +501,7 @@ async def test_an_answer_that_only_repeats_the_evidence_headers_is_answered_by_t
     result = await _ask_once(settings, eutils, llm_server, CRPS)
     assert result.mode == "evidence_digest"
     assert result.warnings == [ANSWER_ECHOED]
+    assert result.answer.startswith("Evidence digest (the model's answer held no statement)")
     assert result.citations and "[PMID:3100000" in result.answer
     assert not result.cache.admitted
 

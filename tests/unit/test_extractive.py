@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from medlit.llm import build_evidence_digest
-from medlit.llm.extractive import DIGEST_HEADER, split_sentences
+from medlit.llm.extractive import DIGEST_HEADER, NO_MODEL, split_sentences
 from medlit.llm.stance import is_yes_no_question, sentence_stance
 from medlit.types import AbstractSection, Article, Chunk, Evidence
 
@@ -75,7 +75,7 @@ QUESTION = "Does aspirin reduce the risk of recurrent stroke?"
 
 def test_digest_is_labelled_and_every_sentence_is_cited() -> None:
     digest = build_evidence_digest(QUESTION, ASPIRIN_YES_1 + ASPIRIN_YES_2 + UNRELATED)
-    assert digest.text.startswith(DIGEST_HEADER)
+    assert digest.text.startswith(DIGEST_HEADER.format(why=NO_MODEL))
     assert "not a generated answer" in digest.text
     bullets = [line for line in digest.text.splitlines() if line.startswith("- ")]
     assert bullets and len(bullets) == len(digest.sentences)

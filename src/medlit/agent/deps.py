@@ -201,9 +201,14 @@ class AgentDeps:
         self.evidence.add_articles(articles, self.embedder)
         return [a.key for a in articles if a.key not in fresh]
 
-    def digest(self, question: str, evidence: list[Evidence]) -> tuple[str, str | None]:
-        """The no-LLM answer: the extractive evidence digest, and its verdict if justified."""
-        from medlit.llm.extractive import build_evidence_digest
+    def digest(
+        self, question: str, evidence: list[Evidence], why: str | None = None
+    ) -> tuple[str, str | None]:
+        """The no-LLM answer: the extractive evidence digest, and its verdict if justified
+        (``why`` no generated answer is given, if not for want of a model)."""
+        from medlit.llm.extractive import NO_MODEL, build_evidence_digest
 
-        digest = build_evidence_digest(question, evidence, embedder=self.embedder)
+        digest = build_evidence_digest(
+            question, evidence, embedder=self.embedder, why=why or NO_MODEL
+        )
         return digest.text, digest.verdict

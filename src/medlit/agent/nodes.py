@@ -458,7 +458,9 @@ class AskNodes:
                 log.warning("answer_without_statements", written=written[:200])
                 empty = ANSWER_EMPTY if said == text.strip() else ANSWER_ECHOED
                 mode = "evidence_digest"
-                text, verdict = await self._digest(state, evidence)
+                text, verdict = await self._digest(
+                    state, evidence, "the model's answer held no statement"
+                )
                 check, warnings = enforce_citations(text, articles), [empty]
         else:
             text, verdict = await self._digest(state, evidence)
@@ -484,11 +486,12 @@ class AskNodes:
         }
 
     async def _digest(
-        self, state: AgentState, evidence: list[Evidence]
+        self, state: AgentState, evidence: list[Evidence], why: str | None = None
     ) -> tuple[str, Verdict | None]:
-        """The extractive evidence digest, and its verdict for a yes/no question."""
+        """The extractive evidence digest, and its verdict for a yes/no question (``why`` no
+        generated answer is given, when a model is configured)."""
         text, verdict = await off_loop(
-            self.deps.digest, state["standalone_question"], evidence, heavy=True
+            self.deps.digest, state["standalone_question"], evidence, why, heavy=True
         )
         if state.get("is_yes_no") and verdict in ("yes", "no", "uncertain"):
             return text, verdict  # type: ignore[return-value]

@@ -30,11 +30,20 @@ from medlit.types import Article, Evidence, StudyType
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["DIGEST_HEADER", "Digest", "DigestSentence", "build_evidence_digest", "split_sentences"]
+__all__ = [
+    "DIGEST_HEADER",
+    "NO_MODEL",
+    "Digest",
+    "DigestSentence",
+    "build_evidence_digest",
+    "split_sentences",
+]
 
+#: Why a digest answers when none is said: the usual reason.
+NO_MODEL = "no language model configured"
 DIGEST_HEADER = (
-    "Evidence digest (no language model configured): the most relevant sentences from the "
-    "retrieved abstracts, quoted as written. This is not a generated answer."
+    "Evidence digest ({why}): the most relevant sentences from the retrieved abstracts, quoted "
+    "as written. This is not a generated answer."
 )
 
 
@@ -267,6 +276,7 @@ def build_evidence_digest(
     max_sentences: int = 6,
     per_article: int = 2,
     min_sources: int = 2,
+    why: str = NO_MODEL,
 ) -> Digest:
     """The extractive answer to ``question`` from the retrieved ``evidence``.
 
@@ -278,6 +288,7 @@ def build_evidence_digest(
         per_article: sentences quoted from one article at most (diversity).
         min_sources: agreeing sources a yes/no verdict needs (one systematic review or RCT
             is enough on its own).
+        why: why no generated answer is given, for the header (by default, no model).
 
     Returns:
         The digest: text, verdict (``None`` unless a yes/no question), cited PMIDs, sentences.
@@ -305,7 +316,7 @@ def build_evidence_digest(
         if s.pmid and s.pmid not in pmids:
             pmids.append(s.pmid)
 
-    lines = [DIGEST_HEADER, ""]
+    lines = [DIGEST_HEADER.format(why=why), ""]
     if not sentences:
         lines.append("No evidence was retrieved for this question.")
     if verdict is not None and sentences:

@@ -335,7 +335,7 @@ function renderResult(result) {
   if (!answer.childNodes.length) answer.append(h("p", {}, "No answer text was returned."));
   if (result.mode === "evidence_digest") {
     answer.append(
-      h("p", { class: "note" }, "Evidence digest: the most relevant sentences of the retrieved abstracts, not generated text (no LLM is configured)."),
+      h("p", { class: "note" }, "Evidence digest: the most relevant sentences of the retrieved abstracts, not generated text."),
     );
   }
   for (const warning of result.warnings || []) answer.append(h("p", { class: "note warning" }, String(warning)));
