@@ -295,3 +295,24 @@ def test_pubmedqa_verdicts_are_mostly_right(shared_data: Path) -> None:
             right += digest.verdict == record["final_decision"]
     assert given >= 30, f"only {given} verdicts on 150 records"
     assert right / given >= 0.7, f"verdict accuracy {right / given:.2f}"
+
+
+def test_an_aim_is_no_finding_and_an_abbreviation_ranks_as_its_long_form() -> None:
+    # The digest for "How common is fibromyalgia in ... Sjögren's syndrome?" quoted the
+    # article's objective ("To determine whether fibromyalgia (FM) is more common ...") as a
+    # finding, and ranked its results sentences by "FM" and "pSS", which embed far from the
+    # question's words.
+    evidence = make_evidence(
+        "11053064",
+        "Fatigue in pSS is not due to the coexistence of FM in most cases.",
+        "FM was present in 12% of patients with pSS, compared with 5% of lupus patients.",
+        background="To determine whether fibromyalgia (FM) is more common in patients with "
+        "primary Sjögren's syndrome (pSS) who complain of fatigue.",
+    )
+    question = "How common is fibromyalgia in patients with primary Sjögren's syndrome?"
+    digest = build_evidence_digest(question, evidence)  # word overlap: no embedder needed
+    quoted = [s.text for s in digest.sentences]
+    assert not any(text.startswith("To determine") for text in quoted)
+    assert "FM was present in 12% of patients with pSS, compared with 5% of lupus patients." in (
+        quoted
+    )

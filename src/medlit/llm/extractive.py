@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
+from medlit.defined_terms import long_forms
 from medlit.llm.stance import (
     SourceStance,
     Stance,
@@ -55,6 +56,15 @@ EmbedderLike = _Embedder | Callable[[Sequence[str]], "np.ndarray"]
 """An ``Embedder`` (``.embed(texts)``) or a plain function; rows must be L2-normalised."""
 
 _LABEL_PREFIX = re.compile(r"^(?:[A-Z][A-Z /&-]{2,40}):\s+")
+# A sentence that states what a study set out to do: it restates the question (so it reads as
+# relevant) and finds nothing ("To determine whether fibromyalgia (FM) is more common in ...").
+_AIM = re.compile(
+    r"^(?:to (?:determine|assess|evaluate|investigate|examine|compare|identify|explore|"
+    r"establish|describe|analy[sz]e|test|clarify|review|study|measure|estimate|characteri[sz]e)"
+    r"\b|(?:we|the authors) (?:aimed|sought|set out|hypothesi[sz]ed)\b|(?:the|our|this) "
+    r"(?:study'?s? )?(?:aims?|purpose|objectives?|goals?) (?:of|was|were|is|are)\b)",
+    re.I,
+)
 _MIN_WORDS = 5
 _CONCLUSION_BONUS = 0.15
 # What a section says about the answer: results are findings; background, aims and methods
@@ -118,6 +128,7 @@ class _Candidate:
     article_score: float
     terms: set[str]
     section_weight: float = 0.0
+    spelled: str = ""  # the long forms of its abbreviations, for ranking ("FM": fibromyalgia)
     relevance: float = 0.0
     vector: np.ndarray | None = None
 
@@ -163,9 +174,13 @@ def _gather(evidence: Sequence[Evidence]) -> list[_Candidate]:
         if len(text.split()) < _MIN_WORDS or text.endswith("?") or norm in seen:
             return
         seen.add(norm)
+        if _AIM.match(text):
+            return
         weight = _SECTION_WEIGHT.get((section or "").strip().upper().rstrip(":"), 0.0)
+        spelled = long_forms(text, article)
+        terms = content_terms(f"{text} {spelled}")
         candidates.append(
-            _Candidate(text, article, is_conclusion, score, content_terms(text), weight)
+            _Candidate(text, article, is_conclusion, score, terms, weight, spelled=spelled)
         )
 
     for article, score, items in by_article.values():
@@ -185,7 +200,8 @@ def _score(question: str, candidates: list[_Candidate], embedder: EmbedderLike |
         return 0.0
     if embedder is not None:
         embed = embedder.embed if hasattr(embedder, "embed") else embedder
-        vectors = embed([question, *(c.text for c in candidates)])
+        ranked = [f"{c.text} ({c.spelled})" if c.spelled else c.text for c in candidates]
+        vectors = embed([question, *ranked])
         query = vectors[0]
         for candidate, vector in zip(candidates, vectors[1:], strict=True):
             candidate.vector = vector
