@@ -38,8 +38,11 @@ log = get_logger("defined_terms")
 # Known to every reader of a clinical abstract: spelling them out would only lengthen it.
 _COMMON = frozenset(["CI", "OR", "RR", "HR", "SD", "SE", "SEM", "IQR", "NS", "AUC", "BMI"])
 # An abbreviation as written: two or more capitals, maybe with digits, lower-case letters or a
-# hyphen between ("PVT", "MDD", "COVID-19", "SNPs", "reOSCE" is not: it opens lower-case).
-_ABBREVIATION = re.compile(r"(?<![\w-])([A-Z][A-Za-z0-9-]*[A-Z0-9]s?)(?![\w-])")
+# hyphen between ("PVT", "MDD", "COVID-19", "SNPs"), or one lower-case letter before two
+# capitals ("pSS" for primary Sjögren's syndrome, "eGFR"; "reOSCE" is none).
+_ABBREVIATION = re.compile(
+    r"(?<![\w-])((?:[a-z](?=[A-Z]{2}))?[A-Z][A-Za-z0-9-]*[A-Z0-9]s?)(?![\w-])"
+)
 _CITATION = re.compile(r"\[[^\]]*\]|\(PMIDs?[^)]*\)", re.I)
 # An abbreviation followed by a parenthesis that may be its long form: "AAI (Ankle/Arm …)".
 _LONG_FORM_AFTER = re.compile(r"(?<![\w-])([A-Z][A-Za-z0-9-]*[A-Z0-9]s?) \(([^()]+)\)")

@@ -71,6 +71,16 @@ def test_a_long_form_the_text_says_before_the_abbreviation_is_where_it_is_define
     )
 
 
+def test_an_abbreviation_opening_with_one_lower_case_letter_is_spelled_out() -> None:
+    articles = {
+        "10": _article("10", "Fibromyalgia (FM) in primary Sjögren's syndrome (pSS) was rare; "
+                       "the reOSCE (revised objective structured clinical examination) too."),
+    }  # fmt: skip
+    assert spell_out("In pSS, FM was rare; reOSCE too [PMID:10].", articles) == (
+        "In primary Sjögren's syndrome (pSS), fibromyalgia (FM) was rare; reOSCE too [PMID:10]."
+    )
+
+
 def test_a_long_form_written_after_the_abbreviation_is_found() -> None:
     # PubMedQA's 12855939 (the package reads only "long form (AAI)").
     aai = _article(
