@@ -114,7 +114,7 @@ async def _run_job(
 
 def _summary_kind(summary: str) -> str:
     """What the executive summary did (see the module doc)."""
-    if summary.startswith("No evidence answering"):
+    if summary.startswith("No articles were found") or " so this report states no facts" in summary:
         return "none"
     if summary.startswith("The evidence found does not answer"):
         return "not answered"

@@ -175,7 +175,32 @@ async def test_no_facts_gives_a_report_without_llm_calls() -> None:
     llm = ScriptedLLM(lambda task, msgs: AssertionError("no call expected"))
     report = await generate_report("Q?", [], [], {}, llm, ResearchSettings())
     assert llm.calls == [] and report.sections == [] and report.references == []
-    assert "No evidence" in report.executive_summary
+    assert report.executive_summary == (
+        "No articles were found for this question, so no facts could be verified."
+    )
+
+
+async def test_a_report_whose_every_claim_was_dropped_names_the_articles_it_read() -> None:
+    # The local model read the one article on the question three times and gave each time
+    # fatigue's 68% as fibromyalgia's prevalence: every claim was dropped, and the report
+    # said no evidence answering the question was found.
+    question = "How common is fibromyalgia in patients with primary Sjögren's syndrome?"
+    read = {
+        "pmid:11053064": Article(pmid="11053064", title="Fatigue in primary Sjögren's "
+                                 "syndrome: is there a link with the fibromyalgia syndrome?"),
+        "pmid:27991408": Article(pmid="27991408", title="Do dermatomyositis and polymyositis "
+                                 "affect similar thigh muscles?"),
+    }  # fmt: skip
+    llm = ScriptedLLM(lambda task, msgs: AssertionError("no call expected"))
+    report = await generate_report(question, [], [], read, llm, ResearchSettings())
+    assert llm.calls == []
+    assert report.executive_summary == (
+        "2 articles were retrieved, but no finding drawn from them could be verified against "
+        "their text (a claim must say what the sentence it quotes says), so this report states "
+        "no facts. Retrieved on the question's subject, to read for yourself: Fatigue in "
+        "primary Sjögren's syndrome: is there a link with the fibromyalgia syndrome? (PMID "
+        "11053064)."
+    )
 
 
 async def test_a_short_plan_is_a_limitation_of_the_report() -> None:

@@ -35,6 +35,7 @@ from medlit.research.models import (
     SubQuestionStatus,
     VerifiedFact,
 )
+from medlit.research.planner import anchor_terms, on_topic
 from medlit.research.prompts import (
     EXPAND_SYSTEM,
     SECTION_SYSTEM,
@@ -375,8 +376,7 @@ async def generate_report(
         return NarrativeReport(
             title=f"Research report: {question}",
             question=question,
-            executive_summary="No evidence answering this question was found in the articles "
-            "retrieved, so no facts could be verified.",
+            executive_summary=no_facts_summary(question, articles),
             discrepancies=discrepancies,
             references=references,
             limitations=limitations,
@@ -456,6 +456,41 @@ async def generate_report(
         discrepancies=discrepancies,
         references=references,
         limitations=limitations,
+    )
+
+
+#: Articles named, at most, in the summary of a report that verified no fact.
+ARTICLES_NAMED = 5
+
+
+def no_facts_summary(question: str, articles: dict[str, Article]) -> str:
+    """The executive summary of a report with no verified fact.
+
+    The local model, asked how common fibromyalgia is in primary Sjögren's syndrome, read the
+    one article on it three times and wrote each time that fibromyalgia was found in 68% of
+    the patients (the article gives 68% for fatigue, 12% for fibromyalgia): every claim was
+    dropped, and the report said no evidence answering the question was found, though the
+    article that answers it had been read. The summary now says what happened, and names the
+    articles retrieved whose titles keep the question's subject, for the reader to read.
+    """
+    if not articles:
+        return "No articles were found for this question, so no facts could be verified."
+    anchors = anchor_terms(question)
+    on_subject = [a for a in articles.values() if on_topic(a.title, anchors)]
+    text = (
+        f"{counted(len(articles), 'article')} {'was' if len(articles) == 1 else 'were'} "
+        "retrieved, but no finding drawn from them could be verified against their text (a "
+        "claim must say what the sentence it quotes says), so this report states no facts."
+    )
+    if not on_subject:
+        return text + " None of their titles names the question's subject."
+    named = "; ".join(
+        f"{a.title.rstrip('. ')} ({f'PMID {a.pmid}' if a.pmid else a.key})"
+        for a in on_subject[:ARTICLES_NAMED]
+    )
+    more = len(on_subject) - ARTICLES_NAMED
+    return f"{text} Retrieved on the question's subject, to read for yourself: {named}" + (
+        f"; and {more} more." if more > 0 else "."
     )
 
 
