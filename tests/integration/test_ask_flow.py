@@ -506,6 +506,34 @@ async def test_an_answer_that_only_repeats_the_evidence_headers_is_answered_by_t
     assert not result.cache.admitted
 
 
+async def test_a_statement_its_verdict_and_its_article_contradict_is_left_out(
+    settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
+) -> None:
+    # The local model opened "Yes, very high CA 19-9 levels are a contraindication ..." over an
+    # article concluding they are not, and went on to say what the article found; the answer
+    # read "Verdict: No" over the sentence saying the opposite, citing the article for it.
+    evidence = EvidenceResponder(lambda pmids: "Yes")
+
+    def contradicting(request: dict[str, Any]) -> str:
+        reply = evidence(request)
+        if evidence.tasks[-1] != "answer":
+            return reply
+        return (
+            "Aspirin does not prevent stroke in adults [PMID:31000001]. Aspirin lowered stroke "
+            "risk compared with placebo [PMID:31000002].\nVerdict: Yes"
+        )
+
+    llm_server.responder = contradicting
+    result = await _ask_once(settings, eutils, llm_server, Q1)
+    assert result.verdict == "yes"
+    assert "does not prevent" not in result.answer
+    assert "Aspirin lowered stroke risk compared with placebo [PMID:31000002]." in result.answer
+    assert result.warnings == [
+        "a sentence was left out: it cited PMID 31000001 for the answer 'no', where the "
+        "article concludes 'yes'"
+    ]
+
+
 async def test_asked_about_children_answered_from_studies_that_never_mention_them(
     settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
 ) -> None:

@@ -43,6 +43,7 @@ from medlit.agent.citations import (
 )
 from medlit.agent.cited_numbers import drop_unsourced_numbers
 from medlit.agent.cited_subjects import drop_unsaid_subjects, populations_unspoken
+from medlit.agent.contradicted import consistent_verdict, drop_contradicted
 from medlit.agent.deps import AgentDeps
 from medlit.agent.memory import Turn, session_key, summary_messages
 from medlit.agent.prompt import (
@@ -514,7 +515,9 @@ class AskNodes:
         is asked of the checked text when the model wrote none, or when a sentence it may have
         rested on was left out; it is "uncertain" when what the question names, or a subject
         word of it, was said only by sentences left out, when none of the articles cited speaks
-        of the population the question names, or when nothing citing evidence is left.
+        of the population the question names, or when nothing citing evidence is left. Once
+        the verdict is yes or no, a cited sentence stating the other answer goes when every
+        article it cites concludes the verdict's (:mod:`medlit.agent.contradicted`).
         """
         question = state.get("standalone_question") or state["question"]
         check = enforce_citations(text, articles)
@@ -573,6 +576,14 @@ class AskNodes:
                 # Never a default nor an opening guess: ask which way the checked text goes.
                 log.info("no_verdict_line" if verdict is None else "verdict_reread", mode="llm")
                 verdict = await read_verdict(self.deps.llm(), question, check.text)
+        if verdict in ("yes", "no"):
+            # "Verdict: No" over "X is a contraindication [the article concluding it is not]"
+            verdict = consistent_verdict(check.text, verdict, articles, question)
+            check.text, contradicted = drop_contradicted(check.text, verdict, articles, question)
+            if contradicted:
+                warnings += contradicted
+                kept = set(extract_pmids(check.text))
+                check.cited = [p for p in check.cited if p in kept]
         if verdict is not None:
             check.text = verdict_first(verdict, check.text)
         return check, verdict, warnings

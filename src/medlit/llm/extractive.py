@@ -37,6 +37,7 @@ __all__ = [
     "Digest",
     "DigestSentence",
     "build_evidence_digest",
+    "conclusion_sentences",
     "split_sentences",
 ]
 
@@ -146,7 +147,8 @@ def _citation(article: Article) -> str:
     return f"title:{article.title[:60]}"
 
 
-def _conclusion_sentences(article: Article) -> list[str]:
+def conclusion_sentences(article: Article) -> list[str]:
+    """The sentences of the article's conclusion (an unstructured abstract's last one)."""
     if article.conclusion:
         return split_sentences(article.conclusion)
     if len(article.abstract) == 1 and not article.abstract[0].label:
@@ -184,7 +186,7 @@ def _gather(evidence: Sequence[Evidence]) -> list[_Candidate]:
         )
 
     for article, score, items in by_article.values():
-        for sentence in _conclusion_sentences(article):
+        for sentence in conclusion_sentences(article):
             add(sentence, article, True, score, "CONCLUSIONS")
         for item in items:
             if item.chunk.ordinal == 0 and item.chunk.text.strip() == article.title.strip():

@@ -1,0 +1,133 @@
+"""A statement that says the opposite of its answer's verdict and of the articles it cites.
+
+Asked "Are very high serum CA 19-9 levels a contraindication to pancreaticoduodenectomy?", the
+local model wrote "Yes, very high serum CA 19-9 levels are a contraindication to
+pancreaticoduodenectomy" and went on "... had equivalent survival to patients with normal
+preoperative CA 19-9 levels [PMID]". The verdict read off the whole answer was No, as the cited
+article concludes ("serum CA 19-9 level by itself should not preclude surgery"); the answer
+read "Verdict: No" over a first sentence saying the opposite, citing the article for it.
+
+The verdict is first made to agree with the evidence where two readings say it must
+(:func:`consistent_verdict`): the cited articles' conclusions, and the cited sentences of the
+answer itself. Then a cited sentence that states the other answer (a negation cue, or the
+question's own words said as a statement: :func:`stated_answer`) goes, with a warning, when
+every article it cites concludes what the verdict says (the conclusion's cue-based stance,
+:func:`medlit.llm.stance.sentence_stance`). Two readings against one sentence: either alone
+may be wrong. A sentence citing an article that concludes otherwise or nothing clear, and any
+answer with no other cited sentence left, stay as written.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from medlit.agent.citations import Verdict, extract_pmids, remove_cited_for
+from medlit.llm.extractive import conclusion_sentences
+from medlit.llm.stance import Stance, content_terms, sentence_stance
+from medlit.log import get_logger
+from medlit.text import rewrite_sentences
+from medlit.types import Article
+
+__all__ = ["RESTATED", "consistent_verdict", "drop_contradicted", "stated_answer"]
+
+log = get_logger("agent.contradicted")
+
+RESTATED = 0.75
+"""Share of the question's content words a sentence must say to state its answer as a
+statement ("Very high serum CA 19-9 levels are a contraindication to pancreaticoduodenectomy")."""
+_CITATION = re.compile(r"\[PMID:\d+\]")
+_ASKING = content_terms("does do did is are was were can could should will would has have")
+
+
+def stated_answer(sentence: str, question: str) -> Stance | None:
+    """The answer to a yes/no ``question`` that ``sentence`` states: its cue-based stance, else
+    "yes" when it says the question's words as a statement; None when it states neither."""
+    text = _CITATION.sub(" ", sentence)
+    stance = sentence_stance(text, question)
+    if stance is not None:
+        return stance if stance in ("yes", "no") else None
+    asked = content_terms(question) - _ASKING
+    if asked and len(asked & content_terms(text)) >= RESTATED * len(asked):
+        return "yes"
+    return None
+
+
+def _concludes(article: Article, question: str) -> Stance | None:
+    """What the article's conclusion answers, when its sentences with a cue agree."""
+    stances = {sentence_stance(s, question) for s in conclusion_sentences(article)} - {None}
+    return stances.pop() if len(stances) == 1 else None
+
+
+def _cited(text: str, articles: Mapping[str, Article]) -> list[tuple[str, list[str]]]:
+    """The sentences of ``text`` citing evidence articles, with the PMIDs they cite."""
+    sentences: list[str] = []
+
+    def collect(sentence: str) -> str:
+        sentences.append(sentence)
+        return sentence
+
+    rewrite_sentences(text, collect)
+    cited = [(s, [p for p in extract_pmids(s) if p in articles]) for s in sentences]
+    return [(s, pmids) for s, pmids in cited if pmids]
+
+
+def consistent_verdict(
+    text: str, verdict: Verdict, articles: Mapping[str, Article], question: str
+) -> Verdict:
+    """``verdict``, made to agree with what the answer's cited sentences state and their
+    articles conclude.
+
+    When the cited articles whose conclusion is clear all conclude the other answer, and a
+    cited sentence of ``text`` states it: the other answer if no cited sentence states the
+    verdict's, else "uncertain" (the answer says both). The same model's answer "... are not
+    contraindicated to pancreaticoduodenectomy [PMID]" was read "yes" by the verdict call (a
+    small model's reading leans to yes: :mod:`medlit.agent.verdict`), over an article that
+    concludes no. On PubMedQA's 500 questions a conclusion read "no" this way is right 52
+    times in 70, "yes" 164 in 192: one reading alone does not overrule the verdict call.
+    """
+    if verdict not in ("yes", "no"):
+        return verdict
+    other: Verdict = "no" if verdict == "yes" else "yes"
+    cited = _cited(text, articles)
+    concluded = {_concludes(articles[p], question) for _, pmids in cited for p in pmids} - {None}
+    stated = {stated_answer(s, question) for s, _ in cited} - {None}
+    if concluded != {other} or other not in stated:
+        return verdict
+    turned: Verdict = other if verdict not in stated else "uncertain"
+    log.info("verdict_made_consistent", read=verdict, verdict=turned)
+    return turned
+
+
+def drop_contradicted(
+    text: str, verdict: str, articles: Mapping[str, Article], question: str
+) -> tuple[str, list[str]]:
+    """``text`` without the cited sentences stating the answer opposite to ``verdict`` that
+    every article they cite contradicts (see the module doc), and one warning each."""
+    if verdict not in ("yes", "no"):
+        return text, []
+    other = "no" if verdict == "yes" else "yes"
+    cited = _cited(text, articles)
+    wrong = {
+        s
+        for s, pmids in cited
+        if stated_answer(s, question) == other
+        and all(_concludes(articles[p], question) == verdict for p in pmids)
+    }
+    if not wrong or len(wrong) == len(cited):
+        return text, []  # nothing to drop, or nothing cited would be left
+    warnings: list[str] = []
+
+    def check(sentence: str) -> str:
+        if sentence not in wrong:
+            return sentence
+        why = f"the answer {other!r}, where the article concludes {verdict!r}"
+        kept, told = remove_cited_for(
+            sentence, [(p, why) for p in extract_pmids(sentence) if p in articles]
+        )
+        warnings.extend(told)
+        return kept
+
+    text = rewrite_sentences(text, check)
+    log.warning("answer_contradicted", removals=len(warnings))
+    return text, warnings

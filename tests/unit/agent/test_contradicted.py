@@ -1,0 +1,84 @@
+"""A cited statement saying the opposite of its answer's verdict and of its article's
+conclusion goes (:mod:`medlit.agent.contradicted`)."""
+
+from __future__ import annotations
+
+from medlit.agent.contradicted import consistent_verdict, drop_contradicted, stated_answer
+from medlit.types import AbstractSection, Article
+
+QUESTION = "Are very high serum CA 19-9 levels a contraindication to pancreaticoduodenectomy?"
+
+
+def _article(pmid: str, conclusion: str) -> Article:
+    return Article(
+        pmid=pmid,
+        title="Very high serum CA 19-9 levels: a contraindication to pancreaticoduodenectomy?",
+        abstract=[
+            AbstractSection(label="RESULTS", category="RESULTS", text="Median survival was 22 "
+                            "versus 15 months."),
+            AbstractSection(label="CONCLUSIONS", category="CONCLUSIONS", text=conclusion),
+        ],
+    )  # fmt: skip
+
+
+# The shape of PubMedQA's 19459018: its conclusion answers the title's question "no".
+NOT_PRECLUDED = _article(
+    "1",
+    "Patients who normalized their CA 19-9 levels postoperatively had equivalent survival to "
+    "patients with normal levels. Preoperative serum CA 19-9 level by itself should not "
+    "preclude surgery.",
+)
+SAID_YES = "Very high serum CA 19-9 levels are a contraindication to pancreaticoduodenectomy"
+SAID_NO = "Patients who normalised their levels had equivalent survival"
+
+
+def test_the_questions_words_said_as_a_statement_answer_it_yes() -> None:
+    assert stated_answer(f"{SAID_YES} [PMID:1].", QUESTION) == "yes"
+    assert stated_answer(f"{SAID_NO} [PMID:1].", QUESTION) == "no"
+    assert stated_answer("Median survival was 22 months [PMID:1].", QUESTION) is None
+
+
+def test_a_statement_its_verdict_and_its_article_contradict_goes() -> None:
+    # What the local model wrote: "Yes, ... are a contraindication ..." over the article that
+    # concludes they are not; the verdict read off the whole answer was No.
+    text = f"{SAID_YES} [PMID:1]. {SAID_NO} [PMID:1]."
+    kept, warnings = drop_contradicted(text, "no", {"1": NOT_PRECLUDED}, QUESTION)
+    assert kept == f"{SAID_NO} [PMID:1]."
+    assert warnings == [
+        "a sentence was left out: it cited PMID 1 for the answer 'yes', where the article "
+        "concludes 'no'"
+    ]
+
+
+def test_one_reading_alone_drops_nothing() -> None:
+    text = f"{SAID_YES} [PMID:1]. {SAID_NO} [PMID:1]."
+    # The verdict agrees with the statement.
+    assert drop_contradicted(text, "yes", {"1": NOT_PRECLUDED}, QUESTION) == (text, [])
+    # The article concludes nothing clear.
+    unclear = _article("1", "More studies are needed.")
+    assert drop_contradicted(text, "no", {"1": unclear}, QUESTION) == (text, [])
+    # An uncertain verdict contradicts nothing.
+    assert drop_contradicted(text, "uncertain", {"1": NOT_PRECLUDED}, QUESTION) == (text, [])
+    # Nothing cited would be left: the answer stays as written.
+    alone = f"{SAID_YES} [PMID:1]."
+    assert drop_contradicted(alone, "no", {"1": NOT_PRECLUDED}, QUESTION) == (alone, [])
+
+
+def test_a_verdict_the_articles_and_the_answers_own_statement_contradict_is_turned() -> None:
+    # The verdict call read "yes" off an answer saying "not contraindicated", over an article
+    # that concludes no.
+    text = (
+        "Patients with very high serum CA 19-9 levels are not contraindicated to "
+        "pancreaticoduodenectomy [PMID:1]. Median survival was 22 versus 15 months [PMID:1]."
+    )
+    assert consistent_verdict(text, "yes", {"1": NOT_PRECLUDED}, QUESTION) == "no"
+    # The answer states no answer of its own: the verdict stands.
+    numbers = "Median survival was 22 versus 15 months [PMID:1]."
+    assert consistent_verdict(numbers, "yes", {"1": NOT_PRECLUDED}, QUESTION) == "yes"
+    # The article concludes yes: the verdict stands.
+    precluded = _article("1", "Very high CA 19-9 levels significantly predicted early death.")
+    assert consistent_verdict(text, "yes", {"1": precluded}, QUESTION) == "yes"
+    assert consistent_verdict(text, "uncertain", {"1": NOT_PRECLUDED}, QUESTION) == "uncertain"
+    # The answer states both: it is uncertain which it concludes.
+    both = f"{SAID_YES} [PMID:1]. {text}"
+    assert consistent_verdict(both, "yes", {"1": NOT_PRECLUDED}, QUESTION) == "uncertain"
