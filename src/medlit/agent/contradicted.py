@@ -7,7 +7,7 @@ preoperative CA 19-9 levels [PMID]". The verdict read off the whole answer was N
 article concludes ("serum CA 19-9 level by itself should not preclude surgery"); the answer
 read "Verdict: No" over a first sentence saying the opposite, citing the article for it.
 
-The verdict is first made to agree with the evidence where two readings say it must
+A "yes" verdict is first made to agree with the evidence where two readings say it must
 (:func:`consistent_verdict`): the cited articles' conclusions, and the cited sentences of the
 answer itself. Then a cited sentence that states the other answer (a negation cue, or the
 question's own words said as a statement: :func:`stated_answer`) goes, with a warning, when
@@ -78,17 +78,18 @@ def consistent_verdict(
     """``verdict``, made to agree with what the answer's cited sentences state and their
     articles conclude.
 
-    When the cited articles whose conclusion is clear all conclude the other answer, and a
-    cited sentence of ``text`` states it: the other answer if no cited sentence states the
-    verdict's, else "uncertain" (the answer says both). The same model's answer "... are not
-    contraindicated to pancreaticoduodenectomy [PMID]" was read "yes" by the verdict call (a
-    small model's reading leans to yes: :mod:`medlit.agent.verdict`), over an article that
-    concludes no. On PubMedQA's 500 questions a conclusion read "no" this way is right 52
-    times in 70, "yes" 164 in 192: one reading alone does not overrule the verdict call.
+    A "yes" whose cited articles (those whose conclusion is clear) all conclude no, while a
+    cited sentence of ``text`` states no, is "no" if no cited sentence states yes, else
+    "uncertain" (the answer says both). The same model's answer "... are not contraindicated
+    to pancreaticoduodenectomy [PMID]" was read "yes" by the verdict call, over an article
+    that concludes no. Only a "yes" is turned: a small model's reading leans to yes, and a
+    "no" is read only from clear mass on it (:mod:`medlit.agent.verdict`). On PubMedQA's 500
+    questions a conclusion read "no" this way is right 52 times in 70: one reading alone
+    does not overrule the verdict call.
     """
-    if verdict not in ("yes", "no"):
+    if verdict != "yes":
         return verdict
-    other: Verdict = "no" if verdict == "yes" else "yes"
+    other: Verdict = "no"
     cited = _cited(text, articles)
     concluded = {_concludes(articles[p], question) for _, pmids in cited for p in pmids} - {None}
     stated = {stated_answer(s, question) for s, _ in cited} - {None}

@@ -82,3 +82,10 @@ def test_a_verdict_the_articles_and_the_answers_own_statement_contradict_is_turn
     # The answer states both: it is uncertain which it concludes.
     both = f"{SAID_YES} [PMID:1]. {text}"
     assert consistent_verdict(both, "yes", {"1": NOT_PRECLUDED}, QUESTION) == "uncertain"
+
+
+def test_a_no_verdict_is_never_turned() -> None:
+    # The verdict call reads "no" only from clear mass on it; its reading leans to yes.
+    text = f"{SAID_YES} [PMID:1]."
+    precluded = _article("1", "Very high CA 19-9 levels significantly predicted early death.")
+    assert consistent_verdict(text, "no", {"1": precluded}, QUESTION) == "no"
