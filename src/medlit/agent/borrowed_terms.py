@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from medlit.agent.citations import extract_pmids
+from medlit.agent.citations import extract_pmids, without_citations
 from medlit.log import get_logger
 from medlit.research.grounding import word_stem, word_stems
 from medlit.research.tracking import normalise_topic
@@ -35,7 +35,6 @@ __all__ = ["Borrowed", "drop_borrowed_terms"]
 log = get_logger("agent.borrowed_terms")
 
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
-_CITATION = re.compile(r"\[PMID:\d+\]")
 _SUSPENDED = re.compile(r"\b[^\W\d_]+-(?=\s)")
 """A suspended prefix ("peri-" in "peri- and postmenopausal"): the word it stands for is the
 prefix and the next word's end, which no word here spells, so it is no term of its own."""
@@ -69,7 +68,7 @@ def drop_borrowed_terms(text: str, articles: Mapping[str, Article], question: st
         if not cited:
             return sentence
         theirs = set().union(*(said[p] for p in cited))
-        for word in _WORD.findall(_SUSPENDED.sub(" ", _CITATION.sub(" ", sentence))):
+        for word in _WORD.findall(_SUSPENDED.sub(" ", without_citations(sentence))):
             for key in normalise_topic(word).split():
                 stem = word_stem(key)
                 if stem in theirs or stem in asked or not is_technical(key):

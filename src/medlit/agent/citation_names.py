@@ -13,12 +13,11 @@ nothing either way ("supplementation with cholecalciferol" is vitamin D3).
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from medlit.agent.citations import extract_pmids, remove_citations
+from medlit.agent.citations import extract_pmids, remove_citations, without_citations
 from medlit.log import get_logger
 from medlit.qualified_names import Names, describe, mismatched, qualified_names
 from medlit.text import rewrite_sentences
@@ -89,7 +88,7 @@ def drop_misattributed(
 
     def check(sentence: str) -> str:
         cited = [p for p in extract_pmids(sentence) if p in articles]
-        claim = qualified_names(re.sub(r"\[PMID:\d+\]", " ", sentence)) if cited else {}
+        claim = qualified_names(without_citations(sentence)) if cited else {}
         if not claim:
             return sentence
         wrong: list[tuple[str, str, frozenset[str], frozenset[str]]] = []

@@ -33,6 +33,7 @@ __all__ = [
     "remove_cited_for",
     "split_verdict",
     "verdict_first",
+    "without_citations",
 ]
 
 log = get_logger("agent.citations")
@@ -76,6 +77,14 @@ _VERDICT_MAP: dict[str, Verdict] = {
     "maybe": "uncertain",
     "inconclusive": "uncertain",
 }
+
+
+_CHECKED_CITATION = re.compile(r"\[PMID:\d+\]")
+
+
+def without_citations(text: str) -> str:
+    """``text`` with its checked citations (``[PMID:n]``) blanked: its own words, to read."""
+    return _CHECKED_CITATION.sub(" ", text)
 
 
 def extract_pmids(text: str) -> list[str]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from medlit.agent.citations import extract_pmids, remove_cited_for
+from medlit.agent.citations import extract_pmids, remove_cited_for, without_citations
 from medlit.log import get_logger
 from medlit.qualified_names import without_names
 from medlit.research.swapped_terms import Swap, swapped_term
@@ -35,7 +35,6 @@ __all__ = ["drop_unsourced_numbers", "numbers_in"]
 
 log = get_logger("agent.cited_numbers")
 
-_CITATIONS = re.compile(r"\[PMID:\d+\]")
 _NUMBER = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?!\d)")
 _UNITS = [
     *("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"),
@@ -77,7 +76,7 @@ def _checked(sentence: str) -> list[tuple[float, int]]:
     """The numbers of a sentence that its sources must give: those of 10 and over but years,
     and the smaller ones written with decimals ("an odds ratio of 1.45", "0.5 mg") or as a
     percentage ("5%")."""
-    text = _P_THRESHOLD.sub(" ", without_names(_CITATIONS.sub(" ", sentence)))
+    text = _P_THRESHOLD.sub(" ", without_names(without_citations(sentence)))
     percent = {value for value, _ in numbers_in(" ".join(_SMALL_PERCENT.findall(text)))}
     return [
         (value, decimals)
@@ -102,7 +101,7 @@ def _given_for_another(sentence: str, number: tuple[float, int], article: Articl
     than every sentence of ``article`` that gives it, or None (one of them says it, or none
     gives the number: the title, the year)."""
     clause = next(
-        (c for c in _CLAUSES.split(_CITATIONS.sub(" ", sentence)) if _given(number, numbers_in(c))),
+        (c for c in _CLAUSES.split(without_citations(sentence)) if _given(number, numbers_in(c))),
         None,
     )
     if clause is None:

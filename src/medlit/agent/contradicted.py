@@ -19,10 +19,14 @@ answer with no other cited sentence left, stay as written.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
-from medlit.agent.citations import Verdict, extract_pmids, remove_cited_for
+from medlit.agent.citations import (
+    Verdict,
+    extract_pmids,
+    remove_cited_for,
+    without_citations,
+)
 from medlit.llm.extractive import conclusion_sentences
 from medlit.llm.stance import Stance, content_terms, sentence_stance
 from medlit.log import get_logger
@@ -36,14 +40,13 @@ log = get_logger("agent.contradicted")
 RESTATED = 0.75
 """Share of the question's content words a sentence must say to state its answer as a
 statement ("Very high serum CA 19-9 levels are a contraindication to pancreaticoduodenectomy")."""
-_CITATION = re.compile(r"\[PMID:\d+\]")
 _ASKING = content_terms("does do did is are was were can could should will would has have")
 
 
 def stated_answer(sentence: str, question: str) -> Stance | None:
     """The answer to a yes/no ``question`` that ``sentence`` states: its cue-based stance, else
     "yes" when it says the question's words as a statement; None when it states neither."""
-    text = _CITATION.sub(" ", sentence)
+    text = without_citations(sentence)
     stance = sentence_stance(text, question)
     if stance is not None:
         return stance if stance in ("yes", "no") else None
