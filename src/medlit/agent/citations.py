@@ -139,7 +139,8 @@ def enforce_citations(text: str, allowed: Collection[str]) -> CitationCheck:
     A bracket keeps its valid PMIDs (rewritten as ``[PMID:1][PMID:2]``); a bracket with none
     left disappears with the space before it. Citations written after a sentence's full stop,
     or on a line of their own after it, move before it ("(P<0.05). [PMID:1]" reads
-    "(P<0.05) [PMID:1]."), so that every check reads them with the sentence they cite.
+    "(P<0.05) [PMID:1]."), and citations the answer opens with move to the end of its first
+    sentence, so that every check reads them with the sentence they cite.
     """
     allowed_set = set(allowed)
     cited: list[str] = []
@@ -159,9 +160,32 @@ def enforce_citations(text: str, allowed: Collection[str]) -> CitationCheck:
 
     text = _CITATION_LINE.sub(r" \1", text)
     new_text = _TRAILING_CITES.sub(r" \2\1", _BRACKET.sub(rewrite, text))
+    new_text = _leading_cites_to_end(new_text)
     if removed:
         log.warning("citation_removed", pmids=removed, reason="not_in_retrieved_evidence")
     return CitationCheck(text=new_text, cited=cited, removed=removed)
+
+
+# An answer that opens with its citation: "[PMID:1] Delayed diagnosis ... years."
+_LEADING_CITES = re.compile(r"\s*((?:\[PMID:\d+\])+)[ \t]+(?=[A-Z])")
+
+
+def _leading_cites_to_end(text: str) -> str:
+    """``text`` with the citations it opens with moved to the end of its first sentence,
+    which they cite (the local model wrote "[PMID:20337874] Delayed diagnosis of anorectal
+    malformations appears to be common ..."). A sentence after another's full stop keeps
+    what precedes it: such a citation belongs to the sentence before (see above)."""
+    match = _LEADING_CITES.match(text)
+    if match is None:
+        return text
+    rest = text[match.end() :]
+    first = sentence_pieces(rest)[0] if rest.strip() else ""
+    body = first.rstrip()
+    if not body:
+        return text
+    end = body[-1] if body[-1] in ".!?" else ""
+    moved = f"{body[: len(body) - len(end)].rstrip()} {match.group(1)}{end}"
+    return moved + rest[len(body) :]
 
 
 # What joins citations in a list: ", ", " and ", ", and ", " or ", " & ".

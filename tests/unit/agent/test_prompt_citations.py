@@ -56,6 +56,21 @@ def test_invented_citations_are_removed_from_text() -> None:
     )
 
 
+def test_citations_an_answer_opens_with_cite_its_first_sentence() -> None:
+    # The local model's answer: its only citation before the sentence it cites.
+    text = "[PMID:1] Delayed diagnosis appears to be common, in 32% of patients. It was late."
+    assert enforce_citations(text, {"1"}).text == (
+        "Delayed diagnosis appears to be common, in 32% of patients [PMID:1]. It was late."
+    )
+    assert enforce_citations("[PMID:1][PMID:2] Falls fell", {"1", "2"}).text == (
+        "Falls fell [PMID:1][PMID:2]"
+    )
+    # A citation followed by a verb is the sentence's subject: it stays.
+    assert enforce_citations("[PMID:1] found fewer falls.", {"1"}).text == (
+        "[PMID:1] found fewer falls."
+    )
+
+
 def test_citations_on_a_line_of_their_own_cite_the_line_before() -> None:
     cases = {
         "Fewer falls.\n[PMID:1]\nMore fractures.": "Fewer falls [PMID:1].\nMore fractures.",
