@@ -13,6 +13,7 @@ evidence can carry, or one that only connects ("These trials were small."), stay
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from medlit.agent.citations import extract_pmids
 from medlit.log import get_logger
 from medlit.qualified_names import mismatched, qualified_names
+from medlit.research.grounding import word_stem, word_stems
 from medlit.research.planner import anchor_terms
 from medlit.research.tracking import normalise_topic
 from medlit.text import rewrite_sentences
@@ -36,15 +38,17 @@ MIN_SHARE = 0.6
 @dataclass
 class Unsupported:
     """The answer after :func:`drop_unsupported`, what it warns of, and the subject words of
-    the sentences left out (normalised)."""
+    the sentences left out (lower case, as they wrote them)."""
 
     text: str
     warnings: list[str] = field(default_factory=list)
     words: set[str] = field(default_factory=set)
 
     def unaddressed(self) -> set[str]:
-        """Subject words the sentences left out used and nothing left in the text does."""
-        return self.words - set(normalise_topic(self.text).split())
+        """Subject words the sentences left out used and nothing left in the text does (in
+        any form of the word: "inheritance" says "inherited")."""
+        said = word_stems(self.text)
+        return {word for word in self.words if word_stem(word) not in said}
 
 
 def drop_unsupported(text: str, articles: Mapping[str, Article], question: str) -> Unsupported:
@@ -59,27 +63,31 @@ def drop_unsupported(text: str, articles: Mapping[str, Article], question: str) 
         The text, one warning per kind of sentence left out ("2 uncited sentences ..."), and
         the subject words those sentences used.
     """
-    anchors = anchor_terms(question)
+    # Words compare in any of their forms ("inherited", "inheritance"): the local model's
+    # "nasal polyposis is inherited" was left out as said by no article, over an article titled
+    # "Nasal polyposis: is there an inheritance pattern?".
+    anchors = {word_stem(word) for word in anchor_terms(question)}
     if len(anchors) < 2 or not articles:
         return Unsupported(text)
     evidence = []
     for article in articles.values():
         content = f"{article.title} {article.abstract_text}"
-        evidence.append((set(normalise_topic(content).split()), qualified_names(content)))
+        evidence.append((word_stems(content), qualified_names(content)))
     left_out: list[str] = []
     words: set[str] = set()
 
     def check(sentence: str) -> str:
         if extract_pmids(sentence):
             return sentence
-        used = anchors & set(normalise_topic(sentence).split())
+        used = anchors & word_stems(sentence)
         if len(used) < max(2, MIN_SHARE * len(anchors)):
             return sentence
         names = qualified_names(sentence)
         if any(used <= held and not mismatched(names, named) for held, named in evidence):
             return sentence
-        left_out.append(" and ".join(sorted(used)))
-        words.update(used)
+        written = _as_written(sentence, used)
+        left_out.append(" and ".join(sorted(written)))
+        words.update(written)
         return ""
 
     text = rewrite_sentences(text, check)
@@ -91,6 +99,17 @@ def drop_unsupported(text: str, articles: Mapping[str, Article], question: str) 
         for words in counts
     ]
     return Unsupported(text, warnings, words)
+
+
+def _as_written(sentence: str, stems: set[str]) -> set[str]:
+    """The words of ``sentence`` (lower case, as written: "polyposis") whose stems are
+    ``stems``, the first of each."""
+    found: dict[str, str] = {}
+    for word in re.findall(r"[a-z0-9]+(?:-[a-z0-9]+)*", sentence.lower()):
+        key = normalise_topic(word)
+        if key and word_stem(key) in stems:
+            found.setdefault(word_stem(key), word)
+    return set(found.values())
 
 
 def _how_many(count: int) -> str:

@@ -34,11 +34,11 @@ def test_an_uncited_answer_no_article_supports_is_left_out() -> None:
         "Vitamin D supplementation may act on immune cells."
     )
     assert warnings == [
-        "an uncited sentence was left out: no retrieved article speaks of fracture and "
+        "an uncited sentence was left out: no retrieved article speaks of fractures and "
         "supplementation and vitamin together"
-    ]
+    ]  # the words as the sentence writes them
     # Nothing left speaks of fractures: the answer no longer addresses the question.
-    assert result.unaddressed() == {"fracture"}
+    assert result.unaddressed() == {"fractures"}
 
 
 def test_sentences_left_out_for_the_same_words_make_one_warning() -> None:
@@ -47,7 +47,7 @@ def test_sentences_left_out_for_the_same_words_make_one_warning() -> None:
     kept, warnings = result.text, result.warnings
     assert kept == ""
     assert warnings == [
-        "2 uncited sentences were left out: no retrieved article speaks of fracture and "
+        "2 uncited sentences were left out: no retrieved article speaks of fractures and "
         "supplementation and vitamin together"
     ]
 
@@ -59,3 +59,21 @@ def test_connecting_and_cited_sentences_stay() -> None:
     assert drop_unsupported("Fractures were prevented.", ARTICLES, "Are fractures bad?") == (
         Unsupported("Fractures were prevented.")
     )
+
+
+def test_an_article_saying_another_form_of_the_words_supports_a_sentence() -> None:
+    # The local model's "nasal polyposis is inherited" was left out, as spoken of by no
+    # article, over an article titled "Nasal polyposis: is there an inheritance pattern?"; and
+    # the warning spelled "polyposi".
+    polyposis = {
+        "1": article("1", "Nasal polyposis: is there an inheritance pattern?",
+                     "Nasal polyposis affected 19.7% of the family."),
+    }  # fmt: skip
+    text = "Nasal polyposis appears to be inherited in this family."
+    assert drop_unsupported(text, polyposis, "Is nasal polyposis inherited?") == (Unsupported(text))
+    unrelated = {"1": article("1", "Asthma in a French family", "Asthma affected 19.7%.")}
+    result = drop_unsupported(text, unrelated, "Is nasal polyposis inherited?")
+    assert result.warnings == [
+        "an uncited sentence was left out: no retrieved article speaks of inherited and nasal "
+        "and polyposis together"
+    ]
