@@ -100,9 +100,22 @@ VITAMIN_D = "Does vitamin D supplementation prevent fractures in older adults?"
         ("Vitamin D is not needed in fracture care of older adults.",
          "fracture healing did not differ in older adults",
          "Is vitamin C needed in fracture care of older adults?", True, False),
+        # A positive claim that is its title said as a statement (the local model's): the
+        # quote must say all of it, "worthwhile" too ...
+        ("Routine intraoperative frozen-section examination of sentinel lymph nodes in breast "
+         "cancer is worthwhile.", "In breast cancer patients having sentinel lymph node "
+         "biopsy, the failure of routine intraoperative frozen-section examination is largely "
+         "the failure to detect micrometastatic disease.", "Is routine intraoperative "
+         "frozen-section examination of sentinel lymph nodes in breast cancer worthwhile?",
+         True, False),
+        # ... or answer the title's question yes by a cue of its own.
+        ("Dexamethasone is an effective alternative to oral prednisone in pediatric asthma.",
+         "Dexamethasone can be used as an effective alternative to prednisone in children "
+         "with asthma.", "Is dexamethasone an effective alternative to oral prednisone in "
+         "pediatric asthma?", True, True),
     ],
 )  # fmt: skip
-def test_a_negative_claim_may_answer_its_articles_title(
+def test_a_claim_answering_its_articles_title_is_held_to_its_quote(
     claim: str, quote: str, title: str, result: bool, expected: bool
 ) -> None:
     assert claim_supported(claim, quote, title=title, result=result) is expected

@@ -407,3 +407,32 @@ def test_a_finding_is_kept_without_the_frame_that_names_its_article() -> None:
     finding = researcher._finding(question, DEXAMETHASONE, framed)
     assert finding is not None
     assert finding.claim.startswith("Dexamethasone can be used as an effective alternative")
+
+
+GOOGLE = Article(
+    pmid="20100000",
+    title="Is Google useful as a diagnostic tool in difficult immunological cases?",
+    abstract=[
+        AbstractSection(label="OBJECTIVE", category="OBJECTIVE", text="The aim of this study "
+                        "was to evaluate whether searching Google with disease-related terms was "
+                        "effective in the diagnosis of difficult immunological cases."),
+        AbstractSection(label="RESULTS", category="RESULTS", text="Google found the diagnosis "
+                        "in 15 of 26 cases."),
+    ],
+)  # fmt: skip
+
+
+def test_a_studys_aim_and_a_question_are_no_findings() -> None:
+    # The local model's claims: the title said as a finding over the study's aim, and the
+    # title itself.
+    researcher = bare_researcher()
+    question = SubQuestion(id="q1", text=GOOGLE.title)
+    aim = GOOGLE.abstract[0].text
+    for claim in (
+        "Google is useful as a diagnostic tool in difficult immunological cases.",
+        "Is Google effective in the diagnosis of difficult immunological cases?",
+    ):
+        assert researcher._finding(question, GOOGLE, ExtractedClaim(claim=claim, quote=aim)) is None
+    found = ExtractedClaim(claim="Google found the diagnosis in 15 of 26 cases.", quote=GOOGLE
+                           .abstract[1].text)  # fmt: skip
+    assert researcher._finding(question, GOOGLE, found) is not None

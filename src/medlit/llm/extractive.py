@@ -39,6 +39,7 @@ __all__ = [
     "build_evidence_digest",
     "conclusion_sentences",
     "split_sentences",
+    "states_aim",
 ]
 
 #: Why a digest answers when none is said: the usual reason.
@@ -147,6 +148,12 @@ def _citation(article: Article) -> str:
     return f"title:{article.title[:60]}"
 
 
+def states_aim(sentence: str) -> bool:
+    """Whether ``sentence`` states what a study set out to do ("To determine whether ...",
+    "The aim of this study was ..."): no finding."""
+    return _AIM.match(_LABEL_PREFIX.sub("", sentence.strip())) is not None
+
+
 def conclusion_sentences(article: Article) -> list[str]:
     """The sentences of the article's conclusion (an unstructured abstract's last one)."""
     if article.conclusion:
@@ -176,7 +183,7 @@ def _gather(evidence: Sequence[Evidence]) -> list[_Candidate]:
         if len(text.split()) < _MIN_WORDS or text.endswith("?") or norm in seen:
             return
         seen.add(norm)
-        if _AIM.match(text):
+        if states_aim(text):
             return
         weight = _SECTION_WEIGHT.get((section or "").strip().upper().rstrip(":"), 0.0)
         spelled = long_forms(text, article)

@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from medlit.llm.stance import content_terms
+from medlit.llm.stance import content_terms, sentence_stance
 from medlit.qualified_names import mismatched, qualified_names
 from medlit.research.models import Discrepancy, Reference, VerifiedFact
 from medlit.research.planner import anchor_terms
@@ -108,7 +108,10 @@ def claim_supported(
     words from the article's ``title`` when both it and the quote are negative, the quote is
     a ``result`` (from the results or conclusions), holds two of the claim's words and half
     of those the title does not, and together with the title holds :data:`TITLE_SUPPORT` of
-    them. A positive claim ("vitamin D prevents fractures") must always be in its quote.
+    them. A positive claim ("vitamin D prevents fractures") must always be in its quote, and
+    one that is mostly its article's title said as a statement must be in it whole, or its
+    quote must answer the title's question yes by a cue of its own ("significantly",
+    "associated with", "an effective alternative": :func:`medlit.llm.stance.sentence_stance`).
 
     ``spelled`` holds the long forms of the quote's abbreviations (``defined_terms.long_forms``:
     "fibromyalgia" for its "FM"): their words count as the quote's.
@@ -122,13 +125,21 @@ def claim_supported(
     if mismatched(qualified_names(claim), qualified_names(quote)):
         return False  # "vitamin D reduced pain" over a quote about vitamin C
     quoted = words & (content_terms(quote) | content_terms(spelled))
+    titled = content_terms(title)
+    # The article's question said as its answer ("Routine intraoperative frozen-section
+    # examination of sentinel lymph nodes in breast cancer is worthwhile", over a quote on what
+    # the examination fails to detect): the subject alone fills most of such a claim, so the
+    # quote must say all of it, or answer the question yes by its own words ("... can be used
+    # as an effective alternative to prednisone ...").
+    restated = not negative and title and len(words & titled) >= TITLE_SUPPORT * len(words)
+    if restated and not words <= quoted and sentence_stance(quote, title) != "yes":
+        return False
     if len(quoted) >= CLAIM_SUPPORT * len(words):
         return True
     if not (negative and result and title and len(quoted) >= 2):
         return False
     if mismatched(qualified_names(claim), qualified_names(title)):
         return False
-    titled = content_terms(title)
     beyond_title = words - titled
     if len(beyond_title & quoted) * 2 < len(beyond_title):
         return False  # what the claim adds to the title is not in its quote

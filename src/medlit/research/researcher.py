@@ -21,6 +21,7 @@ import numpy as np
 from medlit.config import ResearchDepth, ResearchSettings
 from medlit.defined_terms import long_forms
 from medlit.errors import LLMConfigError, LLMError, ResearchError
+from medlit.llm.extractive import states_aim
 from medlit.llm.stance import content_terms
 from medlit.log import get_logger
 from medlit.research.grounding import (
@@ -581,6 +582,10 @@ class DeepResearcher:
         supported = (
             bool(statement)
             and quote is not None
+            # A question is no finding, nor is a study's aim ("The aim of this study was to
+            # evaluate whether searching Google ... was effective" under "Google is useful").
+            and not statement.rstrip().endswith("?")
+            and not states_aim(quote)
             and claim_supported(
                 statement,
                 quote,
