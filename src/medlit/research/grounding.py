@@ -109,9 +109,10 @@ def claim_supported(
     a ``result`` (from the results or conclusions), holds two of the claim's words and half
     of those the title does not, and together with the title holds :data:`TITLE_SUPPORT` of
     them. A positive claim ("vitamin D prevents fractures") must always be in its quote, and
-    one that is mostly its article's title said as a statement must be in it whole, or its
-    quote must answer the title's question yes by a cue of its own ("significantly",
-    "associated with", "an effective alternative": :func:`medlit.llm.stance.sentence_stance`).
+    one that is mostly its article's title said as a statement must have every title word it
+    uses in it, or its quote must answer the title's question yes by a cue of its own
+    ("significantly", "associated with", "an effective alternative":
+    :func:`medlit.llm.stance.sentence_stance`).
 
     ``spelled`` holds the long forms of the quote's abbreviations (``defined_terms.long_forms``:
     "fibromyalgia" for its "FM"): their words count as the quote's.
@@ -129,10 +130,11 @@ def claim_supported(
     # The article's question said as its answer ("Routine intraoperative frozen-section
     # examination of sentinel lymph nodes in breast cancer is worthwhile", over a quote on what
     # the examination fails to detect): the subject alone fills most of such a claim, so the
-    # quote must say all of it, or answer the question yes by its own words ("... can be used
-    # as an effective alternative to prednisone ...").
-    restated = not negative and title and len(words & titled) >= TITLE_SUPPORT * len(words)
-    if restated and not words <= quoted and sentence_stance(quote, title) != "yes":
+    # quote must say every word of the title it uses ("worthwhile" too), or answer the
+    # question yes by its own words ("... can be used as an effective alternative to ...").
+    asked = words & titled
+    restated = not negative and title and len(asked) >= TITLE_SUPPORT * len(words)
+    if restated and not asked <= quoted and sentence_stance(quote, title) != "yes":
         return False
     if len(quoted) >= CLAIM_SUPPORT * len(words):
         return True
