@@ -515,9 +515,10 @@ class AskNodes:
         is asked of the checked text when the model wrote none, or when a sentence it may have
         rested on was left out; it is "uncertain" when what the question names, or a subject
         word of it, was said only by sentences left out, when none of the articles cited speaks
-        of the population the question names, or when nothing citing evidence is left. Once
-        the verdict is yes or no, a cited sentence stating the other answer goes when every
-        article it cites concludes the verdict's (:mod:`medlit.agent.contradicted`).
+        of the population the question names, or when nothing citing evidence is left. Then a
+        Yes turns to No (or Uncertain) when the cited articles and the answer's own cited
+        sentences say no, and a cited sentence stating the answer opposite to the verdict goes
+        when every article it cites concludes the verdict's (:mod:`medlit.agent.contradicted`).
         """
         question = state.get("standalone_question") or state["question"]
         check = enforce_citations(text, articles)
