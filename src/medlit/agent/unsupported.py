@@ -48,7 +48,7 @@ class Unsupported:
         """Subject words the sentences left out used and nothing left in the text does (in
         any form of the word: "inheritance" says "inherited")."""
         said = word_stems(self.text)
-        return {word for word in self.words if word_stem(word) not in said}
+        return {word for word in self.words if not word_stems(word) <= said}
 
 
 def drop_unsupported(text: str, articles: Mapping[str, Article], question: str) -> Unsupported:

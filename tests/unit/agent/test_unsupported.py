@@ -77,3 +77,16 @@ def test_an_article_saying_another_form_of_the_words_supports_a_sentence() -> No
         "an uncited sentence was left out: no retrieved article speaks of inherited and nasal "
         "and polyposis together"
     ]
+
+
+def test_a_word_left_out_is_addressed_by_the_text_in_another_form() -> None:
+    # "falls" is stemmed as "fall" is: a text that says falls addresses it.
+    articles = {"1": article("1", "Aspirin and strokes", "Aspirin cut strokes in adults.")}
+    question = "Does vitamin D prevent falls in older adults?"
+    result = drop_unsupported(
+        "Vitamin D prevents falls in older adults. Falls were rarer with vitamin D [PMID:1].",
+        articles,
+        question,
+    )
+    assert "falls" in result.words
+    assert result.unaddressed() == set()
