@@ -96,10 +96,24 @@ def _given(number: tuple[float, int], source: list[tuple[float, int]]) -> bool:
 _CLAUSES = re.compile(r";|,\s+(?:and|but|while|whereas)\s+|\s+(?:while|whereas)\s+", re.I)
 
 
-def _given_for_another(sentence: str, number: tuple[float, int], article: Article) -> Swap | None:
+_Numbered = list[tuple[str, list[tuple[float, int]]]]
+"""An article's abstract sentences, each with the numbers it gives."""
+
+
+def _numbered(article: Article) -> _Numbered:
+    return [
+        (sentence, numbers_in(sentence))
+        for section in article.abstract
+        for sentence in split_sentences(section.text)
+    ]
+
+
+def _given_for_another(
+    sentence: str, number: tuple[float, int], article: Article, sentences: _Numbered
+) -> Swap | None:
     """The swap by which the clause of ``sentence`` giving ``number`` names another subject
-    than every sentence of ``article`` that gives it, or None (one of them says it, or none
-    gives the number: the title, the year)."""
+    than every sentence of ``article`` (``sentences``) that gives it, or None (one of them
+    says it, or none gives the number: the title, the year)."""
     clause = next(
         (c for c in _CLAUSES.split(without_citations(sentence)) if _given(number, numbers_in(c))),
         None,
@@ -107,20 +121,12 @@ def _given_for_another(sentence: str, number: tuple[float, int], article: Articl
     if clause is None:
         return None
     found = None
-    for said in _sentences_giving(number, article):
-        found = swapped_term(clause, said, article)
-        if found is None:
-            return None
+    for said, numbers in sentences:
+        if _given(number, numbers):
+            found = swapped_term(clause, said, article)
+            if found is None:
+                return None
     return found
-
-
-def _sentences_giving(number: tuple[float, int], article: Article) -> list[str]:
-    return [
-        sentence
-        for section in article.abstract
-        for sentence in split_sentences(section.text)
-        if _given(number, numbers_in(sentence))
-    ]
 
 
 def drop_unsourced_numbers(text: str, articles: Mapping[str, Article]) -> tuple[str, list[str]]:
@@ -134,6 +140,7 @@ def drop_unsourced_numbers(text: str, articles: Mapping[str, Article]) -> tuple[
         The text, and one warning per citation removed or sentence left out.
     """
     sources: dict[str, list[tuple[float, int]]] = {}
+    sentences: dict[str, _Numbered] = {}  # split once an article, when a number is looked up
     warnings: list[str] = []
 
     def check(sentence: str) -> str:
@@ -153,8 +160,10 @@ def drop_unsourced_numbers(text: str, articles: Mapping[str, Article]) -> tuple[
                 shown = ", ".join(f"{value:g}" for value, _ in missing)
                 why.append((pmid, f"{shown}, a number that article does not give"))
                 continue
+            if pmid not in sentences:
+                sentences[pmid] = _numbered(articles[pmid])
             for number in wanted:
-                swap = _given_for_another(sentence, number, articles[pmid])
+                swap = _given_for_another(sentence, number, articles[pmid], sentences[pmid])
                 if swap is not None:
                     why.append((pmid, f"{number[0]:g}, a number that article gives for "
                                 f"{swap.dropped}, not {swap.brought}"))  # fmt: skip
