@@ -62,6 +62,14 @@ def _concludes(article: Article, question: str) -> Stance | None:
     return stances.pop() if len(stances) == 1 else None
 
 
+def _conclusions(
+    cited: list[tuple[str, list[str]]], articles: Mapping[str, Article], question: str
+) -> dict[str, Stance | None]:
+    """What each article the ``cited`` sentences cite concludes, read once an article."""
+    pmids = dict.fromkeys(p for _, cites in cited for p in cites)
+    return {p: _concludes(articles[p], question) for p in pmids}
+
+
 def _cited(text: str, articles: Mapping[str, Article]) -> list[tuple[str, list[str]]]:
     """The sentences of ``text`` citing evidence articles, with the PMIDs they cite."""
     sentences: list[str] = []
@@ -94,7 +102,7 @@ def consistent_verdict(
         return verdict
     other: Verdict = "no"
     cited = _cited(text, articles)
-    concluded = {_concludes(articles[p], question) for _, pmids in cited for p in pmids} - {None}
+    concluded = set(_conclusions(cited, articles, question).values()) - {None}
     stated = {stated_answer(s, question) for s, _ in cited} - {None}
     if concluded != {other} or other not in stated:
         return verdict
@@ -112,11 +120,11 @@ def drop_contradicted(
         return text, []
     other = "no" if verdict == "yes" else "yes"
     cited = _cited(text, articles)
+    concluded = _conclusions(cited, articles, question)
     wrong = {
         s
         for s, pmids in cited
-        if stated_answer(s, question) == other
-        and all(_concludes(articles[p], question) == verdict for p in pmids)
+        if stated_answer(s, question) == other and all(concluded[p] == verdict for p in pmids)
     }
     if not wrong or len(wrong) == len(cited):
         return text, []  # nothing to drop, or nothing cited would be left

@@ -541,7 +541,6 @@ class AskNodes:
             + unsupported.warnings
         )
         kept = set(extract_pmids(check.text))
-        check.cited = [p for p in check.cited if p in kept]
         missing = left_unanswered(check.text, misattributed, question)
         unspoken = unsupported.unaddressed()
         untold = unsaid.unaddressed(check.text)
@@ -581,12 +580,11 @@ class AskNodes:
             # "Verdict: No" over "X is a contraindication [the article concluding it is not]"
             verdict = consistent_verdict(check.text, verdict, articles, question)
             check.text, contradicted = drop_contradicted(check.text, verdict, articles, question)
-            if contradicted:
-                warnings += contradicted
-                kept = set(extract_pmids(check.text))
-                check.cited = [p for p in check.cited if p in kept]
+            warnings += contradicted
         if verdict is not None:
             check.text = verdict_first(verdict, check.text)
+        cited_now = set(extract_pmids(check.text))  # what the checks left cited
+        check.cited = [p for p in check.cited if p in cited_now]
         return check, verdict, warnings
 
     async def _write_answer(self, messages: list[dict[str, str]]) -> str:
