@@ -31,7 +31,7 @@ from typing import Any
 from medlit.log import get_logger
 from medlit.types import Article
 
-__all__ = ["article_definitions", "long_forms", "spell_out"]
+__all__ = ["article_definitions", "long_forms", "spell_out", "standing_alone"]
 
 log = get_logger("defined_terms")
 
@@ -135,6 +135,12 @@ def spell_out(text: str, cited: Sequence[Article]) -> str:
     return text
 
 
+def standing_alone(term: str) -> str:
+    """The pattern of ``term`` as a word of its own: not inside a longer word, nor a hyphenated
+    one ("PD" is not in "PD-1", "FM" not in "FMS")."""
+    return rf"(?<![\w-]){re.escape(term)}(?![\w-])"
+
+
 def long_forms(text: str, article: Article) -> str:
     """The long forms of the abbreviations ``text`` (a sentence of ``article``) uses that the
     article defines and ``text`` does not spell out: "fatigue in pSS is not due to FM" gives
@@ -150,7 +156,7 @@ def long_forms(text: str, article: Article) -> str:
             continue  # "female" for a garbled long form is no abbreviation; "pSS", "FM" are
         if meaning.lower() in lowered or meaning in found:
             continue
-        if re.search(rf"(?<![\w-]){re.escape(abbreviation)}(?![\w-])", text):
+        if re.search(standing_alone(abbreviation), text):
             found.append(meaning)
     return "; ".join(found)
 
@@ -168,7 +174,7 @@ def _mid_sentence(long_form: str, articles: Sequence[Article]) -> str:
     it is a name or an eponym ("Parkinson's disease")."""
     if _a_name(long_form):
         return long_form
-    pattern = re.compile(rf"(?<![\w-]){re.escape(long_form)}(?![\w-])", re.I)
+    pattern = re.compile(standing_alone(long_form), re.I)
     for article in articles:  # the abstract, not the title: titles capitalise every word
         text = article.abstract_text
         for match in pattern.finditer(text):
@@ -182,8 +188,8 @@ def _mid_sentence(long_form: str, articles: Sequence[Article]) -> str:
 def _said_first(text: str, long_form: str, abbreviation: str) -> int | None:
     """Where the first mention of ``long_form`` in ``text`` ends, when it comes before the
     first use of ``abbreviation`` ("fibromyalgia was rare ... FM was ..."), else None."""
-    said = _outside_citations(text, rf"(?<![\w-]){re.escape(long_form)}(?![\w-])", re.I)
-    used = _outside_citations(text, rf"(?<![\w-]){re.escape(abbreviation)}(?![\w-])")
+    said = _outside_citations(text, standing_alone(long_form), re.I)
+    used = _outside_citations(text, standing_alone(abbreviation))
     if said is None or (used is not None and used.start() < said.start()):
         return None
     return said.end()
@@ -200,7 +206,7 @@ def _outside_citations(text: str, pattern: str, flags: int = 0) -> re.Match[str]
 def _first_use(text: str, abbreviation: str, replacement: str) -> str:
     """``text`` with the first use of ``abbreviation`` outside a citation replaced; a sentence
     that opens with it keeps its capital."""
-    match = _outside_citations(text, rf"(?<![\w-]){re.escape(abbreviation)}(?![\w-])")
+    match = _outside_citations(text, standing_alone(abbreviation))
     if match is None:
         return text
     if _opens_sentence(text, match.start()):

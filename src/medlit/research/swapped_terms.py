@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from medlit.defined_terms import article_definitions
+from medlit.defined_terms import article_definitions, standing_alone
 from medlit.research.grounding import word_stem
 from medlit.text import fold_accents
 from medlit.types import Article
@@ -96,7 +96,7 @@ def _spelled(text: str, definitions: dict[str, str]) -> set[str]:
     lowered = fold_accents(text).lower()
     for abbreviation, meaning in definitions.items():
         long_form = fold_accents(meaning.strip()).lower()
-        written = re.search(rf"(?<![\w-]){re.escape(abbreviation)}(?![\w-])", text)
+        written = re.search(standing_alone(abbreviation), text)
         if written or (long_form and long_form in lowered):
             stems.update(stem for _, stem in _words(f"{abbreviation} {meaning}"))
     return stems
