@@ -24,6 +24,7 @@ from medlit.research.tracking import (
 from medlit.types import AbstractSection, Article
 from medlit.usage import record_call, record_llm, usage_scope
 from tests.unit._research_llm import bare_researcher
+from tests.unit._sjogren import SJOGREN
 
 
 def test_normalise_topic_ignores_case_order_stop_words_and_plurals() -> None:
@@ -369,30 +370,13 @@ def test_a_two_part_question_is_not_visited_by_its_first_part(embedder) -> None:
     assert visited.match(both.replace("increase", "raise")) is not None
 
 
-FATIGUE = Article(
-    pmid="11053064",
-    title="Fatigue in primary Sjögren's syndrome: is there a link with the fibromyalgia "
-    "syndrome?",
-    abstract=[
-        AbstractSection(label="OBJECTIVE", text="To learn whether fibromyalgia (FM) is more "
-                        "common in patients with primary Sjögren's syndrome (pSS) who report "
-                        "fatigue."),
-        AbstractSection(label="RESULTS", category="RESULTS", text="FM was present in 12% of "
-                        "patients with pSS."),
-        AbstractSection(label="CONCLUSIONS", category="CONCLUSIONS", text="The results show "
-                        "that fatigue in patients with pSS is not due to the coexistence of FM "
-                        "in most cases."),
-    ],
-)  # fmt: skip
-
-
 def test_a_claim_may_report_its_result_sentences_finding_with_a_verb_it_does_not_use() -> None:
     # The local model's true claim, quoted from the results: the conclusion that says it was
     # not taken in the quote's place because of the claim's "occur".
     claim = "Fatigue in primary Sjögren's syndrome does not occur due to coexisting fibromyalgia."
-    assert result_sentence_for(claim, FATIGUE) == FATIGUE.abstract[2].text
+    assert result_sentence_for(claim, SJOGREN) == SJOGREN.abstract[2].text
     # A word of content the sentence does not say still keeps it from standing in.
-    assert result_sentence_for(claim.replace("occur", "worsen"), FATIGUE) is None
+    assert result_sentence_for(claim.replace("occur", "worsen"), SJOGREN) is None
 
 
 def test_a_finding_is_kept_without_the_frame_that_names_its_article() -> None:

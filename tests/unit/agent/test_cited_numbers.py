@@ -5,6 +5,7 @@ from __future__ import annotations
 from medlit.agent.citations import enforce_citations
 from medlit.agent.cited_numbers import drop_unsourced_numbers, numbers_in
 from medlit.types import AbstractSection, Article
+from tests.unit._sjogren import SJOGREN
 
 
 def _article(pmid: str, text: str, year: int | None = None) -> Article:
@@ -93,35 +94,20 @@ def test_a_small_number_with_decimals_or_a_percent_sign_is_checked_a_p_threshold
     assert text == "" and "8, a number that article does not give" in warnings[0]
 
 
-FATIGUE = Article(
-    pmid="3",
-    title="Fatigue in primary Sjögren's syndrome: is there a link with the fibromyalgia "
-    "syndrome?",
-    abstract=[
-        AbstractSection(label="OBJECTIVE", text="To learn whether fibromyalgia (FM) is more "
-                        "common in patients with primary Sjögren's syndrome (pSS) who report "
-                        "fatigue."),
-        AbstractSection(label="RESULTS", category="RESULTS", text="Fatigue was reported by 68% "
-                        "of patients with pSS, a prevalence significantly higher than in the "
-                        "lupus group (50%). FM was present in 12% of patients with pSS."),
-    ],
-)  # fmt: skip
-
-
 def test_a_number_given_for_another_subject_of_the_article_is_not_its_source() -> None:
     # The article gives 68% for fatigue; the sentence gives it for fibromyalgia.
-    text = "Fibromyalgia affects 68% of patients with primary Sjögren's syndrome [PMID:3]."
-    kept, warnings = drop_unsourced_numbers(text, {"3": FATIGUE})
+    text = "Fibromyalgia affects 68% of patients with primary Sjögren's syndrome [PMID:11053064]."
+    kept, warnings = drop_unsourced_numbers(text, {"11053064": SJOGREN})
     assert kept == ""
     assert warnings == [
-        "a sentence was left out: it cited PMID 3 for 68, a number that article gives for "
+        "a sentence was left out: it cited PMID 11053064 for 68, a number that article gives for "
         "fatigue, not fibromyalgia"
     ]
     for said in (
-        "Fatigue affects 68% of patients with primary Sjögren's syndrome [PMID:3].",
-        "Fibromyalgia was found in 12% of patients with pSS [PMID:3].",
+        "Fatigue affects 68% of patients with primary Sjögren's syndrome [PMID:11053064].",
+        "Fibromyalgia was found in 12% of patients with pSS [PMID:11053064].",
         # Two findings in one sentence: each number is read with its own clause.
         "Fibromyalgia was found in 12% of patients with pSS, while fatigue was reported by 68% "
-        "[PMID:3].",
+        "[PMID:11053064].",
     ):
-        assert drop_unsourced_numbers(said, {"3": FATIGUE}) == (said, [])
+        assert drop_unsourced_numbers(said, {"11053064": SJOGREN}) == (said, [])
