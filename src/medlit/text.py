@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from medlit.errors import ValidationError
 
 __all__ = [
     "as_typed",
     "counted",
+    "either_of",
     "fold_accents",
     "only_points",
     "remove_control_chars",
@@ -41,6 +42,14 @@ _CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f]")
 def counted(count: int, noun: str) -> str:
     """``count`` and ``noun``, plural unless one: "1 article", "3 articles"."""
     return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def either_of(words: Sequence[str]) -> str:
+    """``words`` as "none of them" is said of them: "myopathy", "myopathy or rhabdomyolysis",
+    "A, B or C"."""
+    if len(words) <= 1:
+        return "".join(words)
+    return ", ".join(words[:-1]) + f" or {words[-1]}"
 
 
 def fold_accents(text: str) -> str:

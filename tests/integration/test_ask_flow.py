@@ -549,6 +549,33 @@ async def test_asked_about_children_answered_from_studies_that_never_mention_the
     )
 
 
+async def test_asked_about_what_no_retrieved_article_mentions(
+    settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
+) -> None:
+    # "Do statins cause myopathy?" over statin studies of stroke: the answer quoted what they
+    # found, and nothing said that none of them speaks of myopathy.
+    llm_server.responder = EvidenceResponder(lambda pmids: "Yes")
+    result = await _ask_once(settings, eutils, llm_server, "Does aspirin cause tinnitus?")
+    assert result.citations
+    assert result.verdict == "uncertain"
+    assert result.answer.startswith(
+        "Verdict: Uncertain\n\nNone of the retrieved articles mentions tinnitus, so what "
+        "follows may not answer the question."
+    )
+
+
+async def test_a_digest_says_which_subject_no_retrieved_article_mentions(
+    settings: Settings, eutils: FakeEutils
+) -> None:
+    async with Assistant(_configure(settings, eutils, None)) as assistant:
+        result = await assistant.ask("Does aspirin cause tinnitus?")
+        on_topic = await assistant.ask(Q1)
+    assert result.mode == "evidence_digest" and result.citations
+    assert result.verdict == "uncertain"
+    assert "No retrieved article mentions tinnitus: the sentences below" in result.answer
+    assert "mentions" not in on_topic.answer
+
+
 async def test_invented_citations_are_stripped(
     settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
 ) -> None:

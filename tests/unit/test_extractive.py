@@ -316,3 +316,16 @@ def test_an_aim_is_no_finding_and_an_abbreviation_ranks_as_its_long_form() -> No
     assert "FM was present in 12% of patients with pSS, compared with 5% of lupus patients." in (
         quoted
     )
+
+
+def test_a_subject_no_article_mentions_is_said_first_and_leaves_no_verdict() -> None:
+    evidence = ASPIRIN_YES_1 + ASPIRIN_YES_2
+    plain = build_evidence_digest(QUESTION, evidence)
+    assert plain.verdict == "yes"
+    digest = build_evidence_digest(QUESTION, evidence, unmentioned=["tinnitus"])
+    assert digest.verdict == "uncertain"
+    assert digest.verdict_reason == "no retrieved article mentions tinnitus"
+    assert "No retrieved article mentions tinnitus: the sentences below are the nearest " in (
+        digest.text
+    )
+    assert digest.sentences == plain.sentences

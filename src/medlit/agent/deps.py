@@ -205,10 +205,17 @@ class AgentDeps:
         self, question: str, evidence: list[Evidence], why: str | None = None
     ) -> tuple[str, str | None]:
         """The no-LLM answer: the extractive evidence digest, and its verdict if justified
-        (``why`` no generated answer is given, if not for want of a model)."""
+        (``why`` no generated answer is given, if not for want of a model); it says first
+        which of the question's subject terms no retrieved article mentions."""
+        from medlit.agent.unmentioned import unmentioned_terms
         from medlit.llm.extractive import NO_MODEL, build_evidence_digest
 
+        articles = {item.article.key: item.article for item in evidence}
         digest = build_evidence_digest(
-            question, evidence, embedder=self.embedder, why=why or NO_MODEL
+            question,
+            evidence,
+            embedder=self.embedder,
+            why=why or NO_MODEL,
+            unmentioned=unmentioned_terms(question, articles.values()),
         )
         return digest.text, digest.verdict

@@ -56,13 +56,14 @@ from medlit.agent.prompt import (
     without_headers,
 )
 from medlit.agent.state import AgentState
+from medlit.agent.unmentioned import unmentioned_terms
 from medlit.agent.unsupported import drop_unsupported
 from medlit.agent.verdict import read_verdict
 from medlit.defined_terms import spell_out
 from medlit.errors import CacheAdmissionError, LLMError, SourceError, SourceUnavailable
 from medlit.log import get_logger
 from medlit.progress import emit, streaming_wanted
-from medlit.text import counted, drop_repeated_sentences, unauthored
+from medlit.text import counted, drop_repeated_sentences, either_of, unauthored
 from medlit.types import Article, Citation, Evidence, SearchQuery
 from medlit.usage import usage_scope
 
@@ -515,7 +516,9 @@ class AskNodes:
         is asked of the checked text when the model wrote none, or when a sentence it may have
         rested on was left out; it is "uncertain" when what the question names, or a subject
         word of it, was said only by sentences left out, when none of the articles cited speaks
-        of the population the question names, or when nothing citing evidence is left. Then a
+        of the population the question names, when no retrieved article mentions a subject term
+        of the question (:mod:`medlit.agent.unmentioned`; the answer says so first), or when
+        nothing citing evidence is left. Then a
         Yes turns to No (or Uncertain) when the cited articles and the answer's own cited
         sentences say no, and a cited sentence stating the answer opposite to the verdict goes
         when every article it cites concludes the verdict's (:mod:`medlit.agent.contradicted`).
@@ -545,12 +548,17 @@ class AskNodes:
         unspoken = unsupported.unaddressed()
         untold = unsaid.unaddressed(check.text)
         absent = [] if untold else populations_unspoken(question, check.text, articles)
+        noted = bool(missing or unspoken or untold or absent)
+        unnamed = unmentioned_terms(question, articles.values())
         if missing:  # what was asked about was said only by sentences left out
             check.text = unaddressed(check.text, missing)
         elif warnings and not kept:
             # Nothing that cites evidence is left; uncited prose ("The evidence is strong")
             # would read as the answer, so none is kept.
             check.text = NOTHING_SUPPORTED
+            if unnamed:
+                named = either_of(unnamed)
+                check.text = f"None of the retrieved articles mentions {named}. {check.text}"
         elif unspoken:  # "fracture" was only in the conclusion left out
             words = " and ".join(sorted(unsupported.words))
             check.text = (
@@ -569,8 +577,13 @@ class AskNodes:
                 f"None of the articles cited speaks of {words}: what they found may not hold "
                 f"for {words}.\n\n{check.text}"
             )
+        elif unnamed:  # asked about statin myopathy, answered from statin studies of stroke
+            check.text = (
+                f"None of the retrieved articles mentions {either_of(unnamed)}, so what follows "
+                f"may not answer the question.\n\n{check.text}"
+            )
         if state.get("is_yes_no"):
-            if missing or unspoken or untold or absent or (warnings and not kept):
+            if noted or unnamed or (warnings and not kept):
                 verdict = "uncertain"
             elif verdict is None or warnings:
                 # Never a default nor an opening guess: ask which way the checked text goes.

@@ -25,7 +25,7 @@ from medlit.llm.stance import (
     decide_verdict,
     sentence_stance,
 )
-from medlit.text import split_sentences
+from medlit.text import either_of, split_sentences
 from medlit.types import Article, Evidence, StudyType
 
 if TYPE_CHECKING:
@@ -302,6 +302,7 @@ def build_evidence_digest(
     per_article: int = 2,
     min_sources: int = 2,
     why: str = NO_MODEL,
+    unmentioned: Sequence[str] = (),
 ) -> Digest:
     """The extractive answer to ``question`` from the retrieved ``evidence``.
 
@@ -314,6 +315,10 @@ def build_evidence_digest(
         min_sources: agreeing sources a yes/no verdict needs (one systematic review or RCT
             is enough on its own).
         why: why no generated answer is given, for the header (by default, no model).
+        unmentioned: the question's subject terms that no retrieved article says
+            (:func:`medlit.agent.unmentioned.unmentioned_terms`): the digest says so first, and
+            a yes/no verdict is "uncertain", since the conclusions it would be read from are
+            about something else.
 
     Returns:
         The digest: text, verdict (``None`` unless a yes/no question), cited PMIDs, sentences.
@@ -324,6 +329,9 @@ def build_evidence_digest(
     verdict, reason = decide_verdict(
         question, _source_stances(question, candidates, floor), min_sources=min_sources
     )
+    missing = either_of(unmentioned)
+    if verdict is not None and missing:
+        verdict, reason = "uncertain", f"no retrieved article mentions {missing}"
 
     sentences = [
         DigestSentence(
@@ -344,6 +352,12 @@ def build_evidence_digest(
     lines = [DIGEST_HEADER.format(why=why), ""]
     if not sentences:
         lines.append("No evidence was retrieved for this question.")
+    elif missing:
+        lines += [
+            f"No retrieved article mentions {missing}: the sentences below are the nearest "
+            "evidence found, and may not answer the question.",
+            "",
+        ]
     if verdict is not None and sentences:
         lines += [f"Leaning of the conclusions (a cue-based reading): {verdict}: {reason}.", ""]
     conclusions = [s for s in sentences if s.is_conclusion]

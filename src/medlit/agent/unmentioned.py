@@ -1,0 +1,87 @@
+"""What a question asks about that no retrieved article mentions.
+
+Asked "statin myopathy risk" over the PubMedQA abstracts, the search found two statin studies
+(stroke outcome, atrial fibrillation after bypass surgery) and the evidence digest quoted their
+conclusions as the answer; with PubMed down, the articles reused from the cache included a
+nasal polyposis study. None of them says myopathy, and nothing told the reader. Here the
+question's subject terms that no retrieved article says (title, abstract or MeSH) are found, so
+the answer can say so first and a yes/no verdict read from those articles becomes "uncertain":
+evidence that never names the thing asked about cannot answer for it.
+
+A subject term is a word of the question that is rare in English (:func:`~medlit.word_rarity.
+is_technical`, judged as written: "always" is common even though its topic key "alway" is not a
+word), not one of the planner's generic words ("risk", "effect", "children": the populations
+have a check of their own), and not a participle ("underdiagnosed", "coexisting": how the
+question frames its subject). A term counts as said in any form sharing its first six letters
+(:func:`~medlit.research.grounding.word_stem`, British and American spellings alike), written
+with or without its spaces and hyphens ("shockwave", "shock wave"), with accents or without
+("Sjogren", "Sjögren"), and an abbreviation counts as said when an article says words it is
+the initials of ("CABG", "coronary artery bypass grafting").
+
+Measured by rereading each of the 500 PubMedQA questions against its own article: no term is
+flagged. Against the abstract alone (the title left out, as a question worded apart from its
+article's title), 37 of 500 are, most of them subjects the abstract indeed never names
+("scintigraphy", "nosocomial"), a few framing words ("efficacious", "amenable").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from medlit.research.grounding import word_stem, word_stems
+from medlit.research.planner import anchor_terms
+from medlit.research.tracking import normalise_topic
+from medlit.text import fold_accents
+from medlit.types import Article
+from medlit.word_rarity import is_technical
+
+__all__ = ["unmentioned_terms"]
+
+_WORD = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
+
+
+def _compact(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def _subject_terms(question: str) -> dict[str, str]:
+    """The question's subject terms: topic key -> the word as the question writes it."""
+    anchors = anchor_terms(question)
+    terms: dict[str, str] = {}
+    for word in _WORD.findall(question):
+        key = normalise_topic(word)
+        lower = word.lower()
+        if key in anchors and is_technical(lower) and not lower.endswith(("ed", "ing")):
+            terms.setdefault(key, word)
+    return terms
+
+
+def _initials(text: str) -> str:
+    return "".join(word[0] for word in re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def unmentioned_terms(question: str, articles: Iterable[Article]) -> list[str]:
+    """The subject terms of ``question`` (as it writes them) that none of ``articles`` says;
+    empty when there are no articles (saying nothing was found is another message's job)."""
+    texts = [fold_accents(article.everything_said) for article in articles]
+    if not texts:
+        return []
+    terms = _subject_terms(fold_accents(question))
+    if not terms:
+        return []
+    stems: set[str] = set()
+    for text in texts:
+        stems |= word_stems(text)
+    compact = " ".join(_compact(text) for text in texts)
+    initials: str | None = None
+    unsaid = []
+    for key, word in terms.items():
+        if word_stem(key) in stems or _compact(word) in compact:
+            continue
+        if word.isupper() and word.isalpha():
+            initials = initials if initials is not None else " ".join(map(_initials, texts))
+            if word.lower() in initials:
+                continue
+        unsaid.append(word)
+    return unsaid

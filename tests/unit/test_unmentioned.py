@@ -1,0 +1,66 @@
+"""The question's subject terms that no retrieved article mentions."""
+
+from __future__ import annotations
+
+from medlit.agent.unmentioned import unmentioned_terms
+from medlit.text import either_of
+from medlit.types import AbstractSection, Article
+
+
+def _article(title: str, text: str, mesh: tuple[str, ...] = ()) -> Article:
+    section = AbstractSection(label="RESULTS", category="RESULTS", text=text)
+    return Article(pmid="1", title=title, abstract=[section], mesh_terms=list(mesh))
+
+
+STATINS = [
+    _article(
+        "Does pretreatment with statins improve clinical outcome after stroke?",
+        "Statins have neuroprotective properties. Outcome was similar with or without statins.",
+    ),
+    _article(
+        "Do preoperative statins reduce atrial fibrillation after coronary artery bypass grafting?",
+        "Preoperative statin therapy reduced atrial fibrillation after surgery.",
+    ),
+]
+
+
+def test_a_subject_no_article_says_is_named_as_the_question_writes_it() -> None:
+    assert unmentioned_terms("Do statins cause myopathy?", STATINS) == ["myopathy"]
+    assert unmentioned_terms("Statins and Myopathy or rhabdomyolysis", STATINS) == [
+        "Myopathy",
+        "rhabdomyolysis",
+    ]
+
+
+def test_words_that_frame_the_question_are_not_subjects() -> None:
+    # Common words ("always", "risk", "cause"), generic ones and participles are not judged.
+    assert unmentioned_terms("Are statins always necessary? The risk of harm", STATINS) == []
+    assert unmentioned_terms("Is preoperative statin use underrecognised?", STATINS) == []
+
+
+def test_a_term_counts_as_said_in_any_of_its_forms() -> None:
+    shock = [
+        _article(
+            "Lithotripsy outcomes",
+            "Extracorporeal shock wave lithotripsy cleared the stones. Haemorrhage was rare.",
+        )
+    ]
+    assert unmentioned_terms("Does shockwave lithotripsy cause hemorrhage?", shock) == []
+    sjogren = [_article("Fatigue in primary Sjögren's syndrome", "Fatigue was common.")]
+    assert unmentioned_terms("fatigue in Sjogren syndrome", sjogren) == []
+    mesh = [_article("Lipids", "Levels fell.", mesh=("Myopathies", "Hydroxymethylglutaryl"))]
+    assert unmentioned_terms("statin myopathy", mesh) == ["statin"]
+
+
+def test_an_abbreviation_is_said_by_the_words_it_is_the_initials_of() -> None:
+    assert unmentioned_terms("atrial fibrillation after CABG", STATINS) == []
+    assert unmentioned_terms("atrial fibrillation after TAVI", STATINS) == ["TAVI"]
+
+
+def test_nothing_retrieved_is_not_this_check() -> None:
+    assert unmentioned_terms("Do statins cause myopathy?", []) == []
+
+
+def test_terms_are_named_as_none_of_them() -> None:
+    assert either_of(["myopathy"]) == "myopathy"
+    assert either_of(["a", "b", "c"]) == "a, b or c"
