@@ -271,6 +271,9 @@ def test_naming_the_articles_subject_brings_nothing_in() -> None:
          "What are the benefits of Web-based systems in medical oncology?",
          "Standardizing care in medical oncology: are Web-based systems the answer? The "
          "Web-based system plays a major role in guiding oncology treatment.", None),
+        # Of two such words, the rarer is named: the subject, not the verb framing it.
+        ("Statins cause myopathy.", "Do statins cause myopathy?",
+         "Statins improved outcome after stroke.", "myopathy"),
         # A generic word of the question the article does not use is not a subject word.
         ("Aspirin lowered the risk of stroke.", "Does aspirin reduce the risk of stroke?",
          "Aspirin lowered stroke incidence.", None),

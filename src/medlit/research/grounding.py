@@ -24,6 +24,7 @@ from medlit.research.models import Discrepancy, Reference, VerifiedFact
 from medlit.research.planner import anchor_terms
 from medlit.research.tracking import normalise_topic
 from medlit.text import only_points, sentence_pieces
+from medlit.word_rarity import zipf
 
 __all__ = [
     "GroundedSummary",
@@ -150,7 +151,7 @@ def claim_supported(
 
 def unsaid_in_article(claim: str, question: str, article: str) -> str | None:
     """A subject word of ``question`` that ``claim`` uses (as written there) and its ``article``
-    never says, or None.
+    never says (the rarest in English, if several), or None.
 
     "Hypoglycaemia increases the risk of cardiovascular events in diabetes" over the quote
     "Metabolic syndrome (MetS) is associated with increased risk for cardiovascular events"
@@ -166,11 +167,13 @@ def unsaid_in_article(claim: str, question: str, article: str) -> str | None:
     """
     subject = {word_stem(word) for word in anchor_terms(question)} - _ASPECTS
     said = word_stems(article)
+    unsaid = []
     for word in re.findall(r"[^\W_]+(?:-[^\W_]+)*", claim):
         key = normalise_topic(word)
         if key and word_stem(key) in subject and word_stem(key) not in said:
-            return word
-    return None
+            unsaid.append(word)
+    # The rarest is named: "Statins cause myopathy" is held for "myopathy", not "cause".
+    return min(unsaid, key=lambda word: zipf(word.lower()), default=None)
 
 
 #: Words a sub-question frames its subject with ("What are the benefits of ..."), not subjects.
