@@ -15,6 +15,7 @@ from medlit.research.grounding import (
     question_parts,
     unframed_claim,
     unsaid_in_article,
+    word_stems,
 )
 from medlit.research.models import Reference, VerifiedFact
 from medlit.research.synthesizer import citation_key
@@ -250,6 +251,35 @@ def test_naming_the_articles_subject_brings_nothing_in() -> None:
     title = "Delayed diagnosis of anorectal malformations: are current guidelines sufficient?"
     assert denied_by_article(claim, quote, abstract) == "malfor"
     assert denied_by_article(claim, quote, abstract, title=title) is None
+
+
+DESMOID = (
+    "Does intra-abdominal desmoid disease affect patients with an ileal pouch differently than "
+    "those with an ileorectal anastomosis? Desmoid tumors caused similar morbidity."
+)
+
+
+def test_the_questions_own_common_wording_is_held_to_no_article_when_none_says_it() -> None:
+    question = "Do desmoid tumors behave differently after ileal pouch surgery?"
+    sentence = "Desmoid tumors behave similarly after ileal pouch surgery."
+    # Alone (a research claim): "behave" is a word of the question the article never says.
+    assert unsaid_in_article(sentence, question, DESMOID) == "behave"
+    # Among retrieved articles none of which says it, it is the question's wording.
+    spoken = word_stems(DESMOID + " Restorative proctocolectomy outcomes.")
+    assert unsaid_in_article(sentence, question, DESMOID, spoken=spoken) is None
+    # A rare word is held to the article all the same.
+    rare = "Do desmoid tumors cause myopathy after ileal pouch surgery?"
+    claim = "Desmoid tumors cause myopathy after ileal pouch surgery."
+    assert unsaid_in_article(claim, rare, DESMOID, spoken=spoken) == "myopathy"
+
+
+def test_a_verbs_forms_are_one_word() -> None:
+    question = "Can assist devices be used instead of transplantation?"
+    article = "We report the use of assist devices instead of transplantation."
+    assert (
+        unsaid_in_article("Assist devices were used instead of transplantation.", question, article)
+        is None
+    )
 
 
 @pytest.mark.parametrize(

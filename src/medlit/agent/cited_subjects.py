@@ -9,7 +9,10 @@ kept them. Here each cited sentence is held to the articles it cites:
 
 - a subject word of the question the sentence uses (vancomycin, concentration; not a framing
   word such as benefits) must be said somewhere in the article (title, abstract, MeSH):
-  :func:`medlit.research.grounding.unsaid_in_article`, the rule research claims follow;
+  :func:`medlit.research.grounding.unsaid_in_article`, the rule research claims follow. A word
+  common in English that no retrieved article says is the question's own wording, not held to
+  any one article ("Do desmoid tumors behave differently ...?": the local model repeated
+  "behave", and its true sentence was left out); a rare one is ("myopathy");
 - a population the question names and the sentence repeats (children, infants, the elderly:
   by word, or by age) must be one the article speaks of. Adults are not checked: most studies
   of adults never say so. An uncited sentence that names such a population is left out too,
@@ -28,7 +31,7 @@ from medlit.agent.citations import extract_pmids, remove_cited_for
 from medlit.agent.query import content_terms
 from medlit.cache.guard import age_groups
 from medlit.log import get_logger
-from medlit.research.grounding import unsaid_in_article
+from medlit.research.grounding import unsaid_in_article, word_stems
 from medlit.text import rewrite_sentences
 from medlit.types import Article
 
@@ -89,6 +92,16 @@ def drop_unsaid_subjects(text: str, articles: Mapping[str, Article], question: s
     words: list[str] = []
     groups: list[str] = []
 
+    evidence_stems: list[set[str]] = []
+
+    def spoken() -> set[str]:
+        """The word stems of every retrieved article (read once, when first needed)."""
+        if not evidence_stems:
+            evidence_stems.append(
+                set().union(*(word_stems(a.everything_said) for a in articles.values()))
+            )
+        return evidence_stems[0]
+
     def groups_in(pmid: str) -> set[str]:
         if pmid not in groups_of:
             groups_of[pmid] = _groups_spoken(articles[pmid].everything_said)
@@ -124,7 +137,7 @@ def drop_unsaid_subjects(text: str, articles: Mapping[str, Article], question: s
         wrong: list[tuple[str, str, str | None]] = []  # (pmid, word, age group)
         for pmid in cited:
             said = articles[pmid].everything_said
-            word = unsaid_in_article(sentence, question, said)
+            word = unsaid_in_article(sentence, question, said, spoken=spoken())
             if word is not None:
                 wrong.append((pmid, word, None))
             elif named:

@@ -24,7 +24,7 @@ from medlit.research.models import Discrepancy, Reference, VerifiedFact
 from medlit.research.planner import anchor_terms
 from medlit.research.tracking import normalise_topic
 from medlit.text import only_points, sentence_pieces
-from medlit.word_rarity import zipf
+from medlit.word_rarity import is_technical, zipf
 
 __all__ = [
     "GroundedSummary",
@@ -149,7 +149,9 @@ def claim_supported(
     return len(words & (quoted | titled)) >= TITLE_SUPPORT * len(words)
 
 
-def unsaid_in_article(claim: str, question: str, article: str) -> str | None:
+def unsaid_in_article(
+    claim: str, question: str, article: str, *, spoken: set[str] | None = None
+) -> str | None:
     """A subject word of ``question`` that ``claim`` uses (as written there) and its ``article``
     never says (the rarest in English, if several), or None.
 
@@ -158,22 +160,42 @@ def unsaid_in_article(claim: str, question: str, article: str) -> str | None:
     keeps 4 of its 6 words from the quote, so the :data:`CLAIM_SUPPORT` rule passes it; the
     article (heart dimensions in hypertensive patients) never says hypoglycaemia: the model
     wrote the quote's finding about something else in the question's words. British and
-    American spellings are one word ("haemorrhage", "hemorrhage").
+    American spellings are one word ("haemorrhage", "hemorrhage"), and so are a verb's forms
+    ("used", "use").
 
     Args:
         claim: the extracted claim.
         question: the sub-question it was extracted for (its subject words are checked).
         article: everything the article says (:attr:`~medlit.types.Article.everything_said`).
+        spoken: the word stems of every article retrieved beside it (:func:`word_stems`), if
+            known: then a word common in English that none of them says is the question's
+            own framing ("Do desmoid tumors behave differently ...?"), which no article could
+            be cited for, and is not held to this one. A rare word ("myopathy") still is.
     """
     subject = {word_stem(word) for word in anchor_terms(question)} - _ASPECTS
     said = word_stems(article)
     unsaid = []
     for word in re.findall(r"[^\W_]+(?:-[^\W_]+)*", claim):
         key = normalise_topic(word)
-        if key and word_stem(key) in subject and word_stem(key) not in said:
-            unsaid.append(word)
+        if not key or word_stem(key) not in subject or said_in(key, said):
+            continue
+        if spoken is not None and not is_technical(word.lower()) and not said_in(key, spoken):
+            continue
+        unsaid.append(word)
     # The rarest is named: "Statins cause myopathy" is held for "myopathy", not "cause".
     return min(unsaid, key=lambda word: zipf(word.lower()), default=None)
+
+
+def said_in(key: str, stems: set[str]) -> bool:
+    """Whether the topic word ``key`` is among ``stems`` (:func:`word_stems`) in one of its
+    forms: as itself, or a verb's past or present participle as the verb ("used" as "use",
+    "linked" as "link", "using" as "use")."""
+    forms = [key]
+    if key.endswith("ed") and len(key) >= 4:
+        forms += [key[:-1], key[:-2]]
+    elif key.endswith("ing") and len(key) > 5:
+        forms += [key[:-3], key[:-3] + "e"]
+    return any(word_stem(form) in stems for form in forms)
 
 
 #: Words a sub-question frames its subject with ("What are the benefits of ..."), not subjects.
