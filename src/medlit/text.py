@@ -120,6 +120,21 @@ _LEADING_CITATIONS = re.compile(
 )
 
 
+def _no_end(before: str, after: str) -> bool:
+    """Whether a cut syntok made between ``before`` and ``after`` ends no sentence: after a
+    semicolon or a comma, or before an opening bracket when no full stop, question or
+    exclamation mark precedes it. syntok cut "The risk of individual complications was also
+    similar (bleeding (2.0% vs 0.0%), ...); 38.8% of ..." into three, and "detected in 18 of
+    1552 (1.15 %) culture bottles" before its parenthesis: 77 of the 3,587 cuts in the 500
+    PubMedQA abstracts."""
+    before = before.rstrip()
+    if not before or not after.strip():
+        return False
+    if before.endswith((";", ",")):
+        return True
+    return after.lstrip()[0] in "([" and not before.endswith((".", "!", "?"))
+
+
 def sentence_starts(text: str) -> list[int]:
     """Where each sentence of ``text`` after the first begins (offsets into ``text``).
 
@@ -145,7 +160,10 @@ def sentence_starts(text: str) -> list[int]:
         cited = _LEADING_CITATIONS.match(text, start)
         if cited is not None:
             start = cited.end()
-        if (cuts[-1] if cuts else 0) < start < len(text) and text[start:].strip():
+        previous = cuts[-1] if cuts else 0
+        if cited is None and _no_end(text[previous:start], text[start:]):
+            continue
+        if previous < start < len(text) and text[start:].strip():
             cuts.append(start)
     return cuts
 
@@ -238,11 +256,15 @@ def split_sentences(text: str) -> list[str]:
     """
     from syntok import segmenter
 
-    sentences = []
+    sentences: list[str] = []
     for paragraph in segmenter.process(text):
         for sentence in paragraph:
             joined = "".join(token.spacing + token.value for token in sentence).strip()
             for piece in _MISSED_END.split(joined):
-                if piece.strip():
+                if not piece.strip():
+                    continue
+                if sentences and _no_end(sentences[-1], piece):
+                    sentences[-1] = f"{sentences[-1]} {piece.strip()}"
+                else:
                     sentences.append(piece.strip())
     return sentences

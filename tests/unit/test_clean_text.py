@@ -152,3 +152,28 @@ def test_a_citation_is_not_read_as_an_author() -> None:
     )
     named = "Trials by Smith et al. [2] found it."
     assert unauthored(named) == named  # an author's name stays
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        # syntok cut these (PubMedQA abstracts): before a parenthesis, and after a semicolon.
+        "The risk of individual complications was also similar (bleeding (2.0% vs 0.0%), "
+        "fistula (10.2% vs 13.5%), and death (2.0% vs 10.8%)); 38.8% of the group had surgery "
+        "for desmoid tumor complications (P = .21).",
+        "Bacterial contamination was detected in 18 of 1552 (1.15 %) culture bottles of 333 "
+        "donors.",
+    ],
+)
+def test_a_parenthesis_or_a_semicolon_ends_no_sentence(sentence: str) -> None:
+    text = f"Patient demographics were similar. {sentence} Stomas were rare."
+    assert split_sentences(text) == [
+        "Patient demographics were similar.",
+        sentence,
+        "Stomas were rare.",
+    ]
+    assert sentence_pieces(text) == [
+        "Patient demographics were similar. ",
+        f"{sentence} ",
+        "Stomas were rare.",
+    ]
