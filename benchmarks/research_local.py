@@ -30,7 +30,8 @@ facts on the question given as found; ``not answered``: the evidence found does 
 ``none``: no evidence), whether the question's own article is among the references, and the
 claims kept and dropped. Last line: ``jobs=... completed=... answered=... facts_as_found=...
 not_answered=... no_evidence=... source_cited=... claims_kept=... quote_dropped=...
-claim_dropped=... claim_swapped=... claim_denied=... claim_unsaid=... minutes=...``.
+claim_dropped=... claim_swapped=... claim_reversed=... claim_denied=... claim_unsaid=...
+minutes=...``.
 """
 
 from __future__ import annotations
@@ -139,7 +140,7 @@ async def _pubmedqa(args: argparse.Namespace, settings_for: Any) -> int:
     sums: Counter[str] = Counter()  # jobs completed, own article cited, claims kept and dropped
     minutes_total = 0.0
     print(f"{'pmid':<9} {'status':<10} {'summary':<13} {'cited':<5} {'kept':>4} {'quote-':>6} "
-          f"{'claim-':>6} {'swap':>6} {'denied':>6} {'unsaid':>6} {'min':>5}  "
+          f"{'claim-':>6} {'swap':>6} {'revers':>6} {'denied':>6} {'unsaid':>6} {'min':>5}  "
           "question")  # fmt: skip
     for pmid in pmids[: args.pubmedqa]:
         question = records[pmid]["QUESTION"]
@@ -157,7 +158,7 @@ async def _pubmedqa(args: argparse.Namespace, settings_for: Any) -> int:
             f"{pmid:<9} {job.status.value:<10} {kind:<13} {'yes' if cited else 'no':<5} "
             f"{len(job.findings):>4} {dropped['quote_not_in_article']:>6} "
             f"{dropped['claim_not_in_quote']:>6} {dropped['claim_swaps_term']:>6} "
-            f"{dropped['claim_denied_by_article']:>6} "
+            f"{dropped['claim_reverses_quote']:>6} {dropped['claim_denied_by_article']:>6} "
             f"{dropped['claim_subject_not_in_article']:>6} {minutes:>5.1f}  {question[:70]}",
             flush=True,
         )
@@ -174,6 +175,7 @@ async def _pubmedqa(args: argparse.Namespace, settings_for: Any) -> int:
         f"quote_dropped={sums['quote_not_in_article']} "
         f"claim_dropped={sums['claim_not_in_quote']} "
         f"claim_swapped={sums['claim_swaps_term']} "
+        f"claim_reversed={sums['claim_reverses_quote']} "
         f"claim_denied={sums['claim_denied_by_article']} "
         f"claim_unsaid={sums['claim_subject_not_in_article']} minutes={minutes_total:.1f}"
     )

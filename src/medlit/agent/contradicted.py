@@ -27,6 +27,7 @@ from medlit.agent.citations import (
     remove_cited_for,
     without_citations,
 )
+from medlit.comparisons import Comparison, comparison
 from medlit.llm.extractive import conclusion_sentences
 from medlit.llm.stance import Stance, content_terms, sentence_stance
 from medlit.log import get_logger
@@ -83,8 +84,23 @@ def _cited(text: str, articles: Mapping[str, Article]) -> list[tuple[str, list[s
     return [(s, pmids) for s, pmids in cited if pmids]
 
 
+def _concluded_otherwise(
+    article: Article, question: str, other_way: Stance, said: Comparison
+) -> bool:
+    """Whether ``article``'s conclusion answers ``other_way``, or states the comparison
+    opposite to ``said`` (and never ``said`` itself)."""
+    if _concludes(article, question) == other_way:
+        return True
+    stated = {comparison(s) for s in conclusion_sentences(article)} - {None}
+    return bool(stated) and said not in stated
+
+
 def consistent_verdict(
-    text: str, verdict: Verdict, articles: Mapping[str, Article], question: str
+    text: str,
+    verdict: Verdict,
+    articles: Mapping[str, Article],
+    question: str,
+    reversed_from: Mapping[str, Comparison] | None = None,
 ) -> Verdict:
     """``verdict``, made to agree with what the answer's cited sentences state and their
     articles conclude.
@@ -97,7 +113,21 @@ def consistent_verdict(
     "no" is read only from clear mass on it (:mod:`medlit.agent.verdict`). On PubMedQA's 500
     questions a conclusion read "no" this way is right 52 times in 70: one reading alone
     does not overrule the verdict call.
+
+    A yes or a no is "uncertain" when the answer reversed a finding of an article
+    (``reversed_from``: :mod:`medlit.agent.reversed_findings`, each PMID with what the answer
+    said of it) whose conclusion reads the other way too: it answers the question opposite to
+    the verdict, or states the comparison opposite to the reversed sentence. Two readings,
+    the sentence and the conclusion, against the verdict: the local model answered "Yes" that
+    desmoid tumors behave differently after ileal pouch surgery, writing "higher" over its
+    article's "similar", whose conclusion is that the morbidity "has not been shown to differ".
     """
+    if verdict in ("yes", "no") and reversed_from:
+        other_way: Stance = "no" if verdict == "yes" else "yes"
+        for pmid, said in reversed_from.items():
+            if pmid in articles and _concluded_otherwise(articles[pmid], question, other_way, said):
+                log.info("verdict_made_consistent", read=verdict, verdict="uncertain")
+                return "uncertain"
     if verdict != "yes":
         return verdict
     other: Verdict = "no"

@@ -55,6 +55,7 @@ from medlit.agent.prompt import (
     expand_context,
     without_headers,
 )
+from medlit.agent.reversed_findings import drop_reversed_findings
 from medlit.agent.state import AgentState
 from medlit.agent.unmentioned import unmentioned_terms
 from medlit.agent.unsupported import drop_unsupported
@@ -512,7 +513,9 @@ class AskNodes:
         the sentence names, that lacks a number the sentence gives, or that never speaks of a
         subject or population of the question the sentence names, goes, and so does a
         sentence left with none; a sentence carrying a technical term only an article it does
-        not cite says goes; an uncited conclusion no article supports goes. The verdict
+        not cite says goes; a citation to an article whose matching sentence states the
+        opposite comparison ("higher" over "similar") goes; an uncited conclusion no article
+        supports goes. The verdict
         is asked of the checked text when the model wrote none, or when a sentence it may have
         rested on was left out; it is "uncertain" when what the question names, or a subject
         word of it, was said only by sentences left out, when none of the articles cited speaks
@@ -532,6 +535,7 @@ class AskNodes:
         check.text = drop_citation_only(check.text)
         check.text, misattributed = drop_misattributed(check.text, articles)
         check.text, unsourced = drop_unsourced_numbers(check.text, articles)
+        check.text, reversed_, reversed_from = drop_reversed_findings(check.text, articles)
         unsaid = drop_unsaid_subjects(check.text, articles, question)
         borrowed = drop_borrowed_terms(unsaid.text, articles, question)
         unsupported = drop_unsupported(borrowed.text, articles, question)
@@ -539,6 +543,7 @@ class AskNodes:
         warnings = (
             misattribution_warnings(misattributed)
             + unsourced
+            + reversed_
             + unsaid.warnings
             + borrowed.warnings
             + unsupported.warnings
@@ -591,7 +596,7 @@ class AskNodes:
                 verdict = await read_verdict(self.deps.llm(), question, check.text)
         if verdict in ("yes", "no"):
             # "Verdict: No" over "X is a contraindication [the article concluding it is not]"
-            verdict = consistent_verdict(check.text, verdict, articles, question)
+            verdict = consistent_verdict(check.text, verdict, articles, question, reversed_from)
             check.text, contradicted = drop_contradicted(check.text, verdict, articles, question)
             warnings += contradicted
         if verdict is not None:

@@ -64,7 +64,9 @@ _AIM = re.compile(
     r"^(?:to (?:determine|assess|evaluate|investigate|examine|compare|identify|explore|"
     r"establish|describe|analy[sz]e|test|clarify|review|study|measure|estimate|characteri[sz]e)"
     r"\b|(?:we|the authors) (?:aimed|sought|set out|hypothesi[sz]ed)\b|(?:the|our|this) "
-    r"(?:study'?s? )?(?:aims?|purpose|objectives?|goals?) (?:of|was|were|is|are)\b)",
+    r"(?:study'?s? )?(?:aims?|purpose|objectives?|goals?) (?:of|was|were|is|are)\b"
+    r"|(?:the|our|this) (?:study|trial|review|analysis|work) (?:aims?|aimed|seeks|sought|was "
+    r"designed|is designed) to\b)",
     re.I,
 )
 _MIN_WORDS = 5

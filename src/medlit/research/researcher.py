@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from medlit.comparisons import reverses
 from medlit.config import ResearchDepth, ResearchSettings
 from medlit.defined_terms import long_forms
 from medlit.errors import LLMConfigError, LLMError, ResearchError
@@ -611,6 +612,8 @@ class DeepResearcher:
             reason = "quote_not_in_article"
         elif not supported:
             reason = "claim_swaps_term" if swap is not None else "claim_not_in_quote"
+        elif reverses(statement, quote):  # "higher" over a quote saying "similar"
+            reason = "claim_reverses_quote"
         elif denied_by_article(
             statement, quote, [s.text for s in article.abstract], title=article.title
         ):

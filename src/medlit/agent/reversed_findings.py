@@ -1,0 +1,106 @@
+"""A cited sentence may not reverse the comparison its article's matching sentence states.
+
+The local model wrote "... had a higher risk of individual complications (bleeding, fistula,
+...) compared to those with ileorectal anastomosis [PMID:21979183]" over the article's "The risk
+of individual complications was also similar (bleeding ..., fistula ...)". Each cited sentence
+that says its groups differ, or that they do not (:func:`medlit.comparisons.comparison`), is set
+against the sentence of each article it cites that shares the most of what it compares; a
+citation to an article whose sentence says the other of the same things
+(:func:`medlit.comparisons.reverses`) goes, and a sentence left with none is left out, with a
+warning.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from medlit.agent.citations import extract_pmids, remove_cited_for, without_citations
+from medlit.comparisons import Comparison, compared_terms, comparison, reverses
+from medlit.llm.extractive import states_aim
+from medlit.log import get_logger
+from medlit.text import rewrite_sentences, split_sentences
+from medlit.types import Article
+
+__all__ = ["drop_reversed_findings", "matching_sentence"]
+
+log = get_logger("agent.reversed_findings")
+
+
+_OPEN_QUESTION = re.compile(
+    r"^(?:do|does|did|is|are|was|were|can|could|should|will|has|have)\b|\bwhether\b|hypothesi[sz]",
+    re.IGNORECASE,
+)
+
+
+def _no_finding(sentence: str) -> bool:
+    """Whether ``sentence`` states no finding: a study's aim, a question (asked, or put as
+    "whether ..."), a hypothesis."""
+    text = sentence.strip()
+    return states_aim(text) or text.endswith("?") or _OPEN_QUESTION.search(text) is not None
+
+
+def _findings(article: Article) -> list[str]:
+    """The sentences of ``article`` that may state a finding: those of its results and
+    conclusion (or of an abstract without such sections) that state one."""
+    sections = [s for s in article.abstract if s.is_result] or [
+        s for s in article.abstract if not s.label and not s.category
+    ]
+    return [
+        sentence
+        for section in sections
+        for sentence in split_sentences(section.text)
+        if not _no_finding(sentence)
+    ]
+
+
+def matching_sentence(sentence: str, article: Article) -> str | None:
+    """The sentence of ``article``'s results or conclusion that shares the most words of what
+    ``sentence`` compares (:func:`medlit.comparisons.compared_terms`), if any."""
+    wanted = compared_terms(sentence)
+    best, shared = None, 0
+    for candidate in _findings(article):
+        count = len(wanted & compared_terms(candidate))
+        if count > shared:
+            best, shared = candidate, count
+    return best
+
+
+def drop_reversed_findings(
+    text: str, articles: Mapping[str, Article]
+) -> tuple[str, list[str], dict[str, Comparison]]:
+    """``text`` without the citations (and sentences) whose sentence reverses the comparison
+    the cited article states; one warning for each removal; the PMIDs reversed, with what the
+    answer said of them (``differ`` where the article says ``same``, or the other way).
+
+    Args:
+        text: the answer, its citations checked (``[PMID:n]`` of retrieved articles).
+        articles: the retrieved evidence articles, by PMID.
+    """
+    warnings: list[str] = []
+    reversed_from: dict[str, Comparison] = {}
+
+    def check(sentence: str) -> str:
+        cited = [p for p in extract_pmids(sentence) if p in articles]
+        said = without_citations(sentence)
+        claimed = comparison(said)
+        if not cited or claimed is None or _no_finding(said):
+            return sentence
+        wrong = []
+        for pmid in cited:
+            source = matching_sentence(said, articles[pmid])
+            if source is not None and reverses(said, source):
+                shown = source if len(source) <= 160 else source[:157] + "..."
+                what = "a difference" if claimed == "differ" else "no difference"
+                wrong.append((pmid, f'{what} where that article says the opposite: "{shown}"'))
+        if not wrong:
+            return sentence
+        kept, told = remove_cited_for(sentence, wrong)
+        warnings.extend(told)
+        reversed_from.update(dict.fromkeys((p for p, _ in wrong), claimed))
+        return kept
+
+    text = rewrite_sentences(text, check)
+    if warnings:
+        log.warning("answer_findings_reversed", removals=len(warnings))
+    return text, warnings, reversed_from
