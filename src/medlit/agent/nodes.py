@@ -515,16 +515,17 @@ class AskNodes:
         sentence left with none; a sentence carrying a technical term only an article it does
         not cite says goes; a citation to an article whose matching sentence states the
         opposite comparison ("higher" over "similar") goes; an uncited conclusion no article
-        supports goes. The verdict
-        is asked of the checked text when the model wrote none, or when a sentence it may have
-        rested on was left out; it is "uncertain" when what the question names, or a subject
-        word of it, was said only by sentences left out, when none of the articles cited speaks
-        of the population the question names, when no retrieved article mentions a subject term
-        of the question (:mod:`medlit.agent.unmentioned`; the answer says so first), or when
-        nothing citing evidence is left. Then a
-        Yes turns to No (or Uncertain) when the cited articles and the answer's own cited
-        sentences say no, and a cited sentence stating the answer opposite to the verdict goes
-        when every article it cites concludes the verdict's (:mod:`medlit.agent.contradicted`).
+        supports goes. The verdict is asked of the checked text when the model wrote none, or
+        when a sentence it may have rested on was left out; it is "uncertain" when what the
+        question names, or a subject word of it, was said only by sentences left out, when
+        none of the articles cited speaks of the population the question names, when no
+        retrieved article mentions a subject term of the question
+        (:mod:`medlit.agent.unmentioned`; the answer says so first), or when nothing citing
+        evidence is left. Then a Yes turns to No (or Uncertain) when the cited articles and the
+        answer's own cited sentences say no, or to Uncertain when an article whose finding the
+        answer reversed concludes the other way; and a cited sentence stating the answer
+        opposite to the verdict goes when every article it cites concludes the verdict's
+        (:mod:`medlit.agent.contradicted`).
         """
         question = state.get("standalone_question") or state["question"]
         check = enforce_citations(text, articles)
