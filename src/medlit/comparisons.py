@@ -55,7 +55,9 @@ _SAME = re.compile(
     re.IGNORECASE,
 )
 _DIFFER = re.compile(
-    r"\b(?:higher|lower|greater|more|less|fewer|larger|smaller|increased|decreased|reduced"
+    r"\b(?:higher|lower|greater|larger|smaller|increased|decreased|reduced"
+    # "more than 60% of patients" is a count, not a comparison
+    r"|(?:more|less|fewer)(?! than (?:\d|half|a third|a quarter|one|two|three))"
     r"|differ(?:s|ed|ent|ently|ence|ences)?|better|worse|superior|inferior|significantly"
     r"|changed|influenced|altered|improved|worsened)\b",
     re.IGNORECASE,

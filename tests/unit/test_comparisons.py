@@ -28,6 +28,7 @@ from tests.unit._research_llm import bare_researcher
         ("Mortality was not higher after surgery.", None),
         ("Mortality was similar, but complications were higher after surgery.", None),
         ("Eighty-six patients were included.", None),
+        ("More than 60% of patients responded.", None),  # a count, not a comparison
     ],
 )
 def test_what_a_sentence_says_of_its_comparison(sentence: str, said: str | None) -> None:
