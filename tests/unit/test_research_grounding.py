@@ -7,6 +7,7 @@ import pytest
 
 from medlit.defined_terms import long_forms
 from medlit.research.grounding import (
+    abbreviation_said,
     claim_supported,
     denied_by_article,
     fact_support,
@@ -271,6 +272,23 @@ def test_the_questions_own_common_wording_is_held_to_no_article_when_none_says_i
     rare = "Do desmoid tumors cause myopathy after ileal pouch surgery?"
     claim = "Desmoid tumors cause myopathy after ileal pouch surgery."
     assert unsaid_in_article(claim, rare, DESMOID, spoken=spoken) == "myopathy"
+
+
+def test_an_abbreviation_is_said_by_what_it_abbreviates() -> None:
+    # The local model's true sentence, left out "for 'PPIs', which that article never mentions".
+    question = "Do PPIs cause rebound symptoms after a short course?"
+    article = "Does short-term treatment with proton pump inhibitors cause rebound symptoms?"
+    claim = "PPIs do not cause rebound symptoms."
+    assert unsaid_in_article(claim, question, article) is None
+    cmv = "Is CMV infection associated with hypertension?"
+    said = "Studies implicated human cytomegalovirus (HCMV) infection in hypertension."
+    assert unsaid_in_article("CMV infection is associated with hypertension.", cmv, said) is None
+    assert abbreviation_said("CMV", "Cytomegalovirus infection was common.")
+    hiv = "Is HIV infection associated with hypertension?"
+    assert unsaid_in_article("HIV infection is associated with hypertension.", hiv, said) == "HIV"
+    # Two letters are said only by a definition: "CT" is not "coronary thrombosis".
+    assert not abbreviation_said("CT", "Coronary thrombosis was rare.")
+    assert abbreviation_said("CT", "Computed tomography (CT) was used.")
 
 
 def test_a_verbs_forms_are_one_word() -> None:

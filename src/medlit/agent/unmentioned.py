@@ -15,8 +15,9 @@ have a check of their own), and not a participle ("underdiagnosed", "coexisting"
 question frames its subject). A term counts as said in any form sharing its first six letters
 (:func:`~medlit.research.grounding.word_stem`, British and American spellings alike), written
 with or without its spaces and hyphens ("shockwave", "shock wave"), with accents or without
-("Sjogren", "Sjögren"), and an abbreviation counts as said when an article says words it is
-the initials of ("CABG", "coronary artery bypass grafting").
+("Sjogren", "Sjögren"), and an abbreviation counts as said when an article says what it
+abbreviates (:func:`~medlit.research.grounding.abbreviation_said`: "CABG", "coronary artery
+bypass grafting"; "CMV", "cytomegalovirus").
 
 Measured by rereading each of the 500 PubMedQA questions against its own article: no term is
 flagged. Against the abstract alone (the title left out, as a question worded apart from its
@@ -29,7 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from medlit.research.grounding import word_stem, word_stems
+from medlit.research.grounding import abbreviation_said, word_stem, word_stems
 from medlit.research.planner import anchor_terms
 from medlit.research.tracking import normalise_topic
 from medlit.text import fold_accents
@@ -57,10 +58,6 @@ def _subject_terms(question: str) -> dict[str, str]:
     return terms
 
 
-def _initials(text: str) -> str:
-    return "".join(word[0] for word in re.findall(r"[a-z0-9]+", text.lower()))
-
-
 def unmentioned_terms(question: str, articles: Iterable[Article]) -> list[str]:
     """The subject terms of ``question`` (as it writes them) that none of ``articles`` says;
     empty when there are no articles (saying nothing was found is another message's job)."""
@@ -74,14 +71,10 @@ def unmentioned_terms(question: str, articles: Iterable[Article]) -> list[str]:
     for text in texts:
         stems |= word_stems(text)
     compact = " ".join(_compact(text) for text in texts)
-    initials: str | None = None
-    unsaid = []
-    for key, word in terms.items():
-        if word_stem(key) in stems or _compact(word) in compact:
-            continue
-        if word.isupper() and word.isalpha():
-            initials = initials if initials is not None else " ".join(map(_initials, texts))
-            if word.lower() in initials:
-                continue
-        unsaid.append(word)
-    return unsaid
+    return [
+        word
+        for key, word in terms.items()
+        if word_stem(key) not in stems
+        and _compact(word) not in compact
+        and not any(abbreviation_said(word, text) for text in texts)
+    ]

@@ -28,6 +28,7 @@ from medlit.word_rarity import is_technical, zipf
 
 __all__ = [
     "GroundedSummary",
+    "abbreviation_said",
     "claim_supported",
     "denied_by_article",
     "fact_support",
@@ -179,11 +180,34 @@ def unsaid_in_article(
         key = normalise_topic(word)
         if not key or word_stem(key) not in subject or said_in(key, said):
             continue
+        if abbreviation_said(word, article):
+            continue
         if spoken is not None and not is_technical(word.lower()) and not said_in(key, spoken):
             continue
         unsaid.append(word)
     # The rarest is named: "Statins cause myopathy" is held for "myopathy", not "cause".
     return min(unsaid, key=lambda word: zipf(word.lower()), default=None)
+
+
+def abbreviation_said(word: str, text: str) -> bool:
+    """Whether ``word``, written as an abbreviation ("PPIs", "CMV", "CABG"), is said in
+    ``text`` by what it abbreviates: the initials of words in a row ("proton pump
+    inhibitors"), one word holding its letters in order from its first ("cytomegalovirus"),
+    or an abbreviation ``text`` defines that ends with it ("human cytomegalovirus (HCMV)")."""
+    letters = word[:-1] if word.endswith("s") and word[:-1].isupper() else word
+    if len(letters) < 2 or not letters.isalpha() or not letters.isupper():
+        return False
+    defined = re.findall(r"\(([A-Z][A-Za-z]*)\)", text)
+    if any(abbreviation.upper().endswith(letters) for abbreviation in defined):
+        return True
+    if len(letters) < 3:  # two letters are the initials of too many pairs of words
+        return False
+    short = letters.lower()
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    if short in "".join(w[0] for w in words):  # a run of words' initials
+        return True
+    spelled = re.compile(".*?".join(map(re.escape, short)))
+    return any(w[0] == short[0] and len(w) >= 2 * len(short) and spelled.match(w) for w in words)
 
 
 def said_in(key: str, stems: set[str]) -> bool:
@@ -205,7 +229,10 @@ _ASPECTS = frozenset(
 
 
 def word_stems(text: str) -> set[str]:
-    return {word_stem(word) for word in normalise_topic(text).split()}
+    """The :func:`word_stem` of each topic word of ``text``, and of each part of a hyphenated
+    one ("short-term" says "short" too)."""
+    words = normalise_topic(text).split()
+    return {word_stem(part) for word in words for part in {word, *word.split("-")} if part}
 
 
 def word_stem(word: str) -> str:
