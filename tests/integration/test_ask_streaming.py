@@ -99,7 +99,7 @@ async def test_token_events_are_the_answer_in_order(ask_settings: Settings) -> N
 async def test_an_interrupted_stream_is_asked_again_in_one_piece(
     ask_settings: Settings, llm: FakeLLMServer
 ) -> None:
-    written = EvidenceResponder(lambda pmids: "No")
+    written = EvidenceResponder(lambda pmids: "Yes")
 
     def interrupted_once(request: dict[str, Any]) -> Reply:
         reply = Reply.streamed(written(request))
@@ -113,7 +113,7 @@ async def test_an_interrupted_stream_is_asked_again_in_one_piece(
         with progress_scope(events.append):
             result = await assistant.ask(QUESTION)
     assert [r.json.get("stream", False) for r in llm.completions] == [True, False]
-    assert result.verdict == "no" and result.answer.startswith("Verdict: No") and result.citations
+    assert result.verdict == "yes" and result.answer.startswith("Verdict: Yes") and result.citations
     assert [e.message for e in events if e.kind == "warning"] == [
         "the streamed answer was cut off; asking again"
     ]

@@ -87,6 +87,8 @@ async def test_ask_completes_on_local_servers(
 async def test_a_missing_verdict_line_is_read_by_a_verdict_call(
     settings: Settings, eutils: FakeEutils
 ) -> None:
+    # The evidence is divided (one bleeding study concludes yes, one no), so the verdict
+    # call's "no" contradicts neither what the answer cites nor what it states.
     answers = EvidenceResponder(lambda pmids: "Yes")
 
     def forgetful(request: dict[str, Any]) -> str:
@@ -99,7 +101,9 @@ async def test_a_missing_verdict_line_is_read_by_a_verdict_call(
 
     with FakeLLMServer(responder=forgetful, flavour="llama_cpp") as llm:
         async with Assistant(_configure(settings, eutils, llm)) as assistant:
-            result = await assistant.ask("Does aspirin prevent recurrent ischaemic stroke?")
+            result = await assistant.ask(
+                "Does low-dose aspirin increase major bleeding after stroke?"
+            )
         assert result.verdict == "no"  # read from the answer, not defaulted
         assert result.answer.startswith("Verdict: No\n\n") and result.citations
         verdict_call = llm.completions[-1]
@@ -127,10 +131,12 @@ async def test_an_opening_verdict_is_not_trusted_the_reasoning_decides(
 
     with FakeLLMServer(responder=hasty, flavour="llama_cpp") as llm:
         async with Assistant(_configure(settings, eutils, llm)) as assistant:
-            result = await assistant.ask("Does aspirin prevent recurrent ischaemic stroke?")
+            result = await assistant.ask(
+                "Does low-dose aspirin increase major bleeding after stroke?"
+            )
             reading = {"Yes": 0.9, "No": 0.05}  # a clear "Yes" reading stays yes
             again = await assistant.ask(
-                "Does aspirin prevent recurrent ischaemic stroke?", use_cache=False
+                "Does low-dose aspirin increase major bleeding after stroke?", use_cache=False
             )
         assert result.verdict == "no" and result.answer.startswith("Verdict: No\n\n")
         assert "Yes." not in result.answer and result.citations

@@ -256,11 +256,30 @@ def split_verdict(answer: str) -> tuple[Verdict | None, str]:
         ``(verdict, text)``: ``text`` lacks the verdict line when that line held nothing else;
         ``(None, answer)`` when no verdict is stated.
     """
-    lines = answer.splitlines()
+    lines = _label_joined(answer.splitlines())
     found = _find_verdict(lines)
     if found is None:
         return None, answer
     return _without_verdict_line(lines, *found)
+
+
+_LABEL_END = re.compile(r"(?:\bverdict(?:\s+is)?|\bthe\s+answer\s+is)\s*[:=\-–]?\s*\W{0,3}$", re.I)
+
+
+def _label_joined(lines: list[str]) -> list[str]:
+    """``lines`` with a label ending one line ("Therefore, the answer is:") joined to the
+    verdict word standing alone on the next ("No"), as the local model wrote them."""
+    joined: list[str] = []
+    for line in lines:
+        if (
+            joined
+            and _LABEL_END.search(_clean(joined[-1]))
+            and _VERDICT_LINE.fullmatch(_clean(line).rstrip(".!"))
+        ):
+            joined[-1] = f"{joined[-1].rstrip()} {line.strip()}"
+        else:
+            joined.append(line)
+    return joined
 
 
 def _without_verdict_line(
@@ -319,7 +338,7 @@ def reasoned_verdict(answer: str) -> tuple[Verdict | None, str]:
         ``(verdict, text)`` as :func:`split_verdict` for a verdict stated after some
         reasoning; ``(None, text without the opening verdict)`` otherwise.
     """
-    lines = answer.splitlines()
+    lines = _label_joined(answer.splitlines())
     found = _find_verdict(lines)
     if found is None:
         return None, answer

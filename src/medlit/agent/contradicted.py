@@ -112,7 +112,11 @@ def consistent_verdict(
     that concludes no. Only a "yes" is turned: a small model's reading leans to yes, and a
     "no" is read only from clear mass on it (:mod:`medlit.agent.verdict`). On PubMedQA's 500
     questions a conclusion read "no" this way is right 52 times in 70: one reading alone
-    does not overrule the verdict call.
+    does not overrule the verdict call. A "no" under the same two readings the other way
+    (the cited articles all conclude yes, a cited sentence states yes) is "uncertain", never
+    "yes": the local model wrote "Verdict: No" over its own "The prevalence of general
+    practitioner visits and hospitalization among elderly Spanish increased over the last
+    decade", citing the article that concludes so, asked whether health care use had gone up.
 
     A yes or a no is "uncertain" when the answer reversed a finding of an article
     (``reversed_from``: :mod:`medlit.agent.reversed_findings`, each PMID with what the answer
@@ -128,15 +132,15 @@ def consistent_verdict(
             if pmid in articles and _concluded_otherwise(articles[pmid], question, other_way, said):
                 log.info("verdict_made_consistent", read=verdict, verdict="uncertain")
                 return "uncertain"
-    if verdict != "yes":
+    if verdict not in ("yes", "no"):
         return verdict
-    other: Verdict = "no"
+    other: Verdict = "no" if verdict == "yes" else "yes"
     cited = _cited(text, articles)
     concluded = set(_conclusions(cited, articles, question).values()) - {None}
     stated = {stated_answer(s, question) for s, _ in cited} - {None}
     if concluded != {other} or other not in stated:
         return verdict
-    turned: Verdict = other if verdict not in stated else "uncertain"
+    turned: Verdict = other if verdict not in stated and verdict == "yes" else "uncertain"
     log.info("verdict_made_consistent", read=verdict, verdict=turned)
     return turned
 

@@ -84,8 +84,12 @@ def test_a_verdict_the_articles_and_the_answers_own_statement_contradict_is_turn
     assert consistent_verdict(both, "yes", {"1": NOT_PRECLUDED}, QUESTION) == "uncertain"
 
 
-def test_a_no_verdict_is_never_turned() -> None:
-    # The verdict call reads "no" only from clear mass on it; its reading leans to yes.
+def test_a_no_verdict_is_never_turned_to_yes() -> None:
+    # The verdict call reads "no" only from clear mass on it; its reading leans to yes. Over
+    # an answer stating yes from an article concluding yes, "no" is uncertain, never "yes".
     text = f"{SAID_YES} [PMID:1]."
     precluded = _article("1", "Very high CA 19-9 levels significantly predicted early death.")
-    assert consistent_verdict(text, "no", {"1": precluded}, QUESTION) == "no"
+    assert consistent_verdict(text, "no", {"1": precluded}, QUESTION) == "uncertain"
+    # One reading against it (the article concludes nothing clear): the verdict stands.
+    unclear = _article("1", "Further studies are needed.")
+    assert consistent_verdict(text, "no", {"1": unclear}, QUESTION) == "no"

@@ -433,3 +433,13 @@ def test_a_repeated_evidence_header_is_no_statement() -> None:
     )  # a header cut short is left to the other checks
     said = "Fatigue in pSS is not due to fibromyalgia [PMID:11053064]."
     assert without_headers(f"{header}\n{said}", [article]) == said
+
+
+def test_a_label_ending_a_line_reads_the_verdict_word_on_the_next() -> None:
+    # The local model: "... similar to those of no-PPM patients.\n\nTherefore, the answer
+    # is:\nNo": the "No" was left in the answer, under "Verdict: Uncertain".
+    text = "No rebound was seen [PMID:1].\n\nTherefore, the answer is:\nNo"
+    assert reasoned_verdict(text) == ("no", "No rebound was seen [PMID:1].")
+    assert split_verdict("It helps [PMID:1].\nVerdict:\n**Yes**") == ("yes", "It helps [PMID:1].")
+    # A word alone after a sentence that is no label stays text.
+    assert split_verdict("Is it common? [PMID:1]\nNo") == (None, "Is it common? [PMID:1]\nNo")
