@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from medlit.errors import ValidationError
 
 __all__ = [
+    "all_of",
     "as_typed",
     "counted",
     "either_of",
@@ -42,6 +43,13 @@ _CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f]")
 def counted(count: int, noun: str) -> str:
     """``count`` and ``noun``, plural unless one: "1 article", "3 articles"."""
     return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def all_of(words: Sequence[str]) -> str:
+    """``words`` as a list of all of them: "fractures", "vitamin and fractures", "a, b and c"."""
+    if len(words) <= 1:
+        return "".join(words)
+    return ", ".join(words[:-1]) + f" and {words[-1]}"
 
 
 def either_of(words: Sequence[str]) -> str:

@@ -64,7 +64,7 @@ from medlit.defined_terms import spell_out
 from medlit.errors import CacheAdmissionError, LLMError, SourceError, SourceUnavailable
 from medlit.log import get_logger
 from medlit.progress import emit, streaming_wanted
-from medlit.text import counted, drop_repeated_sentences, either_of, unauthored
+from medlit.text import all_of, counted, drop_repeated_sentences, either_of, unauthored
 from medlit.types import Article, Citation, Evidence, SearchQuery
 from medlit.usage import usage_scope
 
@@ -566,7 +566,7 @@ class AskNodes:
                 named = either_of(unnamed)
                 check.text = f"None of the retrieved articles mentions {named}. {check.text}"
         elif unspoken:  # "fracture" was only in the conclusion left out
-            words = " and ".join(sorted(unsupported.words))
+            words = all_of(unsupported.words)
             check.text = (
                 f"None of the retrieved articles speaks of {words} together: the statements "
                 f"that did, citing nothing, were left out.\n\n{check.text}"

@@ -24,7 +24,7 @@ from medlit.qualified_names import mismatched, qualified_names
 from medlit.research.grounding import word_stem, word_stems
 from medlit.research.planner import anchor_terms
 from medlit.research.tracking import normalise_topic
-from medlit.text import rewrite_sentences
+from medlit.text import all_of, rewrite_sentences
 from medlit.types import Article
 
 __all__ = ["MIN_SHARE", "Unsupported", "drop_unsupported"]
@@ -38,17 +38,18 @@ MIN_SHARE = 0.6
 @dataclass
 class Unsupported:
     """The answer after :func:`drop_unsupported`, what it warns of, and the subject words of
-    the sentences left out (lower case, as they wrote them)."""
+    the sentences left out (as they wrote them, in their order; lower case but for an
+    abbreviation)."""
 
     text: str
     warnings: list[str] = field(default_factory=list)
-    words: set[str] = field(default_factory=set)
+    words: list[str] = field(default_factory=list)
 
     def unaddressed(self) -> set[str]:
         """Subject words the sentences left out used and nothing left in the text does (in
         any form of the word: "inheritance" says "inherited")."""
         said = word_stems(self.text)
-        return {word for word in self.words if not word_stems(word) <= said}
+        return {word for word in self.words if not word_stems(word.lower()) <= said}
 
 
 def drop_unsupported(text: str, articles: Mapping[str, Article], question: str) -> Unsupported:
@@ -74,7 +75,7 @@ def drop_unsupported(text: str, articles: Mapping[str, Article], question: str) 
         content = f"{article.title} {article.abstract_text}"
         evidence.append((word_stems(content), qualified_names(content)))
     left_out: list[str] = []
-    words: set[str] = set()
+    words: list[str] = []
 
     def check(sentence: str) -> str:
         if extract_pmids(sentence):
@@ -86,8 +87,8 @@ def drop_unsupported(text: str, articles: Mapping[str, Article], question: str) 
         if any(used <= held and not mismatched(names, named) for held, named in evidence):
             return sentence
         written = _as_written(sentence, used)
-        left_out.append(" and ".join(sorted(written)))
-        words.update(written)
+        left_out.append(all_of(written))
+        words.extend(word for word in written if word not in words)
         return ""
 
     text = rewrite_sentences(text, check)
@@ -101,15 +102,15 @@ def drop_unsupported(text: str, articles: Mapping[str, Article], question: str) 
     return Unsupported(text, warnings, words)
 
 
-def _as_written(sentence: str, stems: set[str]) -> set[str]:
-    """The words of ``sentence`` (lower case, as written: "polyposis") whose stems are
-    ``stems``, the first of each."""
+def _as_written(sentence: str, stems: set[str]) -> list[str]:
+    """The words of ``sentence`` whose stems are ``stems``, the first of each, in order and as
+    written ("polyposis", "CMV"; lower case but for an abbreviation)."""
     found: dict[str, str] = {}
-    for word in re.findall(r"[a-z0-9]+(?:-[a-z0-9]+)*", sentence.lower()):
+    for word in re.findall(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*", sentence):
         key = normalise_topic(word)
         if key and word_stem(key) in stems:
-            found.setdefault(word_stem(key), word)
-    return set(found.values())
+            found.setdefault(word_stem(key), word if word.isupper() else word.lower())
+    return list(found.values())
 
 
 def _how_many(count: int) -> str:
