@@ -289,6 +289,9 @@ def test_an_abbreviation_is_said_by_what_it_abbreviates() -> None:
     # Two letters are said only by a definition: "CT" is not "coronary thrombosis".
     assert not abbreviation_said("CT", "Coronary thrombosis was rare.")
     assert abbreviation_said("CT", "Computed tomography (CT) was used.")
+    # Small words are skipped, and a mixed-case abbreviation is read by its capitals.
+    assert abbreviation_said("HoLEP", "Holmium laser enucleation of the prostate was done.")
+    assert not abbreviation_said("Aspirin", "Acetylsalicylic acid")
 
 
 def test_a_verbs_forms_are_one_word() -> None:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from medlit.agent.citations import extract_pmids
 from medlit.log import get_logger
 from medlit.qualified_names import mismatched, qualified_names
-from medlit.research.grounding import word_stem, word_stems
+from medlit.research.grounding import abbreviation_said, word_stem, word_stems
 from medlit.research.planner import anchor_terms
 from medlit.research.tracking import normalise_topic
 from medlit.text import all_of, rewrite_sentences
@@ -73,7 +73,7 @@ def drop_unsupported(text: str, articles: Mapping[str, Article], question: str) 
     evidence = []
     for article in articles.values():
         content = f"{article.title} {article.abstract_text}"
-        evidence.append((word_stems(content), qualified_names(content)))
+        evidence.append((word_stems(content), qualified_names(content), content))
     left_out: list[str] = []
     words: list[str] = []
 
@@ -84,9 +84,18 @@ def drop_unsupported(text: str, articles: Mapping[str, Article], question: str) 
         if len(used) < max(2, MIN_SHARE * len(anchors)):
             return sentence
         names = qualified_names(sentence)
-        if any(used <= held and not mismatched(names, named) for held, named in evidence):
-            return sentence
         written = _as_written(sentence, used)
+
+        def holds(held: set[str], content: str) -> bool:
+            # "HoLEP" is held by "holmium laser enucleation of the prostate"
+            unheld = [word for word in written if not word_stems(word.lower()) <= held]
+            return all(abbreviation_said(word, content) for word in unheld)
+
+        if any(
+            holds(held, content) and not mismatched(names, named)
+            for held, named, content in evidence
+        ):
+            return sentence
         left_out.append(all_of(written))
         words.extend(word for word in written if word not in words)
         return ""
@@ -104,12 +113,13 @@ def drop_unsupported(text: str, articles: Mapping[str, Article], question: str) 
 
 def _as_written(sentence: str, stems: set[str]) -> list[str]:
     """The words of ``sentence`` whose stems are ``stems``, the first of each, in order and as
-    written ("polyposis", "CMV"; lower case but for an abbreviation)."""
+    written ("polyposis", "CMV", "HoLEP"; lower case but for an abbreviation)."""
     found: dict[str, str] = {}
     for word in re.findall(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*", sentence):
         key = normalise_topic(word)
         if key and word_stem(key) in stems:
-            found.setdefault(word_stem(key), word if word.isupper() else word.lower())
+            abbreviation = any(c.isupper() for c in word[1:])  # "CMV", "HoLEP"
+            found.setdefault(word_stem(key), word if abbreviation else word.lower())
     return list(found.values())
 
 

@@ -190,24 +190,31 @@ def unsaid_in_article(
 
 
 def abbreviation_said(word: str, text: str) -> bool:
-    """Whether ``word``, written as an abbreviation ("PPIs", "CMV", "CABG"), is said in
-    ``text`` by what it abbreviates: the initials of words in a row ("proton pump
-    inhibitors"), one word holding its letters in order from its first ("cytomegalovirus"),
-    or an abbreviation ``text`` defines that ends with it ("human cytomegalovirus (HCMV)")."""
-    letters = word[:-1] if word.endswith("s") and word[:-1].isupper() else word
-    if len(letters) < 2 or not letters.isalpha() or not letters.isupper():
-        return False
+    """Whether ``word``, written as an abbreviation ("PPIs", "CMV", "CABG", "HoLEP"), is said
+    in ``text`` by what it abbreviates: the initials of words in a row, small words skipped
+    ("proton pump inhibitors", "holmium laser enucleation of the prostate"), one word holding
+    its letters in order from its first ("cytomegalovirus"), or an abbreviation ``text``
+    defines that ends with it ("human cytomegalovirus (HCMV)")."""
+    letters = word[:-1] if word.endswith("s") else word
+    if not letters.isalpha() or sum(c.isupper() for c in letters) < 2:
+        return False  # "Aspirin" is no abbreviation
+    capitals = "".join(c for c in letters if c.isupper())  # "HoLEP": H, L, E, P
     defined = re.findall(r"\(([A-Z][A-Za-z]*)\)", text)
-    if any(abbreviation.upper().endswith(letters) for abbreviation in defined):
+    if any(d.upper().endswith(letters.upper()) for d in defined):
         return True
-    if len(letters) < 3:  # two letters are the initials of too many pairs of words
+    if len(capitals) < 3:  # two letters are the initials of too many pairs of words
         return False
-    short = letters.lower()
     words = re.findall(r"[a-z0-9]+", text.lower())
-    if short in "".join(w[0] for w in words):  # a run of words' initials
+    initials = "".join(w[0] for w in words if w not in _SMALL_WORDS)
+    if any(form.lower() in initials for form in {letters, capitals} if form.isupper()):
         return True
+    short = capitals.lower()
     spelled = re.compile(".*?".join(map(re.escape, short)))
     return any(w[0] == short[0] and len(w) >= 2 * len(short) and spelled.match(w) for w in words)
+
+
+#: Words an abbreviation's initials skip ("enucleation of the prostate": E, P).
+_SMALL_WORDS = frozenset(["a", "an", "and", "for", "in", "of", "on", "the", "to", "with"])
 
 
 def said_in(key: str, stems: set[str]) -> bool:

@@ -63,7 +63,8 @@ _GENERIC = frozenset(
     """prevent prevention effect effective efficacy outcome risk role impact older old elderly
     adult child children pediatric paediatric patient population women men infant study
     evidence associated association use compared comparison versus reduce increase improve
-    interest research question clinical factor level type people individual group""".split()  # noqa: SIM905
+    interest research question clinical factor level type people individual group after before
+    during without against""".split()  # noqa: SIM905
 )
 
 

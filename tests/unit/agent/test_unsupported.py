@@ -102,3 +102,19 @@ def test_an_abbreviation_is_named_as_written() -> None:
         "an uncited sentence was left out: no retrieved article speaks of CMV, infection, "
         "linked, high, blood and pressure together"
     ]
+
+
+def test_an_abbreviation_is_held_by_what_it_abbreviates() -> None:
+    # The local model restated "Does prostate morphology change results after HoLEP?" and the
+    # answer said no article speaks of "shape, prostate, changes, after and holep" together.
+    articles = {
+        "1": article(
+            "1",
+            "Does prostate morphology affect outcomes after holmium laser enucleation?",
+            "Outcomes of holmium laser enucleation of the prostate differed by prostate "
+            "morphology.",
+        )
+    }
+    question = "Does prostate morphology affect outcomes after HoLEP?"
+    text = "Prostate morphology affects outcomes after HoLEP."
+    assert drop_unsupported(text, articles, question) == Unsupported(text)
