@@ -40,27 +40,28 @@ def _no_finding(sentence: str) -> bool:
     return states_aim(text) or text.endswith("?") or _OPEN_QUESTION.search(text) is not None
 
 
-def _findings(article: Article) -> list[str]:
-    """The sentences of ``article`` that may state a finding: those of its results and
-    conclusion (or of an abstract without such sections) that state one."""
+def _findings(article: Article) -> list[tuple[str, set[str]]]:
+    """The sentences of ``article`` that may state a finding (those of its results and
+    conclusion, or of an abstract without such sections, that state one), each with what it
+    compares (:func:`medlit.comparisons.compared_terms`)."""
     sections = [s for s in article.abstract if s.is_result] or [
         s for s in article.abstract if not s.label and not s.category
     ]
     return [
-        sentence
+        (sentence, compared_terms(sentence))
         for section in sections
         for sentence in split_sentences(section.text)
         if not _no_finding(sentence)
     ]
 
 
-def matching_sentence(sentence: str, article: Article) -> str | None:
-    """The sentence of ``article``'s results or conclusion that shares the most words of what
-    ``sentence`` compares (:func:`medlit.comparisons.compared_terms`), if any."""
+def matching_sentence(sentence: str, findings: list[tuple[str, set[str]]]) -> str | None:
+    """The one of ``findings`` (:func:`_findings` of an article) that shares the most words
+    of what ``sentence`` compares, if any shares one."""
     wanted = compared_terms(sentence)
     best, shared = None, 0
-    for candidate in _findings(article):
-        count = len(wanted & compared_terms(candidate))
+    for candidate, terms in findings:
+        count = len(wanted & terms)
         if count > shared:
             best, shared = candidate, count
     return best
@@ -79,6 +80,7 @@ def drop_reversed_findings(
     """
     warnings: list[str] = []
     reversed_from: dict[str, Comparison] = {}
+    findings: dict[str, list[tuple[str, set[str]]]] = {}  # each article's, read once
 
     def check(sentence: str) -> str:
         cited = [p for p in extract_pmids(sentence) if p in articles]
@@ -88,7 +90,9 @@ def drop_reversed_findings(
             return sentence
         wrong = []
         for pmid in cited:
-            source = matching_sentence(said, articles[pmid])
+            if pmid not in findings:
+                findings[pmid] = _findings(articles[pmid])
+            source = matching_sentence(said, findings[pmid])
             if source is not None and reverses(said, source):
                 shown = source if len(source) <= 160 else source[:157] + "..."
                 what = "a difference" if claimed == "differ" else "no difference"
