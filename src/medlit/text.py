@@ -47,17 +47,19 @@ def counted(count: int, noun: str) -> str:
 
 def all_of(words: Sequence[str]) -> str:
     """``words`` as a list of all of them: "fractures", "vitamin and fractures", "a, b and c"."""
-    if len(words) <= 1:
-        return "".join(words)
-    return ", ".join(words[:-1]) + f" and {words[-1]}"
+    return _listed(words, "and")
 
 
 def either_of(words: Sequence[str]) -> str:
     """``words`` as "none of them" is said of them: "myopathy", "myopathy or rhabdomyolysis",
     "A, B or C"."""
+    return _listed(words, "or")
+
+
+def _listed(words: Sequence[str], conjunction: str) -> str:
     if len(words) <= 1:
         return "".join(words)
-    return ", ".join(words[:-1]) + f" or {words[-1]}"
+    return ", ".join(words[:-1]) + f" {conjunction} {words[-1]}"
 
 
 def fold_accents(text: str) -> str:

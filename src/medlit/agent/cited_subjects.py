@@ -23,6 +23,7 @@ A citation that fails goes, and a sentence left with no citation is left out, wi
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -92,15 +93,10 @@ def drop_unsaid_subjects(text: str, articles: Mapping[str, Article], question: s
     words: list[str] = []
     groups: list[str] = []
 
-    evidence_stems: list[set[str]] = []
-
+    @functools.cache
     def spoken() -> set[str]:
         """The word stems of every retrieved article (read once, when first needed)."""
-        if not evidence_stems:
-            evidence_stems.append(
-                set().union(*(word_stems(a.everything_said) for a in articles.values()))
-            )
-        return evidence_stems[0]
+        return set().union(*(word_stems(a.everything_said) for a in articles.values()))
 
     def groups_in(pmid: str) -> set[str]:
         if pmid not in groups_of:
