@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -145,6 +145,20 @@ async def assistant(
 ) -> AsyncIterator[Assistant]:
     async with Assistant(_configure(settings, eutils, llm_server)) as a:
         yield a
+
+
+def _answering(write: Callable[[str], str]) -> Callable[[dict[str, Any]], str]:
+    """A responder answering like :class:`EvidenceResponder` (verdict Yes), but for the answer
+    itself, which ``write`` writes from the prompt (what a model did)."""
+    evidence = EvidenceResponder(lambda pmids: "Yes")
+
+    def respond(request: dict[str, Any]) -> str:
+        reply = evidence(request)
+        if evidence.tasks[-1] != "answer":
+            return reply
+        return write(request["messages"][-1]["content"])
+
+    return respond
 
 
 def _pmids_in_corpus() -> set[str]:
@@ -488,16 +502,10 @@ async def test_an_answer_that_only_repeats_the_evidence_headers_is_answered_by_t
     # The local model, asked how common fibromyalgia is in Sjögren's syndrome, answered with
     # two of its evidence headers ("[PMID:n] Title (2000, other)") and nothing else; the titles,
     # one on thigh muscles, read as the answer, both cited.
-    evidence = EvidenceResponder(lambda pmids: "Yes")
-
-    def headers_alone(request: dict[str, Any]) -> str:
-        reply = evidence(request)
-        if evidence.tasks[-1] != "answer":
-            return reply
-        prompt = request["messages"][-1]["content"]
+    def headers_alone(prompt: str) -> str:
         return " ".join(re.findall(r"^\[PMID:\d+\] .*$", prompt, flags=re.M)[:2])
 
-    llm_server.responder = headers_alone
+    llm_server.responder = _answering(headers_alone)
     result = await _ask_once(settings, eutils, llm_server, CRPS)
     assert result.mode == "evidence_digest"
     assert result.warnings == [ANSWER_ECHOED]
@@ -512,18 +520,12 @@ async def test_a_statement_its_verdict_and_its_article_contradict_is_left_out(
     # The local model opened "Yes, very high CA 19-9 levels are a contraindication ..." over an
     # article concluding they are not, and went on to say what the article found; the answer
     # read "Verdict: No" over the sentence saying the opposite, citing the article for it.
-    evidence = EvidenceResponder(lambda pmids: "Yes")
-
-    def contradicting(request: dict[str, Any]) -> str:
-        reply = evidence(request)
-        if evidence.tasks[-1] != "answer":
-            return reply
-        return (
-            "Aspirin does not prevent stroke in adults [PMID:31000001]. Aspirin lowered stroke "
-            "risk compared with placebo [PMID:31000002].\nVerdict: Yes"
+    llm_server.responder = _answering(
+        lambda prompt: (
+            "Aspirin does not prevent stroke in adults [PMID:31000001]. Aspirin "
+            "lowered stroke risk compared with placebo [PMID:31000002].\nVerdict: Yes"
         )
-
-    llm_server.responder = contradicting
+    )
     result = await _ask_once(settings, eutils, llm_server, Q1)
     assert result.verdict == "yes"
     assert "does not prevent" not in result.answer
