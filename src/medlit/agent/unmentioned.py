@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from medlit.research.grounding import abbreviation_said, word_stem, word_stems
+from medlit.research.grounding import abbreviation_said, said_in, word_stems
 from medlit.research.planner import anchor_terms
 from medlit.research.tracking import normalise_topic
 from medlit.text import fold_accents
@@ -74,7 +74,7 @@ def unmentioned_terms(question: str, articles: Iterable[Article]) -> list[str]:
     return [
         word
         for key, word in terms.items()
-        if word_stem(key) not in stems
+        if not said_in(key, stems)
         and _compact(word) not in compact
         and not any(abbreviation_said(word, text) for text in texts)
     ]
