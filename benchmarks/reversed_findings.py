@@ -31,6 +31,7 @@ from pathlib import Path
 
 from medlit.agent.reversed_findings import drop_reversed_findings
 from medlit.comparisons import comparison
+from medlit.log import configure_logging
 from medlit.sources.pubmed_xml import parse_pubmed_xml
 from medlit.text import split_sentences
 from medlit.types import Article
@@ -72,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.xml.exists():
         print(f"no data at {args.xml}: see ../shared/data/README.md")
         return 1
+    configure_logging("error")  # one warning per sentence flagged, otherwise
     articles = parse_pubmed_xml(args.xml.read_bytes())
     sentences = flagged = rewritten = caught = 0
     background = background_flagged = 0

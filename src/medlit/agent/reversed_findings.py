@@ -12,12 +12,11 @@ warning.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
 from medlit.agent.citations import extract_pmids, remove_cited_for, without_citations
 from medlit.comparisons import Comparison, compared_terms, comparison, reverses
-from medlit.llm.extractive import states_aim
+from medlit.llm.extractive import states_no_finding
 from medlit.log import get_logger
 from medlit.text import rewrite_sentences, split_sentences
 from medlit.types import Article
@@ -25,19 +24,6 @@ from medlit.types import Article
 __all__ = ["drop_reversed_findings", "matching_sentence"]
 
 log = get_logger("agent.reversed_findings")
-
-
-_OPEN_QUESTION = re.compile(
-    r"^(?:do|does|did|is|are|was|were|can|could|should|will|has|have)\b|\bwhether\b|hypothesi[sz]",
-    re.IGNORECASE,
-)
-
-
-def _no_finding(sentence: str) -> bool:
-    """Whether ``sentence`` states no finding: a study's aim, a question (asked, or put as
-    "whether ..."), a hypothesis."""
-    text = sentence.strip()
-    return states_aim(text) or text.endswith("?") or _OPEN_QUESTION.search(text) is not None
 
 
 def _findings(article: Article) -> list[tuple[str, set[str]]]:
@@ -51,7 +37,7 @@ def _findings(article: Article) -> list[tuple[str, set[str]]]:
         (sentence, compared_terms(sentence))
         for section in sections
         for sentence in split_sentences(section.text)
-        if not _no_finding(sentence)
+        if not states_no_finding(sentence)
     ]
 
 
@@ -86,7 +72,7 @@ def drop_reversed_findings(
         cited = [p for p in extract_pmids(sentence) if p in articles]
         said = without_citations(sentence)
         claimed = comparison(said)
-        if not cited or claimed is None or _no_finding(said):
+        if not cited or claimed is None or states_no_finding(said):
             return sentence
         wrong = []
         for pmid in cited:

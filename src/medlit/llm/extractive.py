@@ -40,6 +40,7 @@ __all__ = [
     "conclusion_sentences",
     "split_sentences",
     "states_aim",
+    "states_no_finding",
 ]
 
 #: Why a digest answers when none is said: the usual reason.
@@ -154,6 +155,19 @@ def states_aim(sentence: str) -> bool:
     """Whether ``sentence`` states what a study set out to do ("To determine whether ...",
     "The aim of this study was ..."): no finding."""
     return _AIM.match(_LABEL_PREFIX.sub("", sentence.strip())) is not None
+
+
+_OPEN_QUESTION = re.compile(
+    r"^(?:do|does|did|is|are|was|were|can|could|should|will|has|have)\b|\bwhether\b|hypothesi[sz]",
+    re.IGNORECASE,
+)
+
+
+def states_no_finding(sentence: str) -> bool:
+    """Whether ``sentence`` states no finding: a study's aim, a question (asked, or put as
+    "whether ..."), a hypothesis."""
+    text = sentence.strip()
+    return states_aim(text) or text.endswith("?") or _OPEN_QUESTION.search(text) is not None
 
 
 def conclusion_sentences(article: Article) -> list[str]:

@@ -64,6 +64,59 @@ def test_one_reading_alone_drops_nothing() -> None:
     assert drop_contradicted(alone, "no", {"1": NOT_PRECLUDED}, QUESTION) == (alone, [])
 
 
+# The shape of PubMedQA's 25034219: its conclusion's sentences read different ways; the one on
+# the question reads no.
+OBESITY_QUESTION = "Do obese mothers influence how their obese children eat?"
+MIXED = Article(
+    pmid="2",
+    title="Does maternal obesity have an influence on feeding behavior of obese children?",
+    abstract=[
+        AbstractSection(
+            label="RESULTS",
+            category="RESULTS",
+            text="Child's BMI-SDS positively correlated with mothers' concern for child's weight.",
+        ),
+        AbstractSection(
+            label="CONCLUSIONS",
+            category="CONCLUSIONS",
+            text="Mothers' BMI highly correlate with children's BMI-z-scores. The degree of "
+            "child's obesity increases mothers' concern and food restriction behavior. While "
+            "mothers of obese children have a high prevalence of obesity, maternal obesity was "
+            "found to have no significant influence on feeding behavior of obese school children.",
+        ),
+    ],
+)
+
+
+def test_where_the_conclusion_reads_both_ways_its_sentence_nearest_the_statement_decides() -> None:
+    # What the local model wrote under "Verdict: No" (gold no).
+    restated = "The evidence shows that obese mothers influence how their obese children eat"
+    own = "The degree of child's obesity increases mothers' concern and food restriction behavior"
+    text = f"{restated} [PMID:2]. {own} [PMID:2]."
+    kept, warnings = drop_contradicted(text, "no", {"2": MIXED}, OBESITY_QUESTION)
+    assert kept == f"{own} [PMID:2]."
+    assert warnings == [
+        "a sentence was left out: it cited PMID 2 for the answer 'yes', where the article "
+        "concludes 'no'"
+    ]
+
+
+def test_a_sentence_its_article_says_stays_whatever_the_conclusion() -> None:
+    # A result that reads "yes" in an article concluding "no" is the article's own finding.
+    result = "Child's BMI-SDS positively correlated with mothers' concern for child's weight"
+    text = f"{result} [PMID:2]. {SAID_NO} [PMID:2]."
+    assert drop_contradicted(text, "no", {"2": MIXED}, OBESITY_QUESTION) == (text, [])
+    said_yes = _article("1", f"{SAID_YES}. Survival was equivalent, so it should not preclude it.")
+    text = f"{SAID_YES} [PMID:1]. {SAID_NO} [PMID:1]."
+    assert drop_contradicted(text, "no", {"1": said_yes}, QUESTION) == (text, [])
+
+
+def test_a_sentence_stating_no_finding_states_no_answer() -> None:
+    aim = f"The aim was to determine whether {SAID_YES.lower()} [PMID:1]."
+    assert stated_answer(aim, QUESTION) is None
+    assert stated_answer(f"Whether {SAID_YES.lower()} is unknown [PMID:1].", QUESTION) is None
+
+
 def test_a_verdict_the_articles_and_the_answers_own_statement_contradict_is_turned() -> None:
     # The verdict call read "yes" off an answer saying "not contraindicated", over an article
     # that concludes no.

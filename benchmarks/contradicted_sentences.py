@@ -1,0 +1,108 @@
+"""Does the contradicted-sentence check take out only sentences their articles contradict?
+
+An answer's cited sentence stating the answer opposite to its verdict goes when every article it
+cites contradicts it (:func:`medlit.agent.contradicted.drop_contradicted`). Over the PubMedQA
+questions labelled yes or no in ``../shared/data/pubmedqa/pqal_dev.json``, each with its
+article from ``pqal_dev_pubmed.xml``, and the label as the verdict:
+
+- **as written**: every sentence of the abstract, cited to its own article, in one answer. A
+  sentence that goes is a false alarm: it is the article's own.
+- **said the other way**: the question said as a statement ("Does maternal obesity have an
+  influence on feeding behavior of obese children?" -> "Maternal obesity have an influence on
+  feeding behavior of obese children", crude but with the question's words) where the label is
+  no, and "There is no evidence that" before it where the label is yes; cited to the article,
+  after the abstract's first sentence (also cited), so that one cited sentence stays. One that
+  goes is caught: its article answers the question the other way.
+
+Usage::
+
+    python benchmarks/contradicted_sentences.py [--data ../shared/data/pubmedqa]
+
+Last line: ``sentences=... as_written_dropped=... said_other_way=... caught=...``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from pathlib import Path
+
+from medlit.agent.contradicted import drop_contradicted
+from medlit.log import configure_logging
+from medlit.sources.pubmed_xml import parse_pubmed_xml
+from medlit.text import split_sentences
+
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared/data/pubmedqa"
+_ASKING = re.compile(
+    r"^(?:does|do|did|is|are|was|were|can|could|should|will|has|have)\s+", re.IGNORECASE
+)
+
+
+def statement(question: str) -> str:
+    """``question`` said as a statement (its last part after a colon, without the asking
+    verb and the question mark)."""
+    asked = _ASKING.sub("", question.split(":")[-1].strip()).rstrip("?").strip()
+    return asked[:1].upper() + asked[1:]
+
+
+def cited(sentence: str, pmid: str) -> str:
+    return f"{sentence.rstrip().rstrip('.')} [PMID:{pmid}]."
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--show", type=int, default=6, help="Examples shown of each outcome.")
+    args = parser.parse_args(argv)
+    labels, xml = args.data / "pqal_dev.json", args.data / "pqal_dev_pubmed.xml"
+    if not (labels.exists() and xml.exists()):
+        print(f"no data at {args.data}: see ../shared/data/README.md")
+        return 1
+    configure_logging("error")
+    records = json.loads(labels.read_text())
+    articles = {a.pmid: a for a in parse_pubmed_xml(xml.read_bytes())}
+    sentences = dropped = said_other_way = caught = 0
+    shown: dict[str, list[str]] = {"false alarm": [], "caught": [], "missed": []}
+    for pmid, record in records.items():
+        verdict, article = record["final_decision"], articles.get(pmid)
+        if verdict not in ("yes", "no") or article is None:
+            continue
+        question, by_pmid = record["QUESTION"], {pmid: article}
+        own = [s for section in article.abstract for s in split_sentences(section.text)]
+        if len(own) < 2:
+            continue
+        sentences += len(own)
+        answer = " ".join(cited(s, pmid) for s in own)
+        _, warnings = drop_contradicted(answer, verdict, by_pmid, question)
+        dropped += len(warnings)
+        if warnings and len(shown["false alarm"]) < args.show:
+            shown["false alarm"].append(f"{question} ({verdict}): {len(warnings)} dropped")
+        said = statement(question)
+        denied = f"There is no evidence that {said[0].lower()}{said[1:]}"
+        other = said if verdict == "no" else denied
+        answer = f"{cited(own[0], pmid)} {cited(other, pmid)}"
+        _, warnings = drop_contradicted(answer, verdict, by_pmid, question)
+        said_other_way += 1
+        caught += bool(warnings)
+        kind = "caught" if warnings else "missed"
+        if len(shown[kind]) < args.show:
+            shown[kind].append(f"{other} ({verdict})")
+    print(f"{'abstract sentences, cited to their own article':<52} {sentences}")
+    print(f"{'... dropped':<52} {dropped}")
+    print(f"{'questions said as the other answer':<52} {said_other_way}")
+    print(f"{'... caught':<52} {caught} ({caught / max(said_other_way, 1):.0%})")
+    for kind, examples in shown.items():
+        if examples:
+            print(f"\n{kind}:")
+            for line in examples:
+                print(f"  {line}")
+    print(
+        f"sentences={sentences} as_written_dropped={dropped} "
+        f"said_other_way={said_other_way} caught={caught}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
