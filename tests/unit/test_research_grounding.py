@@ -14,6 +14,7 @@ from medlit.research.grounding import (
     ground_summary,
     ground_text,
     question_parts,
+    said_in,
     unframed_claim,
     unsaid_in_article,
     word_stems,
@@ -272,6 +273,20 @@ def test_the_questions_own_common_wording_is_held_to_no_article_when_none_says_i
     rare = "Do desmoid tumors cause myopathy after ileal pouch surgery?"
     claim = "Desmoid tumors cause myopathy after ileal pouch surgery."
     assert unsaid_in_article(claim, rare, DESMOID, spoken=spoken) == "myopathy"
+
+
+def test_a_verb_and_its_noun_are_one_word() -> None:
+    # The local model's true sentence, left out for 'dilating', over an article that says
+    # "ureteroscopy may be performed without ureteral meatus dilatation".
+    question = "Is dilating the ureteral meatus always needed for ureteroscopy?"
+    article = "Ureteroscopy may be performed without ureteral meatus dilatation."
+    claim = "Ureteroscopy may be done without dilating the ureteral meatus."
+    assert unsaid_in_article(claim, question, article) is None
+    for said in ("meatus dilatation", "the meatus was dilated", "after dilation", "we dilate"):
+        stems = word_stems(said)
+        assert all(said_in(w, stems) for w in ("dilating", "dilated", "dilation", "dilatation"))
+    assert said_in("ligated", word_stems("ligation of the vessel"))
+    assert not said_in("dilating", word_stems("the vessel was ligated"))
 
 
 def test_an_abbreviation_is_said_by_what_it_abbreviates() -> None:

@@ -219,13 +219,22 @@ _SMALL_WORDS = frozenset(["a", "an", "and", "for", "in", "of", "on", "the", "to"
 
 def said_in(key: str, stems: set[str]) -> bool:
     """Whether the topic word ``key`` is among ``stems`` (:func:`word_stems`) in one of its
-    forms: as itself, or a verb's past or present participle as the verb ("used" as "use",
-    "linked" as "link", "using" as "use")."""
-    forms = [key]
+    forms: as itself, a verb's past or present participle as the verb ("used" as "use",
+    "linked" as "link", "using" as "use"), and a verb and its noun in "-ion" or "-ation" as one
+    ("dilating", "dilate", "dilation" and "dilatation"; "ligated" and "ligation")."""
+    forms, roots = [key], []
     if key.endswith("ed") and len(key) >= 4:
         forms += [key[:-1], key[:-2]]
+        roots = [key[:-2]]
     elif key.endswith("ing") and len(key) > 5:
         forms += [key[:-3], key[:-3] + "e"]
+        roots = [key[:-3]]
+    elif key.endswith("ion") and len(key) > 7:  # "dilation": "dilat"; "dilatation": "dilat" too
+        roots = [key[:-3], key[:-5]] if key.endswith("ation") else [key[:-3]]
+        forms += [root + "e" for root in roots]
+    elif key.endswith("ate") and len(key) > 5:
+        roots = [key[:-1]]
+    forms += [root + ending for root in roots for ending in ("ion", "ation")]
     return any(word_stem(form) in stems for form in forms)
 
 
