@@ -153,9 +153,9 @@ def enforce_citations(text: str, allowed: Collection[str]) -> CitationCheck:
             bucket = cited if pmid in allowed_set else removed
             if pmid not in bucket:
                 bucket.append(pmid)
-        if not keep:
-            return ""
         lead = match.group(0)[0] if match.group(0)[0].isspace() else ""
+        if not keep:
+            return lead + "A study" if _a_subject(match) else ""
         return lead + "".join(f"[PMID:{p}]" for p in dict.fromkeys(keep))
 
     text = _CITATION_LINE.sub(r" \1", text)
@@ -164,6 +164,17 @@ def enforce_citations(text: str, allowed: Collection[str]) -> CitationCheck:
     if removed:
         log.warning("citation_removed", pmids=removed, reason="not_in_retrieved_evidence")
     return CitationCheck(text=new_text, cited=cited, removed=removed)
+
+
+def _a_subject(match: re.Match[str]) -> bool:
+    """Whether the citation ``match`` is its sentence's subject: first on its line (after a
+    list bullet, if any), a lower-case word after it ("[PMID:1] found that ...")."""
+    line = match.string[: match.start()].rsplit("\n", 1)[-1]
+    after = match.string[match.end() :]
+    return (
+        re.fullmatch(r"\s*(?:[-*•]\s*)?", line) is not None
+        and re.match(r"[ \t]+[a-z]", after) is not None
+    )
 
 
 # An answer that opens with its citation: "[PMID:1] Delayed diagnosis ... years."
@@ -194,12 +205,20 @@ _JOINER = r"(?:\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or|&)\s+)"
 
 def remove_citations(sentence: str, pmids: Collection[str]) -> str:
     """``sentence`` without its ``[PMID:n]`` markers for ``pmids``, or ``""`` when it then
-    cites nothing ("fractures [PMID:1][PMID:2]" keeps the space before the marker kept)."""
+    cites nothing ("fractures [PMID:1][PMID:2]" keeps the space before the marker kept).
+
+    A marker that is the sentence's subject ("[PMID:1] found that ... [PMID:2].") becomes "A
+    study", so that what is left reads as a sentence ("A study found that ... [PMID:2].").
+    """
     for pmid in pmids:
         # One of a list ("the studies [PMID:1] and [PMID:2] both found"): its joiner goes too,
         # so "the studies [PMID:1] both found" reads, not "the studies [PMID:1] and both found".
         sentence = re.sub(rf"\[PMID:{pmid}\]{_JOINER}(?=\[PMID:\d+\])", "", sentence)
         sentence = re.sub(rf"(\[PMID:\d+\]){_JOINER}\[PMID:{pmid}\]", r"\1", sentence)
+        # The sentence's subject ("[PMID:1] found that ..."): "A study found that ...".
+        sentence = re.sub(
+            rf"^(\s*(?:[-*•]\s+)?)\[PMID:{pmid}\][ \t]+(?=[a-z])", r"\1A study ", sentence
+        )
         sentence = re.sub(
             rf"(\s?)\[PMID:{pmid}\](?=(\[?))",
             lambda m: m.group(1) if m.group(2) else "",

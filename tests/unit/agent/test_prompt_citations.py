@@ -391,6 +391,34 @@ def test_a_citation_removed_from_a_list_takes_its_joiner(
     assert remove_citations(sentence, [removed]) == kept
 
 
+@pytest.mark.parametrize(
+    ("sentence", "kept"),
+    [
+        ("[PMID:1] found that it may be omitted [PMID:2].",
+         "A study found that it may be omitted [PMID:2]."),
+        ("  - [PMID:1] shows that it may be omitted [PMID:2].",
+         "  - A study shows that it may be omitted [PMID:2]."),
+        ("[PMID:1] and [PMID:2] found that it may be omitted.",
+         "[PMID:2] found that it may be omitted."),
+    ],
+)  # fmt: skip
+def test_a_citation_removed_as_its_sentences_subject_leaves_a_sentence(
+    sentence: str, kept: str
+) -> None:
+    # The local model's "[PMID:...] found that in selected cases, ureteroscopy may be performed
+    # without ureteral meatal dilatation ..." lost its citation and read "found that in ...".
+    assert remove_citations(sentence, ["1"]) == kept
+
+
+def test_a_citation_of_no_retrieved_article_as_its_sentences_subject_leaves_a_sentence() -> None:
+    text = "[PMID:99999999] found that it may be omitted [PMID:2]."
+    assert enforce_citations(text, {"2"}).text == "A study found that it may be omitted [PMID:2]."
+    text = "Intro.\n\n- [PMID:99999999] shows that it may be omitted."
+    assert (
+        enforce_citations(text, {"2"}).text == "Intro.\n\n- A study shows that it may be omitted."
+    )
+
+
 def test_a_verdict_after_reasoning_on_the_same_line_keeps_the_reasoning() -> None:
     # A one-line answer lost everything: its verdict was taken for an opening guess, and the
     # reasoning before it went with it.
