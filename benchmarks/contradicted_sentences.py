@@ -7,6 +7,9 @@ article from ``pqal_dev_pubmed.xml``, and the label as the verdict:
 
 - **as written**: every sentence of the abstract, cited to its own article, in one answer. A
   sentence that goes is a false alarm: it is the article's own.
+- **conclusions read**: what each article's conclusion answers, read from its cues (the
+  reading both rules rest on), set against the label: how often a "yes" or "no" reading is
+  right.
 - **said the other way**: the question said as a statement ("Does maternal obesity have an
   influence on feeding behavior of obese children?" -> "Maternal obesity have an influence on
   feeding behavior of obese children", crude but with the question's words) where the label is
@@ -18,7 +21,8 @@ Usage::
 
     python benchmarks/contradicted_sentences.py [--data ../shared/data/pubmedqa]
 
-Last line: ``sentences=... as_written_dropped=... said_other_way=... caught=...``.
+Last line: ``sentences=... as_written_dropped=... said_other_way=... caught=...
+read_yes=right/all read_no=right/all``.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ import json
 import re
 from pathlib import Path
 
-from medlit.agent.contradicted import drop_contradicted
+from medlit.agent.contradicted import concludes, drop_contradicted
 from medlit.log import configure_logging
 from medlit.sources.pubmed_xml import parse_pubmed_xml
 from medlit.text import split_sentences
@@ -63,12 +67,17 @@ def main(argv: list[str] | None = None) -> int:
     records = json.loads(labels.read_text())
     articles = {a.pmid: a for a in parse_pubmed_xml(xml.read_bytes())}
     sentences = dropped = said_other_way = caught = 0
+    readings: dict[str, list[int]] = {"yes": [0, 0], "no": [0, 0]}  # right, all
     shown: dict[str, list[str]] = {"false alarm": [], "caught": [], "missed": []}
     for pmid, record in records.items():
         verdict, article = record["final_decision"], articles.get(pmid)
         if verdict not in ("yes", "no") or article is None:
             continue
         question, by_pmid = record["QUESTION"], {pmid: article}
+        reading = concludes(article, question)
+        if reading in readings:
+            readings[reading][0] += reading == verdict
+            readings[reading][1] += 1
         own = [s for section in article.abstract for s in split_sentences(section.text)]
         if len(own) < 2:
             continue
@@ -92,6 +101,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'... dropped':<52} {dropped}")
     print(f"{'questions said as the other answer':<52} {said_other_way}")
     print(f"{'... caught':<52} {caught} ({caught / max(said_other_way, 1):.0%})")
+    for reading, (right, read) in readings.items():
+        print(f"{'conclusions read ' + reading + ', right':<52} {right} of {read}")
     for kind, examples in shown.items():
         if examples:
             print(f"\n{kind}:")
@@ -99,7 +110,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  {line}")
     print(
         f"sentences={sentences} as_written_dropped={dropped} "
-        f"said_other_way={said_other_way} caught={caught}"
+        f"said_other_way={said_other_way} caught={caught} "
+        + " ".join(f"read_{r}={right}/{read}" for r, (right, read) in readings.items())
     )
     return 0
 

@@ -46,7 +46,14 @@ from medlit.log import get_logger
 from medlit.text import rewrite_sentences, split_sentences
 from medlit.types import Article
 
-__all__ = ["RESTATED", "consistent_verdict", "drop_contradicted", "stated_answer"]
+__all__ = [
+    "ASKED",
+    "RESTATED",
+    "concludes",
+    "consistent_verdict",
+    "drop_contradicted",
+    "stated_answer",
+]
 
 log = get_logger("agent.contradicted")
 
@@ -54,6 +61,9 @@ RESTATED = 0.75
 """Share of the question's content words a sentence must say to state its answer as a
 statement ("Very high serum CA 19-9 levels are a contraindication to pancreaticoduodenectomy")."""
 _ASKING = content_terms("does do did is are was were can could should will would has have")
+ASKED = 0.5
+"""Share of the question's content words a conclusion sentence must say to decide what a
+conclusion whose sentences read different ways answers."""
 
 
 def stated_answer(sentence: str, question: str) -> Stance | None:
@@ -72,10 +82,22 @@ def stated_answer(sentence: str, question: str) -> Stance | None:
     return None
 
 
-def _concludes(article: Article, question: str) -> Stance | None:
-    """What the article's conclusion answers, when its sentences with a cue agree."""
-    stances = {sentence_stance(s, question) for s in conclusion_sentences(article)} - {None}
-    return stances.pop() if len(stances) == 1 else None
+def concludes(article: Article, question: str) -> Stance | None:
+    """What the article's conclusion answers: what its sentences with a cue say, when they
+    agree; when they read different ways, what the one of them that says the most of the
+    question says, if it says at least :data:`ASKED` of the question's words ("... maternal
+    obesity was found to have no significant influence on feeding behavior of obese school
+    children", after two sentences reading yes on the children's BMI)."""
+    read = [(s, st) for s in conclusion_sentences(article) if (st := sentence_stance(s, question))]
+    stances = {stance for _, stance in read}
+    if len(stances) == 1:
+        return stances.pop()
+    asked = content_terms(question) - _ASKING
+    nearest = _nearest(question, [s for s, _ in read])
+    if len(nearest) != 1 or len(content_terms(nearest[0]) & asked) < ASKED * len(asked):
+        return None
+    stance = dict(read)[nearest[0]]
+    return stance if stance in ("yes", "no") else None
 
 
 def _conclusions(
@@ -83,7 +105,7 @@ def _conclusions(
 ) -> dict[str, Stance | None]:
     """What each article the ``cited`` sentences cite concludes, read once an article."""
     pmids = dict.fromkeys(p for _, cites in cited for p in cites)
-    return {p: _concludes(articles[p], question) for p in pmids}
+    return {p: concludes(articles[p], question) for p in pmids}
 
 
 def _cited(text: str, articles: Mapping[str, Article]) -> list[tuple[str, list[str]]]:
@@ -104,7 +126,7 @@ def _concluded_otherwise(
 ) -> bool:
     """Whether ``article``'s conclusion answers ``other_way``, or states the comparison
     opposite to ``said`` (and never ``said`` itself)."""
-    if _concludes(article, question) == other_way:
+    if concludes(article, question) == other_way:
         return True
     stated = {comparison(s) for s in conclusion_sentences(article)} - {None}
     return bool(stated) and said not in stated
@@ -125,13 +147,15 @@ def consistent_verdict(
     "uncertain" (the answer says both). The same model's answer "... are not contraindicated
     to pancreaticoduodenectomy [PMID]" was read "yes" by the verdict call, over an article
     that concludes no. Only a "yes" is turned: a small model's reading leans to yes, and a
-    "no" is read only from clear mass on it (:mod:`medlit.agent.verdict`). On PubMedQA's 500
-    questions a conclusion read "no" this way is right 52 times in 70: one reading alone
-    does not overrule the verdict call. A "no" under the same two readings the other way
-    (the cited articles all conclude yes, a cited sentence states yes) is "uncertain", never
-    "yes": the local model wrote "Verdict: No" over its own "The prevalence of general
-    practitioner visits and hospitalization among elderly Spanish increased over the last
-    decade", citing the article that concludes so, asked whether health care use had gone up.
+    "no" is read only from clear mass on it (:mod:`medlit.agent.verdict`). On PubMedQA's
+    questions labelled yes or no, a conclusion read "no" (:func:`concludes`) is right 59 times
+    in 73, and one read "yes" 173 times in 196 (``benchmarks/contradicted_sentences.py``):
+    one reading alone does not overrule the verdict call. A "no" under the same two readings
+    the other way (the cited articles all conclude yes, a cited sentence states yes) is
+    "uncertain", never "yes": the local model wrote "Verdict: No" over its own "The
+    prevalence of general practitioner visits and hospitalization among elderly Spanish
+    increased over the last decade", citing the article that concludes so, asked whether
+    health care use had gone up.
 
     A yes or a no is "uncertain" when the answer reversed a finding of an article
     (``reversed_from``: :mod:`medlit.agent.reversed_findings`, each PMID with what the answer
@@ -177,7 +201,7 @@ def _contradicts(
     said = [s for section in article.abstract for s in split_sentences(section.text)]
     if any(stated_answer(s, question) == stated for s in _nearest(sentence, said)):
         return False  # the article says it
-    if _concludes(article, question) == verdict:
+    if concludes(article, question) == verdict:
         return True
     nearest = _nearest(sentence, conclusion_sentences(article))
     return len(nearest) == 1 and sentence_stance(nearest[0], question) == verdict

@@ -3,7 +3,12 @@ conclusion goes (:mod:`medlit.agent.contradicted`)."""
 
 from __future__ import annotations
 
-from medlit.agent.contradicted import consistent_verdict, drop_contradicted, stated_answer
+from medlit.agent.contradicted import (
+    concludes,
+    consistent_verdict,
+    drop_contradicted,
+    stated_answer,
+)
 from medlit.types import AbstractSection, Article
 
 QUESTION = "Are very high serum CA 19-9 levels a contraindication to pancreaticoduodenectomy?"
@@ -99,6 +104,29 @@ def test_where_the_conclusion_reads_both_ways_its_sentence_nearest_the_statement
         "a sentence was left out: it cited PMID 2 for the answer 'yes', where the article "
         "concludes 'no'"
     ]
+
+
+def test_a_conclusion_reading_both_ways_answers_as_its_sentence_on_the_question() -> None:
+    assert concludes(MIXED, OBESITY_QUESTION) == "no"
+    # The local model's "Verdict: Yes" (gold no) over its own cited "no difference" finding.
+    restated = "The evidence shows that obese mothers influence how their obese children eat"
+    finding = "No difference was found in the feeding scores between obese and non-obese mothers"
+    text = f"{restated} [PMID:2]. {finding} [PMID:2]."
+    assert consistent_verdict(text, "yes", {"2": MIXED}, OBESITY_QUESTION) == "uncertain"
+    # A sentence saying too little of the question decides nothing.
+    off_question = Article(
+        pmid="3",
+        title=MIXED.title,
+        abstract=[
+            AbstractSection(
+                label="CONCLUSIONS",
+                category="CONCLUSIONS",
+                text="Mothers' BMI highly correlate with children's BMI-z-scores. Feeding was "
+                "not affected.",
+            )
+        ],
+    )
+    assert concludes(off_question, OBESITY_QUESTION) is None
 
 
 def test_a_sentence_its_article_says_stays_whatever_the_conclusion() -> None:
