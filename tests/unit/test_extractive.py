@@ -258,6 +258,13 @@ def test_yes_no_question_detection(question: str, expected: bool) -> None:
             "uncertain",
         ),
         ("The weather was pleasant during recruitment.", "Does aspirin reduce stroke?", None),
+        (
+            # A tumour's grade is no negative finding (PubMedQA 12947068's conclusion).
+            "Potentially curative therapy results in significantly improved LE and QALE for "
+            "older men with moderately or poorly differentiated localized prostate cancer.",
+            "Do older men benefit from curative treatment of localized prostate cancer?",
+            "yes",
+        ),
     ],
 )
 def test_sentence_stance(sentence: str, question: str, expected: str | None) -> None:

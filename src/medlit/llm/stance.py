@@ -84,10 +84,11 @@ _ADVERSE = re.compile(
     r"|side effects?|bleeding|failure\w*|recurren\w*)\b",
     re.I,
 )
-# Negations that do not negate the finding: "worse than those who had not received X".
+# Negations that do not negate the finding: "worse than those who had not received X"; a
+# tumour's grade ("poorly differentiated").
 _BENIGN_NEGATION = re.compile(
     r"\bthan (?:\w+ ){0,3}(?:who|that|which) (?:had|did|were|was|have|do|does) not \w+"
-    r"|\bwhether or not\b|\bwith or without\b|\bnot only\b",
+    r"|\bwhether or not\b|\bwith or without\b|\bnot only\b|\bpoorly[- ]differentiated\b",
     re.I,
 )
 _SKEPTICAL_QUESTION = re.compile(r"\b(?:really|truly|actually|still|myth|overrated)\b", re.I)
