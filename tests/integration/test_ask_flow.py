@@ -536,6 +536,27 @@ async def test_a_statement_its_verdict_and_its_article_contradict_is_left_out(
     ]
 
 
+async def test_an_inference_no_cited_article_draws_is_left_out(
+    settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
+) -> None:
+    # The local model reported a finding and read its own inference into it: "... was five,
+    # indicating that participants were not reporting their sexual practices frequently
+    # enough to generate a statistically significant result [PMID]".
+    invented = "pharmacies were not stocking enough aspirin to change national prescribing"
+    llm_server.responder = _answering(
+        lambda prompt: (
+            f"Aspirin lowered stroke risk compared with placebo, suggesting that {invented} "
+            "[PMID:31000002]. Aspirin reduced the incidence of ischaemic stroke in adults "
+            "[PMID:31000001].\nVerdict: Yes"
+        )
+    )
+    result = await _ask_once(settings, eutils, llm_server, Q1)
+    assert invented not in result.answer
+    assert "Aspirin lowered stroke risk compared with placebo [PMID:31000002]." in result.answer
+    assert result.warnings == [f'an inference no article it cites draws was left out: "{invented}"']
+    assert result.verdict == "yes"
+
+
 async def test_asked_about_children_answered_from_studies_that_never_mention_them(
     settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
 ) -> None:

@@ -45,6 +45,7 @@ from medlit.agent.cited_numbers import drop_unsourced_numbers
 from medlit.agent.cited_subjects import drop_unsaid_subjects, populations_unspoken
 from medlit.agent.contradicted import consistent_verdict, drop_contradicted
 from medlit.agent.deps import AgentDeps
+from medlit.agent.inferences import drop_unsupported_inferences
 from medlit.agent.memory import Turn, session_key, summary_messages
 from medlit.agent.prompt import (
     ANSWER_ECHOED,
@@ -514,8 +515,9 @@ class AskNodes:
         subject or population of the question the sentence names, goes, and so does a
         sentence left with none; a sentence carrying a technical term only an article it does
         not cite says goes; a citation to an article whose matching sentence states the
-        opposite comparison ("higher" over "similar") goes; an uncited conclusion no article
-        supports goes. The verdict is asked of the checked text when the model wrote none, or
+        opposite comparison ("higher" over "similar") goes; an inference ("..., suggesting
+        that ...") no article it cites draws goes; an uncited conclusion no article supports
+        goes. The verdict is asked of the checked text when the model wrote none, or
         when a sentence it may have rested on was left out; it is "uncertain" when what the
         question names, or a subject word of it, was said only by sentences left out, when
         none of the articles cited speaks of the population the question names, when no
@@ -537,6 +539,7 @@ class AskNodes:
         check.text, misattributed = drop_misattributed(check.text, articles)
         check.text, unsourced = drop_unsourced_numbers(check.text, articles)
         check.text, reversed_, reversed_from = drop_reversed_findings(check.text, articles)
+        check.text, inferred = drop_unsupported_inferences(check.text, articles)
         unsaid = drop_unsaid_subjects(check.text, articles, question)
         borrowed = drop_borrowed_terms(unsaid.text, articles, question)
         unsupported = drop_unsupported(borrowed.text, articles, question)
@@ -545,6 +548,7 @@ class AskNodes:
             misattribution_warnings(misattributed)
             + unsourced
             + reversed_
+            + inferred
             + unsaid.warnings
             + borrowed.warnings
             + unsupported.warnings

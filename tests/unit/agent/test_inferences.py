@@ -1,0 +1,60 @@
+"""An inference the answer draws must be one its articles draw
+(:mod:`medlit.agent.inferences`)."""
+
+from __future__ import annotations
+
+from medlit.agent.inferences import drop_unsupported_inferences, inference
+from medlit.types import AbstractSection, Article
+
+# The shape of PubMedQA's 15280782 (unsafe sex among HIV-infected individuals).
+COHORT = Article(
+    pmid="1",
+    title="Is unsafe sexual behaviour increasing among HIV-infected individuals?",
+    abstract=[
+        AbstractSection(
+            label="METHODS",
+            category="METHODS",
+            text="Participants were asked about their sexual practices every 6 months. The "
+            "median number of questionnaires completed per individual was five.",
+        ),
+        AbstractSection(
+            label="CONCLUSIONS",
+            category="CONCLUSIONS",
+            text="There was no evidence of an increase in reported unsafe sex over time, which "
+            "suggests that prevention efforts kept pace with the availability of treatment.",
+        ),
+    ],
+)
+FINDING = "The median number of questionnaires completed per individual was five"
+INVENTED = (
+    "participants were not reporting their sexual practices frequently enough to generate a "
+    "statistically significant result"
+)
+
+
+def test_an_inference_is_read_off_its_finding() -> None:
+    assert inference(f"{FINDING}, indicating that {INVENTED} [PMID:1].") == (FINDING, INVENTED)
+    assert inference(f"{FINDING}, which suggests {INVENTED}.") == (FINDING, INVENTED)
+    assert inference(f"This suggests that {INVENTED} [PMID:1].") == ("", INVENTED)
+    assert inference(f"{FINDING} [PMID:1].") is None
+
+
+def test_an_inference_no_cited_article_draws_goes_and_its_finding_stays() -> None:
+    # What the local model wrote, citing the cohort study.
+    text = f"{FINDING}, indicating that {INVENTED} [PMID:1]. Unsafe sex did not increase [PMID:1]."
+    kept, warnings = drop_unsupported_inferences(text, {"1": COHORT})
+    assert kept == f"{FINDING} [PMID:1]. Unsafe sex did not increase [PMID:1]."
+    assert warnings == [f'an inference no article it cites draws was left out: "{INVENTED}"']
+    # A sentence that is all inference goes whole; uncited, it is held to every article.
+    text = f"Unsafe sex did not increase [PMID:1]. This suggests that {INVENTED}."
+    kept, warnings = drop_unsupported_inferences(text, {"1": COHORT})
+    assert kept == "Unsafe sex did not increase [PMID:1]."
+    assert warnings == [f'an inference no retrieved article draws was left out: "{INVENTED}"']
+
+
+def test_an_inference_its_article_draws_stays() -> None:
+    text = (
+        "Reported unsafe sex did not increase, suggesting that prevention efforts kept pace "
+        "with the availability of treatment [PMID:1]. This suggests that it works."
+    )
+    assert drop_unsupported_inferences(text, {"1": COHORT}) == (text, [])
