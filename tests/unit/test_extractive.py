@@ -259,6 +259,16 @@ def test_yes_no_question_detection(question: str, expected: bool) -> None:
         ),
         ("The weather was pleasant during recruitment.", "Does aspirin reduce stroke?", None),
         (
+            # What is shown answers, not the showing: the local model's "Verdict: No" sentence
+            # read uncertain ("shows that" a yes cue, "not" a no cue).
+            "The evidence shows that extended aortic replacement in acute type A dissection is "
+            "not justified.",
+            "Is extended aortic replacement justified in acute type A dissection?",
+            "no",
+        ),
+        ("These results show that the procedure is safe.", "Is the procedure feasible?", "yes"),
+        ("We did not show that X improves survival.", "Does X improve survival?", "no"),
+        (
             # A tumour's grade is no negative finding (PubMedQA 12947068's conclusion).
             "Potentially curative therapy results in significantly improved LE and QALE for "
             "older men with moderately or poorly differentiated localized prostate cancer.",

@@ -79,6 +79,11 @@ _POSITIVE = re.compile(
     r"|indicat\w* that|play\w* an? (?:\w+ )?role)\b",
     re.I,
 )
+# What reports a finding ("The evidence shows that", "These data suggest that"): a yes cue
+# alone, but the finding it reports answers when that has a cue of its own.
+_REPORTED = re.compile(
+    r"\b(?:show|suggest|indicat|demonstrat|reveal|confirm)\w*\s+that\s+(?=\w)", re.I
+)
 _ADVERSE = re.compile(
     r"\b(?:complication\w*|adverse|toxicit\w*|morbidit\w*|mortality|death\w*|harm\w*|risk\w*"
     r"|side effects?|bleeding|failure\w*|recurren\w*)\b",
@@ -158,6 +163,12 @@ def _clause_stance(clause: str, question: str) -> Stance | None:
     """A clause's answer to the question: yes, no, uncertain (mixed) or None (no cue)."""
     if _HEDGE.search(clause):
         return "uncertain"
+    reported = _REPORTED.search(clause)
+    if reported and not _NEGATIVE.search(clause[: reported.start()]):
+        # "The evidence shows that X is not justified": what is shown answers, not the showing.
+        said = _clause_stance(clause[reported.end() :], question)
+        if said is not None:
+            return said
     clause = _BENIGN_NEGATION.sub(" ", clause)
     equivalence_question = bool(_EQUIV_QUESTION.search(question))
     if _NO_DIFFERENCE.search(clause) or (
