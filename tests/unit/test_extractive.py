@@ -267,6 +267,13 @@ def test_yes_no_question_detection(question: str, expected: bool) -> None:
             "no",
         ),
         ("These results show that the procedure is safe.", "Is the procedure feasible?", "yes"),
+        (
+            # PubMedQA 12607666's conclusion (gold yes) read nothing.
+            "Extended replacement can be done with good early and midterm results. Therefore we "
+            "advocate complete replacement in all patients.",
+            "Is extended aortic replacement justified in acute type A dissection?",
+            "yes",
+        ),
         ("We did not show that X improves survival.", "Does X improve survival?", "no"),
         (
             # A tumour's grade is no negative finding (PubMedQA 12947068's conclusion).

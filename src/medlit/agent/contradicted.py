@@ -26,7 +26,7 @@ no finding (an aim, a question, a hypothesis), a sentence citing an article that
 otherwise or nothing clear, and any answer with no other cited sentence left. Cited to their
 own article, with the PubMedQA label as the verdict, 2 of the 5,048 sentences of its abstracts
 go, where 175 did when only the conclusion counted; of its 445 questions said as a statement of
-the other answer, 176 go, where 138 did (``python benchmarks/contradicted_sentences.py``).
+the other answer, 177 go, where 138 did (``python benchmarks/contradicted_sentences.py``).
 """
 
 from __future__ import annotations
@@ -149,7 +149,7 @@ def consistent_verdict(
     that concludes no. Only a "yes" is turned: a small model's reading leans to yes, and a
     "no" is read only from clear mass on it (:mod:`medlit.agent.verdict`). On PubMedQA's
     questions labelled yes or no, a conclusion read "no" (:func:`concludes`) is right 72 times
-    in 87, and one read "yes" 174 times in 197 (``benchmarks/contradicted_sentences.py``):
+    in 87, and one read "yes" 175 times in 198 (``benchmarks/contradicted_sentences.py``):
     one reading alone does not overrule the verdict call. A "no" under the same two readings
     the other way (the cited articles all conclude yes, a cited sentence states yes) is
     "uncertain", never "yes": the local model wrote "Verdict: No" over its own "The

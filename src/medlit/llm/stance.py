@@ -75,7 +75,8 @@ _POSITIVE = re.compile(
     r"|improv\w*|reduc\w*|decreas\w*|increas\w*|lower\w*|higher|better|worse|superior|greater"
     r"|effective\w*|efficac\w*|safe|safely|feasible|beneficial|benefit\w*|useful|valuable"
     r"|valid|reliable|accurate|independent(?:ly)?|risk factor|contribut\w*|confirm\w*"
-    r"|demonstrat\w* that|support\w* the|recommended|can be used|suggest\w* that|show\w* that"
+    r"|demonstrat\w* that|support\w* the|recommended|advocated?|can be used|suggest\w* that"
+    r"|show\w* that|good (?:\w+ ){0,3}(?:results|outcomes?)"
     r"|indicat\w* that|play\w* an? (?:\w+ )?role)\b",
     re.I,
 )
