@@ -17,7 +17,7 @@ from medlit.agent.prompt import ANSWER_ECHOED, ANSWER_EMPTY, NO_EVIDENCE_ANSWER
 from medlit.assistant import AskResult, Assistant
 from medlit.config import Settings
 from medlit.types import AbstractSection, Article
-from tests.fakes.eutils_server import FakeEutils
+from tests.fakes.eutils_server import FakeEutils, article_to_xml
 from tests.fakes.evidence_llm import EvidenceResponder
 from tests.fakes.fixtures import sample_articles
 from tests.fakes.llm_server import FakeLLMServer
@@ -555,6 +555,47 @@ async def test_an_inference_no_cited_article_draws_is_left_out(
     assert "Aspirin lowered stroke risk compared with placebo [PMID:31000002]." in result.answer
     assert result.warnings == [f'an inference no article it cites draws was left out: "{invented}"']
     assert result.verdict == "yes"
+
+
+async def test_an_articles_title_said_back_as_the_answer_it_does_not_give_is_left_out(
+    settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
+) -> None:
+    # The local model said PubMedQA 11340218's title back as its finding ("... pretreatment
+    # with statins improves clinical outcome after stroke [PMID]", Verdict: Yes; gold no).
+    title = "Does aspirin monotherapy prevent stroke recurrence after TIA?"
+    eutils.add_xml(
+        b"<PubmedArticleSet>"
+        + article_to_xml(
+            Article(
+                pmid="31000077",
+                title=title,
+                abstract=[
+                    AbstractSection(
+                        label="CONCLUSIONS",
+                        category="CONCLUSIONS",
+                        text="Aspirin monotherapy did not prevent stroke recurrence after TIA.",
+                    )
+                ],
+                year=2019,
+            )
+        )
+        + b"</PubmedArticleSet>"
+    )
+    llm_server.responder = _answering(
+        lambda prompt: (
+            "Aspirin monotherapy prevents stroke recurrence after TIA [PMID:31000077]. Aspirin "
+            "reduced the incidence of ischaemic stroke in adults [PMID:31000001].\nVerdict: Yes"
+        )
+    )
+    result = await _ask_once(
+        settings, eutils, llm_server, "Does aspirin prevent stroke recurrence after TIA?"
+    )
+    assert "monotherapy prevents" not in result.answer
+    assert "[PMID:31000001]" in result.answer
+    assert result.warnings == [
+        "a sentence was left out: it cited PMID 31000077 for the answer 'yes' to the question "
+        "its title asks, where it concludes 'no'"
+    ]
 
 
 async def test_asked_about_children_answered_from_studies_that_never_mention_them(

@@ -268,6 +268,13 @@ def test_yes_no_question_detection(question: str, expected: bool) -> None:
         ),
         ("These results show that the procedure is safe.", "Is the procedure feasible?", "yes"),
         (
+            # PubMedQA 11340218 (gold no): a study's power, not a benefit found.
+            "The statistical power of this study was such that only large beneficial effects of "
+            "statins in acute stroke could be confirmed.",
+            "Does pretreatment with statins improve clinical outcome after stroke?",
+            "uncertain",
+        ),
+        (
             # PubMedQA 12607666's conclusion (gold yes) read nothing.
             "Extended replacement can be done with good early and midterm results. Therefore we "
             "advocate complete replacement in all patients.",

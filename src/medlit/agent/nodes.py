@@ -56,6 +56,7 @@ from medlit.agent.prompt import (
     expand_context,
     without_headers,
 )
+from medlit.agent.restated_titles import drop_restated_titles
 from medlit.agent.reversed_findings import drop_reversed_findings
 from medlit.agent.state import AgentState
 from medlit.agent.unmentioned import unmentioned_terms
@@ -516,8 +517,9 @@ class AskNodes:
         sentence left with none; a sentence carrying a technical term only an article it does
         not cite says goes; a citation to an article whose matching sentence states the
         opposite comparison ("higher" over "similar") goes; an inference ("..., suggesting
-        that ...") no article it cites draws goes; an uncited conclusion no article supports
-        goes. The verdict is asked of the checked text when the model wrote none, or
+        that ...") no article it cites draws goes; a citation for the answer to its article's
+        title question that the article does not give goes; an uncited conclusion no article
+        supports goes. The verdict is asked of the checked text when the model wrote none, or
         when a sentence it may have rested on was left out; it is "uncertain" when what the
         question names, or a subject word of it, was said only by sentences left out, when
         none of the articles cited speaks of the population the question names, when no
@@ -540,6 +542,7 @@ class AskNodes:
         check.text, unsourced = drop_unsourced_numbers(check.text, articles)
         check.text, reversed_, reversed_from = drop_reversed_findings(check.text, articles)
         check.text, inferred = drop_unsupported_inferences(check.text, articles)
+        check.text, titled = drop_restated_titles(check.text, articles)
         unsaid = drop_unsaid_subjects(check.text, articles, question)
         borrowed = drop_borrowed_terms(unsaid.text, articles, question)
         unsupported = drop_unsupported(borrowed.text, articles, question)
@@ -549,6 +552,7 @@ class AskNodes:
             + unsourced
             + reversed_
             + inferred
+            + titled
             + unsaid.warnings
             + borrowed.warnings
             + unsupported.warnings

@@ -48,6 +48,7 @@ _HEDGE = re.compile(
     r"|not (?:yet )?(?:clear|known|established|certain|conclusive)"
     r"|cannot be (?:determined|concluded|excluded|ruled out|answered|established)"
     r"|insufficient (?:evidence|data)|limited (?:evidence|data)|mixed (?:results|evidence)"
+    r"|only (?:\w+ ){0,10}(?:could|can) be (?:confirmed|detected|demonstrated|shown)"
     r"|may or may not|further (?:studies|research|trials) (?:are|is) (?:needed|required) to "
     r"(?:determine|establish|clarify|confirm) whether)\b",
     re.I,

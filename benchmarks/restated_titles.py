@@ -1,0 +1,79 @@
+"""A title question said back as the finding: how often does the check take it out, and rightly?
+
+A cited sentence that says its article's title question as an answer loses that citation when
+the article's conclusion answers the title the other way
+(:func:`medlit.agent.restated_titles.drop_restated_titles`). Over the PubMedQA articles of
+``../shared/data/pubmedqa`` whose title is a question, each title is said back two ways, cited
+to its article:
+
+- **as yes**: the title as a statement ("Does pretreatment with statins improve clinical
+  outcome after stroke?" -> "Pretreatment with statins improve clinical outcome after
+  stroke", crude but with the title's words), what the local model writes;
+- **as no**: "There is no evidence that" before it.
+
+A sentence taken out is right when the article's label (``final_decision``) is the other
+answer, wrong when it is the same one (a ``maybe`` is counted apart).
+
+Usage::
+
+    python benchmarks/restated_titles.py [--data ../shared/data/pubmedqa]
+
+Last line: ``titles=... yes_taken_right=... yes_taken_wrong=... no_taken_right=...
+no_taken_wrong=...``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from pathlib import Path
+
+from contradicted_sentences import statement
+from medlit.agent.restated_titles import drop_restated_titles
+from medlit.log import configure_logging
+from medlit.sources.pubmed_xml import parse_pubmed_xml
+
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared/data/pubmedqa"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    args = parser.parse_args(argv)
+    labels, xml = args.data / "pqal_dev.json", args.data / "pqal_dev_pubmed.xml"
+    if not (labels.exists() and xml.exists()):
+        print(f"no data at {args.data}: see ../shared/data/README.md")
+        return 1
+    configure_logging("error")
+    records = json.loads(labels.read_text())
+    articles = {a.pmid: a for a in parse_pubmed_xml(xml.read_bytes())}
+    counts: Counter[tuple[str, str, bool]] = Counter()
+    titles = 0
+    for pmid, record in records.items():
+        article = articles.get(pmid)
+        if article is None or not article.title.strip().endswith("?"):
+            continue
+        titles += 1
+        yes = statement(article.title)
+        no = f"There is no evidence that {yes[0].lower()}{yes[1:]}"
+        for said, sentence in (("yes", yes), ("no", no)):
+            _, warnings = drop_restated_titles(f"{sentence} [PMID:{pmid}].", {pmid: article})
+            counts[(said, record["final_decision"], bool(warnings))] += 1
+    print(f"PubMedQA articles whose title is a question: {titles}\n")
+    print(f"{'said as':<9} {'label':<7} {'taken out':>10} {'kept':>6}")
+    for said in ("yes", "no"):
+        for label in ("yes", "no", "maybe"):
+            taken, kept = counts[(said, label, True)], counts[(said, label, False)]
+            print(f"{said:<9} {label:<7} {taken:>10} {kept:>6}")
+    print(
+        f"titles={titles} yes_taken_right={counts[('yes', 'no', True)]} "
+        f"yes_taken_wrong={counts[('yes', 'yes', True)]} "
+        f"no_taken_right={counts[('no', 'yes', True)]} "
+        f"no_taken_wrong={counts[('no', 'no', True)]}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
