@@ -60,7 +60,6 @@ log = get_logger("agent.contradicted")
 RESTATED = 0.75
 """Share of the question's content words a sentence must say to state its answer as a
 statement ("Very high serum CA 19-9 levels are a contraindication to pancreaticoduodenectomy")."""
-_ASKING = content_terms("does do did is are was were can could should will would has have")
 ASKED = 0.5
 """Share of the question's content words a conclusion sentence must say to decide what a
 conclusion whose sentences read different ways answers."""
@@ -76,7 +75,7 @@ def stated_answer(sentence: str, question: str) -> Stance | None:
     stance = sentence_stance(text, question)
     if stance is not None:
         return stance if stance in ("yes", "no") else None
-    asked = content_terms(question) - _ASKING
+    asked = content_terms(question)
     if asked and len(asked & content_terms(text)) >= RESTATED * len(asked):
         return "yes"
     return None
@@ -92,7 +91,7 @@ def concludes(article: Article, question: str) -> Stance | None:
     stances = {stance for _, stance in read}
     if len(stances) == 1:
         return stances.pop()
-    asked = content_terms(question) - _ASKING
+    asked = content_terms(question)
     nearest = _nearest(question, [s for s, _ in read])
     if len(nearest) != 1 or len(content_terms(nearest[0]) & asked) < ASKED * len(asked):
         return None

@@ -35,8 +35,6 @@ __all__ = ["drop_restated_titles", "title_answer"]
 
 log = get_logger("agent.restated_titles")
 
-_ASKING = content_terms("does do did is are was were can could should will would has have")
-
 
 def title_answer(sentence: str, article: Article) -> Stance | None:
     """The answer ``sentence`` gives to ``article``'s title question when it says most of it
@@ -44,7 +42,7 @@ def title_answer(sentence: str, article: Article) -> Stance | None:
     title = article.title.strip()
     if not title.endswith("?"):
         return None
-    asked = content_terms(title) - _ASKING
+    asked = content_terms(title)
     said = content_terms(without_citations(sentence))
     if not asked or len(asked & said) < RESTATED * len(asked):
         return None
