@@ -598,6 +598,27 @@ async def test_an_articles_title_said_back_as_the_answer_it_does_not_give_is_lef
     ]
 
 
+async def test_a_publication_year_no_cited_article_has_is_taken_out(
+    settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
+) -> None:
+    # The local model dated a 2014 case report "two studies published between 2011 and 2013".
+    llm_server.responder = _answering(
+        lambda prompt: (
+            "A meta-analysis published in 2011 found that aspirin reduced the incidence of "
+            "ischaemic stroke in adults [PMID:31000001].\nVerdict: Yes"
+        )
+    )
+    result = await _ask_once(settings, eutils, llm_server, Q1)
+    assert (
+        "A meta-analysis found that aspirin reduced the incidence of ischaemic stroke in adults "
+        "[PMID:31000001]." in result.answer
+    )
+    assert result.warnings == [
+        'a publication year was taken out: "published in 2011", where what it cites is of 2020'
+    ]
+    assert result.verdict == "yes"
+
+
 async def test_asked_about_children_answered_from_studies_that_never_mention_them(
     settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
 ) -> None:

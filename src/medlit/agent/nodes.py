@@ -43,6 +43,7 @@ from medlit.agent.citations import (
 )
 from medlit.agent.cited_numbers import drop_unsourced_numbers
 from medlit.agent.cited_subjects import drop_unsaid_subjects, populations_unspoken
+from medlit.agent.cited_years import drop_wrong_years
 from medlit.agent.contradicted import consistent_verdict, drop_contradicted
 from medlit.agent.deps import AgentDeps
 from medlit.agent.inferences import drop_unsupported_inferences
@@ -514,7 +515,8 @@ class AskNodes:
         Citations are enforced and attributed; a citation to an article about something else
         the sentence names, that lacks a number the sentence gives, or that never speaks of a
         subject or population of the question the sentence names, goes, and so does a
-        sentence left with none; a sentence carrying a technical term only an article it does
+        sentence left with none; a publication year ("published in 2012") no cited article
+        has is taken out; a sentence carrying a technical term only an article it does
         not cite says goes; a citation to an article whose matching sentence states the
         opposite comparison ("higher" over "similar") goes; an inference ("..., suggesting
         that ...") no article it cites draws goes; a citation for the answer to its article's
@@ -540,6 +542,7 @@ class AskNodes:
         check.text = drop_citation_only(check.text)
         check.text, misattributed = drop_misattributed(check.text, articles)
         check.text, unsourced = drop_unsourced_numbers(check.text, articles)
+        check.text, misdated = drop_wrong_years(check.text, articles)
         check.text, reversed_, reversed_from = drop_reversed_findings(check.text, articles)
         check.text, inferred = drop_unsupported_inferences(check.text, articles)
         check.text, titled = drop_restated_titles(check.text, articles)
@@ -550,6 +553,7 @@ class AskNodes:
         warnings = (
             misattribution_warnings(misattributed)
             + unsourced
+            + misdated
             + reversed_
             + inferred
             + titled
