@@ -122,9 +122,9 @@ _AGE = re.compile(
     r"(?:\s*-?\s*old|\b)"
 )
 _POPULATION_WORDS = {
-    "infant": r"\b(?:baby|babies|infants?|newborns?|neonat)",
+    "infant": r"\b(?:baby|babies|infants?|newborns?|neonat|nicus?\b)",
     "child": r"\b(?:child|children|kids?|toddlers?|teens?|teenagers?|adolescents?|boys?|girls?"
-    r"|pediatric|paediatric|school-?age)\b",
+    r"|pediatric|paediatric|school-?age|picus?)\b",
     "adult": r"\badults?\b|\bgrown-?ups?\b",
     "elderly": r"\b(?:elderly|seniors?|geriatric|aged|octogenarians?|nonagenarians?)\b"
     r"|\bold (?:man|woman|people|age)\b"

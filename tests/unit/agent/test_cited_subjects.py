@@ -110,3 +110,20 @@ def test_a_study_of_infants_speaks_of_children_but_not_the_converse() -> None:
     assert populations_unspoken(of_infants, "Trough levels guided dosing [PMID:3].", articles) == [
         "infants"
     ]
+
+
+def test_a_study_in_a_paediatric_or_neonatal_unit_speaks_of_its_patients() -> None:
+    # PubMedQA 14612308 says "PICU" and nothing else of children; asked "Can the PRISM score
+    # predict how long a child stays in the PICU?", the answer opened "None of the articles
+    # cited speaks of children".
+    picu = article(
+        "5",
+        "Can PRISM predict length of PICU stay?",
+        "Admissions to our level-III PICU from 1994 to 1999 were scored with PRISM.",
+    )
+    question = "Can the PRISM score predict how long a child stays in the PICU?"
+    text = "PRISM correlated weakly with length of PICU stay in children [PMID:5]."
+    assert drop_unsaid_subjects(text, {"5": picu}, question).text == text
+    assert populations_unspoken(question, text, {"5": picu}) == []
+    nicu = article("6", "Outcomes in our NICU", "Admissions to the NICU were reviewed.")
+    assert populations_unspoken("Do infants do well?", "They do [PMID:6].", {"6": nicu}) == []
