@@ -114,7 +114,10 @@ def drop_unsupported_inferences(
         warnings.append(f'an inference {no_article} draws was left out: "{shown}"')
         if not finding:
             return ""
-        cites = "".join(_CITES.findall(sentence)).strip()
+        # The finding keeps the citations written before the inference, or else the sentence's.
+        clause = _CLAUSE.search(sentence)
+        cites = "".join(_CITES.findall(sentence[: clause.start()] if clause else ""))
+        cites = (cites or "".join(_CITES.findall(sentence))).strip()
         before = sentence[: len(sentence) - len(sentence.lstrip())]
         after = sentence[len(sentence.rstrip()) :]
         return f"{before}{finding.strip()}{' ' + cites if cites else ''}.{after}"

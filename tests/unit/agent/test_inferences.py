@@ -52,6 +52,13 @@ def test_an_inference_no_cited_article_draws_goes_and_its_finding_stays() -> Non
     assert warnings == [f'an inference no retrieved article draws was left out: "{INVENTED}"']
 
 
+def test_the_finding_keeps_the_citations_written_before_the_inference() -> None:
+    other = COHORT.model_copy(update={"pmid": "2"})
+    text = f"{FINDING} [PMID:1], indicating that {INVENTED} [PMID:2]. It rose [PMID:1]."
+    kept, _ = drop_unsupported_inferences(text, {"1": COHORT, "2": other})
+    assert kept == f"{FINDING} [PMID:1]. It rose [PMID:1]."
+
+
 def test_an_inference_its_article_draws_stays() -> None:
     text = (
         "Reported unsafe sex did not increase, suggesting that prevention efforts kept pace "
