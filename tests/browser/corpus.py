@@ -84,6 +84,10 @@ def browser_corpus() -> list[Article]:
     return sample_articles() + stroke + hostile + list(ARTICLES)
 
 
+RESEARCH_STEP_S = 0.4
+"""How long the fake model takes over each research step."""
+
+
 class BrowserResponder:
     """The fake model: research prompts go to :class:`ResearchResponder`, the rest (the ask
     tasks) to :class:`EvidenceResponder`, which answers "Yes" and quotes the evidence."""
@@ -96,5 +100,8 @@ class BrowserResponder:
         messages = request.get("messages", [])
         system = str(messages[0]["content"]) if messages else ""
         if system.startswith("medlit research:"):
-            return self.research(request)
+            reply = self.research(request)
+            # A research step takes a moment, as a model's does: a quick job otherwise ended
+            # before a loaded machine's browser drew its live view, which a test watches.
+            return Reply.slow(RESEARCH_STEP_S, reply) if isinstance(reply, str) else reply
         return self.ask(request)

@@ -28,7 +28,8 @@ log = get_logger("agent.cited_years")
 _YEAR = r"((?:19|20)\d\d)"
 # "published in 2015", ", published between 2011 and 2013,", "which was published in 2015"
 _PUBLISHED = re.compile(
-    rf"(?P<lead>,)?\s*(?:(?:which|that)\s+(?:was|were)\s+)?published\s+(?:in\s+{_YEAR}(?:\s+and\s+{_YEAR})?"
+    rf"(?P<lead>,)?\s*(?:(?:which|that)\s+(?:was|were)\s+)?published\s+"
+    rf"(?:in\s+{_YEAR}(?:\s+and\s+{_YEAR})?"
     rf"|between\s+{_YEAR}\s+and\s+{_YEAR}|from\s+{_YEAR}\s+to\s+{_YEAR})(?=\W)(?P<trail>\s*,)?",
     re.IGNORECASE,
 )
