@@ -12,7 +12,7 @@ takes its line out, so that :func:`verdict_first` can show it first.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -24,6 +24,7 @@ __all__ = [
     "CitationCheck",
     "Verdict",
     "drop_citation_only",
+    "drop_cited_for",
     "enforce_citations",
     "extract_pmids",
     "is_yes_no_question",
@@ -234,6 +235,25 @@ def remove_cited_for(sentence: str, wrong: Sequence[tuple[str, str]]) -> tuple[s
     kept = remove_citations(sentence, [pmid for pmid, _ in wrong])
     what = "a citation was removed" if kept else "a sentence was left out"
     return kept, [f"{what}: it cited PMID {pmid} for {why}" for pmid, why in wrong]
+
+
+def drop_cited_for(
+    text: str, wrong_in: Callable[[str], Sequence[tuple[str, str]]]
+) -> tuple[str, list[str]]:
+    """``text`` with each sentence's citations of the ``(pmid, why)`` pairs that
+    ``wrong_in(sentence)`` gives taken out (:func:`remove_cited_for`: a sentence left citing
+    nothing is left out), and the warnings, in the order of the text."""
+    warnings: list[str] = []
+
+    def check(sentence: str) -> str:
+        wrong = wrong_in(sentence)
+        if not wrong:
+            return sentence
+        kept, told = remove_cited_for(sentence, wrong)
+        warnings.extend(told)
+        return kept
+
+    return rewrite_sentences(text, check), warnings
 
 
 def parse_verdict(answer: str) -> Verdict | None:

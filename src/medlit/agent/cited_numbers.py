@@ -24,11 +24,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from medlit.agent.citations import extract_pmids, remove_cited_for, without_citations
+from medlit.agent.citations import drop_cited_for, extract_pmids, without_citations
 from medlit.log import get_logger
 from medlit.qualified_names import without_names
 from medlit.research.swapped_terms import Swap, swapped_term
-from medlit.text import rewrite_sentences, split_sentences
+from medlit.text import split_sentences
 from medlit.types import Article
 
 __all__ = ["drop_unsourced_numbers", "numbers_in"]
@@ -141,14 +141,13 @@ def drop_unsourced_numbers(text: str, articles: Mapping[str, Article]) -> tuple[
     """
     sources: dict[str, list[tuple[float, int]]] = {}
     sentences: dict[str, _Numbered] = {}  # split once an article, when a number is looked up
-    warnings: list[str] = []
 
-    def check(sentence: str) -> str:
+    def wrong_in(sentence: str) -> list[tuple[str, str]]:
         cited = [p for p in extract_pmids(sentence) if p in articles]
         wanted = _checked(sentence) if cited else []
+        why: list[tuple[str, str]] = []
         if not wanted:
-            return sentence
-        why = []
+            return why
         for pmid in cited:
             if pmid not in sources:
                 article = articles[pmid]
@@ -168,13 +167,9 @@ def drop_unsourced_numbers(text: str, articles: Mapping[str, Article]) -> tuple[
                     why.append((pmid, f"{number[0]:g}, a number that article gives for "
                                 f"{swap.dropped}, not {swap.brought}"))  # fmt: skip
                     break
-        if not why:
-            return sentence
-        kept, told = remove_cited_for(sentence, why)
-        warnings.extend(told)
-        return kept
+        return why
 
-    text = rewrite_sentences(text, check)
+    text, warnings = drop_cited_for(text, wrong_in)
     if warnings:
         log.warning("answer_numbers_unsourced", removals=len(warnings))
     return text, warnings

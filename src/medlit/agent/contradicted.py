@@ -35,8 +35,8 @@ from collections.abc import Mapping
 
 from medlit.agent.citations import (
     Verdict,
+    drop_cited_for,
     extract_pmids,
-    remove_cited_for,
     without_citations,
 )
 from medlit.comparisons import Comparison, comparison
@@ -223,18 +223,15 @@ def drop_contradicted(
     }
     if not wrong or len(wrong) == len(cited):
         return text, []  # nothing to drop, or nothing cited would be left
-    warnings: list[str] = []
+    why = f"the answer {other!r}, where the article concludes {verdict!r}"
 
-    def check(sentence: str) -> str:
-        if sentence not in wrong:
-            return sentence
-        why = f"the answer {other!r}, where the article concludes {verdict!r}"
-        kept, told = remove_cited_for(
-            sentence, [(p, why) for p in extract_pmids(sentence) if p in articles]
+    def wrong_in(sentence: str) -> list[tuple[str, str]]:
+        return (
+            [(p, why) for p in extract_pmids(sentence) if p in articles]
+            if sentence in wrong
+            else []
         )
-        warnings.extend(told)
-        return kept
 
-    text = rewrite_sentences(text, check)
+    text, warnings = drop_cited_for(text, wrong_in)
     log.warning("answer_contradicted", removals=len(warnings))
     return text, warnings

@@ -24,11 +24,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from medlit.agent.citations import extract_pmids, remove_cited_for, without_citations
+from medlit.agent.citations import drop_cited_for, extract_pmids, without_citations
 from medlit.agent.contradicted import RESTATED, concludes, stated_answer
 from medlit.llm.stance import Stance, content_terms
 from medlit.log import get_logger
-from medlit.text import rewrite_sentences
 from medlit.types import Article
 
 __all__ = ["drop_restated_titles", "title_answer"]
@@ -57,9 +56,8 @@ def drop_restated_titles(text: str, articles: Mapping[str, Article]) -> tuple[st
         text: the answer, its citations checked (``[PMID:n]`` of retrieved articles).
         articles: the retrieved evidence articles, by PMID.
     """
-    warnings: list[str] = []
 
-    def check(sentence: str) -> str:
+    def wrong_in(sentence: str) -> list[tuple[str, str]]:
         wrong = []
         for pmid in dict.fromkeys(extract_pmids(sentence)):
             article = articles.get(pmid)
@@ -70,13 +68,9 @@ def drop_restated_titles(text: str, articles: Mapping[str, Article]) -> tuple[st
             if found in ("yes", "no") and found != said:
                 asks = f"the answer {said!r} to the question its title asks"
                 wrong.append((pmid, f"{asks}, where it concludes {found!r}"))
-        if not wrong:
-            return sentence
-        kept, told = remove_cited_for(sentence, wrong)
-        warnings.extend(told)
-        return kept
+        return wrong
 
-    text = rewrite_sentences(text, check)
+    text, warnings = drop_cited_for(text, wrong_in)
     if warnings:
         log.warning("answer_titles_restated", removals=len(warnings))
     return text, warnings

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from medlit.agent.citations import extract_pmids, remove_cited_for, without_citations
+from medlit.agent.citations import drop_cited_for, extract_pmids, without_citations
 from medlit.comparisons import Comparison, compared_terms, comparison, reverses
 from medlit.llm.extractive import states_no_finding
 from medlit.log import get_logger
-from medlit.text import rewrite_sentences, split_sentences
+from medlit.text import split_sentences
 from medlit.types import Article
 
 __all__ = ["drop_reversed_findings", "matching_sentence"]
@@ -64,16 +64,15 @@ def drop_reversed_findings(
         text: the answer, its citations checked (``[PMID:n]`` of retrieved articles).
         articles: the retrieved evidence articles, by PMID.
     """
-    warnings: list[str] = []
     reversed_from: dict[str, Comparison] = {}
     findings: dict[str, list[tuple[str, set[str]]]] = {}  # each article's, read once
 
-    def check(sentence: str) -> str:
+    def wrong_in(sentence: str) -> list[tuple[str, str]]:
         cited = [p for p in extract_pmids(sentence) if p in articles]
         said = without_citations(sentence)
         claimed = comparison(said)
         if not cited or claimed is None or states_no_finding(said):
-            return sentence
+            return []
         wrong = []
         for pmid in cited:
             if pmid not in findings:
@@ -83,14 +82,10 @@ def drop_reversed_findings(
                 shown = source if len(source) <= 160 else source[:157] + "..."
                 what = "a difference" if claimed == "differ" else "no difference"
                 wrong.append((pmid, f'{what} where that article says the opposite: "{shown}"'))
-        if not wrong:
-            return sentence
-        kept, told = remove_cited_for(sentence, wrong)
-        warnings.extend(told)
-        reversed_from.update(dict.fromkeys((p for p, _ in wrong), claimed))
-        return kept
+                reversed_from[pmid] = claimed
+        return wrong
 
-    text = rewrite_sentences(text, check)
+    text, warnings = drop_cited_for(text, wrong_in)
     if warnings:
         log.warning("answer_findings_reversed", removals=len(warnings))
     return text, warnings, reversed_from
