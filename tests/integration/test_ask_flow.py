@@ -161,6 +161,18 @@ def _answering(write: Callable[[str], str]) -> Callable[[dict[str, Any]], str]:
     return respond
 
 
+async def _ask_answered(
+    settings: Settings,
+    eutils: FakeEutils,
+    llm_server: FakeLLMServer,
+    answer: str,
+    question: str = Q1,
+) -> AskResult:
+    """One question to a fresh Assistant whose model writes ``answer`` (what a model wrote)."""
+    llm_server.responder = _answering(lambda prompt: answer)
+    return await _ask_once(settings, eutils, llm_server, question)
+
+
 def _pmids_in_corpus() -> set[str]:
     return {a.pmid for a in corpus() if a.pmid}
 
@@ -520,13 +532,15 @@ async def test_a_statement_its_verdict_and_its_article_contradict_is_left_out(
     # The local model opened "Yes, very high CA 19-9 levels are a contraindication ..." over an
     # article concluding they are not, and went on to say what the article found; the answer
     # read "Verdict: No" over the sentence saying the opposite, citing the article for it.
-    llm_server.responder = _answering(
-        lambda prompt: (
+    result = await _ask_answered(
+        settings,
+        eutils,
+        llm_server,
+        (
             "Aspirin does not prevent stroke in adults [PMID:31000001]. Aspirin "
             "lowered stroke risk compared with placebo [PMID:31000002].\nVerdict: Yes"
-        )
+        ),
     )
-    result = await _ask_once(settings, eutils, llm_server, Q1)
     assert result.verdict == "yes"
     assert "does not prevent" not in result.answer
     assert "Aspirin lowered stroke risk compared with placebo [PMID:31000002]." in result.answer
@@ -543,14 +557,16 @@ async def test_an_inference_no_cited_article_draws_is_left_out(
     # indicating that participants were not reporting their sexual practices frequently
     # enough to generate a statistically significant result [PMID]".
     invented = "pharmacies were not stocking enough aspirin to change national prescribing"
-    llm_server.responder = _answering(
-        lambda prompt: (
+    result = await _ask_answered(
+        settings,
+        eutils,
+        llm_server,
+        (
             f"Aspirin lowered stroke risk compared with placebo, suggesting that {invented} "
             "[PMID:31000002]. Aspirin reduced the incidence of ischaemic stroke in adults "
             "[PMID:31000001].\nVerdict: Yes"
-        )
+        ),
     )
-    result = await _ask_once(settings, eutils, llm_server, Q1)
     assert invented not in result.answer
     assert "Aspirin lowered stroke risk compared with placebo [PMID:31000002]." in result.answer
     assert result.warnings == [f'an inference no article it cites draws was left out: "{invented}"']
@@ -581,14 +597,15 @@ async def test_an_articles_title_said_back_as_the_answer_it_does_not_give_is_lef
         )
         + b"</PubmedArticleSet>"
     )
-    llm_server.responder = _answering(
-        lambda prompt: (
+    result = await _ask_answered(
+        settings,
+        eutils,
+        llm_server,
+        (
             "Aspirin monotherapy prevents stroke recurrence after TIA [PMID:31000077]. Aspirin "
             "reduced the incidence of ischaemic stroke in adults [PMID:31000001].\nVerdict: Yes"
-        )
-    )
-    result = await _ask_once(
-        settings, eutils, llm_server, "Does aspirin prevent stroke recurrence after TIA?"
+        ),
+        question="Does aspirin prevent stroke recurrence after TIA?",
     )
     assert "monotherapy prevents" not in result.answer
     assert "[PMID:31000001]" in result.answer
@@ -602,13 +619,15 @@ async def test_a_publication_year_no_cited_article_has_is_taken_out(
     settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
 ) -> None:
     # The local model dated a 2014 case report "two studies published between 2011 and 2013".
-    llm_server.responder = _answering(
-        lambda prompt: (
+    result = await _ask_answered(
+        settings,
+        eutils,
+        llm_server,
+        (
             "A meta-analysis published in 2011 found that aspirin reduced the incidence of "
             "ischaemic stroke in adults [PMID:31000001].\nVerdict: Yes"
-        )
+        ),
     )
-    result = await _ask_once(settings, eutils, llm_server, Q1)
     assert (
         "A meta-analysis found that aspirin reduced the incidence of ischaemic stroke in adults "
         "[PMID:31000001]." in result.answer
