@@ -72,6 +72,8 @@ def test_one_reading_alone_drops_nothing() -> None:
 # The shape of PubMedQA's 25034219: its conclusion's sentences read different ways; the one on
 # the question reads no.
 OBESITY_QUESTION = "Do obese mothers influence how their obese children eat?"
+# What the local model wrote, citing the article, under "Verdict: No" and under "Verdict: Yes".
+RESTATED_OBESITY = "The evidence shows that obese mothers influence how their obese children eat"
 MIXED = Article(
     pmid="2",
     title="Does maternal obesity have an influence on feeding behavior of obese children?",
@@ -95,9 +97,8 @@ MIXED = Article(
 
 def test_where_the_conclusion_reads_both_ways_its_sentence_nearest_the_statement_decides() -> None:
     # What the local model wrote under "Verdict: No" (gold no).
-    restated = "The evidence shows that obese mothers influence how their obese children eat"
     own = "The degree of child's obesity increases mothers' concern and food restriction behavior"
-    text = f"{restated} [PMID:2]. {own} [PMID:2]."
+    text = f"{RESTATED_OBESITY} [PMID:2]. {own} [PMID:2]."
     kept, warnings = drop_contradicted(text, "no", {"2": MIXED}, OBESITY_QUESTION)
     assert kept == f"{own} [PMID:2]."
     assert warnings == [
@@ -109,9 +110,8 @@ def test_where_the_conclusion_reads_both_ways_its_sentence_nearest_the_statement
 def test_a_conclusion_reading_both_ways_answers_as_its_sentence_on_the_question() -> None:
     assert concludes(MIXED, OBESITY_QUESTION) == "no"
     # The local model's "Verdict: Yes" (gold no) over its own cited "no difference" finding.
-    restated = "The evidence shows that obese mothers influence how their obese children eat"
     finding = "No difference was found in the feeding scores between obese and non-obese mothers"
-    text = f"{restated} [PMID:2]. {finding} [PMID:2]."
+    text = f"{RESTATED_OBESITY} [PMID:2]. {finding} [PMID:2]."
     assert consistent_verdict(text, "yes", {"2": MIXED}, OBESITY_QUESTION) == "uncertain"
     # A sentence saying too little of the question decides nothing.
     off_question = Article(
