@@ -28,26 +28,12 @@ read_yes=right/all read_no=right/all``.
 from __future__ import annotations
 
 import argparse
-import json
-import re
 from pathlib import Path
 
 from medlit.agent.contradicted import concludes, drop_contradicted
 from medlit.log import configure_logging
-from medlit.sources.pubmed_xml import parse_pubmed_xml
 from medlit.text import split_sentences
-
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared/data/pubmedqa"
-_ASKING = re.compile(
-    r"^(?:does|do|did|is|are|was|were|can|could|should|will|has|have)\s+", re.IGNORECASE
-)
-
-
-def statement(question: str) -> str:
-    """``question`` said as a statement (its last part after a colon, without the asking
-    verb and the question mark)."""
-    asked = _ASKING.sub("", question.split(":")[-1].strip()).rstrip("?").strip()
-    return asked[:1].upper() + asked[1:]
+from pubmedqa_cases import DEFAULT_DATA, labelled, show_examples, statement
 
 
 def cited(sentence: str, pmid: str) -> str:
@@ -59,13 +45,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--show", type=int, default=6, help="Examples shown of each outcome.")
     args = parser.parse_args(argv)
-    labels, xml = args.data / "pqal_dev.json", args.data / "pqal_dev_pubmed.xml"
-    if not (labels.exists() and xml.exists()):
-        print(f"no data at {args.data}: see ../shared/data/README.md")
+    data = labelled(args.data)
+    if data is None:
         return 1
     configure_logging("error")
-    records = json.loads(labels.read_text())
-    articles = {a.pmid: a for a in parse_pubmed_xml(xml.read_bytes())}
+    records, articles = data
     sentences = dropped = said_other_way = caught = 0
     readings: dict[str, list[int]] = {"yes": [0, 0], "no": [0, 0]}  # right, all
     shown: dict[str, list[str]] = {"false alarm": [], "caught": [], "missed": []}
@@ -103,11 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'... caught':<52} {caught} ({caught / max(said_other_way, 1):.0%})")
     for reading, (right, read) in readings.items():
         print(f"{'conclusions read ' + reading + ', right':<52} {right} of {read}")
-    for kind, examples in shown.items():
-        if examples:
-            print(f"\n{kind}:")
-            for line in examples:
-                print(f"  {line}")
+    show_examples(shown)
     print(
         f"sentences={sentences} as_written_dropped={dropped} "
         f"said_other_way={said_other_way} caught={caught} "

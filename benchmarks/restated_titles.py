@@ -25,29 +25,23 @@ no_taken_wrong=...``.
 from __future__ import annotations
 
 import argparse
-import json
 from collections import Counter
 from pathlib import Path
 
-from contradicted_sentences import statement
 from medlit.agent.restated_titles import drop_restated_titles
 from medlit.log import configure_logging
-from medlit.sources.pubmed_xml import parse_pubmed_xml
-
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared/data/pubmedqa"
+from pubmedqa_cases import DEFAULT_DATA, labelled, statement
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     args = parser.parse_args(argv)
-    labels, xml = args.data / "pqal_dev.json", args.data / "pqal_dev_pubmed.xml"
-    if not (labels.exists() and xml.exists()):
-        print(f"no data at {args.data}: see ../shared/data/README.md")
+    data = labelled(args.data)
+    if data is None:
         return 1
     configure_logging("error")
-    records = json.loads(labels.read_text())
-    articles = {a.pmid: a for a in parse_pubmed_xml(xml.read_bytes())}
+    records, articles = data
     counts: Counter[tuple[str, str, bool]] = Counter()
     titles = 0
     for pmid, record in records.items():

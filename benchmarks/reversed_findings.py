@@ -35,6 +35,7 @@ from medlit.log import configure_logging
 from medlit.sources.pubmed_xml import parse_pubmed_xml
 from medlit.text import split_sentences
 from medlit.types import Article
+from pubmedqa_cases import show_examples
 
 DEFAULT_XML = Path(__file__).resolve().parents[2] / "shared/data/pubmedqa/pqal_dev_pubmed.xml"
 
@@ -117,11 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'... of its background or methods, flagged':<52} {background_flagged} of {background}")
     print(f"{'rewritten to state the opposite comparison':<52} {rewritten}")
     print(f"{'... caught':<52} {caught} ({caught / max(rewritten, 1):.0%})")
-    for kind, examples in shown.items():
-        if examples:
-            print(f"\n{kind}:")
-            for line in examples:
-                print(f"  {line}")
+    show_examples(shown)
     print(
         f"sentences={sentences} as_written_flagged={flagged} "
         f"background_flagged={background_flagged} reversed={rewritten} caught={caught}"

@@ -41,6 +41,7 @@ from medlit.llm import build_evidence_digest
 from medlit.research.grounding import word_stems
 from medlit.research.planner import anchor_terms
 from medlit.types import Article, Evidence
+from pubmedqa_cases import show_examples
 
 NEAREST = 3
 
@@ -103,11 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     for way in ("without", "with"):
         given, right = verdicts[way]["given"], verdicts[way]["right"]
         print(f"  {way + ' the check':<54} {given:>4} given, {right} equal to the label")
-    for case, examples in shown.items():
-        if examples:
-            print(f"\n{case}:")
-            for line in examples:
-                print(f"  {line}")
+    show_examples(shown)
     print(
         f"own_flagged={flagged['own']} untitled_flagged={flagged['untitled']} "
         f"missing_flagged={flagged['missing']} verdicts_without={verdicts['without']['given']} "

@@ -1,0 +1,47 @@
+"""What the PubMedQA benchmarks of the answer checks share (not a benchmark itself).
+
+The labelled questions with their articles, a title question said as a statement, and the
+examples of each outcome a benchmark prints under its table.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from medlit.sources.pubmed_xml import parse_pubmed_xml
+from medlit.types import Article
+
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared/data/pubmedqa"
+_ASKING = re.compile(
+    r"^(?:does|do|did|is|are|was|were|can|could|should|will|has|have)\s+", re.IGNORECASE
+)
+
+
+def labelled(data: Path) -> tuple[dict[str, Any], dict[str, Article]] | None:
+    """PubMedQA's expert-labelled records (``pqal_dev.json``, by PMID) and their articles
+    (``pqal_dev_pubmed.xml``), or None (after saying so) when ``data`` lacks them."""
+    labels, xml = data / "pqal_dev.json", data / "pqal_dev_pubmed.xml"
+    if not (labels.exists() and xml.exists()):
+        print(f"no data at {data}: see ../shared/data/README.md")
+        return None
+    records = json.loads(labels.read_text())
+    return records, {a.pmid: a for a in parse_pubmed_xml(xml.read_bytes()) if a.pmid}
+
+
+def statement(question: str) -> str:
+    """``question`` said as a statement (its last part after a colon, without the asking
+    verb and the question mark): crude, but with the question's words."""
+    asked = _ASKING.sub("", question.split(":")[-1].strip()).rstrip("?").strip()
+    return asked[:1].upper() + asked[1:]
+
+
+def show_examples(shown: dict[str, list[str]]) -> None:
+    """Print the examples of each outcome that has any, under its name."""
+    for kind, examples in shown.items():
+        if examples:
+            print(f"\n{kind}:")
+            for line in examples:
+                print(f"  {line}")
