@@ -108,10 +108,9 @@ def _ident(article: Article) -> str:
     return f"DOI:{article.doi}" if article.doi else article.key
 
 
-def evidence_header(article: Article) -> str:
-    """The line that heads an article's evidence in the prompt: "[PMID:n] Title (journal,
-    year, design)"."""
-    meta = ", ".join(
+def _header_meta(article: Article) -> str:
+    """The header's "journal, year, design", without the parentheses."""
+    return ", ".join(
         part
         for part in (
             article.journal,
@@ -120,6 +119,12 @@ def evidence_header(article: Article) -> str:
         )
         if part
     )
+
+
+def evidence_header(article: Article) -> str:
+    """The line that heads an article's evidence in the prompt: "[PMID:n] Title (journal,
+    year, design)"."""
+    meta = _header_meta(article)
     return f"[{_ident(article)}] {article.title}" + (f" ({meta})" if meta else "")
 
 
@@ -136,6 +141,13 @@ def without_headers(text: str, articles: Iterable[Article]) -> str:
             continue
         header = rf"\[{re.escape(_ident(article))}\]\s*{title}(?:\s*\([^()\n]*\))?"
         text = re.sub(header, " ", text, flags=re.I)
+        # The title quoted without its identifier keeps the prompt's "(journal, year,
+        # design)" after it: 'which states that "... eosinophilic esophagitis? (2003,
+        # other)"'. That tail is our prompt's, never the article's words.
+        meta = _header_meta(article)
+        if meta:
+            tail = re.escape(meta).replace(r"\ ", r"\s+")
+            text = re.sub(rf"({title})\s*\({tail}\)", r"\1", text, flags=re.I)
     return text.strip()
 
 

@@ -471,3 +471,21 @@ def test_a_label_ending_a_line_reads_the_verdict_word_on_the_next() -> None:
     assert split_verdict("It helps [PMID:1].\nVerdict:\n**Yes**") == ("yes", "It helps [PMID:1].")
     # A word alone after a sentence that is no label stays text.
     assert split_verdict("Is it common? [PMID:1]\nNo") == (None, "Is it common? [PMID:1]\nNo")
+
+
+def test_a_quoted_title_loses_the_prompts_year_and_design() -> None:
+    # The local model: 'which states that "Fragility of the esophageal mucosa: a pathognomonic
+    # endoscopic sign of primary eosinophilic esophagitis? (2003, other)"': the "(2003, other)"
+    # is our prompt's header, not the article's words.
+    article = Article(pmid="12612531", title="Fragility of the esophageal mucosa: a "
+                      "pathognomonic endoscopic sign of primary eosinophilic esophagitis?",
+                      year=2003)  # fmt: skip
+    said = (
+        "A fragile mucosa is a sign of eosinophilic esophagitis [PMID:12612531]. The article "
+        'is titled "Fragility of the esophageal mucosa: a pathognomonic endoscopic sign of '
+        'primary eosinophilic esophagitis? (2003, other)" [PMID:12612531].'
+    )
+    assert without_headers(said, [article]) == said.replace(" (2003, other)", "")
+    # A year in parentheses that is not after the title is the answer's own.
+    kept = "Eosinophilic esophagitis was described in adults (2003, other) [PMID:12612531]."
+    assert without_headers(kept, [article]) == kept
