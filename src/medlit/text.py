@@ -206,7 +206,8 @@ _POINTING_WORDS = frozenset(
         *("confirmed", "confirms", "reported", "evidenced", "by", "in", "the", "a", "an"),
         *("study", "studies", "article", "articles", "evidence", "data", "finding"),
         *("findings", "result", "results", "according", "to", "further", "same", "cited"),
-        *("above", "reference", "references", "source", "sources", "here"),
+        *("above", "reference", "references", "source", "sources", "here", "claim", "claims"),
+        *("statement", "observation", "conclusion"),
     }
 )
 
@@ -227,9 +228,27 @@ _BY_CITATION = re.compile(
 )
 
 
+# A citation that is a sentence's subject ("[PMID:1] shows that ...", "[1] and [2] found
+# ..."): the page shows "¹ shows that ...". One citation, or a list of them, at the start of a
+# line (after a bullet) or after a sentence's end, before a lower-case word.
+_ONE_CITE = r"\[(?:PMID:\s*)?\d+(?:\s*,\s*(?:PMID:\s*)?\d+)*\]"
+_SENTENCE_START = r"^[ \t]*(?:[-*•][ \t]+)?|(?<!\bal)(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)[.!?][ \t]+"
+_SUBJECT_CITES = re.compile(
+    rf"({_SENTENCE_START})({_ONE_CITE}(?:(?:\s*,\s*|\s+and\s+|\s*){_ONE_CITE})*)[ \t]+(?=[a-z])",
+    re.M,
+)
+
+
+def _study_subject(match: re.Match[str]) -> str:
+    cites = match.group(2)
+    many = len(re.findall(r"\d+", cites)) > 1
+    return f"{match.group(1)}{'Studies' if many else 'A study'} {cites} "
+
+
 def unauthored(text: str) -> str:
-    """``text`` with "the study by [1]" written "the study [1]": a citation is no author."""
-    return _BY_CITATION.sub(r"\1 ", text)
+    """``text`` with "the study by [1]" written "the study [1]" and "[1] shows that" written
+    "A study [1] shows that": a citation is no author, nor a sentence's subject."""
+    return _SUBJECT_CITES.sub(_study_subject, _BY_CITATION.sub(r"\1 ", text))
 
 
 def drop_repeated_sentences(text: str) -> str:

@@ -154,6 +154,20 @@ def test_a_citation_is_not_read_as_an_author() -> None:
     assert unauthored(named) == named  # an author's name stays
 
 
+def test_a_citation_is_not_a_sentences_subject() -> None:
+    # The local model: "[PMID:n] shows that ...", which the page shows as "¹ shows that".
+    text = "Yes. [PMID:12855939] shows that it helps. [1] and [2] found no harm."
+    assert unauthored(text) == (
+        "Yes. A study [PMID:12855939] shows that it helps. Studies [1] and [2] found no harm."
+    )
+    assert unauthored("- [PMID:1, PMID:2] report fewer falls.") == (
+        "- Studies [PMID:1, PMID:2] report fewer falls."
+    )
+    # A citation after its statement, or before a capital, is not a subject.
+    kept = "It helps [PMID:1]. [PMID:2] The trial found no harm. Falls fell [1] in women."
+    assert unauthored(kept) == kept
+
+
 @pytest.mark.parametrize(
     "sentence",
     [

@@ -49,6 +49,8 @@ _CITE = (
     r"|\[\s*\d{6,9}(?:\s*[,;]\s*\d{6,9})*\s*\]|\bPMIDs?\s*:?\s*\d{5,9}\b)"
 )
 _BRACKET = re.compile(rf"\s?{_CITE}", re.I)
+# A statement has three words or more (not a heading, nor "Verdict: Yes").
+_STATEMENT = re.compile(r"^(?!\W*verdict\b)\W*(?:[A-Za-z0-9][^\s]*\s+){2,}[A-Za-z0-9]", re.I)
 # A line holding nothing but citations ("sentence.\n[PMID:1]"): they cite the line before.
 _CITATION_LINE = re.compile(rf"[ \t]*(?:\n[ \t]*)+((?:{_CITE}[ \t]*)+)\.?[ \t]*(?=\n|$)", re.I)
 _NUMBER = re.compile(r"\d+")
@@ -99,25 +101,53 @@ def extract_pmids(text: str) -> list[str]:
 
 
 def drop_citation_only(text: str) -> str:
-    """``text`` without the sentences that say nothing but cite what another sentence cites.
+    """``text`` without the sentences that say nothing but point at citations.
 
-    Such a sentence adds a citation to nothing: its words only point ("This is supported
-    by"), and every article it cites is cited by a sentence that says something. A pointing
-    sentence whose article is cited nowhere else stays: it may be all that cites it for the
-    statement before it.
+    Such a sentence's words only point ("This is supported by", "See also"). Its citations
+    that a sentence saying something already cites go with it; the others move to the end of
+    the statement before it, which is what they were cited for, so that every later check
+    holds them to that statement ("... by 60% of students [PMID:1]. This claim is supported by
+    [PMID:2]." cited an article on fruit and vegetables for the pan masala finding). A pointing
+    sentence with no statement before it stays.
     """
-    sentences = [piece for line in text.split("\n") for piece in sentence_pieces(line)]
-    pieces = [(piece, extract_pmids(piece)) for piece in sentences]
+    lines = [sentence_pieces(line) for line in text.split("\n")]
+    pieces = [(piece, extract_pmids(piece)) for line in lines for piece in line]
     pointing = {piece for piece, pmids in pieces if pmids and only_points(_BRACKET.sub(" ", piece))}
     if not pointing:
         return text
     said = {pmid for piece, pmids in pieces if piece not in pointing for pmid in pmids}
-    dropped = {piece for piece in pointing if set(extract_pmids(piece)) <= said}
-    if not dropped:
+    last: tuple[int, int] | None = None  # (line, piece) of the last statement
+    folded = 0
+    for row, line in enumerate(lines):
+        for col, piece in enumerate(line):
+            if piece not in pointing:
+                if _STATEMENT.match(_BRACKET.sub(" ", piece)):
+                    last = (row, col)
+                continue
+            moved = [p for p in dict.fromkeys(extract_pmids(piece)) if p not in said]
+            if moved and last is None:
+                continue  # nothing before it to have been cited for
+            if moved and last is not None:
+                statement = lines[last[0]][last[1]]
+                lines[last[0]][last[1]] = _cited_at_end(statement, moved)
+                said.update(moved)
+            line[col] = ""
+            folded += 1
+    if not folded:
         return text
-    log.info("citation_only_sentences_dropped", sentences=len(dropped))
-    kept = rewrite_sentences(text, lambda piece: "" if piece in dropped else piece)
+    log.info("citation_only_sentences_dropped", sentences=folded)
+    kept = "\n".join("".join(line).rstrip() if "" in line else "".join(line) for line in lines)
     return re.sub(r"\n[ \t]*\n(?:[ \t]*\n)+", "\n\n", kept).rstrip()  # no paragraph left empty
+
+
+def _cited_at_end(sentence: str, pmids: Sequence[str]) -> str:
+    """``sentence`` with ``[PMID:n]`` markers for ``pmids`` before its closing stop."""
+    body = sentence.rstrip()
+    end = body[-1] if body and body[-1] in ".!?" else ""
+    marks = "".join(f"[PMID:{pmid}]" for pmid in pmids)
+    head = body[: len(body) - len(end)].rstrip()
+    space = "" if head.endswith("]") else " "  # "[PMID:1][PMID:2]", as enforce_citations writes
+    return f"{head}{space}{marks}{end}{sentence[len(body) :]}"
 
 
 @dataclass
@@ -321,18 +351,27 @@ def _label_joined(lines: list[str]) -> list[str]:
     return joined
 
 
+# What leads in to a verdict label on its line: "Therefore, the answer is: Verdict: Yes".
+_LEAD_IN = re.compile(
+    r"^(?:(?:therefore|thus|so|hence|overall|in\s+(?:conclusion|summary))\W+)?"
+    r"(?:the\s+(?:final\s+)?answer\s+is|my\s+(?:final\s+)?verdict\s+is)\W*$",
+    re.I,
+)
+
+
 def _without_verdict_line(
     lines: list[str], index: int, verdict: Verdict, match: re.Match[str]
 ) -> tuple[Verdict, str]:
     cleaned = _clean(lines[index])
     rest = (cleaned[: match.start()] + cleaned[match.end() :]).strip(" .:;-–")
+    rest = _LEAD_IN.sub("", rest)  # "Therefore, the answer is: Verdict: Yes"
     if len(rest.split()) <= 2:  # the line only stated the verdict: it moves to the top
         lines = _without_lead_in(lines[:index]) + lines[index + 1 :]
     elif cleaned == lines[index].strip() and not cleaned[match.end() :].strip(" .!"):
         # "... in certain populations. The verdict is: Yes": the last sentence only stated
         # the verdict, which moves to the top; the sentences before it stay.
         start = max((0, *(cut for cut in sentence_starts(cleaned) if cut <= match.start())))
-        if len((cleaned[start : match.start()]).split()) <= 2:
+        if len(_LEAD_IN.sub("", cleaned[start : match.start()].strip(" .:;-–")).split()) <= 2:
             lines = [*lines[:index], cleaned[:start].rstrip(), *lines[index + 1 :]]
     return verdict, "\n".join(lines).strip()
 

@@ -431,6 +431,15 @@ def test_a_verdict_after_reasoning_on_the_same_line_keeps_the_reasoning() -> Non
     assert reasoned_verdict(quoted) == ("yes", "Meropenem was lower in ISF [PMID:1].")
     curly = "It helps [PMID:1]. So the answer to the question “Does it help?” is No."
     assert reasoned_verdict(curly) == ("no", "It helps [PMID:1].")
+    # The local model: "Verdict: No" first, and last "Therefore, the answer is: Verdict: Yes",
+    # which was left in the answer under the verdict read.
+    said = "It is no contraindication [PMID:1]."
+    led = f"Verdict: No\n\n{said}\n\nTherefore, the answer is: Verdict: Yes"
+    assert reasoned_verdict(led) == ("yes", said)
+    assert reasoned_verdict("It helps [PMID:1]. So the final answer is: Verdict: No") == (
+        "no",
+        "It helps [PMID:1].",
+    )
     # An opening verdict is still not trusted, and its sentence's own words stay.
     assert reasoned_verdict("Verdict: Yes. It helps [PMID:1].") == (None, "It helps [PMID:1].")
 
@@ -441,11 +450,19 @@ def test_a_sentence_that_only_points_at_an_article_cited_elsewhere_goes() -> Non
     assert drop_citation_only(f"{finding}\n\nSee also [PMID:19852337].\n\nB rose [PMID:2].") == (
         f"{finding}\n\nB rose [PMID:2]."
     )
-    # The only citation of an article stays: it may be what cites the statement before it.
+    # An article cited nowhere else is cited for the statement before it, where every check
+    # holds it to that statement. The local model: "... harmful for health by 60% of the
+    # students interviewed [PMID:19757704]. This claim is supported by [PMID:18801797]." (an
+    # article on fruit and vegetable intake).
     alone = "Re-siting reduced thrombophlebitis. This is supported by [PMID:19852337]."
-    assert drop_citation_only(alone) == alone
+    assert drop_citation_only(alone) == "Re-siting reduced thrombophlebitis [PMID:19852337]."
+    claim = "Pan masala is harmful to 60% [PMID:19757704].\n\nThis claim is supported by [PMID:1]."
+    assert drop_citation_only(claim) == "Pan masala is harmful to 60% [PMID:19757704][PMID:1]."
     also = f"{finding} See also [PMID:19852337, PMID:2]."
-    assert drop_citation_only(also) == also
+    assert drop_citation_only(also) == finding.replace("].", "][PMID:2].")
+    # With no statement before it (a verdict line is none), it stays.
+    first = "Verdict: Yes\n\nSee also [PMID:2]. It helps [PMID:1]."
+    assert drop_citation_only(first) == first
     # A sentence that says something of the articles stays.
     agree = f"{finding} These findings are consistent with [PMID:19852337]."
     assert drop_citation_only(agree) == agree
