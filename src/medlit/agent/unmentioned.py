@@ -21,7 +21,7 @@ bypass grafting"; "CMV", "cytomegalovirus").
 
 Measured by rereading each of the 500 PubMedQA questions against its own article: no term is
 flagged. Against the abstract alone (the title left out, as a question worded apart from its
-article's title), 37 of 500 are, most of them subjects the abstract indeed never names
+article's title), 35 of 500 are, most of them subjects the abstract indeed never names
 ("scintigraphy", "nosocomial"), a few framing words ("efficacious", "amenable").
 """
 

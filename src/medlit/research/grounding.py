@@ -235,7 +235,24 @@ def said_in(key: str, stems: set[str]) -> bool:
     elif key.endswith("ate") and len(key) > 5:
         roots = [key[:-1]]
     forms += [root + ending for root in roots for ending in ("ion", "ation")]
+    forms += _latin_forms(key)
     return any(word_stem(form) in stems for form in forms)
+
+
+# An organ's noun and adjective (Latin): "rectum" and "rectal", "ovary" and "ovarian", "anemia"
+# and "anemic"; the first six letters of a word do not join them. (noun ending, adjective
+# ending) pairs, tried both ways, on a root of three letters or more.
+_LATIN_PAIRS = (("um", "al"), ("a", "al"), ("y", "ian"), ("ia", "ic"), ("x", "cal"))
+
+
+def _latin_forms(key: str) -> list[str]:
+    forms = []
+    for noun, adjective in _LATIN_PAIRS:
+        for have, other in ((noun, adjective), (adjective, noun)):
+            root = key[: -len(have)]
+            if key.endswith(have) and len(root) >= 3:
+                forms.append(root + other)
+    return forms
 
 
 #: Words a sub-question frames its subject with ("What are the benefits of ..."), not subjects.
