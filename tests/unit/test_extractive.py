@@ -289,6 +289,17 @@ def test_yes_no_question_detection(question: str, expected: bool) -> None:
             "Do older men benefit from curative treatment of localized prostate cancer?",
             "yes",
         ),
+        (
+            # PubMedQA 17483607's conclusion (gold yes) read nothing, so a "Verdict: No" over
+            # the local model's "NAC application after myringotomy can cause severe otorrhea"
+            # stood.
+            "N-acetylcysteine may cause severe otorrhea in the healing process of tympanic "
+            "membrane perforations.",
+            "Does N-acetylcysteine applied after myringotomy cause ear discharge?",
+            "yes",
+        ),
+        ("Smoking did not cause hearing loss.", "Does smoking cause hearing loss?", "no"),
+        ("The causes of death were cardiac.", "Does smoking cause death?", None),
     ],
 )
 def test_sentence_stance(sentence: str, question: str, expected: str | None) -> None:

@@ -78,7 +78,8 @@ _POSITIVE = re.compile(
     r"|valid|reliable|accurate|independent(?:ly)?|risk factor|contribut\w*|confirm\w*"
     r"|demonstrat\w* that|support\w* the|recommended|advocated?|can be used|suggest\w* that"
     r"|show\w* that|good (?:\w+ ){0,3}(?:results|outcomes?)"
-    r"|indicat\w* that|play\w* an? (?:\w+ )?role)\b",
+    r"|indicat\w* that|play\w* an? (?:\w+ )?role"
+    r"|(?<!the )(?:cause[sd]?|induce[sd]?)(?! of\b)|leads? to|results? in)\b",
     re.I,
 )
 # What reports a finding ("The evidence shows that", "These data suggest that"): a yes cue
