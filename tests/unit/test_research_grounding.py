@@ -301,6 +301,13 @@ def test_an_organs_noun_and_adjective_are_one_word() -> None:
     assert not said_in("renal", word_stems("the retina"))
 
 
+def test_a_clinicians_word_is_said_by_the_abstracts_synonym() -> None:
+    for asked, written in [("sex", "gender"), ("kidney", "renal"), ("death", "mortality")]:
+        assert said_in(asked, word_stems(f"the {written} was noted"))
+        assert said_in(written, word_stems(f"the {asked} was noted"))
+    assert not said_in("sex", word_stems("the age of the patients"))
+
+
 def test_an_abbreviation_is_said_by_what_it_abbreviates() -> None:
     # The local model's true sentence, left out "for 'PPIs', which that article never mentions".
     question = "Do PPIs cause rebound symptoms after a short course?"

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from medlit.agent.citations import extract_pmids
 from medlit.log import get_logger
 from medlit.qualified_names import mismatched, qualified_names
-from medlit.research.grounding import abbreviation_said, word_stem, word_stems
+from medlit.research.grounding import abbreviation_said, said_in, word_stem, word_stems
 from medlit.research.planner import anchor_terms
 from medlit.research.tracking import normalise_topic
 from medlit.text import all_of, rewrite_sentences
@@ -88,7 +88,11 @@ def drop_unsupported(text: str, articles: Mapping[str, Article], question: str) 
 
         def holds(held: set[str], content: str) -> bool:
             # "HoLEP" is held by "holmium laser enucleation of the prostate"
-            unheld = [word for word in written if not word_stems(word.lower()) <= held]
+            unheld = [
+                word
+                for word in written
+                if not word_stems(word.lower()) <= held and not said_in(normalise_topic(word), held)
+            ]
             return all(abbreviation_said(word, content) for word in unheld)
 
         if any(

@@ -236,7 +236,27 @@ def said_in(key: str, stems: set[str]) -> bool:
         roots = [key[:-1]]
     forms += [root + ending for root in roots for ending in ("ion", "ation")]
     forms += _latin_forms(key)
+    forms += _synonyms(word_stem(key))
     return any(word_stem(form) in stems for form in forms)
+
+
+# Words a clinician and an abstract use for one thing ("sex" and "gender", "kidney" and
+# "renal"), by stem: a question asked in one is answered by an article written in the other.
+_SYNONYM_PAIRS = (
+    ("sex", "gender"),
+    ("death", "mortality"),
+    ("kidney", "renal"),
+    ("lung", "pulmonary"),
+    ("heart", "cardiac"),
+    ("liver", "hepatic"),
+    ("bleeding", "hemorrhage"),
+)
+
+
+def _synonyms(stem: str) -> list[str]:
+    return [b for a, b in _SYNONYM_PAIRS if word_stem(a) == stem] + [
+        a for a, b in _SYNONYM_PAIRS if word_stem(b) == stem
+    ]
 
 
 # An organ's noun and adjective (Latin): "rectum" and "rectal", "ovary" and "ovarian", "anemia"
