@@ -13,7 +13,12 @@ from typing import Any
 
 import pytest
 
-from medlit.agent.prompt import ANSWER_ECHOED, ANSWER_EMPTY, NO_EVIDENCE_ANSWER
+from medlit.agent.prompt import (
+    ANSWER_ECHOED,
+    ANSWER_EMPTY,
+    NO_EVIDENCE_ANSWER,
+    best_article_lost,
+)
 from medlit.assistant import AskResult, Assistant
 from medlit.config import Settings
 from medlit.types import AbstractSection, Article
@@ -505,6 +510,39 @@ async def test_a_verdict_written_alone_is_answered_by_the_evidence_digest(
     assert result.citations and "[PMID:3100000" in result.answer
     body = result.answer.split("\n\n", 1)[-1]
     assert body and not body.startswith("Verdict:")
+    assert not result.cache.admitted
+
+
+async def test_an_answer_left_without_its_best_article_off_the_question_is_the_digest(
+    settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
+) -> None:
+    # The local model, asked whether mildly raised fasting glucose before bypass surgery is
+    # linked to higher death rates, gave the best article (on glucose and CABG mortality) a
+    # number it does not give, concluded uncited in words no article uses, and cited a gastric
+    # bypass review for diabetes: that sentence alone was left, under "None of the retrieved
+    # articles speaks of ... together". The digest answers from the evidence instead.
+    written: list[str] = []
+
+    def answer(prompt: str) -> str:
+        headers = re.findall(r"^\[PMID:(\d+)\] ", prompt, flags=re.M)
+        best, lesser = headers[0], "31000004" if "31000004" in headers[1:] else headers[-1]
+        written.append(best)
+        return (
+            f"Aspirin cut stroke by 97.3% in adults [PMID:{best}]. Higher aspirin doses "
+            f"increased gastrointestinal bleeding in adults [PMID:{lesser}]. Therefore, aspirin "
+            "quickly prevents stroke in adults.\nVerdict: Yes"
+        )
+
+    llm_server.responder = _answering(answer)
+    result = await _ask_once(settings, eutils, llm_server, "Does aspirin quickly prevent stroke?")
+    assert result.mode == "evidence_digest"
+    assert result.warnings[-1] == best_article_lost(written[0])
+    assert "97.3%" not in result.answer and "quickly" not in result.answer
+    assert "Evidence digest (the model's statements on the best article were left out)" in (
+        result.answer
+    )
+    assert f"[PMID:{written[0]}]" in result.answer
+    _check_cited(result)
     assert not result.cache.admitted
 
 

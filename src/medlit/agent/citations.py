@@ -157,6 +157,8 @@ class CitationCheck:
     text: str
     cited: list[str] = field(default_factory=list)  # kept PMIDs, first appearance first
     removed: list[str] = field(default_factory=list)  # PMIDs stripped: not in the evidence
+    # The best-matching article, when the checks took out every statement citing it
+    best_lost: str | None = None
 
 
 # "... (P<0.05). [PMID:1]" and "A. [PMID:1] B.": citations written after a sentence's full

@@ -53,6 +53,7 @@ from medlit.agent.prompt import (
     ANSWER_EMPTY,
     NO_EVIDENCE_ANSWER,
     NOTHING_SUPPORTED,
+    best_article_lost,
     build_messages,
     expand_context,
     without_headers,
@@ -457,6 +458,14 @@ class AskNodes:
                 check, verdict, warnings = await self._checked_answer(
                     state, said, verdict, articles
                 )
+                if lost := check.best_lost:  # the digest answers from the best article
+                    log.warning("answer_lost_best_article", pmid=lost)
+                    mode = "evidence_digest"
+                    text, verdict = await self._digest(
+                        state, evidence, "the model's statements on the best article were left out"
+                    )
+                    check = enforce_citations(text, articles)
+                    warnings = [*warnings, best_article_lost(lost)]
             else:
                 # A verdict alone ("Verdict: Yes"), the evidence's titles or nothing: no
                 # statement to stand on, and a verdict read from nothing would be a guess. The
@@ -521,7 +530,10 @@ class AskNodes:
         opposite comparison ("higher" over "similar") goes; an inference ("..., suggesting
         that ...") no article it cites draws goes; a citation for the answer to its article's
         title question that the article does not give goes; an uncited conclusion no article
-        supports goes. The verdict is asked of the checked text when the model wrote none, or
+        supports goes; when what is left no longer cites the best-matching article (which
+        names every subject of the question) and misses what that conclusion said, the check
+        ends with ``best_lost`` set, and the caller answers with the digest. The verdict is
+        asked of the checked text when the model wrote none, or
         when a sentence it may have rested on was left out; it is "uncertain" when what the
         question names, or a subject word of it, was said only by sentences left out, when
         none of the articles cited speaks of the population the question names, when no
@@ -568,6 +580,22 @@ class AskNodes:
         absent = [] if untold else populations_unspoken(question, check.text, articles)
         noted = bool(missing or unspoken or untold or absent)
         unnamed = unmentioned_terms(question, articles.values())
+        best = state["evidence"][0].article
+        if (
+            unspoken
+            and best.pmid in check.cited
+            and best.pmid not in kept
+            and not (missing or unnamed or unmentioned_terms(question, [best]))
+        ):
+            # Every statement citing the best-matching article was left out, and what is left
+            # does not speak of what the uncited conclusion left out did, though that article
+            # names every subject of the question (the local model's answer on fasting glucose
+            # before bypass surgery was left with one sentence on gastric bypass for diabetes,
+            # under "None of the retrieved articles speaks of ... together"). The evidence
+            # digest answers from the evidence instead. Not when the evidence itself misses
+            # what was asked: then the notes below say so.
+            check.best_lost = best.pmid
+            return check, verdict, warnings
         if missing:  # what was asked about was said only by sentences left out
             check.text = unaddressed(check.text, missing)
         elif warnings and not kept:

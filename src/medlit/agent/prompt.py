@@ -21,6 +21,7 @@ __all__ = [
     "NO_EVIDENCE_ANSWER",
     "VERDICT_CUE",
     "EvidenceBlock",
+    "best_article_lost",
     "build_messages",
     "evidence_header",
     "expand_context",
@@ -38,6 +39,17 @@ ANSWER_ECHOED = (
     "the model wrote no answer, only the titles of the evidence it was given: the most "
     "relevant sentences of the evidence are shown instead"
 )
+
+
+def best_article_lost(pmid: str) -> str:
+    """The warning under an answer whose statements citing the best-matching article were
+    all left out, answered by the evidence digest instead."""
+    return (
+        f"every statement the model wrote from the best-matching article (PMID {pmid}) was "
+        "left out: the most relevant sentences of the evidence are shown instead"
+    )
+
+
 NOTHING_SUPPORTED = (
     "None of the statements written for this question could be tied to the retrieved "
     "articles: they were left out (see the warnings)."
