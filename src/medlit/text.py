@@ -245,10 +245,38 @@ def _study_subject(match: re.Match[str]) -> str:
     return f"{match.group(1)}{'Studies' if many else 'A study'} {cites} "
 
 
+# The authors' first person, copied from an abstract: "our findings support ...", "we
+# conclude that ...". In an answer it reads as the assistant's own study.
+_OUR = re.compile(
+    r"\b([Oo])ur\s+(?=(?:[a-z-]+\s+)?(?:findings?|results?|data|study|studies|analys[ie]s"
+    r"|conclusions?|observations?|series|experience|cohort|trial|hypothesis|sample|survey"
+    r"|work|investigation|patients)\b)"
+)
+_WE = re.compile(
+    r"\b([Ww])e\s+(?=(?:also\s+|further\s+|therefore\s+|thus\s+)?(?:found|conclude[ds]?"
+    r"|observed|showed|demonstrated|report(?:ed)?|suggest(?:ed)?|propose[ds]?|recommend(?:ed)?"
+    r"|believe|identified|noted|hypothesi[sz]ed?|studied|examined|investigated|analy[sz]ed"
+    r"|evaluated|assessed|described|advocate)\b)"
+)
+
+
+def _authors(match: re.Match[str], possessive: bool) -> str:
+    the = "The" if match.group(1).isupper() else "the"
+    return f"{the} authors' " if possessive else f"{the} authors "
+
+
 def unauthored(text: str) -> str:
     """``text`` with "the study by [1]" written "the study [1]" and "[1] shows that" written
     "A study [1] shows that": a citation is no author, nor a sentence's subject."""
     return _SUBJECT_CITES.sub(_study_subject, _BY_CITATION.sub(r"\1 ", text))
+
+
+def third_person(text: str) -> str:
+    """A model's ``text`` with the authors' first person it copied made theirs: "our findings
+    support" reads "the authors' findings support", "We conclude" reads "The authors
+    conclude". Not for quotations (the evidence digest quotes as written)."""
+    text = _OUR.sub(lambda m: _authors(m, possessive=True), text)
+    return _WE.sub(lambda m: _authors(m, possessive=False), text)
 
 
 def drop_repeated_sentences(text: str) -> str:

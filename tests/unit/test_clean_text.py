@@ -16,6 +16,7 @@ from medlit.text import (
     require_clean_text,
     sentence_pieces,
     split_sentences,
+    third_person,
     unauthored,
 )
 
@@ -152,6 +153,19 @@ def test_a_citation_is_not_read_as_an_author() -> None:
     )
     named = "Trials by Smith et al. [2] found it."
     assert unauthored(named) == named  # an author's name stays
+
+
+def test_the_authors_first_person_is_theirs() -> None:
+    # The local model copied PubMedQA 11566686's "our findings support the hypothesis that
+    # hypergastrinemia may be implicated", which read as the assistant's own study.
+    assert third_person("Although X is hard to establish, our findings support Y [PMID:1].") == (
+        "Although X is hard to establish, the authors' findings support Y [PMID:1]."
+    )
+    assert third_person("We conclude that it helps. Our own data agree [1].") == (
+        "The authors conclude that it helps. The authors' own data agree [1]."
+    )
+    kept = "We cannot say. Our question was whether it helps. Sweden found we were right."
+    assert third_person(kept) == kept
 
 
 def test_a_citation_is_not_a_sentences_subject() -> None:

@@ -68,7 +68,14 @@ from medlit.defined_terms import spell_out
 from medlit.errors import CacheAdmissionError, LLMError, SourceError, SourceUnavailable
 from medlit.log import get_logger
 from medlit.progress import emit, streaming_wanted
-from medlit.text import all_of, counted, drop_repeated_sentences, either_of, unauthored
+from medlit.text import (
+    all_of,
+    counted,
+    drop_repeated_sentences,
+    either_of,
+    third_person,
+    unauthored,
+)
 from medlit.types import Article, Citation, Evidence, SearchQuery
 from medlit.usage import usage_scope
 
@@ -487,10 +494,12 @@ class AskNodes:
         ]
         if state.get("is_yes_no") and verdict is None:
             log.info("no_verdict_line", mode=mode)
+        shown = unauthored(check.text)
+        if mode == "llm":  # a digest quotes as written
+            shown = third_person(shown)
         return {
             "final_answer": spell_out(
-                unauthored(check.text),
-                [articles[p] for p in extract_pmids(check.text) if p in articles],
+                shown, [articles[p] for p in extract_pmids(check.text) if p in articles]
             ).strip(),
             "verdict": verdict,
             "citations": citations,

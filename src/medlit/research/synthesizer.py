@@ -46,7 +46,7 @@ from medlit.research.prompts import (
     Task,
     messages,
 )
-from medlit.text import counted, unauthored
+from medlit.text import counted, third_person, unauthored
 from medlit.types import Article, Citation, StudyType
 
 __all__ = ["build_references", "clean_citations", "count_words", "generate_report"]
@@ -495,12 +495,13 @@ def no_facts_summary(question: str, articles: dict[str, Article]) -> str:
 
 
 def _plain(text: str, references: list[Reference], articles: dict[str, Article]) -> str:
-    """``text`` in plainer words: no citation read as an author ("the study by [1]"), and the
-    abbreviations the references it cites define spelled out at first use."""
+    """``text`` in plainer words: no citation read as an author ("the study by [1]"), no
+    authors' first person ("our findings"), and the abbreviations the references it cites
+    define spelled out at first use."""
     keys = {r.number: r.article_key for r in references}
     numbers = sorted(cited_numbers(text))
     cited = [articles[keys[n]] for n in numbers if n in keys and keys[n] in articles]
-    return spell_out(unauthored(text), cited)
+    return spell_out(third_person(unauthored(text)), cited)
 
 
 def _were_left_out(count: int, where: str) -> str:
