@@ -26,6 +26,7 @@ from medlit.research.planner import anchor_terms
 from medlit.research.tracking import normalise_topic
 from medlit.text import all_of, rewrite_sentences
 from medlit.types import Article
+from medlit.word_rarity import is_technical
 
 __all__ = ["MIN_SHARE", "Unsupported", "drop_unsupported"]
 
@@ -44,12 +45,23 @@ class Unsupported:
     text: str
     warnings: list[str] = field(default_factory=list)
     words: list[str] = field(default_factory=list)
+    # the word stems of every retrieved article
+    spoken: set[str] = field(default_factory=set, compare=False, repr=False)
 
     def unaddressed(self) -> set[str]:
         """Subject words the sentences left out used and nothing left in the text does (in
-        any form of the word: "inheritance" says "inherited")."""
+        any form of the word, "inheritance" says "inherited", or a synonym, "mortality" says
+        "death"). A word common in English that no retrieved article says is the question's
+        own wording, which no answer from this evidence could address ("mildly raised",
+        "higher death rates" over an article on impaired fasting glucose and mortality)."""
         said = word_stems(self.text)
-        return {word for word in self.words if not word_stems(word.lower()) <= said}
+        return {
+            word
+            for word in self.words
+            if not word_stems(word.lower()) <= said
+            and not said_in(normalise_topic(word), said)
+            and (is_technical(word.lower()) or said_in(normalise_topic(word), self.spoken))
+        }
 
 
 def drop_unsupported(text: str, articles: Mapping[str, Article], question: str) -> Unsupported:
@@ -112,7 +124,8 @@ def drop_unsupported(text: str, articles: Mapping[str, Article], question: str) 
         f"{_how_many(counts[words])} left out: no retrieved article speaks of {words} together"
         for words in counts
     ]
-    return Unsupported(text, warnings, words)
+    spoken = set().union(*(held for held, _, _ in evidence))
+    return Unsupported(text, warnings, words, spoken)
 
 
 def _as_written(sentence: str, stems: set[str]) -> list[str]:
