@@ -233,16 +233,44 @@ _BY_CITATION = re.compile(
 # line (after a bullet) or after a sentence's end, before a lower-case word.
 _ONE_CITE = r"\[(?:PMID:\s*)?\d+(?:\s*,\s*(?:PMID:\s*)?\d+)*\]"
 _SENTENCE_START = r"^[ \t]*(?:[-*•][ \t]+)?|(?<!\bal)(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)[.!?][ \t]+"
+# A connective opening the sentence before its subject: "Specifically, [PMID:1] reports".
+_OPENER = r"(?:[A-Z][a-z]+(?: [a-z]+)?,[ \t]+)?"
 _SUBJECT_CITES = re.compile(
-    rf"({_SENTENCE_START})({_ONE_CITE}(?:(?:\s*,\s*|\s+and\s+|\s*){_ONE_CITE})*)[ \t]+(?=[a-z])",
+    rf"((?:{_SENTENCE_START}){_OPENER})"
+    rf"({_ONE_CITE}(?:(?:\s*,\s*|\s+and\s+|\s*){_ONE_CITE})*)[ \t]+(?=[a-z])",
     re.M,
 )
 
 
 def _study_subject(match: re.Match[str]) -> str:
-    cites = match.group(2)
-    many = len(re.findall(r"\d+", cites)) > 1
-    return f"{match.group(1)}{'Studies' if many else 'A study'} {cites} "
+    opening, cites = match.group(1), match.group(2)
+    subject = "Studies" if len(re.findall(r"\d+", cites)) > 1 else "A study"
+    if opening.rstrip().endswith(","):  # "Specifically, a study [1] reports"
+        subject = subject[0].lower() + subject[1:]
+    return f"{opening}{subject} {cites} "
+
+
+# A connective that ties a sentence to the one before it: "Specifically, ...", "In addition,
+# ...". Opening an answer (its first sentence left out by a check), it ties to nothing.
+_LEADING_CONNECTIVE = re.compile(
+    r"^(\s*)(?:specifically|additionally|moreover|furthermore|in addition|also|further"
+    r"|similarly|likewise|in particular|notably|however|nevertheless|in contrast|conversely"
+    r"|therefore|thus|hence|consequently|as a result|in fact|indeed|in summary"
+    r"|in conclusion|overall|for example|for instance)\s*,\s*",
+    re.I,
+)
+
+
+def without_opening_connective(text: str) -> str:
+    """``text`` without a connective its first sentence opens with ("Specifically, the study
+    found ..." reads "The study found ...")."""
+    match = _LEADING_CONNECTIVE.match(text)
+    if match is None:
+        return text
+    rest = text[match.end() :]
+    if rest[:1].islower() and not rest[1:2].isupper():  # "mRNA" stays as written
+        rest = rest[0].upper() + rest[1:]
+    return match.group(1) + rest
 
 
 # The authors' first person, copied from an abstract: "our findings support ...", "we

@@ -18,6 +18,7 @@ from medlit.text import (
     split_sentences,
     third_person,
     unauthored,
+    without_opening_connective,
 )
 
 
@@ -155,6 +156,19 @@ def test_a_citation_is_not_read_as_an_author() -> None:
     assert unauthored(named) == named  # an author's name stays
 
 
+def test_an_answer_does_not_open_with_a_connective() -> None:
+    # The local model's first sentence was left out by a check, and the answer began
+    # "Specifically, [PMID:17279467] reports that cyclical pamidronate ...".
+    assert without_opening_connective("Specifically, the study found X [PMID:1].") == (
+        "The study found X [PMID:1]."
+    )
+    assert without_opening_connective("In addition, mRNA rose [1]. However, X.") == (
+        "mRNA rose [1]. However, X."
+    )
+    kept = "Specific antibodies rose [1]. Moreover, X fell."
+    assert without_opening_connective(kept) == kept
+
+
 def test_the_authors_first_person_is_theirs() -> None:
     # The local model copied PubMedQA 11566686's "our findings support the hypothesis that
     # hypergastrinemia may be implicated", which read as the assistant's own study.
@@ -176,6 +190,12 @@ def test_a_citation_is_not_a_sentences_subject() -> None:
     )
     assert unauthored("- [PMID:1, PMID:2] report fewer falls.") == (
         "- Studies [PMID:1, PMID:2] report fewer falls."
+    )
+    assert unauthored(
+        "Specifically, [PMID:17279467] reports that it fell. In addition, [1] and [2] agree."
+    ) == (
+        "Specifically, a study [PMID:17279467] reports that it fell. In addition, studies [1] "
+        "and [2] agree."
     )
     # A citation after its statement, or before a capital, is not a subject.
     kept = "It helps [PMID:1]. [PMID:2] The trial found no harm. Falls fell [1] in women."

@@ -75,6 +75,7 @@ from medlit.text import (
     either_of,
     third_person,
     unauthored,
+    without_opening_connective,
 )
 from medlit.types import Article, Citation, Evidence, SearchQuery
 from medlit.usage import usage_scope
@@ -570,7 +571,7 @@ class AskNodes:
         unsaid = drop_unsaid_subjects(check.text, articles, question)
         borrowed = drop_borrowed_terms(unsaid.text, articles, question)
         unsupported = drop_unsupported(borrowed.text, articles, question)
-        check.text = unsupported.text
+        check.text = without_opening_connective(unsupported.text)  # its antecedent went
         warnings = (
             misattribution_warnings(misattributed)
             + unsourced
