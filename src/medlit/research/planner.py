@@ -64,7 +64,8 @@ _GENERIC = frozenset(
     adult child children pediatric paediatric patient population women men infant study
     evidence associated association use compared comparison versus reduce increase improve
     interest research question clinical factor level type people individual group after before
-    during without against explain explained explains explanation""".split()  # noqa: SIM905
+    during without against explain explained explains explanation both each either neither
+    other several such any all some also same very""".split()  # noqa: SIM905
 )
 
 

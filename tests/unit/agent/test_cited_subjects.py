@@ -127,3 +127,18 @@ def test_a_study_in_a_paediatric_or_neonatal_unit_speaks_of_its_patients() -> No
     assert populations_unspoken(question, text, {"5": picu}) == []
     nicu = article("6", "Outcomes in our NICU", "Admissions to the NICU were reviewed.")
     assert populations_unspoken("Do infants do well?", "They do [PMID:6].", {"6": nicu}) == []
+
+
+def test_a_quantifier_of_the_question_is_no_subject() -> None:
+    # The local model's true sentence was left out "for 'both', which that article never
+    # mentions", asked "Do women with both endometrial and ovarian cancer have Lynch syndrome?"
+    # over PubMedQA 16361634 ("synchronous primary cancers of the endometrium and ovary").
+    articles = {
+        "1": article("1", "Women with synchronous primary cancers of the endometrium and ovary",
+                     "Lynch syndrome was found in women with endometrial and ovarian cancer."),
+        "2": article("2", "Both arms of a trial", "Both groups had ovarian cancer."),
+    }  # fmt: skip
+    question = "Do women with both endometrial and ovarian cancer have Lynch syndrome?"
+    text = "Women with both endometrial and ovarian cancer had Lynch syndrome [PMID:1]."
+    checked = drop_unsaid_subjects(text, articles, question)
+    assert checked.text == text and checked.warnings == []
