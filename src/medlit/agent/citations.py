@@ -369,12 +369,14 @@ def _without_verdict_line(
     rest = _LEAD_IN.sub("", rest)  # "Therefore, the answer is: Verdict: Yes"
     if len(rest.split()) <= 2:  # the line only stated the verdict: it moves to the top
         lines = _without_lead_in(lines[:index]) + lines[index + 1 :]
-    elif cleaned == lines[index].strip() and not cleaned[match.end() :].strip(" .!"):
+    elif not cleaned[match.end() :].strip(" .!"):
         # "... in certain populations. The verdict is: Yes": the last sentence only stated
         # the verdict, which moves to the top; the sentences before it stay.
         start = max((0, *(cut for cut in sentence_starts(cleaned) if cut <= match.start())))
         if len(_LEAD_IN.sub("", cleaned[start : match.start()].strip(" .:;-–")).split()) <= 2:
-            lines = [*lines[:index], cleaned[:start].rstrip(), *lines[index + 1 :]]
+            line = lines[index]
+            kept = line[: _in_line(line, start)].rstrip().rstrip("*_").rstrip()
+            lines = [*lines[:index], kept, *lines[index + 1 :]]
     return verdict, "\n".join(lines).strip()
 
 
@@ -440,7 +442,8 @@ def reasoned_verdict(answer: str) -> tuple[Verdict | None, str]:
 
 def _without_opening(lines: list[str], index: int, match: re.Match[str]) -> str:
     """The text without the verdict word line ``index`` opens with."""
-    rest = _clean(lines[index])[match.end() :].lstrip(" .,:;!-–—")
+    line = lines[index]
+    rest = line[_in_line(line, match.end()) :].lstrip(" .,:;!-–—*_")
     first_word = rest.split(maxsplit=1)[0] if rest else ""
     if first_word.isalpha() and first_word.islower():  # "Yes, double balloon ..." ("mRNA" stays)
         rest = rest[0].upper() + rest[1:]
@@ -453,5 +456,19 @@ def verdict_first(verdict: Verdict, text: str) -> str:
     return f"Verdict: {verdict.capitalize()}\n\n{text.strip()}"
 
 
+_MARKUP = frozenset("*_#>`")
+
+
 def _clean(line: str) -> str:
-    return re.sub(r"[*_#>`]", "", line).strip()
+    """``line`` without Markdown markup (emphasis, headings, quotes), for reading a verdict."""
+    return "".join(c for c in line if c not in _MARKUP).strip()
+
+
+def _in_line(line: str, position: int) -> int:
+    """Where in ``line`` the character at ``position`` of :func:`_clean` ``(line)`` is (the
+    end of the line for the cleaned text's end). What is kept of a line is cut from the line
+    itself: "p>0.05" and "size>2 cm" keep their signs."""
+    kept = [i for i, c in enumerate(line) if c not in _MARKUP]
+    text = "".join(line[i] for i in kept)
+    kept = kept[len(text) - len(text.lstrip()) :]
+    return kept[position] if position < len(kept) else len(line)

@@ -440,6 +440,13 @@ def test_a_verdict_after_reasoning_on_the_same_line_keeps_the_reasoning() -> Non
         "no",
         "It helps [PMID:1].",
     )
+    # What stays of a verdict's line is cut from the line itself: the local model's "tumour
+    # size>2 cm" read "tumour size2 cm", and "(p>0.05)" would read "(p0.05)".
+    signs = "Tumour size>2 cm was significant (p>0.05) [PMID:1]."
+    assert reasoned_verdict(f"Yes. {signs}") == (None, signs)
+    assert reasoned_verdict(f"**Yes**. {signs}") == (None, signs)
+    assert reasoned_verdict(f"{signs} Verdict: Yes") == ("yes", signs)
+    assert reasoned_verdict(f"{signs} **Verdict: No**") == ("no", signs)
     # An opening verdict is still not trusted, and its sentence's own words stay.
     assert reasoned_verdict("Verdict: Yes. It helps [PMID:1].") == (None, "It helps [PMID:1].")
 
