@@ -250,6 +250,7 @@ _SYNONYM_PAIRS = (
     ("heart", "cardiac"),
     ("liver", "hepatic"),
     ("bleeding", "hemorrhage"),
+    ("vasopressor", "pressor"),
 )
 
 
