@@ -24,13 +24,14 @@ A citation that fails goes, and a sentence left with no citation is left out, wi
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from medlit.agent.attribution import MIN_SHARE
 from medlit.agent.citations import extract_pmids, remove_cited_for
 from medlit.agent.query import content_terms
 from medlit.cache.guard import age_groups
+from medlit.defined_terms import spell_out
 from medlit.log import get_logger
 from medlit.research.grounding import unsaid_in_article, word_stems
 from medlit.text import rewrite_sentences
@@ -62,11 +63,13 @@ class Unsaid:
     words: list[str] = field(default_factory=list)
     groups: list[str] = field(default_factory=list)  # age groups: child, infant, elderly
 
-    def unaddressed(self, text: str) -> list[str]:
+    def unaddressed(self, text: str, cited: Sequence[Article] = ()) -> list[str]:
         """What the sentences left out were cited for that nothing in ``text`` (the answer
         after every check) speaks of: their words, and their populations ("children" is
-        spoken of by "paediatric" too)."""
-        lower = text.lower()
+        spoken of by "paediatric" too). ``text`` is read as it will be shown, with the
+        abbreviations the ``cited`` articles define spelled out ("109 patients with IH" speaks
+        of infants, as "infantile hemangiomas (IH)")."""
+        lower = spell_out(text, cited).lower()
         spoken = _groups_spoken(lower)
         return [w for w in dict.fromkeys(self.words) if w.lower() not in lower] + [
             _GROUP_WORDS[g] for g in dict.fromkeys(self.groups) if g not in spoken

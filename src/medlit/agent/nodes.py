@@ -586,7 +586,7 @@ class AskNodes:
         kept = set(extract_pmids(check.text))
         missing = left_unanswered(check.text, misattributed, question)
         unspoken = unsupported.unaddressed()
-        untold = unsaid.unaddressed(check.text)
+        untold = unsaid.unaddressed(check.text, [articles[p] for p in kept if p in articles])
         absent = [] if untold else populations_unspoken(question, check.text, articles)
         noted = bool(missing or unspoken or untold or absent)
         unnamed = unmentioned_terms(question, articles.values())

@@ -142,3 +142,20 @@ def test_a_quantifier_of_the_question_is_no_subject() -> None:
     text = "Women with both endometrial and ovarian cancer had Lynch syndrome [PMID:1]."
     checked = drop_unsaid_subjects(text, articles, question)
     assert checked.text == text and checked.warnings == []
+
+
+def test_a_population_is_spoken_of_by_the_abbreviation_its_article_defines() -> None:
+    # The local model's answer on propranolol for haemangioma kept "109 patients with IH"
+    # (shown as "infantile hemangiomas (IH)"), yet opened "None of the articles cited speaks
+    # of infants".
+    hemangioma = article(
+        "1",
+        "Beta-blocker therapy for infantile hemangiomas",
+        "Propranolol in patients with infantile hemangiomas (IH) was safe.",
+    )
+    question = "Do infants starting propranolol for hemangioma need a cardiac workup?"
+    text = "Infants need no workup. The study of 109 patients with IH found no harm [PMID:1]."
+    checked = drop_unsaid_subjects(text, {"1": hemangioma}, question)
+    assert checked.text == "The study of 109 patients with IH found no harm [PMID:1]."
+    assert checked.unaddressed(checked.text) == ["infants"]
+    assert checked.unaddressed(checked.text, [hemangioma]) == []
