@@ -293,10 +293,24 @@ def _authors(match: re.Match[str], possessive: bool) -> str:
     return f"{the} authors' " if possessive else f"{the} authors "
 
 
+# "the studies [PMID:1]" over one citation: the local model's "as demonstrated by the studies
+# [PMID:23831910]".
+_STUDIES_OF_ONE = re.compile(rf"\b([Tt]he) studies(\s+{_ONE_CITE})(?![ \t]*(?:\[|,|and\b|&))")
+
+
+def _one_study(match: re.Match[str]) -> str:
+    cites = match.group(2)
+    if len(re.findall(r"\d+", cites)) > 1:
+        return match.group(0)
+    return f"{match.group(1)} study{cites}"
+
+
 def unauthored(text: str) -> str:
     """``text`` with "the study by [1]" written "the study [1]" and "[1] shows that" written
-    "A study [1] shows that": a citation is no author, nor a sentence's subject."""
-    return _SUBJECT_CITES.sub(_study_subject, _BY_CITATION.sub(r"\1 ", text))
+    "A study [1] shows that": a citation is no author, nor a sentence's subject; and "the
+    studies [1]" over one citation written "the study [1]"."""
+    text = _SUBJECT_CITES.sub(_study_subject, _BY_CITATION.sub(r"\1 ", text))
+    return _STUDIES_OF_ONE.sub(_one_study, text)
 
 
 def third_person(text: str) -> str:

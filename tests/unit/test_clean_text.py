@@ -197,6 +197,11 @@ def test_a_citation_is_not_a_sentences_subject() -> None:
         "Specifically, a study [PMID:17279467] reports that it fell. In addition, studies [1] "
         "and [2] agree."
     )
+    assert unauthored("It is safe, as demonstrated by the studies [PMID:23831910].") == (
+        "It is safe, as demonstrated by the study [PMID:23831910]."
+    )
+    many = "The studies [PMID:1] and [PMID:2] agree. The studies [PMID:1, PMID:2][PMID:3] agree."
+    assert unauthored(many) == many
     # A citation after its statement, or before a capital, is not a subject.
     kept = "It helps [PMID:1]. [PMID:2] The trial found no harm. Falls fell [1] in women."
     assert unauthored(kept) == kept
