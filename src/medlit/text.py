@@ -316,9 +316,16 @@ def unauthored(text: str) -> str:
 def third_person(text: str) -> str:
     """A model's ``text`` with the authors' first person it copied made theirs: "our findings
     support" reads "the authors' findings support", "We conclude" reads "The authors
-    conclude". Not for quotations (the evidence digest quotes as written)."""
-    text = _OUR.sub(lambda m: _authors(m, possessive=True), text)
-    return _WE.sub(lambda m: _authors(m, possessive=False), text)
+    conclude". Only in a sentence that cites an article: uncited, "we found no study on X" is
+    the model's own voice. Not for quotations (the evidence digest quotes as written)."""
+
+    def theirs(sentence: str) -> str:
+        if not re.search(_ONE_CITE, sentence):
+            return sentence
+        sentence = _OUR.sub(lambda m: _authors(m, possessive=True), sentence)
+        return _WE.sub(lambda m: _authors(m, possessive=False), sentence)
+
+    return rewrite_sentences(text, theirs)
 
 
 def drop_repeated_sentences(text: str) -> str:

@@ -175,11 +175,16 @@ def test_the_authors_first_person_is_theirs() -> None:
     assert third_person("Although X is hard to establish, our findings support Y [PMID:1].") == (
         "Although X is hard to establish, the authors' findings support Y [PMID:1]."
     )
-    assert third_person("We conclude that it helps. Our own data agree [1].") == (
-        "The authors conclude that it helps. The authors' own data agree [1]."
+    assert third_person("We conclude that it helps [1]. Our own data agree [1].") == (
+        "The authors conclude that it helps [1]. The authors' own data agree [1]."
     )
-    kept = "We cannot say. Our question was whether it helps. Sweden found we were right."
+    kept = (
+        "We cannot say [1]. Our question was whether it helps [1]. Sweden found we were right [1]."
+    )
     assert third_person(kept) == kept
+    # Uncited, it is the model's own voice.
+    own = "We found no study of children. Our search was of PubMed."
+    assert third_person(own) == own
 
 
 def test_a_citation_is_not_a_sentences_subject() -> None:
