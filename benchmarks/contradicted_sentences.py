@@ -10,19 +10,25 @@ article from ``pqal_dev_pubmed.xml``, and the label as the verdict:
 - **conclusions read**: what each article's conclusion answers, read from its cues (the
   reading both rules rest on), set against the label: how often a "yes" or "no" reading is
   right.
+- **against, as written** (:func:`~medlit.agent.contradicted.drop_against_conclusions`, the
+  counterpart for a verdict that agrees with its wrong sentence): the same answers, each
+  sentence held to the answer it states itself (the verdict Uncertain: both answers checked).
+  A sentence that goes is a false alarm.
 - **said the other way**: the question said as a statement ("Does maternal obesity have an
   influence on feeding behavior of obese children?" -> "Maternal obesity have an influence on
   feeding behavior of obese children", crude but with the question's words) where the label is
   no, and "There is no evidence that" before it where the label is yes; cited to the article,
   after the abstract's first sentence (also cited), so that one cited sentence stays. One that
-  goes is caught: its article answers the question the other way.
+  goes is caught: its article answers the question the other way. The same statements with
+  the verdict they state (the model's verdict agreeing with its wrong sentence) are caught
+  when the counterpart takes them out.
 
 Usage::
 
     python benchmarks/contradicted_sentences.py [--data ../shared/data/pubmedqa]
 
-Last line: ``sentences=... as_written_dropped=... said_other_way=... caught=...
-read_yes=right/all read_no=right/all``.
+Last line: ``sentences=... as_written_dropped=... against_dropped=... said_other_way=...
+caught=... against_caught=... read_yes=right/all read_no=right/all``.
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from medlit.agent.contradicted import concludes, drop_contradicted
+from medlit.agent.contradicted import concludes, drop_against_conclusions, drop_contradicted
 from medlit.log import configure_logging
 from medlit.text import split_sentences
 from pubmedqa_cases import DEFAULT_DATA, labelled, show_examples, statement
@@ -50,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     configure_logging("error")
     records, articles = data
-    sentences = dropped = said_other_way = caught = 0
+    sentences = dropped = said_other_way = caught = against_dropped = against_caught = 0
     readings: dict[str, list[int]] = {"yes": [0, 0], "no": [0, 0]}  # right, all
     shown: dict[str, list[str]] = {"false alarm": [], "caught": [], "missed": []}
     for pmid, record in records.items():
@@ -71,6 +77,9 @@ def main(argv: list[str] | None = None) -> int:
         dropped += len(warnings)
         if warnings and len(shown["false alarm"]) < args.show:
             shown["false alarm"].append(f"{question} ({verdict}): {len(warnings)} dropped")
+        for stated in ("yes", "no"):
+            _, warnings = drop_against_conclusions(answer, stated, by_pmid, question)
+            against_dropped += len(warnings)
         said = statement(question)
         denied = f"There is no evidence that {said[0].lower()}{said[1:]}"
         other = said if verdict == "no" else denied
@@ -78,19 +87,27 @@ def main(argv: list[str] | None = None) -> int:
         _, warnings = drop_contradicted(answer, verdict, by_pmid, question)
         said_other_way += 1
         caught += bool(warnings)
+        wrong = "no" if verdict == "yes" else "yes"
+        against_caught += bool(drop_against_conclusions(answer, wrong, by_pmid, question)[1])
         kind = "caught" if warnings else "missed"
         if len(shown[kind]) < args.show:
             shown[kind].append(f"{other} ({verdict})")
     print(f"{'abstract sentences, cited to their own article':<52} {sentences}")
     print(f"{'... dropped':<52} {dropped}")
+    print(f"{'... dropped as against their article (either answer)':<52} {against_dropped}")
     print(f"{'questions said as the other answer':<52} {said_other_way}")
     print(f"{'... caught':<52} {caught} ({caught / max(said_other_way, 1):.0%})")
+    print(
+        f"{'... caught under the verdict they state':<52} {against_caught} "
+        f"({against_caught / max(said_other_way, 1):.0%})"
+    )
     for reading, (right, read) in readings.items():
         print(f"{'conclusions read ' + reading + ', right':<52} {right} of {read}")
     show_examples(shown)
     print(
         f"sentences={sentences} as_written_dropped={dropped} "
-        f"said_other_way={said_other_way} caught={caught} "
+        f"against_dropped={against_dropped} said_other_way={said_other_way} caught={caught} "
+        f"against_caught={against_caught} "
         + " ".join(f"read_{r}={right}/{read}" for r, (right, read) in readings.items())
     )
     return 0

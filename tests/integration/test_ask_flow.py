@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from medlit.agent.prompt import (
+    ANSWER_AGAINST_ARTICLES,
     ANSWER_ECHOED,
     ANSWER_EMPTY,
     NO_EVIDENCE_ANSWER,
@@ -536,7 +537,7 @@ async def test_an_answer_left_without_its_best_article_off_the_question_is_the_d
     llm_server.responder = _answering(answer)
     result = await _ask_once(settings, eutils, llm_server, "Does aspirin quickly prevent stroke?")
     assert result.mode == "evidence_digest"
-    assert result.warnings[-1] == best_article_lost(written[0])
+    assert result.warnings[-1] == best_article_lost(written[0])[1]
     assert "97.3%" not in result.answer and "quickly" not in result.answer
     assert "Evidence digest (the model's statements on the best article were left out)" in (
         result.answer
@@ -562,6 +563,37 @@ async def test_an_answer_that_only_repeats_the_evidence_headers_is_answered_by_t
     assert result.answer.startswith("Evidence digest (the model's answer held no statement)")
     assert result.citations and "[PMID:3100000" in result.answer
     assert not result.cache.admitted
+
+
+async def test_an_answer_whose_verdict_and_sentence_its_article_contradicts_is_the_digest(
+    settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
+) -> None:
+    # The local model wrote "Verdict: No" and "... with head-down tilt is not dangerous [PMID]"
+    # over an article concluding that the Trendelenburg position "causes profound ischemia".
+    result = await _ask_answered(
+        settings,
+        eutils,
+        llm_server,
+        "Aspirin does not prevent stroke [PMID:31000001].\nVerdict: No",
+    )
+    assert result.mode == "evidence_digest"
+    assert "does not prevent" not in result.answer
+    assert result.warnings == [
+        "a sentence was left out: it cited PMID 31000001 for the answer 'no', where the "
+        "article concludes 'yes'",
+        ANSWER_AGAINST_ARTICLES[1],
+    ]
+    _check_cited(result)
+    # With a cited sentence left, that one stays, under Uncertain.
+    kept = "Aspirin lowered stroke risk compared with placebo [PMID:31000002]."
+    both = await _ask_answered(
+        settings,
+        eutils,
+        llm_server,
+        f"Aspirin does not prevent stroke [PMID:31000001]. {kept}\nVerdict: No",
+    )
+    assert both.mode == "llm" and both.verdict == "uncertain"
+    assert kept in both.answer and "does not prevent" not in both.answer
 
 
 async def test_a_statement_its_verdict_and_its_article_contradict_is_left_out(

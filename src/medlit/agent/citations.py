@@ -157,8 +157,9 @@ class CitationCheck:
     text: str
     cited: list[str] = field(default_factory=list)  # kept PMIDs, first appearance first
     removed: list[str] = field(default_factory=list)  # PMIDs stripped: not in the evidence
-    # The best-matching article, when the checks took out every statement citing it
-    best_lost: str | None = None
+    # Why the evidence digest answers instead, when the checks left nothing to stand on:
+    # (the digest's heading reason, the warning under the answer)
+    digest_instead: tuple[str, str] | None = None
 
 
 # "... (P<0.05). [PMID:1]" and "A. [PMID:1] B.": citations written after a sentence's full

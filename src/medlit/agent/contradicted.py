@@ -27,6 +27,14 @@ otherwise or nothing clear, and any answer with no other cited sentence left. Ci
 own article, with the PubMedQA label as the verdict, 2 of the 5,048 sentences of its abstracts
 go, where 175 did when only the conclusion counted; of its 445 questions said as a statement of
 the other answer, 177 go, where 138 did (``python benchmarks/contradicted_sentences.py``).
+
+A verdict that agrees with its wrong sentence is held the same way
+(:func:`drop_against_conclusions`): a cited sentence stating the verdict's answer goes when
+every article it cites contradicts it, and the verdict is then Uncertain (the evidence digest
+answers when no cited sentence is left). Of the same abstract sentences, each held to the
+answer it states, 2 go; of the 445 statements of the other answer under the verdict they state,
+177 go. Where a conclusion reads both ways and the question, worded apart from the article,
+picks none of its sentences, the article's title picks one (:data:`TITLED` of its words).
 """
 
 from __future__ import annotations
@@ -51,6 +59,7 @@ __all__ = [
     "RESTATED",
     "concludes",
     "consistent_verdict",
+    "drop_against_conclusions",
     "drop_contradicted",
     "stated_answer",
 ]
@@ -63,6 +72,11 @@ statement ("Very high serum CA 19-9 levels are a contraindication to pancreatico
 ASKED = 0.5
 """Share of the question's content words a conclusion sentence must say to decide what a
 conclusion whose sentences read different ways answers."""
+
+
+TITLED = 2
+"""Words of its article's title a conclusion sentence must say to decide, when the question
+picks none, what a conclusion whose sentences read different ways answers."""
 
 
 def stated_answer(sentence: str, question: str) -> Stance | None:
@@ -94,7 +108,14 @@ def concludes(article: Article, question: str) -> Stance | None:
     asked = content_terms(question)
     nearest = _nearest(question, [s for s, _ in read])
     if len(nearest) != 1 or len(content_terms(nearest[0]) & asked) < ASKED * len(asked):
-        return None
+        # The question, worded apart from the article, picks none: its title may ("Lloyd-Davies
+        # position with Trendelenburg ...?" picks "Addition of Trendelenburg position, however,
+        # causes profound ischemia" over "The use of the modified lithotomy position ... is not
+        # associated with lower limb ischemia", asked about "head-down tilt").
+        nearest = _nearest(article.title, [s for s, _ in read])
+        titled = content_terms(article.title)
+        if len(nearest) != 1 or len(content_terms(nearest[0]) & titled) < TITLED:
+            return None
     stance = dict(read)[nearest[0]]
     return stance if stance in ("yes", "no") else None
 
@@ -147,8 +168,8 @@ def consistent_verdict(
     to pancreaticoduodenectomy [PMID]" was read "yes" by the verdict call, over an article
     that concludes no. Only a "yes" is turned: a small model's reading leans to yes, and a
     "no" is read only from clear mass on it (:mod:`medlit.agent.verdict`). On PubMedQA's
-    questions labelled yes or no, a conclusion read "no" (:func:`concludes`) is right 72 times
-    in 86, and one read "yes" 179 times in 201 (``benchmarks/contradicted_sentences.py``):
+    questions labelled yes or no, a conclusion read "no" (:func:`concludes`) is right 78 times
+    in 94, and one read "yes" 191 times in 215 (``benchmarks/contradicted_sentences.py``):
     one reading alone does not overrule the verdict call. A "no" under the same two readings
     the other way (the cited articles all conclude yes, a cited sentence states yes) is
     "uncertain", never "yes": the local model wrote "Verdict: No" over its own "The
@@ -223,7 +244,17 @@ def drop_contradicted(
     }
     if not wrong or len(wrong) == len(cited):
         return text, []  # nothing to drop, or nothing cited would be left
-    why = f"the answer {other!r}, where the article concludes {verdict!r}"
+    text, warnings = _drop(text, wrong, articles, other, verdict)
+    log.warning("answer_contradicted", removals=len(warnings))
+    return text, warnings
+
+
+def _drop(
+    text: str, wrong: set[str], articles: Mapping[str, Article], stated: str, concluded: str
+) -> tuple[str, list[str]]:
+    """``text`` without the ``wrong`` sentences' citations (and the sentences), which state
+    ``stated`` where their articles conclude ``concluded``, and one warning each."""
+    why = f"the answer {stated!r}, where the article concludes {concluded!r}"
 
     def wrong_in(sentence: str) -> list[tuple[str, str]]:
         return (
@@ -232,6 +263,35 @@ def drop_contradicted(
             else []
         )
 
-    text, warnings = drop_cited_for(text, wrong_in)
-    log.warning("answer_contradicted", removals=len(warnings))
+    return drop_cited_for(text, wrong_in)
+
+
+def drop_against_conclusions(
+    text: str, verdict: str, articles: Mapping[str, Article], question: str
+) -> tuple[str, list[str]]:
+    """``text`` without the cited sentences that state ``verdict``'s answer where every article
+    they cite contradicts it (concludes the other answer, and its sentence nearest them does
+    not say theirs), and one warning each.
+
+    The counterpart of :func:`drop_contradicted`, for a model whose verdict and sentence agree
+    against the article: asked whether the Lloyd-Davies position with head-down tilt is
+    dangerous, the local model wrote "Verdict: No" and "... with head-down tilt is not
+    dangerous [PMID]", over an article concluding that adding the Trendelenburg position
+    "causes profound ischemia of the lower limbs". The caller reads the verdict as Uncertain
+    (a verdict is never turned to the other answer on a reading of cues), or answers with the
+    evidence digest when no cited sentence is left.
+    """
+    if verdict not in ("yes", "no"):
+        return text, []
+    other: Stance = "no" if verdict == "yes" else "yes"
+    wrong = {
+        s
+        for s, pmids in _cited(text, articles)
+        if stated_answer(s, question) == verdict
+        and all(_contradicts(s, verdict, other, articles[p], question) for p in pmids)
+    }
+    if not wrong:
+        return text, []
+    text, warnings = _drop(text, wrong, articles, verdict, other)
+    log.warning("answer_against_conclusions", removals=len(warnings))
     return text, warnings

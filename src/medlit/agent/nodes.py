@@ -44,11 +44,16 @@ from medlit.agent.citations import (
 from medlit.agent.cited_numbers import drop_unsourced_numbers
 from medlit.agent.cited_subjects import drop_unsaid_subjects, populations_unspoken
 from medlit.agent.cited_years import drop_wrong_years
-from medlit.agent.contradicted import consistent_verdict, drop_contradicted
+from medlit.agent.contradicted import (
+    consistent_verdict,
+    drop_against_conclusions,
+    drop_contradicted,
+)
 from medlit.agent.deps import AgentDeps
 from medlit.agent.inferences import drop_unsupported_inferences
 from medlit.agent.memory import Turn, session_key, summary_messages
 from medlit.agent.prompt import (
+    ANSWER_AGAINST_ARTICLES,
     ANSWER_ECHOED,
     ANSWER_EMPTY,
     NO_EVIDENCE_ANSWER,
@@ -466,14 +471,13 @@ class AskNodes:
                 check, verdict, warnings = await self._checked_answer(
                     state, said, verdict, articles
                 )
-                if lost := check.best_lost:  # the digest answers from the best article
-                    log.warning("answer_lost_best_article", pmid=lost)
+                if check.digest_instead is not None:  # nothing of the model's stands
+                    why, warned = check.digest_instead
+                    log.warning("answer_replaced_by_digest", why=why)
                     mode = "evidence_digest"
-                    text, verdict = await self._digest(
-                        state, evidence, "the model's statements on the best article were left out"
-                    )
+                    text, verdict = await self._digest(state, evidence, why)
                     check = enforce_citations(text, articles)
-                    warnings = [*warnings, best_article_lost(lost)]
+                    warnings = [*warnings, warned]
             else:
                 # A verdict alone ("Verdict: Yes"), the evidence's titles or nothing: no
                 # statement to stand on, and a verdict read from nothing would be a guess. The
@@ -542,7 +546,7 @@ class AskNodes:
         title question that the article does not give goes; an uncited conclusion no article
         supports goes; when what is left no longer cites the best-matching article (which
         names every subject of the question) and misses what that conclusion said, the check
-        ends with ``best_lost`` set, and the caller answers with the digest. The verdict is
+        ends with ``digest_instead`` set, and the caller answers with the digest. The verdict is
         asked of the checked text when the model wrote none, or
         when a sentence it may have rested on was left out; it is "uncertain" when what the
         question names, or a subject word of it, was said only by sentences left out, when
@@ -604,7 +608,7 @@ class AskNodes:
             # under "None of the retrieved articles speaks of ... together"). The evidence
             # digest answers from the evidence instead. Not when the evidence itself misses
             # what was asked: then the notes below say so.
-            check.best_lost = best.pmid
+            check.digest_instead = best_article_lost(best.pmid)
             return check, verdict, warnings
         if missing:  # what was asked about was said only by sentences left out
             check.text = unaddressed(check.text, missing)
@@ -650,6 +654,19 @@ class AskNodes:
             verdict = consistent_verdict(check.text, verdict, articles, question, reversed_from)
             check.text, contradicted = drop_contradicted(check.text, verdict, articles, question)
             warnings += contradicted
+        if verdict is not None:
+            # "Verdict: No" over "X is not dangerous [the article concluding it is]"; under
+            # Uncertain, a sentence stating either answer against its article goes too.
+            text, against = check.text, []
+            for stated in ("yes", "no") if verdict == "uncertain" else (verdict,):
+                text, dropped = drop_against_conclusions(text, stated, articles, question)
+                against += dropped
+            warnings += against
+            if against and not extract_pmids(text):
+                check.digest_instead = ANSWER_AGAINST_ARTICLES
+                return check, verdict, warnings
+            if against:
+                check.text, verdict = text, "uncertain"
         if verdict is not None:
             check.text = verdict_first(verdict, check.text)
         cited_now = set(extract_pmids(check.text))  # what the checks left cited

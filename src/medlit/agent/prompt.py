@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from medlit.types import Article, Chunk, Evidence
 
 __all__ = [
+    "ANSWER_AGAINST_ARTICLES",
     "ANSWER_ECHOED",
     "ANSWER_EMPTY",
     "NOTHING_SUPPORTED",
@@ -41,13 +42,23 @@ ANSWER_ECHOED = (
 )
 
 
-def best_article_lost(pmid: str) -> str:
-    """The warning under an answer whose statements citing the best-matching article were
-    all left out, answered by the evidence digest instead."""
+def best_article_lost(pmid: str) -> tuple[str, str]:
+    """Why the digest answers, and the warning, when every statement citing the best-matching
+    article was left out and what is left is not about the question."""
     return (
+        "the model's statements on the best article were left out",
         f"every statement the model wrote from the best-matching article (PMID {pmid}) was "
-        "left out: the most relevant sentences of the evidence are shown instead"
+        "left out: the most relevant sentences of the evidence are shown instead",
     )
+
+
+#: Why the digest answers, and the warning, when every cited statement of the model's answer
+#: stated the answer its article concludes against.
+ANSWER_AGAINST_ARTICLES = (
+    "the model's statements contradicted the articles they cite",
+    "every statement the model cited stated the answer its article concludes against: the most "
+    "relevant sentences of the evidence are shown instead",
+)
 
 
 NOTHING_SUPPORTED = (

@@ -6,6 +6,7 @@ from __future__ import annotations
 from medlit.agent.contradicted import (
     concludes,
     consistent_verdict,
+    drop_against_conclusions,
     drop_contradicted,
     stated_answer,
 )
@@ -174,3 +175,47 @@ def test_a_no_verdict_is_never_turned_to_yes() -> None:
     # One reading against it (the article concludes nothing clear): the verdict stands.
     unclear = _article("1", "Further studies are needed.")
     assert consistent_verdict(text, "no", {"1": unclear}, QUESTION) == "no"
+
+
+# PubMedQA 10411439 (gold yes), asked in the local model's probe as "Is the Lloyd-Davies
+# position with head-down tilt dangerous?": its question names neither conclusion sentence.
+LLOYD_DAVIES = Article(
+    pmid="4",
+    title="Lloyd-Davies position with Trendelenburg--a disaster waiting to happen?",
+    abstract=[
+        AbstractSection(
+            label="RESULTS",
+            category="RESULTS",
+            text="The addition of 15 degrees head-down tilt, however, led to an immediate and "
+            "significant drop in lower limb perfusion (P<0.05).",
+        ),
+        AbstractSection(
+            label="CONCLUSIONS",
+            category="CONCLUSIONS",
+            text="The use of the modified lithotomy position during pelvic surgery is not "
+            "associated with lower limb ischemia. Addition of Trendelenburg position, however, "
+            "causes profound ischemia of the lower limbs, which may put patients at risk of "
+            "developing lower limb compartment syndrome.",
+        ),
+    ],
+)
+TILT = "Is the Lloyd-Davies position with head-down tilt dangerous?"
+
+
+def test_the_title_picks_the_conclusion_sentence_the_question_does_not() -> None:
+    assert concludes(LLOYD_DAVIES, TILT) == "yes"
+
+
+def test_a_statement_of_the_verdict_its_article_contradicts_goes() -> None:
+    # The local model: "Verdict: No" and "... with head-down tilt is not dangerous [PMID]".
+    said = "The Lloyd-Davies position with head-down tilt is not dangerous [PMID:4]."
+    assert consistent_verdict(said, "no", {"4": LLOYD_DAVIES}, TILT) == "no"
+    assert drop_contradicted(said, "no", {"4": LLOYD_DAVIES}, TILT) == (said, [])
+    assert drop_against_conclusions(said, "no", {"4": LLOYD_DAVIES}, TILT) == (
+        "",
+        ["a sentence was left out: it cited PMID 4 for the answer 'no', where the article "
+         "concludes 'yes'"],
+    )  # fmt: skip
+    # The article's own sentence stays, whatever its conclusion.
+    own = "The modified lithotomy position is not associated with lower limb ischemia [PMID:4]."
+    assert drop_against_conclusions(own, "no", {"4": LLOYD_DAVIES}, TILT) == (own, [])
