@@ -278,8 +278,11 @@ def without_opening_connective(text: str) -> str:
 _OUR = re.compile(
     r"\b([Oo])ur\s+(?=(?:[a-z-]+\s+)?(?:findings?|results?|data|study|studies|analys[ie]s"
     r"|conclusions?|observations?|series|experience|cohort|trial|hypothesis|sample|survey"
-    r"|work|investigation|patients)\b)"
+    r"|work|investigation|patients|criteria|institution|center|centre|hospital|department"
+    r"|unit|population|knowledge)\b)"
 )
+# "provided us with the opportunity": the authors, as the object
+_US = re.compile(r"\b(provided|gave|allowed|enabled|led|prompted) us\b")
 _WE = re.compile(
     r"\b([Ww])e\s+(?=(?:also\s+|further\s+|therefore\s+|thus\s+)?(?:found|conclude[ds]?"
     r"|observed|showed|demonstrated|report(?:ed)?|suggest(?:ed)?|propose[ds]?|recommend(?:ed)?"
@@ -323,6 +326,7 @@ def third_person(text: str) -> str:
         if not re.search(_ONE_CITE, sentence):
             return sentence
         sentence = _OUR.sub(lambda m: _authors(m, possessive=True), sentence)
+        sentence = _US.sub(r"\1 the authors", sentence)
         return _WE.sub(lambda m: _authors(m, possessive=False), sentence)
 
     return rewrite_sentences(text, theirs)

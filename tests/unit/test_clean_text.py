@@ -182,6 +182,11 @@ def test_the_authors_first_person_is_theirs() -> None:
         "We cannot say [1]. Our question was whether it helps [1]. Sweden found we were right [1]."
     )
     assert third_person(kept) == kept
+    # The local model copied PubMedQA 11713724's "provided us with the opportunity" and "met
+    # our criteria".
+    assert third_person("It provided us with data; 27 met our criteria [PMID:1].") == (
+        "It provided the authors with data; 27 met the authors' criteria [PMID:1]."
+    )
     # Uncited, it is the model's own voice.
     own = "We found no study of children. Our search was of PubMed."
     assert third_person(own) == own

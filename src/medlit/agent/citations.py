@@ -357,7 +357,7 @@ def _label_joined(lines: list[str]) -> list[str]:
 # What leads in to a verdict label on its line: "Therefore, the answer is: Verdict: Yes".
 _LEAD_IN = re.compile(
     r"^(?:(?:therefore|thus|so|hence|overall|in\s+(?:conclusion|summary))\W+)?"
-    r"(?:the\s+(?:final\s+)?answer\s+is|my\s+(?:final\s+)?verdict\s+is)\W*$",
+    r"(?:(?:the|my)\s+(?:final\s+)?(?:answer|verdict)\s+is)\W*$",
     re.I,
 )
 

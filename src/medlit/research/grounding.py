@@ -251,6 +251,8 @@ _SYNONYM_PAIRS = (
     ("liver", "hepatic"),
     ("bleeding", "hemorrhage"),
     ("vasopressor", "pressor"),
+    ("whipple", "pancreaticoduodenectomy"),
+    ("whipple", "pancreatoduodenectomy"),
 )
 
 

@@ -436,6 +436,9 @@ def test_a_verdict_after_reasoning_on_the_same_line_keeps_the_reasoning() -> Non
     said = "It is no contraindication [PMID:1]."
     led = f"Verdict: No\n\n{said}\n\nTherefore, the answer is: Verdict: Yes"
     assert reasoned_verdict(led) == ("yes", said)
+    # And "Therefore, the verdict is: Verdict: No", after blank lines.
+    verdict_is = f"{said}\n\n\n\nTherefore, the verdict is: Verdict: No"
+    assert reasoned_verdict(verdict_is) == ("no", said)
     assert reasoned_verdict("It helps [PMID:1]. So the final answer is: Verdict: No") == (
         "no",
         "It helps [PMID:1].",
