@@ -300,6 +300,20 @@ def test_yes_no_question_detection(question: str, expected: bool) -> None:
         ),
         ("Smoking did not cause hearing loss.", "Does smoking cause hearing loss?", "no"),
         ("The causes of death were cardiac.", "Does smoking cause death?", None),
+        (
+            # PubMedQA 10473855's conclusion (gold no) read uncertain ("linked" a yes cue,
+            # "rather than" a no cue), and the local model's "is related to pylorus
+            # preservation" stood.
+            "In our experience, DGE is linked to the occurrence of other postoperative "
+            "complications rather than to pylorus preservation.",
+            "Is delayed gastric emptying after Whipple surgery caused by preserving the pylorus?",
+            "no",
+        ),
+        (
+            "Pain was linked to postoperative complications rather than to pylorus preservation.",
+            "Is pain linked to postoperative complications?",
+            "yes",
+        ),
     ],
 )
 def test_sentence_stance(sentence: str, question: str, expected: str | None) -> None:

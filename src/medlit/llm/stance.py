@@ -162,10 +162,25 @@ def _without_negated(clause: str) -> str:
     return re.sub(_NEGATIVE.pattern + r"(?:\W+\w+){0,4}", " ", clause, flags=re.I)
 
 
+_RATHER_THAN = re.compile(r"\brather than\b", re.I)
+
+
 def _clause_stance(clause: str, question: str) -> Stance | None:
     """A clause's answer to the question: yes, no, uncertain (mixed) or None (no cue)."""
     if _HEDGE.search(clause):
         return "uncertain"
+    rather = _RATHER_THAN.search(clause)
+    if rather and not _NEGATIVE.search(_RATHER_THAN.sub(" ", clause)):
+        # "DGE is linked to other postoperative complications rather than to pylorus
+        # preservation": asked about what comes after "rather than", the answer is no; about
+        # what comes before, it is what the finding says.
+        asked = content_terms(question)
+        before = content_terms(clause[: rather.start()]) & asked
+        after = content_terms(clause[rather.end() :]) & asked
+        if after - before and _POSITIVE.search(clause[: rather.start()]):
+            return "no"
+        if before - after:
+            return _clause_stance(clause[: rather.start()], question)
     reported = _REPORTED.search(clause)
     if reported and not _NEGATIVE.search(clause[: reported.start()]):
         # "The evidence shows that X is not justified": what is shown answers, not the showing.

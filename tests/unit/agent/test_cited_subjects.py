@@ -159,3 +159,12 @@ def test_a_population_is_spoken_of_by_the_abbreviation_its_article_defines() -> 
     assert checked.text == "The study of 109 patients with IH found no harm [PMID:1]."
     assert checked.unaddressed(checked.text) == ["infants"]
     assert checked.unaddressed(checked.text, [hemangioma]) == []
+    # "rule out": the local model's answer opened "None of the articles cited speaks of out".
+    ca19 = {
+        "1": article("1", "Very high serum CA 19-9 levels: a contraindication to surgery?",
+                     "CA 19-9 levels should not preclude pancreaticoduodenectomy."),
+        "2": article("2", "Ruling out appendicitis", "Ultrasound ruled out appendicitis."),
+    }  # fmt: skip
+    asked = "Should very high CA 19-9 levels rule out pancreaticoduodenectomy?"
+    said = "Very high CA 19-9 levels do not rule out pancreaticoduodenectomy [PMID:1]."
+    assert drop_unsaid_subjects(said, ca19, asked).warnings == []
