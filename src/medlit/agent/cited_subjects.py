@@ -68,9 +68,13 @@ class Unsaid:
         after every check) speaks of: their words, and their populations ("children" is
         spoken of by "paediatric" too). ``text`` is read as it will be shown, with the
         abbreviations the ``cited`` articles define spelled out ("109 patients with IH" speaks
-        of infants, as "infantile hemangiomas (IH)")."""
+        of infants, as "infantile hemangiomas (IH)"); a population the ``cited`` articles
+        speak of is the text's too (its findings are theirs: a study of infantile
+        hemangiomas speaks of infants, whatever sentence of it the answer kept)."""
         lower = spell_out(text, cited).lower()
-        spoken = _groups_spoken(lower)
+        spoken = _groups_spoken(lower).union(
+            *(_groups_spoken(article.everything_said.lower()) for article in cited)
+        )
         return [w for w in dict.fromkeys(self.words) if w.lower() not in lower] + [
             _GROUP_WORDS[g] for g in dict.fromkeys(self.groups) if g not in spoken
         ]

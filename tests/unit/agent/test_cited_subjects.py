@@ -159,6 +159,11 @@ def test_a_population_is_spoken_of_by_the_abbreviation_its_article_defines() -> 
     assert checked.text == "The study of 109 patients with IH found no harm [PMID:1]."
     assert checked.unaddressed(checked.text) == ["infants"]
     assert checked.unaddressed(checked.text, [hemangioma]) == []
+    # The local model kept "The study [PMID] found no serious complications of therapy", and
+    # the answer opened "None of the articles cited speaks of infants": it does.
+    kept = "The study found no serious complications of therapy [PMID:1]."
+    assert checked.unaddressed(kept) == ["infants"]
+    assert checked.unaddressed(kept, [hemangioma]) == []
     # "rule out": the local model's answer opened "None of the articles cited speaks of out".
     ca19 = {
         "1": article("1", "Very high serum CA 19-9 levels: a contraindication to surgery?",
