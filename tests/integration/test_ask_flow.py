@@ -539,12 +539,25 @@ async def test_an_answer_left_without_its_best_article_off_the_question_is_the_d
     assert result.mode == "evidence_digest"
     assert result.warnings[-1] == best_article_lost(written[0])[1]
     assert "97.3%" not in result.answer and "quickly" not in result.answer
-    assert "Evidence digest (the model's statements on the best article were left out)" in (
-        result.answer
-    )
+    assert f"Evidence digest ({best_article_lost(written[0])[0]})" in result.answer
     assert f"[PMID:{written[0]}]" in result.answer
     _check_cited(result)
     assert not result.cache.admitted
+
+    # The same when the model never cited the best article: its second answer on fasting
+    # glucose was left with one sentence on sleeve gastrectomy.
+    def off_question(prompt: str) -> str:
+        headers = re.findall(r"^\[PMID:(\d+)\] ", prompt, flags=re.M)
+        lesser = "31000004" if "31000004" in headers[1:] else headers[-1]
+        return (
+            f"Higher aspirin doses increased gastrointestinal bleeding in adults [PMID:{lesser}]. "
+            "Therefore, aspirin quickly prevents stroke in adults.\nVerdict: Yes"
+        )
+
+    llm_server.responder = _answering(off_question)
+    again = await _ask_once(settings, eutils, llm_server, "Does aspirin quickly prevent stroke?")
+    assert again.mode == "evidence_digest" and "quickly" not in again.answer
+    assert again.warnings[-1] == best_article_lost(written[0])[1]
 
 
 async def test_an_answer_that_only_repeats_the_evidence_headers_is_answered_by_the_digest(

@@ -67,7 +67,7 @@ from medlit.agent.restated_titles import drop_restated_titles
 from medlit.agent.reversed_findings import drop_reversed_findings
 from medlit.agent.state import AgentState
 from medlit.agent.unmentioned import unmentioned_terms
-from medlit.agent.unsupported import drop_unsupported
+from medlit.agent.unsupported import drop_unsupported, says_all
 from medlit.agent.verdict import read_verdict
 from medlit.defined_terms import spell_out
 from medlit.errors import CacheAdmissionError, LLMError, SourceError, SourceUnavailable
@@ -544,9 +544,10 @@ class AskNodes:
         opposite comparison ("higher" over "similar") goes; an inference ("..., suggesting
         that ...") no article it cites draws goes; a citation for the answer to its article's
         title question that the article does not give goes; an uncited conclusion no article
-        supports goes; when what is left no longer cites the best-matching article (which
-        names every subject of the question) and misses what that conclusion said, the check
-        ends with ``digest_instead`` set, and the caller answers with the digest. The verdict is
+        supports goes; when what is left does not cite the best-matching article, which names
+        every subject of the question and says what that conclusion said that nothing left
+        says, the check ends with ``digest_instead`` set, and the caller answers with the
+        digest. The verdict is
         asked of the checked text when the model wrote none, or
         when a sentence it may have rested on was left out; it is "uncertain" when what the
         question names, or a subject word of it, was said only by sentences left out, when
@@ -597,17 +598,18 @@ class AskNodes:
         best = state["evidence"][0].article
         if (
             unspoken
-            and best.pmid in check.cited
+            and best.pmid
             and best.pmid not in kept
+            and says_all(best, unspoken)
             and not (missing or unnamed or unmentioned_terms(question, [best]))
         ):
-            # Every statement citing the best-matching article was left out, and what is left
-            # does not speak of what the uncited conclusion left out did, though that article
-            # names every subject of the question (the local model's answer on fasting glucose
-            # before bypass surgery was left with one sentence on gastric bypass for diabetes,
-            # under "None of the retrieved articles speaks of ... together"). The evidence
-            # digest answers from the evidence instead. Not when the evidence itself misses
-            # what was asked: then the notes below say so.
+            # What is left does not speak of what the uncited conclusion left out did, and no
+            # longer cites (or never cited) the best-matching article, which does, and names
+            # every subject of the question: the local model's answers on fasting glucose
+            # before bypass surgery were left with one sentence on gastric bypass for
+            # diabetes, and one on sleeve gastrectomy, under "None of the retrieved articles
+            # speaks of ... together". The evidence digest answers instead. Not when the
+            # evidence itself misses what was asked: then the notes below say so.
             check.digest_instead = best_article_lost(best.pmid)
             return check, verdict, warnings
         if missing:  # what was asked about was said only by sentences left out

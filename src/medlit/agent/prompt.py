@@ -43,12 +43,13 @@ ANSWER_ECHOED = (
 
 
 def best_article_lost(pmid: str) -> tuple[str, str]:
-    """Why the digest answers, and the warning, when every statement citing the best-matching
-    article was left out and what is left is not about the question."""
+    """Why the digest answers, and the warning, when what is left of the model's answer is
+    not about the question and does not cite the best-matching article, which is."""
     return (
-        "the model's statements on the best article were left out",
-        f"every statement the model wrote from the best-matching article (PMID {pmid}) was "
-        "left out: the most relevant sentences of the evidence are shown instead",
+        "what was left of the model's answer was not about the question",
+        "what was left of the model's answer was not about the question, and did not cite the "
+        f"best-matching article (PMID {pmid}): the most relevant sentences of the evidence are "
+        "shown instead",
     )
 
 

@@ -28,7 +28,7 @@ from medlit.text import all_of, rewrite_sentences
 from medlit.types import Article
 from medlit.word_rarity import is_technical
 
-__all__ = ["MIN_SHARE", "Unsupported", "drop_unsupported"]
+__all__ = ["MIN_SHARE", "Unsupported", "drop_unsupported", "says_all"]
 
 log = get_logger("agent.unsupported")
 
@@ -62,6 +62,12 @@ class Unsupported:
             and not said_in(normalise_topic(word), said)
             and (is_technical(word.lower()) or said_in(normalise_topic(word), self.spoken))
         }
+
+
+def says_all(article: Article, words: set[str]) -> bool:
+    """Whether ``article`` says each of ``words`` in one of its forms (:func:`said_in`)."""
+    said = word_stems(article.everything_said)
+    return all(said_in(normalise_topic(word), said) for word in words)
 
 
 def drop_unsupported(text: str, articles: Mapping[str, Article], question: str) -> Unsupported:
