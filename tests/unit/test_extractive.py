@@ -310,6 +310,16 @@ def test_yes_no_question_detection(question: str, expected: bool) -> None:
             "no",
         ),
         (
+            # PubMedQA 15800018's conclusion (gold yes) read no ("similar" a no cue), and the
+            # local model's true "yes" sentences were left out against it.
+            "The elevated risk of death after CABG surgery known previously to be associated "
+            "with CDM seems also to be shared by a group of similar size that includes patients "
+            "with IFG and undiagnosed DM.",
+            "Is mildly raised fasting glucose before bypass surgery linked to higher death rates?",
+            "yes",
+        ),
+        ("Outcomes were similar in both groups.", "Is A better than B?", "no"),
+        (
             "Pain was linked to postoperative complications rather than to pylorus preservation.",
             "Is pain linked to postoperative complications?",
             "yes",

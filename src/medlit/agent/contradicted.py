@@ -169,7 +169,7 @@ def consistent_verdict(
     that concludes no. Only a "yes" is turned: a small model's reading leans to yes, and a
     "no" is read only from clear mass on it (:mod:`medlit.agent.verdict`). On PubMedQA's
     questions labelled yes or no, a conclusion read "no" (:func:`concludes`) is right 79 times
-    in 94, and one read "yes" 192 times in 216 (``benchmarks/contradicted_sentences.py``):
+    in 93, and one read "yes" 193 times in 217 (``benchmarks/contradicted_sentences.py``):
     one reading alone does not overrule the verdict call. A "no" under the same two readings
     the other way (the cited articles all conclude yes, a cited sentence states yes) is
     "uncertain", never "yes": the local model wrote "Verdict: No" over its own "The

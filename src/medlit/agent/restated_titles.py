@@ -14,7 +14,7 @@ citation when the article's conclusion answers the title the other way
 warning. The verdict is then read again, or is Uncertain when nothing cited is left.
 
 On the 500 PubMedQA articles (each titled with a question), the title said back as "yes"
-goes for 57 of the 169 labelled no, 8 of the 276 labelled yes and 9 of the 55 maybe; said as
+goes for 57 of the 169 labelled no, 7 of the 276 labelled yes and 9 of the 55 maybe; said as
 "there is no evidence that ...", it goes for 85 labelled yes, 7 labelled no and 4 maybe
 (``python benchmarks/restated_titles.py``): where it goes, the sentence was wrong 3 times in 4
 or more. The small model says a title back as yes whatever the article found.

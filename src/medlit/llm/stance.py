@@ -65,8 +65,8 @@ _NEGATIVE = re.compile(
     re.I,
 )
 _EQUIVALENT = re.compile(
-    r"\b(?:similar|comparable|equivalent|equally|non-?inferior|as (?:effective|safe|good|"
-    r"accurate) as)\b",
+    r"\b(?<!of )(?:similar|comparable|equivalent|equally|non-?inferior|as (?:effective|safe|good|"
+    r"accurate) as)\b(?! (?:in )?(?:size|age|number|proportion|distribution|baseline)\b)",
     re.I,
 )
 # Deliberately only explicit findings: weak phrasing ("should be", "seems to", "is a") is not a
