@@ -547,18 +547,19 @@ class AskNodes:
         supports goes; when what is left does not cite the best-matching article, which names
         every subject of the question and says what that conclusion said that nothing left
         says, the check ends with ``digest_instead`` set, and the caller answers with the
-        digest. The verdict is
-        asked of the checked text when the model wrote none, or
-        when a sentence it may have rested on was left out; it is "uncertain" when what the
+        digest. The verdict is asked of the checked text when the model wrote none, or when a
+        sentence it may have rested on was left out; it is "uncertain" when what the
         question names, or a subject word of it, was said only by sentences left out, when
         none of the articles cited speaks of the population the question names, when no
         retrieved article mentions a subject term of the question
         (:mod:`medlit.agent.unmentioned`; the answer says so first), or when nothing citing
         evidence is left. Then a Yes turns to No (or Uncertain) when the cited articles and the
         answer's own cited sentences say no, or to Uncertain when an article whose finding the
-        answer reversed concludes the other way; and a cited sentence stating the answer
-        opposite to the verdict goes when every article it cites concludes the verdict's
-        (:mod:`medlit.agent.contradicted`).
+        answer reversed concludes the other way; a cited sentence stating the answer
+        opposite to the verdict goes when every article it cites concludes the verdict's; and
+        one stating the verdict's own answer goes when every article it cites concludes the
+        other, the verdict then Uncertain (``digest_instead`` set when nothing cited is left:
+        :mod:`medlit.agent.contradicted`).
         """
         question = state.get("standalone_question") or state["question"]
         check = enforce_citations(text, articles)
