@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError as PydanticValidationError
 
+from medlit.answer_wording import third_person, unauthored, without_opening_connective
 from medlit.assistant import Assistant
 from medlit.cli.app import printable
 from medlit.config import Settings
@@ -16,9 +17,6 @@ from medlit.text import (
     require_clean_text,
     sentence_pieces,
     split_sentences,
-    third_person,
-    unauthored,
-    without_opening_connective,
 )
 
 

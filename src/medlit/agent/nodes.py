@@ -69,19 +69,12 @@ from medlit.agent.state import AgentState
 from medlit.agent.unmentioned import unmentioned_terms
 from medlit.agent.unsupported import drop_unsupported, says_all
 from medlit.agent.verdict import read_verdict
+from medlit.answer_wording import third_person, unauthored, without_opening_connective
 from medlit.defined_terms import spell_out
 from medlit.errors import CacheAdmissionError, LLMError, SourceError, SourceUnavailable
 from medlit.log import get_logger
 from medlit.progress import emit, streaming_wanted
-from medlit.text import (
-    all_of,
-    counted,
-    drop_repeated_sentences,
-    either_of,
-    third_person,
-    unauthored,
-    without_opening_connective,
-)
+from medlit.text import all_of, counted, drop_repeated_sentences, either_of
 from medlit.types import Article, Citation, Evidence, SearchQuery
 from medlit.usage import usage_scope
 

@@ -14,6 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 
+from medlit.answer_wording import third_person, unauthored
 from medlit.config import ResearchSettings
 from medlit.defined_terms import spell_out
 from medlit.log import get_logger
@@ -46,7 +47,7 @@ from medlit.research.prompts import (
     Task,
     messages,
 )
-from medlit.text import counted, third_person, unauthored
+from medlit.text import counted
 from medlit.types import Article, Citation, StudyType
 
 __all__ = ["build_references", "clean_citations", "count_words", "generate_report"]
