@@ -65,7 +65,8 @@ _GENERIC = frozenset(
     evidence associated association use compared comparison versus reduce increase improve
     interest research question clinical factor level type people individual group after before
     during without against explain explained explains explanation both each either neither
-    other several such any all some also same very out up off long much many often""".split()  # noqa: SIM905
+    other several such any all some also same very out up off long much many often need needed
+    necessary required mandatory worthwhile justified rate rates""".split()  # noqa: SIM905
 )
 
 

@@ -189,3 +189,16 @@ def test_how_long_is_no_subject() -> None:
     asked = "Can the PRISM score predict how long children stay in intensive care?"
     said = "PRISM did not predict how long children stay in intensive care [PMID:1]."
     assert drop_unsaid_subjects(said, prism, asked).warnings == []
+
+
+def test_what_a_question_asks_of_its_subject_is_no_subject() -> None:
+    # "Is a scout image needed ...?": "None of the articles cited speaks of needed"; "...
+    # linked to higher death rates?": the true sentence was left out "for 'rates'".
+    vcug = {
+        "1": article("1", "Is the radiographic scout image necessary in pediatric VCUG?",
+                     "The scout image does not augment VCUG interpretation."),
+        "2": article("2", "Needed rates of follow-up", "Follow-up rates were needed."),
+    }  # fmt: skip
+    asked = "Is a scout image needed for pediatric VCUG, and does it change death rates?"
+    said = "A scout image is not needed for VCUG and does not change death rates [PMID:1]."
+    assert drop_unsaid_subjects(said, vcug, asked).warnings == []
