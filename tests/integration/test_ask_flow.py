@@ -17,6 +17,7 @@ from medlit.agent.prompt import (
     ANSWER_AGAINST_ARTICLES,
     ANSWER_ECHOED,
     ANSWER_EMPTY,
+    ANSWER_UNSUPPORTED,
     NO_EVIDENCE_ANSWER,
     best_article_lost,
 )
@@ -576,6 +577,31 @@ async def test_an_answer_that_only_repeats_the_evidence_headers_is_answered_by_t
     assert result.answer.startswith("Evidence digest (the model's answer held no statement)")
     assert result.citations and "[PMID:3100000" in result.answer
     assert not result.cache.admitted
+
+
+async def test_an_answer_left_with_no_cited_statement_is_the_digest_when_the_evidence_fits(
+    settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
+) -> None:
+    # The local model's answer on fasting glucose and CABG mortality lost every sentence (a
+    # number the article does not give, a term from another article), and read "None of the
+    # statements written for this question could be tied to the retrieved articles", over an
+    # article that answers it.
+    wrong = (
+        "Vitamin C cut complex regional pain syndrome by 97.3% [PMID:31000005]. A dose of "
+        "888 mg prevented it [PMID:31000006].\nVerdict: Yes"
+    )
+    result = await _ask_answered(settings, eutils, llm_server, wrong, CRPS)
+    assert result.mode == "evidence_digest"
+    assert result.warnings[-1] == ANSWER_UNSUPPORTED[1]
+    assert "97.3%" not in result.answer and "888 mg" not in result.answer
+    _check_cited(result)
+    # Where no retrieved article names what was asked, nothing is shown as its answer.
+    asked = "Does vitamin C prevent complex regional pain syndrome after scaphoid fractures?"
+    unnamed = await _ask_answered(settings, eutils, llm_server, wrong, asked)
+    assert unnamed.mode == "llm" and not unnamed.citations
+    assert unnamed.answer.startswith(
+        "Verdict: Uncertain\n\nNone of the retrieved articles mentions scaphoid."
+    )
 
 
 async def test_an_answer_whose_verdict_and_sentence_its_article_contradicts_is_the_digest(

@@ -56,6 +56,7 @@ from medlit.agent.prompt import (
     ANSWER_AGAINST_ARTICLES,
     ANSWER_ECHOED,
     ANSWER_EMPTY,
+    ANSWER_UNSUPPORTED,
     NO_EVIDENCE_ANSWER,
     NOTHING_SUPPORTED,
     best_article_lost,
@@ -590,21 +591,24 @@ class AskNodes:
         noted = bool(missing or unspoken or untold or absent)
         unnamed = unmentioned_terms(question, articles.values())
         best = state["evidence"][0].article
-        if (
-            unspoken
-            and best.pmid
-            and best.pmid not in kept
-            and says_all(best, unspoken)
-            and not (missing or unnamed or unmentioned_terms(question, [best]))
-        ):
+        on_question = bool(best.pmid) and not (
+            missing or unnamed or unmentioned_terms(question, [best])
+        )
+        if on_question and warnings and not kept:
+            # Nothing the model cited is left, and the best-matching article names every
+            # subject of the question: its sentences answer better than no answer (the local
+            # model's answer on fasting glucose and CABG mortality lost every sentence, one
+            # for a number, one for a borrowed term). Not when the evidence itself misses what
+            # was asked: then NOTHING_SUPPORTED below says so.
+            check.digest_instead = ANSWER_UNSUPPORTED
+            return check, verdict, warnings
+        if on_question and unspoken and best.pmid not in kept and says_all(best, unspoken):
             # What is left does not speak of what the uncited conclusion left out did, and no
-            # longer cites (or never cited) the best-matching article, which does, and names
-            # every subject of the question: the local model's answers on fasting glucose
-            # before bypass surgery were left with one sentence on gastric bypass for
-            # diabetes, and one on sleeve gastrectomy, under "None of the retrieved articles
-            # speaks of ... together". The evidence digest answers instead. Not when the
-            # evidence itself misses what was asked: then the notes below say so.
-            check.digest_instead = best_article_lost(best.pmid)
+            # longer cites (or never cited) the best-matching article, which does: the local
+            # model's answers on fasting glucose before bypass surgery were left with one
+            # sentence on gastric bypass for diabetes, and one on sleeve gastrectomy, under
+            # "None of the retrieved articles speaks of ... together". The digest answers.
+            check.digest_instead = best_article_lost(str(best.pmid))
             return check, verdict, warnings
         if missing:  # what was asked about was said only by sentences left out
             check.text = unaddressed(check.text, missing)

@@ -18,6 +18,7 @@ __all__ = [
     "ANSWER_AGAINST_ARTICLES",
     "ANSWER_ECHOED",
     "ANSWER_EMPTY",
+    "ANSWER_UNSUPPORTED",
     "NOTHING_SUPPORTED",
     "NO_EVIDENCE_ANSWER",
     "VERDICT_CUE",
@@ -53,6 +54,13 @@ def best_article_lost(pmid: str) -> tuple[str, str]:
     )
 
 
+#: Why the digest answers, and the warning, when none of the model's cited statements is left
+#: and the best-matching article names every subject of the question.
+ANSWER_UNSUPPORTED = (
+    "none of the model's statements could be tied to the articles",
+    "none of the statements the model wrote could be tied to the retrieved articles (see the "
+    "warnings): the most relevant sentences of the evidence are shown instead",
+)
 #: Why the digest answers, and the warning, when every cited statement of the model's answer
 #: stated the answer its article concludes against.
 ANSWER_AGAINST_ARTICLES = (

@@ -202,3 +202,11 @@ def test_what_a_question_asks_of_its_subject_is_no_subject() -> None:
     asked = "Is a scout image needed for pediatric VCUG, and does it change death rates?"
     said = "A scout image is not needed for VCUG and does not change death rates [PMID:1]."
     assert drop_unsaid_subjects(said, vcug, asked).warnings == []
+    # Nor the direction it asks about: the answer on fasting glucose was left empty "for
+    # 'higher'" over an article saying "elevated" and "increased".
+    higher = "Is a scout image linked to higher doses in pediatric VCUG?"
+    said = "A scout image is linked to higher doses in VCUG [PMID:1]."
+    other = {**vcug, "2": article("2", "Higher doses", "Higher doses were given.")}
+    assert drop_unsaid_subjects(said, other, higher).warnings == [
+        "a sentence was left out: it cited PMID 1 for 'doses', which that article never mentions"
+    ]
