@@ -538,11 +538,12 @@ class AskNodes:
         opposite comparison ("higher" over "similar") goes; an inference ("..., suggesting
         that ...") no article it cites draws goes; a citation for the answer to its article's
         title question that the article does not give goes; an uncited conclusion no article
-        supports goes; when what is left does not cite the best-matching article, which names
-        every subject of the question and says what that conclusion said that nothing left
-        says, the check ends with ``digest_instead`` set, and the caller answers with the
-        digest. The verdict is asked of the checked text when the model wrote none, or when a
-        sentence it may have rested on was left out; it is "uncertain" when what the
+        supports goes; when nothing cited is left, or what is left does not cite the
+        best-matching article, which says what that conclusion said that nothing left says,
+        and that article names every subject of the question, the check ends with
+        ``digest_instead`` set, and the caller answers with the digest. The verdict is asked
+        of the checked text when the model wrote none, or when a sentence it may have rested
+        on was left out; it is "uncertain" when what the
         question names, or a subject word of it, was said only by sentences left out, when
         none of the articles cited speaks of the population the question names, when no
         retrieved article mentions a subject term of the question
