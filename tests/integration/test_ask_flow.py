@@ -532,14 +532,16 @@ async def test_an_answer_left_without_its_best_article_off_the_question_is_the_d
         return (
             f"Aspirin cut stroke by 97.3% in adults [PMID:{best}]. Higher aspirin doses "
             f"increased gastrointestinal bleeding in adults [PMID:{lesser}]. Therefore, aspirin "
-            "quickly prevents stroke in adults.\nVerdict: Yes"
+            "prevents stroke in farmers.\nVerdict: Yes"
         )
 
     llm_server.responder = _answering(answer)
-    result = await _ask_once(settings, eutils, llm_server, "Does aspirin quickly prevent stroke?")
+    result = await _ask_once(
+        settings, eutils, llm_server, "Does aspirin prevent stroke in farmers?"
+    )
     assert result.mode == "evidence_digest"
     assert result.warnings[-1] == best_article_lost(written[0])[1]
-    assert "97.3%" not in result.answer and "quickly" not in result.answer
+    assert "97.3%" not in result.answer and "farmers" not in result.answer
     assert f"Evidence digest ({best_article_lost(written[0])[0]})" in result.answer
     assert f"[PMID:{written[0]}]" in result.answer
     _check_cited(result)
@@ -552,12 +554,12 @@ async def test_an_answer_left_without_its_best_article_off_the_question_is_the_d
         lesser = "31000004" if "31000004" in headers[1:] else headers[-1]
         return (
             f"Higher aspirin doses increased gastrointestinal bleeding in adults [PMID:{lesser}]. "
-            "Therefore, aspirin quickly prevents stroke in adults.\nVerdict: Yes"
+            "Therefore, aspirin prevents stroke in farmers.\nVerdict: Yes"
         )
 
     llm_server.responder = _answering(off_question)
-    again = await _ask_once(settings, eutils, llm_server, "Does aspirin quickly prevent stroke?")
-    assert again.mode == "evidence_digest" and "quickly" not in again.answer
+    again = await _ask_once(settings, eutils, llm_server, "Does aspirin prevent stroke in farmers?")
+    assert again.mode == "evidence_digest" and "farmers" not in again.answer
     assert again.warnings[-1] == best_article_lost(written[0])[1]
 
 

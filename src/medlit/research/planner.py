@@ -67,7 +67,8 @@ _GENERIC = frozenset(
     during without against explain explained explains explanation both each either neither
     other several such any all some also same very out up off long much many often need needed
     necessary required mandatory worthwhile justified rate rates higher lower more less greater
-    better worse increased decreased reduced raised elevated""".split()  # noqa: SIM905
+    better worse increased decreased reduced raised elevated linked related relationship
+    relation""".split()  # noqa: SIM905
 )
 
 

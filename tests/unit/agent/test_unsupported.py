@@ -114,10 +114,14 @@ def test_the_questions_own_wording_no_article_uses_is_not_left_unaddressed() -> 
         "Impaired fasting glucose doubled mortality after bypass surgery [PMID:1]. Mildly raised "
         "fasting glucose before bypass surgery is linked to higher death rates."
     )
-    result = drop_unsupported(text, cabg, question)
-    assert (
-        result.text == "Impaired fasting glucose doubled mortality after bypass surgery [PMID:1]."
-    )
+    # "Mildly" is the question's adverb, "linked" its framing, "death" the article's
+    # "mortality": the article holds the sentence.
+    assert drop_unsupported(text, cabg, question) == Unsupported(text)
+    # A word no article says still counts ("farmers"), but is not left unaddressed.
+    cited = "Impaired fasting glucose doubled mortality after bypass surgery [PMID:1]."
+    farmers = f"{cited} Fasting glucose before bypass surgery kills farmers."
+    result = drop_unsupported(farmers, cabg, "Does fasting glucose before bypass kill farmers?")
+    assert result.text == cited
     assert result.unaddressed() == set()
     # A word an article does say ("fractures") is still unaddressed when only the sentence
     # left out said it.
@@ -150,7 +154,7 @@ def test_an_abbreviation_is_named_as_written() -> None:
     text = "CMV infection is linked to high blood pressure."
     assert drop_unsupported(text, articles, question).warnings == [
         "an uncited sentence was left out: no retrieved article speaks of CMV, infection, "
-        "linked, high, blood and pressure together"
+        "high, blood and pressure together"
     ]
 
 
