@@ -152,6 +152,13 @@ def test_a_citation_is_not_read_as_an_author() -> None:
     )
     named = "Trials by Smith et al. [2] found it."
     assert unauthored(named) == named  # an author's name stays
+    # A citation after "by" that a check took out left "The study by   also showed" (the
+    # local model's answer on fasting glucose and CABG).
+    assert unauthored("The study by   also showed it [PMID:2].") == (
+        "The study also showed it [PMID:2]."
+    )
+    kept = "The study by researchers in Oslo showed it."
+    assert unauthored(kept) == kept
 
 
 def test_an_answer_does_not_open_with_a_connective() -> None:
