@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from medlit.agent.cited_subjects import drop_unsaid_subjects, populations_unspoken
 from tests.unit.agent.articles import article
 
@@ -129,21 +131,6 @@ def test_a_study_in_a_paediatric_or_neonatal_unit_speaks_of_its_patients() -> No
     assert populations_unspoken("Do infants do well?", "They do [PMID:6].", {"6": nicu}) == []
 
 
-def test_a_quantifier_of_the_question_is_no_subject() -> None:
-    # The local model's true sentence was left out "for 'both', which that article never
-    # mentions", asked "Do women with both endometrial and ovarian cancer have Lynch syndrome?"
-    # over PubMedQA 16361634 ("synchronous primary cancers of the endometrium and ovary").
-    articles = {
-        "1": article("1", "Women with synchronous primary cancers of the endometrium and ovary",
-                     "Lynch syndrome was found in women with endometrial and ovarian cancer."),
-        "2": article("2", "Both arms of a trial", "Both groups had ovarian cancer."),
-    }  # fmt: skip
-    question = "Do women with both endometrial and ovarian cancer have Lynch syndrome?"
-    text = "Women with both endometrial and ovarian cancer had Lynch syndrome [PMID:1]."
-    checked = drop_unsaid_subjects(text, articles, question)
-    assert checked.text == text and checked.warnings == []
-
-
 def test_a_population_is_spoken_of_by_the_abbreviation_its_article_defines() -> None:
     # The local model's answer on propranolol for haemangioma kept "109 patients with IH"
     # (shown as "infantile hemangiomas (IH)"), yet opened "None of the articles cited speaks
@@ -166,47 +153,67 @@ def test_a_population_is_spoken_of_by_the_abbreviation_its_article_defines() -> 
     assert checked.unaddressed(kept, [hemangioma]) == []
 
 
-def test_a_verbs_particle_is_no_subject() -> None:
-    # "rule out": the local model's answer opened "None of the articles cited speaks of out".
-    ca19 = {
-        "1": article("1", "Very high serum CA 19-9 levels: a contraindication to surgery?",
-                     "CA 19-9 levels should not preclude pancreaticoduodenectomy."),
-        "2": article("2", "Ruling out appendicitis", "Ultrasound ruled out appendicitis."),
-    }  # fmt: skip
-    asked = "Should very high CA 19-9 levels rule out pancreaticoduodenectomy?"
-    said = "Very high CA 19-9 levels do not rule out pancreaticoduodenectomy [PMID:1]."
-    assert drop_unsaid_subjects(said, ca19, asked).warnings == []
-
-
-def test_how_long_is_no_subject() -> None:
-    # "how long": the local model's answer on PRISM and length of PICU stay was left with
-    # nothing, its sentence dropped "for 'long', which that article never mentions".
-    prism = {
-        "1": article("1", "Can PRISM predict length of stay in paediatric intensive care?",
-                     "PRISM did not predict the length of stay of children."),
-        "2": article("2", "Long-term outcomes of intensive care", "Long stays were rare."),
-    }  # fmt: skip
-    asked = "Can the PRISM score predict how long children stay in intensive care?"
-    said = "PRISM did not predict how long children stay in intensive care [PMID:1]."
-    assert drop_unsaid_subjects(said, prism, asked).warnings == []
-
-
-def test_what_a_question_asks_of_its_subject_is_no_subject() -> None:
-    # "Is a scout image needed ...?": "None of the articles cited speaks of needed"; "...
-    # linked to higher death rates?": the true sentence was left out "for 'rates'".
-    vcug = {
+def test_the_direction_a_question_asks_about_is_no_subject() -> None:
+    # The answer on fasting glucose was left empty "for 'higher'" over an article saying
+    # "elevated" and "increased"; the subject the article never says still counts.
+    articles = {
         "1": article("1", "Is the radiographic scout image necessary in pediatric VCUG?",
                      "The scout image does not augment VCUG interpretation."),
-        "2": article("2", "Needed rates of follow-up", "Follow-up rates were needed."),
+        "2": article("2", "Higher doses", "Higher doses were given."),
     }  # fmt: skip
-    asked = "Is a scout image needed for pediatric VCUG, and does it change death rates?"
-    said = "A scout image is not needed for VCUG and does not change death rates [PMID:1]."
-    assert drop_unsaid_subjects(said, vcug, asked).warnings == []
-    # Nor the direction it asks about: the answer on fasting glucose was left empty "for
-    # 'higher'" over an article saying "elevated" and "increased".
-    higher = "Is a scout image linked to higher doses in pediatric VCUG?"
+    question = "Is a scout image linked to higher doses in pediatric VCUG?"
     said = "A scout image is linked to higher doses in VCUG [PMID:1]."
-    other = {**vcug, "2": article("2", "Higher doses", "Higher doses were given.")}
-    assert drop_unsaid_subjects(said, other, higher).warnings == [
+    assert drop_unsaid_subjects(said, articles, question).warnings == [
         "a sentence was left out: it cited PMID 1 for 'doses', which that article never mentions"
     ]
+
+
+# Words that frame a question, not name its subject, each seen on the local model: the cited
+# article never says them and another retrieved article does, so the check held them to it.
+FRAMING = [
+    pytest.param(
+        # "for 'both', which that article never mentions" (PubMedQA 16361634)
+        ("Women with synchronous primary cancers of the endometrium and ovary",
+         "Lynch syndrome was found in women with endometrial and ovarian cancer."),
+        ("Both arms of a trial", "Both groups had ovarian cancer."),
+        "Do women with both endometrial and ovarian cancer have Lynch syndrome?",
+        "Women with both endometrial and ovarian cancer had Lynch syndrome [PMID:1].",
+        id="quantifier",
+    ),
+    pytest.param(
+        # "rule out": "None of the articles cited speaks of out"
+        ("Very high serum CA 19-9 levels: a contraindication to surgery?",
+         "CA 19-9 levels should not preclude pancreaticoduodenectomy."),
+        ("Ruling out appendicitis", "Ultrasound ruled out appendicitis."),
+        "Should very high CA 19-9 levels rule out pancreaticoduodenectomy?",
+        "Very high CA 19-9 levels do not rule out pancreaticoduodenectomy [PMID:1].",
+        id="particle",
+    ),
+    pytest.param(
+        # "how long": the answer on PRISM and length of PICU stay was left with nothing
+        ("Can PRISM predict length of stay in paediatric intensive care?",
+         "PRISM did not predict the length of stay of children."),
+        ("Long-term outcomes of intensive care", "Long stays were rare."),
+        "Can the PRISM score predict how long children stay in intensive care?",
+        "PRISM did not predict how long children stay in intensive care [PMID:1].",
+        id="how-long",
+    ),
+    pytest.param(
+        # "None of the articles cited speaks of needed"; a true sentence left out "for 'rates'"
+        ("Is the radiographic scout image necessary in pediatric VCUG?",
+         "The scout image does not augment VCUG interpretation."),
+        ("Needed rates of follow-up", "Follow-up rates were needed."),
+        "Is a scout image needed for pediatric VCUG, and does it change death rates?",
+        "A scout image is not needed for VCUG and does not change death rates [PMID:1].",
+        id="asked-of-the-subject",
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("cited", "other", "question", "said"), FRAMING)
+def test_a_framing_word_of_the_question_is_no_subject(
+    cited: tuple[str, str], other: tuple[str, str], question: str, said: str
+) -> None:
+    articles = {"1": article("1", *cited), "2": article("2", *other)}
+    checked = drop_unsaid_subjects(said, articles, question)
+    assert checked.text == said and checked.warnings == []
