@@ -34,12 +34,10 @@ caught=... against_caught=... read_yes=right/all read_no=right/all``.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from medlit.agent.contradicted import concludes, drop_against_conclusions, drop_contradicted
-from medlit.log import configure_logging
 from medlit.text import split_sentences
-from pubmedqa_cases import DEFAULT_DATA, labelled, show_examples, statement
+from pubmedqa_cases import cases, show_examples, statement
 
 
 def cited(sentence: str, pmid: str) -> str:
@@ -48,14 +46,11 @@ def cited(sentence: str, pmid: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--show", type=int, default=6, help="Examples shown of each outcome.")
-    args = parser.parse_args(argv)
-    data = labelled(args.data)
-    if data is None:
+    loaded = cases(parser, argv)
+    if loaded is None:
         return 1
-    configure_logging("error")
-    records, articles = data
+    args, records, articles = loaded
     sentences = dropped = said_other_way = caught = against_dropped = against_caught = 0
     readings: dict[str, list[int]] = {"yes": [0, 0], "no": [0, 0]}  # right, all
     shown: dict[str, list[str]] = {"false alarm": [], "caught": [], "missed": []}

@@ -6,11 +6,13 @@ examples of each outcome a benchmark prints under its table.
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 from pathlib import Path
 from typing import Any
 
+from medlit.log import configure_logging
 from medlit.sources.pubmed_xml import parse_pubmed_xml
 from medlit.types import Article
 
@@ -29,6 +31,21 @@ def labelled(data: Path) -> tuple[dict[str, Any], dict[str, Article]] | None:
         return None
     records = json.loads(labels.read_text())
     return records, {a.pmid: a for a in parse_pubmed_xml(xml.read_bytes()) if a.pmid}
+
+
+def cases(
+    parser: argparse.ArgumentParser, argv: list[str] | None
+) -> tuple[argparse.Namespace, dict[str, Any], dict[str, Article]] | None:
+    """A benchmark's arguments (with ``--data`` added to ``parser``), and the labelled
+    records and their articles (:func:`labelled`), logging quieted to errors; None when the
+    data is absent."""
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    args = parser.parse_args(argv)
+    data = labelled(args.data)
+    if data is None:
+        return None
+    configure_logging("error")
+    return args, *data
 
 
 def statement(question: str) -> str:

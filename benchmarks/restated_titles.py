@@ -26,22 +26,16 @@ from __future__ import annotations
 
 import argparse
 from collections import Counter
-from pathlib import Path
 
 from medlit.agent.restated_titles import drop_restated_titles
-from medlit.log import configure_logging
-from pubmedqa_cases import DEFAULT_DATA, labelled, statement
+from pubmedqa_cases import cases, statement
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    args = parser.parse_args(argv)
-    data = labelled(args.data)
-    if data is None:
+    loaded = cases(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]), argv)
+    if loaded is None:
         return 1
-    configure_logging("error")
-    records, articles = data
+    _, records, articles = loaded
     counts: Counter[tuple[str, str, bool]] = Counter()
     titles = 0
     for pmid, record in records.items():
