@@ -14,6 +14,7 @@ with none shows its verified facts instead (:func:`section_fallback`).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -256,10 +257,13 @@ _SYNONYM_PAIRS = (
 )
 
 
-def _synonyms(stem: str) -> list[str]:
-    return [b for a, b in _SYNONYM_PAIRS if word_stem(a) == stem] + [
+@functools.cache
+def _synonyms(stem: str) -> tuple[str, ...]:
+    """The synonyms of the word whose stem is ``stem`` (read once a stem: said_in runs for
+    every subject word of every sentence checked)."""
+    return tuple(b for a, b in _SYNONYM_PAIRS if word_stem(a) == stem) + tuple(
         a for a, b in _SYNONYM_PAIRS if word_stem(b) == stem
-    ]
+    )
 
 
 # An organ's noun and adjective (Latin): "rectum" and "rectal", "ovary" and "ovarian", "anemia"
