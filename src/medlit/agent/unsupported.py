@@ -55,13 +55,13 @@ class Unsupported:
         own wording, which no answer from this evidence could address ("mildly raised",
         "higher death rates" over an article on impaired fasting glucose and mortality)."""
         said = word_stems(self.text)
-        return {
-            word
-            for word in self.words
-            if not word_stems(word.lower()) <= said
-            and not said_in(normalise_topic(word), said)
-            and _subject(word, self.spoken)
-        }
+        return {w for w in self.words if not _said(w, said) and _subject(w, self.spoken)}
+
+
+def _said(word: str, stems: set[str]) -> bool:
+    """Whether ``word`` (as written) is among ``stems`` in one of its forms: each part of a
+    hyphenated word, or another form or synonym of it (:func:`said_in`)."""
+    return word_stems(word.lower()) <= stems or said_in(normalise_topic(word), stems)
 
 
 def _subject(word: str, spoken: set[str]) -> bool:
@@ -116,13 +116,7 @@ def drop_unsupported(text: str, articles: Mapping[str, Article], question: str) 
 
         def holds(held: set[str], content: str) -> bool:
             # "HoLEP" is held by "holmium laser enucleation of the prostate"
-            unheld = [
-                word
-                for word in written
-                if word not in wording
-                and not word_stems(word.lower()) <= held
-                and not said_in(normalise_topic(word), held)
-            ]
+            unheld = [w for w in written if w not in wording and not _said(w, held)]
             return all(abbreviation_said(word, content) for word in unheld)
 
         if any(
