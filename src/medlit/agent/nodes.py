@@ -469,8 +469,7 @@ class AskNodes:
                     why, warned = check.digest_instead
                     log.warning("answer_replaced_by_digest", why=why)
                     mode = "evidence_digest"
-                    text, verdict = await self._digest(state, evidence, why)
-                    check = enforce_citations(text, articles)
+                    check, verdict = await self._digest(state, evidence, articles, why)
                     warnings = [*warnings, warned]
             else:
                 # A verdict alone ("Verdict: Yes"), the evidence's titles or nothing: no
@@ -479,13 +478,13 @@ class AskNodes:
                 log.warning("answer_without_statements", written=written[:200])
                 empty = ANSWER_EMPTY if said == text.strip() else ANSWER_ECHOED
                 mode = "evidence_digest"
-                text, verdict = await self._digest(
-                    state, evidence, "the model's answer held no statement"
+                check, verdict = await self._digest(
+                    state, evidence, articles, "the model's answer held no statement"
                 )
-                check, warnings = enforce_citations(text, articles), [empty]
+                warnings = [empty]
         else:
-            text, verdict = await self._digest(state, evidence)
-            check, warnings = enforce_citations(text, articles), []
+            check, verdict = await self._digest(state, evidence, articles)
+            warnings = []
         doc_scores = state.get("doc_scores", {})
         citations = [
             Citation.from_article(articles[p], doc_scores.get(articles[p].key, 0.0))
@@ -509,16 +508,22 @@ class AskNodes:
         }
 
     async def _digest(
-        self, state: AgentState, evidence: list[Evidence], why: str | None = None
-    ) -> tuple[str, Verdict | None]:
-        """The extractive evidence digest, and its verdict for a yes/no question (``why`` no
-        generated answer is given, when a model is configured)."""
+        self,
+        state: AgentState,
+        evidence: list[Evidence],
+        articles: dict[str, Article],
+        why: str | None = None,
+    ) -> tuple[CitationCheck, Verdict | None]:
+        """The extractive evidence digest, its citations checked against ``articles``, and its
+        verdict for a yes/no question (``why`` no generated answer is given, when a model is
+        configured)."""
         text, verdict = await off_loop(
             self.deps.digest, state["standalone_question"], evidence, why, heavy=True
         )
+        check = enforce_citations(text, articles)
         if state.get("is_yes_no") and verdict in ("yes", "no", "uncertain"):
-            return text, verdict  # type: ignore[return-value]
-        return text, None
+            return check, verdict  # type: ignore[return-value]
+        return check, None
 
     async def _checked_answer(
         self,
