@@ -324,6 +324,34 @@ def test_yes_no_question_detection(question: str, expected: bool) -> None:
             "Is pain linked to postoperative complications?",
             "yes",
         ),
+        (
+            # PubMedQA 12095973's conclusion (gold no) read uncertain ("not" under a question
+            # on safety), and the local model's "CRT is a safe alternative to surgery" stood.
+            "Exclusive CRT approach is not safe to treat patients with low infiltrative rectal "
+            "carcinoma.",
+            "Is chemoradiation a safe alternative to surgery for low rectal cancer?",
+            "no",
+        ),
+        ("CT cannot replace bone scintigraphy.", "Can CT replace a bone scan?", "no"),
+        (
+            # PubMedQA 20488985's conclusion (gold no) read uncertain ("little" governed only
+            # the next few words, leaving "were effective" a yes).
+            "There is little evidence that the 2008 public antibiotic campaigns were effective.",
+            "Did the English antibiotic campaigns change what the public knows?",
+            "no",
+        ),
+        (
+            # PubMedQA 23774337 (gold no) read yes ("support the").
+            "There are no data to support the widespread practice of using central venous "
+            "pressure to guide fluid therapy.",
+            "Does central venous pressure predict fluid responsiveness?",
+            "no",
+        ),
+        (
+            "There was no evidence that the drug increased complications.",
+            "Is the drug safe?",
+            "uncertain",
+        ),
     ],
 )
 def test_sentence_stance(sentence: str, question: str, expected: str | None) -> None:

@@ -56,7 +56,8 @@ _HEDGE = re.compile(
 _NEGATIVE = re.compile(
     r"\b(?:no (?:\w+ )?(?:statistically |clinically )?(?:significant|clear|evidence|differences?"
     r"|association|correlation|relationship|relation|effect|benefit|advantage|impact|role"
-    r"|improvement|increase|decrease|reduction|change|influence|added value|value)"
+    r"|improvement|increase|decrease|reduction|change|influence|added value|value|indications?"
+    r"|data (?:to )?support\w*)"
     r"|(?:did|does|do|was|were|is|are|could|can|would|should|will|has|have|had) not"
     r"|didn't|doesn't|don't|wasn't|weren't|isn't|aren't|cannot|can't|couldn't|won't"
     r"|failed to|fails to|unable to|neither|nor|lack of|lacks?|absence of|no longer|rather than"
@@ -110,6 +111,21 @@ _DOWN = re.compile(r"\b(?:decreas\w*|reduc\w*|lower\w*|less|fewer|declin\w*|prev
 _EQUIV_QUESTION = re.compile(
     r"\b(?:as (?:\w+ ){0,2}as|equivalent|comparable|similar|same|alternative|non-?inferior"
     r"|safe|safety|feasible|substitute|replace)\b",
+    re.I,
+)
+# The predicate an equivalence question asks, itself negated ("Exclusive CRT is not safe to
+# treat ...", "CT cannot replace bone scintigraphy"): a no, where other negations under such a
+# question ("no complications") are too subtle for cues.
+_NOT_AS_ASKED = re.compile(
+    r"\b(?:not|never|cannot|can't|isn't|aren't|wasn't|weren't|no longer)\s+(?:\w+\s+)?"
+    r"(?:safe|feasible|equivalent|comparable|non-?inferior|alternatives?|as\s+(?:\w+\s+){1,2}as"
+    r"|replace|substitute)\b|\b(?:unsafe|infeasible)\b",
+    re.I,
+)
+# A finding said to have no evidence ("There is little evidence that the campaigns were
+# effective"): what follows is negated as a whole, where a negation cue governs a few words.
+_NO_EVIDENCE_THAT = re.compile(
+    r"\b(?:no|little|scant|not (?:any|enough|much))\s+(?:\w+\s+)?evidence\s+(?:that|of|for)\s+",
     re.I,
 )
 _NEGATED_QUESTION = re.compile(r"\b(?:not|n't|never|fail\w*|without|lack\w*)\b", re.I)
@@ -187,8 +203,13 @@ def _clause_stance(clause: str, question: str) -> Stance | None:
         said = _clause_stance(clause[reported.end() :], question)
         if said is not None:
             return said
+    unevidenced = _NO_EVIDENCE_THAT.search(clause)
+    if unevidenced and _clause_stance(clause[unevidenced.end() :], question) == "yes":
+        return "no"
     clause = _BENIGN_NEGATION.sub(" ", clause)
     equivalence_question = bool(_EQUIV_QUESTION.search(question))
+    if equivalence_question and _NOT_AS_ASKED.search(clause):
+        return "no"
     if _NO_DIFFERENCE.search(clause) or (
         _EQUIVALENT.search(clause) and not _NEGATIVE.search(clause)
     ):

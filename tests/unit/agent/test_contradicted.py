@@ -219,3 +219,41 @@ def test_a_statement_of_the_verdict_its_article_contradicts_goes() -> None:
     # The article's own sentence stays, whatever its conclusion.
     own = "The modified lithotomy position is not associated with lower limb ischemia [PMID:4]."
     assert drop_against_conclusions(own, "no", {"4": LLOYD_DAVIES}, TILT) == (own, [])
+
+
+# PubMedQA 12095973 (gold no), asked in the local model's probe as "Is chemoradiation a safe
+# alternative to surgery for low rectal cancer?".
+EXCLUSIVE_CRT = Article(
+    pmid="5",
+    title="Chemoradiation instead of surgery to treat mid and low rectal tumors: is it safe?",
+    abstract=[
+        AbstractSection(
+            label="RESULTS",
+            category="RESULTS",
+            text="Among the 10 cases with CR, 8 presented with local recurrence within 3.7 to "
+            "8.8 months.",
+        ),
+        AbstractSection(
+            label="CONCLUSIONS",
+            category="CONCLUSIONS",
+            text="Exclusive CRT approach is not safe to treat patients with low infiltrative "
+            "rectal carcinoma.",
+        ),
+    ],
+)
+CRT = "Is chemoradiation a safe alternative to surgery for low rectal cancer?"
+
+
+def test_a_safe_alternative_its_article_calls_not_safe_goes() -> None:
+    # The local model: "Verdict: Yes" and "... CRT is a safe alternative to surgery ... [PMID]";
+    # the conclusion read uncertain, and the sentence stood.
+    said = (
+        "The evidence shows that chemoradiation (CRT) is a safe alternative to surgery for low "
+        "rectal cancer [PMID:5]."
+    )
+    assert concludes(EXCLUSIVE_CRT, CRT) == "no"
+    assert drop_against_conclusions(said, "yes", {"5": EXCLUSIVE_CRT}, CRT) == (
+        "",
+        ["a sentence was left out: it cited PMID 5 for the answer 'yes', where the article "
+         "concludes 'no'"],
+    )  # fmt: skip
