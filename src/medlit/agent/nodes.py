@@ -52,6 +52,7 @@ from medlit.agent.contradicted import (
 from medlit.agent.deps import AgentDeps
 from medlit.agent.inferences import drop_unsupported_inferences
 from medlit.agent.memory import Turn, session_key, summary_messages
+from medlit.agent.off_question import drop_off_question
 from medlit.agent.prompt import (
     ANSWER_AGAINST_ARTICLES,
     ANSWER_ECHOED,
@@ -542,7 +543,10 @@ class AskNodes:
         not cite says goes; a citation to an article whose matching sentence states the
         opposite comparison ("higher" over "similar") goes; an inference ("..., suggesting
         that ...") no article it cites draws goes; a citation for the answer to its article's
-        title question that the article does not give goes; an uncited conclusion no article
+        title question that the article does not give goes; so does a citation of a sentence
+        naming none of the question's subject terms to an article naming none of them (an
+        asthma review cited for "also suggests" under a question on atropine with ketamine:
+        :mod:`medlit.agent.off_question`); an uncited conclusion no article
         supports goes; when nothing cited is left, or what is left does not cite the
         best-matching article, which says what that conclusion said that nothing left says,
         and that article names every subject of the question, the check ends with
@@ -574,6 +578,7 @@ class AskNodes:
         check.text, reversed_, reversed_from = drop_reversed_findings(check.text, articles)
         check.text, inferred = drop_unsupported_inferences(check.text, articles)
         check.text, titled = drop_restated_titles(check.text, articles)
+        check.text, off = drop_off_question(check.text, articles, question)
         unsaid = drop_unsaid_subjects(check.text, articles, question)
         borrowed = drop_borrowed_terms(unsaid.text, articles, question)
         unsupported = drop_unsupported(borrowed.text, articles, question)
@@ -585,6 +590,7 @@ class AskNodes:
             + reversed_
             + inferred
             + titled
+            + off
             + unsaid.warnings
             + borrowed.warnings
             + unsupported.warnings

@@ -37,7 +37,7 @@ from medlit.text import fold_accents
 from medlit.types import Article
 from medlit.word_rarity import is_technical
 
-__all__ = ["unmentioned_terms"]
+__all__ = ["mentioned", "subject_terms", "unmentioned_terms"]
 
 _WORD = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
 
@@ -46,8 +46,9 @@ def _compact(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", text.lower())
 
 
-def _subject_terms(question: str) -> dict[str, str]:
+def subject_terms(question: str) -> dict[str, str]:
     """The question's subject terms: topic key -> the word as the question writes it."""
+    question = fold_accents(question)
     anchors = anchor_terms(question)
     terms: dict[str, str] = {}
     for word in _WORD.findall(question):
@@ -58,23 +59,29 @@ def _subject_terms(question: str) -> dict[str, str]:
     return terms
 
 
-def unmentioned_terms(question: str, articles: Iterable[Article]) -> list[str]:
-    """The subject terms of ``question`` (as it writes them) that none of ``articles`` says;
-    empty when there are no articles (saying nothing was found is another message's job)."""
-    texts = [fold_accents(article.everything_said) for article in articles]
-    if not texts:
-        return []
-    terms = _subject_terms(fold_accents(question))
-    if not terms:
-        return []
+def mentioned(terms: dict[str, str], texts: Iterable[str]) -> set[str]:
+    """The keys of ``terms`` (:func:`subject_terms`) that one of ``texts`` says, in any form
+    of the word, with or without its spaces, or as the abbreviation of what a text says."""
+    texts = [fold_accents(text) for text in texts]
     stems: set[str] = set()
     for text in texts:
         stems |= word_stems(text)
     compact = " ".join(_compact(text) for text in texts)
-    return [
-        word
+    return {
+        key
         for key, word in terms.items()
-        if not said_in(key, stems)
-        and _compact(word) not in compact
-        and not any(abbreviation_said(word, text) for text in texts)
-    ]
+        if said_in(key, stems)
+        or _compact(word) in compact
+        or any(abbreviation_said(word, text) for text in texts)
+    }
+
+
+def unmentioned_terms(question: str, articles: Iterable[Article]) -> list[str]:
+    """The subject terms of ``question`` (as it writes them) that none of ``articles`` says;
+    empty when there are no articles (saying nothing was found is another message's job)."""
+    texts = [article.everything_said for article in articles]
+    if not texts:
+        return []
+    terms = subject_terms(question)
+    said = mentioned(terms, texts) if terms else set()
+    return [word for key, word in terms.items() if key not in said]

@@ -1,0 +1,71 @@
+"""A cited sentence about something else: neither it nor the article it cites names the question.
+
+Asked "Should atropine be given routinely when sedating children with ketamine?", the local
+model answered from the atropine trial, then went on "The evidence from [PMID] also suggests
+that dexamethasone can be used as an effective alternative to prednisone in the treatment of
+pediatric asthma exacerbations", citing a retrieved review of asthma in children. The citation
+is real and the sentence is that review's conclusion, so no other check takes it out; but it
+answers nothing that was asked, and "also suggests" reads as if it did.
+
+Here a cited sentence that names none of the question's subject terms
+(:func:`medlit.agent.unmentioned.subject_terms`: "atropine", "ketamine"; not a population
+word, nor a framing word) loses each citation to an article that names none of them either
+(title, abstract or MeSH, in any form of the word, or by abbreviation), and is left out when it
+has none left. A sentence that goes on about the question's subject without naming it ("It
+also lowered vomiting [PMID]") stays: its article names the subject. A question with fewer
+than :data:`MIN_TERMS` subject terms is not checked.
+
+Measured on PubMedQA (``python benchmarks/off_question.py``): of the 5,679 sentences of the
+abstracts, each cited to its own article with the title left out and held to its question,
+none goes (85 did when questions with one subject term were checked: "factors amenable to
+prevention"); of the 1,062 conclusion sentences of each question's nearest other article,
+cited to it, 269 go.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from medlit.agent.citations import drop_cited_for, extract_pmids, without_citations
+from medlit.agent.unmentioned import mentioned, subject_terms
+from medlit.log import get_logger
+from medlit.text import either_of
+from medlit.types import Article
+
+__all__ = ["drop_off_question"]
+
+log = get_logger("agent.off_question")
+
+MIN_TERMS = 2
+"""Subject terms a question must have to be checked: a question's one rare word is as often
+how it frames its subject ("factors amenable to prevention", "sicker") as the subject."""
+
+
+def drop_off_question(
+    text: str, articles: Mapping[str, Article], question: str
+) -> tuple[str, list[str]]:
+    """``text`` without the citations of sentences naming none of ``question``'s subject terms
+    to articles naming none of them either (a sentence left citing nothing goes), and one
+    warning each."""
+    terms = subject_terms(question)
+    if len(terms) < MIN_TERMS:
+        return text, []
+    named = either_of(list(terms.values()))
+    off: dict[str, bool] = {}
+
+    def off_question(pmid: str) -> bool:
+        if pmid not in off:
+            off[pmid] = not mentioned(terms, [articles[pmid].everything_said])
+        return off[pmid]
+
+    def wrong_in(sentence: str) -> list[tuple[str, str]]:
+        cited = [p for p in extract_pmids(sentence) if p in articles]
+        if not cited or mentioned(terms, [without_citations(sentence)]):
+            return []
+        why = f"something else than was asked: neither names {named}"
+        return [(p, why) for p in cited if off_question(p)]
+
+    text, warnings = drop_cited_for(text, wrong_in)
+    if warnings:
+        log.warning("answer_off_question", removals=len(warnings))
+    return text, warnings
