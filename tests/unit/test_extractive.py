@@ -124,6 +124,34 @@ def test_verdict_yes_needs_two_agreeing_sources() -> None:
     assert "Leaning of the conclusions" in two.text
 
 
+def test_articles_about_something_else_do_not_lean_the_verdict() -> None:
+    # Asked about the English antibiotic campaigns, the digest read "Yes" from a melanoma study
+    # and a transplant study, where the campaigns' own study concluded "little evidence".
+    question = (
+        "Did the English antibiotic awareness campaigns change what the public knows about "
+        "antibiotics?"
+    )
+    melanoma = make_evidence(
+        "24434052",
+        "This may be a result of increased public awareness due to effective public health "
+        "campaigns.",
+        title="Are we seeing the effects of public awareness campaigns?",
+    )
+    transplant = make_evidence(
+        "27184293",
+        "The use of contaminated products with antibiotic prophylaxis may be safe.",
+        title="Does microbial contamination influence transplantation outcomes?",
+    )
+    assert build_evidence_digest(question, melanoma + transplant).verdict == "uncertain"
+    # The same conclusions lean it from articles that speak of what was asked.
+    on_question = "English antibiotic awareness campaigns: did they change what the public knows?"
+    both = [
+        make_evidence(str(n), text, title=on_question)
+        for n, text in ((1, melanoma[0].chunk.text), (2, transplant[0].chunk.text))
+    ]
+    assert build_evidence_digest(question, both[0] + both[1]).verdict == "yes"
+
+
 def test_one_strong_source_is_enough() -> None:
     rct = make_evidence(
         "77777777",
@@ -346,6 +374,14 @@ def test_yes_no_question_detection(question: str, expected: bool) -> None:
             "pressure to guide fluid therapy.",
             "Does central venous pressure predict fluid responsiveness?",
             "no",
+        ),
+        (
+            # The local model's sentence over PubMedQA 12095973 read uncertain, so it stated
+            # no answer to be held to the article (which concludes "not safe").
+            "Chemoradiation is a safe alternative to surgery for low rectal cancer, with "
+            "overall survival rates of 60.5% and no significant adverse effects.",
+            "Is chemoradiation a safe alternative to surgery for low rectal cancer?",
+            "yes",
         ),
         (
             "There was no evidence that the drug increased complications.",

@@ -4,8 +4,10 @@
 question (conclusions first), each followed by its citation ``[PMID:12345678]``, and labels the
 result as a digest, not a generated answer. For a yes/no question it adds a cautious reading of
 the conclusions (:mod:`medlit.llm.stance`) only when the cues are clear and agree; otherwise
-``uncertain``. Every sentence is quoted from evidence actually retrieved, so every citation is
-real. This is what a fresh install answers with before the user configures a model.
+``uncertain``. Only the conclusions of articles that say at least half the question's words
+(:data:`ON_QUESTION`) lean it. Every sentence is quoted from evidence actually retrieved, so
+every citation is real. This is what a fresh install answers with before the user configures a
+model.
 """
 
 from __future__ import annotations
@@ -288,12 +290,38 @@ def _select(
     return sorted(chosen, key=lambda c: (not c.is_conclusion, -c.rank))
 
 
+ON_QUESTION = 0.5
+"""Share of the question's words (:func:`medlit.research.planner.anchor_terms`, in any form)
+an article must say for its conclusion to lean the verdict."""
+
+
+def _on_question(question: str) -> Callable[[Article], bool]:
+    """Whether an article says :data:`ON_QUESTION` of ``question``'s words: asked whether the
+    English antibiotic campaigns changed what the public knows, the digest read "Yes" from a
+    melanoma study's "increased public awareness due to effective public health campaigns" and
+    a transplant study's "contaminated products with antibiotic prophylaxis may be safe"."""
+    from medlit.research.grounding import said_in, word_stems
+    from medlit.research.planner import anchor_terms
+    from medlit.research.tracking import normalise_topic
+
+    asked = {normalise_topic(word) for word in anchor_terms(question)}
+
+    def on_question(article: Article) -> bool:
+        said = word_stems(article.everything_said.lower())
+        return sum(said_in(word, said) for word in asked) >= ON_QUESTION * len(asked)
+
+    return on_question
+
+
 def _source_stances(
     question: str, candidates: list[_Candidate], floor: float
 ) -> list[SourceStance]:
     per_article: dict[str, tuple[Article, list[Stance]]] = {}
+    on_question = _on_question(question)
     for candidate in candidates:
         if not candidate.is_conclusion or candidate.relevance < floor:
+            continue
+        if candidate.article.key not in per_article and not on_question(candidate.article):
             continue
         stance = sentence_stance(candidate.text, question)
         article, stances = per_article.setdefault(candidate.article.key, (candidate.article, []))
