@@ -52,7 +52,7 @@ _LEADING_CONNECTIVE = re.compile(
     r"^(\s*)(?:specifically|additionally|moreover|furthermore|in addition|also|further"
     r"|similarly|likewise|in particular|notably|however|nevertheless|in contrast|conversely"
     r"|therefore|thus|hence|consequently|as a result|in fact|indeed|in summary"
-    r"|in conclusion|overall|for example|for instance)\s*,\s*",
+    r"|in conclusion|overall|for example|for instance)\s*[,:]\s*",
     re.I,
 )
 

@@ -170,6 +170,11 @@ def test_an_answer_does_not_open_with_a_connective() -> None:
     assert without_opening_connective("In addition, mRNA rose [1]. However, X.") == (
         "mRNA rose [1]. However, X."
     )
+    # A list the model introduced with "Specifically:", its lead-in statement left out.
+    listed = "Specifically:\n\n1. **Bacterial vaginosis**: the study [PMID:1] found X."
+    assert without_opening_connective(listed) == (
+        "1. **Bacterial vaginosis**: the study [PMID:1] found X."
+    )
     kept = "Specific antibodies rose [1]. Moreover, X fell."
     assert without_opening_connective(kept) == kept
 

@@ -305,7 +305,11 @@ def test_a_clinicians_word_is_said_by_the_abstracts_synonym() -> None:
     # The local model's answer on aortic perfusion in cardiac arrest was left with nothing,
     # "for 'vasopressor', which that article never mentions": the article says "pressor".
     pairs = [("sex", "gender"), ("kidney", "renal"), ("death", "mortality")]
-    more = [("vasopressor", "pressor"), ("whipple", "pancreaticoduodenectomy")]
+    more = [
+        ("vasopressor", "pressor"),
+        ("whipple", "pancreaticoduodenectomy"),
+        ("stomach", "gastric"),
+    ]
     for asked, written in [*pairs, *more]:
         assert said_in(asked, word_stems(f"the {written} was noted"))
         assert said_in(written, word_stems(f"the {asked} was noted"))

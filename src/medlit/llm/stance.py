@@ -128,6 +128,12 @@ _NO_EVIDENCE_THAT = re.compile(
     r"\b(?:no|little|scant|not (?:any|enough|much))\s+(?:\w+\s+)?evidence\s+(?:that|of|for)\s+",
     re.I,
 )
+# Harm said to be absent ("with no significant adverse effects", "without complications").
+_NO_HARM = re.compile(
+    r"\b(?:no|without)\s+(?:\w+\s+){0,3}?(?:complications?|adverse (?:effects?|events?"
+    r"|reactions?)|toxicit\w*|morbidit\w*|side[- ]effects?|harms?)\b",
+    re.I,
+)
 _NEGATED_QUESTION = re.compile(r"\b(?:not|n't|never|fail\w*|without|lack\w*)\b", re.I)
 _CLAUSE_SPLIT = re.compile(r";\s+|,?\s+(?:but|however|whereas|while|although|though|yet)\s+", re.I)
 _YES_NO_START = re.compile(
@@ -220,7 +226,15 @@ def _clause_stance(clause: str, question: str) -> Stance | None:
     positive = bool(_POSITIVE.search(_without_negated(clause)))
     if equivalence_question and (negative or _ADVERSE.search(clause)):
         # "No complications" answers "is it safe?" with yes, "a significant complication rate"
-        # with no: too subtle for cues, abstain.
+        # with no: too subtle for cues, abstain; unless the clause says so itself ("X is a safe
+        # alternative to surgery, with no significant adverse effects").
+        rest = _NO_HARM.sub(" ", clause)
+        if (
+            rest != clause
+            and _POSITIVE.search(rest)
+            and not (_NEGATIVE.search(rest) or _ADVERSE.search(rest))
+        ):
+            return "yes"
         return "uncertain"
     if negative:
         return "uncertain" if positive else "no"

@@ -250,6 +250,7 @@ _SYNONYM_PAIRS = (
     ("lung", "pulmonary"),
     ("heart", "cardiac"),
     ("liver", "hepatic"),
+    ("stomach", "gastric"),
     ("bleeding", "hemorrhage"),
     ("vasopressor", "pressor"),
     ("whipple", "pancreaticoduodenectomy"),
