@@ -68,7 +68,8 @@ _GENERIC = frozenset(
     other several such any all some also same very out up off long much many often need needed
     necessary required mandatory worthwhile justified rate rates higher lower more less greater
     better worse increased decreased reduced raised elevated linked related relationship
-    relation""".split()  # noqa: SIM905
+    relation should would may must did about whether they one regular regularly routine
+    routinely help helps given""".split()  # noqa: SIM905
 )
 
 

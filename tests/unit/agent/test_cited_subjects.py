@@ -207,6 +207,16 @@ FRAMING = [
         "A scout image is not needed for VCUG and does not change death rates [PMID:1].",
         id="asked-of-the-subject",
     ),
+    pytest.param(
+        # The local model's sentence on continuous training and muscle fatigue in the elderly
+        # (PubMedQA 12690589) was left out "for 'regular'", asked about regular exercise.
+        ("Can continuous physical training counteract aging effect on myoelectric fatigue?",
+         "Continuous exercise counteracts the loss of type II fibres in aging muscle."),
+        ("Regular follow-up after surgery", "Regular visits were routine."),
+        "Can regular exercise routinely slow age-related muscle fatigue?",
+        "Regular exercise may counteract the aging effect on muscle fatigue [PMID:1].",
+        id="how-often",
+    ),
 ]  # fmt: skip
 
 
