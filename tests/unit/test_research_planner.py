@@ -153,6 +153,16 @@ def test_anchor_terms_leave_out_generic_words() -> None:
         "severe",
         "covid-19",
     }
+    # How a question frames its subject: how likely, how often, whether it should be done.
+    assert anchor_terms("Are women who conceived with IVF more likely to have a caesarean?") == {
+        "conceived",
+        "ivf",
+        "caesarean",
+    }
+    assert anchor_terms("Should atropine be given routinely with ketamine?") == {
+        "atropine",
+        "ketamine",
+    }
     anchors = anchor_terms("Does aspirin prevent recurrent ischaemic stroke?")
     assert on_topic("Aspirin resistance in stroke survivors", anchors)
     assert not on_topic("Falls in older cancer patients", anchors)
