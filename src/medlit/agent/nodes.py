@@ -68,6 +68,7 @@ from medlit.agent.prompt import (
 from medlit.agent.restated_titles import drop_restated_titles
 from medlit.agent.reversed_findings import drop_reversed_findings
 from medlit.agent.state import AgentState
+from medlit.agent.swapped_groups import drop_swapped_groups
 from medlit.agent.unmentioned import unmentioned_terms
 from medlit.agent.unsupported import drop_unsupported, says_all
 from medlit.agent.verdict import read_verdict
@@ -538,9 +539,11 @@ class AskNodes:
         Citations are enforced and attributed; a citation to an article about something else
         the sentence names, that lacks a number the sentence gives, or that never speaks of a
         subject or population of the question the sentence names, goes, and so does a
-        sentence left with none; a publication year ("published in 2012") no cited article
-        has is taken out; a sentence carrying a technical term only an article it does
-        not cite says goes; a citation to an article whose matching sentence states the
+        sentence left with none; so does one to an article that gives a number of the
+        sentence for the opposite group ("longer" where it says "shorter":
+        :mod:`medlit.agent.swapped_groups`); a publication year ("published in 2012") no
+        cited article has is taken out; a sentence carrying a technical term only an article
+        it does not cite says goes; a citation to an article whose matching sentence states the
         opposite comparison ("higher" over "similar") goes; an inference ("..., suggesting
         that ...") no article it cites draws goes; a citation for the answer to its article's
         title question that the article does not give goes; so does a citation of a sentence
@@ -574,6 +577,7 @@ class AskNodes:
         check.text = drop_citation_only(check.text)
         check.text, misattributed = drop_misattributed(check.text, articles)
         check.text, unsourced = drop_unsourced_numbers(check.text, articles)
+        check.text, swapped = drop_swapped_groups(check.text, articles)
         check.text, misdated = drop_wrong_years(check.text, articles)
         check.text, reversed_, reversed_from = drop_reversed_findings(check.text, articles)
         check.text, inferred = drop_unsupported_inferences(check.text, articles)
@@ -586,6 +590,7 @@ class AskNodes:
         warnings = (
             misattribution_warnings(misattributed)
             + unsourced
+            + swapped
             + misdated
             + reversed_
             + inferred

@@ -1,0 +1,102 @@
+"""A number given for the opposite group: how often does the check catch it, and wrongly?
+
+:func:`medlit.agent.swapped_groups.swapped_group` reads each number of a cited sentence with the
+words just before it; "longer" where every sentence of the article giving that number says
+"shorter" is a swap. Over the abstracts of the 500 PubMedQA articles of ``../shared``:
+
+- **own sentences**: every abstract sentence held to its article without that sentence (the
+  other sentences giving its numbers, often in other words, as an answer restates them). A
+  sentence flagged here is a false alarm, or two sentences of the abstract that disagree.
+- **swapped**: every abstract sentence with a word of a pair of opposites just before one of
+  its numbers, that word turned to the other ("shorter" to "longer"), held to its article.
+  Caught is what the check is for.
+
+Usage::
+
+    python benchmarks/swapped_groups.py [--data ../shared/data/pubmedqa]
+
+Last line: ``sentences=... own_flagged=... swapped=... caught=...``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections import Counter
+
+from medlit.agent.swapped_groups import _OPPOSITE, _windows, swapped_group
+from medlit.text import split_sentences
+from medlit.types import AbstractSection, Article
+from pubmedqa_cases import cases, show_examples
+
+
+def _without(article: Article, sentence: str) -> Article:
+    """``article`` with ``sentence`` taken out of its abstract."""
+    sections = [
+        AbstractSection(
+            label=s.label,
+            category=s.category,
+            text=" ".join(x for x in split_sentences(s.text) if x != sentence),
+        )
+        for s in article.abstract
+    ]
+    return article.model_copy(update={"abstract": sections})
+
+
+def _swapped(sentence: str) -> str | None:
+    """``sentence`` with the first opposite word before one of its numbers turned to its pair."""
+    for windows in _windows(sentence).values():
+        for words in windows:
+            for word in sorted(words):
+                other = _OPPOSITE.get(word)
+                if other and other not in words:
+                    pattern = re.compile(rf"\b{word}\b", re.I)
+                    return pattern.sub(other, sentence, count=1)
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--show", type=int, default=8, help="Examples shown per case.")
+    loaded = cases(parser, argv)
+    if loaded is None:
+        return 1
+    args, records, articles = loaded
+    counts: Counter[str] = Counter()
+    shown: dict[str, list[str]] = {"own flagged": [], "swapped, missed": []}
+    for pmid in records:
+        article = articles.get(pmid)
+        if article is None:
+            continue
+        for section in article.abstract:
+            for sentence in split_sentences(section.text):
+                counts["sentences"] += 1
+                if swapped_group(sentence, _without(article, sentence)):
+                    counts["own_flagged"] += 1
+                    if len(shown["own flagged"]) < args.show:
+                        shown["own flagged"].append(f"{pmid}: {sentence[:110]}")
+                swapped = _swapped(sentence)
+                if swapped is None:
+                    continue
+                counts["swapped"] += 1
+                if swapped_group(swapped, article):
+                    counts["caught"] += 1
+                elif len(shown["swapped, missed"]) < args.show:
+                    shown["swapped, missed"].append(f"{pmid}: {swapped[:110]}")
+    print(f"{'case':<46} {'sentences':>10} {'flagged':>8}")
+    rows = (
+        ("own, held to the rest of its abstract", counts["sentences"], counts["own_flagged"]),
+        ("an opposite word before a number swapped", counts["swapped"], counts["caught"]),
+    )
+    for label, total, flagged in rows:
+        print(f"{label:<46} {total:>10} {flagged:>8}")
+    show_examples(shown)
+    print(
+        f"sentences={counts['sentences']} own_flagged={counts['own_flagged']} "
+        f"swapped={counts['swapped']} caught={counts['caught']}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
