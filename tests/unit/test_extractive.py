@@ -384,6 +384,22 @@ def test_yes_no_question_detection(question: str, expected: bool) -> None:
             "yes",
         ),
         (
+            # PubMedQA 26079501's conclusion (gold no) read uncertain ("correlated" a yes cue
+            # in the concession), and the local model's "BD may be a reliable prognostic
+            # marker for outcome and mortality" stood under "Verdict: Yes".
+            "Although BD is correlated with GCS at presentation and RTS, it is not a reliable "
+            "prognostic marker for outcome and mortality in patients with isolated TBI.",
+            "Does a base deficit predict death after severe head injury?",
+            "no",
+        ),
+        (
+            # Only the concession is about the question: the main clause does not decide, the
+            # cues of the whole sentence do.
+            "Although statins lowered LDL cholesterol, mortality did not change.",
+            "Do statins lower LDL cholesterol?",
+            "uncertain",
+        ),
+        (
             "There was no evidence that the drug increased complications.",
             "Is the drug safe?",
             "uncertain",

@@ -26,7 +26,7 @@ no finding (an aim, a question, a hypothesis), a sentence citing an article that
 otherwise or nothing clear, and any answer with no other cited sentence left. Cited to their
 own article, with the PubMedQA label as the verdict, 2 of the 5,048 sentences of its abstracts
 go, where 175 did when only the conclusion counted; of its 445 questions said as a statement of
-the other answer ("There is no evidence that ..."), 236 go, where 138 did
+the other answer ("There is no evidence that ..."), 237 go, where 138 did
 (``python benchmarks/contradicted_sentences.py``).
 
 A verdict that agrees with its wrong sentence is held the same way
@@ -34,7 +34,7 @@ A verdict that agrees with its wrong sentence is held the same way
 every article it cites contradicts it, and the verdict is then Uncertain (the evidence digest
 answers when no cited sentence is left). Of the same abstract sentences, each held to the
 answer it states, 2 go; of the 445 statements of the other answer under the verdict they state,
-236 go. Where a conclusion reads both ways and the question, worded apart from the article,
+237 go. Where a conclusion reads both ways and the question, worded apart from the article,
 picks none of its sentences, the article's title picks one (:data:`TITLED` of its words).
 """
 
@@ -169,8 +169,8 @@ def consistent_verdict(
     to pancreaticoduodenectomy [PMID]" was read "yes" by the verdict call, over an article
     that concludes no. Only a "yes" is turned: a small model's reading leans to yes, and a
     "no" is read only from clear mass on it (:mod:`medlit.agent.verdict`). On PubMedQA's
-    questions labelled yes or no, a conclusion read "no" (:func:`concludes`) is right 85 times
-    in 99, and one read "yes" 193 times in 215 (``benchmarks/contradicted_sentences.py``):
+    questions labelled yes or no, a conclusion read "no" (:func:`concludes`) is right 86 times
+    in 100, and one read "yes" 196 times in 218 (``benchmarks/contradicted_sentences.py``):
     one reading alone does not overrule the verdict call. A "no" under the same two readings
     the other way (the cited articles all conclude yes, a cited sentence states yes) is
     "uncertain", never "yes": the local model wrote "Verdict: No" over its own "The

@@ -135,6 +135,10 @@ _NO_HARM = re.compile(
     re.I,
 )
 _NEGATED_QUESTION = re.compile(r"\b(?:not|n't|never|fail\w*|without|lack\w*)\b", re.I)
+# A concession the sentence opens with, up to its comma: "Although X is correlated with Y, ...".
+_CONCESSIVE = re.compile(
+    r"^\s*(?:although|though|even though|while|despite)\b[^,;]{3,200},\s*", re.I
+)
 _CLAUSE_SPLIT = re.compile(r";\s+|,?\s+(?:but|however|whereas|while|although|though|yet)\s+", re.I)
 _YES_NO_START = re.compile(
     r"^(?:am|(?:is|are|was|were|does|do|did|could|should|would|has|have|had|might|must)(?:n't)?"
@@ -250,11 +254,23 @@ def _clause_stance(clause: str, question: str) -> Stance | None:
 def sentence_stance(sentence: str, question: str) -> Stance | None:
     """How a conclusion sentence answers a yes/no question, from explicit cues only.
 
-    The sentence is split at contrasts ("but", "however", ";"); clauses that share content words
+    A sentence opening with a concession ("Although X, Y") answers by its main clause Y when
+    that has a cue, unless only the concession shares content words with the question. The
+    sentence is split at contrasts ("but", "however", ";"); clauses that share content words
     with the question count (all of them when none does); if they disagree the sentence is
     ``uncertain``; with no cue at all it is ``None``.
     """
     q_terms = content_terms(question)
+    conceded = _CONCESSIVE.match(sentence)
+    if conceded:
+        # "Although BD is correlated with GCS at presentation and RTS, it is not a reliable
+        # prognostic marker for outcome and mortality": what the authors conclude is the main
+        # clause, unless only what they concede is about the question.
+        main = sentence[conceded.end() :]
+        if content_terms(main) & q_terms or not content_terms(conceded.group(0)) & q_terms:
+            stance = sentence_stance(main, question)
+            if stance is not None:
+                return stance
     clauses = [c for c in _CLAUSE_SPLIT.split(sentence) if c and c.strip()]
     on_topic = [c for c in clauses if content_terms(c) & q_terms] or clauses
     stances = [st for c in on_topic if (st := _clause_stance(c, question)) is not None]

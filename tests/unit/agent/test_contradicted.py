@@ -257,3 +257,29 @@ def test_a_safe_alternative_its_article_calls_not_safe_goes() -> None:
         ["a sentence was left out: it cited PMID 5 for the answer 'yes', where the article "
          "concludes 'no'"],
     )  # fmt: skip
+
+
+def test_a_conclusion_is_its_main_clause_not_its_concession() -> None:
+    # PubMedQA 26079501 (gold no): the local model wrote "This suggests that BD may be a reliable
+    # prognostic marker for outcome and mortality in this population [PMID]" under "Verdict:
+    # Yes", the article's conclusion without its "not".
+    base_deficit = Article(
+        pmid="6",
+        title="Does base deficit predict mortality in patients with severe traumatic brain injury?",
+        abstract=[
+            AbstractSection(
+                label="CONCLUSIONS",
+                category="CONCLUSIONS",
+                text="Although BD is correlated with GCS at presentation and RTS, it is not a "
+                "reliable prognostic marker for outcome and mortality in patients with isolated "
+                "TBI.",
+            )
+        ],
+    )
+    question = "Does a base deficit predict death after severe head injury?"
+    said = (
+        "This suggests that BD may be a reliable prognostic marker for outcome and mortality in "
+        "this population [PMID:6]."
+    )
+    assert concludes(base_deficit, question) == "no"
+    assert drop_against_conclusions(said, "yes", {"6": base_deficit}, question)[0] == ""
