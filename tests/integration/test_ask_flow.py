@@ -635,6 +635,16 @@ async def test_an_answer_whose_verdict_and_sentence_its_article_contradicts_is_t
     )
     assert both.mode == "llm" and both.verdict == "uncertain"
     assert kept in both.answer and "does not prevent" not in both.answer
+    # What was left does not open with a connective tied to the sentence that went.
+    tied = await _ask_answered(
+        settings,
+        eutils,
+        llm_server,
+        f"Aspirin does not prevent stroke [PMID:31000001]. Specifically, {kept[0].lower()}"
+        f"{kept[1:]}\nVerdict: No",
+    )
+    assert tied.verdict == "uncertain" and "Specifically" not in tied.answer
+    assert tied.answer == f"Verdict: Uncertain\n\n{kept}"
 
 
 async def test_a_statement_its_verdict_and_its_article_contradict_is_left_out(

@@ -164,6 +164,18 @@ def timed(name: str, node: Node) -> Node:
     return run
 
 
+def _opening_tied_to_nothing(text: str) -> str:
+    """``text`` whose first paragraph after the check's notes ("None of the ...") opens with
+    no connective (:func:`~medlit.answer_wording.without_opening_connective`), and with no
+    paragraph left empty ("Specifically:" before a list)."""
+    paragraphs = text.split("\n\n")
+    for i, paragraph in enumerate(paragraphs):
+        if not paragraph.startswith("None of the "):
+            paragraphs[i] = without_opening_connective(paragraph)
+            break
+    return "\n\n".join(p for p in paragraphs if p.strip())
+
+
 class AskNodes:
     """The nodes of the ask graph, bound to their dependencies.
 
@@ -684,6 +696,9 @@ class AskNodes:
                 return check, verdict, warnings
             if against:
                 check.text, verdict = text, "uncertain"
+        # Its first statement may have been left out since: "Specifically, a retrospective
+        # study found ..." stood first, after a cited sentence read against its article went.
+        check.text = _opening_tied_to_nothing(check.text)
         if verdict is not None:
             check.text = verdict_first(verdict, check.text)
         cited_now = set(extract_pmids(check.text))  # what the checks left cited

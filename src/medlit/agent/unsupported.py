@@ -60,8 +60,13 @@ class Unsupported:
 
 def _said(word: str, stems: set[str]) -> bool:
     """Whether ``word`` (as written) is among ``stems`` in one of its forms: each part of a
-    hyphenated word, or another form or synonym of it (:func:`said_in`)."""
-    return word_stems(word.lower()) <= stems or said_in(normalise_topic(word), stems)
+    hyphenated word but a framing one ("age-related" is said by "age"), or another form or
+    synonym of it (:func:`said_in`)."""
+    lower = word.lower()
+    parts = anchor_terms(lower.replace("-", " ")) if "-" in lower else set()
+    if parts and all(said_in(part, stems) for part in parts):
+        return True
+    return word_stems(lower) <= stems or said_in(normalise_topic(word), stems)
 
 
 def _subject(word: str, spoken: set[str]) -> bool:

@@ -172,3 +172,19 @@ def test_an_abbreviation_is_held_by_what_it_abbreviates() -> None:
     question = "Does prostate morphology affect outcomes after HoLEP?"
     text = "Prostate morphology affects outcomes after HoLEP."
     assert drop_unsupported(text, articles, question) == Unsupported(text)
+
+
+def test_what_the_question_asks_of_its_subject_is_no_subject_word() -> None:
+    # The local model's uncited "Regular exercise can slow the age-related increase in muscle
+    # fatigue" was left out over PubMedQA 12690589, and the answer opened "None of the
+    # retrieved articles speaks of exercise, slow, age-related, muscle and fatigue together".
+    training = {
+        "1": article("1", "Can continuous physical training counteract aging effect on fatigue?",
+                     "Continuous exercise counteracts the effect of age on muscle fatigue."),
+    }  # fmt: skip
+    question = "Can regular exercise slow the age-related increase in muscle fatigue?"
+    text = (
+        "Continuous exercise counteracts the effect of age on muscle fatigue [PMID:1]. Regular "
+        "exercise can slow the age-related increase in muscle fatigue."
+    )
+    assert drop_unsupported(text, training, question) == Unsupported(text)
