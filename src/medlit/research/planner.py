@@ -69,7 +69,8 @@ _GENERIC = frozenset(
     necessary required mandatory worthwhile justified rate rates higher lower more less greater
     better worse increased decreased reduced raised elevated linked related relationship
     relation should would may must did about whether they one regular regularly routine
-    routinely help helps given likely likelihood slow slows slowed slowing""".split()  # noqa: SIM905
+    routinely help helps given likely likelihood slow slows slowed slowing affect affects
+    affected affecting influence influences influenced influencing""".split()  # noqa: SIM905
 )
 
 

@@ -217,6 +217,16 @@ FRAMING = [
         "Regular exercise may counteract the aging effect on muscle fatigue [PMID:1].",
         id="how-often",
     ),
+    pytest.param(
+        # The local model's answer on PubMedQA 25987398 opened "None of the articles cited
+        # speaks of affect".
+        ("The influence of atmospheric pressure on aortic aneurysm rupture",
+         "Pressure did not differ between the days of rupture and other days."),
+        ("Factors that affect outcome", "Age affected outcome."),
+        "Does air pressure affect aortic aneurysm rupture?",
+        "Atmospheric pressure does not affect aortic aneurysm rupture [PMID:1].",
+        id="the-verb-asked",
+    ),
 ]  # fmt: skip
 
 
