@@ -283,3 +283,28 @@ def test_a_conclusion_is_its_main_clause_not_its_concession() -> None:
     )
     assert concludes(base_deficit, question) == "no"
     assert drop_against_conclusions(said, "yes", {"6": base_deficit}, question)[0] == ""
+
+
+def test_a_subgroup_set_against_the_whole_study_does_not_decide() -> None:
+    # PubMedQA 21880023 (gold no): the local model wrote "exercise during pregnancy reduces the
+    # risk of postnatal depression by 3.7% in a randomized controlled trial [PMID]" under
+    # "Verdict: Yes"; the conclusion read both ways, and the subgroup's finding stood for it.
+    exercise = Article(
+        pmid="7",
+        title="Does exercise during pregnancy prevent postnatal depression?",
+        abstract=[
+            AbstractSection(
+                label="CONCLUSIONS",
+                category="CONCLUSIONS",
+                text="We did not find a lower prevalence of high EPDS scores among women "
+                "randomized to regular exercise during pregnancy compared with the control "
+                "group. However, a subgroup of women in the intervention group who did not "
+                "exercise regularly prior to pregnancy had a reduced risk of postnatal "
+                "depression.",
+            )
+        ],
+    )
+    question = "Does exercising while pregnant prevent postnatal depression?"
+    said = "Exercise during pregnancy reduces the risk of postnatal depression [PMID:7]."
+    assert concludes(exercise, question) == "no"
+    assert drop_against_conclusions(said, "yes", {"7": exercise}, question)[0] == ""
