@@ -52,7 +52,7 @@ from medlit.agent.contradicted import (
 from medlit.agent.deps import AgentDeps
 from medlit.agent.inferences import drop_unsupported_inferences
 from medlit.agent.memory import Turn, session_key, summary_messages
-from medlit.agent.off_question import drop_off_question
+from medlit.agent.off_question import drop_borrowed_support, drop_off_question
 from medlit.agent.prompt import (
     ANSWER_AGAINST_ARTICLES,
     ANSWER_ECHOED,
@@ -561,7 +561,9 @@ class AskNodes:
         title question that the article does not give goes; so does a citation of a sentence
         naming none of the question's subject terms to an article naming none of them (an
         asthma review cited for "also suggests" under a question on atropine with ketamine:
-        :mod:`medlit.agent.off_question`); an uncited conclusion no article
+        :mod:`medlit.agent.off_question`), and a claim that an article supports the answer
+        ("also supports this conclusion by showing that ...") when it names not every subject
+        term of the question; an uncited conclusion no article
         supports goes; when nothing cited is left, or what is left does not cite the
         best-matching article, which says what that conclusion said that nothing left says,
         and that article names every subject of the question, the check ends with
@@ -595,6 +597,7 @@ class AskNodes:
         check.text, inferred = drop_unsupported_inferences(check.text, articles)
         check.text, titled = drop_restated_titles(check.text, articles)
         check.text, off = drop_off_question(check.text, articles, question)
+        check.text, borrowed_support = drop_borrowed_support(check.text, articles, question)
         unsaid = drop_unsaid_subjects(check.text, articles, question)
         borrowed = drop_borrowed_terms(unsaid.text, articles, question)
         unsupported = drop_unsupported(borrowed.text, articles, question)
@@ -608,6 +611,7 @@ class AskNodes:
             + inferred
             + titled
             + off
+            + borrowed_support
             + unsaid.warnings
             + borrowed.warnings
             + unsupported.warnings

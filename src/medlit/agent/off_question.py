@@ -20,19 +20,30 @@ abstracts, each cited to its own article with the title left out and held to its
 none goes (85 did when questions with one subject term were checked: "factors amenable to
 prevention"); of the 1,061 conclusion sentences of each question's nearest other article,
 cited to it, 261 go.
+
+A sentence that says its articles support the answer ("also supports this conclusion by
+showing that ...") is held closer: each article it cites must name every subject term of the
+question (:func:`drop_borrowed_support`); else the claim of support goes and the finding stays
+as the article's.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
-from medlit.agent.citations import drop_cited_for, extract_pmids, without_citations
+from medlit.agent.citations import (
+    drop_cited_for,
+    extract_pmids,
+    remove_cited_for,
+    without_citations,
+)
 from medlit.agent.unmentioned import mentioned, subject_terms
 from medlit.log import get_logger
-from medlit.text import either_of
+from medlit.text import either_of, rewrite_sentences
 from medlit.types import Article
 
-__all__ = ["drop_off_question"]
+__all__ = ["drop_borrowed_support", "drop_off_question"]
 
 log = get_logger("agent.off_question")
 
@@ -68,4 +79,58 @@ def drop_off_question(
     text, warnings = drop_cited_for(text, wrong_in)
     if warnings:
         log.warning("answer_off_question", removals=len(warnings))
+    return text, warnings
+
+
+# "A study [PMID] also supports this conclusion by showing that ...": the finding after it is
+# the article's, the support is the model's.
+_SUPPORT = re.compile(
+    r"\b(?:also\s+)?(?:supports?|confirms?|corroborates?|reinforces?)\s+(?:this|these|that|the"
+    r"\s+above)\s+(?:conclusions?|findings?|results?|observations?|evidence|claims?)"
+    r"(?:\s+by\s+(?:showing|demonstrating|finding|reporting)(?:\s+that)?)?",
+    re.I,
+)
+
+
+def drop_borrowed_support(
+    text: str, articles: Mapping[str, Article], question: str
+) -> tuple[str, list[str]]:
+    """``text`` where a cited sentence saying its articles support the answer ("also supports
+    this conclusion by showing that ...") no longer says so when none of them names every
+    subject term of the question: the local model, asked whether endothelin-1 makes acute
+    pancreatitis worse, wrote "A study [PMID] also supports this conclusion by showing that
+    early changes ... in the serum interleukin (IL)-2 ... reflect the inflammatory activity in
+    the patients with post-ERCP pancreatitis", over a study that never mentions endothelin.
+    The finding stays, as the article's ("A study [PMID] shows that ..."); a sentence that
+    only claims the support goes. One warning each."""
+    terms = subject_terms(question)
+    if not terms:
+        return text, []
+    warnings: list[str] = []
+
+    def check(sentence: str) -> str:
+        claim = _SUPPORT.search(sentence)
+        cited = [p for p in extract_pmids(sentence) if p in articles]
+        if claim is None or not cited:
+            return sentence
+        if any(len(mentioned(terms, [articles[p].everything_said])) == len(terms) for p in cited):
+            return sentence
+        rest = sentence[claim.end() :].strip(" ,.")
+        said = mentioned(terms, [articles[p].everything_said for p in cited])
+        unsaid = [word for key, word in terms.items() if key not in said]
+        if without_citations(rest).strip():
+            shown = "shows that" if claim.group(0).rstrip().endswith("that") else "shows"
+            warnings.append(
+                f"a claim of support was taken out: PMID {cited[0]} never mentions "
+                f"{either_of(unsaid)}"
+            )
+            return sentence[: claim.start()] + shown + sentence[claim.end() :]
+        why = f"support it cannot give: it never mentions {either_of(unsaid)}"
+        kept, told = remove_cited_for(sentence, [(p, why) for p in cited])
+        warnings.extend(told)
+        return kept
+
+    text = rewrite_sentences(text, check)
+    if warnings:
+        log.warning("answer_support_borrowed", removals=len(warnings))
     return text, warnings

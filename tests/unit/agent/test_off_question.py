@@ -3,7 +3,7 @@ either, goes (:mod:`medlit.agent.off_question`)."""
 
 from __future__ import annotations
 
-from medlit.agent.off_question import drop_off_question
+from medlit.agent.off_question import drop_borrowed_support, drop_off_question
 from tests.unit.agent.articles import article
 
 # PubMedQA 16498158 (gold yes) and the asthma review the local model cited beside it.
@@ -58,3 +58,43 @@ def test_a_question_with_one_rare_word_is_not_checked() -> None:
     # injury and poisoning question).
     question = "Are any common factors amenable to prevention?"
     assert drop_off_question(OFF, ARTICLES, question) == (OFF, [])
+
+
+ENDOTHELIN = article(
+    "11601252",
+    "Is endothelin-1 an aggravating factor in the development of acute pancreatitis?",
+    "Endothelin-1 plays a role in aggravating acute hemorrhagic pancreatitis.",
+)
+CYTOKINES = article(
+    "18670651",
+    "Cytokines in post-ERCP pancreatitis",
+    "Early changes in serum IL-2 and IL-6 reflect the inflammatory activity in post-ERCP "
+    "pancreatitis.",
+)
+PANCREATITIS = {"11601252": ENDOTHELIN, "18670651": CYTOKINES}
+ASKED = "Does endothelin-1 make acute pancreatitis worse?"
+
+
+def test_a_claim_of_support_from_an_article_that_cannot_give_it_goes() -> None:
+    # What the local model wrote, citing a cytokine study that never mentions endothelin-1.
+    finding = (
+        "early changes in serum IL-2 and IL-6 reflect the inflammatory activity in post-ERCP "
+        "pancreatitis [PMID:18670651]."
+    )
+    text, warnings = drop_borrowed_support(
+        f"A study [PMID:18670651] also supports this conclusion by showing that {finding}",
+        PANCREATITIS,
+        ASKED,
+    )
+    assert text == f"A study [PMID:18670651] shows that {finding}"
+    assert warnings == [
+        "a claim of support was taken out: PMID 18670651 never mentions endothelin-1"
+    ]
+    # Only the claim: the sentence goes.
+    text, warnings = drop_borrowed_support(
+        "A study [PMID:18670651] also supports this finding.", PANCREATITIS, ASKED
+    )
+    assert text == "" and warnings[0].startswith("a sentence was left out")
+    # An article that names every subject of the question can support the answer.
+    kept = "A study [PMID:11601252] also confirms this finding."
+    assert drop_borrowed_support(kept, PANCREATITIS, ASKED) == (kept, [])
