@@ -300,6 +300,7 @@ def _on_question(question: str) -> Callable[[Article], bool]:
     English antibiotic campaigns changed what the public knows, the digest read "Yes" from a
     melanoma study's "increased public awareness due to effective public health campaigns" and
     a transplant study's "contaminated products with antibiotic prophylaxis may be safe"."""
+    # Imported here: medlit.research.grounding imports this package (a cycle at import time).
     from medlit.research.grounding import said_in, word_stems
     from medlit.research.planner import anchor_terms
     from medlit.research.tracking import normalise_topic
