@@ -45,7 +45,8 @@ Comparison = Literal["same", "differ"]
 _SAME = re.compile(
     r"\b(?:similar(?:ly)?|comparable|equivalent|unchanged|indistinguishable"
     r"|no (?:statistically )?significant(?:ly)?(?: \w+)? (?:differences?|changes?|effects?)"
-    r"|no (?:significant )?(?:differences?|associations?|improvements?)"
+    # "no systematic or significant differences", "no clinically relevant differences"
+    r"|no (?:[\w-]+ ){0,3}?(?:differences?|associations?|improvements?)"
     r"|not significantly (?:different|differ\w*|chang\w*|associated)"
     r"|(?:was|were|is|are) not (?:significantly )?associated"
     r"|(?:did|does|do) not (?:detect|find|observe|show|see) (?:any|a) "

@@ -21,6 +21,13 @@ from tests.unit._research_llm import bare_researcher
         ("The morbidity has not been shown to differ between the groups.", "same"),
         ("Aspirin did not reduce the risk of stroke.", "same"),
         ("Sequential case number was not significantly associated with margins.", "same"),
+        # PubMedQA 23414523, whose own sentence was read as a difference, so the local model's
+        # "no significant difference in motor function" was left out as reversing it.
+        (
+            "There were no systematic or significant differences in motor function between "
+            "children of mothers reporting isolated episodes of binge drinking and others.",
+            "same",
+        ),
         ("Mortality was significantly higher after surgery.", "differ"),
         ("Fewer patients relapsed in the treated group.", "differ"),
         ("Scores improved after training.", "differ"),
