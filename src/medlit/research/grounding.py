@@ -268,16 +268,24 @@ def _synonyms(stem: str) -> tuple[str, ...]:
 
 
 # An organ's noun and adjective (Latin): "rectum" and "rectal", "ovary" and "ovarian", "anemia"
-# and "anemic"; the first six letters of a word do not join them. (noun ending, adjective
-# ending) pairs, tried both ways, on a root of three letters or more.
-_LATIN_PAIRS = (("um", "al"), ("a", "al"), ("y", "ian"), ("ia", "ic"), ("x", "cal"))
+# and "anemic", "cyst" and "cystic"; the first six letters of a word do not join them. (noun
+# ending, adjective ending) pairs, tried both ways, on a root of three letters or more.
+_LATIN_PAIRS = (
+    ("um", "al"),
+    ("a", "al"),
+    ("y", "ian"),
+    ("ia", "ic"),
+    ("x", "cal"),
+    ("", "ic"),  # "cyst" and "cystic"
+    ("y", "ic"),  # "allergy" and "allergic"
+)
 
 
 def _latin_forms(key: str) -> list[str]:
     forms = []
     for noun, adjective in _LATIN_PAIRS:
         for have, other in ((noun, adjective), (adjective, noun)):
-            root = key[: -len(have)]
+            root = key[: len(key) - len(have)]
             if key.endswith(have) and len(root) >= 3:
                 forms.append(root + other)
     return forms
