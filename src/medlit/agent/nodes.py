@@ -41,6 +41,7 @@ from medlit.agent.citations import (
     reasoned_verdict,
     verdict_first,
 )
+from medlit.agent.cited_authors import drop_wrong_authors
 from medlit.agent.cited_numbers import drop_unsourced_numbers
 from medlit.agent.cited_subjects import drop_unsaid_subjects, populations_unspoken
 from medlit.agent.cited_years import drop_wrong_years
@@ -554,7 +555,8 @@ class AskNodes:
         sentence left with none; so does one to an article that gives a number of the
         sentence for the opposite group ("longer" where it says "shorter":
         :mod:`medlit.agent.swapped_groups`); a publication year ("published in 2012") no
-        cited article has is taken out; a sentence carrying a technical term only an article
+        cited article has is taken out, and so is an author ("by Stahl et al.") no cited
+        article lists; a sentence carrying a technical term only an article
         it does not cite says goes; a citation to an article whose matching sentence states the
         opposite comparison ("higher" over "similar") goes; an inference ("..., suggesting
         that ...") no article it cites draws goes; a citation for the answer to its article's
@@ -593,6 +595,7 @@ class AskNodes:
         check.text, unsourced = drop_unsourced_numbers(check.text, articles)
         check.text, swapped = drop_swapped_groups(check.text, articles)
         check.text, misdated = drop_wrong_years(check.text, articles)
+        check.text, misnamed = drop_wrong_authors(check.text, articles)
         check.text, reversed_, reversed_from = drop_reversed_findings(check.text, articles)
         check.text, inferred = drop_unsupported_inferences(check.text, articles)
         check.text, titled = drop_restated_titles(check.text, articles)
@@ -607,6 +610,7 @@ class AskNodes:
             + unsourced
             + swapped
             + misdated
+            + misnamed
             + reversed_
             + inferred
             + titled

@@ -1,0 +1,42 @@
+"""An author a sentence names for what it cites must be an author of the cited article
+(:mod:`medlit.agent.cited_authors`)."""
+
+from __future__ import annotations
+
+from medlit.agent.cited_authors import drop_wrong_authors
+from medlit.types import Article
+
+LISTED = Article(pmid="1", title="Psychological distress and disability", authors=["Stahl D"])
+UNLISTED = Article(pmid="2", title="Does psychological distress predict disability?")
+ARTICLES = {"1": LISTED, "2": UNLISTED}
+
+
+def test_an_author_no_cited_article_lists_is_taken_out() -> None:
+    # What the local model wrote, over a record with no authors.
+    said = "Specifically, a study published in 1997 by Stahl et al. [PMID:2] found that X."
+    assert drop_wrong_authors(said, ARTICLES) == (
+        "Specifically, a study published in 1997 [PMID:2] found that X.",
+        ['an author name was taken out: "by Stahl et al.", which no article it cites lists'],
+    )
+    # The name as the sentence's subject gives way to "A study"; "as reported by" goes whole.
+    assert drop_wrong_authors("Jones et al. (1997) reported X [PMID:1].", ARTICLES)[0] == (
+        "A study reported X [PMID:1]."
+    )
+    assert drop_wrong_authors("X fell [PMID:2], as reported by Smith et al.", ARTICLES)[0] == (
+        "X fell [PMID:2]."
+    )
+
+
+def test_a_listed_author_and_an_uncited_name_stay() -> None:
+    for said in (
+        "A study published in 1997 by Stahl et al. [PMID:1] found that X.",
+        "Stahl and colleagues found X [PMID:1].",
+        "Stahl et al. found X.",  # cites nothing: no article to hold it to
+    ):
+        assert drop_wrong_authors(said, ARTICLES) == (said, [])
+
+
+def test_a_surname_of_more_than_one_word_is_listed_by_its_last() -> None:
+    vries = Article(pmid="3", title="t", authors=["De Vries K"])
+    said = "De Vries et al. found X [PMID:3]."
+    assert drop_wrong_authors(said, {"3": vries}) == (said, [])
