@@ -12,14 +12,19 @@ Here a cited sentence that names none of the question's subject terms
 word, nor a framing word) loses each citation to an article that names none of them either
 (title, abstract or MeSH, in any form of the word, or by abbreviation), and is left out when it
 has none left. A sentence that goes on about the question's subject without naming it ("It
-also lowered vomiting [PMID]") stays: its article names the subject. A question with fewer
-than :data:`MIN_TERMS` subject terms is not checked.
+also lowered vomiting [PMID]") stays: its article names the subject. Under a question with
+one subject term (fewer than :data:`MIN_TERMS`), a sentence must also say none of the
+question's words: asked "Is a urethral catheter the best way to drain the bladder after
+surgery?", the local model kept two sentences on a skin-care protocol for incontinence
+dermatitis, citing a study that never mentions the urethra.
 
 Measured on PubMedQA (``python benchmarks/off_question.py``): of the 5,679 sentences of the
-abstracts, each cited to its own article with the title left out and held to its question,
-none goes (85 did when questions with one subject term were checked: "factors amenable to
-prevention"); of the 1,061 conclusion sentences of each question's nearest other article,
-cited to it, 261 go.
+abstracts, each cited to its own article with the title left out (the worst case: a retrieved
+article has its title) and held to its question, 19 go, methods and background sentences that
+say none of the question's words, under questions whose one rare word only the title says
+(85 went when one subject term was enough: "factors amenable to prevention"; none when such
+questions were not checked); of the 1,061 conclusion sentences of each question's nearest other
+article, cited to it, 383 go (261 when one-term questions were not checked).
 
 A sentence that says its articles support the answer ("also supports this conclusion by
 showing that ...") is held closer: each article it cites must name every subject term of the
@@ -40,6 +45,9 @@ from medlit.agent.citations import (
 )
 from medlit.agent.unmentioned import mentioned, subject_terms
 from medlit.log import get_logger
+from medlit.research.grounding import said_in, word_stems
+from medlit.research.planner import anchor_terms
+from medlit.research.tracking import normalise_topic
 from medlit.text import either_of, rewrite_sentences
 from medlit.types import Article
 
@@ -48,8 +56,10 @@ __all__ = ["drop_borrowed_support", "drop_off_question"]
 log = get_logger("agent.off_question")
 
 MIN_TERMS = 2
-"""Subject terms a question must have to be checked: a question's one rare word is as often
-how it frames its subject ("factors amenable to prevention", "sicker") as the subject."""
+"""Subject terms a question must have for its sentences to be checked on them alone: a
+question's one rare word is as often how it frames its subject ("factors amenable to
+prevention", "sicker") as the subject. With one, a sentence is checked only when it says none of
+the question's words at all (:func:`medlit.research.planner.anchor_terms`)."""
 
 
 def drop_off_question(
@@ -59,9 +69,13 @@ def drop_off_question(
     to articles naming none of them either (a sentence left citing nothing goes), and one
     warning each."""
     terms = subject_terms(question)
-    if len(terms) < MIN_TERMS:
+    if not terms:
         return text, []
     named = either_of(list(terms.values()))
+    # One subject term: the sentence must say none of the question's words either.
+    asked: set[str] = set()
+    if len(terms) < MIN_TERMS:
+        asked = {normalise_topic(word) for word in anchor_terms(question)}
     off: dict[str, bool] = {}
 
     def off_question(pmid: str) -> bool:
@@ -72,6 +86,9 @@ def drop_off_question(
     def wrong_in(sentence: str) -> list[tuple[str, str]]:
         cited = [p for p in extract_pmids(sentence) if p in articles]
         if not cited or mentioned(terms, [without_citations(sentence)]):
+            return []
+        said = word_stems(without_citations(sentence))
+        if any(said_in(word, said) for word in asked):
             return []
         why = f"something else than was asked: neither names {named}"
         return [(p, why) for p in cited if off_question(p)]

@@ -53,11 +53,29 @@ def test_what_names_the_question_or_cites_an_article_that_does_stays() -> None:
     assert warnings[0].startswith("a citation was removed: it cited PMID 24785562")
 
 
-def test_a_question_with_one_rare_word_is_not_checked() -> None:
-    # "amenable" is how the question frames its subject, not the subject (PubMedQA's
-    # injury and poisoning question).
-    question = "Are any common factors amenable to prevention?"
+def test_under_one_rare_word_a_sentence_must_say_none_of_the_question() -> None:
+    # "amenable" is how the question frames its subject, not the subject (PubMedQA's injury
+    # and poisoning question): a sentence saying what it asks about stays.
+    question = "Are any common factors of asthma amenable to prevention?"
     assert drop_off_question(OFF, ARTICLES, question) == (OFF, [])
+    # Asked about a urethral catheter, the local model kept sentences on skin care for
+    # incontinence dermatitis, citing a study that never mentions the urethra.
+    dermatitis = article(
+        "25406780",
+        "Does skin care frequency affect the severity of incontinence-associated dermatitis?",
+        "The dermatitis score was lower with skin care every 6 hours.",
+    )
+    catheter = article(
+        "20497880",
+        "Is transurethral catheterisation the ideal method of bladder drainage?",
+        "Suprapubic catheterisation was preferred to transurethral catheterisation.",
+    )
+    cited = {"25406780": dermatitis, "20497880": catheter}
+    asked = "Is a urethral catheter the best way to drain the bladder after surgery?"
+    skin = "The dermatitis score was lower with skin care every 6 hours [PMID:25406780]."
+    kept = "Suprapubic catheters were preferred [PMID:20497880]."
+    text, warnings = drop_off_question(f"{kept} {skin}", cited, asked)
+    assert text == kept and len(warnings) == 1
 
 
 ENDOTHELIN = article(
