@@ -24,7 +24,7 @@ import argparse
 import re
 from collections import Counter
 
-from medlit.agent.swapped_groups import _OPPOSITE, _windows, swapped_group
+from medlit.agent.swapped_groups import OPPOSITE, numbers_with_words, swapped_group
 from medlit.text import split_sentences
 from medlit.types import AbstractSection, Article
 from pubmedqa_cases import cases, show_examples
@@ -45,10 +45,10 @@ def _without(article: Article, sentence: str) -> Article:
 
 def _swapped(sentence: str) -> str | None:
     """``sentence`` with the first opposite word before one of its numbers turned to its pair."""
-    for windows in _windows(sentence).values():
+    for windows in numbers_with_words(sentence).values():
         for words in windows:
             for word in sorted(words):
-                other = _OPPOSITE.get(word)
+                other = OPPOSITE.get(word)
                 if other and other not in words:
                     pattern = re.compile(rf"\b{word}\b", re.I)
                     return pattern.sub(other, sentence, count=1)

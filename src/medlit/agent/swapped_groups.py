@@ -33,7 +33,7 @@ from medlit.log import get_logger
 from medlit.text import split_sentences
 from medlit.types import Article
 
-__all__ = ["WINDOW", "drop_swapped_groups", "swapped_group"]
+__all__ = ["OPPOSITE", "WINDOW", "drop_swapped_groups", "numbers_with_words", "swapped_group"]
 
 log = get_logger("agent.swapped_groups")
 
@@ -55,7 +55,8 @@ _PAIRS = (
     ("positive", "negative"),
     ("maximum", "minimum"),
 )
-_OPPOSITE = {a: b for a, b in _PAIRS} | {b: a for a, b in _PAIRS}
+OPPOSITE = {a: b for a, b in _PAIRS} | {b: a for a, b in _PAIRS}
+"""Each word of a pair of opposites, with the other."""
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*(?:\s?%)?(?:\s?[-\u2013]\s?\d+(?:[.,]\d+)*(?:\s?%)?)?|[a-z]+")
 
 
@@ -83,7 +84,7 @@ def _before(tokens: list[str], index: int) -> set[str]:
     return set(words)
 
 
-def _windows(text: str) -> dict[str, list[set[str]]]:
+def numbers_with_words(text: str) -> dict[str, list[set[str]]]:
     """Each checked number of ``text`` with the words before each place it is given."""
     tokens = _tokens(text)
     found: dict[str, list[set[str]]] = {}
@@ -96,13 +97,13 @@ def _windows(text: str) -> dict[str, list[set[str]]]:
 def swapped_group(sentence: str, article: Article) -> tuple[str, str, str] | None:
     """(number, the sentence's word, the article's word) when ``sentence`` gives a number of
     ``article`` for the opposite group (see the module doc), else None."""
-    said = _windows(without_citations(sentence))
+    said = numbers_with_words(without_citations(sentence))
     if not said:
         return None
     given: dict[str, list[set[str]]] = {}
     for section in article.abstract:
         for text in split_sentences(section.text):
-            for number, windows in _windows(text).items():
+            for number, windows in numbers_with_words(text).items():
                 if number in said:
                     given.setdefault(number, []).extend(windows)
     for number, windows in said.items():
@@ -111,7 +112,7 @@ def swapped_group(sentence: str, article: Article) -> tuple[str, str, str] | Non
             continue
         for words in windows:
             for word in words:
-                other = _OPPOSITE.get(word)
+                other = OPPOSITE.get(word)
                 if other is None or other in words:
                     continue
                 if all(other in w and word not in w for w in theirs):
