@@ -645,6 +645,14 @@ async def test_an_answer_whose_verdict_and_sentence_its_article_contradicts_is_t
     )
     assert tied.verdict == "uncertain" and "Specifically" not in tied.answer
     assert tied.answer == f"Verdict: Uncertain\n\n{kept}"
+    # A paragraph of the model's own that opens "None of the" is no note of the check's: the
+    # connective after it stays.
+    own = (
+        "None of the trials found harm from aspirin [PMID:31000001].\n\nHowever, aspirin "
+        "lowered stroke risk compared with placebo [PMID:31000002]."
+    )
+    kept_whole = await _ask_answered(settings, eutils, llm_server, f"{own}\nVerdict: Yes")
+    assert "However, aspirin lowered stroke risk" in kept_whole.answer
 
 
 async def test_a_statement_its_verdict_and_its_article_contradict_is_left_out(

@@ -165,18 +165,6 @@ def timed(name: str, node: Node) -> Node:
     return run
 
 
-def _opening_tied_to_nothing(text: str) -> str:
-    """``text`` whose first paragraph after the check's notes ("None of the ...") opens with
-    no connective (:func:`~medlit.answer_wording.without_opening_connective`), and with no
-    paragraph left empty ("Specifically:" before a list)."""
-    paragraphs = text.split("\n\n")
-    for i, paragraph in enumerate(paragraphs):
-        if not paragraph.startswith("None of the "):
-            paragraphs[i] = without_opening_connective(paragraph)
-            break
-    return "\n\n".join(p for p in paragraphs if p.strip())
-
-
 class AskNodes:
     """The nodes of the ask graph, bound to their dependencies.
 
@@ -647,37 +635,40 @@ class AskNodes:
             # "None of the retrieved articles speaks of ... together". The digest answers.
             check.digest_instead = best_article_lost(str(best.pmid))
             return check, verdict, warnings
+        # What the answer says first about its evidence; the checks below read the rest.
+        note = ""
         if missing:  # what was asked about was said only by sentences left out
-            check.text = unaddressed(check.text, missing)
+            note = unaddressed("", missing)
+            if not extract_pmids(check.text):
+                check.text = ""  # uncited prose would read as the answer
         elif warnings and not kept:
             # Nothing that cites evidence is left; uncited prose ("The evidence is strong")
             # would read as the answer, so none is kept.
-            check.text = NOTHING_SUPPORTED
+            note, check.text = NOTHING_SUPPORTED, ""
             if unnamed:
-                named = either_of(unnamed)
-                check.text = f"None of the retrieved articles mentions {named}. {check.text}"
+                note = f"None of the retrieved articles mentions {either_of(unnamed)}. {note}"
         elif unspoken:  # "fracture" was only in the conclusion left out
             words = all_of(unsupported.words)
-            check.text = (
+            note = (
                 f"None of the retrieved articles speaks of {words} together: the statements "
-                f"that did, citing nothing, were left out.\n\n{check.text}"
+                "that did, citing nothing, were left out."
             )
         elif untold:  # "in children" was only in a sentence citing an adult study
             words = " and ".join(untold)
-            check.text = (
+            note = (
                 f"None of the articles cited speaks of {words}: the statements that said so "
-                f"were left out.\n\n{check.text}"
+                "were left out."
             )
         elif absent:  # asked about children, answered from studies that never mention them
             words = " and ".join(absent)
-            check.text = (
+            note = (
                 f"None of the articles cited speaks of {words}: what they found may not hold "
-                f"for {words}.\n\n{check.text}"
+                f"for {words}."
             )
         elif unnamed:  # asked about statin myopathy, answered from statin studies of stroke
-            check.text = (
+            note = (
                 f"None of the retrieved articles mentions {either_of(unnamed)}, so what follows "
-                f"may not answer the question.\n\n{check.text}"
+                "may not answer the question."
             )
         if state.get("is_yes_no"):
             if noted or unnamed or (warnings and not kept):
@@ -706,7 +697,8 @@ class AskNodes:
                 check.text, verdict = text, "uncertain"
         # Its first statement may have been left out since: "Specifically, a retrospective
         # study found ..." stood first, after a cited sentence read against its article went.
-        check.text = _opening_tied_to_nothing(check.text)
+        body = without_opening_connective(check.text)
+        check.text = f"{note}\n\n{body.strip()}" if note and body.strip() else note or body
         if verdict is not None:
             check.text = verdict_first(verdict, check.text)
         cited_now = set(extract_pmids(check.text))  # what the checks left cited
