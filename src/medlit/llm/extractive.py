@@ -306,10 +306,13 @@ def _on_question(question: str) -> Callable[[Article], bool]:
     from medlit.research.tracking import normalise_topic
 
     asked = {normalise_topic(word) for word in anchor_terms(question)}
+    read: dict[str, bool] = {}  # by article key: an article has several conclusion sentences
 
     def on_question(article: Article) -> bool:
-        said = word_stems(article.everything_said.lower())
-        return sum(said_in(word, said) for word in asked) >= ON_QUESTION * len(asked)
+        if article.key not in read:
+            said = word_stems(article.everything_said.lower())
+            read[article.key] = sum(said_in(w, said) for w in asked) >= ON_QUESTION * len(asked)
+        return read[article.key]
 
     return on_question
 
