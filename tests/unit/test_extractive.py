@@ -404,6 +404,30 @@ def test_yes_no_question_detection(question: str, expected: bool) -> None:
             "Is the drug safe?",
             "uncertain",
         ),
+        (
+            # PubMedQA 24235894's conclusion (gold no) read nothing ("no" held only one word
+            # from "effect"), and the local model's true "The evidence shows that there is no
+            # first night effect on sleep bruxism" read yes ("shows that").
+            "The results showed no overall first night effect on severity of RMMA frequency in "
+            "young and healthy patients with SB.",
+            "Is there a first night effect in sleep bruxism?",
+            "no",
+        ),
+        (
+            "The evidence shows that there is no first night effect on sleep bruxism.",
+            "Is there a first night effect in sleep bruxism?",
+            "no",
+        ),
+        (
+            # PubMedQA 18784527's conclusion (gold no) read uncertain: the anatomical
+            # "superior wall" was a yes cue.
+            "We concluded that depiction of the superior wall of the mandibular canal cannot be "
+            "improved by changing the thickness of images.",
+            "Does changing the thickness of CT images improve how well the mandible is shown?",
+            "no",
+        ),
+        ("Drug A was superior to drug B.", "Is drug A better than drug B?", "yes"),
+        ("Drug A was superior.", "Is drug A better than drug B?", "yes"),
     ],
 )
 def test_sentence_stance(sentence: str, question: str, expected: str | None) -> None:

@@ -312,6 +312,9 @@ def test_a_clinicians_word_is_said_by_the_abstracts_synonym() -> None:
         ("vasopressor", "pressor"),
         ("whipple", "pancreaticoduodenectomy"),
         ("stomach", "gastric"),
+        # "Can student examiners replace faculty examiners ...?", over an article on
+        # "reasonable substitute examiners": left out "for 'replace'".
+        ("replaced", "substitutes"),
     ]
     for asked, written in [*pairs, *more]:
         assert said_in(asked, word_stems(f"the {written} was noted"))

@@ -54,7 +54,8 @@ _HEDGE = re.compile(
     re.I,
 )
 _NEGATIVE = re.compile(
-    r"\b(?:no (?:\w+ )?(?:statistically |clinically )?(?:significant|clear|evidence|differences?"
+    r"\b(?:no (?:\w+ ){0,3}?(?:statistically |clinically )?"
+    r"(?:significant|clear|evidence|differences?"
     r"|association|correlation|relationship|relation|effect|benefit|advantage|impact|role"
     r"|improvement|increase|decrease|reduction|change|influence|added value|value|indications?"
     r"|data (?:to )?support\w*)"
@@ -74,7 +75,9 @@ _EQUIVALENT = re.compile(
 # yes, it is an author's opinion that a cue reader cannot weigh.
 _POSITIVE = re.compile(
     r"\b(?:significant(?:ly)?|associated with|correlat\w*|linked to|predict\w*"
-    r"|improv\w*|reduc\w*|decreas\w*|increas\w*|lower\w*|higher|better|worse|superior|greater"
+    r"|improv\w*|reduc\w*|decreas\w*|increas\w*|lower\w*|higher|better|worse|greater"
+    # "superior to", not the anatomical "superior wall of the mandibular canal"
+    r"|superior(?=\s+(?:to|in|for|than)\b|\s*[.,;)]|\s*$)"
     r"|effective\w*|efficac\w*|safe|safely|feasible|beneficial|benefit\w*|useful|valuable"
     r"|valid|reliable|accurate|independent(?:ly)?|risk factor|contribut\w*|confirm\w*"
     r"|demonstrat\w* that|support\w* the|recommended|advocated?|can be used|suggest\w* that"

@@ -253,6 +253,7 @@ _SYNONYM_PAIRS = (
     ("stomach", "gastric"),
     ("bleeding", "hemorrhage"),
     ("vasopressor", "pressor"),
+    ("replace", "substitute"),
     ("whipple", "pancreaticoduodenectomy"),
     ("whipple", "pancreatoduodenectomy"),
 )
