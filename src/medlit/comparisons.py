@@ -10,10 +10,10 @@ sentences' comparisons:
 
 - **no difference**: "similar", "comparable", "no (statistically) significant difference",
   "did not differ", "has not been shown to differ", "did not reduce", "unchanged", "was not
-  (significantly) associated", "did not detect any";
+  (significantly) associated", "did not detect any", "cannot be improved";
 - **a difference**: "higher", "lower", "more", "fewer", "increased", "reduced", "differed",
-  "better", "worse", "improved", "changed", "significantly" ..., none of them negated ("not
-  higher", "no more").
+  "better", "worse", "superior to", "improved", "changed", "significantly" ..., none of them
+  negated ("not higher", "no more", "cannot be improved").
 
 A sentence saying both ("Mortality was similar, but complications were higher") or neither
 says nothing here, so only a sentence that says one thing, set against a source saying the
@@ -52,6 +52,9 @@ _SAME = re.compile(
     r"|(?:did|does|do) not (?:detect|find|observe|show|see) (?:any|a) "
     r"|(?:did|does|do|was|were|has|have) not (?:been shown to )?(?:significantly )?"
     r"(?:differ|change|affect|alter|influence|reduce|increase|decrease|improve|lower|raise)\w*"
+    # "depiction ... cannot be improved by changing the thickness of images"
+    r"|(?:cannot|can ?not|could not) (?:be )?(?:significantly )?"
+    r"(?:differ|chang|affect|alter|influenc|reduc|increas|decreas|improv|lower|rais)\w*"
     r")\b",
     re.IGNORECASE,
 )
@@ -59,11 +62,13 @@ _DIFFER = re.compile(
     r"\b(?:higher|lower|greater|larger|smaller|increased|decreased|reduced"
     # "more than 60% of patients" is a count, not a comparison
     r"|(?:more|less|fewer)(?! than (?:\d|half|a third|a quarter|one|two|three))"
-    r"|differ(?:s|ed|ent|ently|ence|ences)?|better|worse|superior|inferior|significantly"
+    r"|differ(?:s|ed|ent|ently|ence|ences)?|better|worse|significantly"
+    # "superior to", not the anatomical "superior wall of the mandibular canal"
+    r"|(?:superior|inferior)(?=\s+(?:to|in|for|than)\b|\s*[.,;)]|\s*$)"
     r"|changed|influenced|altered|improved|worsened)\b",
     re.IGNORECASE,
 )
-_NEGATED = re.compile(r"\b(?:no|not|nor|without|neither|never)\b|n't\b", re.IGNORECASE)
+_NEGATED = re.compile(r"\b(?:no|not|nor|without|neither|never|cannot)\b|n't\b", re.IGNORECASE)
 _REACH = 25  # characters before a cue in which a negation turns it
 MIN_SHARED = 3
 """Words of what a claim compares that its source must share, at least, to be set against it."""

@@ -36,6 +36,17 @@ from tests.unit._research_llm import bare_researcher
         ("Mortality was similar, but complications were higher after surgery.", None),
         ("Eighty-six patients were included.", None),
         ("More than 60% of patients responded.", None),  # a count, not a comparison
+        # PubMedQA 18784527's conclusion read as a difference ("superior", "improved"), so the
+        # local model's true "no significant difference between 0.3 mm and 0.9 mm-thick
+        # images" was left out as reversing it.
+        (
+            "We concluded that depiction of the superior wall of the mandibular canal cannot be "
+            "improved by changing the thickness of images.",
+            "same",
+        ),
+        ("The inferior vena cava was larger after the infusion.", "differ"),
+        ("The superior vena cava was reached in all patients.", None),
+        ("Drug A was superior to drug B.", "differ"),
     ],
 )
 def test_what_a_sentence_says_of_its_comparison(sentence: str, said: str | None) -> None:
