@@ -426,6 +426,22 @@ def test_yes_no_question_detection(question: str, expected: bool) -> None:
             "Does changing the thickness of CT images improve how well the mandible is shown?",
             "no",
         ),
+        (
+            # PubMedQA 24235894's last conclusion sentence, a recommendation, read yes
+            # ("confirmed"), so the article's conclusion read no way.
+            "However, low RMMA frequency in the first night could be confirmed by a second "
+            "night based on the patient's medical and dental history.",
+            "Is there a first night effect in sleep bruxism?",
+            None,
+        ),
+        ("The association was confirmed in the second cohort.", "Is A associated with B?", "yes"),
+        (
+            # A plural noun after "no": the local model's "There is a first night effect" was
+            # nearest this result sentence, read yes ("found").
+            "Overall, no first night effects were found for most sleep variables.",
+            "Is there a first night effect in sleep bruxism?",
+            "no",
+        ),
         ("Drug A was superior to drug B.", "Is drug A better than drug B?", "yes"),
         ("Drug A was superior.", "Is drug A better than drug B?", "yes"),
     ],
