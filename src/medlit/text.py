@@ -218,23 +218,63 @@ def only_points(sentence: str) -> bool:
     return words <= _POINTING_WORDS
 
 
+_BRACKETED = re.compile(r"\[[^\]]*\]")
+_REPEAT_OPENING = 6
+"""Words an opening clause may put before a sentence said again ("Despite extensive
+therapeutic efforts, ..." where the first time read "The evidence shows that ...")."""
+_REPEAT_MIN = 12
+"""Words the two must end alike in."""
+
+
+def _repeats(
+    words: tuple[str, ...], cites: set[str], earlier: list[tuple[tuple[str, ...], set[str]]]
+) -> bool:
+    """Whether a sentence of ``words`` citing ``cites`` says an earlier sentence again: the two
+    end in the same :data:`_REPEAT_MIN` words or more, behind at most :data:`_REPEAT_OPENING`
+    words each, and this one cites nothing the earlier did not."""
+    for said, said_cites in earlier:
+        if not cites <= said_cites:
+            continue
+        shared = 0
+        for mine, theirs in zip(reversed(words), reversed(said), strict=False):
+            if mine != theirs:
+                break
+            shared += 1
+        if (
+            shared >= _REPEAT_MIN
+            and len(words) - shared <= _REPEAT_OPENING
+            and len(said) - shared <= _REPEAT_OPENING
+        ):
+            return True
+    return False
+
+
 def drop_repeated_sentences(text: str) -> str:
-    """``text`` without the sentences that repeat an earlier one word for word.
+    """``text`` without the sentences that repeat an earlier one.
 
     A small model can loop, writing the same sentences again (Qwen2.5 1.5B repeated two whole
-    paragraphs of a safety answer). A repeat says nothing new; short sentences (under four
-    words, "It may help.") are left alone, and a line left empty goes.
+    paragraphs of a safety answer), or end an answer on its first sentence again behind an
+    opening clause ("Despite extensive therapeutic efforts, Fournier's gangrene remains a
+    surgical emergency ...", first said as "The evidence shows that Fournier's gangrene ...").
+    A repeat says nothing new: a sentence said word for word before goes, and so does one
+    ending as an earlier one does (:func:`_repeats`), citing nothing the earlier did not.
+    Short sentences (under four words, "It may help.") are left alone, and a line left empty
+    goes.
     """
     seen: set[str] = set()
+    earlier: list[tuple[tuple[str, ...], set[str]]] = []
     lines: list[str] = []
     for line in text.split("\n"):
         pieces = sentence_pieces(line)
         kept = []
         for piece in pieces:
             key = " ".join(piece.lower().split())
-            if len(key.split()) >= 4 and key in seen:
+            words = tuple(re.findall(r"[a-z0-9]+", _BRACKETED.sub(" ", piece.lower())))
+            cites = set(_BRACKETED.findall(piece.upper()))
+            if len(key.split()) >= 4 and (key in seen or _repeats(words, cites, earlier)):
                 continue
             seen.add(key)
+            earlier.append((words, cites))
             kept.append(piece)
         if len(kept) < len(pieces):
             if not kept:

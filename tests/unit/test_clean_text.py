@@ -126,6 +126,25 @@ def test_repeated_sentences_are_dropped_once_said() -> None:
     assert drop_repeated_sentences(fresh) == fresh
 
 
+def test_a_sentence_said_again_behind_another_opening_is_dropped() -> None:
+    from medlit.text import drop_repeated_sentences
+
+    # The local model's answer on Fournier's gangrene ended on its first sentence again.
+    finding = (
+        "Fournier's gangrene remains a surgical emergency and early recognition with prompt "
+        "radical debridement is the mainstays of management [PMID:19504993]."
+    )
+    first = f"The evidence shows that {finding} Delay is the main prognostic factor [PMID:1]."
+    assert drop_repeated_sentences(f"{first} Despite extensive therapeutic efforts, {finding}") == (
+        first
+    )
+    # Said again for another article, or with more before it, it says something new.
+    other = finding.replace("19504993", "2")
+    assert drop_repeated_sentences(f"{first} In a second series, {other}").endswith(other)
+    longer = f"In the largest of the three series of older patients treated, {finding}"
+    assert drop_repeated_sentences(f"{first} {longer}").endswith(longer)
+
+
 @pytest.mark.parametrize(
     "first",
     [
