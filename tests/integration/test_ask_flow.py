@@ -515,6 +515,30 @@ async def test_a_verdict_written_alone_is_answered_by_the_evidence_digest(
     assert not result.cache.admitted
 
 
+async def test_citations_written_alone_are_answered_by_the_evidence_digest(
+    settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
+) -> None:
+    # The local model answered a question on CT slice thickness with "Verdict: No" over
+    # "[PMID:18784527]" and nothing else; the page showed that bare citation as the answer.
+    evidence = EvidenceResponder(lambda pmids: "Yes")
+
+    def citation_alone(request: dict[str, Any]) -> str:
+        reply = evidence(request)
+        if evidence.tasks[-1] != "answer":
+            return reply
+        return "Verdict: No\n\n[PMID:31000001]. See also [PMID:31000002]."
+
+    llm_server.responder = citation_alone
+    result = await _ask_once(settings, eutils, llm_server, CRPS)
+    assert evidence.tasks == ["answer"]  # no verdict asked of nothing
+    assert result.mode == "evidence_digest"
+    assert result.warnings == [ANSWER_EMPTY]
+    body = result.answer.split("\n\n", 1)[-1]
+    assert re.search(r"[a-z]{4,} [a-z]{4,}", body)  # the digest's sentences, not a citation
+    _check_cited(result)
+    assert not result.cache.admitted
+
+
 async def test_an_answer_left_without_its_best_article_off_the_question_is_the_digest(
     settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
 ) -> None:

@@ -40,6 +40,7 @@ from medlit.agent.citations import (
     is_yes_no_question,
     reasoned_verdict,
     verdict_first,
+    without_citations,
 )
 from medlit.agent.cited_authors import drop_wrong_authors
 from medlit.agent.cited_numbers import drop_unsourced_numbers
@@ -78,7 +79,7 @@ from medlit.defined_terms import spell_out
 from medlit.errors import CacheAdmissionError, LLMError, SourceError, SourceUnavailable
 from medlit.log import get_logger
 from medlit.progress import emit, streaming_wanted
-from medlit.text import all_of, counted, drop_repeated_sentences, either_of
+from medlit.text import all_of, counted, drop_repeated_sentences, either_of, only_points
 from medlit.types import Article, Citation, Evidence, SearchQuery
 from medlit.usage import usage_scope
 
@@ -464,7 +465,7 @@ class AskNodes:
                 # guess is dropped (read_verdict asks once the text is checked).
                 verdict, text = reasoned_verdict(text)
             said = without_headers(text, (ev.article for ev in evidence))
-            if _WORDS.search(said):
+            if _WORDS.search(said) and not only_points(without_citations(said)):
                 check, verdict, warnings = await self._checked_answer(
                     state, said, verdict, articles
                 )
@@ -475,9 +476,9 @@ class AskNodes:
                     check, verdict = await self._digest(state, evidence, articles, why)
                     warnings = [*warnings, warned]
             else:
-                # A verdict alone ("Verdict: Yes"), the evidence's titles or nothing: no
-                # statement to stand on, and a verdict read from nothing would be a guess. The
-                # evidence digest answers.
+                # A verdict alone ("Verdict: Yes"), citations alone ("[PMID:18784527]" under
+                # "Verdict: No"), the evidence's titles or nothing: no statement to stand on,
+                # and a verdict read from nothing would be a guess. The evidence digest answers.
                 log.warning("answer_without_statements", written=written[:200])
                 empty = ANSWER_EMPTY if said == text.strip() else ANSWER_ECHOED
                 mode = "evidence_digest"

@@ -33,8 +33,8 @@ __all__ = [
 
 #: The warning under an answer the model wrote without a statement (a verdict alone).
 ANSWER_EMPTY = (
-    "the model wrote no answer beyond a verdict: the most relevant sentences of the evidence "
-    "are shown instead"
+    "the model wrote no answer beyond a verdict or citations: the most relevant sentences of "
+    "the evidence are shown instead"
 )
 #: The warning under an answer that only repeated the evidence headers (the articles' titles).
 ANSWER_ECHOED = (
