@@ -43,6 +43,7 @@ from medlit.agent.citations import (
     without_citations,
 )
 from medlit.agent.cited_authors import drop_wrong_authors
+from medlit.agent.cited_designs import drop_wrong_designs
 from medlit.agent.cited_numbers import drop_unsourced_numbers
 from medlit.agent.cited_subjects import drop_unsaid_subjects, populations_unspoken
 from medlit.agent.cited_years import drop_wrong_years
@@ -545,7 +546,8 @@ class AskNodes:
         sentence for the opposite group ("longer" where it says "shorter":
         :mod:`medlit.agent.swapped_groups`); a publication year ("published in 2012") no
         cited article has is taken out, and so is an author ("by Stahl et al.") no cited
-        article lists; a sentence carrying a technical term only an article
+        article lists, and a systematic review or randomised trial no cited article is
+        (:mod:`medlit.agent.cited_designs`); a sentence carrying a technical term only an article
         it does not cite says goes; a citation to an article whose matching sentence states the
         opposite comparison ("higher" over "similar") goes; an inference ("..., suggesting
         that ...") no article it cites draws goes; a citation for the answer to its article's
@@ -585,6 +587,7 @@ class AskNodes:
         check.text, swapped = drop_swapped_groups(check.text, articles)
         check.text, misdated = drop_wrong_years(check.text, articles)
         check.text, misnamed = drop_wrong_authors(check.text, articles)
+        check.text, redesigned = drop_wrong_designs(check.text, articles)
         check.text, reversed_, reversed_from = drop_reversed_findings(check.text, articles)
         check.text, inferred = drop_unsupported_inferences(check.text, articles)
         check.text, titled = drop_restated_titles(check.text, articles)
@@ -600,6 +603,7 @@ class AskNodes:
             + swapped
             + misdated
             + misnamed
+            + redesigned
             + reversed_
             + inferred
             + titled
