@@ -71,6 +71,7 @@ from medlit.agent.prompt import (
 from medlit.agent.restated_titles import drop_restated_titles
 from medlit.agent.reversed_findings import drop_reversed_findings
 from medlit.agent.state import AgentState
+from medlit.agent.stated_aims import drop_aims_as_findings
 from medlit.agent.swapped_groups import drop_swapped_groups
 from medlit.agent.unmentioned import unmentioned_terms
 from medlit.agent.unsupported import drop_unsupported, says_all
@@ -550,7 +551,9 @@ class AskNodes:
         (:mod:`medlit.agent.cited_designs`); a sentence carrying a technical term only an article
         it does not cite says goes; a citation to an article whose matching sentence states the
         opposite comparison ("higher" over "similar") goes; an inference ("..., suggesting
-        that ...") no article it cites draws goes; a citation for the answer to its article's
+        that ...") no article it cites draws goes; so does a citation for what the cited
+        study set out to test, stated as what it found (:mod:`medlit.agent.stated_aims`); a
+        citation for the answer to its article's
         title question that the article does not give goes; so does a citation of a sentence
         naming none of the question's subject terms to an article naming none of them (an
         asthma review cited for "also suggests" under a question on atropine with ketamine:
@@ -590,6 +593,7 @@ class AskNodes:
         check.text, redesigned = drop_wrong_designs(check.text, articles)
         check.text, reversed_, reversed_from = drop_reversed_findings(check.text, articles)
         check.text, inferred = drop_unsupported_inferences(check.text, articles)
+        check.text, aims = drop_aims_as_findings(check.text, articles)
         check.text, titled = drop_restated_titles(check.text, articles)
         check.text, off = drop_off_question(check.text, articles, question)
         check.text, borrowed_support = drop_borrowed_support(check.text, articles, question)
@@ -606,6 +610,7 @@ class AskNodes:
             + redesigned
             + reversed_
             + inferred
+            + aims
             + titled
             + off
             + borrowed_support
