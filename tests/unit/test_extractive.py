@@ -442,6 +442,14 @@ def test_yes_no_question_detection(question: str, expected: bool) -> None:
             "Is there a first night effect in sleep bruxism?",
             "no",
         ),
+        (
+            # PubMedQA 25592625's conclusion (gold no) read nothing, and the local model's
+            # "infants need a heart evaluation before and during propranolol therapy" stood.
+            "Pretreatment ECG is of limited value for patients with an unremarkable "
+            "cardiovascular history and a normal heart rate and blood pressure.",
+            "Is cardiovascular evaluation necessary prior to beta-blocker therapy?",
+            "no",
+        ),
         ("Drug A was superior to drug B.", "Is drug A better than drug B?", "yes"),
         ("Drug A was superior.", "Is drug A better than drug B?", "yes"),
     ],

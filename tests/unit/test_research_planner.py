@@ -163,6 +163,13 @@ def test_anchor_terms_leave_out_generic_words() -> None:
         "atropine",
         "ketamine",
     }
+    # "None of the articles cited speaks of finding", under a question on PSA tests.
+    assert anchor_terms("Is PSA better for finding prostate cancer early?") == {
+        "psa",
+        "prostate",
+        "cancer",
+        "early",
+    }
     anchors = anchor_terms("Does aspirin prevent recurrent ischaemic stroke?")
     assert on_topic("Aspirin resistance in stroke survivors", anchors)
     assert not on_topic("Falls in older cancer patients", anchors)

@@ -63,7 +63,8 @@ _NEGATIVE = re.compile(
     r"|didn't|doesn't|don't|wasn't|weren't|isn't|aren't|cannot|can't|couldn't|won't"
     r"|failed to|fails to|unable to|neither|nor|lack of|lacks?|absence of|no longer|rather than"
     r"|unlikely|ineffective|unnecessary|unjustified|unreliable|inadequate\w*|insufficient\w*"
-    r"|poor\w*|disappointing|little|weak\w*|deficit\w*|questionable|only a minority|not)\b",
+    r"|poor\w*|disappointing|little|weak\w*|deficit\w*|questionable|only a minority|not"
+    r"|(?:of )?limited (?:clinical )?(?:value|use|usefulness|utility|benefit|role))\b",
     re.I,
 )
 _EQUIVALENT = re.compile(

@@ -70,7 +70,8 @@ _GENERIC = frozenset(
     better worse increased decreased reduced raised elevated linked related relationship
     relation should would may must did about whether they one regular regularly routine
     routinely help helps given likely likelihood slow slows slowed slowing affect affects
-    affected affecting influence influences influenced influencing""".split()  # noqa: SIM905
+    affected affecting influence influences influenced influencing find finds finding findings
+    found""".split()  # noqa: SIM905
 )
 
 
