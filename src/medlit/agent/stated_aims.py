@@ -72,12 +72,17 @@ def aim_sentences(article: Article) -> list[str]:
 
 
 def _read(article: Article) -> list[tuple[str, bool]]:
-    """Each sentence of ``article``'s abstract, and whether it states an aim."""
-    return [
+    """Each sentence of ``article``'s abstract, and whether it states an aim; with its title,
+    as no aim, when that states a finding ("Aspirin reduces stroke recurrence: a randomised
+    trial"), not a question."""
+    read = [
         (sentence, not section.is_result and bool(_AIM.search(sentence)))
         for section in article.abstract
         for sentence in split_sentences(section.text)
     ]
+    if article.title and not article.title.rstrip().endswith("?"):
+        read.append((article.title, False))
+    return read
 
 
 def stated_aim(sentence: str, article: Article) -> str | None:

@@ -86,3 +86,18 @@ def test_findings_and_aims_said_as_aims_stand() -> None:
     )
     assert stated_aim(said, OSCE) is not None
     assert stated_aim(said, found) is None
+
+
+def test_a_title_stating_the_finding_is_a_finding() -> None:
+    said = (
+        "Remote physician-examiners can replace on-site physician-examiners in an OSCE, and "
+        "the new examination method is feasible [PMID:24606627]."
+    )
+    titled = OSCE.model_copy(
+        update={
+            "title": "Remote physician-examiners can replace on-site examiners in an OSCE: a "
+            "feasible new examination method"
+        }
+    )
+    assert stated_aim(said, OSCE) is not None
+    assert stated_aim(said, titled) is None
