@@ -9,14 +9,15 @@ PubMedQA articles of ``../shared``:
   whose words the aim says more of than any other sentence left). Flagged is a false alarm.
 - **aims as findings**: every aim sentence with its framing cut off ("The aim of this study
   was to assess if BD correlates with outcomes" reads "BD correlates with outcomes"), cited to
-  its own article. Caught is what the check is for; one the results say in as many words is
-  rightly let through.
+  its own article. One whose article's conclusion answers it yes is rightly let through (what
+  the study set out to show, it found); of the others, caught is what the check is for, and
+  one the results say in as many words is rightly let through too.
 
 Usage::
 
     python benchmarks/stated_aims.py [--data ../shared/data/pubmedqa]
 
-Last line: ``findings=... own_flagged=... without_flagged=... aims=... caught=...``.
+Last line: ``findings=... own_flagged=... without_flagged=... aims=... confirmed=... caught=...``.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import argparse
 import re
 from collections import Counter
 
+from medlit.agent.contradicted import concludes
 from medlit.agent.stated_aims import aim_sentences, stated_aim
 from medlit.text import split_sentences
 from medlit.types import AbstractSection, Article
@@ -102,7 +104,9 @@ def main(argv: list[str] | None = None) -> int:
             if finding is None:
                 continue
             counts["aims"] += 1
-            if stated_aim(f"{finding} [PMID:{pmid}]", article):
+            if concludes(article, aim) == "yes":
+                counts["confirmed"] += 1  # what it set out to show, it found: let through
+            elif stated_aim(f"{finding} [PMID:{pmid}]", article):
                 counts["caught"] += 1
             else:
                 show("aim as finding, missed", f"{pmid}: {finding[:110]}")
@@ -112,7 +116,8 @@ def main(argv: list[str] | None = None) -> int:
         ("  flagged, cited to their own article", counts["own_flagged"]),
         ("  flagged, cited to it without them", counts["without_flagged"]),
         ("aim sentences said as findings", counts["aims"]),
-        ("  caught", counts["caught"]),
+        ("  the conclusion answers the aim yes (let through)", counts["confirmed"]),
+        ("  caught, of the others", counts["caught"]),
     ]
     width = max(len(name) for name, _ in rows)
     for name, value in rows:
@@ -121,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"findings={counts['findings']} own_flagged={counts['own_flagged']} "
         f"without_flagged={counts['without_flagged']} aims={counts['aims']} "
-        f"caught={counts['caught']}"
+        f"confirmed={counts['confirmed']} caught={counts['caught']}"
     )
     return 0
 

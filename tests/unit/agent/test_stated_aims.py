@@ -10,44 +10,45 @@ AIM = (
     "on-site physician-examiners in an OSCE, and to determine the feasibility of this new "
     "examination method."
 )
-# PubMedQA 24606627, shortened.
-OSCE = Article(
-    pmid="24606627",
-    title="The objective structured clinical examination: can physician-examiners participate "
-    "from a distance?",
-    abstract=[
-        AbstractSection(
-            label="OBJECTIVES",
-            category="OBJECTIVES",
-            text="We developed a remote examiner OSCE (reOSCE) that was integrated into a "
-            f"traditional OSCE. {AIM}",
-        ),
-        AbstractSection(
-            label="RESULTS",
-            category="RESULTS",
-            text="Statistically significant correlations were found between LE and RE "
-            "checklist scores for history taking (r = 0.64-r = 0.80).",
-        ),
-        AbstractSection(
-            label="CONCLUSIONS",
-            category="CONCLUSIONS",
-            text="This preliminary study demonstrated that OSCE ratings by LEs and REs were "
-            "reasonably comparable when using checklists. Remote examination may be a feasible "
-            "and acceptable way of assessing students' clinical skills.",
-        ),
-    ],
+
+
+def _osce(conclusion: str) -> Article:
+    """PubMedQA 24606627, shortened, with ``conclusion``."""
+    return Article(
+        pmid="24606627",
+        title="The objective structured clinical examination: can physician-examiners "
+        "participate from a distance?",
+        abstract=[
+            AbstractSection(
+                label="OBJECTIVES",
+                category="OBJECTIVES",
+                text="We developed a remote examiner OSCE (reOSCE) that was integrated into a "
+                f"traditional OSCE. {AIM}",
+            ),
+            AbstractSection(
+                label="RESULTS",
+                category="RESULTS",
+                text="Statistically significant correlations were found between LE and RE "
+                "checklist scores for history taking (r = 0.64-r = 0.80).",
+            ),
+            AbstractSection(label="CONCLUSIONS", category="CONCLUSIONS", text=conclusion),
+        ],
+    )
+
+
+# A conclusion that does not answer the aim yes.
+OSCE = _osce("Global ratings of remote examiners varied, and they cannot yet stand in for LEs.")
+# The local model's sentence, under "Can student examiners replace faculty examiners?".
+WRONG = (
+    "The study found that remote physician-examiners can replace on-site physician-examiners "
+    "in an OSCE, and to determine the feasibility of this new examination method "
+    "[PMID:24606627]."
 )
 
 
 def test_an_aim_stated_as_a_finding_loses_its_citation() -> None:
-    # The local model's sentence, under "Can student examiners replace faculty examiners?".
-    wrong = (
-        "The study found that remote physician-examiners can replace on-site "
-        "physician-examiners in an OSCE, and to determine the feasibility of this new "
-        "examination method [PMID:24606627]."
-    )
-    right = "OSCE ratings by local and remote examiners were reasonably comparable [PMID:24606627]."
-    checked, warnings = drop_aims_as_findings(f"{wrong} {right}", {OSCE.pmid: OSCE})
+    right = "Checklist scores of local and remote examiners correlated [PMID:24606627]."
+    checked, warnings = drop_aims_as_findings(f"{WRONG} {right}", {OSCE.pmid: OSCE})
     assert checked == right
     assert warnings == [
         "a sentence was left out: it cited PMID 24606627 for what that study set out to "
@@ -55,12 +56,22 @@ def test_an_aim_stated_as_a_finding_loses_its_citation() -> None:
     ]
 
 
+def test_an_aim_the_conclusion_answers_yes_is_a_finding() -> None:
+    # The article's own conclusion: OSCE ratings were "reasonably comparable".
+    confirmed = _osce(
+        "This preliminary study demonstrated that OSCE ratings by LEs and REs were reasonably "
+        "comparable when using checklists."
+    )
+    assert stated_aim(WRONG, OSCE) == AIM
+    assert stated_aim(WRONG, confirmed) is None
+
+
 def test_findings_and_aims_said_as_aims_stand() -> None:
     assert aim_sentences(OSCE) == [AIM]
     for sentence in (
-        # the article's own conclusion, and a sentence reporting the aim as an aim
-        "Remote examination may be a feasible and acceptable way of assessing students' "
-        "clinical skills [PMID:24606627].",
+        # the article's own finding, and a sentence reporting the aim as an aim
+        "Significant correlations were found between LE and RE checklist scores for history "
+        "taking [PMID:24606627].",
         "The study examined whether remote physician-examiners can replace on-site "
         "physician-examiners in an OSCE [PMID:24606627].",
         "Remote examiners can help [PMID:24606627].",  # too few words to judge
