@@ -163,6 +163,14 @@ def test_anchor_terms_leave_out_generic_words() -> None:
         "atropine",
         "ketamine",
     }
+    # "None of the retrieved articles speaks of delayed, gastric, emptying, caused, keeping and
+    # pylorus together", over an article on pylorus preservation and delayed gastric emptying.
+    assert anchor_terms("Is delayed gastric emptying caused by keeping the pylorus?") == {
+        "delayed",
+        "gastric",
+        "emptying",
+        "pyloru",  # normalised as a plural
+    }
     # "None of the articles cited speaks of finding", under a question on PSA tests.
     assert anchor_terms("Is PSA better for finding prostate cancer early?") == {
         "psa",

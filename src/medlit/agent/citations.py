@@ -446,7 +446,8 @@ def _without_opening(lines: list[str], index: int, match: re.Match[str]) -> str:
     line = lines[index]
     rest = line[_in_line(line, match.end()) :].lstrip(" .,:;!-–—*_")
     first_word = rest.split(maxsplit=1)[0] if rest else ""
-    if first_word.isalpha() and first_word.islower():  # "Yes, double balloon ..." ("mRNA" stays)
+    # "Yes, double balloon ...", "Yes, liquid-based ..." ("mRNA" stays)
+    if first_word.replace("-", "").isalpha() and first_word.islower():
         rest = rest[0].upper() + rest[1:]
     lines = [*lines[:index], *([rest] if rest else []), *lines[index + 1 :]]
     return "\n".join(lines).strip()

@@ -71,7 +71,7 @@ _GENERIC = frozenset(
     relation should would may must did about whether they one regular regularly routine
     routinely help helps given likely likelihood slow slows slowed slowing affect affects
     affected affecting influence influences influenced influencing find finds finding findings
-    found""".split()  # noqa: SIM905
+    found share shares shared sharing keep keeps keeping kept cause causes caused causing""".split()  # noqa: SIM905
 )
 
 

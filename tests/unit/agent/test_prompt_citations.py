@@ -211,6 +211,10 @@ def test_only_a_verdict_written_after_the_reasoning_is_trusted() -> None:
         "Double balloon enteroscopy is safe [PMID:1].",
     )
     assert reasoned_verdict("Yes, mRNA vaccines help [PMID:1].")[1].startswith("mRNA")
+    # The local model's "Yes, liquid-based urine cytology preparations perform ..." was shown
+    # opening in lower case.
+    hyphened = reasoned_verdict("Yes, liquid-based preparations perform better [PMID:1].")
+    assert hyphened[1].startswith("Liquid-based")
 
 
 def test_deterministic_plan_builds_and_or_queries() -> None:
