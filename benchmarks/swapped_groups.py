@@ -24,7 +24,13 @@ import argparse
 import re
 from collections import Counter
 
-from medlit.agent.swapped_groups import OPPOSITE, numbers_with_words, swapped_group
+from medlit.agent.swapped_groups import (
+    OPPOSITE,
+    named_groups,
+    numbers_with_words,
+    swapped_group,
+    swapped_named_group,
+)
 from medlit.text import split_sentences
 from medlit.types import AbstractSection, Article
 from pubmedqa_cases import cases, show_examples
@@ -55,6 +61,33 @@ def _swapped(sentence: str) -> str | None:
     return None
 
 
+def _named(
+    pmid: str, article: Article, counts: Counter[str], shown: dict[str, list[str]], show: int
+) -> None:
+    """The groups named by words (:func:`swapped_named_group`) in ``article``'s sentences:
+    each sentence held to its abstract and to the rest of it, and with the word naming its
+    first group turned to its pair, held to its abstract (which says the sentence as written,
+    as an article says what the model paraphrased)."""
+    for section in article.abstract:
+        for sentence in split_sentences(section.text):
+            if swapped_named_group(sentence, article):
+                counts["named_own"] += 1
+            if swapped_named_group(sentence, _without(article, sentence)):
+                counts["named_rest"] += 1
+                if len(shown["named group, own flagged"]) < show:
+                    shown["named group, own flagged"].append(f"{pmid}: {sentence[:110]}")
+            groups = named_groups(sentence)
+            if not groups:
+                continue
+            word = groups[0][0]
+            swapped = re.sub(rf"\b{word}\b", OPPOSITE[word], sentence, count=1, flags=re.I)
+            counts["named"] += 1
+            if swapped_named_group(swapped, article):
+                counts["named_caught"] += 1
+            elif len(shown["named group swapped, missed"]) < show:
+                shown["named group swapped, missed"].append(f"{pmid}: {swapped[:110]}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--show", type=int, default=8, help="Examples shown per case.")
@@ -63,7 +96,12 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     args, records, articles = loaded
     counts: Counter[str] = Counter()
-    shown: dict[str, list[str]] = {"own flagged": [], "swapped, missed": []}
+    shown: dict[str, list[str]] = {
+        "own flagged": [],
+        "swapped, missed": [],
+        "named group, own flagged": [],
+        "named group swapped, missed": [],
+    }
     for pmid in records:
         article = articles.get(pmid)
         if article is None:
@@ -83,17 +121,23 @@ def main(argv: list[str] | None = None) -> int:
                     counts["caught"] += 1
                 elif len(shown["swapped, missed"]) < args.show:
                     shown["swapped, missed"].append(f"{pmid}: {swapped[:110]}")
+        _named(pmid, article, counts, shown, args.show)
     print(f"{'case':<46} {'sentences':>10} {'flagged':>8}")
     rows = (
         ("own, held to the rest of its abstract", counts["sentences"], counts["own_flagged"]),
         ("an opposite word before a number swapped", counts["swapped"], counts["caught"]),
+        ("named group: own, held to its abstract", counts["sentences"], counts["named_own"]),
+        ("named group: own, held to the rest of it", counts["sentences"], counts["named_rest"]),
+        ("named group: its word swapped", counts["named"], counts["named_caught"]),
     )
     for label, total, flagged in rows:
         print(f"{label:<46} {total:>10} {flagged:>8}")
     show_examples(shown)
     print(
         f"sentences={counts['sentences']} own_flagged={counts['own_flagged']} "
-        f"swapped={counts['swapped']} caught={counts['caught']}"
+        f"swapped={counts['swapped']} caught={counts['caught']} "
+        f"named_own_flagged={counts['named_own']} named_rest_flagged={counts['named_rest']} "
+        f"named={counts['named']} named_caught={counts['named_caught']}"
     )
     return 0
 

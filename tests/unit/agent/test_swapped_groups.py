@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from medlit.agent.swapped_groups import drop_swapped_groups, swapped_group
+from medlit.agent.swapped_groups import drop_swapped_groups, swapped_group, swapped_named_group
 from tests.unit.agent.articles import article
 
 # PubMedQA 27448572 (gold yes): shorter treatment, more returns into care.
@@ -44,3 +44,26 @@ def test_the_articles_own_numbers_and_words_stay() -> None:
         "The hazard ratio was 1.19 for shorter treatment [PMID:27448572].",
     ):
         assert drop_swapped_groups(said, ARTICLES) == (said, [])
+
+
+def test_a_group_named_without_a_number_read_the_other_way_goes() -> None:
+    # The local model's rerun wrote the same swap with no number to align on.
+    said = (
+        "A longer duration of treatment is associated with a slightly higher risk of return "
+        "into mental health care [PMID:27448572]."
+    )
+    assert swapped_named_group(said, DEPRESSION) == ("longer duration treatment", "shorter")
+    text, warnings = drop_swapped_groups(said, ARTICLES)
+    assert text == ""
+    assert warnings == [
+        "a sentence was left out: it cited PMID 27448572 for what 'longer duration treatment' "
+        "does, where that article says it of 'shorter'"
+    ]
+    # Said the right way round, by either group, it stays.
+    for right in (
+        "A longer duration of treatment is associated with a lower risk of return [PMID:27448572].",
+        "A shorter duration of treatment is associated with a higher risk of return "
+        "[PMID:27448572].",
+        "A longer duration of treatment may prevent return into care [PMID:27448572].",
+    ):
+        assert drop_swapped_groups(right, ARTICLES) == (right, [])
