@@ -450,6 +450,16 @@ def test_yes_no_question_detection(question: str, expected: bool) -> None:
             "Is cardiovascular evaluation necessary prior to beta-blocker therapy?",
             "no",
         ),
+        (
+            # PubMedQA 11838307's conclusion (gold no) read nothing, and the local model's "cold
+            # knife conization and LEEP are the same procedure" stood under Yes.
+            "In a prospective evaluation, cold knife cone specimens were 50% longer and 100% "
+            "heavier than LEEP specimens.",
+            "Are cold knife conization and LEEP the same procedure?",
+            "no",
+        ),
+        ("Stays were not longer than after LEEP.", "Is A the same as LEEP?", "uncertain"),
+        ("Diameters were similar in both groups.", "Is A the same as LEEP?", "yes"),
         ("Drug A was superior to drug B.", "Is drug A better than drug B?", "yes"),
         ("Drug A was superior.", "Is drug A better than drug B?", "yes"),
     ],

@@ -138,6 +138,18 @@ _NO_HARM = re.compile(
     r"|reactions?)|toxicit\w*|morbidit\w*|side[- ]effects?|harms?)\b",
     re.I,
 )
+# A question asking whether two things are one ("Are cold knife conization and LEEP the same
+# procedure?"), which a difference between them answers no.
+_SAMENESS_QUESTION = re.compile(
+    r"\b(?:same|similar|identical|equivalent|interchangeable|comparable)\b", re.I
+)
+# A difference stated between two groups: "50% longer and 100% heavier than LEEP specimens"
+# (not a threshold, "greater than 5 cm", nor "other than", "rather than").
+_DIFFERENCE_THAN = re.compile(
+    r"\b(?!(?:other|rather|whether|either|neither|never|over|under|after|ever)\b)"
+    r"(?:\w{2,}er|more(?: \w+)?|less(?: \w+)?|fewer(?: \w+)?)\s+than\b(?!\s*[<>=≤≥\d])",
+    re.I,
+)
 _NEGATED_QUESTION = re.compile(r"\b(?:not|n't|never|fail\w*|without|lack\w*)\b", re.I)
 # A concession the sentence opens with, up to its comma: "Although X is correlated with Y, ...".
 _CONCESSIVE = re.compile(
@@ -224,6 +236,12 @@ def _clause_stance(clause: str, question: str) -> Stance | None:
     equivalence_question = bool(_EQUIV_QUESTION.search(question))
     if equivalence_question and _NOT_AS_ASKED.search(clause):
         return "no"
+    if (
+        _SAMENESS_QUESTION.search(question)
+        and _DIFFERENCE_THAN.search(clause)
+        and not _NEGATIVE.search(clause)
+    ):
+        return "no"  # asked whether A and B are the same: A is "longer than" B
     if _NO_DIFFERENCE.search(clause) or (
         _EQUIVALENT.search(clause) and not _NEGATIVE.search(clause)
     ):
