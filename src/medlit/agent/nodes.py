@@ -52,6 +52,7 @@ from medlit.agent.contradicted import (
     drop_against_conclusions,
     drop_contradicted,
 )
+from medlit.agent.correlation_strength import drop_overstated_correlations
 from medlit.agent.deps import AgentDeps
 from medlit.agent.inferences import drop_unsupported_inferences
 from medlit.agent.memory import Turn, session_key, summary_messages
@@ -549,33 +550,34 @@ class AskNodes:
         (:mod:`medlit.agent.swapped_groups`); a publication year ("published in 2012") no cited
         article has is taken out, and so is an author ("by Stahl et al.") no cited article
         lists, and a systematic review or randomised trial no cited article is
-        (:mod:`medlit.agent.cited_designs`); a sentence carrying a technical term only an
-        article it does not cite says goes; a citation to an article whose matching sentence
-        states the opposite comparison ("higher" over "similar") goes; an inference ("...,
-        suggesting that ...") no article it cites draws goes; so does a citation for what the
-        cited study set out to test, stated as what it found (:mod:`medlit.agent.stated_aims`);
-        a citation for the answer to its article's title question that the article does not give
-        goes; so does a citation of a sentence naming none of the question's subject terms to an
-        article naming none of them (an asthma review cited for "also suggests" under a question
-        on atropine with ketamine: :mod:`medlit.agent.off_question`), and a claim that an
-        article supports the answer ("also supports this conclusion by showing that ...") when
-        it names not every subject term of the question; an uncited conclusion no article
-        supports goes; when nothing cited is left, or what is left does not cite the
-        best-matching article, which says what that conclusion said that nothing left says, and
-        that article names every subject of the question, the check ends with ``digest_instead``
-        set, and the caller answers with the digest. The verdict is asked of the checked text
-        when the model wrote none, or when a sentence it may have rested on was left out; it is
-        "uncertain" when what the question names, or a subject word of it, was said only by
-        sentences left out, when none of the articles cited speaks of the population the
-        question names, when no retrieved article mentions a subject term of the question
-        (:mod:`medlit.agent.unmentioned`; the answer says so first), or when nothing citing
-        evidence is left. Then a Yes turns to No (or Uncertain) when the cited articles and the
-        answer's own cited sentences say no, or to Uncertain when an article whose finding the
-        answer reversed concludes the other way; a cited sentence stating the answer opposite to
-        the verdict goes when every article it cites concludes the verdict's; and one stating
-        the verdict's own answer goes when every article it cites concludes the other, the
-        verdict then Uncertain (``digest_instead`` set when nothing cited is left:
-        :mod:`medlit.agent.contradicted`).
+        (:mod:`medlit.agent.cited_designs`), and "strong" said of a correlation whose own
+        coefficient is under 0.5 (:mod:`medlit.agent.correlation_strength`); a sentence carrying
+        a technical term only an article it does not cite says goes; a citation to an article
+        whose matching sentence states the opposite comparison ("higher" over "similar") goes;
+        an inference ("..., suggesting that ...") no article it cites draws goes; so does a
+        citation for what the cited study set out to test, stated as what it found
+        (:mod:`medlit.agent.stated_aims`); a citation for the answer to its article's title
+        question that the article does not give goes; so does a citation of a sentence naming
+        none of the question's subject terms to an article naming none of them (an asthma review
+        cited for "also suggests" under a question on atropine with ketamine:
+        :mod:`medlit.agent.off_question`), and a claim that an article supports the answer
+        ("also supports this conclusion by showing that ...") when it names not every subject
+        term of the question; an uncited conclusion no article supports goes; when nothing cited
+        is left, or what is left does not cite the best-matching article, which says what that
+        conclusion said that nothing left says, and that article names every subject of the
+        question, the check ends with ``digest_instead`` set, and the caller answers with the
+        digest. The verdict is asked of the checked text when the model wrote none, or when a
+        sentence it may have rested on was left out; it is "uncertain" when what the question
+        names, or a subject word of it, was said only by sentences left out, when none of the
+        articles cited speaks of the population the question names, when no retrieved article
+        mentions a subject term of the question (:mod:`medlit.agent.unmentioned`; the answer
+        says so first), or when nothing citing evidence is left. Then a Yes turns to No (or
+        Uncertain) when the cited articles and the answer's own cited sentences say no, or to
+        Uncertain when an article whose finding the answer reversed concludes the other way; a
+        cited sentence stating the answer opposite to the verdict goes when every article it
+        cites concludes the verdict's; and one stating the verdict's own answer goes when every
+        article it cites concludes the other, the verdict then Uncertain (``digest_instead`` set
+        when nothing cited is left: :mod:`medlit.agent.contradicted`).
         """
         question = state.get("standalone_question") or state["question"]
         check = enforce_citations(text, articles)
@@ -590,6 +592,7 @@ class AskNodes:
         check.text, misdated = drop_wrong_years(check.text, articles)
         check.text, misnamed = drop_wrong_authors(check.text, articles)
         check.text, redesigned = drop_wrong_designs(check.text, articles)
+        check.text, overstated = drop_overstated_correlations(check.text)
         check.text, reversed_, reversed_from = drop_reversed_findings(check.text, articles)
         check.text, inferred = drop_unsupported_inferences(check.text, articles)
         check.text, aims = drop_aims_as_findings(check.text, articles)
@@ -607,6 +610,7 @@ class AskNodes:
             + misdated
             + misnamed
             + redesigned
+            + overstated
             + reversed_
             + inferred
             + aims
