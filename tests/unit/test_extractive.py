@@ -152,6 +152,28 @@ def test_articles_about_something_else_do_not_lean_the_verdict() -> None:
     assert build_evidence_digest(question, both[0] + both[1]).verdict == "yes"
 
 
+def test_only_articles_about_the_question_are_quoted_when_there_are_any() -> None:
+    # Asked whether APC mutation analysis guides treatment in polyposis, the digest listed two
+    # BRAF thyroid studies' conclusions beside the polyposis article's.
+    question = "Can APC mutation analysis guide treatment decisions in familial polyposis?"
+    polyposis = make_evidence(
+        "11247896",
+        "Therapeutic decisions should be based on colonoscopic findings rather than on the site "
+        "of the APC mutation.",
+        title="Can APC mutation analysis contribute to therapeutic decisions in familial "
+        "adenomatous polyposis?",
+    )
+    thyroid = make_evidence(
+        "26285789",
+        "Treatment decisions in thyroid cancer can follow the BRAF mutation status.",
+        title="BRAF mutations in thyroid cancer",
+    )
+    digest = build_evidence_digest(question, polyposis + thyroid)
+    assert digest.pmids == ["11247896"]
+    # With no article about the question, the nearest evidence is still quoted.
+    assert build_evidence_digest(question, thyroid).pmids == ["26285789"]
+
+
 def test_one_strong_source_is_enough() -> None:
     rct = make_evidence(
         "77777777",

@@ -38,6 +38,7 @@ __all__ = [
     "NO_MODEL",
     "Digest",
     "DigestSentence",
+    "about_question",
     "build_evidence_digest",
     "conclusion_sentences",
     "split_sentences",
@@ -292,10 +293,11 @@ def _select(
 
 ON_QUESTION = 0.5
 """Share of the question's words (:func:`medlit.research.planner.anchor_terms`, in any form)
-an article must say for its conclusion to lean the verdict."""
+an article must say for its conclusion to lean the verdict, and for the digest to quote it
+when some article does."""
 
 
-def _on_question(question: str) -> Callable[[Article], bool]:
+def about_question(question: str) -> Callable[[Article], bool]:
     """Whether an article says :data:`ON_QUESTION` of ``question``'s words: asked whether the
     English antibiotic campaigns changed what the public knows, the digest read "Yes" from a
     melanoma study's "increased public awareness due to effective public health campaigns" and
@@ -318,10 +320,12 @@ def _on_question(question: str) -> Callable[[Article], bool]:
 
 
 def _source_stances(
-    question: str, candidates: list[_Candidate], floor: float
+    question: str,
+    candidates: list[_Candidate],
+    floor: float,
+    on_question: Callable[[Article], bool],
 ) -> list[SourceStance]:
     per_article: dict[str, tuple[Article, list[Stance]]] = {}
-    on_question = _on_question(question)
     for candidate in candidates:
         if not candidate.is_conclusion or candidate.relevance < floor:
             continue
@@ -373,9 +377,16 @@ def build_evidence_digest(
     """
     candidates = _gather(evidence)
     floor = _score(question, candidates, embedder)
-    chosen = _select(candidates, max_sentences, per_article, floor)
+    on_question = about_question(question)
+    # Quoted from the articles about the question when there are any: asked whether APC
+    # mutation analysis guides treatment in polyposis, the digest listed two BRAF thyroid
+    # studies' conclusions beside the polyposis article's.
+    about = [c for c in candidates if on_question(c.article)] or candidates
+    chosen = _select(about, max_sentences, per_article, floor)
     verdict, reason = decide_verdict(
-        question, _source_stances(question, candidates, floor), min_sources=min_sources
+        question,
+        _source_stances(question, candidates, floor, on_question),
+        min_sources=min_sources,
     )
     missing = either_of(unmentioned)
     if verdict is not None and missing:
