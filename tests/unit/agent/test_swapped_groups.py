@@ -67,3 +67,13 @@ def test_a_group_named_without_a_number_read_the_other_way_goes() -> None:
         "A longer duration of treatment may prevent return into care [PMID:27448572].",
     ):
         assert drop_swapped_groups(right, ARTICLES) == (right, [])
+
+
+def test_a_sentence_naming_both_groups_is_not_read_for_either() -> None:
+    # Which group "lower" belongs to is the sentence's structure, not its words.
+    said = (
+        "Patients with a longer duration of treatment had a lower risk of return than those "
+        "with a shorter duration of treatment [PMID:27448572]."
+    )
+    assert swapped_named_group(said, DEPRESSION) is None
+    assert drop_swapped_groups(said, ARTICLES) == (said, [])
