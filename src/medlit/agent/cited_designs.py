@@ -9,9 +9,10 @@ evidence, so a design the model gives an article it does not have overstates the
 Only those two designs are checked, the ones that claim strength. A sentence naming one is
 held to the articles it cites: it stands when one of them has it (its publication types, or the
 design its title or methods state: :attr:`~medlit.types.Article.study_type`) or names it anywhere
-in its title or abstract ("randomised", "meta-analysis"). Otherwise the design goes, the finding
-and its citations kept, with a warning: "a systematic review of 429 cases" reads "a study of 429
-cases", "randomized controlled trials [PMID:1][PMID:2] show" reads "studies ... show".
+in its title or abstract ("randomised", "randomly assigned", "meta-analysis"). Otherwise the
+design goes, the finding and its citations kept, with a warning: "a systematic review of 429
+cases" reads "a study of 429 cases", "randomized controlled trials [PMID:1][PMID:2] show" reads
+"studies ... show".
 """
 
 from __future__ import annotations
@@ -43,7 +44,9 @@ _DESIGNS: tuple[tuple[StudyType, str, re.Pattern[str]], ...] = (
     ),
     (
         StudyType.RCT,
-        r"randomi[sz]",
+        # an unstructured abstract (no methods section for the design reader) may say only
+        # "patients were randomly assigned"
+        r"randomi[sz]|randomly (?:assigned|allocated|divided)",
         re.compile(
             r"randomi[sz]ed(?:,)?\s+(?:(?:double-blind(?:ed)?|placebo-controlled|controlled"
             r"|clinical|multi-?cent(?:er|re)d?)[,\s]+)*(?:trials?|studies|study)|RCTs?\b",

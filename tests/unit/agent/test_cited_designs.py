@@ -30,6 +30,12 @@ TRIAL = Article(
     ],
 )
 REVIEW = Article(pmid="3", title="Aspirin after stroke", publication_types=["Meta-Analysis"])
+# An unstructured abstract: no methods section for the design reader.
+ASSIGNED = Article(
+    pmid="4",
+    title="Aspirin after stroke",
+    abstract=[AbstractSection(text="Patients were randomly assigned to aspirin or placebo.")],
+)
 
 
 def test_a_design_the_cited_article_does_not_have_is_taken_out() -> None:
@@ -60,8 +66,9 @@ def test_the_design_opening_a_sentence_and_in_the_plural() -> None:
 
 
 def test_a_design_the_article_has_or_names_stands() -> None:
-    articles = {PSA.pmid: PSA, TRIAL.pmid: TRIAL, REVIEW.pmid: REVIEW}
+    articles = {PSA.pmid: PSA, TRIAL.pmid: TRIAL, REVIEW.pmid: REVIEW, ASSIGNED.pmid: ASSIGNED}
     for text in (
+        "A randomized trial [PMID:4] found X.",  # "randomly assigned", in no methods section
         "A randomized controlled trial [PMID:2] found X.",  # "randomised" in its methods
         "An RCT [PMID:2] found X.",
         "A meta-analysis [PMID:3] found X.",  # its publication type
