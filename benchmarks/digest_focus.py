@@ -30,11 +30,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from digest_verdicts import DEFAULT_DATA, record_evidence
+from digest_verdicts import DEFAULT_DATA, nearest_others, record_evidence
 from medlit.llm import build_evidence_digest
 from medlit.llm.extractive import about_question
 from medlit.research.grounding import word_stems
-from medlit.research.planner import anchor_terms
 from medlit.types import Evidence
 
 NEAREST = 3
@@ -54,10 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     counts: Counter[str] = Counter()
     for pmid, record in records.items():
         question, truth = str(record["QUESTION"]), str(record["final_decision"])
-        anchors = word_stems(" ".join(anchor_terms(question)))
-        others = sorted(
-            (p for p in articles if p != pmid), key=lambda p: (-len(anchors & said[p]), p)
-        )[:NEAREST]
+        others = nearest_others(question, pmid, said, NEAREST)
         given: list[Evidence] = [item for p in [pmid, *others] for item in evidence[p]]
         digest = build_evidence_digest(question, given)
         about = about_question(question)

@@ -28,9 +28,20 @@ from collections import Counter
 from pathlib import Path
 
 from medlit.llm import build_evidence_digest
+from medlit.research.grounding import word_stems
+from medlit.research.planner import anchor_terms
 from medlit.types import AbstractSection, Article, Chunk, Evidence
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared/data/pubmedqa/pqal_dev.json"
+
+
+def nearest_others(question: str, pmid: str, said: dict[str, set[str]], n: int) -> list[str]:
+    """The ``n`` records other than ``pmid`` whose articles say the most of ``question``'s
+    subject words (``said``: each article's word stems, by PMID): the near misses a search
+    returns around the one article that answers."""
+    anchors = word_stems(" ".join(anchor_terms(question)))
+    others = (p for p in said if p != pmid)
+    return sorted(others, key=lambda p: (-len(anchors & said[p]), p))[:n]
 
 
 def record_evidence(pmid: str, record: dict[str, object]) -> list[Evidence]:

@@ -14,7 +14,8 @@ from typing import Any
 
 from medlit.log import configure_logging
 from medlit.sources.pubmed_xml import parse_pubmed_xml
-from medlit.types import Article
+from medlit.text import split_sentences
+from medlit.types import AbstractSection, Article
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared/data/pubmedqa"
 _ASKING = re.compile(
@@ -53,6 +54,20 @@ def statement(question: str) -> str:
     verb and the question mark): crude, but with the question's words."""
     asked = _ASKING.sub("", question.split(":")[-1].strip()).rstrip("?").strip()
     return asked[:1].upper() + asked[1:]
+
+
+def without_sentence(article: Article, sentence: str) -> Article:
+    """``article`` with ``sentence`` taken out of its abstract: a sentence held to the rest of
+    its article, as a paraphrase whose words the article does not repeat."""
+    sections = [
+        AbstractSection(
+            label=s.label,
+            category=s.category,
+            text=" ".join(x for x in split_sentences(s.text) if x != sentence),
+        )
+        for s in article.abstract
+    ]
+    return article.model_copy(update={"abstract": sections})
 
 
 def show_examples(shown: dict[str, list[str]]) -> None:

@@ -29,8 +29,7 @@ from collections import Counter
 from medlit.agent.contradicted import concludes
 from medlit.agent.stated_aims import aim_sentences, stated_aim
 from medlit.text import split_sentences
-from medlit.types import AbstractSection, Article
-from pubmedqa_cases import cases, show_examples
+from pubmedqa_cases import cases, show_examples, without_sentence
 
 # The framing an aim sentence opens with, up to what it asks: "... to explore whether", else
 # "... to evaluate the".
@@ -40,19 +39,6 @@ _FRAMING = re.compile(
     r"|establish|analy[sz]e|ascertain)\w*(?: the)?\s+",
     re.I,
 )
-
-
-def _without(article: Article, sentence: str) -> Article:
-    """``article`` with ``sentence`` taken out of its abstract."""
-    sections = [
-        AbstractSection(
-            label=s.label,
-            category=s.category,
-            text=" ".join(x for x in split_sentences(s.text) if x != sentence),
-        )
-        for s in article.abstract
-    ]
-    return article.model_copy(update={"abstract": sections})
 
 
 def as_finding(aim: str) -> str | None:
@@ -96,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
                 if stated_aim(cited, article):
                     counts["own_flagged"] += 1
                     show("finding flagged (own article)", f"{pmid}: {sentence[:110]}")
-                if stated_aim(cited, _without(article, sentence)):
+                if stated_aim(cited, without_sentence(article, sentence)):
                     counts["without_flagged"] += 1
                     show("finding flagged (without it)", f"{pmid}: {sentence[:110]}")
         for aim in aim_sentences(article):

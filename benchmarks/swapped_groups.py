@@ -32,21 +32,8 @@ from medlit.agent.swapped_groups import (
     swapped_named_group,
 )
 from medlit.text import split_sentences
-from medlit.types import AbstractSection, Article
-from pubmedqa_cases import cases, show_examples
-
-
-def _without(article: Article, sentence: str) -> Article:
-    """``article`` with ``sentence`` taken out of its abstract."""
-    sections = [
-        AbstractSection(
-            label=s.label,
-            category=s.category,
-            text=" ".join(x for x in split_sentences(s.text) if x != sentence),
-        )
-        for s in article.abstract
-    ]
-    return article.model_copy(update={"abstract": sections})
+from medlit.types import Article
+from pubmedqa_cases import cases, show_examples, without_sentence
 
 
 def _swapped(sentence: str) -> str | None:
@@ -72,7 +59,7 @@ def _named(
         for sentence in split_sentences(section.text):
             if swapped_named_group(sentence, article):
                 counts["named_own"] += 1
-            if swapped_named_group(sentence, _without(article, sentence)):
+            if swapped_named_group(sentence, without_sentence(article, sentence)):
                 counts["named_rest"] += 1
                 if len(shown["named group, own flagged"]) < show:
                     shown["named group, own flagged"].append(f"{pmid}: {sentence[:110]}")
@@ -109,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         for section in article.abstract:
             for sentence in split_sentences(section.text):
                 counts["sentences"] += 1
-                if swapped_group(sentence, _without(article, sentence)):
+                if swapped_group(sentence, without_sentence(article, sentence)):
                     counts["own_flagged"] += 1
                     if len(shown["own flagged"]) < args.show:
                         shown["own flagged"].append(f"{pmid}: {sentence[:110]}")

@@ -35,11 +35,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from digest_verdicts import DEFAULT_DATA, record_evidence
+from digest_verdicts import DEFAULT_DATA, nearest_others, record_evidence
 from medlit.agent.unmentioned import unmentioned_terms
 from medlit.llm import build_evidence_digest
 from medlit.research.grounding import word_stems
-from medlit.research.planner import anchor_terms
 from medlit.types import Article, Evidence
 from pubmedqa_cases import show_examples
 
@@ -68,10 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     verdicts = {"without": Counter[str](), "with": Counter[str]()}
     for pmid, record in records.items():
         question, truth = str(record["QUESTION"]), str(record["final_decision"])
-        anchors = word_stems(" ".join(anchor_terms(question)))
-        others = sorted(
-            (p for p in articles if p != pmid), key=lambda p: (-len(anchors & said[p]), p)
-        )[:NEAREST]
+        others = nearest_others(question, pmid, said, NEAREST)
         cases = {
             "own": [articles[pmid]],
             "untitled": [_untitled(articles[pmid])],
