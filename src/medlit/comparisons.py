@@ -36,7 +36,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from medlit.llm.stance import content_terms
+from medlit.llm.stance import AS_COMPARISON, content_terms
 
 __all__ = ["MIN_SHARE", "MIN_SHARED", "Comparison", "compared_terms", "comparison", "reverses"]
 
@@ -63,8 +63,7 @@ _DIFFER = re.compile(
     # "more than 60% of patients" is a count, not a comparison
     r"|(?:more|less|fewer)(?! than (?:\d|half|a third|a quarter|one|two|three))"
     r"|differ(?:s|ed|ent|ently|ence|ences)?|better|worse|significantly"
-    # "superior to", not the anatomical "superior wall of the mandibular canal"
-    r"|(?:superior|inferior)(?=\s+(?:to|in|for|than)\b|\s*[.,;)]|\s*$)"
+    rf"|(?:superior|inferior){AS_COMPARISON}"
     r"|changed|influenced|altered|improved|worsened)\b",
     re.IGNORECASE,
 )

@@ -41,6 +41,7 @@ import re
 from collections.abc import Mapping
 
 from medlit.agent.citations import drop_cited_for, extract_pmids, without_citations
+from medlit.llm.stance import FALLING, RISING
 from medlit.log import get_logger
 from medlit.text import split_sentences
 from medlit.types import Article
@@ -145,8 +146,8 @@ def swapped_group(sentence: str, article: Article) -> tuple[str, str, str] | Non
 # "Patients with a shorter duration of treatment ... were slightly more likely to return" and
 # "a longer duration of treatment may prevent return": the group is the article's with the
 # opposite word, and no number to align on.
-_UP_WORDS = re.compile(r"\b(?:increas\w*|higher|more|greater|elevat\w*|rais\w*)\b")
-_DOWN_WORDS = re.compile(r"\b(?:decreas\w*|reduc\w*|lower\w*|less|fewer|declin\w*|prevent\w*)\b")
+_UP_WORDS = re.compile(rf"\b(?:{RISING})\b")
+_DOWN_WORDS = re.compile(rf"\b(?:{FALLING})\b")
 _GROUP_WORDS = 2
 """Content words after a word of a pair that name its group ("longer" duration, treatment)."""
 _GROUP_REACH = 4

@@ -17,6 +17,9 @@ from typing import Literal
 from medlit.text import counted, fold_accents
 
 __all__ = [
+    "AS_COMPARISON",
+    "FALLING",
+    "RISING",
     "Stance",
     "Verdict",
     "content_terms",
@@ -74,11 +77,13 @@ _EQUIVALENT = re.compile(
 )
 # Deliberately only explicit findings: weak phrasing ("should be", "seems to", "is a") is not a
 # yes, it is an author's opinion that a cue reader cannot weigh.
+AS_COMPARISON = r"(?=\s+(?:to|in|for|than)\b|\s*[.,;)]|\s*$)"
+"""What must follow "superior" (or "inferior") for it to compare: "superior to", "was
+superior.", not the anatomical "superior wall of the mandibular canal"."""
 _POSITIVE = re.compile(
     r"\b(?:significant(?:ly)?|associated with|correlat\w*|linked to|predict\w*"
     r"|improv\w*|reduc\w*|decreas\w*|increas\w*|lower\w*|higher|better|worse|greater"
-    # "superior to", not the anatomical "superior wall of the mandibular canal"
-    r"|superior(?=\s+(?:to|in|for|than)\b|\s*[.,;)]|\s*$)"
+    rf"|superior{AS_COMPARISON}"
     r"|effective\w*|efficac\w*|safe|safely|feasible|beneficial|benefit\w*|useful|valuable"
     r"|valid|reliable|accurate|independent(?:ly)?|risk factor|contribut\w*|(?<!\bbe )confirm\w*"
     r"|demonstrat\w* that|support\w* the|recommended|advocated?|can be used|suggest\w* that"
@@ -110,8 +115,12 @@ _NO_DIFFERENCE = re.compile(
     r"|(?:did|does|do) not (?:significantly )?differ)\b",
     re.I,
 )
-_UP = re.compile(r"\b(?:increas\w*|higher|more|greater|elevat\w*|rais\w*|worse\w*)\b", re.I)
-_DOWN = re.compile(r"\b(?:decreas\w*|reduc\w*|lower\w*|less|fewer|declin\w*|prevent\w*)\b", re.I)
+RISING = r"increas\w*|higher|more|greater|elevat\w*|rais\w*"
+"""Words saying a quantity goes up (a regular-expression alternation)."""
+FALLING = r"decreas\w*|reduc\w*|lower\w*|less|fewer|declin\w*|prevent\w*"
+"""Words saying a quantity goes down."""
+_UP = re.compile(rf"\b(?:{RISING}|worse\w*)\b", re.I)
+_DOWN = re.compile(rf"\b(?:{FALLING})\b", re.I)
 _EQUIV_QUESTION = re.compile(
     r"\b(?:as (?:\w+ ){0,2}as|equivalent|comparable|similar|same|alternative|non-?inferior"
     r"|safe|safety|feasible|substitute|replace)\b",
