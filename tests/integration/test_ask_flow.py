@@ -493,18 +493,28 @@ async def test_a_sentence_carrying_a_term_of_an_article_it_does_not_cite_is_left
     assert not result.cache.admitted
 
 
-async def test_a_verdict_written_alone_is_answered_by_the_evidence_digest(
-    settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
+@pytest.mark.parametrize(
+    "written",
+    [
+        # The local model answered a question with "Verdict: Yes" and nothing else; the page
+        # showed "Verdict: Yes" over no statement and no citation (the verdict was then asked
+        # of nothing).
+        "Verdict: Yes",
+        # It answered a question on CT slice thickness with "Verdict: No" over
+        # "[PMID:18784527]" and nothing else; the page showed that bare citation as the answer.
+        "Verdict: No\n\n[PMID:31000001]. See also [PMID:31000002].",
+    ],
+)
+async def test_a_verdict_or_citations_written_alone_are_answered_by_the_evidence_digest(
+    settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer, written: str
 ) -> None:
-    # The local model answered a question with "Verdict: Yes" and nothing else; the page showed
-    # "Verdict: Yes" over no statement and no citation (the verdict was then asked of nothing).
     evidence = EvidenceResponder(lambda pmids: "Yes")
 
-    def verdict_alone(request: dict[str, Any]) -> str:
+    def alone(request: dict[str, Any]) -> str:
         reply = evidence(request)
-        return "Verdict: Yes" if evidence.tasks[-1] == "answer" else reply
+        return written if evidence.tasks[-1] == "answer" else reply
 
-    llm_server.responder = verdict_alone
+    llm_server.responder = alone
     result = await _ask_once(settings, eutils, llm_server, CRPS)
     assert evidence.tasks == ["answer"]  # no verdict asked of an empty text
     assert result.mode == "evidence_digest"
@@ -512,28 +522,6 @@ async def test_a_verdict_written_alone_is_answered_by_the_evidence_digest(
     assert result.citations and "[PMID:3100000" in result.answer
     body = result.answer.split("\n\n", 1)[-1]
     assert body and not body.startswith("Verdict:")
-    assert not result.cache.admitted
-
-
-async def test_citations_written_alone_are_answered_by_the_evidence_digest(
-    settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
-) -> None:
-    # The local model answered a question on CT slice thickness with "Verdict: No" over
-    # "[PMID:18784527]" and nothing else; the page showed that bare citation as the answer.
-    evidence = EvidenceResponder(lambda pmids: "Yes")
-
-    def citation_alone(request: dict[str, Any]) -> str:
-        reply = evidence(request)
-        if evidence.tasks[-1] != "answer":
-            return reply
-        return "Verdict: No\n\n[PMID:31000001]. See also [PMID:31000002]."
-
-    llm_server.responder = citation_alone
-    result = await _ask_once(settings, eutils, llm_server, CRPS)
-    assert evidence.tasks == ["answer"]  # no verdict asked of nothing
-    assert result.mode == "evidence_digest"
-    assert result.warnings == [ANSWER_EMPTY]
-    body = result.answer.split("\n\n", 1)[-1]
     assert re.search(r"[a-z]{4,} [a-z]{4,}", body)  # the digest's sentences, not a citation
     _check_cited(result)
     assert not result.cache.admitted
