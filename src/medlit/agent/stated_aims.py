@@ -89,9 +89,12 @@ def _read(article: Article) -> list[tuple[str, bool]]:
     return read
 
 
-def stated_aim(sentence: str, article: Article) -> str | None:
+def stated_aim(
+    sentence: str, article: Article, read: list[tuple[str, bool]] | None = None
+) -> str | None:
     """The aim sentence of ``article`` that ``sentence`` states as a finding (see the module
-    doc), or None."""
+    doc), or None (``read``: the article's sentences as :func:`_read` gives them, when the
+    caller has them already)."""
     said = without_citations(sentence)
     if _SPEAKS_OF_AIM.search(said):
         return None
@@ -99,7 +102,7 @@ def stated_aim(sentence: str, article: Article) -> str | None:
     if len(wanted) < _MIN_TERMS:
         return None
     best_aim, aim_shared, other_shared = None, 0, 0
-    for text, aim in _read(article):
+    for text, aim in _read(article) if read is None else read:
         shared = len(wanted & content_terms(text))
         if aim and shared > aim_shared:
             best_aim, aim_shared = text, shared
@@ -121,10 +124,16 @@ def drop_aims_as_findings(text: str, articles: Mapping[str, Article]) -> tuple[s
     """``text`` without the citations of sentences stating what a cited study set out to test
     as what it found, and one warning each."""
 
+    reads: dict[str, list[tuple[str, bool]]] = {}  # each article split once, not per sentence
+
     def wrong_in(sentence: str) -> list[tuple[str, str]]:
         wrong = []
         for pmid in extract_pmids(sentence):
-            if pmid in articles and (aim := stated_aim(sentence, articles[pmid])):
+            if pmid not in articles:
+                continue
+            if pmid not in reads:
+                reads[pmid] = _read(articles[pmid])
+            if aim := stated_aim(sentence, articles[pmid], reads[pmid]):
                 wrong.append((pmid, f'what that study set out to test: "{aim}"'))
         return wrong
 
