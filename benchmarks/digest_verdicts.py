@@ -26,6 +26,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from medlit.llm import build_evidence_digest
 from medlit.research.grounding import word_stems
@@ -33,6 +34,20 @@ from medlit.research.planner import anchor_terms
 from medlit.types import AbstractSection, Article, Chunk, Evidence
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared/data/pubmedqa/pqal_dev.json"
+
+
+def records_as_evidence(
+    data: Path,
+) -> tuple[dict[str, Any], dict[str, list[Evidence]], dict[str, Article]] | None:
+    """The labelled records of ``data`` (by PMID), each as retrieved evidence
+    (:func:`record_evidence`) and as its article; None (after saying so) when ``data`` is
+    absent."""
+    if not data.exists():
+        print(f"no data at {data}: see ../shared/data/README.md")
+        return None
+    records = json.loads(data.read_text())
+    evidence = {pmid: record_evidence(pmid, r) for pmid, r in records.items()}
+    return records, evidence, {pmid: items[0].article for pmid, items in evidence.items()}
 
 
 def nearest_others(question: str, pmid: str, said: dict[str, set[str]], n: int) -> list[str]:

@@ -28,14 +28,13 @@ verdicts_with=...``.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from digest_verdicts import DEFAULT_DATA, nearest_others, record_evidence
+from digest_verdicts import DEFAULT_DATA, nearest_others, records_as_evidence
 from medlit.agent.unmentioned import unmentioned_terms
 from medlit.llm import build_evidence_digest
 from medlit.research.grounding import word_stems
@@ -54,12 +53,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--show", type=int, default=8, help="Examples shown per case.")
     args = parser.parse_args(argv)
-    if not args.data.exists():
-        print(f"no data at {args.data}: see ../shared/data/README.md")
+    loaded = records_as_evidence(args.data)
+    if loaded is None:
         return 1
-    records = json.loads(args.data.read_text())
-    evidence = {pmid: record_evidence(pmid, r) for pmid, r in records.items()}
-    articles = {pmid: items[0].article for pmid, items in evidence.items()}
+    records, evidence, articles = loaded
     said = {pmid: word_stems(a.everything_said.lower()) for pmid, a in articles.items()}
 
     flagged: Counter[str] = Counter()
