@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -41,7 +42,7 @@ from medlit.research.prompts import (
     Task,
     messages,
 )
-from medlit.research.swapped_terms import swapped_term
+from medlit.research.swapped_terms import Swap, swapped_term
 from medlit.research.tracking import Budget, normalise_topic
 from medlit.sources.base import FreshArticles
 from medlit.text import counted, split_sentences
@@ -58,10 +59,12 @@ if TYPE_CHECKING:
     from medlit.embeddings import Embedder
 
 __all__ = [
+    "CheckedClaim",
     "DeepResearcher",
     "EvidenceCacheLike",
     "SearchFn",
     "article_quote",
+    "check_claim",
     "quote_in_article",
     "quotes_a_result",
     "search_terms",
@@ -211,6 +214,70 @@ def result_sentence_for(claim: str, article: Article) -> str | None:
             if best is None or len(said) > best[0]:
                 best = (len(said), sentence)
     return best[1] if best is not None else None
+
+
+@dataclass(frozen=True)
+class CheckedClaim:
+    """What :func:`check_claim` found: the article's sentence bearing a claim (None when the
+    quote is not in the article), and why the claim is dropped (None: kept)."""
+
+    quote: str | None
+    reason: str | None
+    swap: Swap | None = None  # the term the claim swapped, when that is the reason
+
+
+def check_claim(statement: str, quote: str, article: Article, question: str) -> CheckedClaim:
+    """Whether the finding ``statement`` an extraction drew from ``article`` with ``quote``
+    stands, under the sub-question ``question``.
+
+    The quote must be the article's, verbatim (up to typography), and state a finding (no
+    question, no aim); the claim must say what the quote says
+    (:func:`medlit.research.grounding.claim_supported`), with none of its terms swapped for
+    another of the article (:func:`medlit.research.swapped_terms.swapped_term`). A claim its
+    quote does not bear keeps going with another result sentence of the article that says it
+    (:func:`result_sentence_for`): the model quoted the wrong sentence. Then it must not
+    reverse its quote's comparison, be denied by the article, or name a subject of the
+    question the article never says. The reasons are those of the
+    ``fabricated_claim_dropped`` log event.
+    """
+    found = article_quote(quote, article)
+    supported = (
+        bool(statement)
+        and found is not None
+        # A question is no finding, nor is a study's aim ("The aim of this study was to
+        # evaluate whether searching Google ... was effective" under "Google is useful").
+        and not statement.rstrip().endswith("?")
+        and not states_aim(found)
+        and claim_supported(
+            statement,
+            found,
+            title=article.title,
+            result=quotes_a_result(found, article),
+            spelled=long_forms(found, article),  # the quote's "FM" is "fibromyalgia"
+        )
+    )
+    swap = swapped_term(statement, found, article) if supported and found else None
+    supported = supported and swap is None
+    if statement and not supported:
+        sentence = result_sentence_for(statement, article)
+        if sentence is not None:  # the article says it, in another sentence than quoted
+            log.info(
+                "quote_replaced", pmid=article.pmid, quote=quote[:120], sentence=sentence[:120]
+            )
+            found, supported = sentence, True
+    if not statement or found is None:
+        return CheckedClaim(found, "quote_not_in_article")
+    if not supported:
+        return CheckedClaim(
+            found, "claim_swaps_term" if swap is not None else "claim_not_in_quote", swap
+        )
+    if reverses(statement, found):  # "higher" over a quote saying "similar"
+        return CheckedClaim(found, "claim_reverses_quote")
+    if denied_by_article(statement, found, [s.text for s in article.abstract], title=article.title):
+        return CheckedClaim(found, "claim_denied_by_article")
+    if unsaid_in_article(statement, question, article.everything_said):
+        return CheckedClaim(found, "claim_subject_not_in_article")
+    return CheckedClaim(found, None)
 
 
 def search_terms(question: SubQuestion, *, max_terms: int = 8) -> list[str]:
@@ -576,62 +643,26 @@ class DeepResearcher:
         self, question: SubQuestion, article: Article, claim: ExtractedClaim
     ) -> ResearchFinding | None:
         pmid = (claim.pmid or "").strip().removeprefix("PMID:").strip() or None
-        quote = article_quote(claim.quote, article)
         # labels are shown inline, like quotes; "The article states that" is no finding
         statement = unframed_claim(without_label(claim.claim, article))
-        own_pmid = pmid is None or pmid == (article.pmid or "")
-        supported = (
-            bool(statement)
-            and quote is not None
-            # A question is no finding, nor is a study's aim ("The aim of this study was to
-            # evaluate whether searching Google ... was effective" under "Google is useful").
-            and not statement.rstrip().endswith("?")
-            and not states_aim(quote)
-            and claim_supported(
-                statement,
-                quote,
-                title=article.title,
-                result=quotes_a_result(quote, article),
-                spelled=long_forms(quote, article),  # the quote's "FM" is "fibromyalgia"
-            )
-        )
-        swap = swapped_term(statement, quote, article) if supported and quote else None
-        supported = supported and swap is None
-        if statement and own_pmid and not supported:
-            sentence = result_sentence_for(statement, article)
-            if sentence is not None:  # the article says it, in another sentence than quoted
-                log.info(
-                    "quote_replaced", id=question.id, pmid=article.pmid,
-                    quote=claim.quote[:120], sentence=sentence[:120],
-                )  # fmt: skip
-                quote, supported = sentence, True
-        reason = None
-        if not own_pmid:
-            reason = "pmid_mismatch"
-        elif not statement or quote is None:
-            reason = "quote_not_in_article"
-        elif not supported:
-            reason = "claim_swaps_term" if swap is not None else "claim_not_in_quote"
-        elif reverses(statement, quote):  # "higher" over a quote saying "similar"
-            reason = "claim_reverses_quote"
-        elif denied_by_article(
-            statement, quote, [s.text for s in article.abstract], title=article.title
-        ):
-            reason = "claim_denied_by_article"
-        elif unsaid_in_article(statement, question.text, article.everything_said):
-            reason = "claim_subject_not_in_article"
-        if reason is not None or quote is None:
+        if pmid is not None and pmid != (article.pmid or ""):
+            checked = CheckedClaim(None, "pmid_mismatch")
+        else:
+            checked = check_claim(statement, claim.quote, article, question.text)
+        if checked.reason is not None or checked.quote is None:
+            swap = checked.swap
             log.warning(
                 "fabricated_claim_dropped",
                 id=question.id,
                 pmid=article.pmid,
-                reason=reason,
+                reason=checked.reason,
                 claimed_pmid=pmid,
                 claim=claim.claim[:120],
                 quote=claim.quote[:120],
-                **({"swapped": f"{swap.brought} for {swap.dropped}"} if swap and reason else {}),
+                **({"swapped": f"{swap.brought} for {swap.dropped}"} if swap else {}),
             )
             return None
+        quote = checked.quote
         follow_up = None
         if claim.triggers_recursion and claim.follow_up_question:
             follow_up = claim.follow_up_question.strip() or None
