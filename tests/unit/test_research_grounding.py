@@ -20,6 +20,7 @@ from medlit.research.grounding import (
     word_stems,
 )
 from medlit.research.models import Reference, VerifiedFact
+from medlit.research.researcher import check_claim
 from medlit.research.synthesizer import citation_key
 from medlit.types import AbstractSection, Article, Citation
 
@@ -122,6 +123,80 @@ def test_a_claim_answering_its_articles_title_is_held_to_its_quote(
     claim: str, quote: str, title: str, result: bool, expected: bool
 ) -> None:
     assert claim_supported(claim, quote, title=title, result=result) is expected
+
+
+PASSIVE_SMOKING = "Do people who were passive smokers during childhood have increased risk of long-term work disability?"  # noqa: E501
+ETS_RESULT = (
+    "Respondents who reported at baseline that they had been exposed to ETS at home during "
+    "childhood had increased risk of sick leave exceeding 14 days attributed to neck pain "
+    "(odds ratio (OR) = 1.34; 95% confidence interval (CI): 1.04-1.73), high back pain "
+    "(OR=1.49; CI: 1.07-2.06), low back pain (OR=1.21; CI: 0.97-1.50), and any illness "
+    "(OR=1.23; CI: 1.07-1.42), after adjustments for demographic and familial characteristics, "
+    "former smoking, current smoking, physical leisure-time activities, work factors, prior "
+    "neck injury, and affective symptoms."
+)
+
+
+def _smoking_article(conclusion: str) -> Article:
+    """PMID 15369037 of PubMedQA, abridged, with ``conclusion`` as its conclusion."""
+    return Article(
+        pmid="15369037",
+        title=PASSIVE_SMOKING,
+        abstract=[
+            AbstractSection(
+                label="BACKGROUND",
+                category="BACKGROUND",
+                text="The objective of the present study was to test the hypothesis that "
+                "nurses' aides who were exposed to environmental tobacco smoke (ETS) at home "
+                "during childhood have an increased risk of long-term sick leave.",
+            ),
+            AbstractSection(label="RESULTS", category="RESULTS", text=ETS_RESULT),
+            AbstractSection(label="CONCLUSIONS", category="CONCLUSIONS", text=conclusion),
+        ],
+    )
+
+
+@pytest.mark.parametrize(
+    ("conclusion", "kept"),
+    [
+        # What the local model extracted from this article, and the check dropped: the
+        # title's question answered yes in its words, over a result that answers it in the
+        # abstract's. The quote answers yes by its own cue, and so does the conclusion.
+        ("The study supports the hypothesis that nurses' aides who were exposed to ETS at home "
+         "during childhood have an increased risk of long-term sickness absence.", True),
+        # A conclusion that does not answer the title yes leaves the claim to its quote.
+        ("Exposure to ETS at home during childhood was not related to long-term sickness "
+         "absence after adjustment for current smoking.", False),
+        ("Further studies of sickness absence among nurses' aides are needed.", False),
+    ],
+)  # fmt: skip
+def test_a_title_answered_yes_by_its_quote_and_its_conclusion_may_be_in_the_titles_words(
+    conclusion: str, kept: bool
+) -> None:
+    claim = (
+        "Passive smoking during childhood is associated with increased risk of long-term "
+        "work disability."
+    )
+    checked = check_claim(claim, ETS_RESULT, _smoking_article(conclusion), PASSIVE_SMOKING)
+    assert (checked.reason is None) is kept
+    assert checked.reason in (None, "claim_not_in_quote")
+    # The conclusion alone does not let a claim in that its quote does not answer yes by a
+    # cue of its own, nor one that brings in more than the title.
+    assert not claim_supported(
+        "Passive smoking during childhood is associated with long-term work disability.",
+        "Respondents reported whether they had been exposed to ETS at home during childhood.",
+        title=PASSIVE_SMOKING,
+        result=True,
+        concluded_yes=True,
+    )
+    assert not claim_supported(
+        "Passive smoking during childhood is associated with increased risk of long-term work "
+        "disability from depression and diabetes.",
+        ETS_RESULT,
+        title=PASSIVE_SMOKING,
+        result=True,
+        concluded_yes=True,
+    )
 
 
 def test_a_summary_sentence_naming_another_vitamin_than_its_facts_is_left_out() -> None:

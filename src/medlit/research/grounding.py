@@ -93,7 +93,13 @@ def cited_numbers(sentence: str) -> set[int]:
 
 
 def claim_supported(
-    claim: str, quote: str, *, title: str = "", result: bool = False, spelled: str = ""
+    claim: str,
+    quote: str,
+    *,
+    title: str = "",
+    result: bool = False,
+    spelled: str = "",
+    concluded_yes: bool = False,
 ) -> bool:
     """Whether a claim says what its verbatim quote says, as far as words can tell.
 
@@ -115,7 +121,13 @@ def claim_supported(
     one that is mostly its article's title said as a statement must have every title word it
     uses in it, or its quote must answer the title's question yes by a cue of its own
     ("significantly", "associated with", "an effective alternative":
-    :func:`medlit.llm.stance.sentence_stance`).
+    :func:`medlit.llm.stance.sentence_stance`). Such a yes may take its words from the title
+    too, as a negative claim does, when the article's conclusion answers the title yes as well
+    (``concluded_yes``): "Passive smoking during childhood is associated with increased risk of
+    long-term work disability" over the result "exposed to ETS at home during childhood had
+    increased risk of sick leave", of the article that asks it. On PubMedQA's titles said as
+    yes, a kept claim is right 175 times in 200, 109 in 127 before
+    (``python benchmarks/restated_claims.py``).
 
     ``spelled`` holds the long forms of the quote's abbreviations (``defined_terms.long_forms``:
     "fibromyalgia" for its "FM"): their words count as the quote's.
@@ -136,12 +148,18 @@ def claim_supported(
     # quote must say every word of the title it uses ("worthwhile" too), or answer the
     # question yes by its own words ("... can be used as an effective alternative to ...").
     asked = words & titled
-    restated = not negative and title and len(asked) >= TITLE_SUPPORT * len(words)
-    if restated and not asked <= quoted and sentence_stance(quote, title) != "yes":
+    restated = bool(not negative and title and len(asked) >= TITLE_SUPPORT * len(words))
+    quote_yes = restated and sentence_stance(quote, title) == "yes"
+    if restated and not asked <= quoted and not quote_yes:
         return False
+    answers_yes = quote_yes and concluded_yes
     if len(quoted) >= CLAIM_SUPPORT * len(words):
         return True
-    if not (negative and result and title and len(quoted) >= 2):
+    # The title's question answered in its own words: no ("are not a prognostic factor"), or
+    # yes by the quote's own cue ("Passive smoking during childhood is associated with
+    # increased risk of long-term work disability" over "exposed to ETS at home during
+    # childhood had increased risk of sick leave").
+    if not ((negative or answers_yes) and result and title and len(quoted) >= 2):
         return False
     if mismatched(qualified_names(claim), qualified_names(title)):
         return False

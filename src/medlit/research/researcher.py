@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from medlit.agent.contradicted import concludes
 from medlit.comparisons import reverses
 from medlit.config import ResearchDepth, ResearchSettings
 from medlit.defined_terms import long_forms
@@ -254,6 +255,7 @@ def check_claim(statement: str, quote: str, article: Article, question: str) -> 
             title=article.title,
             result=quotes_a_result(found, article),
             spelled=long_forms(found, article),  # the quote's "FM" is "fibromyalgia"
+            concluded_yes=concludes(article, article.title) == "yes",
         )
     )
     swap = swapped_term(statement, found, article) if supported and found else None
