@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,21 @@ def statement(question: str) -> str:
     verb and the question mark): crude, but with the question's words."""
     asked = _ASKING.sub("", question.split(":")[-1].strip()).rstrip("?").strip()
     return asked[:1].upper() + asked[1:]
+
+
+def titles_said_back(
+    records: dict[str, Any], articles: dict[str, Article]
+) -> Iterator[tuple[str, str, Article, list[tuple[str, str]]]]:
+    """Each labelled article whose title is a question: its PMID, label, the article, and its
+    title said back as each answer: ("yes", the title as a :func:`statement`), ("no", "There
+    is no evidence that" before it)."""
+    for pmid, record in records.items():
+        article = articles.get(pmid)
+        if article is None or not article.title.strip().endswith("?"):
+            continue
+        yes = statement(article.title)
+        no = f"There is no evidence that {yes[0].lower()}{yes[1:]}"
+        yield pmid, record["final_decision"], article, [("yes", yes), ("no", no)]
 
 
 def without_sentence(article: Article, sentence: str) -> Article:

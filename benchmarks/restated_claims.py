@@ -32,7 +32,7 @@ from collections import Counter
 
 from medlit.research.researcher import check_claim
 from medlit.text import split_sentences
-from pubmedqa_cases import cases, show_examples, statement
+from pubmedqa_cases import cases, show_examples, titles_said_back
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -45,10 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     counts: Counter[tuple[str, str, bool]] = Counter()
     shown: dict[str, list[str]] = {"kept, label the other answer": [], "kept, label agrees": []}
     titles = 0
-    for pmid, record in records.items():
-        article = articles.get(pmid)
-        if article is None or not article.title.strip().endswith("?"):
-            continue
+    for pmid, label, article, said_back in titles_said_back(records, articles):
         titles += 1
         quotes = [
             sentence
@@ -56,10 +53,7 @@ def main(argv: list[str] | None = None) -> int:
             if section.is_result
             for sentence in split_sentences(section.text)
         ]
-        yes = statement(article.title)
-        no = f"There is no evidence that {yes[0].lower()}{yes[1:]}"
-        label = record["final_decision"]
-        for said, claim in (("yes", yes), ("no", no)):
+        for said, claim in said_back:
             kept = next(
                 (
                     checked.quote

@@ -28,7 +28,7 @@ import argparse
 from collections import Counter
 
 from medlit.agent.restated_titles import drop_restated_titles
-from pubmedqa_cases import cases, statement
+from pubmedqa_cases import cases, titles_said_back
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,16 +38,11 @@ def main(argv: list[str] | None = None) -> int:
     _, records, articles = loaded
     counts: Counter[tuple[str, str, bool]] = Counter()
     titles = 0
-    for pmid, record in records.items():
-        article = articles.get(pmid)
-        if article is None or not article.title.strip().endswith("?"):
-            continue
+    for pmid, label, article, said_back in titles_said_back(records, articles):
         titles += 1
-        yes = statement(article.title)
-        no = f"There is no evidence that {yes[0].lower()}{yes[1:]}"
-        for said, sentence in (("yes", yes), ("no", no)):
+        for said, sentence in said_back:
             _, warnings = drop_restated_titles(f"{sentence} [PMID:{pmid}].", {pmid: article})
-            counts[(said, record["final_decision"], bool(warnings))] += 1
+            counts[(said, label, bool(warnings))] += 1
     print(f"PubMedQA articles whose title is a question: {titles}\n")
     print(f"{'said as':<9} {'label':<7} {'taken out':>10} {'kept':>6}")
     for said in ("yes", "no"):
