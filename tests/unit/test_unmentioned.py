@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from medlit.agent.unmentioned import unmentioned_terms
+from medlit.research.grounding import said_in, word_stems
 from medlit.text import either_of
 from medlit.types import AbstractSection, Article
 
@@ -50,6 +51,39 @@ def test_a_term_counts_as_said_in_any_of_its_forms() -> None:
     assert unmentioned_terms("fatigue in Sjogren syndrome", sjogren) == []
     mesh = [_article("Lipids", "Levels fell.", mesh=("Myopathies", "Hydroxymethylglutaryl"))]
     assert unmentioned_terms("statin myopathy", mesh) == ["statin"]
+
+
+def test_a_clinicians_compound_and_synonym_are_said_by_the_articles_words() -> None:
+    # Asked of the local model in a clinician's words, both answered "Uncertain" under "None
+    # of the articles ... speaks of ankle-brachial" (of "multiparous"), over the article that
+    # answers: it says "Ankle/Arm blood pressure Index" ("women with more parities").
+    ankle = [
+        _article(
+            "Is ankle/arm pressure predictive for cardiovascular mortality in older patients "
+            "living in nursing homes?",
+            "The Ankle/Arm blood pressure Index (AAI) was not predictive for mortality.",
+        )
+    ]
+    question = (
+        "Does the ankle-brachial index predict cardiovascular death in nursing home residents?"
+    )
+    assert unmentioned_terms(question, ankle) == []
+    parities = [
+        _article(
+            "Does glomerular hyperfiltration in pregnancy damage the kidney in women with more "
+            "parities?",
+            "Parity was not associated with kidney damage.",
+        )
+    ]
+    asked = "Does hyperfiltration in pregnancy damage the kidneys of multiparous women?"
+    assert unmentioned_terms(asked, parities) == []
+    # A compound is said by its parts only when they are words and one is technical: not by
+    # a prefix ("non-"), nor by two common words said anywhere ("high", "dose").
+    others = [_article("Communicable disease after a high fever", "The dose was non-toxic.")]
+    assert unmentioned_terms("Is non-communicable disease risk higher in cities?", others) == [
+        "non-communicable"
+    ]
+    assert not said_in("high-dose", word_stems("a high fever; the dose was non-toxic"))
 
 
 def test_an_abbreviation_is_said_by_the_words_it_is_the_initials_of() -> None:

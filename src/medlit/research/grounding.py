@@ -239,8 +239,10 @@ _SMALL_WORDS = frozenset(["a", "an", "and", "for", "in", "of", "on", "the", "to"
 def said_in(key: str, stems: set[str]) -> bool:
     """Whether the topic word ``key`` is among ``stems`` (:func:`word_stems`) in one of its
     forms: as itself, a verb's past or present participle as the verb ("used" as "use",
-    "linked" as "link", "using" as "use"), and a verb and its noun in "-ion" or "-ation" as one
-    ("dilating", "dilate", "dilation" and "dilatation"; "ligated" and "ligation")."""
+    "linked" as "link", "using" as "use"), a verb and its noun in "-ion" or "-ation" as one
+    ("dilating", "dilate", "dilation" and "dilatation"; "ligated" and "ligation"), an organ's
+    noun and adjective, a clinician's word and the abstract's synonym, and a hyphenated
+    compound by each of its parts."""
     forms, roots = [key], []
     if key.endswith("ed") and len(key) >= 4:
         forms += [key[:-1], key[:-2]]
@@ -256,7 +258,27 @@ def said_in(key: str, stems: set[str]) -> bool:
     forms += [root + ending for root in roots for ending in ("ion", "ation")]
     forms += _latin_forms(key)
     forms += _synonyms(word_stem(key))
-    return any(word_stem(form) in stems for form in forms)
+    if any(word_stem(form) in stems for form in forms):
+        return True
+    # A compound of a technical word is said by its parts ("ankle-brachial" by "Ankle/Arm
+    # blood pressure Index"), when they are words: "non-communicable" is not said by "non"
+    # and "communicable", nor "high-dose" by "high" and "dose" anywhere.
+    parts = key.split("-")
+    return (
+        len(parts) > 1
+        and not any(len(part) < 3 or part in _PREFIXES for part in parts)
+        and any(is_technical(part) for part in parts)
+        and all(said_in(part, stems) for part in parts)
+    )
+
+
+#: What a hyphen joins to a word to change its meaning ("non-", "pre-", "anti-"; shorter
+#: parts are no words either).
+_PREFIXES = frozenset(
+    ("non", "pre", "post", "anti", "pro", "sub", "semi", "multi", "inter", "intra", "extra",
+     "over", "under", "self", "mid", "hyper", "hypo", "peri", "para", "trans", "ultra",
+     "micro", "macro", "mono", "poly", "tri")
+)  # fmt: skip
 
 
 # Words a clinician and an abstract use for one thing ("sex" and "gender", "kidney" and
@@ -272,6 +294,8 @@ _SYNONYM_PAIRS = (
     ("bleeding", "hemorrhage"),
     ("vasopressor", "pressor"),
     ("replace", "substitute"),
+    ("brachial", "arm"),
+    ("multiparous", "parity"),
     ("whipple", "pancreaticoduodenectomy"),
     ("whipple", "pancreatoduodenectomy"),
 )
