@@ -164,9 +164,12 @@ async def _pubmedqa(args: argparse.Namespace, settings_for: Any) -> int:
         )
         if job.error:
             print(f"    error: {job.error}")
-        for event in logs:
-            if event["event"] == "fabricated_claim_dropped" and args.show_dropped:
+        for event in logs if args.show_dropped else []:
+            if event["event"] == "fabricated_claim_dropped":
                 print(f"    {event['reason']}: {event['claim']!r} over {event['quote']!r}")
+            elif event["event"] == "summary_sentences_removed":
+                for sentence in event["sentences"]:
+                    print(f"    summary sentence removed: {sentence!r}")
     print(
         f"jobs={kinds.total()} completed={sums['completed']} "
         f"answered={kinds['answered']} facts_as_found={kinds['facts']} "
@@ -194,7 +197,9 @@ async def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=int, default=7, help="The PubMedQA sample's seed.")
     parser.add_argument(
-        "--show-dropped", action="store_true", help="With --pubmedqa: list the claims dropped."
+        "--show-dropped",
+        action="store_true",
+        help="With --pubmedqa: list the claims dropped and the summary sentences removed.",
     )
     parser.add_argument(
         "--max-seconds",
