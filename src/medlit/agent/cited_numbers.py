@@ -86,6 +86,12 @@ def _checked(sentence: str) -> list[tuple[float, int]]:
     ]
 
 
+def _written(number: tuple[float, int]) -> str:
+    """A number as the answer wrote it: 22428608, not 2.24286e+07; 1.45 and 0.50 as such."""
+    value, decimals = number
+    return f"{value:.{decimals}f}"
+
+
 def _given(number: tuple[float, int], source: list[tuple[float, int]]) -> bool:
     value, decimals = number
     tolerance = 0.5 * 10.0**-decimals + 1e-9
@@ -156,7 +162,7 @@ def drop_unsourced_numbers(text: str, articles: Mapping[str, Article]) -> tuple[
                 )
             missing = [n for n in wanted if not _given(n, sources[pmid])]
             if missing:
-                shown = ", ".join(f"{value:g}" for value, _ in missing)
+                shown = ", ".join(_written(number) for number in missing)
                 why.append((pmid, f"{shown}, a number that article does not give"))
                 continue
             if pmid not in sentences:
@@ -164,7 +170,7 @@ def drop_unsourced_numbers(text: str, articles: Mapping[str, Article]) -> tuple[
             for number in wanted:
                 swap = _given_for_another(sentence, number, articles[pmid], sentences[pmid])
                 if swap is not None:
-                    why.append((pmid, f"{number[0]:g}, a number that article gives for "
+                    why.append((pmid, f"{_written(number)}, a number that article gives for "
                                 f"{swap.dropped}, not {swap.brought}"))  # fmt: skip
                     break
         return why

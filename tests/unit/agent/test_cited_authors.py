@@ -31,9 +31,30 @@ def test_a_listed_author_and_an_uncited_name_stay() -> None:
     for said in (
         "A study published in 1997 by Stahl et al. [PMID:1] found that X.",
         "Stahl and colleagues found X [PMID:1].",
-        "Stahl et al. found X.",  # cites nothing: no article to hold it to
+        "Stahl et al. found X.",  # cites nothing: an author of a retrieved article
     ):
         assert drop_wrong_authors(said, ARTICLES) == (said, [])
+
+
+def test_an_author_a_sentence_citing_nothing_names_must_be_of_a_retrieved_article() -> None:
+    # The local model, before the sentence citing the article, whose title opens "Bridge
+    # experience with long-term implantable left ventricular assist devices" (no authors).
+    bridge = Article(pmid="9107172", title="Bridge experience with long-term implantable LVADs")
+    said = (
+        "The study by Bridge et al. (1997) demonstrated that long-term use of LVADs as bridges "
+        "to transplantation is successful. The study also found X [PMID:9107172]."
+    )
+    assert drop_wrong_authors(said, {"9107172": bridge}) == (
+        "The study demonstrated that long-term use of LVADs as bridges to transplantation is "
+        "successful. The study also found X [PMID:9107172].",
+        [
+            'an author name was taken out: "by Bridge et al. (1997)", which no retrieved '
+            "article lists"
+        ],
+    )
+    assert drop_wrong_authors("Jones et al. found X.", ARTICLES)[0] == "A study found X."
+    # With no evidence at all there is nothing to hold a name to.
+    assert drop_wrong_authors("Jones et al. found X.", {}) == ("Jones et al. found X.", [])
 
 
 def test_a_surname_of_more_than_one_word_is_listed_by_its_last() -> None:

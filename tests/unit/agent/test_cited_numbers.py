@@ -87,9 +87,16 @@ def test_a_small_number_with_decimals_or_a_percent_sign_is_checked_a_p_threshold
     # 2.4% and 5.9 are the articles'; 3.1% and an odds ratio of 1.45 are nowhere in them.
     kept = "CRPS fell to 2.4% (P < 0.05) [PMID:2]. The %Tregs reached 5.9 in two groups [PMID:1]."
     assert drop_unsourced_numbers(kept, ARTICLES) == (kept, [])
-    for invented in ("CRPS fell to 3.1% [PMID:2].", "The odds ratio was 1.45 [PMID:2]."):
+    for invented, shown in (
+        ("CRPS fell to 3.1% [PMID:2].", "3.1"),
+        ("The odds ratio was 1.45 [PMID:2].", "1.45"),
+        ("The odds ratio was 0.50 [PMID:2].", "0.50"),
+        # A number is named as written: the local model's 22428608 was shown as 2.24286e+07.
+        ("The rate was 22428608 [PMID:2].", "22428608"),
+    ):
         text, warnings = drop_unsourced_numbers(f"{kept} {invented}", ARTICLES)
         assert text == kept and len(warnings) == 1, (text, warnings)
+        assert f"for {shown}, a number that article does not give" in warnings[0]
     text, warnings = drop_unsourced_numbers("CRPS fell by 8 % [PMID:2].", ARTICLES)
     assert text == "" and "8, a number that article does not give" in warnings[0]
 
