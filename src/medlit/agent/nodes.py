@@ -74,6 +74,7 @@ from medlit.agent.reversed_findings import drop_reversed_findings
 from medlit.agent.state import AgentState
 from medlit.agent.stated_aims import drop_aims_as_findings
 from medlit.agent.swapped_groups import drop_swapped_groups
+from medlit.agent.swapped_subjects import drop_swapped_subjects
 from medlit.agent.unmentioned import unmentioned_terms
 from medlit.agent.unsupported import drop_unsupported, says_all
 from medlit.agent.verdict import read_verdict
@@ -547,7 +548,9 @@ class AskNodes:
         left with none; so does one to an article that gives a number of the sentence for the
         opposite group ("longer" where it says "shorter"), or says the group the sentence names
         ("a longer duration of treatment") goes the other way
-        (:mod:`medlit.agent.swapped_groups`); a publication year ("published in 2012") no cited
+        (:mod:`medlit.agent.swapped_groups`), or whose finding the sentence copies word for
+        word with another subject in front (:mod:`medlit.agent.swapped_subjects`); a
+        publication year ("published in 2012") no cited
         article has is taken out, and so is an author ("by Stahl et al.") no cited article
         lists, and a systematic review or randomised trial no cited article is
         (:mod:`medlit.agent.cited_designs`), and "strong" said of a correlation whose own
@@ -589,6 +592,7 @@ class AskNodes:
         check.text, misattributed = drop_misattributed(check.text, articles)
         check.text, unsourced = drop_unsourced_numbers(check.text, articles)
         check.text, swapped = drop_swapped_groups(check.text, articles)
+        check.text, resubjected = drop_swapped_subjects(check.text, articles)
         check.text, misdated = drop_wrong_years(check.text, articles)
         check.text, misnamed = drop_wrong_authors(check.text, articles)
         check.text, redesigned = drop_wrong_designs(check.text, articles)
@@ -607,6 +611,7 @@ class AskNodes:
             misattribution_warnings(misattributed)
             + unsourced
             + swapped
+            + resubjected
             + misdated
             + misnamed
             + redesigned
