@@ -77,6 +77,22 @@ def test_a_clinicians_compound_and_synonym_are_said_by_the_articles_words() -> N
     ]
     asked = "Does hyperfiltration in pregnancy damage the kidneys of multiparous women?"
     assert unmentioned_terms(asked, parities) == []
+    # One thing named in other words: "kidney stones" are the article's "urinary stones" (the
+    # local model's answer lost its article "for 'kidney', which that article never
+    # mentions"), a heart attack its myocardial infarction.
+    stones = [
+        _article(
+            "Can we predict urinary stone composition based on an analysis of microelement "
+            "concentration in the hair and urine?",
+            "Only a few correlations were found.",
+        )
+    ]
+    asked = "Can hair and urine trace element analysis predict kidney stone composition?"
+    assert unmentioned_terms(asked, stones) == []
+    assert unmentioned_terms("nephrolithiasis in children", stones) == []
+    infarction = [_article("Statins after myocardial infarction", "Mortality fell.")]
+    assert unmentioned_terms("Do statins help after a heart attack?", infarction) == []
+    assert unmentioned_terms("Do statins prevent urolithiasis?", infarction) == ["urolithiasis"]
     # A compound is said by its parts only when they are words and one is technical: not by
     # a prefix ("non-"), nor by two common words said anywhere ("high", "dose").
     others = [_article("Communicable disease after a high fever", "The dose was non-toxic.")]

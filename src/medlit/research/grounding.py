@@ -342,9 +342,33 @@ _ASPECTS = frozenset(
 
 def word_stems(text: str) -> set[str]:
     """The :func:`word_stem` of each topic word of ``text``, and of each part of a hyphenated
-    one ("short-term" says "short" too)."""
+    one ("short-term" says "short" too); a text naming a thing of :data:`_NAMED_ALIKE` says
+    the words of its other names too ("urinary stones" says "kidney stones")."""
     words = normalise_topic(text).split()
+    for names, said in _NAMED_ALIKE:
+        if names.search(text):
+            words += said
     return {word_stem(part) for word in words for part in {word, *word.split("-")} if part}
+
+
+# One thing a clinician and an abstract name in other words than a word for a word: asked
+# whether hair and urine trace elements predict "kidney stone" composition, the local model's
+# answer lost its article, on "urinary stone" composition, "for 'kidney', which that article
+# never mentions". Each: the names (a pattern), and the words any of them says.
+_NAMED_ALIKE = (
+    (
+        re.compile(
+            r"\b(?:(?:kidney|urinary|renal|ureteral|ureteric) (?:stones?|calcul[iu]s?)"
+            r"|(?:uro|nephro)lithiasis|stone[- ]formers?)\b",
+            re.I,
+        ),
+        ["kidney", "stone", "calculi", "urolithiasis", "nephrolithiasis"],
+    ),
+    (
+        re.compile(r"\b(?:heart attacks?|myocardial infarctions?)\b", re.I),
+        ["heart", "attack", "myocardial", "infarction"],
+    ),
+)
 
 
 def word_stem(word: str) -> str:

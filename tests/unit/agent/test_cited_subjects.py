@@ -54,6 +54,25 @@ def test_a_subject_of_the_question_the_article_never_says_loses_its_citation() -
     assert checked.words == []  # the sentence stayed
 
 
+def test_a_subject_the_article_names_in_other_words_is_said() -> None:
+    # The local model's answer lost its only article, on "urinary stone" composition, "for
+    # 'kidney', which that article never mentions".
+    stones = {
+        "23240452": article(
+            "23240452",
+            "Can we predict urinary stone composition based on an analysis of microelement "
+            "concentration in the hair and urine?",
+            "The data did not allow an algorithm to predict stone chemical composition.",
+        ),
+        # Another article retrieved says "kidney": the word is held to the cited one.
+        "2": article("2", "Kidney function after nephrectomy", "Function fell in 40 patients."),
+    }
+    question = "Can hair and urine trace element analysis predict kidney stone composition?"
+    text = "Kidney stone composition cannot be predicted from hair and urine [PMID:23240452]."
+    checked = drop_unsaid_subjects(text, stones, question)
+    assert (checked.text, checked.warnings) == (text, [])
+
+
 def test_adults_and_sentences_without_the_questions_words_are_not_checked() -> None:
     # Most studies of adults never say so; a sentence on another subject is the others' to judge.
     text = "Peak concentration monitoring of vancomycin is not needed in adults [PMID:1]."
