@@ -108,6 +108,17 @@ _SUPPORT = re.compile(
     r"(?:\s+by\s+(?:showing|demonstrating|finding|reporting)(?:\s+that)?)?",
     re.I,
 )
+# The same claim said the other way round: "The claim is supported by [PMID], which found
+# that ..." (the local model, over a study of CT scanners, asked whether hair and urine
+# analysis predicts kidney stone composition); "This is further supported by a study".
+_SUPPORTED_BY = re.compile(
+    r"^\W*(?:this|these|the|that)(?:\s+(?:claim|conclusion|finding|answer|statement|result)s?)?"
+    r"\s+(?:is|are)\s+(?:also\s+|further\s+)?(?:supported|confirmed|corroborated|reinforced)"
+    r"\s+by\s+(?:(?:a|the|another|one)\s+(?:study|trial|article|review|report)\s*)?"
+    r"(?P<cites>(?:\[PMID:\d+\]\s*)+),?\s*(?:which|that)\s+(?P<verb>found|showed|reported"
+    r"|demonstrated)\b",
+    re.I,
+)
 
 
 def drop_borrowed_support(
@@ -120,7 +131,8 @@ def drop_borrowed_support(
     early changes ... in the serum interleukin (IL)-2 ... reflect the inflammatory activity in
     the patients with post-ERCP pancreatitis", over a study that never mentions endothelin.
     The finding stays, as the article's ("A study [PMID] shows that ..."); a sentence that
-    only claims the support goes. One warning each."""
+    only claims the support goes. Said the other way round ("The claim is supported by [PMID],
+    which found that ..."), it reads "A study [PMID] found that ...". One warning each."""
     terms = subject_terms(question)
     if not terms:
         return text, []
@@ -128,14 +140,25 @@ def drop_borrowed_support(
 
     def check(sentence: str) -> str:
         claim = _SUPPORT.search(sentence)
+        passive = _SUPPORTED_BY.match(sentence) if claim is None else None
         cited = [p for p in extract_pmids(sentence) if p in articles]
-        if claim is None or not cited:
+        if (claim is None and passive is None) or not cited:
             return sentence
         if any(len(mentioned(terms, [articles[p].everything_said])) == len(terms) for p in cited):
             return sentence
-        rest = sentence[claim.end() :].strip(" ,.")
         said = mentioned(terms, [articles[p].everything_said for p in cited])
         unsaid = [word for key, word in terms.items() if key not in said]
+        if passive is not None:  # "A study [PMID] found that ...": the finding, the article's
+            warnings.append(
+                f"a claim of support was taken out: PMID {cited[0]} never mentions "
+                f"{either_of(unsaid)}"
+            )
+            return (
+                f"A study {passive['cites'].strip()} {passive['verb']}" + sentence[passive.end() :]
+            )
+        if claim is None:
+            return sentence
+        rest = sentence[claim.end() :].strip(" ,.")
         if without_citations(rest).strip():
             shown = "shows that" if claim.group(0).rstrip().endswith("that") else "shows"
             warnings.append(

@@ -116,3 +116,15 @@ def test_a_claim_of_support_from_an_article_that_cannot_give_it_goes() -> None:
     # An article that names every subject of the question can support the answer.
     kept = "A study [PMID:11601252] also confirms this finding."
     assert drop_borrowed_support(kept, PANCREATITIS, ASKED) == (kept, [])
+    # Said the other way round (the local model's words, over a study of another subject).
+    for said in (
+        f"The claim is supported by [PMID:18670651], which found that {finding}",
+        f"This is further supported by a study [PMID:18670651] that found that {finding}",
+    ):
+        text, warnings = drop_borrowed_support(said, PANCREATITIS, ASKED)
+        assert text == f"A study [PMID:18670651] found that {finding}", text
+        assert warnings == [
+            "a claim of support was taken out: PMID 18670651 never mentions endothelin-1"
+        ]
+    kept = "This is supported by [PMID:11601252], which found that it aggravates pancreatitis."
+    assert drop_borrowed_support(kept, PANCREATITIS, ASKED) == (kept, [])
