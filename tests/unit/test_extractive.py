@@ -484,6 +484,16 @@ def test_yes_no_question_detection(question: str, expected: bool) -> None:
         ("Diameters were similar in both groups.", "Is A the same as LEEP?", "yes"),
         ("Drug A was superior to drug B.", "Is drug A better than drug B?", "yes"),
         ("Drug A was superior.", "Is drug A better than drug B?", "yes"),
+        (
+            # PubMedQA 23240452's conclusion (gold no) read uncertain ("predict" after a
+            # negation's reach), and the local model's "hair and urine trace element analysis
+            # can predict kidney stone composition" stood over it.
+            "The data obtained did not allow for the creation of a proper and practical "
+            "algorithm to predict stone chemical composition based on hair and urine analysis.",
+            "Can hair and urine trace element analysis predict kidney stone composition?",
+            "no",
+        ),
+        ("These data allow us to predict stone composition.", "Can X predict stones?", "yes"),
     ],
 )
 def test_sentence_stance(sentence: str, question: str, expected: str | None) -> None:

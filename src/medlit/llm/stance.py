@@ -209,8 +209,18 @@ def content_terms(text: str) -> set[str]:
 
 
 def _without_negated(clause: str) -> str:
-    """The clause minus each negation cue and the few words it governs."""
+    """The clause minus each negation cue and the few words it governs; a negated enabling
+    verb governs what it would have enabled ("did not allow for ... an algorithm to predict
+    stone composition": no prediction)."""
+    clause = _NOT_ENABLED.sub(" ", clause)
     return re.sub(_NEGATIVE.pattern + r"(?:\W+\w+){0,4}", " ", clause, flags=re.I)
+
+
+_NOT_ENABLED = re.compile(
+    r"\b(?:not|n't|cannot|never|unable to|failed to)\s+(?:\w+\s+){0,2}?"
+    r"(?:allow|permit|enable|make it possible)\w*\b[^,;:]*",
+    re.I,
+)
 
 
 _RATHER_THAN = re.compile(r"\brather than\b", re.I)
