@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     for pmid, label, article, said_back in titles_said_back(records, articles):
         titles += 1
         for said, sentence in said_back:
-            _, warnings = drop_restated_titles(f"{sentence} [PMID:{pmid}].", {pmid: article})
+            warnings = drop_restated_titles(f"{sentence} [PMID:{pmid}].", {pmid: article}).warnings
             counts[(said, label, bool(warnings))] += 1
     print(f"PubMedQA articles whose title is a question: {titles}\n")
     print(f"{'said as':<9} {'label':<7} {'taken out':>10} {'kept':>6}")

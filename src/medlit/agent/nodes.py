@@ -81,6 +81,7 @@ from medlit.agent.verdict import read_verdict
 from medlit.answer_wording import third_person, unauthored, without_opening_connective
 from medlit.defined_terms import spell_out
 from medlit.errors import CacheAdmissionError, LLMError, SourceError, SourceUnavailable
+from medlit.llm.extractive import about_question
 from medlit.log import get_logger
 from medlit.progress import emit, streaming_wanted
 from medlit.text import all_of, counted, drop_repeated_sentences, either_of, only_points
@@ -600,7 +601,8 @@ class AskNodes:
         check.text, reversed_, reversed_from = drop_reversed_findings(check.text, articles)
         check.text, inferred = drop_unsupported_inferences(check.text, articles)
         check.text, aims = drop_aims_as_findings(check.text, articles)
-        check.text, titled = drop_restated_titles(check.text, articles)
+        restated = drop_restated_titles(check.text, articles)
+        check.text, titled = restated.text, restated.warnings
         check.text, off = drop_off_question(check.text, articles, question)
         check.text, borrowed_support = drop_borrowed_support(check.text, articles, question)
         unsaid = drop_unsaid_subjects(check.text, articles, question)
@@ -695,6 +697,14 @@ class AskNodes:
                 # Never a default nor an opening guess: ask which way the checked text goes.
                 log.info("no_verdict_line" if verdict is None else "verdict_reread", mode="llm")
                 verdict = await read_verdict(self.deps.llm(), question, check.text)
+        if verdict in ("yes", "no") and any(
+            said == verdict and about_question(question)(articles[pmid])
+            for pmid, said in restated.said.items()
+        ):
+            # "No" read again from what was left, where the model's "No" to the question of an
+            # article on it, which concludes yes, was left out: two readings against it.
+            log.info("verdict_made_consistent", read=verdict, verdict="uncertain")
+            verdict = "uncertain"
         if verdict in ("yes", "no"):
             # "Verdict: No" over "X is a contraindication [the article concluding it is not]"
             verdict = consistent_verdict(check.text, verdict, articles, question, reversed_from)

@@ -11,7 +11,11 @@ Here a cited sentence that says most of its article's title question
 (:func:`~medlit.agent.contradicted.stated_answer`, the title as the question) loses that
 citation when the article's conclusion answers the title the other way
 (:func:`~medlit.agent.contradicted.concludes`), and is left out with none left, with a
-warning. The verdict is then read again, or is Uncertain when nothing cited is left.
+warning. The verdict is then read again, or is Uncertain when nothing cited is left; it is
+Uncertain too when it is the answer a sentence left out gave an article about the question
+that concludes the other (two readings against it: the local model answered "No" to whether
+prostate shape affects HoLEP outcomes, over an article concluding yes, its sentence saying so
+left out, and the verdict read again from what was left).
 
 On the 500 PubMedQA articles (each titled with a question), the title said back as "yes"
 goes for 57 of the 169 labelled no, 7 of the 276 labelled yes and 9 of the 55 maybe; said as
@@ -23,6 +27,7 @@ or more. The small model says a title back as yes whatever the article found.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from medlit.agent.citations import drop_cited_for, extract_pmids, without_citations
 from medlit.agent.contradicted import RESTATED, concludes, stated_answer
@@ -30,7 +35,7 @@ from medlit.llm.stance import Stance, content_terms
 from medlit.log import get_logger
 from medlit.types import Article
 
-__all__ = ["drop_restated_titles", "title_answer"]
+__all__ = ["Restated", "drop_restated_titles", "title_answer"]
 
 log = get_logger("agent.restated_titles")
 
@@ -48,7 +53,18 @@ def title_answer(sentence: str, article: Article) -> Stance | None:
     return stated_answer(sentence, title)
 
 
-def drop_restated_titles(text: str, articles: Mapping[str, Article]) -> tuple[str, list[str]]:
+@dataclass
+class Restated:
+    """An answer after :func:`drop_restated_titles`: its text, a warning for each citation
+    taken out, and the answer each article's title question was given where it concludes the
+    other (by PMID)."""
+
+    text: str
+    warnings: list[str]
+    said: dict[str, Stance] = field(default_factory=dict)
+
+
+def drop_restated_titles(text: str, articles: Mapping[str, Article]) -> Restated:
     """``text`` without the citations (and sentences) that say their article's title question
     as the answer the article does not give (see the module doc); a warning for each.
 
@@ -56,6 +72,7 @@ def drop_restated_titles(text: str, articles: Mapping[str, Article]) -> tuple[st
         text: the answer, its citations checked (``[PMID:n]`` of retrieved articles).
         articles: the retrieved evidence articles, by PMID.
     """
+    answers: dict[str, Stance] = {}
 
     def wrong_in(sentence: str) -> list[tuple[str, str]]:
         wrong = []
@@ -66,6 +83,7 @@ def drop_restated_titles(text: str, articles: Mapping[str, Article]) -> tuple[st
                 continue
             found = concludes(article, article.title)
             if found in ("yes", "no") and found != said:
+                answers[pmid] = said
                 asks = f"the answer {said!r} to the question its title asks"
                 wrong.append((pmid, f"{asks}, where it concludes {found!r}"))
         return wrong
@@ -73,4 +91,4 @@ def drop_restated_titles(text: str, articles: Mapping[str, Article]) -> tuple[st
     text, warnings = drop_cited_for(text, wrong_in)
     if warnings:
         log.warning("answer_titles_restated", removals=len(warnings))
-    return text, warnings
+    return Restated(text, warnings, answers)
