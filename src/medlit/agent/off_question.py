@@ -23,8 +23,8 @@ abstracts, each cited to its own article with the title left out (the worst case
 article has its title) and held to its question, 19 go, methods and background sentences that
 say none of the question's words, under questions whose one rare word only the title says
 (85 went when one subject term was enough: "factors amenable to prevention"; none when such
-questions were not checked); of the 1,061 conclusion sentences of each question's nearest other
-article, cited to it, 383 go (261 when one-term questions were not checked).
+questions were not checked); of the 1,063 conclusion sentences of each question's nearest other
+article, cited to it, 385 go (261 when one-term questions were not checked).
 
 A sentence that says its articles support the answer ("also supports this conclusion by
 showing that ...") is held closer: each article it cites must name every subject term of the

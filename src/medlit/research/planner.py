@@ -71,7 +71,11 @@ _GENERIC = frozenset(
     relation should would may must did about whether they one regular regularly routine
     routinely help helps given likely likelihood slow slows slowed slowing affect affects
     affected affecting influence influences influenced influencing find finds finding findings
-    found share shares shared sharing keep keeps keeping kept cause causes caused causing""".split()  # noqa: SIM905
+    found share shares shared sharing keep keeps keeping kept cause causes caused causing
+    counteract counteracts counteracted counteracting mitigate mitigates mitigated mitigating
+    attenuate attenuates attenuated attenuating alleviate alleviates alleviated alleviating
+    ameliorate ameliorates ameliorated ameliorating lessen lessens lessened lessening worsen
+    worsens worsened worsening""".split()  # noqa: SIM905
 )
 
 

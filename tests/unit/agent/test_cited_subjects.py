@@ -246,6 +246,16 @@ FRAMING = [
         "Atmospheric pressure does not affect aortic aneurysm rupture [PMID:1].",
         id="the-verb-asked",
     ),
+    pytest.param(
+        # The local model's answer on PubMedQA 11882828 fell to the digest "for
+        # 'counteracts'", asked whether tranexamic acid counteracts desmopressin's fibrinolysis.
+        ("Does tranexamic acid reduce desmopressin-induced hyperfibrinolysis?",
+         "Tranexamic acid significantly reduces desmopressin-induced hyperfibrinolysis."),
+        ("Exercise counteracts muscle loss", "Exercise counteracted the loss of fibres."),
+        "Does tranexamic acid counteract the fibrinolysis caused by desmopressin?",
+        "Tranexamic acid counteracts desmopressin-induced hyperfibrinolysis [PMID:1].",
+        id="the-effect-asked",
+    ),
 ]  # fmt: skip
 
 
