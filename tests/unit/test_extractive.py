@@ -494,6 +494,16 @@ def test_yes_no_question_detection(question: str, expected: bool) -> None:
             "no",
         ),
         ("These data allow us to predict stone composition.", "Can X predict stones?", "yes"),
+        (
+            # PubMedQA 24695920's conclusion (gold yes) read uncertain ("poorer" a negation),
+            # and the local model's "Verdict: No" stood over it.
+            "Greater anterior laxity of the uninjured knee was associated with poorer stability "
+            "and functional outcomes after ACL reconstruction.",
+            "Does knee laxity on the healthy side affect ACL reconstruction results?",
+            "yes",
+        ),
+        ("High Ki-67 predicted poor survival.", "Does Ki-67 predict survival?", "yes"),
+        ("The score had poor accuracy.", "Is the score accurate?", "no"),
     ],
 )
 def test_sentence_stance(sentence: str, question: str, expected: str | None) -> None:

@@ -109,6 +109,14 @@ _BENIGN_NEGATION = re.compile(
     r"|\bwhether or not\b|\bwith or without\b|\bnot only\b|\bpoorly[- ]differentiated\b",
     re.I,
 )
+# What a finding leads to, "poor" ("was associated with poorer stability and functional
+# outcomes", "predicts poor survival"): an outcome that goes worse, not a negation of the
+# finding, as "poor" is of a test ("poor accuracy") or an effect ("poor response").
+_POOR_OUTCOME = re.compile(
+    r"\b(?P<link>associated with|linked to|leads? to|led to|results? in|resulted in|predict\w*"
+    r"|risk factors? for)\s+(?:an?\s+|significantly\s+)?poor(?:er|ly)?\b",
+    re.I,
+)
 _SKEPTICAL_QUESTION = re.compile(r"\b(?:really|truly|actually|still|myth|overrated)\b", re.I)
 _NO_DIFFERENCE = re.compile(
     r"\b(?:no (?:statistically |clinically )?(?:significant )?differen\w*"
@@ -252,6 +260,7 @@ def _clause_stance(clause: str, question: str) -> Stance | None:
     if unevidenced and _clause_stance(clause[unevidenced.end() :], question) == "yes":
         return "no"
     clause = _BENIGN_NEGATION.sub(" ", clause)
+    clause = _POOR_OUTCOME.sub(r"\g<link> worse", clause)
     equivalence_question = bool(_EQUIV_QUESTION.search(question))
     if equivalence_question and _NOT_AS_ASKED.search(clause):
         return "no"
