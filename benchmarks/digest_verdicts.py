@@ -54,7 +54,7 @@ def nearest_others(question: str, pmid: str, said: dict[str, set[str]], n: int) 
     """The ``n`` records other than ``pmid`` whose articles say the most of ``question``'s
     subject words (``said``: each article's word stems, by PMID): the near misses a search
     returns around the one article that answers."""
-    anchors = word_stems(" ".join(anchor_terms(question)))
+    anchors = set().union(*map(word_stems, anchor_terms(question)))  # one word at a time
     others = (p for p in said if p != pmid)
     return sorted(others, key=lambda p: (-len(anchors & said[p]), p))[:n]
 

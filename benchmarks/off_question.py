@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
                 counts["own_dropped"] += bool(warnings)
                 if warnings and len(shown["own taken out"]) < args.show:
                     shown["own taken out"].append(f"{sentence[:90]} | {question}")
-        anchors = word_stems(" ".join(anchor_terms(question)))
+        anchors = set().union(*map(word_stems, anchor_terms(question)))  # one word at a time
         other = min((p for p in articles if p != pmid), key=lambda p: (-len(anchors & said[p]), p))
         for sentence in conclusion_sentences(articles[other]):
             cited = {other: articles[other]}
