@@ -240,7 +240,8 @@ def said_in(key: str, stems: set[str]) -> bool:
     """Whether the topic word ``key`` is among ``stems`` (:func:`word_stems`) in one of its
     forms: as itself, a verb's past or present participle as the verb ("used" as "use",
     "linked" as "link", "using" as "use"), a verb and its noun in "-ion" or "-ation" as one
-    ("dilating", "dilate", "dilation" and "dilatation"; "ligated" and "ligation"), an organ's
+    ("dilating", "dilate", "dilation" and "dilatation"; "ligated" and "ligation"), a noun in
+    "-ure" and its verb ("exposure", "exposed"), an organ's
     noun and adjective, a clinician's word and the abstract's synonym, and a hyphenated
     compound by each of its parts."""
     forms, roots = [key], []
@@ -255,6 +256,8 @@ def said_in(key: str, stems: set[str]) -> bool:
         forms += [root + "e" for root in roots]
     elif key.endswith("ate") and len(key) > 5:
         roots = [key[:-1]]
+    elif key.endswith("ure") and len(key) > 6:  # "exposure": "exposed", "expose"
+        forms.append(key[:-3] + "e")
     forms += [root + ending for root in roots for ending in ("ion", "ation")]
     forms += _latin_forms(key)
     forms += _synonyms(word_stem(key))
@@ -367,6 +370,12 @@ _NAMED_ALIKE = (
     (
         re.compile(r"\b(?:heart attacks?|myocardial infarctions?)\b", re.I),
         ["heart", "attack", "myocardial", "infarction"],
+    ),
+    (
+        re.compile(
+            r"\b(?:second[- ]?hand smok\w*|passive smok\w*|environmental tobacco smoke)\b", re.I
+        ),
+        ["secondhand", "passive", "smoke", "smoking", "tobacco"],
     ),
 )
 

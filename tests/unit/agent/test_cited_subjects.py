@@ -73,6 +73,26 @@ def test_a_subject_the_article_names_in_other_words_is_said() -> None:
     assert (checked.text, checked.warnings) == (text, [])
 
 
+def test_a_noun_is_said_by_its_verb_and_a_thing_by_another_of_its_names() -> None:
+    # The local model's true sentence on PubMedQA 15369037 was left out "for 'exposure'", and
+    # the answer opened "None of the articles cited speaks of exposure": the article says
+    # "exposed to environmental tobacco smoke (ETS)".
+    smoke = {
+        "1": article(
+            "1",
+            "Do people who were passive smokers during childhood have increased risk of "
+            "long-term work disability?",
+            "Nurses' aides exposed to environmental tobacco smoke (ETS) at home during "
+            "childhood had increased risk of sick leave.",
+        ),
+        "2": article("2", "Noise exposure at work", "Exposure to noise raised sick leave."),
+    }
+    question = "Does childhood secondhand smoke exposure increase later sick leave?"
+    text = "Childhood secondhand smoke exposure increased later sick leave [PMID:1]."
+    checked = drop_unsaid_subjects(text, smoke, question)
+    assert (checked.text, checked.warnings) == (text, [])
+
+
 def test_adults_and_sentences_without_the_questions_words_are_not_checked() -> None:
     # Most studies of adults never say so; a sentence on another subject is the others' to judge.
     text = "Peak concentration monitoring of vancomycin is not needed in adults [PMID:1]."
