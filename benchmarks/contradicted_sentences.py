@@ -33,8 +33,6 @@ caught=... against_caught=... read_yes=right/all read_no=right/all``.
 
 from __future__ import annotations
 
-import argparse
-
 from medlit.agent.contradicted import concludes, drop_against_conclusions, drop_contradicted
 from medlit.text import split_sentences
 from pubmedqa_cases import cases, show_examples, statement
@@ -45,9 +43,7 @@ def cited(sentence: str, pmid: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--show", type=int, default=6, help="Examples shown of each outcome.")
-    loaded = cases(parser, argv)
+    loaded = cases(__doc__, argv, show=6)
     if loaded is None:
         return 1
     args, records, articles = loaded

@@ -19,7 +19,6 @@ Last line: ``sentences=... named_strong=... own_flagged=... weakened_caught=...`
 
 from __future__ import annotations
 
-import argparse
 import re
 from collections import Counter
 
@@ -36,9 +35,7 @@ def weakened(sentence: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--show", type=int, default=8, help="Examples shown per case.")
-    loaded = cases(parser, argv)
+    loaded = cases(__doc__, argv, show=8)
     if loaded is None:
         return 1
     args, records, articles = loaded

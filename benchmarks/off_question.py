@@ -22,7 +22,6 @@ Last line: ``own_sentences=... own_dropped=... other_sentences=... other_dropped
 
 from __future__ import annotations
 
-import argparse
 from collections import Counter
 
 from medlit.agent.off_question import drop_off_question
@@ -34,9 +33,7 @@ from pubmedqa_cases import cases, show_examples
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--show", type=int, default=8, help="Examples shown per case.")
-    loaded = cases(parser, argv)
+    loaded = cases(__doc__, argv, show=8)
     if loaded is None:
         return 1
     args, records, articles = loaded

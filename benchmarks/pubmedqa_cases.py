@@ -36,12 +36,16 @@ def labelled(data: Path) -> tuple[dict[str, Any], dict[str, Article]] | None:
 
 
 def cases(
-    parser: argparse.ArgumentParser, argv: list[str] | None
+    doc: str | None, argv: list[str] | None, *, show: int | None = None
 ) -> tuple[argparse.Namespace, dict[str, Any], dict[str, Article]] | None:
-    """A benchmark's arguments (with ``--data`` added to ``parser``), and the labelled
+    """A benchmark's arguments (described by the first paragraph of its module ``doc``:
+    ``--data``, and ``--show`` with ``show`` as its default when given), and the labelled
     records and their articles (:func:`labelled`), logging quieted to errors; None when the
     data is absent."""
+    parser = argparse.ArgumentParser(description=(doc or "").split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    if show is not None:
+        parser.add_argument("--show", type=int, default=show, help="Examples shown per case.")
     args = parser.parse_args(argv)
     data = labelled(args.data)
     if data is None:

@@ -27,7 +27,6 @@ no_kept_wrong=...``.
 
 from __future__ import annotations
 
-import argparse
 from collections import Counter
 
 from medlit.research.researcher import check_claim
@@ -36,9 +35,7 @@ from pubmedqa_cases import cases, show_examples, titles_said_back
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--show", type=int, default=3, help="Examples of each outcome to print.")
-    loaded = cases(parser, argv)
+    loaded = cases(__doc__, argv, show=3)
     if loaded is None:
         return 1
     args, records, articles = loaded
@@ -71,8 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'said as':<9} {'label':<7} {'kept':>6} {'dropped':>8}")
     for said in ("yes", "no"):
         for label in ("yes", "no", "maybe"):
-            kept, dropped = counts[(said, label, True)], counts[(said, label, False)]
-            print(f"{said:<9} {label:<7} {kept:>6} {dropped:>8}")
+            held, dropped = counts[(said, label, True)], counts[(said, label, False)]
+            print(f"{said:<9} {label:<7} {held:>6} {dropped:>8}")
     show_examples(shown)
     print(
         f"titles={titles} yes_kept_right={counts[('yes', 'yes', True)]} "

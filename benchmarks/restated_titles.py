@@ -24,7 +24,6 @@ no_taken_wrong=...``.
 
 from __future__ import annotations
 
-import argparse
 from collections import Counter
 
 from medlit.agent.restated_titles import drop_restated_titles
@@ -32,7 +31,7 @@ from pubmedqa_cases import cases, titles_said_back
 
 
 def main(argv: list[str] | None = None) -> int:
-    loaded = cases(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]), argv)
+    loaded = cases(__doc__, argv)
     if loaded is None:
         return 1
     _, records, articles = loaded

@@ -22,7 +22,6 @@ Last line: ``findings=... own_flagged=... without_flagged=... aims=... confirmed
 
 from __future__ import annotations
 
-import argparse
 import re
 from collections import Counter
 
@@ -52,9 +51,7 @@ def as_finding(aim: str) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--show", type=int, default=8, help="Examples shown per case.")
-    loaded = cases(parser, argv)
+    loaded = cases(__doc__, argv, show=8)
     if loaded is None:
         return 1
     args, records, articles = loaded

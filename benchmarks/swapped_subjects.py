@@ -27,12 +27,12 @@ caught=...``.
 
 from __future__ import annotations
 
-import argparse
 import re
 from collections import Counter
 
 from medlit.agent.swapped_subjects import swapped_subject
 from medlit.text import split_sentences
+from medlit.types import Article
 from medlit.word_rarity import is_technical
 from pubmedqa_cases import cases, show_examples, without_sentence
 
@@ -47,9 +47,7 @@ def _technical(text: str) -> set[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--show", type=int, default=3, help="Examples of each outcome to print.")
-    loaded = cases(parser, argv)
+    loaded = cases(__doc__, argv, show=3)
     if loaded is None:
         return 1
     args, _, articles = loaded
@@ -61,12 +59,12 @@ def main(argv: list[str] | None = None) -> int:
         "missed": [],
     }
 
-    def flagged(sentence: str, article_pmid: str, kind: str, article: object = None) -> bool:
-        swap = swapped_subject(
-            f"{sentence} [PMID:{article_pmid}]", article or articles[article_pmid]
-        )  # type: ignore[arg-type]
+    def flagged(sentence: str, pmid: str, kind: str, article: Article | None = None) -> bool:
+        """Whether ``sentence``, cited to ``pmid``, is flagged against its article (or
+        ``article``, that article with the sentence taken out); a few shown by ``kind``."""
+        swap = swapped_subject(f"{sentence} [PMID:{pmid}]", article or articles[pmid])
         if swap is not None and len(shown[kind]) < args.show:
-            shown[kind].append(f"{article_pmid}: {swap} | {sentence[:150]}")
+            shown[kind].append(f"{pmid}: {swap} | {sentence[:150]}")
         return swap is not None
 
     for pmid, article in articles.items():
