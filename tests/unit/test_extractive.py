@@ -504,6 +504,16 @@ def test_yes_no_question_detection(question: str, expected: bool) -> None:
         ),
         ("High Ki-67 predicted poor survival.", "Does Ki-67 predict survival?", "yes"),
         ("The score had poor accuracy.", "Is the score accurate?", "no"),
+        (
+            # PubMedQA 10783841's conclusion (gold yes) read uncertain ("not" a negation), and
+            # the local model's "Verdict: No" stood over its own sentence saying yes.
+            "Based on data derived from self-reported health conditions, and not withstanding "
+            "the limitations of such a study, we conclude that there is good evidence to "
+            "suggest that individuals with moderate to severe periodontal disease are at higher "
+            "risk of suffering from rheumatoid arthritis and vice versa.",
+            "Is rheumatoid arthritis linked to periodontitis?",
+            "yes",
+        ),
     ],
 )
 def test_sentence_stance(sentence: str, question: str, expected: str | None) -> None:

@@ -186,7 +186,7 @@ def consistent_verdict(
     that concludes no. Only a "yes" is turned: a small model's reading leans to yes, and a
     "no" is read only from clear mass on it (:mod:`medlit.agent.verdict`). On PubMedQA's
     questions labelled yes or no, a conclusion read "no" (:func:`concludes`) is right 94 times
-    in 108, and one read "yes" 198 times in 217 (``benchmarks/contradicted_sentences.py``):
+    in 108, and one read "yes" 199 times in 218 (``benchmarks/contradicted_sentences.py``):
     one reading alone does not overrule the verdict call. A "no" under the same two readings
     the other way (the cited articles all conclude yes, a cited sentence states yes) is
     "uncertain", never "yes": the local model wrote "Verdict: No" over its own "The

@@ -103,10 +103,11 @@ _ADVERSE = re.compile(
     re.I,
 )
 # Negations that do not negate the finding: "worse than those who had not received X"; a
-# tumour's grade ("poorly differentiated").
+# tumour's grade ("poorly differentiated"); a concession.
 _BENIGN_NEGATION = re.compile(
     r"\bthan (?:\w+ ){0,3}(?:who|that|which) (?:had|did|were|was|have|do|does) not \w+"
-    r"|\bwhether or not\b|\bwith or without\b|\bnot only\b|\bpoorly[- ]differentiated\b",
+    r"|\bwhether or not\b|\bwith or without\b|\bnot only\b|\bpoorly[- ]differentiated\b"
+    r"|\bnot[- ]?withstanding\b",  # a concession ("not withstanding the limitations")
     re.I,
 )
 # What a finding leads to, "poor" ("was associated with poorer stability and functional
