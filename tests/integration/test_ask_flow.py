@@ -618,6 +618,53 @@ async def test_an_answer_left_with_no_cited_statement_is_the_digest_when_the_evi
     )
 
 
+async def test_an_answer_left_citing_only_another_subject_after_a_contradiction_is_the_digest(
+    settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
+) -> None:
+    # The local model's "... can predict kidney stone composition [the article concluding it
+    # cannot]" went, and the answer was left with a CT scanner study's finding under Uncertain.
+    def article(pmid: str, title: str, conclusion: str) -> bytes:
+        section = AbstractSection(label="CONCLUSIONS", category="CONCLUSIONS", text=conclusion)
+        return article_to_xml(Article(pmid=pmid, title=title, abstract=[section], year=2013))
+
+    eutils.add_xml(
+        b"<PubmedArticleSet>"
+        + article(
+            "31000081",
+            "Can we predict urinary stone composition based on an analysis of microelement "
+            "concentration in the hair and urine?",
+            "The data obtained did not allow for the creation of a proper and practical "
+            "algorithm to predict stone chemical composition based on hair and urine analysis.",
+        )
+        + article(
+            "31000082",
+            "Urinary stone composition on CT: the same on different scanner models?",
+            "There was great variability when different brands and models of scanners were "
+            "compared directly.",
+        )
+        + b"</PubmedArticleSet>"
+    )
+    question = "Can hair and urine trace element analysis predict kidney stone composition?"
+    result = await _ask_answered(
+        settings,
+        eutils,
+        llm_server,
+        (
+            "Hair and urine trace element analysis can predict kidney stone composition "
+            "[PMID:31000081]. A study [PMID:31000082] found great variability when different "
+            "brands and models of scanners were compared directly.\nVerdict: Uncertain"
+        ),
+        question=question,
+    )
+    assert result.mode == "evidence_digest", result.answer
+    assert "can predict" not in result.answer and "[PMID:31000081]" in result.answer
+    assert result.warnings == [
+        "a sentence was left out: it cited PMID 31000081 for the answer 'yes', where the "
+        "article concludes 'no'",
+        best_article_lost("31000081")[1],
+    ]
+
+
 async def test_an_answer_whose_verdict_and_sentence_its_article_contradicts_is_the_digest(
     settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
 ) -> None:

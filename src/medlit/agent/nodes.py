@@ -581,7 +581,8 @@ class AskNodes:
         cited sentence stating the answer opposite to the verdict goes when every article it
         cites concludes the verdict's; and one stating the verdict's own answer goes when every
         article it cites concludes the other, the verdict then Uncertain (``digest_instead`` set
-        when nothing cited is left: :mod:`medlit.agent.contradicted`).
+        when nothing cited is left, or only articles not about the question while the
+        best-matching article names all of it: :mod:`medlit.agent.contradicted`).
         """
         question = state.get("standalone_question") or state["question"]
         check = enforce_citations(text, articles)
@@ -720,6 +721,18 @@ class AskNodes:
             warnings += against
             if against and not extract_pmids(text):
                 check.digest_instead = ANSWER_AGAINST_ARTICLES
+                return check, verdict, warnings
+            left = [articles[p] for p in extract_pmids(text) if p in articles]
+            if (
+                against
+                and on_question
+                and best.pmid not in {a.pmid for a in left}
+                and not any(map(about_question(question), left))
+            ):
+                # What was left cites only articles on something else: the local model's "can
+                # predict kidney stone composition [the article concluding it cannot]" went,
+                # leaving a CT scanner study's finding under Uncertain.
+                check.digest_instead = best_article_lost(str(best.pmid))
                 return check, verdict, warnings
             if against:
                 check.text, verdict = text, "uncertain"
