@@ -174,6 +174,25 @@ def test_only_articles_about_the_question_are_quoted_when_there_are_any() -> Non
     assert build_evidence_digest(question, thyroid).pmids == ["26285789"]
 
 
+def test_an_article_about_the_question_says_one_of_its_technical_words() -> None:
+    # Asked whether pulpotomy is a permanent treatment for molars, the digest quoted a
+    # fluoridation study beside the pulpotomy trial: it says "permanent" and "treatment", half
+    # the question's words, and neither "pulpotomy" nor "molars".
+    question = "Is pulpotomy a permanent treatment for molars?"
+    pulpotomy = make_evidence(
+        "22900881",
+        "There is insufficient clinical evidence to consider this technique for the treatment "
+        "of every permanent tooth.",
+        title="Should pulp chamber pulpotomy be seen as a permanent treatment?",
+    )
+    fluoride = make_evidence(
+        "9140335",
+        "Fluoridation reduces the need for permanent restorative treatment in young adults.",
+        title="Fluoridation and restorative treatment in adults",
+    )
+    assert build_evidence_digest(question, pulpotomy + fluoride).pmids == ["22900881"]
+
+
 def test_one_strong_source_is_enough() -> None:
     rct = make_evidence(
         "77777777",

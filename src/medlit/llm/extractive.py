@@ -29,6 +29,7 @@ from medlit.llm.stance import (
 )
 from medlit.text import either_of, split_sentences
 from medlit.types import Article, Evidence, StudyType
+from medlit.word_rarity import is_technical
 
 if TYPE_CHECKING:
     import numpy as np
@@ -301,19 +302,26 @@ def about_question(question: str) -> Callable[[Article], bool]:
     """Whether an article says :data:`ON_QUESTION` of ``question``'s words: asked whether the
     English antibiotic campaigns changed what the public knows, the digest read "Yes" from a
     melanoma study's "increased public awareness due to effective public health campaigns" and
-    a transplant study's "contaminated products with antibiotic prophylaxis may be safe"."""
+    a transplant study's "contaminated products with antibiotic prophylaxis may be safe". One
+    of them must be a technical word of the question when it has any (rare in English:
+    :func:`medlit.word_rarity.is_technical`): asked whether pulpotomy is a permanent treatment
+    for molars, the digest quoted a fluoridation study that says "permanent" and "treatment".
+    """
     # Imported here: medlit.research.grounding imports this package (a cycle at import time).
     from medlit.research.grounding import said_in, word_stems
     from medlit.research.planner import anchor_terms
     from medlit.research.tracking import normalise_topic
 
     asked = {normalise_topic(word) for word in anchor_terms(question)}
+    technical = {word for word in asked if is_technical(word)}
     read: dict[str, bool] = {}  # by article key: an article has several conclusion sentences
 
     def on_question(article: Article) -> bool:
         if article.key not in read:
             said = word_stems(article.everything_said.lower())
-            read[article.key] = sum(said_in(w, said) for w in asked) >= ON_QUESTION * len(asked)
+            read[article.key] = sum(said_in(w, said) for w in asked) >= ON_QUESTION * len(
+                asked
+            ) and (not technical or any(said_in(w, said) for w in technical))
         return read[article.key]
 
     return on_question
