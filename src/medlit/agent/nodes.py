@@ -575,7 +575,9 @@ class AskNodes:
         names, or a subject word of it, was said only by sentences left out, when none of the
         articles cited speaks of the population the question names, when no retrieved article
         mentions a subject term of the question (:mod:`medlit.agent.unmentioned`; the answer
-        says so first), or when nothing citing evidence is left. Then a Yes turns to No (or
+        says so first), when nothing citing evidence is left, or when it is the answer a
+        sentence left out gave the title question of an article about the question, which
+        concludes the other (:mod:`medlit.agent.restated_titles`). Then a Yes turns to No (or
         Uncertain) when the cited articles and the answer's own cited sentences say no, or to
         Uncertain when an article whose finding the answer reversed concludes the other way; a
         cited sentence stating the answer opposite to the verdict goes when every article it
