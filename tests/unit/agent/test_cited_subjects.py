@@ -54,43 +54,32 @@ def test_a_subject_of_the_question_the_article_never_says_loses_its_citation() -
     assert checked.words == []  # the sentence stayed
 
 
-def test_a_subject_the_article_names_in_other_words_is_said() -> None:
-    # The local model's answer lost its only article, on "urinary stone" composition, "for
-    # 'kidney', which that article never mentions".
-    stones = {
-        "23240452": article(
-            "23240452",
-            "Can we predict urinary stone composition based on an analysis of microelement "
-            "concentration in the hair and urine?",
-            "The data did not allow an algorithm to predict stone chemical composition.",
-        ),
-        # Another article retrieved says "kidney": the word is held to the cited one.
-        "2": article("2", "Kidney function after nephrectomy", "Function fell in 40 patients."),
-    }
-    question = "Can hair and urine trace element analysis predict kidney stone composition?"
-    text = "Kidney stone composition cannot be predicted from hair and urine [PMID:23240452]."
-    checked = drop_unsaid_subjects(text, stones, question)
-    assert (checked.text, checked.warnings) == (text, [])
-
-
-def test_a_noun_is_said_by_its_verb_and_a_thing_by_another_of_its_names() -> None:
-    # The local model's true sentence on PubMedQA 15369037 was left out "for 'exposure'", and
-    # the answer opened "None of the articles cited speaks of exposure": the article says
-    # "exposed to environmental tobacco smoke (ETS)".
-    smoke = {
-        "1": article(
-            "1",
-            "Do people who were passive smokers during childhood have increased risk of "
-            "long-term work disability?",
-            "Nurses' aides exposed to environmental tobacco smoke (ETS) at home during "
-            "childhood had increased risk of sick leave.",
-        ),
-        "2": article("2", "Noise exposure at work", "Exposure to noise raised sick leave."),
-    }
-    question = "Does childhood secondhand smoke exposure increase later sick leave?"
-    text = "Childhood secondhand smoke exposure increased later sick leave [PMID:1]."
-    checked = drop_unsaid_subjects(text, smoke, question)
-    assert (checked.text, checked.warnings) == (text, [])
+# A subject the article names in other words: the local model's true sentences were left out
+# "for" a word that another retrieved article says, and the cited one says otherwise.
+OTHER_WORDS = [
+    pytest.param(
+        # Its only article, on "urinary stone" composition, "for 'kidney'".
+        ("Can we predict urinary stone composition based on an analysis of microelement "
+         "concentration in the hair and urine?",
+         "The data did not allow an algorithm to predict stone chemical composition."),
+        ("Kidney function after nephrectomy", "Function fell in 40 patients."),
+        "Can hair and urine trace element analysis predict kidney stone composition?",
+        "Kidney stone composition cannot be predicted from hair and urine [PMID:1].",
+        id="another-name",
+    ),
+    pytest.param(
+        # PubMedQA 15369037, "for 'exposure'", under "None of the articles cited speaks of
+        # exposure": the article says "exposed to environmental tobacco smoke (ETS)".
+        ("Do people who were passive smokers during childhood have increased risk of long-term "
+         "work disability?",
+         "Nurses' aides exposed to environmental tobacco smoke (ETS) at home during childhood "
+         "had increased risk of sick leave."),
+        ("Noise exposure at work", "Exposure to noise raised sick leave."),
+        "Does childhood secondhand smoke exposure increase later sick leave?",
+        "Childhood secondhand smoke exposure increased later sick leave [PMID:1].",
+        id="a-noun-by-its-verb",
+    ),
+]  # fmt: skip
 
 
 def test_adults_and_sentences_without_the_questions_words_are_not_checked() -> None:
@@ -279,8 +268,8 @@ FRAMING = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("cited", "other", "question", "said"), FRAMING)
-def test_a_framing_word_of_the_question_is_no_subject(
+@pytest.mark.parametrize(("cited", "other", "question", "said"), [*FRAMING, *OTHER_WORDS])
+def test_a_framing_word_or_a_subject_said_in_other_words_keeps_the_citation(
     cited: tuple[str, str], other: tuple[str, str], question: str, said: str
 ) -> None:
     articles = {"1": article("1", *cited), "2": article("2", *other)}
