@@ -43,7 +43,11 @@ __all__ = ["MIN_SHARE", "MIN_SHARED", "Comparison", "compared_terms", "compariso
 Comparison = Literal["same", "differ"]
 
 _SAME = re.compile(
-    r"\b(?:similar(?:ly)?|comparable|equivalent|unchanged|indistinguishable"
+    # "a group of similar size", "patients of comparable age": who was compared, not a finding
+    # (an IFG study's conclusion, "the elevated risk of death ... seems also to be shared by a
+    # group of similar size that includes patients with IFG", read as "no difference").
+    r"\b(?:(?:similar(?:ly)?|comparable)(?! (?:size|age)s?\b)"
+    r"|equivalent|unchanged|indistinguishable"
     r"|no (?:statistically )?significant(?:ly)?(?: \w+)? (?:differences?|changes?|effects?)"
     # "no systematic or significant differences", "no clinically relevant differences"
     r"|no (?:[\w-]+ ){0,3}?(?:differences?|associations?|improvements?)"

@@ -47,6 +47,17 @@ from tests.unit._research_llm import bare_researcher
         ("The inferior vena cava was larger after the infusion.", "differ"),
         ("The superior vena cava was reached in all patients.", None),
         ("Drug A was superior to drug B.", "differ"),
+        # PubMedQA 15800018's conclusion: "of similar size" says who was compared, not what
+        # was found; read as "no difference", the local model's "Yes" (IFG before CABG and
+        # mortality, gold yes) was made Uncertain.
+        (
+            "The elevated risk of death after CABG surgery known previously to be associated "
+            "with CDM seems also to be shared by a group of similar size that includes "
+            "patients with IFG and undiagnosed DM.",
+            None,
+        ),
+        ("Patients of comparable age had higher mortality.", "differ"),
+        ("The two drugs were of similar efficacy.", "same"),
     ],
 )
 def test_what_a_sentence_says_of_its_comparison(sentence: str, said: str | None) -> None:
