@@ -178,6 +178,14 @@ def test_anchor_terms_leave_out_generic_words() -> None:
         "cancer",
         "early",
     }
+    # "None of the retrieved articles speaks of being, overweight, knee, pain, over, term,
+    # regardless, x-ray and changes together": the frame of a clinician's question, and the
+    # "term" of "over the long term", are no subject ("long-term care" and "term infants" are).
+    assert anchor_terms(
+        "Is being overweight a risk factor for knee pain in women over the long term, "
+        "regardless of x-ray changes?"
+    ) == {"overweight", "knee", "pain", "x-ray", "change"}
+    assert anchor_terms("Does long-term care help term infants?") == {"long-term", "care", "term"}
     anchors = anchor_terms("Does aspirin prevent recurrent ischaemic stroke?")
     assert on_topic("Aspirin resistance in stroke survivors", anchors)
     assert not on_topic("Falls in older cancer patients", anchors)

@@ -102,6 +102,23 @@ def test_a_clinicians_compound_and_synonym_are_said_by_the_articles_words() -> N
     assert not said_in("high-dose", word_stems("a high fever; the dose was non-toxic"))
 
 
+def test_a_hyphenated_word_and_its_closed_up_form_are_one_word() -> None:
+    # The local model's "auto-CPAP" over an article saying only "autoCPAP": its answer was
+    # left with none of its statements, "for 'auto-CPAP', which that article never mentions".
+    article = [
+        _article(
+            "Does either obesity or OSA severity influence the response of autotitrating CPAP "
+            "machines in very obese subjects?",
+            "Some subjects without OSA generated high autoCPAP pressures.",
+        )
+    ]
+    assert unmentioned_terms("Does obesity change auto-CPAP pressure?", article) == []
+    closed = [_article("Pressures of auto-CPAP", "Obesity did not predict auto-CPAP pressure.")]
+    assert unmentioned_terms("Does obesity change autoCPAP pressure?", closed) == []
+    assert said_in("non-invasive", word_stems("a noninvasive test"))
+    assert not said_in("autocpap", word_stems("a fixed CPAP pressure"))
+
+
 def test_an_abbreviation_is_said_by_the_words_it_is_the_initials_of() -> None:
     assert unmentioned_terms("atrial fibrillation after CABG", STATINS) == []
     assert unmentioned_terms("atrial fibrillation after TAVI", STATINS) == ["TAVI"]

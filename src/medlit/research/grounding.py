@@ -242,9 +242,12 @@ def said_in(key: str, stems: set[str]) -> bool:
     "linked" as "link", "using" as "use"), a verb and its noun in "-ion" or "-ation" as one
     ("dilating", "dilate", "dilation" and "dilatation"; "ligated" and "ligation"), a noun in
     "-ure" and its verb ("exposure", "exposed"), an organ's
-    noun and adjective, a clinician's word and the abstract's synonym, and a hyphenated
-    compound by each of its parts."""
+    noun and adjective, a clinician's word and the abstract's synonym, a hyphenated word by
+    its closed-up form ("auto-CPAP", "autoCPAP") and a hyphenated compound by each of its
+    parts."""
     forms, roots = [key], []
+    if "-" in key:
+        forms.append(key.replace("-", ""))
     if key.endswith("ed") and len(key) >= 4:
         forms += [key[:-1], key[:-2]]
         roots = [key[:-2]]
@@ -345,13 +348,19 @@ _ASPECTS = frozenset(
 
 def word_stems(text: str) -> set[str]:
     """The :func:`word_stem` of each topic word of ``text``, and of each part of a hyphenated
-    one ("short-term" says "short" too); a text naming a thing of :data:`_NAMED_ALIKE` says
-    the words of its other names too ("urinary stones" says "kidney stones")."""
+    one ("short-term" says "short" too) and of its closed-up form ("auto-CPAP" says
+    "autoCPAP"); a text naming a thing of :data:`_NAMED_ALIKE` says the words of its other
+    names too ("urinary stones" says "kidney stones")."""
     words = normalise_topic(text).split()
     for names, said in _NAMED_ALIKE:
         if names.search(text):
             words += said
-    return {word_stem(part) for word in words for part in {word, *word.split("-")} if part}
+    return {
+        word_stem(part)
+        for word in words
+        for part in {word, word.replace("-", ""), *word.split("-")}
+        if part
+    }
 
 
 # One thing a clinician and an abstract name in other words than a word for a word: asked
@@ -371,6 +380,14 @@ _NAMED_ALIKE = (
         re.compile(r"\b(?:heart attacks?|myocardial infarctions?)\b", re.I),
         ["heart", "attack", "myocardial", "infarction"],
     ),
+    # Asked whether being overweight predicts knee pain, the local model's answer was left
+    # "None of the retrieved articles speaks of ... overweight ... x-ray ... together", over a
+    # study of body mass index and radiographic knee osteoarthritis.
+    (
+        re.compile(r"\b(?:overweight|obes(?:e|ity)|body mass index|bmi)\b", re.I),
+        ["overweight", "obesity", "obese", "bmi"],
+    ),
+    (re.compile(r"\b(?:x-?rays?|radiograph(?:s|y|ic|ically)?)\b", re.I), ["x-ray", "radiograph"]),
     (
         re.compile(
             r"\b(?:second[- ]?hand smok\w*|passive smok\w*|environmental tobacco smoke)\b", re.I
