@@ -514,6 +514,23 @@ def test_yes_no_question_detection(question: str, expected: bool) -> None:
         ),
         ("These data allow us to predict stone composition.", "Can X predict stones?", "yes"),
         (
+            # PubMedQA 21190419's conclusion (gold no) read uncertain ("predicting" after the
+            # negation's reach): the digest leaned "uncertain: the conclusions are hedged".
+            "Therefore, NT assessment does not prove to be an useful ultrasound parameter for "
+            "predicting GDM onset during pregnancy.",
+            "Does first-trimester nuchal translucency predict gestational diabetes?",
+            "no",
+        ),
+        ("NT was a useful parameter for predicting GDM.", "Does NT predict GDM?", "yes"),
+        # A measure, not a finding: it read yes, so the local model's "Verdict: Yes" over its
+        # own "a scout film is not necessary" had a sentence on its side.
+        (
+            "The estimated effective radiation dose averaged 0.09 mSv in children.",
+            "Is a scout film needed before a voiding cystourethrogram in children?",
+            None,
+        ),
+        ("Aspirin was effective in preventing stroke.", "Does aspirin prevent stroke?", "yes"),
+        (
             # PubMedQA 24695920's conclusion (gold yes) read uncertain ("poorer" a negation),
             # and the local model's "Verdict: No" stood over it.
             "Greater anterior laxity of the uninjured knee was associated with poorer stability "
