@@ -241,7 +241,8 @@ def said_in(key: str, stems: set[str]) -> bool:
     forms: as itself, a verb's past or present participle as the verb ("used" as "use",
     "linked" as "link", "using" as "use"), a verb and its noun in "-ion" or "-ation" as one
     ("dilating", "dilate", "dilation" and "dilatation"; "ligated" and "ligation"), a noun in
-    "-ure" and its verb ("exposure", "exposed"), an organ's
+    "-ure" and its verb ("exposure", "exposed"), an adverb and its adjective ("safely",
+    "safe"), an organ's
     noun and adjective, a clinician's word and the abstract's synonym, a hyphenated word by
     its closed-up form ("auto-CPAP", "autoCPAP") and a hyphenated compound by each of its
     parts."""
@@ -261,6 +262,8 @@ def said_in(key: str, stems: set[str]) -> bool:
         roots = [key[:-1]]
     elif key.endswith("ure") and len(key) > 6:  # "exposure": "exposed", "expose"
         forms.append(key[:-3] + "e")
+    elif key.endswith("ly") and len(key) > 5:  # "safely": "safe"; "laparoscopically"
+        forms.append(key[:-2])
     forms += [root + ending for root in roots for ending in ("ion", "ation")]
     forms += _latin_forms(key)
     forms += _synonyms(word_stem(key))
@@ -300,6 +303,8 @@ _SYNONYM_PAIRS = (
     ("bleeding", "hemorrhage"),
     ("vasopressor", "pressor"),
     ("replace", "substitute"),
+    ("big", "large"),
+    ("bigger", "larger"),
     ("brachial", "arm"),
     ("multiparous", "parity"),
     ("whipple", "pancreaticoduodenectomy"),
@@ -388,6 +393,12 @@ _NAMED_ALIKE = (
         ["overweight", "obesity", "obese", "bmi"],
     ),
     (re.compile(r"\b(?:x-?rays?|radiograph(?:s|y|ic|ically)?)\b", re.I), ["x-ray", "radiograph"]),
+    # "Can adrenal masses bigger than 7 cm be removed laparoscopically?" over "laparoscopic
+    # adrenalectomy for adrenal masses larger than 7 cm": an -ectomy removes.
+    (
+        re.compile(r"\b(?:\w+ectom(?:y|ies)|resect\w*|excis\w*|remov\w*)\b", re.I),
+        ["remove", "removal", "resection", "excision"],
+    ),
     (
         re.compile(
             r"\b(?:second[- ]?hand smok\w*|passive smok\w*|environmental tobacco smoke)\b", re.I

@@ -211,3 +211,22 @@ def test_a_clinicians_names_are_held_by_the_abstracts_names_for_them() -> None:
     # A name of another thing is still not held: vitamin D is not vitamin C.
     wrist = "Vitamin D supplementation prevents fractures in older adults."
     assert drop_unsupported(wrist, ARTICLES, QUESTION).text == ""
+
+
+def test_an_adverb_a_comparative_and_an_operation_are_said_by_the_abstracts_words() -> None:
+    # "None of the retrieved articles speaks of adrenal, masses, bigger, cm, removed,
+    # laparoscopically and safely together", over the article that answers the question.
+    adrenal = {
+        "8": article(
+            "8",
+            "Is laparoscopic adrenalectomy safe and effective for adrenal masses larger than 7 cm?",
+            "LA for adrenal masses larger than 7 cm is a safe and feasible technique.",
+        )
+    }
+    question = "Can adrenal masses bigger than 7 cm be removed laparoscopically safely?"
+    text = "Adrenal masses bigger than 7 cm can be removed laparoscopically and safely."
+    assert drop_unsupported(text, adrenal, question).text == text
+    # A subject of the question the article does not say is still not held.
+    asked = f"{question[:-1]} in pheochromocytoma?"
+    said = "Adrenal masses bigger than 7 cm in pheochromocytoma can be removed laparoscopically."
+    assert drop_unsupported(said, adrenal, asked).text == ""
