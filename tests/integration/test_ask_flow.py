@@ -1039,3 +1039,22 @@ async def test_an_accented_name_is_searched_as_one_word(
     assert "sjogren's" in first and " sj " not in f" {first} "
     assert {c.pmid for c in result.citations} <= {a.pmid for a in sjogren}
     assert result.citations and result.api_calls.pubmed == 2  # found by the first search
+
+
+async def test_a_verdict_line_against_every_answer_the_text_states_is_read_again(
+    settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
+) -> None:
+    # The local model wrote "Verdict: Yes" under its own "a scout film is not necessary before
+    # a voiding cystourethrogram in children [PMID]" (gold no), and the Yes stood.
+    written = "Aspirin reduced the incidence of ischaemic stroke in adults [PMID:31000001].\n"
+    result = await _ask_answered(settings, eutils, llm_server, written + "Verdict: No", Q1)
+    asked = [
+        r for r in llm_server.history if "What does the written answer conclude" in str(r.json)
+    ]
+    assert asked  # the verdict call (scored, then as JSON without logprobs), on the text
+    assert result.verdict == "yes" and result.answer.startswith("Verdict: Yes\n")
+    # A verdict line that agrees with the text is not asked again.
+    llm_server.history.clear()
+    agreed = await _ask_answered(settings, eutils, llm_server, written + "Verdict: Yes", Q1)
+    assert agreed.verdict == "yes"
+    assert not [r for r in llm_server.history if "What does the written answer" in str(r.json)]

@@ -64,6 +64,7 @@ __all__ = [
     "drop_against_conclusions",
     "drop_contradicted",
     "stated_answer",
+    "states_only_otherwise",
 ]
 
 log = get_logger("agent.contradicted")
@@ -103,6 +104,28 @@ def stated_answer(sentence: str, question: str) -> Stance | None:
     if asked and len(asked & content_terms(text)) >= RESTATED * len(asked):
         return "yes"
     return None
+
+
+def states_only_otherwise(text: str, verdict: Verdict, question: str) -> bool:
+    """Whether the cited sentences of ``text`` that state an answer (:func:`stated_answer`) all
+    state the other one than ``verdict`` (a yes or a no), and one at least does.
+
+    The local model wrote "Verdict: Yes" over its own "a scout film is not necessary before a
+    voiding cystourethrogram in children [PMID]" and "no clinically significant ... findings
+    were present on scout images [PMID]" (gold no): the verdict line says what the answer does
+    not, so the written answer is read again (:func:`medlit.agent.verdict.read_verdict`).
+    """
+    if verdict not in ("yes", "no"):
+        return False
+    stated: set[Stance] = set()
+
+    def read(sentence: str) -> str:
+        if extract_pmids(sentence) and (answer := stated_answer(sentence, question)):
+            stated.add(answer)
+        return sentence
+
+    rewrite_sentences(text, read)
+    return stated == {"no" if verdict == "yes" else "yes"}
 
 
 def concludes(article: Article, question: str) -> Stance | None:
@@ -185,8 +208,8 @@ def consistent_verdict(
     to pancreaticoduodenectomy [PMID]" was read "yes" by the verdict call, over an article
     that concludes no. Only a "yes" is turned: a small model's reading leans to yes, and a
     "no" is read only from clear mass on it (:mod:`medlit.agent.verdict`). On PubMedQA's
-    questions labelled yes or no, a conclusion read "no" (:func:`concludes`) is right 94 times
-    in 108, and one read "yes" 199 times in 218 (``benchmarks/contradicted_sentences.py``):
+    questions labelled yes or no, a conclusion read "no" (:func:`concludes`) is right 95 times
+    in 109, and one read "yes" 199 times in 218 (``benchmarks/contradicted_sentences.py``):
     one reading alone does not overrule the verdict call. A "no" under the same two readings
     the other way (the cited articles all conclude yes, a cited sentence states yes) is
     "uncertain", never "yes": the local model wrote "Verdict: No" over its own "The

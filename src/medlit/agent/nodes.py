@@ -51,6 +51,7 @@ from medlit.agent.contradicted import (
     consistent_verdict,
     drop_against_conclusions,
     drop_contradicted,
+    states_only_otherwise,
 )
 from medlit.agent.correlation_strength import drop_overstated_correlations
 from medlit.agent.deps import AgentDeps
@@ -696,8 +697,11 @@ class AskNodes:
         if state.get("is_yes_no"):
             if noted or unnamed or (warnings and not kept):
                 verdict = "uncertain"
-            elif verdict is None or warnings:
-                # Never a default nor an opening guess: ask which way the checked text goes.
+            elif (
+                verdict is None or warnings or states_only_otherwise(check.text, verdict, question)
+            ):
+                # Never a default nor an opening guess, nor a verdict line against every
+                # answer the text states: ask which way the checked text goes.
                 log.info("no_verdict_line" if verdict is None else "verdict_reread", mode="llm")
                 verdict = await read_verdict(self.deps.llm(), question, check.text)
         if verdict in ("yes", "no") and any(

@@ -9,6 +9,7 @@ from medlit.agent.contradicted import (
     drop_against_conclusions,
     drop_contradicted,
     stated_answer,
+    states_only_otherwise,
 )
 from medlit.types import AbstractSection, Article
 
@@ -308,3 +309,22 @@ def test_a_subgroup_set_against_the_whole_study_does_not_decide() -> None:
     said = "Exercise during pregnancy reduces the risk of postnatal depression [PMID:7]."
     assert concludes(exercise, question) == "no"
     assert drop_against_conclusions(said, "yes", {"7": exercise}, question)[0] == ""
+
+
+def test_a_verdict_line_every_stated_answer_goes_against_is_told() -> None:
+    # The local model's "Verdict: Yes" over its own sentences (gold no).
+    asked = "Is a scout film needed before a voiding cystourethrogram in children?"
+    text = (
+        "The evidence shows that a scout film is not necessary before a voiding "
+        "cystourethrogram (VCUG) in children [PMID:25501465]. The study [PMID:25501465] found "
+        "no clinically significant findings on scout images. The estimated effective radiation "
+        "dose averaged 0.09 mSv in children [PMID:25501465]."
+    )
+    assert states_only_otherwise(text, "yes", asked)
+    assert not states_only_otherwise(text, "no", asked)
+    assert not states_only_otherwise(text, "uncertain", asked)
+    # One sentence stating the verdict's answer, or none citing anything, is no disagreement.
+    both = f"{text} A scout film is needed before a voiding cystourethrogram [PMID:25501465]."
+    assert not states_only_otherwise(both, "yes", asked)
+    uncited = "A scout film is not necessary before a voiding cystourethrogram in children."
+    assert not states_only_otherwise(uncited, "yes", asked)
