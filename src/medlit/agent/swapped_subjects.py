@@ -22,7 +22,7 @@ Hand-written: no natural-language-inference model can be loaded here. Measured o
 against its own article, as written or framed ("The study found that ..."), and 2 against the
 rest of its abstract (another sentence says the same words of another subject); of 451
 sentences "<subject> was/were/... <finding>" given the subject of another such sentence of
-their article, 158 are caught (the others' subjects have no technical word the other lacks,
+their article, 157 are caught (the others' subjects have no technical word the other lacks,
 or share fewer than six words in a row). Over 112 answers the local model wrote in earlier
 probes (kept by the other checks), none is flagged.
 """
