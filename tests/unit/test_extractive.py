@@ -522,6 +522,17 @@ def test_yes_no_question_detection(question: str, expected: bool) -> None:
             "no",
         ),
         ("NT was a useful parameter for predicting GDM.", "Does NT predict GDM?", "yes"),
+        (
+            # PubMedQA 25787073's conclusion (gold no) read uncertain, and the local model's
+            # "CRP levels do predict the definitive pathological stage" stood under Yes.
+            "In patients with clinically localized PC, CRP does not appear to possess the "
+            "predictive value and it was shown to have patients with other tumor entities or "
+            "advanced PC.",
+            "Do preoperative serum C-reactive protein levels predict the definitive "
+            "pathological stage in patients with clinically localized prostate cancer?",
+            "no",
+        ),
+        ("CRP appears to possess predictive value.", "Does CRP predict stage?", "yes"),
         # A measure, not a finding: it read yes, so the local model's "Verdict: Yes" over its
         # own "a scout film is not necessary" had a sentence on its side.
         (

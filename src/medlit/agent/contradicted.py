@@ -208,8 +208,8 @@ def consistent_verdict(
     to pancreaticoduodenectomy [PMID]" was read "yes" by the verdict call, over an article
     that concludes no. Only a "yes" is turned: a small model's reading leans to yes, and a
     "no" is read only from clear mass on it (:mod:`medlit.agent.verdict`). On PubMedQA's
-    questions labelled yes or no, a conclusion read "no" (:func:`concludes`) is right 95 times
-    in 109, and one read "yes" 199 times in 218 (``benchmarks/contradicted_sentences.py``):
+    questions labelled yes or no, a conclusion read "no" (:func:`concludes`) is right 96 times
+    in 110, and one read "yes" 199 times in 218 (``benchmarks/contradicted_sentences.py``):
     one reading alone does not overrule the verdict call. A "no" under the same two readings
     the other way (the cited articles all conclude yes, a cited sentence states yes) is
     "uncertain", never "yes": the local model wrote "Verdict: No" over its own "The

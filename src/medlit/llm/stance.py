@@ -225,9 +225,14 @@ def _without_negated(clause: str) -> str:
     stone composition": no prediction)."""
     clause = _NOT_ENABLED.sub(" ", clause)
     clause = _NOT_FOR_DOING.sub(" ", clause)
+    clause = _NOT_APPEARING.sub(r"\g<1> ", clause)
     return re.sub(_NEGATIVE.pattern + r"(?:\W+\w+){0,4}", " ", clause, flags=re.I)
 
 
+# "does not appear (seem) to possess the predictive value": the negation reaches past the
+# verb of seeming to what does not seem so (PubMedQA 25787073, gold no, read uncertain, and
+# the local model's "CRP levels do predict the pathological stage" stood under Yes).
+_NOT_APPEARING = re.compile(r"\b(not|n't)\s+(?:appear|seem)\w*\s+to\s+", re.I)
 # A negated predicate governs what it is for: "NT assessment does not prove to be an useful
 # ultrasound parameter for predicting GDM onset" (PubMedQA 21190419, gold no) read uncertain,
 # "predicting" standing as a yes cue beyond the negation's four words.
