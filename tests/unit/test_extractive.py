@@ -193,6 +193,30 @@ def test_an_article_about_the_question_says_one_of_its_technical_words() -> None
     assert build_evidence_digest(question, pulpotomy + fluoride).pmids == ["22900881"]
 
 
+def test_an_abbreviation_the_question_writes_in_capitals_is_one_of_its_technical_words() -> None:
+    # Asked whether preoperative CRP tells the pathological stage of localized prostate cancer,
+    # the digest leaned "the conclusions conflict" on a study of the year of prostatectomy,
+    # which says "preoperative", "pathological", "prostate" and "cancer" but never CRP.
+    question = "Can preoperative CRP tell us the pathological stage of localized prostate cancer?"
+    crp = make_evidence(
+        "25787073",
+        "In patients with clinically localized prostate cancer, CRP does not appear to possess "
+        "the predictive value.",
+        title="Do preoperative serum C-reactive protein (CRP) levels predict the definitive "
+        "pathological stage in prostate cancer?",
+    )
+    year = make_evidence(
+        "14713788",
+        "When controlling for preoperative features, the year in which radical prostatectomy "
+        "was performed is a predictor of outcome in prostate cancer.",
+        "Pathological stage improved over the years in clinically localized disease.",
+        title="Is year of radical prostatectomy a predictor of outcome in prostate cancer?",
+    )
+    digest = build_evidence_digest(question, crp + year)
+    assert digest.pmids == ["25787073"]
+    assert digest.verdict_reason != "the conclusions conflict (1 for, 1 against)"
+
+
 def test_one_strong_source_is_enough() -> None:
     rct = make_evidence(
         "77777777",

@@ -186,6 +186,9 @@ def test_anchor_terms_leave_out_generic_words() -> None:
         "regardless of x-ray changes?"
     ) == {"overweight", "knee", "pain", "x-ray", "change"}
     assert anchor_terms("Does long-term care help term infants?") == {"long-term", "care", "term"}
+    # "tell us" frames the question; "US" is an ultrasound.
+    assert anchor_terms("Can CRP tell us the stage?") == {"crp", "stage"}
+    assert anchor_terms("Is US accurate in appendicitis?") == {"us", "accurate", "appendiciti"}
     anchors = anchor_terms("Does aspirin prevent recurrent ischaemic stroke?")
     assert on_topic("Aspirin resistance in stroke survivors", anchors)
     assert not on_topic("Falls in older cancer patients", anchors)

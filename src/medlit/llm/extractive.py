@@ -298,6 +298,9 @@ an article must say for its conclusion to lean the verdict, and for the digest t
 when some article does."""
 
 
+_ABBREVIATION = re.compile(r"\b[A-Z][A-Z0-9]*[A-Z][A-Z0-9]*(?:-[A-Za-z0-9]+)*s?\b")
+
+
 def about_question(question: str) -> Callable[[Article], bool]:
     """Whether an article says :data:`ON_QUESTION` of ``question``'s words: asked whether the
     English antibiotic campaigns changed what the public knows, the digest read "Yes" from a
@@ -306,22 +309,36 @@ def about_question(question: str) -> Callable[[Article], bool]:
     of them must be a technical word of the question when it has any (rare in English:
     :func:`medlit.word_rarity.is_technical`): asked whether pulpotomy is a permanent treatment
     for molars, the digest quoted a fluoridation study that says "permanent" and "treatment".
+    And one of the abbreviations the question writes in capitals, when it writes any (as
+    itself or by what it abbreviates): asked whether preoperative CRP tells the pathological
+    stage of localized prostate cancer, the digest leaned "the conclusions conflict" on a
+    study of the year of prostatectomy, which says "preoperative" and never CRP.
     """
     # Imported here: medlit.research.grounding imports this package (a cycle at import time).
-    from medlit.research.grounding import said_in, word_stems
+    from medlit.research.grounding import abbreviation_said, said_in, word_stems
     from medlit.research.planner import anchor_terms
     from medlit.research.tracking import normalise_topic
 
     asked = {normalise_topic(word) for word in anchor_terms(question)}
     technical = {word for word in asked if is_technical(word)}
+    written = [w for w in _ABBREVIATION.findall(question) if normalise_topic(w) in asked]
     read: dict[str, bool] = {}  # by article key: an article has several conclusion sentences
 
     def on_question(article: Article) -> bool:
         if article.key not in read:
-            said = word_stems(article.everything_said.lower())
-            read[article.key] = sum(said_in(w, said) for w in asked) >= ON_QUESTION * len(
-                asked
-            ) and (not technical or any(said_in(w, said) for w in technical))
+            text = article.everything_said
+            said = word_stems(text.lower())
+            read[article.key] = (
+                sum(said_in(w, said) for w in asked) >= ON_QUESTION * len(asked)
+                and (not technical or any(said_in(w, said) for w in technical))
+                and (
+                    not written
+                    or any(
+                        said_in(normalise_topic(w), said) or abbreviation_said(w, text)
+                        for w in written
+                    )
+                )
+            )
         return read[article.key]
 
     return on_question

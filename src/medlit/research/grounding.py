@@ -224,14 +224,21 @@ def abbreviation_said(word: str, text: str) -> bool:
     if len(capitals) < 3:  # two letters are the initials of too many pairs of words
         return False
     words = re.findall(r"[a-z0-9]+", text.lower())
-    initials = "".join(w[0] for w in words if w not in _SMALL_WORDS)
-    if any(form.lower() in initials for form in {letters, capitals} if form.isupper()):
+    # Initials of words in a row within one sentence or clause: across a full stop or a
+    # section label, "prostate cancer? RESULTS: Pathological" spelled CRP.
+    initials = [
+        "".join(w[0] for w in re.findall(r"[a-z0-9]+", part) if w not in _SMALL_WORDS)
+        for part in _BREAKS.split(text.lower())
+    ]
+    forms = [form.lower() for form in {letters, capitals} if form.isupper()]
+    if any(form in run for form in forms for run in initials):
         return True
     short = capitals.lower()
     spelled = re.compile(".*?".join(map(re.escape, short)))
     return any(w[0] == short[0] and len(w) >= 2 * len(short) and spelled.match(w) for w in words)
 
 
+_BREAKS = re.compile(r"[.?!:;,()\[\]\n]+")
 #: Words an abbreviation's initials skip ("enucleation of the prostate": E, P).
 _SMALL_WORDS = frozenset(["a", "an", "and", "for", "in", "of", "on", "the", "to", "with"])
 
