@@ -212,9 +212,34 @@ def test_an_abbreviation_the_question_writes_in_capitals_is_one_of_its_technical
         "Pathological stage improved over the years in clinically localized disease.",
         title="Is year of radical prostatectomy a predictor of outcome in prostate cancer?",
     )
-    digest = build_evidence_digest(question, crp + year)
+    rectal = make_evidence(
+        "25735444",
+        "In patients with preoperative prostatic infiltration after chemoradiotherapy, "
+        "prostatic resection is necessary for a clear pathological stage in localized cancer.",
+        title="Rectal cancer affecting the prostatic plane",
+    )
+    digest = build_evidence_digest(question, crp + year + rectal)
     assert digest.pmids == ["25787073"]
     assert digest.verdict_reason != "the conclusions conflict (1 for, 1 against)"
+
+
+def test_a_subgroup_set_against_the_studys_own_finding_does_not_hedge_it() -> None:
+    # Asked whether exercising while pregnant prevents postpartum depression, the digest leaned
+    # "uncertain: the conclusions are hedged" over PubMedQA 21880023 (gold no): its finding, and
+    # a subgroup's set against it. ("postpartum" and "postnatal" are one word.)
+    trial = make_evidence(
+        "21880023",
+        "We did not find a lower prevalence of high EPDS scores among women randomized to "
+        "regular exercise during pregnancy compared with the control group. However, a "
+        "subgroup of women in the intervention group who did not exercise regularly prior to "
+        "pregnancy had a reduced risk of postnatal depression.",
+        title="Does exercise during pregnancy prevent postnatal depression?",
+        publication_types=["Randomized Controlled Trial"],
+    )
+    digest = build_evidence_digest(
+        "Can exercising while pregnant prevent postpartum depression?", trial
+    )
+    assert digest.verdict == "no"
 
 
 def test_one_strong_source_is_enough() -> None:

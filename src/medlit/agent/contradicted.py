@@ -40,7 +40,6 @@ picks none of its sentences, the article's title picks one (:data:`TITLED` of it
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
 from medlit.agent.citations import (
@@ -51,7 +50,7 @@ from medlit.agent.citations import (
 )
 from medlit.comparisons import Comparison, comparison
 from medlit.llm.extractive import conclusion_sentences, states_no_finding
-from medlit.llm.stance import Stance, content_terms, sentence_stance
+from medlit.llm.stance import SUBGROUP, Stance, content_terms, sentence_stance
 from medlit.log import get_logger
 from medlit.text import rewrite_sentences, split_sentences
 from medlit.types import Article
@@ -76,14 +75,6 @@ ASKED = 0.5
 """Share of the question's content words a conclusion sentence must say to decide what a
 conclusion whose sentences read different ways answers."""
 
-
-# A subgroup's finding set against the study's own: "However, a subgroup of women ... had a
-# reduced risk".
-_SUBGROUP = re.compile(
-    r"^\s*(?:however|but|yet|nevertheless|in contrast)\b.{0,80}?\b(?:sub-?groups?|subsets?"
-    r"|subpopulations?)\b",
-    re.I,
-)
 
 TITLED = 2
 """Words of its article's title a conclusion sentence must say to decide, when the question
@@ -140,7 +131,7 @@ def concludes(article: Article, question: str) -> Stance | None:
         # What a subgroup showed does not answer for the whole study: "We did not find a lower
         # prevalence of high EPDS scores among women randomized to regular exercise ...
         # However, a subgroup ... had a reduced risk of postnatal depression."
-        whole = [(s, st) for s, st in read if not _SUBGROUP.search(s)]
+        whole = [(s, st) for s, st in read if not SUBGROUP.search(s)]
         if whole:
             read, stances = whole, {stance for _, stance in whole}
     if len(stances) == 1:

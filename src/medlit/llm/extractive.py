@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from medlit.defined_terms import long_forms
 from medlit.llm.stance import (
+    SUBGROUP,
     SourceStance,
     Stance,
     Verdict,
@@ -312,7 +313,8 @@ def about_question(question: str) -> Callable[[Article], bool]:
     And one of the abbreviations the question writes in capitals, when it writes any (as
     itself or by what it abbreviates): asked whether preoperative CRP tells the pathological
     stage of localized prostate cancer, the digest leaned "the conclusions conflict" on a
-    study of the year of prostatectomy, which says "preoperative" and never CRP.
+    study of the year of prostatectomy, which says "preoperative" and never CRP (and, in the
+    local model's rerun, on a rectal cancer study whose "chemoradiotherapy" holds C, R and P).
     """
     # Imported here: medlit.research.grounding imports this package (a cycle at import time).
     from medlit.research.grounding import abbreviation_said, said_in, word_stems
@@ -334,7 +336,8 @@ def about_question(question: str) -> Callable[[Article], bool]:
                 and (
                     not written
                     or any(
-                        said_in(normalise_topic(w), said) or abbreviation_said(w, text)
+                        said_in(normalise_topic(w), said)
+                        or abbreviation_said(w, text, in_one_word=False)
                         for w in written
                     )
                 )
@@ -350,21 +353,27 @@ def _source_stances(
     floor: float,
     on_question: Callable[[Article], bool],
 ) -> list[SourceStance]:
-    per_article: dict[str, tuple[Article, list[Stance]]] = {}
+    per_article: dict[str, tuple[Article, list[tuple[str, Stance]]]] = {}
     for candidate in candidates:
         if not candidate.is_conclusion or candidate.relevance < floor:
             continue
         if candidate.article.key not in per_article and not on_question(candidate.article):
             continue
         stance = sentence_stance(candidate.text, question)
-        article, stances = per_article.setdefault(candidate.article.key, (candidate.article, []))
+        article, read = per_article.setdefault(candidate.article.key, (candidate.article, []))
         if stance is not None:
-            stances.append(stance)
+            read.append((candidate.text, stance))
     sources = []
-    for key, (article, stances) in per_article.items():
+    for key, (article, read) in per_article.items():
+        stances = {stance for _, stance in read}
+        if len(stances) > 1:
+            # The study's own finding answers, not a subgroup's set against it (PubMedQA
+            # 21880023: "We did not find a lower prevalence of high EPDS scores ... However, a
+            # subgroup ... had a reduced risk", read "hedged").
+            stances = {stance for text, stance in read if not SUBGROUP.search(text)} or stances
         if not stances:
             continue
-        combined: Stance = stances[0] if len(set(stances)) == 1 else "uncertain"
+        combined: Stance = stances.pop() if len(stances) == 1 else "uncertain"
         strong = article.study_type >= StudyType.RCT
         sources.append(SourceStance(key=key, stance=combined, strong=strong))
     return sources

@@ -20,6 +20,7 @@ __all__ = [
     "AS_COMPARISON",
     "FALLING",
     "RISING",
+    "SUBGROUP",
     "Stance",
     "Verdict",
     "content_terms",
@@ -73,6 +74,14 @@ _NEGATIVE = re.compile(
 _EQUIVALENT = re.compile(
     r"\b(?<!of )(?:similar|comparable|equivalent|equally|non-?inferior|as (?:effective|safe|good|"
     r"accurate) as)\b(?! (?:in )?(?:size|age|number|proportion|distribution|baseline)\b)",
+    re.I,
+)
+# A subgroup's finding set against the study's own ("However, a subgroup of women ... had a
+# reduced risk"): it does not answer for the whole study when the study's own finding reads
+# the other way.
+SUBGROUP = re.compile(
+    r"^\s*(?:however|but|yet|nevertheless|in contrast)\b.{0,80}?\b(?:sub-?groups?|subsets?"
+    r"|subpopulations?)\b",
     re.I,
 )
 # Deliberately only explicit findings: weak phrasing ("should be", "seems to", "is a") is not a

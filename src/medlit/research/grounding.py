@@ -208,12 +208,13 @@ def unsaid_in_article(
     return min(unsaid, key=lambda word: zipf(word.lower()), default=None)
 
 
-def abbreviation_said(word: str, text: str) -> bool:
+def abbreviation_said(word: str, text: str, *, in_one_word: bool = True) -> bool:
     """Whether ``word``, written as an abbreviation ("PPIs", "CMV", "CABG", "HoLEP"), is said
     in ``text`` by what it abbreviates: the initials of words in a row, small words skipped
     ("proton pump inhibitors", "holmium laser enucleation of the prostate"), one word holding
-    its letters in order from its first ("cytomegalovirus"), or an abbreviation ``text``
-    defines that ends with it ("human cytomegalovirus (HCMV)")."""
+    its letters in order from its first ("cytomegalovirus"; not with ``in_one_word=False``:
+    "chemoradiotherapy" holds C, R and P too), or an abbreviation ``text`` defines that ends
+    with it ("human cytomegalovirus (HCMV)")."""
     letters = word[:-1] if word.endswith("s") else word
     if not letters.isalpha() or sum(c.isupper() for c in letters) < 2:
         return False  # "Aspirin" is no abbreviation
@@ -233,6 +234,8 @@ def abbreviation_said(word: str, text: str) -> bool:
     forms = [form.lower() for form in {letters, capitals} if form.isupper()]
     if any(form in run for form in forms for run in initials):
         return True
+    if not in_one_word:
+        return False
     short = capitals.lower()
     spelled = re.compile(".*?".join(map(re.escape, short)))
     return any(w[0] == short[0] and len(w) >= 2 * len(short) and spelled.match(w) for w in words)
@@ -310,6 +313,8 @@ _SYNONYM_PAIRS = (
     ("bleeding", "hemorrhage"),
     ("vasopressor", "pressor"),
     ("replace", "substitute"),
+    ("postpartum", "postnatal"),
+    ("antenatal", "prenatal"),
     ("big", "large"),
     ("bigger", "larger"),
     ("brachial", "arm"),
