@@ -50,7 +50,7 @@ from medlit.agent.citations import (
 )
 from medlit.comparisons import Comparison, comparison
 from medlit.llm.extractive import conclusion_sentences, states_no_finding
-from medlit.llm.stance import SUBGROUP, Stance, content_terms, sentence_stance
+from medlit.llm.stance import Stance, content_terms, sentence_stance, whole_study
 from medlit.log import get_logger
 from medlit.text import rewrite_sentences, split_sentences
 from medlit.types import Article
@@ -126,14 +126,9 @@ def concludes(article: Article, question: str) -> Stance | None:
     obesity was found to have no significant influence on feeding behavior of obese school
     children", after two sentences reading yes on the children's BMI)."""
     read = [(s, st) for s in conclusion_sentences(article) if (st := sentence_stance(s, question))]
+    # What a subgroup showed does not answer for the whole study.
+    read = whole_study(read)
     stances = {stance for _, stance in read}
-    if len(stances) > 1:
-        # What a subgroup showed does not answer for the whole study: "We did not find a lower
-        # prevalence of high EPDS scores among women randomized to regular exercise ...
-        # However, a subgroup ... had a reduced risk of postnatal depression."
-        whole = [(s, st) for s, st in read if not SUBGROUP.search(s)]
-        if whole:
-            read, stances = whole, {stance for _, stance in whole}
     if len(stances) == 1:
         return stances.pop()
     asked = content_terms(question)

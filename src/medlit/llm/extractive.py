@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING, Protocol
 
 from medlit.defined_terms import long_forms
 from medlit.llm.stance import (
-    SUBGROUP,
     SourceStance,
     Stance,
     Verdict,
     content_terms,
     decide_verdict,
     sentence_stance,
+    whole_study,
 )
 from medlit.text import either_of, split_sentences
 from medlit.types import Article, Evidence, StudyType
@@ -323,7 +323,9 @@ def about_question(question: str) -> Callable[[Article], bool]:
 
     asked = {normalise_topic(word) for word in anchor_terms(question)}
     technical = {word for word in asked if is_technical(word)}
-    written = [w for w in _ABBREVIATION.findall(question) if normalise_topic(w) in asked]
+    written = [
+        (w, key) for w in _ABBREVIATION.findall(question) if (key := normalise_topic(w)) in asked
+    ]
     read: dict[str, bool] = {}  # by article key: an article has several conclusion sentences
 
     def on_question(article: Article) -> bool:
@@ -336,9 +338,8 @@ def about_question(question: str) -> Callable[[Article], bool]:
                 and (
                     not written
                     or any(
-                        said_in(normalise_topic(w), said)
-                        or abbreviation_said(w, text, in_one_word=False)
-                        for w in written
+                        said_in(key, said) or abbreviation_said(w, text, in_one_word=False)
+                        for w, key in written
                     )
                 )
             )
@@ -365,12 +366,9 @@ def _source_stances(
             read.append((candidate.text, stance))
     sources = []
     for key, (article, read) in per_article.items():
-        stances = {stance for _, stance in read}
-        if len(stances) > 1:
-            # The study's own finding answers, not a subgroup's set against it (PubMedQA
-            # 21880023: "We did not find a lower prevalence of high EPDS scores ... However, a
-            # subgroup ... had a reduced risk", read "hedged").
-            stances = {stance for text, stance in read if not SUBGROUP.search(text)} or stances
+        # The study's own finding answers, not a subgroup's set against it (PubMedQA
+        # 21880023 read "hedged", gold no).
+        stances = {stance for _, stance in whole_study(read)}
         if not stances:
             continue
         combined: Stance = stances.pop() if len(stances) == 1 else "uncertain"

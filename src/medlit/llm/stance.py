@@ -20,13 +20,13 @@ __all__ = [
     "AS_COMPARISON",
     "FALLING",
     "RISING",
-    "SUBGROUP",
     "Stance",
     "Verdict",
     "content_terms",
     "decide_verdict",
     "is_yes_no_question",
     "sentence_stance",
+    "whole_study",
 ]
 
 Stance = Literal["yes", "no", "uncertain"]
@@ -77,9 +77,8 @@ _EQUIVALENT = re.compile(
     re.I,
 )
 # A subgroup's finding set against the study's own ("However, a subgroup of women ... had a
-# reduced risk"): it does not answer for the whole study when the study's own finding reads
-# the other way.
-SUBGROUP = re.compile(
+# reduced risk"): see :func:`whole_study`.
+_SUBGROUP = re.compile(
     r"^\s*(?:however|but|yet|nevertheless|in contrast)\b.{0,80}?\b(?:sub-?groups?|subsets?"
     r"|subpopulations?)\b",
     re.I,
@@ -353,6 +352,18 @@ def sentence_stance(sentence: str, question: str) -> Stance | None:
     if "uncertain" in stances or len(set(stances)) > 1:
         return "uncertain"
     return stances[0]
+
+
+def whole_study(read: list[tuple[str, Stance]]) -> list[tuple[str, Stance]]:
+    """The readings (sentence, stance) of one article's conclusion that answer for the whole
+    study: when they read different ways, a subgroup's finding set against the study's own
+    ("We did not find a lower prevalence of high EPDS scores ... However, a subgroup ... had a
+    reduced risk of postnatal depression") is left out, unless nothing else is left."""
+    if len({stance for _, stance in read}) > 1:
+        whole = [(s, stance) for s, stance in read if not _SUBGROUP.search(s)]
+        if whole:
+            return whole
+    return read
 
 
 @dataclass(frozen=True)

@@ -224,7 +224,6 @@ def abbreviation_said(word: str, text: str, *, in_one_word: bool = True) -> bool
         return True
     if len(capitals) < 3:  # two letters are the initials of too many pairs of words
         return False
-    words = re.findall(r"[a-z0-9]+", text.lower())
     # Initials of words in a row within one sentence or clause: across a full stop or a
     # section label, "prostate cancer? RESULTS: Pathological" spelled CRP.
     initials = [
@@ -238,9 +237,11 @@ def abbreviation_said(word: str, text: str, *, in_one_word: bool = True) -> bool
         return False
     short = capitals.lower()
     spelled = re.compile(".*?".join(map(re.escape, short)))
+    words = re.findall(r"[a-z0-9]+", text.lower())
     return any(w[0] == short[0] and len(w) >= 2 * len(short) and spelled.match(w) for w in words)
 
 
+#: What ends the run of words an abbreviation's initials are read in.
 _BREAKS = re.compile(r"[.?!:;,()\[\]\n]+")
 #: Words an abbreviation's initials skip ("enucleation of the prostate": E, P).
 _SMALL_WORDS = frozenset(["a", "an", "and", "for", "in", "of", "on", "the", "to", "with"])
@@ -252,10 +253,9 @@ def said_in(key: str, stems: set[str]) -> bool:
     "linked" as "link", "using" as "use"), a verb and its noun in "-ion" or "-ation" as one
     ("dilating", "dilate", "dilation" and "dilatation"; "ligated" and "ligation"), a noun in
     "-ure" and its verb ("exposure", "exposed"), an adverb and its adjective ("safely",
-    "safe"), an organ's
-    noun and adjective, a clinician's word and the abstract's synonym, a hyphenated word by
-    its closed-up form ("auto-CPAP", "autoCPAP") and a hyphenated compound by each of its
-    parts."""
+    "safe"), an organ's noun and adjective, a clinician's word and the abstract's synonym, a
+    hyphenated word by its closed-up form ("auto-CPAP", "autoCPAP") and a hyphenated compound
+    by each of its parts."""
     forms, roots = [key], []
     if "-" in key:
         forms.append(key.replace("-", ""))

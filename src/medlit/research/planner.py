@@ -81,18 +81,16 @@ _GENERIC = frozenset(
 # A span of time said in two words ("over the long term"): "term" is no subject there, as in
 # "term infants" it is. ("long-term care", one word, stays a subject.)
 _TERM_SPAN = re.compile(r"\b(?:long|short|medium|longer|shorter)\s+term\b", re.I)
+# "us" as written in lower case is the pronoun ("Can CRP tell us the stage?"); "US" is an
+# ultrasound.
+_US = re.compile(r"\bus\b")
 
 
 def anchor_terms(question: str) -> set[str]:
     """The question's subject words (normalised; generic and one-letter words left out, and
-    the "term" of a span of time)."""
+    a span of time said in two words, "over the long term", and the pronoun "us")."""
     question = _US.sub(" ", _TERM_SPAN.sub(" ", question))
     return {t for t in normalise_topic(question).split() if len(t) > 1 and t not in _GENERIC}
-
-
-# "us" as written in lower case is the pronoun ("Can CRP tell us the stage?"); "US" is an
-# ultrasound.
-_US = re.compile(r"\bus\b")
 
 
 def names_otherwise(text: str, question: str) -> bool:
