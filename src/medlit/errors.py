@@ -11,6 +11,7 @@ only ever see these::
     ├── SourceError              a literature source failed (exit 5)
     │   ├── RateLimited          429 after all retries (carries retry_after)
     │   ├── SourceUnavailable    5xx, timeouts, connection errors after all retries
+    │   │   └── SourceUnreachable   the host does not resolve or refuses connections (no retry)
     │   └── SourceResponseError  an error body, truncated or malformed XML/JSON
     │       ├── MalformedResponse   a truncated or unparsable body (retried like a 5xx)
     │       └── QueryNotUnderstood  the source could use no term of the query (PhraseNotFound)
@@ -19,6 +20,7 @@ only ever see these::
     │   ├── LLMTimeout           timed out after all retries
     │   ├── LLMRateLimited       429 after all retries
     │   ├── LLMProviderError     any other provider error (auth, 4xx, 5xx)
+    │   │   └── LLMUnreachable      the server does not resolve or refuses connections (no retry)
     │   └── LLMOutputError       the reply could not be parsed/validated (raw text kept)
     ├── StorageError             the store could not read or write (exit 7)
     │   └── CacheAdmissionError  the cache refused an entry (e.g. no citations)
@@ -42,6 +44,7 @@ __all__ = [
     "LLMProviderError",
     "LLMRateLimited",
     "LLMTimeout",
+    "LLMUnreachable",
     "LeaseLost",
     "MalformedResponse",
     "MedlitError",
@@ -53,6 +56,7 @@ __all__ = [
     "SourceError",
     "SourceResponseError",
     "SourceUnavailable",
+    "SourceUnreachable",
     "StorageError",
     "ValidationError",
 ]
@@ -108,6 +112,11 @@ class SourceUnavailable(SourceError):
     """5xx, timeouts or connection failures after every retry."""
 
 
+class SourceUnreachable(SourceUnavailable):
+    """The source's host does not resolve or refuses connections: raised at the first try,
+    since no retry can help; the message names the host and the setting to check."""
+
+
 class SourceResponseError(SourceError):
     """The source answered, but with an error body or a malformed/truncated document."""
 
@@ -144,6 +153,11 @@ class LLMRateLimited(LLMError):
 
 class LLMProviderError(LLMError):
     """Any other provider failure (authentication, bad request, server error)."""
+
+
+class LLMUnreachable(LLMProviderError):
+    """The LLM server's host does not resolve or refuses connections: raised at the first try.
+    ``ask`` answers with the evidence digest instead (one warning)."""
 
 
 class LLMOutputError(LLMError):

@@ -339,6 +339,11 @@ class ProviderStatus(BaseModel):
     count: int = 0
     dropped_non_english: int = 0
     error: str | None = None
+    unreachable: bool = Field(
+        False,
+        description="The error was a host that does not resolve or refuses connections "
+        "(not retried: trying again cannot help).",
+    )
     elapsed_ms: float = 0.0
     not_asked: bool = Field(
         False,

@@ -48,12 +48,14 @@ def decide(state: AgentState, settings: AgentSettings) -> StepDecision:
 
     1. a tier-1 hit stops at once;
     2. a score over ``score_threshold`` with confident evidence stops (``threshold``);
-    3. when even the broadened query returned nothing and there is no evidence at all, stop
+    3. when every source of the last round was unreachable (a host that does not resolve or
+       refuses connections), stop (``unreachable``): another round would fail the same way;
+    4. when even the broadened query returned nothing and there is no evidence at all, stop
        (``no_results``): the answer says no evidence was found, it never loops or invents one;
-    4. the fetch-round and source-call budgets stop (``max_iterations``, ``max_api_calls``);
-    5. no gain over the last ``stagnation_rounds`` rounds stops (``stagnation``);
-    6. the broad query returned its last page or nothing new: stop (``exhausted``);
-    7. otherwise: fetch more.
+    5. the fetch-round and source-call budgets stop (``max_iterations``, ``max_api_calls``);
+    6. no gain over the last ``stagnation_rounds`` rounds stops (``stagnation``);
+    7. the broad query returned its last page or nothing new: stop (``exhausted``);
+    8. otherwise: fetch more.
     """
     if state.get("cache_hit"):
         return StepDecision("stop", "cache_hit")
@@ -61,6 +63,8 @@ def decide(state: AgentState, settings: AgentSettings) -> StepDecision:
     if state.get("confident") and score >= settings.score_threshold:
         return StepDecision("stop", "threshold")
     has_evidence = bool(state.get("evidence"))
+    if state.get("unreachable"):
+        return StepDecision("stop", "unreachable")
     fetched = state.get("iteration", 0) > 0
     last_count = state.get("last_fetch_count", -1)
     broad = state.get("query_mode") == "broad"
@@ -89,6 +93,7 @@ _STOPPED = {
     "stagnation": "further searches added nothing better: answering from {docs}",
     "exhausted": "the sources have nothing more: answering from {docs}",
     "no_results": "no evidence found",
+    "unreachable": "the sources are unreachable: answering from {docs} stored",
 }
 
 

@@ -177,15 +177,18 @@ class AgentDeps:
 
     async def search(
         self, query: SearchQuery, sources: list[str], use_cache: bool
-    ) -> tuple[list[Article], list[str]]:
-        """Search the sources; returns the articles and one line per provider that failed.
+    ) -> tuple[list[Article], list[str], bool]:
+        """Search the sources; returns the articles, one line per provider that failed, and
+        whether every provider failed unreachable (no round can help: the agent stops).
 
         With the cache on, articles still fresh in tier 2 are not fetched again.
         """
         source_set = self.source_set(sources)
         results = await source_set.search(query, known=self.evidence if use_cache else None)
         failed = [results.providers[name].error or f"{name} failed" for name in results.failed]
-        return list(results.articles), failed
+        asked = [st for st in results.providers.values() if st.status != "disabled"]
+        unreachable = bool(asked) and all(st.unreachable for st in asked)
+        return list(results.articles), failed, unreachable
 
     def source_set(self, names: Sequence[str]) -> SourceSet:
         """The providers ``names`` with their shared HTTP client (opened once per set)."""

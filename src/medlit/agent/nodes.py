@@ -81,7 +81,14 @@ from medlit.agent.unsupported import drop_unsupported, says_all
 from medlit.agent.verdict import read_verdict
 from medlit.answer_wording import third_person, unauthored, without_opening_connective
 from medlit.defined_terms import spell_out
-from medlit.errors import CacheAdmissionError, LLMError, SourceError, SourceUnavailable
+from medlit.errors import (
+    CacheAdmissionError,
+    LLMError,
+    LLMUnreachable,
+    SourceError,
+    SourceUnavailable,
+    SourceUnreachable,
+)
 from medlit.llm.extractive import about_question
 from medlit.log import get_logger
 from medlit.progress import emit, streaming_wanted
@@ -380,10 +387,13 @@ class AskNodes:
         use_cache = state.get("use_cache", True)
         with usage_scope() as usage:
             try:
-                articles, failed = await self.deps.search(search, state["sources"], use_cache)
+                articles, failed, unreachable = await self.deps.search(
+                    search, state["sources"], use_cache
+                )
             except SourceError as exc:
                 log.warning("fetch_failed", query=term, error=str(exc))
                 articles, failed = [], [str(exc)]
+                unreachable = isinstance(exc, SourceUnreachable)
         errors.extend(failed)
         searched_ok = state.get("searched_ok", False) or len(failed) < len(state["sources"])
         calls = sum(usage.calls.values())
@@ -408,6 +418,7 @@ class AskNodes:
             "downloaded_keys": [*state.get("downloaded_keys", []), *downloaded],
             "fetch_errors": errors,
             "searched_ok": searched_ok,
+            "unreachable": unreachable and not articles,
         }
 
     # -- the answer --------------------------------------------------------------------
@@ -448,6 +459,8 @@ class AskNodes:
             errors = state.get("fetch_errors", [])
             if errors and not state.get("searched_ok", False):
                 # "No evidence found" would be false: the literature was never searched.
+                if state.get("unreachable"):  # "PubMed is unreachable: ... Check ..."
+                    raise SourceUnreachable(" ".join(dict.fromkeys(errors)))
                 raise SourceUnavailable(
                     "could not search the literature and no cached evidence answers this "
                     f"question: {'; '.join(dict.fromkeys(errors))}"
@@ -460,8 +473,17 @@ class AskNodes:
                 "stop_reason": "no_results",
             }
         articles = {ev.article.pmid: ev.article for ev in evidence if ev.article.pmid}
+        written: str | None = None
+        llm_down = ""
         if configured:
-            written = await self._write_answer(state["prompt_messages"])
+            try:
+                written = await self._write_answer(state["prompt_messages"])
+            except LLMUnreachable as exc:
+                # Nothing listens there (or its name does not resolve): the evidence is here,
+                # so the digest answers, with one warning, instead of an error.
+                log.warning("llm_unreachable", error=str(exc), fallback="evidence_digest")
+                mode, llm_down = "evidence_digest", str(exc)
+        if written is not None:
             text = drop_repeated_sentences(written)
             if text != written:
                 log.info("answer_repeats_dropped", chars=len(written) - len(text))
@@ -492,6 +514,11 @@ class AskNodes:
                     state, evidence, articles, "the model's answer held no statement"
                 )
                 warnings = [empty]
+        elif llm_down:
+            check, verdict = await self._digest(
+                state, evidence, articles, "the language model is unreachable"
+            )
+            warnings = [f"{llm_down}; answered with the evidence digest"]
         else:
             check, verdict = await self._digest(state, evidence, articles)
             warnings = []

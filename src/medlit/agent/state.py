@@ -24,6 +24,7 @@ StopReason = Literal[
     "max_api_calls",  # source-call budget exhausted
     "stagnation",  # no score gain over the last rounds
     "exhausted",  # the sources had nothing new to give
+    "unreachable",  # every source asked is unreachable (no DNS, connection refused)
     "no_results",  # no evidence at all: a plain "no evidence found" answer
 ]
 
@@ -85,6 +86,7 @@ class AgentState(TypedDict, total=False):
     last_fetch_new: int  # of those, articles not seen before for this question
     fetch_errors: list[str]
     searched_ok: bool  # at least one provider answered in at least one fetch round
+    unreachable: bool  # the last round's sources all failed unreachable: no round can help
 
     # score
     evidence: list[Evidence]  # scored, best first, at most top_k

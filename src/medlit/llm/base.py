@@ -35,7 +35,7 @@ __all__ = [
 ChatMessage = Mapping[str, Any]
 """An OpenAI-style chat message: ``{"role": "system"|"user"|"assistant", "content": str}``."""
 
-FailureKind = Literal["rate_limit", "timeout", "unavailable", "bad_request", "fatal"]
+FailureKind = Literal["rate_limit", "timeout", "unavailable", "unreachable", "bad_request", "fatal"]
 
 
 @dataclass(frozen=True)
@@ -113,6 +113,8 @@ class ProviderFailure(Exception):
         rate_limit: 429; retry after ``retry_after`` seconds (or the backoff).
         timeout: no answer in time; retry.
         unavailable: 5xx, 408/409 or a connection error; retry.
+        unreachable: the host does not resolve or refuses connections; no retry can help
+            (the message says which host and why).
         bad_request: 400 or 422; maybe the ``response_format`` was rejected
             (``rejects_format``, which also recognises a 500 that is really such a refusal).
         fatal: authentication, unknown model, anything retrying cannot fix.

@@ -2,9 +2,10 @@
 
 It routes each task to its provider and model, owns the one retry policy (429 with exponential
 backoff honouring ``Retry-After``; timeouts, 5xx and connection errors retried a bounded number
-of times), turns replies into validated pydantic objects (``complete_json``), and accounts every
-request sent: in the caller's :func:`medlit.usage.usage_scope` and cumulatively in
-:attr:`LLMClient.usage`.
+of times; a server that does not resolve or refuses connections not retried at all:
+:class:`~medlit.errors.LLMUnreachable`), turns replies into validated pydantic objects
+(``complete_json``), and accounts every request sent: in the caller's
+:func:`medlit.usage.usage_scope` and cumulatively in :attr:`LLMClient.usage`.
 
 Usage::
 
@@ -33,6 +34,7 @@ from medlit.errors import (
     LLMProviderError,
     LLMRateLimited,
     LLMTimeout,
+    LLMUnreachable,
 )
 from medlit.llm.base import (
     ChatMessage,
@@ -412,6 +414,8 @@ class LLMClient:
                 # Whatever the status (400, 422, or llama-cpp-python's 500), retrying the same
                 # format cannot help: fall back at once, without spending the retry budget.
                 raise _FormatRejected(str(failure))
+            if failure.kind == "unreachable":
+                raise unreachable_llm(route, failure)
             if failure.kind in ("bad_request", "fatal"):
                 raise LLMProviderError(f"{route.label} (task {route.task}): {failure}")
             wait = self._delay(failure, attempt)
@@ -463,6 +467,11 @@ class LLMClient:
         total.completion_tokens += completion_tokens
         total.latency_s += latency_s
         total.cost_usd += cost
+
+
+def unreachable_llm(route: Route, failure: ProviderFailure) -> LLMUnreachable:
+    """The error for a server that does not resolve or refuses connections (not retried)."""
+    return LLMUnreachable(f"the language model is unreachable: {failure} ({route.label})")
 
 
 def _exhausted(route: Route, failure: ProviderFailure, attempts: int) -> Exception:

@@ -21,6 +21,7 @@ from medlit.llm.base import (
     parse_retry_after,
 )
 from medlit.llm.tasks import Route
+from medlit.reachability import unreachable_reason
 
 if TYPE_CHECKING:
     from huggingface_hub import AsyncInferenceClient
@@ -92,6 +93,9 @@ class HFProvider(LLMProvider):
             raise _http_failure(exc) from exc
         except (ConnectionError, OSError) as exc:
             # httpx transport errors subclass OSError in huggingface_hub's HTTP stack.
+            reason = unreachable_reason(exc)
+            if reason is not None:
+                raise ProviderFailure(f"the HF Inference API {reason}", kind="unreachable") from exc
             raise ProviderFailure(
                 f"cannot reach the HF Inference API: {exc}", kind="unavailable"
             ) from exc

@@ -22,6 +22,7 @@ from medlit.llm.base import (
     parse_retry_after,
 )
 from medlit.llm.tasks import OPENAI_DEFAULT_BASE_URL, Route
+from medlit.reachability import host_of, unreachable_reason
 
 if TYPE_CHECKING:
     import openai
@@ -168,6 +169,10 @@ def _sdk_failure(exc: openai.OpenAIError, route: Route) -> ProviderFailure:
     if isinstance(exc, openai.APITimeoutError):
         return ProviderFailure(f"timed out: {exc}", kind="timeout")
     if isinstance(exc, openai.APIConnectionError):
+        reason = unreachable_reason(exc)
+        if reason is not None:
+            where = host_of(route.base_url or OPENAI_DEFAULT_BASE_URL)
+            return ProviderFailure(f"{where} {reason}", kind="unreachable")
         return ProviderFailure(
             f"cannot reach {route.base_url or OPENAI_DEFAULT_BASE_URL}: {exc}", kind="unavailable"
         )

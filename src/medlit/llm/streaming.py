@@ -78,7 +78,7 @@ class LLMStream:
         return self._run()
 
     async def _run(self) -> AsyncIterator[str]:
-        from medlit.llm.client import LLMReply, _exhausted
+        from medlit.llm.client import LLMReply, _exhausted, unreachable_llm
 
         client, route, settings = self._client, self._route, self._client.settings
         provider = client._provider(route)
@@ -123,6 +123,8 @@ class LLMStream:
                 if handed_out:
                     # Part of the answer is already on someone's screen: no silent retry.
                     raise _exhausted(route, failure, attempt) from failure
+                if failure.kind == "unreachable":
+                    raise unreachable_llm(route, failure) from failure
                 if failure.kind in ("bad_request", "fatal"):
                     raise LLMProviderError(
                         f"{route.label} (task {route.task}): {failure}"

@@ -9,6 +9,9 @@ every attempt (a retry is a request like any other), counts it with
   unparsable (:class:`~medlit.errors.MalformedResponse`): exponential backoff with jitter,
   bounded tries.
 
+A host that does not resolve or refuses connections is not retried: a retry cannot help, and
+:class:`~medlit.errors.SourceUnreachable` says at once which host and which setting to check.
+
 After the last try it raises :class:`~medlit.errors.RateLimited` or
 :class:`~medlit.errors.SourceUnavailable`; any other 4xx becomes a
 :class:`~medlit.errors.SourceResponseError` carrying the server's error message. httpx
@@ -29,15 +32,22 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 
-from medlit.errors import MalformedResponse, RateLimited, SourceResponseError, SourceUnavailable
+from medlit.errors import (
+    MalformedResponse,
+    RateLimited,
+    SourceResponseError,
+    SourceUnavailable,
+    SourceUnreachable,
+)
 from medlit.log import get_logger
+from medlit.reachability import host_of, unreachable_reason
 from medlit.sources.ratelimit import RateLimiter
 from medlit.usage import record_call
 
 if TYPE_CHECKING:
     from medlit.config import EuropePMCSettings, PubMedSettings
 
-__all__ = ["RetryPolicy", "error_message", "parse_retry_after", "send"]
+__all__ = ["RetryPolicy", "error_message", "parse_retry_after", "send", "unreachable_source"]
 
 log = get_logger("sources.http")
 
@@ -102,6 +112,23 @@ def parse_retry_after(value: str | None) -> float | None:
     return max(when.timestamp() - time.time(), 0.0)
 
 
+#: How a person names each service, and the setting that says where it is.
+_SERVICES = {
+    "pubmed": ("PubMed", "MEDLIT_PUBMED_BASE_URL"),
+    "europepmc": ("Europe PMC", "MEDLIT_EUROPEPMC_BASE_URL"),
+}
+
+
+def unreachable_source(service: str, url: str, reason: str) -> SourceUnreachable:
+    """The one-line error for a source whose host ``reason`` (does not resolve, refuses
+    connections): which host, and what to check."""
+    name, setting = _SERVICES.get(service, (service, "its base URL setting"))
+    return SourceUnreachable(
+        f"{name} is unreachable: {host_of(url)} {reason}. Check your network or {setting}.",
+        source=service,
+    )
+
+
 def error_message(response: httpx.Response) -> str:
     """The server's own words about an error response, short."""
     text = response.text.strip()
@@ -149,6 +176,8 @@ async def send(
     Raises:
         RateLimited: 429 on every try.
         SourceUnavailable: 5xx, timeouts or connection errors on every try.
+        SourceUnreachable: at the first try, when the host does not resolve or refuses
+            connections (no retry can help).
         SourceResponseError: another 4xx (its message is the server's), or an error body.
         MalformedResponse: a truncated or unparsable body on every try.
     """
@@ -167,6 +196,9 @@ async def send(
             last_problem = f"timed out after {policy.timeout_s:g}s"
             retry_after = None
         except httpx.TransportError as exc:
+            reason = unreachable_reason(exc)
+            if reason is not None:
+                raise unreachable_source(service, url, reason) from None
             last_problem = f"connection failed ({type(exc).__name__}: {exc})"
             retry_after = None
         else:

@@ -15,7 +15,13 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from medlit.config import Settings
-from medlit.errors import QueryNotUnderstood, SourceError, StorageError, ValidationError
+from medlit.errors import (
+    QueryNotUnderstood,
+    SourceError,
+    SourceUnreachable,
+    StorageError,
+    ValidationError,
+)
 from medlit.log import get_logger
 from medlit.sources.base import FreshArticles, Source
 from medlit.text import require_clean_text
@@ -236,6 +242,7 @@ async def _run_one(
         log.info("provider_no_match", provider=source.name, error=str(exc))
     except SourceError as exc:
         status.status, status.error = "error", str(exc)
+        status.unreachable = isinstance(exc, SourceUnreachable)
         log.warning("provider_failed", provider=source.name, error=str(exc))
     except StorageError:
         raise  # our own data directory (rate-limit state), not the source: exit 7, not 5
