@@ -46,6 +46,9 @@ OpenAI format (``choices[0].logprobs.content[0].top_logprobs``, at most ``top_lo
 alternatives). ``server.supports_logprobs = False`` makes the server ignore the request and send
 ``"logprobs": null``, like providers that do not offer them.
 
+``server.streams = False`` makes the server ignore ``stream: true`` and answer with the whole
+completion as one JSON body (``application/json``), as some servers and proxies do.
+
 ``server.unsupported_response_formats = {"json_schema"}`` makes the server behave like one that
 does not support structured output: every request with that ``response_format`` type gets a 400
 (without consuming the queue).
@@ -357,6 +360,7 @@ class FakeLLMServer:
         self.unsupported_response_formats: set[str] = set()
         self.flavour = flavour
         self.supports_logprobs = True
+        self.streams = True
         self._queue: deque[Reply] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -625,7 +629,7 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                 return
             if reply.hold is not None and not self._wait_for(reply.hold):
                 return
-            if body.get("stream") and reply.status == 200:
+            if body.get("stream") and reply.status == 200 and server.streams:
                 self._stream(record, reply)
             elif reply.status != 200:
                 self._send(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -64,25 +65,49 @@ def test_ask_json_miss_then_hit(tmp_path: Path, eutils: FakeEutils) -> None:
     assert hit["answer"] == data["answer"]
 
 
+FOOTER = re.compile(r"^(?:answered from cache · )?\d+ PubMed calls? · \d+\.\d s$")
+LINK = re.compile(r"https://pubmed\.ncbi\.nlm\.nih\.gov/\d+/")
+
+
 def test_ask_human_output_and_bad_input(tmp_path: Path, eutils: FakeEutils) -> None:
     human = _run(tmp_path, eutils, Q1)
     assert human.returncode == 0, human.stderr
-    assert "Citations" in human.stdout and "cache: tier 1 miss" in human.stdout
-    assert "pubmed.ncbi.nlm.nih.gov" in human.stdout
+    lines = human.stdout.rstrip("\n").splitlines()
+    assert lines[0] == "Verdict: Yes"  # one spelling: as the page and the answer write it
+    assert "Citations" in human.stdout and "pubmed.ncbi.nlm.nih.gov" in human.stdout
+    assert FOOTER.match(lines[-1]), lines[-1]  # "3 PubMed calls · 2.1 s": plain words
+    assert "tier 1" not in human.stdout and "stop:" not in human.stdout
     # In an 80-column terminal a citation is one cell, its link whole on a line of its own:
     # columns of their own left the title 16 characters a line, a word or two per line.
     narrow = _run(tmp_path, eutils, Q1, columns=80)
     assert narrow.returncode == 0, narrow.stderr
-    table = narrow.stdout[narrow.stdout.index("Citations") : narrow.stdout.index("cache:")]
+    lines = narrow.stdout.rstrip("\n").splitlines()
+    assert FOOTER.match(lines[-1]) and lines[-1].startswith("answered from cache · 0 PubMed")
+    table = narrow.stdout[narrow.stdout.index("Citations") :]
     assert all(len(line) <= 80 for line in table.splitlines())
     cells = [line.split("│")[2].strip() for line in table.splitlines() if line.count("│") == 3]
     assert "https://pubmed.ncbi.nlm.nih.gov/31000002/" in cells
     assert any(cell.startswith("Aspirin for primary prevention of stroke") for cell in cells)
-    # The closest cached question (0.97) is refused by the guard: the line says why.
-    cause = _run(tmp_path, eutils, "Does aspirin cause stroke in adults?")
+    # The closest cached question (0.97) is refused by the guard: --verbose says why.
+    cause = _run(tmp_path, eutils, "Does aspirin cause stroke in adults?", "--verbose")
     assert cause.returncode == 0, cause.stderr
     assert "miss (guard_rejected: different direction: up vs down)" in cause.stdout
+    for internal in ("stop rule: ", "mode: evidence_digest", "evidence reused: "):
+        assert internal in cause.stdout
     empty = _run(tmp_path, eutils, "   ")
     assert empty.returncode == 2 and "empty" in empty.stderr
     long = _run(tmp_path, eutils, "why " * 400)
     assert long.returncode == 2 and "too long" in long.stderr
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_links_are_never_split(tmp_path: Path, eutils: FakeEutils, columns: int) -> None:
+    shown = _run(tmp_path, eutils, Q1, "--no-cache", columns=columns)
+    assert shown.returncode == 0, shown.stderr
+    table = shown.stdout[shown.stdout.index("Citations") :]
+    assert all(len(line) <= columns for line in table.splitlines())
+    # Every citation's link whole on one line: clickable, copyable.
+    assert sorted(LINK.findall(table)) == sorted(
+        f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/" for pmid in re.findall(r"│ (\d{8}) ", table)
+    )
+    assert len(LINK.findall(table)) >= 3

@@ -117,3 +117,27 @@ async def test_an_interrupted_stream_is_asked_again_in_one_piece(
     assert [e.message for e in events if e.kind == "warning"] == [
         "the streamed answer was cut off; asking again"
     ]
+
+
+async def test_a_server_that_does_not_stream_costs_no_extra_call(
+    ask_settings: Settings, llm: FakeLLMServer
+) -> None:
+    """A server that answers ``stream: true`` with one whole completion: its body is the
+    answer (no second call), and the next ask, in a new process, asks it without streaming."""
+    llm.streams = False
+    seen: list[ProgressEvent] = []
+    async with Assistant(ask_settings) as assistant:
+        with progress_scope(seen.append, tokens=True):
+            first = await assistant.ask(QUESTION)
+    assert first.mode == "llm" and first.api_calls.llm == 1 and first.citations
+    assert [r.json.get("stream") for r in llm.completions] == [True]
+    assert not [e for e in seen if e.kind == "warning"]  # no "cut off; asking again"
+    assert any(e.kind == "token" for e in seen)  # the whole text, shown at once
+    notes = (ask_settings.home / "llm-servers.json").read_text(encoding="utf-8")
+    assert llm.base_url in notes
+
+    async with Assistant(ask_settings) as assistant:  # as a new process would
+        with progress_scope(seen.append, tokens=True):
+            again = await assistant.ask(QUESTION, use_cache=False)
+    assert again.api_calls.llm == 1 and again.answer == first.answer
+    assert [r.json.get("stream") for r in llm.completions] == [True, None]

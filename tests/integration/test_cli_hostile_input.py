@@ -336,7 +336,7 @@ CASES = [
     Case("usage-not-an-int", ["search", "aspirin", "--limit", "many"], 2,
          "Invalid value for '--limit'"),
     Case("usage-bad-depth", ["research", "aspirin", "--depth", "huge"], 2, "'huge' is not one of"),
-    Case("usage-missing-argument", ["ask"], 2, "Missing argument 'question'"),
+    Case("usage-missing-argument", ["ask"], 2, "Missing argument 'QUESTION'"),
     Case("usage-unknown-command", ["summon"], 2, "No such command 'summon'"),
 ]
 # fmt: on

@@ -96,8 +96,10 @@ def test_every_source_failing_is_an_error_not_an_empty_list(fake: FakeEutils) ->
     result = runner.invoke(app, ["search", "aspirin", "--json"], env=env)
     assert result.exit_code == 5
     assert result.stdout == ""
-    assert "warning: pubmed error" in result.stderr
-    assert "every source failed" in result.stderr
+    # The search ran and failed: one line that says so, with the source's own words.
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith("error: the search failed, no source answered: pubmed: server error")
+    assert line.endswith("after 2 tries")
 
 
 def test_one_source_failing_is_a_warning_and_the_others_still_answer(
@@ -125,7 +127,8 @@ def test_one_source_failing_is_a_warning_and_the_others_still_answer(
         (["search", "x", "--source", "scopus"], "unknown source 'scopus'"),
         (["search", "x", "--from-year", "2020", "--to-year", "2000"], "reversed"),
         (["search", "x", "--sort", "cited"], "unknown sort"),
-        (["search", "x", "--limit", "0"], "invalid limit"),
+        (["search", "x", "--limit", "0"], "the number of results must be at least 1 (got 0)"),
+        (["search", "x", "--limit", "99999"], "the number of results must be at most 10000"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(fake: FakeEutils, args: list[str], message: str) -> None:

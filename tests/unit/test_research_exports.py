@@ -123,3 +123,36 @@ def test_cli_export(settings: object, monkeypatch: pytest.MonkeyPatch, tmp_path:
     assert refused.exit_code == 8 and "no report" in refused.stderr
     unknown = runner.invoke(app, ["research", "export", job.id, "--format", "xml"])
     assert unknown.exit_code == 2
+
+
+@pytest.mark.parametrize("fmt", ["ris", "bibtex", "csl-json"])
+def test_cli_export_of_a_report_without_references_is_refused(
+    settings: object, monkeypatch: pytest.MonkeyPatch, tmp_path: object, fmt: str
+) -> None:
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from medlit.cli import app
+    from medlit.config import Settings
+    from medlit.research.runtime import open_job_store
+
+    assert isinstance(settings, Settings) and isinstance(tmp_path, Path)
+    report = NarrativeReport(title="t", question="q", executive_summary="s", references=[])
+    job = ResearchJob(question="q", status=JobStatus.COMPLETED, report=report)
+    jobs, db = open_job_store(settings)
+    try:
+        jobs.insert(job)
+    finally:
+        db.close()
+    monkeypatch.setenv("MEDLIT_HOME", str(settings.home))
+    out = tmp_path / "refs.out"
+    result = CliRunner().invoke(
+        app, ["research", "export", job.id, "--format", fmt, "--out", str(out)]
+    )
+    assert result.exit_code == 4
+    assert result.stdout == "" and not out.exists()
+    assert result.stderr.strip().splitlines() == [
+        f"error: job {job.id} has no references to export: its report cites no article "
+        "(nothing written)"
+    ]

@@ -7,9 +7,10 @@ import functools
 import json
 import sys
 from collections.abc import Callable, Coroutine
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import typer
+import typer.core
 from rich.console import Console
 
 from medlit.config import Settings
@@ -40,6 +41,34 @@ try:
 except ImportError:  # pragma: no cover - Typer vendors Click from 0.2x on
     pass
 
+# Help's type column in words, not Python's type names: a flag shows none ("--json", not
+# "--json <bool>"), an argument its name alone ("QUESTION...", not "<list[str]>"), a value its
+# kind ("--limit INTEGER"), a choice its values ("pubmed|europepmc|local|all").
+_TYPE_WORDS = {"int": "INTEGER", "float": "NUMBER", "str": "TEXT", "path": "PATH", "Path": "PATH"}
+
+
+def _plain_type(original: Callable[..., str | None]) -> Callable[..., str | None]:
+    def display_type_rich(self: Any, ctx: Any) -> str | None:
+        if self.param_type_name == "argument":  # its name says it
+            return None
+        if self.metavar is not None:
+            return str(self.metavar)
+        if getattr(self, "is_flag", False) or getattr(self, "count", False):
+            return None
+        shown = original(self, ctx)
+        if not shown:
+            return shown
+        many = shown.endswith("...")
+        label = shown.removesuffix("...").strip("<>")
+        label = _TYPE_WORDS.get(label, label)
+        return f"{label}..." if many else label
+
+    return display_type_rich
+
+
+for _param in (typer.core.TyperOption, typer.core.TyperArgument):
+    _param.display_type_rich = _plain_type(_param.display_type_rich)  # type: ignore[method-assign]
+
 app = typer.Typer(
     name="medlit",
     help="Biomedical literature answers from PubMed, with real citations.",
@@ -49,6 +78,30 @@ app = typer.Typer(
 )
 console = Console()
 err_console = Console(stderr=True)
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        from medlit import __version__
+
+        sys.stdout.write(f"medlit {__version__}\n")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            is_eager=True,
+            callback=_show_version,
+            help="Print medlit's version and exit.",
+        ),
+    ] = False,
+) -> None:
+    """Biomedical literature answers from PubMed, with real citations."""
+
 
 #: Below this terminal width a table keeps its long text (a title, a question) in one column
 #: with the short facts on a line under it: as columns of their own they left the long text
@@ -64,10 +117,19 @@ def detail_cell(text: str, *details: str) -> str:
     return escape(text) + "".join(f"\n[dim]{escape(d)}[/]" for d in details if d)
 
 
-def words_argument(help: str) -> Any:
+def default_source_help() -> str:
+    """The default of ``--source`` as help shows it: the setting's default value and the
+    variable that changes it (help is built before the settings are read)."""
+    from medlit.config import SearchSettings
+
+    default = SearchSettings.model_fields["default_source"].default
+    return f"{default}; MEDLIT_SEARCH_DEFAULT_SOURCE changes it"
+
+
+def words_argument(help: str, name: str = "QUESTION") -> Any:
     """A free-text argument given in quotes or as bare words (``medlit ask does aspirin
     work`` asks "does aspirin work"): join what it receives with :func:`joined`."""
-    return typer.Argument(help=f"{help} Quotes are optional.")
+    return typer.Argument(help=f"{help} Quotes are optional.", metavar=name)
 
 
 def joined(words: list[str]) -> str:

@@ -192,6 +192,21 @@ class _QuestionFirstGroup(TyperGroup):
                 raise click.UsageError(extra, ctx)
         return super().parse_args(ctx, args)
 
+    _shown_params: tuple[Any, ...] = ()
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        # The question's options (--depth, --out, --json) are the run command's; the group's
+        # help lists them too, since "medlit research QUESTION --depth deep" is how a job starts.
+        run_params = self.commands["run"].params
+        self._shown_params = tuple(p for p in run_params if p.param_type_name == "option")
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self._shown_params = ()
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return [*self._shown_params, *super().get_params(ctx)]
+
     def list_commands(self, ctx: Any) -> list[str]:
         # Keep the help listing in the order people use the commands.
         order = ("run", "status", "list", "resume", "cancel", "export", "worker")
@@ -227,7 +242,8 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print the job as one J
 def research_run(
     question: Annotated[list[str], words_argument("The research question.")],
     depth: Annotated[
-        DepthOption, typer.Option("--depth", "-d", help="quick, standard or deep.")
+        DepthOption,
+        typer.Option("--depth", "-d", help="How deep: quick, standard or deep."),
     ] = DepthOption.standard,
     out: OutOption = None,
     as_json: JsonOption = False,
@@ -386,8 +402,12 @@ def research_export(
         Path | None, typer.Option("--out", "-o", help="Write the file here (default: stdout).")
     ] = None,
 ) -> None:
-    """Export a completed job's references for Zotero, EndNote or Mendeley."""
-    from medlit.research.exports import export_job
+    """Export a completed job's references for Zotero, EndNote or Mendeley.
+
+    A job whose report cites no article has nothing to export: exit 4, nothing written.
+    """
+    from medlit.errors import NotFoundError
+    from medlit.research.exports import export_job, records_of
     from medlit.research.runtime import open_job_store
 
     jobs, db = open_job_store(build_settings())
@@ -396,6 +416,12 @@ def research_export(
     finally:
         db.close()
     text = export_job(job, fmt.value)
+    if not records_of(job):
+        # An empty file (or nothing on stdout, exit 0) would read as a successful export.
+        raise NotFoundError(
+            f"job {job.id} has no references to export: its report cites no article "
+            "(nothing written)"
+        )
     if out is None:
         typer.echo(text, nl=False)
         return

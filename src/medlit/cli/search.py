@@ -11,6 +11,7 @@ from medlit.cli.app import (
     app,
     build_settings,
     console,
+    default_source_help,
     err_console,
     joined,
     print_json,
@@ -82,9 +83,15 @@ def _table(articles: list[Article]) -> None:
 @app.command("search")
 @run
 def search(
-    query: Annotated[list[str], words_argument("What to search for.")],
+    query: Annotated[list[str], words_argument("What to search for.", "QUERY")],
     source: Annotated[
-        str | None, typer.Option("--source", "-s", help="pubmed, europepmc, local or all.")
+        str | None,
+        typer.Option(
+            "--source",
+            "-s",
+            metavar="SOURCE",
+            help=f"pubmed, europepmc, local or all (default: {default_source_help()}).",
+        ),
     ] = None,
     limit: Annotated[int | None, typer.Option("--limit", "-n", help="Results per source.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
@@ -100,6 +107,12 @@ def search(
     search_query = build_query(joined(query), limit, sort, from_year, to_year, settings)
     resolve_source_names(source, settings)  # unknown source: exit 2 before any request
     results = run_async(_search(settings, search_query, source))
+    tried = [st for st in results.providers.values() if st.status != "disabled"]
+    if tried and all(st.status in ("error", "timeout") for st in tried):
+        # The search ran and every source failed: an empty list would read as "nothing
+        # published". One line says why (each source's own words).
+        why = "; ".join(st.error or f"{st.provider} {st.status}" for st in tried)
+        raise SourceUnavailable(f"the search failed, no source answered: {why}")
     for name, status in results.providers.items():
         if status.status in ("error", "timeout", "no_match"):
             err_console.print(
@@ -107,10 +120,6 @@ def search(
                 highlight=False,
                 soft_wrap=True,
             )
-    tried = [st for st in results.providers.values() if st.status != "disabled"]
-    if tried and all(st.status in ("error", "timeout") for st in tried):
-        # Every source failed: an empty list would look like "nothing published".
-        raise SourceUnavailable("every source failed; nothing was searched")
     articles = results.articles[: search_query.limit]
     if as_json:
         print_json([article_json(a) for a in articles])

@@ -57,7 +57,9 @@ class TokenLogprob:
 class ProviderReply:
     """What one successful chat request returned.
 
-    ``logprobs`` is set only when they were asked for and the server sent them.
+    ``logprobs`` is set only when they were asked for and the server sent them. ``streamed``
+    is False when a streamed request was answered with the whole completion in one body (a
+    server that does not stream).
     """
 
     text: str
@@ -66,6 +68,7 @@ class ProviderReply:
     model: str | None = None
     finish_reason: str | None = None
     logprobs: tuple[TokenLogprob, ...] | None = None
+    streamed: bool = True
 
 
 def parse_logprobs(content: Any) -> tuple[TokenLogprob, ...] | None:

@@ -53,12 +53,15 @@ from medlit.llm.jsonout import (
     validate_reply,
 )
 from medlit.llm.openai_provider import OpenAIProvider
+from medlit.llm.server_notes import SERVER_NOTES_FILE, ServerNotes
 from medlit.llm.streaming import LLMStream
 from medlit.llm.tasks import LLMTask, Route, how_to_configure, resolve_route
 from medlit.log import get_logger
 from medlit.usage import LLMTaskUsage, Usage, record_llm
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from medlit.config import LLMSettings, Settings
 
 __all__ = ["LLMClient", "LLMReply", "LLMStream", "Messages"]
@@ -131,14 +134,18 @@ class LLMClient:
         settings: LLMSettings,
         *,
         providers: dict[str, ProviderFactory] | None = None,
+        state_path: Path | None = None,
     ) -> None:
         """Build the client; no connection is opened until the first call.
 
         Args:
             settings: the ``llm`` section of the settings.
             providers: provider factories by kind (``openai``, ``hf``), to register another.
+            state_path: a small JSON file where what was learnt about servers is kept for the
+                next process (a server that does not stream); None: kept in memory only.
         """
         self.settings = settings
+        self._servers = ServerNotes(state_path)
         self._factories = {**_PROVIDERS, **(providers or {})}
         self._providers: dict[tuple[str, str | None, str | None], LLMProvider] = {}
         self._format_modes: dict[tuple[str, str | None, str | None], FormatMode] = {}
@@ -150,8 +157,18 @@ class LLMClient:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> LLMClient:
-        """The client for ``settings.llm``."""
-        return cls(settings.llm)
+        """The client for ``settings.llm`` (what it learns of servers kept under the home)."""
+        return cls(settings.llm, state_path=settings.home / SERVER_NOTES_FILE)
+
+    def streams(self, route: Route) -> bool:
+        """Whether ``route``'s server streams, as far as is known (True until one answered a
+        streamed request with a whole completion)."""
+        return self._servers.streams(route)
+
+    def remember_no_stream(self, route: Route) -> None:
+        """Note that ``route``'s server answers streamed requests with one whole completion:
+        the next streamed call to it asks without streaming, in this process and the next."""
+        self._servers.no_stream(route)
 
     # -- routing -----------------------------------------------------------------------------
 

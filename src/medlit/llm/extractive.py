@@ -450,7 +450,8 @@ def build_evidence_digest(
             "",
         ]
     if verdict is not None and sentences:
-        lines += [f"Leaning of the conclusions (a cue-based reading): {verdict}: {reason}.", ""]
+        leaning = verdict.capitalize()  # "Yes", as the verdict line and the page spell it
+        lines += [f"Leaning of the conclusions (a cue-based reading): {leaning}: {reason}.", ""]
     conclusions = [s for s in sentences if s.is_conclusion]
     findings = [s for s in sentences if not s.is_conclusion]
     for title, group in (("Conclusions:", conclusions), ("Other findings:", findings)):

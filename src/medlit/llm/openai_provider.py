@@ -124,7 +124,7 @@ class OpenAIProvider(LLMProvider):
         model: str | None = None
         finish: str | None = None
         try:
-            stream = await self._client.chat.completions.create(  # type: ignore[call-overload]
+            raw = await self._client.chat.completions.with_raw_response.create(  # type: ignore[call-overload]
                 model=route.model or "",
                 messages=[dict(m) for m in messages],
                 temperature=temperature,
@@ -135,6 +135,15 @@ class OpenAIProvider(LLMProvider):
                 # takes the option but sends none (the client estimates it).
                 stream_options={"include_usage": True},
             )
+            if "text/event-stream" not in raw.headers.get("content-type", ""):
+                # A server that does not stream answered with the whole completion: it is the
+                # answer (asking again without streaming would be a second, paid call).
+                whole = _whole_reply(await raw.http_response.aread())
+                if whole.text:
+                    yield whole.text
+                yield whole
+                return
+            stream = raw.parse()
             async with stream:
                 async for chunk in stream:
                     model = chunk.model or model
@@ -160,6 +169,31 @@ class OpenAIProvider(LLMProvider):
     async def aclose(self) -> None:
         """Close the SDK's connection pool."""
         await self._client.close()
+
+
+def _whole_reply(body: bytes) -> ProviderReply:
+    """The reply of a streamed request answered with one ``chat.completion`` JSON body."""
+    from openai.types.chat import ChatCompletion
+    from pydantic import ValidationError
+
+    try:
+        completion = ChatCompletion.model_validate_json(body)
+    except ValidationError as exc:
+        raise ProviderFailure(
+            f"the server answered a streamed request with neither events nor a completion: "
+            f"{body[:200]!r}",
+            kind="fatal",
+        ) from exc
+    choice = completion.choices[0] if completion.choices else None
+    usage = completion.usage
+    return ProviderReply(
+        text=(choice.message.content or "") if choice else "",
+        prompt_tokens=usage.prompt_tokens if usage else 0,
+        completion_tokens=usage.completion_tokens if usage else 0,
+        model=completion.model,
+        finish_reason=choice.finish_reason if choice else None,
+        streamed=False,
+    )
 
 
 def _sdk_failure(exc: openai.OpenAIError, route: Route) -> ProviderFailure:

@@ -81,6 +81,15 @@ class LLMStream:
         from medlit.llm.client import LLMReply, _exhausted, unreachable_llm
 
         client, route, settings = self._client, self._route, self._client.settings
+        if not client.streams(route):
+            # Known not to stream: one plain request, its text handed out whole.
+            whole = await client.complete(
+                route.task, self._messages, temperature=self._temperature,
+                max_tokens=self._max_tokens,
+            )  # fmt: skip
+            self._reply = whole
+            yield whole.text
+            return
         provider = client._provider(route)
         started = time.monotonic()
         attempt = 0
@@ -157,6 +166,8 @@ class LLMStream:
                     f"{route.label} (task {route.task}): the streamed reply was cut off after "
                     f"{handed_out} chunk(s), before the model finished"
                 )
+            if not final.streamed:
+                client.remember_no_stream(route)
             final = _with_usage(final, self._messages, handed_out)
             client._account(route, final, time.monotonic() - sent_at)
             text = strip_reasoning(final.text)

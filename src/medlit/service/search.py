@@ -79,7 +79,7 @@ async def search(
     tried = [st for st in results.providers.values() if st.status != "disabled"]
     if tried and all(st.status in ("error", "timeout") for st in tried):
         errors = "; ".join(f"{st.provider}: {st.error or st.status}" for st in tried)
-        raise SourceUnavailable(f"every source failed; nothing was searched ({errors})")
+        raise SourceUnavailable(f"the search failed, no source answered ({errors})")
     return SearchResponse(
         articles=[ArticleOut(**article_json(a)) for a in results.articles[: query.limit]],
         providers={

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from medlit.config import Settings
 from medlit.errors import (
@@ -111,10 +111,34 @@ def build_query(
             max_year=to_year,
         )
     except PydanticValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise ValidationError(f"invalid {where}: {first['msg']}") from None
+        raise ValidationError(_out_of_range(exc.errors()[0])) from None
     return validate_query(query, settings)
+
+
+#: What a person calls each option of a search.
+_OPTION_NAMES = {
+    "limit": "the number of results",
+    "min_year": "the earliest year",
+    "max_year": "the latest year",
+}
+
+
+def _out_of_range(error: Any) -> str:
+    """One of pydantic's errors in our words: "the number of results must be at least 1 (got
+    0)" rather than "Input should be greater than or equal to 1"."""
+    where = ".".join(str(p) for p in error["loc"])
+    name = _OPTION_NAMES.get(where, where)
+    bound = error.get("ctx") or {}
+    rules = {
+        "greater_than_equal": ("at least", "ge"),
+        "greater_than": ("more than", "gt"),
+        "less_than_equal": ("at most", "le"),
+        "less_than": ("less than", "lt"),
+    }
+    if error["type"] in rules:
+        words, key = rules[error["type"]]
+        return f"{name} must be {words} {bound.get(key)} (got {error.get('input')!r})"
+    return f"{name}: {str(error['msg']).lower()} (got {error.get('input')!r})"
 
 
 def validate_query(query: SearchQuery | str, settings: Settings) -> SearchQuery:

@@ -1,0 +1,75 @@
+"""What ``medlit ask`` says under an answer: one footer line in plain words, and the internals
+behind ``--verbose``.
+
+The footer names what a person cares about (served from the cache or searched, the requests
+sent, the time) and stays short enough for an 80-column terminal; the cache tier, the miss
+reason, the stop rule, the answer mode and the evidence reused are the ``--verbose`` lines.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from medlit.text import counted
+
+if TYPE_CHECKING:
+    from medlit.assistant import AskResult
+
+__all__ = ["FOOTER_SEPARATOR", "VERDICT_LABELS", "footer_line", "verbose_lines"]
+
+#: The one spelling of each verdict in the terminal (JSON keeps the lowercase enum).
+VERDICT_LABELS = {"yes": "Yes", "no": "No", "uncertain": "Uncertain"}
+FOOTER_SEPARATOR = " · "
+
+_SERVICES = (("pubmed", "PubMed call"), ("europepmc", "Europe PMC call"), ("local", "local search"))
+
+
+def _seconds(ms: float) -> str:
+    return f"{ms / 1000:.1f} s" if ms < 100_000 else f"{ms / 1000:.0f} s"
+
+
+def footer_line(result: AskResult) -> str:
+    """ "answered from cache · 0 PubMed calls · 0.4 s", "3 PubMed calls · 1 LLM call · 2.1 s"."""
+    calls = result.api_calls
+    parts = []
+    if result.cache.tier1 == "hit":
+        parts.append("answered from cache")
+    counts = {name: getattr(calls, name) for name, _ in _SERVICES}
+    shown = [name for name, n in counts.items() if n] or ["pubmed"]
+    parts += [counted(counts[name], noun) for name, noun in _SERVICES if name in shown]
+    if calls.llm:
+        parts.append(counted(calls.llm, "LLM call"))
+    parts.append(_seconds(result.timings_ms.get("total", 0.0)))
+    return FOOTER_SEPARATOR.join(parts)
+
+
+def verbose_lines(result: AskResult) -> list[str]:
+    """The internals, one fact a line: the cache's tiers, why tier 1 missed, the stop rule,
+    the answer mode, the evidence reused, the requests by service and the time by step."""
+    cache = result.cache
+    if cache.tier1 == "hit":
+        tier1 = "hit"
+        if cache.similarity is not None:
+            tier1 += f" (similarity {cache.similarity:.3f}"
+            tier1 += f", verified by {cache.verified_by})" if cache.verified_by else ")"
+        if cache.matched_question:
+            tier1 += f" for {cache.matched_question!r}"
+    else:
+        tier1 = f"miss ({cache.miss_reason or 'n/a'}"
+        tier1 += f": {cache.guard_reason})" if cache.guard_reason else ")"
+    calls = result.api_calls
+    steps = ", ".join(
+        f"{name} {ms:.0f} ms" for name, ms in result.timings_ms.items() if name != "total"
+    )
+    lines = [
+        f"cache: tier 1 {tier1}; stored in tier 1: {'yes' if cache.admitted else 'no'}",
+        f"evidence reused: {counted(cache.evidence_reused, 'chunk')}",
+        f"stop rule: {result.stop_reason}",
+        f"mode: {result.mode}",
+        f"calls: pubmed {calls.pubmed}, europepmc {calls.europepmc}, local {calls.local}, "
+        f"llm {calls.llm}",
+        f"standalone question: {result.standalone_question}",
+    ]
+    if steps:
+        lines.append(f"steps: {steps}")
+    return lines

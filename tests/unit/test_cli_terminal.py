@@ -1,0 +1,135 @@
+"""What a person reads in the terminal: help in words, --version, the footer under an answer."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
+from medlit import __version__
+from medlit.assistant import AskResult, CacheInfo, CallCounts
+from medlit.cli import app
+from medlit.cli.footer import footer_line, verbose_lines
+
+runner = CliRunner()
+
+#: Every command and subcommand whose help is read.
+COMMANDS = [
+    [],
+    ["ask"],
+    ["search"],
+    ["research"],
+    ["research", "run"],
+    ["research", "export"],
+    ["research", "list"],
+    ["corpus"],
+    ["corpus", "add"],
+    ["cache"],
+    ["serve"],
+    ["config"],
+]
+PYTHON_TYPES = re.compile(r"<(?:bool|str|int|float|list\[[a-z]+\]|path)>|list\[str\]")
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "medlit")
+def test_help_names_no_python_types(command: list[str]) -> None:
+    result = runner.invoke(app, [*command, "--help"], env={"COLUMNS": "120"})
+    assert result.exit_code == 0, result.output
+    assert not PYTHON_TYPES.search(result.stdout), result.stdout
+    assert "settings." not in result.stdout  # a default is a value, not a settings path
+
+
+def test_help_shows_real_defaults_and_human_metavars() -> None:
+    ask = runner.invoke(app, ["ask", "--help"], env={"COLUMNS": "140"}).stdout
+    assert "QUESTION" in ask and "pubmed|europepmc|local|all" in ask
+    assert "default: pubmed; MEDLIT_SEARCH_DEFAULT_SOURCE changes it" in ask
+    assert "--verbose" in ask
+    search = runner.invoke(app, ["search", "--help"], env={"COLUMNS": "140"}).stdout
+    assert re.search(r"--limit\s+-n\s+INTEGER", search)
+
+
+def test_version() -> None:
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.stdout == f"medlit {__version__}\n"
+
+
+def test_research_help_shows_the_question_options() -> None:
+    result = runner.invoke(app, ["research", "--help"], env={"COLUMNS": "120"})
+    assert result.exit_code == 0
+    for option in ("--depth", "quick|standard|deep", "[default: standard]", "--out", "--json"):
+        assert option in result.stdout
+    for command in ("status", "list", "resume", "cancel", "export"):
+        assert command in result.stdout
+
+
+def _result(*, hit: bool, pubmed: int = 0, llm: int = 0, ms: float = 400.0) -> AskResult:
+    return AskResult(
+        question="q",
+        answer="a",
+        cache=CacheInfo(
+            tier1="hit" if hit else "miss",
+            miss_reason=None if hit else "guard_rejected",
+            guard_reason=None if hit else "different drug: ibuprofen vs acetaminophen",
+            similarity=0.97,
+            evidence_reused=4,
+        ),
+        stop_reason="cache_hit" if hit else "threshold",
+        api_calls=CallCounts(pubmed=pubmed, llm=llm),
+        timings_ms={"plan_query": 12.0, "total": ms},
+        standalone_question="q",
+        mode="llm" if llm else "evidence_digest",
+    )
+
+
+def test_footer_in_plain_words() -> None:
+    assert footer_line(_result(hit=True)) == "answered from cache · 0 PubMed calls · 0.4 s"
+    assert footer_line(_result(hit=False, pubmed=3, llm=1, ms=2100)) == (
+        "3 PubMed calls · 1 LLM call · 2.1 s"
+    )
+    one = _result(hit=False, pubmed=1, ms=950)
+    one.api_calls.europepmc = 2
+    assert footer_line(one) == "1 PubMed call · 2 Europe PMC calls · 0.9 s"
+    local = _result(hit=False, ms=50)
+    local.api_calls.local = 1
+    assert footer_line(local) == "1 local search · 0.1 s"
+
+
+def test_verbose_lines_hold_the_internals() -> None:
+    lines = verbose_lines(_result(hit=False, pubmed=3))
+    assert lines[0] == (
+        "cache: tier 1 miss (guard_rejected: different drug: ibuprofen vs acetaminophen); "
+        "stored in tier 1: no"
+    )
+    assert "evidence reused: 4 chunks" in lines and "stop rule: threshold" in lines
+    assert "mode: evidence_digest" in lines and lines[-1] == "steps: plan_query 12 ms"
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_footer_never_wraps(width: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    import medlit.cli.ask as ask_module
+
+    result = _result(hit=False, pubmed=123, llm=45, ms=123_456)
+    result.api_calls.europepmc = 678
+    result.api_calls.local = 9
+    screen = Console(width=width, record=True, color_system=None)
+    monkeypatch.setattr(ask_module, "console", screen)
+    monkeypatch.setattr(ask_module, "err_console", screen)
+    ask_module._render(result)
+    last = screen.export_text().rstrip("\n").splitlines()[-1]
+    assert last.startswith("123 PubMed calls · 678 Europe PMC calls")
+    assert len(last) <= width
+
+
+def test_one_verdict_spelling(monkeypatch: pytest.MonkeyPatch) -> None:
+    import medlit.cli.ask as ask_module
+
+    result = _result(hit=True)
+    result.verdict = "uncertain"
+    result.answer = "Verdict: Uncertain\n\nThe evidence conflicts [PMID:1]."
+    screen = Console(width=80, record=True, color_system=None)
+    monkeypatch.setattr(ask_module, "console", screen)
+    ask_module._render(result)
+    text = screen.export_text()
+    assert text.startswith("Verdict: Uncertain\n") and text.count("ncertain") == 1
