@@ -868,8 +868,32 @@ async def test_a_digest_says_which_subject_no_retrieved_article_mentions(
         on_topic = await assistant.ask(Q1)
     assert result.mode == "evidence_digest" and result.citations
     assert result.verdict == "uncertain"
-    assert "No retrieved article mentions tinnitus: the sentences below" in result.answer
-    assert "mentions" not in on_topic.answer
+    assert "None of the retrieved articles is about tinnitus: the sentences below" in result.answer
+    assert "None of the retrieved" not in on_topic.answer
+
+
+async def test_a_digest_follow_up_says_no_article_speaks_of_the_new_population(
+    settings: Settings, eutils: FakeEutils
+) -> None:
+    """In digest mode, "and in children?" after an adult question says first that no article
+    quoted speaks of children, as the generated answer does; and each follow-up is one
+    standalone question, not a chain of "Follow-up:" parts."""
+    async with Assistant(_configure(settings, eutils, None)) as assistant:
+        first = await assistant.ask(Q1, session_id="kids")
+        follow = await assistant.ask("and in children?", session_id="kids")
+        again = await assistant.ask("and in children?", session_id="kids")
+        other = await assistant.ask("what about the dose?", session_id="kids")
+    assert first.mode == follow.mode == "evidence_digest"
+    assert "children" not in first.answer
+    assert follow.standalone_question == f"{Q1} Follow-up: and in children?"
+    assert follow.answer.splitlines()[2] == (
+        "None of the articles quoted speaks of children: what they found may not hold for children."
+    )
+    assert follow.verdict == "uncertain" and follow.citations
+    assert again.standalone_question == follow.standalone_question
+    assert again.cache.tier1 == "hit"  # the same standalone question: served from the cache
+    assert other.standalone_question == f"{Q1} Follow-up: what about the dose?"
+    assert other.standalone_question.count("Follow-up:") == 1
 
 
 async def test_invented_citations_are_stripped(

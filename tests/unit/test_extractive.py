@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from medlit.llm import build_evidence_digest
-from medlit.llm.extractive import DIGEST_HEADER, NO_MODEL, split_sentences
+from medlit.llm.extractive import DIGEST_HEADER, NO_MODEL, not_about, split_sentences
 from medlit.llm.stance import is_yes_no_question, sentence_stance
 from medlit.types import AbstractSection, Article, Chunk, Evidence
 
@@ -676,8 +676,73 @@ def test_a_subject_no_article_mentions_is_said_first_and_leaves_no_verdict() -> 
     assert plain.verdict == "yes"
     digest = build_evidence_digest(QUESTION, evidence, unmentioned=["tinnitus"])
     assert digest.verdict == "uncertain"
-    assert digest.verdict_reason == "no retrieved article mentions tinnitus"
-    assert "No retrieved article mentions tinnitus: the sentences below are the nearest " in (
+    assert digest.verdict_reason == "none of the retrieved articles is about tinnitus"
+    assert "None of the retrieved articles is about tinnitus: the sentences below are the " in (
         digest.text
     )
     assert digest.sentences == plain.sentences
+    assert "Conclusions:" not in digest.text
+
+
+STATIN_STROKE = make_evidence(
+    "55555555",
+    "Statin therapy reduced the risk of recurrent stroke after a first ischaemic stroke.",
+    "Recurrent stroke occurred in 5% of the statin group and 8% of the placebo group.",
+    title="Statins after ischaemic stroke",
+)
+STATIN_LIPIDS = make_evidence(
+    "66666666",
+    "Statins lowered LDL cholesterol by a third in adults with diabetes.",
+    title="Statins and cholesterol in diabetes",
+)
+BACK_PAIN = make_evidence(
+    "77777777",
+    "Physiotherapy reduced low back pain and improved the strength of trunk muscles.",
+    title="Physiotherapy for back pain",
+)
+
+
+def test_no_article_about_the_drug_is_said_first_and_nothing_is_a_conclusion() -> None:
+    # Asked about aspirin, the digest quoted a statin study's conclusion under "Conclusions".
+    digest = build_evidence_digest(QUESTION, STATIN_STROKE)
+    lines = digest.text.splitlines()
+    assert lines[2] == (
+        "None of the retrieved articles is about aspirin: the sentences below are the nearest "
+        "evidence found, and may not answer the question."
+    )
+    assert "Conclusions:" not in digest.text and "Other findings:" not in digest.text
+    assert "Nearest evidence (not about the question):" in lines
+    assert digest.verdict == "uncertain"
+    assert digest.verdict_reason == "none of the retrieved articles is about aspirin"
+    # With an article about the question among them, nothing changes.
+    on = build_evidence_digest(QUESTION, ASPIRIN_YES_1 + STATIN_STROKE)
+    assert "None of the retrieved" not in on.text and "Conclusions:" in on.text
+    assert not_about(QUESTION, [ASPIRIN_YES_1[0].article]) == ""
+
+
+def test_articles_each_about_a_part_of_the_question_are_about_none_of_it() -> None:
+    # "Do statins cause muscle pain?" over statin studies and a back-pain study.
+    question = "Do statins cause muscle pain?"
+    digest = build_evidence_digest(question, STATIN_LIPIDS + BACK_PAIN)
+    assert digest.text.splitlines()[2].startswith(
+        "None of the retrieved articles is about statins, muscle and pain together: "
+    )
+    assert "Conclusions:" not in digest.text and digest.verdict == "uncertain"
+
+
+def test_a_population_no_quoted_article_speaks_of_is_said_first() -> None:
+    quoted: list[list[str]] = []
+
+    def unspoken(articles: Sequence[Article]) -> list[str]:
+        quoted.append([a.pmid or "" for a in articles])
+        return ["children"]
+
+    question = "Does aspirin reduce the risk of recurrent stroke in children?"
+    digest = build_evidence_digest(
+        question, ASPIRIN_YES_1 + ASPIRIN_YES_2, unspoken_populations=unspoken
+    )
+    assert quoted == [["11111111", "22222222"]]
+    assert digest.text.splitlines()[2] == (
+        "None of the articles quoted speaks of children: what they found may not hold for children."
+    )
+    assert digest.verdict == "uncertain" and "Conclusions:" in digest.text

@@ -209,9 +209,16 @@ class AgentDeps:
     ) -> tuple[str, str | None]:
         """The no-LLM answer: the extractive evidence digest, and its verdict if justified
         (``why`` no generated answer is given, if not for want of a model); it says first
-        which of the question's subject terms no retrieved article mentions."""
+        which of the question's subject terms no retrieved article mentions, and which of the
+        populations it names no article quoted speaks of (as the generated answer does)."""
+        from medlit.agent.cited_subjects import populations_unspoken
         from medlit.agent.unmentioned import unmentioned_terms
         from medlit.llm.extractive import NO_MODEL, build_evidence_digest
+
+        def unspoken(quoted: Sequence[Article]) -> list[str]:
+            by_pmid = {a.pmid: a for a in quoted if a.pmid}
+            cited = " ".join(f"[PMID:{pmid}]" for pmid in by_pmid)
+            return populations_unspoken(question, cited, by_pmid)
 
         articles = {item.article.key: item.article for item in evidence}
         digest = build_evidence_digest(
@@ -220,5 +227,6 @@ class AgentDeps:
             embedder=self.embedder,
             why=why or NO_MODEL,
             unmentioned=unmentioned_terms(question, articles.values()),
+            unspoken_populations=unspoken,
         )
         return digest.text, digest.verdict

@@ -28,6 +28,7 @@ __all__ = [
     "normalise_question",
     "query_terms",
     "suggest_focus",
+    "without_follow_up",
 ]
 
 _STOPWORDS = frozenset(
@@ -410,6 +411,7 @@ def name_swap(follow_up: str, previous_question: str) -> str | None:
     and says nothing else. Exact, and no LLM call; anything more ("and vitamin C in
     children?") is left to the rewrite.
     """
+    previous_question = without_follow_up(previous_question)
     asked = qualified_names(follow_up, fold_case=True)
     before = qualified_names(previous_question, fold_case=True)
     if len(asked) != 1:
@@ -434,14 +436,26 @@ def name_swap(follow_up: str, previous_question: str) -> str | None:
     return previous_question[: old.start()] + name + previous_question[old.end() :]
 
 
+_FOLLOW_UP = " Follow-up: "
+
+
+def without_follow_up(question: str) -> str:
+    """The question a :func:`contextual_plan` was built on (its text before "Follow-up:"), so
+    a follow-up of a follow-up is one standalone question, not a chain of them."""
+    return question.split(_FOLLOW_UP, 1)[0]
+
+
 def contextual_plan(question: str, previous_question: str, *, max_terms: int = 8) -> QueryPlan:
     """A follow-up made standalone without an LLM: the previous question, then the follow-up.
 
     Cruder than the LLM's rewrite, but never ambiguous: the cache key and the search carry the
-    topic the follow-up refers to, so "is it safe?" cannot match another drug's answer.
+    topic the follow-up refers to, so "is it safe?" cannot match another drug's answer. The
+    previous question's own follow-up is left out (:func:`without_follow_up`): the standalone
+    question is the first question and the latest follow-up, however long the conversation.
     """
     follow_up = normalise_question(question)
-    standalone = f"{normalise_question(previous_question)} Follow-up: {follow_up}"
+    previous_question = without_follow_up(previous_question)
+    standalone = f"{normalise_question(previous_question)}{_FOLLOW_UP}{follow_up}"
     terms = query_terms(follow_up, max_terms=max_terms)
     for term in query_terms(previous_question, max_terms=max_terms):
         if len(terms) >= max_terms:

@@ -28,7 +28,7 @@ from medlit.llm.stance import (
     sentence_stance,
     whole_study,
 )
-from medlit.text import either_of, split_sentences
+from medlit.text import all_of, either_of, split_sentences
 from medlit.types import Article, Evidence, StudyType
 from medlit.word_rarity import is_technical
 
@@ -43,6 +43,7 @@ __all__ = [
     "about_question",
     "build_evidence_digest",
     "conclusion_sentences",
+    "not_about",
     "split_sentences",
     "states_aim",
     "states_no_finding",
@@ -348,6 +349,46 @@ def about_question(question: str) -> Callable[[Article], bool]:
     return on_question
 
 
+def _asked_words(question: str) -> dict[str, str]:
+    """The question's words (:func:`medlit.research.planner.anchor_terms`) in the order it
+    writes them: topic key -> the word as written."""
+    from medlit.research.planner import anchor_terms
+    from medlit.research.tracking import normalise_topic
+
+    asked = {normalise_topic(word) for word in anchor_terms(question)}
+    words: dict[str, str] = {}
+    for word in re.findall(r"[^\W_]+(?:-[^\W_]+)*", question):
+        key = normalise_topic(word)
+        if key in asked:
+            words.setdefault(key, word)
+    return words
+
+
+def not_about(question: str, articles: Sequence[Article]) -> str:
+    """What none of ``articles`` is about, in words, or "" when they are about the question.
+
+    The question's first word (:func:`_asked_words`; "aspirin" in "Is aspirin effective for
+    primary prevention of stroke?") is what it is about: the first word of each of the 500
+    PubMedQA questions is said by its own article. When no article says it, that word; when
+    none says :data:`ON_QUESTION` of the question's words (:func:`about_question`), those
+    words together ("statins, muscle and pain together").
+    """
+    from medlit.research.grounding import said_in, word_stems
+
+    words = _asked_words(question)
+    if not articles or not words:
+        return ""
+    said: set[str] = set()
+    for article in articles:
+        said |= word_stems(article.everything_said.lower())
+    first_key, first_word = next(iter(words.items()))
+    if not said_in(first_key, said):
+        return first_word
+    if any(map(about_question(question), articles)):
+        return ""
+    return f"{all_of(list(words.values()))} together" if len(words) > 1 else first_word
+
+
 def _source_stances(
     question: str,
     candidates: list[_Candidate],
@@ -387,6 +428,7 @@ def build_evidence_digest(
     min_sources: int = 2,
     why: str = NO_MODEL,
     unmentioned: Sequence[str] = (),
+    unspoken_populations: Callable[[Sequence[Article]], Sequence[str]] | None = None,
 ) -> Digest:
     """The extractive answer to ``question`` from the retrieved ``evidence``.
 
@@ -403,6 +445,14 @@ def build_evidence_digest(
             (:func:`medlit.agent.unmentioned.unmentioned_terms`): the digest says so first, and
             a yes/no verdict is "uncertain", since the conclusions it would be read from are
             about something else.
+        unspoken_populations: given the articles the digest quotes, the populations the
+            question names (children, older people) that none of them speaks of: the digest
+            says so first and a yes/no verdict is "uncertain", as the generated answer does.
+
+    When no retrieved article is about the question (none says enough of its words, see
+    :func:`about_question`, or a subject term is said by none), the digest says first what
+    none of them is about, and its sentences stand under "Nearest evidence", never under
+    "Conclusions".
 
     Returns:
         The digest: text, verdict (``None`` unless a yes/no question), cited PMIDs, sentences.
@@ -413,7 +463,8 @@ def build_evidence_digest(
     # Quoted from the articles about the question when there are any: asked whether APC
     # mutation analysis guides treatment in polyposis, the digest listed two BRAF thyroid
     # studies' conclusions beside the polyposis article's.
-    about = [c for c in candidates if on_question(c.article)] or candidates
+    on_topic = [c for c in candidates if on_question(c.article)]
+    about = on_topic or candidates
     chosen = _select(about, max_sentences, per_article, floor)
     verdict, reason = decide_verdict(
         question,
@@ -421,8 +472,15 @@ def build_evidence_digest(
         min_sources=min_sources,
     )
     missing = either_of(unmentioned)
+    if chosen and not missing:
+        missing = not_about(question, list({c.article.key: c.article for c in candidates}.values()))
+    off_topic = bool(chosen and missing)
     if verdict is not None and missing:
-        verdict, reason = "uncertain", f"no retrieved article mentions {missing}"
+        verdict, reason = "uncertain", f"none of the retrieved articles is about {missing}"
+    quoted = list({c.article.key: c.article for c in chosen}.values())
+    unspoken = either_of(unspoken_populations(quoted)) if unspoken_populations and quoted else ""
+    if verdict is not None and unspoken and not off_topic:
+        verdict, reason = "uncertain", f"none of the articles quoted speaks of {unspoken}"
 
     sentences = [
         DigestSentence(
@@ -443,10 +501,16 @@ def build_evidence_digest(
     lines = [DIGEST_HEADER.format(why=why), ""]
     if not sentences:
         lines.append("No evidence was retrieved for this question.")
-    elif missing:
+    elif off_topic:
         lines += [
-            f"No retrieved article mentions {missing}: the sentences below are the nearest "
-            "evidence found, and may not answer the question.",
+            f"None of the retrieved articles is about {missing}: the sentences below are the "
+            "nearest evidence found, and may not answer the question.",
+            "",
+        ]
+    elif unspoken:
+        lines += [
+            f"None of the articles quoted speaks of {unspoken}: what they found may not hold "
+            f"for {unspoken}.",
             "",
         ]
     if verdict is not None and sentences:
@@ -454,7 +518,10 @@ def build_evidence_digest(
         lines += [f"Leaning of the conclusions (a cue-based reading): {leaning}: {reason}.", ""]
     conclusions = [s for s in sentences if s.is_conclusion]
     findings = [s for s in sentences if not s.is_conclusion]
-    for title, group in (("Conclusions:", conclusions), ("Other findings:", findings)):
+    groups = (("Conclusions:", conclusions), ("Other findings:", findings))
+    if off_topic:  # what articles about something else concluded is no conclusion here
+        groups = (("Nearest evidence (not about the question):", sentences), ("", []))
+    for title, group in groups:
         if group:
             lines.append(title)
             lines += [f"- {s.text} [{s.citation}]" for s in group]
