@@ -154,3 +154,21 @@ def test_corpus_add_stats_and_local_search(tmp_path: Path) -> None:
     found = runner.invoke(app, ["search", "vitamin fracture", "--source", "local", "--json"])
     assert found.exit_code == 0, found.output
     assert json.loads(found.stdout)[0]["pmid"] == "30000004"
+
+
+def test_corpus_add_sample_lets_a_newcomer_search_offline() -> None:
+    from medlit.cli.corpus import sample_corpus_path
+
+    path = sample_corpus_path()
+    assert path.is_file() and path.stat().st_size < 200_000  # shipped inside the package
+    added = runner.invoke(app, ["corpus", "add", "--sample", "--json"])
+    assert added.exit_code == 0, added.output
+    assert json.loads(added.stdout)["added"] == 60
+    stats = runner.invoke(app, ["corpus", "stats", "--json"])
+    assert json.loads(stats.stdout)["articles"] == 60
+    found = runner.invoke(app, ["search", "statins atrial fibrillation", "-s", "local", "--json"])
+    assert found.exit_code == 0, found.output
+    assert "21881325" in [a["pmid"] for a in json.loads(found.stdout)]  # PubMedQA's own
+    nothing = runner.invoke(app, ["corpus", "add"])
+    assert nothing.exit_code == 2
+    assert "give the files to add, or --sample" in nothing.stderr

@@ -94,6 +94,8 @@ def test_footer_in_plain_words() -> None:
     local = _result(hit=False, ms=50)
     local.api_calls.local = 1
     assert footer_line(local) == "1 local search · 0.1 s"
+    local.api_calls.local = 3
+    assert footer_line(local) == "3 local searches · 0.1 s"
 
 
 def test_verbose_lines_hold_the_internals() -> None:

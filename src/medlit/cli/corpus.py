@@ -31,7 +31,18 @@ app.add_typer(corpus_app, name="corpus")
 @corpus_app.command("add")
 @run
 def add(
-    files: Annotated[list[Path], typer.Argument(help="PubMed XML (.xml, .xml.gz) or MEDLINE.")],
+    files: Annotated[
+        list[Path] | None,
+        typer.Argument(help="PubMed XML (.xml, .xml.gz) or MEDLINE.", show_default=False),
+    ] = None,
+    sample: Annotated[
+        bool,
+        typer.Option(
+            "--sample",
+            help="Add the sample shipped with medlit: 60 PubMedQA abstracts (MIT), to try "
+            "every command offline with --source local.",
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the counts as JSON.")] = False,
 ) -> None:
     """Add files to the corpus (re-adding a file changes nothing)."""
@@ -39,6 +50,11 @@ def add(
 
     from medlit.sources.local import AddResult, LocalCorpus
 
+    files = list(files or [])
+    if sample:
+        files.append(sample_corpus_path())
+    if not files:
+        raise ValidationError("give the files to add, or --sample for the sample corpus")
     settings = build_settings()
     totals = AddResult()
     failures: list[MedlitError] = []
@@ -96,6 +112,13 @@ def add(
         )
     if failures:
         raise typer.Exit(failures[0].exit_code)
+
+
+def sample_corpus_path() -> Path:
+    """The sample corpus shipped inside the package (see ``sources/sample/NOTICE.md``)."""
+    from importlib.resources import files
+
+    return Path(str(files("medlit.sources").joinpath("sample", "pubmedqa-sample.xml.gz")))
 
 
 def _check_file(path: Path) -> None:

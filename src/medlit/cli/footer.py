@@ -21,7 +21,11 @@ __all__ = ["FOOTER_SEPARATOR", "VERDICT_LABELS", "footer_line", "verbose_lines"]
 VERDICT_LABELS = {"yes": "Yes", "no": "No", "uncertain": "Uncertain"}
 FOOTER_SEPARATOR = " · "
 
-_SERVICES = (("pubmed", "PubMed call"), ("europepmc", "Europe PMC call"), ("local", "local search"))
+_SERVICES = (
+    ("pubmed", "PubMed call", "PubMed calls"),
+    ("europepmc", "Europe PMC call", "Europe PMC calls"),
+    ("local", "local search", "local searches"),
+)
 
 
 def _seconds(ms: float) -> str:
@@ -34,9 +38,13 @@ def footer_line(result: AskResult) -> str:
     parts = []
     if result.cache.tier1 == "hit":
         parts.append("answered from cache")
-    counts = {name: getattr(calls, name) for name, _ in _SERVICES}
+    counts = {name: getattr(calls, name) for name, _, _ in _SERVICES}
     shown = [name for name, n in counts.items() if n] or ["pubmed"]
-    parts += [counted(counts[name], noun) for name, noun in _SERVICES if name in shown]
+    parts += [
+        f"{counts[name]} {one if counts[name] == 1 else many}"
+        for name, one, many in _SERVICES
+        if name in shown
+    ]
     if calls.llm:
         parts.append(counted(calls.llm, "LLM call"))
     parts.append(_seconds(result.timings_ms.get("total", 0.0)))
