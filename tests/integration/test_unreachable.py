@@ -161,6 +161,8 @@ async def test_ask_with_llm_out_of_reach_answers_with_the_digest(
         f"(openai:fake-model@http://{NOWHERE}/v1); answered with the evidence digest"
     ]
     assert result.api_calls.llm == 1
+    # Served, not kept: once the model is back, the same question gets the model's answer.
+    assert result.cache.admitted is False
 
 
 def _cli(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
