@@ -203,3 +203,24 @@ def test_cli_llm_out_of_reach_answers_exit_0(tmp_path: Path, eutils: FakeEutils)
     assert "Evidence digest (the language model is unreachable)" in done.stdout
     warnings = [line for line in done.stderr.splitlines() if line.startswith("warning:")]
     assert len(warnings) == 1 and "refuses connections" in warnings[0]
+
+
+async def test_llm_out_of_reach_while_streaming_is_one_call_and_one_warning(
+    settings: Settings, eutils: FakeEutils
+) -> None:
+    """At a terminal the answer is streamed: a server out of reach is not asked again without
+    streaming ("cut off; asking again"), and the digest answers with one warning."""
+    from medlit.progress import ProgressEvent, progress_scope
+
+    settings.pubmed.base_url = eutils.base_url
+    settings.pubmed.requests_per_second = 50.0
+    settings.agent.min_docs = 2
+    settings.llm.base_url = f"http://127.0.0.1:{unused_port()}/v1"
+    settings.llm.model = "fake-model"
+    seen: list[ProgressEvent] = []
+    async with Assistant(settings) as assistant:
+        with progress_scope(seen.append, tokens=True):
+            result = await assistant.ask(Q1)
+    assert result.mode == "evidence_digest" and result.api_calls.llm == 1
+    assert [e for e in seen if e.kind == "warning"] == []
+    assert len(result.warnings) == 1 and "refuses connections" in result.warnings[0]

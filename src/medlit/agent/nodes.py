@@ -788,6 +788,8 @@ class AskNodes:
         try:
             async for delta in stream:
                 emit("token", "call_llm", delta)
+        except LLMUnreachable:
+            raise  # asking again cannot reach it either: the caller answers with the digest
         except LLMError as exc:
             # Cut off or broken half-way (a shared llama-cpp-python server interrupts streams):
             # the answer is asked for again in one piece, and replaces the draft shown.
