@@ -229,3 +229,12 @@ def test_docs_ref_check_reports_a_stale_page(tmp_path: Path) -> None:
     assert main(["--docs", str(tmp_path), "--check"]) == 0
     (tmp_path / "configuration.md").write_text("stale\n", encoding="utf-8")
     assert main(["--docs", str(tmp_path), "--check"]) == 1
+
+
+def test_the_readme_links_to_pages_that_exist() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", readme)
+    local = [t for t in targets if "://" not in t]
+    assert local, "the README links to its docs"
+    missing = [t for t in local if not (ROOT / t).exists()]
+    assert not missing, missing
