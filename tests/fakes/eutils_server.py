@@ -27,7 +27,7 @@ else a small generated corpus) and ``make_fake_eutils`` (a factory taking ``arti
 From a shell (e.g. to try the CLI by hand)::
 
     python -m tests.fakes.eutils_server --port 8765 \
-        --xml ../shared/data/pubmedqa/pqal_dev_pubmed.xml
+        --xml ../shared/data/pubmedqa/pqal_dev_pubmed.xml    # or --sample: a few made-up records
     MEDLIT_PUBMED_BASE_URL=http://127.0.0.1:8765/entrez/eutils/ medlit search "mammography"
 
 Searching is a simple word match over title, abstract, MeSH terms and keywords (it is a fake):
@@ -550,6 +550,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--no-rate-limit", action="store_true")
     parser.add_argument("--match", choices=["all", "any"], default="all")
+    parser.add_argument(
+        "--sample", action="store_true", help="serve a few generated aspirin/stroke records"
+    )
     args = parser.parse_args(argv)
     fake = FakeEutils(
         rate_limit=None if args.no_rate_limit else 3,
@@ -559,6 +562,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     for path in args.xml:
         fake.add_xml(path.read_bytes())
+    if args.sample:
+        from tests.fakes.sample_corpus import sample_corpus
+
+        for article in sample_corpus():
+            fake.add_xml(b"<PubmedArticleSet>" + article_to_xml(article) + b"</PubmedArticleSet>")
     print(f"fake E-utilities with {len(fake.records)} records at {fake.base_url}", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         fake._server.serve_forever()

@@ -148,3 +148,44 @@ def test_default_embedder_needs_no_pytorch_package() -> None:
     path = default_tokenizer_path()
     assert path.is_file()
     assert Path(medlit.__file__).parent in path.parents
+
+
+def test_installed_model_files_have_the_recorded_digests() -> None:
+    from medlit.embeddings.onnx import (
+        MODEL_SHA256,
+        TOKENIZER_SHA256,
+        default_model_path,
+        default_tokenizer_path,
+        verify_digest,
+    )
+
+    verify_digest(default_model_path(), MODEL_SHA256)  # raises on a mismatch
+    verify_digest(default_tokenizer_path(), TOKENIZER_SHA256)
+
+
+@pytest.mark.parametrize("which", ["model", "tokenizer"])
+def test_a_tampered_model_file_is_refused_before_it_is_loaded(tmp_path: Path, which: str) -> None:
+    from medlit.embeddings.onnx import (
+        MODEL_SHA256,
+        TOKENIZER_SHA256,
+        default_model_path,
+        default_tokenizer_path,
+    )
+    from medlit.errors import ConfigError
+
+    source = default_model_path() if which == "model" else default_tokenizer_path()
+    copy = tmp_path / source.name
+    data = bytearray(source.read_bytes())
+    data[len(data) // 2] ^= 0x01  # one bit flipped in the middle of the file
+    copy.write_bytes(bytes(data))
+    if which == "model":
+        embedder = OnnxEmbedder(model_path=copy, model_sha256=MODEL_SHA256)
+    else:
+        embedder = OnnxEmbedder(tokenizer_path=copy, tokenizer_sha256=TOKENIZER_SHA256)
+    with pytest.raises(ConfigError, match="is not the one medlit was built for") as caught:
+        embedder.embed(["aspirin and stroke"])
+    assert str(copy) in str(caught.value)
+    assert not embedder.loaded
+    # The untouched copy loads: the check compares contents, not paths.
+    copy.write_bytes(source.read_bytes())
+    assert embedder.embed(["aspirin and stroke"]).shape == (1, 384)

