@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from medlit.errors import MalformedResponse, SourceResponseError
-from medlit.sources.jats import NotOpenAccess, parse_jats
+from medlit.sources.jats import DocumentTooLarge, NotOpenAccess, parse_jats
 from tests.conftest import shared_data_path
 
 EXPECTED_PMCIDS = {
@@ -139,7 +139,7 @@ def test_a_50_mb_document_is_refused_before_parsing() -> None:
     huge = _doc("<sec><title>Results</title>" + filler * 50_000 + "</sec>")
     assert len(huge) > 50_000_000
     start = time.perf_counter()
-    with pytest.raises(MalformedResponse, match="above the 10,000,000-byte limit"):
+    with pytest.raises(DocumentTooLarge, match="above the 10,000,000-byte limit"):
         parse_jats(huge)
     assert time.perf_counter() - start < 1.0
 

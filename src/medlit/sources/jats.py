@@ -12,9 +12,10 @@ a licence that says so (a Creative Commons or public-domain licence, or a licenc
 open access); any other document raises :class:`NotOpenAccess`.
 
 The parser is the PubMed parser's: no DTD loading, no network, no entity expansion; documents
-above ``max_bytes`` are refused before parsing and lxml's ``huge_tree`` stays off, so a hostile
-or broken document fails alone (:class:`~medlit.errors.MalformedResponse` or
-:class:`~medlit.errors.SourceResponseError`) and the abstract still serves.
+above ``max_bytes`` are refused before parsing (:class:`DocumentTooLarge`) and lxml's
+``huge_tree`` stays off, so a hostile or broken document fails alone
+(:class:`~medlit.errors.MalformedResponse` or :class:`~medlit.errors.SourceResponseError`) and
+the abstract still serves.
 """
 
 from __future__ import annotations
@@ -26,7 +27,14 @@ from lxml import etree
 from medlit.errors import MalformedResponse, SourceResponseError
 from medlit.types import FullText, FullTextSection
 
-__all__ = ["MAX_JATS_BYTES", "NotOpenAccess", "is_open_access", "parse_jats", "pmcid_of"]
+__all__ = [
+    "MAX_JATS_BYTES",
+    "DocumentTooLarge",
+    "NotOpenAccess",
+    "is_open_access",
+    "parse_jats",
+    "pmcid_of",
+]
 
 #: Largest JATS document read (bytes); a PMC article is rarely above 1 MB.
 MAX_JATS_BYTES = 10_000_000
@@ -48,6 +56,10 @@ _NOT_EVIDENCE = re.compile(
 
 class NotOpenAccess(SourceResponseError):
     """A JATS document that does not say it is open access: it is not read."""
+
+
+class DocumentTooLarge(SourceResponseError):
+    """A JATS document above the byte limit: refused unparsed (and not retried)."""
 
 
 def _parser() -> etree.XMLParser:
@@ -234,13 +246,14 @@ def parse_jats(data: bytes | str, *, max_bytes: int = MAX_JATS_BYTES) -> FullTex
     """The body of one JATS article (efetch ``db=pmc`` returns it inside ``<pmc-articleset>``).
 
     Raises:
-        MalformedResponse: the document is above ``max_bytes``, or not well-formed XML.
+        DocumentTooLarge: the document is above ``max_bytes``.
+        MalformedResponse: the document is not well-formed XML (retried like a 5xx).
         NotOpenAccess: the document does not say it is open access.
         SourceResponseError: an error document, no ``<article>``, no PMCID, or no body.
     """
     raw = data.encode() if isinstance(data, str) else data
     if len(raw) > max_bytes:
-        raise MalformedResponse(
+        raise DocumentTooLarge(
             f"JATS document of {len(raw):,} bytes is above the {max_bytes:,}-byte limit",
             source="pmc",
         )
