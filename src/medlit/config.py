@@ -132,6 +132,13 @@ class FullTextSettings(_Section):
         3, ge=0, le=20, description="Full texts one answer may fetch (its best articles first)."
     )
     max_per_job: int = Field(20, ge=0, le=500, description="Full texts one research job may fetch.")
+    passages_per_article: int = Field(
+        4,
+        ge=1,
+        le=20,
+        description="Full-text passages of one article added to an answer's evidence at most: "
+        "the closest to the question among its Results (text, tables and figures).",
+    )
     max_bytes: int = Field(
         10_000_000,
         ge=10_000,

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from medlit.research.jobs import JobStore
     from medlit.research.orchestrator import ResearchOrchestrator
     from medlit.sources import SourceSet
+    from medlit.sources.fulltext import FullTextReader
     from medlit.storage.base import Store
 
 __all__ = ["Runtime"]
@@ -63,6 +64,7 @@ class Runtime:
         self._embedder = embedder
         self._llm = llm
         self._source_sets: dict[tuple[str, ...], SourceSet] = {}
+        self._full_text: FullTextReader | None = None
         self._answers: AnswerCache | None = None
         self._evidence: EvidenceCache | None = None
         self._memory: ChatMemory | None = None
@@ -84,6 +86,9 @@ class Runtime:
         for source_set in self._source_sets.values():
             await source_set.aclose()
         self._source_sets.clear()
+        if self._full_text is not None:
+            await self._full_text.aclose()
+            self._full_text = None
         if self._llm is not None:
             await self._llm.aclose()
             self._llm = None
@@ -205,6 +210,14 @@ class Runtime:
 
             self._source_sets[key] = SourceSet(self.settings, list(names))
         return self._source_sets[key]
+
+    def full_text_reader(self) -> FullTextReader:
+        """The open-access full-text reader (PMC, Europe PMC), opened on first use."""
+        if self._full_text is None:
+            from medlit.sources.fulltext import FullTextReader
+
+            self._full_text = FullTextReader(self.settings)
+        return self._full_text
 
     @asynccontextmanager
     async def orchestrator(self) -> AsyncIterator[ResearchOrchestrator]:

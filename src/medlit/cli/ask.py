@@ -170,7 +170,8 @@ def _render(result: AskResult) -> None:
     calls = result.api_calls
     console.print(
         f"[dim]cache: tier 1 {status}; evidence reused: {cache.evidence_reused} chunks; "
-        f"calls: pubmed {calls.pubmed}, europepmc {calls.europepmc}, llm {calls.llm}; "
+        f"calls: pubmed {calls.pubmed}, europepmc {calls.europepmc}, llm {calls.llm}"
+        f"{f', full text {calls.full_text}' if calls.full_text else ''}; "
         f"stop: {result.stop_reason}; mode: {result.mode}; "
         f"{result.timings_ms.get('total', 0):.0f} ms[/]",
         highlight=False,

@@ -20,20 +20,23 @@ import asyncio
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
 
-import httpx
 from lxml import etree
 
-from medlit.config import Settings
 from medlit.errors import MalformedResponse, SourceError, SourceResponseError
 from medlit.log import get_logger
-from medlit.sources.http import RetryPolicy, send
 from medlit.sources.jats import NotOpenAccess, parse_jats
-from medlit.sources.ratelimit import RateLimiter, limiter_for
 from medlit.types import Article, FullText
 
-__all__ = ["FullTextReader", "ReadOutcome", "parse_elink_pmc"]
+if TYPE_CHECKING:  # httpx loads with the reader, not with this module (a cached answer)
+    import httpx
+
+    from medlit.config import Settings
+    from medlit.sources.ratelimit import RateLimiter
+
+__all__ = ["FullTextReader", "ReadOutcome", "may_read", "parse_elink_pmc"]
 
 log = get_logger("sources.fulltext")
 
@@ -74,6 +77,16 @@ def parse_elink_pmc(data: bytes) -> dict[str, str]:
     return found
 
 
+def may_read(article: Article, elink: str) -> bool:
+    """Whether ``article`` may have a full text to read: it names a PMCID, or elink (as the
+    ``fulltext.elink`` setting allows) may find one for its PMID. No request is sent."""
+    if article.full_text is not None or article.pmcid:
+        return True
+    if not article.pmid or elink == "never":
+        return False
+    return elink == "always" or article.source != "pubmed"
+
+
 @dataclass
 class ReadOutcome:
     """What one :meth:`FullTextReader.read` did.
@@ -107,6 +120,11 @@ class FullTextReader:
     """
 
     def __init__(self, settings: Settings, *, client: httpx.AsyncClient | None = None) -> None:
+        import httpx
+
+        from medlit.sources.http import RetryPolicy
+        from medlit.sources.ratelimit import limiter_for
+
         self.settings = settings
         self.config = settings.fulltext
         pubmed = settings.pubmed
@@ -138,11 +156,13 @@ class FullTextReader:
             params["api_key"] = self.settings.pubmed.api_key.get_secret_value()
         return params
 
-    def _parse(self, response: httpx.Response) -> FullText:
+    def _parse(self, response: httpx.Response) -> FullText:  # called by send
         return parse_jats(response.content, max_bytes=self.config.max_bytes)
 
     async def pmcid_for(self, pmid: str) -> str | None:
         """The PMCID of PubMed article ``pmid`` (elink), or None when PMC holds none."""
+        from medlit.sources.http import send
+
         params = {**self._identity(), "dbfrom": "pubmed", "db": "pmc", "id": pmid}
         found = await send(
             self.client,
@@ -158,6 +178,8 @@ class FullTextReader:
 
     async def from_pmc(self, pmcid: str) -> FullText:
         """One article's full text through E-utilities ``efetch db=pmc``."""
+        from medlit.sources.http import send
+
         numeric = _numeric(pmcid)
         if numeric is None:
             raise SourceResponseError(f"pmc: not a PMCID: {pmcid!r}", source="pmc")
@@ -175,6 +197,8 @@ class FullTextReader:
 
     async def from_europepmc(self, pmcid: str) -> FullText:
         """One article's full text through Europe PMC's ``{PMCID}/fullTextXML``."""
+        from medlit.sources.http import send
+
         numeric = _numeric(pmcid)
         if numeric is None:
             raise SourceResponseError(f"pmc: not a PMCID: {pmcid!r}", source="pmc")

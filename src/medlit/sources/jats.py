@@ -234,6 +234,20 @@ def _text_without(element: etree._Element, drop: list[etree._Element]) -> str:
     return _text(copy)
 
 
+def _first_citing_sections(body: etree._Element) -> dict[str, str]:
+    """Table and figure id -> the label of the top-level section that first cites it."""
+    cited: dict[str, str] = {}
+    for sec in body:
+        if _local(sec.tag) != "sec":
+            continue
+        label = _label(_text(sec.find("title")), sec)
+        for xref in sec.iter("xref"):
+            if xref.get("ref-type") in ("table", "fig"):
+                for rid in (xref.get("rid") or "").split():
+                    cited.setdefault(rid, label)
+    return cited
+
+
 def _label(title: str, sec: etree._Element) -> str:
     title = title.strip().rstrip(":").strip()
     if title:
@@ -278,9 +292,17 @@ def parse_jats(data: bytes | str, *, max_bytes: int = MAX_JATS_BYTES) -> FullTex
         raise SourceResponseError(f"pmc: {pmcid} has no body (abstract only)", source="pmc")
     sections: list[FullTextSection] = []
     _walk(body, None, sections)
-    # Floating tables and figures (PMC puts some in <floats-group>) belong to no section.
+    # Floating tables and figures (PMC puts some in <floats-group>) are labelled with the
+    # section that first cites them ("Table 2" in the Results is a Results table).
+    cited_in = _first_citing_sections(body)
     for floats in article.iter("floats-group"):
-        _walk(floats, "Tables and figures", sections)
+        for child in floats:
+            name = _local(child.tag)
+            if name in ("table-wrap", "fig", "table-wrap-group", "fig-group"):
+                holder = etree.Element("floats")
+                holder.append(child.__copy__())
+                label = cited_in.get(child.get("id") or "", "Tables and figures")
+                _walk(holder, label, sections)
     if not sections:
         raise SourceResponseError(f"pmc: {pmcid} has an empty body", source="pmc")
     return FullText(pmcid=pmcid, licence=licence, sections=sections)
