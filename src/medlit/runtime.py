@@ -224,13 +224,20 @@ class Runtime:
         """A research orchestrator over this runtime's parts (nothing to close after)."""
         from medlit.research.orchestrator import ResearchOrchestrator
         from medlit.sources.base import FreshArticles
-        from medlit.types import SearchQuery, SearchResults
+        from medlit.types import Article, FullText, SearchQuery, SearchResults
 
         # Every provider; those disabled in the settings are skipped by the search.
         sources = self.source_set(["all"])
 
         async def search(query: SearchQuery, known: FreshArticles | None) -> SearchResults:
             return await sources.search(query, known=known)
+
+        full_text = None
+        if self.settings.fulltext.mode != "off":
+            reader = self.full_text_reader()
+
+            async def full_text(articles: Sequence[Article], budget: int) -> dict[str, FullText]:
+                return (await reader.read(articles, budget)).texts
 
         yield ResearchOrchestrator(
             self.settings,
@@ -239,4 +246,5 @@ class Runtime:
             jobs=self.jobs,
             cache=self.evidence,
             embedder=self.embedder,
+            full_text=full_text,
         )

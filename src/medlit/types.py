@@ -208,6 +208,11 @@ class FullTextSection(BaseModel):
     text: str
 
     @property
+    def is_result(self) -> bool:
+        """True for a piece of the results (or findings, conclusions) sections."""
+        return self.as_abstract_section.is_result
+
+    @property
     def as_abstract_section(self) -> AbstractSection:
         """This piece as the checks read an abstract section (results are RESULTS)."""
         upper = self.label.upper()
