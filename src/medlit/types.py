@@ -192,6 +192,12 @@ def study_type_from_text(article: Article) -> StudyType:
     return StudyType.OTHER
 
 
+#: Section titles of a body that set the study in context rather than report it.
+_CONTEXT_SECTION = re.compile(
+    r"^(?:introduction|background|body|discussion|general discussion|comments?)\b", re.I
+)
+
+
 class FullTextSection(BaseModel):
     """One piece of an article's body as read from its JATS full text.
 
@@ -206,6 +212,13 @@ class FullTextSection(BaseModel):
         "text", description="Paragraphs, a table (caption and rows) or a figure caption."
     )
     text: str
+
+    @property
+    def reports_study(self) -> bool:
+        """True for a piece that reports this study (methods, results, tables, figures,
+        conclusions); False for its introduction and discussion, which tell what other
+        studies found (a citation of this article would then carry their findings)."""
+        return self.kind != "text" or not _CONTEXT_SECTION.match(self.label)
 
     @property
     def is_result(self) -> bool:
@@ -272,12 +285,13 @@ class Article(BaseModel):
     )
 
     def as_read(self) -> Article:
-        """The article as the answer checks read it: its abstract followed by its full text's
-        sections (each an :class:`AbstractSection` labelled with its section), when it has
-        one; itself otherwise. A number or sentence of the Results is then the article's."""
+        """The article as the answer checks read it: its abstract followed by the sections of
+        its full text that report the study (:attr:`FullTextSection.reports_study`; each an
+        :class:`AbstractSection` labelled with its section), when it has one; itself otherwise.
+        A number or sentence of the Results is then the article's."""
         if self.full_text is None or not self.full_text.sections:
             return self
-        body = [section.as_abstract_section for section in self.full_text.sections]
+        body = [s.as_abstract_section for s in self.full_text.sections if s.reports_study]
         return self.model_copy(update={"abstract": [*self.abstract, *body]})
 
     @property

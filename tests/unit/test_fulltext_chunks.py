@@ -157,3 +157,27 @@ def test_migration_adds_the_flag_to_an_existing_database(tmp_path: Path) -> None
         assert chunk.text == "Old" and chunk.from_full_text is False
         names = {r[0] for r in store.read("SELECT name FROM _migrations")}
         assert "m007_full_text_chunks" in names
+
+
+def test_introduction_and_discussion_are_not_evidence() -> None:
+    body = FullText(
+        pmcid="PMC2",
+        sections=[
+            FullTextSection(label="Introduction", text="Smith found that coffee cures gout."),
+            FullTextSection(label="Results", text="Coffee did not change gout flares."),
+            FullTextSection(label="Results and Discussion", text="Flares were rare."),
+            FullTextSection(label="Discussion", text="Unlike Smith, we saw no benefit."),
+            FullTextSection(label="Discussion", kind="table", text="Table 3 Earlier studies."),
+        ],
+    )
+    article = _article(full_text=body)
+    said = {c.text for c in chunk_article(article) if c.from_full_text}
+    assert said == {
+        "Coffee did not change gout flares.",
+        "Flares were rare.",
+        "Table 3 Earlier studies.",
+    }
+    read = article.as_read()
+    assert "coffee cures gout" not in read.abstract_text
+    assert "Coffee did not change gout flares." in read.abstract_text
+    assert [s.category for s in read.abstract[len(ABSTRACT) :]][:1] == ["RESULTS"]

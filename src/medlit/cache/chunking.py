@@ -9,7 +9,9 @@
   separate a claim from its qualifier.
 * An unstructured abstract is split by sentences the same way.
 * An article's full text (:attr:`~medlit.types.Article.full_text`, PMC), when it was read,
-  follows its abstract: the paragraphs of each top-level section ("Results") packed the same
+  follows its abstract, the sections that report the study only (methods, results, tables,
+  figures, conclusions; not the introduction or discussion, which tell what other studies
+  found): the paragraphs of each top-level section ("Results") packed the same
   way, never across sections; each table as its caption and header row with as many of its rows
   as fit (a long table is split by rows, each piece repeating caption and header); each figure
   caption alone. Every chunk keeps its section label and is marked ``from_full_text``.
@@ -130,6 +132,8 @@ def full_text_pieces(
         prose.clear()
 
     for section in full_text.sections:
+        if not section.reports_study:
+            continue  # introduction and discussion: other studies' findings, not this one's
         if section.kind != "text" or section.label != label:
             flush()
         label = section.label
