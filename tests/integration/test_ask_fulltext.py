@@ -115,3 +115,24 @@ async def test_with_full_text_off_nothing_is_read(
     assert EPIC not in {c.pmid for c in result.citations} or not any(
         HR in p.text for c in result.citations for p in c.passages
     )
+
+
+async def test_turned_off_after_reading_the_stored_bodies_are_not_used(
+    settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
+) -> None:
+    _configure(settings, eutils, llm_server)
+    first = await _ask(settings)
+    assert any(p.from_full_text for c in first.citations for p in c.passages)
+    off = settings.model_copy(deep=True)
+    off.fulltext.mode = "off"
+    assert off.answer_fingerprint(["pubmed"], "m") != settings.answer_fingerprint(["pubmed"], "m")
+    result = await _ask(off)
+    assert result.cache.tier1 == "miss"  # answers read from full text are not served to off
+    assert not any(p.from_full_text for c in result.citations for p in c.passages)
+    prompts = [
+        m["content"]
+        for req in llm_server.completions[-3:]
+        for m in req.messages
+        if m["role"] == "user"
+    ]
+    assert not any(f"[PMID:{EPIC} · " in p for p in prompts)

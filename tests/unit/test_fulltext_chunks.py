@@ -181,3 +181,15 @@ def test_introduction_and_discussion_are_not_evidence() -> None:
     assert "coffee cures gout" not in read.abstract_text
     assert "Coffee did not change gout flares." in read.abstract_text
     assert [s.category for s in read.abstract[len(ABSTRACT) :]][:1] == ["RESULTS"]
+
+
+def test_fingerprint_with_full_text_off_is_todays() -> None:
+    from medlit.code_version import answering_code
+    from medlit.config import Settings, _answer_fingerprint
+
+    settings = Settings()
+    settings.fulltext.mode = "off"
+    today = _answer_fingerprint(answering_code(), "ask-v1", "m", ("pubmed",), True)
+    assert settings.answer_fingerprint(["pubmed"], "m") == today
+    settings.fulltext.mode = "auto"
+    assert settings.answer_fingerprint(["pubmed"], "m") != today
