@@ -228,7 +228,8 @@ class AgentDeps:
         from medlit.agent.unmentioned import unmentioned_terms
         from medlit.llm.extractive import NO_MODEL, build_evidence_digest
 
-        articles = {item.article.key: item.article for item in evidence}
+        # What the articles mention includes the full text read for this answer, if any.
+        articles = {item.article.key: item.article.as_read() for item in evidence}
         digest = build_evidence_digest(
             question,
             evidence,
