@@ -193,3 +193,25 @@ def test_fingerprint_with_full_text_off_is_todays() -> None:
     assert settings.answer_fingerprint(["pubmed"], "m") == today
     settings.fulltext.mode = "auto"
     assert settings.answer_fingerprint(["pubmed"], "m") != today
+
+
+def test_prompt_labels_full_text_passages_and_citations_list_them() -> None:
+    from medlit.agent.prompt import expand_context, passages_of
+    from medlit.types import Evidence
+
+    article = _article(full_text=BODY)
+    chunks = chunk_article(article)
+    evidence = [
+        Evidence(chunk=chunks[1], article=article, similarity=0.8, score=0.8),
+        Evidence(chunk=chunks[-2], article=article, similarity=0.7, score=0.7),
+    ]
+    (block,) = expand_context(evidence, None, window=0, max_chars=10_000)
+    lines = block.render().splitlines()
+    assert lines[0].startswith("[PMID:42] A drug trial")
+    assert lines[1] == "RESULTS: Deaths fell with the drug."
+    assert lines[2] == "[PMID:42 · Results] Table 1 Deaths by arm."
+    passages = passages_of(evidence, article.key)
+    assert [(p.section, p.from_full_text) for p in passages] == [
+        ("RESULTS", False),
+        ("Results", True),
+    ]
