@@ -104,6 +104,11 @@ async def test_not_open_access_and_budget(settings: Settings, fake: FakeEutils) 
         held = articles[0].model_copy(update={"full_text": outcome.texts[articles[0].key]})
         again = await reader.read([held], budget=1)
         assert again.fetched == 0  # already read: nothing fetched
+        # Europe PMC's record says it is not open access: no request is spent on it.
+        before = len(fake.history)
+        closed = articles[0].model_copy(update={"open_access": False})
+        refused = await reader.read([closed], budget=1)
+        assert refused.not_open_access == [closed.key] and len(fake.history) == before
 
 
 async def test_a_broken_document_fails_alone_and_europe_pmc_is_the_second_route(

@@ -79,7 +79,10 @@ def parse_elink_pmc(data: bytes) -> dict[str, str]:
 
 def may_read(article: Article, elink: str) -> bool:
     """Whether ``article`` may have a full text to read: it names a PMCID, or elink (as the
-    ``fulltext.elink`` setting allows) may find one for its PMID. No request is sent."""
+    ``fulltext.elink`` setting allows) may find one for its PMID, and no source said it is not
+    open access (Europe PMC's flag). No request is sent."""
+    if article.open_access is False:
+        return False
     if article.full_text is not None or article.pmcid:
         return True
     if not article.pmid or elink == "never":
@@ -249,6 +252,9 @@ class FullTextReader:
         todo: list[Article] = []
         for article in {a.key: a for a in articles}.values():
             if article.full_text is not None:
+                continue
+            if article.open_access is False:  # Europe PMC says so: no request spent on it
+                outcome.not_open_access.append(article.key)
                 continue
             if len(todo) >= budget:
                 outcome.over_budget.append(article.key)
