@@ -83,6 +83,9 @@ class CallCounts(BaseModel):
     europepmc: int = 0
     local: int = 0
     llm: int = 0
+    full_text: int = Field(
+        0, description="Full-text requests (PMC efetch/elink, Europe PMC fullTextXML)."
+    )
 
 
 class AskResult(BaseModel):
@@ -139,6 +142,7 @@ class AskResult(BaseModel):
                 europepmc=usage.source_calls("europepmc"),
                 local=usage.source_calls("local"),
                 llm=usage.llm_calls,
+                full_text=usage.full_text_calls,
             ),
             timings_ms=timings,
             standalone_question=state.get("standalone_question", state["question"]),

@@ -23,6 +23,7 @@ __all__ = [
     "CacheSettings",
     "EmbeddingSettings",
     "EuropePMCSettings",
+    "FullTextSettings",
     "LLMSettings",
     "LLMTaskRoute",
     "LocalSettings",
@@ -115,6 +116,45 @@ class EuropePMCSettings(_Section):
     enabled: bool = Field(True, description="Use Europe PMC in search_all_providers.")
 
     _check_url = field_validator("base_url")(_http_url)
+
+
+class FullTextSettings(_Section):
+    """Full text of open-access articles (PubMed Central JATS), read for the articles an
+    answer or a research job is about to use."""
+
+    mode: Literal["auto", "off"] = Field(
+        "auto",
+        description="auto: read the full text of the open-access articles among an answer's "
+        "evidence (or a research job's articles to read), never of every search hit; off: "
+        "abstracts only, exactly as before.",
+    )
+    max_per_answer: int = Field(
+        3, ge=0, le=20, description="Full texts one answer may fetch (its best articles first)."
+    )
+    max_per_job: int = Field(20, ge=0, le=500, description="Full texts one research job may fetch.")
+    passages_per_article: int = Field(
+        4,
+        ge=1,
+        le=20,
+        description="Full-text passages of one article added to an answer's evidence at most: "
+        "the closest to the question among its Results (text, tables and figures).",
+    )
+    max_bytes: int = Field(
+        10_000_000,
+        ge=10_000,
+        le=200_000_000,
+        description="Largest JATS document read (bytes); a larger one is refused, the "
+        "abstract still serves.",
+    )
+    elink: Literal["stale", "always", "never"] = Field(
+        "stale",
+        description="When to ask E-utilities elink (pubmed -> pmc) for a PMCID the record lacks: "
+        "stale: only for records not fetched from PubMed now (local corpus, Europe PMC); a "
+        "PubMed record names its PMCID when PMC holds the article. always or never.",
+    )
+    europepmc_fallback: bool = Field(
+        True, description="Try Europe PMC's fullTextXML when PMC efetch fails."
+    )
 
 
 class LocalSettings(_Section):
@@ -702,6 +742,7 @@ class Settings(BaseSettings):
     pubmed: PubMedSettings = Field(default_factory=PubMedSettings)
     europepmc: EuropePMCSettings = Field(default_factory=EuropePMCSettings)
     local: LocalSettings = Field(default_factory=LocalSettings)
+    fulltext: FullTextSettings = Field(default_factory=FullTextSettings)
     search: SearchSettings = Field(default_factory=SearchSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
     embeddings: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
@@ -753,12 +794,18 @@ class Settings(BaseSettings):
             llm_model or "extractive",
             tuple(sorted(sources)),
             self.search.english_only,
+            self.fulltext.mode,
         )
 
 
 @functools.lru_cache(maxsize=256)
 def _answer_fingerprint(
-    code: str, prompt: str, model: str, sources: tuple[str, ...], english_only: bool
+    code: str,
+    prompt: str,
+    model: str,
+    sources: tuple[str, ...],
+    english_only: bool,
+    fulltext: str = "off",
 ) -> str:
     # Memoised: every ask (every cached hit) needs it, and a few settings combinations exist.
     shaping = {
@@ -769,6 +816,8 @@ def _answer_fingerprint(
         "sources": list(sources),
         "english_only": english_only,
     }
+    if fulltext != "off":  # answers read from full text are not abstract-only answers
+        shaping["fulltext"] = fulltext
     raw = json.dumps(shaping, sort_keys=True).encode()
     return hashlib.sha256(raw).hexdigest()[:16]
 

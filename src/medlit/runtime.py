@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from medlit.research.jobs import JobStore
     from medlit.research.orchestrator import ResearchOrchestrator
     from medlit.sources import SourceSet
+    from medlit.sources.fulltext import FullTextReader
     from medlit.storage.base import Store
 
 __all__ = ["Runtime"]
@@ -63,6 +64,7 @@ class Runtime:
         self._embedder = embedder
         self._llm = llm
         self._source_sets: dict[tuple[str, ...], SourceSet] = {}
+        self._full_text: FullTextReader | None = None
         self._answers: AnswerCache | None = None
         self._evidence: EvidenceCache | None = None
         self._memory: ChatMemory | None = None
@@ -84,6 +86,9 @@ class Runtime:
         for source_set in self._source_sets.values():
             await source_set.aclose()
         self._source_sets.clear()
+        if self._full_text is not None:
+            await self._full_text.aclose()
+            self._full_text = None
         if self._llm is not None:
             await self._llm.aclose()
             self._llm = None
@@ -206,18 +211,33 @@ class Runtime:
             self._source_sets[key] = SourceSet(self.settings, list(names))
         return self._source_sets[key]
 
+    def full_text_reader(self) -> FullTextReader:
+        """The open-access full-text reader (PMC, Europe PMC), opened on first use."""
+        if self._full_text is None:
+            from medlit.sources.fulltext import FullTextReader
+
+            self._full_text = FullTextReader(self.settings)
+        return self._full_text
+
     @asynccontextmanager
     async def orchestrator(self) -> AsyncIterator[ResearchOrchestrator]:
         """A research orchestrator over this runtime's parts (nothing to close after)."""
         from medlit.research.orchestrator import ResearchOrchestrator
         from medlit.sources.base import FreshArticles
-        from medlit.types import SearchQuery, SearchResults
+        from medlit.types import Article, FullText, SearchQuery, SearchResults
 
         # Every provider; those disabled in the settings are skipped by the search.
         sources = self.source_set(["all"])
 
         async def search(query: SearchQuery, known: FreshArticles | None) -> SearchResults:
             return await sources.search(query, known=known)
+
+        full_text = None
+        if self.settings.fulltext.mode != "off":
+            reader = self.full_text_reader()
+
+            async def full_text(articles: Sequence[Article], budget: int) -> dict[str, FullText]:
+                return (await reader.read(articles, budget)).texts
 
         yield ResearchOrchestrator(
             self.settings,
@@ -226,4 +246,5 @@ class Runtime:
             jobs=self.jobs,
             cache=self.evidence,
             embedder=self.embedder,
+            full_text=full_text,
         )

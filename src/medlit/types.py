@@ -20,6 +20,9 @@ __all__ = [
     "Chunk",
     "Citation",
     "Evidence",
+    "FullText",
+    "FullTextSection",
+    "Passage",
     "ProviderStatus",
     "SearchQuery",
     "SearchResults",
@@ -189,6 +192,69 @@ def study_type_from_text(article: Article) -> StudyType:
     return StudyType.OTHER
 
 
+#: Section titles of a body that set the study in context rather than report it.
+_CONTEXT_SECTION = re.compile(
+    r"^(?:introduction|background|body|discussion|general discussion|comments?)\b", re.I
+)
+
+
+class FullTextSection(BaseModel):
+    """One piece of an article's body as read from its JATS full text.
+
+    A nested section keeps the title of the top-level section it sits in ("Results"), so every
+    piece says where in the article it comes from.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    label: str = Field(description="Top-level section title as printed, e.g. 'Results'.")
+    kind: Literal["text", "table", "figure"] = Field(
+        "text", description="Paragraphs, a table (caption and rows) or a figure caption."
+    )
+    text: str
+
+    @property
+    def reports_study(self) -> bool:
+        """True for a piece that reports this study (methods, results, tables, figures,
+        conclusions); False for its introduction and discussion, which tell what other
+        studies found (a citation of this article would then carry their findings)."""
+        return self.kind != "text" or not _CONTEXT_SECTION.match(self.label)
+
+    @property
+    def is_result(self) -> bool:
+        """True for a piece of the results (or findings, conclusions) sections."""
+        return self.as_abstract_section.is_result
+
+    @property
+    def as_abstract_section(self) -> AbstractSection:
+        """This piece as the checks read an abstract section (results are RESULTS)."""
+        upper = self.label.upper()
+        category = None
+        if "RESULT" in upper or "FINDINGS" in upper:
+            category = "RESULTS"
+        elif re.search(r"METHOD|DESIGN|PATIENTS AND|MATERIALS", upper):
+            category = "METHODS"
+        return AbstractSection(label=self.label, category=category, text=self.text)
+
+
+class FullText(BaseModel):
+    """An open-access article's body (PMC JATS), with the licence it is published under."""
+
+    pmcid: str = Field(description="PubMed Central identifier, 'PMC...'.")
+    source: Literal["pmc", "europepmc"] = Field(
+        "pmc", description="Where it was read: E-utilities efetch db=pmc, or Europe PMC."
+    )
+    licence: str | None = Field(
+        None, description="The licence as the article states it (URL or licence text)."
+    )
+    sections: list[FullTextSection] = Field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        """The whole body as one string, one piece a line."""
+        return "\n".join(section.text for section in self.sections)
+
+
 def normalise_title(title: str) -> str:
     """Lower-case alphanumerics only: the last-resort key for deduplication."""
     return re.sub(r"[^a-z0-9]+", " ", title.lower()).strip()
@@ -214,6 +280,19 @@ class Article(BaseModel):
     citation_count: int | None = Field(None, description="Times cited (Europe PMC).")
     open_access: bool | None = Field(None, description="Open access (Europe PMC).")
     is_book: bool = Field(False, description="A PubmedBookArticle.")
+    full_text: FullText | None = Field(
+        None, description="The body of an open-access article, when it was read (PMC)."
+    )
+
+    def as_read(self) -> Article:
+        """The article as the answer checks read it: its abstract followed by the sections of
+        its full text that report the study (:attr:`FullTextSection.reports_study`; each an
+        :class:`AbstractSection` labelled with its section), when it has one; itself otherwise.
+        A number or sentence of the Results is then the article's."""
+        if self.full_text is None or not self.full_text.sections:
+            return self
+        body = [s.as_abstract_section for s in self.full_text.sections if s.reports_study]
+        return self.model_copy(update={"abstract": [*self.abstract, *body]})
 
     @property
     def key(self) -> str:
@@ -275,9 +354,12 @@ class Chunk(BaseModel):
     id: str = Field(description="'{article key}#{ordinal}'.")
     article_key: str
     ordinal: int = Field(ge=0, description="Position in the article (0 is the title chunk).")
-    section: str | None = Field(None, description="Abstract section label, if any.")
+    section: str | None = Field(
+        None, description="Section label: the abstract's, or the full text's ('Results')."
+    )
     text: str
     is_conclusion: bool = False
+    from_full_text: bool = Field(False, description="From the article's full text (PMC).")
 
 
 class Evidence(BaseModel):
@@ -287,6 +369,14 @@ class Evidence(BaseModel):
     article: Article
     similarity: float = Field(description="Cosine similarity to the question.")
     score: float = Field(0.0, description="Combined relevance/recency/study-type/diversity.")
+
+
+class Passage(BaseModel):
+    """A piece of an article an answer was given to read: where it is, and what it says."""
+
+    section: str | None = Field(None, description="Section label ('Results', 'CONCLUSIONS').")
+    from_full_text: bool = Field(False, description="From the full text, not the abstract.")
+    text: str
 
 
 class Citation(BaseModel):
@@ -300,6 +390,11 @@ class Citation(BaseModel):
     study_type: str = "other"
     score: float = 0.0
     url: str | None = None
+    passages: list[Passage] = Field(
+        default_factory=list,
+        description="The passages of the article the answer was given (best first), with "
+        "their section and whether they come from the full text.",
+    )
 
     @classmethod
     def from_article(cls, article: Article, score: float = 0.0) -> Citation:

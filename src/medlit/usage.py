@@ -14,7 +14,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-__all__ = ["LLMTaskUsage", "Usage", "record_call", "record_llm", "usage_scope"]
+__all__ = [
+    "FULL_TEXT_SERVICES",
+    "LLMTaskUsage",
+    "Usage",
+    "record_call",
+    "record_llm",
+    "usage_scope",
+]
+
+
+#: The services full-text requests are counted under (:mod:`medlit.sources.fulltext`).
+FULL_TEXT_SERVICES = ("pmc", "europepmc_fulltext")
 
 
 @dataclass
@@ -65,6 +76,11 @@ class Usage:
     def cost_usd(self) -> float:
         """Estimated cost from the price table (0 where no price is known)."""
         return sum(task.cost_usd for task in self.llm.values())
+
+    @property
+    def full_text_calls(self) -> int:
+        """Full-text requests: PMC (efetch db=pmc, elink) and Europe PMC's fullTextXML."""
+        return sum(self.calls.get(name, 0) for name in FULL_TEXT_SERVICES)
 
     def source_calls(self, service: str) -> int:
         """Requests sent to one service (pubmed, europepmc, local)."""

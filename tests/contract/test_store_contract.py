@@ -485,3 +485,22 @@ def test_postgres_eviction_counts_only_near_capacity(
         assert store.count_answers() == 6
     finally:
         store.close()
+
+
+def test_full_text_chunks_keep_their_flag_section_and_article_body(store: Store) -> None:
+    from medlit.types import FullText, FullTextSection
+
+    body = FullText(
+        pmcid="PMC9",
+        licence="CC BY",
+        sections=[FullTextSection(label="Results", text="Deaths fell from 30 to 12.")],
+    )
+    art = article("77").model_copy(update={"full_text": body})
+    ids = put_article(store, art, seed=7)
+    chunks = store.article_chunks(art.key)
+    assert [c.id for c in chunks] == ids
+    assert [(c.section, c.from_full_text) for c in chunks][-1] == ("Results", True)
+    assert not any(c.from_full_text for c in chunks[:-1])
+    (match,) = store.search_chunks(unit(7 * 100 + len(ids) - 1), 1, ChunkFilters())
+    assert match.chunk.from_full_text and match.chunk.section == "Results"
+    assert match.article.full_text == body

@@ -101,6 +101,7 @@ class FakeEuropePMC:
     ) -> None:
         self.results = [article_to_result(a) for a in articles] + list(results)
         self.rate_limit = rate_limit
+        self.full_texts: dict[str, bytes] = {}  # "PMC123" -> JATS, served as fullTextXML
         self.history: list[SeenRequest] = []
         self._faults: deque[Fault] = deque()
         self._lock = threading.Lock()
@@ -172,6 +173,13 @@ class FakeEuropePMC:
         elif fault is not None and fault.kind in ("status", "body"):
             seen.status = fault.code
             return fault.code, fault.payload, fault.headers
+        if seen.endpoint == "fullTextXML":  # GET {base}/PMC123/fullTextXML
+            pmcid = path.rstrip("/").rsplit("/", 2)[-2].upper()
+            jats = self.full_texts.get(pmcid)
+            seen.status = 200 if jats is not None else 404
+            if jats is None:
+                return 404, b"", {}
+            return 200, jats, {}
         if seen.endpoint != "search":
             seen.status = 404
             return 404, b'{"errMsg": "not found"}', {}

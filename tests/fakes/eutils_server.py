@@ -30,6 +30,12 @@ From a shell (e.g. to try the CLI by hand)::
         --xml ../shared/data/pubmedqa/pqal_dev_pubmed.xml    # or --sample: a few made-up records
     MEDLIT_PUBMED_BASE_URL=http://127.0.0.1:8765/entrez/eutils/ medlit search "mammography"
 
+Full text: :meth:`FakeEutils.add_jats` registers a PMC open-access article (JATS, e.g. the
+eight of ``../shared/data/pmc_oa``): ``efetch db=pmc`` serves it inside ``<pmc-articleset>``
+like PMC, ``elink dbfrom=pubmed db=pmc`` maps its PMID (link ``pubmed_pmc``), and its PubMed
+record (built from the JATS front matter when the corpus has none) carries the PMCID in its
+``ArticleIdList`` (unless ``pmcid_in_record=False``, the case elink is for).
+
 Searching is a simple word match over title, abstract, MeSH terms and keywords (it is a fake):
 words that appear nowhere in the corpus are reported as ``PhraseNotFound`` and ignored, like
 PubMed does; ``match="all"`` (default) needs every remaining word, ``match="any"`` ranks by how
@@ -56,7 +62,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from lxml import etree
 
-from medlit.types import Article
+from medlit.types import AbstractSection, Article
 from tests.fakes.pubmed_render import article_to_xml
 
 __all__ = ["FakeEutils", "Fault", "SeenRequest"]
@@ -119,6 +125,14 @@ _ESEARCH_DOCTYPE = (
 _EFETCH_DOCTYPE = (
     b'<!DOCTYPE PubmedArticleSet PUBLIC "-//NLM//DTD PubMedArticle, 1st January 2025//EN" '
     b'"https://dtd.nlm.nih.gov/ncbi/pubmed/out/pubmed_250101.dtd">\n'
+)
+_PMC_DOCTYPE = (
+    b'<!DOCTYPE pmc-articleset PUBLIC "-//NLM//DTD ARTICLE SET 2.0//EN" '
+    b'"https://dtd.nlm.nih.gov/ncbi/pmc/articleset/nlm-articleset-2.0.dtd">\n'
+)
+_ELINK_DOCTYPE = (
+    b'<!DOCTYPE eLinkResult PUBLIC "-//NLM//DTD elink 20101123//EN" '
+    b'"https://eutils.ncbi.nlm.nih.gov/eutils/dtd/20101123/elink.dtd">\n'
 )
 
 
@@ -198,6 +212,8 @@ class FakeEutils:
         self._lock = threading.Lock()
         self._recent: dict[str, deque[float]] = {}
         self._webenvs: dict[str, list[str]] = {}
+        self.pmc: dict[str, bytes] = {}  # numeric PMCID -> JATS <article>
+        self.pmc_of: dict[str, str] = {}  # PMID -> numeric PMCID (what elink answers)
         if xml_path is not None:
             self.add_xml(xml_path.read_bytes())
         for article in articles:
@@ -235,6 +251,42 @@ class FakeEutils:
             year = element.findtext(".//PubDate/Year") or element.findtext(".//PubDate/MedlineDate")
             match = re.search(r"\d{4}", year or "")
             self.years[pmid] = int(match.group()) if match else 0
+
+    def add_jats(self, data: bytes, *, pmcid_in_record: bool = True) -> str:
+        """Serve a JATS article through ``efetch db=pmc`` and ``elink``; returns its PMID.
+
+        Its PubMed record is the corpus's, with the PMCID added to its ArticleIdList, or one
+        built from the JATS front matter (title, abstract sections, journal, year, authors,
+        DOI) when the corpus has none.
+        """
+        parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
+        root = etree.fromstring(data, parser)
+        ids = {
+            (node.get("pub-id-type") or ""): (node.text or "").strip()
+            for node in root.iter("article-id")
+        }
+        pmid, pmcid = ids.get("pmid", ""), ids.get("pmc", "").removeprefix("PMC")
+        if not pmid or not pmcid:
+            raise ValueError("a JATS article needs a pmid and a pmc article-id")
+        self.pmc[pmcid] = etree.tostring(root, encoding="utf-8")
+        self.pmc_of[pmid] = pmcid
+        if pmid not in self.records:
+            article = _article_from_front(root, pmid, ids.get("doi"))
+            self.add_xml(b"<PubmedArticleSet>" + article_to_xml(article) + b"</PubmedArticleSet>")
+        record = etree.fromstring(self.records[pmid], parser)
+        id_list = record.find("PubmedData/ArticleIdList")
+        if id_list is None:
+            data_el = record.find("PubmedData")
+            if data_el is None:
+                data_el = etree.SubElement(record, "PubmedData")
+            id_list = etree.SubElement(data_el, "ArticleIdList")
+        for node in id_list.findall("ArticleId"):
+            if node.get("IdType") == "pmc":
+                id_list.remove(node)
+        if pmcid_in_record:
+            etree.SubElement(id_list, "ArticleId", IdType="pmc").text = f"PMC{pmcid}"
+        self.records[pmid] = etree.tostring(record, encoding="utf-8")
+        return pmid
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -354,8 +406,12 @@ class FakeEutils:
             return fault.code, fault.payload, "text/xml", headers
         if endpoint == "esearch":
             status, body, ctype = self._esearch(params)
+        elif endpoint == "efetch" and params.get("db") == "pmc":
+            status, body, ctype = self._efetch_pmc(params)
         elif endpoint == "efetch":
             status, body, ctype = self._efetch(params)
+        elif endpoint == "elink":
+            status, body, ctype = self._elink(params)
         else:
             status, body, ctype = 404, b"unknown E-utility", "text/plain"
         if fault is not None and fault.kind == "truncated":
@@ -483,6 +539,85 @@ class FakeEutils:
         )
         return 200, body, "text/xml; charset=UTF-8"
 
+    def _efetch_pmc(self, params: dict[str, str]) -> tuple[int, bytes, str]:
+        ids = [i.strip().removeprefix("PMC") for i in params.get("id", "").split(",")]
+        ids = [i for i in ids if i]
+        if not ids:
+            body = b"<eFetchResult><ERROR>Empty id list - nothing todo</ERROR></eFetchResult>"
+            return 200, _XML_DECL + body, "text/xml"
+        parts = [
+            self.pmc.get(i)
+            or f'<error id="{_esc(i)}">The following PMCID is not available: {_esc(i)}'
+            f"</error>".encode()
+            for i in ids
+        ]
+        body = (
+            _XML_DECL
+            + _PMC_DOCTYPE
+            + b"<pmc-articleset>"
+            + b"\n".join(parts)
+            + b"</pmc-articleset>\n"
+        )
+        return 200, body, "text/xml; charset=UTF-8"
+
+    def _elink(self, params: dict[str, str]) -> tuple[int, bytes, str]:
+        if params.get("dbfrom") != "pubmed" or params.get("db") != "pmc":
+            return (
+                200,
+                _XML_DECL + b"<eLinkResult><ERROR>unsupported link</ERROR></eLinkResult>",
+                ("text/xml"),
+            )
+        sets = []
+        for pmid in [i.strip() for i in params.get("id", "").split(",") if i.strip()]:
+            links = ""
+            if pmid in self.pmc_of:
+                links = (
+                    "<LinkSetDb><DbTo>pmc</DbTo><LinkName>pubmed_pmc</LinkName>"
+                    f"<Link><Id>{self.pmc_of[pmid]}</Id></Link></LinkSetDb>"
+                )
+            sets.append(
+                f"<LinkSet><DbFrom>pubmed</DbFrom><IdList><Id>{_esc(pmid)}</Id></IdList>"
+                f"{links}</LinkSet>"
+            )
+        body = "<eLinkResult>" + "".join(sets) + "</eLinkResult>\n"
+        return 200, _XML_DECL + _ELINK_DOCTYPE + body.encode(), "text/xml; charset=UTF-8"
+
+
+def _article_from_front(root: Any, pmid: str, doi: str | None) -> Article:
+    """The PubMed record of a JATS article, from its front matter (as PubMed indexes it)."""
+    from medlit.sources.jats import _text
+
+    meta = root.find(".//article-meta")
+    title = _text(meta.find("title-group/article-title")) if meta is not None else ""
+    sections = []
+    abstract = meta.find("abstract") if meta is not None else None
+    if abstract is not None:
+        secs = abstract.findall("sec")
+        for sec in secs or [abstract]:
+            label = _text(sec.find("title")).rstrip(":").strip().upper() or None
+            text = " ".join(_text(p) for p in sec.findall("p"))
+            if text:
+                sections.append(AbstractSection(label=label if secs else None, text=text))
+    authors = []
+    for name in root.iterfind(".//contrib[@contrib-type='author']/name"):
+        given = "".join(
+            w[0] for w in (name.findtext("given-names") or "").replace("-", " ").split()
+        )
+        authors.append(f"{name.findtext('surname') or ''} {given}".strip())
+    year_text = root.findtext(".//pub-date/year") or ""
+    return Article(
+        pmid=pmid,
+        doi=doi.lower() if doi else None,
+        title=title,
+        abstract=sections,
+        authors=authors,
+        journal=root.findtext(".//journal-title") or None,
+        year=int(year_text) if year_text.isdigit() else None,
+        pub_date=year_text or None,
+        publication_types=["Journal Article"],
+        language="eng",
+    )
+
 
 def _esc(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
@@ -553,6 +688,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--sample", action="store_true", help="serve a few generated aspirin/stroke records"
     )
+    parser.add_argument("--jats", type=Path, action="append", default=[], help="PMC JATS file")
     args = parser.parse_args(argv)
     fake = FakeEutils(
         rate_limit=None if args.no_rate_limit else 3,
@@ -567,6 +703,8 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         for article in sample_corpus():
             fake.add_xml(b"<PubmedArticleSet>" + article_to_xml(article) + b"</PubmedArticleSet>")
+    for path in args.jats:
+        fake.add_jats(path.read_bytes())
     print(f"fake E-utilities with {len(fake.records)} records at {fake.base_url}", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         fake._server.serve_forever()

@@ -60,7 +60,7 @@ def test_ask_json_miss_then_hit(tmp_path: Path, eutils: FakeEutils) -> None:
     assert second.returncode == 0, second.stderr
     hit = json.loads(second.stdout)
     assert hit["cache"]["tier1"] == "hit"
-    assert hit["api_calls"] == {"pubmed": 0, "europepmc": 0, "local": 0, "llm": 0}
+    assert hit["api_calls"] == {"pubmed": 0, "europepmc": 0, "local": 0, "llm": 0, "full_text": 0}
     assert len(eutils.history) == served
     assert hit["answer"] == data["answer"]
 

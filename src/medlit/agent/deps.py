@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from medlit.llm.client import LLMClient
     from medlit.runtime import Runtime
     from medlit.sources import SourceSet
+    from medlit.sources.fulltext import ReadOutcome
     from medlit.storage.sqlite import SqliteStore
 
 __all__ = ["AgentDeps"]
@@ -169,11 +170,24 @@ class AgentDeps:
         from medlit.storage.base import ChunkFilters
 
         filters = ChunkFilters(article_keys=only_keys) if only_keys is not None else None
-        return self.evidence.search_chunks(np.asarray(vector, dtype=np.float32), k, filters)
+        found = self.evidence.search_chunks(np.asarray(vector, dtype=np.float32), k, filters)
+        if self.settings.fulltext.mode == "off":
+            # Abstracts only, as before full text: bodies read while it was on stay unseen.
+            found = [
+                ev.model_copy(update={"article": ev.article.model_copy(update={"full_text": None})})
+                if ev.article.full_text is not None
+                else ev
+                for ev in found
+                if not ev.chunk.from_full_text
+            ]
+        return found
 
     def neighbours(self, chunk: Chunk, window: int) -> list[Chunk]:
         """Chunks within ``window`` positions of ``chunk`` in its article."""
-        return self.evidence.neighbours(chunk.id, window)
+        if chunk.from_full_text:
+            return [chunk]  # a paragraph or table of the body stands alone
+        # An abstract's context is its abstract: the body's first paragraph is no neighbour.
+        return [c for c in self.evidence.neighbours(chunk.id, window) if not c.from_full_text]
 
     async def search(
         self, query: SearchQuery, sources: list[str], use_cache: bool
@@ -193,6 +207,10 @@ class AgentDeps:
     def source_set(self, names: Sequence[str]) -> SourceSet:
         """The providers ``names`` with their shared HTTP client (opened once per set)."""
         return self.runtime.source_set(names)
+
+    async def read_full_text(self, articles: list[Article], budget: int) -> ReadOutcome:
+        """The open-access full texts of ``articles`` (at most ``budget`` fetched)."""
+        return await self.runtime.full_text_reader().read(articles, budget)
 
     def store_articles(self, articles: list[Article], use_cache: bool) -> list[str]:
         """Add articles to tier 2 (chunked and embedded); returns the keys actually new.
@@ -220,7 +238,8 @@ class AgentDeps:
             cited = " ".join(f"[PMID:{pmid}]" for pmid in by_pmid)
             return populations_unspoken(question, cited, by_pmid)
 
-        articles = {item.article.key: item.article for item in evidence}
+        # What the articles mention includes the full text read for this answer, if any.
+        articles = {item.article.key: item.article.as_read() for item in evidence}
         digest = build_evidence_digest(
             question,
             evidence,

@@ -11,6 +11,8 @@
                                                      decision ─fetch_more─► fetch_pubmed
                                                          │ stop                    │
                                                          ▼                         │
+                                                  (read_full_text)                 │
+                                                         ▼                         │
                                      build_prompt ─► call_llm ─► update_memory ◄───┘
                                                                      ▼
                                                                 admit_cache ─► END
@@ -19,6 +21,10 @@ The conditional entry lets the assistant run ``plan_query`` and ``query_cache`` 
 importing LangGraph (a tier-1 hit then never pays for the import) and enter the graph at
 ``chunk_store_search`` on a miss; called with a fresh state, the graph runs every node. It is
 the one implementation of the flow either way.
+
+With ``fulltext.mode`` ``auto``, ``read_full_text`` runs between the stop and the prompt: it
+reads the open-access full text of the articles the answer is about to use and adds their best
+passages to the evidence. With ``off`` the node is not in the graph at all.
 
 This module imports ``langgraph``: import it only when the graph is needed.
 """
@@ -41,6 +47,7 @@ NODE_NAMES = (
     "score",
     "decision",
     "fetch_pubmed",
+    "read_full_text",
     "build_prompt",
     "call_llm",
     "update_memory",
@@ -58,14 +65,18 @@ def _route_cache(state: AgentState) -> str:
     return "update_memory" if state.get("cache_hit") else "chunk_store_search"
 
 
-def _route_decision(state: AgentState) -> str:
-    return "fetch_pubmed" if state.get("decision") == "fetch_more" else "build_prompt"
-
-
 def build_graph(nodes: AskNodes) -> Any:
     """Compile the ask graph over ``nodes``; returns a LangGraph ``CompiledStateGraph``."""
+    full_text = nodes.deps.settings.fulltext.mode != "off"
+    after_stop = "read_full_text" if full_text else "build_prompt"
+
+    def _route_decision(state: AgentState) -> str:
+        return "fetch_pubmed" if state.get("decision") == "fetch_more" else after_stop
+
     graph = StateGraph(AgentState)
     for name in NODE_NAMES:
+        if name == "read_full_text" and not full_text:
+            continue
         graph.add_node(name, timed(name, getattr(nodes, name)))  # type: ignore[call-overload]
     graph.add_conditional_edges(
         START,
@@ -81,8 +92,10 @@ def build_graph(nodes: AskNodes) -> Any:
     graph.add_edge("chunk_store_search", "score")
     graph.add_edge("score", "decision")
     graph.add_conditional_edges(
-        "decision", _route_decision, {n: n for n in ("fetch_pubmed", "build_prompt")}
+        "decision", _route_decision, {n: n for n in ("fetch_pubmed", after_stop)}
     )
+    if full_text:
+        graph.add_edge("read_full_text", "build_prompt")
     graph.add_edge("fetch_pubmed", "chunk_store_search")
     graph.add_edge("build_prompt", "call_llm")
     graph.add_edge("call_llm", "update_memory")
@@ -92,5 +105,6 @@ def build_graph(nodes: AskNodes) -> Any:
 
 
 def recursion_limit(max_iterations: int) -> int:
-    """Graph steps one question may take: the fixed nodes plus four per fetch round."""
-    return 12 + 4 * (max_iterations + 1)
+    """Graph steps one question may take: the fixed nodes (read_full_text among them) plus
+    four per fetch round."""
+    return 13 + 4 * (max_iterations + 1)

@@ -68,6 +68,7 @@ from medlit.agent.prompt import (
     best_article_lost,
     build_messages,
     expand_context,
+    passages_of,
     without_headers,
 )
 from medlit.agent.restated_titles import drop_restated_titles
@@ -116,7 +117,11 @@ STAGE_MESSAGES = {
     "admit_cache": "saving the answer",
 }
 #: Nodes that say what they do themselves ("searching PubMed for “statins AND dementia”").
-SELF_REPORTED = frozenset({"fetch_pubmed", "decision"})
+SELF_REPORTED = frozenset({"fetch_pubmed", "decision", "read_full_text"})
+#: Sections of a full text whose passages join an answer's evidence: what the study found.
+#: An introduction or discussion tells what other studies found, which a citation of this
+#: article would then attribute to it.
+_RESULTS_SECTION = re.compile(r"result|finding", re.I)
 _WORDS = re.compile(r"[^\W\d_]{2,}")
 _SOURCE_LABELS = {"pubmed": "PubMed", "europepmc": "Europe PMC", "local": "the local corpus"}
 
@@ -421,6 +426,88 @@ class AskNodes:
             "unreachable": unreachable and not articles,
         }
 
+    async def read_full_text(self, state: AgentState) -> dict[str, Any]:
+        """Read the open-access full text of the articles the answer is about to use (its
+        evidence's, best first, at most ``fulltext.max_per_answer`` fetched; never every search
+        hit), store it in tier 2, and add each article's Results passages closest to the
+        question to the evidence (``fulltext.passages_per_article``, when they clear
+        ``min_evidence_similarity``). An article whose body cannot be read keeps its abstract; a
+        failure costs only that article."""
+        from medlit.sources.fulltext import may_read
+
+        config = self.deps.settings.fulltext
+        evidence: list[Evidence] = state.get("evidence", [])
+        if config.mode == "off" or not evidence or config.max_per_answer == 0:
+            return {}
+        by_key = {ev.article.key: ev.article for ev in evidence}
+        chosen = [a for a in by_key.values() if may_read(a, config.elink)]
+        chosen = chosen[: config.max_per_answer]
+        to_fetch = [a for a in chosen if a.full_text is None]
+        read: dict[str, Article] = {a.key: a for a in chosen if a.full_text is not None}
+        calls = 0
+        if to_fetch:
+            emit(
+                "stage",
+                "read_full_text",
+                f"reading the full text of {counted(len(to_fetch), 'open-access article')}",
+            )
+            with usage_scope() as usage:
+                outcome = await self.deps.read_full_text(to_fetch, config.max_per_answer)
+            calls = sum(usage.calls.values())
+            fetched = [
+                a.model_copy(update={"full_text": outcome.texts[a.key]})
+                for a in to_fetch
+                if a.key in outcome.texts
+            ]
+            if fetched:
+                await off_loop(self.deps.store_articles, fetched, True, heavy=True)
+            read.update({a.key: a for a in fetched})
+        if not read:
+            return {"api_calls": state.get("api_calls", 0) + calls, "full_texts_read": []}
+        found = await off_loop(
+            self.deps.search_chunks, state["query_vector"], self.agent.candidate_chunks, list(read)
+        )
+        held = {ev.chunk.id for ev in evidence}
+        added: list[Evidence] = []
+        per_article: dict[str, int] = {}
+        tables: set[tuple[str, str]] = set()  # one piece of a table: its pieces repeat its head
+        for item in found:
+            key = item.chunk.article_key
+            head = item.chunk.text.split("\n", 1)[0] if "\n" in item.chunk.text else ""
+            if (
+                not item.chunk.from_full_text
+                or not _RESULTS_SECTION.search(item.chunk.section or "")
+                or item.chunk.id in held
+                or item.similarity < self.agent.min_evidence_similarity
+                or per_article.get(key, 0) >= config.passages_per_article
+                or (key, head) in tables
+            ):
+                continue
+            if head:
+                tables.add((key, head))
+            per_article[key] = per_article.get(key, 0) + 1
+            value = scoring.chunk_score(item.similarity, read[key], self.agent)
+            added.append(
+                Evidence(
+                    chunk=item.chunk, article=read[key], similarity=item.similarity, score=value
+                )
+            )
+        # The evidence already chosen stays; its articles now carry their bodies.
+        kept = [
+            ev.model_copy(update={"article": read[ev.article.key]})
+            if ev.article.key in read
+            else ev
+            for ev in evidence
+        ]
+        documents = {**state.get("documents", {}), **read}
+        log.info("full_text_read", articles=list(read), passages=len(added), calls=calls)
+        return {
+            "evidence": sorted([*kept, *added], key=lambda ev: (-ev.score, ev.chunk.id)),
+            "documents": documents,
+            "full_texts_read": list(read),
+            "api_calls": state.get("api_calls", 0) + calls,
+        }
+
     # -- the answer --------------------------------------------------------------------
     async def build_prompt(self, state: AgentState) -> dict[str, Any]:
         """Context expansion (neighbouring chunks) and the answer prompt."""
@@ -472,7 +559,8 @@ class AskNodes:
                 "mode": mode,
                 "stop_reason": "no_results",
             }
-        articles = {ev.article.pmid: ev.article for ev in evidence if ev.article.pmid}
+        # The checks read each article's full text too, when it was read (``Article.as_read``).
+        articles = {ev.article.pmid: ev.article.as_read() for ev in evidence if ev.article.pmid}
         written: str | None = None
         llm_down = ""
         if configured:
@@ -524,7 +612,9 @@ class AskNodes:
             warnings = []
         doc_scores = state.get("doc_scores", {})
         citations = [
-            Citation.from_article(articles[p], doc_scores.get(articles[p].key, 0.0))
+            Citation.from_article(articles[p], doc_scores.get(articles[p].key, 0.0)).model_copy(
+                update={"passages": passages_of(evidence, articles[p].key)}
+            )
             for p in check.cited
         ]
         if state.get("is_yes_no") and verdict is None:

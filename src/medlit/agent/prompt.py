@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from medlit.types import Article, Chunk, Evidence
+from medlit.types import Article, Chunk, Evidence, Passage
 
 __all__ = [
     "ANSWER_AGAINST_ARTICLES",
@@ -27,6 +27,7 @@ __all__ = [
     "build_messages",
     "evidence_header",
     "expand_context",
+    "passages_of",
     "system_rules",
     "without_headers",
 ]
@@ -128,6 +129,8 @@ class EvidenceBlock:
         lines = [evidence_header(art)]
         for chunk in self.chunks:
             label = f"{chunk.section}: " if chunk.section and chunk.ordinal > 0 else ""
+            if chunk.from_full_text:  # where in the body it is: "[PMID:n · Results] ..."
+                label = f"[{_ident(art)} · {chunk.section or 'Full text'}] "
             if chunk.ordinal == 0 and chunk.text.strip() == art.title.strip():
                 continue  # the title chunk repeats the header
             lines.append(label + chunk.text.strip())
@@ -226,6 +229,24 @@ def expand_context(
         kept.append(block)
         used += size
     return kept
+
+
+def passages_of(evidence: Iterable[Evidence], article_key: str, limit: int = 10) -> list[Passage]:
+    """The passages of one article the answer was given (its evidence chunks, best first; the
+    title chunk is no passage): what a citation of it rests on."""
+    passages: list[Passage] = []
+    seen: set[str] = set()
+    for item in sorted(evidence, key=lambda ev: -ev.score):
+        chunk = item.chunk
+        if chunk.article_key != article_key or chunk.ordinal == 0 or chunk.id in seen:
+            continue
+        seen.add(chunk.id)
+        passages.append(
+            Passage(section=chunk.section, from_full_text=chunk.from_full_text, text=chunk.text)
+        )
+        if len(passages) >= limit:
+            break
+    return passages
 
 
 def build_messages(

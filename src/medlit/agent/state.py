@@ -100,6 +100,9 @@ class AgentState(TypedDict, total=False):
     decision: Decision
     stop_reason: StopReason
 
+    # read_full_text (fulltext.mode auto): the open-access bodies of the evidence's articles
+    full_texts_read: list[str]  # keys of the articles whose full text this answer read
+
     # build_prompt / call_llm
     prompt_messages: list[dict[str, str]]
     context_chunks: int

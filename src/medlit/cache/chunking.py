@@ -8,6 +8,13 @@
 * The conclusion is always kept whole: it is what an answer cites, and splitting it would
   separate a claim from its qualifier.
 * An unstructured abstract is split by sentences the same way.
+* An article's full text (:attr:`~medlit.types.Article.full_text`, PMC), when it was read,
+  follows its abstract, the sections that report the study only (methods, results, tables,
+  figures, conclusions; not the introduction or discussion, which tell what other studies
+  found): the paragraphs of each top-level section ("Results") packed the same
+  way, never across sections; each table as its caption and header row with as many of its rows
+  as fit (a long table is split by rows, each piece repeating caption and header); each figure
+  caption alone. Every chunk keeps its section label and is marked ``from_full_text``.
 
 Chunk ids are ``"{article.key}#{ordinal}"``.
 """
@@ -17,9 +24,9 @@ from __future__ import annotations
 import hashlib
 
 from medlit.text import split_sentences
-from medlit.types import AbstractSection, Article, Chunk
+from medlit.types import AbstractSection, Article, Chunk, FullText
 
-__all__ = ["article_content_hash", "chunk_article", "split_sentences"]
+__all__ = ["article_content_hash", "chunk_article", "full_text_pieces", "split_sentences"]
 
 TARGET_WORDS = 100
 MAX_WORDS = 120
@@ -34,6 +41,10 @@ def article_content_hash(article: Article) -> str:
         h.update(b"\x1e")
     for section in article.abstract:
         h.update(f"{section.label}\x1f{section.category}\x1f{section.text}\x1e".encode())
+    if article.full_text is not None:  # an article without one hashes as it always did
+        h.update(f"\x1dfull text {article.full_text.pmcid}\x1e".encode())
+        for piece in article.full_text.sections:
+            h.update(f"{piece.label}\x1f{piece.kind}\x1f{piece.text}\x1e".encode())
     return h.hexdigest()[:32]
 
 
@@ -75,6 +86,71 @@ def _section_texts(section: AbstractSection, target: int, maximum: int) -> list[
     return _pack(split_sentences(text), target, maximum)
 
 
+def _table_pieces(text: str, maximum: int) -> list[str]:
+    """A table (caption, header row, rows: one a line) in pieces of at most ``maximum`` words
+    (a single row may exceed it), each repeating the caption and header row, and the group
+    heading (a row of one cell: "Among pre-menopausal women") its first rows fall under."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if _words(text) <= maximum or len(lines) <= 2:
+        return ["\n".join(lines)] if lines else []
+    head = lines[:2]
+    budget = max(maximum - _words(" ".join(head)), 1)
+    pieces: list[list[str]] = []
+    current: list[str] = []
+    group: str | None = None  # the heading the rows now read fall under
+    count = 0
+    for row in lines[2:]:
+        heading = " | " not in row
+        n = _words(row)
+        if current and count + n > budget:
+            carried = []
+            if current[-1] == group:  # a heading never ends a piece: it opens the next
+                carried = [current.pop()]
+            pieces.append(current)
+            current = carried or ([group] if group is not None and not heading else [])
+            count = sum(_words(r) for r in current)
+        if heading:
+            group = row
+        current.append(row)
+        count += n
+    if current:
+        pieces.append(current)
+    return ["\n".join([*head, *rows]) for rows in pieces if rows]
+
+
+def full_text_pieces(
+    full_text: FullText, target: int = TARGET_WORDS, maximum: int = MAX_WORDS
+) -> list[tuple[str, str]]:
+    """(section label, text) pieces of a full text, in order (see the module docstring)."""
+    pieces: list[tuple[str, str]] = []
+    prose: list[str] = []
+    label: str | None = None
+
+    def flush() -> None:
+        if prose and label is not None:
+            pieces.extend((label, piece) for piece in _pack(prose, target, maximum))
+        prose.clear()
+
+    for section in full_text.sections:
+        if not section.reports_study:
+            continue  # introduction and discussion: other studies' findings, not this one's
+        if section.kind != "text" or section.label != label:
+            flush()
+        label = section.label
+        if section.kind == "table":
+            pieces.extend((label, piece) for piece in _table_pieces(section.text, maximum))
+        elif section.kind == "figure":
+            text = " ".join(section.text.split())
+            if text:
+                pieces.append((label, text))
+        else:
+            text = " ".join(section.text.split())
+            if text:
+                prose.extend(split_sentences(text) if _words(text) > target else [text])
+    flush()
+    return pieces
+
+
 def chunk_article(
     article: Article, *, target_words: int = TARGET_WORDS, max_words: int = MAX_WORDS
 ) -> list[Chunk]:
@@ -90,7 +166,7 @@ def chunk_article(
     """
     chunks: list[Chunk] = []
 
-    def add(text: str, section: str | None, is_conclusion: bool) -> None:
+    def add(text: str, section: str | None, is_conclusion: bool, full: bool = False) -> None:
         chunks.append(
             Chunk(
                 id=f"{article.key}#{len(chunks)}",
@@ -99,6 +175,7 @@ def chunk_article(
                 section=section,
                 text=text,
                 is_conclusion=is_conclusion,
+                from_full_text=full,
             )
         )
 
@@ -111,4 +188,7 @@ def chunk_article(
         label = section.label or section.category
         for piece in _section_texts(section, target_words, max_words):
             add(piece, label, section.is_conclusion)
+    if article.full_text is not None:
+        for label, piece in full_text_pieces(article.full_text, target_words, max_words):
+            add(piece, label, False, True)
     return chunks

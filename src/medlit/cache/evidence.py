@@ -26,7 +26,7 @@ from medlit.cache.chunking import article_content_hash, chunk_article
 from medlit.config import CacheSettings
 from medlit.embeddings.base import Embedder
 from medlit.log import get_logger
-from medlit.storage.base import ChunkFilters, Store, Vector
+from medlit.storage.base import ArticleRecord, ChunkFilters, Store, Vector
 from medlit.types import Article, Chunk, Evidence
 
 __all__ = ["AddResult", "EvidenceCache"]
@@ -55,6 +55,12 @@ class AddResult:
     chunks_embedded: int = 0
     expired: int = 0
     evicted: int = 0
+
+
+def _with_held_full_text(article: Article, record: ArticleRecord | None) -> Article:
+    if article.full_text is None and record is not None and record.article.full_text:
+        return article.model_copy(update={"full_text": record.article.full_text})
+    return article
 
 
 class EvidenceCache:
@@ -116,6 +122,9 @@ class EvidenceCache:
         result = AddResult()
         unique = list({a.key: a for a in articles}.values())
         held = self.store.get_articles([a.key for a in unique])
+        # A record fetched again (abstract only) keeps the full text read before: the search
+        # that met it again did not read its body, and its body has not changed.
+        unique = [_with_held_full_text(a, held.get(a.key)) for a in unique]
         now = self.clock()
         cutoff = now - self.settings.evidence_ttl_s
         todo: list[tuple[Article, str, list[Chunk]]] = []

@@ -25,6 +25,7 @@ _SERVICES = (
     ("pubmed", "PubMed call", "PubMed calls"),
     ("europepmc", "Europe PMC call", "Europe PMC calls"),
     ("local", "local search", "local searches"),
+    ("full_text", "full-text read", "full-text reads"),
 )
 
 
@@ -75,7 +76,7 @@ def verbose_lines(result: AskResult) -> list[str]:
         f"stop rule: {result.stop_reason}",
         f"mode: {result.mode}",
         f"calls: pubmed {calls.pubmed}, europepmc {calls.europepmc}, local {calls.local}, "
-        f"llm {calls.llm}",
+        f"full text {calls.full_text}, llm {calls.llm}",
         f"standalone question: {result.standalone_question}",
     ]
     if steps:

@@ -55,7 +55,7 @@ from medlit.research.models import (
 from medlit.research.planner import create_plan, validate_request
 from medlit.research.prompts import ResearchLLM, Task
 from medlit.research.report import failed_source_limitations
-from medlit.research.researcher import DeepResearcher, EvidenceCacheLike, SearchFn
+from medlit.research.researcher import DeepResearcher, EvidenceCacheLike, FullTextFn, SearchFn
 from medlit.research.synthesizer import generate_report
 from medlit.research.tracking import Budget, Spend, VisitedTopics, remote_calls
 from medlit.research.verifier import verify_findings
@@ -107,8 +107,11 @@ class ResearchOrchestrator:
         jobs: JobStore,
         cache: EvidenceCacheLike | None = None,
         embedder: Any = None,
+        full_text: FullTextFn | None = None,
     ) -> None:
         self.settings = settings
+        #: Reads open-access full texts for the articles a job reads (fulltext.mode auto).
+        self.full_text = full_text
         self.llm = llm
         self.search = search
         self.jobs = jobs
@@ -457,6 +460,8 @@ class _Run:
                 read=list(job.articles),
                 findings=list(job.findings),
                 on_step=self.on_step,
+                full_text=o.full_text,
+                full_text_budget=o.settings.fulltext.max_per_job if o.full_text else 0,
             )
 
             def record_spend() -> None:

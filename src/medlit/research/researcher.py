@@ -52,6 +52,7 @@ from medlit.types import (
     Article,
     Citation,
     Evidence,
+    FullText,
     SearchQuery,
     SearchResults,
 )
@@ -63,6 +64,7 @@ __all__ = [
     "CheckedClaim",
     "DeepResearcher",
     "EvidenceCacheLike",
+    "FullTextFn",
     "SearchFn",
     "article_quote",
     "check_claim",
@@ -84,6 +86,9 @@ OnDone = Callable[[SubQuestion, list[Article]], Awaitable[None]]
 OnRead = Callable[[SubQuestion, Article, list[ResearchFinding]], Awaitable[None]]
 #: Told what a sub-question is doing ("8 articles found, 5 to read", "2 of 5 read").
 OnStep = Callable[[SubQuestion, str], Awaitable[None]]
+#: Reads open-access full texts: (articles, budget) -> key -> FullText
+#: (:meth:`medlit.sources.fulltext.FullTextReader.read`, its ``texts``).
+FullTextFn = Callable[[Sequence[Article], int], Awaitable[dict[str, FullText]]]
 
 
 class EvidenceCacheLike(FreshArticles, Protocol):
@@ -333,9 +338,14 @@ class DeepResearcher:
         read: Sequence[str] = (),
         findings: Sequence[ResearchFinding] = (),
         on_step: OnStep | None = None,
+        full_text: FullTextFn | None = None,
+        full_text_budget: int = 0,
     ) -> None:
         self.settings = settings
         self.on_step = on_step
+        # Open-access full texts read for the articles about to be read (fulltext.mode auto).
+        self.full_text = full_text
+        self.full_text_left = full_text_budget
         self.llm = llm
         self.search = search
         self.cache = cache if embedder is not None else None
@@ -474,6 +484,7 @@ class DeepResearcher:
             and a.key not in read_by_any
             and a.key in bearing
         ]
+        to_read = await self._with_full_text(to_read)
         found = counted(len(articles), "article")
         await self._step(question, f"{found} found, {len(to_read)} to read")
         for article in to_read:
@@ -505,6 +516,24 @@ class DeepResearcher:
             from_cache=question.from_cache,
         )
         await on_done(question, articles)
+
+    async def _with_full_text(self, articles: list[Article]) -> list[Article]:
+        """``articles``, those with an open-access full text carrying it (read within the job's
+        full-text budget, stored in the evidence cache); the others as they were."""
+        wanted = [a for a in articles if a.full_text is None and a.pmcid]
+        if self.full_text is None or self.full_text_left <= 0 or not wanted:
+            return articles
+        budget = min(self.full_text_left, len(wanted))
+        texts = await self.full_text(wanted[:budget], budget)
+        self.full_text_left -= budget
+        read = {
+            key: article.model_copy(update={"full_text": texts[key]})
+            for key, article in ((a.key, a) for a in wanted)
+            if key in texts
+        }
+        if read and self.cache is not None and self.embedder is not None:
+            await asyncio.to_thread(self.cache.add_articles, list(read.values()), self.embedder)
+        return [read.get(a.key, a) for a in articles]
 
     async def _step(self, question: SubQuestion, message: str) -> None:
         if self.on_step is not None:
@@ -617,6 +646,12 @@ class DeepResearcher:
             f"Sub-question: {question.text}\n\nArticle PMID: {article.pmid or 'none'}\n"
             f"Title: {article.title}\nAbstract:\n{abstract}"
         )
+        if article.full_text is not None:  # what the study found, beyond its abstract
+            results = "\n".join(
+                f"{s.label}: {s.text}" for s in article.full_text.sections if s.is_result
+            )[: self.settings.max_abstract_chars]
+            if results:
+                user += f"\n\nFull text, results (quote from it verbatim too):\n{results}"
         try:
             reply = await self.llm.complete_json(
                 Task.EXTRACT, messages(EXTRACT_SYSTEM, user), ExtractionReply
@@ -650,7 +685,8 @@ class DeepResearcher:
         if pmid is not None and pmid != (article.pmid or ""):
             checked = CheckedClaim(None, "pmid_mismatch")
         else:
-            checked = check_claim(statement, claim.quote, article, question.text)
+            # A quote from the full text's Results is the article's too (Article.as_read).
+            checked = check_claim(statement, claim.quote, article.as_read(), question.text)
         if checked.reason is not None or checked.quote is None:
             swap = checked.swap
             log.warning(

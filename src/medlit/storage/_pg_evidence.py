@@ -25,7 +25,10 @@ if TYPE_CHECKING:
 __all__ = ["PgEvidenceOps"]
 
 _ARTICLE_COLS = "a.data, a.content_hash, a.fetched_at, a.last_used_at, a.chunk_count"
-_CHUNK_COLS = "c.id, c.chunk_id, c.article_key, c.ordinal, c.section, c.text, c.is_conclusion"
+_CHUNK_COLS = (
+    "c.id, c.chunk_id, c.article_key, c.ordinal, c.section, c.text, c.is_conclusion, "
+    "c.from_full_text"
+)
 _MATCH_COLS = f"{_CHUNK_COLS}, c.embedding, {_ARTICLE_COLS}"
 
 
@@ -95,9 +98,19 @@ class PgEvidenceOps(PgStoreParts):
                 conn.raw.execute("DELETE FROM chunks WHERE article_key = %s", (article.key,))
                 conn.raw.cursor().executemany(
                     "INSERT INTO chunks (chunk_id, article_key, ordinal, section, text, "
-                    "is_conclusion, embedding) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                    "is_conclusion, from_full_text, embedding) "
+                    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
                     [
-                        (c.id, article.key, c.ordinal, c.section, c.text, int(c.is_conclusion), v)
+                        (
+                            c.id,
+                            article.key,
+                            c.ordinal,
+                            c.section,
+                            c.text,
+                            int(c.is_conclusion),
+                            int(c.from_full_text),
+                            v,
+                        )
                         for c, v in zip(chunks, vectors, strict=True)
                     ],
                 )
@@ -242,7 +255,7 @@ def _filter_sql(f: ChunkFilters) -> tuple[str, dict[str, Any]]:
 def _rank(rows: list[tuple[Any, ...]], query: Vector, k: int) -> list[ChunkMatch]:
     if not rows:
         return []
-    vectors = np.stack([r[7].to_numpy() for r in rows])
+    vectors = np.stack([r[8].to_numpy() for r in rows])
     sims = vectors @ query
     order = np.argsort(-sims, kind="stable")[:k]
     articles: dict[str, Article] = {}
@@ -251,7 +264,7 @@ def _rank(rows: list[tuple[Any, ...]], query: Vector, k: int) -> list[ChunkMatch
         row = rows[int(i)]
         key = row[2]
         if key not in articles:
-            articles[key] = _article_record(row[8:]).article
+            articles[key] = _article_record(row[9:]).article
         out.append(ChunkMatch(chunk=_chunk(row), article=articles[key], similarity=float(sims[i])))
     return out
 
@@ -264,6 +277,7 @@ def _chunk(row: Sequence[Any]) -> Chunk:
         section=row[4],
         text=row[5],
         is_conclusion=bool(row[6]),
+        from_full_text=bool(row[7]),
     )
 
 

@@ -177,6 +177,9 @@ def core_migrations(dim: int, m: int, ef_construction: int) -> list[Migration]:
         ):
             conn.execute(sql)
 
+    def m007_full_text_chunks(conn: Connection) -> None:
+        conn.execute("ALTER TABLE chunks ADD COLUMN from_full_text INTEGER NOT NULL DEFAULT 0")
+
     # SQLite's m004 (an ANN index file per namespace) has no counterpart here.
     return [
         m001_core,
@@ -184,4 +187,5 @@ def core_migrations(dim: int, m: int, ef_construction: int) -> list[Migration]:
         m003_evidence,
         m005_study_types_from_text,
         m006_randomised_in_methods,
+        m007_full_text_chunks,
     ]

@@ -24,7 +24,10 @@ if TYPE_CHECKING:
 __all__ = ["EvidenceOps"]
 
 _ARTICLE_COLS = "data, content_hash, fetched_at, last_used_at, chunk_count"
-_CHUNK_COLS = "c.id, c.chunk_id, c.article_key, c.ordinal, c.section, c.text, c.is_conclusion"
+_CHUNK_COLS = (
+    "c.id, c.chunk_id, c.article_key, c.ordinal, c.section, c.text, c.is_conclusion, "
+    "c.from_full_text"
+)
 _NEXT_LRU = "(SELECT coalesce(max(lru), 0) + 1 FROM articles)"
 
 
@@ -107,9 +110,18 @@ class EvidenceOps:
                 conn.execute("DELETE FROM chunks WHERE article_key = ?", (article.key,))
                 conn.executemany(
                     "INSERT INTO chunks (chunk_id, article_key, ordinal, section, text, "
-                    "is_conclusion, embedding) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    "is_conclusion, from_full_text, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     [
-                        (c.id, article.key, c.ordinal, c.section, c.text, int(c.is_conclusion), v)
+                        (
+                            c.id,
+                            article.key,
+                            c.ordinal,
+                            c.section,
+                            c.text,
+                            int(c.is_conclusion),
+                            int(c.from_full_text),
+                            v,
+                        )
                         for c, v in zip(chunks, vectors, strict=True)
                     ],
                 )
@@ -251,7 +263,7 @@ def _filter_sql(f: ChunkFilters) -> tuple[str, list[Any]]:
 def _rank(rows: list[tuple[Any, ...]], query: Vector, k: int) -> list[ChunkMatch]:
     if not rows:
         return []
-    vectors = np.frombuffer(b"".join(r[7] for r in rows), dtype=np.float32)
+    vectors = np.frombuffer(b"".join(r[8] for r in rows), dtype=np.float32)
     sims = vectors.reshape(len(rows), -1) @ query
     order = np.argsort(-sims, kind="stable")[:k]
     articles: dict[str, Article] = {}
@@ -260,7 +272,7 @@ def _rank(rows: list[tuple[Any, ...]], query: Vector, k: int) -> list[ChunkMatch
         row = rows[int(i)]
         key = row[2]
         if key not in articles:
-            articles[key] = _article_record(row[8:]).article
+            articles[key] = _article_record(row[9:]).article
         out.append(ChunkMatch(chunk=_chunk(row), article=articles[key], similarity=float(sims[i])))
     return out
 
@@ -273,6 +285,7 @@ def _chunk(row: tuple[Any, ...]) -> Chunk:
         section=row[4],
         text=row[5],
         is_conclusion=bool(row[6]),
+        from_full_text=bool(row[7]),
     )
 
 

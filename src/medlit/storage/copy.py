@@ -123,15 +123,17 @@ def _copy_evidence(
                 marks = ",".join("?" * len(keys))
                 chunks = src.read(
                     "SELECT chunk_id, article_key, ordinal, section, text, is_conclusion, "
-                    f"embedding FROM chunks WHERE article_key IN ({marks}) ORDER BY id",
+                    "from_full_text, embedding FROM chunks "
+                    f"WHERE article_key IN ({marks}) ORDER BY id",
                     keys,
                 )
                 cur = conn.raw.cursor()
                 cur.executemany(
                     "INSERT INTO chunks (chunk_id, article_key, ordinal, section, text, "
-                    "is_conclusion, embedding) VALUES (%s, %s, %s, %s, %s, %s, %s) "
+                    "is_conclusion, from_full_text, embedding) "
+                    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
                     "ON CONFLICT (chunk_id) DO NOTHING",
-                    [(*c[:6], _vec(c[6])) for c in chunks],
+                    [(*c[:7], _vec(c[7])) for c in chunks],
                 )
                 report.add("chunks", len(chunks), max(cur.rowcount, 0))
         note("articles", report.read["articles"])

@@ -101,6 +101,15 @@ def m004_answers_per_namespace(conn: Connection) -> None:
         conn.execute(sql)
 
 
+def m007_full_text_chunks(conn: Connection) -> None:
+    """Chunks say whether they come from an article's full text (PMC) or its abstract.
+
+    Every chunk stored before is an abstract's (the default); the section label column was
+    there already.
+    """
+    conn.execute("ALTER TABLE chunks ADD COLUMN from_full_text INTEGER NOT NULL DEFAULT 0")
+
+
 CORE_MIGRATIONS: list[Migration] = [
     m001_core,
     m002_answers,
@@ -108,6 +117,7 @@ CORE_MIGRATIONS: list[Migration] = [
     m004_answers_per_namespace,
     m005_study_types_from_text,
     m006_randomised_in_methods,
+    m007_full_text_chunks,
 ]
 
 

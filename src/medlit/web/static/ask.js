@@ -225,6 +225,26 @@ function draftNumbers(text) {
   return (pmid) => order.indexOf(pmid) + 1;
 }
 
+/** The passages a citation rests on, folded: each with its section, and "full text" when it
+ * comes from the article's body rather than its abstract. */
+function citedPassages(passages) {
+  if (!Array.isArray(passages) || passages.length === 0) return null;
+  return h(
+    "details",
+    { class: "cite-passages" },
+    h("summary", {}, passages.length === 1 ? "1 passage" : `${passages.length} passages`),
+    passages.map((p) =>
+      h(
+        "p",
+        { class: "passage" },
+        h("span", { class: "passage-where" }, [p.section, p.from_full_text ? "full text" : "abstract"].filter(Boolean).join(" · ")),
+        " ",
+        String(p.text || ""),
+      ),
+    ),
+  );
+}
+
 /** Whether a citation is written as a noun: it opens a sentence or a clause, or follows
  * "in", "by", "from" or "see", and a lower-case word goes on ("In [PMID:1], ...",
  * "Specifically, [PMID:1] found ..."). */
@@ -363,6 +383,7 @@ function renderResult(result) {
             Number.isFinite(c.score) ? h("span", { class: "score", title: "relevance score" }, `score ${c.score.toFixed(2)}`) : null,
             c.pmid ? h("span", { class: "pmid" }, `PMID ${c.pmid}`) : null,
           ),
+          citedPassages(c.passages),
         ),
       ),
     );
