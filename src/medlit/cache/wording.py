@@ -1,0 +1,257 @@
+"""The words two questions differ in, once meaning-preserving differences are set aside.
+
+The answer cache's guard (:mod:`medlit.cache.guard`) serves a cached answer for a new question
+only when every word of one question is found in the other, up to:
+
+- **case and typing**: both are lower-cased and read as typed (:func:`medlit.text.as_typed`:
+  curly apostrophes, accents);
+- **British / American spelling**: the table of the ``breame`` package (1,700 British words and
+  their American spelling), then the regular patterns of medical English: ae / e
+  (ischaemic), oe / e (apnoea, oedema), -our / -or (tumour), -ise / -ize and -isation /
+  -ization, -yse / -yze, -tre / -ter, -ogue / -og, sulph- / sulf-;
+- **inflection**: the noun and verb lemmas of ``lemminflect`` (women / woman, improves /
+  improve, delayed / delay, children / child); an adjective is compared as written (better is
+  not good, older is not old);
+- **a vetted synonym** (``vocab/synonyms.tsv``: lay and medical names of one condition, one
+  drug's names, an organ's noun and adjective, a few words of a question that mean the same);
+- **function and framing words** (``vocab/function_words.txt``: articles, be / do / have,
+  modal verbs, pronouns that name nobody, prepositions of relation, "is there evidence that"),
+  which may be added, dropped or swapped;
+- **compounds**: "followup" is "follow up" and "follow-up" (hyphens split words).
+
+Word order is not compared. Everything else that differs is reported, word by word, with the
+question's own spelling.
+
+Each question's words and their keys are computed once (``functools.lru_cache``); the
+lemmatiser is loaded on first need (about half a second), and needed only when the two
+questions' spelling-folded words differ.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from importlib.resources import files
+
+from medlit.text import as_typed
+
+__all__ = ["WordDifference", "Wording", "function_words", "spelling", "word_difference", "wording"]
+
+# Letters and digits; a decimal number stays one word. Hyphens, slashes and apostrophes split.
+_TOKEN = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+")
+_NOT = re.compile(r"\b(can|won|shan)'t\b|n't\b")
+_POSSESSIVE = re.compile(r"'s\b")
+
+# Regular British / American spelling differences of medical English, applied after the
+# ``breame`` table (which holds the irregular ones: ageing, grey, programme, licence ...).
+_SPELLING_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"ae"), "e"),  # haem-, anaemia, paediatric, aetiology, caesarean
+    (re.compile(r"oe(?!s$)"), "e"),  # oedema, apnoea, oesophagus, foetal, coeliac (not toes)
+    (re.compile(r"(?<=[a-z]{2})our(?=$|s$|ed$|ing$|ite|able|al|ful|less|er|ist)"), "or"),
+    (re.compile(r"(?<=[a-z]{4})is(?=e$|es$|ed$|ing$|ation|er$|ers$|able$)"), "iz"),
+    (re.compile(r"ys(?=e$|es$|ed$|ing$|er$|ers$)"), "yz"),
+    (re.compile(r"(?<=[a-z]{3})tre(?=s?$)"), "ter"),
+    (re.compile(r"ibre(?=s?$)"), "iber"),
+    (re.compile(r"(?<=[a-z]{3})ogue(?=s?$)"), "og"),
+    (re.compile(r"sulph"), "sulf"),
+)
+_LEMMA_TAGS = ("NOUN", "VERB", "AUX", "PROPN")
+
+
+def _vocab(name: str) -> list[str]:
+    """Lines of a vocabulary file, without comments and blank lines."""
+    text = files("medlit.cache").joinpath("vocab", name).read_text(encoding="utf-8")
+    return [line.rstrip() for line in text.splitlines() if line.strip() and line[0] != "#"]
+
+
+@cache
+def function_words() -> frozenset[str]:
+    """Words whose presence or absence changes no question (``vocab/function_words.txt``)."""
+    return frozenset(line.strip() for line in _vocab("function_words.txt"))
+
+
+@cache
+def _british() -> dict[str, str]:
+    from breame.data.spelling_constants import BRITISH_ENGLISH_SPELLINGS
+
+    return dict(BRITISH_ENGLISH_SPELLINGS)
+
+
+@lru_cache(maxsize=65536)
+def spelling(word: str) -> str:
+    """``word`` (lower case) in one spelling for British and American variants."""
+    word = _british().get(word, word)
+    if len(word) < 5 or not word.isalpha():
+        return word
+    for pattern, replacement in _SPELLING_RULES:
+        word = pattern.sub(replacement, word)
+    return word
+
+
+@lru_cache(maxsize=65536)
+def _lemmas(word: str) -> frozenset[str]:
+    """The noun and verb lemmas of a spelling-folded word, and the word itself."""
+    if not word.isalpha():
+        return frozenset((word,))
+    import lemminflect
+
+    found = lemminflect.getAllLemmas(word)
+    lemmas = {lemma for tag in _LEMMA_TAGS for lemma in found.get(tag, ())}
+    if not found:  # not in its dictionary: its rules for nouns and verbs
+        for tag in ("NOUN", "VERB"):
+            lemmas.update(lemminflect.getAllLemmasOOV(word, tag).get(tag, ()))
+    return frozenset({word, *(spelling(lemma) for lemma in lemmas)})
+
+
+@dataclass(frozen=True, slots=True)
+class _Synonyms:
+    words: dict[str, str]  # a word (base form, spelling-folded) -> its group's name
+    phrases: re.Pattern[str] | None  # several-word terms, on the spelling-folded text
+    phrase_group: dict[str, str]  # a matched phrase -> its group's name
+
+
+@cache
+def _synonyms() -> _Synonyms:
+    words: dict[str, str] = {}
+    phrase_group: dict[str, str] = {}
+    for line in _vocab("synonyms.tsv"):
+        terms = [t.strip().lower() for t in line.split("\t") if t.strip()]
+        group = "=" + "_".join(_TOKEN.findall(terms[0]))
+        for term in terms:
+            tokens = [spelling(t) for t in _TOKEN.findall(as_typed(term))]
+            if len(tokens) == 1:
+                words.setdefault(tokens[0], group)
+            else:
+                phrase_group[" ".join(tokens)] = group
+    phrases = None
+    if phrase_group:
+        alternatives = sorted(phrase_group, key=len, reverse=True)
+        # The last word of a term may be plural ("heart attacks", "kidney stones").
+        phrases = re.compile(
+            r"(?<!\S)(" + "|".join(re.escape(p) for p in alternatives) + r")(?:s|es)?(?!\S)"
+        )
+    return _Synonyms(words, phrases, phrase_group)
+
+
+@dataclass(frozen=True, slots=True)
+class Wording:
+    """One question's words, as the guard compares them.
+
+    Attributes:
+        words: the content words as written (lower case), in order, one entry per occurrence,
+            a several-word synonym as one entry.
+        folded: each word's spelling-folded form (a synonym phrase: its group's name).
+        joins: two or three neighbouring words written together ("followup") -> their
+            positions.
+    """
+
+    words: tuple[str, ...]
+    folded: tuple[str, ...]
+    joins: dict[str, tuple[int, ...]]
+
+
+@lru_cache(maxsize=4096)
+def wording(question: str) -> Wording:
+    """The content words of ``question`` (cached: a cached question is compared many times)."""
+    text = as_typed(question.lower())
+    text = _POSSESSIVE.sub("", _NOT.sub(lambda m: f"{m.group(1) or ''} not", text))
+    tokens = _TOKEN.findall(text)
+    folded = [spelling(t) for t in tokens]
+    synonyms = _synonyms()
+    spans: dict[int, tuple[int, str]] = {}  # start token -> (end token, group)
+    if synonyms.phrases is not None:
+        joined = " ".join(folded)
+        for match in synonyms.phrases.finditer(joined):
+            start = joined.count(" ", 0, match.start())
+            end = start + match.group(1).count(" ") + 1
+            spans[start] = (end, synonyms.phrase_group[match.group(1)])
+    stop = function_words()
+    words: list[str] = []
+    keys: list[str] = []
+    i = 0
+    while i < len(tokens):
+        if i in spans:
+            end, group = spans[i]
+            words.append(" ".join(tokens[i:end]))
+            keys.append(group)
+            i = end
+            continue
+        if tokens[i] not in stop:
+            words.append(tokens[i])
+            keys.append(folded[i])
+        i += 1
+    joins: dict[str, tuple[int, ...]] = {}
+    for n in (2, 3):
+        for start in range(len(keys) - n + 1):
+            part = keys[start : start + n]
+            if all(p.isalpha() for p in part):
+                joins.setdefault("".join(part), tuple(range(start, start + n)))
+    return Wording(tuple(words), tuple(keys), joins)
+
+
+@lru_cache(maxsize=4096)
+def _keys(question: str) -> tuple[frozenset[str], ...]:
+    """Each content word's keys: its spelling, its lemmas and its synonym group."""
+    groups = _synonyms().words
+    out = []
+    for key in wording(question).folded:
+        if key.startswith("="):
+            out.append(frozenset((key,)))
+            continue
+        lemmas = _lemmas(key)
+        out.append(lemmas | {groups[k] for k in lemmas if k in groups})
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class WordDifference:
+    """The words of each question that the other does not say in any accepted form."""
+
+    only_new: tuple[str, ...]
+    only_cached: tuple[str, ...]
+
+    def __bool__(self) -> bool:
+        return bool(self.only_new or self.only_cached)
+
+    def describe(self) -> str:
+        """``"differs: improve / compromise"`` or ``"only in one question: delayed"``."""
+        if self.only_new and self.only_cached:
+            return f"differs: {', '.join(self.only_new)} / {', '.join(self.only_cached)}"
+        return f"only in one question: {', '.join(self.only_new or self.only_cached)}"
+
+
+def _unmatched(a: str, b: str) -> list[int]:
+    """Positions of the words of ``a`` that ``b`` does not say in any accepted form."""
+    mine = wording(a).folded
+    theirs = set(wording(b).folded)
+    if all(k in theirs for k in mine):
+        return []  # the fast path: every word as spelled (no lemmatiser needed)
+    their_keys = frozenset().union(*_keys(b))
+    return [i for i, keys in enumerate(_keys(a)) if keys.isdisjoint(their_keys)]
+
+
+def _unjoin(ours: list[int], theirs: list[int], a: Wording, b: Wording) -> None:
+    """Drop from both lists a word of ``a`` that ``b`` writes as two or three words."""
+    for i in list(ours):
+        parts = b.joins.get(a.folded[i])
+        if parts is not None and set(parts) <= set(theirs):
+            ours.remove(i)
+            for p in parts:
+                theirs.remove(p)
+
+
+def word_difference(new: str, cached: str) -> WordDifference:
+    """What ``new`` and ``cached`` differ in, word by word (empty: the same question)."""
+    if new == cached:
+        return WordDifference((), ())
+    only_new, only_cached = _unmatched(new, cached), _unmatched(cached, new)
+    if not (only_new or only_cached):
+        return WordDifference((), ())
+    a, b = wording(new), wording(cached)
+    _unjoin(only_new, only_cached, a, b)
+    _unjoin(only_cached, only_new, b, a)
+    return WordDifference(
+        tuple(dict.fromkeys(a.words[i] for i in only_new)),
+        tuple(dict.fromkeys(b.words[i] for i in only_cached)),
+    )
