@@ -81,7 +81,7 @@ def test_ask_human_output_and_bad_input(tmp_path: Path, eutils: FakeEutils) -> N
     # The closest cached question (0.97) is refused by the guard: the line says why.
     cause = _run(tmp_path, eutils, "Does aspirin cause stroke in adults?")
     assert cause.returncode == 0, cause.stderr
-    assert "miss (guard_rejected: different direction: up vs down)" in cause.stdout
+    assert "miss (guard_rejected: differs: cause / prevent)" in cause.stdout
     empty = _run(tmp_path, eutils, "   ")
     assert empty.returncode == 2 and "empty" in empty.stderr
     long = _run(tmp_path, eutils, "why " * 400)
