@@ -2,7 +2,9 @@
 
 Usage::
 
-    python benchmarks/make_cache_contrast.py ../shared/data [--out benchmarks/data/cache_contrast.csv]
+    python benchmarks/make_cache_contrast.py ../shared/data [--out FILE]
+
+``--out`` defaults to ``benchmarks/data/cache_contrast.csv`` (committed; the tests read it).
 
 Each row is a pair (``cached``, ``asked``): ``cached`` a real question (a PubMedQA title from
 ``pubmedqa/pqal_dev.json``, a first question of ``mqp/mqp_dev.csv``, or one of the issue's own
