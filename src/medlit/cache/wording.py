@@ -68,7 +68,21 @@ def _vocab(name: str) -> list[str]:
 @cache
 def function_words() -> frozenset[str]:
     """Words whose presence or absence changes no question (``vocab/function_words.txt``)."""
-    return frozenset(line.strip() for line in _vocab("function_words.txt"))
+    return frozenset(line.strip() for line in _vocab("function_words.txt") if " " not in line)
+
+
+@cache
+def _framing() -> re.Pattern[str] | None:
+    """The several-word framing phrases of ``vocab/function_words.txt`` ("can you tell me")."""
+    phrases = sorted(
+        (" ".join(_TOKEN.findall(line.strip())) for line in _vocab("function_words.txt")),
+        key=len,
+        reverse=True,
+    )
+    phrases = [p for p in phrases if " " in p]
+    if not phrases:
+        return None
+    return re.compile(r"(?<!\S)(" + "|".join(re.escape(p) for p in phrases) + r")(?!\S)")
 
 
 @cache
@@ -159,13 +173,20 @@ def wording(question: str) -> Wording:
     tokens = _TOKEN.findall(text)
     folded = [spelling(t) for t in tokens]
     synonyms = _synonyms()
-    spans: dict[int, tuple[int, str]] = {}  # start token -> (end token, group)
+    # start token -> (end token, synonym group; None: a framing phrase, dropped)
+    spans: dict[int, tuple[int, str | None]] = {}
+    joined, raw = " ".join(folded), " ".join(tokens)
+    framing = _framing()
+    if framing is not None:
+        for match in framing.finditer(raw):
+            start = raw.count(" ", 0, match.start())
+            spans[start] = (start + match.group(1).count(" ") + 1, None)
     if synonyms.phrases is not None:
-        joined = " ".join(folded)
         for match in synonyms.phrases.finditer(joined):
             start = joined.count(" ", 0, match.start())
             end = start + match.group(1).count(" ") + 1
-            spans[start] = (end, synonyms.phrase_group[match.group(1)])
+            if not any(a <= start < b for a, (b, _) in spans.items()):
+                spans[start] = (end, synonyms.phrase_group[match.group(1)])
     stop = function_words()
     words: list[str] = []
     keys: list[str] = []
@@ -173,8 +194,9 @@ def wording(question: str) -> Wording:
     while i < len(tokens):
         if i in spans:
             end, group = spans[i]
-            words.append(" ".join(tokens[i:end]))
-            keys.append(group)
+            if group is not None:
+                words.append(" ".join(tokens[i:end]))
+                keys.append(group)
             i = end
             continue
         if tokens[i] not in stop:
