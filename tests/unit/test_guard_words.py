@@ -93,6 +93,31 @@ def test_what_is_never_a_function_word_refuses(a: str, b: str) -> None:
     assert not QuestionGuard().check(b, a).ok
 
 
+@pytest.mark.parametrize(
+    ("a", "b", "reason"),
+    [
+        (
+            "Is surgery better than radiotherapy?",
+            "Is radiotherapy better than surgery?",
+            "differs in order: than radiotherapy / than surgery",
+        ),
+        (
+            "What is the effect of smoking on pregnancy?",
+            "What is the effect of pregnancy on smoking?",
+            "differs in order: of smoking / of pregnancy",
+        ),
+        (
+            "What is cervical cancer a risk factor for?",
+            "What are the risk factors for cervical cancer?",
+            "differs in order: for (end) / for cervical",
+        ),
+    ],
+)
+def test_the_same_words_in_other_roles_refuse(a: str, b: str, reason: str) -> None:
+    assert QuestionGuard().check(a, b).reason == reason
+    assert not QuestionGuard().check(b, a).ok
+
+
 def test_the_vocabularies_load_from_the_package() -> None:
     words = function_words()
     assert {"the", "does", "whether"} <= words

@@ -20,9 +20,12 @@ other question writes it
 
 and where function and framing words (``vocab/function_words.txt``: articles, be / do / have,
 modal verbs, pronouns that name nobody, prepositions of relation, "is there evidence that")
-may be added, dropped or swapped. Word order is not compared. Any other word that differs
-refuses the hit, and the refusal names the words: ``"differs: improve / compromise"`` (the new
-question's words, then the cached one's) or ``"only in one question: delayed"``. Negations,
+may be added, dropped or swapped. Word order is free, except around a word that relates two
+things (for, of, to, by, than, from, with, in, on, versus, ...): where both questions say it,
+it must be followed by the same word in both ("A better than B" is not "B better than A").
+Any other word that differs refuses the hit, and the refusal names the words:
+``"differs: improve / compromise"`` (the new question's words, then the cached one's),
+``"only in one question: delayed"`` or ``"differs in order: than A / than B"``. Negations,
 numbers, question words, prepositions of direction or time and quantities are never function
 words. The word comparison is :mod:`medlit.cache.wording`.
 

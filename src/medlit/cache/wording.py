@@ -57,6 +57,13 @@ _SPELLING_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"sulph"), "sulf"),
 )
 _LEMMA_TAGS = ("NOUN", "VERB", "AUX", "PROPN")
+# Words that relate two things: the same words around them in another order may ask the
+# converse ("risk factors for X" / "X a risk factor for", "A better than B" / "B better than
+# A"). Each must be followed by the same word in both questions where both say it.
+_RELATIONS = frozenset(
+    {"for", "of", "to", "by", "than", "from", "with", "in", "on", "versus", "vs", "against"}
+    | {"into", "between", "after", "before", "over", "under", "without"}
+)
 
 
 def _vocab(name: str) -> list[str]:
@@ -158,11 +165,14 @@ class Wording:
         folded: each word's spelling-folded form (a synonym phrase: its group's name).
         joins: two or three neighbouring words written together ("followup") -> their
             positions.
+        objects: each preposition of ``_RELATIONS`` -> the positions of the content words
+            that follow it (-1: none, the question ends), as the question says them.
     """
 
     words: tuple[str, ...]
     folded: tuple[str, ...]
     joins: dict[str, tuple[int, ...]]
+    objects: dict[str, tuple[int, ...]]
 
 
 @lru_cache(maxsize=4096)
@@ -190,26 +200,39 @@ def wording(question: str) -> Wording:
     stop = function_words()
     words: list[str] = []
     keys: list[str] = []
+    objects: dict[str, list[int]] = {}
+    waiting: list[str] = []  # prepositions whose next content word is still to come
     i = 0
     while i < len(tokens):
         if i in spans:
             end, group = spans[i]
             if group is not None:
+                for relation in waiting:
+                    objects.setdefault(relation, []).append(len(words))
+                waiting = []
                 words.append(" ".join(tokens[i:end]))
                 keys.append(group)
             i = end
             continue
+        if tokens[i] in _RELATIONS:
+            waiting.append(tokens[i])
         if tokens[i] not in stop:
+            if tokens[i] not in _RELATIONS:
+                for relation in waiting:
+                    objects.setdefault(relation, []).append(len(words))
+                waiting = []
             words.append(tokens[i])
             keys.append(folded[i])
         i += 1
+    for relation in waiting:
+        objects.setdefault(relation, []).append(-1)
     joins: dict[str, tuple[int, ...]] = {}
     for n in (2, 3):
         for start in range(len(keys) - n + 1):
             part = keys[start : start + n]
             if all(p.isalpha() for p in part):
                 joins.setdefault("".join(part), tuple(range(start, start + n)))
-    return Wording(tuple(words), tuple(keys), joins)
+    return Wording(tuple(words), tuple(keys), joins, {k: tuple(v) for k, v in objects.items()})
 
 
 @lru_cache(maxsize=4096)
@@ -228,16 +251,21 @@ def _keys(question: str) -> tuple[frozenset[str], ...]:
 
 @dataclass(frozen=True, slots=True)
 class WordDifference:
-    """The words of each question that the other does not say in any accepted form."""
+    """The words of each question that the other does not say in any accepted form, or, when
+    they say the same words, a relation whose object differs (``order``)."""
 
     only_new: tuple[str, ...]
     only_cached: tuple[str, ...]
+    order: tuple[str, str] | None = None
 
     def __bool__(self) -> bool:
-        return bool(self.only_new or self.only_cached)
+        return bool(self.only_new or self.only_cached or self.order)
 
     def describe(self) -> str:
-        """``"differs: improve / compromise"`` or ``"only in one question: delayed"``."""
+        """``"differs: improve / compromise"``, ``"only in one question: delayed"`` or
+        ``"differs in order: than surgery / than radiotherapy"``."""
+        if self.order is not None:
+            return f"differs in order: {self.order[0]} / {self.order[1]}"
         if self.only_new and self.only_cached:
             return f"differs: {', '.join(self.only_new)} / {', '.join(self.only_cached)}"
         return f"only in one question: {', '.join(self.only_new or self.only_cached)}"
@@ -263,13 +291,44 @@ def _unjoin(ours: list[int], theirs: list[int], a: Wording, b: Wording) -> None:
                 theirs.remove(p)
 
 
+def _object(question: str, relation: str, position: int) -> str:
+    return f"{relation} {wording(question).words[position] if position >= 0 else '(end)'}"
+
+
+def _order(new: str, cached: str) -> tuple[str, str] | None:
+    """A relation both questions say whose following words differ (the same words, other
+    roles), as (new's, cached's); None when every shared relation has the same objects."""
+    a, b = wording(new), wording(cached)
+    shared = sorted(a.objects.keys() & b.objects.keys())
+    if not shared:
+        return None
+    keys_a, keys_b = _keys(new), _keys(cached)
+    none: frozenset[str] = frozenset(("(end)",))
+    for relation in shared:
+        ours = [keys_a[p] if p >= 0 else none for p in a.objects[relation]]
+        theirs = [keys_b[p] if p >= 0 else none for p in b.objects[relation]]
+        for i, mine in enumerate(ours):
+            if all(mine.isdisjoint(t) for t in theirs):
+                other = b.objects[relation][0]
+                return _object(new, relation, a.objects[relation][i]), _object(
+                    cached, relation, other
+                )
+        for j, their in enumerate(theirs):
+            if all(their.isdisjoint(m) for m in ours):
+                return _object(new, relation, a.objects[relation][0]), _object(
+                    cached, relation, b.objects[relation][j]
+                )
+    return None
+
+
 def word_difference(new: str, cached: str) -> WordDifference:
     """What ``new`` and ``cached`` differ in, word by word (empty: the same question)."""
     if new == cached:
         return WordDifference((), ())
     only_new, only_cached = _unmatched(new, cached), _unmatched(cached, new)
     if not (only_new or only_cached):
-        return WordDifference((), ())
+        order = _order(new, cached)
+        return WordDifference((), (), order)
     a, b = wording(new), wording(cached)
     _unjoin(only_new, only_cached, a, b)
     _unjoin(only_cached, only_new, b, a)
