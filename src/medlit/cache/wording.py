@@ -163,15 +163,12 @@ class Wording:
         words: the content words as written (lower case), in order, one entry per occurrence,
             a several-word synonym as one entry.
         folded: each word's spelling-folded form (a synonym phrase: its group's name).
-        joins: two or three neighbouring words written together ("followup") -> their
-            positions.
         objects: each preposition of ``_RELATIONS`` -> the positions of the content words
             that follow it (-1: none, the question ends), as the question says them.
     """
 
     words: tuple[str, ...]
     folded: tuple[str, ...]
-    joins: dict[str, tuple[int, ...]]
     objects: dict[str, tuple[int, ...]]
 
 
@@ -226,13 +223,7 @@ def wording(question: str) -> Wording:
         i += 1
     for relation in waiting:
         objects.setdefault(relation, []).append(-1)
-    joins: dict[str, tuple[int, ...]] = {}
-    for n in (2, 3):
-        for start in range(len(keys) - n + 1):
-            part = keys[start : start + n]
-            if all(p.isalpha() for p in part):
-                joins.setdefault("".join(part), tuple(range(start, start + n)))
-    return Wording(tuple(words), tuple(keys), joins, {k: tuple(v) for k, v in objects.items()})
+    return Wording(tuple(words), tuple(keys), {k: tuple(v) for k, v in objects.items()})
 
 
 @lru_cache(maxsize=4096)
@@ -281,10 +272,18 @@ def _unmatched(a: str, b: str) -> list[int]:
     return [i for i, keys in enumerate(_keys(a)) if keys.isdisjoint(their_keys)]
 
 
-def _unjoin(ours: list[int], theirs: list[int], a: Wording, b: Wording) -> None:
-    """Drop from both lists a word of ``a`` that ``b`` writes as two or three words."""
+def _unjoin(ours: list[int], theirs: list[int], a: str, b: str) -> None:
+    """Drop from both lists a word of ``a`` that ``b`` writes as two or three neighbouring
+    words, each of them unmatched ("followup" / "follow up")."""
+    mine, other = wording(a).folded, wording(b).folded
+    joins: dict[str, tuple[int, ...]] = {}
+    for n in (2, 3):
+        for k in range(len(theirs) - n + 1):
+            run = theirs[k : k + n]
+            if run[-1] - run[0] == n - 1:
+                joins.setdefault("".join(other[p] for p in run), tuple(run))
     for i in list(ours):
-        parts = b.joins.get(a.folded[i])
+        parts = joins.get(mine[i])
         if parts is not None and set(parts) <= set(theirs):
             ours.remove(i)
             for p in parts:
@@ -329,9 +328,9 @@ def word_difference(new: str, cached: str) -> WordDifference:
     if not (only_new or only_cached):
         order = _order(new, cached)
         return WordDifference((), (), order)
+    _unjoin(only_new, only_cached, new, cached)
+    _unjoin(only_cached, only_new, cached, new)
     a, b = wording(new), wording(cached)
-    _unjoin(only_new, only_cached, a, b)
-    _unjoin(only_cached, only_new, b, a)
     return WordDifference(
         tuple(dict.fromkeys(a.words[i] for i in only_new)),
         tuple(dict.fromkeys(b.words[i] for i in only_cached)),
