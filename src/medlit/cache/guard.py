@@ -64,6 +64,7 @@ from medlit.cache.guard_lexicon import (
     _STOP,
     _SYNONYMS,
 )
+from medlit.cache.wording import load as load_wording
 from medlit.cache.wording import word_difference
 from medlit.qualified_names import describe, qualified_names, qualifiers_match
 from medlit.text import as_typed
@@ -301,6 +302,8 @@ class QuestionGuard:
     def __init__(self, *, check_intent: bool = True, word_rule: bool = True) -> None:
         self._check_intent = check_intent
         self._word_rule = word_rule
+        if word_rule:  # here, not in the first lookup that needs them
+            load_wording()
 
     def check(self, new_question: str, cached_question: str) -> GuardVerdict:
         """Judge serving ``cached_question``'s answer for ``new_question``: served only when

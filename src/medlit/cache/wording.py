@@ -23,8 +23,8 @@ Word order is not compared. Everything else that differs is reported, word by wo
 question's own spelling.
 
 Each question's words and their keys are computed once (``functools.lru_cache``); the
-lemmatiser is loaded on first need (about half a second), and needed only when the two
-questions' spelling-folded words differ.
+lemmatiser is needed only when the two questions' spelling-folded words differ, and is loaded
+with the vocabularies by :func:`load` (the guard calls it when it is made).
 """
 
 from __future__ import annotations
@@ -36,7 +36,15 @@ from importlib.resources import files
 
 from medlit.text import as_typed
 
-__all__ = ["WordDifference", "Wording", "function_words", "spelling", "word_difference", "wording"]
+__all__ = [
+    "WordDifference",
+    "Wording",
+    "function_words",
+    "load",
+    "spelling",
+    "word_difference",
+    "wording",
+]
 
 # Letters and digits; a decimal number stays one word. Hyphens, slashes and apostrophes split.
 _TOKEN = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+")
@@ -99,9 +107,19 @@ def _british() -> dict[str, str]:
     return dict(BRITISH_ENGLISH_SPELLINGS)
 
 
+# A number written as a word is the number ("four weeks" / "4 weeks"); "one" is also a pronoun.
+_NUMBERS = {
+    "zero": "0", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
+    "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
+}  # fmt: skip
+
+
 @lru_cache(maxsize=65536)
 def spelling(word: str) -> str:
-    """``word`` (lower case) in one spelling for British and American variants."""
+    """``word`` (lower case) in one spelling for British and American variants, a number
+    word as its digits."""
+    if word in _NUMBERS:
+        return _NUMBERS[word]
     word = _british().get(word, word)
     if len(word) < 5 or not word.isalpha():
         return word
@@ -123,6 +141,16 @@ def _lemmas(word: str) -> frozenset[str]:
         for tag in ("NOUN", "VERB"):
             lemmas.update(lemminflect.getAllLemmasOOV(word, tag).get(tag, ()))
     return frozenset({word, *(spelling(lemma) for lemma in lemmas)})
+
+
+def load() -> None:
+    """Load the vocabularies and the lemmatiser now (about 0.2 s of CPU, once per process),
+    so that the first check that needs them is as fast as the others."""
+    function_words()
+    _framing()
+    _synonyms()
+    _british()
+    _lemmas.__wrapped__("women")
 
 
 @dataclass(frozen=True, slots=True)
