@@ -68,6 +68,16 @@ def test_the_issue_examples_are_refused_with_the_words(asked: str, reason: str) 
         ("Does the drug help in the elderly?", "Can the drug help in the elderly?"),
         ("In adults, does aspirin prevent stroke?", "Does aspirin prevent stroke in adults?"),
         ("Is there evidence that statins prevent stroke?", "Do statins prevent stroke?"),
+        (
+            "In older adults, is aspirin safe for stroke prevention?",
+            "Is aspirin safe for stroke prevention in older adults?",
+        ),
+        ("Can metronidazole cream be used vaginally?", "Can I use metronidazole cream vaginally?"),
+        (
+            "Is the delivery of adjuvant chemotherapy compromised by immediate breast "
+            "reconstruction?",
+            BREAST,
+        ),
     ],
 )
 def test_spelling_inflection_synonyms_framing_and_order_still_hit(a: str, b: str) -> None:
@@ -105,6 +115,11 @@ def test_what_is_never_a_function_word_refuses(a: str, b: str) -> None:
             "What is the effect of smoking on pregnancy?",
             "What is the effect of pregnancy on smoking?",
             "differs in order: of smoking / of pregnancy",
+        ),
+        (
+            "Does obesity cause depression?",
+            "Does depression cause obesity?",
+            "differs in order: obesity cause depression / depression cause obesity",
         ),
         (
             "What is cervical cancer a risk factor for?",

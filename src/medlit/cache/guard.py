@@ -21,9 +21,12 @@ other question writes it
 
 and where function and framing words (``vocab/function_words.txt``: articles, be / do / have,
 modal verbs, pronouns that name nobody, prepositions of relation, "is there evidence that")
-may be added, dropped or swapped. Word order is free, except around a word that relates two
-things (for, of, to, by, than, from, with, in, on, versus, ...): where both questions say it,
-it must be followed by the same word in both ("A better than B" is not "B better than A").
+may be added, dropped or swapped. Word order may change only by moving a phrase whole (one
+that begins with a word that relates two things: for, of, to, by, than, from, with, in, on,
+versus, ...), by moving one verb (a passive: "can X be used" / "can I use X"), or in a
+question in the passive with its agent ("by"); and where both questions say a relating word,
+the same word must follow it in both ("A better than B" is not "B better than A", "does A
+cause B" is not "does B cause A").
 Any other word that differs refuses the hit, and the refusal names the words:
 ``"differs: improve / compromise"`` (the new question's words, then the cached one's),
 ``"only in one question: delayed"`` or ``"differs in order: than A / than B"``. Negations,

@@ -348,14 +348,77 @@ def _order(new: str, cached: str) -> tuple[str, str] | None:
     return None
 
 
+@lru_cache(maxsize=4096)
+def _verb(key: str) -> bool:
+    """Whether a word (a key of :func:`_sequence`) can be a verb."""
+    import lemminflect
+
+    return bool(key.isalpha() and lemminflect.getAllLemmas(key).get("VERB"))
+
+
+def _sequence(question: str) -> tuple[list[str], set[int]]:
+    """The question's content words, once each in order of first use, each as one of its keys
+    (the same for two words that match), and the positions that follow a relation."""
+    seen: dict[str, int] = {}
+    objects = {p for ps in wording(question).objects.values() for p in ps}
+    follows: set[int] = set()
+    for position, keys in enumerate(_keys(question)):
+        key = min(keys)  # a synonym group ("=...") sorts first, then the shortest lemma
+        if key not in seen:
+            if position in objects:
+                follows.add(len(seen))
+            seen[key] = position
+    return list(seen), follows
+
+
+def _moved(new: str, cached: str) -> tuple[str, str] | None:
+    """The same words in another order, other than a phrase moved whole ("In adults, does X
+    ...?" / "Does X ... in adults?"): (new's order, cached's), or None. A question in the
+    passive (with "by") may order its words any way."""
+    if "by" in wording(new).objects or "by" in wording(cached).objects:
+        return None
+    a, after_a = _sequence(new)
+    b, after_b = _sequence(cached)
+    if a == b or sorted(a) != sorted(b):
+        return None  # the same order, or words matched in ways one key cannot show
+    start = 0
+    while a[start] == b[start]:
+        start += 1
+    end = len(a)
+    while a[end - 1] == b[end - 1]:
+        end -= 1
+    middle_a, middle_b = a[start:end], b[start:end]
+    for k in range(1, len(middle_a)):
+        if middle_b == middle_a[k:] + middle_a[:k]:
+            # The phrase moved must begin after a relation ("in", "for", ...) in one question,
+            # or be one verb (a passive without its agent: "can I use X" / "can X be used").
+            if start in after_a or start + k in after_a or start in after_b:
+                return None
+            if start + len(middle_a) - k in after_b:
+                return None
+            if (k == 1 and _verb(middle_a[0])) or (k == len(middle_a) - 1 and _verb(middle_a[-1])):
+                return None
+    words_a, words_b = wording(new).words, wording(cached).words
+    return (
+        " ".join(words_a[i] for i in sorted(_sequence_positions(new))[:8]),
+        " ".join(words_b[i] for i in sorted(_sequence_positions(cached))[:8]),
+    )
+
+
+def _sequence_positions(question: str) -> list[int]:
+    seen: dict[str, int] = {}
+    for position, keys in enumerate(_keys(question)):
+        seen.setdefault(min(keys), position)
+    return list(seen.values())
+
+
 def word_difference(new: str, cached: str) -> WordDifference:
     """What ``new`` and ``cached`` differ in, word by word (empty: the same question)."""
     if new == cached:
         return WordDifference((), ())
     only_new, only_cached = _unmatched(new, cached), _unmatched(cached, new)
     if not (only_new or only_cached):
-        order = _order(new, cached)
-        return WordDifference((), (), order)
+        return WordDifference((), (), _order(new, cached) or _moved(new, cached))
     _unjoin(only_new, only_cached, new, cached)
     _unjoin(only_cached, only_new, cached, new)
     a, b = wording(new), wording(cached)
