@@ -124,8 +124,11 @@ def choose_tau(outcomes: list[Outcome], target: float) -> float:
     return 0.96
 
 
-def cross_validate(outcomes: list[Outcome], folds: int, target: float) -> None:
-    """Grouped K-fold: tau chosen on K-1 folds, scored on the held-out one."""
+def cross_validate(
+    outcomes: list[Outcome], folds: int, target: float
+) -> tuple[float, float, float, int, int]:
+    """Grouped K-fold: tau chosen on K-1 folds, scored on the held-out one; returns the pooled
+    held-out (precision, recall, wrong-hit rate, correct hits, wrong hits)."""
     groups = sorted({o.group for o in outcomes})
     k = min(folds, len(groups))
     held: list[Outcome] = []
@@ -150,6 +153,7 @@ def cross_validate(outcomes: list[Outcome], folds: int, target: float) -> None:
         f"held-out pooled: precision={p:.3f} recall={r:.3f} wrong_hit_rate={w:.3f} "
         f"({good} correct, {bad} wrong hits)"
     )
+    return p, r, w, good, bad
 
 
 def run_verify(

@@ -346,17 +346,19 @@ class CacheSettings(_Section):
         0.92,
         ge=0,
         le=1,
-        description="Tier-1 cosine similarity a hit needs (before the guard). Chosen for "
-        "safety: 0.92 with the guard gives held-out precision 1.000 / recall 0.115 on medical "
-        "question pairs (grouped CV by author, benchmarks/cache_pairs.py --cv 11); 0.85 gives "
-        "0.975 / 0.35 (one wrong answer per 40 hits). Lower it only if wrong hits are "
-        "acceptable.",
+        description="Tier-1 cosine similarity a candidate needs; the guard then decides "
+        "(docs/cache-guard.md). Chosen for safety: at 0.92 the guard serves none of 392 near "
+        "questions that ask something else and all 183 rewordings that reach it "
+        "(benchmarks/cache_contrast.py); precision 1.000 on medical question pairs "
+        "(benchmarks/cache_pairs.py).",
     )
     min_score: float = Field(
         0.45, ge=0, le=1, description="Tier-1: the cached answer's retrieval score a hit needs."
     )
     guard: bool = Field(
-        True, description="Reject near-duplicates that differ in what matters medically."
+        True,
+        description="Serve a cached answer only when every word that differs is a spelling, "
+        "an inflection, a vetted synonym or a function word (off: any candidate above tau).",
     )
     verify_band: VerifyBandSettings = Field(
         default_factory=VerifyBandSettings,

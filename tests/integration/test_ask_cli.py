@@ -91,7 +91,7 @@ def test_ask_human_output_and_bad_input(tmp_path: Path, eutils: FakeEutils) -> N
     # The closest cached question (0.97) is refused by the guard: --verbose says why.
     cause = _run(tmp_path, eutils, "Does aspirin cause stroke in adults?", "--verbose")
     assert cause.returncode == 0, cause.stderr
-    assert "miss (guard_rejected: different direction: up vs down)" in cause.stdout
+    assert "miss (guard_rejected: differs: cause / prevent)" in cause.stdout
     for internal in ("stop rule: ", "mode: evidence_digest", "evidence reused: "):
         assert internal in cause.stdout
     empty = _run(tmp_path, eutils, "   ")

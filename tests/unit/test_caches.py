@@ -59,11 +59,12 @@ def test_paraphrase_hits_and_medical_difference_is_guarded(
 ) -> None:
     cache = AnswerCache(store, CacheSettings(tau=0.75))
     cache.add_query(Q, embedder.embed([Q])[0], answer(), namespace="default", fingerprint="fp")
-    hit = lookup(cache, embedder, "Can aspirin lower the risk of a heart attack in adults?")
+    hit = lookup(cache, embedder, "Can aspirin decrease the risk of a heart attack in adults?")
     assert hit.hit and hit.entry is not None and hit.entry.question == Q
     assert hit.entry.citations[0].pmid == "1" and hit.entry.verdict == "yes"
     child = lookup(cache, embedder, "Does aspirin reduce the risk of heart attack in children?")
-    assert not child.hit and child.miss_reason == "guard_rejected" and child.guard_reason
+    assert not child.hit and child.miss_reason == "guard_rejected"
+    assert child.guard_reason == "differs: children / adults"
     assert child.similarity >= 0.75  # similar enough for a plain threshold cache to serve it
     cache.flush()
     assert store.counters()["answers.miss.guard_rejected"] == 1

@@ -1,4 +1,7 @@
-"""QuestionGuard: refuses near-duplicate questions that differ in what matters medically."""
+"""QuestionGuard's related-question checks (check_related): the differences known to matter.
+
+The cache's word-by-word rule (QuestionGuard.check) is tested in test_guard_words.py.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ from tests.conftest import shared_data_path
 
 @pytest.fixture
 def guard() -> QuestionGuard:
-    return QuestionGuard()
+    return QuestionGuard(word_rule=False)
 
 
 @pytest.mark.parametrize(
@@ -213,7 +216,7 @@ def _hits(
     data: tuple[list[list[str]], dict[str, np.ndarray]], tau: float, use_guard: bool
 ) -> list[int]:
     rows, vectors = data
-    guard = QuestionGuard()
+    guard = QuestionGuard(word_rule=False)
     return [
         int(label)
         for _, q1, q2, label in rows
@@ -262,7 +265,7 @@ def test_guard_removes_wrong_hits_on_mqp_slice(mqp_slice):
     ],
 )
 def test_answer_inverting_differences_are_refused(new: str, cached: str, reason: str) -> None:
-    verdict = QuestionGuard().check(new, cached)
+    verdict = QuestionGuard().check_related(new, cached)
     assert not verdict.ok
     assert verdict.reason is not None and verdict.reason.startswith(reason)
 
@@ -276,4 +279,4 @@ def test_answer_inverting_differences_are_refused(new: str, cached: str, reason:
     ],
 )
 def test_same_direction_and_same_dose_pass(new: str, cached: str) -> None:
-    assert QuestionGuard().check(new, cached).ok
+    assert QuestionGuard().check_related(new, cached).ok

@@ -1,8 +1,9 @@
 """The two-tier semantic cache.
 
 * Tier 1, :class:`AnswerCache`: whole answers for near-identical questions, guarded by
-  similarity, TTL, retrieval score, namespace, settings fingerprint and the medical-difference
-  guard (:mod:`medlit.cache.guard`).
+  similarity, TTL, retrieval score, namespace, settings fingerprint and the guard
+  (:mod:`medlit.cache.guard`: every word that differs must be a spelling, an inflection, a
+  vetted synonym or a function word).
 * Tier 2, :class:`EvidenceCache`: articles and their embedded abstract chunks, reused and
   re-scored for every new question (cannot serve a wrong answer).
 

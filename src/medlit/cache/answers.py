@@ -8,12 +8,15 @@ candidate in order of similarity (the first that passes is the hit):
    sources: a change to any must not serve old answers);
 3. not expired (``answer_ttl_s`` since it was stored);
 4. the cached answer's retrieval score >= ``min_score``;
-5. the medical-difference guard (:mod:`medlit.cache.guard`) finds no difference that matters
-   (drug, dose, population, negation, number, what is asked).
+5. the guard (:mod:`medlit.cache.guard`) finds every word that differs between the two
+   questions to be a spelling, an inflection, a vetted synonym or a function word; a refusal
+   names the words (``AnswerLookup.guard_reason``: "differs: improve / compromise").
 
 Below ``tau``, the *verified band* (:mod:`medlit.cache.verify`) may serve a candidate whose
-similarity is in ``[verify_band.lower, tau)`` and that passed checks 2-5, when an LLM judges
-that one answer fully answers both questions (:meth:`AnswerCache.search_query_verified`; at most
+similarity is in ``[verify_band.lower, tau)`` and that passed checks 2-4 and the guard's
+related-question checks (:meth:`~medlit.cache.guard.QuestionGuard.check_related`: no known
+difference in negation, number, population, drug ...), when an LLM judges that one answer
+fully answers both questions (:meth:`AnswerCache.search_query_verified`; at most
 ``verify_band.max_calls`` calls per lookup, verdicts remembered per pair). Above ``tau`` nothing
 changes.
 
@@ -288,16 +291,21 @@ class AnswerCache:
         return self._verdicts
 
     def _check(
-        self, record: AnswerRecord, question: str, cutoff: float
+        self, record: AnswerRecord, question: str, cutoff: float, *, band: bool = False
     ) -> tuple[MissReason | None, str | None]:
-        """Checks 3-5 on one candidate: (why not, the guard's reason), or (None, None)."""
+        """Checks 3-5 on one candidate: (why not, the guard's reason), or (None, None).
+
+        ``band``: a candidate for the LLM verifier, which judges the words that differ: the
+        guard's related-question checks only, where the guard has them.
+        """
         if record.created_at < cutoff:
             return "expired", None
         if record.retrieval_score < self.settings.min_score:
             return "low_score", None
         guard = self.guard
         if guard is not None:
-            verdict = guard.check(question, record.question)
+            check = getattr(guard, "check_related", guard.check) if band else guard.check
+            verdict = check(question, record.question)
             if not verdict.ok:
                 return "guard_rejected", verdict.reason
         return None, None
@@ -376,7 +384,7 @@ class AnswerCache:
         for record, similarity in found:
             if similarity >= cfg.tau:
                 continue
-            reason, _ = self._check(record, question, cutoff)
+            reason, _ = self._check(record, question, cutoff, band=True)
             if reason is None:
                 band.append((record, similarity))
             elif reason == "expired":

@@ -1,64 +1,51 @@
-"""QuestionGuard: may a near-duplicate question be served the answer cached for another?
+"""QuestionGuard: may the answer cached for one question be served for another?
 
-A semantic cache decides hits with one cosine threshold; on medical questions that is unsafe
-(two questions about the same condition, one asking for its cause and one for its treatment,
-embed at 0.8-0.9) or useless (a threshold high enough to be safe serves almost nothing). The
-guard runs after the cosine pre-filter (``CacheSettings.tau``) on every candidate and refuses the
-hit when the two questions differ in something that changes the medical answer. Misses are cheap
-(one retrieval round), wrong hits are not, so every check errs towards "reject".
+The answer cache finds candidates by the cosine similarity of question embeddings
+(``CacheSettings.tau``). Cosine cannot tell a reworded question from one that asks something
+else in nearly the same words: a changed verb, direction, population, timing, site, actor,
+intervention, outcome or comparison moves the embedding very little. So the guard fails
+closed: it serves the cached answer only when the two questions are shown to say the same
+thing, word by word.
 
-Checks, in order (each returns a human-readable reason; the first that fires decides):
+**The rule** (:meth:`QuestionGuard.check`). Both questions are read as the answer checks read
+them (lower case, as typed: :func:`medlit.text.as_typed`) and split into words. A hit is served
+only when every word of each question is found in the other, where a word is found if the
+other question writes it
 
-1. **Negation**: a content word negated in one question ("not pregnant", "no fever") and asserted
-   in the other.
-2. **Number / dose**: the same unit with different values ("5 mg" vs "10 mg", "12 weeks" vs
-   "30 weeks").
-3. **Population**: conflicting groups (child vs adult, male vs female, pregnant vs not
-   mentioned as pregnant is *not* a conflict: paraphrases drop context; pregnant vs explicitly
-   not pregnant is caught by the negation check).
-4. **Drug / substance**: drug names (a small lexicon of common drugs with their lay and brand
-   synonyms, plus the INN stems every pharmacist knows: -pril, -sartan, -olol, -statin, -mab ...)
-   present in one question and absent from the other. Misspellings are matched fuzzily.
-5. **Antonyms**: an outcome word in one and its opposite in the other (positive / negative test,
-   high / low, hyper- / hypothyroidism, benign / malignant ...).
-6. **Treatment kind / alternatives**: both ask for a treatment but of different kinds (home
-   remedies vs medications vs surgery vs exercise vs diet), or one asks for alternatives ("apart
-   from zyrtec, what else ...") and the other does not.
-7. **Question intent**: each question's asking part (its question sentences) is mapped to intents
-   (cause, consequence, treatment, symptoms, diagnosis, prognosis, severity, safety, side effects,
-   dosage, timing, prevention, risk, definition, alternative, interaction, efficacy). Intents
-   have a compatibility relation (symptoms ~ diagnosis, treatment ~ efficacy, ...); the hit is
-   refused when no intent of one question is compatible with an intent of the other. A question
-   with no recognisable intent is not judged on intent (the cosine has to carry it).
+- the same, or in the other British / American spelling (ischaemic / ischemic, tumour /
+  tumor, randomised / randomized, apnoea / apnea),
+- in another inflection (women / woman, improves / improve, delayed / delay),
+- as digits for a number word (four / 4), or
+- by a vetted synonym (``vocab/synonyms.tsv``: kidney / renal, heart attack / myocardial
+  infarction, paracetamol / acetaminophen, ...),
 
-Measured on Medical Question Pairs (``benchmarks/cache_pairs.py``, deliberately hard negatives):
-at tau 0.85 the guard moves precision from 0.968 to 0.975 (wrong hits 10 -> 7); at tau
-0.80 from 0.936 to 0.954 (wrong hits 30 -> 19) for 11 % of the correct hits. It does not reach
-precision 0.99 at recall 0.5: most remaining wrong hits differ in meaning without any lexical
-marker ("What is cervical cancer a risk factor for?" / "What are the risk factors for cervical
-cancer?", cosine 0.917). Each vocabulary list below is general medical knowledge (common drugs
-and INN stems, clinical findings, populations, treatment kinds), not words picked from the
-benchmark pairs.
+and where function and framing words (``vocab/function_words.txt``: articles, be / do / have,
+modal verbs, pronouns that name nobody, prepositions of relation, "is there evidence that")
+may be added, dropped or swapped. Word order may change only by moving a phrase whole (one
+that begins with a word that relates two things: for, of, to, by, than, from, with, in, on,
+versus, ...), by moving one verb (a passive: "can X be used" / "can I use X"), or in a
+question in the passive with its agent ("by"); and where both questions say a relating word,
+the same word must follow it in both ("A better than B" is not "B better than A", "does A
+cause B" is not "does B cause A").
+Any other word that differs refuses the hit, and the refusal names the words:
+``"differs: improve / compromise"`` (the new question's words, then the cached one's),
+``"only in one question: delayed"`` or ``"differs in order: than A / than B"``. Negations,
+numbers, question words, prepositions of direction or time and quantities are never function
+words. The word comparison is :mod:`medlit.cache.wording`.
 
-A learned pair score did not do better (``benchmarks/fit_pair_model.py``: grouped CV by author,
-threshold chosen on the training folds for precision 0.99): BERTScore-style alignment of
-MiniLM's contextual token vectors (min / percentile / IDF-weighted coverage per direction,
-restricted to the asking sentences or not), the guard's reasons, length ratio, in a logistic
-regression, held out 0.97-0.99 precision at recall 0.08-0.11, against 1.000 / 0.115 for
-"cosine >= 0.92 and this guard" (the shipped default, ``CacheSettings.tau``). Two trained pair
-models did no better on held-out doctors (same grouped folds): a fine-tuned MiniLM question
-encoder (``benchmarks/train_question_encoder.py``: AUC 0.887 -> 0.923, precision 0.977 at recall
-0.223) and a MiniLM cross-encoder (``benchmarks/train_pair_classifier.py``: AUC 0.836, no
-threshold reaches precision 0.99 even chosen on the test labels: some hard negatives are
-near-copies of the first question). On these pairs
-MiniLM alone cannot tell the hard negatives from rewordings at 99 % precision; the guard stays
-as the hard filter for the differences cosine is nearly blind to, rare in the benchmark but
-common in real traffic: "5 mg" / "10 mg" melatonin embed at 0.966, children / adults at 0.939,
-"not pregnant" / "am I pregnant" at 0.933, all above tau.
+**The related-question checks** (:meth:`QuestionGuard.check_related`) look for the differences
+in meaning that are known to matter: negation of a clinical finding, a dose or number, a
+qualified name (type 1 / type 2), the direction of an effect, a population (age group,
+pregnancy, sex), a drug, an opposite outcome, the kind of treatment and what is asked (cause,
+treatment, symptoms ...). They decide nothing on their own where the cache serves an answer by
+cosine: they filter the candidates below ``tau`` that the verified band sends to an LLM judge
+(:mod:`medlit.cache.verify`, off unless a verifier is calibrated), which then accounts for the
+words that differ, and they tell research topics apart (:mod:`medlit.research.tracking`).
 
-Everything is regex and set arithmetic over features computed once per question
-(``functools.lru_cache``), so a check costs well under a millisecond (mean on mqp_dev pairs:
-0.25 ms, 0.35 ms with neither question's features cached).
+Each question's words and features are computed once (``functools.lru_cache``): a check costs
+under 0.1 ms of CPU on average when the new question is read for the first time, tens of
+microseconds when both were read before; the vocabularies and the lemmatiser are loaded when
+the guard is made (``benchmarks/cache_contrast.py`` reports the cost per check).
 """
 
 from __future__ import annotations
@@ -82,6 +69,8 @@ from medlit.cache.guard_lexicon import (
     _STOP,
     _SYNONYMS,
 )
+from medlit.cache.wording import load as load_wording
+from medlit.cache.wording import word_difference
 from medlit.qualified_names import describe, qualified_names, qualifiers_match
 from medlit.text import as_typed
 
@@ -309,18 +298,41 @@ class QuestionGuard:
     """Decides whether the answer cached for one question may be served for another.
 
     Args:
-        check_intent: Refuse pairs that ask for different things (cause vs treatment ...).
+        check_intent: In the related-question checks, refuse pairs that ask for different
+            things (cause vs treatment ...).
+        word_rule: :meth:`check` applies the word-by-word rule (the cache's rule); False makes
+            it the related-question checks (:meth:`check_related`).
     """
 
-    def __init__(self, *, check_intent: bool = True) -> None:
+    def __init__(self, *, check_intent: bool = True, word_rule: bool = True) -> None:
         self._check_intent = check_intent
+        self._word_rule = word_rule
+        if word_rule:  # here, not in the first lookup that needs them
+            load_wording()
 
     def check(self, new_question: str, cached_question: str) -> GuardVerdict:
-        """Judge serving ``cached_question``'s answer for ``new_question``.
+        """Judge serving ``cached_question``'s answer for ``new_question``: served only when
+        every word that differs is a spelling, an inflection, a vetted synonym or a function
+        word (see the module docstring).
 
         Args:
             new_question: The question being asked now.
             cached_question: The question the cached answer was written for.
+
+        Returns:
+            ``GuardVerdict(ok=True)`` or a refusal naming the words that differ.
+        """
+        if not self._word_rule:
+            return self.check_related(new_question, cached_question)
+        difference = word_difference(new_question, cached_question)
+        if difference:
+            return GuardVerdict(ok=False, reason=difference.describe())
+        return GuardVerdict(ok=True)
+
+    def check_related(self, new_question: str, cached_question: str) -> GuardVerdict:
+        """The related-question checks: refuse a pair that differs in a way known to change
+        the answer (negation, number, name, direction, population, drug, opposite outcome,
+        kind of treatment, intent). A pass shows no sameness: words may still differ.
 
         Returns:
             ``GuardVerdict(ok=True)`` or a refusal with its reason.

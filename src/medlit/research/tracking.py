@@ -98,7 +98,7 @@ class VisitedTopics:
 
         self._embedder = embedder
         self._threshold = threshold
-        self._guard = QuestionGuard(check_intent=False)
+        self._guard = QuestionGuard(check_intent=False, word_rule=False)
         self._keys: dict[str, str] = {}
         self._texts: list[str] = []
         self._vectors: list[np.ndarray] = []

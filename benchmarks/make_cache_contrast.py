@@ -1,0 +1,304 @@
+"""Build the answer cache's contrast set: minimal edits and true rewordings of real questions.
+
+Usage::
+
+    python benchmarks/make_cache_contrast.py ../shared/data [--out FILE]
+
+``--out`` defaults to ``benchmarks/data/cache_contrast.csv`` (committed; the tests read it).
+
+Each row is a pair (``cached``, ``asked``): ``cached`` a real question (a PubMedQA title from
+``pubmedqa/pqal_dev.json``, a first question of ``mqp/mqp_dev.csv``, or one of the issue's own
+examples), ``asked`` the same question after one edit:
+
+- ``group=edit``: a minimal edit that asks something else, by ``kind``: direction (an effect's
+  direction or a negation), population, timing, intervention, outcome, site, actor,
+  comparison. Serving the cached answer for it is a wrong answer.
+- ``group=reword``: a true rewording, by ``kind``: spelling (British / American), inflection,
+  synonym (the vetted table), order (a phrase moved), framing (another auxiliary verb).
+  Serving the cached answer is right.
+
+Edits are word swaps and appended phrases from fixed lists (below), applied to the first
+questions (sorted by source id) where they fit, at most ``PER_RULE`` questions a rule. The
+output is deterministic: rerun it to regenerate the committed file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import re
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+PER_RULE = 3
+
+# kind -> (find, replace) word swaps; the find is matched as a whole word, case-insensitive.
+SWAPS: dict[str, list[tuple[str, str]]] = {
+    "direction": [
+        ("improve", "worsen"), ("improves", "worsens"), ("improved", "worsened"),
+        ("increase", "decrease"), ("increases", "decreases"), ("increased", "decreased"),
+        ("reduce", "increase"), ("reduces", "increases"), ("reduced", "increased"),
+        ("decrease", "increase"), ("prevent", "cause"), ("better", "worse"),
+        ("higher", "lower"), ("lower", "higher"), ("more", "less"), ("positive", "negative"),
+        ("negative", "positive"), ("benefit", "harm"), ("beneficial", "harmful"),
+        ("effective", "ineffective"), ("accurate", "inaccurate"), ("safe", "unsafe"),
+        ("adequate", "inadequate"), ("enhance", "impair"), ("predict", "rule out"),
+        ("Is", "Isn't"), ("Does", "Doesn't"), ("Do", "Don't"), ("Can", "Can't"),
+        ("Are", "Aren't"), ("Should", "Shouldn't"),
+    ],
+    "population": [
+        ("children", "adults"), ("adults", "children"), ("women", "men"), ("men", "women"),
+        ("elderly", "young"), ("infants", "adolescents"), ("patients", "children"),
+        ("pregnant", "postmenopausal"), ("obese", "lean"),
+    ],
+    "timing": [
+        ("immediate", "delayed"), ("delayed", "immediate"), ("early", "late"),
+        ("late", "early"), ("adjuvant", "neoadjuvant"), ("neoadjuvant", "adjuvant"),
+        ("preoperative", "postoperative"), ("postoperative", "preoperative"),
+        ("before", "after"), ("after", "before"), ("acute", "chronic"), ("chronic", "acute"),
+        ("short-term", "long-term"), ("long-term", "short-term"), ("first", "second"),
+    ],
+    "intervention": [
+        ("surgery", "radiotherapy"), ("radiotherapy", "chemotherapy"),
+        ("chemotherapy", "radiotherapy"), ("aspirin", "warfarin"),
+        ("laparoscopic", "robotic"), ("antibiotics", "steroids"), ("steroids", "antibiotics"),
+        ("exercise", "diet"), ("screening", "vaccination"), ("ultrasound", "MRI"),
+        ("MRI", "CT"), ("CT", "MRI"), ("insulin", "metformin"), ("resection", "biopsy"),
+        ("stenting", "bypass"), ("corticosteroids", "antibiotics"), ("statins", "aspirin"),
+        ("acupuncture", "massage"), ("transplantation", "dialysis"),
+    ],
+    "outcome": [
+        ("mortality", "morbidity"), ("morbidity", "mortality"), ("survival", "recurrence"),
+        ("recurrence", "survival"), ("pain", "function"), ("complications", "readmissions"),
+        ("outcomes", "costs"), ("costs", "outcomes"), ("incidence", "severity"),
+        ("severity", "incidence"), ("diagnosis", "prognosis"), ("prognosis", "diagnosis"),
+        ("infection", "bleeding"), ("bleeding", "infection"), ("accuracy", "cost"),
+        ("risk", "severity"), ("quality of life", "survival"),
+    ],
+    "site": [
+        ("breast", "prostate"), ("prostate", "breast"), ("colon", "rectum"),
+        ("colorectal", "gastric"), ("gastric", "colorectal"), ("lung", "liver"),
+        ("liver", "lung"), ("knee", "hip"), ("hip", "knee"), ("upper", "lower"),
+        ("left", "right"), ("right", "left"), ("thyroid", "adrenal"), ("kidney", "bladder"),
+        ("renal", "hepatic"), ("cervical", "lumbar"), ("lumbar", "cervical"),
+        ("pancreatic", "gastric"), ("esophageal", "gastric"), ("ovarian", "endometrial"),
+        ("endometrial", "ovarian"), ("cardiac", "renal"), ("brain", "spinal"),
+    ],
+    "actor": [
+        ("laypersons", "paramedics"), ("paramedics", "laypersons"), ("physicians", "nurses"),
+        ("nurses", "physicians"), ("doctors", "pharmacists"), ("surgeons", "residents"),
+        ("residents", "surgeons"), ("general practitioners", "specialists"),
+        ("parents", "teachers"), ("mothers", "fathers"), ("students", "teachers"),
+        ("caregivers", "patients"), ("radiologists", "surgeons"), ("midwives", "obstetricians"),
+        ("dentists", "hygienists"), ("emergency physicians", "primary care physicians"),
+    ],
+    "comparison": [
+        ("versus", "or"), ("than", "as well as"), ("compared with", "added to"),
+        ("compared to", "added to"), ("or", "and"), ("vs", "plus"),
+    ],
+}  # fmt: skip
+
+# kind -> phrases added before the closing question mark.
+APPENDS: dict[str, list[str]] = {
+    "population": [
+        " in children", " in men", " in elderly patients", " in older women",
+        " in women over 70", " in pregnant women", " in smokers", " in infants",
+    ],
+    "timing": [" at long-term follow-up", " in the first week", " after 5 years"],
+    "actor": [" when performed by residents", " by general practitioners", " by nurses"],
+    "comparison": [" compared with placebo", " compared with surgery", " over standard care"],
+    "site": [" of the lower limb", " in the upper lobe"],
+    "intervention": [" with aspirin", " after radiotherapy"],
+    "outcome": [" in terms of mortality", " for quality of life"],
+}  # fmt: skip
+
+# Rewordings. Spelling: American -> British of medical words (and the reverse).
+SPELLING = [
+    ("ischemic", "ischaemic"), ("ischemia", "ischaemia"), ("anemia", "anaemia"),
+    ("hemorrhage", "haemorrhage"), ("hematoma", "haematoma"), ("hemoglobin", "haemoglobin"),
+    ("edema", "oedema"), ("esophageal", "oesophageal"), ("esophagus", "oesophagus"),
+    ("estrogen", "oestrogen"), ("pediatric", "paediatric"), ("orthopedic", "orthopaedic"),
+    ("gynecologic", "gynaecologic"), ("apnea", "apnoea"), ("diarrhea", "diarrhoea"),
+    ("leukemia", "leukaemia"), ("fetal", "foetal"), ("tumor", "tumour"), ("tumors", "tumours"),
+    ("randomized", "randomised"), ("anesthesia", "anaesthesia"), ("celiac", "coeliac"),
+    ("etiology", "aetiology"), ("hospitalization", "hospitalisation"),
+    ("behavior", "behaviour"), ("center", "centre"), ("fiber", "fibre"),
+    ("sulfate", "sulphate"), ("familiarization", "familiarisation"),
+    ("standardizing", "standardising"), ("optimal", "optimal"), ("utilization", "utilisation"),
+    ("characterized", "characterised"), ("colonoscopy", "colonoscopy"),
+    ("hematologic", "haematologic"), ("anesthetic", "anaesthetic"),
+    ("minimize", "minimise"), ("organization", "organisation"), ("favorable", "favourable"),
+    ("program", "programme"), ("aging", "ageing"), ("gray", "grey"), ("labor", "labour"),
+]  # fmt: skip
+SYNONYM = [
+    ("kidney", "renal"), ("renal", "kidney"), ("heart", "cardiac"), ("cardiac", "heart"),
+    ("liver", "hepatic"), ("hepatic", "liver"), ("lung", "pulmonary"), ("pulmonary", "lung"),
+    ("brain", "cerebral"), ("gastric", "stomach"), ("mortality", "death"),
+    ("treatment", "therapy"), ("therapy", "treatment"), ("physicians", "doctors"),
+    ("hypertension", "high blood pressure"), ("myocardial infarction", "heart attack"),
+    ("influence", "affect"), ("affect", "influence"), ("associated", "linked"),
+    ("necessary", "required"), ("surgery", "operation"), ("children", "kids"),
+    ("infants", "babies"), ("adolescents", "teenagers"), ("reduce", "decrease"),
+    ("increase", "raise"), ("useful", "helpful"), ("fever", "pyrexia"),
+]  # fmt: skip
+FRAMING = [
+    ("Does", "Can"), ("Do", "Can"), ("Can", "Could"), ("Is", "Is it known whether"),
+    ("Are", "Is it known whether"), ("Should", "Must"),
+]  # fmt: skip
+
+# The issue's own examples: (cached, asked, group, kind).
+ISSUE_EXAMPLES = [
+    (q := "Does immediate breast reconstruction compromise the delivery of adjuvant chemotherapy?",
+     q.replace("compromise", "improve"), "edit", "direction"),
+    (q, q.replace("immediate", "delayed"), "edit", "timing"),
+    (q, q.replace("adjuvant", "neoadjuvant"), "edit", "timing"),
+    (q, q.replace("compromise", "speed up"), "edit", "direction"),
+    (q, q.replace("?", " in men?"), "edit", "population"),
+    (q, q.replace("?", " in elderly patients?"), "edit", "population"),
+    (q, q.replace("?", " in older women?"), "edit", "population"),
+    (q, q.replace("?", " in women over 70?"), "edit", "population"),
+    (q, "Does immediate breast reconstruction compromise the delivery of adjuvant "
+     "chemotherapy in older women?", "edit", "population"),  # the follow-up's rewrite
+    (q, q.replace("Does", "Can"), "reword", "framing"),
+    (q, "Can immediate breast reconstructions compromise delivery of adjuvant chemotherapy?",
+     "reword", "inflection"),
+    (n := "Do nomograms designed to predict biochemical recurrence do a better job of "
+     "predicting more clinically relevant prostate cancer outcomes than biochemical recurrence?",
+     n.replace("better", "worse"), "edit", "direction"),
+    (m := "Does a simple manual enable laypersons to operate an automated external "
+     "defibrillator?",
+     "Does a simple manual prevent laypersons from operating an automated external "
+     "defibrillator?", "edit", "direction"),
+    (m, m.replace("laypersons", "paramedics"), "edit", "actor"),
+    ("Is ischemic stroke more common in women?", "Is ischaemic stroke more common in women?",
+     "reword", "spelling"),
+    ("Does a familiarization session improve walking tests?",
+     "Does a familiarisation session improve walking tests?", "reword", "spelling"),
+    ("Is sleep apnea a risk factor for atrial fibrillation?",
+     "Is sleep apnoea a risk factor for atrial fibrillation?", "reword", "spelling"),
+]  # fmt: skip
+
+
+def _sources(data: Path) -> list[tuple[str, str]]:
+    """(source id, question): PubMedQA titles (by PMID), then MQP first questions."""
+    records = json.loads((data / "pubmedqa" / "pqal_dev.json").read_text(encoding="utf-8"))
+    out = [(f"pqal:{pmid}", r["QUESTION"].strip()) for pmid, r in sorted(records.items())]
+    seen: set[str] = set()
+    with (data / "mqp" / "mqp_dev.csv").open(newline="", encoding="utf-8") as fh:
+        for i, row in enumerate(csv.reader(fh)):
+            q = row[1].strip()
+            if q not in seen and len(q) < 200 and q.endswith("?"):
+                seen.add(q)
+                out.append((f"mqp:{i + 1}", q))
+    return out
+
+
+def _swap(question: str, find: str, replace: str) -> str | None:
+    pattern = re.compile(rf"(?<![\w-]){re.escape(find)}(?![\w-])", re.I if find.islower() else 0)
+    if find[0].isupper():  # an auxiliary: only where the question starts with it
+        pattern = re.compile(rf"^{re.escape(find)}\b")
+    match = pattern.search(question)
+    if match is None:
+        return None
+    return question[: match.start()] + replace + question[match.end() :]
+
+
+def _append(question: str, phrase: str) -> str | None:
+    if not question.endswith("?") or phrase.strip().split()[-1].lower() in question.lower():
+        return None
+    return question[:-1].rstrip() + phrase + "?"
+
+
+def _move_phrase(question: str) -> str | None:
+    """Word order: a closing 'in ...' phrase to the front ("In X, does ...?")."""
+    match = re.match(r"^(Is|Are|Does|Do|Can|Should) (.+?) (in [^,?]{4,40})\?$", question)
+    if match is None:
+        return None
+    aux, body, phrase = match.groups()
+    return f"{phrase[0].upper()}{phrase[1:]}, {aux.lower()} {body}?"
+
+
+def _inflect(question: str) -> str | None:
+    """Inflection: the first plural noun made singular, or the auxiliary's tense changed."""
+    for find, replace in (("Does", "Did"), ("Is", "Was"), ("Are", "Were"), ("Do", "Did")):
+        if question.startswith(find + " "):
+            return replace + question[len(find) :]
+    match = re.search(r"\b([a-z]{3,}[^suie'])s\b", question)  # not diabetes, annulus
+    return None if match is None else question[: match.end() - 1] + question[match.end() :]
+
+
+def _rules() -> Iterator[tuple[str, str, Callable[[str], str | None]]]:
+    """(group, kind, edit) for every rule, in a fixed order."""
+    for kind, swaps in SWAPS.items():
+        for find, replace in swaps:
+            yield "edit", kind, lambda q, f=find, r=replace: _swap(q, f, r)
+    for kind, phrases in APPENDS.items():
+        for phrase in phrases:
+            yield "edit", kind, lambda q, p=phrase: _append(q, p)
+    for a, b in SPELLING:
+        if a != b:
+            yield "reword", "spelling", lambda q, f=a, r=b: _swap(q, f, r)
+            yield "reword", "spelling", lambda q, f=b, r=a: _swap(q, f, r)
+    for a, b in SYNONYM:
+        yield "reword", "synonym", lambda q, f=a, r=b: _swap(q, f, r)
+    for a, b in FRAMING:
+        yield "reword", "framing", lambda q, f=a, r=b: _swap(q, f, r)
+    yield "reword", "order", _move_phrase
+    yield "reword", "inflection", _inflect
+
+
+def build(data: Path) -> list[dict[str, str]]:
+    """The contrast set's rows."""
+    rows = [
+        {"group": g, "kind": k, "source": "issue", "cached": c, "asked": a}
+        for c, a, g, k in ISSUE_EXAMPLES
+    ]
+    sources = _sources(data)
+    used: Counter[str] = Counter()  # a question gives at most two edits and one rewording
+    limits = {"order": 15, "inflection": 15}
+    for group, kind, edit in _rules():
+        made = 0
+        for source, question in sources:
+            if made >= limits.get(kind, PER_RULE) or used[source + group] >= (
+                2 if group == "edit" else 1
+            ):
+                continue
+            asked = edit(question)
+            if asked is None or asked == question:
+                continue
+            rows.append(
+                {"group": group, "kind": kind, "source": source, "cached": question, "asked": asked}
+            )
+            used[source + group] += 1
+            made += 1
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("data", type=Path, help="the shared data folder (../shared/data)")
+    parser.add_argument(
+        "--out", type=Path, default=Path(__file__).parent / "data" / "cache_contrast.csv"
+    )
+    args = parser.parse_args(argv)
+    if not (args.data / "pubmedqa" / "pqal_dev.json").exists():
+        print(f"no pubmedqa/pqal_dev.json under {args.data}", file=sys.stderr)
+        return 2
+    rows = build(args.data)
+    with args.out.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=["group", "kind", "source", "cached", "asked"])
+        writer.writeheader()
+        writer.writerows(rows)
+    counts = Counter((r["group"], r["kind"]) for r in rows)
+    for (group, kind), n in sorted(counts.items()):
+        print(f"{group:>6} {kind:<13} {n:>4}")
+    edits = sum(n for (g, _), n in counts.items() if g == "edit")
+    print(f"edits={edits} rewordings={len(rows) - edits} out={args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

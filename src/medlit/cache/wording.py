@@ -1,0 +1,428 @@
+"""The words two questions differ in, once meaning-preserving differences are set aside.
+
+The answer cache's guard (:mod:`medlit.cache.guard`) serves a cached answer for a new question
+only when every word of one question is found in the other, up to:
+
+- **case and typing**: both are lower-cased and read as typed (:func:`medlit.text.as_typed`:
+  curly apostrophes, accents);
+- **British / American spelling**: the table of the ``breame`` package (1,700 British words and
+  their American spelling), then the regular patterns of medical English: ae / e
+  (ischaemic), oe / e (apnoea, oedema), -our / -or (tumour), -ise / -ize and -isation /
+  -ization, -yse / -yze, -tre / -ter, -ogue / -og, sulph- / sulf-;
+- **inflection**: the noun and verb lemmas of ``lemminflect`` (women / woman, improves /
+  improve, delayed / delay, children / child); an adjective is compared as written (better is
+  not good, older is not old);
+- **a vetted synonym** (``vocab/synonyms.tsv``: lay and medical names of one condition, one
+  drug's names, an organ's noun and adjective, a few words of a question that mean the same);
+- **function and framing words** (``vocab/function_words.txt``: articles, be / do / have,
+  modal verbs, pronouns that name nobody, prepositions of relation, "is there evidence that"),
+  which may be added, dropped or swapped;
+- **compounds**: "followup" is "follow up" and "follow-up" (hyphens split words).
+
+Word order is not compared. Everything else that differs is reported, word by word, with the
+question's own spelling.
+
+Each question's words and their keys are computed once (``functools.lru_cache``); the
+lemmatiser is needed only when the two questions' spelling-folded words differ, and is loaded
+with the vocabularies by :func:`load` (the guard calls it when it is made).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from importlib.resources import files
+
+from medlit.text import as_typed
+
+__all__ = [
+    "WordDifference",
+    "Wording",
+    "function_words",
+    "load",
+    "spelling",
+    "word_difference",
+    "wording",
+]
+
+# Letters and digits; a decimal number stays one word. Hyphens, slashes and apostrophes split.
+_TOKEN = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+")
+_NOT = re.compile(r"\b(can|won|shan)'t\b|n't\b")
+_POSSESSIVE = re.compile(r"'s\b")
+
+# Regular British / American spelling differences of medical English, applied after the
+# ``breame`` table (which holds the irregular ones: ageing, grey, programme, licence ...).
+_SPELLING_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"ae"), "e"),  # haem-, anaemia, paediatric, aetiology, caesarean
+    (re.compile(r"oe(?!s$)"), "e"),  # oedema, apnoea, oesophagus, foetal, coeliac (not toes)
+    (re.compile(r"(?<=[a-z]{2})our(?=$|s$|ed$|ing$|ite|able|al|ful|less|er|ist)"), "or"),
+    (re.compile(r"(?<=[a-z]{4})is(?=e$|es$|ed$|ing$|ation|er$|ers$|able$)"), "iz"),
+    (re.compile(r"ys(?=e$|es$|ed$|ing$|er$|ers$)"), "yz"),
+    (re.compile(r"(?<=[a-z]{3})tre(?=s?$)"), "ter"),
+    (re.compile(r"ibre(?=s?$)"), "iber"),
+    (re.compile(r"(?<=[a-z]{3})ogue(?=s?$)"), "og"),
+    (re.compile(r"sulph"), "sulf"),
+)
+_LEMMA_TAGS = ("NOUN", "VERB", "AUX", "PROPN")
+# Words that relate two things: the same words around them in another order may ask the
+# converse ("risk factors for X" / "X a risk factor for", "A better than B" / "B better than
+# A"). Each must be followed by the same word in both questions where both say it.
+_RELATIONS = frozenset(
+    {"for", "of", "to", "by", "than", "from", "with", "in", "on", "versus", "vs", "against"}
+    | {"into", "between", "after", "before", "over", "under", "without"}
+)
+
+
+def _vocab(name: str) -> list[str]:
+    """Lines of a vocabulary file, without comments and blank lines."""
+    text = files("medlit.cache").joinpath("vocab", name).read_text(encoding="utf-8")
+    return [line.rstrip() for line in text.splitlines() if line.strip() and line[0] != "#"]
+
+
+@cache
+def function_words() -> frozenset[str]:
+    """Words whose presence or absence changes no question (``vocab/function_words.txt``)."""
+    return frozenset(line.strip() for line in _vocab("function_words.txt") if " " not in line)
+
+
+@cache
+def _framing() -> re.Pattern[str] | None:
+    """The several-word framing phrases of ``vocab/function_words.txt`` ("can you tell me")."""
+    phrases = sorted(
+        (" ".join(_TOKEN.findall(line.strip())) for line in _vocab("function_words.txt")),
+        key=len,
+        reverse=True,
+    )
+    phrases = [p for p in phrases if " " in p]
+    if not phrases:
+        return None
+    return re.compile(r"(?<!\S)(" + "|".join(re.escape(p) for p in phrases) + r")(?!\S)")
+
+
+@cache
+def _british() -> dict[str, str]:
+    from breame.data.spelling_constants import BRITISH_ENGLISH_SPELLINGS
+
+    return dict(BRITISH_ENGLISH_SPELLINGS)
+
+
+# A number written as a word is the number ("four weeks" / "4 weeks"); "one" is also a pronoun.
+_NUMBERS = {
+    "zero": "0", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
+    "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
+}  # fmt: skip
+
+
+@lru_cache(maxsize=65536)
+def spelling(word: str) -> str:
+    """``word`` (lower case) in one spelling for British and American variants, a number
+    word as its digits."""
+    if word in _NUMBERS:
+        return _NUMBERS[word]
+    word = _british().get(word, word)
+    if len(word) < 5 or not word.isalpha():
+        return word
+    for pattern, replacement in _SPELLING_RULES:
+        word = pattern.sub(replacement, word)
+    return word
+
+
+@lru_cache(maxsize=65536)
+def _lemmas(word: str) -> frozenset[str]:
+    """The noun and verb lemmas of a spelling-folded word, and the word itself."""
+    if not word.isalpha():
+        return frozenset((word,))
+    import lemminflect
+
+    found = lemminflect.getAllLemmas(word)
+    lemmas = {lemma for tag in _LEMMA_TAGS for lemma in found.get(tag, ())}
+    if not found:  # not in its dictionary: its rules for nouns and verbs
+        for tag in ("NOUN", "VERB"):
+            lemmas.update(lemminflect.getAllLemmasOOV(word, tag).get(tag, ()))
+    return frozenset({word, *(spelling(lemma) for lemma in lemmas)})
+
+
+def load() -> None:
+    """Load the vocabularies and the lemmatiser now (about 0.2 s of CPU, once per process),
+    so that the first check that needs them is as fast as the others."""
+    function_words()
+    _framing()
+    _synonyms()
+    _british()
+    _lemmas.__wrapped__("women")
+
+
+@dataclass(frozen=True, slots=True)
+class _Synonyms:
+    words: dict[str, str]  # a word (base form, spelling-folded) -> its group's name
+    phrases: re.Pattern[str] | None  # several-word terms, on the spelling-folded text
+    phrase_group: dict[str, str]  # a matched phrase -> its group's name
+
+
+@cache
+def _synonyms() -> _Synonyms:
+    words: dict[str, str] = {}
+    phrase_group: dict[str, str] = {}
+    for line in _vocab("synonyms.tsv"):
+        terms = [t.strip().lower() for t in line.split("\t") if t.strip()]
+        group = "=" + "_".join(_TOKEN.findall(terms[0]))
+        for term in terms:
+            tokens = [spelling(t) for t in _TOKEN.findall(as_typed(term))]
+            if len(tokens) == 1:
+                words.setdefault(tokens[0], group)
+            else:
+                phrase_group[" ".join(tokens)] = group
+    phrases = None
+    if phrase_group:
+        alternatives = sorted(phrase_group, key=len, reverse=True)
+        # The last word of a term may be plural ("heart attacks", "kidney stones").
+        phrases = re.compile(
+            r"(?<!\S)(" + "|".join(re.escape(p) for p in alternatives) + r")(?:s|es)?(?!\S)"
+        )
+    return _Synonyms(words, phrases, phrase_group)
+
+
+@dataclass(frozen=True, slots=True)
+class Wording:
+    """One question's words, as the guard compares them.
+
+    Attributes:
+        words: the content words as written (lower case), in order, one entry per occurrence,
+            a several-word synonym as one entry.
+        folded: each word's spelling-folded form (a synonym phrase: its group's name).
+        objects: each preposition of ``_RELATIONS`` -> the positions of the content words
+            that follow it (-1: none, the question ends), as the question says them.
+    """
+
+    words: tuple[str, ...]
+    folded: tuple[str, ...]
+    objects: dict[str, tuple[int, ...]]
+
+
+@lru_cache(maxsize=4096)
+def wording(question: str) -> Wording:
+    """The content words of ``question`` (cached: a cached question is compared many times)."""
+    text = as_typed(question.lower())
+    text = _POSSESSIVE.sub("", _NOT.sub(lambda m: f"{m.group(1) or ''} not", text))
+    tokens = _TOKEN.findall(text)
+    folded = [spelling(t) for t in tokens]
+    synonyms = _synonyms()
+    # start token -> (end token, synonym group; None: a framing phrase, dropped)
+    spans: dict[int, tuple[int, str | None]] = {}
+    joined, raw = " ".join(folded), " ".join(tokens)
+    framing = _framing()
+    if framing is not None:
+        for match in framing.finditer(raw):
+            start = raw.count(" ", 0, match.start())
+            spans[start] = (start + match.group(1).count(" ") + 1, None)
+    if synonyms.phrases is not None:
+        for match in synonyms.phrases.finditer(joined):
+            start = joined.count(" ", 0, match.start())
+            end = start + match.group(1).count(" ") + 1
+            if not any(a <= start < b for a, (b, _) in spans.items()):
+                spans[start] = (end, synonyms.phrase_group[match.group(1)])
+    stop = function_words()
+    words: list[str] = []
+    keys: list[str] = []
+    objects: dict[str, list[int]] = {}
+    waiting: list[str] = []  # prepositions whose next content word is still to come
+    i = 0
+    while i < len(tokens):
+        if i in spans:
+            end, group = spans[i]
+            if group is not None:
+                for relation in waiting:
+                    objects.setdefault(relation, []).append(len(words))
+                waiting = []
+                words.append(" ".join(tokens[i:end]))
+                keys.append(group)
+            i = end
+            continue
+        if tokens[i] in _RELATIONS:
+            waiting.append(tokens[i])
+        if tokens[i] not in stop:
+            if tokens[i] not in _RELATIONS:
+                for relation in waiting:
+                    objects.setdefault(relation, []).append(len(words))
+                waiting = []
+            words.append(tokens[i])
+            keys.append(folded[i])
+        i += 1
+    for relation in waiting:
+        objects.setdefault(relation, []).append(-1)
+    return Wording(tuple(words), tuple(keys), {k: tuple(v) for k, v in objects.items()})
+
+
+@lru_cache(maxsize=4096)
+def _keys(question: str) -> tuple[frozenset[str], ...]:
+    """Each content word's keys: its spelling, its lemmas and its synonym group."""
+    groups = _synonyms().words
+    out = []
+    for key in wording(question).folded:
+        if key.startswith("="):
+            out.append(frozenset((key,)))
+            continue
+        lemmas = _lemmas(key)
+        out.append(lemmas | {groups[k] for k in lemmas if k in groups})
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class WordDifference:
+    """The words of each question that the other does not say in any accepted form, or, when
+    they say the same words, a relation whose object differs (``order``)."""
+
+    only_new: tuple[str, ...]
+    only_cached: tuple[str, ...]
+    order: tuple[str, str] | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.only_new or self.only_cached or self.order)
+
+    def describe(self) -> str:
+        """``"differs: improve / compromise"``, ``"only in one question: delayed"`` or
+        ``"differs in order: than surgery / than radiotherapy"``."""
+        if self.order is not None:
+            return f"differs in order: {self.order[0]} / {self.order[1]}"
+        if self.only_new and self.only_cached:
+            return f"differs: {', '.join(self.only_new)} / {', '.join(self.only_cached)}"
+        return f"only in one question: {', '.join(self.only_new or self.only_cached)}"
+
+
+def _unmatched(a: str, b: str) -> list[int]:
+    """Positions of the words of ``a`` that ``b`` does not say in any accepted form."""
+    mine = wording(a).folded
+    theirs = set(wording(b).folded)
+    if all(k in theirs for k in mine):
+        return []  # the fast path: every word as spelled (no lemmatiser needed)
+    their_keys = frozenset().union(*_keys(b))
+    return [i for i, keys in enumerate(_keys(a)) if keys.isdisjoint(their_keys)]
+
+
+def _unjoin(ours: list[int], theirs: list[int], a: str, b: str) -> None:
+    """Drop from both lists a word of ``a`` that ``b`` writes as two or three neighbouring
+    words, each of them unmatched ("followup" / "follow up")."""
+    mine, other = wording(a).folded, wording(b).folded
+    joins: dict[str, tuple[int, ...]] = {}
+    for n in (2, 3):
+        for k in range(len(theirs) - n + 1):
+            run = theirs[k : k + n]
+            if run[-1] - run[0] == n - 1:
+                joins.setdefault("".join(other[p] for p in run), tuple(run))
+    for i in list(ours):
+        parts = joins.get(mine[i])
+        if parts is not None and set(parts) <= set(theirs):
+            ours.remove(i)
+            for p in parts:
+                theirs.remove(p)
+
+
+def _object(question: str, relation: str, position: int) -> str:
+    return f"{relation} {wording(question).words[position] if position >= 0 else '(end)'}"
+
+
+def _order(new: str, cached: str) -> tuple[str, str] | None:
+    """A relation both questions say whose following words differ (the same words, other
+    roles), as (new's, cached's); None when every shared relation has the same objects."""
+    a, b = wording(new), wording(cached)
+    shared = sorted(a.objects.keys() & b.objects.keys())
+    if not shared:
+        return None
+    keys_a, keys_b = _keys(new), _keys(cached)
+    none: frozenset[str] = frozenset(("(end)",))
+    for relation in shared:
+        ours = [keys_a[p] if p >= 0 else none for p in a.objects[relation]]
+        theirs = [keys_b[p] if p >= 0 else none for p in b.objects[relation]]
+        for i, mine in enumerate(ours):
+            if all(mine.isdisjoint(t) for t in theirs):
+                other = b.objects[relation][0]
+                return _object(new, relation, a.objects[relation][i]), _object(
+                    cached, relation, other
+                )
+        for j, their in enumerate(theirs):
+            if all(their.isdisjoint(m) for m in ours):
+                return _object(new, relation, a.objects[relation][0]), _object(
+                    cached, relation, b.objects[relation][j]
+                )
+    return None
+
+
+@lru_cache(maxsize=4096)
+def _verb(key: str) -> bool:
+    """Whether a word (a key of :func:`_sequence`) can be a verb."""
+    import lemminflect
+
+    return bool(key.isalpha() and lemminflect.getAllLemmas(key).get("VERB"))
+
+
+def _sequence(question: str) -> tuple[list[str], set[int]]:
+    """The question's content words, once each in order of first use, each as one of its keys
+    (the same for two words that match), and the positions that follow a relation."""
+    seen: dict[str, int] = {}
+    objects = {p for ps in wording(question).objects.values() for p in ps}
+    follows: set[int] = set()
+    for position, keys in enumerate(_keys(question)):
+        key = min(keys)  # a synonym group ("=...") sorts first, then the shortest lemma
+        if key not in seen:
+            if position in objects:
+                follows.add(len(seen))
+            seen[key] = position
+    return list(seen), follows
+
+
+def _moved(new: str, cached: str) -> tuple[str, str] | None:
+    """The same words in another order, other than a phrase moved whole ("In adults, does X
+    ...?" / "Does X ... in adults?"): (new's order, cached's), or None. A question in the
+    passive (with "by") may order its words any way."""
+    if "by" in wording(new).objects or "by" in wording(cached).objects:
+        return None
+    a, after_a = _sequence(new)
+    b, after_b = _sequence(cached)
+    if a == b or sorted(a) != sorted(b):
+        return None  # the same order, or words matched in ways one key cannot show
+    start = 0
+    while a[start] == b[start]:
+        start += 1
+    end = len(a)
+    while a[end - 1] == b[end - 1]:
+        end -= 1
+    middle_a, middle_b = a[start:end], b[start:end]
+    for k in range(1, len(middle_a)):
+        if middle_b == middle_a[k:] + middle_a[:k]:
+            # The phrase moved must begin after a relation ("in", "for", ...) in one question,
+            # or be one verb (a passive without its agent: "can I use X" / "can X be used").
+            if start in after_a or start + k in after_a or start in after_b:
+                return None
+            if start + len(middle_a) - k in after_b:
+                return None
+            if (k == 1 and _verb(middle_a[0])) or (k == len(middle_a) - 1 and _verb(middle_a[-1])):
+                return None
+    words_a, words_b = wording(new).words, wording(cached).words
+    return (
+        " ".join(words_a[i] for i in sorted(_sequence_positions(new))[:8]),
+        " ".join(words_b[i] for i in sorted(_sequence_positions(cached))[:8]),
+    )
+
+
+def _sequence_positions(question: str) -> list[int]:
+    seen: dict[str, int] = {}
+    for position, keys in enumerate(_keys(question)):
+        seen.setdefault(min(keys), position)
+    return list(seen.values())
+
+
+def word_difference(new: str, cached: str) -> WordDifference:
+    """What ``new`` and ``cached`` differ in, word by word (empty: the same question)."""
+    if new == cached:
+        return WordDifference((), ())
+    only_new, only_cached = _unmatched(new, cached), _unmatched(cached, new)
+    if not (only_new or only_cached):
+        return WordDifference((), (), _order(new, cached) or _moved(new, cached))
+    _unjoin(only_new, only_cached, new, cached)
+    _unjoin(only_cached, only_new, cached, new)
+    a, b = wording(new), wording(cached)
+    return WordDifference(
+        tuple(dict.fromkeys(a.words[i] for i in only_new)),
+        tuple(dict.fromkeys(b.words[i] for i in only_cached)),
+    )
