@@ -485,3 +485,39 @@ def test_postgres_eviction_counts_only_near_capacity(
         assert store.count_answers() == 6
     finally:
         store.close()
+
+
+def test_api_keys_remember_they_were_created(make_store: Callable[[], Store]) -> None:
+    """The service requires keys once any was created: that mark outlives every key (revoked
+    or expired) and a reopen, on every backend; an expiry is stored and read back."""
+    import time
+
+    from medlit.service.keys import KeyStore
+
+    keys = KeyStore(make_store())
+    assert not keys.ever_created() and keys.active_count() == 0
+    key, token = keys.create("acme", expires_at=time.time() + 3600)
+    short, short_token = keys.create("beta", expires_at=time.time() + 0.2)
+    assert keys.ever_created() and keys.active_count() == 2
+    assert keys.verify(token) == key and key.expires_at is not None
+    time.sleep(0.25)
+    assert keys.verify(short_token) is None
+    assert keys.lookup(short_token) == short and short.expired()
+    assert keys.active_count() == 1
+    keys.revoke(key.key_id)
+    assert keys.verify(token) is None and keys.lookup(token) is not None
+    reopened = KeyStore(make_store())
+    assert reopened.ever_created() and reopened.active_count() == 0
+
+
+def test_api_keys_made_before_the_mark_existed_count(make_store: Callable[[], Store]) -> None:
+    from medlit.service import keys as keys_module
+
+    store = make_store()
+    store.apply_migrations("keys", keys_module.MIGRATIONS[:1])  # an older database
+    with store.transaction() as conn:
+        conn.execute(
+            "INSERT INTO api_keys (key_id, tenant, key_hash, label, rate_per_minute, "
+            "created_at, revoked_at) VALUES ('k1', 'acme', 'h', '', NULL, 1.0, 2.0)"
+        )
+    assert keys_module.KeyStore(store).ever_created()

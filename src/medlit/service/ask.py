@@ -207,7 +207,14 @@ class AskFastPath:
         authorization = header(scope, b"authorization")
         token = bearer_token(authorization.decode("latin-1") if authorization else None)
         try:
-            tenant = await resolve_tenant(self.state, token)
+            client = scope.get("client")
+            host = header(scope, b"host")
+            tenant = await resolve_tenant(
+                self.state,
+                token,
+                peer=client[0] if client else None,
+                host=host.decode("latin-1") if host is not None else None,
+            )
             response = await answer(self.state, tenant, body)
         except (MedlitError, ProblemError) as exc:
             response = error_response(exc, scope["path"])

@@ -56,7 +56,7 @@ class Problem(BaseModel):
 #: The error responses every route may give, for the OpenAPI document.
 PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
     code: {"model": Problem, "description": HTTPStatus(code).phrase, "content": {MEDIA_TYPE: {}}}
-    for code in (400, 401, 404, 413, 429, 502, 503, 504)
+    for code in (400, 401, 403, 404, 413, 429, 502, 503, 504)
 }
 
 
