@@ -117,6 +117,8 @@ def m002_tenants_leases_events(conn: Connection) -> None:
 
 MIGRATIONS = [m001_research_jobs, m002_tenants_leases_events]
 
+MAX_EVENT_SEQ = 2**53  # the largest event number a reader may ask after
+
 _RUNNABLE_SQL = ", ".join(f"'{s}'" for s in RUNNABLE)
 
 
@@ -407,7 +409,10 @@ class JobStore:
     def events(
         self, job_id: str, after: int = 0, limit: int = 500
     ) -> builtins.list[tuple[int, str]]:
-        """(seq, JSON) of the job's events after ``after``, in order."""
+        """(seq, JSON) of the job's events after ``after``, in order (``after`` is held to
+        0..2**53 and ``limit`` to 1..10,000: what reaches the store fits its BIGINT)."""
+        after = min(max(int(after), 0), MAX_EVENT_SEQ)
+        limit = min(max(int(limit), 1), 10_000)
         rows = self.db.read(
             "SELECT seq, data FROM research_events WHERE job_id = ? AND seq > ?"
             " ORDER BY seq LIMIT ?",

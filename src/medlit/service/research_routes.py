@@ -50,6 +50,8 @@ log = get_logger("service.research")
 EVENTS_POLL_S = 0.25  # an event stream's look for events the research process stored
 WATCHDOG_S = 5.0  # how often a research process that is not running is looked after
 JOB_ID = r"^[A-Za-z0-9_-]{1,64}$"
+MAX_EVENT_ID = 2**53  # event numbers, in ?after= and Last-Event-ID alike (within SQL BIGINT)
+_EVENT_ID = re.compile(r"^[0-9]{1,16}$")
 _PROBLEMS: dict[int | str, dict[str, Any]] = {
     code: PROBLEM_RESPONSES[code] for code in (400, 401, 404, 429)
 }
@@ -312,17 +314,28 @@ async def research_events(
     tenant: CurrentTenant,
     workers: WorkersDep,
     after: Annotated[
-        int | None, Query(ge=0, le=2**53, description="Send the events after this number.")
+        int | None,
+        Query(ge=0, le=MAX_EVENT_ID, description="Send the events after this number."),
     ] = None,
-    last_event_id: Annotated[str | None, Header(include_in_schema=False)] = None,
+    last_event_id: Annotated[
+        str | None,
+        Header(
+            max_length=64,
+            description="Resume after this event number (what a browser's EventSource sends "
+            f"on reconnecting): a whole number from 0 to {MAX_EVENT_ID}, else a 400.",
+        ),
+    ] = None,
 ) -> EventSourceResponse:
     """Every progress event of the job, stored ones first, then live until it ends."""
-    job = await workers.get(_check_id(job_id), tenant.name)  # 404 before the stream starts
     start = after or 0
     if last_event_id is not None:
-        if not last_event_id.strip().isdigit():
-            raise ProblemError(400, "Last-Event-ID must be an event number")
-        start = max(start, int(last_event_id.strip()))
+        value = last_event_id.strip()
+        if not _EVENT_ID.match(value) or int(value) > MAX_EVENT_ID:
+            raise ProblemError(
+                400, f"Last-Event-ID must be an event number from 0 to {MAX_EVENT_ID}"
+            )
+        start = max(start, int(value))
+    job = await workers.get(_check_id(job_id), tenant.name)  # 404 before the stream starts
 
     async def stream() -> AsyncIterator[dict[str, str]]:
         async for event in workers.events(job.id, tenant.name, start):

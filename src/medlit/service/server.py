@@ -63,14 +63,17 @@ def check_bind(host: str, active_keys: int, *, keys_created: bool | None = None)
 def uvicorn_config(app: Any, *, host: str, port: int, **options: Any) -> uvicorn.Config:
     """uvicorn's configuration of the service (``medlit serve``, and the tests and benchmarks
     that serve it): quiet logs, the app's lifespan, and uvicorn's httptools protocol sending
-    each response in one write (:mod:`medlit.service.http_protocol`). ``options`` add to or
+    each response in one write (:mod:`medlit.service.http_protocol`), its log lines redacted
+    (:func:`medlit.log.stdlib_log_config`). ``options`` add to or
     override uvicorn's settings."""
     import uvicorn
 
+    from medlit.log import stdlib_log_config
     from medlit.service.http_protocol import CorkedHttpToolsProtocol
 
     settings: dict[str, Any] = {
         "log_level": "warning",
+        "log_config": stdlib_log_config("warning"),  # redacted, one traceback per failure kind
         "access_log": False,
         "lifespan": "on",
         "http": CorkedHttpToolsProtocol,
