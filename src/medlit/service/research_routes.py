@@ -50,6 +50,7 @@ log = get_logger("service.research")
 EVENTS_POLL_S = 0.25  # an event stream's look for events the research process stored
 WATCHDOG_S = 5.0  # how often a research process that is not running is looked after
 JOB_ID = r"^[A-Za-z0-9_-]{1,64}$"
+QUEUE_FULL_RETRY_S = 30  # Retry-After of a full tenant queue (a quick job takes about this)
 MAX_EVENT_ID = 2**53  # event numbers, in ?after= and Last-Event-ID alike (within SQL BIGINT)
 _EVENT_ID = re.compile(r"^[0-9]{1,16}$")
 _PROBLEMS: dict[int | str, dict[str, Any]] = {
@@ -249,7 +250,17 @@ async def start_research(
     body: ResearchRequest, response: Response, tenant: CurrentTenant, workers: WorkersDep
 ) -> ResearchJobView:
     """Accept a research question; a worker runs it. Follow it at ``links.self`` and
-    ``links.events``."""
+    ``links.events``. A tenant with ``service.research_tenant_queue`` unfinished jobs gets a
+    429 (with ``Retry-After``) until one ends."""
+    limit = workers.runtime.settings.service.research_tenant_queue
+    unfinished = await asyncio.to_thread(workers.jobs.unfinished, tenant.name)
+    if unfinished >= limit:
+        raise ProblemError(
+            429,
+            f"you have {unfinished} research jobs queued or running, the most one tenant may "
+            "have; wait for one to finish or cancel one, then try again",
+            headers={"Retry-After": str(QUEUE_FULL_RETRY_S)},
+        )
     job = await workers.submit(body.question, body.depth, tenant.name)
     response.headers["Location"] = _url(job.id)
     return job_view(job)
