@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator
 from typing import Any, Literal
 
 from fastapi import APIRouter, Request, Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 from pydantic import ValidationError as PydanticValidationError
 from sse_starlette import EventSourceResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -62,7 +62,9 @@ class AskRequest(BaseModel):
     source: Literal["pubmed", "europepmc", "local", "all"] | None = Field(
         None, description="Where to search (default: the server's default source)."
     )
-    no_cache: bool = Field(False, description="Answer from a fresh search; read no cache.")
+    no_cache: StrictBool = Field(
+        False, description="Answer from a fresh search; read no cache (true or false only)."
+    )
 
 
 def wants_events(request: Request) -> bool:
