@@ -105,7 +105,7 @@ def create_app(
         summary="Cited answers from the biomedical literature, behind a safe semantic cache.",
         lifespan=lifespan,
         openapi_url="/openapi.json",
-        docs_url="/docs",
+        docs_url=None,  # served below from medlit's own copy of Swagger UI
         redoc_url=None,
         # medlit's metrics are Prometheus (/metrics). FastAPI's own OpenTelemetry hooks only
         # act once an OTel provider is configured, yet ask on every request whether one is
@@ -120,6 +120,7 @@ def create_app(
     app.include_router(health.router)
     mount_web(app)  # the web page at /
     _document(app, runtime)
+    mount_docs(app)
     app.front = MetricsMiddleware(
         BodyLimitMiddleware(
             ask.AskFastPath(app.stack, state),
@@ -170,6 +171,30 @@ class MedlitApp(FastAPI):
         except Exception:
             if not started:
                 raise
+
+
+def mount_docs(app: FastAPI) -> None:
+    """``/docs``: Swagger UI over ``/openapi.json``, its script and style sheet served from
+    the installed ``swagger-ui-bundle-v2`` package (FastAPI's own page loads them from a CDN,
+    and is blank on a machine without internet)."""
+    from fastapi.openapi.docs import get_swagger_ui_html
+    from fastapi.responses import HTMLResponse
+    from fastapi.staticfiles import StaticFiles
+    from swagger_ui_bundle import swagger_ui_path  # type: ignore[import-untyped]
+
+    assets = "/docs/assets"
+
+    async def docs() -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url="/openapi.json",
+            title="medlit API",
+            swagger_js_url=f"{assets}/swagger-ui-bundle.js",
+            swagger_css_url=f"{assets}/swagger-ui.css",
+            swagger_favicon_url=f"{assets}/favicon-32x32.png",
+        )
+
+    app.add_api_route("/docs", docs, methods=["GET"], include_in_schema=False)
+    app.mount(assets, StaticFiles(directory=str(swagger_ui_path)), name="docs-assets")
 
 
 def _document(app: FastAPI, runtime: Runtime) -> None:
