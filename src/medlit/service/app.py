@@ -53,8 +53,9 @@ def create_app(
         runtime: the composition root (store, caches, sources, LLM); it stays open after the
             app stops (its owner closes it).
         require_keys: True: every request needs an API key; False: requests without a key run
-            as tenant ``default`` (a key, when sent, still picks its tenant); None (default):
-            keys are required as soon as one exists.
+            as tenant ``default`` (from loopback, naming a loopback host; a key, when sent,
+            still picks its tenant); None (default): keys are required once any key was ever
+            created (:mod:`medlit.service.auth`).
         close_runtime: close ``runtime`` when the app shuts down (``medlit serve`` hands it
             over: uvicorn ends the process on SIGTERM right after the shutdown).
     """
