@@ -178,3 +178,32 @@ def test_redaction_of_the_forms_a_credential_takes() -> None:
     assert redact(f"Bearer {token}") == "Bearer mlk_0123456789ab_[redacted]"
     for plain in ("max_tokens: 5", "the secret, which", "prompt_tokens=12", "tokens: 300"):
         assert redact(plain) == plain
+
+
+def test_standard_library_records_are_redacted_and_tracebacks_written_once(
+    warnings_logged: None,
+) -> None:
+    import io
+    import logging
+
+    from medlit.log import RedactingFormatter
+
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(RedactingFormatter("%(levelname)s %(message)s"))
+    logger = logging.getLogger("tests.redacting")
+    logger.addHandler(handler)
+    logger.propagate = False
+    token = "mlk_0123456789ab_S3cr3t-Secret"
+    try:
+        for _ in range(3):
+            try:
+                raise ValueError(f"bad header Authorization: Bearer {token}")
+            except ValueError:
+                logger.exception("Exception in ASGI application")
+    finally:
+        logger.removeHandler(handler)
+    text = stream.getvalue()
+    assert "S3cr3t" not in text
+    assert text.count("Traceback (most recent call last)") == 1
+    assert "seen 3 times" in text and "mlk_0123456789ab_[redacted]" in text
