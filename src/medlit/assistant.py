@@ -240,12 +240,14 @@ class Assistant:
         return resolve_source_names(sources, self.settings, all_means_enabled=True)
 
     def validate_question(self, question: str) -> str:
-        """The question, trimmed; empty, too long or not valid text is a ValidationError."""
-        from medlit.text import require_clean_text
+        """The question, trimmed; empty, wordless, too long or not valid text is a
+        ValidationError."""
+        from medlit.text import require_clean_text, require_words
 
         text = " ".join(require_clean_text(question or "", "the question").split())
         if not text:
             raise ValidationError("the question is empty")
+        require_words(text, "the question")
         limit = self.settings.agent.max_question_chars
         if len(text) > limit:
             raise ValidationError(f"the question is too long ({len(text)} > {limit} characters)")

@@ -682,6 +682,22 @@ class ServiceSettings(_Section):
     research_workers: int = Field(
         2, ge=1, le=32, description="Research jobs the service runs at once."
     )
+    research_tenant_concurrency: int = Field(
+        0,
+        ge=0,
+        le=32,
+        description="Research jobs one tenant may run at once, across every process sharing "
+        "the store (0: one fewer than research_workers, at least 1, so another tenant's job "
+        "always finds a free worker). Waiting jobs are taken tenant by tenant, the tenant "
+        "with the fewest running first.",
+    )
+    research_tenant_queue: int = Field(
+        20,
+        ge=1,
+        le=10000,
+        description="Unfinished research jobs (queued or running) one tenant may have; one "
+        "more is refused with a 429 and Retry-After.",
+    )
     research_process: bool = Field(
         True,
         description="Run research jobs in a child process of the service (its own "

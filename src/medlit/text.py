@@ -12,6 +12,12 @@ Its rules, in one place:
 - control characters other than whitespace (NUL, ESC, DEL, the C1 range) are **replaced by a
   space**: they carry no meaning in a question, and left in they would reach the store, the
   prompts and the terminal (escape sequences). Whitespace is left for the caller to collapse.
+- bidirectional controls (the embeddings, overrides and isolates U+202A-U+202E and
+  U+2066-U+2069, the marks U+200E, U+200F and U+061C) are **removed**: invisible, they can make
+  a question or a job title display as something else than it says.
+
+:func:`require_words` is the check that a question is one at all: a question without a word
+of two letters or digits ("b", an emoji) is refused wherever a question is asked.
 """
 
 from __future__ import annotations
@@ -31,12 +37,17 @@ __all__ = [
     "only_points",
     "remove_control_chars",
     "require_clean_text",
+    "require_words",
     "split_sentences",
 ]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # Cc characters except TAB, LF, VT, FF, CR (whitespace that the callers collapse).
 _CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f]")
+# Bidirectional formatting characters: embeddings and overrides, isolates, and the marks.
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+# A word: two or more letters or digits in a row (any script).
+_WORD = re.compile(r"[^\W_]{2,}")
 
 
 def counted(count: int, noun: str) -> str:
@@ -96,7 +107,8 @@ def require_clean_text(value: str, what: str) -> str:
         what: how the message names it, e.g. ``"the question"`` or ``"the session id"``.
 
     Returns:
-        ``value`` with control characters replaced by spaces (see the module docstring).
+        ``value`` with control characters replaced by spaces and bidirectional controls
+        removed (see the module docstring).
 
     Raises:
         ValidationError: ``value`` holds bytes that are not valid UTF-8 or a lone surrogate.
@@ -113,7 +125,20 @@ def require_clean_text(value: str, what: str) -> str:
         raise ValidationError(
             f"{what} is not valid Unicode (a lone surrogate U+{ord(char):04X} at character {at})"
         )
-    return remove_control_chars(value)
+    return remove_control_chars(_BIDI.sub("", value))
+
+
+def require_words(text: str, what: str) -> str:
+    """``text`` if it holds a word (two or more letters or digits in a row, any script).
+
+    Raises:
+        ValidationError: no such word ("b", "?", an emoji): there is nothing to search for.
+    """
+    if _WORD.search(text) is None:
+        raise ValidationError(
+            f"{what} has no word to search for; write it out, e.g. 'Does aspirin prevent stroke?'"
+        )
+    return text
 
 
 # Sentence ends syntok misses: a closing bracket or parenthesis, a full stop, a capital letter

@@ -60,9 +60,13 @@ def test_the_page_asks_for_the_key_once_and_answers_without_an_llm(
     locked: Locked, open_locked: Any
 ) -> None:
     page = open_locked(WIDTHS["desktop"])
+    # Before any question, the page says a key is needed and where one comes from.
+    page.wait_for_selector("#key-needed:not([hidden])")
+    assert "medlit keys create" in page.inner_text("#key-needed")
     _ask(page, ASK_QUESTION)
     page.wait_for_selector("#key-dialog[open]")
     assert page.is_visible("#api-key-input")
+    assert "medlit keys create" in page.inner_text("#key-help")
     # A wrong key: the service refuses it, and the page says so in words.
     page.fill("#api-key-input", "not-a-key")
     page.press("#api-key-input", "Enter")
@@ -89,6 +93,10 @@ def test_the_page_asks_for_the_key_once_and_answers_without_an_llm(
     assert "Answered from cache" in page.inner_text("#cache-note")
     page.click("#forget-key")
     assert page.evaluate("sessionStorage.getItem('medlit.apiKey')") is None
+    # Nothing of the tenant's stays on screen: no answer, no earlier answers.
+    assert not page.is_visible("#ask-result") and not page.is_visible("#history-box")
+    assert page.inner_text("#answer") == "" and page.locator("#citations li").count() == 0
+    page.wait_for_selector("#key-needed:not([hidden])")
     assert page.js_errors == [] or all("401" in e for e in page.js_errors), page.js_errors
 
 
@@ -106,3 +114,9 @@ def test_research_without_an_llm_says_how_to_configure_one(
     assert "LLM" in error and "MEDLIT_LLM" in error, error
     assert "Traceback" not in error
     assert "#/research/" not in page.url  # no job was started
+    # Forgetting the key empties the tenant's job list too.
+    page.reload()
+    page.wait_for_selector("#jobs li")
+    page.click("#forget-key")
+    assert page.locator("#jobs li").count() == 0
+    assert page.evaluate("sessionStorage.getItem('medlit.apiKey')") is None

@@ -74,6 +74,19 @@ def test_quick_research_live_then_report_and_exports(served: Served, open_page: 
         href = items.nth(n).locator("a").first.get_attribute("href")
         assert href == f"https://pubmed.ncbi.nlm.nih.gov/{ref['pmid']}/"
     assert page.locator("#report a.ref-link").count() > 0
+    # A numbered reference scrolls to its entry; the job stays on screen (no route change).
+    before = page.url
+    page.locator("#report a.ref-link").first.click()
+    assert page.url == before and page.is_visible("#report-box")
+    assert page.evaluate("document.activeElement.id").startswith("ref-")
+    # The report opens for a reader: found, how sure, missing; the pipeline's notes fold away.
+    summary = page.inner_text("#reader-summary")
+    for part in ("What was found", "How sure", "What is missing"):
+        assert part in summary, summary
+    assert f"{len(refs)} article" in summary
+    if page.locator("#report-details").count():
+        assert page.locator("#report h2", has_text="Limitations").count() == 0
+        assert not page.is_visible("#report-details li >> nth=0")
     assert page.locator("#report h2", has_text="Discrepancies").count() == 1
     # Markup in the question (and anything from the model) stayed text.
     assert page.evaluate("window.__xss") is None

@@ -504,3 +504,78 @@ def test_full_text_chunks_keep_their_flag_section_and_article_body(store: Store)
     (match,) = store.search_chunks(unit(7 * 100 + len(ids) - 1), 1, ChunkFilters())
     assert match.chunk.from_full_text and match.chunk.section == "Results"
     assert match.article.full_text == body
+
+
+def test_api_keys_remember_they_were_created(make_store: Callable[[], Store]) -> None:
+    """The service requires keys once any was created: that mark outlives every key (revoked
+    or expired) and a reopen, on every backend; an expiry is stored and read back."""
+    import time
+
+    from medlit.service.keys import KeyStore
+
+    keys = KeyStore(make_store())
+    assert not keys.ever_created() and keys.active_count() == 0
+    key, token = keys.create("acme", expires_at=time.time() + 3600)
+    short, short_token = keys.create("beta", expires_at=time.time() + 0.2)
+    assert keys.ever_created() and keys.active_count() == 2
+    assert keys.verify(token) == key and key.expires_at is not None
+    time.sleep(0.25)
+    assert keys.verify(short_token) is None
+    assert keys.lookup(short_token) == short and short.expired()
+    assert keys.active_count() == 1
+    keys.revoke(key.key_id)
+    assert keys.verify(token) is None and keys.lookup(token) is not None
+    reopened = KeyStore(make_store())
+    assert reopened.ever_created() and reopened.active_count() == 0
+
+
+def test_api_keys_made_before_the_mark_existed_count(make_store: Callable[[], Store]) -> None:
+    from medlit.service import keys as keys_module
+
+    store = make_store()
+    store.apply_migrations("keys", keys_module.MIGRATIONS[:1])  # an older database
+    with store.transaction() as conn:
+        conn.execute(
+            "INSERT INTO api_keys (key_id, tenant, key_hash, label, rate_per_minute, "
+            "created_at, revoked_at) VALUES ('k1', 'acme', 'h', '', NULL, 1.0, 2.0)"
+        )
+    assert keys_module.KeyStore(store).ever_created()
+
+
+def test_research_jobs_are_claimed_fairly_across_tenants(store: Store) -> None:
+    """The fair claim on every backend: tenants in turn, the busiest last, and no tenant past
+    its limit even when a worker asks for its job by id (one conditional UPDATE)."""
+    import datetime as dt
+    import time
+
+    from medlit.research.jobs import JobStore
+    from medlit.research.models import ResearchJob
+
+    jobs = JobStore(store)
+    start = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+    made: dict[str, list[str]] = {"b": [], "a": []}
+    for i, tenant in enumerate(["b"] * 4 + ["a"] * 2):  # b queued first
+        job = ResearchJob(question=f"q{i}", depth="quick", tenant=tenant)
+        job.created_at = start + dt.timedelta(seconds=i)
+        jobs.insert(job)
+        made[tenant].append(job.id)
+    now = time.time()
+    # Nobody runs anything: oldest tenant first, then one job of each tenant in turn.
+    assert jobs.claimable(now, tenant_limit=1) == [made["b"][0], made["a"][0]]
+    assert jobs.claimable(now, limit=10) == [
+        made["b"][0], made["a"][0], made["b"][1], made["a"][1], made["b"][2], made["b"][3]
+    ]  # fmt: skip
+    assert jobs.claim(made["b"][0], "w1", now, 60, tenant_limit=1)
+    # b runs one: a first, and b's next job is past b's limit.
+    assert jobs.claimable(now, tenant_limit=1) == [made["a"][0]]
+    assert not jobs.claim(made["b"][1], "w2", now, 60, tenant_limit=1)
+    assert jobs.claim(made["b"][1], "w2", now, 60, tenant_limit=2)
+    assert jobs.running_by_tenant(now) == {"b": 2}
+    assert jobs.unfinished("b") == 4 and jobs.unfinished("a") == 2
+    # Both leases given back: a's turn has not come yet, so a goes first although b is older.
+    jobs.release(made["b"][0], "w1")
+    jobs.release(made["b"][1], "w2")
+    assert jobs.claimable(now, tenant_limit=1)[0] == made["a"][0]
+    assert jobs.claim(made["a"][0], "w1", now + 1, 60, tenant_limit=1)
+    jobs.release(made["a"][0], "w1")
+    assert jobs.claimable(now + 2, tenant_limit=1)[0] == made["b"][0]  # b's turn is older now

@@ -124,9 +124,9 @@ def test_migrate_creates_every_component_table(
     first = runner.invoke(app, ["db", "migrate", "--json"])
     assert first.exit_code == 0, first.output
     assert json.loads(first.stdout)["applied"] == {
-        "research": 2,
+        "research": 3,
         "memory": 2,
-        "keys": 1,
+        "keys": 2,
         "verify": 1,
     }
     again = runner.invoke(app, ["db", "migrate", "--json"])

@@ -48,18 +48,50 @@ def keys_create(
         int | None,
         typer.Option("--rate-limit", min=0, help="Requests a minute (0: none; default: settings)."),
     ] = None,
+    expires_in: Annotated[
+        str | None,
+        typer.Option(
+            "--expires-in", help="The key stops working after this long: 90m, 12h, 30d, 2w."
+        ),
+    ] = None,
+    expires_at: Annotated[
+        str | None,
+        typer.Option(
+            "--expires-at",
+            help="The key stops working at this ISO date or date-time (UTC unless it says).",
+        ),
+    ] = None,
 ) -> None:
     """Create an API key; it is printed once and stored only hashed."""
-    from medlit.service.keys import KeyStore
+    import time
+
+    from medlit.errors import ValidationError
+    from medlit.service.keys import KeyStore, parse_duration, parse_expiry
     from medlit.storage import open_store
 
+    if expires_in is not None and expires_at is not None:
+        raise ValidationError("give --expires-in or --expires-at, not both")
+    expiry = None
+    if expires_in is not None:
+        expiry = time.time() + parse_duration(expires_in)
+    elif expires_at is not None:
+        expiry = parse_expiry(expires_at)
     with open_store(build_settings()) as store:
-        key, token = KeyStore(store).create(tenant, label=label, rate_per_minute=rate_limit)
+        key, token = KeyStore(store).create(
+            tenant, label=label, rate_per_minute=rate_limit, expires_at=expiry
+        )
+    until = "" if key.expires_at is None else f", expires {_when(key.expires_at)} UTC"
     err_console.print(
-        f"key {key.key_id} for tenant {key.tenant!r} (shown once; store it now):",
+        f"key {key.key_id} for tenant {key.tenant!r}{until} (shown once; store it now):",
         highlight=False,
     )
     print(token)
+
+
+def _when(t: float | None) -> str:
+    import datetime as dt
+
+    return "" if t is None else dt.datetime.fromtimestamp(t, dt.UTC).strftime("%Y-%m-%d %H:%M")
 
 
 @keys_app.command("list")
@@ -73,26 +105,38 @@ def keys_list(
     from medlit.storage import open_store
 
     with open_store(build_settings()) as store:
-        keys = KeyStore(store).list(include_revoked=include_revoked)
+        key_store = KeyStore(store)
+        keys = key_store.list(include_revoked=include_revoked)
+        ever = key_store.ever_created()
     if as_json:
         print_json([k.__dict__ for k in keys])
         return
     if not keys:
-        err_console.print("no API keys: the service runs as tenant 'default' on loopback only")
+        if ever:
+            err_console.print(
+                "no active API keys: keys were created here, so the service answers every "
+                "request with 401 until you create one (medlit keys create --tenant NAME)"
+            )
+        else:
+            err_console.print("no API keys: the service runs as tenant 'default' on loopback only")
         return
     from rich.table import Table
 
     table = Table(header_style="bold")
-    for column in ("key id", "tenant", "label", "rate/min", "created", "revoked"):
+    for column in ("key id", "tenant", "label", "rate/min", "created", "expires", "revoked"):
         table.add_column(column)
-    import datetime as dt
-
-    def when(t: float | None) -> str:
-        return "" if t is None else dt.datetime.fromtimestamp(t, dt.UTC).strftime("%Y-%m-%d %H:%M")
-
     for k in keys:
         rate = "default" if k.rate_per_minute is None else str(k.rate_per_minute)
-        table.add_row(k.key_id, k.tenant, k.label, rate, when(k.created_at), when(k.revoked_at))
+        expires = _when(k.expires_at) + (" (expired)" if k.expired() else "")
+        table.add_row(
+            k.key_id,
+            k.tenant,
+            k.label,
+            rate,
+            _when(k.created_at),
+            expires,
+            _when(k.revoked_at),
+        )
     console.print(table)
 
 

@@ -115,7 +115,17 @@ def m002_tenants_leases_events(conn: Connection) -> None:
         conn.execute(sql)
 
 
-MIGRATIONS = [m001_research_jobs, m002_tenants_leases_events]
+def m003_tenant_turns(conn: Connection) -> None:
+    """When each tenant last had a job claimed (round-robin across tenants)."""
+    conn.execute(
+        "CREATE TABLE research_turns (tenant TEXT PRIMARY KEY, last_claim DOUBLE PRECISION"
+        " NOT NULL)"
+    )
+
+
+MIGRATIONS = [m001_research_jobs, m002_tenants_leases_events, m003_tenant_turns]
+
+MAX_EVENT_SEQ = 2**53  # the largest event number a reader may ask after
 
 _RUNNABLE_SQL = ", ".join(f"'{s}'" for s in RUNNABLE)
 
@@ -261,14 +271,58 @@ class JobStore:
 
     # -- leases ------------------------------------------------------------------------------
 
-    def claimable(self, now: float, limit: int = 10) -> builtins.list[str]:
-        """Ids of runnable jobs whose lease is free or expired, oldest first."""
+    def claimable(
+        self, now: float, limit: int = 10, *, tenant_limit: int | None = None
+    ) -> builtins.list[str]:
+        """Ids of runnable jobs whose lease is free or expired, in a fair order across
+        tenants: one job of each tenant in turn, the tenant with the fewest jobs running
+        first, then the one whose turn came longest ago (a worker's claim records it), then
+        the one whose oldest job waits longest; each tenant's own jobs oldest first. A tenant
+        already running ``tenant_limit`` jobs gets none (one running fewer: one)."""
         rows = self.db.read(
-            f"SELECT id FROM research_jobs WHERE status IN ({_RUNNABLE_SQL})"
-            " AND (lease_until IS NULL OR lease_until < ?) ORDER BY created_at LIMIT ?",
-            (now, limit),
+            f"SELECT id, tenant FROM research_jobs WHERE status IN ({_RUNNABLE_SQL})"
+            " AND (lease_until IS NULL OR lease_until < ?) ORDER BY created_at, id LIMIT ?",
+            (now, 2000),
         )
-        return [str(r[0]) for r in rows]
+        if not rows:
+            return []
+        running = self.running_by_tenant(now)
+        queues: dict[str, builtins.list[str]] = {}
+        for job_id, tenant in rows:
+            queues.setdefault(str(tenant), []).append(str(job_id))
+        turns = {
+            str(t): float(at)
+            for t, at in self.db.read("SELECT tenant, last_claim FROM research_turns")
+        }
+        # sorted() is stable: among equals, the tenant whose oldest job waits longest.
+        order = sorted(queues, key=lambda t: (running.get(t, 0), turns.get(t, -1.0)))
+        if tenant_limit is not None:  # each tenant: as many as it may still start
+            order = [t for t in order if running.get(t, 0) < tenant_limit]
+            for t in order:
+                del queues[t][tenant_limit - running.get(t, 0) :]
+        picked: builtins.list[str] = []
+        for turn in range(max((len(queues[t]) for t in order), default=0)):
+            picked += [queues[t][turn] for t in order if turn < len(queues[t])]
+            if len(picked) >= limit:
+                break
+        return picked[:limit]
+
+    def running_by_tenant(self, now: float) -> dict[str, int]:
+        """How many runnable jobs each tenant has under a live lease (running somewhere)."""
+        rows = self.db.read(
+            f"SELECT tenant, COUNT(*) FROM research_jobs WHERE status IN ({_RUNNABLE_SQL})"
+            " AND lease_until >= ? GROUP BY tenant",
+            (now,),
+        )
+        return {str(t): int(n) for t, n in rows}
+
+    def unfinished(self, tenant: str) -> int:
+        """How many of ``tenant``'s jobs have not ended (queued or running)."""
+        rows = self.db.read(
+            f"SELECT COUNT(*) FROM research_jobs WHERE tenant = ? AND status IN ({_RUNNABLE_SQL})",
+            (tenant,),
+        )
+        return int(rows[0][0])
 
     def claim(
         self,
@@ -279,6 +333,7 @@ class JobStore:
         *,
         any_status: bool = False,
         steal_from: str | None = None,
+        tenant_limit: int | None = None,
     ) -> bool:
         """Take (or extend) the lease of a job; True if ``owner`` holds it now.
 
@@ -292,16 +347,36 @@ class JobStore:
             any_status: claim a FAILED or CANCELLED job too (a person resuming it).
             steal_from: a holder known to be dead (:func:`owner_is_dead`): its lease is
                 taken over before it expires.
+            tenant_limit: claim it only while its tenant runs fewer jobs than this (other
+                jobs under a live lease), checked in the same UPDATE; a claim made so
+                records the tenant's turn (:meth:`claimable` serves tenants in turn).
         """
         status = "" if any_status else f" AND status IN ({_RUNNABLE_SQL})"
+        params: builtins.list[Any] = [owner, now + lease_s, job_id, now, owner, steal_from or owner]
+        share = ""
+        if tenant_limit is not None:
+            share = (
+                " AND (SELECT COUNT(*) FROM research_jobs AS other"
+                " WHERE other.tenant = research_jobs.tenant AND other.id <> research_jobs.id"
+                f" AND other.status IN ({_RUNNABLE_SQL}) AND other.lease_until >= ?) < ?"
+            )
+            params += [now, tenant_limit]
         with self.db.transaction() as conn:
             cursor = conn.execute(
                 f"UPDATE research_jobs SET lease_owner = ?, lease_until = ? WHERE id = ?{status}"
                 " AND (lease_until IS NULL OR lease_until < ? OR lease_owner = ?"
-                " OR lease_owner = ?)",
-                (owner, now + lease_s, job_id, now, owner, steal_from or owner),
+                f" OR lease_owner = ?){share}",
+                tuple(params),
             )
-            return bool(cursor.rowcount == 1)
+            won = bool(cursor.rowcount == 1)
+            if won and tenant_limit is not None:
+                conn.execute(
+                    "INSERT INTO research_turns (tenant, last_claim) SELECT tenant, ?"
+                    " FROM research_jobs WHERE id = ? ON CONFLICT (tenant)"
+                    " DO UPDATE SET last_claim = excluded.last_claim",
+                    (now, job_id),
+                )
+            return won
 
     def lease_of(self, job_id: str) -> str | None:
         """Who holds the job's lease (None: nobody, or no such job)."""
@@ -407,7 +482,10 @@ class JobStore:
     def events(
         self, job_id: str, after: int = 0, limit: int = 500
     ) -> builtins.list[tuple[int, str]]:
-        """(seq, JSON) of the job's events after ``after``, in order."""
+        """(seq, JSON) of the job's events after ``after``, in order (``after`` is held to
+        0..2**53 and ``limit`` to 1..10,000: what reaches the store fits its BIGINT)."""
+        after = min(max(int(after), 0), MAX_EVENT_SEQ)
+        limit = min(max(int(limit), 1), 10_000)
         rows = self.db.read(
             "SELECT seq, data FROM research_events WHERE job_id = ? AND seq > ?"
             " ORDER BY seq LIMIT ?",

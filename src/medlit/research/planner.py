@@ -18,7 +18,7 @@ from medlit.research.prompts import (
     messages,
 )
 from medlit.research.tracking import normalise_topic
-from medlit.text import counted, require_clean_text
+from medlit.text import counted, require_clean_text, require_words
 
 __all__ = [
     "QUESTION_ID",
@@ -42,6 +42,7 @@ def validate_request(question: str, depth: str, settings: ResearchSettings) -> t
     cleaned = " ".join(require_clean_text(question, "the research question").split())
     if not cleaned:
         raise ValidationError("the research question is empty")
+    require_words(cleaned, "the research question")  # what an ask would refuse too
     if len(cleaned) > settings.max_question_chars:
         raise ValidationError(
             f"the research question is {len(cleaned)} characters long; "

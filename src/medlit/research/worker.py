@@ -16,7 +16,12 @@ the next. Any worker of any process sharing the store may pick up a job whose le
 a job held by a process of this host that has died (kill -9) is taken over at once. The
 orchestrator's ``resume`` skips completed stages and sub-questions, so no paid step runs twice.
 
-Every tenant sees only its own jobs: another tenant's job id is "not found".
+Every tenant sees only its own jobs: another tenant's job id is "not found". Tenants share the
+workers fairly, through the store (so across processes): waiting jobs are taken one tenant at a
+time, the tenant with the fewest jobs running first, and no tenant runs more than
+``tenant_limit`` at once (by default one fewer than the workers, so another tenant's job always
+finds one free). How many jobs a tenant may queue is the service's to bound
+(``service.research_tenant_queue``).
 """
 
 from __future__ import annotations
@@ -58,6 +63,9 @@ class ResearchWorkers:
             by dead ones (jobs submitted here wake a worker at once), and how often an event
             stream looks for events stored by another process.
         on_submit: called after a job is accepted here (e.g. to wake the process that runs it).
+        tenant_limit: jobs one tenant may run at once across every process over the store
+            (default ``settings.service.research_tenant_concurrency``; 0 there: one fewer
+            than ``workers``, at least 1).
     """
 
     def __init__(
@@ -68,9 +76,13 @@ class ResearchWorkers:
         lease_s: float | None = None,
         poll_s: float = 1.0,
         on_submit: Callable[[], None] | None = None,
+        tenant_limit: int | None = None,
     ) -> None:
         if workers < 0:
             raise ValidationError("--workers-research must not be negative")
+        if tenant_limit is None:
+            tenant_limit = runtime.settings.service.research_tenant_concurrency
+        self.tenant_limit = tenant_limit or max(1, workers - 1)
         self.runtime = runtime
         self.workers = workers
         self.lease_s = lease_s or runtime.settings.research.lease_s
@@ -256,22 +268,24 @@ class ResearchWorkers:
 
     def _claim(self, job_id: str, owner: str) -> bool:
         now = time.time()
-        if self.jobs.claim(job_id, owner, now, self.lease_s):
+        limit = self.tenant_limit
+        if self.jobs.claim(job_id, owner, now, self.lease_s, tenant_limit=limit):
             return True
         holder = self.jobs.lease_of(job_id)
         return owner_is_dead(holder) and self.jobs.claim(
-            job_id, owner, now, self.lease_s, steal_from=holder
+            job_id, owner, now, self.lease_s, steal_from=holder, tenant_limit=limit
         )
 
     def _next_job(self, owner: str) -> str | None:
-        """Claim a runnable job: free or expired leases first, then those of dead processes."""
+        """Claim a runnable job, fairly across tenants: free or expired leases first, then
+        those of dead processes."""
         for job_id in self._candidates():
             if job_id not in self._running and self._claim(job_id, owner):
                 return job_id
         return None
 
     def _candidates(self) -> builtins.list[str]:
-        candidates = self.jobs.claimable(time.time())
+        candidates = self.jobs.claimable(time.time(), tenant_limit=self.tenant_limit)
         candidates += [
             job_id for job_id, holder in self.jobs.held_on_this_host() if owner_is_dead(holder)
         ]

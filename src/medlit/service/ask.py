@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator
 from typing import Any, Literal
 
 from fastapi import APIRouter, Request, Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 from pydantic import ValidationError as PydanticValidationError
 from sse_starlette import EventSourceResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -62,7 +62,9 @@ class AskRequest(BaseModel):
     source: Literal["pubmed", "europepmc", "local", "all"] | None = Field(
         None, description="Where to search (default: the server's default source)."
     )
-    no_cache: bool = Field(False, description="Answer from a fresh search; read no cache.")
+    no_cache: StrictBool = Field(
+        False, description="Answer from a fresh search; read no cache (true or false only)."
+    )
 
 
 def wants_events(request: Request) -> bool:
@@ -207,7 +209,14 @@ class AskFastPath:
         authorization = header(scope, b"authorization")
         token = bearer_token(authorization.decode("latin-1") if authorization else None)
         try:
-            tenant = await resolve_tenant(self.state, token)
+            client = scope.get("client")
+            host = header(scope, b"host")
+            tenant = await resolve_tenant(
+                self.state,
+                token,
+                peer=client[0] if client else None,
+                host=host.decode("latin-1") if host is not None else None,
+            )
             response = await answer(self.state, tenant, body)
         except (MedlitError, ProblemError) as exc:
             response = error_response(exc, scope["path"])

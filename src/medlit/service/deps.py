@@ -37,7 +37,7 @@ class ServiceState:
         assistant: the one assistant every ask goes through (it holds no per-question state).
         keys: the API-key table.
         require_keys: True: every request needs a key; False: a request without one runs as
-            tenant ``default``; None: keys are needed as soon as one exists.
+            tenant ``default`` (loopback only); None: keys are needed once any was created.
         metrics: the Prometheus metrics of this app.
         limiter: per-key request limits (counted in the store).
         flights: single-flight of identical asks (in this process).

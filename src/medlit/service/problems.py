@@ -12,12 +12,13 @@ body says only that (the traceback goes to the log, never to the client).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from http import HTTPStatus
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -53,10 +54,30 @@ class Problem(BaseModel):
     instance: str | None = Field(None, description="The path of the request.")
 
 
+_HEADERS: dict[int, dict[str, Any]] = {
+    401: {
+        "WWW-Authenticate": {
+            "description": "Bearer: send 'Authorization: Bearer <key>'.",
+            "schema": {"type": "string"},
+        }
+    },
+    429: {
+        "Retry-After": {
+            "description": "Seconds to wait before trying again.",
+            "schema": {"type": "string", "pattern": "^[0-9]+$"},
+        }
+    },
+}
+
 #: The error responses every route may give, for the OpenAPI document.
 PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
-    code: {"model": Problem, "description": HTTPStatus(code).phrase, "content": {MEDIA_TYPE: {}}}
-    for code in (400, 401, 404, 413, 429, 502, 503, 504)
+    code: {
+        "model": Problem,
+        "description": HTTPStatus(code).phrase,
+        "content": {MEDIA_TYPE: {}},
+        **({"headers": _HEADERS[code]} if code in _HEADERS else {}),
+    }
+    for code in (400, 401, 403, 404, 413, 429, 502, 503, 504)
 }
 
 
@@ -165,6 +186,24 @@ def _validation_detail(exc: RequestValidationError) -> str:
     return "invalid request: " + "; ".join(parts) if parts else "invalid request"
 
 
+def _allowed_methods(request: Request) -> str:
+    """The ``Allow`` header of a path: every method of every route on it (Starlette names
+    only the first route's), and OPTIONS."""
+    from starlette.routing import Match
+
+    def routes(found: list[Any]) -> Iterator[Any]:
+        for route in found:
+            inner = getattr(route, "original_router", None)  # an included router
+            yield from routes(inner.routes) if inner is not None else (route,)
+
+    methods = {"OPTIONS"}
+    for route in routes(request.app.router.routes):
+        methods_of = getattr(route, "methods", None)
+        if methods_of and route.matches(request.scope)[0] is not Match.NONE:
+            methods |= set(methods_of)
+    return ", ".join(sorted(methods))
+
+
 def install_problem_handlers(app: FastAPI) -> None:
     """Answer every error of ``app`` with problem+json."""
 
@@ -176,13 +215,19 @@ def install_problem_handlers(app: FastAPI) -> None:
         assert isinstance(exc, RequestValidationError)
         return problem_response(400, _validation_detail(exc), instance=request.url.path)
 
-    async def on_http(request: Request, exc: Exception) -> JSONResponse:
+    async def on_http(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, StarletteHTTPException)
         detail = exc.detail if isinstance(exc.detail, str) else HTTPStatus(exc.status_code).phrase
         if exc.status_code == 404 and detail == "Not Found":
             detail = f"no such route: {request.method} {request.url.path}"
         elif exc.status_code == 405:
+            allowed = _allowed_methods(request)
+            if request.method == "OPTIONS":  # what may be done here: the answer, not an error
+                return Response(status_code=204, headers={"Allow": allowed})
             detail = f"method {request.method} is not allowed on {request.url.path}"
+            return problem_response(
+                405, detail, instance=request.url.path, headers={"Allow": allowed}
+            )
         return problem_response(
             exc.status_code,
             detail,

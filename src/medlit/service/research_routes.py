@@ -33,7 +33,7 @@ from sse_starlette import EventSourceResponse
 from medlit.errors import MedlitError
 from medlit.log import get_logger
 from medlit.research.exports import EXPORT_FORMATS, export_job
-from medlit.research.models import JobStatus, ResearchJob
+from medlit.research.models import JobStatus, NarrativeReport, ResearchJob
 from medlit.research.report import render_markdown, report_to_dict
 from medlit.research.worker import ResearchWorkers
 from medlit.research.worker_process import ResearchProcess
@@ -50,8 +50,10 @@ log = get_logger("service.research")
 EVENTS_POLL_S = 0.25  # an event stream's look for events the research process stored
 WATCHDOG_S = 5.0  # how often a research process that is not running is looked after
 JOB_ID = r"^[A-Za-z0-9_-]{1,64}$"
+QUEUE_FULL_RETRY_S = 30  # Retry-After of a full tenant queue (a quick job takes about this)
+MAX_EVENT_ID = 2**53  # the largest ?after= (Last-Event-ID: 15 digits); within SQL's BIGINT
 _PROBLEMS: dict[int | str, dict[str, Any]] = {
-    code: PROBLEM_RESPONSES[code] for code in (400, 401, 404, 429)
+    code: PROBLEM_RESPONSES[code] for code in (400, 401, 403, 404, 429)
 }
 _CONFLICT: dict[int | str, dict[str, Any]] = {
     409: {**PROBLEM_RESPONSES[400], "description": "Conflict"}
@@ -240,14 +242,34 @@ def _check_id(job_id: str) -> str:
     "",
     status_code=202,
     response_model=ResearchJobView,
-    responses={**_PROBLEMS, 503: PROBLEM_RESPONSES[503]},
+    responses={
+        **_PROBLEMS,
+        202: {
+            "description": "Accepted: the job is queued.",
+            "headers": {
+                "Location": {"description": "The job's URL.", "schema": {"type": "string"}}
+            },
+        },
+        413: PROBLEM_RESPONSES[413],
+        503: PROBLEM_RESPONSES[503],
+    },
     summary="Start a research job",
 )
 async def start_research(
     body: ResearchRequest, response: Response, tenant: CurrentTenant, workers: WorkersDep
 ) -> ResearchJobView:
     """Accept a research question; a worker runs it. Follow it at ``links.self`` and
-    ``links.events``."""
+    ``links.events``. A tenant with ``service.research_tenant_queue`` unfinished jobs gets a
+    429 (with ``Retry-After``) until one ends."""
+    limit = workers.runtime.settings.service.research_tenant_queue
+    unfinished = await asyncio.to_thread(workers.jobs.unfinished, tenant.name)
+    if unfinished >= limit:
+        raise ProblemError(
+            429,
+            f"you have {unfinished} research jobs queued or running, the most one tenant may "
+            "have; wait for one to finish or cancel one, then try again",
+            headers={"Retry-After": str(QUEUE_FULL_RETRY_S)},
+        )
     job = await workers.submit(body.question, body.depth, tenant.name)
     response.headers["Location"] = _url(job.id)
     return job_view(job)
@@ -312,23 +334,51 @@ async def research_events(
     tenant: CurrentTenant,
     workers: WorkersDep,
     after: Annotated[
-        int | None, Query(ge=0, le=2**53, description="Send the events after this number.")
+        int | None,
+        Query(ge=0, le=MAX_EVENT_ID, description="Send the events after this number."),
     ] = None,
-    last_event_id: Annotated[str | None, Header(include_in_schema=False)] = None,
+    last_event_id: Annotated[
+        str,
+        Header(
+            pattern=r"^[0-9]{1,15}$",
+            description="Resume after this event number (what a browser's EventSource sends "
+            "on reconnecting): a whole number of at most 15 digits, else a 400.",
+        ),
+    ] = "",
 ) -> EventSourceResponse:
     """Every progress event of the job, stored ones first, then live until it ends."""
-    job = await workers.get(_check_id(job_id), tenant.name)  # 404 before the stream starts
     start = after or 0
-    if last_event_id is not None:
-        if not last_event_id.strip().isdigit():
-            raise ProblemError(400, "Last-Event-ID must be an event number")
-        start = max(start, int(last_event_id.strip()))
+    if last_event_id:  # the pattern has held it to 15 digits: within SQL's BIGINT
+        start = max(start, int(last_event_id))
+    job = await workers.get(_check_id(job_id), tenant.name)  # 404 before the stream starts
 
     async def stream() -> AsyncIterator[dict[str, str]]:
         async for event in workers.events(job.id, tenant.name, start):
             yield {"event": "progress", "id": str(event.seq), "data": event.model_dump_json()}
 
     return EventSourceResponse(stream(), ping=15)
+
+
+class MarkdownResponse(PlainTextResponse):
+    """A Markdown document (for the OpenAPI document: the report's default type)."""
+
+    media_type = "text/markdown"
+
+
+class ExportResponse(PlainTextResponse):
+    """A reference file; its media type is the format's (for the OpenAPI document)."""
+
+    media_type = EXPORT_FORMATS["ris"][0]
+
+
+_CSL_JSON: dict[str, Any] = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "required": ["id", "type"],
+        "properties": {"id": {"type": "string"}, "type": {"type": "string"}},
+    },
+}
 
 
 def _completed(job: ResearchJob) -> ResearchJob:
@@ -347,11 +397,12 @@ def _completed(job: ResearchJob) -> ResearchJob:
         **_PROBLEMS,
         **_CONFLICT,
         200: {
+            "model": NarrativeReport,
             "description": "The report: Markdown, or JSON with `Accept: application/json`.",
-            "content": {"text/markdown": {"schema": {"type": "string"}}, "application/json": {}},
+            "content": {"text/markdown": {"schema": {"type": "string"}}},
         },
     },
-    response_class=PlainTextResponse,
+    response_class=JSONResponse,  # the documented model's; Markdown is sent unless asked
     summary="A completed job's report",
 )
 async def research_report(
@@ -362,7 +413,7 @@ async def research_report(
     assert job.report is not None
     if "application/json" in request.headers.get("accept", ""):
         return JSONResponse(report_to_dict(job.report))
-    return PlainTextResponse(render_markdown(job.report), media_type="text/markdown")
+    return MarkdownResponse(render_markdown(job.report))
 
 
 @router.get(
@@ -371,13 +422,21 @@ async def research_report(
         **_PROBLEMS,
         **_CONFLICT,
         200: {
-            "description": "The report's references as RIS, BibTeX or CSL-JSON.",
+            "description": "The report's references as RIS, BibTeX or CSL-JSON (an array of "
+            "CSL items).",
             "content": {
-                media: {"schema": {"type": "string"}} for media, _ in EXPORT_FORMATS.values()
+                media: {"schema": _CSL_JSON if name == "csl-json" else {"type": "string"}}
+                for name, (media, _) in EXPORT_FORMATS.items()
+            },
+            "headers": {
+                "Content-Disposition": {
+                    "description": "attachment; filename=medlit-ID.EXT",
+                    "schema": {"type": "string"},
+                }
             },
         },
     },
-    response_class=PlainTextResponse,
+    response_class=ExportResponse,
     summary="Export a report's references (RIS, BibTeX, CSL-JSON)",
 )
 async def research_export(

@@ -1,7 +1,9 @@
 """Run the service under uvicorn, with the rule on where it may listen.
 
-Without API keys every caller is tenant ``default`` with full access, so the server then listens
-on loopback only and says so; asked to listen anywhere else without a key, it refuses to start.
+Before any API key was created every caller is tenant ``default`` with full access, so the
+server then listens on loopback only and says so; asked to listen anywhere else, it refuses to
+start. The same rule is enforced on every request (:mod:`medlit.service.auth`), so a server
+whose keys are all revoked does not open up.
 """
 
 from __future__ import annotations
@@ -30,14 +32,22 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def check_bind(host: str, active_keys: int) -> str:
-    """The start-up notice for listening on ``host`` with ``active_keys`` keys.
+def check_bind(host: str, active_keys: int, *, keys_created: bool | None = None) -> str:
+    """The start-up notice for listening on ``host`` with ``active_keys`` usable keys
+    (``keys_created``: whether any key was ever created; default: whether any is active).
 
     Raises:
-        ConfigError: a non-loopback address without any API key.
+        ConfigError: a non-loopback address and no key ever created.
     """
+    if keys_created is None:
+        keys_created = active_keys > 0
     if active_keys:
         return f"API keys required ({active_keys} active); listening on {host}"
+    if keys_created:
+        return (
+            f"API keys required, but none is active (all revoked or expired): every request "
+            f"will get a 401 until you create one (medlit keys create); listening on {host}"
+        )
     if not is_loopback(host):
         raise ConfigError(
             f"refusing to listen on {host} without API keys: anyone who can reach it would "
@@ -53,14 +63,17 @@ def check_bind(host: str, active_keys: int) -> str:
 def uvicorn_config(app: Any, *, host: str, port: int, **options: Any) -> uvicorn.Config:
     """uvicorn's configuration of the service (``medlit serve``, and the tests and benchmarks
     that serve it): quiet logs, the app's lifespan, and uvicorn's httptools protocol sending
-    each response in one write (:mod:`medlit.service.http_protocol`). ``options`` add to or
+    each response in one write (:mod:`medlit.service.http_protocol`), its log lines redacted
+    (:func:`medlit.log.stdlib_log_config`). ``options`` add to or
     override uvicorn's settings."""
     import uvicorn
 
+    from medlit.log import stdlib_log_config
     from medlit.service.http_protocol import CorkedHttpToolsProtocol
 
     settings: dict[str, Any] = {
         "log_level": "warning",
+        "log_config": stdlib_log_config("warning"),  # redacted, one traceback per failure kind
         "access_log": False,
         "lifespan": "on",
         "http": CorkedHttpToolsProtocol,
@@ -87,7 +100,8 @@ def serve(
         settings.service.research_workers = research_workers
     runtime = Runtime.open(settings)
     try:
-        notice = check_bind(host, KeyStore(runtime.store).active_count())
+        keys = KeyStore(runtime.store)
+        notice = check_bind(host, keys.active_count(), keys_created=keys.ever_created())
     except BaseException:
         runtime.store.close()
         raise

@@ -24,7 +24,14 @@ from medlit.web.render import render_markdown_html
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
-__all__ = ["CONTENT_SECURITY_POLICY", "STATIC_DIR", "RenderRequest", "RenderResponse", "mount_web"]
+__all__ = [
+    "CONTENT_SECURITY_POLICY",
+    "MAX_RENDER_BODY_BYTES",
+    "STATIC_DIR",
+    "RenderRequest",
+    "RenderResponse",
+    "mount_web",
+]
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 
@@ -38,7 +45,10 @@ _PAGE_HEADERS = {
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-cache",
 }
-MAX_MARKDOWN_CHARS = 1_000_000
+MAX_MARKDOWN_CHARS = 400_000  # a deep report is a few tens of thousands
+#: The largest body of ``POST /web/render``: its Markdown at the worst JSON escaping (an astral
+#: character as two \\uXXXX escapes, 12 bytes); larger than the API's own body limit.
+MAX_RENDER_BODY_BYTES = 12 * MAX_MARKDOWN_CHARS + 4096
 
 
 class RenderRequest(BaseModel):

@@ -90,3 +90,24 @@ def test_serve_on_loopback_answers_then_stops() -> None:
     assert f"serving on http://127.0.0.1:{port}/ (the web page)" in err
     assert f"docs at http://127.0.0.1:{port}/docs" in err
     assert "Traceback" not in err
+
+
+def test_keys_can_expire() -> None:
+    made = runner.invoke(app, ["keys", "create", "--tenant", "acme", "--expires-in", "30d"])
+    assert made.exit_code == 0, made.output
+    assert "expires 20" in made.output
+    dated = runner.invoke(app, ["keys", "create", "--tenant", "beta", "--expires-at", "2099-01-31"])
+    assert dated.exit_code == 0, dated.output
+    keys = json.loads(runner.invoke(app, ["keys", "list", "--json"]).stdout)
+    by_tenant = {k["tenant"]: k for k in keys}
+    assert 29 * 86400 < by_tenant["acme"]["expires_at"] - time.time() <= 30 * 86400
+    assert by_tenant["beta"]["expires_at"] == 4073500800.0  # 2099-01-31T00:00Z
+    for bad, says in (
+        (["--expires-in", "30"], "invalid duration"),
+        (["--expires-in", "0d"], "invalid duration"),
+        (["--expires-at", "yesterday"], "invalid date"),
+        (["--expires-at", "2001-01-01"], "must be in the future"),
+        (["--expires-in", "1d", "--expires-at", "2099-01-01"], "not both"),
+    ):
+        refused = runner.invoke(app, ["keys", "create", "--tenant", "acme", *bad])
+        assert refused.exit_code == 2 and says in refused.output, (bad, refused.output)

@@ -106,6 +106,8 @@ def test_without_keys_only_loopback() -> None:
     with pytest.raises(ConfigError, match=r"refusing to listen on 0\.0\.0\.0"):
         check_bind("0.0.0.0", 0)
     assert "API keys required" in check_bind("0.0.0.0", 1)
+    # Every key revoked or expired: still closed, and it says so.
+    assert "none is active" in check_bind("0.0.0.0", 0, keys_created=True)
 
 
 def test_the_ready_line_gives_urls_a_browser_opens() -> None:

@@ -45,7 +45,7 @@ async def test_eight_identical_asks_over_two_replicas_cost_one(
     apps = [create_app(runtime) for runtime in runtimes]
     clients = [
         httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=app), base_url="http://replica", timeout=120
+            transport=httpx.ASGITransport(app=app), base_url="http://localhost", timeout=120
         )
         for app in apps
     ]
@@ -114,7 +114,7 @@ async def test_a_waiter_whose_holder_died_counts_one_miss(
     tried = state.leases._claims
     try:
         async with httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=app), base_url="http://replica", timeout=60
+            transport=httpx.ASGITransport(app=app), base_url="http://localhost", timeout=60
         ) as client:
             ask = asyncio.create_task(client.post("/v1/ask", json={"question": Q1}))
             async with asyncio.timeout(120):

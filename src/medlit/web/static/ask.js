@@ -30,6 +30,61 @@ export function sessionId() {
   return id;
 }
 
+/** Forget everything on screen (another API key may be another tenant) and start afresh. */
+export function resetAsk() {
+  if (current) current.controller.abort();
+  current = null;
+  byId("ask-submit").disabled = false;
+  for (const id of ["answer", "citations", "ask-progress", "ask-draft", "history"]) clear(byId(id));
+  for (const id of ["ask-meta", "understood", "conversation-note", "ask-error"]) fill(byId(id), "");
+  for (const id of ["ask-result", "ask-progress-box", "history-box", "ask-error"]) show(byId(id), false);
+  localStorage.setItem(SESSION_KEY, `web-${newId()}`);
+  turns = 0;
+  lastQuestion = "";
+  shown = null;
+  byId("question").value = "";
+}
+
+const SOURCE_NAMES = { pubmed: "PubMed", europepmc: "Europe PMC", local: "the local corpus" };
+
+/**
+ * A warning in words a reader can use: "source failed: pubmed: connection failed
+ * (ConnectError: All connection attempts failed) after 5 tries" is "PubMed could not be
+ * searched (connection failed)". Exception names and their messages are left out.
+ */
+export function readerWarning(text) {
+  const raw = String(text || "").trim();
+  const failed = /^(?:source failed:\s*)?(pubmed|europepmc|local)\s*:\s*(?:\1\s*:\s*)?(.*)$/i.exec(raw);
+  if (failed) {
+    const name = SOURCE_NAMES[failed[1].toLowerCase()] || failed[1];
+    const reason = plainReason(failed[2]);
+    return `${name} could not be searched${reason ? ` (${reason})` : ""}.`;
+  }
+  return plainReason(raw) || raw;
+}
+
+/** A failure's reason without exception names or their raw messages. */
+function plainReason(text) {
+  return String(text || "")
+    .replace(/\s*\((?:[A-Z]\w*(?:Error|Exception|Timeout)\w*)[^)]*\)/g, "")
+    .replace(/\b[A-Z]\w*(?:Error|Exception)\b:?\s*/g, "")
+    .replace(/\s+after \d+ tries/, "")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/** Each warning once, in reader's words (the same failure is often reported at each step). */
+export function readerWarnings(warnings) {
+  return [...new Set((warnings || []).map(readerWarning).filter(Boolean))];
+}
+
+/** Whether the answer is only a failure to search: every source failed and nothing was cited. */
+function isOutage(result) {
+  const failed = (result.warnings || []).some((w) => /^source failed:/i.test(String(w)));
+  const cited = Array.isArray(result.citations) && result.citations.length > 0;
+  return failed && !cited;
+}
+
 function newConversation() {
   localStorage.setItem(SESSION_KEY, `web-${newId()}`);
   turns = 0;
@@ -53,12 +108,17 @@ function mark(name) {
 
 function showError(message) {
   const box = byId("ask-error");
-  fill(box, h("strong", {}, "Could not answer: "), message);
+  fill(box, h("strong", {}, "Could not answer: "), plainReason(message) || message);
   show(box, true);
 }
 
 function progressItem(text, kind = "stage") {
   const list = byId("ask-progress");
+  if (kind === "warning") {
+    text = readerWarning(text);
+    const said = Array.from(list.querySelectorAll("li.warning"), (li) => li.textContent);
+    if (said.includes(text)) return; // the same failure, reported again by a later step
+  }
   const items = list.querySelectorAll("li");
   const last = items[items.length - 1];
   if (last) last.classList.add("done");
@@ -140,7 +200,8 @@ async function ask(question, { noCache = false } = {}) {
   if (result) {
     keepShownAnswer(question, noCache);
     renderResult(result);
-    shown = { question, label: result.standalone_question || question, verdict: result.verdict };
+    const verdict = isOutage(result) ? null : result.verdict;
+    shown = { question, label: result.standalone_question || question, verdict };
     turns += 1;
     fill(
       byId("conversation-note"),
@@ -300,6 +361,12 @@ function ageText(cache) {
 }
 
 function renderResult(result) {
+  if (isOutage(result)) {
+    renderOutage(result);
+    return;
+  }
+  byId("ask-result").classList.remove("outage");
+  fill(byId("answer-heading"), "Answer");
   const citations = Array.isArray(result.citations) ? result.citations : [];
   const numbers = new Map();
   citations.forEach((c, i) => c.pmid && numbers.set(String(c.pmid), i + 1));
@@ -358,7 +425,7 @@ function renderResult(result) {
       h("p", { class: "note" }, "Evidence digest: the most relevant sentences of the retrieved abstracts, not generated text."),
     );
   }
-  for (const warning of result.warnings || []) answer.append(h("p", { class: "note warning" }, String(warning)));
+  for (const warning of readerWarnings(result.warnings)) answer.append(h("p", { class: "note warning" }, warning));
 
   const list = clear(byId("citations"));
   citations.forEach((c, i) => {
@@ -407,6 +474,29 @@ function renderResult(result) {
       .filter(Boolean)
       .join(" · "),
   );
+  show(byId("ask-result"), true);
+}
+
+/** A search that could not be made: say so, and what to do; no verdict, no "answer". */
+function renderOutage(result) {
+  show(byId("verdict"), false);
+  show(byId("understood"), false);
+  show(byId("cache-note"), false);
+  byId("ask-result").classList.add("outage");
+  fill(byId("answer-heading"), "The literature could not be searched");
+  const answer = clear(byId("answer"));
+  answer.append(
+    h(
+      "p",
+      {},
+      "This is not an answer to your question: the sources it is answered from did not respond, " +
+        "so nothing was read. Try again in a few minutes, or choose another source.",
+    ),
+  );
+  for (const warning of readerWarnings(result.warnings)) answer.append(h("p", { class: "note warning" }, warning));
+  clear(byId("citations"));
+  show(byId("citations-box"), false);
+  fill(byId("ask-meta"), "");
   show(byId("ask-result"), true);
 }
 

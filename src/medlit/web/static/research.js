@@ -95,6 +95,19 @@ function stopWatching() {
   watch = null;
 }
 
+/** Forget every job and report on screen (another API key may be another tenant). */
+export function resetResearch() {
+  stopWatching();
+  clearError();
+  for (const id of ["jobs", "report", "reader-summary", "job-log", "sub-questions", "stages"]) {
+    const el = document.getElementById(id);
+    if (el) clear(el);
+  }
+  fill(byId("job-question"), "");
+  for (const id of ["job-view", "report-box", "job-log-box", "sub-questions-box"]) show(byId(id), false);
+  show(byId("research-home"), true);
+}
+
 /** Show the job list and the form (route #/research). */
 export function showResearchHome() {
   stopWatching();
@@ -288,7 +301,7 @@ async function loadReport(mine) {
     const rendered = await json("/web/render", { method: "POST", body: { markdown }, signal: mine.controller.signal });
     if (watch !== mine) return;
     mine.markdown = markdown;
-    placeReport(rendered.html);
+    placeReport(rendered.html, mine.job);
     show(byId("report-box"), true);
     // The report is what a finished job is read for: its trail folds into one line above it
     // (on a phone it pushed the report a screen or two down); a click shows it again.
@@ -304,14 +317,77 @@ async function loadReport(mine) {
  * HTML disabled and then cleaned by nh3 (an allow-list sanitiser); it is parsed in an inert
  * document first, and the page's Content-Security-Policy forbids inline script besides.
  */
-function placeReport(html) {
+function placeReport(html, job) {
   const doc = new DOMParser().parseFromString(`<body>${html}</body>`, "text/html");
   const report = clear(byId("report"));
   report.append(...Array.from(doc.body.childNodes, (n) => document.adoptNode(n)));
   linkReferences(report);
+  foldBookkeeping(report);
+  report.prepend(readerSummary(job, report));
 }
 
-/** Give reference items ids and turn "[1, 2]" in the text into links to them (text nodes only). */
+/** The report's first lines for a reader: what was found, how sure, what is missing. */
+function readerSummary(job, report) {
+  const cited = report.querySelectorAll("#references > li").length;
+  const read = Number(job?.articles ?? 0);
+  const facts = Number(job?.facts ?? 0);
+  const conflicts = Number(job?.discrepancies ?? 0);
+  const subs = job?.sub_questions || [];
+  const missing = subs.filter((q) => q.status === "SKIPPED" || q.status === "FAILED" || (q.status === "COMPLETED" && !q.articles_found));
+  const found = cited
+    ? `${cited} article${cited === 1 ? "" : "s"} cited, of ${read} read.`
+    : `No article could be cited (${read} read).`;
+  const sure = !cited
+    ? "Not sure at all: nothing here rests on a cited article."
+    : `${facts} finding${facts === 1 ? "" : "s"} checked against the abstracts` +
+      (conflicts ? `; ${conflicts} point${conflicts === 1 ? "" : "s"} where the sources disagree (see Discrepancies).` : "; the sources found do not contradict each other.");
+  const gaps = missing.length
+    ? `${missing.length} of ${subs.length} sub-question${subs.length === 1 ? "" : "s"} found no usable evidence: ` +
+      missing.map((q) => `“${q.text}”`).join("; ") + "."
+    : "Every sub-question found evidence; the report covers only what the retrieved abstracts say.";
+  return h(
+    "section",
+    { id: "reader-summary", class: "reader-summary", "aria-label": "At a glance" },
+    h("h2", {}, "At a glance"),
+    h("dl", {},
+      h("dt", {}, "What was found"), h("dd", {}, found),
+      h("dt", {}, "How sure"), h("dd", {}, sure),
+      h("dt", {}, "What is missing"), h("dd", {}, gaps),
+    ),
+  );
+}
+
+/**
+ * The pipeline's own notes (the Limitations list: drafts left out, sections marked short) go
+ * behind one "details" toggle before the references: they say how the report was made, not
+ * what the literature says. Each section's evidence-quality note stays with its section.
+ */
+function foldBookkeeping(report) {
+  const notes = [];
+  const limits = Array.from(report.querySelectorAll("h2")).find((el) => el.textContent.trim() === "Limitations");
+  if (limits) {
+    let node = limits.nextElementSibling;
+    limits.remove();
+    while (node && node.tagName !== "H2") {
+      const next = node.nextElementSibling;
+      notes.push(node);
+      node = next;
+    }
+  }
+  if (!notes.length) return;
+  const details = h(
+    "details",
+    { id: "report-details", class: "report-details" },
+    h("summary", {}, "Details: how this report was made"),
+    ...notes,
+  );
+  const refs = Array.from(report.querySelectorAll("h2")).find((el) => el.textContent.trim() === "References");
+  if (refs) refs.before(details);
+  else report.append(details);
+}
+
+/** Give reference items ids and turn "[1, 2]" in the text into links to them (text nodes only).
+ * A click scrolls to the reference and leaves the address (the view's route) as it is. */
 function linkReferences(root) {
   const heading = Array.from(root.querySelectorAll("h2")).find((el) => el.textContent.trim() === "References");
   const refs = heading?.nextElementSibling?.tagName === "OL" ? heading.nextElementSibling : null;
@@ -332,7 +408,7 @@ function linkReferences(root) {
       parts.push(node.data.slice(at, m.index), "[");
       m[1].split(/,\s*/).forEach((n, i) => {
         if (i) parts.push(", ");
-        parts.push(document.getElementById(`ref-${n}`) || root.querySelector(`#ref-${n}`) ? h("a", { href: `#ref-${n}`, class: "ref-link" }, n) : n);
+        parts.push(root.querySelector(`#ref-${n}`) ? h("a", { href: `#ref-${n}`, class: "ref-link" }, n) : n);
       });
       parts.push("]");
       at = m.index + m[0].length;
@@ -341,6 +417,21 @@ function linkReferences(root) {
     const span = append(document.createDocumentFragment(), parts);
     node.replaceWith(span);
   }
+}
+
+/** A click on "[3]" in the report: scroll to reference 3, without touching the route. */
+function followReference(event) {
+  const report = byId("report");
+  const link = event.target.closest?.("a.ref-link");
+  if (!link || !report.contains(link)) return;
+  event.preventDefault();
+  const target = report.querySelector(link.getAttribute("href"));
+  if (!target) return;
+  target.setAttribute("tabindex", "-1");
+  target.scrollIntoView({ block: "center" });
+  target.focus({ preventScroll: true });
+  target.classList.add("ref-target");
+  setTimeout(() => target.classList.remove("ref-target"), 2000);
 }
 
 async function exportAs(format, extension) {
@@ -367,6 +458,7 @@ async function cancelJob() {
 /** Wire the Research view's controls. */
 export function initResearch() {
   byId("research-form").addEventListener("submit", startJob);
+  byId("report").addEventListener("click", followReference);
   byId("research-question").addEventListener("keydown", (event) => {
     if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
       event.preventDefault();
