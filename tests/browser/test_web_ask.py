@@ -216,9 +216,9 @@ def test_follow_up_is_answered_in_its_conversation(served: Served, open_page: An
     # The first answer is kept below, folded to its question and verdict; a click opens it.
     assert page.locator("#history > li").count() == 1
     earlier = page.locator("#history > li").first
-    assert earlier.locator("summary").inner_text().startswith(ASK_QUESTION)
+    assert earlier.locator("summary").first.inner_text().startswith(ASK_QUESTION)
     assert not earlier.locator("a.cite").first.is_visible()
-    earlier.locator("summary").click()
+    earlier.locator("summary").first.click()
     assert earlier.locator("a.cite").first.is_visible()
     assert page.evaluate("document.querySelectorAll('#history [id]').length") == 0
     # The same question again replaces the answer; nothing more is kept.
@@ -269,7 +269,7 @@ def test_a_cached_answer_the_guard_refused_says_why(served: Served, open_page: A
     assert not page.is_visible("#cache-note")  # no "Refresh": it came from the literature
     meta = page.inner_text("#ask-meta")
     assert "not from cache: a similar question's answer did not fit" in meta, meta
-    assert "different direction: up vs down" in meta, meta
+    assert "differs: cause / prevent" in meta, meta
 
 
 def test_service_unreachable_is_a_readable_message(served: Served, open_page: Any) -> None:

@@ -9,11 +9,16 @@ import time
 
 import pytest
 import schemathesis
+import schemathesis.specs.openapi.schemas
 from hypothesis import HealthCheck, given, settings
 from schemathesis import GenerationMode
 
 from medlit.config import Settings
 from tests.integration.service.server import ServiceServer
+
+# schemathesis loads its OpenAPI modules lazily, inside from_url; loaded there, deep in the
+# stack, pytest's assertion rewriting of them can trip CPython 3.11's AST recursion check
+# (SystemError), so they are imported here, at collection.
 
 EXAMPLES = 8
 
