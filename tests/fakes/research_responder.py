@@ -144,12 +144,17 @@ class ResearchResponder:
     hold_pmids: set[str] = field(default_factory=set)
     gate: threading.Event = field(default_factory=threading.Event)
     seen: list[str] = field(default_factory=list)
+    #: Steps (or "section:<words of its topic>") answered with text that is no JSON, the
+    #: repair request too: a weak model's malformed reply.
+    malformed: set[str] = field(default_factory=set)
 
     def __call__(self, request_json: dict[str, Any]) -> str | Reply:
         step = step_of(request_json)
         self.seen.append(step)
         if step in self.fail:
             return Reply.server_error(message=f"injected failure in {step}")
+        if self._malformed(step, request_json):
+            return '{"heading": "Aspirin", "content": "The evidence shows'  # cut off
         handler = getattr(self, "_" + step.replace("-", "_"), None)
         if handler is None:
             return Reply.error(400, f"unexpected prompt: {step!r}")
@@ -160,6 +165,15 @@ class ResearchResponder:
         if pmid and pmid.group(1) in self.delay_pmids:
             return Reply.slow(self.delay_pmids[pmid.group(1)], text)
         return text
+
+    def _malformed(self, step: str, request_json: dict[str, Any]) -> bool:
+        if step in self.malformed:
+            return True
+        text = " ".join(str(m.get("content", "")) for m in request_json.get("messages", []))
+        return any(
+            kind.startswith(f"{step}:") and f"Topic: {kind.split(':', 1)[1]}" in text
+            for kind in self.malformed
+        )
 
     def hold(self, *pmids: str) -> None:
         """Hold the extraction replies of these articles until :meth:`release`."""

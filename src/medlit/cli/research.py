@@ -522,7 +522,9 @@ def _finish(job: ResearchJob, out: Path | None, as_json: bool) -> None:
 
     unwritten: StorageError | None = None
     if out is not None and job.report is not None:
-        text = render_json(job.report) if out.suffix == ".json" else render_markdown(job.report)
+        text = (
+            render_json(job.report) if out.suffix == ".json" else render_markdown(job.report, job)
+        )
         try:
             out.write_text(text + "\n", encoding="utf-8")
         except OSError as exc:
@@ -537,7 +539,9 @@ def _finish(job: ResearchJob, out: Path | None, as_json: bool) -> None:
     if as_json:
         print_json(job_to_dict(job))
     elif job.report is not None and out is None:
-        console.print(render_markdown(job.report), markup=False, highlight=False, soft_wrap=True)
+        console.print(
+            render_markdown(job.report, job), markup=False, highlight=False, soft_wrap=True
+        )
     if job.status.value == "CANCELLED":
         raise ResearchError(
             f"research job {job.id} was cancelled (continue it with: "

@@ -22,6 +22,7 @@ __all__ = [
     "ConflictingClaim",
     "Depth",
     "Discrepancy",
+    "ExcludedArticle",
     "JobStatus",
     "NarrativeReport",
     "ProgressEvent",
@@ -30,6 +31,7 @@ __all__ = [
     "ResearchFinding",
     "ResearchJob",
     "ResearchPlan",
+    "SearchLogEntry",
     "StageTimes",
     "SubQuestion",
     "SubQuestionStatus",
@@ -84,6 +86,44 @@ class SubQuestion(BaseModel):
     failed_sources: dict[str, str] = Field(
         default_factory=dict,
         description="Providers whose search for it failed (error or timeout), with the error.",
+    )
+    off_question: list[str] = Field(
+        default_factory=list,
+        description="Keys of the articles found for it that were not read: not about the "
+        "question (their titles keep none of its subject and are not close to it).",
+    )
+    unreadable: list[str] = Field(
+        default_factory=list, description="Keys of the articles whose fact extraction failed."
+    )
+
+
+class SearchLogEntry(BaseModel):
+    """One query sent to one source, as a reviewer reruns it."""
+
+    sub_question_id: str
+    source: str = Field(description="Provider name ('pubmed', 'europepmc', 'local').")
+    query: str
+    limit: int = Field(description="Results asked for.")
+    date: datetime = Field(default_factory=lambda: utcnow())
+    hits: int = Field(0, description="Articles it returned (after the English filter).")
+    non_english: int = Field(0, description="Articles it returned in another language (dropped).")
+    status: str = Field("ok", description="ok, no_match, error, timeout, disabled or not_asked.")
+    error: str | None = None
+    found: list[str] = Field(
+        default_factory=list,
+        description="Keys of the articles the query found (every source, duplicates removed).",
+    )
+
+
+class ExcludedArticle(BaseModel):
+    """An article found but not used as evidence, and why."""
+
+    pmid: str | None = None
+    article_key: str
+    title: str = ""
+    reason: str = Field(
+        description="retracted, retraction notice, not English, no abstract, off the question, "
+        "budget, extraction failed or no verified finding."
     )
 
 
@@ -176,6 +216,11 @@ class ReportSection(BaseModel):
     short: bool = Field(False, description="Still under min_section_words after expansion.")
     evidence_quality: str = Field("", description="Study types and confidence behind it.")
     references: list[int] = Field(default_factory=list, description="Reference numbers cited.")
+    unwritten: str | None = Field(
+        None,
+        description="Why the model's text is missing (its reply was malformed after a repair, "
+        "or late): the section lists its verified facts instead.",
+    )
 
 
 class NarrativeReport(BaseModel):
@@ -255,6 +300,9 @@ class ResearchJob(BaseModel):
     research_llm_calls: int = Field(0, description="LLM requests while executing.")
     budget_stop_reason: str | None = None
     resumed: int = Field(0, description="Times the job was resumed.")
+    search_log: list[SearchLogEntry] = Field(
+        default_factory=list, description="Every query sent to each source, in order."
+    )
 
     def touch(self) -> None:
         """Mark the job as changed now."""

@@ -55,7 +55,12 @@ from medlit.research.models import (
 from medlit.research.planner import create_plan, validate_request
 from medlit.research.prompts import ResearchLLM, Task
 from medlit.research.report import failed_source_limitations
-from medlit.research.researcher import DeepResearcher, EvidenceCacheLike, SearchFn
+from medlit.research.researcher import (
+    DeepResearcher,
+    EvidenceCacheLike,
+    QuestionSearch,
+    SearchFn,
+)
 from medlit.research.synthesizer import generate_report
 from medlit.research.tracking import Budget, Spend, VisitedTopics, remote_calls
 from medlit.research.verifier import verify_findings
@@ -457,6 +462,13 @@ class _Run:
                 read=list(job.articles),
                 findings=list(job.findings),
                 on_step=self.on_step,
+                question_search=QuestionSearch(
+                    max_terms=o.settings.agent.max_query_terms,
+                    limit=o.settings.agent.fetch_per_round,
+                    min_docs=o.settings.agent.min_docs,
+                    min_relevance=o.settings.agent.min_relevance,
+                ),
+                search_log=job.search_log,
             )
 
             def record_spend() -> None:

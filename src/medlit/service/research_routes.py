@@ -362,7 +362,7 @@ async def research_report(
     assert job.report is not None
     if "application/json" in request.headers.get("accept", ""):
         return JSONResponse(report_to_dict(job.report))
-    return PlainTextResponse(render_markdown(job.report), media_type="text/markdown")
+    return PlainTextResponse(render_markdown(job.report, job), media_type="text/markdown")
 
 
 @router.get(

@@ -1,0 +1,112 @@
+"""What a review team gets from a research job: a job that survives a malformed reply, the
+sources the settings name, the question searched as ``ask`` searches it, and the search log,
+against the fake E-utilities, Europe PMC and LLM servers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from medlit.agent.query import deterministic_plan
+from medlit.config import Settings
+from medlit.research.models import JobStatus, ResearchJob
+from medlit.research.report import job_to_dict, render_markdown
+from medlit.research.runtime import open_orchestrator
+from tests.fakes.europepmc_server import FakeEuropePMC
+from tests.fakes.eutils_server import FakeEutils
+from tests.fakes.llm_server import FakeLLMServer
+from tests.fakes.research_responder import ResearchResponder
+from tests.integration.research_fixtures import (
+    QUESTION,
+    europepmc,
+    eutils,
+    llm_server,
+    responder,
+    rsettings,
+)
+from tests.integration.research_fixtures import steps as _steps
+
+__all__ = ["europepmc", "eutils", "llm_server", "responder", "rsettings"]
+
+
+async def _run(settings: Settings, depth: str = "quick", **kwargs: Any) -> ResearchJob:
+    async with open_orchestrator(settings) as orchestrator:
+        job = orchestrator.create_job(QUESTION, depth)
+        return await orchestrator.run(job, **kwargs)
+
+
+async def test_a_malformed_section_reply_costs_that_section_not_the_job(
+    rsettings: Settings, responder: ResearchResponder, llm_server: FakeLLMServer
+) -> None:
+    responder.malformed = {"section:Does aspirin increase major bleeding"}
+    job = await _run(rsettings)
+    assert job.status is JobStatus.COMPLETED, job.error
+    report = job.report
+    assert report is not None and len(report.sections) == 3
+    unwritten = [s for s in report.sections if s.unwritten]
+    assert [s.heading for s in unwritten] == ["Does aspirin increase major bleeding after stroke"]
+    section = unwritten[0]
+    # Its verified facts stand in for the prose, cited; the others were written as usual.
+    # (its topic is a conflict: both sides, each with its source)
+    assert "The sources disagree on Major bleeding with aspirin:" in section.content
+    assert "Aspirin increased major bleeding [" in section.content
+    assert len(section.references) == 2
+    assert all(not s.unwritten and s.word_count >= 300 for s in report.sections if s is not section)
+    markdown = render_markdown(report)
+    assert "> **Note:** The model could not write the section on" in markdown
+    assert any("could not write the section on" in item for item in report.limitations)
+    # The bad reply and its one repair: two requests for that section, no more.
+    assert _steps(llm_server)["section"] == 3 + 1
+
+
+async def test_a_malformed_summary_and_plan_still_complete(
+    rsettings: Settings, responder: ResearchResponder
+) -> None:
+    responder.malformed = {"plan", "summary"}
+    job = await _run(rsettings)
+    assert job.status is JobStatus.COMPLETED, job.error
+    assert job.plan is not None and [q.id for q in job.plan.sub_questions] == ["q0"]
+    assert job.plan.note is not None and "could not write a research plan" in job.plan.note
+    report = job.report
+    assert report is not None and "reduced recurrent ischaemic stroke" in report.executive_summary
+    assert any("executive summary" in item for item in report.limitations)
+    assert report.references  # the question's own search found and verified evidence
+
+
+async def test_research_asks_only_the_sources_the_settings_name(
+    rsettings: Settings, europepmc: FakeEuropePMC, eutils: FakeEutils
+) -> None:
+    assert rsettings.search.default_source == "pubmed" and rsettings.europepmc.enabled
+    job = await _run(rsettings)
+    assert job.status is JobStatus.COMPLETED, job.error
+    assert europepmc.history == []
+    assert job.search_log and {e.source for e in job.search_log} == {"pubmed"}
+    searched = [e for e in job.search_log if e.status != "cache"]
+    assert len(eutils.requests("esearch")) >= len(searched)
+
+
+async def test_the_question_is_searched_as_ask_searches_it(
+    rsettings: Settings, eutils: FakeEutils
+) -> None:
+    job = await _run(rsettings)
+    asked = [e for e in job.search_log if e.sub_question_id == "q0"]
+    plan = deterministic_plan(QUESTION, max_terms=rsettings.agent.max_query_terms)
+    assert asked, "the research question itself was not searched"
+    assert asked[0].query == plan.pubmed_query
+    assert asked[0].limit == rsettings.agent.fetch_per_round
+    assert {a.query for a in asked} <= {plan.pubmed_query, plan.broad_query}
+    terms = [r.params.get("term") for r in eutils.requests("esearch")]
+    assert plan.pubmed_query in terms
+
+
+async def test_a_sub_question_that_finds_little_is_broadened(rsettings: Settings) -> None:
+    rsettings.agent.min_docs = 3  # as ask needs by default
+    job = await _run(rsettings)
+    assert job.status is JobStatus.COMPLETED, job.error
+    q3 = [e for e in job.search_log if e.sub_question_id == "q3"]
+    # "How common is aspirin resistance in stroke survivors?": its planned query finds one
+    # article; broader ones follow until three are found or the queries run out.
+    assert len(q3) >= 2
+    assert len(q3[0].found) < 3
+    assert len({k for e in q3 for k in e.found}) > len(q3[0].found)
+    data = job_to_dict(job)
+    assert data["search_log"][0].keys() >= {"source", "query", "date", "hits"}
