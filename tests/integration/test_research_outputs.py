@@ -110,3 +110,46 @@ async def test_a_sub_question_that_finds_little_is_broadened(rsettings: Settings
     assert len({k for e in q3 for k in e.found}) > len(q3[0].found)
     data = job_to_dict(job)
     assert data["search_log"][0].keys() >= {"source", "query", "date", "hits"}
+
+
+def test_flow_counts_add_up_and_rerun_search_finds_what_is_new(
+    rsettings: Settings, eutils: FakeEutils, monkeypatch: Any
+) -> None:
+    import asyncio
+    import json
+
+    from typer.testing import CliRunner
+
+    from medlit.cli import app
+    from tests.fakes.eutils_server import article_to_xml
+    from tests.fakes.research_responder import ARTICLES
+    from tests.integration.research_fixtures import env_for
+
+    job = asyncio.run(_run(rsettings))
+    data = job_to_dict(job)
+    flow = data["flow"]
+    assert flow["identified"] == flow["not_english"] + flow["duplicates_removed"] + flow["screened"]
+    assert flow["screened"] == flow["included"] + sum(flow["excluded"].values())
+    assert flow["screened"] == len({k for e in job.search_log for k in e.found} | set(job.articles))
+    assert flow["included"] == len({f.article_key for f in job.findings})
+    assert len(data["excluded"]) == sum(flow["excluded"].values())
+    assert all(e["reason"] for e in data["excluded"])
+    assert "Records identified" in data["report_markdown"]
+    assert f"medlit research rerun-search {job.id}" in data["report_markdown"]
+
+    # A new trial is published: a rerun of the logged searches finds it, and only it.
+    new = ARTICLES[0].model_copy(
+        update={"pmid": "40000077", "doi": None, "title": "Aspirin after ischaemic stroke: a "
+                "second randomised controlled trial of recurrent ischaemic stroke"}
+    )  # fmt: skip
+    eutils.add_xml(b"<PubmedArticleSet>" + article_to_xml(new) + b"</PubmedArticleSet>")
+    for key, value in env_for(rsettings).items():
+        monkeypatch.setenv(key, value)
+    result = CliRunner().invoke(app, ["research", "rerun-search", job.id, "--json"])
+    assert result.exit_code == 0, result.output
+    rerun = json.loads(result.stdout)
+    assert rerun["new"] == ["40000077"]
+    searched = {(e.source, e.query, e.limit) for e in job.search_log if e.status != "cache"}
+    assert {(q["source"], q["query"], q["limit"]) for q in rerun["queries"]} == searched
+    text = CliRunner().invoke(app, ["research", "rerun-search", job.id])
+    assert "New since: 40000077" in text.stdout

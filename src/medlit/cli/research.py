@@ -406,6 +406,45 @@ def research_export(
     err_console.print(f"{counted(count, 'reference')} written to {out}", highlight=False)
 
 
+@research_app.command("rerun-search")
+@run
+def research_rerun_search(
+    job_id: Annotated[str, typer.Argument(help="Job id (a unique prefix is enough).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the rerun as JSON.")] = False,
+) -> None:
+    """Repeat a job's logged searches (same sources, queries and limits): what is new since."""
+    from medlit.research.rerun import render_rerun
+    from medlit.research.runtime import open_job_store
+
+    settings = build_settings()
+    jobs, db = open_job_store(settings)
+    try:
+        job = jobs.get(job_id)
+    finally:
+        db.close()
+    report = run_async(_rerun(settings, job))
+    if as_json:
+        print_json(report.model_dump(mode="json"))
+    else:
+        typer.echo(render_rerun(report))
+
+
+async def _rerun(settings: Settings, job: ResearchJob) -> Any:
+    from medlit.research.rerun import rerun_search
+    from medlit.runtime import Runtime
+    from medlit.types import SearchQuery, SearchResults
+
+    async with Runtime(settings) as runtime:
+
+        async def search(names: Any, query: SearchQuery) -> SearchResults:
+            known = [n for n in names if n in {"pubmed", "europepmc", "local"}]
+            if not known:
+                return SearchResults(query=query)
+            return await runtime.source_set(known).search(query)
+
+        return await rerun_search(job, search)
+
+
 # -- running, with a progress display on stderr ----------------------------------------------
 
 
