@@ -256,5 +256,24 @@ class ResearchResponder:
             body += filler
         return {"heading": topic.rstrip("?"), "content": body}
 
+    def _evidence_row(self, request_json: dict[str, Any]) -> dict[str, Any]:
+        """Cells quoting the article's own sentences, as a careful model fills them; for the
+        meta-analysis also a comparator whose quote the abstract does not hold (to drop)."""
+        match = re.search(r"Article PMID: (\d+)", _user(request_json))
+        article = BY_PMID.get(match.group(1) if match else "")
+        if article is None:
+            return {}
+        results, conclusion = (section.text for section in article.abstract)
+        subject = article.title.split(":")[0]
+        row: dict[str, Any] = {
+            "intervention": {"text": "aspirin", "quote": conclusion},
+            "outcomes": {"text": subject, "quote": article.title},
+            "effect": {"text": results.rstrip("."), "quote": results},
+            "n": None,
+        }
+        if self.fabricate and article.pmid == "40000002":
+            row["comparator"] = {"text": "placebo", "quote": "compared with placebo in 9 trials"}
+        return row
+
     def _expand(self, request_json: dict[str, Any]) -> dict[str, Any]:
         return self._section(request_json)

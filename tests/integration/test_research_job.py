@@ -112,6 +112,7 @@ async def test_full_job_completes_with_only_retrieved_references(
     assert data["report_markdown"] == markdown
     assert _steps(llm_server) == {
         "plan": 1, "extract": 6, "cross-reference": 2, "summary": 1, "section": 3,
+        "evidence-row": 6,  # one per included study
     }  # fmt: skip
     assert events[-1].stage is JobStatus.COMPLETED and events[-1].facts == len(job.facts)
     print(f"\nquick job: {elapsed:.2f}s, usage {data['usage']['calls']}, "
@@ -352,7 +353,8 @@ def test_cli_runs_lists_shows_and_resumes_a_job(
     assert set(data) >= {"id", "status", "plan", "facts", "discrepancies", "report_markdown",
                          "usage"}  # fmt: skip
     assert data["status"] == "COMPLETED"
-    assert data["usage"]["llm_calls"] == 13 and data["usage"]["provider_calls"] > 0
+    # 13 for the report, 6 for the evidence table's rows (one per included study)
+    assert data["usage"]["llm_calls"] == 13 + 6 and data["usage"]["provider_calls"] > 0
     assert data["usage"]["tokens"] > 0
     assert out.read_text().strip() == data["report_markdown"].strip()
 

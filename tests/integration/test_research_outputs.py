@@ -153,3 +153,70 @@ def test_flow_counts_add_up_and_rerun_search_finds_what_is_new(
     assert {(q["source"], q["query"], q["limit"]) for q in rerun["queries"]} == searched
     text = CliRunner().invoke(app, ["research", "rerun-search", job.id])
     assert "New since: 40000077" in text.stdout
+
+
+def _in_article(quote: str, article: Any) -> bool:
+    from medlit.research.researcher import quote_in_article
+
+    return quote_in_article(quote, article, min_words=1)
+
+
+async def test_the_evidence_table_has_a_quoted_row_per_included_study(
+    rsettings: Settings, llm_server: FakeLLMServer
+) -> None:
+    from medlit.research.evidence_table import rows_from_csv, rows_to_csv
+    from medlit.research.exports import export_job
+    from medlit.research.screening import included_keys
+
+    job = await _run(rsettings)
+    rows = job.evidence_table
+    assert [r.article_key for r in rows] == included_keys(job) and len(rows) == 6
+    assert _steps(llm_server)["evidence-row"] == len(rows)  # one extraction call per study
+    filled = 0
+    for row in rows:
+        article = job.articles[row.article_key]
+        for name, cell in row.cells().items():
+            if cell is not None:
+                filled += 1
+                assert _in_article(cell.quote, article), (row.pmid, name, cell.quote)
+        if row.direction_quote:
+            assert _in_article(row.direction_quote, article)
+    assert filled >= 12
+    designs = {r.pmid: r.design for r in rows}
+    # As the publication types say (Randomized Controlled Trial, Meta-Analysis, Cohort...).
+    assert designs["40000001"] == "RCT" and designs["40000002"].startswith("systematic review")
+    assert designs["40000004"] != "RCT" and all(r.design_from != "none" for r in rows)
+    # The comparator the model quoted from nowhere is left empty, with why.
+    meta = next(r for r in rows if r.pmid == "40000002")
+    assert meta.comparator is None and meta.dropped["comparator"] == "quote_not_in_article"
+    directions = {r.pmid: r.direction for r in rows}
+    assert directions["40000001"] == "supports"
+
+    certainty = job.certainty
+    assert certainty is not None and certainty.draft and certainty.level in (
+        "high", "moderate", "low", "very low"
+    )  # fmt: skip
+    assert any(m.domain == "inconsistency" for m in certainty.moves)  # the bleeding conflict
+    data = job_to_dict(job)
+    assert data["evidence_table"][0].keys() >= {"pmid", "design", "direction"}
+    assert data["certainty"]["draft"] is True
+    assert "## Evidence table" in data["report_markdown"]
+    assert "## Certainty of the evidence (draft)" in data["report_markdown"]
+
+    text = export_job(job, "csv")
+    again = rows_from_csv(text)
+    assert rows_to_csv(again) == text
+    assert [(r.pmid, r.design, r.direction, r.cells()) for r in again] == [
+        (r.pmid, r.design, r.direction, r.cells()) for r in rows
+    ]
+
+
+async def test_a_malformed_evidence_row_reply_keeps_the_job(
+    rsettings: Settings, responder: ResearchResponder
+) -> None:
+    responder.malformed = {"evidence-row"}
+    job = await _run(rsettings)
+    assert job.status is JobStatus.COMPLETED, job.error
+    assert job.evidence_table and all("llm" in r.dropped for r in job.evidence_table)
+    # Only what the article's structure gives, each cell still quoted from its article.
+    assert all(r.filled_by == "article structure" for r in job.evidence_table)

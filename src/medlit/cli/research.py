@@ -372,6 +372,7 @@ class ExportFormatOption(StrEnum):
     ris = "ris"
     bibtex = "bibtex"
     csl_json = "csl-json"
+    csv = "csv"
 
 
 @research_app.command("export")
@@ -380,13 +381,17 @@ def research_export(
     job_id: Annotated[str, typer.Argument(help="Job id (a unique prefix is enough).")],
     fmt: Annotated[
         ExportFormatOption,
-        typer.Option("--format", "-f", help="ris (EndNote, Zotero), bibtex or csl-json."),
+        typer.Option(
+            "--format",
+            "-f",
+            help="ris (EndNote, Zotero), bibtex or csl-json; csv: the evidence table.",
+        ),
     ] = ExportFormatOption.ris,
     out: Annotated[
         Path | None, typer.Option("--out", "-o", help="Write the file here (default: stdout).")
     ] = None,
 ) -> None:
-    """Export a completed job's references for Zotero, EndNote or Mendeley."""
+    """Export a completed job's references (Zotero, EndNote, Mendeley) or evidence table."""
     from medlit.research.exports import export_job
     from medlit.research.runtime import open_job_store
 
@@ -402,8 +407,11 @@ def research_export(
     out.write_text(text, encoding="utf-8", newline="")
     from medlit.text import counted
 
-    count = len(job.report.references) if job.report else 0
-    err_console.print(f"{counted(count, 'reference')} written to {out}", highlight=False)
+    if fmt.value == "csv":
+        told = counted(len(job.evidence_table), "evidence-table row")
+    else:
+        told = counted(len(job.report.references) if job.report else 0, "reference")
+    err_console.print(f"{told} written to {out}", highlight=False)
 
 
 @research_app.command("rerun-search")

@@ -16,12 +16,19 @@ from pydantic import BaseModel, Field
 from medlit.types import Article, Citation
 
 __all__ = [
+    "CELLS",
     "DEFAULT_TENANT",
     "DEPTHS",
+    "DESIGNS",
+    "LEVELS",
     "STAGES",
+    "Cell",
+    "Certainty",
+    "CertaintyMove",
     "ConflictingClaim",
     "Depth",
     "Discrepancy",
+    "EvidenceRow",
     "ExcludedArticle",
     "JobStatus",
     "NarrativeReport",
@@ -269,6 +276,89 @@ class StageTimes(BaseModel):
     finished_at: datetime | None = None
 
 
+Design = Literal[
+    "systematic review/meta-analysis",
+    "RCT",
+    "cohort",
+    "case-control",
+    "cross-sectional",
+    "case series/report",
+    "guideline",
+    "other",
+]
+DESIGNS: tuple[str, ...] = (
+    "systematic review/meta-analysis",
+    "RCT",
+    "cohort",
+    "case-control",
+    "cross-sectional",
+    "case series/report",
+    "guideline",
+    "other",
+)
+Direction = Literal["supports", "opposes", "no difference", "unclear"]
+#: The quoted cells of a row, in table order.
+CELLS = ("population", "intervention", "comparator", "outcomes", "effect")
+
+
+class Cell(BaseModel):
+    """A filled cell: what it says, and the article's sentence that says it (verbatim)."""
+
+    text: str
+    quote: str
+
+
+class EvidenceRow(BaseModel):
+    """One included study."""
+
+    pmid: str | None = None
+    article_key: str
+    title: str = ""
+    year: int | None = None
+    design: Design = "other"
+    design_from: Literal["publication types", "MeSH terms", "abstract", "none"] = "none"
+    design_quote: str | None = Field(None, description="The abstract's words, when from it.")
+    n: int | None = Field(None, description="Participants (or studies) as the article counts.")
+    population: Cell | None = None
+    intervention: Cell | None = None
+    comparator: Cell | None = None
+    outcomes: Cell | None = None
+    effect: Cell | None = None
+    direction: Direction = "unclear"
+    direction_quote: str | None = Field(None, description="The sentence the direction reads.")
+    filled_by: Literal["article structure", "llm"] = "article structure"
+    dropped: dict[str, str] = Field(
+        default_factory=dict, description="Cells proposed but left empty, with the reason."
+    )
+
+    def cells(self) -> dict[str, Cell | None]:
+        """The quoted cells by name."""
+        return {name: getattr(self, name) for name in CELLS}
+
+
+Level = Literal["high", "moderate", "low", "very low"]
+LEVELS: tuple[Level, ...] = ("high", "moderate", "low", "very low")
+
+
+class CertaintyMove(BaseModel):
+    """One step down, with why and the rows behind it."""
+
+    domain: Literal["risk of bias", "inconsistency", "imprecision", "indirectness"]
+    reason: str
+    rows: list[str] = Field(default_factory=list, description="PMIDs (else keys) behind it.")
+
+
+class Certainty(BaseModel):
+    """The draft judgement."""
+
+    draft: bool = Field(True, description="Always true: a person must confirm it.")
+    label: str = "Draft for a person to confirm (GRADE-style, computed from the table)"
+    start: Level
+    start_reason: str
+    level: Level
+    moves: list[CertaintyMove] = Field(default_factory=list)
+
+
 class ResearchJob(BaseModel):
     """A research job with everything it produced so far; persisted after every step."""
 
@@ -303,6 +393,10 @@ class ResearchJob(BaseModel):
     search_log: list[SearchLogEntry] = Field(
         default_factory=list, description="Every query sent to each source, in order."
     )
+    evidence_table: list[EvidenceRow] = Field(
+        default_factory=list, description="One row per included study."
+    )
+    certainty: Certainty | None = Field(None, description="The draft certainty of the evidence.")
 
     def touch(self) -> None:
         """Mark the job as changed now."""

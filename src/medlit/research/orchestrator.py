@@ -432,6 +432,19 @@ class _Run:
                 budget_stop_reason=job.budget_stop_reason,
             )
             job.report.limitations.extend(failed_source_limitations(job.plan))
+            await self.review_outputs()
+
+    async def review_outputs(self) -> None:
+        """The evidence table (one row per included study) and the draft certainty."""
+        from medlit.research.certainty import draft_certainty
+        from medlit.research.evidence_table import build_evidence_table
+        from medlit.research.screening import included_keys
+
+        job = self.job
+        included = [job.articles[k] for k in included_keys(job) if k in job.articles]
+        rows = await build_evidence_table(included, job.question, self.o.llm)
+        job.evidence_table = rows
+        job.certainty = draft_certainty(rows, job.discrepancies, job.question)
 
     async def on_step(self, question: SubQuestion, message: str) -> None:
         """A sub-question's step: saved (its status shows) and told as "q2: 3 of 5 read"."""

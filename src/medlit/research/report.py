@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from medlit.research.certainty import render_certainty
+from medlit.research.evidence_table import render_table
 from medlit.research.models import NarrativeReport, Reference, ResearchJob, ResearchPlan
 from medlit.research.screening import excluded_articles, flow_of, render_flow, search_log_rows
 from medlit.research.synthesizer import citation_key
@@ -111,7 +113,11 @@ def review_sections(job: ResearchJob) -> list[str]:
     """What a review team reads besides the narrative: the search, its flow and the
     articles excluded."""
     excluded = excluded_articles(job)
-    out = render_flow(job, flow_of(job, excluded))
+    numbers = {r.article_key: r.number for r in job.report.references} if job.report else {}
+    out = render_table(job.evidence_table, numbers)
+    if job.certainty is not None:
+        out += render_certainty(job.certainty)
+    out += render_flow(job, flow_of(job, excluded))
     if excluded:
         out += ["## Excluded articles", ""]
         for item in excluded:
@@ -126,6 +132,8 @@ def review_data(job: ResearchJob) -> dict[str, Any]:
     """The job's ``search_log``, ``excluded`` and ``flow`` as JSON-ready data."""
     excluded = excluded_articles(job)
     return {
+        "evidence_table": [row.model_dump(mode="json") for row in job.evidence_table],
+        "certainty": job.certainty.model_dump(mode="json") if job.certainty else None,
         "search_log": search_log_rows(job),
         "excluded": [e.model_dump(mode="json") for e in excluded],
         "flow": flow_of(job, excluded).model_dump(mode="json"),
@@ -138,8 +146,10 @@ def job_to_dict(job: ResearchJob) -> dict[str, Any]:
     Keys: ``id``, ``question``, ``depth``, ``status``, ``error``, ``failed_stage``,
     ``budget_stop_reason``, ``stages``, ``plan``, ``facts``, ``discrepancies``,
     ``report_markdown``, ``report``, ``failed_sources`` (provider: error and sub-question
-    ids), ``search_log`` (every query: source, date, hits), ``excluded`` (``pmid``,
-    ``reason``), ``flow`` (identified, duplicates removed, screened, excluded, included),
+    ids), ``evidence_table`` (a row per included study, each filled cell ``{text, quote}``),
+    ``certainty`` (the draft), ``search_log`` (every query: source, date, hits),
+    ``excluded`` (``pmid``, ``reason``), ``flow``
+    (identified, duplicates removed, screened, excluded, included),
     ``usage`` (``provider_calls``, ``llm_calls``, ``tokens``,
     and the detail by service and task).
     """
