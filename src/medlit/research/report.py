@@ -79,9 +79,11 @@ def render_markdown(report: NarrativeReport, job: ResearchJob | None = None) -> 
     return "\n".join(out)
 
 
-def report_to_dict(report: NarrativeReport) -> dict[str, Any]:
-    """The report as JSON-ready data."""
-    return report.model_dump(mode="json")
+def report_to_dict(report: NarrativeReport, job: ResearchJob | None = None) -> dict[str, Any]:
+    """The report as JSON-ready data; with its ``job``, also the review outputs
+    (``evidence_table``, ``certainty``, ``search_log``, ``excluded``, ``flow``)."""
+    data = report.model_dump(mode="json")
+    return {**data, **review_data(job)} if job is not None else data
 
 
 def render_json(report: NarrativeReport) -> str:

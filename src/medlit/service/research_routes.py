@@ -361,7 +361,7 @@ async def research_report(
     job = _completed(await workers.get(_check_id(job_id), tenant.name))
     assert job.report is not None
     if "application/json" in request.headers.get("accept", ""):
-        return JSONResponse(report_to_dict(job.report))
+        return JSONResponse(report_to_dict(job.report, job))
     return PlainTextResponse(render_markdown(job.report, job), media_type="text/markdown")
 
 
@@ -385,7 +385,8 @@ async def research_export(
     tenant: CurrentTenant,
     workers: WorkersDep,
     format: Annotated[
-        Literal["ris", "bibtex", "csl-json"], Query(description="ris, bibtex or csl-json.")
+        Literal["ris", "bibtex", "csl-json", "csv"],
+        Query(description="ris, bibtex or csl-json; csv: the evidence table."),
     ] = "ris",
 ) -> Response:
     """The references of a completed job's report, for Zotero, EndNote or Mendeley."""
