@@ -277,3 +277,59 @@ class ResearchResponder:
 
     def _expand(self, request_json: dict[str, Any]) -> dict[str, Any]:
         return self._section(request_json)
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9])")
+
+
+def _abstract_lines(user: str) -> dict[str, str]:
+    """The labelled abstract lines of an extraction prompt ("RESULTS: ..." -> text)."""
+    body = user.split("Abstract:\n", 1)[-1]
+    lines: dict[str, str] = {}
+    for line in body.splitlines():
+        label, sep, text = line.partition(": ")
+        if sep and label.isupper():
+            lines[label] = lines.get(label, "") + " " + text
+    return {k: v.strip() for k, v in lines.items()}
+
+
+@dataclass
+class CorpusResponder(ResearchResponder):
+    """The research prompts answered for any question over any corpus, as a careful model
+    would: sub-questions keeping the question's words, each article's conclusion as its
+    claim (quoted), evidence-table cells quoting the abstract's own sentences."""
+
+    def _plan(self, request_json: dict[str, Any]) -> dict[str, Any]:
+        question = _user(request_json).removeprefix("Research question: ").strip().rstrip("?")
+        return {"sub_questions": [
+            {"text": f"What do studies report on: {question}?", "priority": 1,
+             "rationale": "the evidence"},
+            {"text": f"What outcomes were measured for: {question}?", "priority": 2,
+             "rationale": "outcomes"},
+            {"text": f"In which patients was this studied: {question}?", "priority": 3,
+             "rationale": "population"},
+        ]}  # fmt: skip
+
+    def _extract(self, request_json: dict[str, Any]) -> dict[str, Any]:
+        user = _user(request_json)
+        match = re.search(r"Article PMID: (\d+)", user)
+        lines = _abstract_lines(user)
+        text = lines.get("CONCLUSIONS") or lines.get("CONCLUSION") or ""
+        if not text or match is None:
+            return {"claims": []}
+        sentence = _SENTENCE_END.split(text)[0]
+        return {"claims": [{"claim": sentence, "quote": sentence, "pmid": match.group(1),
+                            "numbers": []}]}  # fmt: skip
+
+    def _evidence_row(self, request_json: dict[str, Any]) -> dict[str, Any]:
+        lines = _abstract_lines(_user(request_json))
+        sentences = [s for text in lines.values() for s in _SENTENCE_END.split(text)]
+        counted = next((s for s in sentences if re.search(r"\b\d+ (?:patients|subjects|"
+                        r"participants|women|men|children|adults)\b", s)), None)  # fmt: skip
+        results = _SENTENCE_END.split(lines.get("RESULTS", ""))
+        row: dict[str, Any] = {"n": None}
+        if counted:
+            row["population"] = {"text": counted, "quote": counted}
+        if results and results[0]:
+            row["effect"] = {"text": results[0], "quote": results[0]}
+        return row
