@@ -2,6 +2,7 @@
 
 import { ApiError, describeError, eventJson, json, readEvents, request } from "./api.js";
 import { append, byId, clear, download, duration, fill, h, show } from "./dom.js";
+import { enhanceEvidenceTable } from "./evidence.js";
 
 const STAGES = ["PLANNING", "EXECUTING", "VERIFYING", "SYNTHESIZING"];
 const TERMINAL = new Set(["COMPLETED", "FAILED", "CANCELLED"]);
@@ -309,6 +310,7 @@ function placeReport(html) {
   const report = clear(byId("report"));
   report.append(...Array.from(doc.body.childNodes, (n) => document.adoptNode(n)));
   linkReferences(report);
+  enhanceEvidenceTable(report);
 }
 
 /** Give reference items ids and turn "[1, 2]" in the text into links to them (text nodes only). */
