@@ -125,3 +125,31 @@ def test_csv_round_trips_quotes_commas_and_newlines() -> None:
     again = rows_from_csv(text)
     assert rows_to_csv(again) == text
     assert again[0].effect == row.effect and again[0].n == 120 and again[1].population is None
+
+
+def test_a_count_of_trials_is_no_number_of_participants() -> None:
+    from medlit.research.evidence_table import structure_row
+
+    article = Article(
+        pmid="9",
+        title="Aspirin and stroke: a meta-analysis",
+        publication_types=["Meta-Analysis"],
+        abstract=[AbstractSection(label="RESULTS", category="RESULTS",
+                                  text="Across 12 trials aspirin reduced stroke (RR 0.80, "
+                                  "95% CI 0.72-0.89).")],
+    )  # fmt: skip
+    row = structure_row(article, "Does aspirin prevent stroke?")
+    assert row.population is not None and row.n is None
+    assert row.effect is not None and "RR 0.80" in row.effect.text
+    people = article.model_copy(
+        update={
+            "abstract": [
+                AbstractSection(
+                    label="METHODS",
+                    category="METHODS",
+                    text="We randomised 1,204 adults to aspirin.",
+                )
+            ]
+        }
+    )
+    assert structure_row(people, "Does aspirin prevent stroke?").n == 1204

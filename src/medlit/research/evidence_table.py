@@ -130,7 +130,9 @@ def _n_sentence(article: Article) -> tuple[int, str] | None:
             if match is not None:
                 number = int((match.group(1) or match.group(2)).replace(",", ""))
                 if 0 < number < 100_000_000:
-                    return number, sentence
+                    # "12 trials" counts studies, not participants: the row's N stays unknown.
+                    studies = re.search(r"(?:trials|studies|RCTs)\b", match.group(0), re.I)
+                    return (0 if studies else number), sentence
     return None
 
 
@@ -190,7 +192,7 @@ def structure_row(article: Article, question: str) -> EvidenceRow:
     if counted is not None:
         number, sentence = counted
         row.population = _checked("population", sentence, sentence, article, question, row.dropped)
-        row.n = number if row.population is not None else None
+        row.n = number if row.population is not None and number else None
     effect = _effect_sentence(article)
     if effect is not None:
         row.effect = _checked("effect", effect, effect, article, question, row.dropped)

@@ -318,7 +318,7 @@ class EvidenceRow(BaseModel):
     design: Design = "other"
     design_from: Literal["publication types", "MeSH terms", "abstract", "none"] = "none"
     design_quote: str | None = Field(None, description="The abstract's words, when from it.")
-    n: int | None = Field(None, description="Participants (or studies) as the article counts.")
+    n: int | None = Field(None, description="Participants as the article counts them.")
     population: Cell | None = None
     intervention: Cell | None = None
     comparator: Cell | None = None
