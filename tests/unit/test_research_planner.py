@@ -132,6 +132,15 @@ async def test_unparseable_plan_researches_the_question_alone() -> None:
     assert len(llm.calls) == 1  # no second call to a model that gave no plan
 
 
+async def test_a_plan_that_timed_out_researches_the_question_alone() -> None:
+    from medlit.errors import LLMTimeout
+
+    llm = ScriptedLLM(lambda task, msgs: LLMTimeout("no reply within 120 s"))
+    plan = await create_plan("Does aspirin prevent stroke?", "quick", llm, ResearchSettings())
+    assert [q.id for q in plan.sub_questions] == ["q0"]
+    assert plan.note is not None and "it timed out" in plan.note
+
+
 async def test_sub_questions_that_lost_the_subject_are_dropped() -> None:
     # What Qwen2.5 1.5B planned for this question (issue 10), plus one that kept the subject.
     reply = _plan_reply(

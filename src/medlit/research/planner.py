@@ -9,6 +9,7 @@ from medlit.errors import (
     LLMConfigError,
     LLMError,
     LLMOutputError,
+    LLMTimeout,
     PlanningError,
     ValidationError,
 )
@@ -158,13 +159,14 @@ async def create_plan(
         reply = await llm.complete_json(Task.PLAN, chat, PlanReply)
     except LLMConfigError:
         raise
-    except LLMOutputError as exc:
-        # A malformed plan costs the sub-questions, not the job: the question itself is
-        # researched, and the report says so.
+    except (LLMOutputError, LLMTimeout) as exc:
+        # A malformed (or late) plan costs the sub-questions, not the job: the question itself
+        # is researched, and the report says so.
         log.warning("plan_unwritten", error=str(exc)[:200])
+        why = "it timed out" if isinstance(exc, LLMTimeout) else "no valid reply after a repair"
         unplanned = (
-            "The model could not write a research plan (no valid reply after a repair): only "
-            "the question itself was researched."
+            f"The model could not write a research plan ({why}): only the question itself "
+            "was researched."
         )
         reply = PlanReply(sub_questions=[])
     except LLMError as exc:
