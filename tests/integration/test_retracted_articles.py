@@ -4,7 +4,9 @@ it never."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -85,3 +87,20 @@ async def test_ask_lists_a_retracted_article_as_excluded_and_never_cites_it(
     assert result.citations and "40000009" not in {c.pmid for c in result.citations}
     assert [(e.pmid, e.reason) for e in result.excluded] == [("40000009", "retracted")]
     assert result.model_dump(mode="json")["excluded"][0]["reason"] == "retracted"
+
+
+def test_ask_cli_says_what_it_excluded(tmp_path: Path) -> None:
+    from tests.integration.test_ask_cli import _run
+
+    retracted = RETRACTED.model_copy(
+        update={"title": "Aspirin prevents stroke in adults: a randomised trial"}
+    )
+    with FakeEutils(articles=[*corpus(), retracted], rate_limit=None,
+                    rate_limit_with_key=None) as fake:  # fmt: skip
+        shown = _run(tmp_path, fake, Q1)
+        data = json.loads(_run(tmp_path / "json", fake, Q1, "--json").stdout)
+    assert shown.returncode == 0, shown.stderr
+    assert "excluded: PMID 40000009 (retracted)" in shown.stderr
+    assert data["excluded"] == [
+        {"pmid": "40000009", "title": retracted.title, "reason": "retracted"}
+    ]

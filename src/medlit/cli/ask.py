@@ -160,6 +160,9 @@ def _render(result: AskResult) -> None:
         console.print(_citations_table(result.citations))
     for warning in result.warnings:
         err_console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
+    for item in result.excluded:  # a retracted article found for the question: never evidence
+        name = f"PMID {item.pmid}" if item.pmid else escape(item.title[:80])
+        err_console.print(f"[yellow]excluded:[/] {name} ({item.reason})", highlight=False)
     cache = result.cache
     reason = cache.miss_reason or "n/a"
     if cache.guard_reason:  # "guard_rejected: different drug: ibuprofen vs acetaminophen"
