@@ -88,6 +88,14 @@ class CallCounts(BaseModel):
     )
 
 
+class ExcludedEvidence(BaseModel):
+    """An article retrieved for the question that is never evidence, and why."""
+
+    pmid: str | None = None
+    title: str = ""
+    reason: str = Field(description="'retracted' or 'retraction notice' (PubMed marks it).")
+
+
 class AskResult(BaseModel):
     """The answer to one question, with its citations and what it cost."""
 
@@ -109,6 +117,10 @@ class AskResult(BaseModel):
         default_factory=list,
         description="Problems the answer survived: a source that failed, a sentence left out "
         "because it cited an article about something else.",
+    )
+    excluded: list[ExcludedEvidence] = Field(
+        default_factory=list,
+        description="Articles retrieved but never evidence, with the reason (retracted).",
     )
 
     @classmethod
@@ -151,6 +163,15 @@ class AskResult(BaseModel):
             session_id=state.get("session_id"),
             warnings=[f"source failed: {e}" for e in dict.fromkeys(state.get("fetch_errors", []))]
             + state.get("answer_warnings", []),
+            excluded=[
+                ExcludedEvidence(
+                    pmid=article.pmid if article is not None else None,
+                    title=article.title if article is not None else "",
+                    reason=reason,
+                )
+                for key, reason in state.get("excluded", {}).items()
+                for article in [state.get("documents", {}).get(key)]
+            ],
         )
 
 

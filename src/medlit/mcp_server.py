@@ -161,7 +161,7 @@ def build_server(
             job = await workers.get(job_id, tenant)
             view = job_view(job).model_dump(mode="json")
             if include_report and job.report is not None:
-                view["report_markdown"] = render_markdown(job.report)
+                view["report_markdown"] = render_markdown(job.report, job)
             return view
 
         return await _tool_call(work)

@@ -224,10 +224,13 @@ class Runtime:
         """A research orchestrator over this runtime's parts (nothing to close after)."""
         from medlit.research.orchestrator import ResearchOrchestrator
         from medlit.sources.base import FreshArticles
+
+        # The sources the settings name, as ``ask`` asks them by default: not every provider
+        # (a job asked Europe PMC and an empty local corpus nobody had configured).
+        from medlit.sources.search import resolve_source_names
         from medlit.types import Article, FullText, SearchQuery, SearchResults
 
-        # Every provider; those disabled in the settings are skipped by the search.
-        sources = self.source_set(["all"])
+        sources = self.source_set(resolve_source_names(None, self.settings, all_means_enabled=True))
 
         async def search(query: SearchQuery, known: FreshArticles | None) -> SearchResults:
             return await sources.search(query, known=known)

@@ -347,6 +347,17 @@ class Article(BaseModel):
         """English or unknown language (an unknown language is not dropped)."""
         return self.language is None or self.language.lower() in {"eng", "en", "english"}
 
+    @property
+    def retraction(self) -> str | None:
+        """Why the article is never evidence, as PubMed marks it: "retracted" (publication type
+        Retracted Publication) or "retraction notice" (Retraction of Publication); else None."""
+        types = {t.strip().lower() for t in self.publication_types}
+        if "retracted publication" in types:
+            return "retracted"
+        if "retraction of publication" in types:
+            return "retraction notice"
+        return None
+
 
 class Chunk(BaseModel):
     """A piece of an abstract, the unit the evidence cache embeds and searches."""

@@ -144,12 +144,17 @@ class ResearchResponder:
     hold_pmids: set[str] = field(default_factory=set)
     gate: threading.Event = field(default_factory=threading.Event)
     seen: list[str] = field(default_factory=list)
+    #: Steps (or "section:<words of its topic>") answered with text that is no JSON, the
+    #: repair request too: a weak model's malformed reply.
+    malformed: set[str] = field(default_factory=set)
 
     def __call__(self, request_json: dict[str, Any]) -> str | Reply:
         step = step_of(request_json)
         self.seen.append(step)
         if step in self.fail:
             return Reply.server_error(message=f"injected failure in {step}")
+        if self._malformed(step, request_json):
+            return '{"heading": "Aspirin", "content": "The evidence shows'  # cut off
         handler = getattr(self, "_" + step.replace("-", "_"), None)
         if handler is None:
             return Reply.error(400, f"unexpected prompt: {step!r}")
@@ -160,6 +165,15 @@ class ResearchResponder:
         if pmid and pmid.group(1) in self.delay_pmids:
             return Reply.slow(self.delay_pmids[pmid.group(1)], text)
         return text
+
+    def _malformed(self, step: str, request_json: dict[str, Any]) -> bool:
+        if step in self.malformed:
+            return True
+        text = " ".join(str(m.get("content", "")) for m in request_json.get("messages", []))
+        return any(
+            kind.startswith(f"{step}:") and f"Topic: {kind.split(':', 1)[1]}" in text
+            for kind in self.malformed
+        )
 
     def hold(self, *pmids: str) -> None:
         """Hold the extraction replies of these articles until :meth:`release`."""
@@ -242,5 +256,80 @@ class ResearchResponder:
             body += filler
         return {"heading": topic.rstrip("?"), "content": body}
 
+    def _evidence_row(self, request_json: dict[str, Any]) -> dict[str, Any]:
+        """Cells quoting the article's own sentences, as a careful model fills them; for the
+        meta-analysis also a comparator whose quote the abstract does not hold (to drop)."""
+        match = re.search(r"Article PMID: (\d+)", _user(request_json))
+        article = BY_PMID.get(match.group(1) if match else "")
+        if article is None:
+            return {}
+        results, conclusion = (section.text for section in article.abstract)
+        subject = article.title.split(":")[0]
+        row: dict[str, Any] = {
+            "intervention": {"text": "aspirin", "quote": conclusion},
+            "outcomes": {"text": subject, "quote": article.title},
+            "effect": {"text": results.rstrip("."), "quote": results},
+            "n": None,
+        }
+        if self.fabricate and article.pmid == "40000002":
+            row["comparator"] = {"text": "placebo", "quote": "compared with placebo in 9 trials"}
+        return row
+
     def _expand(self, request_json: dict[str, Any]) -> dict[str, Any]:
         return self._section(request_json)
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9])")
+
+
+def _abstract_lines(user: str) -> dict[str, str]:
+    """The labelled abstract lines of an extraction prompt ("RESULTS: ..." -> text)."""
+    body = user.split("Abstract:\n", 1)[-1]
+    lines: dict[str, str] = {}
+    for line in body.splitlines():
+        label, sep, text = line.partition(": ")
+        if sep and label.isupper():
+            lines[label] = lines.get(label, "") + " " + text
+    return {k: v.strip() for k, v in lines.items()}
+
+
+@dataclass
+class CorpusResponder(ResearchResponder):
+    """The research prompts answered for any question over any corpus, as a careful model
+    would: sub-questions keeping the question's words, each article's conclusion as its
+    claim (quoted), evidence-table cells quoting the abstract's own sentences."""
+
+    def _plan(self, request_json: dict[str, Any]) -> dict[str, Any]:
+        question = _user(request_json).removeprefix("Research question: ").strip().rstrip("?")
+        return {"sub_questions": [
+            {"text": f"What do studies report on: {question}?", "priority": 1,
+             "rationale": "the evidence"},
+            {"text": f"What outcomes were measured for: {question}?", "priority": 2,
+             "rationale": "outcomes"},
+            {"text": f"In which patients was this studied: {question}?", "priority": 3,
+             "rationale": "population"},
+        ]}  # fmt: skip
+
+    def _extract(self, request_json: dict[str, Any]) -> dict[str, Any]:
+        user = _user(request_json)
+        match = re.search(r"Article PMID: (\d+)", user)
+        lines = _abstract_lines(user)
+        text = lines.get("CONCLUSIONS") or lines.get("CONCLUSION") or ""
+        if not text or match is None:
+            return {"claims": []}
+        sentence = _SENTENCE_END.split(text)[0]
+        return {"claims": [{"claim": sentence, "quote": sentence, "pmid": match.group(1),
+                            "numbers": []}]}  # fmt: skip
+
+    def _evidence_row(self, request_json: dict[str, Any]) -> dict[str, Any]:
+        lines = _abstract_lines(_user(request_json))
+        sentences = [s for text in lines.values() for s in _SENTENCE_END.split(text)]
+        counted = next((s for s in sentences if re.search(r"\b\d+ (?:patients|subjects|"
+                        r"participants|women|men|children|adults)\b", s)), None)  # fmt: skip
+        results = _SENTENCE_END.split(lines.get("RESULTS", ""))
+        row: dict[str, Any] = {"n": None}
+        if counted:
+            row["population"] = {"text": counted, "quote": counted}
+        if results and results[0]:
+            row["effect"] = {"text": results[0], "quote": results[0]}
+        return row

@@ -51,6 +51,10 @@ def rsettings(
     settings.pubmed.api_key = "test-key"  # type: ignore[assignment]  # 10 requests/s
     settings.europepmc.base_url = europepmc.base_url
     settings.local.enabled = False
+    # A sub-question is broadened only when its search finds nothing: the expectations of
+    # these jobs (articles read, calls made) rest on the narrow searches (broadening has its
+    # own tests).
+    settings.agent.min_docs = 1
     settings.llm.base_url = llm_server.base_url
     settings.llm.model = "fake-model"
     settings.llm.max_retries = 0
@@ -65,6 +69,7 @@ def env_for(settings: Settings) -> dict[str, str]:
         "MEDLIT_PUBMED_API_KEY": "test-key",
         "MEDLIT_EUROPEPMC_BASE_URL": settings.europepmc.base_url,
         "MEDLIT_LOCAL_ENABLED": "false",
+        "MEDLIT_AGENT_MIN_DOCS": "1",
         "MEDLIT_LLM_BASE_URL": settings.llm.base_url or "",
         "MEDLIT_LLM_MODEL": "fake-model",
         "MEDLIT_LLM_MAX_RETRIES": "0",

@@ -93,7 +93,7 @@ async def test_full_job_completes_with_only_retrieved_references(
     assert [r.number for r in report.references] == list(range(1, len(report.references) + 1))
     # Numbered in reading order: the first section's sources come first.
     assert {r.pmid for r in report.references[:3]} == {"40000001", "40000002", "40000003"}
-    markdown = render_markdown(report)
+    markdown = render_markdown(report, job)
     assert "99999999" not in markdown and "[42]" not in markdown
     body = markdown.split("## References")[0]
     cited = {int(n) for group in re.findall(r"\[(\d+(?:, \d+)*)\]", body)
@@ -112,6 +112,7 @@ async def test_full_job_completes_with_only_retrieved_references(
     assert data["report_markdown"] == markdown
     assert _steps(llm_server) == {
         "plan": 1, "extract": 6, "cross-reference": 2, "summary": 1, "section": 3,
+        "evidence-row": 6,  # one per included study
     }  # fmt: skip
     assert events[-1].stage is JobStatus.COMPLETED and events[-1].facts == len(job.facts)
     print(f"\nquick job: {elapsed:.2f}s, usage {data['usage']['calls']}, "
@@ -338,6 +339,7 @@ def test_cli_runs_lists_shows_and_resumes_a_job(
         "MEDLIT_PUBMED_API_KEY": "test-key",
         "MEDLIT_EUROPEPMC_BASE_URL": rsettings.europepmc.base_url,
         "MEDLIT_LOCAL_ENABLED": "false",
+        "MEDLIT_AGENT_MIN_DOCS": "1",
         "MEDLIT_LLM_BASE_URL": llm_server.base_url,
         "MEDLIT_LLM_MODEL": "fake-model",
     }.items():
@@ -351,7 +353,8 @@ def test_cli_runs_lists_shows_and_resumes_a_job(
     assert set(data) >= {"id", "status", "plan", "facts", "discrepancies", "report_markdown",
                          "usage"}  # fmt: skip
     assert data["status"] == "COMPLETED"
-    assert data["usage"]["llm_calls"] == 13 and data["usage"]["provider_calls"] > 0
+    # 13 for the report, 6 for the evidence table's rows (one per included study)
+    assert data["usage"]["llm_calls"] == 13 + 6 and data["usage"]["provider_calls"] > 0
     assert data["usage"]["tokens"] > 0
     assert out.read_text().strip() == data["report_markdown"].strip()
 
@@ -412,6 +415,7 @@ async def test_a_process_killed_mid_executing_resumes_where_it_stopped(
         "MEDLIT_PUBMED_API_KEY": "test-key",
         "MEDLIT_EUROPEPMC_BASE_URL": rsettings.europepmc.base_url,
         "MEDLIT_LOCAL_ENABLED": "false",
+        "MEDLIT_AGENT_MIN_DOCS": "1",
         "MEDLIT_LLM_BASE_URL": rsettings.llm.base_url or "",
         "MEDLIT_LLM_MODEL": "fake-model",
         "MEDLIT_RESEARCH_CONCURRENCY": "1",
@@ -497,9 +501,11 @@ def test_failed_sources_are_reported_and_an_unwritable_report_is_kept(
         "MEDLIT_EUROPEPMC_BASE_URL": rsettings.europepmc.base_url,
         "MEDLIT_EUROPEPMC_MAX_RETRIES": "0",
         "MEDLIT_LOCAL_ENABLED": "false",
+        "MEDLIT_AGENT_MIN_DOCS": "1",
         "MEDLIT_LLM_BASE_URL": llm_server.base_url,
         "MEDLIT_LLM_MODEL": "fake-model",
         "MEDLIT_RESEARCH_CONCURRENCY": "1",  # one sub-question after another
+        "MEDLIT_SEARCH_DEFAULT_SOURCE": "all",  # Europe PMC is a configured source here
     }.items():
         monkeypatch.setenv(key, value)
     result = CliRunner().invoke(app, ["research", QUESTION, "--depth", "quick", "--json"])

@@ -123,10 +123,22 @@ async def test_llm_failure_is_a_planning_error() -> None:
         await create_plan("Does aspirin prevent stroke?", "deep", llm, ResearchSettings())
 
 
-async def test_unparseable_plan_is_a_planning_error() -> None:
+async def test_unparseable_plan_researches_the_question_alone() -> None:
+    # A malformed plan (after the client's repair) costs the sub-questions, not the job.
     llm = ScriptedLLM(lambda task, msgs: {"questions": "nope"})
-    with pytest.raises(PlanningError):
-        await create_plan("Does aspirin prevent stroke?", "quick", llm, ResearchSettings())
+    plan = await create_plan("Does aspirin prevent stroke?", "quick", llm, ResearchSettings())
+    assert [(q.id, q.text) for q in plan.sub_questions] == [("q0", "Does aspirin prevent stroke?")]
+    assert plan.note is not None and "could not write a research plan" in plan.note
+    assert len(llm.calls) == 1  # no second call to a model that gave no plan
+
+
+async def test_a_plan_that_timed_out_researches_the_question_alone() -> None:
+    from medlit.errors import LLMTimeout
+
+    llm = ScriptedLLM(lambda task, msgs: LLMTimeout("no reply within 120 s"))
+    plan = await create_plan("Does aspirin prevent stroke?", "quick", llm, ResearchSettings())
+    assert [q.id for q in plan.sub_questions] == ["q0"]
+    assert plan.note is not None and "it timed out" in plan.note
 
 
 async def test_sub_questions_that_lost_the_subject_are_dropped() -> None:

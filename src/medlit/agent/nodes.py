@@ -331,6 +331,7 @@ class AskNodes:
             "retrieval_score": report.retrieval_score,
             "num_docs": report.num_docs,
             "confident": report.confident,
+            "excluded": {**state.get("excluded", {}), **report.excluded},
             "prev_retrieval_scores": [
                 *state.get("prev_retrieval_scores", []),
                 report.retrieval_score,

@@ -69,6 +69,7 @@ class ScoreReport:
     retrieval_score: float = 0.0
     num_docs: int = 0  # distinct articles clearing min_relevance
     confident: bool = False
+    excluded: dict[str, str] = field(default_factory=dict)  # article key -> why not evidence
 
 
 def score_evidence(candidates: list[Evidence], settings: AgentSettings) -> ScoreReport:
@@ -85,10 +86,14 @@ def score_evidence(candidates: list[Evidence], settings: AgentSettings) -> Score
     """
     seen: set[str] = set()
     base: list[tuple[float, Evidence]] = []
+    excluded: dict[str, str] = {}
     for item in candidates:
         if item.chunk.id in seen:
             continue
         seen.add(item.chunk.id)
+        if item.article.retraction is not None:  # PubMed marks it retracted: never evidence
+            excluded[item.article.key] = item.article.retraction
+            continue
         base.append((chunk_score(item.similarity, item.article, settings), item))
     base.sort(key=lambda pair: (-pair[0], pair[1].chunk.id))
 
@@ -118,4 +123,5 @@ def score_evidence(candidates: list[Evidence], settings: AgentSettings) -> Score
         retrieval_score=round(retrieval, 6),
         num_docs=num_docs,
         confident=num_docs >= settings.min_docs or best >= settings.direct_match_similarity,
+        excluded=excluded,
     )

@@ -112,6 +112,7 @@ class AgentState(TypedDict, total=False):
     removed_citations: list[str]
     left_out: int  # sentences or citations the answer's checks left out
     answer_warnings: list[str]  # what the answer's checks left out, shown with it
+    excluded: dict[str, str]  # article key -> why it is never evidence ("retracted")
     mode: Literal["llm", "evidence_digest"]
     evidence_reused: int
 

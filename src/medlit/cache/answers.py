@@ -62,6 +62,7 @@ MissReason = Literal[
     "low_score",
     "guard_rejected",
     "not_verified",
+    "cites_retracted",
 ]
 
 
@@ -310,6 +311,16 @@ class AnswerCache:
                 return "guard_rejected", verdict.reason
         return None, None
 
+    def _cites_retracted(self, record: AnswerRecord) -> str | None:
+        """The PMID of an article the answer cites that the store now holds as retracted (an
+        answer resting on it is not served again), else None."""
+        citations = record.payload.get("citations") or []
+        pmids = [str(c["pmid"]) for c in citations if isinstance(c, dict) and c.get("pmid")]
+        if not pmids:
+            return None
+        held = self.store.get_articles_by_pmid(pmids)
+        return next((p for p, rec in held.items() if rec.article.retraction is not None), None)
+
     def _hit(self, record: AnswerRecord, similarity: float, candidates: int) -> AnswerLookup:
         self._pending.touch([record.id])
         self._pending.count("answers.hits")
@@ -362,6 +373,8 @@ class AnswerCache:
         first: AnswerLookup | None = None
         for record, similarity in above:
             reason, guard_reason = self._check(record, question, cutoff)
+            if reason is None and (retracted := self._cites_retracted(record)):
+                reason, guard_reason = "cites_retracted", f"cites retracted PMID {retracted}"
             if reason is None:
                 self._expire(expired)
                 return self._hit(record, similarity, len(above)), []

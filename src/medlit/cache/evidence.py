@@ -132,7 +132,9 @@ class EvidenceCache:
             digest = article_content_hash(article)
             record = held.get(article.key)
             if record is not None and record.content_hash == digest:
-                if record.fetched_at >= cutoff:
+                # A retraction PubMed now marks is kept at once (its chunks stay): answers
+                # citing the article are then not served again (AnswerCache).
+                if record.fetched_at >= cutoff and record.article.retraction == article.retraction:
                     result.skipped_fresh += 1
                 else:
                     self.store.upsert_article(

@@ -182,6 +182,9 @@ def _render(result: AskResult, *, verbose: bool = False) -> None:
         console.print(_citations_table(result.citations))
     for warning in result.warnings:
         err_console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
+    for item in result.excluded:  # a retracted article found for the question: never evidence
+        name = f"PMID {item.pmid}" if item.pmid else escape(item.title[:80])
+        err_console.print(f"[yellow]excluded:[/] {name} ({item.reason})", highlight=False)
     if verbose:
         for line in verbose_lines(result):
             console.print(f"[dim]{escape(line)}[/]", highlight=False)

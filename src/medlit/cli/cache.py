@@ -28,6 +28,7 @@ _REASONS = (
     "low_score",
     "guard_rejected",
     "not_verified",
+    "cites_retracted",
     "disabled",
 )
 

@@ -388,6 +388,7 @@ class ExportFormatOption(StrEnum):
     ris = "ris"
     bibtex = "bibtex"
     csl_json = "csl-json"
+    csv = "csv"
 
 
 @research_app.command("export")
@@ -396,15 +397,20 @@ def research_export(
     job_id: Annotated[str, typer.Argument(help="Job id (a unique prefix is enough).")],
     fmt: Annotated[
         ExportFormatOption,
-        typer.Option("--format", "-f", help="ris (EndNote, Zotero), bibtex or csl-json."),
+        typer.Option(
+            "--format",
+            "-f",
+            help="ris (EndNote, Zotero), bibtex or csl-json; csv: the evidence table.",
+        ),
     ] = ExportFormatOption.ris,
     out: Annotated[
         Path | None, typer.Option("--out", "-o", help="Write the file here (default: stdout).")
     ] = None,
 ) -> None:
-    """Export a completed job's references for Zotero, EndNote or Mendeley.
+    """Export a completed job's references (Zotero, EndNote, Mendeley) or evidence table.
 
-    A job whose report cites no article has nothing to export: exit 4, nothing written.
+    A job with nothing to export (no cited article; for csv, no evidence-table row) exits 4
+    and writes nothing.
     """
     from medlit.errors import NotFoundError
     from medlit.research.exports import export_job, records_of
@@ -416,8 +422,10 @@ def research_export(
     finally:
         db.close()
     text = export_job(job, fmt.value)
-    if not records_of(job):
+    if fmt.value == "csv" and not job.evidence_table:
         # An empty file (or nothing on stdout, exit 0) would read as a successful export.
+        raise NotFoundError(f"job {job.id} has no evidence-table rows to export (nothing written)")
+    if fmt.value != "csv" and not records_of(job):
         raise NotFoundError(
             f"job {job.id} has no references to export: its report cites no article "
             "(nothing written)"
@@ -428,8 +436,50 @@ def research_export(
     out.write_text(text, encoding="utf-8", newline="")
     from medlit.text import counted
 
-    count = len(job.report.references) if job.report else 0
-    err_console.print(f"{counted(count, 'reference')} written to {out}", highlight=False)
+    if fmt.value == "csv":
+        told = counted(len(job.evidence_table), "evidence-table row")
+    else:
+        told = counted(len(job.report.references) if job.report else 0, "reference")
+    err_console.print(f"{told} written to {out}", highlight=False)
+
+
+@research_app.command("rerun-search")
+@run
+def research_rerun_search(
+    job_id: Annotated[str, typer.Argument(help="Job id (a unique prefix is enough).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the rerun as JSON.")] = False,
+) -> None:
+    """Repeat a job's logged searches (same sources, queries and limits): what is new since."""
+    from medlit.research.rerun import render_rerun
+    from medlit.research.runtime import open_job_store
+
+    settings = build_settings()
+    jobs, db = open_job_store(settings)
+    try:
+        job = jobs.get(job_id)
+    finally:
+        db.close()
+    report = run_async(_rerun(settings, job))
+    if as_json:
+        print_json(report.model_dump(mode="json"))
+    else:
+        typer.echo(render_rerun(report))
+
+
+async def _rerun(settings: Settings, job: ResearchJob) -> Any:
+    from medlit.research.rerun import rerun_search
+    from medlit.runtime import Runtime
+    from medlit.types import SearchQuery, SearchResults
+
+    async with Runtime(settings) as runtime:
+
+        async def search(names: Any, query: SearchQuery) -> SearchResults:
+            known = [n for n in names if n in {"pubmed", "europepmc", "local"}]
+            if not known:
+                return SearchResults(query=query)
+            return await runtime.source_set(known).search(query)
+
+        return await rerun_search(job, search)
 
 
 # -- running, with a progress display on stderr ----------------------------------------------
@@ -548,7 +598,9 @@ def _finish(job: ResearchJob, out: Path | None, as_json: bool) -> None:
 
     unwritten: StorageError | None = None
     if out is not None and job.report is not None:
-        text = render_json(job.report) if out.suffix == ".json" else render_markdown(job.report)
+        text = (
+            render_json(job.report) if out.suffix == ".json" else render_markdown(job.report, job)
+        )
         try:
             out.write_text(text + "\n", encoding="utf-8")
         except OSError as exc:
@@ -563,7 +615,9 @@ def _finish(job: ResearchJob, out: Path | None, as_json: bool) -> None:
     if as_json:
         print_json(job_to_dict(job))
     elif job.report is not None and out is None:
-        console.print(render_markdown(job.report), markup=False, highlight=False, soft_wrap=True)
+        console.print(
+            render_markdown(job.report, job), markup=False, highlight=False, soft_wrap=True
+        )
     if job.status.value == "CANCELLED":
         raise ResearchError(
             f"research job {job.id} was cancelled (continue it with: "

@@ -32,9 +32,10 @@ __all__ = [
     "to_ris",
 ]
 
-ExportFormat = Literal["ris", "bibtex", "csl-json"]
+ExportFormat = Literal["ris", "bibtex", "csl-json", "csv"]
 EXPORT_FORMATS: dict[str, tuple[str, str]] = {
     "ris": ("application/x-research-info-systems", "ris"),
+    "csv": ("text/csv", "csv"),
     "bibtex": ("application/x-bibtex", "bib"),
     "csl-json": ("application/vnd.citationstyles.csl+json", "json"),
 }
@@ -96,15 +97,20 @@ def _record(ref: Reference, job: ResearchJob) -> ExportRecord:
 
 
 def export_job(job: ResearchJob, fmt: str) -> str:
-    """The job's references in ``fmt`` (``ris``, ``bibtex`` or ``csl-json``).
+    """The job's references in ``fmt`` (``ris``, ``bibtex`` or ``csl-json``), or its
+    evidence table (``csv``: a row per included study, each cell's text and quote).
 
     Raises:
         ValidationError: an unknown format.
         ResearchError: the job has no report yet.
     """
     if fmt not in EXPORT_FORMATS:
-        raise ValidationError(f"unknown export format {fmt!r}; use ris, bibtex or csl-json")
-    records = records_of(job)
+        raise ValidationError(f"unknown export format {fmt!r}; use ris, bibtex, csl-json or csv")
+    records = records_of(job)  # a job without its report has no table either
+    if fmt == "csv":
+        from medlit.research.evidence_table import rows_to_csv
+
+        return rows_to_csv(job.evidence_table)
     if fmt == "ris":
         return to_ris(records)
     if fmt == "bibtex":

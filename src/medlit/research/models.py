@@ -16,12 +16,20 @@ from pydantic import BaseModel, Field
 from medlit.types import Article, Citation
 
 __all__ = [
+    "CELLS",
     "DEFAULT_TENANT",
     "DEPTHS",
+    "DESIGNS",
+    "LEVELS",
     "STAGES",
+    "Cell",
+    "Certainty",
+    "CertaintyMove",
     "ConflictingClaim",
     "Depth",
     "Discrepancy",
+    "EvidenceRow",
+    "ExcludedArticle",
     "JobStatus",
     "NarrativeReport",
     "ProgressEvent",
@@ -30,6 +38,7 @@ __all__ = [
     "ResearchFinding",
     "ResearchJob",
     "ResearchPlan",
+    "SearchLogEntry",
     "StageTimes",
     "SubQuestion",
     "SubQuestionStatus",
@@ -84,6 +93,44 @@ class SubQuestion(BaseModel):
     failed_sources: dict[str, str] = Field(
         default_factory=dict,
         description="Providers whose search for it failed (error or timeout), with the error.",
+    )
+    off_question: list[str] = Field(
+        default_factory=list,
+        description="Keys of the articles found for it that were not read: not about the "
+        "question (their titles keep none of its subject and are not close to it).",
+    )
+    unreadable: list[str] = Field(
+        default_factory=list, description="Keys of the articles whose fact extraction failed."
+    )
+
+
+class SearchLogEntry(BaseModel):
+    """One query sent to one source, as a reviewer reruns it."""
+
+    sub_question_id: str
+    source: str = Field(description="Provider name ('pubmed', 'europepmc', 'local').")
+    query: str
+    limit: int = Field(description="Results asked for.")
+    date: datetime = Field(default_factory=lambda: utcnow())
+    hits: int = Field(0, description="Articles it returned (after the English filter).")
+    non_english: int = Field(0, description="Articles it returned in another language (dropped).")
+    status: str = Field("ok", description="ok, no_match, error, timeout, disabled or not_asked.")
+    error: str | None = None
+    found: list[str] = Field(
+        default_factory=list,
+        description="Keys of the articles the query found (every source, duplicates removed).",
+    )
+
+
+class ExcludedArticle(BaseModel):
+    """An article found but not used as evidence, and why."""
+
+    pmid: str | None = None
+    article_key: str
+    title: str = ""
+    reason: str = Field(
+        description="retracted, retraction notice, not English, no abstract, off the question, "
+        "budget, extraction failed or no verified finding."
     )
 
 
@@ -176,6 +223,11 @@ class ReportSection(BaseModel):
     short: bool = Field(False, description="Still under min_section_words after expansion.")
     evidence_quality: str = Field("", description="Study types and confidence behind it.")
     references: list[int] = Field(default_factory=list, description="Reference numbers cited.")
+    unwritten: str | None = Field(
+        None,
+        description="Why the model's text is missing (its reply was malformed after a repair, "
+        "or late): the section lists its verified facts instead.",
+    )
 
 
 class NarrativeReport(BaseModel):
@@ -224,6 +276,89 @@ class StageTimes(BaseModel):
     finished_at: datetime | None = None
 
 
+Design = Literal[
+    "systematic review/meta-analysis",
+    "RCT",
+    "cohort",
+    "case-control",
+    "cross-sectional",
+    "case series/report",
+    "guideline",
+    "other",
+]
+DESIGNS: tuple[str, ...] = (
+    "systematic review/meta-analysis",
+    "RCT",
+    "cohort",
+    "case-control",
+    "cross-sectional",
+    "case series/report",
+    "guideline",
+    "other",
+)
+Direction = Literal["supports", "opposes", "no difference", "unclear"]
+#: The quoted cells of a row, in table order.
+CELLS = ("population", "intervention", "comparator", "outcomes", "effect")
+
+
+class Cell(BaseModel):
+    """A filled cell: what it says, and the article's sentence that says it (verbatim)."""
+
+    text: str
+    quote: str
+
+
+class EvidenceRow(BaseModel):
+    """One included study."""
+
+    pmid: str | None = None
+    article_key: str
+    title: str = ""
+    year: int | None = None
+    design: Design = "other"
+    design_from: Literal["publication types", "MeSH terms", "abstract", "none"] = "none"
+    design_quote: str | None = Field(None, description="The abstract's words, when from it.")
+    n: int | None = Field(None, description="Participants as the article counts them.")
+    population: Cell | None = None
+    intervention: Cell | None = None
+    comparator: Cell | None = None
+    outcomes: Cell | None = None
+    effect: Cell | None = None
+    direction: Direction = "unclear"
+    direction_quote: str | None = Field(None, description="The sentence the direction reads.")
+    filled_by: Literal["article structure", "llm"] = "article structure"
+    dropped: dict[str, str] = Field(
+        default_factory=dict, description="Cells proposed but left empty, with the reason."
+    )
+
+    def cells(self) -> dict[str, Cell | None]:
+        """The quoted cells by name."""
+        return {name: getattr(self, name) for name in CELLS}
+
+
+Level = Literal["high", "moderate", "low", "very low"]
+LEVELS: tuple[Level, ...] = ("high", "moderate", "low", "very low")
+
+
+class CertaintyMove(BaseModel):
+    """One step down, with why and the rows behind it."""
+
+    domain: Literal["risk of bias", "inconsistency", "imprecision", "indirectness"]
+    reason: str
+    rows: list[str] = Field(default_factory=list, description="PMIDs (else keys) behind it.")
+
+
+class Certainty(BaseModel):
+    """The draft judgement."""
+
+    draft: bool = Field(True, description="Always true: a person must confirm it.")
+    label: str = "Draft for a person to confirm (GRADE-style, computed from the table)"
+    start: Level
+    start_reason: str
+    level: Level
+    moves: list[CertaintyMove] = Field(default_factory=list)
+
+
 class ResearchJob(BaseModel):
     """A research job with everything it produced so far; persisted after every step."""
 
@@ -255,6 +390,13 @@ class ResearchJob(BaseModel):
     research_llm_calls: int = Field(0, description="LLM requests while executing.")
     budget_stop_reason: str | None = None
     resumed: int = Field(0, description="Times the job was resumed.")
+    search_log: list[SearchLogEntry] = Field(
+        default_factory=list, description="Every query sent to each source, in order."
+    )
+    evidence_table: list[EvidenceRow] = Field(
+        default_factory=list, description="One row per included study."
+    )
+    certainty: Certainty | None = Field(None, description="The draft certainty of the evidence.")
 
     def touch(self) -> None:
         """Mark the job as changed now."""

@@ -55,7 +55,13 @@ from medlit.research.models import (
 from medlit.research.planner import create_plan, validate_request
 from medlit.research.prompts import ResearchLLM, Task
 from medlit.research.report import failed_source_limitations
-from medlit.research.researcher import DeepResearcher, EvidenceCacheLike, FullTextFn, SearchFn
+from medlit.research.researcher import (
+    DeepResearcher,
+    EvidenceCacheLike,
+    FullTextFn,
+    QuestionSearch,
+    SearchFn,
+)
 from medlit.research.synthesizer import generate_report
 from medlit.research.tracking import Budget, Spend, VisitedTopics, remote_calls
 from medlit.research.verifier import verify_findings
@@ -430,6 +436,19 @@ class _Run:
                 budget_stop_reason=job.budget_stop_reason,
             )
             job.report.limitations.extend(failed_source_limitations(job.plan))
+            await self.review_outputs()
+
+    async def review_outputs(self) -> None:
+        """The evidence table (one row per included study) and the draft certainty."""
+        from medlit.research.certainty import draft_certainty
+        from medlit.research.evidence_table import build_evidence_table
+        from medlit.research.screening import included_keys
+
+        job = self.job
+        included = [job.articles[k] for k in included_keys(job) if k in job.articles]
+        rows = await build_evidence_table(included, job.question, self.o.llm)
+        job.evidence_table = rows
+        job.certainty = draft_certainty(rows, job.discrepancies, job.question)
 
     async def on_step(self, question: SubQuestion, message: str) -> None:
         """A sub-question's step: saved (its status shows) and told as "q2: 3 of 5 read"."""
@@ -462,6 +481,13 @@ class _Run:
                 on_step=self.on_step,
                 full_text=o.full_text,
                 full_text_budget=o.settings.fulltext.max_per_job if o.full_text else 0,
+                question_search=QuestionSearch(
+                    max_terms=o.settings.agent.max_query_terms,
+                    limit=o.settings.agent.fetch_per_round,
+                    min_docs=o.settings.agent.min_docs,
+                    min_relevance=o.settings.agent.min_relevance,
+                ),
+                search_log=job.search_log,
             )
 
             def record_spend() -> None:

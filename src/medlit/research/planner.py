@@ -5,7 +5,14 @@ from __future__ import annotations
 import re
 
 from medlit.config import ResearchDepth, ResearchSettings
-from medlit.errors import LLMConfigError, LLMError, PlanningError, ValidationError
+from medlit.errors import (
+    LLMConfigError,
+    LLMError,
+    LLMOutputError,
+    LLMTimeout,
+    PlanningError,
+    ValidationError,
+)
 from medlit.log import get_logger
 from medlit.qualified_names import mismatched, qualified_names
 from medlit.research.models import DEPTHS, Depth, ResearchPlan, SubQuestion
@@ -148,20 +155,31 @@ async def create_plan(
     config: ResearchDepth = settings.depth_config(level)
     system = PLAN_SYSTEM.format(min_q=config.min_sub_questions, max_q=config.max_sub_questions)
     chat = messages(system, f"Research question: {cleaned}")
+    unplanned: str | None = None
     try:
         reply = await llm.complete_json(Task.PLAN, chat, PlanReply)
     except LLMConfigError:
         raise
+    except (LLMOutputError, LLMTimeout) as exc:
+        # A malformed (or late) plan costs the sub-questions, not the job: the question itself
+        # is researched, and the report says so.
+        log.warning("plan_unwritten", error=str(exc)[:200])
+        why = "it timed out" if isinstance(exc, LLMTimeout) else "no valid reply after a repair"
+        unplanned = (
+            f"The model could not write a research plan ({why}): only the question itself "
+            "was researched."
+        )
+        reply = PlanReply(sub_questions=[])
     except LLMError as exc:
         raise PlanningError(f"the planner's LLM call failed: {exc}") from exc
     proposed = _anchored(cleaned, _proposals(reply))
-    if len(proposed) < config.min_sub_questions:
+    if unplanned is None and len(proposed) < config.min_sub_questions:
         # A small model proposes one sub-question (the question again) or only generic ones
         # ("What is the population?"): asked once more, it usually gives the rest.
         more = await _ask_again(cleaned, chat, reply, len(proposed), llm, config)
         proposed = _dedupe(proposed + more)
-    note = None
-    if len(proposed) < config.min_sub_questions:
+    note = unplanned
+    if note is None and len(proposed) < config.min_sub_questions:
         note = (
             f"The planner proposed {counted(len(proposed), 'usable sub-question')} where depth "
             f"{level} "

@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from medlit.research.certainty import render_certainty
+from medlit.research.evidence_table import render_table
 from medlit.research.models import NarrativeReport, Reference, ResearchJob, ResearchPlan
+from medlit.research.screening import excluded_articles, flow_of, render_flow, search_log_rows
 from medlit.research.synthesizer import citation_key
 from medlit.text import counted
 
@@ -30,13 +33,17 @@ def _reference_line(ref: Reference) -> str:
     return " ".join(parts)
 
 
-def render_markdown(report: NarrativeReport) -> str:
-    """The report as Markdown: summary, sections, discrepancies, limitations, references."""
+def render_markdown(report: NarrativeReport, job: ResearchJob | None = None) -> str:
+    """The report as Markdown: summary, sections, discrepancies, limitations, references;
+    with its ``job``, also the search and selection (what was searched and excluded)."""
     numbers = {r.article_key: r.number for r in report.references}
     out = [f"# {report.title}", "", f"**Question:** {report.question}", ""]
     out += ["## Executive summary", "", report.executive_summary.strip(), ""]
     for section in report.sections:
-        out += [f"## {section.heading}", "", section.content.strip(), ""]
+        out += [f"## {section.heading}", ""]
+        if section.unwritten:
+            out += [f"> **Note:** {section.unwritten}", ""]
+        out += [section.content.strip(), ""]
         note = section.evidence_quality
         if section.short:
             note += (
@@ -62,6 +69,8 @@ def render_markdown(report: NarrativeReport) -> str:
         out += ["## Limitations", ""]
         out += [f"- {item}" for item in report.limitations]
         out.append("")
+    if job is not None:
+        out += review_sections(job)
     out += ["## References", ""]
     if not report.references:
         out.append("No articles were cited.")
@@ -70,9 +79,11 @@ def render_markdown(report: NarrativeReport) -> str:
     return "\n".join(out)
 
 
-def report_to_dict(report: NarrativeReport) -> dict[str, Any]:
-    """The report as JSON-ready data."""
-    return report.model_dump(mode="json")
+def report_to_dict(report: NarrativeReport, job: ResearchJob | None = None) -> dict[str, Any]:
+    """The report as JSON-ready data; with its ``job``, also the review outputs
+    (``evidence_table``, ``certainty``, ``search_log``, ``excluded``, ``flow``)."""
+    data = report.model_dump(mode="json")
+    return {**data, **review_data(job)} if job is not None else data
 
 
 def render_json(report: NarrativeReport) -> str:
@@ -100,13 +111,48 @@ def failed_source_limitations(plan: ResearchPlan | None) -> list[str]:
     ]
 
 
+def review_sections(job: ResearchJob) -> list[str]:
+    """What a review team reads besides the narrative: the search, its flow and the
+    articles excluded."""
+    excluded = excluded_articles(job)
+    numbers = {r.article_key: r.number for r in job.report.references} if job.report else {}
+    out = render_table(job.evidence_table, numbers)
+    if job.certainty is not None:
+        out += render_certainty(job.certainty)
+    out += render_flow(job, flow_of(job, excluded))
+    if excluded:
+        out += ["## Excluded articles", ""]
+        for item in excluded:
+            name = f"PMID {item.pmid}" if item.pmid else item.article_key
+            title = f" {item.title.rstrip('.')}." if item.title else ""
+            out.append(f"- {name}:{title} _{item.reason}_")
+        out.append("")
+    return out
+
+
+def review_data(job: ResearchJob) -> dict[str, Any]:
+    """The job's ``search_log``, ``excluded`` and ``flow`` as JSON-ready data."""
+    excluded = excluded_articles(job)
+    return {
+        "evidence_table": [row.model_dump(mode="json") for row in job.evidence_table],
+        "certainty": job.certainty.model_dump(mode="json") if job.certainty else None,
+        "search_log": search_log_rows(job),
+        "excluded": [e.model_dump(mode="json") for e in excluded],
+        "flow": flow_of(job, excluded).model_dump(mode="json"),
+    }
+
+
 def job_to_dict(job: ResearchJob) -> dict[str, Any]:
     """A job as the CLI's ``--json`` (and the HTTP API) show it.
 
     Keys: ``id``, ``question``, ``depth``, ``status``, ``error``, ``failed_stage``,
     ``budget_stop_reason``, ``stages``, ``plan``, ``facts``, ``discrepancies``,
     ``report_markdown``, ``report``, ``failed_sources`` (provider: error and sub-question
-    ids), ``usage`` (``provider_calls``, ``llm_calls``, ``tokens``,
+    ids), ``evidence_table`` (a row per included study, each filled cell ``{text, quote}``),
+    ``certainty`` (the draft), ``search_log`` (every query: source, date, hits),
+    ``excluded`` (``pmid``, ``reason``), ``flow``
+    (identified, duplicates removed, screened, excluded, included),
+    ``usage`` (``provider_calls``, ``llm_calls``, ``tokens``,
     and the detail by service and task).
     """
     usage = dict(job.usage)
@@ -130,8 +176,9 @@ def job_to_dict(job: ResearchJob) -> dict[str, Any]:
         "findings": len(job.findings),
         "facts": [f.model_dump(mode="json") for f in job.facts],
         "discrepancies": [d.model_dump(mode="json") for d in job.discrepancies],
-        "report_markdown": render_markdown(job.report) if job.report else None,
+        "report_markdown": render_markdown(job.report, job) if job.report else None,
         "report": report_to_dict(job.report) if job.report else None,
+        **review_data(job),
         "usage": {
             "provider_calls": provider_calls,
             "llm_calls": int(usage.get("llm_calls", 0) or 0),  # type: ignore[call-overload]

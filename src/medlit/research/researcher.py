@@ -27,13 +27,21 @@ from medlit.errors import LLMConfigError, LLMError, ResearchError
 from medlit.llm.extractive import states_aim
 from medlit.llm.stance import content_terms
 from medlit.log import get_logger
+from medlit.query import build_queries, query_terms
 from medlit.research.grounding import (
     claim_supported,
     denied_by_article,
     unframed_claim,
     unsaid_in_article,
 )
-from medlit.research.models import ResearchFinding, ResearchPlan, SubQuestion, SubQuestionStatus
+from medlit.research.models import (
+    ResearchFinding,
+    ResearchPlan,
+    SearchLogEntry,
+    SubQuestion,
+    SubQuestionStatus,
+    utcnow,
+)
 from medlit.research.planner import QUESTION_ID, anchor_terms, names_otherwise, on_topic
 from medlit.research.prompts import (
     EXTRACT_SYSTEM,
@@ -65,6 +73,7 @@ __all__ = [
     "DeepResearcher",
     "EvidenceCacheLike",
     "FullTextFn",
+    "QuestionSearch",
     "SearchFn",
     "article_quote",
     "check_claim",
@@ -293,11 +302,9 @@ def search_terms(question: SubQuestion, *, max_terms: int = 8) -> list[str]:
     PubMed ANDs every word it cannot map, so a precise query often finds nothing: then the
     sub-question's own content words (AND), its three most specific words (the rarest in
     English: "laparoscopic", "elderly", "outcome", not the longer "interest" of "the outcome
-    of interest"), and finally the words ORed (as ``ask`` broadens, :mod:`medlit.agent.query`).
+    of interest"), and finally the words ORed (as ``ask`` broadens, :mod:`medlit.query`).
     """
     from wordfreq import zipf_frequency  # its English table loads once (0.5 s)
-
-    from medlit.agent.query import build_queries, query_terms
 
     planned = (question.search_query or "").strip()  # else the narrow query comes first
     narrow, broad = build_queries(question.text, max_terms=max_terms)
@@ -306,6 +313,25 @@ def search_terms(question: SubQuestion, *, max_terms: int = 8) -> list[str]:
     fewer = " AND ".join(t for t in terms if t in fewest)
     queries = [planned, narrow, fewer, broad]
     return [q for q in dict.fromkeys(queries) if q]
+
+
+@dataclass(frozen=True)
+class QuestionSearch:
+    """How ``ask`` searches a question (``settings.agent``), which research repeats for the
+    research question itself: a report never rests on less than ``ask`` would cite."""
+
+    max_terms: int = 8
+    limit: int = 20
+    min_docs: int = 3
+    min_relevance: float = 0.45
+
+
+def is_the_question(plan: ResearchPlan, question: SubQuestion) -> bool:
+    """Whether ``question`` is the research question itself (``q0``, or a sub-question the
+    planner wrote as the question)."""
+    return question.id == QUESTION_ID or (
+        question.depth == 1 and normalise_topic(question.text) == normalise_topic(plan.question)
+    )
 
 
 class DeepResearcher:
@@ -323,6 +349,8 @@ class DeepResearcher:
         findings: the findings earlier runs of the job made (on resume): an interrupted
             sub-question's follow-ups come from those too.
         on_step: told what a sub-question is doing ("8 articles found, 5 to read").
+        question_search: how ``ask`` searches (the research question is searched so).
+        search_log: where every query sent is recorded (the job's ``search_log``).
     """
 
     def __init__(
@@ -340,8 +368,12 @@ class DeepResearcher:
         on_step: OnStep | None = None,
         full_text: FullTextFn | None = None,
         full_text_budget: int = 0,
+        question_search: QuestionSearch | None = None,
+        search_log: list[SearchLogEntry] | None = None,
     ) -> None:
         self.settings = settings
+        self.question_search = question_search or QuestionSearch()
+        self.search_log: list[SearchLogEntry] = search_log if search_log is not None else []
         self.on_step = on_step
         # Open-access full texts read for the articles about to be read (fulltext.mode auto).
         self.full_text = full_text
@@ -401,7 +433,9 @@ class DeepResearcher:
                 question.status = SubQuestionStatus.IN_PROGRESS
                 # In a worker thread: the visited-topic check embeds the question (the
                 # service's event loop serves cached answers meanwhile).
-                reason = await asyncio.to_thread(self._skip_reason, question)
+                reason = await asyncio.to_thread(
+                    self._skip_reason, question, is_the_question(plan, question)
+                )
                 if reason is not None:
                     question.status = SubQuestionStatus.SKIPPED
                     question.skip_reason = reason
@@ -435,10 +469,11 @@ class DeepResearcher:
                 "the LLM for extract_facts is not usable"
             )
 
-    def _skip_reason(self, question: SubQuestion) -> str | None:
+    def _skip_reason(self, question: SubQuestion, asked: bool = False) -> str | None:
         if question.depth > self.limits.max_depth:
             return f"depth exceeded ({question.depth} > max {self.limits.max_depth})"
-        visited = self.visited.match(question.text)
+        # The research question is always searched, however near a sub-question came to it.
+        visited = None if asked else self.visited.match(question.text)
         if visited is not None:
             topic, similarity = visited
             return f"topic already visited: {topic!r} (similarity {similarity:.2f})"
@@ -453,13 +488,16 @@ class DeepResearcher:
         root_id = root.id if root is not None else question.id
         # Found before an interruption: no second search.
         articles = await self._found_before(question)
+        asked = is_the_question(plan, question)
         if not articles:
-            if self.budget.allow():  # a sub-question queued before the budget ran out
+            # The question itself is searched as ask searches it, never answered from cache.
+            if not asked and self.budget.allow():  # queued before the budget ran out
                 articles = await self._cached_articles(question, root_id)
             if articles:
                 question.from_cache = True
+                self._log_cache(question, articles)
             elif self.budget.allow(provider=True):
-                articles = await self._search(question)
+                articles = await (self._search_question if asked else self._search)(question)
             else:
                 question.status = SubQuestionStatus.SKIPPED
                 question.skip_reason = f"budget: {self.budget.stop_reason}"
@@ -480,6 +518,7 @@ class DeepResearcher:
             a
             for a in articles
             if a.abstract
+            and a.retraction is None  # a retracted article is never evidence
             and (root_id, a.key) not in self._extracted
             and a.key not in read_by_any
             and a.key in bearing
@@ -553,6 +592,7 @@ class DeepResearcher:
         end up in the report as if they answered it.
         """
         anchors = anchor_terms(plan.question)
+        every = articles
         # An article about another vitamin (vitamin C for a vitamin D question) never bears.
         articles = [a for a in articles if not names_otherwise(a.title, plan.question)]
         keep = {a.key for a in articles if on_topic(f"{a.title} {' '.join(a.mesh_terms)}", anchors)}
@@ -568,6 +608,7 @@ class DeepResearcher:
         dropped = [a.pmid or a.key for a in articles if a.key not in keep]
         if dropped:
             log.info("articles_off_topic", id=question.id, dropped=dropped)
+        question.off_question = [a.key for a in every if a.key not in keep]
         return keep
 
     async def _found_before(self, question: SubQuestion) -> list[Article]:
@@ -611,31 +652,127 @@ class DeepResearcher:
         return [article for _, article in ranked[:wanted]]
 
     async def _search(self, question: SubQuestion) -> list[Article]:
-        articles: list[Article] = []
+        """A sub-question's articles: its queries narrowest first (:func:`search_terms`),
+        broadened as ``ask`` broadens while they find fewer than it needs (``min_docs``)."""
+        wanted = self.limits.results_per_question
+        enough = min(wanted, self.question_search.min_docs)
+        found: dict[str, Article] = {}
+        narrowest: set[str] = set()
         question.failed_sources = {}
         for number, term in enumerate(search_terms(question)):
             if number and not self.budget.allow(provider=True):
                 break
             # Model-written text: bounded, so a rambling follow-up cannot fail validation.
-            query = SearchQuery(term=term[:300], limit=self.limits.results_per_question)
-            results = await self.search(query, self.cache)
-            # Kept on the sub-question: the report must say which sources it could not ask.
-            for name in results.failed:
-                question.failed_sources[name] = results.providers[name].error or "failed"
-            articles = results.articles[: self.limits.results_per_question]
-            if articles:
+            results = await self._logged_search(question, term[:300], wanted)
+            for article in results.articles:
+                found.setdefault(article.key, article)
+            if not number:
+                narrowest = set(found)
+            if len(found) >= enough:
                 if number:
-                    log.info("search_broadened", id=question.id, query=query.term)
+                    log.info("search_broadened", id=question.id, query=term[:300])
                 break
             log.warning(
-                "no_search_results", id=question.id, query=query.term, failed=results.failed
+                "few_search_results",
+                id=question.id,
+                query=term[:300],
+                found=len(found),
+                failed=results.failed,
             )
-        if not articles:
-            return []
-        if self.cache is not None and self.embedder is not None:
+        # What the narrowest query found comes first; what broadening added, closest first and
+        # only as close to the sub-question as ask's evidence must be (an OR query brings the
+        # other sub-questions' articles).
+        first = [a for a in found.values() if a.key in narrowest]
+        added = await self._closest(
+            question.text,
+            [a for a in found.values() if a not in first],
+            floor=self.question_search.min_relevance,
+        )
+        return await self._keep([*first, *added][:wanted])
+
+    async def _search_question(self, question: SubQuestion) -> list[Article]:
+        """The research question's articles, searched as ``ask`` searches it: its narrow
+        query (:func:`medlit.query.build_queries`) for ``ask``'s page of results, the broad
+        one when that finds fewer than ``min_docs``; the articles closest to the question
+        first (as ``ask`` ranks its evidence), as many as a sub-question reads and at least
+        ``min_docs``."""
+        config = self.question_search
+        narrow, broad = build_queries(question.text, max_terms=config.max_terms)
+        found: dict[str, Article] = {}
+        question.failed_sources = {}
+        for number, term in enumerate(dict.fromkeys([narrow, broad])):
+            if number and not self.budget.allow(provider=True):
+                break
+            results = await self._logged_search(question, term, config.limit)
+            for article in results.articles:
+                found.setdefault(article.key, article)
+            if len(found) >= config.min_docs:
+                break
+        # Every article found goes into the evidence cache, as ask's do; the closest are read.
+        ranked = await self._closest(question.text, await self._keep(list(found.values())))
+        return ranked[: max(self.limits.results_per_question, config.min_docs)]
+
+    async def _closest(
+        self, text: str, articles: list[Article], *, floor: float | None = None
+    ) -> list[Article]:
+        """``articles`` closest to ``text`` first (title and abstract embedded), without those
+        less similar than ``floor``; as found when there is no embedder."""
+        if self.embedder is None or not articles or (len(articles) < 2 and floor is None):
+            return articles
+        embedder = self.embedder
+        texts = [text, *(f"{a.title} {a.abstract_text[:1000]}" for a in articles)]
+        vectors = await asyncio.to_thread(lambda: np.asarray(embedder.embed(texts)))
+        sims = vectors[1:] @ vectors[0]
+        order = sorted(range(len(articles)), key=lambda i: -float(sims[i]))
+        return [articles[i] for i in order if floor is None or float(sims[i]) >= floor]
+
+    async def _keep(self, articles: list[Article]) -> list[Article]:
+        """Put found articles in the evidence cache (for ``ask`` and later jobs)."""
+        if articles and self.cache is not None and self.embedder is not None:
             # Chunking and embedding are CPU work: off the event loop.
             await asyncio.to_thread(self.cache.add_articles, articles, self.embedder)
         return articles
+
+    async def _logged_search(self, question: SubQuestion, term: str, limit: int) -> SearchResults:
+        """One search of every source, each source's query recorded in the search log."""
+        at = utcnow()
+        results = await self.search(SearchQuery(term=term, limit=limit), self.cache)
+        # Kept on the sub-question: the report must say which sources it could not ask.
+        for name in results.failed:
+            question.failed_sources[name] = results.providers[name].error or "failed"
+        found = [a.key for a in results.articles]
+        for name, status in results.providers.items():
+            if status.status == "disabled":
+                continue
+            self.search_log.append(
+                SearchLogEntry(
+                    sub_question_id=question.id,
+                    source=name,
+                    query=term,
+                    limit=limit,
+                    date=at,
+                    hits=status.count,
+                    non_english=status.dropped_non_english,
+                    status="not_asked" if status.not_asked else status.status,
+                    error=status.error,
+                    found=found,
+                )
+            )
+        return results
+
+    def _log_cache(self, question: SubQuestion, articles: list[Article]) -> None:
+        """Articles taken from the evidence cache instead of a search, in the search log."""
+        self.search_log.append(
+            SearchLogEntry(
+                sub_question_id=question.id,
+                source="evidence cache",
+                query=question.text,
+                limit=self.limits.results_per_question,
+                hits=len(articles),
+                status="cache",
+                found=[a.key for a in articles],
+            )
+        )
 
     async def _extract(
         self, question: SubQuestion, article: Article
@@ -661,6 +798,7 @@ class DeepResearcher:
         except LLMError as exc:
             self.extractions_failed += 1
             question.failed_extractions += 1
+            question.unreadable.append(article.key)
             log.warning(
                 "extraction_failed",
                 id=question.id,

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from medlit.answer_wording import third_person, unauthored
 from medlit.config import ResearchSettings
 from medlit.defined_terms import spell_out
+from medlit.errors import LLMOutputError, LLMTimeout
 from medlit.log import get_logger
 from medlit.research.grounding import (
     cited_numbers,
@@ -50,7 +51,17 @@ from medlit.research.prompts import (
 from medlit.text import counted
 from medlit.types import Article, Citation, StudyType
 
-__all__ = ["build_references", "clean_citations", "count_words", "generate_report"]
+__all__ = [
+    "UNWRITTEN_ERRORS",
+    "build_references",
+    "clean_citations",
+    "count_words",
+    "generate_report",
+]
+
+#: A reply the model could not give for one part of the report (malformed after its repair, or
+#: too late): that part falls back to its verified facts; the job goes on.
+UNWRITTEN_ERRORS: tuple[type[Exception], ...] = (LLMOutputError, LLMTimeout)
 
 log = get_logger("research.synthesizer")
 
@@ -228,11 +239,15 @@ async def _write_section(
     while words < minimum and tries < settings.expand_tries:
         tries += 1
         system = EXPAND_SYSTEM.format(words=words, min_words=minimum)
-        expanded = await llm.complete_json(
-            Task.SYNTHESIZE,
-            messages(system, f"{user}\n\nSection to expand:\n{content}"),
-            SectionReply,
-        )
+        try:
+            expanded = await llm.complete_json(
+                Task.SYNTHESIZE,
+                messages(system, f"{user}\n\nSection to expand:\n{content}"),
+                SectionReply,
+            )
+        except UNWRITTEN_ERRORS as exc:  # the draft stands
+            log.warning("section_expansion_failed", topic=topic, error=str(exc)[:200])
+            break
         # Keep the longer draft: an "expansion" that shrank the text is not progress.
         if count_words(expanded.content) > words:
             content, words = expanded.content, count_words(expanded.content)
@@ -252,6 +267,48 @@ async def _write_section(
         word_count=words,
         short=words < minimum,
         references=cited,
+    )
+
+
+def unwritten_note(part: str, error: Exception) -> str:
+    """The report's note on a part the model could not write."""
+    why = "timed out" if isinstance(error, LLMTimeout) else "gave no valid reply"
+    return (
+        f"The model could not write {part} (it {why}, after a repair): it lists the verified "
+        "facts instead."
+    )
+
+
+def _fallback_section(
+    topic: str,
+    facts: list[VerifiedFact],
+    conflicts: list[Discrepancy],
+    references: list[Reference],
+    numbers: dict[str, int],
+    settings: ResearchSettings,
+    note: str,
+) -> ReportSection:
+    """The section of a topic the model could not write: its verified facts and the sides of
+    its conflicts, cited."""
+    text = section_fallback(facts, numbers) if facts else ""
+    for conflict in conflicts:
+        sides = [
+            f"{claim.claim.rstrip('. ')} {cite}"
+            for claim in conflict.claims
+            if (cite := "".join(f"[{n}]" for n in reference_numbers(claim.sources, numbers)))
+        ]
+        if len(sides) >= 2:
+            text += f" The sources disagree on {conflict.topic.rstrip('. ')}: " + "; ".join(sides)
+            text += "."
+    content, cited = clean_citations(text.strip() or section_fallback(facts, numbers), references)
+    words = count_words(content)
+    return ReportSection(
+        heading=topic.rstrip("?"),
+        content=content,
+        word_count=words,
+        short=words < settings.min_section_words,
+        references=cited,
+        unwritten=note,
     )
 
 
@@ -388,9 +445,19 @@ async def generate_report(
         f"Conflicting findings:\n{_conflict_lines(discrepancies, numbers) or '(none)'}\n\n"
         f"References:\n{_reference_lines(references)}"
     )
-    summary = await llm.complete_json(
-        Task.SYNTHESIZE, messages(SUMMARY_SYSTEM, summary_user), SummaryReply
-    )
+    try:
+        summary = await llm.complete_json(
+            Task.SYNTHESIZE, messages(SUMMARY_SYSTEM, summary_user), SummaryReply
+        )
+    except UNWRITTEN_ERRORS as exc:
+        log.warning("summary_unwritten", error=str(exc)[:200])
+        limitations.append(unwritten_note("the executive summary", exc))
+        summary = SummaryReply(
+            title="",
+            executive_summary=section_fallback(facts, numbers).replace(
+                "The verified facts on this topic:", "The verified facts:", 1
+            ),
+        )
     executive_summary, _ = clean_citations(summary.executive_summary, references)
     support = fact_support(facts, references, numbers, discrepancies)
     grounded = ground_summary(executive_summary, question, facts, numbers, support)
@@ -410,16 +477,25 @@ async def generate_report(
         topic_question = plan.get(topic_id) if plan is not None else None
         topic = topic_question.text if topic_question is not None else topic_id
         topic_conflicts = conflicts.get(topic_id, [])
-        section = await _write_section(
-            topic,
-            topic_facts,
-            topic_conflicts,
-            references,
-            numbers,
-            llm,
-            settings,
-            lambda text: count_words(ground_text(text, question, support).text),
-        )
+        try:
+            section = await _write_section(
+                topic,
+                topic_facts,
+                topic_conflicts,
+                references,
+                numbers,
+                llm,
+                settings,
+                lambda text: count_words(ground_text(text, question, support).text),
+            )
+        except UNWRITTEN_ERRORS as exc:
+            # One bad reply costs this section its prose, not the job: its verified facts.
+            log.warning("section_unwritten", topic=topic, error=str(exc)[:200])
+            note = unwritten_note(f"the section on {topic!r}", exc)
+            limitations.append(note)
+            section = _fallback_section(
+                topic, topic_facts, topic_conflicts, references, numbers, settings, note
+            )
         grounded = ground_text(section.content, question, support)
         if grounded.removed:
             log.warning(

@@ -412,8 +412,8 @@ async def research_report(
     job = _completed(await workers.get(_check_id(job_id), tenant.name))
     assert job.report is not None
     if "application/json" in request.headers.get("accept", ""):
-        return JSONResponse(report_to_dict(job.report))
-    return MarkdownResponse(render_markdown(job.report))
+        return JSONResponse(report_to_dict(job.report, job))
+    return MarkdownResponse(render_markdown(job.report, job))
 
 
 @router.get(
@@ -444,7 +444,8 @@ async def research_export(
     tenant: CurrentTenant,
     workers: WorkersDep,
     format: Annotated[
-        Literal["ris", "bibtex", "csl-json"], Query(description="ris, bibtex or csl-json.")
+        Literal["ris", "bibtex", "csl-json", "csv"],
+        Query(description="ris, bibtex or csl-json; csv: the evidence table."),
     ] = "ris",
 ) -> Response:
     """The references of a completed job's report, for Zotero, EndNote or Mendeley."""

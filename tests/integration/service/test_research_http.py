@@ -82,6 +82,16 @@ def test_a_job_over_http_from_start_to_report_and_exports(
                             headers={"Accept": "application/json"}).json()  # fmt: skip
         refs = report["references"]
         assert refs and "## References" in markdown.text
+        # The review outputs: the evidence table, draft certainty, search log and exclusions.
+        assert report["evidence_table"] and {"pmid", "design", "direction"} <= set(
+            report["evidence_table"][0]
+        )
+        assert report["certainty"]["draft"] is True
+        assert {"source", "query", "date", "hits"} <= set(report["search_log"][0])
+        assert isinstance(report["excluded"], list) and "## Evidence table" in markdown.text
+        table = client.get(f"/v1/research/{job_id}/export", params={"format": "csv"})
+        assert table.headers["content-type"].startswith("text/csv")
+        assert len(table.text.strip().splitlines()) == 1 + len(report["evidence_table"])
 
         ris = client.get(f"/v1/research/{job_id}/export", params={"format": "ris"})
         assert ris.headers["content-type"].startswith("application/x-research-info-systems")

@@ -2,6 +2,7 @@
 
 import { ApiError, describeError, eventJson, json, readEvents, request } from "./api.js";
 import { append, byId, clear, download, duration, fill, h, show } from "./dom.js";
+import { enhanceEvidenceTable } from "./evidence.js";
 
 const STAGES = ["PLANNING", "EXECUTING", "VERIFYING", "SYNTHESIZING"];
 const TERMINAL = new Set(["COMPLETED", "FAILED", "CANCELLED"]);
@@ -322,6 +323,7 @@ function placeReport(html, job) {
   const report = clear(byId("report"));
   report.append(...Array.from(doc.body.childNodes, (n) => document.adoptNode(n)));
   linkReferences(report);
+  enhanceEvidenceTable(report);
   foldBookkeeping(report);
   report.prepend(readerSummary(job, report));
 }

@@ -1,0 +1,152 @@
+"""Research jobs over the PubMedQA corpus: how full and how well quoted the evidence table is.
+
+Each job runs through the real orchestrator (real sources code, store, evidence cache,
+embedder, checks) against the fake E-utilities server over ``../shared/data/pubmedqa/
+pqal_dev_pubmed.xml`` (500 real abstracts) and either the fake LLM server answering as a
+careful model (:class:`tests.fakes.research_responder.CorpusResponder`: the default) or, with
+``--real``, the model ``MEDLIT_LLM_*`` names (``../shared/tools/local_llm.sh``). The questions
+are PubMedQA questions (each the title of an article of the corpus; a fixed sample).
+
+Per job: status, evidence-table rows, the share of cells filled (of rows x 5 quoted cells), the
+share of proposed cells whose quote passed (verbatim in the article and the claim check), the
+references whose titles keep the question's subject, whether the question's own article is a
+row, the certainty drafted, and minutes. Last line: ``jobs=... completed=... rows=...
+cells_filled=... cells_passed=... refs_on_question=... refs=... own_article_rows=...
+minutes=...``.
+
+Usage::
+
+    python benchmarks/evidence_table.py [--jobs 5] [--depth quick] [--real] [--seed 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.fakes.eutils_server import FakeEutils  # noqa: E402
+from tests.fakes.llm_server import FakeLLMServer  # noqa: E402
+from tests.fakes.research_responder import CorpusResponder  # noqa: E402
+
+from medlit.config import Settings  # noqa: E402
+from medlit.research.models import CELLS, ResearchJob  # noqa: E402
+from medlit.research.planner import anchor_terms, on_topic  # noqa: E402
+from medlit.research.runtime import open_orchestrator  # noqa: E402
+
+DATA = ROOT.parent / "shared/data/pubmedqa"
+
+
+def _figures(job: ResearchJob, pmid: str) -> dict[str, int]:
+    rows = job.evidence_table
+    filled = sum(cell is not None for row in rows for cell in row.cells().values())
+    dropped = sum(1 for row in rows for name in row.dropped if name in CELLS)
+    refs = job.report.references if job.report else []
+    anchors = anchor_terms(job.question)
+    return {
+        "rows": len(rows),
+        "cells": len(rows) * len(CELLS),
+        "filled": filled,
+        "proposed": filled + dropped,
+        "refs": len(refs),
+        "on_question": sum(on_topic(r.title, anchors) for r in refs),
+        "own": int(any(r.pmid == pmid for r in rows)),
+    }
+
+
+def _rate(good: int, total: int) -> str:
+    return f"{good / total:.2f}" if total else "n/a"
+
+
+async def main(argv: list[str] | None = None) -> int:
+    """Run the jobs; print one line per job and the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--jobs", type=int, default=5)
+    parser.add_argument("--depth", default="quick")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--real", action="store_true", help="Use the model MEDLIT_LLM_* names.")
+    parser.add_argument("--max-seconds", type=float, default=None, help="Time budget per job.")
+    args = parser.parse_args(argv)
+    xml, labels = DATA / "pqal_dev_pubmed.xml", DATA / "pqal_dev.json"
+    if not xml.exists() or not labels.exists():
+        print(f"skipped: {DATA} is absent (needs ../shared/data)", file=sys.stderr)
+        return 0
+    if args.real and not os.environ.get("MEDLIT_LLM_BASE_URL"):
+        print("--real needs MEDLIT_LLM_BASE_URL (../shared/tools/local_llm.sh)", file=sys.stderr)
+        return 2
+    records = json.loads(labels.read_text())
+    pmids = sorted(records)
+    random.Random(args.seed).shuffle(pmids)
+    with ExitStack() as stack:
+        eutils = stack.enter_context(
+            FakeEutils.from_xml(xml, rate_limit=None, rate_limit_with_key=None)
+        )
+        llm = None if args.real else stack.enter_context(FakeLLMServer(CorpusResponder()))
+
+        @contextmanager
+        def settings_for() -> Iterator[Settings]:
+            with tempfile.TemporaryDirectory() as tmp:
+                settings = Settings(home=Path(tmp))
+                settings.pubmed.base_url = eutils.base_url
+                settings.pubmed.requests_per_second = 50.0
+                settings.europepmc.enabled = False
+                settings.local.enabled = False
+                if llm is not None:
+                    settings.llm.base_url = llm.base_url
+                    settings.llm.model = "fake-model"
+                if args.max_seconds:
+                    settings.research.depth_config(args.depth).max_seconds = args.max_seconds
+                yield settings
+
+        totals: dict[str, float] = {}
+        completed = 0
+        print(
+            f"{'pmid':<9} {'status':<10} {'rows':>4} {'filled':>6} {'passed':>6} "
+            f"{'refs':>4} {'on-q':>4} {'own':>3} {'certainty':<9} {'min':>5}  question"
+        )
+        for pmid in pmids[: args.jobs]:
+            question = records[pmid]["QUESTION"]
+            started = time.monotonic()
+            with settings_for() as settings:
+                async with open_orchestrator(settings) as orchestrator:
+                    job = await orchestrator.run(orchestrator.create_job(question, args.depth))
+            minutes = (time.monotonic() - started) / 60
+            figures = _figures(job, pmid)
+            for key, value in figures.items():
+                totals[key] = totals.get(key, 0) + value
+            totals["minutes"] = totals.get("minutes", 0.0) + minutes
+            completed += job.status.value == "COMPLETED"
+            level = job.certainty.level if job.certainty else "-"
+            print(
+                f"{pmid:<9} {job.status.value:<10} {figures['rows']:>4} "
+                f"{_rate(figures['filled'], figures['cells']):>6} "
+                f"{_rate(figures['filled'], figures['proposed']):>6} {figures['refs']:>4} "
+                f"{figures['on_question']:>4} {figures['own']:>3} {level:<9} {minutes:>5.1f}  "
+                f"{question[:60]}",
+                flush=True,
+            )
+            if job.error:
+                print(f"    error: {job.error}")
+    print(
+        f"jobs={min(args.jobs, len(pmids))} completed={completed} rows={int(totals['rows'])} "
+        f"cells_filled={_rate(int(totals['filled']), int(totals['cells']))} "
+        f"cells_passed={_rate(int(totals['filled']), int(totals['proposed']))} "
+        f"refs_on_question={int(totals['on_question'])} refs={int(totals['refs'])} "
+        f"own_article_rows={int(totals['own'])} minutes={totals['minutes']:.1f}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(asyncio.run(main()))

@@ -1,0 +1,379 @@
+"""The evidence table: one row per included study, every filled cell tied to a verbatim quote.
+
+A row has the study's design (from its PubMed publication types, then its MeSH terms, then
+what its abstract says), the population with its size, the intervention or exposure, the
+comparator, the outcomes, the effect as the article states it, and the direction relative to
+the question. Every filled cell is ``{text, quote}``: the quote occurs verbatim in that article
+and the cell's text passes :func:`~medlit.research.researcher.check_claim` against it, the check
+any research claim passes. A cell without such a quote stays empty: never guessed.
+
+Without an LLM the cells come from the article's structure: the design, the sentence giving the
+number studied, the first result sentence stating an effect with its numbers, and the
+conclusion (read for its direction). With one, one JSON call per study proposes every cell with
+its quote (one repair by the client); each cell is then checked the same way, and a reply that
+is no valid row empties that row's model cells, never the job.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Sequence
+
+from pydantic import BaseModel
+
+from medlit.errors import LLMConfigError, LLMError
+from medlit.llm.extractive import conclusion_sentences
+from medlit.llm.stance import sentence_stance
+from medlit.log import get_logger
+from medlit.research.models import CELLS, DESIGNS, Cell, Design, Direction, EvidenceRow
+from medlit.research.prompts import ResearchLLM, Task, messages
+from medlit.research.researcher import article_quote, check_claim
+from medlit.text import split_sentences
+from medlit.types import Article
+
+__all__ = [
+    "CELLS",
+    "CSV_COLUMNS",
+    "DESIGNS",
+    "Cell",
+    "EvidenceRow",
+    "build_evidence_table",
+    "design_of",
+    "render_table",
+    "rows_from_csv",
+    "rows_to_csv",
+]
+
+log = get_logger("research.evidence_table")
+
+# -- design ------------------------------------------------------------------------------------
+
+_BY_TYPE: list[tuple[Design, re.Pattern[str]]] = [
+    ("systematic review/meta-analysis", re.compile(r"meta-analysis|systematic review", re.I)),
+    ("guideline", re.compile(r"guideline|consensus development conference", re.I)),
+    ("RCT", re.compile(r"randomi[sz]ed controlled trial", re.I)),
+    ("case-control", re.compile(r"case-control", re.I)),
+    ("cross-sectional", re.compile(r"cross-sectional", re.I)),
+    ("cohort", re.compile(r"cohort|prospective stud|retrospective stud|longitudinal", re.I)),
+    ("case series/report", re.compile(r"case reports?|case series", re.I)),
+]
+# The abstract's own words for its design (stated, not inferred).
+_BY_TEXT: list[tuple[Design, re.Pattern[str]]] = [
+    ("systematic review/meta-analysis",
+     re.compile(r"\b(?:systematic(?:ally)? review\w*|meta-?analys[ie]s)\b", re.I)),
+    ("RCT", re.compile(r"\brandomi[sz]ed\b[^.]{0,40}\b(?:trial|study)\b|\brandomi[sz]ed\b", re.I)),
+    ("case-control", re.compile(r"\bcase[- ]control\b", re.I)),
+    ("cross-sectional", re.compile(r"\bcross[- ]sectional\b", re.I)),
+    ("cohort", re.compile(r"\b(?:cohort|prospective(?:ly)?|retrospective(?:ly)?)\b", re.I)),
+    ("case series/report", re.compile(r"\bcase (?:series|report)\b|\bwe (?:report|describe) a\b",
+                                      re.I)),
+    ("guideline", re.compile(r"\b(?:guideline|recommendations?)\b", re.I)),
+]  # fmt: skip
+
+
+def design_of(article: Article) -> tuple[Design, str, str | None]:
+    """(design, where it is from, the abstract's quote when from the abstract).
+
+    Publication types decide first (PubMed's indexers read the full text); then MeSH terms
+    ("Cohort Studies", "Cross-Sectional Studies"); then a sentence of the title or abstract that
+    names the design. "Observational Study" alone names no design of the list: the text may.
+    """
+    for design, pattern in _BY_TYPE:
+        if any(pattern.search(t) for t in article.publication_types):
+            return design, "publication types", None
+    for design, pattern in _BY_TYPE:
+        if any(pattern.search(t) for t in article.mesh_terms):
+            return design, "MeSH terms", None
+    # The title and the methods say the study's own design; a background names others'.
+    unstructured = len(article.abstract) == 1 and not article.abstract[0].label
+    texts = [article.title, *(s.text for s in article.abstract if s.is_methods or unstructured)]
+    for design, pattern in _BY_TEXT:
+        for text in texts:
+            for sentence in split_sentences(text):
+                if pattern.search(sentence) and not sentence.rstrip().endswith("?"):
+                    return design, "abstract", sentence
+    return "other", "none", None
+
+
+# -- cells from the article's structure ----------------------------------------------------------
+
+_N = re.compile(
+    r"\b(?:n\s*=\s*(\d[\d,]*)|(\d{1,3}(?:,\d{3})+|\d+)\s+(?:consecutive\s+|eligible\s+)?"
+    r"(?:patients|participants|subjects|adults|children|women|men|individuals|people|infants|"
+    r"neonates|cases|persons|volunteers|pregnancies|mothers|students|residents|trials|studies|"
+    r"RCTs))\b",
+    re.I,
+)
+# An effect as articles state one: a ratio or difference with its numbers, a CI, a p value.
+_EFFECT = re.compile(
+    r"\b(?:[HOR]R|RR|OR|HR|MD|SMD|WMD|IRR|AUC)\b\s*[=:,(]?\s*-?\d|95\s?%\s?CI|\bCI\b|"
+    r"\bp\s*[<=>≤]\s*0?\.\d|\bconfidence interval",
+    re.I,
+)
+_NULL = re.compile(
+    r"\b(?:no (?:statistically )?significant (?:difference|association|effect|change)|"
+    r"did not (?:differ|significantly|reduce|increase|improve|affect|change)|"
+    r"(?:was|were) not (?:significantly )?(?:different|associated)|similar|comparable|"
+    r"no difference)\b",
+    re.I,
+)
+
+
+def _n_sentence(article: Article) -> tuple[int, str] | None:
+    """The first non-result sentence stating how many were studied (else any), with N."""
+    ordered = sorted(article.abstract, key=lambda s: s.is_result)
+    for section in ordered:
+        for sentence in split_sentences(section.text):
+            match = _N.search(sentence)
+            if match is not None:
+                number = int((match.group(1) or match.group(2)).replace(",", ""))
+                if 0 < number < 100_000_000:
+                    # "12 trials" counts studies, not participants: the row's N stays unknown.
+                    studies = re.search(r"(?:trials|studies|RCTs)\b", match.group(0), re.I)
+                    return (0 if studies else number), sentence
+    return None
+
+
+def _effect_sentence(article: Article) -> str | None:
+    for section in article.abstract:
+        if not section.is_result:
+            continue
+        for sentence in split_sentences(section.text):
+            if _EFFECT.search(sentence):
+                return sentence
+    return None
+
+
+def _direction(question: str, article: Article) -> tuple[Direction, str | None]:
+    """Which way the conclusion points on the question, read from its sentences."""
+    for sentence in conclusion_sentences(article):
+        stance = sentence_stance(sentence, question)
+        if stance == "yes":
+            return "supports", sentence
+        if stance == "no":
+            return ("no difference" if _NULL.search(sentence) else "opposes"), sentence
+    return "unclear", None
+
+
+def _checked(
+    name: str, text: str, quote: str, article: Article, question: str, dropped: dict[str, str]
+) -> Cell | None:
+    """The cell if its quote is the article's, verbatim, and says its text; else None (the
+    reason kept in ``dropped``)."""
+    text, quote = " ".join(text.split()), " ".join(quote.split())
+    if not text or not quote:
+        return None
+    found = article_quote(quote, article)
+    if found is None:
+        dropped[name] = "quote_not_in_article"
+        return None
+    checked = check_claim(text, found, article, question)
+    if checked.reason is not None or checked.quote is None:
+        dropped[name] = checked.reason or "quote_not_in_article"
+        return None
+    return Cell(text=text, quote=checked.quote)
+
+
+def structure_row(article: Article, question: str) -> EvidenceRow:
+    """A row filled from what the article carries (no LLM)."""
+    design, source, design_quote = design_of(article)
+    row = EvidenceRow(
+        pmid=article.pmid,
+        article_key=article.key,
+        title=article.title,
+        year=article.year,
+        design=design,
+        design_from=source,
+        design_quote=design_quote,
+    )
+    counted = _n_sentence(article)
+    if counted is not None:
+        number, sentence = counted
+        row.population = _checked("population", sentence, sentence, article, question, row.dropped)
+        row.n = number if row.population is not None and number else None
+    effect = _effect_sentence(article)
+    if effect is not None:
+        row.effect = _checked("effect", effect, effect, article, question, row.dropped)
+    row.direction, row.direction_quote = _direction(question, article)
+    return row
+
+
+# -- cells from the LLM --------------------------------------------------------------------------
+
+ROW_SYSTEM = """medlit research: evidence-row
+You fill one row of an evidence table for one study, from its title and abstract only.
+Reply with JSON: {"population": CELL, "intervention": CELL, "comparator": CELL,
+"outcomes": CELL, "effect": CELL, "n": integer or null}, where each CELL is
+{"text": "a short entry", "quote": "the sentence of the abstract it comes from, copied exactly"}
+or null when the abstract does not say it. population: who was studied, with how many.
+intervention: the treatment or exposure studied. comparator: what it was compared with.
+outcomes: what was measured. effect: the main result as the abstract states it, with its
+numbers, confidence intervals and p-values exactly as written. Never guess: null is better
+than a cell the quote does not say."""
+
+
+class _ProposedCell(BaseModel):
+    text: str = ""
+    quote: str = ""
+
+
+class RowReply(BaseModel):
+    """What the model proposes for one row (every cell optional)."""
+
+    population: _ProposedCell | None = None
+    intervention: _ProposedCell | None = None
+    comparator: _ProposedCell | None = None
+    outcomes: _ProposedCell | None = None
+    effect: _ProposedCell | None = None
+    n: int | None = None
+
+
+async def llm_row(
+    article: Article, question: str, llm: ResearchLLM, *, max_chars: int = 6000
+) -> EvidenceRow:
+    """A row whose cells the model proposed and the checks kept; the structure's row (with the
+    reason) when the reply is no valid row.
+
+    Raises:
+        LLMConfigError: no model for ``extract_facts``.
+    """
+    row = structure_row(article, question)
+    user = (
+        f"Research question: {question}\n\nArticle PMID: {article.pmid or 'none'}\n"
+        f"Title: {article.title}\nAbstract:\n{article.abstract_text[:max_chars]}"
+    )
+    try:
+        reply = await llm.complete_json(Task.EXTRACT, messages(ROW_SYSTEM, user), RowReply)
+    except LLMConfigError:
+        raise
+    except LLMError as exc:  # this row keeps what the structure gives; the job goes on
+        log.warning("evidence_row_unwritten", pmid=article.pmid, error=str(exc)[:200])
+        row.dropped["llm"] = f"no valid reply: {type(exc).__name__}"
+        return row
+    row.filled_by = "llm"
+    for name in CELLS:
+        proposed = getattr(reply, name)
+        if proposed is None:
+            continue
+        cell = _checked(name, proposed.text, proposed.quote, article, question, row.dropped)
+        if cell is not None:
+            setattr(row, name, cell)
+    if reply.n is not None and row.population is not None:
+        # The number must be the quoted population sentence's own.
+        said = {int(m.replace(",", "")) for m in re.findall(r"\d[\d,]*", row.population.quote)}
+        row.n = reply.n if reply.n in said else row.n
+    return row
+
+
+async def build_evidence_table(
+    articles: Sequence[Article], question: str, llm: ResearchLLM | None
+) -> list[EvidenceRow]:
+    """One row per article (the included studies), in their order."""
+    use_llm = llm is not None and llm.is_configured(Task.EXTRACT)
+    rows = []
+    for article in articles:
+        if use_llm and llm is not None:
+            rows.append(await llm_row(article, question, llm))
+        else:
+            rows.append(structure_row(article, question))
+    return rows
+
+
+# -- rendering and CSV ---------------------------------------------------------------------------
+
+
+def _md(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def render_table(rows: Sequence[EvidenceRow], numbers: dict[str, int] | None = None) -> list[str]:
+    """The evidence table as Markdown lines (each cell's quote follows it in quotes)."""
+    out = ["## Evidence table", ""]
+    if not rows:
+        return [*out, "No study was included.", ""]
+    head = ["Study", "Design", "Population (N)", "Intervention", "Comparator", "Outcomes",
+            "Effect", "Direction"]  # fmt: skip
+    out += ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
+    for row in rows:
+        ref = (numbers or {}).get(row.article_key)
+        study = f"[{ref}] " if ref else ""
+        study += f"PMID {row.pmid}" if row.pmid else row.title[:60]
+        if row.year:
+            study += f" ({row.year})"
+        cells = []
+        for name in CELLS:
+            cell: Cell | None = getattr(row, name)
+            if cell is None:
+                cells.append("")
+                continue
+            text = f"{cell.text}" if cell.text == cell.quote else f'{cell.text} — "{cell.quote}"'
+            if name == "population" and row.n is not None:
+                text = f"N = {row.n}: {text}"
+            cells.append(_md(text))
+        out.append("| " + " | ".join([_md(study), row.design, *cells, row.direction]) + " |")
+    out += [
+        "",
+        "Every filled cell quotes its article verbatim and passed the claim check; an empty "
+        "cell is one no quote supported.",
+        "",
+    ]
+    return out
+
+
+CSV_COLUMNS = (
+    "pmid", "article_key", "title", "year", "design", "design_from", "n",
+    *(f"{name}{part}" for name in CELLS for part in ("", "_quote")),
+    "direction", "direction_quote",
+)  # fmt: skip
+
+
+def rows_to_csv(rows: Sequence[EvidenceRow]) -> str:
+    """The table as CSV (RFC 4180; one column for each cell's text and one for its quote)."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(CSV_COLUMNS), lineterminator="\r\n")
+    writer.writeheader()
+    for row in rows:
+        record: dict[str, object] = {
+            "pmid": row.pmid or "",
+            "article_key": row.article_key,
+            "title": row.title,
+            "year": row.year if row.year is not None else "",
+            "design": row.design,
+            "design_from": row.design_from,
+            "n": row.n if row.n is not None else "",
+            "direction": row.direction,
+            "direction_quote": row.direction_quote or "",
+        }
+        for name, cell in row.cells().items():
+            record[name] = cell.text if cell is not None else ""
+            record[f"{name}_quote"] = cell.quote if cell is not None else ""
+        writer.writerow(record)
+    return out.getvalue()
+
+
+def rows_from_csv(text: str) -> list[EvidenceRow]:
+    """Rows read back from :func:`rows_to_csv`'s CSV (the round trip keeps every cell)."""
+    rows = []
+    for record in csv.DictReader(io.StringIO(text)):
+        cells = {
+            name: Cell(text=record[name], quote=record[f"{name}_quote"])
+            for name in CELLS
+            if record[name] or record[f"{name}_quote"]
+        }
+        rows.append(
+            EvidenceRow(
+                pmid=record["pmid"] or None,
+                article_key=record["article_key"],
+                title=record["title"],
+                year=int(record["year"]) if record["year"] else None,
+                design=record["design"],
+                design_from=record["design_from"],
+                n=int(record["n"]) if record["n"] else None,
+                direction=record["direction"],
+                direction_quote=record["direction_quote"] or None,
+                **cells,
+            )
+        )
+    return rows

@@ -1,0 +1,175 @@
+"""What a review team needs to rerun and audit a job's search: the search log, the articles
+excluded and why, and the PRISMA-style flow identified -> duplicates removed -> screened ->
+included.
+
+Every article a job's searches found ends in exactly one place: included (it gave a verified
+finding) or excluded with one reason, the first that applies of :data:`REASONS`. So the flow
+adds up by construction: identified = not English + duplicates + screened, and screened =
+included + the excluded at screening.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from medlit.research.models import ExcludedArticle, ResearchJob
+
+__all__ = [
+    "REASONS",
+    "Flow",
+    "excluded_articles",
+    "flow_of",
+    "included_keys",
+    "render_flow",
+    "search_log_rows",
+]
+
+#: Why a screened article is not evidence, in the order they are decided.
+REASONS = (
+    "retracted",
+    "retraction notice",
+    "no abstract",
+    "off the question",
+    "budget",
+    "extraction failed",
+    "no verified finding",
+)
+
+
+class Flow(BaseModel):
+    """The PRISMA-style counts of one job."""
+
+    identified: int = Field(description="Records the searches returned (every source).")
+    not_english: int = Field(description="Removed by the sources' English filter.")
+    duplicates_removed: int = Field(description="The same article found again.")
+    screened: int = Field(description="Distinct articles screened.")
+    excluded: dict[str, int] = Field(description="Excluded at screening, by reason.")
+    included: int = Field(description="Articles that gave a verified finding (the evidence).")
+
+
+def included_keys(job: ResearchJob) -> list[str]:
+    """Keys of the articles the report rests on (a verified finding each), in the order their
+    findings were made, retracted ones never."""
+    keys: list[str] = []
+    for finding in job.findings:
+        article = job.articles.get(finding.article_key)
+        if article is not None and article.retraction is not None:
+            continue
+        if finding.article_key not in keys:
+            keys.append(finding.article_key)
+    return keys
+
+
+def _found_keys(job: ResearchJob) -> list[str]:
+    keys = [k for entry in job.search_log for k in entry.found]
+    return list(dict.fromkeys([*keys, *job.articles]))
+
+
+def excluded_articles(job: ResearchJob) -> list[ExcludedArticle]:
+    """Every article found and not included, with its reason (see :data:`REASONS`)."""
+    included = set(included_keys(job))
+    subs = job.plan.sub_questions if job.plan is not None else []
+    read = {k for q in subs for k in q.read}
+    unreadable = {k for q in subs for k in q.unreadable} - read
+    # Off the question for every sub-question that found it (read by none).
+    off = {k for q in subs for k in q.off_question} - read
+    out: list[ExcludedArticle] = []
+    for key in _found_keys(job):
+        if key in included:
+            continue
+        article = job.articles.get(key)
+        if article is None:
+            # Found, but past the results a sub-question may read.
+            reason = "budget"
+        elif article.retraction is not None:
+            reason = article.retraction
+        elif not article.abstract:
+            reason = "no abstract"
+        elif key in off:
+            reason = "off the question"
+        elif key in unreadable:
+            reason = "extraction failed"
+        elif key in read:
+            reason = "no verified finding"
+        else:
+            reason = "budget"
+        out.append(
+            ExcludedArticle(
+                pmid=article.pmid if article is not None else _pmid_of(key),
+                article_key=key,
+                title=article.title if article is not None else "",
+                reason=reason,
+            )
+        )
+    return out
+
+
+def _pmid_of(key: str) -> str | None:
+    return key.removeprefix("pmid:") if key.startswith("pmid:") else None
+
+
+def flow_of(job: ResearchJob, excluded: list[ExcludedArticle] | None = None) -> Flow:
+    """The job's flow; ``excluded`` as :func:`excluded_articles` gives it (computed if None)."""
+    excluded = excluded_articles(job) if excluded is None else excluded
+    screened = len(_found_keys(job))
+    hits = sum(e.hits for e in job.search_log)
+    not_english = sum(e.non_english for e in job.search_log)
+    by_reason = {r: n for r in REASONS if (n := sum(e.reason == r for e in excluded))}
+    return Flow(
+        identified=hits + not_english,
+        not_english=not_english,
+        # Articles a resumed job held before its log began count as found once.
+        duplicates_removed=max(0, hits - screened),
+        screened=screened,
+        excluded=by_reason,
+        included=screened - len(excluded),
+    )
+
+
+def search_log_rows(job: ResearchJob) -> list[dict[str, Any]]:
+    """The search log as ``--json`` shows it: one row per query and source."""
+    return [
+        {
+            "sub_question_id": e.sub_question_id,
+            "source": e.source,
+            "query": e.query,
+            "date": e.date.isoformat(),
+            "hits": e.hits,
+            "non_english": e.non_english,
+            "limit": e.limit,
+            "status": e.status,
+            **({"error": e.error} if e.error else {}),
+        }
+        for e in job.search_log
+    ]
+
+
+def render_flow(job: ResearchJob, flow: Flow | None = None) -> list[str]:
+    """The search and its flow as Markdown lines (a section of the report)."""
+    flow = flow or flow_of(job)
+    out = ["## Search and selection", ""]
+    searched = [e for e in job.search_log if e.status != "cache"]
+    if not job.search_log:
+        return [*out, "No search was logged for this job.", ""]
+    out += ["| Date (UTC) | Source | Query | Hits |", "| --- | --- | --- | --- |"]
+    for entry in job.search_log:
+        query = entry.query.replace("|", "\\|")
+        hits = str(entry.hits) if entry.status in {"ok", "no_match", "cache"} else entry.status
+        out.append(f"| {entry.date:%Y-%m-%d %H:%M} | {entry.source} | {query} | {hits} |")
+    out += [
+        "",
+        f"Rerun with `medlit research rerun-search {job.id}` "
+        f"({len(searched)} {'query' if len(searched) == 1 else 'queries'} to repeat).",
+        "",
+        "```",
+        f"Records identified ............ {flow.identified}",
+        f"  not English (removed) ....... {flow.not_english}",
+        f"  duplicates removed .......... {flow.duplicates_removed}",
+        f"Articles screened ............. {flow.screened}",
+    ]
+    for reason, count in flow.excluded.items():
+        out.append(f"  excluded: {reason} {'.' * max(3, 26 - len(reason))} {count}")
+    out += [f"Included (evidence) ........... {flow.included}", "```", ""]
+    return out

@@ -1,0 +1,50 @@
+// The research report's evidence table made sortable (click a column heading) and filterable by
+// study design. The table itself is the server-rendered, sanitised report's (see research.js):
+// this only reorders and hides its rows, building the filter with h() (no HTML parsing).
+
+import { h } from "./dom.js";
+
+const DESIGN_COLUMN = 1;
+
+/** Find the table under the report's "Evidence table" heading and give it sorting and a filter. */
+export function enhanceEvidenceTable(root) {
+  const heading = Array.from(root.querySelectorAll("h2")).find((el) => el.textContent.trim() === "Evidence table");
+  const table = heading?.nextElementSibling?.tagName === "TABLE" ? heading.nextElementSibling : null;
+  const body = table?.tBodies[0];
+  if (!table || !body) return null;
+  table.id = "evidence-table";
+  table.classList.add("evidence-table");
+  const rows = Array.from(body.rows);
+  const designs = [...new Set(rows.map((row) => row.cells[DESIGN_COLUMN]?.textContent.trim() || ""))].sort();
+  const filter = h(
+    "select",
+    { id: "evidence-design", "aria-label": "Show studies of this design" },
+    h("option", { value: "" }, `all designs (${rows.length})`),
+    designs.map((design) =>
+      h("option", { value: design }, `${design} (${rows.filter((r) => r.cells[DESIGN_COLUMN].textContent.trim() === design).length})`),
+    ),
+  );
+  filter.addEventListener("change", () => {
+    for (const row of rows) row.hidden = Boolean(filter.value) && row.cells[DESIGN_COLUMN].textContent.trim() !== filter.value;
+  });
+  table.before(h("p", { class: "evidence-filter" }, h("label", { for: "evidence-design" }, "Design: "), filter));
+  Array.from(table.tHead?.rows[0]?.cells || []).forEach((th, column) => {
+    th.setAttribute("aria-sort", "none");
+    const button = h("button", { type: "button", class: "sort" }, th.textContent);
+    th.replaceChildren(button);
+    button.addEventListener("click", () => sortBy(table, body, column, th));
+  });
+  return table;
+}
+
+function sortBy(table, body, column, th) {
+  const ascending = th.getAttribute("aria-sort") !== "ascending";
+  for (const other of table.tHead.rows[0].cells) other.setAttribute("aria-sort", "none");
+  th.setAttribute("aria-sort", ascending ? "ascending" : "descending");
+  const key = (row) => row.cells[column]?.textContent.trim() || "";
+  const sorted = Array.from(body.rows).sort((a, b) => {
+    const order = key(a).localeCompare(key(b), undefined, { numeric: true, sensitivity: "base" });
+    return ascending ? order : -order;
+  });
+  body.append(...sorted);
+}

@@ -1,0 +1,222 @@
+"""What a review team gets from a research job: a job that survives a malformed reply, the
+sources the settings name, the question searched as ``ask`` searches it, and the search log,
+against the fake E-utilities, Europe PMC and LLM servers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from medlit.agent.query import deterministic_plan
+from medlit.config import Settings
+from medlit.research.models import JobStatus, ResearchJob
+from medlit.research.report import job_to_dict, render_markdown
+from medlit.research.runtime import open_orchestrator
+from tests.fakes.europepmc_server import FakeEuropePMC
+from tests.fakes.eutils_server import FakeEutils
+from tests.fakes.llm_server import FakeLLMServer
+from tests.fakes.research_responder import ResearchResponder
+from tests.integration.research_fixtures import (
+    QUESTION,
+    europepmc,
+    eutils,
+    llm_server,
+    responder,
+    rsettings,
+)
+from tests.integration.research_fixtures import steps as _steps
+
+__all__ = ["europepmc", "eutils", "llm_server", "responder", "rsettings"]
+
+
+async def _run(settings: Settings, depth: str = "quick", **kwargs: Any) -> ResearchJob:
+    async with open_orchestrator(settings) as orchestrator:
+        job = orchestrator.create_job(QUESTION, depth)
+        return await orchestrator.run(job, **kwargs)
+
+
+async def test_a_malformed_section_reply_costs_that_section_not_the_job(
+    rsettings: Settings, responder: ResearchResponder, llm_server: FakeLLMServer
+) -> None:
+    responder.malformed = {"section:Does aspirin increase major bleeding"}
+    job = await _run(rsettings)
+    assert job.status is JobStatus.COMPLETED, job.error
+    report = job.report
+    assert report is not None and len(report.sections) == 3
+    unwritten = [s for s in report.sections if s.unwritten]
+    assert [s.heading for s in unwritten] == ["Does aspirin increase major bleeding after stroke"]
+    section = unwritten[0]
+    # Its verified facts stand in for the prose, cited; the others were written as usual.
+    # (its topic is a conflict: both sides, each with its source)
+    assert "The sources disagree on Major bleeding with aspirin:" in section.content
+    assert "Aspirin increased major bleeding [" in section.content
+    assert len(section.references) == 2
+    assert all(not s.unwritten and s.word_count >= 300 for s in report.sections if s is not section)
+    markdown = render_markdown(report)
+    assert "> **Note:** The model could not write the section on" in markdown
+    assert any("could not write the section on" in item for item in report.limitations)
+    # The bad reply and its one repair: two requests for that section, no more.
+    assert _steps(llm_server)["section"] == 3 + 1
+
+
+async def test_a_malformed_summary_and_plan_still_complete(
+    rsettings: Settings, responder: ResearchResponder
+) -> None:
+    responder.malformed = {"plan", "summary"}
+    job = await _run(rsettings)
+    assert job.status is JobStatus.COMPLETED, job.error
+    assert job.plan is not None and [q.id for q in job.plan.sub_questions] == ["q0"]
+    assert job.plan.note is not None and "could not write a research plan" in job.plan.note
+    report = job.report
+    assert report is not None and "reduced recurrent ischaemic stroke" in report.executive_summary
+    assert any("executive summary" in item for item in report.limitations)
+    assert report.references  # the question's own search found and verified evidence
+
+
+async def test_research_asks_only_the_sources_the_settings_name(
+    rsettings: Settings, europepmc: FakeEuropePMC, eutils: FakeEutils
+) -> None:
+    assert rsettings.search.default_source == "pubmed" and rsettings.europepmc.enabled
+    job = await _run(rsettings)
+    assert job.status is JobStatus.COMPLETED, job.error
+    assert europepmc.history == []
+    assert job.search_log and {e.source for e in job.search_log} == {"pubmed"}
+    searched = [e for e in job.search_log if e.status != "cache"]
+    assert len(eutils.requests("esearch")) >= len(searched)
+
+
+async def test_the_question_is_searched_as_ask_searches_it(
+    rsettings: Settings, eutils: FakeEutils
+) -> None:
+    job = await _run(rsettings)
+    asked = [e for e in job.search_log if e.sub_question_id == "q0"]
+    plan = deterministic_plan(QUESTION, max_terms=rsettings.agent.max_query_terms)
+    assert asked, "the research question itself was not searched"
+    assert asked[0].query == plan.pubmed_query
+    assert asked[0].limit == rsettings.agent.fetch_per_round
+    assert {a.query for a in asked} <= {plan.pubmed_query, plan.broad_query}
+    terms = [r.params.get("term") for r in eutils.requests("esearch")]
+    assert plan.pubmed_query in terms
+
+
+async def test_a_sub_question_that_finds_little_is_broadened(rsettings: Settings) -> None:
+    rsettings.agent.min_docs = 3  # as ask needs by default
+    job = await _run(rsettings)
+    assert job.status is JobStatus.COMPLETED, job.error
+    q3 = [e for e in job.search_log if e.sub_question_id == "q3"]
+    # "How common is aspirin resistance in stroke survivors?": its planned query finds one
+    # article; broader ones follow until three are found or the queries run out.
+    assert len(q3) >= 2
+    assert len(q3[0].found) < 3
+    assert len({k for e in q3 for k in e.found}) > len(q3[0].found)
+    data = job_to_dict(job)
+    assert data["search_log"][0].keys() >= {"source", "query", "date", "hits"}
+
+
+def test_flow_counts_add_up_and_rerun_search_finds_what_is_new(
+    rsettings: Settings, eutils: FakeEutils, monkeypatch: Any
+) -> None:
+    import asyncio
+    import json
+
+    from typer.testing import CliRunner
+
+    from medlit.cli import app
+    from tests.fakes.eutils_server import article_to_xml
+    from tests.fakes.research_responder import ARTICLES
+    from tests.integration.research_fixtures import env_for
+
+    job = asyncio.run(_run(rsettings))
+    data = job_to_dict(job)
+    flow = data["flow"]
+    assert flow["identified"] == flow["not_english"] + flow["duplicates_removed"] + flow["screened"]
+    assert flow["screened"] == flow["included"] + sum(flow["excluded"].values())
+    assert flow["screened"] == len({k for e in job.search_log for k in e.found} | set(job.articles))
+    assert flow["included"] == len({f.article_key for f in job.findings})
+    assert len(data["excluded"]) == sum(flow["excluded"].values())
+    assert all(e["reason"] for e in data["excluded"])
+    assert "Records identified" in data["report_markdown"]
+    assert f"medlit research rerun-search {job.id}" in data["report_markdown"]
+
+    # A new trial is published: a rerun of the logged searches finds it, and only it.
+    new = ARTICLES[0].model_copy(
+        update={"pmid": "40000077", "doi": None, "title": "Aspirin after ischaemic stroke: a "
+                "second randomised controlled trial of recurrent ischaemic stroke"}
+    )  # fmt: skip
+    eutils.add_xml(b"<PubmedArticleSet>" + article_to_xml(new) + b"</PubmedArticleSet>")
+    for key, value in env_for(rsettings).items():
+        monkeypatch.setenv(key, value)
+    result = CliRunner().invoke(app, ["research", "rerun-search", job.id, "--json"])
+    assert result.exit_code == 0, result.output
+    rerun = json.loads(result.stdout)
+    assert rerun["new"] == ["40000077"]
+    searched = {(e.source, e.query, e.limit) for e in job.search_log if e.status != "cache"}
+    assert {(q["source"], q["query"], q["limit"]) for q in rerun["queries"]} == searched
+    text = CliRunner().invoke(app, ["research", "rerun-search", job.id])
+    assert "New since: 40000077" in text.stdout
+
+
+def _in_article(quote: str, article: Any) -> bool:
+    from medlit.research.researcher import quote_in_article
+
+    return quote_in_article(quote, article, min_words=1)
+
+
+async def test_the_evidence_table_has_a_quoted_row_per_included_study(
+    rsettings: Settings, llm_server: FakeLLMServer
+) -> None:
+    from medlit.research.evidence_table import rows_from_csv, rows_to_csv
+    from medlit.research.exports import export_job
+    from medlit.research.screening import included_keys
+
+    job = await _run(rsettings)
+    rows = job.evidence_table
+    assert [r.article_key for r in rows] == included_keys(job) and len(rows) == 6
+    assert _steps(llm_server)["evidence-row"] == len(rows)  # one extraction call per study
+    filled = 0
+    for row in rows:
+        article = job.articles[row.article_key]
+        for name, cell in row.cells().items():
+            if cell is not None:
+                filled += 1
+                assert _in_article(cell.quote, article), (row.pmid, name, cell.quote)
+        if row.direction_quote:
+            assert _in_article(row.direction_quote, article)
+    assert filled >= 12
+    designs = {r.pmid: r.design for r in rows}
+    # As the publication types say (Randomized Controlled Trial, Meta-Analysis, Cohort...).
+    assert designs["40000001"] == "RCT" and designs["40000002"].startswith("systematic review")
+    assert designs["40000004"] != "RCT" and all(r.design_from != "none" for r in rows)
+    # The comparator the model quoted from nowhere is left empty, with why.
+    meta = next(r for r in rows if r.pmid == "40000002")
+    assert meta.comparator is None and meta.dropped["comparator"] == "quote_not_in_article"
+    directions = {r.pmid: r.direction for r in rows}
+    assert directions["40000001"] == "supports"
+
+    certainty = job.certainty
+    assert certainty is not None and certainty.draft and certainty.level in (
+        "high", "moderate", "low", "very low"
+    )  # fmt: skip
+    assert any(m.domain == "inconsistency" for m in certainty.moves)  # the bleeding conflict
+    data = job_to_dict(job)
+    assert data["evidence_table"][0].keys() >= {"pmid", "design", "direction"}
+    assert data["certainty"]["draft"] is True
+    assert "## Evidence table" in data["report_markdown"]
+    assert "## Certainty of the evidence (draft)" in data["report_markdown"]
+
+    text = export_job(job, "csv")
+    again = rows_from_csv(text)
+    assert rows_to_csv(again) == text
+    assert [(r.pmid, r.design, r.direction, r.cells()) for r in again] == [
+        (r.pmid, r.design, r.direction, r.cells()) for r in rows
+    ]
+
+
+async def test_a_malformed_evidence_row_reply_keeps_the_job(
+    rsettings: Settings, responder: ResearchResponder
+) -> None:
+    responder.malformed = {"evidence-row"}
+    job = await _run(rsettings)
+    assert job.status is JobStatus.COMPLETED, job.error
+    assert job.evidence_table and all("llm" in r.dropped for r in job.evidence_table)
+    # Only what the article's structure gives, each cell still quoted from its article.
+    assert all(r.filled_by == "article structure" for r in job.evidence_table)

@@ -1,0 +1,155 @@
+"""The evidence table's rows from the article's structure, the draft certainty, and the CSV,
+on the PubMedQA articles of ../shared/data (skipped where it is absent) and small cases."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from medlit.research.certainty import draft_certainty
+from medlit.research.evidence_table import design_of, rows_from_csv, rows_to_csv, structure_row
+from medlit.research.models import Cell, ConflictingClaim, Discrepancy, EvidenceRow
+from medlit.research.researcher import quote_in_article
+from medlit.types import AbstractSection, Article, Citation
+from tests.conftest import shared_data_path
+
+
+@pytest.fixture(scope="module")
+def pubmedqa() -> list[tuple[Article, str]]:
+    xml = shared_data_path("pubmedqa", "pqal_dev_pubmed.xml")
+    labels = shared_data_path("pubmedqa", "pqal_dev.json")
+    from medlit.sources.pubmed_xml import parse_pubmed_xml
+
+    records = json.loads(labels.read_text())
+    articles = parse_pubmed_xml(xml.read_bytes())[:150]
+    return [(a, records[a.pmid]["QUESTION"]) for a in articles if a.pmid in records]
+
+
+def test_every_filled_cell_quotes_its_article_verbatim(
+    pubmedqa: list[tuple[Article, str]],
+) -> None:
+    rows = [structure_row(article, question) for article, question in pubmedqa]
+    assert len(rows) == len(pubmedqa)
+    filled = 0
+    for (article, _), row in zip(pubmedqa, rows, strict=True):
+        assert row.pmid == article.pmid
+        for cell in row.cells().values():
+            if cell is not None:
+                filled += 1
+                assert quote_in_article(cell.quote, article), (article.pmid, cell.quote)
+        if row.n is not None:
+            assert row.population is not None and f"{row.n:,}".replace(",", "") in (
+                row.population.quote.replace(",", "")
+            )
+        if row.design_quote is not None:
+            assert quote_in_article(row.design_quote, article, min_words=1)
+    assert filled >= len(rows) // 2  # a sentence with N or an effect in most abstracts
+
+
+def test_designs_agree_with_what_the_article_carries(
+    pubmedqa: list[tuple[Article, str]],
+) -> None:
+    for article, _ in pubmedqa:
+        design, source, _ = design_of(article)
+        mesh = " ".join(article.mesh_terms).lower()
+        if source == "MeSH terms":
+            word = {"cohort": ("cohort", "prospective", "retrospective", "longitudinal"),
+                    "case-control": ("case-control",), "cross-sectional": ("cross-sectional",),
+                    "RCT": ("randomized controlled",),
+                    "systematic review/meta-analysis": ("meta-analysis", "systematic review"),
+                    "guideline": ("guideline", "consensus"),
+                    "case series/report": ("case report", "case series")}[design]  # fmt: skip
+            assert any(w in mesh for w in word), (article.pmid, design, mesh)
+
+
+def _article(types: list[str], methods: str = "We studied 50 patients.") -> Article:
+    return Article(
+        pmid="1",
+        title="Aspirin and stroke",
+        publication_types=types,
+        abstract=[AbstractSection(label="METHODS", category="METHODS", text=methods)],
+    )
+
+
+def test_publication_types_decide_the_design_first() -> None:
+    cohort_text = "This retrospective cohort study enrolled 50 patients."
+    assert design_of(_article(["Randomized Controlled Trial"], cohort_text))[:2] == (
+        "RCT", "publication types"
+    )  # fmt: skip
+    assert design_of(_article(["Meta-Analysis"]))[0] == "systematic review/meta-analysis"
+    assert design_of(_article(["Case Reports"]))[0] == "case series/report"
+    assert design_of(_article(["Practice Guideline"]))[0] == "guideline"
+    design, source, quote = design_of(_article(["Journal Article"], cohort_text))
+    assert (design, source, quote) == ("cohort", "abstract", cohort_text)
+    assert design_of(_article(["Journal Article"]))[:2] == ("other", "none")
+
+
+def _row(pmid: str, design: str, n: int | None, direction: str = "supports") -> EvidenceRow:
+    population = Cell(text=f"{n} adults", quote=f"{n} adults") if n else None
+    return EvidenceRow(pmid=pmid, article_key=f"pmid:{pmid}", title="Aspirin and stroke",
+                       design=design, n=n, population=population,
+                       direction=direction)  # type: ignore[arg-type]  # fmt: skip
+
+
+def test_certainty_starts_from_designs_and_moves_down_with_reasons() -> None:
+    question = "Does aspirin prevent stroke?"
+    trials = [_row(str(i), "RCT", 500) for i in range(1, 4)]
+    assert draft_certainty(trials, [], question).level == "high"
+
+    few = draft_certainty(trials[:1], [], question)
+    assert few.level == "moderate" and [m.domain for m in few.moves] == ["imprecision"]
+
+    observational = [_row(str(i), "cohort", 500) for i in range(1, 4)]
+    assert draft_certainty(observational, [], question).start == "low"
+
+    sides = [ConflictingClaim(claim="more", sources=[Citation(pmid="1", title="a")]),
+             ConflictingClaim(claim="less", sources=[Citation(pmid="2", title="b")])]  # fmt: skip
+    conflict = Discrepancy(topic="bleeding", claims=sides, sub_question_id="q1")
+    mixed = draft_certainty(trials, [conflict], question)
+    move = next(m for m in mixed.moves if m.domain == "inconsistency")
+    assert move.rows == ["1", "2"] and mixed.level == "moderate"
+    assert mixed.draft and "confirm" in mixed.label
+
+    elsewhere = [_row("1", "RCT", 500), _row("2", "RCT", 500), _row("3", "RCT", 500)]
+    elsewhere[0].population = Cell(text="500 children with asthma", quote="x")
+    elsewhere[0].title = "Montelukast in asthma"
+    indirect = draft_certainty(elsewhere, [], question)
+    assert [m.rows for m in indirect.moves if m.domain == "indirectness"] == [["1"]]
+
+
+def test_csv_round_trips_quotes_commas_and_newlines() -> None:
+    row = _row("7", "RCT", 120)
+    row.effect = Cell(text='HR 0.78, "95% CI" 0.66-0.92', quote="line one,\nline two")
+    text = rows_to_csv([row, _row("8", "other", None, "unclear")])
+    again = rows_from_csv(text)
+    assert rows_to_csv(again) == text
+    assert again[0].effect == row.effect and again[0].n == 120 and again[1].population is None
+
+
+def test_a_count_of_trials_is_no_number_of_participants() -> None:
+    from medlit.research.evidence_table import structure_row
+
+    article = Article(
+        pmid="9",
+        title="Aspirin and stroke: a meta-analysis",
+        publication_types=["Meta-Analysis"],
+        abstract=[AbstractSection(label="RESULTS", category="RESULTS",
+                                  text="Across 12 trials aspirin reduced stroke (RR 0.80, "
+                                  "95% CI 0.72-0.89).")],
+    )  # fmt: skip
+    row = structure_row(article, "Does aspirin prevent stroke?")
+    assert row.population is not None and row.n is None
+    assert row.effect is not None and "RR 0.80" in row.effect.text
+    people = article.model_copy(
+        update={
+            "abstract": [
+                AbstractSection(
+                    label="METHODS",
+                    category="METHODS",
+                    text="We randomised 1,204 adults to aspirin.",
+                )
+            ]
+        }
+    )
+    assert structure_row(people, "Does aspirin prevent stroke?").n == 1204
