@@ -30,9 +30,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from digest_verdicts import DEFAULT_DATA, nearest_others, records_as_evidence
+from medlit.checks.grounding import word_stems
 from medlit.llm import build_evidence_digest
 from medlit.llm.extractive import about_question
-from medlit.research.grounding import word_stems
 from medlit.types import Evidence
 
 NEAREST = 3

@@ -28,9 +28,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from medlit.checks.grounding import word_stems
+from medlit.checks.topics import anchor_terms
 from medlit.llm import build_evidence_digest
-from medlit.research.grounding import word_stems
-from medlit.research.planner import anchor_terms
 from medlit.types import AbstractSection, Article, Chunk, Evidence
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared/data/pubmedqa/pqal_dev.json"

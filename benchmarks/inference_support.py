@@ -1,8 +1,8 @@
 """Does the inference check keep the articles' own inferences and hold others'?
 
 An answer's inference (", suggesting that ...", "This suggests that ...") stays only when one
-sentence of an article it cites says :data:`~medlit.agent.inferences.INFERENCE_SUPPORT` of its
-content words (:func:`medlit.agent.inferences.inference_support`). Over the 500 PubMedQA
+sentence of an article it cites says :data:`~medlit.checks.inferences.INFERENCE_SUPPORT` of its
+content words (:func:`medlit.checks.inferences.inference_support`). Over the 500 PubMedQA
 abstracts of ``../shared/data/pubmedqa/pqal_dev_pubmed.xml``, every inference an abstract
 draws ("... suggest that X", "indicating that X", "... showed that X"):
 
@@ -26,7 +26,7 @@ import random
 import re
 from pathlib import Path
 
-from medlit.agent.inferences import INFERENCE_SUPPORT, inference_support
+from medlit.checks.inferences import INFERENCE_SUPPORT, inference_support
 from medlit.sources.pubmed_xml import parse_pubmed_xml
 from medlit.text import split_sentences
 

@@ -1,9 +1,10 @@
 """Does the reversed-comparison check catch "higher" written over "similar", and only that?
 
 A cited answer sentence is set against the sentence of its article that shares the most of what
-it compares (:func:`medlit.agent.reversed_findings.matching_sentence`) and its citation goes
-when the two state opposite comparisons (:func:`medlit.comparisons.reverses`: a difference, or
-none). Over the 500 PubMedQA abstracts of ``../shared/data/pubmedqa/pqal_dev_pubmed.xml``:
+it compares (:func:`medlit.checks.reversed_findings.matching_sentence`) and its citation goes
+when the two state opposite comparisons
+(:func:`medlit.checks.comparisons.reverses`: a difference, or none). Over the 500 PubMedQA
+abstracts of ``../shared/data/pubmedqa/pqal_dev_pubmed.xml``:
 
 - **as written**: every abstract sentence, cited to its own article. A result or conclusion
   flagged is a false alarm (it should find itself, or a sentence saying the same). A
@@ -29,8 +30,8 @@ import argparse
 import re
 from pathlib import Path
 
-from medlit.agent.reversed_findings import drop_reversed_findings
-from medlit.comparisons import comparison
+from medlit.checks.comparisons import comparison
+from medlit.checks.reversed_findings import drop_reversed_findings
 from medlit.log import configure_logging
 from medlit.sources.pubmed_xml import parse_pubmed_xml
 from medlit.text import split_sentences

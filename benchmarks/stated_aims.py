@@ -1,6 +1,6 @@
 """What a study set out to test, stated as what it found: how often is it caught, and wrongly?
 
-:func:`medlit.agent.stated_aims.stated_aim` holds a cited sentence to the aim sentences of its
+:func:`medlit.checks.stated_aims.stated_aim` holds a cited sentence to the aim sentences of its
 article ("The purpose of this study was to explore whether ..."). Over the abstracts of the 500
 PubMedQA articles of ``../shared``:
 
@@ -25,8 +25,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from medlit.agent.contradicted import concludes
-from medlit.agent.stated_aims import aim_sentences, stated_aim
+from medlit.checks.contradicted import concludes
+from medlit.checks.stated_aims import aim_sentences, stated_aim
 from medlit.text import split_sentences
 from pubmedqa_cases import cases, show_examples, without_sentence
 

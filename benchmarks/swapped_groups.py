@@ -1,6 +1,6 @@
 """A number given for the opposite group: how often does the check catch it, and wrongly?
 
-:func:`medlit.agent.swapped_groups.swapped_group` reads each number of a cited sentence with the
+:func:`medlit.checks.swapped_groups.swapped_group` reads each number of a cited sentence with the
 words just before it; "longer" where every sentence of the article giving that number says
 "shorter" is a swap. Over the abstracts of the 500 PubMedQA articles of ``../shared``:
 
@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from medlit.agent.swapped_groups import (
+from medlit.checks.swapped_groups import (
     OPPOSITE,
     named_groups,
     numbers_with_words,

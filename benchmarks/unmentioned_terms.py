@@ -1,6 +1,6 @@
 """When does an answer say that no retrieved article mentions what the question asks about?
 
-:func:`medlit.agent.unmentioned.unmentioned_terms` names the question's subject terms that no
+:func:`medlit.checks.unmentioned.unmentioned_terms` names the question's subject terms that no
 retrieved article says; the answer then says so first, and a yes/no verdict is "uncertain".
 This measures it on the 500 expert-labelled PubMedQA questions of
 ``../shared/data/pubmedqa/pqal_dev.json`` (one article each; its title is the question):
@@ -35,9 +35,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from digest_verdicts import DEFAULT_DATA, nearest_others, records_as_evidence
-from medlit.agent.unmentioned import unmentioned_terms
+from medlit.checks.grounding import word_stems
+from medlit.checks.unmentioned import unmentioned_terms
 from medlit.llm import build_evidence_digest
-from medlit.research.grounding import word_stems
 from medlit.types import Article, Evidence
 from pubmedqa_cases import show_examples
 

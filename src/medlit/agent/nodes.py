@@ -23,41 +23,8 @@ import anyio
 import anyio.to_thread
 
 from medlit.agent import decisions, query, scoring
-from medlit.agent.attribution import attribute_uncited
-from medlit.agent.borrowed_terms import drop_borrowed_terms
-from medlit.agent.citation_names import (
-    drop_misattributed,
-    left_unanswered,
-    misattribution_warnings,
-    unaddressed,
-)
-from medlit.agent.citations import (
-    CitationCheck,
-    Verdict,
-    drop_citation_only,
-    enforce_citations,
-    extract_pmids,
-    is_yes_no_question,
-    reasoned_verdict,
-    verdict_first,
-    without_citations,
-)
-from medlit.agent.cited_authors import drop_wrong_authors
-from medlit.agent.cited_designs import drop_wrong_designs
-from medlit.agent.cited_numbers import drop_unsourced_numbers
-from medlit.agent.cited_subjects import drop_unsaid_subjects, populations_unspoken
-from medlit.agent.cited_years import drop_wrong_years
-from medlit.agent.contradicted import (
-    consistent_verdict,
-    drop_against_conclusions,
-    drop_contradicted,
-    states_only_otherwise,
-)
-from medlit.agent.correlation_strength import drop_overstated_correlations
 from medlit.agent.deps import AgentDeps
-from medlit.agent.inferences import drop_unsupported_inferences
 from medlit.agent.memory import Turn, session_key, summary_messages
-from medlit.agent.off_question import drop_borrowed_support, drop_off_question
 from medlit.agent.prompt import (
     ANSWER_AGAINST_ARTICLES,
     ANSWER_ECHOED,
@@ -70,17 +37,50 @@ from medlit.agent.prompt import (
     expand_context,
     without_headers,
 )
-from medlit.agent.restated_titles import drop_restated_titles
-from medlit.agent.reversed_findings import drop_reversed_findings
 from medlit.agent.state import AgentState
-from medlit.agent.stated_aims import drop_aims_as_findings
-from medlit.agent.swapped_groups import drop_swapped_groups
-from medlit.agent.swapped_subjects import drop_swapped_subjects
-from medlit.agent.unmentioned import unmentioned_terms
-from medlit.agent.unsupported import drop_unsupported, says_all
-from medlit.agent.verdict import read_verdict
-from medlit.answer_wording import third_person, unauthored, without_opening_connective
-from medlit.defined_terms import spell_out
+from medlit.checks.answer_wording import third_person, unauthored, without_opening_connective
+from medlit.checks.attribution import attribute_uncited
+from medlit.checks.borrowed_terms import drop_borrowed_terms
+from medlit.checks.citation_names import (
+    drop_misattributed,
+    left_unanswered,
+    misattribution_warnings,
+    unaddressed,
+)
+from medlit.checks.citations import (
+    CitationCheck,
+    Verdict,
+    drop_citation_only,
+    enforce_citations,
+    extract_pmids,
+    is_yes_no_question,
+    reasoned_verdict,
+    verdict_first,
+    without_citations,
+)
+from medlit.checks.cited_authors import drop_wrong_authors
+from medlit.checks.cited_designs import drop_wrong_designs
+from medlit.checks.cited_numbers import drop_unsourced_numbers
+from medlit.checks.cited_subjects import drop_unsaid_subjects, populations_unspoken
+from medlit.checks.cited_years import drop_wrong_years
+from medlit.checks.contradicted import (
+    consistent_verdict,
+    drop_against_conclusions,
+    drop_contradicted,
+    states_only_otherwise,
+)
+from medlit.checks.correlation_strength import drop_overstated_correlations
+from medlit.checks.defined_terms import spell_out
+from medlit.checks.inferences import drop_unsupported_inferences
+from medlit.checks.off_question import drop_borrowed_support, drop_off_question
+from medlit.checks.restated_titles import drop_restated_titles
+from medlit.checks.reversed_findings import drop_reversed_findings
+from medlit.checks.stated_aims import drop_aims_as_findings
+from medlit.checks.swapped_groups import drop_swapped_groups
+from medlit.checks.swapped_subjects import drop_swapped_subjects
+from medlit.checks.unmentioned import unmentioned_terms
+from medlit.checks.unsupported import drop_unsupported, says_all
+from medlit.checks.verdict import read_verdict
 from medlit.errors import CacheAdmissionError, LLMError, SourceError, SourceUnavailable
 from medlit.llm.extractive import about_question
 from medlit.log import get_logger
@@ -550,22 +550,22 @@ class AskNodes:
         left with none; so does one to an article that gives a number of the sentence for the
         opposite group ("longer" where it says "shorter"), or says the group the sentence names
         ("a longer duration of treatment") goes the other way
-        (:mod:`medlit.agent.swapped_groups`), or whose finding the sentence copies word for
-        word with another subject in front (:mod:`medlit.agent.swapped_subjects`); a
+        (:mod:`medlit.checks.swapped_groups`), or whose finding the sentence copies word for
+        word with another subject in front (:mod:`medlit.checks.swapped_subjects`); a
         publication year ("published in 2012") no cited
         article has is taken out, and so is an author ("by Stahl et al.") no cited article
         lists, and a systematic review or randomised trial no cited article is
-        (:mod:`medlit.agent.cited_designs`), and "strong" said of a correlation whose own
-        coefficient is under 0.5 (:mod:`medlit.agent.correlation_strength`); a sentence carrying
+        (:mod:`medlit.checks.cited_designs`), and "strong" said of a correlation whose own
+        coefficient is under 0.5 (:mod:`medlit.checks.correlation_strength`); a sentence carrying
         a technical term only an article it does not cite says goes; a citation to an article
         whose matching sentence states the opposite comparison ("higher" over "similar") goes;
         an inference ("..., suggesting that ...") no article it cites draws goes; so does a
         citation for what the cited study set out to test, stated as what it found
-        (:mod:`medlit.agent.stated_aims`); a citation for the answer to its article's title
+        (:mod:`medlit.checks.stated_aims`); a citation for the answer to its article's title
         question that the article does not give goes; so does a citation of a sentence naming
         none of the question's subject terms to an article naming none of them (an asthma review
         cited for "also suggests" under a question on atropine with ketamine:
-        :mod:`medlit.agent.off_question`), and a claim that an article supports the answer
+        :mod:`medlit.checks.off_question`), and a claim that an article supports the answer
         ("also supports this conclusion by showing that ...") when it names not every subject
         term of the question; an uncited conclusion no article supports goes; when nothing cited
         is left, or what is left does not cite the best-matching article, which says what that
@@ -575,17 +575,17 @@ class AskNodes:
         sentence it may have rested on was left out; it is "uncertain" when what the question
         names, or a subject word of it, was said only by sentences left out, when none of the
         articles cited speaks of the population the question names, when no retrieved article
-        mentions a subject term of the question (:mod:`medlit.agent.unmentioned`; the answer
+        mentions a subject term of the question (:mod:`medlit.checks.unmentioned`; the answer
         says so first), when nothing citing evidence is left, or when it is the answer a
         sentence left out gave the title question of an article about the question, which
-        concludes the other (:mod:`medlit.agent.restated_titles`). Then a Yes turns to No (or
+        concludes the other (:mod:`medlit.checks.restated_titles`). Then a Yes turns to No (or
         Uncertain) when the cited articles and the answer's own cited sentences say no, or to
         Uncertain when an article whose finding the answer reversed concludes the other way; a
         cited sentence stating the answer opposite to the verdict goes when every article it
         cites concludes the verdict's; and one stating the verdict's own answer goes when every
         article it cites concludes the other, the verdict then Uncertain (``digest_instead`` set
         when nothing cited is left, or only articles not about the question while the
-        best-matching article names all of it: :mod:`medlit.agent.contradicted`).
+        best-matching article names all of it: :mod:`medlit.checks.contradicted`).
         """
         question = state.get("standalone_question") or state["question"]
         check = enforce_citations(text, articles)

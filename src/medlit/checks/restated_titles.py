@@ -7,10 +7,10 @@ stroke [PMID:11340218]", Verdict: Yes, over the article whose answer is no. Ever
 sentence is the article's, so no check that holds a sentence to its article's words sees it.
 
 Here a cited sentence that says most of its article's title question
-(:data:`~medlit.agent.contradicted.RESTATED` of its content words) and states an answer to it
-(:func:`~medlit.agent.contradicted.stated_answer`, the title as the question) loses that
+(:data:`~medlit.checks.contradicted.RESTATED` of its content words) and states an answer to it
+(:func:`~medlit.checks.contradicted.stated_answer`, the title as the question) loses that
 citation when the article's conclusion answers the title the other way
-(:func:`~medlit.agent.contradicted.concludes`), and is left out with none left, with a
+(:func:`~medlit.checks.contradicted.concludes`), and is left out with none left, with a
 warning. The verdict is then read again, or is Uncertain when nothing cited is left; it is
 Uncertain too when it is the answer a sentence left out gave an article about the question
 that concludes the other (two readings against it: the local model answered "No" to whether
@@ -29,9 +29,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from medlit.agent.citations import drop_cited_for, extract_pmids, without_citations
-from medlit.agent.contradicted import RESTATED, concludes, stated_answer
-from medlit.llm.stance import Stance, content_terms
+from medlit.checks.citations import drop_cited_for, extract_pmids, without_citations
+from medlit.checks.contradicted import RESTATED, concludes, stated_answer
+from medlit.checks.stance import Stance, content_terms
 from medlit.log import get_logger
 from medlit.types import Article
 

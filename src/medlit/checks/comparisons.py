@@ -36,7 +36,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from medlit.llm.stance import AS_COMPARISON, content_terms
+from medlit.checks.stance import AS_COMPARISON, content_terms
 
 __all__ = ["MIN_SHARE", "MIN_SHARED", "Comparison", "compared_terms", "comparison", "reverses"]
 

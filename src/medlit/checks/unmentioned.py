@@ -8,7 +8,7 @@ question's subject terms that no retrieved article says (title, abstract or MeSH
 the answer can say so first and a yes/no verdict read from those articles becomes "uncertain":
 evidence that never names the thing asked about cannot answer for it.
 
-A subject term is a word of the question that is rare in English (:func:`~medlit.word_rarity.
+A subject term is a word of the question that is rare in English (:func:`~medlit.checks.word_rarity.
 is_technical`, judged as written: "always" is common even though its topic key "alway" is not a
 word), not one of the planner's generic words ("risk", "effect", "children": the populations
 have a check of their own), and not a participle ("underdiagnosed", "coexisting": how the
@@ -30,12 +30,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from medlit.research.grounding import abbreviation_said, said_in, word_stems
-from medlit.research.planner import anchor_terms
-from medlit.research.tracking import normalise_topic
+from medlit.checks.grounding import abbreviation_said, said_in, word_stems
+from medlit.checks.topics import anchor_terms, normalise_topic
+from medlit.checks.word_rarity import is_technical
 from medlit.text import fold_accents
 from medlit.types import Article
-from medlit.word_rarity import is_technical
 
 __all__ = ["mentioned", "subject_terms", "unmentioned_terms"]
 

@@ -27,13 +27,13 @@ import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from medlit.agent.attribution import MIN_SHARE
-from medlit.agent.citations import extract_pmids, remove_cited_for
-from medlit.agent.query import content_terms
 from medlit.cache.guard import age_groups
-from medlit.defined_terms import spell_out
+from medlit.checks.attribution import MIN_SHARE
+from medlit.checks.citations import extract_pmids, remove_cited_for
+from medlit.checks.defined_terms import spell_out
+from medlit.checks.grounding import unsaid_in_article, word_stems
+from medlit.checks.search_terms import content_terms
 from medlit.log import get_logger
-from medlit.research.grounding import unsaid_in_article, word_stems
 from medlit.text import rewrite_sentences
 from medlit.types import Article
 

@@ -2,7 +2,7 @@
 
 The answer prompt asks for reasoning first and a last ``Verdict: ...`` line. A small model
 often leaves that line out, or opens with "Yes." before it has read the evidence back
-(:func:`medlit.agent.citations.reasoned_verdict` does not trust such an opening). Defaulting
+(:func:`medlit.checks.citations.reasoned_verdict` does not trust such an opening). Defaulting
 would be a guess, so the written reasoning is given back to the model with one narrow question,
 "what does this answer conclude?":
 
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
-from medlit.agent.citations import Verdict
+from medlit.checks.citations import Verdict
 from medlit.errors import LLMError
 from medlit.log import get_logger
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from medlit.llm.stance import is_yes_no_question
+from medlit.checks.stance import is_yes_no_question
 from medlit.log import get_logger
 from medlit.text import only_points, rewrite_sentences, sentence_pieces, sentence_starts
 
@@ -415,7 +415,7 @@ def reasoned_verdict(answer: str) -> tuple[Verdict | None, str]:
     A verdict the model opened with ("Yes. The evidence shows that X does not ...") was
     committed before the evidence was read back, which is where a small model says yes to
     nearly everything: it is dropped from the text and not trusted (``None``), so the caller
-    asks which way the written reasoning concludes (:func:`medlit.agent.verdict.read_verdict`).
+    asks which way the written reasoning concludes (:func:`medlit.checks.verdict.read_verdict`).
 
     Returns:
         ``(verdict, text)`` as :func:`split_verdict` for a verdict stated after some

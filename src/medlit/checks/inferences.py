@@ -30,8 +30,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from medlit.agent.citations import extract_pmids, without_citations
-from medlit.llm.stance import content_terms
+from medlit.checks.citations import extract_pmids, without_citations
+from medlit.checks.stance import content_terms
 from medlit.log import get_logger
 from medlit.text import rewrite_sentences, split_sentences
 from medlit.types import Article

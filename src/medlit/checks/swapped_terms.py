@@ -9,7 +9,7 @@ in 12 % of these patients. Most of the claim's words are the quote's, so the wor
 68 % as fibromyalgia's prevalence.
 
 Here a claim is held to swap terms when it brings in a technical word (rare in English:
-:func:`~medlit.word_rarity.is_technical`) that its quote does not say but its article
+:func:`~medlit.checks.word_rarity.is_technical`) that its quote does not say but its article
 does, and leaves out a subject of the article its quote says: a word of the article's title
 less common than :data:`TERM_ZIPF` ("fatigue"). The small model's swap is of that kind: it
 puts the subject it was asked about where the quote says another. A claim that adds the
@@ -31,11 +31,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from medlit.defined_terms import article_definitions, standing_alone
-from medlit.research.grounding import word_stem
+from medlit.checks.defined_terms import article_definitions, standing_alone
+from medlit.checks.grounding import word_stem
+from medlit.checks.word_rarity import MIN_LETTERS, is_technical, zipf
 from medlit.text import fold_accents
 from medlit.types import Article
-from medlit.word_rarity import MIN_LETTERS, is_technical, zipf
 
 __all__ = ["TERM_ZIPF", "Swap", "swapped_term"]
 

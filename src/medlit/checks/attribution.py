@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from medlit.agent.citations import extract_pmids
-from medlit.agent.query import content_terms
+from medlit.checks.citations import extract_pmids
+from medlit.checks.search_terms import content_terms
 from medlit.text import sentence_pieces
 from medlit.types import Article
 

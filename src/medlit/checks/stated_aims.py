@@ -32,9 +32,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from medlit.agent.citations import drop_cited_for, extract_pmids, without_citations
-from medlit.agent.contradicted import concludes
-from medlit.llm.stance import content_terms
+from medlit.checks.citations import drop_cited_for, extract_pmids, without_citations
+from medlit.checks.contradicted import concludes
+from medlit.checks.stance import content_terms
 from medlit.log import get_logger
 from medlit.text import split_sentences
 from medlit.types import Article

@@ -8,7 +8,7 @@ is real and the sentence is that review's conclusion, so no other check takes it
 answers nothing that was asked, and "also suggests" reads as if it did.
 
 Here a cited sentence that names none of the question's subject terms
-(:func:`medlit.agent.unmentioned.subject_terms`: "atropine", "ketamine"; not a population
+(:func:`medlit.checks.unmentioned.subject_terms`: "atropine", "ketamine"; not a population
 word, nor a framing word) loses each citation to an article that names none of them either
 (title, abstract or MeSH, in any form of the word, or by abbreviation), and is left out when it
 has none left. A sentence that goes on about the question's subject without naming it ("It
@@ -37,17 +37,16 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from medlit.agent.citations import (
+from medlit.checks.citations import (
     drop_cited_for,
     extract_pmids,
     remove_cited_for,
     without_citations,
 )
-from medlit.agent.unmentioned import mentioned, subject_terms
+from medlit.checks.grounding import said_in, word_stems
+from medlit.checks.topics import anchor_terms, normalise_topic
+from medlit.checks.unmentioned import mentioned, subject_terms
 from medlit.log import get_logger
-from medlit.research.grounding import said_in, word_stems
-from medlit.research.planner import anchor_terms
-from medlit.research.tracking import normalise_topic
 from medlit.text import either_of, rewrite_sentences
 from medlit.types import Article
 

@@ -8,14 +8,14 @@ k decimals matches any within half a unit of its last place, so "24%" matches 23
 citation to an article that gives none of a sentence's numbers goes, and a sentence left with
 no citation is left out, with a warning. Not checked: whole numbers under 10 (often spelled
 out) unless a percentage, years, P-value thresholds ("P < 0.05"), and the numbers of names
-(type 2, IL-6: :mod:`medlit.qualified_names`).
+(type 2, IL-6: :mod:`medlit.checks.qualified_names`).
 
 A number the article gives must also be given for what the sentence gives it for. An article
 on fatigue and fibromyalgia in Sjögren's syndrome reports fatigue in 68 % of patients and
 fibromyalgia in 12 %; "Fibromyalgia affects 68% of patients with primary Sjögren's syndrome"
 finds its 68 in the article. When every sentence of the article that gives the number puts
 another of its subjects where the clause of the answer holding the number names one
-(:func:`medlit.research.swapped_terms.swapped_term`, the rule research claims follow), the
+(:func:`medlit.checks.swapped_terms.swapped_term`, the rule research claims follow), the
 citation goes as for a number the article lacks.
 """
 
@@ -24,10 +24,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from medlit.agent.citations import drop_cited_for, extract_pmids, without_citations
+from medlit.checks.citations import drop_cited_for, extract_pmids, without_citations
+from medlit.checks.qualified_names import without_names
+from medlit.checks.swapped_terms import Swap, swapped_term
 from medlit.log import get_logger
-from medlit.qualified_names import without_names
-from medlit.research.swapped_terms import Swap, swapped_term
 from medlit.text import split_sentences
 from medlit.types import Article
 

@@ -40,8 +40,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from medlit.agent.citations import drop_cited_for, extract_pmids, without_citations
-from medlit.llm.stance import FALLING, RISING
+from medlit.checks.citations import drop_cited_for, extract_pmids, without_citations
+from medlit.checks.stance import FALLING, RISING
 from medlit.log import get_logger
 from medlit.text import split_sentences
 from medlit.types import Article

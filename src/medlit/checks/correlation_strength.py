@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from medlit.agent.citations import extract_pmids
+from medlit.checks.citations import extract_pmids
 from medlit.log import get_logger
 from medlit.text import rewrite_sentences
 

@@ -7,7 +7,8 @@ nothing, and attribution cannot cite it (no article says it), yet it is the answ
 takes away, and the verdict was read from it. Such a sentence is left out here: one that cites
 nothing, uses most of the question's subject words (at least two, and :data:`MIN_SHARE` of
 them: it states an answer), and whose subject words no single retrieved article holds together
-without naming otherwise what the sentence names (:mod:`medlit.qualified_names`). A sentence the
+without naming otherwise what the sentence names (:mod:`medlit.checks.qualified_names`).
+A sentence the
 evidence can carry, or one that only connects ("These trials were small."), stays.
 """
 
@@ -18,15 +19,14 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from medlit.agent.citations import extract_pmids
+from medlit.checks.citations import extract_pmids
+from medlit.checks.grounding import abbreviation_said, said_in, word_stem, word_stems
+from medlit.checks.qualified_names import mismatched, qualified_names
+from medlit.checks.topics import anchor_terms, normalise_topic
+from medlit.checks.word_rarity import is_technical
 from medlit.log import get_logger
-from medlit.qualified_names import mismatched, qualified_names
-from medlit.research.grounding import abbreviation_said, said_in, word_stem, word_stems
-from medlit.research.planner import anchor_terms
-from medlit.research.tracking import normalise_topic
 from medlit.text import all_of, rewrite_sentences
 from medlit.types import Article
-from medlit.word_rarity import is_technical
 
 __all__ = ["MIN_SHARE", "Unsupported", "drop_unsupported", "says_all"]
 

@@ -3,10 +3,11 @@
 The local model wrote "... had a higher risk of individual complications (bleeding, fistula,
 ...) compared to those with ileorectal anastomosis [PMID:21979183]" over the article's "The risk
 of individual complications was also similar (bleeding ..., fistula ...)". Each cited sentence
-that says its groups differ, or that they do not (:func:`medlit.comparisons.comparison`), is set
+that says its groups differ, or that they do not
+(:func:`medlit.checks.comparisons.comparison`), is set
 against the sentence of each article it cites that shares the most of what it compares; a
 citation to an article whose sentence says the other of the same things
-(:func:`medlit.comparisons.reverses`) goes, and a sentence left with none is left out, with a
+(:func:`medlit.checks.comparisons.reverses`) goes, and a sentence left with none is left out, with a
 warning.
 """
 
@@ -14,8 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from medlit.agent.citations import drop_cited_for, extract_pmids, without_citations
-from medlit.comparisons import Comparison, compared_terms, comparison, reverses
+from medlit.checks.citations import drop_cited_for, extract_pmids, without_citations
+from medlit.checks.comparisons import Comparison, compared_terms, comparison, reverses
 from medlit.llm.extractive import states_no_finding
 from medlit.log import get_logger
 from medlit.text import split_sentences
@@ -29,7 +30,7 @@ log = get_logger("agent.reversed_findings")
 def _findings(article: Article) -> list[tuple[str, set[str]]]:
     """The sentences of ``article`` that may state a finding (those of its results and
     conclusion, or of an abstract without such sections, that state one), each with what it
-    compares (:func:`medlit.comparisons.compared_terms`)."""
+    compares (:func:`medlit.checks.comparisons.compared_terms`)."""
     sections = [s for s in article.abstract if s.is_result] or [
         s for s in article.abstract if not s.label and not s.category
     ]

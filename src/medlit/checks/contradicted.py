@@ -12,7 +12,7 @@ A "yes" verdict is first made to agree with the evidence where two readings say 
 answer itself. Then a cited sentence that states the other answer (a negation cue, or the
 question's own words said as a statement: :func:`stated_answer`) goes, with a warning, when
 every article it cites contradicts it: the article concludes what the verdict says (the
-conclusion's cue-based stance, :func:`medlit.llm.stance.sentence_stance`), or, where its
+conclusion's cue-based stance, :func:`medlit.checks.stance.sentence_stance`), or, where its
 conclusion's sentences read different ways, the one of them nearest the sentence does. Two
 readings against one sentence: either alone may be wrong. The same model wrote "Verdict: No"
 and then "The evidence shows that obese mothers influence how their obese children eat
@@ -42,15 +42,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from medlit.agent.citations import (
+from medlit.checks.citations import (
     Verdict,
     drop_cited_for,
     extract_pmids,
     without_citations,
 )
-from medlit.comparisons import Comparison, comparison
+from medlit.checks.comparisons import Comparison, comparison
+from medlit.checks.stance import Stance, content_terms, sentence_stance, whole_study
 from medlit.llm.extractive import conclusion_sentences, states_no_finding
-from medlit.llm.stance import Stance, content_terms, sentence_stance, whole_study
 from medlit.log import get_logger
 from medlit.text import rewrite_sentences, split_sentences
 from medlit.types import Article
@@ -104,7 +104,7 @@ def states_only_otherwise(text: str, verdict: Verdict, question: str) -> bool:
     The local model wrote "Verdict: Yes" over its own "a scout film is not necessary before a
     voiding cystourethrogram in children [PMID]" and "no clinically significant ... findings
     were present on scout images [PMID]" (gold no): the verdict line says what the answer does
-    not, so the written answer is read again (:func:`medlit.agent.verdict.read_verdict`).
+    not, so the written answer is read again (:func:`medlit.checks.verdict.read_verdict`).
     """
     if verdict not in ("yes", "no"):
         return False
@@ -193,7 +193,7 @@ def consistent_verdict(
     "uncertain" (the answer says both). The same model's answer "... are not contraindicated
     to pancreaticoduodenectomy [PMID]" was read "yes" by the verdict call, over an article
     that concludes no. Only a "yes" is turned: a small model's reading leans to yes, and a
-    "no" is read only from clear mass on it (:mod:`medlit.agent.verdict`). On PubMedQA's
+    "no" is read only from clear mass on it (:mod:`medlit.checks.verdict`). On PubMedQA's
     questions labelled yes or no, a conclusion read "no" (:func:`concludes`) is right 96 times
     in 110, and one read "yes" 199 times in 218 (``benchmarks/contradicted_sentences.py``):
     one reading alone does not overrule the verdict call. A "no" under the same two readings
@@ -204,7 +204,7 @@ def consistent_verdict(
     health care use had gone up.
 
     A yes or a no is "uncertain" when the answer reversed a finding of an article
-    (``reversed_from``: :mod:`medlit.agent.reversed_findings`, each PMID with what the answer
+    (``reversed_from``: :mod:`medlit.checks.reversed_findings`, each PMID with what the answer
     said of it) whose conclusion reads the other way too: it answers the question opposite to
     the verdict, or states the comparison opposite to the reversed sentence. Two readings,
     the sentence and the conclusion, against the verdict: the local model answered "Yes" that

@@ -4,7 +4,8 @@ Asked "Does vitamin D supplementation prevent fractures in older adults?" over e
 held a vitamin C trial, Qwen2.5 1.5B wrote "vitamin D supplementation reduces ... after wrist
 fractures [PMID of the vitamin C trial]". The PMID was retrieved, so citation enforcement kept
 it, and every word but one letter is in the abstract, so nothing else could tell. Here a
-sentence's qualified names (:mod:`medlit.qualified_names`: vitamin D, COX-2, type 1, HPV 16...)
+sentence's qualified names
+(:mod:`medlit.checks.qualified_names`: vitamin D, COX-2, type 1, HPV 16...)
 are checked against each article it cites: a citation to an article that names the same head
 only otherwise (vitamin C, never vitamin D) is removed, and a sentence left with no citation is
 left out of the answer, with a warning that says why. An article that never names the head says
@@ -17,9 +18,9 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from medlit.agent.citations import extract_pmids, remove_citations, without_citations
+from medlit.checks.citations import extract_pmids, remove_citations, without_citations
+from medlit.checks.qualified_names import Names, describe, mismatched, qualified_names
 from medlit.log import get_logger
-from medlit.qualified_names import Names, describe, mismatched, qualified_names
 from medlit.text import rewrite_sentences
 from medlit.types import Article
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from medlit.agent.citations import extract_pmids
+from medlit.checks.citations import extract_pmids
 from medlit.log import get_logger
 from medlit.text import fold_accents, rewrite_sentences
 from medlit.types import Article

@@ -8,7 +8,7 @@ check passes it; "cycloplegic autorefraction" is an eye test, named only by anot
 model was given. The sentence joins two studies into one finding neither made.
 
 Here each cited sentence's technical words (rare in English:
-:func:`~medlit.word_rarity.is_technical`, so "evidence", "association" or "however" never
+:func:`~medlit.checks.word_rarity.is_technical`, so "evidence", "association" or "however" never
 count) are held to the articles it cites. A word none of them says (title, abstract, MeSH),
 which the question does not use either, but which another evidence article does say, was
 borrowed from that article: the sentence is left out, with a warning naming both articles. A
@@ -22,13 +22,13 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from medlit.agent.citations import extract_pmids, without_citations
+from medlit.checks.citations import extract_pmids, without_citations
+from medlit.checks.grounding import word_stem, word_stems
+from medlit.checks.topics import normalise_topic
+from medlit.checks.word_rarity import is_technical
 from medlit.log import get_logger
-from medlit.research.grounding import word_stem, word_stems
-from medlit.research.tracking import normalise_topic
 from medlit.text import rewrite_sentences
 from medlit.types import Article
-from medlit.word_rarity import is_technical
 
 __all__ = ["Borrowed", "drop_borrowed_terms"]
 
