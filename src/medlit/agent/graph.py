@@ -11,9 +11,17 @@
                                                      decision ─fetch_more─► fetch_pubmed
                                                          │ stop                    │
                                                          ▼                         │
-                                     build_prompt ─► call_llm ─► update_memory ◄───┘
-                                                                     ▼
-                                                                admit_cache ─► END
+                            build_prompt ─► call_llm ─┬─answer──► check_answer ─┐  │
+                                                      ├─no model──► digest ◄────┤  │
+                                                      │           (nothing      │  │
+                                                      │            stands)      ▼  │
+                                                      └─no evidence──────► update_memory ◄┘
+                                                                                ▼
+                                                                           admit_cache ─► END
+
+``call_llm`` writes the answer; ``check_answer`` holds it to its evidence
+(:mod:`medlit.checks`); the evidence ``digest`` answers without a model, or when nothing of
+the model's answer stands.
 
 The conditional entry lets the assistant run ``plan_query`` and ``query_cache`` itself before
 importing LangGraph (a tier-1 hit then never pays for the import) and enter the graph at
@@ -43,6 +51,8 @@ NODE_NAMES = (
     "fetch_pubmed",
     "build_prompt",
     "call_llm",
+    "check_answer",
+    "digest",
     "update_memory",
     "admit_cache",
 )
@@ -60,6 +70,16 @@ def _route_cache(state: AgentState) -> str:
 
 def _route_decision(state: AgentState) -> str:
     return "fetch_pubmed" if state.get("decision") == "fetch_more" else "build_prompt"
+
+
+def _route_answer(state: AgentState) -> str:
+    if state.get("digest_needed"):
+        return "digest"
+    return "check_answer" if state.get("drafted") else "update_memory"
+
+
+def _route_checked(state: AgentState) -> str:
+    return "digest" if state.get("digest_needed") else "update_memory"
 
 
 def build_graph(nodes: AskNodes) -> Any:
@@ -85,7 +105,13 @@ def build_graph(nodes: AskNodes) -> Any:
     )
     graph.add_edge("fetch_pubmed", "chunk_store_search")
     graph.add_edge("build_prompt", "call_llm")
-    graph.add_edge("call_llm", "update_memory")
+    graph.add_conditional_edges(
+        "call_llm", _route_answer, {n: n for n in ("check_answer", "digest", "update_memory")}
+    )
+    graph.add_conditional_edges(
+        "check_answer", _route_checked, {n: n for n in ("digest", "update_memory")}
+    )
+    graph.add_edge("digest", "update_memory")
     graph.add_edge("update_memory", "admit_cache")
     graph.add_edge("admit_cache", END)
     return graph.compile()
@@ -93,4 +119,4 @@ def build_graph(nodes: AskNodes) -> Any:
 
 def recursion_limit(max_iterations: int) -> int:
     """Graph steps one question may take: the fixed nodes plus four per fetch round."""
-    return 12 + 4 * (max_iterations + 1)
+    return 14 + 4 * (max_iterations + 1)

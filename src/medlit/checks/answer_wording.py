@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from medlit.text import rewrite_sentences
+from medlit.checks.draft import rewrite_sentences
 
 __all__ = ["third_person", "unauthored", "without_opening_connective"]
 

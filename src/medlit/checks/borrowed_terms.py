@@ -23,11 +23,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from medlit.checks.citations import extract_pmids, without_citations
+from medlit.checks.draft import rewrite_sentences
 from medlit.checks.grounding import word_stem, word_stems
 from medlit.checks.topics import normalise_topic
 from medlit.checks.word_rarity import is_technical
 from medlit.log import get_logger
-from medlit.text import rewrite_sentences
 from medlit.types import Article
 
 __all__ = ["Borrowed", "drop_borrowed_terms"]

@@ -19,9 +19,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from medlit.checks.citations import extract_pmids, remove_citations, without_citations
+from medlit.checks.draft import rewrite_sentences
 from medlit.checks.qualified_names import Names, describe, mismatched, qualified_names
 from medlit.log import get_logger
-from medlit.text import rewrite_sentences
 from medlit.types import Article
 
 __all__ = [

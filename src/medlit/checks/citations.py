@@ -16,9 +16,10 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from medlit.checks.draft import rewrite_sentences
 from medlit.checks.stance import is_yes_no_question
 from medlit.log import get_logger
-from medlit.text import only_points, rewrite_sentences, sentence_pieces, sentence_starts
+from medlit.text import only_points, sentence_pieces, sentence_starts
 
 __all__ = [
     "CitationCheck",

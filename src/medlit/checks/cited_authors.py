@@ -18,8 +18,9 @@ import re
 from collections.abc import Mapping
 
 from medlit.checks.citations import extract_pmids
+from medlit.checks.draft import rewrite_sentences
 from medlit.log import get_logger
-from medlit.text import fold_accents, rewrite_sentences
+from medlit.text import fold_accents
 from medlit.types import Article
 
 __all__ = ["drop_wrong_authors"]

@@ -21,8 +21,8 @@ import re
 from collections.abc import Mapping
 
 from medlit.checks.citations import extract_pmids
+from medlit.checks.draft import rewrite_sentences
 from medlit.log import get_logger
-from medlit.text import rewrite_sentences
 from medlit.types import Article, StudyType
 
 __all__ = ["drop_wrong_designs"]

@@ -31,10 +31,10 @@ from medlit.cache.guard import age_groups
 from medlit.checks.attribution import MIN_SHARE
 from medlit.checks.citations import extract_pmids, remove_cited_for
 from medlit.checks.defined_terms import spell_out
+from medlit.checks.draft import rewrite_sentences
 from medlit.checks.grounding import unsaid_in_article, word_stems
 from medlit.checks.search_terms import content_terms
 from medlit.log import get_logger
-from medlit.text import rewrite_sentences
 from medlit.types import Article
 
 __all__ = ["Unsaid", "drop_unsaid_subjects", "populations_unspoken"]

@@ -49,10 +49,11 @@ from medlit.checks.citations import (
     without_citations,
 )
 from medlit.checks.comparisons import Comparison, comparison
+from medlit.checks.draft import rewrite_sentences
 from medlit.checks.stance import Stance, content_terms, sentence_stance, whole_study
 from medlit.llm.extractive import conclusion_sentences, states_no_finding
 from medlit.log import get_logger
-from medlit.text import rewrite_sentences, split_sentences
+from medlit.text import split_sentences
 from medlit.types import Article
 
 __all__ = [

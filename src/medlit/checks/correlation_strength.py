@@ -26,8 +26,8 @@ from __future__ import annotations
 import re
 
 from medlit.checks.citations import extract_pmids
+from medlit.checks.draft import rewrite_sentences
 from medlit.log import get_logger
-from medlit.text import rewrite_sentences
 
 __all__ = ["STRENGTH_WORDS", "STRONG", "drop_overstated_correlations", "overstated"]
 

@@ -31,9 +31,10 @@ import re
 from collections.abc import Mapping
 
 from medlit.checks.citations import extract_pmids, without_citations
+from medlit.checks.draft import rewrite_sentences
 from medlit.checks.stance import content_terms
 from medlit.log import get_logger
-from medlit.text import rewrite_sentences, split_sentences
+from medlit.text import split_sentences
 from medlit.types import Article
 
 __all__ = ["INFERENCE_SUPPORT", "drop_unsupported_inferences", "inference", "inference_support"]

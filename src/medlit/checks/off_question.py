@@ -43,11 +43,12 @@ from medlit.checks.citations import (
     remove_cited_for,
     without_citations,
 )
+from medlit.checks.draft import rewrite_sentences
 from medlit.checks.grounding import said_in, word_stems
 from medlit.checks.topics import anchor_terms, normalise_topic
 from medlit.checks.unmentioned import mentioned, subject_terms
 from medlit.log import get_logger
-from medlit.text import either_of, rewrite_sentences
+from medlit.text import either_of
 from medlit.types import Article
 
 __all__ = ["drop_borrowed_support", "drop_off_question"]

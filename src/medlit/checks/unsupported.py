@@ -20,12 +20,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from medlit.checks.citations import extract_pmids
+from medlit.checks.draft import rewrite_sentences
 from medlit.checks.grounding import abbreviation_said, said_in, word_stem, word_stems
 from medlit.checks.qualified_names import mismatched, qualified_names
 from medlit.checks.topics import anchor_terms, normalise_topic
 from medlit.checks.word_rarity import is_technical
 from medlit.log import get_logger
-from medlit.text import all_of, rewrite_sentences
+from medlit.text import all_of
 from medlit.types import Article
 
 __all__ = ["MIN_SHARE", "Unsupported", "drop_unsupported", "says_all"]
