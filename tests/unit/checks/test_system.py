@@ -170,3 +170,15 @@ async def test_a_check_turned_off_finds_nothing_and_changes_nothing() -> None:
     unchecked = await check_answer(**ask, disabled={"wrong-years"})  # type: ignore[arg-type]
     assert "wrong-years" not in {f.check for f in unchecked.findings}
     assert "published in 2012" in unchecked.text
+
+
+def test_the_committed_catalogue_is_the_registrys() -> None:
+    from pathlib import Path
+
+    from medlit.checks.catalogue import catalogue
+
+    page = Path(__file__).resolve().parents[3] / "docs" / "checks.md"
+    assert page.read_text() == catalogue(), (
+        "run: python -m medlit.checks.catalogue > docs/checks.md"
+    )
+    assert all(f"`{check_id}`" in page.read_text() for check_id in ORDER)
