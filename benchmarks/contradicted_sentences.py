@@ -35,13 +35,14 @@ from __future__ import annotations
 
 from medlit.checks.contradicted import concludes, drop_against_conclusions, drop_contradicted
 from medlit.text import split_sentences
-from pubmedqa_cases import cases, show_examples, statement
+from pubmedqa_cases import both_halves, cases, show_examples, statement
 
 
 def cited(sentence: str, pmid: str) -> str:
     return f"{sentence.rstrip().rstrip('.')} [PMID:{pmid}]."
 
 
+@both_halves
 def main(argv: list[str] | None = None) -> int:
     loaded = cases(__doc__, argv, show=6)
     if loaded is None:

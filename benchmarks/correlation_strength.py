@@ -24,7 +24,7 @@ from collections import Counter
 
 from medlit.checks.correlation_strength import STRENGTH_WORDS, overstated
 from medlit.text import split_sentences
-from pubmedqa_cases import cases, show_examples
+from pubmedqa_cases import both_halves, cases, show_examples
 
 _DECIMAL = re.compile(r"(?<![\d.])0?\.(\d+)\b")
 
@@ -34,6 +34,7 @@ def weakened(sentence: str) -> str:
     return _DECIMAL.sub(lambda m: f"{float('0.' + m.group(1)) / 5:.2f}", sentence)
 
 
+@both_halves
 def main(argv: list[str] | None = None) -> int:
     loaded = cases(__doc__, argv, show=8)
     if loaded is None:

@@ -29,9 +29,10 @@ from medlit.checks.off_question import drop_off_question
 from medlit.checks.topics import anchor_terms
 from medlit.llm.extractive import conclusion_sentences
 from medlit.text import split_sentences
-from pubmedqa_cases import cases, show_examples
+from pubmedqa_cases import both_halves, cases, show_examples
 
 
+@both_halves
 def main(argv: list[str] | None = None) -> int:
     loaded = cases(__doc__, argv, show=8)
     if loaded is None:

@@ -27,9 +27,10 @@ from __future__ import annotations
 from collections import Counter
 
 from medlit.checks.restated_titles import drop_restated_titles
-from pubmedqa_cases import cases, titles_said_back
+from pubmedqa_cases import both_halves, cases, titles_said_back
 
 
+@both_halves
 def main(argv: list[str] | None = None) -> int:
     loaded = cases(__doc__, argv)
     if loaded is None:

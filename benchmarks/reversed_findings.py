@@ -36,7 +36,7 @@ from medlit.log import configure_logging
 from medlit.sources.pubmed_xml import parse_pubmed_xml
 from medlit.text import split_sentences
 from medlit.types import Article
-from pubmedqa_cases import show_examples
+from pubmedqa_cases import add_half, both_halves, in_half, show_examples
 
 DEFAULT_XML = Path(__file__).resolve().parents[2] / "shared/data/pubmedqa/pqal_dev_pubmed.xml"
 
@@ -67,16 +67,20 @@ def _rewrite(sentence: str, rules: list[tuple[str, str]]) -> str | None:
     return None
 
 
+@both_halves
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--xml", type=Path, default=DEFAULT_XML)
+    add_half(parser)
     parser.add_argument("--show", type=int, default=6, help="Examples shown of each outcome.")
     args = parser.parse_args(argv)
     if not args.xml.exists():
         print(f"no data at {args.xml}: see ../shared/data/README.md")
         return 1
     configure_logging("error")  # one warning per sentence flagged, otherwise
-    articles = parse_pubmed_xml(args.xml.read_bytes())
+    articles = [
+        a for a in parse_pubmed_xml(args.xml.read_bytes()) if in_half({str(a.pmid): a}, args.half)
+    ]
     sentences = flagged = rewritten = caught = 0
     background = background_flagged = 0
     shown: dict[str, list[str]] = {

@@ -28,7 +28,7 @@ from collections import Counter
 from medlit.checks.contradicted import concludes
 from medlit.checks.stated_aims import aim_sentences, stated_aim
 from medlit.text import split_sentences
-from pubmedqa_cases import cases, show_examples, without_sentence
+from pubmedqa_cases import both_halves, cases, show_examples, without_sentence
 
 # The framing an aim sentence opens with, up to what it asks: "... to explore whether", else
 # "... to evaluate the".
@@ -50,6 +50,7 @@ def as_finding(aim: str) -> str | None:
     return cut[0].upper() + cut[1:]
 
 
+@both_halves
 def main(argv: list[str] | None = None) -> int:
     loaded = cases(__doc__, argv, show=8)
     if loaded is None:

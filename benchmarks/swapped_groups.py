@@ -32,7 +32,7 @@ from medlit.checks.swapped_groups import (
 )
 from medlit.text import split_sentences
 from medlit.types import Article
-from pubmedqa_cases import cases, show_examples, without_sentence
+from pubmedqa_cases import both_halves, cases, show_examples, without_sentence
 
 
 def _swapped(sentence: str) -> str | None:
@@ -74,6 +74,7 @@ def _named(
                 shown["named group swapped, missed"].append(f"{pmid}: {swapped[:110]}")
 
 
+@both_halves
 def main(argv: list[str] | None = None) -> int:
     loaded = cases(__doc__, argv, show=8)
     if loaded is None:

@@ -34,7 +34,7 @@ from medlit.checks.swapped_subjects import swapped_subject
 from medlit.checks.word_rarity import is_technical
 from medlit.text import split_sentences
 from medlit.types import Article
-from pubmedqa_cases import cases, show_examples, without_sentence
+from pubmedqa_cases import both_halves, cases, show_examples, without_sentence
 
 _FORM = re.compile(
     r"^(?P<subject>(?:\S+\s+){0,7}?\S+)\s+(?P<rest>(?:was|were|is|are|had|showed)\s+.{20,})$"
@@ -46,6 +46,7 @@ def _technical(text: str) -> set[str]:
     return {w.lower() for w in _WORD.findall(text) if len(w) > 2 and is_technical(w.lower())}
 
 
+@both_halves
 def main(argv: list[str] | None = None) -> int:
     loaded = cases(__doc__, argv, show=3)
     if loaded is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from medlit.checks.claims import check_claim
+from medlit.checks.claim_check import check_claim
 from medlit.checks.defined_terms import long_forms
 from medlit.checks.grounding import (
     abbreviation_said,

@@ -13,6 +13,7 @@ _STAGES = {
     "sentence": "Each cited sentence held to its articles",
     "note": "What the answer left no longer covers (a note put first)",
     "verdict": "The verdict and the sentences stating an answer, held to the conclusions",
+    "claim": "A research finding held to the article it was drawn from",
 }
 
 _HEAD = """# The answer checks
@@ -25,6 +26,9 @@ applies them, and the note, the verdict and the fallback to the evidence digest 
 the findings. `medlit ask --json`, the HTTP API and MCP return them as `findings` beside the
 human `warnings`: `check` (the id below), `action` (`drop`, `uncite`, `cite`, `rewrite`,
 `warn`, `note`, `flip_verdict`), `message`, `pmids` and `sentence`.
+
+Research runs the `claim` checks on each finding an extraction draws from an article, the
+first that finds something dropping it (the reason is logged as `fabricated_claim_dropped`).
 
 Turn checks off by id: `MEDLIT_CHECKS_DISABLED='["wrong-years", "off-question"]'` (an
 unknown id is a configuration error).

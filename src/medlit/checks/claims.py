@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from medlit.checks.comparisons import reverses
 from medlit.checks.contradicted import concludes
 from medlit.checks.defined_terms import long_forms
+from medlit.checks.findings import Finding
 from medlit.checks.grounding import claim_supported, denied_by_article, unsaid_in_article
 from medlit.checks.stance import content_terms
 from medlit.checks.swapped_terms import Swap, swapped_term
@@ -23,9 +24,12 @@ from medlit.text import split_sentences
 from medlit.types import AbstractSection, Article
 
 __all__ = [
-    "CheckedClaim",
+    "ClaimContext",
     "article_quote",
-    "check_claim",
+    "claim_denied_by_article",
+    "claim_quote",
+    "claim_reverses_quote",
+    "claim_subject_unsaid",
     "quote_in_article",
     "quotes_a_result",
     "result_sentence_for",
@@ -149,31 +153,39 @@ def result_sentence_for(claim: str, article: Article) -> str | None:
     return best[1] if best is not None else None
 
 
-@dataclass(frozen=True)
-class CheckedClaim:
-    """What :func:`check_claim` found: the article's sentence bearing a claim (None when the
-    quote is not in the article), and why the claim is dropped (None: kept)."""
+@dataclass
+class ClaimContext:
+    """A research claim being held to its article: the claim, the quote the extraction gave,
+    the article, the sub-question, and the article's sentence bearing the claim once found."""
 
-    quote: str | None
-    reason: str | None
-    swap: Swap | None = None  # the term the claim swapped, when that is the reason
+    statement: str
+    quote: str
+    article: Article
+    question: str
+    found: str | None = None
+    swap: Swap | None = None
 
 
-def check_claim(statement: str, quote: str, article: Article, question: str) -> CheckedClaim:
-    """Whether the finding ``statement`` an extraction drew from ``article`` with ``quote``
-    stands, under the sub-question ``question``.
+def _claim_finding(check: str, ctx: ClaimContext, reason: str) -> list[Finding]:
+    return [
+        Finding(
+            check,
+            "drop",
+            reason,
+            (str(ctx.article.pmid),) if ctx.article.pmid else (),
+            text=ctx.statement,
+            data={"reason": reason},
+        )
+    ]
 
-    The quote must be the article's, verbatim (up to typography), and state a finding (no
-    question, no aim); the claim must say what the quote says
-    (:func:`medlit.research.grounding.claim_supported`), with none of its terms swapped for
-    another of the article (:func:`medlit.checks.swapped_terms.swapped_term`). A claim its
-    quote does not bear keeps going with another result sentence of the article that says it
-    (:func:`result_sentence_for`): the model quoted the wrong sentence. Then it must not
-    reverse its quote's comparison, be denied by the article, or name a subject of the
-    question the article never says. The reasons are those of the
-    ``fabricated_claim_dropped`` log event.
-    """
-    found = article_quote(quote, article)
+
+def claim_quote(ctx: ClaimContext) -> list[Finding]:
+    """A claim whose quote is not the article's (verbatim, up to typography), states no
+    finding (a question, an aim), or does not say what the claim says, or says it with a
+    term swapped for another of the article, when no other result sentence of the article
+    says it either."""
+    statement, article = ctx.statement, ctx.article
+    found = article_quote(ctx.quote, article)
     supported = (
         bool(statement)
         and found is not None
@@ -196,19 +208,39 @@ def check_claim(statement: str, quote: str, article: Article, question: str) -> 
         sentence = result_sentence_for(statement, article)
         if sentence is not None:  # the article says it, in another sentence than quoted
             log.info(
-                "quote_replaced", pmid=article.pmid, quote=quote[:120], sentence=sentence[:120]
+                "quote_replaced", pmid=article.pmid, quote=ctx.quote[:120], sentence=sentence[:120]
             )
             found, supported = sentence, True
+    ctx.found = found
     if not statement or found is None:
-        return CheckedClaim(found, "quote_not_in_article")
+        return _claim_finding("claim-quote", ctx, "quote_not_in_article")
     if not supported:
-        return CheckedClaim(
-            found, "claim_swaps_term" if swap is not None else "claim_not_in_quote", swap
-        )
-    if reverses(statement, found):  # "higher" over a quote saying "similar"
-        return CheckedClaim(found, "claim_reverses_quote")
-    if denied_by_article(statement, found, [s.text for s in article.abstract], title=article.title):
-        return CheckedClaim(found, "claim_denied_by_article")
-    if unsaid_in_article(statement, question, article.everything_said):
-        return CheckedClaim(found, "claim_subject_not_in_article")
-    return CheckedClaim(found, None)
+        ctx.swap = swap
+        reason = "claim_swaps_term" if swap is not None else "claim_not_in_quote"
+        return _claim_finding("claim-quote", ctx, reason)
+    return []
+
+
+def claim_reverses_quote(ctx: ClaimContext) -> list[Finding]:
+    """A claim that reverses its quote's comparison ("higher" over a quote saying
+    "similar")."""
+    if ctx.found is None or not reverses(ctx.statement, ctx.found):
+        return []
+    return _claim_finding("claim-reverses-quote", ctx, "claim_reverses_quote")
+
+
+def claim_denied_by_article(ctx: ClaimContext) -> list[Finding]:
+    """A positive claim bringing in a word its article says only in negative sentences."""
+    article = ctx.article
+    if ctx.found is None or not denied_by_article(
+        ctx.statement, ctx.found, [s.text for s in article.abstract], title=article.title
+    ):
+        return []
+    return _claim_finding("claim-denied-by-article", ctx, "claim_denied_by_article")
+
+
+def claim_subject_unsaid(ctx: ClaimContext) -> list[Finding]:
+    """A claim naming a subject of the (sub-)question that its article never says."""
+    if not unsaid_in_article(ctx.statement, ctx.question, ctx.article.everything_said):
+        return []
+    return _claim_finding("claim-subject-unsaid", ctx, "claim_subject_not_in_article")

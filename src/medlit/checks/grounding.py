@@ -359,17 +359,23 @@ def word_stems(text: str) -> set[str]:
     """The :func:`word_stem` of each topic word of ``text``, and of each part of a hyphenated
     one ("short-term" says "short" too) and of its closed-up form ("auto-CPAP" says
     "autoCPAP"); a text naming a thing of :data:`_NAMED_ALIKE` says the words of its other
-    names too ("urinary stones" says "kidney stones")."""
+    names too ("urinary stones" says "kidney stones"). Remembered: an article's text is read
+    once, however many checks read it."""
+    return set(_word_stems(text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _word_stems(text: str) -> frozenset[str]:
     words = normalise_topic(text).split()
     for names, said in _NAMED_ALIKE:
         if names.search(text):
             words += said
-    return {
+    return frozenset(
         word_stem(part)
         for word in words
         for part in {word, word.replace("-", ""), *word.split("-")}
         if part
-    }
+    )
 
 
 # One thing a clinician and an abstract name in other words than a word for a word: asked
@@ -412,6 +418,7 @@ _NAMED_ALIKE = (
 )
 
 
+@functools.lru_cache(maxsize=65536)
 def word_stem(word: str) -> str:
     """A word's first six letters in American spelling (haem -> hem, oedema -> edema)."""
     word = re.sub(r"ae|oe", "e", word)

@@ -4,7 +4,8 @@ A check is a function of a :class:`~medlit.checks.context.CheckContext` returnin
 :data:`ORDER` is the order they run in (each sees the answer as the ones before it left it).
 Stages: ``cite`` ties citations to their statements; ``sentence`` holds each cited sentence
 to its articles; ``note`` says what the answer left no longer covers; ``verdict`` holds a
-yes/no verdict and the sentences stating an answer to the articles' conclusions. Adding a
+yes/no verdict and the sentences stating an answer to the articles' conclusions; ``claim``
+holds a research finding to the article it was drawn from. Adding a
 check is a function (in its own module) and one line here.
 """
 
@@ -12,15 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
-from medlit.checks import notes, units, verdict_units
-from medlit.checks.context import CheckContext
+from medlit.checks import claims, notes, units, verdict_units
 from medlit.checks.findings import Finding
 
 __all__ = ["ORDER", "REGISTRY", "Check", "Stage", "enabled", "unknown_ids"]
 
-Stage = Literal["cite", "sentence", "note", "verdict"]
+Stage = Literal["cite", "sentence", "note", "verdict", "claim"]
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ class Check:
 
     id: str
     stage: Stage
-    run: Callable[[CheckContext], Sequence[Finding]]
+    run: Callable[[Any], Sequence[Finding]]  # a CheckContext, or a ClaimContext for claims
 
     @property
     def doc(self) -> str:
@@ -69,6 +69,10 @@ _CHECKS = (
     Check("consistent-verdict", "verdict", verdict_units.consistent_verdict),
     Check("contradicted", "verdict", verdict_units.contradicted),
     Check("against-conclusions", "verdict", verdict_units.against_conclusions),
+    Check("claim-quote", "claim", claims.claim_quote),
+    Check("claim-reverses-quote", "claim", claims.claim_reverses_quote),
+    Check("claim-denied-by-article", "claim", claims.claim_denied_by_article),
+    Check("claim-subject-unsaid", "claim", claims.claim_subject_unsaid),
 )
 
 #: Every check by id.

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 from medlit.checks.qualified_names import mismatched, qualified_names
@@ -20,6 +21,7 @@ where which who whom why will with within among patients people"""
 _STOP = frozenset(_STOP_WORDS.split())
 
 
+@functools.lru_cache(maxsize=16384)
 def normalise_topic(text: str) -> str:
     """A topic key that ignores case, punctuation, word order, stop words and plurals.
 

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from medlit.checks.claims import CheckedClaim, check_claim, without_label
+from medlit.checks.claim_check import CheckedClaim, check_claim
+from medlit.checks.claims import without_label
 from medlit.checks.grounding import (
     unframed_claim,
 )
