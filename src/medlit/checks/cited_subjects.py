@@ -80,6 +80,79 @@ class Unsaid:
         ]
 
 
+class _Reader:
+    """One answer's reading: what each article speaks of (read once), and what was left out."""
+
+    def __init__(self, articles: Mapping[str, Article], question: str) -> None:
+        self.articles = articles
+        self.question = question
+        self.asked_groups = age_groups(question.lower()) & _CHECKED_GROUPS
+        self.groups_of: dict[str, set[str]] = {}
+        self.terms_of: dict[str, set[str]] = {}
+        self.unsaid = Unsaid("")
+
+    @functools.cached_property
+    def spoken(self) -> set[str]:
+        """The word stems of every retrieved article (read once, when first needed)."""
+        return set().union(*(word_stems(a.everything_said) for a in self.articles.values()))
+
+    def groups_in(self, pmid: str) -> set[str]:
+        if pmid not in self.groups_of:
+            self.groups_of[pmid] = _groups_spoken(self.articles[pmid].everything_said)
+        return self.groups_of[pmid]
+
+    def says(self, pmid: str, group: str, terms: set[str]) -> bool:
+        """Whether article ``pmid`` speaks of ``group`` and says most of a sentence's ``terms``."""
+        if group not in self.groups_in(pmid):
+            return False
+        if pmid not in self.terms_of:
+            said = self.articles[pmid].everything_said
+            self.terms_of[pmid] = set(content_terms(said, limit=100_000))
+        return bool(terms) and len(terms & self.terms_of[pmid]) >= MIN_SHARE * len(terms)
+
+    def uncited(self, sentence: str, named: set[str]) -> str:
+        """A sentence citing nothing: "This suggests that meropenem is more effective ... in
+        children compared to adults" is kept only when an article given that speaks of
+        children says most of it (the sentence may have been taken from it)."""
+        if not named:
+            return sentence
+        terms = set(content_terms(sentence, limit=1000))
+        unspoken = sorted(
+            g for g in named if not any(self.says(p, g, terms) for p in self.articles)
+        )
+        if not unspoken:
+            return sentence
+        self.unsaid.groups.extend(unspoken)
+        self.unsaid.warnings.append(
+            f"a sentence was left out: it speaks of {_GROUP_WORDS[unspoken[0]]}, citing "
+            "nothing, and no retrieved article that speaks of them says it"
+        )
+        return ""
+
+    def check(self, sentence: str) -> str:
+        cited = [p for p in extract_pmids(sentence) if p in self.articles]
+        named = age_groups(sentence.lower()) & self.asked_groups
+        if not cited:
+            return self.uncited(sentence, named)
+        wrong: list[tuple[str, str, str | None]] = []  # (pmid, word, age group)
+        for pmid in cited:
+            said = self.articles[pmid].everything_said
+            word = unsaid_in_article(sentence, self.question, said, spoken=self.spoken)
+            if word is not None:
+                wrong.append((pmid, word, None))
+            elif named and (missing := sorted(named - self.groups_in(pmid))):
+                wrong.append((pmid, _GROUP_WORDS[missing[0]], missing[0]))
+        if not wrong:
+            return sentence
+        why = [(pmid, f"{word!r}, which that article never mentions") for pmid, word, _ in wrong]
+        kept, told = remove_cited_for(sentence, why)
+        self.unsaid.warnings.extend(told)
+        if not kept:
+            self.unsaid.words.extend(word for _, word, group in wrong if group is None)
+            self.unsaid.groups.extend(group for _, _, group in wrong if group is not None)
+        return kept
+
+
 def drop_unsaid_subjects(text: str, articles: Mapping[str, Article], question: str) -> Unsaid:
     """``text`` without the citations (and sentences) to articles that never speak of what the
     sentence names of the question.
@@ -93,74 +166,11 @@ def drop_unsaid_subjects(text: str, articles: Mapping[str, Article], question: s
         The text, one warning per citation removed or sentence left out, and the words the
         sentences left out were cited for.
     """
-    asked_groups = age_groups(question.lower()) & _CHECKED_GROUPS
-    groups_of: dict[str, set[str]] = {}
-    terms_of: dict[str, set[str]] = {}
-    warnings: list[str] = []
-    words: list[str] = []
-    groups: list[str] = []
-
-    @functools.cache
-    def spoken() -> set[str]:
-        """The word stems of every retrieved article (read once, when first needed)."""
-        return set().union(*(word_stems(a.everything_said) for a in articles.values()))
-
-    def groups_in(pmid: str) -> set[str]:
-        if pmid not in groups_of:
-            groups_of[pmid] = _groups_spoken(articles[pmid].everything_said)
-        return groups_of[pmid]
-
-    def says(pmid: str, group: str, terms: set[str]) -> bool:
-        """Whether article ``pmid`` speaks of ``group`` and says most of a sentence's ``terms``."""
-        if group not in groups_in(pmid):
-            return False
-        if pmid not in terms_of:
-            terms_of[pmid] = set(content_terms(articles[pmid].everything_said, limit=100_000))
-        return bool(terms) and len(terms & terms_of[pmid]) >= MIN_SHARE * len(terms)
-
-    def check(sentence: str) -> str:
-        cited = [p for p in extract_pmids(sentence) if p in articles]
-        named = age_groups(sentence.lower()) & asked_groups
-        if not cited:
-            # "This suggests that meropenem is more effective ... in children compared to
-            # adults", citing nothing: kept only when an article given that speaks of children
-            # says most of it (the sentence may have been taken from it).
-            if not named:
-                return sentence
-            terms = set(content_terms(sentence, limit=1000))
-            unspoken = sorted(g for g in named if not any(says(p, g, terms) for p in articles))
-            if not unspoken:
-                return sentence
-            groups.extend(unspoken)
-            warnings.append(
-                f"a sentence was left out: it speaks of {_GROUP_WORDS[unspoken[0]]}, citing "
-                "nothing, and no retrieved article that speaks of them says it"
-            )
-            return ""
-        wrong: list[tuple[str, str, str | None]] = []  # (pmid, word, age group)
-        for pmid in cited:
-            said = articles[pmid].everything_said
-            word = unsaid_in_article(sentence, question, said, spoken=spoken())
-            if word is not None:
-                wrong.append((pmid, word, None))
-            elif named:
-                missing = sorted(named - groups_in(pmid))
-                if missing:
-                    wrong.append((pmid, _GROUP_WORDS[missing[0]], missing[0]))
-        if not wrong:
-            return sentence
-        why = [(pmid, f"{word!r}, which that article never mentions") for pmid, word, _ in wrong]
-        kept, told = remove_cited_for(sentence, why)
-        warnings.extend(told)
-        if not kept:
-            words.extend(word for _, word, group in wrong if group is None)
-            groups.extend(group for _, _, group in wrong if group is not None)
-        return kept
-
-    text = rewrite_sentences(text, check)
-    if warnings:
-        log.warning("answer_subjects_unsaid", removals=len(warnings))
-    return Unsaid(text, warnings, words, groups)
+    reader = _Reader(articles, question)
+    reader.unsaid.text = rewrite_sentences(text, reader.check)
+    if reader.unsaid.warnings:
+        log.warning("answer_subjects_unsaid", removals=len(reader.unsaid.warnings))
+    return reader.unsaid
 
 
 def populations_unspoken(question: str, text: str, articles: Mapping[str, Article]) -> list[str]:

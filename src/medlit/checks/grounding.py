@@ -95,34 +95,14 @@ def claim_supported(
 ) -> bool:
     """Whether a claim says what its verbatim quote says, as far as words can tell.
 
-    A small model writes the claim it was hoping for beside a real quote about something else:
-    the quote passes the verbatim check, the claim would pass for a verified fact. The claim
-    must keep :data:`CLAIM_SUPPORT` of its content words from the quote, be negated only if
-    the quote is ("did not increase bleeding" is not "increased bleeding"), and name nothing
-    the quote names otherwise ("vitamin D" over a quote about vitamin C, "COX-1" over "COX-2":
-    :mod:`medlit.checks.qualified_names`).
-
-    A negative finding is written in other words than the question it answers: "Serum leptin
-    levels are not a prognostic factor in advanced lung cancer" over the result "serum leptin
-    values did not show any association with the overall survival" of the article "Are serum
-    leptin levels a prognostic factor in advanced lung cancer?". Such a claim may take its
-    words from the article's ``title`` when both it and the quote are negative, the quote is
-    a ``result`` (from the results or conclusions), holds two of the claim's words and half
-    of those the title does not, and together with the title holds :data:`TITLE_SUPPORT` of
-    them. A positive claim ("vitamin D prevents fractures") must always be in its quote, and
-    one that is mostly its article's title said as a statement must have every title word it
-    uses in it, or its quote must answer the title's question yes by a cue of its own
-    ("significantly", "associated with", "an effective alternative":
-    :func:`medlit.checks.stance.sentence_stance`). Such a yes may take its words from the title
-    too, as a negative claim does, when the article's conclusion answers the title yes as well
-    (``concluded_yes``): "Passive smoking during childhood is associated with increased risk of
-    long-term work disability" over the result "exposed to ETS at home during childhood had
-    increased risk of sick leave", of the article that asks it. On PubMedQA's titles said as
-    yes, a kept claim is right 177 times in 202, 109 in 127 before
-    (``python benchmarks/restated_claims.py``).
-
-    ``spelled`` holds the long forms of the quote's abbreviations (``defined_terms.long_forms``:
-    "fibromyalgia" for its "FM"): their words count as the quote's.
+    The claim must keep :data:`CLAIM_SUPPORT` of its content words from the quote (``spelled``:
+    the long forms of the quote's abbreviations count as its words), be negated only if the
+    quote is, and name nothing the quote names otherwise (:mod:`medlit.checks.qualified_names`).
+    A claim that is mostly its article's ``title`` said as a statement must have every title
+    word it uses in the quote, or the quote must answer the title yes by a cue of its own
+    (:func:`medlit.checks.stance.sentence_stance`). A negative claim, or a yes the article's
+    conclusion gives too (``concluded_yes``), may take its words from the title when its quote
+    is a ``result`` (:func:`_answers_title`).
     """
     words = content_terms(claim)
     if not words:
@@ -144,16 +124,21 @@ def claim_supported(
     quote_yes = restated and sentence_stance(quote, title) == "yes"
     if restated and not asked <= quoted and not quote_yes:
         return False
-    answers_yes = quote_yes and concluded_yes
     if len(quoted) >= CLAIM_SUPPORT * len(words):
         return True
-    # The title's question answered in its own words: no ("are not a prognostic factor"), or
-    # yes by the quote's own cue ("Passive smoking during childhood is associated with
-    # increased risk of long-term work disability" over "exposed to ETS at home during
-    # childhood had increased risk of sick leave").
-    if not ((negative or answers_yes) and result and title and len(quoted) >= 2):
+    if not ((negative or (quote_yes and concluded_yes)) and result and title):
         return False
-    if mismatched(qualified_names(claim), qualified_names(title)):
+    return _answers_title(claim, words, quoted, title, titled)
+
+
+def _answers_title(
+    claim: str, words: set[str], quoted: set[str], title: str, titled: set[str]
+) -> bool:
+    """The title's question answered in the claim's own words: no ("are not a prognostic
+    factor"), or yes by the quote's own cue. The quote must hold two of the claim's words and
+    half of those the title does not, name nothing the title names otherwise, and with the
+    title hold :data:`TITLE_SUPPORT` of the claim's words."""
+    if len(quoted) < 2 or mismatched(qualified_names(claim), qualified_names(title)):
         return False
     beyond_title = words - titled
     if len(beyond_title & quoted) * 2 < len(beyond_title):

@@ -259,8 +259,15 @@ _RATHER_THAN = re.compile(r"\brather than\b", re.I)
 
 def _clause_stance(clause: str, question: str) -> Stance | None:
     """A clause's answer to the question: yes, no, uncertain (mixed) or None (no cue)."""
+    decided, stance = _framed_stance(clause, question)
+    return stance if decided else _cued_stance(clause, question)
+
+
+def _framed_stance(clause: str, question: str) -> tuple[bool, Stance | None]:
+    """The answer a clause's framing gives (a hedge, "rather than", "shows that", "no
+    evidence that"), and whether it gives one."""
     if _HEDGE.search(clause):
-        return "uncertain"
+        return True, "uncertain"
     rather = _RATHER_THAN.search(clause)
     if rather and not _NEGATIVE.search(_RATHER_THAN.sub(" ", clause)):
         # "DGE is linked to other postoperative complications rather than to pylorus
@@ -270,18 +277,23 @@ def _clause_stance(clause: str, question: str) -> Stance | None:
         before = content_terms(clause[: rather.start()]) & asked
         after = content_terms(clause[rather.end() :]) & asked
         if after - before and _POSITIVE.search(clause[: rather.start()]):
-            return "no"
+            return True, "no"
         if before - after:
-            return _clause_stance(clause[: rather.start()], question)
+            return True, _clause_stance(clause[: rather.start()], question)
     reported = _REPORTED.search(clause)
     if reported and not _NEGATIVE.search(clause[: reported.start()]):
         # "The evidence shows that X is not justified": what is shown answers, not the showing.
         said = _clause_stance(clause[reported.end() :], question)
         if said is not None:
-            return said
+            return True, said
     unevidenced = _NO_EVIDENCE_THAT.search(clause)
     if unevidenced and _clause_stance(clause[unevidenced.end() :], question) == "yes":
-        return "no"
+        return True, "no"
+    return False, None
+
+
+def _cued_stance(clause: str, question: str) -> Stance | None:
+    """The answer a clause's own cues give (negation, sameness, benefit, direction)."""
     clause = _BENIGN_NEGATION.sub(" ", clause)
     clause = _POOR_OUTCOME.sub(r"\g<link> worse", clause)
     equivalence_question = bool(_EQUIV_QUESTION.search(question))
@@ -302,17 +314,7 @@ def _clause_stance(clause: str, question: str) -> Stance | None:
     negative = bool(_NEGATIVE.search(clause))
     positive = bool(_POSITIVE.search(_without_negated(clause)))
     if equivalence_question and (negative or _ADVERSE.search(clause)):
-        # "No complications" answers "is it safe?" with yes, "a significant complication rate"
-        # with no: too subtle for cues, abstain; unless the clause says so itself ("X is a safe
-        # alternative to surgery, with no significant adverse effects").
-        rest = _NO_HARM.sub(" ", clause)
-        if (
-            rest != clause
-            and _POSITIVE.search(rest)
-            and not (_NEGATIVE.search(rest) or _ADVERSE.search(rest))
-        ):
-            return "yes"
-        return "uncertain"
+        return _safety_stance(clause)
     if negative:
         return "uncertain" if positive else "no"
     if positive:
@@ -322,6 +324,20 @@ def _clause_stance(clause: str, question: str) -> Stance | None:
             return "uncertain"  # the effect goes the other way than the question asks
         return "yes"
     return None
+
+
+def _safety_stance(clause: str) -> Stance:
+    """Asked whether something is safe: "no complications" answers yes, "a significant
+    complication rate" no, too subtle for cues, so uncertain; unless the clause says so
+    itself ("X is a safe alternative to surgery, with no significant adverse effects")."""
+    rest = _NO_HARM.sub(" ", clause)
+    if (
+        rest != clause
+        and _POSITIVE.search(rest)
+        and not (_NEGATIVE.search(rest) or _ADVERSE.search(rest))
+    ):
+        return "yes"
+    return "uncertain"
 
 
 def sentence_stance(sentence: str, question: str) -> Stance | None:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from medlit.checks.citations import extract_pmids
 from medlit.checks.draft import rewrite_sentences
 from medlit.checks.grounding import abbreviation_said, said_in, word_stem, word_stems
-from medlit.checks.qualified_names import mismatched, qualified_names
+from medlit.checks.qualified_names import Names, mismatched, qualified_names
 from medlit.checks.topics import anchor_terms, normalise_topic
 from medlit.checks.word_rarity import is_technical
 from medlit.log import get_logger
@@ -109,26 +109,8 @@ def drop_unsupported(text: str, articles: Mapping[str, Article], question: str) 
     words: list[str] = []
 
     def check(sentence: str) -> str:
-        if extract_pmids(sentence):
-            return sentence
-        used = anchors & word_stems(sentence)
-        if len(used) < max(2, MIN_SHARE * len(anchors)):
-            return sentence
-        names = qualified_names(sentence)
-        written = _as_written(sentence, used)
-        # An adverb common in English that no retrieved article says is the question's own
-        # wording ("mildly raised"), which no article could hold; a noun is its subject.
-        wording = {w for w in written if w.endswith("ly") and not _subject(w, spoken)}
-
-        def holds(held: set[str], content: str) -> bool:
-            # "HoLEP" is held by "holmium laser enucleation of the prostate"
-            unheld = [w for w in written if w not in wording and not _said(w, held)]
-            return all(abbreviation_said(word, content) for word in unheld)
-
-        if any(
-            holds(held, content) and not mismatched(names, named)
-            for held, named, content in evidence
-        ):
+        written = _unheld(sentence, anchors, evidence, spoken)
+        if written is None:
             return sentence
         left_out.append(all_of(written))
         words.extend(word for word in written if word not in words)
@@ -143,6 +125,38 @@ def drop_unsupported(text: str, articles: Mapping[str, Article], question: str) 
         for words in counts
     ]
     return Unsupported(text, warnings, words, spoken)
+
+
+def _unheld(
+    sentence: str,
+    anchors: set[str],
+    evidence: list[tuple[set[str], Names, str]],
+    spoken: set[str],
+) -> list[str] | None:
+    """The subject words, as written, of an uncited conclusion no retrieved article holds
+    together (without naming otherwise what it names); None when the sentence is no such
+    conclusion or an article holds them."""
+    if extract_pmids(sentence):
+        return None
+    used = anchors & word_stems(sentence)
+    if len(used) < max(2, MIN_SHARE * len(anchors)):
+        return None
+    names = qualified_names(sentence)
+    written = _as_written(sentence, used)
+    # An adverb common in English that no retrieved article says is the question's own
+    # wording ("mildly raised"), which no article could hold; a noun is its subject.
+    wording = {w for w in written if w.endswith("ly") and not _subject(w, spoken)}
+
+    def holds(held: set[str], content: str) -> bool:
+        # "HoLEP" is held by "holmium laser enucleation of the prostate"
+        unheld = [w for w in written if w not in wording and not _said(w, held)]
+        return all(abbreviation_said(word, content) for word in unheld)
+
+    if any(
+        holds(held, content) and not mismatched(names, named) for held, named, content in evidence
+    ):
+        return None
+    return written
 
 
 def _as_written(sentence: str, stems: set[str]) -> list[str]:
