@@ -21,8 +21,11 @@ Usage::
 
     python benchmarks/ablation.py [--data ../shared/data/pubmedqa/pqal_dev.json] [--half check]
 
-Last line: ``answers=... accuracy_all_on=...`` and, per check, ``<id>_right=... <id>_wrong=...
-<id>_false_drops=... <id>_caught=...``.
+``replayed_as_recorded`` counts the answers whose verdict, every check on, is the one the
+assistant gave when it was recorded (the replay is the live check node's).
+
+Last line: ``answers=... accuracy_all_on=... replayed_as_recorded=...`` and, per check,
+``<id>_right=... <id>_wrong=... <id>_false_drops=... <id>_caught=...``.
 """
 
 from __future__ import annotations
@@ -40,13 +43,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from digest_verdicts import DEFAULT_DATA
 from medlit.checks.answer import CheckedAnswer, check_answer
 from medlit.checks.grounding import word_stems
-from medlit.checks.registry import ORDER
+from medlit.checks.registry import ORDER, REGISTRY
 from medlit.llm.extractive import build_evidence_digest
 from medlit.log import configure_logging
 from medlit.sources.pubmed_xml import parse_pubmed_xml
 from medlit.types import Article, Chunk, Evidence
 from pubmedqa_cases import half_of
 
+#: The checks of an answer (the claim checks are research's).
+ASK = tuple(check for check in ORDER if REGISTRY[check].stage != "claim")
 RECORDED = Path(__file__).resolve().parent / "data" / "recorded_answers.jsonl"
 #: Share of a sentence's content words the cited articles must say for it to be theirs.
 SAID = 0.8
@@ -116,13 +121,14 @@ def _said(sentence: str, pmids: tuple[str, ...], articles: dict[str, Article]) -
 
 async def ablate(rows: list[dict[str, Any]], articles: dict[str, Article]) -> dict[str, Any]:
     """Every check's figures over ``rows`` (see the module doc)."""
-    per: dict[str, Counter[str]] = {check: Counter() for check in ORDER}
-    right_all = unread = 0
+    per: dict[str, Counter[str]] = {check: Counter() for check in ASK}
+    right_all = unread = as_recorded = 0
     for row in rows:
         replay = Replay(row, articles)
         full, verdict = await replay.checked(frozenset())
         gold = row["gold"]
         right_all += verdict == gold
+        as_recorded += verdict == row.get("verdict")
         for finding in full.findings:
             counts = per[finding.check]
             if finding.action in _TAKEN:
@@ -131,14 +137,14 @@ async def ablate(rows: list[dict[str, Any]], articles: dict[str, Article]) -> di
                 counts["false_drops" if said else "caught"] += 1
         for check in {f.check for f in full.findings}:
             per[check]["fired"] += 1
-        for check in ORDER:
+        for check in ASK:
             _, without = await replay.checked(frozenset({check}))
             if without != verdict:
                 per[check][
                     "right" if verdict == gold else "wrong" if without == gold else "moved"
                 ] += 1
         unread += replay.unread
-    return {"per": per, "right_all": right_all, "unread": unread}
+    return {"per": per, "right_all": right_all, "unread": unread, "as_recorded": as_recorded}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -162,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     heads = "".join(f"{h:>7}" for h in ("fired", "right", "wrong", "moved"))
     print(f"{'check':26}{heads}{'false drops':>13}{'caught':>8}")
-    for check in ORDER:
+    for check in ASK:
         c = per[check]
         print(
             f"{check:26}{c['fired']:>7}{c['right']:>7}{c['wrong']:>7}{c['moved']:>7}"
@@ -171,10 +177,11 @@ def main(argv: list[str] | None = None) -> int:
     figures = [
         f"answers={len(rows)}",
         f"accuracy_all_on={result['right_all'] / max(1, len(rows)):.3f}",
+        f"replayed_as_recorded={result['as_recorded']}",
     ]
     figures += [
         f"{check}_{name}={per[check][name]}"
-        for check in ORDER
+        for check in ASK
         for name in ("right", "wrong", "false_drops", "caught")
     ]
     print(" ".join(figures))

@@ -13,9 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from medlit.checks.unmentioned import unmentioned_terms
 from medlit.config import Settings
-from medlit.llm.extractive import NO_MODEL, build_evidence_digest
 from medlit.llm.tasks import resolve_route
 from medlit.types import Article, Chunk, Evidence, SearchQuery
 
@@ -209,6 +207,10 @@ class AgentDeps:
         """The no-LLM answer: the extractive evidence digest, and its verdict if justified
         (``why`` no generated answer is given, if not for want of a model); it says first
         which of the question's subject terms no retrieved article mentions."""
+        # Imported on first use: a tier-1 hit never reads the digest's word tools.
+        from medlit.checks.unmentioned import unmentioned_terms
+        from medlit.llm.extractive import NO_MODEL, build_evidence_digest
+
         articles = {item.article.key: item.article for item in evidence}
         digest = build_evidence_digest(
             question,
