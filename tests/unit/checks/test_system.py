@@ -182,3 +182,29 @@ def test_the_committed_catalogue_is_the_registrys() -> None:
         "run: python -m medlit.checks.catalogue > docs/checks.md"
     )
     assert all(f"`{check_id}`" in page.read_text() for check_id in ORDER)
+
+
+def test_an_evidence_view_reads_its_article_once() -> None:
+    from medlit.checks.evidence import EvidenceView
+
+    article = Article(
+        pmid="7",
+        title="Aspirin and stroke",
+        abstract=[
+            AbstractSection(
+                label="RESULTS", category="RESULTS", text="Stroke fell by 22% in 1,000."
+            ),
+            AbstractSection(label="CONCLUSIONS", category="CONCLUSIONS", text="Aspirin helps."),
+        ],
+        mesh_terms=["Aspirin", "Stroke"],
+        publication_types=["Randomized Controlled Trial"],
+    )
+    view = EvidenceView(article)
+    assert {"22", "1,000"} <= view.numbers
+    assert view.conclusions == ("Aspirin helps.",)
+    assert {"aspiri", "stroke"} <= view.words
+    assert view.words is view.words  # computed once
+    assert view.mesh == ("Aspirin", "Stroke")
+    assert view.publication_types == ("Randomized Controlled Trial",)
+    ctx = CheckContext("q", {"7": article}, Draft.parse(""))
+    assert ctx.view("7") is ctx.view("7")
