@@ -30,6 +30,12 @@ human `warnings`: `check` (the id below), `action` (`drop`, `uncite`, `cite`, `r
 Research runs the `claim` checks on each finding an extraction draws from an article, the
 first that finds something dropping it (the reason is logged as `fabricated_claim_dropped`).
 
+The PubMedQA benchmarks of the checks (`benchmarks/`) split the 500 `pqal_dev` records
+once, by a hash of the PMID, into a *tune* half and a *check* half and report both
+(`--half tune|check|both`): a rule is written from tune-half cases only, and the check half
+tells how it does on articles it was not written from. `benchmarks/ablation.py` replays
+recorded model answers with each check off in turn; `benchmarks/checks_speed.py` times them.
+
 Turn checks off by id: `MEDLIT_CHECKS_DISABLED='["wrong-years", "off-question"]'` (an
 unknown id is a configuration error).
 """
