@@ -13,8 +13,11 @@ from medlit.checks.contradicted import (
 )
 from medlit.checks.findings import Finding
 from medlit.llm.extractive import about_question
+from medlit.log import get_logger
 
 __all__ = ["against_conclusions", "consistent_verdict", "contradicted", "restated_verdict"]
+
+log = get_logger("agent")
 
 
 def restated_verdict(ctx: CheckContext) -> list[Finding]:
@@ -27,6 +30,7 @@ def restated_verdict(ctx: CheckContext) -> list[Finding]:
     on = about_question(ctx.question)
     if not any(s == verdict and on(ctx.articles[p]) for p, s in said.items()):
         return []
+    log.info("verdict_made_consistent", read=verdict, verdict="uncertain")
     return [Finding("restated-verdict", "flip_verdict", data={"to": "uncertain"})]
 
 
