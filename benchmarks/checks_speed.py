@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from digest_verdicts import DEFAULT_DATA, nearest_others
 from medlit import text
-from medlit.checks import grounding, topics
+from medlit.checks import grounding, swapped_terms, topics
 from medlit.checks.answer import check_answer
 from medlit.checks.grounding import word_stems
 from medlit.log import configure_logging
@@ -99,6 +99,7 @@ def forget() -> None:
         text._split_sentences,
         grounding._word_stems,
         topics.normalise_topic,
+        swapped_terms._words,
     ):
         remembered.cache_clear()
 

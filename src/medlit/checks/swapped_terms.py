@@ -28,6 +28,7 @@ to swap a term against itself, nor against itself with its abbreviations spelled
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -82,11 +83,13 @@ def swapped_term(claim: str, quote: str, article: Article) -> Swap | None:
     return None
 
 
-def _words(text: str) -> list[tuple[str, str]]:
+@functools.lru_cache(maxsize=4096)
+def _words(text: str) -> tuple[tuple[str, str], ...]:
     """The words of ``text`` of three letters or more (lower case, accents off, hyphenated
-    parts apart), each with its :func:`~medlit.research.grounding.word_stem`."""
+    parts apart), each with its :func:`~medlit.checks.grounding.word_stem` (remembered: an
+    article's text is read once)."""
     words = _WORD.findall(fold_accents(text))
-    return [(word.lower(), word_stem(word.lower())) for word in words if len(word) >= 3]
+    return tuple((word.lower(), word_stem(word.lower())) for word in words if len(word) >= 3)
 
 
 def _spelled(text: str, definitions: dict[str, str]) -> set[str]:
