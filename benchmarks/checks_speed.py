@@ -28,11 +28,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import statistics
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +45,7 @@ from medlit import text
 from medlit.checks import grounding, swapped_terms, topics
 from medlit.checks.answer import check_answer
 from medlit.checks.grounding import word_stems
+from medlit.checks.registry import REGISTRY, Check
 from medlit.log import configure_logging
 from medlit.sources.pubmed_xml import parse_pubmed_xml
 from medlit.types import Article
@@ -89,6 +92,26 @@ def assembled(records: dict[str, Any], articles: dict[str, Article], n: int) -> 
             }
         )
     return rows
+
+
+SPENT: Counter[str] = Counter()
+
+
+def time_each_check() -> None:
+    """Count the CPU each check of the registry takes (its run wrapped, in this process)."""
+
+    def timed(check: Check) -> Check:
+        def run(ctx: Any) -> Any:
+            started = time.process_time()
+            try:
+                return check.run(ctx)
+            finally:
+                SPENT[check.id] += time.process_time() - started
+
+        return dataclasses.replace(check, run=run)
+
+    for check_id, check in list(REGISTRY.items()):
+        REGISTRY[check_id] = timed(check)
 
 
 def forget() -> None:
@@ -178,6 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = recorded(articles)
     rows += assembled(records, articles, max(0, args.n - len(rows)))
     asyncio.run(_one(rows[0], articles))  # warm up
+    time_each_check()
     times = [asyncio.run(_one(row, articles)) for _ in range(args.rounds) for row in rows]
     words = statistics.median(len(r["drafted"].split()) for r in rows)
     cuts = statistics.quantiles(times, n=100)
@@ -187,6 +211,9 @@ def main(argv: list[str] | None = None) -> int:
     for name, value in (("p50 per answer", cuts[49]), ("p99 per answer", cuts[98])):
         print(f"{name:24}{value:>8.1f}")
     print(f"{'cold import':24}{import_ms:>8.1f}\n{'first answer, extra':24}{first_ms:>8.1f}")
+    print("\nCPU per answer by check (the costliest):")
+    for check_id, spent in SPENT.most_common(8):
+        print(f"  {check_id:26}{spent * 1000 / len(times):>8.1f} ms")
     print(
         f"answers={len(rows)} words_p50={words:.0f} p50_ms={cuts[49]:.1f} p99_ms={cuts[98]:.1f} "
         f"cold_import_ms={import_ms:.1f} first_answer_ms={first_ms:.1f}"
