@@ -47,6 +47,42 @@ def _years(match: re.Match[str]) -> tuple[int, int]:
     return min(found), max(found)
 
 
+def years_taken_out(sentence: str, years: list[int]) -> tuple[str, list[str]]:
+    """``sentence`` with each publication year it gives that none of ``years`` (those of the
+    articles it cites) falls in taken out, and a warning for each."""
+    warnings: list[str] = []
+
+    def wrong(match: re.Match[str], phrase: str) -> bool:
+        first, last = _years(match)
+        if any(first <= year <= last for year in years):
+            return False
+        of = ", ".join(str(year) for year in years)
+        warnings.append(
+            f"a publication year was taken out: {phrase}, where what it cites is of {of}"
+        )
+        return True
+
+    def published(match: re.Match[str]) -> str:
+        opening = not match.string[: match.start()].strip()  # "Published in 2010, X ..."
+        if opening or not wrong(match, f'"{match.group().strip(" ,")}"'):
+            return match.group()
+        # ", which was published in 2010," goes with its commas; "... 2013, both" keeps its.
+        lead, trail = match.group("lead"), match.group("trail")
+        return trail if trail and not lead else ""
+
+    sentence = _PUBLISHED.sub(published, sentence)
+    sentence = _DATED.sub(
+        lambda m: f"{m.group(1)} " if wrong(m, f'"{m.group(2)}"') else m.group(), sentence
+    )
+    return sentence, warnings
+
+
+def cited_years(sentence: str, articles: Mapping[str, Article]) -> list[int]:
+    """The publication years of the articles ``sentence`` cites, in order, once each."""
+    cited = [articles[p] for p in extract_pmids(sentence) if p in articles]
+    return sorted({year for article in cited if (year := article.year)})
+
+
 def drop_wrong_years(text: str, articles: Mapping[str, Article]) -> tuple[str, list[str]]:
     """``text`` with each publication year that no article its sentence cites has taken out
     (see the module doc), and a warning for each.
@@ -58,33 +94,12 @@ def drop_wrong_years(text: str, articles: Mapping[str, Article]) -> tuple[str, l
     warnings: list[str] = []
 
     def check(sentence: str) -> str:
-        cited = [articles[p] for p in extract_pmids(sentence) if p in articles]
-        years = sorted({year for article in cited if (year := article.year)})
+        years = cited_years(sentence, articles)
         if not years:
             return sentence
-
-        def wrong(match: re.Match[str], phrase: str) -> bool:
-            first, last = _years(match)
-            if any(first <= year <= last for year in years):
-                return False
-            of = ", ".join(str(year) for year in years)
-            warnings.append(
-                f"a publication year was taken out: {phrase}, where what it cites is of {of}"
-            )
-            return True
-
-        def published(match: re.Match[str]) -> str:
-            opening = not match.string[: match.start()].strip()  # "Published in 2010, X ..."
-            if opening or not wrong(match, f'"{match.group().strip(" ,")}"'):
-                return match.group()
-            # ", which was published in 2010," goes with its commas; "... 2013, both" keeps its.
-            lead, trail = match.group("lead"), match.group("trail")
-            return trail if trail and not lead else ""
-
-        sentence = _PUBLISHED.sub(published, sentence)
-        return _DATED.sub(
-            lambda m: f"{m.group(1)} " if wrong(m, f'"{m.group(2)}"') else m.group(), sentence
-        )
+        checked, told = years_taken_out(sentence, years)
+        warnings.extend(told)
+        return checked
 
     text = rewrite_sentences(text, check)
     if warnings:

@@ -16,7 +16,7 @@ from medlit.checks.cited_authors import drop_wrong_authors
 from medlit.checks.cited_designs import drop_wrong_designs
 from medlit.checks.cited_numbers import drop_unsourced_numbers
 from medlit.checks.cited_subjects import drop_unsaid_subjects
-from medlit.checks.cited_years import drop_wrong_years
+from medlit.checks.cited_years import cited_years, years_taken_out
 from medlit.checks.context import CheckContext, edits_as_findings
 from medlit.checks.correlation_strength import drop_overstated_correlations
 from medlit.checks.findings import Finding
@@ -28,6 +28,7 @@ from medlit.checks.stated_aims import drop_aims_as_findings
 from medlit.checks.swapped_groups import drop_swapped_groups
 from medlit.checks.swapped_subjects import drop_swapped_subjects
 from medlit.checks.unsupported import drop_unsupported
+from medlit.log import get_logger
 
 __all__ = [
     "aims_as_findings",
@@ -51,6 +52,8 @@ __all__ = [
     "wrong_designs",
     "wrong_years",
 ]
+
+log = get_logger("agent.cited_years")
 
 
 def uncited_attribution(ctx: CheckContext) -> list[Finding]:
@@ -115,7 +118,20 @@ def swapped_subjects(ctx: CheckContext) -> list[Finding]:
 
 def wrong_years(ctx: CheckContext) -> list[Finding]:
     """A publication year ("published in 2012") that no article the sentence cites has."""
-    return edits_as_findings("wrong-years", ctx, lambda text: drop_wrong_years(text, ctx.articles))
+    findings: list[Finding] = []
+    for sentence in ctx.draft.sentences:
+        years = cited_years(sentence.text, ctx.articles)
+        if not years:
+            continue
+        checked, told = years_taken_out(sentence.text, years)
+        action = "rewrite" if checked else "drop"
+        findings += [
+            Finding("wrong-years", action, message, (), sentence.index, sentence.text, checked)
+            for message in told
+        ]
+    if findings:
+        log.warning("answer_years_taken_out", removals=len(findings))
+    return findings
 
 
 def wrong_authors(ctx: CheckContext) -> list[Finding]:
