@@ -19,7 +19,7 @@ from medlit.checks.cited_subjects import drop_unsaid_subjects
 from medlit.checks.cited_years import cited_years, years_taken_out
 from medlit.checks.context import CheckContext, edits_as_findings
 from medlit.checks.correlation_strength import drop_overstated_correlations
-from medlit.checks.findings import Finding
+from medlit.checks.findings import Action, Finding
 from medlit.checks.inferences import drop_unsupported_inferences
 from medlit.checks.off_question import drop_borrowed_support, drop_off_question
 from medlit.checks.restated_titles import drop_restated_titles
@@ -124,7 +124,7 @@ def wrong_years(ctx: CheckContext) -> list[Finding]:
         if not years:
             continue
         checked, told = years_taken_out(sentence.text, years)
-        action = "rewrite" if checked else "drop"
+        action: Action = "rewrite" if checked else "drop"
         findings += [
             Finding("wrong-years", action, message, (), sentence.index, sentence.text, checked)
             for message in told
