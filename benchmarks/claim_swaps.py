@@ -10,7 +10,7 @@ sentence of each article's results and conclusions, the sentence's most repeated
 (rare in English) is replaced by the article's most repeated technical word the sentence does
 not say, and the result is offered as a claim over the sentence. Counted: the swapped claims
 the word-share rule (:func:`medlit.research.grounding.claim_supported`) lets through, those of
-them :func:`medlit.research.swapped_terms.swapped_term` catches, split by whether the word
+them :func:`medlit.checks.swapped_terms.swapped_term` catches, split by whether the word
 replaced is a subject of the article (a word of its title, the swap the check is made for) or
 another word; and, as the false-alarm check, the verbatim sentences held to swap a term against
 themselves and the sentences held to swap a term against their own abbreviations spelled out.
@@ -33,12 +33,12 @@ def main() -> None:
     if not (PQAL / "pqal_dev_pubmed.xml").exists():
         raise SystemExit(f"PubMedQA data not found under {PQAL}")
 
-    from medlit.defined_terms import article_definitions
-    from medlit.research.grounding import claim_supported, word_stem
-    from medlit.research.swapped_terms import swapped_term
+    from medlit.checks.defined_terms import article_definitions
+    from medlit.checks.grounding import claim_supported, word_stem
+    from medlit.checks.swapped_terms import swapped_term
+    from medlit.checks.word_rarity import is_technical
     from medlit.sources.pubmed_xml import parse_pubmed_xml
     from medlit.text import split_sentences
-    from medlit.word_rarity import is_technical
 
     def words(text: str) -> list[str]:
         return [w.lower() for w in re.findall(r"[^\W\d_]{3,}", text)]

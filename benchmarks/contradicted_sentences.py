@@ -1,7 +1,7 @@
 """Does the contradicted-sentence check take out only sentences their articles contradict?
 
 An answer's cited sentence stating the answer opposite to its verdict goes when every article it
-cites contradicts it (:func:`medlit.agent.contradicted.drop_contradicted`). Over the PubMedQA
+cites contradicts it (:func:`medlit.checks.contradicted.drop_contradicted`). Over the PubMedQA
 questions labelled yes or no in ``../shared/data/pubmedqa/pqal_dev.json``, each with its
 article from ``pqal_dev_pubmed.xml``, and the label as the verdict:
 
@@ -10,7 +10,7 @@ article from ``pqal_dev_pubmed.xml``, and the label as the verdict:
 - **conclusions read**: what each article's conclusion answers, read from its cues (the
   reading both rules rest on), set against the label: how often a "yes" or "no" reading is
   right.
-- **against, as written** (:func:`~medlit.agent.contradicted.drop_against_conclusions`, the
+- **against, as written** (:func:`~medlit.checks.contradicted.drop_against_conclusions`, the
   counterpart for a verdict that agrees with its wrong sentence): the same answers, each
   sentence held to the answer it states itself (the verdict Uncertain: both answers checked).
   A sentence that goes is a false alarm.
@@ -33,15 +33,16 @@ caught=... against_caught=... read_yes=right/all read_no=right/all``.
 
 from __future__ import annotations
 
-from medlit.agent.contradicted import concludes, drop_against_conclusions, drop_contradicted
+from medlit.checks.contradicted import concludes, drop_against_conclusions, drop_contradicted
 from medlit.text import split_sentences
-from pubmedqa_cases import cases, show_examples, statement
+from pubmedqa_cases import both_halves, cases, show_examples, statement
 
 
 def cited(sentence: str, pmid: str) -> str:
     return f"{sentence.rstrip().rstrip('.')} [PMID:{pmid}]."
 
 
+@both_halves
 def main(argv: list[str] | None = None) -> int:
     loaded = cases(__doc__, argv, show=6)
     if loaded is None:

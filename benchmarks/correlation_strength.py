@@ -1,6 +1,6 @@
 """A correlation called strong with a weak coefficient: how often do abstracts themselves say so?
 
-:func:`medlit.agent.correlation_strength.overstated` takes "strong" (high, excellent, close,
+:func:`medlit.checks.correlation_strength.overstated` takes "strong" (high, excellent, close,
 robust, good, substantial) out of a cited sentence whose coefficients are all under 0.5. Over
 the abstracts of the 500 PubMedQA articles of ``../shared``:
 
@@ -22,9 +22,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from medlit.agent.correlation_strength import STRENGTH_WORDS, overstated
+from medlit.checks.correlation_strength import STRENGTH_WORDS, overstated
 from medlit.text import split_sentences
-from pubmedqa_cases import cases, show_examples
+from pubmedqa_cases import both_halves, cases, show_examples
 
 _DECIMAL = re.compile(r"(?<![\d.])0?\.(\d+)\b")
 
@@ -34,6 +34,7 @@ def weakened(sentence: str) -> str:
     return _DECIMAL.sub(lambda m: f"{float('0.' + m.group(1)) / 5:.2f}", sentence)
 
 
+@both_halves
 def main(argv: list[str] | None = None) -> int:
     loaded = cases(__doc__, argv, show=8)
     if loaded is None:

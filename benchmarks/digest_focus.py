@@ -30,19 +30,22 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from digest_verdicts import DEFAULT_DATA, nearest_others, records_as_evidence
+from medlit.checks.grounding import word_stems
 from medlit.llm import build_evidence_digest
 from medlit.llm.extractive import about_question
-from medlit.research.grounding import word_stems
 from medlit.types import Evidence
+from pubmedqa_cases import add_half, both_halves
 
 NEAREST = 3
 
 
+@both_halves
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    add_half(parser)
     args = parser.parse_args(argv)
-    loaded = records_as_evidence(args.data)
+    loaded = records_as_evidence(args.data, args.half)
     if loaded is None:
         return 1
     records, evidence, articles = loaded

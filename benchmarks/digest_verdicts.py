@@ -28,16 +28,17 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from medlit.checks.grounding import word_stems
+from medlit.checks.topics import anchor_terms
 from medlit.llm import build_evidence_digest
-from medlit.research.grounding import word_stems
-from medlit.research.planner import anchor_terms
 from medlit.types import AbstractSection, Article, Chunk, Evidence
+from pubmedqa_cases import add_half, both_halves, in_half
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared/data/pubmedqa/pqal_dev.json"
 
 
 def records_as_evidence(
-    data: Path,
+    data: Path, half: str = "both"
 ) -> tuple[dict[str, Any], dict[str, list[Evidence]], dict[str, Article]] | None:
     """The labelled records of ``data`` (by PMID), each as retrieved evidence
     (:func:`record_evidence`) and as its article; None (after saying so) when ``data`` is
@@ -45,7 +46,7 @@ def records_as_evidence(
     if not data.exists():
         print(f"no data at {data}: see ../shared/data/README.md")
         return None
-    records = json.loads(data.read_text())
+    records = in_half(json.loads(data.read_text()), half)
     evidence = {pmid: record_evidence(pmid, r) for pmid, r in records.items()}
     return records, evidence, {pmid: items[0].article for pmid, items in evidence.items()}
 
@@ -121,9 +122,11 @@ def evaluate(
     }
 
 
+@both_halves
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    add_half(parser)
     parser.add_argument(
         "--embed", action="store_true", help="rank with medlit's embedder, not word overlap"
     )
@@ -131,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.data.exists():
         print(f"skipped: {args.data} is absent (needs ../shared/data)", file=sys.stderr)
         return 0
-    data = json.loads(args.data.read_text())
+    data = in_half(json.loads(args.data.read_text()), args.half)
     truth = Counter(str(r["final_decision"]) for r in data.values())
     print(f"PubMedQA PQA-L dev: {len(data)} records, truth {dict(truth)}")
     print(f"majority-class baseline (always 'yes'): {truth['yes'] / len(data):.3f}\n")

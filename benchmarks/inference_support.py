@@ -1,8 +1,8 @@
 """Does the inference check keep the articles' own inferences and hold others'?
 
 An answer's inference (", suggesting that ...", "This suggests that ...") stays only when one
-sentence of an article it cites says :data:`~medlit.agent.inferences.INFERENCE_SUPPORT` of its
-content words (:func:`medlit.agent.inferences.inference_support`). Over the 500 PubMedQA
+sentence of an article it cites says :data:`~medlit.checks.inferences.INFERENCE_SUPPORT` of its
+content words (:func:`medlit.checks.inferences.inference_support`). Over the 500 PubMedQA
 abstracts of ``../shared/data/pubmedqa/pqal_dev_pubmed.xml``, every inference an abstract
 draws ("... suggest that X", "indicating that X", "... showed that X"):
 
@@ -26,9 +26,10 @@ import random
 import re
 from pathlib import Path
 
-from medlit.agent.inferences import INFERENCE_SUPPORT, inference_support
+from medlit.checks.inferences import INFERENCE_SUPPORT, inference_support
 from medlit.sources.pubmed_xml import parse_pubmed_xml
 from medlit.text import split_sentences
+from pubmedqa_cases import add_half, both_halves, in_half
 
 DEFAULT_XML = Path(__file__).resolve().parents[2] / "shared/data/pubmedqa/pqal_dev_pubmed.xml"
 _DRAWN = re.compile(
@@ -38,15 +39,19 @@ _DRAWN = re.compile(
 )
 
 
+@both_halves
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--xml", type=Path, default=DEFAULT_XML)
+    add_half(parser)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     if not args.xml.exists():
         print(f"no data at {args.xml}: see ../shared/data/README.md")
         return 1
-    articles = parse_pubmed_xml(args.xml.read_bytes())
+    articles = [
+        a for a in parse_pubmed_xml(args.xml.read_bytes()) if in_half({str(a.pmid): a}, args.half)
+    ]
     rng = random.Random(args.seed)
     own: list[float] = []
     others: list[float] = []

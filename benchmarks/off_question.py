@@ -1,6 +1,6 @@
 """A cited sentence about something else: how often does the check take it out, and wrongly?
 
-:func:`medlit.agent.off_question.drop_off_question` takes out a citation when neither the
+:func:`medlit.checks.off_question.drop_off_question` takes out a citation when neither the
 sentence nor the cited article names any subject term of the question. Over the 500
 expert-labelled PubMedQA questions of ``../shared/data/pubmedqa``:
 
@@ -24,14 +24,15 @@ from __future__ import annotations
 
 from collections import Counter
 
-from medlit.agent.off_question import drop_off_question
+from medlit.checks.grounding import word_stems
+from medlit.checks.off_question import drop_off_question
+from medlit.checks.topics import anchor_terms
 from medlit.llm.extractive import conclusion_sentences
-from medlit.research.grounding import word_stems
-from medlit.research.planner import anchor_terms
 from medlit.text import split_sentences
-from pubmedqa_cases import cases, show_examples
+from pubmedqa_cases import both_halves, cases, show_examples
 
 
+@both_halves
 def main(argv: list[str] | None = None) -> int:
     loaded = cases(__doc__, argv, show=8)
     if loaded is None:

@@ -2,14 +2,24 @@
 
 The labelled questions with their articles, a title question said as a statement, and the
 examples of each outcome a benchmark prints under its table.
+
+The 500 ``pqal_dev`` records are split once, by a hash of the PMID, into a *tune* half and a
+*check* half (:func:`half_of`): a rule may be written from tune-half cases only, and every
+benchmark reports both halves (``--half tune|check|both``, default both; :func:`both_halves`),
+the check half telling how a rule does on articles it was not written from.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
+import hashlib
+import io
 import json
 import re
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +32,66 @@ DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared/data/pubmedqa"
 _ASKING = re.compile(
     r"^(?:does|do|did|is|are|was|were|can|could|should|will|has|have)\s+", re.IGNORECASE
 )
+
+
+HALVES = ("tune", "check")
+
+
+def half_of(pmid: str) -> str:
+    """The fixed half of ``pqal_dev`` an article is in: ``tune`` when the first byte of the
+    SHA-256 of its PMID is even, else ``check`` (250 and 250 give or take; never reshuffled)."""
+    return HALVES[hashlib.sha256(pmid.encode()).digest()[0] % 2]
+
+
+def in_half(by_pmid: Mapping[str, Any], half: str) -> dict[str, Any]:
+    """The entries of ``by_pmid`` (records or articles, keyed by PMID) in ``half`` ("both":
+    all of them)."""
+    return {k: v for k, v in by_pmid.items() if half == "both" or half_of(k) == half}
+
+
+def add_half(parser: argparse.ArgumentParser) -> None:
+    """The ``--half`` option: which half of ``pqal_dev`` to measure."""
+    parser.add_argument(
+        "--half",
+        choices=(*HALVES, "both"),
+        default="both",
+        help="Half of pqal_dev measured (by a hash of the PMID): tune (rules are written from "
+        "its cases), check (never written from), or both, one after the other (default).",
+    )
+
+
+def _figures(line: str) -> list[tuple[str, str]]:
+    return [tuple(part.split("=", 1)) for part in line.split() if "=" in part]  # type: ignore[misc]
+
+
+def both_halves(main: Callable[[list[str] | None], int]) -> Callable[[list[str] | None], int]:
+    """``main`` run on each half in turn when ``--half`` is ``both`` (or not given): each
+    half's output, then a last line of every figure suffixed ``_tune`` and ``_check``."""
+
+    @functools.wraps(main)
+    def run(argv: list[str] | None = None) -> int:
+        args = list(sys.argv[1:] if argv is None else argv)
+        chosen = next((args[i + 1] for i, a in enumerate(args[:-1]) if a == "--half"), "both")
+        if chosen != "both":
+            return main(args)
+        rest = [a for i, a in enumerate(args) if a != "--half" and args[i - 1 : i] != ["--half"]]
+        code, lasts = 0, []
+        for half in HALVES:
+            print(f"=== the {half} half of pqal_dev ===")
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                code = main([*rest, "--half", half]) or code
+            text = out.getvalue()
+            print(text.rstrip("\n") + "\n")
+            lasts.append((half, text.strip().splitlines()[-1] if text.strip() else ""))
+        print(
+            " ".join(
+                f"{name}_{half}={value}" for half, line in lasts for name, value in _figures(line)
+            )
+        )
+        return code
+
+    return run
 
 
 def labelled(data: Path) -> tuple[dict[str, Any], dict[str, Article]] | None:
@@ -39,11 +109,12 @@ def cases(
     doc: str | None, argv: list[str] | None, *, show: int | None = None
 ) -> tuple[argparse.Namespace, dict[str, Any], dict[str, Article]] | None:
     """A benchmark's arguments (described by the first paragraph of its module ``doc``:
-    ``--data``, and ``--show`` with ``show`` as its default when given), and the labelled
-    records and their articles (:func:`labelled`), logging quieted to errors; None when the
-    data is absent."""
+    ``--data``, ``--half``, and ``--show`` with ``show`` as its default when given), and the
+    labelled records and their articles of that half (:func:`labelled`, :func:`in_half`),
+    logging quieted to errors; None when the data is absent."""
     parser = argparse.ArgumentParser(description=(doc or "").split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    add_half(parser)
     if show is not None:
         parser.add_argument("--show", type=int, default=show, help="Examples shown per case.")
     args = parser.parse_args(argv)
@@ -51,7 +122,8 @@ def cases(
     if data is None:
         return None
     configure_logging("error")
-    return args, *data
+    records, articles = data
+    return args, in_half(records, args.half), in_half(articles, args.half)
 
 
 def statement(question: str) -> str:

@@ -14,7 +14,7 @@ whose title is a question, each title is said back two ways, as in ``restated_ti
 - **as yes**: the title as a statement;
 - **as no**: "There is no evidence that" before it;
 
-and held, as the researcher holds a finding (:func:`medlit.research.researcher.check_claim`,
+and held, as the researcher holds a finding (:func:`medlit.checks.claim_check.check_claim`,
 under the title as the sub-question), to each sentence of the article's results and
 conclusions as its quote. Counted per article: whether the claim is kept over at least one of
 them (what a model quoting any result sentence could get through). A claim kept is right when
@@ -29,11 +29,12 @@ from __future__ import annotations
 
 from collections import Counter
 
-from medlit.research.researcher import check_claim
+from medlit.checks.claim_check import check_claim
 from medlit.text import split_sentences
-from pubmedqa_cases import cases, show_examples, titles_said_back
+from pubmedqa_cases import both_halves, cases, show_examples, titles_said_back
 
 
+@both_halves
 def main(argv: list[str] | None = None) -> int:
     loaded = cases(__doc__, argv, show=3)
     if loaded is None:

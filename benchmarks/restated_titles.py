@@ -2,7 +2,7 @@
 
 A cited sentence that says its article's title question as an answer loses that citation when
 the article's conclusion answers the title the other way
-(:func:`medlit.agent.restated_titles.drop_restated_titles`). Over the PubMedQA articles of
+(:func:`medlit.checks.restated_titles.drop_restated_titles`). Over the PubMedQA articles of
 ``../shared/data/pubmedqa`` whose title is a question, each title is said back two ways, cited
 to its article:
 
@@ -26,10 +26,11 @@ from __future__ import annotations
 
 from collections import Counter
 
-from medlit.agent.restated_titles import drop_restated_titles
-from pubmedqa_cases import cases, titles_said_back
+from medlit.checks.restated_titles import drop_restated_titles
+from pubmedqa_cases import both_halves, cases, titles_said_back
 
 
+@both_halves
 def main(argv: list[str] | None = None) -> int:
     loaded = cases(__doc__, argv)
     if loaded is None:

@@ -5,7 +5,7 @@
     python benchmarks/result_sentences.py            # the 500 PubMedQA articles of ../shared
 
 A research claim whose quote does not say it may take the sentence of its article's results or
-conclusions that does (:func:`medlit.research.researcher.result_sentence_for`). Searching every
+conclusions that does (:func:`medlit.checks.claims.result_sentence_for`). Searching every
 sentence must not let a claim pass in an article that is about something close but did not
 find it. For each structured PubMedQA article, the first sentence of the conclusions of the
 ``--nearest`` other articles whose titles are closest to its own (the embedder's cosine; the
@@ -37,9 +37,9 @@ def main() -> None:
     if not (PQAL / "pqal_dev.json").exists():
         raise SystemExit(f"PubMedQA data not found under {PQAL}")
 
+    from medlit.checks.claims import result_sentence_for
     from medlit.config import Settings
     from medlit.embeddings import load_embedder
-    from medlit.research.researcher import result_sentence_for
     from medlit.sources.pubmed_xml import parse_pubmed_xml
     from medlit.text import split_sentences
 

@@ -1,9 +1,10 @@
 """Does the reversed-comparison check catch "higher" written over "similar", and only that?
 
 A cited answer sentence is set against the sentence of its article that shares the most of what
-it compares (:func:`medlit.agent.reversed_findings.matching_sentence`) and its citation goes
-when the two state opposite comparisons (:func:`medlit.comparisons.reverses`: a difference, or
-none). Over the 500 PubMedQA abstracts of ``../shared/data/pubmedqa/pqal_dev_pubmed.xml``:
+it compares (:func:`medlit.checks.reversed_findings.matching_sentence`) and its citation goes
+when the two state opposite comparisons
+(:func:`medlit.checks.comparisons.reverses`: a difference, or none). Over the 500 PubMedQA
+abstracts of ``../shared/data/pubmedqa/pqal_dev_pubmed.xml``:
 
 - **as written**: every abstract sentence, cited to its own article. A result or conclusion
   flagged is a false alarm (it should find itself, or a sentence saying the same). A
@@ -29,13 +30,13 @@ import argparse
 import re
 from pathlib import Path
 
-from medlit.agent.reversed_findings import drop_reversed_findings
-from medlit.comparisons import comparison
+from medlit.checks.comparisons import comparison
+from medlit.checks.reversed_findings import drop_reversed_findings
 from medlit.log import configure_logging
 from medlit.sources.pubmed_xml import parse_pubmed_xml
 from medlit.text import split_sentences
 from medlit.types import Article
-from pubmedqa_cases import show_examples
+from pubmedqa_cases import add_half, both_halves, in_half, show_examples
 
 DEFAULT_XML = Path(__file__).resolve().parents[2] / "shared/data/pubmedqa/pqal_dev_pubmed.xml"
 
@@ -66,16 +67,20 @@ def _rewrite(sentence: str, rules: list[tuple[str, str]]) -> str | None:
     return None
 
 
+@both_halves
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--xml", type=Path, default=DEFAULT_XML)
+    add_half(parser)
     parser.add_argument("--show", type=int, default=6, help="Examples shown of each outcome.")
     args = parser.parse_args(argv)
     if not args.xml.exists():
         print(f"no data at {args.xml}: see ../shared/data/README.md")
         return 1
     configure_logging("error")  # one warning per sentence flagged, otherwise
-    articles = parse_pubmed_xml(args.xml.read_bytes())
+    articles = [
+        a for a in parse_pubmed_xml(args.xml.read_bytes()) if in_half({str(a.pmid): a}, args.half)
+    ]
     sentences = flagged = rewritten = caught = 0
     background = background_flagged = 0
     shown: dict[str, list[str]] = {

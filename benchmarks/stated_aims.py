@@ -1,6 +1,6 @@
 """What a study set out to test, stated as what it found: how often is it caught, and wrongly?
 
-:func:`medlit.agent.stated_aims.stated_aim` holds a cited sentence to the aim sentences of its
+:func:`medlit.checks.stated_aims.stated_aim` holds a cited sentence to the aim sentences of its
 article ("The purpose of this study was to explore whether ..."). Over the abstracts of the 500
 PubMedQA articles of ``../shared``:
 
@@ -25,10 +25,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from medlit.agent.contradicted import concludes
-from medlit.agent.stated_aims import aim_sentences, stated_aim
+from medlit.checks.contradicted import concludes
+from medlit.checks.stated_aims import aim_sentences, stated_aim
 from medlit.text import split_sentences
-from pubmedqa_cases import cases, show_examples, without_sentence
+from pubmedqa_cases import both_halves, cases, show_examples, without_sentence
 
 # The framing an aim sentence opens with, up to what it asks: "... to explore whether", else
 # "... to evaluate the".
@@ -50,6 +50,7 @@ def as_finding(aim: str) -> str | None:
     return cut[0].upper() + cut[1:]
 
 
+@both_halves
 def main(argv: list[str] | None = None) -> int:
     loaded = cases(__doc__, argv, show=8)
     if loaded is None:

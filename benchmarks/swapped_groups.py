@@ -1,6 +1,6 @@
 """A number given for the opposite group: how often does the check catch it, and wrongly?
 
-:func:`medlit.agent.swapped_groups.swapped_group` reads each number of a cited sentence with the
+:func:`medlit.checks.swapped_groups.swapped_group` reads each number of a cited sentence with the
 words just before it; "longer" where every sentence of the article giving that number says
 "shorter" is a swap. Over the abstracts of the 500 PubMedQA articles of ``../shared``:
 
@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from medlit.agent.swapped_groups import (
+from medlit.checks.swapped_groups import (
     OPPOSITE,
     named_groups,
     numbers_with_words,
@@ -32,7 +32,7 @@ from medlit.agent.swapped_groups import (
 )
 from medlit.text import split_sentences
 from medlit.types import Article
-from pubmedqa_cases import cases, show_examples, without_sentence
+from pubmedqa_cases import both_halves, cases, show_examples, without_sentence
 
 
 def _swapped(sentence: str) -> str | None:
@@ -74,6 +74,7 @@ def _named(
                 shown["named group swapped, missed"].append(f"{pmid}: {swapped[:110]}")
 
 
+@both_halves
 def main(argv: list[str] | None = None) -> int:
     loaded = cases(__doc__, argv, show=8)
     if loaded is None:

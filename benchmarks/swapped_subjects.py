@@ -5,7 +5,7 @@ a true sentence?
 
     python benchmarks/swapped_subjects.py [--data ../shared/data/pubmedqa] [--show 3]
 
-:func:`medlit.agent.swapped_subjects.swapped_subject` holds a cited sentence that copies a run
+:func:`medlit.checks.swapped_subjects.swapped_subject` holds a cited sentence that copies a run
 of words of its article's sentence to the subject that sentence gives it. Over the 500
 PubMedQA abstracts:
 
@@ -30,11 +30,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from medlit.agent.swapped_subjects import swapped_subject
+from medlit.checks.swapped_subjects import swapped_subject
+from medlit.checks.word_rarity import is_technical
 from medlit.text import split_sentences
 from medlit.types import Article
-from medlit.word_rarity import is_technical
-from pubmedqa_cases import cases, show_examples, without_sentence
+from pubmedqa_cases import both_halves, cases, show_examples, without_sentence
 
 _FORM = re.compile(
     r"^(?P<subject>(?:\S+\s+){0,7}?\S+)\s+(?P<rest>(?:was|were|is|are|had|showed)\s+.{20,})$"
@@ -46,6 +46,7 @@ def _technical(text: str) -> set[str]:
     return {w.lower() for w in _WORD.findall(text) if len(w) > 2 and is_technical(w.lower())}
 
 
+@both_halves
 def main(argv: list[str] | None = None) -> int:
     loaded = cases(__doc__, argv, show=3)
     if loaded is None:

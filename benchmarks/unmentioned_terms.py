@@ -1,6 +1,6 @@
 """When does an answer say that no retrieved article mentions what the question asks about?
 
-:func:`medlit.agent.unmentioned.unmentioned_terms` names the question's subject terms that no
+:func:`medlit.checks.unmentioned.unmentioned_terms` names the question's subject terms that no
 retrieved article says; the answer then says so first, and a yes/no verdict is "uncertain".
 This measures it on the 500 expert-labelled PubMedQA questions of
 ``../shared/data/pubmedqa/pqal_dev.json`` (one article each; its title is the question):
@@ -35,11 +35,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from digest_verdicts import DEFAULT_DATA, nearest_others, records_as_evidence
-from medlit.agent.unmentioned import unmentioned_terms
+from medlit.checks.grounding import word_stems
+from medlit.checks.unmentioned import unmentioned_terms
 from medlit.llm import build_evidence_digest
-from medlit.research.grounding import word_stems
 from medlit.types import Article, Evidence
-from pubmedqa_cases import show_examples
+from pubmedqa_cases import add_half, both_halves, show_examples
 
 NEAREST = 3
 
@@ -48,12 +48,14 @@ def _untitled(article: Article) -> Article:
     return article.model_copy(update={"title": ""})
 
 
+@both_halves
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    add_half(parser)
     parser.add_argument("--show", type=int, default=8, help="Examples shown per case.")
     args = parser.parse_args(argv)
-    loaded = records_as_evidence(args.data)
+    loaded = records_as_evidence(args.data, args.half)
     if loaded is None:
         return 1
     records, evidence, articles = loaded

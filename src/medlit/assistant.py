@@ -45,7 +45,15 @@ if TYPE_CHECKING:
     from medlit.agent.nodes import AskNodes
     from medlit.runtime import Runtime
 
-__all__ = ["AskResult", "Assistant", "CacheInfo", "CallCounts", "CheckedQuestion", "ask"]
+__all__ = [
+    "AskResult",
+    "Assistant",
+    "CacheInfo",
+    "CallCounts",
+    "CheckFinding",
+    "CheckedQuestion",
+    "ask",
+]
 
 SourceChoice = Literal["pubmed", "europepmc", "local", "all"]
 
@@ -96,6 +104,20 @@ class ExcludedEvidence(BaseModel):
     reason: str = Field(description="'retracted' or 'retraction notice' (PubMed marks it).")
 
 
+class CheckFinding(BaseModel):
+    """What one check of the answer found (``docs/checks.md`` lists the checks)."""
+
+    check: str = Field(description="The check's stable id, e.g. 'unsourced-numbers'.")
+    action: Literal["drop", "uncite", "cite", "rewrite", "warn", "note", "flip_verdict"] = Field(
+        description="What was done: a sentence left out (drop), a citation taken out (uncite) "
+        "or added (cite), words changed (rewrite), told only (warn), a note put first (note), "
+        "the verdict changed (flip_verdict)."
+    )
+    message: str = Field("", description="What the reader is told (empty: nothing).")
+    pmids: list[str] = Field(default_factory=list, description="The PMIDs it concerns.")
+    sentence: str | None = Field(None, description="The sentence it was found in, as written.")
+
+
 class AskResult(BaseModel):
     """The answer to one question, with its citations and what it cost."""
 
@@ -121,6 +143,11 @@ class AskResult(BaseModel):
     excluded: list[ExcludedEvidence] = Field(
         default_factory=list,
         description="Articles retrieved but never evidence, with the reason (retracted).",
+    )
+    findings: list[CheckFinding] = Field(
+        default_factory=list,
+        description="What the answer's checks found, one record each (the checks' warnings "
+        "among them), for a client to tell which check spoke.",
     )
 
     @classmethod
@@ -172,6 +199,7 @@ class AskResult(BaseModel):
                 for key, reason in state.get("excluded", {}).items()
                 for article in [state.get("documents", {}).get(key)]
             ],
+            findings=[CheckFinding(**record) for record in state.get("answer_findings", [])],
         )
 
 

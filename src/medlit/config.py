@@ -21,6 +21,7 @@ from medlit.code_version import answering_code
 __all__ = [
     "AgentSettings",
     "CacheSettings",
+    "ChecksSettings",
     "EmbeddingSettings",
     "EuropePMCSettings",
     "FullTextSettings",
@@ -459,6 +460,29 @@ class CacheSettings(_Section):
     )
 
 
+class ChecksSettings(_Section):
+    """The checks that hold a model's answer to its evidence (``docs/checks.md`` lists them)."""
+
+    disabled: list[str] = Field(
+        default_factory=list,
+        description="Ids of checks not to run, e.g. MEDLIT_CHECKS_DISABLED='[\"wrong-years\"]' "
+        "(docs/checks.md lists every id). An unknown id is an error.",
+    )
+
+    @field_validator("disabled")
+    @classmethod
+    def _known_checks(cls, value: list[str]) -> list[str]:
+        if value:
+            from medlit.checks.registry import ORDER
+
+            unknown = sorted(set(value) - set(ORDER))
+            if unknown:
+                raise ValueError(
+                    f"unknown check id(s): {', '.join(unknown)}; known: {', '.join(ORDER)}"
+                )
+        return value
+
+
 class AgentSettings(_Section):
     """The ask loop (seed 001): scoring, stop rules, memory."""
 
@@ -766,6 +790,7 @@ class Settings(BaseSettings):
     embeddings: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
     cache: CacheSettings = Field(default_factory=CacheSettings)
     agent: AgentSettings = Field(default_factory=AgentSettings)
+    checks: ChecksSettings = Field(default_factory=ChecksSettings)
     research: ResearchSettings = Field(default_factory=ResearchSettings)
     service: ServiceSettings = Field(default_factory=ServiceSettings)
 

@@ -28,6 +28,7 @@ from medlit.research.models import DEFAULT_TENANT
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
+    from medlit.research.worker import ResearchWorkers
     from medlit.runtime import Runtime
 
 __all__ = ["build_server", "run_stdio"]
@@ -66,9 +67,7 @@ def build_server(
 
     from medlit import __version__
     from medlit.assistant import Assistant
-    from medlit.research.report import render_markdown
     from medlit.research.worker import ResearchWorkers
-    from medlit.service.research_routes import job_view
 
     assistant = Assistant(runtime=runtime)
     workers = ResearchWorkers(runtime, workers=research_workers)
@@ -98,31 +97,7 @@ def build_server(
         authors, abstract) and how each source fared."""
 
         async def work() -> dict[str, Any]:
-            from pydantic import ValidationError as PydanticValidationError
-
-            from medlit.cli.search import article_json
-            from medlit.errors import ValidationError
-            from medlit.sources.search import resolve_source_names, validate_query
-            from medlit.types import SearchQuery
-
-            settings = runtime.settings
-            try:
-                wanted = SearchQuery(term=query, limit=limit, min_year=from_year,
-                                     max_year=to_year)  # fmt: skip
-            except PydanticValidationError as exc:
-                first = exc.errors()[0]
-                where = ".".join(map(str, first["loc"]))
-                raise ValidationError(f"invalid {where}: {first['msg']}") from None
-            wanted = validate_query(wanted, settings)
-            names = resolve_source_names(source, settings, all_means_enabled=True)
-            results = await runtime.source_set(names).search(wanted)
-            return {
-                "articles": [article_json(a) for a in results.articles[: wanted.limit]],
-                "providers": {
-                    name: {"status": st.status, "count": st.count, "error": st.error}
-                    for name, st in results.providers.items()
-                },
-            }
+            return await _search(runtime, query, source, limit, from_year, to_year)
 
         return await _tool_call(work)
 
@@ -138,6 +113,15 @@ def build_server(
             return result.model_dump(mode="json")
 
         return await _tool_call(work)
+
+    _add_research_tools(server, workers, tenant)
+    return server
+
+
+def _add_research_tools(server: MCPServer[Any], workers: ResearchWorkers, tenant: str) -> None:
+    """The research tools: start a job, follow it."""
+    from medlit.research.report import render_markdown
+    from medlit.service.research_routes import job_view
 
     @server.tool()
     async def start_research(
@@ -166,7 +150,41 @@ def build_server(
 
         return await _tool_call(work)
 
-    return server
+
+async def _search(
+    runtime: Runtime,
+    query: str,
+    source: str,
+    limit: int,
+    from_year: int | None,
+    to_year: int | None,
+) -> dict[str, Any]:
+    """The search_literature tool: the articles found, and how each source fared."""
+    from pydantic import ValidationError as PydanticValidationError
+
+    from medlit.cli.search import article_json
+    from medlit.errors import ValidationError
+    from medlit.sources.search import resolve_source_names, validate_query
+    from medlit.types import SearchQuery
+
+    settings = runtime.settings
+    try:
+        wanted = SearchQuery(term=query, limit=limit, min_year=from_year,
+                             max_year=to_year)  # fmt: skip
+    except PydanticValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(map(str, first["loc"]))
+        raise ValidationError(f"invalid {where}: {first['msg']}") from None
+    wanted = validate_query(wanted, settings)
+    names = resolve_source_names(source, settings, all_means_enabled=True)
+    results = await runtime.source_set(names).search(wanted)
+    return {
+        "articles": [article_json(a) for a in results.articles[: wanted.limit]],
+        "providers": {
+            name: {"status": st.status, "count": st.count, "error": st.error}
+            for name, st in results.providers.items()
+        },
+    }
 
 
 def run_stdio(

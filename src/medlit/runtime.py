@@ -121,7 +121,7 @@ class Runtime:
             answering_code()  # the answer fingerprint's: reads the package's sources once
             if any(self.llm_configured(task) for task in LLMTask):
                 importlib.import_module("openai")
-                from medlit.word_rarity import is_technical
+                from medlit.checks.word_rarity import is_technical
 
                 # loads the word frequencies answers and research claims are checked by
                 is_technical("warm-up")

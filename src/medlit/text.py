@@ -22,6 +22,7 @@ of two letters or digits ("b", an emoji) is refused wherever a question is asked
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
@@ -172,11 +173,18 @@ def _no_end(before: str, after: str) -> bool:
 def sentence_starts(text: str) -> list[int]:
     """Where each sentence of ``text`` after the first begins (offsets into ``text``).
 
+    Remembered (a text is cut once, however many checks read it).
+
     Cutting ``text`` there gives its sentences with their own spacing, so the pieces join back
     into ``text`` exactly. ``syntok``, as :func:`split_sentences`: "0.67 vs. 1.58 mmol/l" is one
     sentence. Citations written after a full stop ("A. [PMID:1] B.", "A. [1]") stay with the
     sentence before them, which they cite.
     """
+    return list(_sentence_starts(text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _sentence_starts(text: str) -> tuple[int, ...]:
     from syntok import segmenter
 
     starts = [
@@ -199,7 +207,7 @@ def sentence_starts(text: str) -> list[int]:
             continue
         if previous < start < len(text) and text[start:].strip():
             cuts.append(start)
-    return cuts
+    return tuple(cuts)
 
 
 def sentence_pieces(text: str) -> list[str]:
@@ -313,8 +321,14 @@ def split_sentences(text: str) -> list[str]:
     """Sentences of ``text``.
 
     Uses ``syntok``, which handles biomedical prose ("e.g.", "et al.", "3.5 mg", "P < 0.01")
-    where pysbd and spaCy's default splitter were seen to break sentences wrongly.
+    where pysbd and spaCy's default splitter were seen to break sentences wrongly. Remembered
+    (an abstract is split once, however many checks read it).
     """
+    return list(_split_sentences(text))
+
+
+@functools.lru_cache(maxsize=8192)
+def _split_sentences(text: str) -> tuple[str, ...]:
     from syntok import segmenter
 
     sentences: list[str] = []
@@ -328,4 +342,4 @@ def split_sentences(text: str) -> list[str]:
                     sentences[-1] = f"{sentences[-1]} {piece.strip()}"
                 else:
                     sentences.append(piece.strip())
-    return sentences
+    return tuple(sentences)

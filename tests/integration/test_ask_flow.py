@@ -1082,3 +1082,37 @@ async def test_a_verdict_line_against_every_answer_the_text_states_is_read_again
     agreed = await _ask_answered(settings, eutils, llm_server, written + "Verdict: Yes", Q1)
     assert agreed.verdict == "yes"
     assert not [r for r in llm_server.history if "What does the written answer" in str(r.json)]
+
+
+INVENTED_INFERENCE = "pharmacies were not stocking enough aspirin to change national prescribing"
+INFERRED = (
+    f"Aspirin lowered stroke risk compared with placebo, suggesting that {INVENTED_INFERENCE} "
+    "[PMID:31000002]. Aspirin reduced the incidence of ischaemic stroke in adults "
+    "[PMID:31000001].\nVerdict: Yes"
+)
+
+
+async def test_each_warning_comes_with_the_finding_of_the_check_that_spoke(
+    settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
+) -> None:
+    result = await _ask_answered(settings, eutils, llm_server, INFERRED)
+    warning = f'an inference no article it cites draws was left out: "{INVENTED_INFERENCE}"'
+    assert result.warnings == [warning]
+    told = [f for f in result.findings if f.message]
+    assert [(f.check, f.message) for f in told] == [("unsupported-inferences", warning)]
+    assert told[0].action == "rewrite" and INVENTED_INFERENCE in (told[0].sentence or "")
+    records = result.model_dump(mode="json")["findings"]
+    assert {"check", "action", "message", "pmids", "sentence"} <= set(records[0])
+
+
+async def test_checks_turned_off_by_id_leave_the_answer_as_written(
+    settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
+) -> None:
+    settings.checks.disabled = ["unsupported-inferences"]
+    result = await _ask_answered(settings, eutils, llm_server, INFERRED)
+    assert "unsupported-inferences" not in {f.check for f in result.findings}
+    # the sentence then states an answer its article contradicts: the next check takes it
+    assert [f.check for f in result.findings if f.message] == ["contradicted"]
+    settings.checks.disabled = ["unsupported-inferences", "contradicted"]
+    result = await _ask_answered(settings, eutils, llm_server, INFERRED)
+    assert INVENTED_INFERENCE in result.answer and not result.warnings

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from medlit.agent.verdict import NO_FROM, VerdictChoice
 from medlit.assistant import Assistant
+from medlit.checks.verdict import NO_FROM, VerdictChoice
 from medlit.config import Settings
 from medlit.research.models import JobStatus
 from medlit.research.runtime import open_orchestrator

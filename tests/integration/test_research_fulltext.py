@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from medlit.checks.claim_check import check_claim
 from medlit.config import ResearchSettings, Settings
-from medlit.research.researcher import DeepResearcher, check_claim
+from medlit.research.researcher import DeepResearcher
 from medlit.research.tracking import Budget
 from medlit.sources.fulltext import FullTextReader
 from medlit.sources.pubmed import PubMedSource

@@ -156,7 +156,7 @@ def test_flow_counts_add_up_and_rerun_search_finds_what_is_new(
 
 
 def _in_article(quote: str, article: Any) -> bool:
-    from medlit.research.researcher import quote_in_article
+    from medlit.checks.claims import quote_in_article
 
     return quote_in_article(quote, article, min_words=1)
 

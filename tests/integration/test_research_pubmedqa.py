@@ -9,12 +9,12 @@ from collections.abc import Iterator
 
 import pytest
 
+from medlit.checks.claims import quote_in_article
 from medlit.config import Settings
 from medlit.research.evidence_table import rows_from_csv, rows_to_csv
 from medlit.research.exports import export_job
 from medlit.research.models import JobStatus
 from medlit.research.report import job_to_dict
-from medlit.research.researcher import quote_in_article
 from medlit.research.runtime import open_orchestrator
 from medlit.research.screening import included_keys
 from medlit.sources.pubmed_xml import parse_pubmed_xml

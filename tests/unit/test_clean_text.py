@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError as PydanticValidationError
 
-from medlit.answer_wording import third_person, unauthored, without_opening_connective
 from medlit.assistant import Assistant
+from medlit.checks.answer_wording import third_person, unauthored, without_opening_connective
 from medlit.cli.app import printable
 from medlit.config import Settings
 from medlit.errors import ValidationError

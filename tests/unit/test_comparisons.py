@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from medlit.agent.contradicted import consistent_verdict
-from medlit.agent.reversed_findings import drop_reversed_findings
-from medlit.comparisons import comparison, reverses
+from medlit.checks.comparisons import comparison, reverses
+from medlit.checks.contradicted import consistent_verdict
+from medlit.checks.reversed_findings import drop_reversed_findings
 from medlit.research.models import SubQuestion
 from medlit.research.prompts import ExtractedClaim
 from tests.unit._desmoid import DESMOID, HIGHER, QUESTION, SIMILAR

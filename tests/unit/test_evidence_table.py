@@ -7,10 +7,10 @@ import json
 
 import pytest
 
+from medlit.checks.claims import quote_in_article
 from medlit.research.certainty import draft_certainty
 from medlit.research.evidence_table import design_of, rows_from_csv, rows_to_csv, structure_row
 from medlit.research.models import Cell, ConflictingClaim, Discrepancy, EvidenceRow
-from medlit.research.researcher import quote_in_article
 from medlit.types import AbstractSection, Article, Citation
 from tests.conftest import shared_data_path
 

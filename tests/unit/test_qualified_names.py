@@ -1,10 +1,10 @@
-"""Names a letter or a number tells apart (:mod:`medlit.qualified_names`)."""
+"""Names a letter or a number tells apart (:mod:`medlit.checks.qualified_names`)."""
 
 from __future__ import annotations
 
 import pytest
 
-from medlit.qualified_names import describe, mismatched, qualified_names, qualifiers_match
+from medlit.checks.qualified_names import describe, mismatched, qualified_names, qualifiers_match
 
 
 @pytest.mark.parametrize(

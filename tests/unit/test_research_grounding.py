@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from medlit.defined_terms import long_forms
-from medlit.research.grounding import (
+from medlit.checks.claim_check import check_claim
+from medlit.checks.defined_terms import long_forms
+from medlit.checks.grounding import (
     abbreviation_said,
     claim_supported,
     denied_by_article,
-    fact_support,
-    ground_summary,
     ground_text,
     question_parts,
     said_in,
@@ -19,8 +18,8 @@ from medlit.research.grounding import (
     unsaid_in_article,
     word_stems,
 )
+from medlit.research.grounding import fact_support, ground_summary
 from medlit.research.models import Reference, VerifiedFact
-from medlit.research.researcher import check_claim
 from medlit.research.synthesizer import citation_key
 from medlit.types import AbstractSection, Article, Citation
 

@@ -1,14 +1,14 @@
 """A research claim must not put one of its article's terms where its quote says another
-(:func:`medlit.research.swapped_terms.swapped_term`)."""
+(:func:`medlit.checks.swapped_terms.swapped_term`)."""
 
 from __future__ import annotations
 
 import pytest
 
+from medlit.checks.claims import result_sentence_for
+from medlit.checks.swapped_terms import Swap, swapped_term
 from medlit.research.models import SubQuestion
 from medlit.research.prompts import ExtractedClaim
-from medlit.research.researcher import result_sentence_for
-from medlit.research.swapped_terms import Swap, swapped_term
 from medlit.types import AbstractSection, Article
 from tests.unit._research_llm import bare_researcher
 from tests.unit._sjogren import FATIGUE_RESULT, SJOGREN

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from medlit.config import ResearchDepth, Settings
-from medlit.research.models import SubQuestion
-from medlit.research.prompts import ExtractedClaim
-from medlit.research.researcher import (
+from medlit.checks.claims import (
     article_quote,
     quote_in_article,
     quotes_a_result,
     result_sentence_for,
-    search_terms,
 )
+from medlit.config import ResearchDepth, Settings
+from medlit.research.models import SubQuestion
+from medlit.research.prompts import ExtractedClaim
+from medlit.research.researcher import search_terms
 from medlit.research.tracking import (
     Budget,
     Spend,

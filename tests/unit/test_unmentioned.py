@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from medlit.agent.unmentioned import unmentioned_terms
-from medlit.research.grounding import said_in, word_stems
+from medlit.checks.grounding import said_in, word_stems
+from medlit.checks.unmentioned import unmentioned_terms
 from medlit.text import either_of
 from medlit.types import AbstractSection, Article
 

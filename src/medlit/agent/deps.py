@@ -229,8 +229,9 @@ class AgentDeps:
         (``why`` no generated answer is given, if not for want of a model); it says first
         which of the question's subject terms no retrieved article mentions, and which of the
         populations it names no article quoted speaks of (as the generated answer does)."""
-        from medlit.agent.cited_subjects import populations_unspoken
-        from medlit.agent.unmentioned import unmentioned_terms
+        # Imported on first use: a tier-1 hit never reads the digest's word tools.
+        from medlit.checks.cited_subjects import populations_unspoken
+        from medlit.checks.unmentioned import unmentioned_terms
         from medlit.llm.extractive import NO_MODEL, build_evidence_digest
 
         def unspoken(quoted: Sequence[Article]) -> list[str]:

@@ -13,9 +13,17 @@
                                                          ▼                         │
                                                   (read_full_text)                 │
                                                          ▼                         │
-                                     build_prompt ─► call_llm ─► update_memory ◄───┘
-                                                                     ▼
-                                                                admit_cache ─► END
+                            build_prompt ─► call_llm ─┬─answer──► check_answer ─┐  │
+                                                      ├─no model──► digest ◄────┤  │
+                                                      │           (nothing      │  │
+                                                      │            stands)      ▼  │
+                                                      └─no evidence──────► update_memory ◄┘
+                                                                                ▼
+                                                                           admit_cache ─► END
+
+``call_llm`` writes the answer; ``check_answer`` holds it to its evidence
+(:mod:`medlit.checks`); the evidence ``digest`` answers without a model, or when nothing of
+the model's answer stands.
 
 The conditional entry lets the assistant run ``plan_query`` and ``query_cache`` itself before
 importing LangGraph (a tier-1 hit then never pays for the import) and enter the graph at
@@ -50,6 +58,8 @@ NODE_NAMES = (
     "read_full_text",
     "build_prompt",
     "call_llm",
+    "check_answer",
+    "digest",
     "update_memory",
     "admit_cache",
 )
@@ -63,6 +73,16 @@ def _route_start(state: AgentState) -> str:
 
 def _route_cache(state: AgentState) -> str:
     return "update_memory" if state.get("cache_hit") else "chunk_store_search"
+
+
+def _route_answer(state: AgentState) -> str:
+    if state.get("digest_needed"):
+        return "digest"
+    return "check_answer" if state.get("drafted") else "update_memory"
+
+
+def _route_checked(state: AgentState) -> str:
+    return "digest" if state.get("digest_needed") else "update_memory"
 
 
 def build_graph(nodes: AskNodes) -> Any:
@@ -98,13 +118,19 @@ def build_graph(nodes: AskNodes) -> Any:
         graph.add_edge("read_full_text", "build_prompt")
     graph.add_edge("fetch_pubmed", "chunk_store_search")
     graph.add_edge("build_prompt", "call_llm")
-    graph.add_edge("call_llm", "update_memory")
+    graph.add_conditional_edges(
+        "call_llm", _route_answer, {n: n for n in ("check_answer", "digest", "update_memory")}
+    )
+    graph.add_conditional_edges(
+        "check_answer", _route_checked, {n: n for n in ("digest", "update_memory")}
+    )
+    graph.add_edge("digest", "update_memory")
     graph.add_edge("update_memory", "admit_cache")
     graph.add_edge("admit_cache", END)
     return graph.compile()
 
 
 def recursion_limit(max_iterations: int) -> int:
-    """Graph steps one question may take: the fixed nodes (read_full_text among them) plus
-    four per fetch round."""
-    return 13 + 4 * (max_iterations + 1)
+    """Graph steps one question may take: the fixed nodes (read_full_text, check_answer and
+    digest among them) plus four per fetch round."""
+    return 15 + 4 * (max_iterations + 1)

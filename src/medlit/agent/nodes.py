@@ -23,41 +23,8 @@ import anyio
 import anyio.to_thread
 
 from medlit.agent import decisions, query, scoring
-from medlit.agent.attribution import attribute_uncited
-from medlit.agent.borrowed_terms import drop_borrowed_terms
-from medlit.agent.citation_names import (
-    drop_misattributed,
-    left_unanswered,
-    misattribution_warnings,
-    unaddressed,
-)
-from medlit.agent.citations import (
-    CitationCheck,
-    Verdict,
-    drop_citation_only,
-    enforce_citations,
-    extract_pmids,
-    is_yes_no_question,
-    reasoned_verdict,
-    verdict_first,
-    without_citations,
-)
-from medlit.agent.cited_authors import drop_wrong_authors
-from medlit.agent.cited_designs import drop_wrong_designs
-from medlit.agent.cited_numbers import drop_unsourced_numbers
-from medlit.agent.cited_subjects import drop_unsaid_subjects, populations_unspoken
-from medlit.agent.cited_years import drop_wrong_years
-from medlit.agent.contradicted import (
-    consistent_verdict,
-    drop_against_conclusions,
-    drop_contradicted,
-    states_only_otherwise,
-)
-from medlit.agent.correlation_strength import drop_overstated_correlations
 from medlit.agent.deps import AgentDeps
-from medlit.agent.inferences import drop_unsupported_inferences
 from medlit.agent.memory import Turn, session_key, summary_messages
-from medlit.agent.off_question import drop_borrowed_support, drop_off_question
 from medlit.agent.prompt import (
     ANSWER_AGAINST_ARTICLES,
     ANSWER_ECHOED,
@@ -71,17 +38,20 @@ from medlit.agent.prompt import (
     passages_of,
     without_headers,
 )
-from medlit.agent.restated_titles import drop_restated_titles
-from medlit.agent.reversed_findings import drop_reversed_findings
 from medlit.agent.state import AgentState
-from medlit.agent.stated_aims import drop_aims_as_findings
-from medlit.agent.swapped_groups import drop_swapped_groups
-from medlit.agent.swapped_subjects import drop_swapped_subjects
-from medlit.agent.unmentioned import unmentioned_terms
-from medlit.agent.unsupported import drop_unsupported, says_all
-from medlit.agent.verdict import read_verdict
-from medlit.answer_wording import third_person, unauthored, without_opening_connective
-from medlit.defined_terms import spell_out
+from medlit.checks.answer import check_answer
+from medlit.checks.answer_wording import third_person, unauthored
+from medlit.checks.citations import (
+    CitationCheck,
+    Verdict,
+    enforce_citations,
+    extract_pmids,
+    is_yes_no_question,
+    reasoned_verdict,
+    without_citations,
+)
+from medlit.checks.defined_terms import spell_out
+from medlit.checks.verdict import read_verdict
 from medlit.errors import (
     CacheAdmissionError,
     LLMError,
@@ -90,16 +60,23 @@ from medlit.errors import (
     SourceUnavailable,
     SourceUnreachable,
 )
-from medlit.llm.extractive import about_question
 from medlit.log import get_logger
 from medlit.progress import emit, streaming_wanted
-from medlit.text import all_of, counted, drop_repeated_sentences, either_of, only_points
+from medlit.text import counted, drop_repeated_sentences, only_points
 from medlit.types import Article, Citation, Evidence, SearchQuery
 from medlit.usage import usage_scope
 
 __all__ = ["AskNodes", "Node", "off_loop", "timed"]
 
 log = get_logger("agent")
+
+#: Why the digest answers when nothing of the model's answer stands (the policy's fallback),
+#: as (the digest's heading reason, the warning under the answer).
+_FALLBACKS: dict[str, Callable[[AgentState], tuple[str, str]]] = {
+    "unsupported": lambda state: ANSWER_UNSUPPORTED,
+    "against-articles": lambda state: ANSWER_AGAINST_ARTICLES,
+    "best-article-lost": lambda state: best_article_lost(str(state["evidence"][0].article.pmid)),
+}
 
 Node = Callable[[AgentState], Awaitable[dict[str, Any]]]
 T = TypeVar("T")
@@ -113,6 +90,8 @@ STAGE_MESSAGES = {
     "score": "scoring the evidence",
     "build_prompt": "preparing the evidence",
     "call_llm": "writing the answer",
+    "check_answer": "checking the answer against the articles",
+    "digest": "quoting the evidence",
     "update_memory": "updating the conversation",
     "admit_cache": "saving the answer",
 }
@@ -539,7 +518,8 @@ class AskNodes:
         }
 
     async def call_llm(self, state: AgentState) -> dict[str, Any]:
-        """The answer: the LLM from the prompt, or the extractive digest without an LLM."""
+        """The model's answer, to be checked (``check_answer``); without a model, or without a
+        statement in what it wrote, the digest answers (``digest``)."""
         evidence: list[Evidence] = state.get("evidence", [])
         configured = self.deps.llm_configured("answer")
         mode = "llm" if configured else "evidence_digest"
@@ -560,61 +540,109 @@ class AskNodes:
                 "mode": mode,
                 "stop_reason": "no_results",
             }
-        # The checks read each article's full text too, when it was read (``Article.as_read``).
+        if not configured:
+            return {"mode": mode, "digest_needed": True, "digest_why": None}
+        try:
+            written = await self._write_answer(state["prompt_messages"])
+        except LLMUnreachable as exc:
+            # Nothing listens there (or its name does not resolve): the evidence is here, so
+            # the digest answers, with one warning, instead of an error.
+            log.warning("llm_unreachable", error=str(exc), fallback="evidence_digest")
+            return {
+                "mode": "evidence_digest",
+                "digest_needed": True,
+                "digest_why": "the language model is unreachable",
+                "answer_warnings": [f"{exc}; answered with the evidence digest"],
+            }
+        text = drop_repeated_sentences(written)
+        if text != written:
+            log.info("answer_repeats_dropped", chars=len(written) - len(text))
+        verdict = None
+        if state.get("is_yes_no"):
+            # The model's own verdict line, if it wrote one after its reasoning; an opening
+            # guess is dropped (read_verdict asks once the text is checked).
+            verdict, text = reasoned_verdict(text)
+        said = without_headers(text, (ev.article for ev in evidence))
+        if _WORDS.search(said) and not only_points(without_citations(said)):
+            return {"mode": mode, "drafted": said, "drafted_verdict": verdict}
+        # A verdict alone ("Verdict: Yes"), citations alone ("[PMID:18784527]" under
+        # "Verdict: No"), the evidence's titles or nothing: no statement to stand on, and a
+        # verdict read from nothing would be a guess. The evidence digest answers.
+        log.warning("answer_without_statements", written=written[:200])
+        return {
+            "mode": "evidence_digest",
+            "digest_needed": True,
+            "digest_why": "the model's answer held no statement",
+            "answer_warnings": [ANSWER_EMPTY if said == text.strip() else ANSWER_ECHOED],
+        }
+
+    async def check_answer(self, state: AgentState) -> dict[str, Any]:
+        """The model's answer held to its evidence (:func:`medlit.checks.answer.check_answer`);
+        when nothing of it stands, the digest answers (``digest``)."""
+        evidence: list[Evidence] = state["evidence"]
         articles = {ev.article.pmid: ev.article.as_read() for ev in evidence if ev.article.pmid}
-        written: str | None = None
-        llm_down = ""
-        if configured:
-            try:
-                written = await self._write_answer(state["prompt_messages"])
-            except LLMUnreachable as exc:
-                # Nothing listens there (or its name does not resolve): the evidence is here,
-                # so the digest answers, with one warning, instead of an error.
-                log.warning("llm_unreachable", error=str(exc), fallback="evidence_digest")
-                mode, llm_down = "evidence_digest", str(exc)
-        if written is not None:
-            text = drop_repeated_sentences(written)
-            if text != written:
-                log.info("answer_repeats_dropped", chars=len(written) - len(text))
-            verdict = None
-            if state.get("is_yes_no"):
-                # The model's own verdict line, if it wrote one after its reasoning; an opening
-                # guess is dropped (read_verdict asks once the text is checked).
-                verdict, text = reasoned_verdict(text)
-            said = without_headers(text, (ev.article for ev in evidence))
-            if _WORDS.search(said) and not only_points(without_citations(said)):
-                check, verdict, warnings = await self._checked_answer(
-                    state, said, verdict, articles
-                )
-                if check.digest_instead is not None:  # nothing of the model's stands
-                    why, warned = check.digest_instead
-                    log.warning("answer_replaced_by_digest", why=why)
-                    mode = "evidence_digest"
-                    check, verdict = await self._digest(state, evidence, articles, why)
-                    warnings = [*warnings, warned]
-            else:
-                # A verdict alone ("Verdict: Yes"), citations alone ("[PMID:18784527]" under
-                # "Verdict: No"), the evidence's titles or nothing: no statement to stand on,
-                # and a verdict read from nothing would be a guess. The evidence digest answers.
-                log.warning("answer_without_statements", written=written[:200])
-                empty = ANSWER_EMPTY if said == text.strip() else ANSWER_ECHOED
-                mode = "evidence_digest"
-                check, verdict = await self._digest(
-                    state, evidence, articles, "the model's answer held no statement"
-                )
-                warnings = [empty]
-        elif llm_down:
-            check, verdict = await self._digest(
-                state, evidence, articles, "the language model is unreachable"
-            )
-            warnings = [f"{llm_down}; answered with the evidence digest"]
-        else:
-            check, verdict = await self._digest(state, evidence, articles)
-            warnings = []
+        question = state.get("standalone_question") or state["question"]
+
+        async def read(question: str, text: str) -> Verdict | None:
+            return await read_verdict(self.deps.llm(), question, text)
+
+        checked = await check_answer(
+            question,
+            state["drafted"],
+            state.get("drafted_verdict"),
+            articles,
+            evidence[0].article,
+            is_yes_no=bool(state.get("is_yes_no")),
+            read_verdict=read,
+            nothing_supported=NOTHING_SUPPORTED,
+            disabled=self.deps.settings.checks.disabled,
+        )
+        findings = [f.record() for f in checked.findings if f.action != "note" or f.message]
+        if checked.fallback is not None:  # nothing of the model's stands
+            why, warned = _FALLBACKS[checked.fallback](state)
+            log.warning("answer_replaced_by_digest", why=why)
+            return {
+                "mode": "evidence_digest",
+                "digest_needed": True,
+                "digest_why": why,
+                "answer_warnings": [*checked.warnings, warned],
+                "answer_findings": findings,
+            }
+        check = CitationCheck(checked.text, checked.cited, checked.removed)
+        return {
+            **self._answered(state, check, checked.verdict, "llm", checked.warnings),
+            "answer_findings": findings,
+        }
+
+    async def digest(self, state: AgentState) -> dict[str, Any]:
+        """The extractive evidence digest: without a model, or when nothing of its answer
+        stood (``digest_why`` says why no generated answer is given)."""
+        evidence: list[Evidence] = state["evidence"]
+        articles = {ev.article.pmid: ev.article.as_read() for ev in evidence if ev.article.pmid}
+        check, verdict = await self._digest(state, evidence, articles, state.get("digest_why"))
+        warnings = state.get("answer_warnings", []) if state.get("digest_why") else []
+        return {
+            **self._answered(state, check, verdict, "evidence_digest", warnings),
+            "digest_needed": False,
+        }
+
+    def _answered(
+        self,
+        state: AgentState,
+        check: CitationCheck,
+        verdict: Verdict | None,
+        mode: str,
+        warnings: list[str],
+    ) -> dict[str, Any]:
+        """The answer as shown: its citations, the authors' first person and the model's
+        third person put right, abbreviations spelled out."""
+        articles = {
+            ev.article.pmid: ev.article.as_read() for ev in state["evidence"] if ev.article.pmid
+        }
         doc_scores = state.get("doc_scores", {})
         citations = [
             Citation.from_article(articles[p], doc_scores.get(articles[p].key, 0.0)).model_copy(
-                update={"passages": passages_of(evidence, articles[p].key)}
+                update={"passages": passages_of(state["evidence"], articles[p].key)}
             )
             for p in check.cited
         ]
@@ -652,223 +680,6 @@ class AskNodes:
         if state.get("is_yes_no") and verdict in ("yes", "no", "uncertain"):
             return check, verdict  # type: ignore[return-value]
         return check, None
-
-    async def _checked_answer(
-        self,
-        state: AgentState,
-        text: str,
-        verdict: Verdict | None,
-        articles: dict[str, Article],
-    ) -> tuple[CitationCheck, Verdict | None, list[str]]:
-        """The model's answer held to its evidence, its verdict, and what was left out.
-
-        Citations are enforced and attributed; a citation to an article about something else the
-        sentence names, that lacks a number the sentence gives, or that never speaks of a
-        subject or population of the question the sentence names, goes, and so does a sentence
-        left with none; so does one to an article that gives a number of the sentence for the
-        opposite group ("longer" where it says "shorter"), or says the group the sentence names
-        ("a longer duration of treatment") goes the other way
-        (:mod:`medlit.agent.swapped_groups`), or whose finding the sentence copies word for
-        word with another subject in front (:mod:`medlit.agent.swapped_subjects`); a
-        publication year ("published in 2012") no cited
-        article has is taken out, and so is an author ("by Stahl et al.") no cited article
-        lists, and a systematic review or randomised trial no cited article is
-        (:mod:`medlit.agent.cited_designs`), and "strong" said of a correlation whose own
-        coefficient is under 0.5 (:mod:`medlit.agent.correlation_strength`); a sentence carrying
-        a technical term only an article it does not cite says goes; a citation to an article
-        whose matching sentence states the opposite comparison ("higher" over "similar") goes;
-        an inference ("..., suggesting that ...") no article it cites draws goes; so does a
-        citation for what the cited study set out to test, stated as what it found
-        (:mod:`medlit.agent.stated_aims`); a citation for the answer to its article's title
-        question that the article does not give goes; so does a citation of a sentence naming
-        none of the question's subject terms to an article naming none of them (an asthma review
-        cited for "also suggests" under a question on atropine with ketamine:
-        :mod:`medlit.agent.off_question`), and a claim that an article supports the answer
-        ("also supports this conclusion by showing that ...") when it names not every subject
-        term of the question; an uncited conclusion no article supports goes; when nothing cited
-        is left, or what is left does not cite the best-matching article, which says what that
-        conclusion said that nothing left says, and that article names every subject of the
-        question, the check ends with ``digest_instead`` set, and the caller answers with the
-        digest. The verdict is asked of the checked text when the model wrote none, or when a
-        sentence it may have rested on was left out; it is "uncertain" when what the question
-        names, or a subject word of it, was said only by sentences left out, when none of the
-        articles cited speaks of the population the question names, when no retrieved article
-        mentions a subject term of the question (:mod:`medlit.agent.unmentioned`; the answer
-        says so first), when nothing citing evidence is left, or when it is the answer a
-        sentence left out gave the title question of an article about the question, which
-        concludes the other (:mod:`medlit.agent.restated_titles`). Then a Yes turns to No (or
-        Uncertain) when the cited articles and the answer's own cited sentences say no, or to
-        Uncertain when an article whose finding the answer reversed concludes the other way; a
-        cited sentence stating the answer opposite to the verdict goes when every article it
-        cites concludes the verdict's; and one stating the verdict's own answer goes when every
-        article it cites concludes the other, the verdict then Uncertain (``digest_instead`` set
-        when nothing cited is left, or only articles not about the question while the
-        best-matching article names all of it: :mod:`medlit.agent.contradicted`).
-        """
-        question = state.get("standalone_question") or state["question"]
-        check = enforce_citations(text, articles)
-        check.text, attributed = attribute_uncited(check.text, articles)
-        if attributed:
-            log.info("citations_attributed", pmids=attributed)
-            check.cited.extend(p for p in attributed if p not in check.cited)
-        check.text = drop_citation_only(check.text)
-        check.text, misattributed = drop_misattributed(check.text, articles)
-        check.text, unsourced = drop_unsourced_numbers(check.text, articles)
-        check.text, swapped = drop_swapped_groups(check.text, articles)
-        check.text, resubjected = drop_swapped_subjects(check.text, articles)
-        check.text, misdated = drop_wrong_years(check.text, articles)
-        check.text, misnamed = drop_wrong_authors(check.text, articles)
-        check.text, redesigned = drop_wrong_designs(check.text, articles)
-        check.text, overstated = drop_overstated_correlations(check.text)
-        check.text, reversed_, reversed_from = drop_reversed_findings(check.text, articles)
-        check.text, inferred = drop_unsupported_inferences(check.text, articles)
-        check.text, aims = drop_aims_as_findings(check.text, articles)
-        restated = drop_restated_titles(check.text, articles)
-        check.text, titled = restated.text, restated.warnings
-        check.text, off = drop_off_question(check.text, articles, question)
-        check.text, borrowed_support = drop_borrowed_support(check.text, articles, question)
-        unsaid = drop_unsaid_subjects(check.text, articles, question)
-        borrowed = drop_borrowed_terms(unsaid.text, articles, question)
-        unsupported = drop_unsupported(borrowed.text, articles, question)
-        check.text = without_opening_connective(unsupported.text)  # its antecedent went
-        warnings = (
-            misattribution_warnings(misattributed)
-            + unsourced
-            + swapped
-            + resubjected
-            + misdated
-            + misnamed
-            + redesigned
-            + overstated
-            + reversed_
-            + inferred
-            + aims
-            + titled
-            + off
-            + borrowed_support
-            + unsaid.warnings
-            + borrowed.warnings
-            + unsupported.warnings
-        )
-        kept = set(extract_pmids(check.text))
-        missing = left_unanswered(check.text, misattributed, question)
-        unspoken = unsupported.unaddressed()
-        untold = unsaid.unaddressed(check.text, [articles[p] for p in kept if p in articles])
-        absent = [] if untold else populations_unspoken(question, check.text, articles)
-        noted = bool(missing or unspoken or untold or absent)
-        unnamed = unmentioned_terms(question, articles.values())
-        best = state["evidence"][0].article
-        on_question = bool(best.pmid) and not (
-            missing or unnamed or unmentioned_terms(question, [best])
-        )
-        if on_question and warnings and not kept:
-            # Nothing the model cited is left, and the best-matching article names every
-            # subject of the question: its sentences answer better than no answer (the local
-            # model's answer on fasting glucose and CABG mortality lost every sentence, one
-            # for a number, one for a borrowed term). Not when the evidence itself misses what
-            # was asked: then NOTHING_SUPPORTED below says so.
-            check.digest_instead = ANSWER_UNSUPPORTED
-            return check, verdict, warnings
-        if on_question and unspoken and best.pmid not in kept and says_all(best, unspoken):
-            # What is left does not speak of what the uncited conclusion left out did, and no
-            # longer cites (or never cited) the best-matching article, which does: the local
-            # model's answers on fasting glucose before bypass surgery were left with one
-            # sentence on gastric bypass for diabetes, and one on sleeve gastrectomy, under
-            # "None of the retrieved articles speaks of ... together". The digest answers.
-            check.digest_instead = best_article_lost(str(best.pmid))
-            return check, verdict, warnings
-        # What the answer says first about its evidence; the checks below read the rest.
-        note = ""
-        if missing:  # what was asked about was said only by sentences left out
-            note = unaddressed("", missing)
-            if not extract_pmids(check.text):
-                check.text = ""  # uncited prose would read as the answer
-        elif warnings and not kept:
-            # Nothing that cites evidence is left; uncited prose ("The evidence is strong")
-            # would read as the answer, so none is kept.
-            note, check.text = NOTHING_SUPPORTED, ""
-            if unnamed:
-                note = f"None of the retrieved articles mentions {either_of(unnamed)}. {note}"
-        elif unspoken:  # "fracture" was only in the conclusion left out
-            words = all_of(unsupported.words)
-            note = (
-                f"None of the retrieved articles speaks of {words} together: the statements "
-                "that did, citing nothing, were left out."
-            )
-        elif untold:  # "in children" was only in a sentence citing an adult study
-            words = " and ".join(untold)
-            note = (
-                f"None of the articles cited speaks of {words}: the statements that said so "
-                "were left out."
-            )
-        elif absent:  # asked about children, answered from studies that never mention them
-            words = " and ".join(absent)
-            note = (
-                f"None of the articles cited speaks of {words}: what they found may not hold "
-                f"for {words}."
-            )
-        elif unnamed:  # asked about statin myopathy, answered from statin studies of stroke
-            note = (
-                f"None of the retrieved articles mentions {either_of(unnamed)}, so what follows "
-                "may not answer the question."
-            )
-        if state.get("is_yes_no"):
-            if noted or unnamed or (warnings and not kept):
-                verdict = "uncertain"
-            elif (
-                verdict is None or warnings or states_only_otherwise(check.text, verdict, question)
-            ):
-                # Never a default nor an opening guess, nor a verdict line against every
-                # answer the text states: ask which way the checked text goes.
-                log.info("no_verdict_line" if verdict is None else "verdict_reread", mode="llm")
-                verdict = await read_verdict(self.deps.llm(), question, check.text)
-        if verdict in ("yes", "no") and any(
-            said == verdict and about_question(question)(articles[pmid])
-            for pmid, said in restated.said.items()
-        ):
-            # "No" read again from what was left, where the model's "No" to the question of an
-            # article on it, which concludes yes, was left out: two readings against it.
-            log.info("verdict_made_consistent", read=verdict, verdict="uncertain")
-            verdict = "uncertain"
-        if verdict in ("yes", "no"):
-            # "Verdict: No" over "X is a contraindication [the article concluding it is not]"
-            verdict = consistent_verdict(check.text, verdict, articles, question, reversed_from)
-            check.text, contradicted = drop_contradicted(check.text, verdict, articles, question)
-            warnings += contradicted
-        if verdict is not None:
-            # "Verdict: No" over "X is not dangerous [the article concluding it is]"; under
-            # Uncertain, a sentence stating either answer against its article goes too.
-            text, against = check.text, []
-            for stated in ("yes", "no") if verdict == "uncertain" else (verdict,):
-                text, dropped = drop_against_conclusions(text, stated, articles, question)
-                against += dropped
-            warnings += against
-            if against and not extract_pmids(text):
-                check.digest_instead = ANSWER_AGAINST_ARTICLES
-                return check, verdict, warnings
-            left = [articles[p] for p in extract_pmids(text) if p in articles]
-            if (
-                against
-                and on_question
-                and best.pmid not in {a.pmid for a in left}
-                and not any(map(about_question(question), left))
-            ):
-                # What was left cites only articles on something else: the local model's "can
-                # predict kidney stone composition [the article concluding it cannot]" went,
-                # leaving a CT scanner study's finding under Uncertain.
-                check.digest_instead = best_article_lost(str(best.pmid))
-                return check, verdict, warnings
-            if against:
-                check.text, verdict = text, "uncertain"
-        # Its first statement may have been left out since: "Specifically, a retrospective
-        # study found ..." stood first, after a cited sentence read against its article went.
-        body = without_opening_connective(check.text)
-        check.text = f"{note}\n\n{body.strip()}" if note and body.strip() else note or body
-        if verdict is not None:
-            check.text = verdict_first(verdict, check.text)
-        cited_now = set(extract_pmids(check.text))  # what the checks left cited
-        check.cited = [p for p in check.cited if p in cited_now]
-        return check, verdict, warnings
 
     async def _write_answer(self, messages: list[dict[str, str]]) -> str:
         """The model's answer; streamed as ``token`` events when someone is watching."""

@@ -16,11 +16,9 @@ from functools import lru_cache
 
 from pydantic import BaseModel, Field
 
-from medlit.qualified_names import WORD_HEADS, qualified_names
-from medlit.query import (
-    QUERY_WORD as _WORD,
-)
-from medlit.query import (
+from medlit.checks.qualified_names import WORD_HEADS, qualified_names
+from medlit.checks.search_terms import (
+    WORD_PATTERN,
     build_queries,
     content_terms,
     normalise_question,
@@ -103,7 +101,7 @@ def keeps_follow_up(follow_up: str, rewrite: str) -> bool:
     first five letters ("child"/"children", "pregnant"/"pregnancy"); a synonym fails, which costs
     only the cruder :func:`contextual_plan`.
     """
-    words = {w.lower().strip("'") for w in _WORD.findall(as_typed(rewrite))}  # as the terms
+    words = {w.lower().strip("'") for w in WORD_PATTERN.findall(as_typed(rewrite))}  # as the terms
     stems = {w[:5] for w in words if len(w) >= 5}
     return all(
         term in words or (len(term) >= 5 and term[:5] in stems)

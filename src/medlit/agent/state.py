@@ -113,7 +113,14 @@ class AgentState(TypedDict, total=False):
     left_out: int  # sentences or citations the answer's checks left out
     answer_warnings: list[str]  # what the answer's checks left out, shown with it
     excluded: dict[str, str]  # article key -> why it is never evidence ("retracted")
+    answer_findings: list[dict[str, Any]]  # the checks' findings, as clients get them
     mode: Literal["llm", "evidence_digest"]
+    # call_llm -> check_answer -> digest: the model's answer before its checks, its verdict
+    # line, and why the digest answers instead (None: it does not)
+    drafted: str
+    drafted_verdict: Literal["yes", "no", "uncertain"] | None
+    digest_why: str | None
+    digest_needed: bool
     evidence_reused: int
 
     # admit_cache
@@ -170,6 +177,8 @@ def initial_state(
         removed_citations=[],
         left_out=0,
         answer_warnings=[],
+        answer_findings=[],
+        digest_needed=False,
         evidence_reused=0,
         admitted=False,
         timings={},

@@ -71,7 +71,7 @@ from medlit.cache.guard_lexicon import (
 )
 from medlit.cache.wording import load as load_wording
 from medlit.cache.wording import word_difference
-from medlit.qualified_names import describe, qualified_names, qualifiers_match
+from medlit.checks.qualified_names import describe, qualified_names, qualifiers_match
 from medlit.text import as_typed
 
 __all__ = ["GuardVerdict", "QuestionFeatures", "QuestionGuard", "age_groups", "question_features"]

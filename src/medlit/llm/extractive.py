@@ -3,7 +3,7 @@
 ``build_evidence_digest`` picks the sentences of the retrieved abstracts most relevant to the
 question (conclusions first), each followed by its citation ``[PMID:12345678]``, and labels the
 result as a digest, not a generated answer. For a yes/no question it adds a cautious reading of
-the conclusions (:mod:`medlit.llm.stance`) only when the cues are clear and agree; otherwise
+the conclusions (:mod:`medlit.checks.stance`) only when the cues are clear and agree; otherwise
 ``uncertain``. Only the conclusions of articles that say at least half the question's words
 (:data:`ON_QUESTION`) lean it. Every sentence is quoted from evidence actually retrieved, so
 every citation is real. This is what a fresh install answers with before the user configures a
@@ -18,8 +18,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from medlit.defined_terms import long_forms
-from medlit.llm.stance import (
+from medlit.checks.defined_terms import long_forms
+from medlit.checks.grounding import abbreviation_said, said_in, word_stems
+from medlit.checks.stance import (
     SourceStance,
     Stance,
     Verdict,
@@ -28,9 +29,10 @@ from medlit.llm.stance import (
     sentence_stance,
     whole_study,
 )
+from medlit.checks.topics import anchor_terms, normalise_topic
+from medlit.checks.word_rarity import is_technical
 from medlit.text import all_of, either_of, split_sentences
 from medlit.types import Article, Evidence, StudyType
-from medlit.word_rarity import is_technical
 
 if TYPE_CHECKING:
     import numpy as np
@@ -309,19 +311,15 @@ def about_question(question: str) -> Callable[[Article], bool]:
     melanoma study's "increased public awareness due to effective public health campaigns" and
     a transplant study's "contaminated products with antibiotic prophylaxis may be safe". One
     of them must be a technical word of the question when it has any (rare in English:
-    :func:`medlit.word_rarity.is_technical`): asked whether pulpotomy is a permanent treatment
-    for molars, the digest quoted a fluoridation study that says "permanent" and "treatment".
+    :func:`medlit.checks.word_rarity.is_technical`): asked whether pulpotomy is a permanent
+    treatment for molars, the digest quoted a fluoridation study that says "permanent" and
+    "treatment".
     And one of the abbreviations the question writes in capitals, when it writes any (as
     itself or by what it abbreviates): asked whether preoperative CRP tells the pathological
     stage of localized prostate cancer, the digest leaned "the conclusions conflict" on a
     study of the year of prostatectomy, which says "preoperative" and never CRP (and, in the
     local model's rerun, on a rectal cancer study whose "chemoradiotherapy" holds C, R and P).
     """
-    # Imported here: medlit.research.grounding imports this package (a cycle at import time).
-    from medlit.research.grounding import abbreviation_said, said_in, word_stems
-    from medlit.research.planner import anchor_terms
-    from medlit.research.tracking import normalise_topic
-
     asked = {normalise_topic(word) for word in anchor_terms(question)}
     technical = {word for word in asked if is_technical(word)}
     written = [
@@ -350,11 +348,8 @@ def about_question(question: str) -> Callable[[Article], bool]:
 
 
 def _asked_words(question: str) -> dict[str, str]:
-    """The question's words (:func:`medlit.research.planner.anchor_terms`) in the order it
+    """The question's words (:func:`medlit.checks.topics.anchor_terms`) in the order it
     writes them: topic key -> the word as written."""
-    from medlit.research.planner import anchor_terms
-    from medlit.research.tracking import normalise_topic
-
     asked = {normalise_topic(word) for word in anchor_terms(question)}
     words: dict[str, str] = {}
     for word in re.findall(r"[^\W_]+(?:-[^\W_]+)*", question):
@@ -373,8 +368,6 @@ def not_about(question: str, articles: Sequence[Article]) -> str:
     none says :data:`ON_QUESTION` of the question's words (:func:`about_question`), those
     words together ("statins, muscle and pain together").
     """
-    from medlit.research.grounding import said_in, word_stems
-
     words = _asked_words(question)
     if not articles or not words:
         return ""
@@ -442,7 +435,7 @@ def build_evidence_digest(
             is enough on its own).
         why: why no generated answer is given, for the header (by default, no model).
         unmentioned: the question's subject terms that no retrieved article says
-            (:func:`medlit.agent.unmentioned.unmentioned_terms`): the digest says so first, and
+            (:func:`medlit.checks.unmentioned.unmentioned_terms`): the digest says so first, and
             a yes/no verdict is "uncertain", since the conclusions it would be read from are
             about something else.
         unspoken_populations: given the articles the digest quotes, the populations the

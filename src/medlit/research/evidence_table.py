@@ -23,13 +23,14 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
+from medlit.checks.claim_check import check_claim
+from medlit.checks.claims import article_quote
+from medlit.checks.stance import sentence_stance
 from medlit.errors import LLMConfigError, LLMError
 from medlit.llm.extractive import conclusion_sentences
-from medlit.llm.stance import sentence_stance
 from medlit.log import get_logger
 from medlit.research.models import CELLS, DESIGNS, Cell, Design, Direction, EvidenceRow
 from medlit.research.prompts import ResearchLLM, Task, messages
-from medlit.research.researcher import article_quote, check_claim
 from medlit.text import split_sentences
 from medlit.types import Article
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from medlit.checks.topics import anchor_terms, names_otherwise, normalise_topic, on_topic
 from medlit.config import ResearchDepth, ResearchSettings
 from medlit.errors import (
     LLMConfigError,
@@ -14,7 +15,6 @@ from medlit.errors import (
     ValidationError,
 )
 from medlit.log import get_logger
-from medlit.qualified_names import mismatched, qualified_names
 from medlit.research.models import DEPTHS, Depth, ResearchPlan, SubQuestion
 from medlit.research.prompts import (
     PLAN_SYSTEM,
@@ -24,7 +24,6 @@ from medlit.research.prompts import (
     Task,
     messages,
 )
-from medlit.research.tracking import normalise_topic
 from medlit.text import counted, require_clean_text, require_words
 
 __all__ = [
@@ -64,56 +63,6 @@ _Proposed = tuple[int, str, str, str]
 
 QUESTION_ID = "q0"
 """The id of the sub-question that is the research question itself (always researched)."""
-
-# Words that name who or what kind of effect, not the subject: sharing only these with the
-# question is drift ("What is the population of older adults?" for a vitamin D question).
-_GENERIC = frozenset(
-    """prevent prevention effect effective efficacy outcome risk role impact older old elderly
-    adult child children pediatric paediatric patient population women men infant study
-    evidence associated association use compared comparison versus reduce increase improve
-    interest research question clinical factor level type people individual group after before
-    during without against explain explained explains explanation both each either neither
-    other several such any all some also same very out up off long much many often need needed
-    necessary required mandatory worthwhile justified rate rates higher lower more less greater
-    better worse increased decreased reduced raised elevated linked related relationship
-    relation should would may must did about whether they one regular regularly routine
-    routinely help helps given likely likelihood slow slows slowed slowing affect affects
-    affected affecting influence influences influenced influencing find finds finding findings
-    found share shares shared sharing keep keeps keeping kept cause causes caused causing
-    counteract counteracts counteracted counteracting mitigate mitigates mitigated mitigating
-    attenuate attenuates attenuated attenuating alleviate alleviates alleviated alleviating
-    ameliorate ameliorates ameliorated ameliorating lessen lessens lessened lessening worsen
-    worsens worsened worsening tell tells being regardless irrespective despite independent
-    independently over""".split()  # noqa: SIM905
-)
-# A span of time said in two words ("over the long term"): "term" is no subject there, as in
-# "term infants" it is. ("long-term care", one word, stays a subject.)
-_TERM_SPAN = re.compile(r"\b(?:long|short|medium|longer|shorter)\s+term\b", re.I)
-# "us" as written in lower case is the pronoun ("Can CRP tell us the stage?"); "US" is an
-# ultrasound.
-_US = re.compile(r"\bus\b")
-
-
-def anchor_terms(question: str) -> set[str]:
-    """The question's subject words (normalised; generic and one-letter words left out, and
-    a span of time said in two words, "over the long term", and the pronoun "us")."""
-    question = _US.sub(" ", _TERM_SPAN.sub(" ", question))
-    return {t for t in normalise_topic(question).split() if len(t) > 1 and t not in _GENERIC}
-
-
-def names_otherwise(text: str, question: str) -> bool:
-    """Whether ``text`` names only otherwise what the question names (vitamin C for D)."""
-    return bool(
-        mismatched(qualified_names(text, fold_case=True), qualified_names(question, fold_case=True))
-    )
-
-
-def on_topic(text: str, anchors: set[str]) -> bool:
-    """Whether ``text`` keeps enough of the question's subject words (a third, at least one)."""
-    if not anchors:
-        return True
-    shared = anchors & set(normalise_topic(text).split())
-    return len(shared) >= max(1, round(len(anchors) / 3))
 
 
 def _dedupe(proposed: list[_Proposed]) -> list[_Proposed]:

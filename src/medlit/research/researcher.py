@@ -12,28 +12,21 @@ finding raises become sub-questions one level deeper, researched in the next wav
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from medlit.agent.contradicted import concludes
-from medlit.comparisons import reverses
-from medlit.config import ResearchDepth, ResearchSettings
-from medlit.defined_terms import long_forms
-from medlit.errors import LLMConfigError, LLMError, ResearchError
-from medlit.llm.extractive import states_aim
-from medlit.llm.stance import content_terms
-from medlit.log import get_logger
-from medlit.query import build_queries, query_terms
-from medlit.research.grounding import (
-    claim_supported,
-    denied_by_article,
+from medlit.checks.claim_check import CheckedClaim, check_claim
+from medlit.checks.claims import without_label
+from medlit.checks.grounding import (
     unframed_claim,
-    unsaid_in_article,
 )
+from medlit.checks.search_terms import build_queries, query_terms
+from medlit.config import ResearchDepth, ResearchSettings
+from medlit.errors import LLMConfigError, LLMError, ResearchError
+from medlit.log import get_logger
 from medlit.research.models import (
     ResearchFinding,
     ResearchPlan,
@@ -51,12 +44,10 @@ from medlit.research.prompts import (
     Task,
     messages,
 )
-from medlit.research.swapped_terms import Swap, swapped_term
 from medlit.research.tracking import Budget, normalise_topic
 from medlit.sources.base import FreshArticles
-from medlit.text import counted, split_sentences
+from medlit.text import counted
 from medlit.types import (
-    AbstractSection,
     Article,
     Citation,
     Evidence,
@@ -69,18 +60,12 @@ if TYPE_CHECKING:
     from medlit.embeddings import Embedder
 
 __all__ = [
-    "CheckedClaim",
     "DeepResearcher",
     "EvidenceCacheLike",
     "FullTextFn",
     "QuestionSearch",
     "SearchFn",
-    "article_quote",
-    "check_claim",
-    "quote_in_article",
-    "quotes_a_result",
     "search_terms",
-    "without_label",
 ]
 
 log = get_logger("research.researcher")
@@ -114,186 +99,6 @@ class EvidenceCacheLike(FreshArticles, Protocol):
     def fresh_by_key(self, keys: Sequence[str]) -> dict[str, Article]:
         """Articles held and still fresh, keyed by ``Article.key``."""
         ...
-
-
-_NORM = str.maketrans(
-    {
-        "\u2018": "'",
-        "\u2019": "'",
-        "\u201c": '"',
-        "\u201d": '"',
-        "\u2013": "-",
-        "\u2014": "-",
-        "\u2212": "-",
-        "\u00a0": " ",
-    }
-)
-
-
-def _norm(text: str) -> str:
-    text = text.translate(_NORM).lower()
-    return re.sub(r"\s+", " ", text).strip()
-
-
-def _quoted(quote: str) -> str:
-    """A quote normalised for matching: no surrounding punctuation or ellipses."""
-    return _norm(quote).strip(" .,;:\"'…").removesuffix("...").strip()
-
-
-def quote_in_article(quote: str, article: Article, *, min_words: int = 3) -> bool:
-    """Whether ``quote`` really occurs (modulo case, spacing, typographic quotes and dashes,
-    and leading/trailing punctuation or ellipses) in the article's title or abstract."""
-    return article_quote(quote, article, min_words=min_words) is not None
-
-
-def article_quote(quote: str, article: Article, *, min_words: int = 3) -> str | None:
-    """``quote`` as the article's text holds it, or None when the article does not say it.
-
-    A leading section label is not part of the quote: the model is shown the abstract with
-    its labels inline ("CONCLUSIONS: ..."), and copies one now and then ("Conclusions: Severe
-    hypoglycaemia is associated with ..."). The text after it is checked and kept.
-    """
-    text = without_label(quote, article)
-    cleaned = _quoted(text)
-    if len(cleaned.split()) < min_words:
-        return None
-    if cleaned in _norm(article.title) or _sections_saying(cleaned, article):
-        return text
-    return None
-
-
-def _sections_saying(cleaned: str, article: Article) -> list[AbstractSection]:
-    """The abstract sections holding a quote (as :func:`_quoted` normalises it)."""
-    return [section for section in article.abstract if cleaned in _norm(section.text)]
-
-
-def without_label(text: str, article: Article) -> str:
-    """``text`` without a leading section label of the article ("CONCLUSIONS: ...")."""
-    text = text.strip()
-    for label in {section.label for section in article.abstract if section.label}:
-        head = re.match(rf"{re.escape(label)}\s*:\s*", text, flags=re.IGNORECASE)
-        if head is not None:
-            return text[head.end() :]
-    return text
-
-
-def quotes_a_result(quote: str, article: Article) -> bool:
-    """Whether ``quote`` (as :func:`article_quote` keeps it) is from the article's results
-    or conclusions."""
-    return any(section.is_result for section in _sections_saying(_quoted(quote), article))
-
-
-#: Content words of the claim a result sentence must hold to stand in for the model's quote.
-MIN_REANCHOR_WORDS = 4
-#: Verbs that say a finding was made, not what it is: a claim may use them where its result
-#: sentence does not ("Fatigue ... does not occur due to coexisting fibromyalgia" over "fatigue
-#: in patients with pSS ... is not due to the coexistence of FM").
-_REPORTING = content_terms(
-    "occur occurs occurred occurring show shows showed shown found find finds demonstrate "
-    "demonstrates demonstrated observe observed observes report reports reported seen"
-)
-
-
-def result_sentence_for(claim: str, article: Article) -> str | None:
-    """A sentence of the article's results or conclusions that says ``claim``, for a claim whose
-    own quote does not (None if no sentence does).
-
-    A small model states the article's conclusion and quotes another sentence beside it
-    ("Dexamethasone is an effective alternative to oral prednisone ..." over the result
-    "prednisone is not superior to dexamethasone ..."), while the conclusion says the claim in
-    its words. The sentence must pass :func:`~medlit.research.grounding.claim_supported` as a
-    quote would (and the claim swap none of its terms for another there:
-    :func:`~medlit.research.swapped_terms.swapped_term`), hold :data:`MIN_REANCHOR_WORDS` of
-    the claim's content words, and the claim may use no word that neither it nor the article's
-    title has (but a verb that reports a finding, "occur" or "show"): searching every sentence
-    must not let a claim pass on two common words ("Aspirin cured every stroke" over "aspirin
-    users had fewer strokes"). The sentence holding most of the claim's words is taken.
-    """
-    words = content_terms(claim)
-    titled = content_terms(article.title)
-    best: tuple[int, str] | None = None
-    for section in article.abstract:
-        if not section.is_result:
-            continue
-        for sentence in split_sentences(section.text):
-            spelled = long_forms(sentence, article)
-            said = words & (content_terms(sentence) | content_terms(spelled))
-            if len(said) < MIN_REANCHOR_WORDS or words - said - titled - _REPORTING:
-                continue
-            if not claim_supported(
-                claim, sentence, title=article.title, result=True, spelled=spelled
-            ):
-                continue
-            if swapped_term(claim, sentence, article) is not None:
-                continue
-            if best is None or len(said) > best[0]:
-                best = (len(said), sentence)
-    return best[1] if best is not None else None
-
-
-@dataclass(frozen=True)
-class CheckedClaim:
-    """What :func:`check_claim` found: the article's sentence bearing a claim (None when the
-    quote is not in the article), and why the claim is dropped (None: kept)."""
-
-    quote: str | None
-    reason: str | None
-    swap: Swap | None = None  # the term the claim swapped, when that is the reason
-
-
-def check_claim(statement: str, quote: str, article: Article, question: str) -> CheckedClaim:
-    """Whether the finding ``statement`` an extraction drew from ``article`` with ``quote``
-    stands, under the sub-question ``question``.
-
-    The quote must be the article's, verbatim (up to typography), and state a finding (no
-    question, no aim); the claim must say what the quote says
-    (:func:`medlit.research.grounding.claim_supported`), with none of its terms swapped for
-    another of the article (:func:`medlit.research.swapped_terms.swapped_term`). A claim its
-    quote does not bear keeps going with another result sentence of the article that says it
-    (:func:`result_sentence_for`): the model quoted the wrong sentence. Then it must not
-    reverse its quote's comparison, be denied by the article, or name a subject of the
-    question the article never says. The reasons are those of the
-    ``fabricated_claim_dropped`` log event.
-    """
-    found = article_quote(quote, article)
-    supported = (
-        bool(statement)
-        and found is not None
-        # A question is no finding, nor is a study's aim ("The aim of this study was to
-        # evaluate whether searching Google ... was effective" under "Google is useful").
-        and not statement.rstrip().endswith("?")
-        and not states_aim(found)
-        and claim_supported(
-            statement,
-            found,
-            title=article.title,
-            result=quotes_a_result(found, article),
-            spelled=long_forms(found, article),  # the quote's "FM" is "fibromyalgia"
-            concluded_yes=concludes(article, article.title) == "yes",
-        )
-    )
-    swap = swapped_term(statement, found, article) if supported and found else None
-    supported = supported and swap is None
-    if statement and not supported:
-        sentence = result_sentence_for(statement, article)
-        if sentence is not None:  # the article says it, in another sentence than quoted
-            log.info(
-                "quote_replaced", pmid=article.pmid, quote=quote[:120], sentence=sentence[:120]
-            )
-            found, supported = sentence, True
-    if not statement or found is None:
-        return CheckedClaim(found, "quote_not_in_article")
-    if not supported:
-        return CheckedClaim(
-            found, "claim_swaps_term" if swap is not None else "claim_not_in_quote", swap
-        )
-    if reverses(statement, found):  # "higher" over a quote saying "similar"
-        return CheckedClaim(found, "claim_reverses_quote")
-    if denied_by_article(statement, found, [s.text for s in article.abstract], title=article.title):
-        return CheckedClaim(found, "claim_denied_by_article")
-    if unsaid_in_article(statement, question, article.everything_said):
-        return CheckedClaim(found, "claim_subject_not_in_article")
-    return CheckedClaim(found, None)
 
 
 def search_terms(question: SubQuestion, *, max_terms: int = 8) -> list[str]:

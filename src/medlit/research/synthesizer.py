@@ -14,20 +14,13 @@ import re
 from collections import Counter
 from collections.abc import Callable
 
-from medlit.answer_wording import third_person, unauthored
+from medlit.checks.answer_wording import third_person, unauthored
+from medlit.checks.defined_terms import spell_out
+from medlit.checks.grounding import cited_numbers, ground_text, word_stems
 from medlit.config import ResearchSettings
-from medlit.defined_terms import spell_out
 from medlit.errors import LLMOutputError, LLMTimeout
 from medlit.log import get_logger
-from medlit.research.grounding import (
-    cited_numbers,
-    fact_support,
-    ground_summary,
-    ground_text,
-    same_finding,
-    section_fallback,
-    word_stems,
-)
+from medlit.research.grounding import fact_support, ground_summary, same_finding, section_fallback
 from medlit.research.models import (
     Discrepancy,
     NarrativeReport,

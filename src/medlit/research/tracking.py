@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from medlit.checks.grounding import question_parts
+from medlit.checks.topics import normalise_topic
 from medlit.usage import Usage
 
 if TYPE_CHECKING:
@@ -24,11 +26,6 @@ __all__ = [
     "question_aspects",
     "remote_calls",
 ]
-
-_STOP_WORDS = """a an and are as at be between by can could do does for from has have how in into
-is it its of on or than that the their there these this those to vs versus was were what when
-where which who whom why will with within among patients people"""
-_STOP = frozenset(_STOP_WORDS.split())
 
 
 # What a question asks about a subject. Two questions on one subject that ask about different
@@ -59,25 +56,6 @@ _ASPECTS = {name: re.compile(pattern, re.I) for name, pattern in _ASPECT_PATTERN
 def question_aspects(text: str) -> frozenset[str]:
     """The aspects a question asks about (frequency, severity, harms...); may be empty."""
     return frozenset(name for name, pattern in _ASPECTS.items() if pattern.search(text))
-
-
-def normalise_topic(text: str) -> str:
-    """A topic key that ignores case, punctuation, word order, stop words and plurals.
-
-    "Does metformin reduce mortality?" and "mortality reduction: metformin" differ; "Metformin
-    and mortality" and "mortality with metformin" do not.
-    """
-    words = re.findall(r"[a-z0-9]+(?:-[a-z0-9]+)*", text.lower())
-    stems = set()
-    for word in words:
-        if word in _STOP:
-            continue
-        if len(word) > 4 and word.endswith("ies"):
-            word = word[:-3] + "y"
-        elif len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-            word = word[:-1]
-        stems.add(word)
-    return " ".join(sorted(stems))
 
 
 class VisitedTopics:
@@ -144,8 +122,6 @@ class VisitedTopics:
             return False
         # A question that asks more than the visited one ("..., and does the timing of
         # exposure matter?") is not answered by researching its first ask.
-        from medlit.research.grounding import question_parts
-
         return len(question_parts(new)) <= len(question_parts(old))
 
     def add(self, text: str) -> None:

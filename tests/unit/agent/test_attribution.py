@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from medlit.agent.attribution import attribute_uncited
+from medlit.checks.attribution import attribute_uncited
 from tests.unit.agent.articles import article
 
 ARTICLES = {

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from medlit.agent.borrowed_terms import drop_borrowed_terms
-from medlit.word_rarity import is_technical
+from medlit.checks.borrowed_terms import drop_borrowed_terms
+from medlit.checks.word_rarity import is_technical
 from tests.unit.agent.articles import article
 
 QUESTION = "Does vancomycin peak concentration monitoring help in adults?"

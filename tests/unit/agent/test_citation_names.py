@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from medlit.agent.citation_names import (
+from medlit.checks.citation_names import (
     drop_misattributed,
     left_unanswered,
     misattribution_warnings,

@@ -1,9 +1,9 @@
 """An author a sentence names for what it cites must be an author of the cited article
-(:mod:`medlit.agent.cited_authors`)."""
+(:mod:`medlit.checks.cited_authors`)."""
 
 from __future__ import annotations
 
-from medlit.agent.cited_authors import drop_wrong_authors
+from medlit.checks.cited_authors import drop_wrong_authors
 from medlit.types import Article
 
 LISTED = Article(pmid="1", title="Psychological distress and disability", authors=["Stahl D"])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from medlit.agent.cited_designs import drop_wrong_designs
+from medlit.checks.cited_designs import drop_wrong_designs
 from medlit.types import AbstractSection, Article
 
 PSA = Article(

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from medlit.agent.citations import enforce_citations
-from medlit.agent.cited_numbers import drop_unsourced_numbers, numbers_in
+from medlit.checks.citations import enforce_citations
+from medlit.checks.cited_numbers import drop_unsourced_numbers, numbers_in
 from medlit.types import AbstractSection, Article
 from tests.unit._sjogren import SJOGREN
 

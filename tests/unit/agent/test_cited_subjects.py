@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from medlit.agent.cited_subjects import drop_unsaid_subjects, populations_unspoken
+from medlit.checks.cited_subjects import drop_unsaid_subjects, populations_unspoken
 from tests.unit.agent.articles import article
 
 # What the local model cited for a follow-up on vancomycin monitoring in children.

@@ -1,11 +1,11 @@
 """A publication year a sentence gives for what it cites must be the cited article's
-(:mod:`medlit.agent.cited_years`)."""
+(:mod:`medlit.checks.cited_years`)."""
 
 from __future__ import annotations
 
 import pytest
 
-from medlit.agent.cited_years import drop_wrong_years
+from medlit.checks.cited_years import drop_wrong_years
 from medlit.types import Article
 
 ARTICLES = {"1": Article(pmid="1", title="A case report", year=2014)}

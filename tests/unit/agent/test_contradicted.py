@@ -1,9 +1,9 @@
 """A cited statement saying the opposite of its answer's verdict and of its article's
-conclusion goes (:mod:`medlit.agent.contradicted`)."""
+conclusion goes (:mod:`medlit.checks.contradicted`)."""
 
 from __future__ import annotations
 
-from medlit.agent.contradicted import (
+from medlit.checks.contradicted import (
     concludes,
     consistent_verdict,
     drop_against_conclusions,

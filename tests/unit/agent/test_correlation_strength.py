@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from medlit.agent.correlation_strength import drop_overstated_correlations, overstated
+from medlit.checks.correlation_strength import drop_overstated_correlations, overstated
 
 
 def test_strong_said_of_a_weak_coefficient_is_taken_out() -> None:

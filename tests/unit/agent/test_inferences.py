@@ -1,9 +1,9 @@
 """An inference the answer draws must be one its articles draw
-(:mod:`medlit.agent.inferences`)."""
+(:mod:`medlit.checks.inferences`)."""
 
 from __future__ import annotations
 
-from medlit.agent.inferences import drop_unsupported_inferences, inference
+from medlit.checks.inferences import drop_unsupported_inferences, inference
 from medlit.types import AbstractSection, Article
 
 # The shape of PubMedQA's 15280782 (unsafe sex among HIV-infected individuals).

@@ -1,9 +1,9 @@
 """A cited sentence naming nothing the question asks, citing an article that names none of it
-either, goes (:mod:`medlit.agent.off_question`)."""
+either, goes (:mod:`medlit.checks.off_question`)."""
 
 from __future__ import annotations
 
-from medlit.agent.off_question import drop_borrowed_support, drop_off_question
+from medlit.checks.off_question import drop_borrowed_support, drop_off_question
 from tests.unit.agent.articles import article
 
 # PubMedQA 16498158 (gold yes) and the asthma review the local model cited beside it.

@@ -4,17 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from medlit.agent.citations import (
-    drop_citation_only,
-    enforce_citations,
-    extract_pmids,
-    is_yes_no_question,
-    parse_verdict,
-    reasoned_verdict,
-    remove_citations,
-    split_verdict,
-    verdict_first,
-)
 from medlit.agent.prompt import (
     VERDICT_CUE,
     build_messages,
@@ -28,6 +17,17 @@ from medlit.agent.query import (
     keeps_follow_up,
     looks_like_follow_up,
     name_swap,
+)
+from medlit.checks.citations import (
+    drop_citation_only,
+    enforce_citations,
+    extract_pmids,
+    is_yes_no_question,
+    parse_verdict,
+    reasoned_verdict,
+    remove_citations,
+    split_verdict,
+    verdict_first,
 )
 from medlit.types import AbstractSection, Article, Chunk, Evidence
 

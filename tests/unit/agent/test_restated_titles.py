@@ -1,9 +1,9 @@
 """A cited article's title question said as an answer it does not give goes
-(:mod:`medlit.agent.restated_titles`)."""
+(:mod:`medlit.checks.restated_titles`)."""
 
 from __future__ import annotations
 
-from medlit.agent.restated_titles import Restated, drop_restated_titles, title_answer
+from medlit.checks.restated_titles import Restated, drop_restated_titles, title_answer
 from medlit.types import AbstractSection, Article
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from medlit.agent.stated_aims import aim_sentences, drop_aims_as_findings, stated_aim
+from medlit.checks.stated_aims import aim_sentences, drop_aims_as_findings, stated_aim
 from medlit.types import AbstractSection, Article
 
 AIM = (

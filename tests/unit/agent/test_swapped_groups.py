@@ -1,9 +1,9 @@
 """A number an article gives for one group, cited for the opposite group, goes
-(:mod:`medlit.agent.swapped_groups`)."""
+(:mod:`medlit.checks.swapped_groups`)."""
 
 from __future__ import annotations
 
-from medlit.agent.swapped_groups import drop_swapped_groups, swapped_group, swapped_named_group
+from medlit.checks.swapped_groups import drop_swapped_groups, swapped_group, swapped_named_group
 from tests.unit.agent.articles import article
 
 # PubMedQA 27448572 (gold yes): shorter treatment, more returns into care.

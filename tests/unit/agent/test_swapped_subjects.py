@@ -1,9 +1,9 @@
 """A finding copied word for word must keep the subject its article gives it
-(:mod:`medlit.agent.swapped_subjects`)."""
+(:mod:`medlit.checks.swapped_subjects`)."""
 
 from __future__ import annotations
 
-from medlit.agent.swapped_subjects import drop_swapped_subjects, swapped_subject
+from medlit.checks.swapped_subjects import drop_swapped_subjects, swapped_subject
 from medlit.types import AbstractSection, Article
 
 LVAD = Article(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from medlit.agent.unsupported import Unsupported, drop_unsupported
+from medlit.checks.unsupported import Unsupported, drop_unsupported
 from tests.unit.agent.articles import article
 
 # What the local model had: vitamin D and T cells, vitamin C and wrist fractures.

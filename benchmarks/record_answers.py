@@ -1,0 +1,139 @@
+"""Record a real model's answers, before their checks, for the checks' replays.
+
+Asks PubMedQA PQA-L title questions of the *check* half (:func:`pubmedqa_cases.half_of`)
+through the real assistant, as ``benchmarks/verdicts.py`` does (fake E-utilities over the 500
+records' abstracts, the configured model), and writes one JSON line per question to
+``benchmarks/data/recorded_answers.jsonl``: the question as planned, whether it asks yes or
+no, the PMIDs of the evidence retrieved (best first), the model's answer as the checks get it
+(``drafted``) and its verdict line, every verdict the model was asked to read off a checked
+text (text -> verdict), and what the assistant answered. ``benchmarks/ablation.py`` and
+``benchmarks/checks_speed.py`` replay them without the model.
+
+Usage::
+
+    export MEDLIT_LLM_BASE_URL=http://127.0.0.1:18800/v1 MEDLIT_LLM_API_KEY=local \\
+        MEDLIT_LLM_MODEL=local-qwen MEDLIT_LLM_TIMEOUT_S=900 \\
+        MEDLIT_AGENT_MAX_CONTEXT_CHARS=5000 MEDLIT_LLM_MAX_TOKENS=400
+    python benchmarks/record_answers.py --n 30 [--data ../shared/data/pubmedqa/pqal_dev.json]
+
+Last line: ``recorded=... verdict_accuracy=...``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from tests.fakes.eutils_server import FakeEutils  # noqa: E402
+
+import medlit.agent.nodes as nodes  # noqa: E402
+from medlit.assistant import Assistant  # noqa: E402
+from medlit.config import Settings  # noqa: E402
+from medlit.errors import MedlitError  # noqa: E402
+from pubmedqa_cases import half_of  # noqa: E402
+from verdicts import DEFAULT_DATA, pick  # noqa: E402
+
+OUT = ROOT / "benchmarks" / "data" / "recorded_answers.jsonl"
+_TRUTH = {"yes": "yes", "no": "no", "maybe": "uncertain"}
+
+
+class Recorder:
+    """What one question's check node was given, and the verdicts the model read."""
+
+    def __init__(self) -> None:
+        self.row: dict[str, Any] = {}
+        check_answer = nodes.AskNodes.check_answer
+        read_verdict = nodes.read_verdict
+
+        async def checked(this: nodes.AskNodes, state: Any) -> dict[str, Any]:
+            self.row.update(
+                standalone=state.get("standalone_question") or state["question"],
+                is_yes_no=bool(state.get("is_yes_no")),
+                evidence=[ev.article.pmid for ev in state["evidence"]],
+                drafted=state["drafted"],
+                drafted_verdict=state.get("drafted_verdict"),
+            )
+            return await check_answer(this, state)
+
+        async def read(llm: Any, question: str, text: str) -> Any:
+            verdict = await read_verdict(llm, question, text)
+            self.row.setdefault("reads", []).append([text, verdict])
+            return verdict
+
+        nodes.AskNodes.check_answer = checked  # type: ignore[method-assign]
+        nodes.read_verdict = read  # type: ignore[assignment]
+
+
+async def record(records: dict[str, Any], pmids: list[str], settings: Settings, out: Path) -> int:
+    """Ask each question once (no cache) and append its line to ``out``; the count right."""
+    recorder, right = Recorder(), 0
+    async with Assistant(settings) as assistant:
+        for number, pmid in enumerate(pmids, 1):
+            record = records[pmid]
+            recorder.row = {"pmid": pmid, "question": str(record["QUESTION"])}
+            recorder.row["gold"] = _TRUTH[str(record["final_decision"])]
+            started = time.perf_counter()
+            try:
+                result = await assistant.ask(recorder.row["question"], use_cache=False)
+            except MedlitError as exc:
+                print(f"{number:>3} {pmid} error: {str(exc)[:100]}", flush=True)
+                continue
+            row = recorder.row
+            row.update(verdict=result.verdict, answer=result.answer, mode=result.mode)
+            row["seconds"] = round(time.perf_counter() - started, 1)
+            right += row["verdict"] == row["gold"]
+            if "drafted" in row:
+                with out.open("a") as sink:
+                    sink.write(json.dumps(row) + "\n")
+            print(
+                f"{number:>3} {pmid:>9} gold={row['gold']:<9} verdict={row['verdict']} "
+                f"mode={row['mode']} {row['seconds']}s",
+                flush=True,
+            )
+    return right
+
+
+async def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="PubMedQA PQA-L JSON.")
+    parser.add_argument("--n", type=int, default=30, help="Questions to record.")
+    parser.add_argument("--start", type=int, default=92, help="Skip this many of the shuffle.")
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args(argv)
+    if not args.data.exists():
+        print(f"skipped: {args.data} is absent (needs ../shared/data)", file=sys.stderr)
+        return 0
+    records: dict[str, Any] = json.loads(args.data.read_text())
+    ordered = pick(records, len(records), 0, 10)[args.start :]
+    pmids = [p for p in ordered if half_of(p) == "check"][: args.n]
+    xml = args.data.with_name(args.data.stem + "_pubmed.xml")
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        FakeEutils.from_xml(xml, rate_limit=None, rate_limit_with_key=None) as eutils,
+    ):
+        settings = Settings(home=Path(tmp))
+        if not settings.llm.model:
+            print("skipped: no LLM configured (set MEDLIT_LLM_MODEL)", file=sys.stderr)
+            return 0
+        settings.pubmed.base_url = eutils.base_url
+        settings.pubmed.requests_per_second = 50.0
+        settings.local.enabled = False
+        settings.search.default_source = "pubmed"
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        right = await record(records, pmids, settings, args.out)
+    print(f"recorded={len(pmids)} verdict_accuracy={right / max(1, len(pmids)):.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(asyncio.run(main()))

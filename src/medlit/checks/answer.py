@@ -1,0 +1,176 @@
+"""A model's answer held to its evidence: the registry's checks run in order, their findings
+applied, and the policy's decision on the note, the verdict and the digest fallback.
+
+::
+
+    answer ─► citations enforced ─► Draft ─► cite, sentence, note checks (findings, applied)
+          ─► policy.decide ─► verdict (kept, Uncertain, or read again) ─► verdict checks
+          ─► policy.after_verdict ─► note + answer + verdict, or the digest instead
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Collection, Mapping
+from dataclasses import dataclass, field
+
+from medlit.checks.apply import apply
+from medlit.checks.citations import Verdict, enforce_citations, extract_pmids, verdict_first
+from medlit.checks.context import CheckContext
+from medlit.checks.contradicted import states_only_otherwise
+from medlit.checks.draft import Draft
+from medlit.checks.findings import Finding
+from medlit.checks.policy import (
+    Decision,
+    Facts,
+    Fallback,
+    after_verdict,
+    decide,
+    note_data,
+    verdict_after,
+    warnings_of,
+)
+from medlit.checks.registry import Stage, enabled
+from medlit.checks.units import opening_connective
+from medlit.checks.unmentioned import unmentioned_terms
+from medlit.checks.unsupported import says_all
+from medlit.llm.extractive import about_question
+from medlit.log import get_logger
+from medlit.types import Article
+
+__all__ = ["CheckedAnswer", "ReadVerdict", "check_answer"]
+
+log = get_logger("agent")
+
+#: Reads the verdict of a checked answer: (question, text) -> yes, no, uncertain or None.
+ReadVerdict = Callable[[str, str], Awaitable[Verdict | None]]
+
+
+@dataclass
+class CheckedAnswer:
+    """The answer after its checks, or why the digest answers instead (``fallback``)."""
+
+    text: str
+    verdict: Verdict | None
+    cited: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    fallback: Fallback | None = None
+
+    @property
+    def warnings(self) -> list[str]:
+        """What the reader is told was left out or changed."""
+        return warnings_of(self.findings)
+
+
+def _run(ctx: CheckContext, stage: Stage, disabled: Collection[str]) -> list[Finding]:
+    """Run the enabled checks of ``stage`` in order, each on the answer the ones before left."""
+    found: list[Finding] = []
+    for check in enabled(stage, disabled):
+        findings = list(check.run(ctx))
+        ctx.draft = apply(ctx.draft, findings)
+        ctx.verdict = verdict_after(ctx.verdict, findings)  # type: ignore[assignment]
+        found += findings
+    return found
+
+
+def _facts(
+    ctx: CheckContext, findings: list[Finding], best: Article, is_yes_no: bool, given: bool
+) -> Facts:
+    kept = frozenset(extract_pmids(ctx.draft.text))
+    unspoken = note_data(findings, "unaddressed-words", "words")
+    otherwise = (
+        is_yes_no
+        and ctx.verdict is not None
+        and states_only_otherwise(ctx.draft.text, ctx.verdict, ctx.question)
+    )
+    return Facts(
+        kept=kept,
+        best_pmid=best.pmid,
+        best_names_question=bool(best.pmid) and not unmentioned_terms(ctx.question, [best]),
+        best_says_unaddressed=bool(unspoken) and says_all(best, unspoken),
+        states_only_otherwise=otherwise,
+        is_yes_no=is_yes_no,
+        verdict_given=given,
+    )
+
+
+async def _settle_verdict(
+    ctx: CheckContext, decision: Decision, read_verdict: ReadVerdict, given: bool
+) -> None:
+    if decision.blank:
+        ctx.draft = Draft.parse("")  # uncited prose would read as the answer
+    if decision.verdict == "uncertain":
+        ctx.verdict = "uncertain"
+    elif decision.verdict == "reread":
+        # Never a default nor an opening guess, nor a verdict line against every answer the
+        # text states: ask which way the checked text goes.
+        log.info("verdict_reread" if given else "no_verdict_line", mode="llm")
+        ctx.verdict = await read_verdict(ctx.question, ctx.draft.text)
+
+
+def _finished(ctx: CheckContext, note: str, disabled: Collection[str]) -> str:
+    """The note, then the answer (its first statement may have gone since: an opening
+    connective left without its antecedent is taken out), the verdict first."""
+    if "opening-connective" not in disabled:
+        ctx.draft = apply(ctx.draft, opening_connective(ctx))
+    body = ctx.draft.text
+    text = f"{note}\n\n{body.strip()}" if note and body.strip() else note or body
+    return verdict_first(ctx.verdict, text) if ctx.verdict is not None else text
+
+
+async def check_answer(
+    question: str,
+    text: str,
+    verdict: Verdict | None,
+    articles: Mapping[str, Article],
+    best: Article,
+    *,
+    is_yes_no: bool,
+    read_verdict: ReadVerdict,
+    nothing_supported: str,
+    disabled: Collection[str] = (),
+) -> CheckedAnswer:
+    """``text`` (the model's answer, its verdict line taken off) held to ``articles``.
+
+    Args:
+        question: the standalone question.
+        text: the answer.
+        verdict: the verdict line the model wrote after its reasoning, if any.
+        articles: the retrieved articles by PMID; ``best`` the best-matching one.
+        is_yes_no: whether the question asks yes or no.
+        read_verdict: reads the verdict of the checked text when it must be read again.
+        nothing_supported: the note when nothing citing evidence is left.
+        disabled: ids of checks not to run.
+    """
+    check = enforce_citations(text, articles)
+    ctx = CheckContext(question, articles, Draft.parse(check.text), verdict)
+    findings = _run(ctx, "cite", disabled)
+    attributed = ctx.data.get("uncited-attribution", [])
+    if attributed:
+        log.info("citations_attributed", pmids=attributed)
+        check.cited.extend(p for p in attributed if p not in check.cited)
+    findings += _run(ctx, "sentence", disabled) + _run(ctx, "note", disabled)
+    facts = _facts(ctx, findings, best, is_yes_no, verdict is not None)
+    decision = decide(findings, facts, nothing_supported)
+    answer = CheckedAnswer(ctx.draft.text, ctx.verdict, check.cited, check.removed, findings)
+    if decision.fallback is not None:
+        answer.fallback = decision.fallback
+        return answer
+    await _settle_verdict(ctx, decision, read_verdict, verdict is not None)
+    judged = _run(ctx, "verdict", disabled)
+    answer.findings = findings = findings + judged
+    left = frozenset(extract_pmids(ctx.draft.text))
+    on = about_question(question)
+    left_about = any(on(articles[p]) for p in left if p in articles)
+    fallback, uncertain = after_verdict(judged, decision, best.pmid, left, left_about)
+    answer.verdict = ctx.verdict
+    if fallback is not None:
+        answer.fallback = fallback
+        return answer
+    if uncertain:
+        ctx.verdict = "uncertain"
+    answer.text = _finished(ctx, decision.note, disabled)
+    answer.verdict = ctx.verdict
+    cited_now = set(extract_pmids(answer.text))
+    answer.cited = [p for p in check.cited if p in cited_now]
+    return answer

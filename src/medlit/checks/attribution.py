@@ -1,0 +1,71 @@
+"""Citing the evidence a sentence was taken from, when the model did not cite it.
+
+A small model often writes a correct sentence straight from an abstract and forgets the
+``[PMID:n]`` (Qwen2.5 1.5B did so in most of its PubMedQA answers). Such a sentence is
+attributed to the evidence article it was taken from, and only when that is clear: most of the
+sentence's content words (:data:`MIN_SHARE`) occur in that article's title and abstract, and
+in no other article as much. Nothing is attributed to an article that was not retrieved for the
+answer, and a sentence that already cites is left alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from medlit.checks.citations import extract_pmids
+from medlit.checks.search_terms import content_terms
+from medlit.text import sentence_pieces
+from medlit.types import Article
+
+__all__ = ["MIN_SHARE", "attribute_uncited"]
+
+MIN_SHARE = 0.6
+"""Share of a sentence's content words that must occur in the article it is attributed to."""
+_MIN_TERMS = 4
+
+
+def _terms(text: str) -> set[str]:
+    return set(content_terms(text, limit=1000))
+
+
+def attribute_uncited(text: str, articles: Mapping[str, Article]) -> tuple[str, list[str]]:
+    """Add ``[PMID:n]`` to sentences taken from one evidence article without citing it.
+
+    Args:
+        text: the answer.
+        articles: the retrieved evidence articles, by PMID.
+
+    Returns:
+        The text, and the PMIDs attributed (in order, without duplicates).
+    """
+    if not articles:
+        return text, []
+    vocab = {pmid: _terms(f"{a.title} {a.abstract_text}") for pmid, a in articles.items()}
+    attributed: list[str] = []
+    lines = text.split("\n")
+    for index, line in enumerate(lines):
+        if line.strip().lower().startswith("verdict:"):
+            continue
+        pieces = sentence_pieces(line)
+        for number, sentence in enumerate(pieces):
+            if extract_pmids(sentence):
+                continue
+            words = _terms(sentence)
+            if len(words) < _MIN_TERMS:
+                continue
+            shares = sorted(
+                ((len(words & vocab[pmid]) / len(words), pmid) for pmid in vocab), reverse=True
+            )
+            best, pmid = shares[0]
+            runner_up = shares[1][0] if len(shares) > 1 else 0.0
+            if best < MIN_SHARE or best == runner_up:
+                continue
+            stripped = sentence.rstrip()
+            end = len(stripped) - 1 if stripped.endswith((".", "!", "?")) else len(stripped)
+            pieces[number] = (
+                f"{stripped[:end]} [PMID:{pmid}]{stripped[end:]}" + sentence[len(stripped) :]
+            )
+            if pmid not in attributed:
+                attributed.append(pmid)
+        lines[index] = "".join(pieces)
+    return "\n".join(lines), attributed

@@ -1,0 +1,89 @@
+"""A cited sentence must not carry a technical term that only another article says.
+
+Asked about vancomycin peak concentration monitoring, the local model wrote "... ISF trough
+concentrations are significantly lower than plasma concentrations in critically ill patients,
+suggesting that cycloplegic autorefraction is not necessary in this age group [PMID of a
+meropenem study]". Every subject word of the question is in the cited article, so the subject
+check passes it; "cycloplegic autorefraction" is an eye test, named only by another article the
+model was given. The sentence joins two studies into one finding neither made.
+
+Here each cited sentence's technical words (rare in English:
+:func:`~medlit.checks.word_rarity.is_technical`, so "evidence", "association" or "however" never
+count) are held to the articles it cites. A word none of them says (title, abstract, MeSH),
+which the question does not use either, but which another evidence article does say, was
+borrowed from that article: the sentence is left out, with a warning naming both articles. A
+rare word no article says is the model's own (a synonym, a class name) and is left to the
+other checks: nothing shows it was mixed in.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from medlit.checks.citations import extract_pmids, without_citations
+from medlit.checks.draft import rewrite_sentences
+from medlit.checks.grounding import word_stem, word_stems
+from medlit.checks.topics import normalise_topic
+from medlit.checks.word_rarity import is_technical
+from medlit.log import get_logger
+from medlit.types import Article
+
+__all__ = ["Borrowed", "drop_borrowed_terms"]
+
+log = get_logger("agent.borrowed_terms")
+
+_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
+_SUSPENDED = re.compile(r"\b[^\W\d_]+-(?=\s)")
+"""A suspended prefix ("peri-" in "peri- and postmenopausal"): the word it stands for is the
+prefix and the next word's end, which no word here spells, so it is no term of its own."""
+
+
+@dataclass
+class Borrowed:
+    """An answer after the check, and what it says about the sentences it left out."""
+
+    text: str
+    warnings: list[str] = field(default_factory=list)
+
+
+def drop_borrowed_terms(text: str, articles: Mapping[str, Article], question: str) -> Borrowed:
+    """``text`` without the cited sentences that carry a technical term only an article they
+    do not cite says.
+
+    Args:
+        text: the answer, its citations checked (``[PMID:n]`` of retrieved articles).
+        articles: the evidence articles the model was given, by PMID.
+        question: the standalone question (its words are never borrowed).
+    """
+    if len(articles) < 2:
+        return Borrowed(text)
+    said = {pmid: word_stems(article.everything_said) for pmid, article in articles.items()}
+    asked = word_stems(question)
+    warnings: list[str] = []
+
+    def check(sentence: str) -> str:
+        cited = [p for p in dict.fromkeys(extract_pmids(sentence)) if p in said]
+        if not cited:
+            return sentence
+        theirs = set().union(*(said[p] for p in cited))
+        for word in _WORD.findall(_SUSPENDED.sub(" ", without_citations(sentence))):
+            for key in normalise_topic(word).split():
+                stem = word_stem(key)
+                if stem in theirs or stem in asked or not is_technical(key):
+                    continue
+                source = next((p for p in said if p not in cited and stem in said[p]), None)
+                if source is not None:
+                    cites = ", ".join(f"PMID {p}" for p in cited)
+                    warnings.append(
+                        f"a sentence was left out: it cited {cites}, but its {word!r} comes "
+                        f"from PMID {source}, which it does not cite"
+                    )
+                    return ""
+        return sentence
+
+    text = rewrite_sentences(text, check)
+    if warnings:
+        log.warning("answer_terms_borrowed", removals=len(warnings))
+    return Borrowed(text, warnings)

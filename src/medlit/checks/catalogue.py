@@ -1,0 +1,57 @@
+"""``docs/checks.md``, written from the registry: ``python -m medlit.checks.catalogue``."""
+
+from __future__ import annotations
+
+import sys
+
+from medlit.checks.registry import ORDER, REGISTRY
+
+__all__ = ["catalogue"]
+
+_STAGES = {
+    "cite": "Citations tied to their statements",
+    "sentence": "Each cited sentence held to its articles",
+    "note": "What the answer left no longer covers (a note put first)",
+    "verdict": "The verdict and the sentences stating an answer, held to the conclusions",
+    "claim": "A research finding held to the article it was drawn from",
+}
+
+_HEAD = """# The answer checks
+
+<!-- Written by `python -m medlit.checks.catalogue > docs/checks.md`; do not edit. -->
+
+A model's answer is held to the articles it cites by the checks below, run in this order
+(each sees the answer as the ones before it left it). Each returns findings; one function
+applies them, and the note, the verdict and the fallback to the evidence digest follow from
+the findings. `medlit ask --json`, the HTTP API and MCP return them as `findings` beside the
+human `warnings`: `check` (the id below), `action` (`drop`, `uncite`, `cite`, `rewrite`,
+`warn`, `note`, `flip_verdict`), `message`, `pmids` and `sentence`.
+
+Research runs the `claim` checks on each finding an extraction draws from an article, the
+first that finds something dropping it (the reason is logged as `fabricated_claim_dropped`).
+
+The PubMedQA benchmarks of the checks (`benchmarks/`) split the 500 `pqal_dev` records
+once, by a hash of the PMID, into a *tune* half and a *check* half and report both
+(`--half tune|check|both`): a rule is written from tune-half cases only, and the check half
+tells how it does on articles it was not written from. `benchmarks/ablation.py` replays
+recorded model answers with each check off in turn; `benchmarks/checks_speed.py` times them.
+
+Turn checks off by id: `MEDLIT_CHECKS_DISABLED='["wrong-years", "off-question"]'` (an
+unknown id is a configuration error).
+"""
+
+
+def catalogue() -> str:
+    """The Markdown page listing every check, stage by stage, in the order they run."""
+    parts = [_HEAD]
+    for stage, title in _STAGES.items():
+        parts.append(f"\n## {title} (`{stage}`)\n\n| id | what it catches |\n|---|---|\n")
+        for check_id in ORDER:
+            check = REGISTRY[check_id]
+            if check.stage == stage:
+                parts.append(f"| `{check_id}` | {check.doc.replace('|', '/')} |\n")
+    return "".join(parts)
+
+
+if __name__ == "__main__":
+    sys.stdout.write(catalogue())

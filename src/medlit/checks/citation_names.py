@@ -1,0 +1,159 @@
+"""A citation must be to an article about the thing its sentence names.
+
+Asked "Does vitamin D supplementation prevent fractures in older adults?" over evidence that
+held a vitamin C trial, Qwen2.5 1.5B wrote "vitamin D supplementation reduces ... after wrist
+fractures [PMID of the vitamin C trial]". The PMID was retrieved, so citation enforcement kept
+it, and every word but one letter is in the abstract, so nothing else could tell. Here a
+sentence's qualified names
+(:mod:`medlit.checks.qualified_names`: vitamin D, COX-2, type 1, HPV 16...)
+are checked against each article it cites: a citation to an article that names the same head
+only otherwise (vitamin C, never vitamin D) is removed, and a sentence left with no citation is
+left out of the answer, with a warning that says why. An article that never names the head says
+nothing either way ("supplementation with cholecalciferol" is vitamin D3).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from medlit.checks.citations import extract_pmids, remove_citations, without_citations
+from medlit.checks.draft import rewrite_sentences
+from medlit.checks.qualified_names import Names, describe, mismatched, qualified_names
+from medlit.log import get_logger
+from medlit.types import Article
+
+__all__ = [
+    "Misattribution",
+    "drop_misattributed",
+    "left_unanswered",
+    "misattribution_warnings",
+    "unaddressed",
+]
+
+log = get_logger("agent.citation_names")
+
+
+@dataclass(frozen=True)
+class Misattribution:
+    """One citation removed: the sentence names ``claimed``, the article only ``found``."""
+
+    pmid: str
+    claimed: str
+    found: str
+    sentence_dropped: bool
+    head: str = ""
+    qualifiers: frozenset[str] = frozenset()
+
+    def warning(self, times: int = 1) -> str:
+        """The line shown with the answer (``times``: how many sentences it stands for)."""
+        if times > 1:
+            what = (
+                f"{times} sentences were left out"
+                if self.sentence_dropped
+                else (f"{times} citations were removed")
+            )
+            return (
+                f"{what}: they cited PMID {self.pmid} for {self.claimed}, but that article is "
+                f"about {self.found}"
+            )
+        what = "a sentence was left out" if self.sentence_dropped else "a citation was removed"
+        return (
+            f"{what}: it cited PMID {self.pmid} for {self.claimed}, but that article is about "
+            f"{self.found}"
+        )
+
+
+def misattribution_warnings(found: list[Misattribution]) -> list[str]:
+    """One line per kind of removal, in order ("2 sentences were left out: ...")."""
+    counts = Counter(found)
+    return [m.warning(counts[m]) for m in dict.fromkeys(found)]
+
+
+def drop_misattributed(
+    text: str, articles: Mapping[str, Article]
+) -> tuple[str, list[Misattribution]]:
+    """``text`` without the citations (and sentences) that name what their article does not.
+
+    Args:
+        text: the answer, its citations already enforced (``[PMID:n]`` of retrieved articles).
+        articles: the retrieved evidence articles, by PMID.
+
+    Returns:
+        The text, and what was removed (in order).
+    """
+    names_of: dict[str, Names] = {}
+    texts: dict[str, str] = {}
+    found: list[Misattribution] = []
+
+    def check(sentence: str) -> str:
+        cited = [p for p in extract_pmids(sentence) if p in articles]
+        claim = qualified_names(without_citations(sentence)) if cited else {}
+        if not claim:
+            return sentence
+        wrong: list[tuple[str, str, frozenset[str], frozenset[str]]] = []
+        for pmid in cited:
+            if pmid not in names_of:
+                article = articles[pmid]
+                texts[pmid] = f"{article.title} {article.abstract_text}"
+                names_of[pmid] = qualified_names(texts[pmid])
+            for head, ours, theirs in mismatched(claim, names_of[pmid]):
+                wrong.append((pmid, head, ours, theirs))
+                break
+        if not wrong:
+            return sentence
+        kept = remove_citations(sentence, [pmid for pmid, *_ in wrong])
+        found.extend(
+            Misattribution(
+                p, describe(h, ours, sentence), describe(h, theirs, texts[p]), not kept, h, ours
+            )
+            for p, h, ours, theirs in wrong
+        )
+        return kept
+
+    text = rewrite_sentences(text, check)
+    if found:
+        log.warning(
+            "citation_names_mismatch",
+            pmids=[m.pmid for m in found],
+            claimed=[m.claimed for m in found],
+            found=[m.found for m in found],
+            sentences_dropped=sum(m.sentence_dropped for m in found),
+        )
+    return text, found
+
+
+def left_unanswered(text: str, found: list[Misattribution], question: str) -> list[Misattribution]:
+    """What was left out that the answer no longer addresses, if that leaves it unanswered.
+
+    The answer is unanswered when no citation is left in ``text``, or when a sentence left out
+    named what the question asks about ("Can clinicians use the PHQ-2 ...?") and nothing left
+    names it: the rest is about something else (the PHQ-9), and a verdict drawn from the
+    sentence left out would stand on nothing.
+    """
+    if not found:
+        return []
+    if not extract_pmids(text):
+        return found
+    asked = qualified_names(question, fold_case=True)
+    left = qualified_names(text)
+    return [m for m in found if m.sentence_dropped and _names(asked, m) and not _names(left, m)]
+
+
+def _names(names: Names, what: Misattribution) -> bool:
+    other = names.get(what.head, frozenset())
+    return bool(other) and not mismatched({what.head: what.qualifiers}, {what.head: other})
+
+
+def unaddressed(text: str, found: list[Misattribution]) -> str:
+    """The answer when what it was asked was left out: say what is missing, then the rest."""
+    claimed = ", ".join(dict.fromkeys(m.claimed for m in found))
+    about = ", ".join(dict.fromkeys(m.found for m in found))
+    note = (
+        f"None of the retrieved articles addresses {claimed}: the statements written from "
+        f"articles about {about} were left out."
+    )
+    rest = text.strip()
+    # Without a citation left, the rest is uncited prose that would read as the answer.
+    return f"{note}\n\n{rest}" if extract_pmids(rest) else note

@@ -1,0 +1,477 @@
+"""Citations and verdicts in an answer's text.
+
+The answer cites evidence as ``[PMID:123]`` (several in one bracket are accepted:
+``[PMID:1, PMID:2]``, ``[PMID: 1; 2]``, and so are the forms small models write instead:
+``(PMID: 123)``, ``[12345678]``, a bare ``PMID 12345678``; all are rewritten ``[PMID:n]``).
+:func:`enforce_citations` keeps only PMIDs of evidence actually retrieved for the answer; any
+other is removed from the text and logged, never shown.
+:func:`split_verdict` reads a yes/no answer's verdict (written last, after the reasoning) and
+takes its line out, so that :func:`verdict_first` can show it first.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from medlit.checks.draft import rewrite_sentences
+from medlit.checks.stance import is_yes_no_question
+from medlit.log import get_logger
+from medlit.text import only_points, sentence_pieces, sentence_starts
+
+__all__ = [
+    "CitationCheck",
+    "Verdict",
+    "drop_citation_only",
+    "drop_cited_for",
+    "enforce_citations",
+    "extract_pmids",
+    "is_yes_no_question",
+    "parse_verdict",
+    "reasoned_verdict",
+    "remove_citations",
+    "remove_cited_for",
+    "split_verdict",
+    "verdict_first",
+    "without_citations",
+]
+
+log = get_logger("agent.citations")
+
+Verdict = Literal["yes", "no", "uncertain"]
+
+# A citation of one or more PMIDs: [PMID:1], [PMID: 1, 2], [PMID:1; PMID:2], [PMIDs: 1,2], and
+# what small models write instead: (PMID: 1), [12345678], a bare "PMID 12345678".
+_LIST = r"\d+(?:\s*[,;]\s*(?:PMID\s*:?\s*)?\d+)*"
+_CITE = (
+    rf"(?:\[\s*PMIDs?\s*:?\s*{_LIST}\s*\]|\(\s*PMIDs?\s*:?\s*{_LIST}\s*\)"
+    r"|\[\s*\d{6,9}(?:\s*[,;]\s*\d{6,9})*\s*\]|\bPMIDs?\s*:?\s*\d{5,9}\b)"
+)
+_BRACKET = re.compile(rf"\s?{_CITE}", re.I)
+# A statement has three words or more (not a heading, nor "Verdict: Yes").
+_STATEMENT = re.compile(r"^(?!\W*verdict\b)\W*(?:[A-Za-z0-9][^\s]*\s+){2,}[A-Za-z0-9]", re.I)
+# A line holding nothing but citations ("sentence.\n[PMID:1]"): they cite the line before.
+_CITATION_LINE = re.compile(rf"[ \t]*(?:\n[ \t]*)+((?:{_CITE}[ \t]*)+)\.?[ \t]*(?=\n|$)", re.I)
+_NUMBER = re.compile(r"\d+")
+
+_VERDICT_LINE = re.compile(
+    r"^(?:verdict|answer|bottom line|short answer)?\s*[:\-–]?\s*"
+    # The word stands alone ("No.", "Yes,", "Uncertain"): "No effect was found" is a sentence.
+    r"(yes|no|uncertain|unclear|maybe|inconclusive)\b(?=\s*(?:[.,:;!\u2013\u2014-]|$))",
+    re.I,
+)
+# "Verdict: Yes", "Final verdict - no", "The verdict is uncertain", "Verdict = Yes.", and
+# "Therefore, the answer is: No", 'the answer to the question "Is X ...?" is Yes.' (the word
+# alone: "the answer is no longer clear" is not one).
+_LABELLED = re.compile(
+    r"\b(?:final\s+)?verdict\b\s*(?:is\s*)?[:=\-–]?\s*\W{0,3}"
+    r"(yes|no|uncertain|unclear|maybe|inconclusive)\b"
+    r"|\bthe\s+answer\s+(?:to\s+(?:the|this|your)\s+question\s+"
+    r"(?:\"[^\"\n]{1,300}\"\s*|“[^”\n]{1,300}”\s*)?)?is\s*[:=\-–]?\s*\W{0,3}"
+    r"(yes|no|uncertain|unclear|maybe|inconclusive)\b(?=\W{0,3}\s*(?:[.!]|$))",
+    re.I,
+)
+_VERDICT_MAP: dict[str, Verdict] = {
+    "yes": "yes",
+    "no": "no",
+    "uncertain": "uncertain",
+    "unclear": "uncertain",
+    "maybe": "uncertain",
+    "inconclusive": "uncertain",
+}
+
+
+_CHECKED_CITATION = re.compile(r"\[PMID:\d+\]")
+
+
+def without_citations(text: str) -> str:
+    """``text`` with its checked citations (``[PMID:n]``) blanked: its own words, to read."""
+    return _CHECKED_CITATION.sub(" ", text)
+
+
+def extract_pmids(text: str) -> list[str]:
+    """PMIDs cited in ``text``, in order of first appearance, without duplicates."""
+    found: list[str] = []
+    for match in _BRACKET.finditer(text):
+        for pmid in _NUMBER.findall(match.group(0)):
+            if pmid not in found:
+                found.append(pmid)
+    return found
+
+
+def drop_citation_only(text: str) -> str:
+    """``text`` without the sentences that say nothing but point at citations.
+
+    Such a sentence's words only point ("This is supported by", "See also"). Its citations
+    that a sentence saying something already cites go with it; the others move to the end of
+    the statement before it, which is what they were cited for, so that every later check
+    holds them to that statement ("... by 60% of students [PMID:1]. This claim is supported by
+    [PMID:2]." cited an article on fruit and vegetables for the pan masala finding). A pointing
+    sentence with no statement before it stays.
+    """
+    lines = [sentence_pieces(line) for line in text.split("\n")]
+    pieces = [(piece, extract_pmids(piece)) for line in lines for piece in line]
+    pointing = {piece for piece, pmids in pieces if pmids and only_points(_BRACKET.sub(" ", piece))}
+    if not pointing:
+        return text
+    said = {pmid for piece, pmids in pieces if piece not in pointing for pmid in pmids}
+    last: tuple[int, int] | None = None  # (line, piece) of the last statement
+    folded = 0
+    for row, line in enumerate(lines):
+        for col, piece in enumerate(line):
+            if piece not in pointing:
+                if _STATEMENT.match(_BRACKET.sub(" ", piece)):
+                    last = (row, col)
+                continue
+            moved = [p for p in dict.fromkeys(extract_pmids(piece)) if p not in said]
+            if moved and last is None:
+                continue  # nothing before it to have been cited for
+            if moved and last is not None:
+                statement = lines[last[0]][last[1]]
+                lines[last[0]][last[1]] = _cited_at_end(statement, moved)
+                said.update(moved)
+            line[col] = ""
+            folded += 1
+    if not folded:
+        return text
+    log.info("citation_only_sentences_dropped", sentences=folded)
+    kept = "\n".join("".join(line).rstrip() if "" in line else "".join(line) for line in lines)
+    return re.sub(r"\n[ \t]*\n(?:[ \t]*\n)+", "\n\n", kept).rstrip()  # no paragraph left empty
+
+
+def _cited_at_end(sentence: str, pmids: Sequence[str]) -> str:
+    """``sentence`` with ``[PMID:n]`` markers for ``pmids`` before its closing stop."""
+    body = sentence.rstrip()
+    end = body[-1] if body and body[-1] in ".!?" else ""
+    marks = "".join(f"[PMID:{pmid}]" for pmid in pmids)
+    head = body[: len(body) - len(end)].rstrip()
+    space = "" if head.endswith("]") else " "  # "[PMID:1][PMID:2]", as enforce_citations writes
+    return f"{head}{space}{marks}{end}{sentence[len(body) :]}"
+
+
+@dataclass
+class CitationCheck:
+    """An answer after its citations were checked against the evidence."""
+
+    text: str
+    cited: list[str] = field(default_factory=list)  # kept PMIDs, first appearance first
+    removed: list[str] = field(default_factory=list)  # PMIDs stripped: not in the evidence
+    # Why the evidence digest answers instead, when the checks left nothing to stand on:
+    # (the digest's heading reason, the warning under the answer)
+    digest_instead: tuple[str, str] | None = None
+
+
+# "... (P<0.05). [PMID:1]" and "A. [PMID:1] B.": citations written after a sentence's full
+# stop belong inside it. Not after an abbreviation: "Smith et al. [PMID:1] found" goes on.
+_TRAILING_CITES = re.compile(r"([.!?])[ \t]*((?:\[PMID:\d+\])+)[ \t]*(?=$|[ \t]+[^\sa-z])", re.M)
+
+
+def enforce_citations(text: str, allowed: Collection[str]) -> CitationCheck:
+    """Strip every cited PMID that is not in ``allowed`` (the retrieved evidence).
+
+    A bracket keeps its valid PMIDs (rewritten as ``[PMID:1][PMID:2]``); a bracket with none
+    left disappears with the space before it. Citations written after a sentence's full stop,
+    or on a line of their own after it, move before it ("(P<0.05). [PMID:1]" reads
+    "(P<0.05) [PMID:1]."), and citations the answer opens with move to the end of its first
+    sentence, so that every check reads them with the sentence they cite.
+    """
+    allowed_set = set(allowed)
+    cited: list[str] = []
+    removed: list[str] = []
+
+    def rewrite(match: re.Match[str]) -> str:
+        pmids = _NUMBER.findall(match.group(0))
+        keep = [p for p in pmids if p in allowed_set]
+        for pmid in pmids:
+            bucket = cited if pmid in allowed_set else removed
+            if pmid not in bucket:
+                bucket.append(pmid)
+        lead = match.group(0)[0] if match.group(0)[0].isspace() else ""
+        if not keep:
+            return lead + "A study" if _a_subject(match) else ""
+        return lead + "".join(f"[PMID:{p}]" for p in dict.fromkeys(keep))
+
+    text = _CITATION_LINE.sub(r" \1", text)
+    new_text = _TRAILING_CITES.sub(r" \2\1", _BRACKET.sub(rewrite, text))
+    new_text = _leading_cites_to_end(new_text)
+    if removed:
+        log.warning("citation_removed", pmids=removed, reason="not_in_retrieved_evidence")
+    return CitationCheck(text=new_text, cited=cited, removed=removed)
+
+
+def _a_subject(match: re.Match[str]) -> bool:
+    """Whether the citation ``match`` is its sentence's subject: first on its line (after a
+    list bullet, if any), a lower-case word after it ("[PMID:1] found that ...")."""
+    line = match.string[: match.start()].rsplit("\n", 1)[-1]
+    after = match.string[match.end() :]
+    return (
+        re.fullmatch(r"\s*(?:[-*•]\s*)?", line) is not None
+        and re.match(r"[ \t]+[a-z]", after) is not None
+    )
+
+
+# An answer that opens with its citation: "[PMID:1] Delayed diagnosis ... years."
+_LEADING_CITES = re.compile(r"\s*((?:\[PMID:\d+\])+)[ \t]+(?=[A-Z])")
+
+
+def _leading_cites_to_end(text: str) -> str:
+    """``text`` with the citations it opens with moved to the end of its first sentence,
+    which they cite (the local model wrote "[PMID:20337874] Delayed diagnosis of anorectal
+    malformations appears to be common ..."). A sentence after another's full stop keeps
+    what precedes it: such a citation belongs to the sentence before (see above)."""
+    match = _LEADING_CITES.match(text)
+    if match is None:
+        return text
+    rest = text[match.end() :]
+    first = sentence_pieces(rest)[0] if rest.strip() else ""
+    body = first.rstrip()
+    if not body:
+        return text
+    end = body[-1] if body[-1] in ".!?" else ""
+    moved = f"{body[: len(body) - len(end)].rstrip()} {match.group(1)}{end}"
+    return moved + rest[len(body) :]
+
+
+# What joins citations in a list: ", ", " and ", ", and ", " or ", " & ".
+_JOINER = r"(?:\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or|&)\s+)"
+
+
+def remove_citations(sentence: str, pmids: Collection[str]) -> str:
+    """``sentence`` without its ``[PMID:n]`` markers for ``pmids``, or ``""`` when it then
+    cites nothing ("fractures [PMID:1][PMID:2]" keeps the space before the marker kept).
+
+    A marker that is the sentence's subject ("[PMID:1] found that ... [PMID:2].") becomes "A
+    study", so that what is left reads as a sentence ("A study found that ... [PMID:2].").
+    """
+    for pmid in pmids:
+        # One of a list ("the studies [PMID:1] and [PMID:2] both found"): its joiner goes too,
+        # so "the studies [PMID:1] both found" reads, not "the studies [PMID:1] and both found".
+        sentence = re.sub(rf"\[PMID:{pmid}\]{_JOINER}(?=\[PMID:\d+\])", "", sentence)
+        sentence = re.sub(rf"(\[PMID:\d+\]){_JOINER}\[PMID:{pmid}\]", r"\1", sentence)
+        # The sentence's subject ("[PMID:1] found that ..."): "A study found that ...".
+        sentence = re.sub(
+            rf"^(\s*(?:[-*•]\s+)?)\[PMID:{pmid}\][ \t]+(?=[a-z])", r"\1A study ", sentence
+        )
+        sentence = re.sub(
+            rf"(\s?)\[PMID:{pmid}\](?=(\[?))",
+            lambda m: m.group(1) if m.group(2) else "",
+            sentence,
+        )
+    return sentence if extract_pmids(sentence) else ""
+
+
+def remove_cited_for(sentence: str, wrong: Sequence[tuple[str, str]]) -> tuple[str, list[str]]:
+    """``sentence`` without its citations of the ``(pmid, why)`` pairs in ``wrong``, and a
+    warning for each: "a citation was removed: it cited PMID n for <why>" ("a sentence was left
+    out: ..." when it then cites nothing, and is ``""``)."""
+    kept = remove_citations(sentence, [pmid for pmid, _ in wrong])
+    what = "a citation was removed" if kept else "a sentence was left out"
+    return kept, [f"{what}: it cited PMID {pmid} for {why}" for pmid, why in wrong]
+
+
+def drop_cited_for(
+    text: str, wrong_in: Callable[[str], Sequence[tuple[str, str]]]
+) -> tuple[str, list[str]]:
+    """``text`` with each sentence's citations of the ``(pmid, why)`` pairs that
+    ``wrong_in(sentence)`` gives taken out (:func:`remove_cited_for`: a sentence left citing
+    nothing is left out), and the warnings, in the order of the text."""
+    warnings: list[str] = []
+
+    def check(sentence: str) -> str:
+        wrong = wrong_in(sentence)
+        if not wrong:
+            return sentence
+        kept, told = remove_cited_for(sentence, wrong)
+        warnings.extend(told)
+        return kept
+
+    return rewrite_sentences(text, check), warnings
+
+
+def parse_verdict(answer: str) -> Verdict | None:
+    """The verdict of an answer (see :func:`split_verdict`), or None."""
+    return split_verdict(answer)[0]
+
+
+def _find_verdict(lines: list[str]) -> tuple[int, Verdict, re.Match[str]] | None:
+    """Where the verdict is stated: (line index, verdict, the match in the cleaned line).
+
+    A labelled verdict wins over an opening word, and the last labelled one over earlier ones
+    (the model may restate the question's options first).
+    """
+    for index in range(len(lines) - 1, -1, -1):
+        match = _LABELLED.search(_clean(lines[index]))
+        if match is not None:
+            return index, _VERDICT_MAP[(match.group(1) or match.group(2)).lower()], match
+    for index, line in enumerate(lines):
+        cleaned = _clean(line)
+        if not cleaned:
+            continue
+        match = _VERDICT_LINE.match(cleaned)
+        if match is None:
+            return None
+        return index, _VERDICT_MAP[match.group(1).lower()], match
+    return None
+
+
+def split_verdict(answer: str) -> tuple[Verdict | None, str]:
+    """The answer's verdict, and its text without the line that only stated it.
+
+    The answer prompt asks the model to reason first and end with ``Verdict: Yes|No|Uncertain``
+    (a small model that must commit in its first word says "Yes" to nearly everything). Models
+    write that line many ways (``**Verdict:** no``, ``Final verdict - Uncertain.``, ``The
+    verdict is yes``), and sometimes open with the verdict instead (``Yes``, ``**No.** The
+    trials...``); both are read (:func:`reasoned_verdict` trusts only the first kind).
+
+    Returns:
+        ``(verdict, text)``: ``text`` lacks the verdict line when that line held nothing else;
+        ``(None, answer)`` when no verdict is stated.
+    """
+    lines = _label_joined(answer.splitlines())
+    found = _find_verdict(lines)
+    if found is None:
+        return None, answer
+    return _without_verdict_line(lines, *found)
+
+
+_LABEL_END = re.compile(r"(?:\bverdict(?:\s+is)?|\bthe\s+answer\s+is)\s*[:=\-–]?\s*\W{0,3}$", re.I)
+
+
+def _label_joined(lines: list[str]) -> list[str]:
+    """``lines`` with a label ending one line ("Therefore, the answer is:") joined to the
+    verdict word standing alone on the next ("No"), as the local model wrote them."""
+    joined: list[str] = []
+    for line in lines:
+        if (
+            joined
+            and _LABEL_END.search(_clean(joined[-1]))
+            and _VERDICT_LINE.fullmatch(_clean(line).rstrip(".!"))
+        ):
+            joined[-1] = f"{joined[-1].rstrip()} {line.strip()}"
+        else:
+            joined.append(line)
+    return joined
+
+
+# What leads in to a verdict label on its line: "Therefore, the answer is: Verdict: Yes".
+_LEAD_IN = re.compile(
+    r"^(?:(?:therefore|thus|so|hence|overall|in\s+(?:conclusion|summary))\W+)?"
+    r"(?:(?:the|my)\s+(?:final\s+)?(?:answer|verdict)\s+is)\W*$",
+    re.I,
+)
+
+
+def _without_verdict_line(
+    lines: list[str], index: int, verdict: Verdict, match: re.Match[str]
+) -> tuple[Verdict, str]:
+    cleaned = _clean(lines[index])
+    rest = (cleaned[: match.start()] + cleaned[match.end() :]).strip(" .:;-–")
+    rest = _LEAD_IN.sub("", rest)  # "Therefore, the answer is: Verdict: Yes"
+    if len(rest.split()) <= 2:  # the line only stated the verdict: it moves to the top
+        lines = _without_lead_in(lines[:index]) + lines[index + 1 :]
+    elif not cleaned[match.end() :].strip(" .!"):
+        # "... in certain populations. The verdict is: Yes": the last sentence only stated
+        # the verdict, which moves to the top; the sentences before it stay.
+        start = max((0, *(cut for cut in sentence_starts(cleaned) if cut <= match.start())))
+        if len(_LEAD_IN.sub("", cleaned[start : match.start()].strip(" .:;-–")).split()) <= 2:
+            line = lines[index]
+            kept = line[: _in_line(line, start)].rstrip().rstrip("*_").rstrip()
+            lines = [*lines[:index], kept, *lines[index + 1 :]]
+    return verdict, "\n".join(lines).strip()
+
+
+_QUOTES = {'"': '"', "\u201c": "\u201d"}
+
+
+def _without_lead_in(lines: list[str]) -> list[str]:
+    """``lines`` without a last sentence that only led in to the verdict line removed after it.
+
+    "Therefore, the answer to the question "Does X help?" is:" would end the answer in
+    mid-air once its verdict moved to the top. Only a short (at most 40 words) last sentence
+    ending in a colon goes; a question mark inside quotes does not end a sentence.
+    """
+    last = max((i for i, line in enumerate(lines) if line.strip()), default=None)
+    if last is None or not lines[last].rstrip().endswith(":"):
+        return lines
+    line = lines[last].rstrip()
+    start, closing = 0, None
+    for i, char in enumerate(line[:-1]):
+        if closing is not None:
+            closing = None if char == closing else closing
+        elif char in _QUOTES:
+            closing = _QUOTES[char]
+        elif char in ".!?" and line[i + 1] == " ":
+            start = i + 1
+    if len(line[start:].split()) > 40:
+        return lines
+    kept = line[:start].rstrip()
+    return [*lines[:last], *([kept] if kept else [])]
+
+
+def reasoned_verdict(answer: str) -> tuple[Verdict | None, str]:
+    """The verdict only when it comes after the reasoning, and the text without it.
+
+    A verdict the model opened with ("Yes. The evidence shows that X does not ...") was
+    committed before the evidence was read back, which is where a small model says yes to
+    nearly everything: it is dropped from the text and not trusted (``None``), so the caller
+    asks which way the written reasoning concludes (:func:`medlit.checks.verdict.read_verdict`).
+
+    Returns:
+        ``(verdict, text)`` as :func:`split_verdict` for a verdict stated after some
+        reasoning; ``(None, text without the opening verdict)`` otherwise.
+    """
+    lines = _label_joined(answer.splitlines())
+    found = _find_verdict(lines)
+    if found is None:
+        return None, answer
+    index, verdict, match = found
+    first = next(i for i, line in enumerate(lines) if _clean(line))
+    # After some reasoning: on a later line, or after sentences of the first ("It helps
+    # [PMID:1]. Verdict: No.", a one-line answer, whose reasoning must not go with it).
+    if index > first or len(_clean(lines[index])[: match.start()].split()) >= 3:
+        # The opening word goes too: "Yes. Trials found no effect" under "Verdict: No".
+        verdict, text = _without_verdict_line(lines, index, verdict, match)
+        lines = text.splitlines()
+        top = next((i for i, line in enumerate(lines) if _clean(line)), None)
+        opening = _VERDICT_LINE.match(_clean(lines[top])) if top is not None else None
+        if top is None or opening is None:
+            return verdict, text
+        return verdict, _without_opening(lines, top, opening)
+    return None, _without_opening(lines, index, match)
+
+
+def _without_opening(lines: list[str], index: int, match: re.Match[str]) -> str:
+    """The text without the verdict word line ``index`` opens with."""
+    line = lines[index]
+    rest = line[_in_line(line, match.end()) :].lstrip(" .,:;!-–—*_")
+    first_word = rest.split(maxsplit=1)[0] if rest else ""
+    # "Yes, double balloon ...", "Yes, liquid-based ..." ("mRNA" stays)
+    if first_word.replace("-", "").isalpha() and first_word.islower():
+        rest = rest[0].upper() + rest[1:]
+    lines = [*lines[:index], *([rest] if rest else []), *lines[index + 1 :]]
+    return "\n".join(lines).strip()
+
+
+def verdict_first(verdict: Verdict, text: str) -> str:
+    """The answer with its verdict as the opening line (``Verdict: Yes``, then the reasoning)."""
+    return f"Verdict: {verdict.capitalize()}\n\n{text.strip()}"
+
+
+_MARKUP = frozenset("*_#>`")
+
+
+def _clean(line: str) -> str:
+    """``line`` without Markdown markup (emphasis, headings, quotes), for reading a verdict."""
+    return "".join(c for c in line if c not in _MARKUP).strip()
+
+
+def _in_line(line: str, position: int) -> int:
+    """Where in ``line`` the character at ``position`` of :func:`_clean` ``(line)`` is (the
+    end of the line for the cleaned text's end). What is kept of a line is cut from the line
+    itself: "p>0.05" and "size>2 cm" keep their signs."""
+    kept = [i for i, c in enumerate(line) if c not in _MARKUP]
+    text = "".join(line[i] for i in kept)
+    kept = kept[len(text) - len(text.lstrip()) :]
+    return kept[position] if position < len(kept) else len(line)

@@ -1,0 +1,92 @@
+"""An author a sentence names for what it cites must be an author of the cited article.
+
+The local model wrote "Specifically, a study published in 1997 by Stahl et al. [PMID:9363529]
+found that ...": the article has no author of that name on record (the PubMedQA records carry
+none at all), so the name was the model's. An author named for a citation ("by Stahl et al.",
+"by Stahl and colleagues", "Stahl et al. found", "Stahl et al. (1997) reported") is checked
+against the surnames of the articles the sentence cites; one that none of them lists (or when
+they list no authors, so nothing can bear it out) is taken out, the finding and its citations
+kept, with a warning: "by Stahl et al." goes, "Stahl et al. found" reads "A study found".
+A sentence citing nothing is held to every retrieved article: "The study by Bridge et al.
+(1997) demonstrated ..." named the first word of its article's title ("Bridge experience with
+long-term implantable left ventricular assist devices"), before the sentence citing it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from medlit.checks.citations import extract_pmids
+from medlit.checks.draft import rewrite_sentences
+from medlit.log import get_logger
+from medlit.text import fold_accents
+from medlit.types import Article
+
+__all__ = ["drop_wrong_authors"]
+
+log = get_logger("agent.cited_authors")
+
+_NAME = r"(?P<name>[A-Z][\w'\u2019-]+)"
+# "et al." keeps its full stop when it ends the sentence
+_GROUP = r"(?:et\s+al(?:\.(?=\s*\S))?|and\s+(?:colleagues|co-?workers|coauthors))"
+_YEAR = r"(?:\s*\((?:19|20)\d\d\))?"
+# ", by Stahl et al.," / "by Stahl and colleagues" / ", as reported by Stahl et al."
+_BY = re.compile(
+    rf",?\s*(?:\bas\s+(?:reported|described|shown|found|noted|demonstrated)\s+)?"
+    rf"\bby\s+{_NAME}\s+{_GROUP}{_YEAR}(?P<trail>\s*,)?"
+)
+# "Stahl et al. found", "Stahl et al. (1997) reported": the name as the subject, opening the
+# sentence or a clause
+_AS_SUBJECT = re.compile(rf"(?:^|(?<=, )){_NAME}\s+{_GROUP}{_YEAR}\s+(?=[a-z])")
+
+
+def _surname(author: str) -> str:
+    """The surname of a "Last Initials" author, folded for comparison."""
+    return fold_accents(author.rsplit(" ", 1)[0] if " " in author else author).lower()
+
+
+def drop_wrong_authors(text: str, articles: Mapping[str, Article]) -> tuple[str, list[str]]:
+    """``text`` with each author name that no article its sentence cites lists taken out (see
+    the module doc), and a warning for each."""
+    warnings: list[str] = []
+
+    def check(sentence: str) -> str:
+        pmids = extract_pmids(sentence)
+        # A sentence citing nothing names an author of the evidence, if of anything.
+        cited = [articles[p] for p in pmids if p in articles] if pmids else [*articles.values()]
+        if not cited:
+            return sentence
+        which = "article it cites" if pmids else "retrieved article"
+        surnames = {_surname(author) for article in cited for author in article.authors}
+        surnames |= {name.split()[-1] for name in surnames if name}  # "De Vries": "vries"
+
+        def unlisted(match: re.Match[str]) -> bool:
+            if fold_accents(match.group("name")).lower() in surnames:
+                return False
+            warnings.append(
+                f'an author name was taken out: "{match.group().strip(" ,")}", which no '
+                f"{which} lists"
+            )
+            return True
+
+        def by(match: re.Match[str]) -> str:
+            if not unlisted(match):
+                return match.group()
+            return "," if match.group().startswith(",") and match.group("trail") else ""
+
+        sentence = _BY.sub(by, sentence)
+        return _AS_SUBJECT.sub(
+            lambda m: _a_study(m, sentence) if unlisted(m) else m.group(), sentence
+        )
+
+    text = rewrite_sentences(text, check)
+    if warnings:
+        log.warning("answer_authors_taken_out", removals=len(warnings))
+    return text, warnings
+
+
+def _a_study(match: re.Match[str], sentence: str) -> str:
+    """What stands for a name taken out as a sentence's subject: "A study" opening it, else
+    "a study"."""
+    return "A study " if not sentence[: match.start()].strip() else "a study "

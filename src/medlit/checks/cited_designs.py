@@ -1,0 +1,122 @@
+"""A study design a sentence names for what it cites must be the cited article's.
+
+The local model wrote "combining PSA and free PSA tests improves early prostate cancer
+detection, as demonstrated by a systematic review of 429 cases and 1,640 controls from the
+Physicians' Health Study [PMID:15466981]": a nested case-control study, which nowhere calls
+itself a review. A reader weighs a systematic review or a randomised trial above other
+evidence, so a design the model gives an article it does not have overstates the answer.
+
+Only those two designs are checked, the ones that claim strength. A sentence naming one is
+held to the articles it cites: it stands when one of them has it (its publication types, or the
+design its title or methods state: :attr:`~medlit.types.Article.study_type`) or names it anywhere
+in its title or abstract ("randomised", "randomly assigned", "meta-analysis"). Otherwise the
+design goes, the finding and its citations kept, with a warning: "a systematic review of 429
+cases" reads "a study of 429 cases", "randomized controlled trials [PMID:1][PMID:2] show" reads
+"studies ... show".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from medlit.checks.citations import extract_pmids
+from medlit.checks.draft import rewrite_sentences
+from medlit.log import get_logger
+from medlit.types import Article, StudyType
+
+__all__ = ["drop_wrong_designs"]
+
+log = get_logger("agent.cited_designs")
+
+# What may stand between the article and the design: "a large, multicentre, double-blind ...".
+_QUALIFIERS = (
+    r"(?:(?:large|larger|small|recent|new|prospective|multi-?cent(?:er|re)d?|single-cent(?:er|re)"
+    r"|double-blind(?:ed)?|single-blind(?:ed)?|open-label|placebo-controlled|well-designed"
+    r"|high-quality|cochrane|updated|pooled|comprehensive|pilot|phase (?:i{1,3}|iv|[1-4]))"
+    r"(?:,|\s+and)?\s+)*"
+)
+_DESIGNS: tuple[tuple[StudyType, str, re.Pattern[str]], ...] = (
+    (
+        StudyType.SYSTEMATIC_REVIEW,
+        r"systematic review|meta-?analys[ie]s",
+        re.compile(r"systematic (?:literature )?reviews?|meta-?analys[ie]s", re.I),
+    ),
+    (
+        StudyType.RCT,
+        # an unstructured abstract (no methods section for the design reader) may say only
+        # "patients were randomly assigned"
+        r"randomi[sz]|randomly (?:assigned|allocated|divided)",
+        re.compile(
+            r"randomi[sz]ed(?:,)?\s+(?:(?:double-blind(?:ed)?|placebo-controlled|controlled"
+            r"|clinical|multi-?cent(?:er|re)d?)[,\s]+)*(?:trials?|studies|study)|RCTs?\b",
+            re.I,
+        ),
+    ),
+)
+
+
+def _phrase(design: re.Pattern[str]) -> re.Pattern[str]:
+    """The design named with its determiner and qualifiers: "a large randomized trial"."""
+    return re.compile(
+        # not "non-randomized" nor "quasi-randomised": those claim no trial
+        rf"(?<![-\w])(?:(?P<det>an?|the|one|this|another)\s+)?{_QUALIFIERS}"
+        rf"(?<![-\w])(?P<design>{design.pattern})",
+        re.I,
+    )
+
+
+_PHRASES = [(level, said, _phrase(design)) for level, said, design in _DESIGNS]
+
+
+def _bears(article: Article, level: StudyType, said: str) -> bool:
+    """Whether ``article`` has the design, or names it anywhere in its title or abstract."""
+    if article.study_type >= level:
+        return True
+    text = " ".join([article.title, *(s.text for s in article.abstract)])
+    return re.search(said, text, re.I) is not None
+
+
+_PLURAL = re.compile(r"(?:reviews|analyses|trials|studies|RCTs)$", re.I)
+
+
+def _study(match: re.Match[str], sentence: str) -> str:
+    """What stands for a design taken out: "a study" ("the study", "studies" for a plural),
+    capitalised when it opens the sentence."""
+    det = (match.group("det") or "").lower()
+    if _PLURAL.search(match.group("design")):
+        words = "studies"
+    elif det in ("a", "an"):
+        words = "a study"
+    else:
+        words = f"{det} study".strip()
+    return words[:1].upper() + words[1:] if not sentence[: match.start()].strip() else words
+
+
+def drop_wrong_designs(text: str, articles: Mapping[str, Article]) -> tuple[str, list[str]]:
+    """``text`` with each systematic review, meta-analysis or randomised trial that no article
+    its sentence cites is taken out (see the module doc), and a warning for each."""
+    warnings: list[str] = []
+
+    def check(sentence: str) -> str:
+        cited = [articles[p] for p in extract_pmids(sentence) if p in articles]
+        if not cited:
+            return sentence
+        for level, said, phrase in _PHRASES:
+            if any(_bears(article, level, said) for article in cited):
+                continue
+            pieces, end = [], 0
+            for match in phrase.finditer(sentence):
+                warnings.append(
+                    f'a study design was taken out: "{match.group("design")}", which no '
+                    "article it cites reports"
+                )
+                pieces += [sentence[end : match.start()], _study(match, sentence)]
+                end = match.end()
+            sentence = "".join(pieces) + sentence[end:]
+        return sentence
+
+    text = rewrite_sentences(text, check)
+    if warnings:
+        log.warning("answer_designs_taken_out", removals=len(warnings))
+    return text, warnings

@@ -1,0 +1,181 @@
+"""A number a sentence cites an article for must be in that article.
+
+The local model ended an answer on vitamin D and T cells with "A daily dose of 500 mg for fifty
+days is recommended. [PMID of the vitamin D trial]": the trial gave 140,000 IU, the 500 mg came
+from a vitamin C trial it had read before. Each cited sentence's numbers are looked for in the
+articles it cites (title, abstract and year; "forty-six" counts as 46; a number written with
+k decimals matches any within half a unit of its last place, so "24%" matches 23.9%). A
+citation to an article that gives none of a sentence's numbers goes, and a sentence left with
+no citation is left out, with a warning. Not checked: whole numbers under 10 (often spelled
+out) unless a percentage, years, P-value thresholds ("P < 0.05"), and the numbers of names
+(type 2, IL-6: :mod:`medlit.checks.qualified_names`).
+
+A number the article gives must also be given for what the sentence gives it for. An article
+on fatigue and fibromyalgia in Sjögren's syndrome reports fatigue in 68 % of patients and
+fibromyalgia in 12 %; "Fibromyalgia affects 68% of patients with primary Sjögren's syndrome"
+finds its 68 in the article. When every sentence of the article that gives the number puts
+another of its subjects where the clause of the answer holding the number names one
+(:func:`medlit.checks.swapped_terms.swapped_term`, the rule research claims follow), the
+citation goes as for a number the article lacks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from medlit.checks.citations import drop_cited_for, extract_pmids, without_citations
+from medlit.checks.qualified_names import without_names
+from medlit.checks.swapped_terms import Swap, swapped_term
+from medlit.log import get_logger
+from medlit.text import split_sentences
+from medlit.types import Article
+
+__all__ = ["drop_unsourced_numbers", "numbers_in"]
+
+log = get_logger("agent.cited_numbers")
+
+_NUMBER = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?!\d)")
+_UNITS = [
+    *("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"),
+    *("eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen"),
+    *("eighteen", "nineteen"),
+]
+_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_WORDS = re.compile(
+    rf"\b({'|'.join(_TENS)})(?:[- ]({'|'.join(_UNITS[1:10])}))?\b|\b({'|'.join(_UNITS)}|hundred)\b",
+    re.I,
+)
+
+
+def numbers_in(text: str) -> list[tuple[float, int]]:
+    """The numbers written in ``text``: (value, decimals), digits and words up to 100."""
+    found = [
+        (float(whole.replace(",", "") + (f".{frac}" if frac else "")), len(frac or ""))
+        for whole, frac in _NUMBER.findall(text)
+    ]
+    for tens, unit, alone in _WORDS.findall(text):
+        if tens:
+            ones = _UNITS.index(unit.lower()) if unit else 0
+            value = 20 + 10 * _TENS.index(tens.lower()) + ones
+        else:
+            value = 100 if alone.lower() == "hundred" else _UNITS.index(alone.lower())
+        found.append((float(value), 0))
+    return found
+
+
+# "significant (P < 0.05)": the threshold a model writes of any significant result, not a
+# number of the article (which may give P = 0.03).
+_P_THRESHOLD = re.compile(r"\bp\s*(?:<|>|≤|≥|<=|>=)\s*0?\.\d+", re.I)
+# A percentage under 10 written in digits ("9.5%", "5 %") is a finding, never a count spelled
+# out.
+_SMALL_PERCENT = re.compile(r"(?<![\w.,])\d(?:\.\d+)?\s?%")
+
+
+def _checked(sentence: str) -> list[tuple[float, int]]:
+    """The numbers of a sentence that its sources must give: those of 10 and over but years,
+    and the smaller ones written with decimals ("an odds ratio of 1.45", "0.5 mg") or as a
+    percentage ("5%")."""
+    text = _P_THRESHOLD.sub(" ", without_names(without_citations(sentence)))
+    percent = {value for value, _ in numbers_in(" ".join(_SMALL_PERCENT.findall(text)))}
+    return [
+        (value, decimals)
+        for value, decimals in numbers_in(text)
+        if (value >= 10 or decimals or value in percent)
+        and not (decimals == 0 and 1900 <= value <= 2099)
+    ]
+
+
+def _written(number: tuple[float, int]) -> str:
+    """A number as the answer wrote it: 22428608, not 2.24286e+07; 1.45 and 0.50 as such."""
+    value, decimals = number
+    return f"{value:.{decimals}f}"
+
+
+def _given(number: tuple[float, int], source: list[tuple[float, int]]) -> bool:
+    value, decimals = number
+    tolerance = 0.5 * 10.0**-decimals + 1e-9
+    return any(abs(other - value) <= tolerance for other, _ in source)
+
+
+# Where a sentence joins two findings: "FM was found in 12%, and fatigue in 68%".
+_CLAUSES = re.compile(r";|,\s+(?:and|but|while|whereas)\s+|\s+(?:while|whereas)\s+", re.I)
+
+
+_Numbered = list[tuple[str, list[tuple[float, int]]]]
+"""An article's abstract sentences, each with the numbers it gives."""
+
+
+def _numbered(article: Article) -> _Numbered:
+    return [
+        (sentence, numbers_in(sentence))
+        for section in article.abstract
+        for sentence in split_sentences(section.text)
+    ]
+
+
+def _given_for_another(
+    sentence: str, number: tuple[float, int], article: Article, sentences: _Numbered
+) -> Swap | None:
+    """The swap by which the clause of ``sentence`` giving ``number`` names another subject
+    than every sentence of ``article`` (``sentences``) that gives it, or None (one of them
+    says it, or none gives the number: the title, the year)."""
+    clause = next(
+        (c for c in _CLAUSES.split(without_citations(sentence)) if _given(number, numbers_in(c))),
+        None,
+    )
+    if clause is None:
+        return None
+    found = None
+    for said, numbers in sentences:
+        if _given(number, numbers):
+            found = swapped_term(clause, said, article)
+            if found is None:
+                return None
+    return found
+
+
+def drop_unsourced_numbers(text: str, articles: Mapping[str, Article]) -> tuple[str, list[str]]:
+    """``text`` without the citations (and sentences) whose numbers the cited article lacks.
+
+    Args:
+        text: the answer, its citations checked (``[PMID:n]`` of retrieved articles).
+        articles: the retrieved evidence articles, by PMID.
+
+    Returns:
+        The text, and one warning per citation removed or sentence left out.
+    """
+    sources: dict[str, list[tuple[float, int]]] = {}
+    sentences: dict[str, _Numbered] = {}  # split once an article, when a number is looked up
+
+    def wrong_in(sentence: str) -> list[tuple[str, str]]:
+        cited = [p for p in extract_pmids(sentence) if p in articles]
+        wanted = _checked(sentence) if cited else []
+        why: list[tuple[str, str]] = []
+        if not wanted:
+            return why
+        for pmid in cited:
+            if pmid not in sources:
+                article = articles[pmid]
+                sources[pmid] = numbers_in(
+                    f"{article.title} {article.abstract_text} {article.year or ''}"
+                )
+            missing = [n for n in wanted if not _given(n, sources[pmid])]
+            if missing:
+                shown = ", ".join(_written(number) for number in missing)
+                why.append((pmid, f"{shown}, a number that article does not give"))
+                continue
+            if pmid not in sentences:
+                sentences[pmid] = _numbered(articles[pmid])
+            for number in wanted:
+                swap = _given_for_another(sentence, number, articles[pmid], sentences[pmid])
+                if swap is not None:
+                    why.append((pmid, f"{_written(number)}, a number that article gives for "
+                                f"{swap.dropped}, not {swap.brought}"))  # fmt: skip
+                    break
+        return why
+
+    text, warnings = drop_cited_for(text, wrong_in)
+    if warnings:
+        log.warning("answer_numbers_unsourced", removals=len(warnings))
+    return text, warnings

@@ -1,0 +1,191 @@
+"""A citation must be to an article that speaks of what its sentence says the question asks.
+
+Asked the follow-up "Does vancomycin peak concentration monitoring help in children?", the
+local model wrote "... is not necessary in therapeutic drug monitoring of vancomycin in children
+[PMID of a study that never mentions children]" and "The studies [PMID of the vancomycin study]
+and [PMID of a study of bladder X-rays in a children's hospital] both found no significant
+differences in trough concentration ...". Both PMIDs had been retrieved, so citation enforcement
+kept them. Here each cited sentence is held to the articles it cites:
+
+- a subject word of the question the sentence uses (vancomycin, concentration; not a framing
+  word such as benefits) must be said somewhere in the article (title, abstract, MeSH):
+  :func:`medlit.research.grounding.unsaid_in_article`, the rule research claims follow. A word
+  common in English that no retrieved article says is the question's own wording, not held to
+  any one article ("Do desmoid tumors behave differently ...?": the local model repeated
+  "behave", and its true sentence was left out); a rare one is ("myopathy");
+- a population the question names and the sentence repeats (children, infants, the elderly:
+  by word, or by age) must be one the article speaks of. Adults are not checked: most studies
+  of adults never say so. An uncited sentence that names such a population is left out too,
+  unless an evidence article that speaks of it says most of the sentence's words.
+
+A citation that fails goes, and a sentence left with no citation is left out, with a warning.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from medlit.cache.guard import age_groups
+from medlit.checks.attribution import MIN_SHARE
+from medlit.checks.citations import extract_pmids, remove_cited_for
+from medlit.checks.defined_terms import spell_out
+from medlit.checks.draft import rewrite_sentences
+from medlit.checks.grounding import unsaid_in_article, word_stems
+from medlit.checks.search_terms import content_terms
+from medlit.log import get_logger
+from medlit.types import Article
+
+__all__ = ["Unsaid", "drop_unsaid_subjects", "populations_unspoken"]
+
+log = get_logger("agent.cited_subjects")
+
+_CHECKED_GROUPS = frozenset({"infant", "child", "elderly"})
+_GROUP_WORDS = {"infant": "infants", "child": "children", "elderly": "older people"}
+
+
+def _groups_spoken(text: str) -> set[str]:
+    """The age groups ``text`` speaks of, for these checks: a study of infants is a study of
+    children too (the converse does not hold: a trial in 2- to 12-year-olds says nothing of
+    newborns)."""
+    groups = age_groups(text.lower())
+    return groups | {"child"} if "infant" in groups else groups
+
+
+@dataclass
+class Unsaid:
+    """An answer after the check, what it says about it, and the words of the sentences it
+    left out."""
+
+    text: str
+    warnings: list[str] = field(default_factory=list)
+    words: list[str] = field(default_factory=list)
+    groups: list[str] = field(default_factory=list)  # age groups: child, infant, elderly
+
+    def unaddressed(self, text: str, cited: Sequence[Article] = ()) -> list[str]:
+        """What the sentences left out were cited for that nothing in ``text`` (the answer
+        after every check) speaks of: their words, and their populations ("children" is
+        spoken of by "paediatric" too). ``text`` is read as it will be shown, with the
+        abbreviations the ``cited`` articles define spelled out ("109 patients with IH" speaks
+        of infants, as "infantile hemangiomas (IH)"); a population the ``cited`` articles
+        speak of is the text's too (its findings are theirs: a study of infantile
+        hemangiomas speaks of infants, whatever sentence of it the answer kept)."""
+        lower = spell_out(text, cited).lower()
+        spoken = _groups_spoken(lower).union(
+            *(_groups_spoken(article.everything_said.lower()) for article in cited)
+        )
+        return [w for w in dict.fromkeys(self.words) if w.lower() not in lower] + [
+            _GROUP_WORDS[g] for g in dict.fromkeys(self.groups) if g not in spoken
+        ]
+
+
+class _Reader:
+    """One answer's reading: what each article speaks of (read once), and what was left out."""
+
+    def __init__(self, articles: Mapping[str, Article], question: str) -> None:
+        self.articles = articles
+        self.question = question
+        self.asked_groups = age_groups(question.lower()) & _CHECKED_GROUPS
+        self.groups_of: dict[str, set[str]] = {}
+        self.terms_of: dict[str, set[str]] = {}
+        self.unsaid = Unsaid("")
+
+    @functools.cached_property
+    def spoken(self) -> set[str]:
+        """The word stems of every retrieved article (read once, when first needed)."""
+        return set().union(*(word_stems(a.everything_said) for a in self.articles.values()))
+
+    def groups_in(self, pmid: str) -> set[str]:
+        if pmid not in self.groups_of:
+            self.groups_of[pmid] = _groups_spoken(self.articles[pmid].everything_said)
+        return self.groups_of[pmid]
+
+    def says(self, pmid: str, group: str, terms: set[str]) -> bool:
+        """Whether article ``pmid`` speaks of ``group`` and says most of a sentence's ``terms``."""
+        if group not in self.groups_in(pmid):
+            return False
+        if pmid not in self.terms_of:
+            said = self.articles[pmid].everything_said
+            self.terms_of[pmid] = set(content_terms(said, limit=100_000))
+        return bool(terms) and len(terms & self.terms_of[pmid]) >= MIN_SHARE * len(terms)
+
+    def uncited(self, sentence: str, named: set[str]) -> str:
+        """A sentence citing nothing: "This suggests that meropenem is more effective ... in
+        children compared to adults" is kept only when an article given that speaks of
+        children says most of it (the sentence may have been taken from it)."""
+        if not named:
+            return sentence
+        terms = set(content_terms(sentence, limit=1000))
+        unspoken = sorted(
+            g for g in named if not any(self.says(p, g, terms) for p in self.articles)
+        )
+        if not unspoken:
+            return sentence
+        self.unsaid.groups.extend(unspoken)
+        self.unsaid.warnings.append(
+            f"a sentence was left out: it speaks of {_GROUP_WORDS[unspoken[0]]}, citing "
+            "nothing, and no retrieved article that speaks of them says it"
+        )
+        return ""
+
+    def check(self, sentence: str) -> str:
+        cited = [p for p in extract_pmids(sentence) if p in self.articles]
+        named = age_groups(sentence.lower()) & self.asked_groups
+        if not cited:
+            return self.uncited(sentence, named)
+        wrong: list[tuple[str, str, str | None]] = []  # (pmid, word, age group)
+        for pmid in cited:
+            said = self.articles[pmid].everything_said
+            word = unsaid_in_article(sentence, self.question, said, spoken=self.spoken)
+            if word is not None:
+                wrong.append((pmid, word, None))
+            elif named and (missing := sorted(named - self.groups_in(pmid))):
+                wrong.append((pmid, _GROUP_WORDS[missing[0]], missing[0]))
+        if not wrong:
+            return sentence
+        why = [(pmid, f"{word!r}, which that article never mentions") for pmid, word, _ in wrong]
+        kept, told = remove_cited_for(sentence, why)
+        self.unsaid.warnings.extend(told)
+        if not kept:
+            self.unsaid.words.extend(word for _, word, group in wrong if group is None)
+            self.unsaid.groups.extend(group for _, _, group in wrong if group is not None)
+        return kept
+
+
+def drop_unsaid_subjects(text: str, articles: Mapping[str, Article], question: str) -> Unsaid:
+    """``text`` without the citations (and sentences) to articles that never speak of what the
+    sentence names of the question.
+
+    Args:
+        text: the answer, its citations checked (``[PMID:n]`` of retrieved articles).
+        articles: the retrieved evidence articles, by PMID.
+        question: the standalone question.
+
+    Returns:
+        The text, one warning per citation removed or sentence left out, and the words the
+        sentences left out were cited for.
+    """
+    reader = _Reader(articles, question)
+    reader.unsaid.text = rewrite_sentences(text, reader.check)
+    if reader.unsaid.warnings:
+        log.warning("answer_subjects_unsaid", removals=len(reader.unsaid.warnings))
+    return reader.unsaid
+
+
+def populations_unspoken(question: str, text: str, articles: Mapping[str, Article]) -> list[str]:
+    """The populations the question names (children, infants, older people) that none of the
+    articles ``text`` cites speaks of: what they found may not hold for them.
+
+    Asked "what about children?" after a meropenem question, the local model cited the adult
+    study's numbers and concluded "Yes"; no sentence named children, so no citation was wrong,
+    but nothing cited was about children either.
+    """
+    asked = age_groups(question.lower()) & _CHECKED_GROUPS
+    cited = [p for p in dict.fromkeys(extract_pmids(text)) if p in articles]
+    if not asked or not cited:
+        return []
+    spoken: set[str] = set()
+    for pmid in cited:
+        spoken |= _groups_spoken(articles[pmid].everything_said)
+    return [_GROUP_WORDS[g] for g in sorted(asked - spoken)]

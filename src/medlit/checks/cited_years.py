@@ -1,0 +1,107 @@
+"""A publication year a sentence gives for what it cites must be the cited article's.
+
+The local model wrote "This is supported by the evidence from two studies published between
+2011 and 2013, both of which describe cases of haemolytic anaemia ... [PMID:25228241]" over
+one case report of 2014. A number check does not see it: years are left out of it, since a
+year in a finding is most often the study's period ("patients treated from 2001 to 2009"). A
+year said to be when a study was *published* ("published in 2015", "published between 2011 and
+2013", "a 2015 study") is checked here against the years of the articles the sentence cites;
+one that none of them has is taken out of the sentence, which keeps its finding and citations,
+with a warning. The same model's "a study published in 2015 found ... [PMID:25034219]" (an
+article of 2015) stays.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from medlit.checks.citations import extract_pmids
+from medlit.checks.draft import rewrite_sentences
+from medlit.log import get_logger
+from medlit.types import Article
+
+__all__ = ["drop_wrong_years"]
+
+log = get_logger("agent.cited_years")
+
+_YEAR = r"((?:19|20)\d\d)"
+# "published in 2015", ", published between 2011 and 2013,", "which was published in 2015"
+_PUBLISHED = re.compile(
+    rf"(?P<lead>,)?\s*(?:(?:which|that)\s+(?:was|were)\s+)?published\s+"
+    rf"(?:in\s+{_YEAR}(?:\s+and\s+{_YEAR})?"
+    rf"|between\s+{_YEAR}\s+and\s+{_YEAR}|from\s+{_YEAR}\s+to\s+{_YEAR})(?=\W)(?P<trail>\s*,)?",
+    re.IGNORECASE,
+)
+# "a 2015 study", "the 2012 trial"
+_DATED = re.compile(
+    rf"\b(an?|the|this|one)\s+{_YEAR}\s+(?=(?:\w+\s+)?(?:study|studies|trial|trials|review"
+    rf"|analysis|meta-analysis|report|cohort|survey)\b)",
+    re.IGNORECASE,
+)
+
+
+def _years(match: re.Match[str]) -> tuple[int, int]:
+    """The first and last year a match gives (one year: both)."""
+    found = [int(y) for y in match.groups() if y and y.isdigit() and len(y) == 4]
+    return min(found), max(found)
+
+
+def years_taken_out(sentence: str, years: list[int]) -> tuple[str, list[str]]:
+    """``sentence`` with each publication year it gives that none of ``years`` (those of the
+    articles it cites) falls in taken out, and a warning for each."""
+    warnings: list[str] = []
+
+    def wrong(match: re.Match[str], phrase: str) -> bool:
+        first, last = _years(match)
+        if any(first <= year <= last for year in years):
+            return False
+        of = ", ".join(str(year) for year in years)
+        warnings.append(
+            f"a publication year was taken out: {phrase}, where what it cites is of {of}"
+        )
+        return True
+
+    def published(match: re.Match[str]) -> str:
+        opening = not match.string[: match.start()].strip()  # "Published in 2010, X ..."
+        if opening or not wrong(match, f'"{match.group().strip(" ,")}"'):
+            return match.group()
+        # ", which was published in 2010," goes with its commas; "... 2013, both" keeps its.
+        lead, trail = match.group("lead"), match.group("trail")
+        return trail if trail and not lead else ""
+
+    sentence = _PUBLISHED.sub(published, sentence)
+    sentence = _DATED.sub(
+        lambda m: f"{m.group(1)} " if wrong(m, f'"{m.group(2)}"') else m.group(), sentence
+    )
+    return sentence, warnings
+
+
+def cited_years(sentence: str, articles: Mapping[str, Article]) -> list[int]:
+    """The publication years of the articles ``sentence`` cites, in order, once each."""
+    cited = [articles[p] for p in extract_pmids(sentence) if p in articles]
+    return sorted({year for article in cited if (year := article.year)})
+
+
+def drop_wrong_years(text: str, articles: Mapping[str, Article]) -> tuple[str, list[str]]:
+    """``text`` with each publication year that no article its sentence cites has taken out
+    (see the module doc), and a warning for each.
+
+    Args:
+        text: the answer, its citations checked (``[PMID:n]`` of retrieved articles).
+        articles: the retrieved evidence articles, by PMID.
+    """
+    warnings: list[str] = []
+
+    def check(sentence: str) -> str:
+        years = cited_years(sentence, articles)
+        if not years:
+            return sentence
+        checked, told = years_taken_out(sentence, years)
+        warnings.extend(told)
+        return checked
+
+    text = rewrite_sentences(text, check)
+    if warnings:
+        log.warning("answer_years_taken_out", removals=len(warnings))
+    return text, warnings

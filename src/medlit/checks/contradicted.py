@@ -1,0 +1,324 @@
+"""A statement that says the opposite of its answer's verdict and of the articles it cites.
+
+Asked "Are very high serum CA 19-9 levels a contraindication to pancreaticoduodenectomy?", the
+local model wrote "Yes, very high serum CA 19-9 levels are a contraindication to
+pancreaticoduodenectomy" and went on "... had equivalent survival to patients with normal
+preoperative CA 19-9 levels [PMID]". The verdict read off the whole answer was No, as the cited
+article concludes ("serum CA 19-9 level by itself should not preclude surgery"); the answer
+read "Verdict: No" over a first sentence saying the opposite, citing the article for it.
+
+A "yes" verdict is first made to agree with the evidence where two readings say it must
+(:func:`consistent_verdict`): the cited articles' conclusions, and the cited sentences of the
+answer itself. Then a cited sentence that states the other answer (a negation cue, or the
+question's own words said as a statement: :func:`stated_answer`) goes, with a warning, when
+every article it cites contradicts it: the article concludes what the verdict says (the
+conclusion's cue-based stance, :func:`medlit.checks.stance.sentence_stance`), or, where its
+conclusion's sentences read different ways, the one of them nearest the sentence does. Two
+readings against one sentence: either alone may be wrong. The same model wrote "Verdict: No"
+and then "The evidence shows that obese mothers influence how their obese children eat
+[PMID]", over an article concluding that mothers' BMI correlates with their children's and
+that "maternal obesity was found to have no significant influence on feeding behavior of obese
+school children".
+
+A sentence its article says (the article's sentence nearest it states the same answer) is
+the article's own finding, whatever the conclusion says, and stays; so does a sentence stating
+no finding (an aim, a question, a hypothesis), a sentence citing an article that concludes
+otherwise or nothing clear, and any answer with no other cited sentence left. Cited to their
+own article, with the PubMedQA label as the verdict, 2 of the 5,048 sentences of its abstracts
+go, where 175 did when only the conclusion counted; of its 445 questions said as a statement of
+the other answer ("There is no evidence that ..."), 238 go, where 138 did
+(``python benchmarks/contradicted_sentences.py``).
+
+A verdict that agrees with its wrong sentence is held the same way
+(:func:`drop_against_conclusions`): a cited sentence stating the verdict's answer goes when
+every article it cites contradicts it, and the verdict is then Uncertain (the evidence digest
+answers when no cited sentence is left). Of the same abstract sentences, each held to the
+answer it states, 2 go; of the 445 statements of the other answer under the verdict they state,
+238 go. Where a conclusion reads both ways and the question, worded apart from the article,
+picks none of its sentences, the article's title picks one (:data:`TITLED` of its words).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from medlit.checks.citations import (
+    Verdict,
+    drop_cited_for,
+    extract_pmids,
+    without_citations,
+)
+from medlit.checks.comparisons import Comparison, comparison
+from medlit.checks.draft import rewrite_sentences
+from medlit.checks.stance import Stance, content_terms, sentence_stance, whole_study
+from medlit.llm.extractive import conclusion_sentences, states_no_finding
+from medlit.log import get_logger
+from medlit.text import split_sentences
+from medlit.types import Article
+
+__all__ = [
+    "ASKED",
+    "RESTATED",
+    "concludes",
+    "consistent_verdict",
+    "drop_against_conclusions",
+    "drop_contradicted",
+    "stated_answer",
+    "states_only_otherwise",
+]
+
+log = get_logger("agent.contradicted")
+
+RESTATED = 0.75
+"""Share of the question's content words a sentence must say to state its answer as a
+statement ("Very high serum CA 19-9 levels are a contraindication to pancreaticoduodenectomy")."""
+ASKED = 0.5
+"""Share of the question's content words a conclusion sentence must say to decide what a
+conclusion whose sentences read different ways answers."""
+
+
+TITLED = 2
+"""Words of its article's title a conclusion sentence must say to decide, when the question
+picks none, what a conclusion whose sentences read different ways answers."""
+
+
+def stated_answer(sentence: str, question: str) -> Stance | None:
+    """The answer to a yes/no ``question`` that ``sentence`` states: its cue-based stance, else
+    "yes" when it says the question's words as a statement; None when it states neither, or
+    states no finding (a study's aim, a question, a hypothesis)."""
+    text = without_citations(sentence)
+    if states_no_finding(text):
+        return None
+    stance = sentence_stance(text, question)
+    if stance is not None:
+        return stance if stance in ("yes", "no") else None
+    asked = content_terms(question)
+    if asked and len(asked & content_terms(text)) >= RESTATED * len(asked):
+        return "yes"
+    return None
+
+
+def states_only_otherwise(text: str, verdict: Verdict, question: str) -> bool:
+    """Whether the cited sentences of ``text`` that state an answer (:func:`stated_answer`) all
+    state the other one than ``verdict`` (a yes or a no), and one at least does.
+
+    The local model wrote "Verdict: Yes" over its own "a scout film is not necessary before a
+    voiding cystourethrogram in children [PMID]" and "no clinically significant ... findings
+    were present on scout images [PMID]" (gold no): the verdict line says what the answer does
+    not, so the written answer is read again (:func:`medlit.checks.verdict.read_verdict`).
+    """
+    if verdict not in ("yes", "no"):
+        return False
+    stated: set[Stance] = set()
+
+    def read(sentence: str) -> str:
+        if extract_pmids(sentence) and (answer := stated_answer(sentence, question)):
+            stated.add(answer)
+        return sentence
+
+    rewrite_sentences(text, read)
+    return stated == {"no" if verdict == "yes" else "yes"}
+
+
+def concludes(article: Article, question: str) -> Stance | None:
+    """What the article's conclusion answers: what its sentences with a cue say, when they
+    agree; when they read different ways, what the one of them that says the most of the
+    question says, if it says at least :data:`ASKED` of the question's words ("... maternal
+    obesity was found to have no significant influence on feeding behavior of obese school
+    children", after two sentences reading yes on the children's BMI)."""
+    read = [(s, st) for s in conclusion_sentences(article) if (st := sentence_stance(s, question))]
+    # What a subgroup showed does not answer for the whole study.
+    read = whole_study(read)
+    stances = {stance for _, stance in read}
+    if len(stances) == 1:
+        return stances.pop()
+    asked = content_terms(question)
+    nearest = _nearest(question, [s for s, _ in read])
+    if len(nearest) != 1 or len(content_terms(nearest[0]) & asked) < ASKED * len(asked):
+        # The question, worded apart from the article, picks none: its title may ("Lloyd-Davies
+        # position with Trendelenburg ...?" picks "Addition of Trendelenburg position, however,
+        # causes profound ischemia" over "The use of the modified lithotomy position ... is not
+        # associated with lower limb ischemia", asked about "head-down tilt").
+        nearest = _nearest(article.title, [s for s, _ in read])
+        titled = content_terms(article.title)
+        if len(nearest) != 1 or len(content_terms(nearest[0]) & titled) < TITLED:
+            return None
+    stance = dict(read)[nearest[0]]
+    return stance if stance in ("yes", "no") else None
+
+
+def _conclusions(
+    cited: list[tuple[str, list[str]]], articles: Mapping[str, Article], question: str
+) -> dict[str, Stance | None]:
+    """What each article the ``cited`` sentences cite concludes, read once an article."""
+    pmids = dict.fromkeys(p for _, cites in cited for p in cites)
+    return {p: concludes(articles[p], question) for p in pmids}
+
+
+def _cited(text: str, articles: Mapping[str, Article]) -> list[tuple[str, list[str]]]:
+    """The sentences of ``text`` citing evidence articles, with the PMIDs they cite."""
+    sentences: list[str] = []
+
+    def collect(sentence: str) -> str:
+        sentences.append(sentence)
+        return sentence
+
+    rewrite_sentences(text, collect)
+    cited = [(s, [p for p in extract_pmids(s) if p in articles]) for s in sentences]
+    return [(s, pmids) for s, pmids in cited if pmids]
+
+
+def _concluded_otherwise(
+    article: Article, question: str, other_way: Stance, said: Comparison
+) -> bool:
+    """Whether ``article``'s conclusion answers ``other_way``, or states the comparison
+    opposite to ``said`` (and never ``said`` itself)."""
+    if concludes(article, question) == other_way:
+        return True
+    stated = {comparison(s) for s in conclusion_sentences(article)} - {None}
+    return bool(stated) and said not in stated
+
+
+def consistent_verdict(
+    text: str,
+    verdict: Verdict,
+    articles: Mapping[str, Article],
+    question: str,
+    reversed_from: Mapping[str, Comparison] | None = None,
+) -> Verdict:
+    """``verdict``, made to agree with what the answer's cited sentences state and their
+    articles conclude.
+
+    A "yes" whose cited articles (those whose conclusion is clear) all conclude no, while a
+    cited sentence of ``text`` states no, is "no" if no cited sentence states yes, else
+    "uncertain" (the answer says both). The same model's answer "... are not contraindicated
+    to pancreaticoduodenectomy [PMID]" was read "yes" by the verdict call, over an article
+    that concludes no. Only a "yes" is turned: a small model's reading leans to yes, and a
+    "no" is read only from clear mass on it (:mod:`medlit.checks.verdict`). On PubMedQA's
+    questions labelled yes or no, a conclusion read "no" (:func:`concludes`) is right 96 times
+    in 110, and one read "yes" 199 times in 218 (``benchmarks/contradicted_sentences.py``):
+    one reading alone does not overrule the verdict call. A "no" under the same two readings
+    the other way (the cited articles all conclude yes, a cited sentence states yes) is
+    "uncertain", never "yes": the local model wrote "Verdict: No" over its own "The
+    prevalence of general practitioner visits and hospitalization among elderly Spanish
+    increased over the last decade", citing the article that concludes so, asked whether
+    health care use had gone up.
+
+    A yes or a no is "uncertain" when the answer reversed a finding of an article
+    (``reversed_from``: :mod:`medlit.checks.reversed_findings`, each PMID with what the answer
+    said of it) whose conclusion reads the other way too: it answers the question opposite to
+    the verdict, or states the comparison opposite to the reversed sentence. Two readings,
+    the sentence and the conclusion, against the verdict: the local model answered "Yes" that
+    desmoid tumors behave differently after ileal pouch surgery, writing "higher" over its
+    article's "similar", whose conclusion is that the morbidity "has not been shown to differ".
+    """
+    if verdict in ("yes", "no") and reversed_from:
+        other_way: Stance = "no" if verdict == "yes" else "yes"
+        for pmid, said in reversed_from.items():
+            if pmid in articles and _concluded_otherwise(articles[pmid], question, other_way, said):
+                log.info("verdict_made_consistent", read=verdict, verdict="uncertain")
+                return "uncertain"
+    if verdict not in ("yes", "no"):
+        return verdict
+    other: Verdict = "no" if verdict == "yes" else "yes"
+    cited = _cited(text, articles)
+    concluded = set(_conclusions(cited, articles, question).values()) - {None}
+    stated = {stated_answer(s, question) for s, _ in cited} - {None}
+    if concluded != {other} or other not in stated:
+        return verdict
+    turned: Verdict = other if verdict not in stated and verdict == "yes" else "uncertain"
+    log.info("verdict_made_consistent", read=verdict, verdict=turned)
+    return turned
+
+
+def _nearest(sentence: str, candidates: list[str]) -> list[str]:
+    """The ``candidates`` sharing the most content words with ``sentence`` (all of them tied
+    for most), or none if none shares one."""
+    wanted = content_terms(without_citations(sentence))
+    shared = [len(wanted & content_terms(candidate)) for candidate in candidates]
+    most = max(shared, default=0)
+    return [c for c, n in zip(candidates, shared, strict=True) if most and n == most]
+
+
+def _contradicts(
+    sentence: str, stated: Stance, verdict: str, article: Article, question: str
+) -> bool:
+    """Whether ``article`` contradicts ``sentence``, which states ``stated`` where the
+    verdict is ``verdict`` (see the module doc)."""
+    said = [s for section in article.abstract for s in split_sentences(section.text)]
+    if any(stated_answer(s, question) == stated for s in _nearest(sentence, said)):
+        return False  # the article says it
+    if concludes(article, question) == verdict:
+        return True
+    nearest = _nearest(sentence, conclusion_sentences(article))
+    return len(nearest) == 1 and sentence_stance(nearest[0], question) == verdict
+
+
+def drop_contradicted(
+    text: str, verdict: str, articles: Mapping[str, Article], question: str
+) -> tuple[str, list[str]]:
+    """``text`` without the cited sentences stating the answer opposite to ``verdict`` that
+    every article they cite contradicts (see the module doc), and one warning each."""
+    if verdict not in ("yes", "no"):
+        return text, []
+    other: Stance = "no" if verdict == "yes" else "yes"
+    cited = _cited(text, articles)
+    wrong = {
+        s
+        for s, pmids in cited
+        if stated_answer(s, question) == other
+        and all(_contradicts(s, other, verdict, articles[p], question) for p in pmids)
+    }
+    if not wrong or len(wrong) == len(cited):
+        return text, []  # nothing to drop, or nothing cited would be left
+    text, warnings = _drop(text, wrong, articles, other, verdict)
+    log.warning("answer_contradicted", removals=len(warnings))
+    return text, warnings
+
+
+def _drop(
+    text: str, wrong: set[str], articles: Mapping[str, Article], stated: str, concluded: str
+) -> tuple[str, list[str]]:
+    """``text`` without the ``wrong`` sentences' citations (and the sentences), which state
+    ``stated`` where their articles conclude ``concluded``, and one warning each."""
+    why = f"the answer {stated!r}, where the article concludes {concluded!r}"
+
+    def wrong_in(sentence: str) -> list[tuple[str, str]]:
+        return (
+            [(p, why) for p in extract_pmids(sentence) if p in articles]
+            if sentence in wrong
+            else []
+        )
+
+    return drop_cited_for(text, wrong_in)
+
+
+def drop_against_conclusions(
+    text: str, verdict: str, articles: Mapping[str, Article], question: str
+) -> tuple[str, list[str]]:
+    """``text`` without the cited sentences that state ``verdict``'s answer where every article
+    they cite contradicts it (concludes the other answer, and its sentence nearest them does
+    not say theirs), and one warning each.
+
+    The counterpart of :func:`drop_contradicted`, for a model whose verdict and sentence agree
+    against the article: asked whether the Lloyd-Davies position with head-down tilt is
+    dangerous, the local model wrote "Verdict: No" and "... with head-down tilt is not
+    dangerous [PMID]", over an article concluding that adding the Trendelenburg position
+    "causes profound ischemia of the lower limbs". The caller reads the verdict as Uncertain
+    (a verdict is never turned to the other answer on a reading of cues), or answers with the
+    evidence digest when no cited sentence is left.
+    """
+    if verdict not in ("yes", "no"):
+        return text, []
+    other: Stance = "no" if verdict == "yes" else "yes"
+    wrong = {
+        s
+        for s, pmids in _cited(text, articles)
+        if stated_answer(s, question) == verdict
+        and all(_contradicts(s, verdict, other, articles[p], question) for p in pmids)
+    }
+    if not wrong:
+        return text, []
+    text, warnings = _drop(text, wrong, articles, verdict, other)
+    log.warning("answer_against_conclusions", removals=len(warnings))
+    return text, warnings

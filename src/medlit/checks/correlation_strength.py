@@ -1,0 +1,99 @@
+"""A correlation called strong must be strong by its own coefficient.
+
+The local model wrote "The study [PMID:14612308] found a strong correlation between PRISM and
+length of PICU stay (LOS) (Spearman's coefficient of 0.2 with p<0.001)", under "Verdict: Yes"
+to whether PRISM predicts the length of stay; the article calls its estimate "still
+disappointing". A coefficient of 0.2 is weak by any convention (Cohen's "large" starts at 0.5),
+and "strong" made it the answer.
+
+Here a cited sentence calling a correlation, association or agreement strong ("strong",
+"high", "excellent", "close", "robust", "good") is read with the coefficients it gives: a
+decimal of magnitude under 1 after "r", "rho", "ρ", "coefficient(s)", "correlation of",
+"Spearman", "Pearson", "kappa" or "ICC". When every such coefficient is under
+:data:`STRONG`, the strength word is taken out ("a correlation between PRISM and length of PICU
+stay ... 0.2"), the finding and its citations kept, with a warning. A sentence giving no
+coefficient is not judged.
+
+Hand-written (a rule of thumb, no model). ``python benchmarks/correlation_strength.py``: of the
+5,679 PubMedQA abstract sentences, 6 call a correlation strong and give a decimal; 1 would lose
+its word as written (its authors call r = -.36 "a strong association"), and 3 of the other 5
+are caught with their coefficients cut to a fifth (the other two give no coefficient, only p
+values).
+"""
+
+from __future__ import annotations
+
+import re
+
+from medlit.checks.citations import extract_pmids
+from medlit.checks.draft import rewrite_sentences
+from medlit.log import get_logger
+
+__all__ = ["STRENGTH_WORDS", "STRONG", "drop_overstated_correlations", "overstated"]
+
+log = get_logger("agent.correlation_strength")
+
+STRONG = 0.5
+"""The least coefficient a correlation called strong may have (Cohen's "large")."""
+
+STRENGTH_WORDS = re.compile(  # "a strong correlation", "excellent agreement"
+    r"\b(?P<word>(?:very |extremely )?(?:strong(?:ly)?|high|excellent|close(?:ly)?"
+    r"|robust(?:ly)?|good|substantial(?:ly)?))\s+(?:(?:and\s+)?(?:significant|positive|negative"
+    r"|linear|inverse|direct|statistically significant)\s+)*"
+    r"(?=(?:correlat\w*|associat\w*|agreement|relationship|concordance)\b)",
+    re.I,
+)
+_COEFFICIENT = re.compile(
+    r"(?:\b(?:r|rho|r2|r\u00b2|kappa|icc|coefficients?|correlations?|spearman'?s?|pearson'?s?)"
+    r"|\u03c1|\u03ba)"
+    r"[^.;\d]{0,40}?(?<![\d.])(?P<value>[-\u2212]?0?\.\d+|[-\u2212]?1\.0+)\b",
+    re.I,
+)
+
+
+_P_VALUE = re.compile(r"\bp\s*[<>=\u2264\u2265]|\bp[- ]value", re.I)
+
+
+def _coefficients(sentence: str) -> list[str]:
+    """The coefficients ``sentence`` gives (a p value after the word is none)."""
+    return [
+        m.group("value") for m in _COEFFICIENT.finditer(sentence) if not _P_VALUE.search(m.group(0))
+    ]
+
+
+def overstated(sentence: str) -> str | None:
+    """The strength word ``sentence`` calls its correlation by when every coefficient it gives
+    is under :data:`STRONG`, else None."""
+    strength = STRENGTH_WORDS.search(sentence)
+    if strength is None:
+        return None
+    values = [abs(float(value.replace("\u2212", "-"))) for value in _coefficients(sentence)]
+    if not values or max(values) >= STRONG:
+        return None
+    return strength.group("word")
+
+
+def drop_overstated_correlations(text: str) -> tuple[str, list[str]]:
+    """``text`` with the strength word of each cited correlation its own coefficients belie
+    taken out (see the module doc), and a warning for each."""
+    warnings: list[str] = []
+
+    def check(sentence: str) -> str:
+        if not extract_pmids(sentence):
+            return sentence
+        word = overstated(sentence)
+        if word is None:
+            return sentence
+        values = ", ".join(_coefficients(sentence))
+        warnings.append(
+            f'a strength was taken out: "{word}", of a correlation whose coefficient is {values}'
+        )
+        kept = STRENGTH_WORDS.sub("", sentence, count=1)
+        if kept[:1].islower() and sentence[:1].isupper():  # "Excellent agreement was ..."
+            kept = kept[0].upper() + kept[1:]
+        return kept
+
+    text = rewrite_sentences(text, check)
+    if warnings:
+        log.warning("answer_correlations_overstated", removals=len(warnings))
+    return text, warnings

@@ -1,0 +1,589 @@
+"""Whether a text's words are said by its sources: the word stems, spellings and abbreviations
+the checks compare by, a claim held to its verbatim quote (:func:`claim_supported`), and a
+report's sentences held to what their references stand behind (:func:`ground_text`).
+
+A sentence of a report stays when it cites a reference and every subject word of the question
+it uses occurs in what that reference stands behind; the research report's own use of this
+(its summary, its fallbacks) is :mod:`medlit.research.grounding`.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from medlit.checks.qualified_names import mismatched, qualified_names
+from medlit.checks.stance import content_terms, sentence_stance
+from medlit.checks.topics import anchor_terms, normalise_topic
+from medlit.checks.word_rarity import is_technical, zipf
+from medlit.text import only_points, sentence_pieces
+
+__all__ = [
+    "GroundedSummary",
+    "abbreviation_said",
+    "cited_numbers",
+    "claim_supported",
+    "denied_by_article",
+    "ground_text",
+    "question_parts",
+    "said_in",
+    "topic_words",
+    "unframed_claim",
+    "unsaid_in_article",
+    "word_stem",
+    "word_stems",
+]
+
+#: Share of a claim's content words its verbatim quote must hold (a paraphrase keeps most of
+#: them; "Vitamin D supplementation prevents fractures in older adults" over the quote
+#: "interventions to prevent hip fracture have documented poor compliance" keeps a third).
+CLAIM_SUPPORT = 0.6
+#: Share of a negative claim's content words its quote and the article's title must hold
+#: together when the claim answers the title's question (see :func:`claim_supported`).
+TITLE_SUPPORT = 0.8
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|neither|nor|without|fail(?:ed|s)?|little|lack(?:s|ed|ing)?|"
+    r"absen(?:t|ce)|unlikely|insufficient|"
+    # a negation in one word: "is probably unnecessary" says what "is not necessary" says
+    r"unnecessar(?:y|ily)|ineffective|insignificant|non-?significant|unchanged)\b|n't\b",
+    re.I,
+)
+
+_CITED = re.compile(r"\[(\d+(?:\s*[-–,;]\s*\d+)*)\]")
+# Words about the prompt, not the literature: the local model wrote "..., as indicated by the
+# low confidence level in the verified facts [1]" into a section. What the facts rest on is the
+# section's evidence note's to say, counted from the facts themselves (the model's retelling
+# of the prompt's confidence tags can be wrong); a "95% confidence level" is a statistic.
+_PROMPT_TALK = re.compile(
+    r"\b(?:verified|given|provided|listed|above) facts?\b|\bfacts? (?:given|provided|listed|"
+    r"above)\b|(?<![\d%] )\bconfidence (?:level|score|rating)s?\b"
+    # "While low confidence in the efficacy is noted, ..." (a summary of the local model): the
+    # prompt's tag retold
+    r"|\b(?:low|moderate|medium|high)[- ]confidence\b",
+    re.I,
+)
+_NUMBERS_ECHO = re.compile(r"\(numbers?:\s*([^()]*)\)", re.I)
+
+
+@dataclass
+class GroundedSummary:
+    """The summary after grounding, and the sentences removed from it."""
+
+    text: str
+    removed: list[str] = field(default_factory=list)
+    answered: bool = True
+
+
+def cited_numbers(sentence: str) -> set[int]:
+    """The reference numbers ``sentence`` cites ("[1]", "[2, 3]", "[4-5]")."""
+    found: set[int] = set()
+    for group in _CITED.findall(sentence):
+        found.update(int(n) for n in re.findall(r"\d+", group))
+    return found
+
+
+def claim_supported(
+    claim: str,
+    quote: str,
+    *,
+    title: str = "",
+    result: bool = False,
+    spelled: str = "",
+    concluded_yes: bool = False,
+) -> bool:
+    """Whether a claim says what its verbatim quote says, as far as words can tell.
+
+    The claim must keep :data:`CLAIM_SUPPORT` of its content words from the quote (``spelled``:
+    the long forms of the quote's abbreviations count as its words), be negated only if the
+    quote is, and name nothing the quote names otherwise (:mod:`medlit.checks.qualified_names`).
+    A claim that is mostly its article's ``title`` said as a statement must have every title
+    word it uses in the quote, or the quote must answer the title yes by a cue of its own
+    (:func:`medlit.checks.stance.sentence_stance`). A negative claim, or a yes the article's
+    conclusion gives too (``concluded_yes``), may take its words from the title when its quote
+    is a ``result`` (:func:`_answers_title`).
+    """
+    words = content_terms(claim)
+    if not words:
+        return False
+    negative = bool(_NEGATION.search(claim))
+    if negative != bool(_NEGATION.search(quote)):
+        return False
+    if mismatched(qualified_names(claim), qualified_names(quote)):
+        return False  # "vitamin D reduced pain" over a quote about vitamin C
+    quoted = words & (content_terms(quote) | content_terms(spelled))
+    titled = content_terms(title)
+    # The article's question said as its answer ("Routine intraoperative frozen-section
+    # examination of sentinel lymph nodes in breast cancer is worthwhile", over a quote on what
+    # the examination fails to detect): the subject alone fills most of such a claim, so the
+    # quote must say every word of the title it uses ("worthwhile" too), or answer the
+    # question yes by its own words ("... can be used as an effective alternative to ...").
+    asked = words & titled
+    restated = bool(not negative and title and len(asked) >= TITLE_SUPPORT * len(words))
+    quote_yes = restated and sentence_stance(quote, title) == "yes"
+    if restated and not asked <= quoted and not quote_yes:
+        return False
+    if len(quoted) >= CLAIM_SUPPORT * len(words):
+        return True
+    if not ((negative or (quote_yes and concluded_yes)) and result and title):
+        return False
+    return _answers_title(claim, words, quoted, title, titled)
+
+
+def _answers_title(
+    claim: str, words: set[str], quoted: set[str], title: str, titled: set[str]
+) -> bool:
+    """The title's question answered in the claim's own words: no ("are not a prognostic
+    factor"), or yes by the quote's own cue. The quote must hold two of the claim's words and
+    half of those the title does not, name nothing the title names otherwise, and with the
+    title hold :data:`TITLE_SUPPORT` of the claim's words."""
+    if len(quoted) < 2 or mismatched(qualified_names(claim), qualified_names(title)):
+        return False
+    beyond_title = words - titled
+    if len(beyond_title & quoted) * 2 < len(beyond_title):
+        return False  # what the claim adds to the title is not in its quote
+    return len(words & (quoted | titled)) >= TITLE_SUPPORT * len(words)
+
+
+def unsaid_in_article(
+    claim: str, question: str, article: str, *, spoken: set[str] | None = None
+) -> str | None:
+    """A subject word of ``question`` that ``claim`` uses (as written there) and its ``article``
+    never says (the rarest in English, if several), or None.
+
+    "Hypoglycaemia increases the risk of cardiovascular events in diabetes" over the quote
+    "Metabolic syndrome (MetS) is associated with increased risk for cardiovascular events"
+    keeps 4 of its 6 words from the quote, so the :data:`CLAIM_SUPPORT` rule passes it; the
+    article (heart dimensions in hypertensive patients) never says hypoglycaemia: the model
+    wrote the quote's finding about something else in the question's words. British and
+    American spellings are one word ("haemorrhage", "hemorrhage"), and so are a verb's forms
+    ("used", "use").
+
+    Args:
+        claim: the extracted claim.
+        question: the sub-question it was extracted for (its subject words are checked).
+        article: everything the article says (:attr:`~medlit.types.Article.everything_said`).
+        spoken: the word stems of every article retrieved beside it (:func:`word_stems`), if
+            known: then a word common in English that none of them says is the question's
+            own framing ("Do desmoid tumors behave differently ...?"), which no article could
+            be cited for, and is not held to this one. A rare word ("myopathy") still is.
+    """
+    subject = {word_stem(word) for word in anchor_terms(question)} - _ASPECTS
+    said = word_stems(article)
+    unsaid = []
+    for word in re.findall(r"[^\W_]+(?:-[^\W_]+)*", claim):
+        key = normalise_topic(word)
+        if not key or word_stem(key) not in subject or said_in(key, said):
+            continue
+        if abbreviation_said(word, article):
+            continue
+        if spoken is not None and not is_technical(word.lower()) and not said_in(key, spoken):
+            continue
+        unsaid.append(word)
+    # The rarest is named: "Statins cause myopathy" is held for "myopathy", not "cause".
+    return min(unsaid, key=lambda word: zipf(word.lower()), default=None)
+
+
+def abbreviation_said(word: str, text: str, *, in_one_word: bool = True) -> bool:
+    """Whether ``word``, written as an abbreviation ("PPIs", "CMV", "CABG", "HoLEP"), is said
+    in ``text`` by what it abbreviates: the initials of words in a row, small words skipped
+    ("proton pump inhibitors", "holmium laser enucleation of the prostate"), one word holding
+    its letters in order from its first ("cytomegalovirus"; not with ``in_one_word=False``:
+    "chemoradiotherapy" holds C, R and P too), or an abbreviation ``text`` defines that ends
+    with it ("human cytomegalovirus (HCMV)")."""
+    letters = word[:-1] if word.endswith("s") else word
+    if not letters.isalpha() or sum(c.isupper() for c in letters) < 2:
+        return False  # "Aspirin" is no abbreviation
+    capitals = "".join(c for c in letters if c.isupper())  # "HoLEP": H, L, E, P
+    defined = re.findall(r"\(([A-Z][A-Za-z]*)\)", text)
+    if any(d.upper().endswith(letters.upper()) for d in defined):
+        return True
+    if len(capitals) < 3:  # two letters are the initials of too many pairs of words
+        return False
+    # Initials of words in a row within one sentence or clause: across a full stop or a
+    # section label, "prostate cancer? RESULTS: Pathological" spelled CRP.
+    initials = [
+        "".join(w[0] for w in re.findall(r"[a-z0-9]+", part) if w not in _SMALL_WORDS)
+        for part in _BREAKS.split(text.lower())
+    ]
+    forms = [form.lower() for form in {letters, capitals} if form.isupper()]
+    if any(form in run for form in forms for run in initials):
+        return True
+    if not in_one_word:
+        return False
+    short = capitals.lower()
+    spelled = re.compile(".*?".join(map(re.escape, short)))
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    return any(w[0] == short[0] and len(w) >= 2 * len(short) and spelled.match(w) for w in words)
+
+
+#: What ends the run of words an abbreviation's initials are read in.
+_BREAKS = re.compile(r"[.?!:;,()\[\]\n]+")
+#: Words an abbreviation's initials skip ("enucleation of the prostate": E, P).
+_SMALL_WORDS = frozenset(["a", "an", "and", "for", "in", "of", "on", "the", "to", "with"])
+
+
+def said_in(key: str, stems: set[str]) -> bool:
+    """Whether the topic word ``key`` is among ``stems`` (:func:`word_stems`) in one of its
+    forms: as itself, a verb's past or present participle as the verb ("used" as "use",
+    "linked" as "link", "using" as "use"), a verb and its noun in "-ion" or "-ation" as one
+    ("dilating", "dilate", "dilation" and "dilatation"; "ligated" and "ligation"), a noun in
+    "-ure" and its verb ("exposure", "exposed"), an adverb and its adjective ("safely",
+    "safe"), an organ's noun and adjective, a clinician's word and the abstract's synonym, a
+    hyphenated word by its closed-up form ("auto-CPAP", "autoCPAP") and a hyphenated compound
+    by each of its parts."""
+    forms, roots = [key], []
+    if "-" in key:
+        forms.append(key.replace("-", ""))
+    if key.endswith("ed") and len(key) >= 4:
+        forms += [key[:-1], key[:-2]]
+        roots = [key[:-2]]
+    elif key.endswith("ing") and len(key) > 5:
+        forms += [key[:-3], key[:-3] + "e"]
+        roots = [key[:-3]]
+    elif key.endswith("ion") and len(key) > 7:  # "dilation": "dilat"; "dilatation": "dilat" too
+        roots = [key[:-3], key[:-5]] if key.endswith("ation") else [key[:-3]]
+        forms += [root + "e" for root in roots]
+    elif key.endswith("ate") and len(key) > 5:
+        roots = [key[:-1]]
+    elif key.endswith("ure") and len(key) > 6:  # "exposure": "exposed", "expose"
+        forms.append(key[:-3] + "e")
+    elif key.endswith("ly") and len(key) > 5:  # "safely": "safe"; "laparoscopically"
+        forms.append(key[:-2])
+    forms += [root + ending for root in roots for ending in ("ion", "ation")]
+    forms += _latin_forms(key)
+    forms += _synonyms(word_stem(key))
+    if any(word_stem(form) in stems for form in forms):
+        return True
+    # A compound of a technical word is said by its parts ("ankle-brachial" by "Ankle/Arm
+    # blood pressure Index"), when they are words: "non-communicable" is not said by "non"
+    # and "communicable", nor "high-dose" by "high" and "dose" anywhere.
+    parts = key.split("-")
+    return (
+        len(parts) > 1
+        and not any(len(part) < 3 or part in _PREFIXES for part in parts)
+        and any(is_technical(part) for part in parts)
+        and all(said_in(part, stems) for part in parts)
+    )
+
+
+#: What a hyphen joins to a word to change its meaning ("non-", "pre-", "anti-"; shorter
+#: parts are no words either).
+_PREFIXES = frozenset(
+    ("non", "pre", "post", "anti", "pro", "sub", "semi", "multi", "inter", "intra", "extra",
+     "over", "under", "self", "mid", "hyper", "hypo", "peri", "para", "trans", "ultra",
+     "micro", "macro", "mono", "poly", "tri")
+)  # fmt: skip
+
+
+# Words a clinician and an abstract use for one thing ("sex" and "gender", "kidney" and
+# "renal"), by stem: a question asked in one is answered by an article written in the other.
+_SYNONYM_PAIRS = (
+    ("sex", "gender"),
+    ("death", "mortality"),
+    ("kidney", "renal"),
+    ("lung", "pulmonary"),
+    ("heart", "cardiac"),
+    ("liver", "hepatic"),
+    ("stomach", "gastric"),
+    ("bleeding", "hemorrhage"),
+    ("vasopressor", "pressor"),
+    ("replace", "substitute"),
+    ("postpartum", "postnatal"),
+    ("antenatal", "prenatal"),
+    ("big", "large"),
+    ("bigger", "larger"),
+    ("brachial", "arm"),
+    ("multiparous", "parity"),
+    ("whipple", "pancreaticoduodenectomy"),
+    ("whipple", "pancreatoduodenectomy"),
+)
+
+
+@functools.cache
+def _synonyms(stem: str) -> tuple[str, ...]:
+    """The synonyms of the word whose stem is ``stem`` (read once a stem: said_in runs for
+    every subject word of every sentence checked)."""
+    return tuple(b for a, b in _SYNONYM_PAIRS if word_stem(a) == stem) + tuple(
+        a for a, b in _SYNONYM_PAIRS if word_stem(b) == stem
+    )
+
+
+# An organ's noun and adjective (Latin): "rectum" and "rectal", "ovary" and "ovarian", "anemia"
+# and "anemic", "cyst" and "cystic"; the first six letters of a word do not join them. (noun
+# ending, adjective ending) pairs, tried both ways, on a root of three letters or more.
+_LATIN_PAIRS = (
+    ("um", "al"),
+    ("a", "al"),
+    ("y", "ian"),
+    ("ia", "ic"),
+    ("x", "cal"),
+    ("", "ic"),  # "cyst" and "cystic"
+    ("y", "ic"),  # "allergy" and "allergic"
+)
+
+
+def _latin_forms(key: str) -> list[str]:
+    forms = []
+    for noun, adjective in _LATIN_PAIRS:
+        for have, other in ((noun, adjective), (adjective, noun)):
+            root = key[: len(key) - len(have)]
+            if key.endswith(have) and len(root) >= 3:
+                forms.append(root + other)
+    return forms
+
+
+#: Words a sub-question frames its subject with ("What are the benefits of ..."), not subjects.
+_ASPECTS = frozenset(
+    ("benefi", "harm", "advant", "disadv", "challe", "barrie", "mechan", "limita", "implic")
+)
+
+
+def word_stems(text: str) -> set[str]:
+    """The :func:`word_stem` of each topic word of ``text``, and of each part of a hyphenated
+    one ("short-term" says "short" too) and of its closed-up form ("auto-CPAP" says
+    "autoCPAP"); a text naming a thing of :data:`_NAMED_ALIKE` says the words of its other
+    names too ("urinary stones" says "kidney stones"). Remembered: an article's text is read
+    once, however many checks read it."""
+    return set(_word_stems(text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _word_stems(text: str) -> frozenset[str]:
+    words = normalise_topic(text).split()
+    for names, said in _NAMED_ALIKE:
+        if names.search(text):
+            words += said
+    return frozenset(
+        word_stem(part)
+        for word in words
+        for part in {word, word.replace("-", ""), *word.split("-")}
+        if part
+    )
+
+
+# One thing a clinician and an abstract name in other words than a word for a word: asked
+# whether hair and urine trace elements predict "kidney stone" composition, the local model's
+# answer lost its article, on "urinary stone" composition, "for 'kidney', which that article
+# never mentions". Each: the names (a pattern), and the words any of them says.
+_NAMED_ALIKE = (
+    (
+        re.compile(
+            r"\b(?:(?:kidney|urinary|renal|ureteral|ureteric) (?:stones?|calcul[iu]s?)"
+            r"|(?:uro|nephro)lithiasis|stone[- ]formers?)\b",
+            re.I,
+        ),
+        ["kidney", "stone", "calculi", "urolithiasis", "nephrolithiasis"],
+    ),
+    (
+        re.compile(r"\b(?:heart attacks?|myocardial infarctions?)\b", re.I),
+        ["heart", "attack", "myocardial", "infarction"],
+    ),
+    # Asked whether being overweight predicts knee pain, the local model's answer was left
+    # "None of the retrieved articles speaks of ... overweight ... x-ray ... together", over a
+    # study of body mass index and radiographic knee osteoarthritis.
+    (
+        re.compile(r"\b(?:overweight|obes(?:e|ity)|body mass index|bmi)\b", re.I),
+        ["overweight", "obesity", "obese", "bmi"],
+    ),
+    (re.compile(r"\b(?:x-?rays?|radiograph(?:s|y|ic|ically)?)\b", re.I), ["x-ray", "radiograph"]),
+    # "Can adrenal masses bigger than 7 cm be removed laparoscopically?" over "laparoscopic
+    # adrenalectomy for adrenal masses larger than 7 cm": an -ectomy removes.
+    (
+        re.compile(r"\b(?:\w+ectom(?:y|ies)|resect\w*|excis\w*|remov\w*)\b", re.I),
+        ["remove", "removal", "resection", "excision"],
+    ),
+    (
+        re.compile(
+            r"\b(?:second[- ]?hand smok\w*|passive smok\w*|environmental tobacco smoke)\b", re.I
+        ),
+        ["secondhand", "passive", "smoke", "smoking", "tobacco"],
+    ),
+)
+
+
+@functools.lru_cache(maxsize=65536)
+def word_stem(word: str) -> str:
+    """A word's first six letters in American spelling (haem -> hem, oedema -> edema)."""
+    word = re.sub(r"ae|oe", "e", word)
+    return re.sub(r"our$", "or", word)[:6]
+
+
+def denied_by_article(
+    claim: str, quote: str, abstract: Sequence[str], title: str = ""
+) -> str | None:
+    """A word a positive claim brings in beside its quote and its article's ``title`` that the
+    article's ``abstract`` (the sections' texts) says only in negative sentences, or None.
+
+    "Serum leptin levels correlate with survival in advanced lung cancer" over the quote "a
+    significant correlation between serum leptin levels and BMI" keeps 6 of its 8 words from
+    the quote; the article's one sentence on survival is "did not show any association with
+    the overall survival": the claim says what the article denies. The title's words are the
+    article's subject: naming it ("anorectal malformations" for "ARM") brings nothing in.
+    """
+    if _NEGATION.search(claim):
+        return None
+    words = content_terms(claim) - content_terms(quote) - content_terms(title)
+    negated: dict[str, bool] = {}
+    for text in abstract:
+        for sentence in sentence_pieces(text):
+            negative = bool(_NEGATION.search(sentence))
+            for word in words & content_terms(sentence):
+                negated[word] = negated.get(word, True) and negative
+    return next((word for word, only in sorted(negated.items()) if only), None)
+
+
+def topic_words(text: str) -> set[str]:
+    """A text's topic words, and its qualified names as "head qualifier" ("vitamin D")."""
+    names = qualified_names(text)
+    return set(normalise_topic(text).split()) | {f"{h} {q}" for h, qs in names.items() for q in qs}
+
+
+def _names_in(words: set[str]) -> dict[str, frozenset[str]]:
+    names: dict[str, set[str]] = {}
+    for word in words:
+        if " " in word:
+            head, qualifier = word.split(" ", 1)
+            names.setdefault(head, set()).add(qualifier)
+    return {head: frozenset(quals) for head, quals in names.items()}
+
+
+def ground_text(text: str, question: str, support: dict[int, set[str]]) -> GroundedSummary:
+    """Keep the sentences of ``text`` that rest on the references they cite.
+
+    A sentence stays when it cites a reference in ``support``, every subject word of the
+    question it uses occurs in what those references stand behind, and it names nothing they
+    name otherwise ("vitamin D" where their facts say vitamin C), and it does not speak of the
+    prompt ("the verified facts", "their confidence level"). Paragraphs are kept;
+    sentences are cut by syntok ("0.67 vs. 1.58 mmol/l" is not two sentences), and a piece
+    without words ("(1.0, 0.96-1.05) [1]") belongs to the sentence before it.
+    """
+    anchors = anchor_terms(question)
+    paragraphs: list[str] = []
+    removed: list[str] = []
+    # The model echoes the prompt's fact lines: "... individuals. (numbers: 1.0, 0.96-1.05) [1]"
+    text = _NUMBERS_ECHO.sub(r"(\1)", text)
+    for paragraph in re.split(r"\n\s*\n", text.strip()):
+        kept: list[str] = []
+        for drafted in _sentences(paragraph):
+            sentence = _unframed(drafted)
+            cited = cited_numbers(sentence) & set(support)
+            used = anchors & set(normalise_topic(_CITED.sub(" ", sentence)).split())
+            backing = set().union(*(support[n] for n in cited)) if cited else set()
+            named = not mismatched(qualified_names(sentence), _names_in(backing))
+            grounded = (
+                cited
+                and used <= backing
+                and named
+                and _says_something(sentence)
+                and not only_points(_CITED.sub(" ", sentence))  # "This is supported by [1]."
+                and not _overcounts(sentence, len(cited), backing)
+                and not _PROMPT_TALK.search(sentence)
+            )
+            if grounded:
+                kept.append(sentence)
+            else:
+                removed.append(drafted)
+        if kept:
+            paragraphs.append(" ".join(kept))
+    return GroundedSummary("\n\n".join(paragraphs), removed, answered=bool(paragraphs))
+
+
+_COUNTS = {"both": 2, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+           "eight": 8, "nine": 9, "ten": 10, "several": 2, "multiple": 2, "many": 2}  # fmt: skip
+_COUNTED = re.compile(
+    rf"\b({'|'.join(_COUNTS)}|\d+)\s+(?:[a-z-]+\s+){{0,2}}?"
+    r"(?:studies|trials|articles|reports|papers|sources|reviews|cohorts|analyses)\b",
+    re.I,
+)
+
+
+# "The verified facts indicate that X [1]": the prompt's frame around a finding.
+_PROMPT_FRAME = re.compile(
+    r"^(?:the|these)\s+(?:verified\s+|given\s+|provided\s+)?facts\s+(?:on\s+this\s+topic\s+)?"
+    r"(?:indicate|show|suggest|state|demonstrate|reveal)s?\s+that\s+(?=\w)",
+    re.I,
+)
+
+
+# "The article states that X", "The study found that X": the article's finding is X. A frame
+# that hedges ("suggests that") is kept: without it, the claim would say more than its article.
+_ARTICLE_FRAME = re.compile(
+    r"^(?:the|this|our)\s+(?:article|study|paper|abstract|trial|authors?|analysis|review|"
+    r"results?|data)\s+(?:state[sd]?|find|finds|found|show(?:s|ed|n)?|report(?:s|ed)?|"
+    r"demonstrate[sd]?|observed|conclude[sd]?)\s+that\s+(?=\w)",
+    re.I,
+)
+
+
+def unframed_claim(claim: str) -> str:
+    """A research claim without an opening that names its article ("The article states that
+    an increased trend was detected ..." is "An increased trend was detected ..."): the frame
+    is no finding, and its words are not the quote's."""
+    return _unframed(claim, _ARTICLE_FRAME)
+
+
+def _unframed(sentence: str, frame: re.Pattern[str] = _PROMPT_FRAME) -> str:
+    """``sentence`` without an opening ``frame``; by default one that speaks of the prompt's
+    facts ("The verified facts indicate that laparoscopic cholecystectomy is ... [1]" is
+    checked as "Laparoscopic cholecystectomy is ... [1]")."""
+    match = frame.match(sentence)
+    if match is None:
+        return sentence
+    rest = sentence[match.end() :]
+    return rest if rest[1:2].isupper() else rest[0].upper() + rest[1:]  # "mRNA" stays
+
+
+def _overcounts(sentence: str, references: int, backing: set[str]) -> bool:
+    """Whether ``sentence`` speaks of more studies than the ``references`` it cites ("The
+    evidence from two studies [1]"), a count its facts do not give themselves ("a
+    meta-analysis of 12 trials" backs "12 trials [1]")."""
+    for match in _COUNTED.finditer(sentence):
+        word = match.group(1).lower()
+        count = _COUNTS.get(word) or int(word)
+        if count > references and word not in backing:
+            return True
+    return False
+
+
+def _says_something(sentence: str) -> bool:
+    """Whether a sentence has a word besides its citations and numbers."""
+    return bool(re.search(r"[^\W\d_]", _CITED.sub(" ", sentence)))
+
+
+def _sentences(paragraph: str) -> list[str]:
+    """The paragraph's sentences; a piece without words ("(1.0, 0.96-1.05) [1]", "[2].") goes
+    with the sentence before it, whose evidence it cites."""
+    sentences: list[str] = []
+    for piece in sentence_pieces(paragraph):
+        sentence = " ".join(piece.split())
+        if not sentence:
+            continue
+        if sentences and not _says_something(sentence):
+            sentences[-1] += " " + sentence
+        else:
+            sentences.append(sentence)
+    return sentences
+
+
+_ASKING = (
+    r"(?:does|do|did|is|are|was|were|can|could|should|will|would|has|have|what|which|how|when|"
+    r"who|at what|to what|if so)\b"
+)
+# Where a question asks a second thing: ", and does ...", "; what ...", ", and at what ...".
+_SECOND_ASK = re.compile(rf"\s*(?:[,;]\s*(?:and\s+|but\s+)?|\s+and\s+)(?={_ASKING})", re.I)
+_ASKS = re.compile(_ASKING, re.I)
+
+
+def question_parts(question: str) -> list[str]:
+    """The things a question asks: the whole question, and each of its asks when it asks more
+    than one ("Is laparoscopic cholecystectomy safe as a day case procedure, and does patient
+    sex affect its outcome?"): a fact that answers one of them speaks of the question. Each
+    part must be a question of its own ("In patients with diabetes, is metformin safe?" asks
+    one thing)."""
+    pieces = [p.strip(" ,;?") for p in _SECOND_ASK.split(question)]
+    asks = [p for p in pieces if anchor_terms(p)]
+    if len(asks) < 2 or not all(_ASKS.match(p) for p in pieces):
+        return [question]
+    return [question, *asks]

@@ -1,0 +1,92 @@
+"""Checks that read the answer left by the sentence checks and say what it no longer covers:
+each returns a ``note`` finding, which the policy (:mod:`medlit.checks.policy`) puts first."""
+
+from __future__ import annotations
+
+from medlit.checks.citation_names import left_unanswered as names_left_unanswered
+from medlit.checks.citation_names import unaddressed
+from medlit.checks.citations import extract_pmids
+from medlit.checks.cited_subjects import populations_unspoken as unspoken_populations
+from medlit.checks.context import CheckContext
+from medlit.checks.findings import Finding
+from medlit.checks.unmentioned import unmentioned_terms
+from medlit.text import all_of, either_of
+
+__all__ = [
+    "left_unanswered",
+    "populations_unspoken",
+    "unaddressed_words",
+    "unmentioned",
+    "untold_subjects",
+]
+
+
+def left_unanswered(ctx: CheckContext) -> list[Finding]:
+    """What the question asks about was said only by sentences left out for naming it
+    otherwise than their articles (or no citation is left at all)."""
+    found = ctx.data.get("misattributed-names", [])
+    missing = names_left_unanswered(ctx.draft.text, found, ctx.question)
+    if not missing:
+        return []
+    message = unaddressed("", missing)
+    return [Finding("left-unanswered", "note", message, data={"missing": missing})]
+
+
+def unaddressed_words(ctx: CheckContext) -> list[Finding]:
+    """A subject word of the question that only the uncited conclusions left out used, and
+    nothing left says."""
+    unsupported = ctx.data.get("unsupported-conclusions")
+    if unsupported is None:
+        return []
+    words = unsupported.unaddressed()
+    if not words:
+        return []
+    message = (
+        f"None of the retrieved articles speaks of {all_of(unsupported.words)} together: the "
+        "statements that did, citing nothing, were left out."
+    )
+    return [Finding("unaddressed-words", "note", message, data={"words": words})]
+
+
+def untold_subjects(ctx: CheckContext) -> list[Finding]:
+    """A subject or population of the question that only sentences left out (cited to
+    articles that never speak of it) spoke of."""
+    unsaid = ctx.data.get("unsaid-subjects")
+    if unsaid is None:
+        return []
+    cited = [ctx.articles[p] for p in extract_pmids(ctx.draft.text) if p in ctx.articles]
+    untold = unsaid.unaddressed(ctx.draft.text, cited)
+    if not untold:
+        return []
+    words = " and ".join(untold)
+    message = (
+        f"None of the articles cited speaks of {words}: the statements that said so were left out."
+    )
+    return [Finding("untold-subjects", "note", message, data={"words": untold})]
+
+
+def populations_unspoken(ctx: CheckContext) -> list[Finding]:
+    """A population the question names (children, older adults) that none of the articles
+    the answer cites speaks of."""
+    if ctx.data.get("untold-subjects"):
+        return []
+    absent = unspoken_populations(ctx.question, ctx.draft.text, ctx.articles)
+    if not absent:
+        return []
+    words = " and ".join(absent)
+    message = (
+        f"None of the articles cited speaks of {words}: what they found may not hold for {words}."
+    )
+    return [Finding("populations-unspoken", "note", message, data={"words": absent})]
+
+
+def unmentioned(ctx: CheckContext) -> list[Finding]:
+    """A subject term of the question that no retrieved article mentions at all."""
+    terms = unmentioned_terms(ctx.question, ctx.articles.values())
+    if not terms:
+        return []
+    message = (
+        f"None of the retrieved articles mentions {either_of(terms)}, so what follows may not "
+        "answer the question."
+    )
+    return [Finding("unmentioned-terms", "note", message, data={"terms": terms})]

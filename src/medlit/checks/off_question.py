@@ -1,0 +1,177 @@
+"""A cited sentence about something else: neither it nor the article it cites names the question.
+
+Asked "Should atropine be given routinely when sedating children with ketamine?", the local
+model answered from the atropine trial, then went on "The evidence from [PMID] also suggests
+that dexamethasone can be used as an effective alternative to prednisone in the treatment of
+pediatric asthma exacerbations", citing a retrieved review of asthma in children. The citation
+is real and the sentence is that review's conclusion, so no other check takes it out; but it
+answers nothing that was asked, and "also suggests" reads as if it did.
+
+Here a cited sentence that names none of the question's subject terms
+(:func:`medlit.checks.unmentioned.subject_terms`: "atropine", "ketamine"; not a population
+word, nor a framing word) loses each citation to an article that names none of them either
+(title, abstract or MeSH, in any form of the word, or by abbreviation), and is left out when it
+has none left. A sentence that goes on about the question's subject without naming it ("It
+also lowered vomiting [PMID]") stays: its article names the subject. Under a question with
+one subject term (fewer than :data:`MIN_TERMS`), a sentence must also say none of the
+question's words: asked "Is a urethral catheter the best way to drain the bladder after
+surgery?", the local model kept two sentences on a skin-care protocol for incontinence
+dermatitis, citing a study that never mentions the urethra.
+
+Measured on PubMedQA (``python benchmarks/off_question.py``): of the 5,679 sentences of the
+abstracts, each cited to its own article with the title left out (the worst case: a retrieved
+article has its title) and held to its question, 19 go, methods and background sentences that
+say none of the question's words, under questions whose one rare word only the title says
+(85 went when one subject term was enough: "factors amenable to prevention"; none when such
+questions were not checked); of the 1,063 conclusion sentences of each question's nearest other
+article, cited to it, 385 go (261 when one-term questions were not checked).
+
+A sentence that says its articles support the answer ("also supports this conclusion by
+showing that ...") is held closer: each article it cites must name every subject term of the
+question (:func:`drop_borrowed_support`); else the claim of support goes and the finding stays
+as the article's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from medlit.checks.citations import (
+    drop_cited_for,
+    extract_pmids,
+    remove_cited_for,
+    without_citations,
+)
+from medlit.checks.draft import rewrite_sentences
+from medlit.checks.grounding import said_in, word_stems
+from medlit.checks.topics import anchor_terms, normalise_topic
+from medlit.checks.unmentioned import mentioned, subject_terms
+from medlit.log import get_logger
+from medlit.text import either_of
+from medlit.types import Article
+
+__all__ = ["drop_borrowed_support", "drop_off_question"]
+
+log = get_logger("agent.off_question")
+
+MIN_TERMS = 2
+"""Subject terms a question must have for its sentences to be checked on them alone: a
+question's one rare word is as often how it frames its subject ("factors amenable to
+prevention", "sicker") as the subject. With one, a sentence is checked only when it says none of
+the question's words at all (:func:`medlit.research.planner.anchor_terms`)."""
+
+
+def drop_off_question(
+    text: str, articles: Mapping[str, Article], question: str
+) -> tuple[str, list[str]]:
+    """``text`` without the citations of sentences naming none of ``question``'s subject terms
+    to articles naming none of them either (a sentence left citing nothing goes), and one
+    warning each."""
+    terms = subject_terms(question)
+    if not terms:
+        return text, []
+    named = either_of(list(terms.values()))
+    # One subject term: the sentence must say none of the question's words either.
+    asked: set[str] = set()
+    if len(terms) < MIN_TERMS:
+        asked = {normalise_topic(word) for word in anchor_terms(question)}
+    off: dict[str, bool] = {}
+
+    def off_question(pmid: str) -> bool:
+        if pmid not in off:
+            off[pmid] = not mentioned(terms, [articles[pmid].everything_said])
+        return off[pmid]
+
+    def wrong_in(sentence: str) -> list[tuple[str, str]]:
+        cited = [p for p in extract_pmids(sentence) if p in articles]
+        plain = without_citations(sentence)
+        if not cited or mentioned(terms, [plain]):
+            return []
+        said = word_stems(plain) if asked else set()  # under one subject term only
+        if any(said_in(word, said) for word in asked):
+            return []
+        why = f"something else than was asked: neither names {named}"
+        return [(p, why) for p in cited if off_question(p)]
+
+    text, warnings = drop_cited_for(text, wrong_in)
+    if warnings:
+        log.warning("answer_off_question", removals=len(warnings))
+    return text, warnings
+
+
+# "A study [PMID] also supports this conclusion by showing that ...": the finding after it is
+# the article's, the support is the model's.
+_SUPPORT = re.compile(
+    r"\b(?:also\s+)?(?:supports?|confirms?|corroborates?|reinforces?)\s+(?:this|these|that|the"
+    r"\s+above)\s+(?:conclusions?|findings?|results?|observations?|evidence|claims?)"
+    r"(?:\s+by\s+(?:showing|demonstrating|finding|reporting)(?:\s+that)?)?",
+    re.I,
+)
+# The same claim said the other way round: "The claim is supported by [PMID], which found
+# that ..." (the local model, over a study of CT scanners, asked whether hair and urine
+# analysis predicts kidney stone composition); "This is further supported by a study".
+_SUPPORTED_BY = re.compile(
+    r"^\W*(?:this|these|the|that)(?:\s+(?:claim|conclusion|finding|answer|statement|result)s?)?"
+    r"\s+(?:is|are)\s+(?:also\s+|further\s+)?(?:supported|confirmed|corroborated|reinforced)"
+    r"\s+by\s+(?:(?:a|the|another|one)\s+(?:study|trial|article|review|report)\s*)?"
+    r"(?P<cites>(?:\[PMID:\d+\]\s*)+),?\s*(?:which|that)\s+(?P<verb>found|showed|reported"
+    r"|demonstrated)\b",
+    re.I,
+)
+
+
+def drop_borrowed_support(
+    text: str, articles: Mapping[str, Article], question: str
+) -> tuple[str, list[str]]:
+    """``text`` where a cited sentence saying its articles support the answer ("also supports
+    this conclusion by showing that ...") no longer says so when none of them names every
+    subject term of the question: the local model, asked whether endothelin-1 makes acute
+    pancreatitis worse, wrote "A study [PMID] also supports this conclusion by showing that
+    early changes ... in the serum interleukin (IL)-2 ... reflect the inflammatory activity in
+    the patients with post-ERCP pancreatitis", over a study that never mentions endothelin.
+    The finding stays, as the article's ("A study [PMID] shows that ..."); a sentence that
+    only claims the support goes. Said the other way round ("The claim is supported by [PMID],
+    which found that ..."), it reads "A study [PMID] found that ...". One warning each."""
+    terms = subject_terms(question)
+    if not terms:
+        return text, []
+    warnings: list[str] = []
+
+    def check(sentence: str) -> str:
+        claim = _SUPPORT.search(sentence)
+        passive = _SUPPORTED_BY.match(sentence) if claim is None else None
+        cited = [p for p in extract_pmids(sentence) if p in articles]
+        if (claim is None and passive is None) or not cited:
+            return sentence
+        if any(len(mentioned(terms, [articles[p].everything_said])) == len(terms) for p in cited):
+            return sentence
+        said = mentioned(terms, [articles[p].everything_said for p in cited])
+        unsaid = [word for key, word in terms.items() if key not in said]
+        if passive is not None:  # "A study [PMID] found that ...": the finding, the article's
+            warnings.append(
+                f"a claim of support was taken out: PMID {cited[0]} never mentions "
+                f"{either_of(unsaid)}"
+            )
+            return (
+                f"A study {passive['cites'].strip()} {passive['verb']}" + sentence[passive.end() :]
+            )
+        if claim is None:
+            return sentence
+        rest = sentence[claim.end() :].strip(" ,.")
+        if without_citations(rest).strip():
+            shown = "shows that" if claim.group(0).rstrip().endswith("that") else "shows"
+            warnings.append(
+                f"a claim of support was taken out: PMID {cited[0]} never mentions "
+                f"{either_of(unsaid)}"
+            )
+            return sentence[: claim.start()] + shown + sentence[claim.end() :]
+        why = f"support it cannot give: it never mentions {either_of(unsaid)}"
+        kept, told = remove_cited_for(sentence, [(p, why) for p in cited])
+        warnings.extend(told)
+        return kept
+
+    text = rewrite_sentences(text, check)
+    if warnings:
+        log.warning("answer_support_borrowed", removals=len(warnings))
+    return text, warnings

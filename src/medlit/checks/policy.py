@@ -1,0 +1,149 @@
+"""What the findings decide about an answer: the note put first, the verdict, and whether the
+evidence digest answers instead. Pure functions of the findings and a few facts measured on
+the checked text; no reading, no model, no I/O."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from medlit.checks.findings import Finding
+from medlit.text import either_of
+
+__all__ = [
+    "EDITS",
+    "Decision",
+    "Facts",
+    "after_verdict",
+    "decide",
+    "note_data",
+    "verdict_after",
+    "warnings_of",
+]
+
+#: The actions that change (or tell of) the answer's text: their messages are the warnings.
+EDITS = frozenset({"drop", "uncite", "cite", "rewrite", "warn"})
+
+Fallback = Literal["unsupported", "best-article-lost", "against-articles"]
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What the policy needs besides the findings, measured on the checked answer."""
+
+    kept: frozenset[str]  # PMIDs the checked text cites
+    best_pmid: str | None  # the best-matching article's
+    best_names_question: bool  # it has a PMID and mentions every subject term of the question
+    best_says_unaddressed: bool  # it says every word the uncited conclusions left unaddressed
+    states_only_otherwise: bool  # the text states only the answer opposite to the verdict
+    is_yes_no: bool
+    verdict_given: bool  # the model wrote a verdict line after its reasoning
+
+
+@dataclass(frozen=True)
+class Decision:
+    """Before the verdict checks: the digest instead, or the note first and the verdict."""
+
+    fallback: Fallback | None = None
+    note: str = ""
+    blank: bool = False  # the checked text is not shown (uncited prose would read as answer)
+    verdict: Literal["keep", "uncertain", "reread"] = "keep"
+    on_question: bool = False  # the best article names all the question asks about
+
+
+def warnings_of(findings: Sequence[Finding]) -> list[str]:
+    """What the reader is told was left out or changed, in the order of the checks."""
+    return [f.message for f in findings if f.action in EDITS and f.message]
+
+
+def note_data(findings: Sequence[Finding], check: str, key: str) -> Any:
+    """What the note of ``check`` holds under ``key`` (empty when it found nothing)."""
+    for finding in findings:
+        if finding.check == check and finding.action == "note":
+            return finding.data.get(key)
+    return []
+
+
+def _note(findings: Sequence[Finding], check: str) -> str:
+    return next((f.message for f in findings if f.check == check and f.action == "note"), "")
+
+
+def decide(findings: Sequence[Finding], facts: Facts, nothing_supported: str) -> Decision:
+    """The decision before the verdict checks run (``nothing_supported``: the note when no
+    statement citing evidence is left)."""
+    warned = bool(warnings_of(findings))
+    missing = note_data(findings, "left-unanswered", "missing")
+    unspoken = note_data(findings, "unaddressed-words", "words")
+    unnamed = note_data(findings, "unmentioned-terms", "terms")
+    noted = any(
+        note_data(findings, check, key)
+        for check, key in (
+            ("left-unanswered", "missing"),
+            ("unaddressed-words", "words"),
+            ("untold-subjects", "words"),
+            ("populations-unspoken", "words"),
+        )
+    )
+    on_question = facts.best_names_question and not (missing or unnamed)
+    if on_question and warned and not facts.kept:
+        return Decision(fallback="unsupported", on_question=on_question)
+    lost = facts.best_pmid not in facts.kept and facts.best_says_unaddressed
+    if on_question and unspoken and lost:
+        return Decision(fallback="best-article-lost", on_question=on_question)
+    note, blank = _first_note(findings, warned and not facts.kept, nothing_supported)
+    if missing and not facts.kept:
+        blank = True
+    verdict: Literal["keep", "uncertain", "reread"] = "keep"
+    if facts.is_yes_no:
+        if noted or unnamed or (warned and not facts.kept):
+            verdict = "uncertain"
+        elif not facts.verdict_given or warned or facts.states_only_otherwise:
+            verdict = "reread"
+    return Decision(None, note, blank, verdict, on_question)
+
+
+def _first_note(
+    findings: Sequence[Finding], nothing_left: bool, nothing_supported: str
+) -> tuple[str, bool]:
+    """The note put first, and whether the text goes (nothing citing evidence is left)."""
+    if note := _note(findings, "left-unanswered"):
+        return note, False
+    if nothing_left:
+        unnamed = note_data(findings, "unmentioned-terms", "terms")
+        if unnamed:
+            mentions = f"None of the retrieved articles mentions {either_of(unnamed)}."
+            return f"{mentions} {nothing_supported}", True
+        return nothing_supported, True
+    for check in ("unaddressed-words", "untold-subjects", "populations-unspoken"):
+        if note := _note(findings, check):
+            return note, False
+    return _note(findings, "unmentioned-terms"), False
+
+
+def verdict_after(verdict: str | None, findings: Sequence[Finding]) -> str | None:
+    """The verdict once the ``flip_verdict`` findings are taken in order."""
+    for finding in findings:
+        if finding.action == "flip_verdict":
+            verdict = finding.data["to"]
+    return verdict
+
+
+def after_verdict(
+    findings: Sequence[Finding],
+    decision: Decision,
+    best_pmid: str | None,
+    left: frozenset[str],
+    left_about_question: bool,
+) -> tuple[Fallback | None, bool]:
+    """After the verdict checks: the digest instead (when a sentence stated against its
+    articles went and nothing citing evidence, or only articles on something else, is left),
+    and whether the verdict turns Uncertain (it does when such a sentence went)."""
+    against = [f for f in findings if f.check == "against-conclusions" and f.action in EDITS]
+    if not against:
+        return None, False
+    if not left:
+        return "against-articles", False
+    if decision.on_question and best_pmid not in left and not left_about_question:
+        return "best-article-lost", False
+    return None, True

@@ -1,0 +1,91 @@
+"""Every check of an answer: its stable id, the stage it runs in, what it catches, in order.
+
+A check is a function of a :class:`~medlit.checks.context.CheckContext` returning findings.
+:data:`ORDER` is the order they run in (each sees the answer as the ones before it left it).
+Stages: ``cite`` ties citations to their statements; ``sentence`` holds each cited sentence
+to its articles; ``note`` says what the answer left no longer covers; ``verdict`` holds a
+yes/no verdict and the sentences stating an answer to the articles' conclusions; ``claim``
+holds a research finding to the article it was drawn from. Adding a
+check is a function (in its own module) and one line here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from medlit.checks import claims, notes, units, verdict_units
+from medlit.checks.findings import Finding
+
+__all__ = ["ORDER", "REGISTRY", "Check", "Stage", "enabled", "unknown_ids"]
+
+Stage = Literal["cite", "sentence", "note", "verdict", "claim"]
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check: its id (kebab-case, stable: settings and clients name it), its stage, and
+    the function that runs it."""
+
+    id: str
+    stage: Stage
+    run: Callable[[Any], Sequence[Finding]]  # a CheckContext, or a ClaimContext for claims
+
+    @property
+    def doc(self) -> str:
+        """What it catches: the first paragraph of its function's docstring, on one line."""
+        first = (self.run.__doc__ or "").strip().split("\n\n")[0]
+        return " ".join(first.split())
+
+
+_CHECKS = (
+    Check("uncited-attribution", "cite", units.uncited_attribution),
+    Check("citation-only", "cite", units.citation_only),
+    Check("misattributed-names", "sentence", units.misattributed_names),
+    Check("unsourced-numbers", "sentence", units.unsourced_numbers),
+    Check("swapped-groups", "sentence", units.swapped_groups),
+    Check("swapped-subjects", "sentence", units.swapped_subjects),
+    Check("wrong-years", "sentence", units.wrong_years),
+    Check("wrong-authors", "sentence", units.wrong_authors),
+    Check("wrong-designs", "sentence", units.wrong_designs),
+    Check("overstated-correlations", "sentence", units.overstated_correlations),
+    Check("reversed-findings", "sentence", units.reversed_findings),
+    Check("unsupported-inferences", "sentence", units.unsupported_inferences),
+    Check("aims-as-findings", "sentence", units.aims_as_findings),
+    Check("restated-titles", "sentence", units.restated_titles),
+    Check("off-question", "sentence", units.off_question),
+    Check("borrowed-support", "sentence", units.borrowed_support),
+    Check("unsaid-subjects", "sentence", units.unsaid_subjects),
+    Check("borrowed-terms", "sentence", units.borrowed_terms),
+    Check("unsupported-conclusions", "sentence", units.unsupported_conclusions),
+    Check("opening-connective", "sentence", units.opening_connective),
+    Check("left-unanswered", "note", notes.left_unanswered),
+    Check("unaddressed-words", "note", notes.unaddressed_words),
+    Check("untold-subjects", "note", notes.untold_subjects),
+    Check("populations-unspoken", "note", notes.populations_unspoken),
+    Check("unmentioned-terms", "note", notes.unmentioned),
+    Check("restated-verdict", "verdict", verdict_units.restated_verdict),
+    Check("consistent-verdict", "verdict", verdict_units.consistent_verdict),
+    Check("contradicted", "verdict", verdict_units.contradicted),
+    Check("against-conclusions", "verdict", verdict_units.against_conclusions),
+    Check("claim-quote", "claim", claims.claim_quote),
+    Check("claim-reverses-quote", "claim", claims.claim_reverses_quote),
+    Check("claim-denied-by-article", "claim", claims.claim_denied_by_article),
+    Check("claim-subject-unsaid", "claim", claims.claim_subject_unsaid),
+)
+
+#: Every check by id.
+REGISTRY: dict[str, Check] = {check.id: check for check in _CHECKS}
+#: The order the checks run in.
+ORDER: tuple[str, ...] = tuple(check.id for check in _CHECKS)
+
+
+def unknown_ids(ids: Collection[str]) -> list[str]:
+    """The ids in ``ids`` that name no check."""
+    return sorted(set(ids) - set(REGISTRY))
+
+
+def enabled(stage: Stage, disabled: Collection[str] = ()) -> list[Check]:
+    """The checks of ``stage`` not in ``disabled``, in order."""
+    return [REGISTRY[i] for i in ORDER if REGISTRY[i].stage == stage and i not in disabled]

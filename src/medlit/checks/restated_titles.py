@@ -1,0 +1,94 @@
+"""A cited article's title question, said as its answer, must be the answer the article gives.
+
+A PubMed title is often the study's question ("Does pretreatment with statins improve clinical
+outcome after stroke?"), and a small model says it back as the finding: the local model
+answered "The evidence shows that pretreatment with statins improves clinical outcome after
+stroke [PMID:11340218]", Verdict: Yes, over the article whose answer is no. Every word of the
+sentence is the article's, so no check that holds a sentence to its article's words sees it.
+
+Here a cited sentence that says most of its article's title question
+(:data:`~medlit.checks.contradicted.RESTATED` of its content words) and states an answer to it
+(:func:`~medlit.checks.contradicted.stated_answer`, the title as the question) loses that
+citation when the article's conclusion answers the title the other way
+(:func:`~medlit.checks.contradicted.concludes`), and is left out with none left, with a
+warning. The verdict is then read again, or is Uncertain when nothing cited is left; it is
+Uncertain too when it is the answer a sentence left out gave an article about the question
+that concludes the other (two readings against it: the local model answered "No" to whether
+prostate shape affects HoLEP outcomes, over an article concluding yes, its sentence saying so
+left out, and the verdict read again from what was left).
+
+On the 500 PubMedQA articles (each titled with a question), the title said back as "yes"
+goes for 57 of the 169 labelled no, 7 of the 276 labelled yes and 9 of the 55 maybe; said as
+"there is no evidence that ...", it goes for 85 labelled yes, 7 labelled no and 4 maybe
+(``python benchmarks/restated_titles.py``): where it goes, the sentence was wrong 3 times in 4
+or more. The small model says a title back as yes whatever the article found.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from medlit.checks.citations import drop_cited_for, extract_pmids, without_citations
+from medlit.checks.contradicted import RESTATED, concludes, stated_answer
+from medlit.checks.stance import Stance, content_terms
+from medlit.log import get_logger
+from medlit.types import Article
+
+__all__ = ["Restated", "drop_restated_titles", "title_answer"]
+
+log = get_logger("agent.restated_titles")
+
+
+def title_answer(sentence: str, article: Article) -> Stance | None:
+    """The answer ``sentence`` gives to ``article``'s title question when it says most of it
+    ("yes" or "no"); None when the title asks nothing or the sentence does not say it."""
+    title = article.title.strip()
+    if not title.endswith("?"):
+        return None
+    asked = content_terms(title)
+    said = content_terms(without_citations(sentence))
+    if not asked or len(asked & said) < RESTATED * len(asked):
+        return None
+    return stated_answer(sentence, title)
+
+
+@dataclass
+class Restated:
+    """An answer after :func:`drop_restated_titles`: its text, a warning for each citation
+    taken out, and the answer each article's title question was given where it concludes the
+    other (by PMID)."""
+
+    text: str
+    warnings: list[str]
+    said: dict[str, Stance] = field(default_factory=dict)
+
+
+def drop_restated_titles(text: str, articles: Mapping[str, Article]) -> Restated:
+    """``text`` without the citations (and sentences) that say their article's title question
+    as the answer the article does not give (see the module doc); a warning for each.
+
+    Args:
+        text: the answer, its citations checked (``[PMID:n]`` of retrieved articles).
+        articles: the retrieved evidence articles, by PMID.
+    """
+    answers: dict[str, Stance] = {}
+
+    def wrong_in(sentence: str) -> list[tuple[str, str]]:
+        wrong = []
+        for pmid in dict.fromkeys(extract_pmids(sentence)):
+            article = articles.get(pmid)
+            said = title_answer(sentence, article) if article is not None else None
+            if article is None or said not in ("yes", "no"):
+                continue
+            found = concludes(article, article.title)
+            if found in ("yes", "no") and found != said:
+                answers[pmid] = said
+                asks = f"the answer {said!r} to the question its title asks"
+                wrong.append((pmid, f"{asks}, where it concludes {found!r}"))
+        return wrong
+
+    text, warnings = drop_cited_for(text, wrong_in)
+    if warnings:
+        log.warning("answer_titles_restated", removals=len(warnings))
+    return Restated(text, warnings, answers)

@@ -1,0 +1,92 @@
+"""A cited sentence may not reverse the comparison its article's matching sentence states.
+
+The local model wrote "... had a higher risk of individual complications (bleeding, fistula,
+...) compared to those with ileorectal anastomosis [PMID:21979183]" over the article's "The risk
+of individual complications was also similar (bleeding ..., fistula ...)". Each cited sentence
+that says its groups differ, or that they do not
+(:func:`medlit.checks.comparisons.comparison`), is set
+against the sentence of each article it cites that shares the most of what it compares; a
+citation to an article whose sentence says the other of the same things
+(:func:`medlit.checks.comparisons.reverses`) goes, and a sentence left with none is left out, with a
+warning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from medlit.checks.citations import drop_cited_for, extract_pmids, without_citations
+from medlit.checks.comparisons import Comparison, compared_terms, comparison, reverses
+from medlit.llm.extractive import states_no_finding
+from medlit.log import get_logger
+from medlit.text import split_sentences
+from medlit.types import Article
+
+__all__ = ["drop_reversed_findings", "matching_sentence"]
+
+log = get_logger("agent.reversed_findings")
+
+
+def _findings(article: Article) -> list[tuple[str, set[str]]]:
+    """The sentences of ``article`` that may state a finding (those of its results and
+    conclusion, or of an abstract without such sections, that state one), each with what it
+    compares (:func:`medlit.checks.comparisons.compared_terms`)."""
+    sections = [s for s in article.abstract if s.is_result] or [
+        s for s in article.abstract if not s.label and not s.category
+    ]
+    return [
+        (sentence, compared_terms(sentence))
+        for section in sections
+        for sentence in split_sentences(section.text)
+        if not states_no_finding(sentence)
+    ]
+
+
+def matching_sentence(sentence: str, findings: list[tuple[str, set[str]]]) -> str | None:
+    """The one of ``findings`` (:func:`_findings` of an article) that shares the most words
+    of what ``sentence`` compares, if any shares one."""
+    wanted = compared_terms(sentence)
+    best, shared = None, 0
+    for candidate, terms in findings:
+        count = len(wanted & terms)
+        if count > shared:
+            best, shared = candidate, count
+    return best
+
+
+def drop_reversed_findings(
+    text: str, articles: Mapping[str, Article]
+) -> tuple[str, list[str], dict[str, Comparison]]:
+    """``text`` without the citations (and sentences) whose sentence reverses the comparison
+    the cited article states; one warning for each removal; the PMIDs reversed, with what the
+    answer said of them (``differ`` where the article says ``same``, or the other way).
+
+    Args:
+        text: the answer, its citations checked (``[PMID:n]`` of retrieved articles).
+        articles: the retrieved evidence articles, by PMID.
+    """
+    reversed_from: dict[str, Comparison] = {}
+    findings: dict[str, list[tuple[str, set[str]]]] = {}  # each article's, read once
+
+    def wrong_in(sentence: str) -> list[tuple[str, str]]:
+        cited = [p for p in extract_pmids(sentence) if p in articles]
+        said = without_citations(sentence)
+        claimed = comparison(said)
+        if not cited or claimed is None or states_no_finding(said):
+            return []
+        wrong = []
+        for pmid in cited:
+            if pmid not in findings:
+                findings[pmid] = _findings(articles[pmid])
+            source = matching_sentence(said, findings[pmid])
+            if source is not None and reverses(said, source):
+                shown = source if len(source) <= 160 else source[:157] + "..."
+                what = "a difference" if claimed == "differ" else "no difference"
+                wrong.append((pmid, f'{what} where that article says the opposite: "{shown}"'))
+                reversed_from[pmid] = claimed
+        return wrong
+
+    text, warnings = drop_cited_for(text, wrong_in)
+    if warnings:
+        log.warning("answer_findings_reversed", removals=len(warnings))
+    return text, warnings, reversed_from

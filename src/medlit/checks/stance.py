@@ -1,0 +1,428 @@
+"""Conservative yes/no reading of study conclusions, for the no-LLM evidence digest.
+
+This is not a language model and does not pretend to be one: it reads the *conclusion* sentences
+of the retrieved abstracts for explicit cues ("no significant difference", "did not", "was
+associated with", "improved") and only commits to ``yes``/``no`` when the cues are clear, are
+about the question's subject, and agree across sources. Anything else is ``uncertain``. A wrong
+verdict on a medical question is worse than none, so every doubtful case abstains.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from medlit.text import counted, fold_accents
+
+__all__ = [
+    "AS_COMPARISON",
+    "FALLING",
+    "RISING",
+    "Stance",
+    "Verdict",
+    "content_terms",
+    "decide_verdict",
+    "is_yes_no_question",
+    "sentence_stance",
+    "whole_study",
+]
+
+Stance = Literal["yes", "no", "uncertain"]
+Verdict = Literal["yes", "no", "uncertain"]
+
+
+def _wordset(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_STOP = _wordset(
+    "a an the of in on at to for from by with without and or but not no nor is are was were "
+    "be been being do does did can could should would will may might must has have had this "
+    "that these those it its their there than then as into over under between among after "
+    "before during within versus vs via per which who whom whose what when where why how "
+    "we our you your they them he she his her i me my patients patient study studies "
+    "effect effects use used using role"
+)
+
+_HEDGE = re.compile(
+    r"\b(unclear|uncertain|inconclusive|controversial|conflicting|equivocal|debatable"
+    r"|remains? (?:to be|unknown|unclear|controversial|uncertain|elusive|debated)"
+    r"|not (?:yet )?(?:clear|known|established|certain|conclusive)"
+    r"|cannot be (?:determined|concluded|excluded|ruled out|answered|established)"
+    r"|insufficient (?:evidence|data)|limited (?:evidence|data)|mixed (?:results|evidence)"
+    r"|only (?:\w+ ){0,10}(?:could|can) be (?:confirmed|detected|demonstrated|shown)"
+    r"|may or may not|further (?:studies|research|trials) (?:are|is) (?:needed|required) to "
+    r"(?:determine|establish|clarify|confirm) whether)\b",
+    re.I,
+)
+_NEGATIVE = re.compile(
+    r"\b(?:no (?:\w+ ){0,3}?(?:statistically |clinically )?"
+    r"(?:significant|clear|evidence|differences?"
+    r"|(?:association|correlation|relationship|relation|effect|benefit|advantage|impact|role"
+    r"|improvement|increase|decrease|reduction|change|influence|added value|value|indication)s?"
+    r"|data (?:to )?support\w*)"
+    r"|(?:did|does|do|was|were|is|are|could|can|would|should|will|has|have|had) not"
+    r"|didn't|doesn't|don't|wasn't|weren't|isn't|aren't|cannot|can't|couldn't|won't"
+    r"|failed to|fails to|unable to|neither|nor|lack of|lacks?|absence of|no longer|rather than"
+    r"|unlikely|ineffective|unnecessary|unjustified|unreliable|inadequate\w*|insufficient\w*"
+    r"|poor\w*|disappointing|little|weak\w*|deficit\w*|questionable|only a minority|not"
+    r"|(?:of )?limited (?:clinical )?(?:value|use|usefulness|utility|benefit|role))\b",
+    re.I,
+)
+_EQUIVALENT = re.compile(
+    r"\b(?<!of )(?:similar|comparable|equivalent|equally|non-?inferior|as (?:effective|safe|good|"
+    r"accurate) as)\b(?! (?:in )?(?:size|age|number|proportion|distribution|baseline)\b)",
+    re.I,
+)
+# A subgroup's finding set against the study's own ("However, a subgroup of women ... had a
+# reduced risk"): see :func:`whole_study`.
+_SUBGROUP = re.compile(
+    r"^\s*(?:however|but|yet|nevertheless|in contrast)\b.{0,80}?\b(?:sub-?groups?|subsets?"
+    r"|subpopulations?)\b",
+    re.I,
+)
+# Deliberately only explicit findings: weak phrasing ("should be", "seems to", "is a") is not a
+# yes, it is an author's opinion that a cue reader cannot weigh.
+AS_COMPARISON = r"(?=\s+(?:to|in|for|than)\b|\s*[.,;)]|\s*$)"
+"""What must follow "superior" (or "inferior") for it to compare: "superior to", "was
+superior.", not the anatomical "superior wall of the mandibular canal"."""
+_POSITIVE = re.compile(
+    r"\b(?:significant(?:ly)?|associated with|correlat\w*|linked to|predict\w*"
+    r"|improv\w*|reduc\w*|decreas\w*|increas\w*|lower\w*|higher|better|worse|greater"
+    rf"|superior{AS_COMPARISON}"
+    # "the estimated effective (radiation) dose averaged 0.09 mSv" measures, it finds nothing
+    r"|effective\w*(?! (?:radiation )?doses?\b)|efficac\w*|safe|safely|feasible|beneficial"
+    r"|benefit\w*|useful|valuable"
+    r"|valid|reliable|accurate|independent(?:ly)?|risk factor|contribut\w*|(?<!\bbe )confirm\w*"
+    r"|demonstrat\w* that|support\w* the|recommended|advocated?|can be used|suggest\w* that"
+    r"|show\w* that|good (?:\w+ ){0,3}(?:results|outcomes?)"
+    r"|indicat\w* that|play\w* an? (?:\w+ )?role"
+    r"|(?<!the )(?:cause[sd]?|induce[sd]?)(?! of\b)|leads? to|results? in)\b",
+    re.I,
+)
+# What reports a finding ("The evidence shows that", "These data suggest that"): a yes cue
+# alone, but the finding it reports answers when that has a cue of its own.
+_REPORTED = re.compile(
+    r"\b(?:show|suggest|indicat|demonstrat|reveal|confirm)\w*\s+that\s+(?=\w)", re.I
+)
+_ADVERSE = re.compile(
+    r"\b(?:complication\w*|adverse|toxicit\w*|morbidit\w*|mortality|death\w*|harm\w*|risk\w*"
+    r"|side effects?|bleeding|failure\w*|recurren\w*)\b",
+    re.I,
+)
+# Negations that do not negate the finding: "worse than those who had not received X"; a
+# tumour's grade ("poorly differentiated"); a concession.
+_BENIGN_NEGATION = re.compile(
+    r"\bthan (?:\w+ ){0,3}(?:who|that|which) (?:had|did|were|was|have|do|does) not \w+"
+    r"|\bwhether or not\b|\bwith or without\b|\bnot only\b|\bpoorly[- ]differentiated\b"
+    r"|\bnot[- ]?withstanding\b",  # a concession ("not withstanding the limitations")
+    re.I,
+)
+# What a finding leads to, "poor" ("was associated with poorer stability and functional
+# outcomes", "predicts poor survival"): an outcome that goes worse, not a negation of the
+# finding, as "poor" is of a test ("poor accuracy") or an effect ("poor response").
+_POOR_OUTCOME = re.compile(
+    r"\b(?P<link>associated with|linked to|leads? to|led to|results? in|resulted in|predict\w*"
+    r"|risk factors? for)\s+(?:an?\s+|significantly\s+)?poor(?:er|ly)?\b",
+    re.I,
+)
+_SKEPTICAL_QUESTION = re.compile(r"\b(?:really|truly|actually|still|myth|overrated)\b", re.I)
+_NO_DIFFERENCE = re.compile(
+    r"\b(?:no (?:statistically |clinically )?(?:significant )?differen\w*"
+    r"|(?:did|does|do) not (?:significantly )?differ)\b",
+    re.I,
+)
+RISING = r"increas\w*|higher|more|greater|elevat\w*|rais\w*"
+"""Words saying a quantity goes up (a regular-expression alternation)."""
+FALLING = r"decreas\w*|reduc\w*|lower\w*|less|fewer|declin\w*|prevent\w*"
+"""Words saying a quantity goes down."""
+_UP = re.compile(rf"\b(?:{RISING}|worse\w*)\b", re.I)
+_DOWN = re.compile(rf"\b(?:{FALLING})\b", re.I)
+_EQUIV_QUESTION = re.compile(
+    r"\b(?:as (?:\w+ ){0,2}as|equivalent|comparable|similar|same|alternative|non-?inferior"
+    r"|safe|safety|feasible|substitute|replace)\b",
+    re.I,
+)
+# The predicate an equivalence question asks, itself negated ("Exclusive CRT is not safe to
+# treat ...", "CT cannot replace bone scintigraphy"): a no, where other negations under such a
+# question ("no complications") are too subtle for cues.
+_NOT_AS_ASKED = re.compile(
+    r"\b(?:not|never|cannot|can't|isn't|aren't|wasn't|weren't|no longer)\s+(?:\w+\s+)?"
+    r"(?:safe|feasible|equivalent|comparable|non-?inferior|alternatives?|as\s+(?:\w+\s+){1,2}as"
+    r"|replace|substitute)\b|\b(?:unsafe|infeasible)\b",
+    re.I,
+)
+# A finding said to have no evidence ("There is little evidence that the campaigns were
+# effective"): what follows is negated as a whole, where a negation cue governs a few words.
+_NO_EVIDENCE_THAT = re.compile(
+    r"\b(?:no|little|scant|not (?:any|enough|much))\s+(?:\w+\s+)?evidence\s+(?:that|of|for)\s+",
+    re.I,
+)
+# Harm said to be absent ("with no significant adverse effects", "without complications").
+_NO_HARM = re.compile(
+    r"\b(?:no|without)\s+(?:\w+\s+){0,3}?(?:complications?|adverse (?:effects?|events?"
+    r"|reactions?)|toxicit\w*|morbidit\w*|side[- ]effects?|harms?)\b",
+    re.I,
+)
+# A question asking whether two things are one ("Are cold knife conization and LEEP the same
+# procedure?"), which a difference between them answers no.
+_SAMENESS_QUESTION = re.compile(
+    r"\b(?:same|similar|identical|equivalent|interchangeable|comparable)\b", re.I
+)
+# A difference stated between two groups: "50% longer and 100% heavier than LEEP specimens"
+# (not a threshold, "greater than 5 cm", nor "other than", "rather than").
+_DIFFERENCE_THAN = re.compile(
+    r"\b(?!(?:other|rather|whether|either|neither|never|over|under|after|ever)\b)"
+    r"(?:\w{2,}er|more(?: \w+)?|less(?: \w+)?|fewer(?: \w+)?)\s+than\b(?!\s*[<>=≤≥\d])",
+    re.I,
+)
+_NEGATED_QUESTION = re.compile(r"\b(?:not|n't|never|fail\w*|without|lack\w*)\b", re.I)
+# A concession the sentence opens with, up to its comma: "Although X is correlated with Y, ...".
+_CONCESSIVE = re.compile(
+    r"^\s*(?:although|though|even though|while|despite)\b[^,;]{3,200},\s*", re.I
+)
+_CLAUSE_SPLIT = re.compile(r";\s+|,?\s+(?:but|however|whereas|while|although|though|yet)\s+", re.I)
+_YES_NO_START = re.compile(
+    r"^(?:am|(?:is|are|was|were|does|do|did|could|should|would|has|have|had|might|must)(?:n't)?"
+    r"|can(?:'t|not)?|will|won't|may|shall)\b"
+    # "It's Fournier's gangrene still dangerous?": a typed "Is it ..." (a question mark required).
+    r"|^it(?:'|\u2019)s\b(?=.*\?$)",
+    re.I,
+)
+_CLAUSE = re.compile(r"[:;,]\s+|\n|\.\s+|\s*--\s*|\s[-\u2013\u2014]\s")
+_WH_START = re.compile(r"^(?:what|which|who|whom|whose|when|where|why|how)\b", re.I)
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def is_yes_no_question(question: str) -> bool:
+    """A question whose bottom line is yes or no ("Does X reduce Y?", "Is X safe in Z?").
+
+    The yes/no part may come after a statement, as in article titles: "Autoxidation products
+    are increased in uremic plasma: is there oxidative stress in uremia?".
+    """
+    text = question.strip().lstrip("\"'(\u00bf").strip()
+    if _YES_NO_START.match(text):
+        return True
+    last = _CLAUSE.split(text)[-1].strip().lstrip("\"'(")
+    if not text.endswith("?") or last == text:
+        return False
+    # "... . Is it always necessary?", and the title forms "Aripiprazole: a new risk factor
+    # for pathological gambling?" and "Malnutrition, a new inducer for arterial calcification?"
+    # (a noun phrase asked about: yes or no), but not "What are the effects of A, B and C?".
+    if _YES_NO_START.match(last):
+        return True
+    return not _WH_START.match(last) and not _WH_START.match(text)
+
+
+def _stem(word: str) -> str:
+    return word[:6]
+
+
+def content_terms(text: str) -> set[str]:
+    """Lower-cased, crudely stemmed content words (stop words removed; accents off, so
+    "Sjögren's" is one word and the same as "Sjogren's")."""
+    words = _WORD.findall(fold_accents(text.lower()))
+    return {_stem(w) for w in words if w not in _STOP and len(w) > 2}
+
+
+def _without_negated(clause: str) -> str:
+    """The clause minus each negation cue and the few words it governs; a negated enabling
+    verb governs what it would have enabled ("did not allow for ... an algorithm to predict
+    stone composition": no prediction)."""
+    clause = _NOT_ENABLED.sub(" ", clause)
+    clause = _NOT_FOR_DOING.sub(" ", clause)
+    clause = _NOT_APPEARING.sub(r"\g<1> ", clause)
+    return re.sub(_NEGATIVE.pattern + r"(?:\W+\w+){0,4}", " ", clause, flags=re.I)
+
+
+# "does not appear (seem) to possess the predictive value": the negation reaches past the
+# verb of seeming to what does not seem so (PubMedQA 25787073, gold no, read uncertain, and
+# the local model's "CRP levels do predict the pathological stage" stood under Yes).
+_NOT_APPEARING = re.compile(r"\b(not|n't)\s+(?:appear|seem)\w*\s+to\s+", re.I)
+# A negated predicate governs what it is for: "NT assessment does not prove to be an useful
+# ultrasound parameter for predicting GDM onset" (PubMedQA 21190419, gold no) read uncertain,
+# "predicting" standing as a yes cue beyond the negation's four words.
+_NOT_FOR_DOING = re.compile(r"\b(?:not|n't|cannot|never)\s+(?:[\w-]+\s+){0,8}?for\s+\w+ing\b", re.I)
+
+
+_NOT_ENABLED = re.compile(
+    r"\b(?:not|n't|cannot|never|unable to|failed to)\s+(?:\w+\s+){0,2}?"
+    r"(?:allow|permit|enable|make it possible)\w*\b[^,;:]*",
+    re.I,
+)
+
+
+_RATHER_THAN = re.compile(r"\brather than\b", re.I)
+
+
+def _clause_stance(clause: str, question: str) -> Stance | None:
+    """A clause's answer to the question: yes, no, uncertain (mixed) or None (no cue)."""
+    decided, stance = _framed_stance(clause, question)
+    return stance if decided else _cued_stance(clause, question)
+
+
+def _framed_stance(clause: str, question: str) -> tuple[bool, Stance | None]:
+    """The answer a clause's framing gives (a hedge, "rather than", "shows that", "no
+    evidence that"), and whether it gives one."""
+    if _HEDGE.search(clause):
+        return True, "uncertain"
+    rather = _RATHER_THAN.search(clause)
+    if rather and not _NEGATIVE.search(_RATHER_THAN.sub(" ", clause)):
+        # "DGE is linked to other postoperative complications rather than to pylorus
+        # preservation": asked about what comes after "rather than", the answer is no; about
+        # what comes before, it is what the finding says.
+        asked = content_terms(question)
+        before = content_terms(clause[: rather.start()]) & asked
+        after = content_terms(clause[rather.end() :]) & asked
+        if after - before and _POSITIVE.search(clause[: rather.start()]):
+            return True, "no"
+        if before - after:
+            return True, _clause_stance(clause[: rather.start()], question)
+    reported = _REPORTED.search(clause)
+    if reported and not _NEGATIVE.search(clause[: reported.start()]):
+        # "The evidence shows that X is not justified": what is shown answers, not the showing.
+        said = _clause_stance(clause[reported.end() :], question)
+        if said is not None:
+            return True, said
+    unevidenced = _NO_EVIDENCE_THAT.search(clause)
+    if unevidenced and _clause_stance(clause[unevidenced.end() :], question) == "yes":
+        return True, "no"
+    return False, None
+
+
+def _cued_stance(clause: str, question: str) -> Stance | None:
+    """The answer a clause's own cues give (negation, sameness, benefit, direction)."""
+    clause = _BENIGN_NEGATION.sub(" ", clause)
+    clause = _POOR_OUTCOME.sub(r"\g<link> worse", clause)
+    equivalence_question = bool(_EQUIV_QUESTION.search(question))
+    if equivalence_question and _NOT_AS_ASKED.search(clause):
+        return "no"
+    if (
+        _SAMENESS_QUESTION.search(question)
+        and _DIFFERENCE_THAN.search(clause)
+        and not _NEGATIVE.search(clause)
+    ):
+        return "no"  # asked whether A and B are the same: A is "longer than" B
+    if _NO_DIFFERENCE.search(clause) or (
+        _EQUIVALENT.search(clause) and not _NEGATIVE.search(clause)
+    ):
+        # "No difference"/"similar" is a *no* to "is A better than B?" but a *yes* to "is A as
+        # good as B?" / "is A safe?".
+        return "yes" if equivalence_question else "no"
+    negative = bool(_NEGATIVE.search(clause))
+    positive = bool(_POSITIVE.search(_without_negated(clause)))
+    if equivalence_question and (negative or _ADVERSE.search(clause)):
+        return _safety_stance(clause)
+    if negative:
+        return "uncertain" if positive else "no"
+    if positive:
+        q_up, q_down = bool(_UP.search(question)), bool(_DOWN.search(question))
+        c_up, c_down = bool(_UP.search(clause)), bool(_DOWN.search(clause))
+        if (q_up and c_down and not c_up) or (q_down and c_up and not c_down):
+            return "uncertain"  # the effect goes the other way than the question asks
+        return "yes"
+    return None
+
+
+def _safety_stance(clause: str) -> Stance:
+    """Asked whether something is safe: "no complications" answers yes, "a significant
+    complication rate" no, too subtle for cues, so uncertain; unless the clause says so
+    itself ("X is a safe alternative to surgery, with no significant adverse effects")."""
+    rest = _NO_HARM.sub(" ", clause)
+    if (
+        rest != clause
+        and _POSITIVE.search(rest)
+        and not (_NEGATIVE.search(rest) or _ADVERSE.search(rest))
+    ):
+        return "yes"
+    return "uncertain"
+
+
+def sentence_stance(sentence: str, question: str) -> Stance | None:
+    """How a conclusion sentence answers a yes/no question, from explicit cues only.
+
+    A sentence opening with a concession ("Although X, Y") answers by its main clause Y when
+    that has a cue, unless only the concession shares content words with the question. The
+    sentence is split at contrasts ("but", "however", ";"); clauses that share content words
+    with the question count (all of them when none does); if they disagree the sentence is
+    ``uncertain``; with no cue at all it is ``None``.
+    """
+    q_terms = content_terms(question)
+    conceded = _CONCESSIVE.match(sentence)
+    if conceded:
+        # "Although BD is correlated with GCS at presentation and RTS, it is not a reliable
+        # prognostic marker for outcome and mortality": what the authors conclude is the main
+        # clause, unless only what they concede is about the question.
+        main = sentence[conceded.end() :]
+        if content_terms(main) & q_terms or not content_terms(conceded.group(0)) & q_terms:
+            stance = sentence_stance(main, question)
+            if stance is not None:
+                return stance
+    clauses = [c for c in _CLAUSE_SPLIT.split(sentence) if c and c.strip()]
+    on_topic = [c for c in clauses if content_terms(c) & q_terms] or clauses
+    stances = [st for c in on_topic if (st := _clause_stance(c, question)) is not None]
+    if not stances:
+        return None
+    if "uncertain" in stances or len(set(stances)) > 1:
+        return "uncertain"
+    return stances[0]
+
+
+def whole_study(read: list[tuple[str, Stance]]) -> list[tuple[str, Stance]]:
+    """The readings (sentence, stance) of one article's conclusion that answer for the whole
+    study: when they read different ways, a subgroup's finding set against the study's own
+    ("We did not find a lower prevalence of high EPDS scores ... However, a subgroup ... had a
+    reduced risk of postnatal depression") is left out, unless nothing else is left."""
+    if len({stance for _, stance in read}) > 1:
+        whole = [(s, stance) for s, stance in read if not _SUBGROUP.search(s)]
+        if whole:
+            return whole
+    return read
+
+
+@dataclass(frozen=True)
+class SourceStance:
+    """The stance of one article's conclusion, and whether the article is strong evidence."""
+
+    key: str
+    stance: Stance
+    strong: bool
+
+
+def decide_verdict(
+    question: str, sources: Iterable[SourceStance], *, min_sources: int = 2
+) -> tuple[Verdict | None, str]:
+    """The verdict for a question from its sources' stances, and the reason in words.
+
+    ``None`` for a question that is not yes/no. ``yes``/``no`` needs at least ``min_sources``
+    agreeing sources, or one strong one (systematic review, RCT), with none against and at least
+    as many agreeing as hedging; anything else is ``uncertain``.
+    """
+    if not is_yes_no_question(question):
+        return None, "not a yes/no question"
+    if _NEGATED_QUESTION.search(question) or _SKEPTICAL_QUESTION.search(question):
+        return "uncertain", "the question is phrased negatively or rhetorically"
+    listed = list(sources)
+    yes = [s for s in listed if s.stance == "yes"]
+    no = [s for s in listed if s.stance == "no"]
+    hedged = [s for s in listed if s.stance == "uncertain"]
+    if yes and no:
+        return "uncertain", f"the conclusions conflict ({len(yes)} for, {len(no)} against)"
+    for side, name in ((yes, "yes"), (no, "no")):
+        if not side:
+            continue
+        enough = len(side) >= min_sources or any(s.strong for s in side)
+        point = "points" if len(side) == 1 else "point"
+        if enough and len(side) >= len(hedged):
+            verdict: Verdict = "yes" if name == "yes" else "no"
+            strong = sum(s.strong for s in side)
+            extra = f", {strong} from a systematic review or RCT" if strong else ""
+            statements = counted(len(side), "concluding statement")
+            return verdict, f"{statements} {point} to {name}{extra}"
+        few = counted(len(side), "source")
+        return "uncertain", f"too little evidence to say ({few} {point} to {name})"
+    if hedged:
+        return "uncertain", "the conclusions are hedged"
+    return "uncertain", "no conclusion states a clear answer"

@@ -1,0 +1,143 @@
+"""What a study set out to test is not what it found.
+
+The local model wrote "The study found that remote physician-examiners can replace on-site
+physician-examiners in an OSCE, and to determine the feasibility of this new examination method
+[PMID:24606627]", over "The purpose of this study was to explore whether remote
+physician-examiners can replace on-site physician-examiners in an OSCE, and to determine the
+feasibility of this new examination method". The article found ratings "reasonably comparable
+when using checklists", and asked for "further validity evidence" before remote examiners are
+used in high-stakes examinations. Every word of the sentence is the article's, so the checks
+on words, numbers and terms pass it; it states the question the study asked as its answer.
+
+Here a cited sentence that does not itself speak of an aim ("aimed to", "examined whether")
+is held to the sentences of each article it cites that state an aim ("The purpose of this
+study was to ...", "We sought to determine whether ...", "to assess if ..."). When such a
+sentence says at least :data:`AIM_SHARE` of the cited sentence's content words, and
+:data:`AIM_LEAD` more of them than any other sentence of the article (its results and
+conclusions above all, and a title stating a finding), and the article's conclusion does not
+answer that aim yes (what a study set out to show and found, a sentence may say in the aim's
+words), the citation goes, and a sentence left citing nothing goes with it.
+
+Hand-written: no natural-language-inference model can be loaded here. Measured on PubMedQA
+(``python benchmarks/stated_aims.py``): none of the 2,986 result and conclusion sentences is
+flagged cited to its own article, and 23 (0.8 %) cited to it without themselves (the worst
+case: a paraphrase of a finding whose words the aim says more of than anything left). Of 242
+aim sentences with their framing cut off ("... to explore whether"), the conclusion answers
+106 yes (let through); of the other 136, 110 are caught (most of the rest say "whether" or
+"hypothesis" still, or the results say them in as many words).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from medlit.checks.citations import drop_cited_for, extract_pmids, without_citations
+from medlit.checks.contradicted import concludes
+from medlit.checks.stance import content_terms
+from medlit.log import get_logger
+from medlit.text import split_sentences
+from medlit.types import Article
+
+__all__ = ["AIM_LEAD", "AIM_SHARE", "aim_sentences", "drop_aims_as_findings", "stated_aim"]
+
+log = get_logger("agent.stated_aims")
+
+AIM_SHARE = 0.6
+"""Share of a cited sentence's content words an aim of its article must say."""
+AIM_LEAD = 2
+"""Content words more than any other sentence of the article says that the aim must say."""
+_MIN_TERMS = 4  # fewer content words than this are not judged
+
+# An article's sentence stating what the study set out to do.
+_AIM = re.compile(
+    r"\b(?:aims?|aimed|purposes?|objectives?|goals?|sought|hypothes\w+|set out to|designed to"
+    r"|we (?:wanted|intended|wished) to"
+    r"|(?:to|we|study) (?:determine|assess|evaluate|investigate|examine|explore|compare|test"
+    r"|clarify|establish|analy[sz]e|ascertain)\w* (?:whether|if)"
+    r"|(?:determine|assess|evaluate|investigate|examine|explore|test|ascertain)\w* whether)\b",
+    re.I,
+)
+# A cited sentence that speaks of the aim as an aim ("The study examined whether ..."): it
+# reports the question, as the article does.
+_SPEAKS_OF_AIM = re.compile(
+    r"\b(?:aims?|aimed|purposes?|objectives?|sought|set out to|designed to|hypothes\w+"
+    r"|wh?ether|if)\b",
+    re.I,
+)
+# Words a cited sentence frames a finding with, not what it says.
+_FRAMING = content_terms("the evidence shows that the study found that researchers reported")
+
+
+def aim_sentences(article: Article) -> list[str]:
+    """The sentences of ``article`` stating what the study set out to do (none from its
+    results or conclusions)."""
+    return [s for s, aim in _read(article) if aim]
+
+
+def _read(article: Article) -> list[tuple[str, bool]]:
+    """Each sentence of ``article``'s abstract, and whether it states an aim; with its title,
+    as no aim, when that states a finding ("Aspirin reduces stroke recurrence: a randomised
+    trial"), not a question."""
+    read = [
+        (sentence, not section.is_result and bool(_AIM.search(sentence)))
+        for section in article.abstract
+        for sentence in split_sentences(section.text)
+    ]
+    if article.title and not article.title.rstrip().endswith("?"):
+        read.append((article.title, False))
+    return read
+
+
+def stated_aim(
+    sentence: str, article: Article, read: list[tuple[str, bool]] | None = None
+) -> str | None:
+    """The aim sentence of ``article`` that ``sentence`` states as a finding (see the module
+    doc), or None (``read``: the article's sentences as :func:`_read` gives them, when the
+    caller has them already)."""
+    said = without_citations(sentence)
+    if _SPEAKS_OF_AIM.search(said):
+        return None
+    wanted = content_terms(said) - _FRAMING
+    if len(wanted) < _MIN_TERMS:
+        return None
+    best_aim, aim_shared, other_shared = None, 0, 0
+    for text, aim in _read(article) if read is None else read:
+        shared = len(wanted & content_terms(text))
+        if aim and shared > aim_shared:
+            best_aim, aim_shared = text, shared
+        elif not aim:
+            other_shared = max(other_shared, shared)
+    if best_aim is None or aim_shared < AIM_SHARE * len(wanted):
+        return None
+    if aim_shared < other_shared + AIM_LEAD or concludes(article, best_aim) == "yes":
+        # Said in other words by a finding, or in the aim's words where the conclusion
+        # answers the aim yes ("Transvaginal Doppler examination can detect hemodynamic
+        # changes ... associated with subsequent adverse pregnancy outcome", after "To
+        # determine whether spectral Doppler measurements ... correlate with adverse pregnancy
+        # outcome"): what the study set out to show, it found.
+        return None
+    return best_aim
+
+
+def drop_aims_as_findings(text: str, articles: Mapping[str, Article]) -> tuple[str, list[str]]:
+    """``text`` without the citations of sentences stating what a cited study set out to test
+    as what it found, and one warning each."""
+
+    reads: dict[str, list[tuple[str, bool]]] = {}  # each article split once, not per sentence
+
+    def wrong_in(sentence: str) -> list[tuple[str, str]]:
+        wrong = []
+        for pmid in extract_pmids(sentence):
+            if pmid not in articles:
+                continue
+            if pmid not in reads:
+                reads[pmid] = _read(articles[pmid])
+            if aim := stated_aim(sentence, articles[pmid], reads[pmid]):
+                wrong.append((pmid, f'what that study set out to test: "{aim}"'))
+        return wrong
+
+    text, warnings = drop_cited_for(text, wrong_in)
+    if warnings:
+        log.warning("answer_aims_as_findings", removals=len(warnings))
+    return text, warnings

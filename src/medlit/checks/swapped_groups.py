@@ -1,0 +1,256 @@
+"""A number given for the opposite group: "longer" where the article says "shorter".
+
+Asked whether longer therapy for depression means patients come back for more treatment, the
+local model wrote "a longer duration of treatment (5-250 min; 251-500 min and 751-1000 min) was
+slightly more likely to return into mental health care compared to patients with a shorter
+duration of treatment (reference group: >1000 min) [PMID]", over "Patients with a shorter
+duration of treatment (5-250 min; 251-500 min and 751-1000 min) were slightly more likely to
+return (reference group: >1000 min)". Every number is the article's and the comparison ("more
+likely") is its own, so the number and comparison checks pass it; the groups are swapped, and
+the finding reads the other way.
+
+Here each number of a cited sentence (a range, a decimal, a percentage, or a whole number of 10
+or more) is read with the words just before it (:data:`WINDOW`, back to the number before).
+When those words hold one of a pair of opposites (shorter/longer, higher/lower, older/younger,
+...) and every sentence of a cited article giving that number holds the other word of the pair
+before it, and not the first, the citation goes (and a sentence left citing nothing): the
+sentence gives the article's number for the opposite group.
+
+A group named by words alone is read too: "a longer duration of treatment is associated with
+a slightly higher risk of return" names its group by "longer" and the two content words after
+it, and goes one way (up: "higher", "more", "increased"; down: "lower", "reduced",
+"prevents") in the rest of the sentence. When the cited article says the same group goes the
+other way ("a longer duration of treatment may prevent return"), or the opposite group goes
+the same way ("Patients with a shorter duration of treatment ... were slightly more likely to
+return"), and never agrees, the citation goes. A sentence naming both groups ("a longer
+duration had a lower risk than a shorter one") is not read: which group "lower" belongs to
+is its structure, not its words.
+
+Hand-written: no natural-language-inference model can be loaded here. Measured on PubMedQA
+(``python benchmarks/swapped_groups.py``): of the 5,679 abstract sentences, each held to the
+rest of its abstract, none is flagged; of the 219 with a word of a pair just before one of
+their numbers, that word swapped, 153 are caught (the others give the number again elsewhere in
+other words). Of the groups named by words: none of the 5,679 sentences is flagged against its
+own abstract, 2 against the rest of it; of the 160 sentences naming one (and not the
+opposite group), its word swapped, 141 are caught against their abstract.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from medlit.checks.citations import drop_cited_for, extract_pmids, without_citations
+from medlit.checks.stance import FALLING, RISING
+from medlit.log import get_logger
+from medlit.text import split_sentences
+from medlit.types import Article
+
+__all__ = [
+    "OPPOSITE",
+    "WINDOW",
+    "drop_swapped_groups",
+    "named_groups",
+    "numbers_with_words",
+    "swapped_group",
+    "swapped_named_group",
+]
+
+log = get_logger("agent.swapped_groups")
+
+WINDOW = 6
+"""Words before a number read with it."""
+
+_PAIRS = (
+    ("shorter", "longer"),
+    ("short", "long"),
+    ("higher", "lower"),
+    ("high", "low"),
+    ("increased", "decreased"),
+    ("larger", "smaller"),
+    ("older", "younger"),
+    ("earlier", "later"),
+    ("early", "late"),
+    ("better", "worse"),
+    ("above", "below"),
+    ("positive", "negative"),
+    ("maximum", "minimum"),
+)
+OPPOSITE = {a: b for a, b in _PAIRS} | {b: a for a, b in _PAIRS}
+"""Each word of a pair of opposites, with the other."""
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)*(?:\s?%)?(?:\s?[-\u2013]\s?\d+(?:[.,]\d+)*(?:\s?%)?)?|[a-z]+")
+
+
+def _tokens(text: str) -> list[str]:
+    return [t.replace(" ", "") for t in _TOKEN.findall(text.lower())]
+
+
+def _is_number(token: str) -> bool:
+    return token[:1].isdigit()
+
+
+def _checked(token: str) -> bool:
+    """A number specific enough to align two sentences on: a range, a decimal, a
+    percentage, or a whole number of 10 or more."""
+    return not token.isdigit() or int(token) >= 10
+
+
+def _before(tokens: list[str], index: int) -> set[str]:
+    """The words among the :data:`WINDOW` tokens before ``index``, back to the number before."""
+    words: list[str] = []
+    for token in reversed(tokens[max(0, index - WINDOW) : index]):
+        if _is_number(token):
+            break
+        words.append(token)
+    return set(words)
+
+
+def numbers_with_words(text: str) -> dict[str, list[set[str]]]:
+    """Each checked number of ``text`` with the words before each place it is given."""
+    tokens = _tokens(text)
+    found: dict[str, list[set[str]]] = {}
+    for i, token in enumerate(tokens):
+        if _is_number(token) and _checked(token):
+            found.setdefault(token, []).append(_before(tokens, i))
+    return found
+
+
+def swapped_group(sentence: str, article: Article) -> tuple[str, str, str] | None:
+    """(number, the sentence's word, the article's word) when ``sentence`` gives a number of
+    ``article`` for the opposite group (see the module doc), else None."""
+    said = numbers_with_words(without_citations(sentence))
+    if not said:
+        return None
+    given: dict[str, list[set[str]]] = {}
+    for section in article.abstract:
+        for text in split_sentences(section.text):
+            for number, windows in numbers_with_words(text).items():
+                if number in said:
+                    given.setdefault(number, []).extend(windows)
+    for number, windows in said.items():
+        theirs = given.get(number)
+        if not theirs:
+            continue
+        for words in windows:
+            for word in words:
+                other = OPPOSITE.get(word)
+                if other is None or other in words:
+                    continue
+                if all(other in w and word not in w for w in theirs):
+                    return number, word, other
+    return None
+
+
+# -- a group named by words, not a number ------------------------------------------------------
+# "a longer duration of treatment is associated with a slightly higher risk of return", over
+# "Patients with a shorter duration of treatment ... were slightly more likely to return" and
+# "a longer duration of treatment may prevent return": the group is the article's with the
+# opposite word, and no number to align on.
+_UP_WORDS = re.compile(rf"\b(?:{RISING})\b")
+_DOWN_WORDS = re.compile(rf"\b(?:{FALLING})\b")
+_GROUP_WORDS = 2
+"""Content words after a word of a pair that name its group ("longer" duration, treatment)."""
+_GROUP_REACH = 4
+"""Tokens after the word of a pair those content words are read in."""
+_SMALL = frozenset(
+    {
+        *("a", "an", "the", "of", "in", "on", "at", "to", "for", "from", "by", "with", "and"),
+        *("or", "as", "is", "are", "was", "were", "be", "been", "had", "has", "have"),
+    }
+)
+
+
+def _groups(tokens: list[str]) -> list[tuple[int, int, str, tuple[str, ...]]]:
+    """Each word of a pair with the content words naming its group after it: (start, end,
+    word, group words)."""
+    found = []
+    for i, token in enumerate(tokens):
+        if token not in OPPOSITE:
+            continue
+        words: list[str] = []
+        end = i + 1
+        for j in range(i + 1, min(len(tokens), i + 1 + _GROUP_REACH)):
+            word = tokens[j]
+            if _is_number(word) or word in OPPOSITE:
+                break
+            if _UP_WORDS.fullmatch(word) or _DOWN_WORDS.fullmatch(word):
+                break
+            end = j + 1
+            if word not in _SMALL:
+                words.append(word)
+                if len(words) == _GROUP_WORDS:
+                    break
+        if len(words) == _GROUP_WORDS:
+            found.append((i, end, token, tuple(words)))
+    return found
+
+
+def _direction(tokens: list[str]) -> str | None:
+    """ "up" or "down" when ``tokens`` go one way only, else None."""
+    text = " ".join(tokens)
+    up, down = bool(_UP_WORDS.search(text)), bool(_DOWN_WORDS.search(text))
+    return "up" if up and not down else "down" if down and not up else None
+
+
+def named_groups(text: str) -> list[tuple[str, tuple[str, ...], str]]:
+    """(word of a pair, its group words, the way the rest of ``text`` goes) for each group
+    named in ``text`` whose sentence goes one way, and does not name the opposite group too:
+    in "a longer duration had a lower risk than a shorter one" the way is the first group's
+    only."""
+    tokens = [t for t in _tokens(text) if not _is_number(t)]
+    readings = []
+    for start, end, word, group in _groups(tokens):
+        if OPPOSITE[word] in tokens:
+            continue
+        way = _direction(tokens[:start] + tokens[end:])
+        if way is not None:
+            readings.append((word, group, way))
+    return readings
+
+
+def swapped_named_group(sentence: str, article: Article) -> tuple[str, str] | None:
+    """(the sentence's group, the article's word for it) when ``sentence`` says of a group
+    named by a word of a pair ("longer duration of treatment") what ``article`` says only of
+    the opposite group, or says the other way of that group; else None."""
+    said = named_groups(without_citations(sentence))
+    if not said:
+        return None
+    theirs = [
+        reading
+        for section in article.abstract
+        for text in split_sentences(section.text)
+        for reading in named_groups(text)
+    ]
+    flip = {"up": "down", "down": "up"}
+    for word, group, way in said:
+        other = OPPOSITE[word]
+        agree = {(word, group, way), (other, group, flip[way])}
+        against = {(word, group, flip[way]), (other, group, way)}
+        if any(r in against for r in theirs) and not any(r in agree for r in theirs):
+            return f"{word} {' '.join(group)}", other
+    return None
+
+
+def drop_swapped_groups(text: str, articles: Mapping[str, Article]) -> tuple[str, list[str]]:
+    """``text`` without the citations of sentences giving a cited article's number for the
+    opposite group, and one warning each."""
+
+    def wrong_in(sentence: str) -> list[tuple[str, str]]:
+        wrong = []
+        for pmid in extract_pmids(sentence):
+            if pmid not in articles:
+                continue
+            if swap := swapped_group(sentence, articles[pmid]):
+                number, word, other = swap
+                wrong.append((pmid, f"{word!r} {number}, where that article says {other!r}"))
+            elif named := swapped_named_group(sentence, articles[pmid]):
+                group, other = named
+                wrong.append(
+                    (pmid, f"what {group!r} does, where that article says it of {other!r}")
+                )
+        return wrong
+
+    text, warnings = drop_cited_for(text, wrong_in)
+    if warnings:
+        log.warning("answer_groups_swapped", removals=len(warnings))
+    return text, warnings

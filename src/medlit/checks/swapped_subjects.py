@@ -1,0 +1,173 @@
+"""An article's finding copied word for word, with another subject put in front of it.
+
+Asked whether left ventricular assist devices are an alternative to transplantation, the local
+model wrote "The study also found that LVAD support was well tolerated in all patients except
+in cases of early perioperative right ventricular failure, with no deaths [PMID]", over
+"Ventricular arrhythmias were well tolerated in all patients except in cases of early
+perioperative right ventricular failure, with no deaths." Every word after the subject is the
+article's, and "LVAD" is its subject too, so the word-share and subject checks pass it; the
+finding was about arrhythmias, and the answer gives it for the device.
+
+Here a cited sentence that repeats a run of at least :data:`RUN` words of one of its cited
+article's sentences is read by what stands before that run in each, back to the start of the
+clause ("that", "which", a comma): the subjects. When the article's subject names a technical
+word (rare in English: :func:`~medlit.checks.word_rarity.is_technical`) that the answer's sentence
+never says, and the answer's subject names one the article's sentence never says (the long
+forms of the article's abbreviations counted as said, and a word's forms as one), the finding
+was given another subject. When every sentence of the article that the answer's sentence copies
+such a run from says so, the citation goes (and a sentence left citing nothing).
+
+Hand-written: no natural-language-inference model can be loaded here. Measured on PubMedQA
+(``python benchmarks/swapped_subjects.py``): none of the 5,679 abstract sentences is flagged
+against its own article, as written or framed ("The study found that ..."), and 2 against the
+rest of its abstract (another sentence says the same words of another subject); of 451
+sentences "<subject> was/were/... <finding>" given the subject of another such sentence of
+their article, 157 are caught (the others' subjects have no technical word the other lacks,
+or share fewer than six words in a row). Over 112 answers the local model wrote in earlier
+probes (kept by the other checks), none is flagged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from medlit.checks.citations import drop_cited_for, extract_pmids, without_citations
+from medlit.checks.defined_terms import long_forms
+from medlit.checks.grounding import said_in, word_stems
+from medlit.checks.topics import normalise_topic
+from medlit.checks.word_rarity import is_technical
+from medlit.log import get_logger
+from medlit.text import fold_accents, split_sentences
+from medlit.types import Article
+
+__all__ = ["RUN", "SwappedSubject", "drop_swapped_subjects", "swapped_subject"]
+
+log = get_logger("agent.swapped_subjects")
+
+RUN = 6
+"""Words in a row an answer's sentence must share with an article's sentence to copy it."""
+_HEAD = 8
+"""Words at most before the shared run that are read as its subject (a longer opening is a
+clause of its own, not the subject of the run)."""
+
+_TOKEN = re.compile(r"[^\W_]+(?:['\u2019-][^\W_]+)*|[,;:()]")
+# Where the subject of the shared run starts: after a comma or another clause mark, "that",
+# "which", "whereas", "while" ("The study found that LVAD support was ...").
+_CLAUSE_START = frozenset([",", ";", ":", "that", "which", "whereas", "while"])
+_AUXILIARY = frozenset(
+    ("was", "were", "is", "are", "be", "been", "being", "has", "have", "had", "did", "does", "do")
+)
+
+
+@dataclass(frozen=True)
+class SwappedSubject:
+    """What an answer's sentence gave a finding to (``brought``), and what the article's
+    sentence gave it to (``dropped``), as written there."""
+
+    brought: str
+    dropped: str
+
+
+def _tokens(text: str) -> list[str]:
+    return _TOKEN.findall(fold_accents(text))
+
+
+def _longest_run(a: list[str], b: list[str]) -> tuple[int, int, int]:
+    """(length, start in ``a``, start in ``b``) of the longest run of tokens ``a`` and ``b``
+    share (the first one, if several are as long)."""
+    best = (0, 0, 0)
+    previous = [0] * (len(b) + 1)
+    lowered = [token.lower() for token in b]
+    for i, token in enumerate(a, 1):
+        current = [0] * (len(b) + 1)
+        low = token.lower()
+        for j, other in enumerate(lowered, 1):
+            if low == other:
+                current[j] = previous[j - 1] + 1
+                if current[j] > best[0]:
+                    best = (current[j], i - current[j], j - current[j])
+        previous = current
+    return best
+
+
+def _subject(tokens: list[str], start: int) -> list[str]:
+    """The words before ``start`` back to the start of their clause, or none when they are
+    more than :data:`_HEAD` (an opening clause of its own)."""
+    head: list[str] = []
+    for token in reversed(tokens[:start]):
+        if token.lower() in _CLAUSE_START:
+            break
+        head.append(token)
+    head = [token for token in head if token not in ("(", ")")]
+    if len(head) > _HEAD:
+        return []
+    head.reverse()
+    while head and head[-1].lower() in _AUXILIARY:  # "LVAD support was": its verb
+        head.pop()
+    if any(token.lower() in _AUXILIARY for token in head):
+        return []  # a clause with its own verb ("MRIs were analyzed"), not a subject
+    return head
+
+
+def _technical(words: list[str]) -> list[str]:
+    return [w for w in words if len(w) > 2 and is_technical(w.lower()) and normalise_topic(w)]
+
+
+def _unsaid(words: list[str], said: set[str]) -> list[str]:
+    """The technical ``words`` that ``said`` (:func:`word_stems`) does not hold in any form."""
+    return [w for w in _technical(words) if not said_in(normalise_topic(w), said)]
+
+
+def _swap(sentence: str, said: str, article: Article) -> SwappedSubject | bool:
+    """How ``sentence`` copies the article's sentence ``said``: a swapped subject, ``True``
+    when it copies a run of it with the subject it has there, ``False`` when it copies none."""
+    mine, theirs = _tokens(sentence), _tokens(said)
+    length, at_mine, at_theirs = _longest_run(mine, theirs)
+    while length and mine[at_mine].lower() in _CLAUSE_START:  # the run's own clause opens it
+        length, at_mine, at_theirs = length - 1, at_mine + 1, at_theirs + 1
+    if length < RUN:
+        return False
+    head_mine, head_theirs = _subject(mine, at_mine), _subject(theirs, at_theirs)
+    if not head_mine or not head_theirs:
+        return True
+    dropped = _unsaid(head_theirs, word_stems(f"{sentence} {long_forms(sentence, article)}"))
+    brought = _unsaid(head_mine, word_stems(f"{said} {long_forms(said, article)}"))
+    if not dropped or not brought:
+        return True
+    return SwappedSubject(" ".join(head_mine), " ".join(head_theirs))
+
+
+def swapped_subject(sentence: str, article: Article) -> SwappedSubject | None:
+    """The subject ``sentence`` (an answer's, cited to ``article``) gives a finding that every
+    sentence of the article it copies a run of :data:`RUN` words from gives another subject;
+    None when one of them gives it the same, or none is copied."""
+    text = without_citations(sentence)
+    found = None
+    for section in article.abstract:
+        for said in split_sentences(section.text):
+            swap = _swap(text, said, article)
+            if swap is True:
+                return None
+            if isinstance(swap, SwappedSubject) and found is None:
+                found = swap
+    return found
+
+
+def drop_swapped_subjects(text: str, articles: Mapping[str, Article]) -> tuple[str, list[str]]:
+    """``text`` without the citations of sentences giving a cited article's finding another
+    subject (:func:`swapped_subject`), and one warning each."""
+
+    def wrong_in(sentence: str) -> list[tuple[str, str]]:
+        wrong = []
+        for pmid in extract_pmids(sentence):
+            if pmid in articles and (swap := swapped_subject(sentence, articles[pmid])):
+                why = f"a finding on {swap.brought!r} that article gives for {swap.dropped!r}"
+                wrong.append((pmid, why))
+        return wrong
+
+    text, warnings = drop_cited_for(text, wrong_in)
+    if warnings:
+        log.warning("answer_subjects_swapped", removals=len(warnings))
+    return text, warnings

@@ -1,0 +1,96 @@
+"""A question's subject words: the topic key research and the checks compare texts by.
+
+:func:`normalise_topic` folds case, punctuation, word order, stop words and plurals;
+:func:`anchor_terms` keeps a question's subject words (generic words left out);
+:func:`on_topic` and :func:`names_otherwise` tell whether a text keeps to them.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from medlit.checks.qualified_names import mismatched, qualified_names
+
+__all__ = ["anchor_terms", "names_otherwise", "normalise_topic", "on_topic"]
+
+_STOP_WORDS = """a an and are as at be between by can could do does for from has have how in into
+is it its of on or than that the their there these this those to vs versus was were what when
+where which who whom why will with within among patients people"""
+
+_STOP = frozenset(_STOP_WORDS.split())
+
+
+@functools.lru_cache(maxsize=16384)
+def normalise_topic(text: str) -> str:
+    """A topic key that ignores case, punctuation, word order, stop words and plurals.
+
+    "Does metformin reduce mortality?" and "mortality reduction: metformin" differ; "Metformin
+    and mortality" and "mortality with metformin" do not.
+    """
+    words = re.findall(r"[a-z0-9]+(?:-[a-z0-9]+)*", text.lower())
+    stems = set()
+    for word in words:
+        if word in _STOP:
+            continue
+        if len(word) > 4 and word.endswith("ies"):
+            word = word[:-3] + "y"
+        elif len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+            word = word[:-1]
+        stems.add(word)
+    return " ".join(sorted(stems))
+
+
+# Words that name who or what kind of effect, not the subject: sharing only these with the
+# question is drift ("What is the population of older adults?" for a vitamin D question).
+_GENERIC = frozenset(
+    """prevent prevention effect effective efficacy outcome risk role impact older old elderly
+    adult child children pediatric paediatric patient population women men infant study
+    evidence associated association use compared comparison versus reduce increase improve
+    interest research question clinical factor level type people individual group after before
+    during without against explain explained explains explanation both each either neither
+    other several such any all some also same very out up off long much many often need needed
+    necessary required mandatory worthwhile justified rate rates higher lower more less greater
+    better worse increased decreased reduced raised elevated linked related relationship
+    relation should would may must did about whether they one regular regularly routine
+    routinely help helps given likely likelihood slow slows slowed slowing affect affects
+    affected affecting influence influences influenced influencing find finds finding findings
+    found share shares shared sharing keep keeps keeping kept cause causes caused causing
+    counteract counteracts counteracted counteracting mitigate mitigates mitigated mitigating
+    attenuate attenuates attenuated attenuating alleviate alleviates alleviated alleviating
+    ameliorate ameliorates ameliorated ameliorating lessen lessens lessened lessening worsen
+    worsens worsened worsening tell tells being regardless irrespective despite independent
+    independently over""".split()  # noqa: SIM905
+)
+
+
+# A span of time said in two words ("over the long term"): "term" is no subject there, as in
+# "term infants" it is. ("long-term care", one word, stays a subject.)
+_TERM_SPAN = re.compile(r"\b(?:long|short|medium|longer|shorter)\s+term\b", re.I)
+
+
+# "us" as written in lower case is the pronoun ("Can CRP tell us the stage?"); "US" is an
+# ultrasound.
+_US = re.compile(r"\bus\b")
+
+
+def anchor_terms(question: str) -> set[str]:
+    """The question's subject words (normalised; generic and one-letter words left out, and
+    a span of time said in two words, "over the long term", and the pronoun "us")."""
+    question = _US.sub(" ", _TERM_SPAN.sub(" ", question))
+    return {t for t in normalise_topic(question).split() if len(t) > 1 and t not in _GENERIC}
+
+
+def names_otherwise(text: str, question: str) -> bool:
+    """Whether ``text`` names only otherwise what the question names (vitamin C for D)."""
+    return bool(
+        mismatched(qualified_names(text, fold_case=True), qualified_names(question, fold_case=True))
+    )
+
+
+def on_topic(text: str, anchors: set[str]) -> bool:
+    """Whether ``text`` keeps enough of the question's subject words (a third, at least one)."""
+    if not anchors:
+        return True
+    shared = anchors & set(normalise_topic(text).split())
+    return len(shared) >= max(1, round(len(anchors) / 3))

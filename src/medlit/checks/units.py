@@ -1,0 +1,252 @@
+"""The checks of an answer, each a small unit the registry runs (:mod:`medlit.checks.registry`).
+
+Each unit reads the answer in its :class:`~medlit.checks.context.CheckContext` and returns
+findings; none edits the text (:func:`medlit.checks.apply.apply` does). Its docstring's first
+paragraph says what kind of error it catches, and is what ``docs/checks.md`` lists.
+"""
+
+from __future__ import annotations
+
+from medlit.checks.answer_wording import without_opening_connective
+from medlit.checks.attribution import attribute_uncited
+from medlit.checks.borrowed_terms import drop_borrowed_terms
+from medlit.checks.citation_names import drop_misattributed, misattribution_warnings
+from medlit.checks.citations import drop_citation_only
+from medlit.checks.cited_authors import drop_wrong_authors
+from medlit.checks.cited_designs import drop_wrong_designs
+from medlit.checks.cited_numbers import drop_unsourced_numbers
+from medlit.checks.cited_subjects import drop_unsaid_subjects
+from medlit.checks.cited_years import cited_years, years_taken_out
+from medlit.checks.context import CheckContext, edits_as_findings
+from medlit.checks.correlation_strength import drop_overstated_correlations
+from medlit.checks.findings import Action, Finding
+from medlit.checks.inferences import drop_unsupported_inferences
+from medlit.checks.off_question import drop_borrowed_support, drop_off_question
+from medlit.checks.restated_titles import drop_restated_titles
+from medlit.checks.reversed_findings import drop_reversed_findings
+from medlit.checks.stated_aims import drop_aims_as_findings
+from medlit.checks.swapped_groups import drop_swapped_groups
+from medlit.checks.swapped_subjects import drop_swapped_subjects
+from medlit.checks.unsupported import drop_unsupported
+from medlit.log import get_logger
+
+__all__ = [
+    "aims_as_findings",
+    "borrowed_support",
+    "borrowed_terms",
+    "citation_only",
+    "misattributed_names",
+    "off_question",
+    "opening_connective",
+    "overstated_correlations",
+    "restated_titles",
+    "reversed_findings",
+    "swapped_groups",
+    "swapped_subjects",
+    "uncited_attribution",
+    "unsaid_subjects",
+    "unsourced_numbers",
+    "unsupported_conclusions",
+    "unsupported_inferences",
+    "wrong_authors",
+    "wrong_designs",
+    "wrong_years",
+]
+
+log = get_logger("agent.cited_years")
+
+
+def uncited_attribution(ctx: CheckContext) -> list[Finding]:
+    """A sentence that cites nothing but states what one retrieved article found.
+
+    It gets that article's citation (its content words must be mostly that article's), so
+    that the checks after it hold the sentence to the article it came from.
+    """
+
+    def run(text: str) -> tuple[str, list[str]]:
+        attributed_text, attributed = attribute_uncited(text, ctx.articles)
+        ctx.data["uncited-attribution"] = attributed
+        return attributed_text, []
+
+    return edits_as_findings("uncited-attribution", ctx, run)
+
+
+def citation_only(ctx: CheckContext) -> list[Finding]:
+    """A sentence that only points at citations ("This is supported by [PMID:2].").
+
+    Its citations move to the statement before it, which is what they were cited for, so
+    that every later check holds them to that statement.
+    """
+    return edits_as_findings("citation-only", ctx, lambda text: (drop_citation_only(text), []))
+
+
+def misattributed_names(ctx: CheckContext) -> list[Finding]:
+    """A citation to an article that names only otherwise what the sentence names (vitamin C
+    where the sentence says vitamin D, type 1 where it says type 2)."""
+
+    def run(text: str) -> tuple[str, list[str]]:
+        checked, found = drop_misattributed(text, ctx.articles)
+        ctx.data["misattributed-names"] = found
+        return checked, misattribution_warnings(found)
+
+    return edits_as_findings("misattributed-names", ctx, run)
+
+
+def unsourced_numbers(ctx: CheckContext) -> list[Finding]:
+    """A citation to an article that does not give a number the sentence gives, or gives it
+    for the other group."""
+    return edits_as_findings(
+        "unsourced-numbers", ctx, lambda text: drop_unsourced_numbers(text, ctx.articles)
+    )
+
+
+def swapped_groups(ctx: CheckContext) -> list[Finding]:
+    """A citation to an article that says the group the sentence names goes the other way
+    ("longer" where the article says "shorter")."""
+    return edits_as_findings(
+        "swapped-groups", ctx, lambda text: drop_swapped_groups(text, ctx.articles)
+    )
+
+
+def swapped_subjects(ctx: CheckContext) -> list[Finding]:
+    """A citation to an article whose finding the sentence copies word for word with another
+    subject in front of it."""
+    return edits_as_findings(
+        "swapped-subjects", ctx, lambda text: drop_swapped_subjects(text, ctx.articles)
+    )
+
+
+def wrong_years(ctx: CheckContext) -> list[Finding]:
+    """A publication year ("published in 2012") that no article the sentence cites has."""
+    findings: list[Finding] = []
+    for sentence in ctx.draft.sentences:
+        years = cited_years(sentence.text, ctx.articles)
+        if not years:
+            continue
+        checked, told = years_taken_out(sentence.text, years)
+        action: Action = "rewrite" if checked else "drop"
+        findings += [
+            Finding("wrong-years", action, message, (), sentence.index, sentence.text, checked)
+            for message in told
+        ]
+    if findings:
+        log.warning("answer_years_taken_out", removals=len(findings))
+    return findings
+
+
+def wrong_authors(ctx: CheckContext) -> list[Finding]:
+    """An author ("Stahl et al.") that no article the sentence cites lists."""
+    return edits_as_findings(
+        "wrong-authors", ctx, lambda text: drop_wrong_authors(text, ctx.articles)
+    )
+
+
+def wrong_designs(ctx: CheckContext) -> list[Finding]:
+    """A study design ("a systematic review", "a randomised trial") that no article the
+    sentence cites is, by its publication types and its abstract."""
+    return edits_as_findings(
+        "wrong-designs", ctx, lambda text: drop_wrong_designs(text, ctx.articles)
+    )
+
+
+def overstated_correlations(ctx: CheckContext) -> list[Finding]:
+    """ "Strong" said of a correlation whose own coefficient is under 0.5."""
+    return edits_as_findings("overstated-correlations", ctx, drop_overstated_correlations)
+
+
+def reversed_findings(ctx: CheckContext) -> list[Finding]:
+    """A citation to an article whose matching sentence states the opposite comparison
+    ("higher" written over "similar", or the other way)."""
+
+    def run(text: str) -> tuple[str, list[str]]:
+        checked, warnings, reversed_from = drop_reversed_findings(text, ctx.articles)
+        ctx.data["reversed-findings"] = reversed_from
+        return checked, warnings
+
+    return edits_as_findings("reversed-findings", ctx, run)
+
+
+def unsupported_inferences(ctx: CheckContext) -> list[Finding]:
+    """An inference ("..., suggesting that ...") that no article the sentence cites draws."""
+    return edits_as_findings(
+        "unsupported-inferences", ctx, lambda text: drop_unsupported_inferences(text, ctx.articles)
+    )
+
+
+def aims_as_findings(ctx: CheckContext) -> list[Finding]:
+    """What a cited study set out to test, stated as what it found."""
+    return edits_as_findings(
+        "aims-as-findings", ctx, lambda text: drop_aims_as_findings(text, ctx.articles)
+    )
+
+
+def restated_titles(ctx: CheckContext) -> list[Finding]:
+    """An answer to a cited article's title question that the article does not give (it
+    concludes the other)."""
+
+    def run(text: str) -> tuple[str, list[str]]:
+        restated = drop_restated_titles(text, ctx.articles)
+        ctx.data["restated-titles"] = restated.said
+        return restated.text, restated.warnings
+
+    return edits_as_findings("restated-titles", ctx, run)
+
+
+def off_question(ctx: CheckContext) -> list[Finding]:
+    """A citation of a sentence naming none of the question's subject terms to an article
+    naming none of them either."""
+    return edits_as_findings(
+        "off-question", ctx, lambda text: drop_off_question(text, ctx.articles, ctx.question)
+    )
+
+
+def borrowed_support(ctx: CheckContext) -> list[Finding]:
+    """A claim that an article supports the answer ("also supports this conclusion") when
+    the article does not name every subject term of the question."""
+    return edits_as_findings(
+        "borrowed-support",
+        ctx,
+        lambda text: drop_borrowed_support(text, ctx.articles, ctx.question),
+    )
+
+
+def unsaid_subjects(ctx: CheckContext) -> list[Finding]:
+    """A citation to an article that never speaks of a subject or population of the question
+    that the sentence names."""
+
+    def run(text: str) -> tuple[str, list[str]]:
+        unsaid = drop_unsaid_subjects(text, ctx.articles, ctx.question)
+        ctx.data["unsaid-subjects"] = unsaid
+        return unsaid.text, unsaid.warnings
+
+    return edits_as_findings("unsaid-subjects", ctx, run)
+
+
+def borrowed_terms(ctx: CheckContext) -> list[Finding]:
+    """A sentence carrying a technical term that only an article it does not cite says."""
+
+    def run(text: str) -> tuple[str, list[str]]:
+        borrowed = drop_borrowed_terms(text, ctx.articles, ctx.question)
+        return borrowed.text, borrowed.warnings
+
+    return edits_as_findings("borrowed-terms", ctx, run)
+
+
+def unsupported_conclusions(ctx: CheckContext) -> list[Finding]:
+    """An uncited conclusion that uses the question's subject words together where no single
+    retrieved article holds them together."""
+
+    def run(text: str) -> tuple[str, list[str]]:
+        unsupported = drop_unsupported(text, ctx.articles, ctx.question)
+        ctx.data["unsupported-conclusions"] = unsupported
+        return unsupported.text, unsupported.warnings
+
+    return edits_as_findings("unsupported-conclusions", ctx, run)
+
+
+def opening_connective(ctx: CheckContext) -> list[Finding]:
+    """A sentence opening with a connective ("Specifically, ...", "However, ...") whose
+    antecedent was left out: the connective goes."""
+    return edits_as_findings(
+        "opening-connective", ctx, lambda text: (without_opening_connective(text), [])
+    )

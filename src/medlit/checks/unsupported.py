@@ -1,0 +1,175 @@
+"""Uncited conclusions that no retrieved article supports.
+
+Asked "Does vitamin D supplementation prevent fractures in older adults?" over a vitamin D
+trial on T cells and a vitamin C trial on wrist fractures, Qwen2.5 1.5B opened with "The
+evidence shows that vitamin D supplementation does prevent fractures in older adults." It cites
+nothing, and attribution cannot cite it (no article says it), yet it is the answer the reader
+takes away, and the verdict was read from it. Such a sentence is left out here: one that cites
+nothing, uses most of the question's subject words (at least two, and :data:`MIN_SHARE` of
+them: it states an answer), and whose subject words no single retrieved article holds together
+without naming otherwise what the sentence names (:mod:`medlit.checks.qualified_names`).
+A sentence the
+evidence can carry, or one that only connects ("These trials were small."), stays.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from medlit.checks.citations import extract_pmids
+from medlit.checks.draft import rewrite_sentences
+from medlit.checks.grounding import abbreviation_said, said_in, word_stem, word_stems
+from medlit.checks.qualified_names import Names, mismatched, qualified_names
+from medlit.checks.topics import anchor_terms, normalise_topic
+from medlit.checks.word_rarity import is_technical
+from medlit.log import get_logger
+from medlit.text import all_of
+from medlit.types import Article
+
+__all__ = ["MIN_SHARE", "Unsupported", "drop_unsupported", "says_all"]
+
+log = get_logger("agent.unsupported")
+
+MIN_SHARE = 0.6
+"""Share of the question's subject words an uncited sentence must use to be checked."""
+
+
+@dataclass
+class Unsupported:
+    """The answer after :func:`drop_unsupported`, what it warns of, and the subject words of
+    the sentences left out (as they wrote them, in their order; lower case but for an
+    abbreviation)."""
+
+    text: str
+    warnings: list[str] = field(default_factory=list)
+    words: list[str] = field(default_factory=list)
+    # the word stems of every retrieved article
+    spoken: set[str] = field(default_factory=set, compare=False, repr=False)
+
+    def unaddressed(self) -> set[str]:
+        """Subject words the sentences left out used and nothing left in the text does (in
+        any form of the word, "inheritance" says "inherited", or a synonym, "mortality" says
+        "death"). A word common in English that no retrieved article says is the question's
+        own wording, which no answer from this evidence could address ("mildly raised",
+        "higher death rates" over an article on impaired fasting glucose and mortality)."""
+        said = word_stems(self.text)
+        return {w for w in self.words if not _said(w, said) and _subject(w, self.spoken)}
+
+
+def _said(word: str, stems: set[str]) -> bool:
+    """Whether ``word`` (as written) is among ``stems`` in one of its forms: each part of a
+    hyphenated word but a framing one ("age-related" is said by "age"), or another form or
+    synonym of it (:func:`said_in`)."""
+    lower = word.lower()
+    parts = anchor_terms(lower.replace("-", " ")) if "-" in lower else set()
+    if parts and all(said_in(part, stems) for part in parts):
+        return True
+    return word_stems(lower) <= stems or said_in(normalise_topic(word), stems)
+
+
+def _subject(word: str, spoken: set[str]) -> bool:
+    """Whether ``word`` can be held to the evidence: rare in English, or said by one of the
+    retrieved articles (``spoken``: their word stems)."""
+    return is_technical(word.lower()) or said_in(normalise_topic(word), spoken)
+
+
+def says_all(article: Article, words: set[str]) -> bool:
+    """Whether ``article`` says each of ``words`` in one of its forms (:func:`said_in`)."""
+    said = word_stems(article.everything_said)
+    return all(said_in(normalise_topic(word), said) for word in words)
+
+
+def drop_unsupported(text: str, articles: Mapping[str, Article], question: str) -> Unsupported:
+    """``text`` without its uncited conclusions that no retrieved article supports.
+
+    Args:
+        text: the answer, its citations checked and attributed.
+        articles: the retrieved evidence articles, by PMID.
+        question: the standalone question (its subject words are checked).
+
+    Returns:
+        The text, one warning per kind of sentence left out ("2 uncited sentences ..."), and
+        the subject words those sentences used.
+    """
+    # Words compare in any of their forms ("inherited", "inheritance"): the local model's
+    # "nasal polyposis is inherited" was left out as said by no article, over an article titled
+    # "Nasal polyposis: is there an inheritance pattern?".
+    anchors = {word_stem(word) for word in anchor_terms(question)}
+    if len(anchors) < 2 or not articles:
+        return Unsupported(text)
+    evidence = []
+    for article in articles.values():
+        content = f"{article.title} {article.abstract_text}"
+        evidence.append((word_stems(content), qualified_names(content), content))
+    spoken = set().union(*(held for held, _, _ in evidence))
+    left_out: list[str] = []
+    words: list[str] = []
+
+    def check(sentence: str) -> str:
+        written = _unheld(sentence, anchors, evidence, spoken)
+        if written is None:
+            return sentence
+        left_out.append(all_of(written))
+        words.extend(word for word in written if word not in words)
+        return ""
+
+    text = rewrite_sentences(text, check)
+    if left_out:
+        log.warning("answer_unsupported_dropped", sentences=len(left_out))
+    counts = Counter(left_out)
+    warnings = [
+        f"{_how_many(counts[words])} left out: no retrieved article speaks of {words} together"
+        for words in counts
+    ]
+    return Unsupported(text, warnings, words, spoken)
+
+
+def _unheld(
+    sentence: str,
+    anchors: set[str],
+    evidence: list[tuple[set[str], Names, str]],
+    spoken: set[str],
+) -> list[str] | None:
+    """The subject words, as written, of an uncited conclusion no retrieved article holds
+    together (without naming otherwise what it names); None when the sentence is no such
+    conclusion or an article holds them."""
+    if extract_pmids(sentence):
+        return None
+    used = anchors & word_stems(sentence)
+    if len(used) < max(2, MIN_SHARE * len(anchors)):
+        return None
+    names = qualified_names(sentence)
+    written = _as_written(sentence, used)
+    # An adverb common in English that no retrieved article says is the question's own
+    # wording ("mildly raised"), which no article could hold; a noun is its subject.
+    wording = {w for w in written if w.endswith("ly") and not _subject(w, spoken)}
+
+    def holds(held: set[str], content: str) -> bool:
+        # "HoLEP" is held by "holmium laser enucleation of the prostate"
+        unheld = [w for w in written if w not in wording and not _said(w, held)]
+        return all(abbreviation_said(word, content) for word in unheld)
+
+    if any(
+        holds(held, content) and not mismatched(names, named) for held, named, content in evidence
+    ):
+        return None
+    return written
+
+
+def _as_written(sentence: str, stems: set[str]) -> list[str]:
+    """The words of ``sentence`` whose stems are ``stems``, the first of each, in order and as
+    written ("polyposis", "CMV", "HoLEP"; lower case but for an abbreviation)."""
+    found: dict[str, str] = {}
+    for word in re.findall(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*", sentence):
+        key = normalise_topic(word)
+        if key and word_stem(key) in stems:
+            abbreviation = any(c.isupper() for c in word[1:])  # "CMV", "HoLEP"
+            found.setdefault(word_stem(key), word if abbreviation else word.lower())
+    return list(found.values())
+
+
+def _how_many(count: int) -> str:
+    return "an uncited sentence was" if count == 1 else f"{count} uncited sentences were"

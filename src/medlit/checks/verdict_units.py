@@ -1,0 +1,77 @@
+"""Checks that hold the verdict of a yes/no answer, and the sentences stating an answer, to
+what the cited articles conclude. They run once the verdict is known."""
+
+from __future__ import annotations
+
+from medlit.checks.context import CheckContext, edits_as_findings
+from medlit.checks.contradicted import (
+    consistent_verdict as consistent,
+)
+from medlit.checks.contradicted import (
+    drop_against_conclusions,
+    drop_contradicted,
+)
+from medlit.checks.findings import Finding
+from medlit.llm.extractive import about_question
+from medlit.log import get_logger
+
+__all__ = ["against_conclusions", "consistent_verdict", "contradicted", "restated_verdict"]
+
+log = get_logger("agent")
+
+
+def restated_verdict(ctx: CheckContext) -> list[Finding]:
+    """A yes or no read again from the answer left, where the answer the model gave the title
+    question of an article on the question, which concludes the other, was left out."""
+    said = ctx.data.get("restated-titles", {})
+    verdict = ctx.verdict
+    if verdict not in ("yes", "no"):
+        return []
+    on = about_question(ctx.question)
+    if not any(s == verdict and on(ctx.articles[p]) for p, s in said.items()):
+        return []
+    log.info("verdict_made_consistent", read=verdict, verdict="uncertain")
+    return [Finding("restated-verdict", "flip_verdict", data={"to": "uncertain"})]
+
+
+def consistent_verdict(ctx: CheckContext) -> list[Finding]:
+    """A verdict against what the cited articles conclude and the answer's own cited
+    sentences state ("Verdict: No" over sentences saying yes, to articles concluding yes)."""
+    verdict = ctx.verdict
+    if verdict not in ("yes", "no"):
+        return []
+    reversed_from = ctx.data.get("reversed-findings")
+    made = consistent(ctx.draft.text, verdict, ctx.articles, ctx.question, reversed_from)
+    if made == verdict:
+        return []
+    return [Finding("consistent-verdict", "flip_verdict", data={"to": made})]
+
+
+def contradicted(ctx: CheckContext) -> list[Finding]:
+    """A cited sentence stating the answer opposite to the verdict, where every article it
+    cites concludes the verdict's."""
+    verdict = ctx.verdict
+    if verdict not in ("yes", "no"):
+        return []
+    return edits_as_findings(
+        "contradicted",
+        ctx,
+        lambda text: drop_contradicted(text, verdict, ctx.articles, ctx.question),
+    )
+
+
+def against_conclusions(ctx: CheckContext) -> list[Finding]:
+    """A cited sentence stating the verdict's own answer (either answer, under Uncertain)
+    where every article it cites concludes the other."""
+    verdict = ctx.verdict
+    if verdict is None:
+        return []
+
+    def run(text: str) -> tuple[str, list[str]]:
+        against: list[str] = []
+        for stated in ("yes", "no") if verdict == "uncertain" else (verdict,):
+            text, dropped = drop_against_conclusions(text, stated, ctx.articles, ctx.question)
+            against += dropped
+        return text, against
+
+    return edits_as_findings("against-conclusions", ctx, run)
