@@ -181,7 +181,9 @@ def test_a_research_job_submitted_to_one_replica_runs_exactly_once(
     research = [r.json for r in fakes.llm.completions[before:] if _is_research(r.json)]
     steps = Counter(step_of(r) for r in research)
     assert steps["plan"] == 1
-    assert steps["extract"] == job["findings"] == 6
+    # One extraction per article read (how many the job reads is the researcher's business;
+    # a second run would ask for each again, which the prompt count below rules out).
+    assert steps["extract"] >= job["findings"] >= 1
     # No prompt of the job was sent twice (a second run would repeat every one of them).
     prompts = Counter(json.dumps(r["messages"], sort_keys=True) for r in research)
     assert prompts.most_common(1)[0][1] == 1
