@@ -316,8 +316,7 @@ def test_kill_9_of_the_worker_running_a_job_another_finishes_it_after_the_lease(
     assert not set(answered_before) & set(after), set(answered_before) & set(after)
     assert after[("plan", "")] == 0
     # The articles left unread at the kill are extracted after it (how many depends on what
-    # the question's own search reads), each once.
+    # the question's own search reads; an article two sub-questions read is asked for each).
     assert sum(n for (step, _), n in after.items() if step == "extract") >= 1
-    assert all(n == 1 for (step, _), n in after.items() if step == "extract")
     prompts = Counter(json.dumps(r.json["messages"], sort_keys=True) for r in fakes.llm.completions)
     assert prompts.most_common(1)[0][1] == 1  # and the resumed run asked nothing twice itself
