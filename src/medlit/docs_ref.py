@@ -225,47 +225,63 @@ def http_api_reference(spec: dict[str, Any] | None = None) -> str:
             operations.append((method.upper(), path, op))
             out.append(f"| `{method.upper()}` | `{path}` | {_cell(op.get('summary', ''))} |")
     for method, path, op in operations:
-        out += ["", f"### `{method} {path}`", ""]
-        out.append(f"**{_cell(op.get('summary', ''))}**")
-        if op.get("description"):
-            out += ["", op["description"].strip()]
-        params = op.get("parameters", [])
-        if params:
-            out += ["", "| parameter | in | type | required | what |", "|---|---|---|---|---|"]
-            for p in params:
-                schema = p.get("schema", {})
-                kind = _schema_type(schema)
-                if "default" in schema:
-                    kind += f", default `{schema['default']}`"
-                required = "yes" if p.get("required") else "no"
-                what = _cell(p.get("description", ""))
-                out.append(f"| `{p['name']}` | {p['in']} | {kind} | {required} | {what} |")
-        body = op.get("requestBody")
-        if body:
-            out += ["", f"Request body: {_body_types(body.get('content', {}))}"]
-        out += ["", "| status | what | body |", "|---|---|---|"]
-        for status, reply in op.get("responses", {}).items():
-            what = _cell(reply.get("description", ""))
-            out.append(f"| {status} | {what} | {_body_types(reply.get('content', {}))} |")
+        out += _operation_section(method, path, op)
     out += ["", "## Schemas"]
     for name, schema in spec.get("components", {}).get("schemas", {}).items():
-        out += ["", f"### {name}", ""]
-        if schema.get("description"):
-            out += [_cell(schema["description"]), ""]
-        needed = set(schema.get("required", []))
-        props = schema.get("properties", {})
-        if not props:
-            out.append(f"Type: {_schema_type(schema)}.")
-            continue
-        out += ["| field | type | required | what |", "|---|---|---|---|"]
-        for prop, sub in props.items():
-            kind = _schema_type(sub)
-            if "default" in sub and sub["default"] is not None:
-                kind += f", default `{json.dumps(sub['default'])}`"
-            what = _cell(sub.get("description", ""))
-            flag = "yes" if prop in needed else "no"
-            out.append(f"| `{prop}` | {kind} | {flag} | {what} |")
+        out += _schema_section(name, schema)
     return "\n".join(out) + "\n"
+
+
+def _operation_section(method: str, path: str, op: dict[str, Any]) -> list[str]:
+    """The lines of one route's section: summary, description, parameters, body, answers."""
+    out = ["", f"### `{method} {path}`", ""]
+    out.append(f"**{_cell(op.get('summary', ''))}**")
+    if op.get("description"):
+        out += ["", op["description"].strip()]
+    params = op.get("parameters", [])
+    if params:
+        out += ["", "| parameter | in | type | required | what |", "|---|---|---|---|---|"]
+        out += [_parameter_row(p) for p in params]
+    body = op.get("requestBody")
+    if body:
+        out += ["", f"Request body: {_body_types(body.get('content', {}))}"]
+    out += ["", "| status | what | body |", "|---|---|---|"]
+    for status, reply in op.get("responses", {}).items():
+        what = _cell(reply.get("description", ""))
+        out.append(f"| {status} | {what} | {_body_types(reply.get('content', {}))} |")
+    return out
+
+
+def _parameter_row(p: dict[str, Any]) -> str:
+    """One parameter's row of a route's parameter table."""
+    schema = p.get("schema", {})
+    kind = _schema_type(schema)
+    if "default" in schema:
+        kind += f", default `{schema['default']}`"
+    required = "yes" if p.get("required") else "no"
+    what = _cell(p.get("description", ""))
+    return f"| `{p['name']}` | {p['in']} | {kind} | {required} | {what} |"
+
+
+def _schema_section(name: str, schema: dict[str, Any]) -> list[str]:
+    """The lines of one schema's section: its description and its fields (or its type)."""
+    out = ["", f"### {name}", ""]
+    if schema.get("description"):
+        out += [_cell(schema["description"]), ""]
+    needed = set(schema.get("required", []))
+    props = schema.get("properties", {})
+    if not props:
+        out.append(f"Type: {_schema_type(schema)}.")
+        return out
+    out += ["| field | type | required | what |", "|---|---|---|---|"]
+    for prop, sub in props.items():
+        kind = _schema_type(sub)
+        if "default" in sub and sub["default"] is not None:
+            kind += f", default `{json.dumps(sub['default'])}`"
+        what = _cell(sub.get("description", ""))
+        flag = "yes" if prop in needed else "no"
+        out.append(f"| `{prop}` | {kind} | {flag} | {what} |")
+    return out
 
 
 #: Each generated page, under ``docs/``, and the function that writes it.

@@ -355,19 +355,7 @@ class AnswerCache:
         # One search of the namespace, any settings: its candidates of these settings are the
         # lookup's, and on a miss the rest tell whether the question is cached under other
         # settings (a second search, a second database round trip, only if the list is full).
-        wide = self.max_candidates * 2  # room for a few other settings' answers
-        scoped = self.store.search_answers(
-            embedding, min_similarity=floor, namespace=namespace, limit=wide
-        )
-        found = [(r, s) for r, s in scoped if r.fingerprint == fingerprint][: self.max_candidates]
-        if len(scoped) == wide and len(found) < self.max_candidates:
-            found = self.store.search_answers(
-                embedding,
-                min_similarity=floor,
-                namespace=namespace,
-                fingerprint=fingerprint,
-                limit=self.max_candidates,
-            )
+        scoped, found = self._candidates(embedding, namespace, fingerprint, floor)
         above = [(r, s) for r, s in found if s >= cfg.tau]
         expired: list[int] = []
         first: AnswerLookup | None = None
@@ -393,17 +381,49 @@ class AnswerCache:
             other = bool(scoped) and scoped[0][1] >= cfg.tau
             miss: MissReason = "fingerprint_mismatch" if other else "nothing_similar"
             first = AnswerLookup(hit=False, miss_reason=miss)
+        band = self._band(found, question, cutoff, expired)
+        self._expire(expired)
+        return first, band
+
+    def _candidates(
+        self, embedding: Vector, namespace: str, fingerprint: str, floor: float
+    ) -> tuple[list[tuple[AnswerRecord, float]], list[tuple[AnswerRecord, float]]]:
+        """The namespace's answers from ``floor`` up (any settings, best first) and, of them,
+        those of ``fingerprint`` (searched again by fingerprint when the first list was full)."""
+        wide = self.max_candidates * 2  # room for a few other settings' answers
+        scoped = self.store.search_answers(
+            embedding, min_similarity=floor, namespace=namespace, limit=wide
+        )
+        found = [(r, s) for r, s in scoped if r.fingerprint == fingerprint][: self.max_candidates]
+        if len(scoped) == wide and len(found) < self.max_candidates:
+            found = self.store.search_answers(
+                embedding,
+                min_similarity=floor,
+                namespace=namespace,
+                fingerprint=fingerprint,
+                limit=self.max_candidates,
+            )
+        return scoped, found
+
+    def _band(
+        self,
+        found: list[tuple[AnswerRecord, float]],
+        question: str,
+        cutoff: float,
+        expired: list[int],
+    ) -> list[tuple[AnswerRecord, float]]:
+        """The candidates below ``tau`` that pass every band check, in order; the ids of the
+        expired ones are appended to ``expired``."""
         band: list[tuple[AnswerRecord, float]] = []
         for record, similarity in found:
-            if similarity >= cfg.tau:
+            if similarity >= self.settings.tau:
                 continue
             reason, _ = self._check(record, question, cutoff, band=True)
             if reason is None:
                 band.append((record, similarity))
             elif reason == "expired":
                 expired.append(record.id)
-        self._expire(expired)
-        return first, band
+        return band
 
     def add_query(
         self,

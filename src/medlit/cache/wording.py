@@ -200,15 +200,11 @@ class Wording:
     objects: dict[str, tuple[int, ...]]
 
 
-@lru_cache(maxsize=4096)
-def wording(question: str) -> Wording:
-    """The content words of ``question`` (cached: a cached question is compared many times)."""
-    text = as_typed(question.lower())
-    text = _POSSESSIVE.sub("", _NOT.sub(lambda m: f"{m.group(1) or ''} not", text))
-    tokens = _TOKEN.findall(text)
-    folded = [spelling(t) for t in tokens]
+def _spans(tokens: list[str], folded: list[str]) -> dict[int, tuple[int, str | None]]:
+    """The several-word phrases of a question's ``tokens`` (``folded``: their spellings):
+    start token -> (end token, synonym group; None: a framing phrase, dropped). A synonym
+    phrase that starts inside a framing phrase is not one."""
     synonyms = _synonyms()
-    # start token -> (end token, synonym group; None: a framing phrase, dropped)
     spans: dict[int, tuple[int, str | None]] = {}
     joined, raw = " ".join(folded), " ".join(tokens)
     framing = _framing()
@@ -222,6 +218,17 @@ def wording(question: str) -> Wording:
             end = start + match.group(1).count(" ") + 1
             if not any(a <= start < b for a, (b, _) in spans.items()):
                 spans[start] = (end, synonyms.phrase_group[match.group(1)])
+    return spans
+
+
+@lru_cache(maxsize=4096)
+def wording(question: str) -> Wording:
+    """The content words of ``question`` (cached: a cached question is compared many times)."""
+    text = as_typed(question.lower())
+    text = _POSSESSIVE.sub("", _NOT.sub(lambda m: f"{m.group(1) or ''} not", text))
+    tokens = _TOKEN.findall(text)
+    folded = [spelling(t) for t in tokens]
+    spans = _spans(tokens, folded)
     stop = function_words()
     words: list[str] = []
     keys: list[str] = []

@@ -490,7 +490,30 @@ def build_evidence_digest(
     for s in sentences:
         if s.pmid and s.pmid not in pmids:
             pmids.append(s.pmid)
+    text = _digest_text(
+        why, sentences, verdict, reason, missing=missing, off_topic=off_topic, unspoken=unspoken
+    )
+    return Digest(
+        text=text,
+        verdict=verdict,
+        verdict_reason=reason,
+        pmids=pmids,
+        sentences=sentences,
+    )
 
+
+def _digest_text(
+    why: str,
+    sentences: list[DigestSentence],
+    verdict: Verdict | None,
+    reason: str,
+    *,
+    missing: str,
+    off_topic: bool,
+    unspoken: str,
+) -> str:
+    """The digest's text: header, what the articles are not about (``missing`` when
+    ``off_topic``, else the ``unspoken`` populations), the leaning, the quoted sentences."""
     lines = [DIGEST_HEADER.format(why=why), ""]
     if not sentences:
         lines.append("No evidence was retrieved for this question.")
@@ -519,10 +542,4 @@ def build_evidence_digest(
             lines.append(title)
             lines += [f"- {s.text} [{s.citation}]" for s in group]
             lines.append("")
-    return Digest(
-        text="\n".join(lines).rstrip() + "\n",
-        verdict=verdict,
-        verdict_reason=reason,
-        pmids=pmids,
-        sentences=sentences,
-    )
+    return "\n".join(lines).rstrip() + "\n"

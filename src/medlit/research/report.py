@@ -7,7 +7,14 @@ from typing import Any
 
 from medlit.research.certainty import render_certainty
 from medlit.research.evidence_table import render_table
-from medlit.research.models import NarrativeReport, Reference, ResearchJob, ResearchPlan
+from medlit.research.models import (
+    Discrepancy,
+    NarrativeReport,
+    Reference,
+    ReportSection,
+    ResearchJob,
+    ResearchPlan,
+)
 from medlit.research.screening import excluded_articles, flow_of, render_flow, search_log_rows
 from medlit.research.synthesizer import citation_key
 from medlit.text import counted
@@ -33,6 +40,34 @@ def _reference_line(ref: Reference) -> str:
     return " ".join(parts)
 
 
+def _section_lines(section: ReportSection) -> list[str]:
+    """One section's Markdown: heading, a note when unwritten, text, evidence quality."""
+    out = [f"## {section.heading}", ""]
+    if section.unwritten:
+        out += [f"> **Note:** {section.unwritten}", ""]
+    out += [section.content.strip(), ""]
+    note = section.evidence_quality
+    if section.short:
+        note += f" This section is short ({section.word_count} words): little evidence was found."
+    if note.strip():
+        out += [f"> **Evidence quality:** {note.strip()}", ""]
+    return out
+
+
+def _discrepancy_lines(discrepancy: Discrepancy, numbers: dict[str, int]) -> list[str]:
+    """One discrepancy's Markdown: its topic, each claim with its reference ``numbers``
+    (article key -> number), and its note."""
+    out = [f"### {discrepancy.topic}", ""]
+    for claim in discrepancy.claims:
+        refs = sorted({numbers[k] for s in claim.sources if (k := citation_key(s)) in numbers})
+        cite = f" [{', '.join(map(str, refs))}]" if refs else ""
+        out.append(f"- {claim.claim}{cite}")
+    if discrepancy.note:
+        out += ["", discrepancy.note]
+    out.append("")
+    return out
+
+
 def render_markdown(report: NarrativeReport, job: ResearchJob | None = None) -> str:
     """The report as Markdown: summary, sections, discrepancies, limitations, references;
     with its ``job``, also the search and selection (what was searched and excluded)."""
@@ -40,31 +75,14 @@ def render_markdown(report: NarrativeReport, job: ResearchJob | None = None) -> 
     out = [f"# {report.title}", "", f"**Question:** {report.question}", ""]
     out += ["## Executive summary", "", report.executive_summary.strip(), ""]
     for section in report.sections:
-        out += [f"## {section.heading}", ""]
-        if section.unwritten:
-            out += [f"> **Note:** {section.unwritten}", ""]
-        out += [section.content.strip(), ""]
-        note = section.evidence_quality
-        if section.short:
-            note += (
-                f" This section is short ({section.word_count} words): little evidence was found."
-            )
-        if note.strip():
-            out += [f"> **Evidence quality:** {note.strip()}", ""]
+        out += _section_lines(section)
     out += ["## Discrepancies", ""]
     if not report.discrepancies and len(report.references) < 2:
         out += ["Fewer than two articles were cited, so no findings could be compared.", ""]
     elif not report.discrepancies:
         out += ["No conflicting findings were identified among the sources retrieved.", ""]
     for discrepancy in report.discrepancies:
-        out += [f"### {discrepancy.topic}", ""]
-        for claim in discrepancy.claims:
-            refs = sorted({numbers[k] for s in claim.sources if (k := citation_key(s)) in numbers})
-            cite = f" [{', '.join(map(str, refs))}]" if refs else ""
-            out.append(f"- {claim.claim}{cite}")
-        if discrepancy.note:
-            out += ["", discrepancy.note]
-        out.append("")
+        out += _discrepancy_lines(discrepancy, numbers)
     if report.limitations:
         out += ["## Limitations", ""]
         out += [f"- {item}" for item in report.limitations]

@@ -191,28 +191,35 @@ def _walk(element: etree._Element, label: str | None, out: list[FullTextSection]
                 continue
             _walk(child, label or _label(title, child), out)
         elif name in ("table-wrap", "fig"):
-            text = _table(child) if name == "table-wrap" else _figure(child)
-            if text:
-                kind = "table" if name == "table-wrap" else "figure"
-                out.append(FullTextSection(label=here, kind=kind, text=text))
+            _display(child, here, out)
         elif name == "p":
-            # A table or figure inside a paragraph is its own piece; the prose stays one.
-            inner = [n for n in child.iter() if _local(n.tag) in ("table-wrap", "fig")]
-            for node in inner:
-                is_table = _local(node.tag) == "table-wrap"
-                text = _table(node) if is_table else _figure(node)
-                if text:
-                    kind = "table" if is_table else "figure"
-                    out.append(FullTextSection(label=here, kind=kind, text=text))
-            prose = _text_without(child, inner)
-            if prose:
-                out.append(FullTextSection(label=here, kind="text", text=prose))
+            _paragraph(child, here, out)
         elif name in ("list", "disp-quote", "boxed-text", "statement", "def-list"):
             text = _text(child)
             if text:
                 out.append(FullTextSection(label=here, kind="text", text=text))
         elif name in ("table-wrap-group", "fig-group"):
             _walk(child, here, out)
+
+
+def _display(node: etree._Element, label: str, out: list[FullTextSection]) -> None:
+    """A ``table-wrap`` or ``fig`` as one piece labelled ``label``, when it has text."""
+    is_table = _local(node.tag) == "table-wrap"
+    text = _table(node) if is_table else _figure(node)
+    if text:
+        kind = "table" if is_table else "figure"
+        out.append(FullTextSection(label=label, kind=kind, text=text))
+
+
+def _paragraph(p: etree._Element, label: str, out: list[FullTextSection]) -> None:
+    """A paragraph labelled ``label``: a table or figure inside it is its own piece; the
+    prose stays one."""
+    inner = [n for n in p.iter() if _local(n.tag) in ("table-wrap", "fig")]
+    for node in inner:
+        _display(node, label, out)
+    prose = _text_without(p, inner)
+    if prose:
+        out.append(FullTextSection(label=label, kind="text", text=prose))
 
 
 def _text_without(element: etree._Element, drop: list[etree._Element]) -> str:
