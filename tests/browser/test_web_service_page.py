@@ -14,8 +14,10 @@ pytestmark = pytest.mark.slow
 
 OUTAGE = {
     "question": "Does aspirin prevent stroke?",
-    "answer": "Uncertain — none of the retrieved articles mentions aspirin.",
-    "verdict": "uncertain",
+    "answer": "The literature could not be searched: every source failed, so this is not an "
+    "answer to the question. Try again in a few minutes, or choose another source.",
+    "verdict": None,
+    "outage": True,
     "citations": [],
     "cache": {"tier1": "miss", "admitted": False},
     "stop_reason": "no_results",

@@ -78,11 +78,10 @@ export function readerWarnings(warnings) {
   return [...new Set((warnings || []).map(readerWarning).filter(Boolean))];
 }
 
-/** Whether the answer is only a failure to search: every source failed and nothing was cited. */
+/** Whether the answer is only a failure to search (the API's `outage`: every source failed and
+ * nothing was cited). */
 function isOutage(result) {
-  const failed = (result.warnings || []).some((w) => /^source failed:/i.test(String(w)));
-  const cited = Array.isArray(result.citations) && result.citations.length > 0;
-  return failed && !cited;
+  return result.outage === true;
 }
 
 function newConversation() {
