@@ -115,11 +115,11 @@ async def _run_job(
 
 def _summary_kind(summary: str) -> str:
     """What the executive summary did (see the module doc)."""
-    if summary.startswith("No articles were found") or " so this report states no facts" in summary:
+    if summary.startswith("No articles were found") or " draws no conclusion from them" in summary:
         return "none"
     if summary.startswith("The evidence found does not answer"):
         return "not answered"
-    if summary.startswith("No sentence of the drafted summary"):
+    if summary.startswith("The summary below lists the verified findings directly"):
         return "facts"
     return "answered"
 

@@ -104,6 +104,13 @@ class ExcludedEvidence(BaseModel):
     reason: str = Field(description="'retracted' or 'retraction notice' (PubMed marks it).")
 
 
+#: The answer of an outage (:attr:`AskResult.outage`): what happened and what to do.
+OUTAGE_ANSWER = (
+    "The literature could not be searched: every source failed, so this is not an answer to "
+    "the question. Try again in a few minutes, or choose another source."
+)
+
+
 class CheckFinding(BaseModel):
     """What one check of the answer found (``docs/checks.md`` lists the checks)."""
 
@@ -149,17 +156,28 @@ class AskResult(BaseModel):
         description="What the answer's checks found, one record each (the checks' warnings "
         "among them), for a client to tell which check spoke.",
     )
+    outage: bool = Field(
+        False,
+        description="Every source failed and nothing was cited: the literature could not be "
+        "searched, so this is no answer (verdict null, the answer says so, warnings say why).",
+    )
 
     @classmethod
     def from_state(cls, state: AgentState, usage: Usage, total_ms: float) -> AskResult:
         """Build the result from the final state and the calls counted for it."""
         timings = {k: round(v, 2) for k, v in state.get("timings", {}).items()}
         timings["total"] = round(total_ms, 2)
+        citations = state.get("citations", [])
+        errors = list(dict.fromkeys(state.get("fetch_errors", [])))
+        # Nothing searched and nothing cited: whatever the digest or model made of the articles
+        # the store already held is not an answer, and a verdict would read as one.
+        outage = bool(errors) and not state.get("searched_ok", False) and not citations
         return cls(
             question=state["question"],
-            answer=state.get("final_answer", ""),
-            verdict=state.get("verdict"),
-            citations=state.get("citations", []),
+            answer=OUTAGE_ANSWER if outage else state.get("final_answer", ""),
+            verdict=None if outage else state.get("verdict"),
+            citations=citations,
+            outage=outage,
             cache=CacheInfo(
                 tier1="hit" if state.get("cache_hit") else "miss",
                 miss_reason=None if state.get("cache_hit") else state.get("miss_reason"),
@@ -188,8 +206,7 @@ class AskResult(BaseModel):
             retrieval_score=round(state.get("retrieval_score", 0.0), 4),
             mode=state.get("mode") or "evidence_digest",
             session_id=state.get("session_id"),
-            warnings=[f"source failed: {e}" for e in dict.fromkeys(state.get("fetch_errors", []))]
-            + state.get("answer_warnings", []),
+            warnings=[f"source failed: {e}" for e in errors] + state.get("answer_warnings", []),
             excluded=[
                 ExcludedEvidence(
                     pmid=article.pmid if article is not None else None,

@@ -14,8 +14,10 @@ pytestmark = pytest.mark.slow
 
 OUTAGE = {
     "question": "Does aspirin prevent stroke?",
-    "answer": "Uncertain — none of the retrieved articles mentions aspirin.",
-    "verdict": "uncertain",
+    "answer": "The literature could not be searched: every source failed, so this is not an "
+    "answer to the question. Try again in a few minutes, or choose another source.",
+    "verdict": None,
+    "outage": True,
     "citations": [],
     "cache": {"tier1": "miss", "admitted": False},
     "stop_reason": "no_results",
@@ -86,3 +88,67 @@ def test_the_key_prompt_says_where_a_key_comes_from(served: Served, open_page: A
     assert "medlit keys create" in page.inner_text("#key-help")
     page.click("#key-dialog button[value='cancel']")
     assert page.evaluate("sessionStorage.getItem('medlit.apiKey')") is None
+
+
+DROPPED = (
+    "a sentence was left out: it cited PMID 31000003 for something else than was asked: "
+    "neither names clopidogrel"
+)
+CHECKED = {
+    "question": "Does clopidogrel prevent stroke in adults?",
+    "answer": "Verdict: Uncertain\n\nAspirin reduced stroke in adults [PMID:31000001].",
+    "verdict": "uncertain",
+    "citations": [{"pmid": "31000001", "title": "Aspirin and stroke", "url": "u"}],
+    "cache": {"tier1": "miss", "admitted": False},
+    "stop_reason": "threshold",
+    "api_calls": {"pubmed": 2, "europepmc": 0, "local": 0, "llm": 1},
+    "standalone_question": "Does clopidogrel prevent stroke in adults?",
+    "warnings": [DROPPED],
+    "findings": [
+        {"check": "off-question", "action": "drop", "message": DROPPED,
+         "pmids": ["31000003"], "sentence": "Clopidogrel is used after stroke [PMID:31000003]."},
+        {"check": "unmentioned-terms", "action": "note", "pmids": [], "sentence": None,
+         "message": "None of the retrieved articles mentions clopidogrel."},
+        {"check": "off-question", "action": "uncite", "message": "PMID 31000004 was not cited",
+         "pmids": ["31000004"], "sentence": None},
+    ],
+}  # fmt: skip
+
+
+def test_the_checks_findings_are_grouped_in_a_folded_box(served: Served, open_page: Any) -> None:
+    page = open_page(WIDTHS["phone"])
+    stream = _sse(("result", CHECKED))
+    page.route(
+        "**/v1/ask",
+        lambda route: route.fulfill(status=200, content_type="text/event-stream", body=stream),
+    )
+    page.fill("#question", CHECKED["question"])
+    page.press("#question", "Enter")
+    page.wait_for_selector("#ask-result:not([hidden])")
+    assert page.is_visible("#findings-heading") and not page.is_visible("#findings")  # folded
+    assert page.inner_text("#findings-heading") == "What the checks changed (3)"
+    # Said once: in the box, not also as a warning under the answer.
+    assert "was left out" not in page.inner_text("#answer")
+    page.click("#findings-heading")
+    groups = page.locator("#findings .finding-group")
+    assert [groups.nth(i).get_attribute("data-check") for i in range(groups.count())] == [
+        "off-question",
+        "unmentioned-terms",
+    ]
+    first = groups.nth(0).inner_text()
+    assert first.count("left out") >= 1 and "citation removed" in first
+    assert "(PMID 31000003)" in first and "“Clopidogrel is used after stroke" in first
+    assert "mentions clopidogrel" in groups.nth(1).inner_text()
+    # The next answer without findings hides the box.
+    quiet = dict(CHECKED, findings=[], warnings=[])
+    page.unroute("**/v1/ask")
+    page.route(
+        "**/v1/ask",
+        lambda route: route.fulfill(
+            status=200, content_type="text/event-stream", body=_sse(("result", quiet))
+        ),
+    )
+    page.fill("#question", "Does aspirin prevent stroke?")
+    page.press("#question", "Enter")
+    page.wait_for_function("document.getElementById('findings-box').hidden")
+    assert page.js_errors == []

@@ -11,6 +11,7 @@ from medlit.config import Settings
 from medlit.research.models import JobStatus, ResearchJob
 from medlit.research.report import job_to_dict, render_markdown
 from medlit.research.runtime import open_orchestrator
+from medlit.research.synthesizer import UNWRITTEN_SECTION
 from tests.fakes.europepmc_server import FakeEuropePMC
 from tests.fakes.eutils_server import FakeEutils
 from tests.fakes.llm_server import FakeLLMServer
@@ -52,7 +53,9 @@ async def test_a_malformed_section_reply_costs_that_section_not_the_job(
     assert len(section.references) == 2
     assert all(not s.unwritten and s.word_count >= 300 for s in report.sections if s is not section)
     markdown = render_markdown(report)
-    assert "> **Note:** The model could not write the section on" in markdown
+    # The reader is told what the section is; how it came to be is in Limitations (details).
+    assert f"> **Note:** {UNWRITTEN_SECTION}" in markdown
+    assert "The model could not write" not in markdown.split("## Limitations")[0]
     assert any("could not write the section on" in item for item in report.limitations)
     # The bad reply and its one repair: two requests for that section, no more.
     assert _steps(llm_server)["section"] == 3 + 1

@@ -249,8 +249,7 @@ def test_a_summary_with_no_grounded_sentence_gives_the_facts_on_the_question_as_
     drafted = "This literature review examines the evidence on unsafe sexual behaviour."
     grounded = ground_summary(drafted, UNSAFE_SEX, [fact], numbers, support)
     assert grounded.text == (
-        "No sentence of the drafted summary could be tied to a verified fact, so the verified "
-        f"facts on the question are given as found: {fact.statement} [1]."
+        f"The summary below lists the verified findings directly: {fact.statement} [1]."
     )
     assert grounded.removed == [drafted]
     # The same finding read for two sub-questions is given once.
@@ -527,9 +526,9 @@ def test_a_fact_answering_one_ask_of_a_two_part_question_speaks_of_the_question(
     drafted = "This systematic review evaluates the safety of day case surgery."
     grounded = ground_summary(drafted, question, [fact], numbers, support)
     assert grounded.text == (
-        "No sentence of the drafted summary could be tied to a verified fact, so the verified "
-        f"facts on the question are given as found: {fact.statement} [1]. No verified fact "
-        "answers the rest of the question: does patient sex affect its outcome?"
+        f"The summary below lists the verified findings directly: {fact.statement} [1]. The "
+        "evidence found does not answer the rest of the question: does patient sex affect its "
+        "outcome?"
     )
     assert grounded.answered
 

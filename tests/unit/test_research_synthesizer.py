@@ -117,7 +117,10 @@ async def test_sections_are_expanded_a_bounded_number_of_times_then_flagged_shor
     assert "1 RCT" in efficacy.evidence_quality and "1 observational" in efficacy.evidence_quality
     assert "systematic review" in safety.evidence_quality
     assert any("depth exceeded" in item for item in report.limitations)
-    assert any("short" in item for item in report.limitations)
+    assert any(
+        "on little evidence" in item and "marked short" in item for item in report.limitations
+    )
+    assert not any("stayed under" in item for item in report.limitations)
 
 
 async def test_a_section_is_not_expanded_again_after_an_expansion_that_only_padded() -> None:
@@ -176,7 +179,7 @@ async def test_no_facts_gives_a_report_without_llm_calls() -> None:
     report = await generate_report("Q?", [], [], {}, llm, ResearchSettings())
     assert llm.calls == [] and report.sections == [] and report.references == []
     assert report.executive_summary == (
-        "No articles were found for this question, so no facts could be verified."
+        "No articles were found for this question, so this report has no findings."
     )
 
 
@@ -195,9 +198,9 @@ async def test_a_report_whose_every_claim_was_dropped_names_the_articles_it_read
     report = await generate_report(question, [], [], read, llm, ResearchSettings())
     assert llm.calls == []
     assert report.executive_summary == (
-        "2 articles were retrieved, but no finding drawn from them could be verified against "
-        "their text (a claim must say what the sentence it quotes says), so this report states "
-        "no facts. Retrieved on the question's subject, to read for yourself: Fatigue in "
+        "2 articles were found, but nothing they were read to say could be confirmed in their "
+        "own text, so this report draws no conclusion from them. Found on the question's "
+        "subject, to read for yourself: Fatigue in "
         "primary Sjögren's syndrome: is there a link with the fibromyalgia syndrome? (PMID "
         "11053064)."
     )
@@ -266,7 +269,7 @@ async def test_section_sentences_that_cite_no_verified_fact_are_left_out() -> No
     assert efficacy.content == "X lowers Y (0.67 vs. 1.58) [1]."
     assert efficacy.short and efficacy.word_count == 8 and efficacy.references == [1]
     # Nothing of the draft held: the section shows its verified facts, with their references.
-    assert safety.content == "The verified facts on this topic: X is safe [3]."
+    assert safety.content == "The verified findings on this topic: X is safe [3]."
     assert safety.references == [3]
     assert any(
         item.startswith("17 sentences drafted for the sections were left out")

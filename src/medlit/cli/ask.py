@@ -98,6 +98,8 @@ def ask_command(
         print_json(result.model_dump(mode="json"))
     else:
         _render(result, verbose=verbose)
+    if result.outage:  # every source failed and nothing was cited: no answer (exit 5)
+        raise typer.Exit(5)
 
 
 async def _ask(

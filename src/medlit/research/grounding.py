@@ -36,10 +36,7 @@ def _cited_statement(fact: VerifiedFact, numbers: dict[str, int]) -> str:
 
 def not_answered(facts: list[VerifiedFact], numbers: dict[str, int], limit: int = 3) -> str:
     """The summary of a report whose evidence does not answer the question."""
-    text = (
-        "The evidence found does not answer this question: no statement answering it could "
-        "be tied to a verified fact."
-    )
+    text = "The evidence found does not answer this question."
     if facts:
         text += " What the retrieved articles do show: " + _listed(facts, numbers, limit) + "."
     return text
@@ -108,7 +105,7 @@ def ground_summary(
     # not passed over (the reader would take silence for an answer).
     unanswered = [ask for i, ask in enumerate(asks[1:], 1) if not any(s[i] for s in speaks)]
     if unanswered:
-        text += " No verified fact answers the rest of the question: " + "; ".join(
+        text += " The evidence found does not answer the rest of the question: " + "; ".join(
             f"{ask}?" for ask in unanswered
         )
     return GroundedSummary(text, grounded.removed)
@@ -151,10 +148,12 @@ def same_finding(fact: VerifiedFact, other: VerifiedFact) -> bool:
 
 def facts_as_found(facts: list[VerifiedFact], numbers: dict[str, int], limit: int = 3) -> str:
     """The summary of a report none of whose drafted sentences rests on a fact, when some
-    facts speak of the question's subject: those facts, as verified."""
+    facts speak of the question's subject: those facts, as verified (the sentences left out are
+    the Limitations' business, not the reader's first line)."""
     return (
-        "No sentence of the drafted summary could be tied to a verified fact, so the verified "
-        "facts on the question are given as found: " + _listed(facts, numbers, limit) + "."
+        "The summary below lists the verified findings directly: "
+        + _listed(facts, numbers, limit)
+        + "."
     )
 
 
@@ -169,5 +168,5 @@ def section_fallback(facts: list[VerifiedFact], numbers: dict[str, int]) -> str:
         if reference_numbers(fact.sources, numbers)
     ]
     if not lines:
-        return "No sentence drafted for this section could be tied to a verified fact."
-    return "The verified facts on this topic: " + " ".join(lines)
+        return "No finding on this topic could be confirmed in the articles' text."
+    return "The verified findings on this topic: " + " ".join(lines)

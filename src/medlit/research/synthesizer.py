@@ -198,7 +198,7 @@ def evidence_quality(
     confidence = Counter(f.confidence for f in facts)
     levels = ", ".join(f"{confidence[c]} {c}" for c in ("high", "medium", "low") if confidence[c])
     note = f"Based on {counted(len(keys), 'article')} ({design})"
-    note += f"; facts by confidence: {levels}" if levels else ""
+    note += f"; findings by confidence: {levels}" if levels else ""
     note += f"; {counted(len(discrepancies), 'conflict')} between sources" if discrepancies else ""
     note += "."
     if types and max(types) < StudyType.RCT:
@@ -261,6 +261,13 @@ async def _write_section(
         short=words < minimum,
         references=cited,
     )
+
+
+#: The note a reader sees on a section the model could not write (the why is in Limitations).
+UNWRITTEN_SECTION = (
+    "This section lists the verified findings one by one: it could not be written as prose "
+    "(see the details under Limitations)."
+)
 
 
 def unwritten_note(part: str, error: Exception) -> str:
@@ -448,7 +455,7 @@ async def generate_report(
         summary = SummaryReply(
             title="",
             executive_summary=section_fallback(facts, numbers).replace(
-                "The verified facts on this topic:", "The verified facts:", 1
+                "The verified findings on this topic:", "The verified findings:", 1
             ),
         )
     executive_summary, _ = clean_citations(summary.executive_summary, references)
@@ -487,7 +494,13 @@ async def generate_report(
             note = unwritten_note(f"the section on {topic!r}", exc)
             limitations.append(note)
             section = _fallback_section(
-                topic, topic_facts, topic_conflicts, references, numbers, settings, note
+                topic,
+                topic_facts,
+                topic_conflicts,
+                references,
+                numbers,
+                settings,
+                UNWRITTEN_SECTION,
             )
         grounded = ground_text(section.content, question, support)
         if grounded.removed:
@@ -515,8 +528,9 @@ async def generate_report(
     short = [s.heading for s in sections if s.short]
     if short:
         limitations.append(
-            f"{counted(len(short), 'section')} stayed under {settings.min_section_words} words "
-            "(marked short): the evidence is thin."
+            f"{_counted_words(len(short), 'section').capitalize()} "
+            f"{'rests' if len(short) == 1 else 'rest'} on little evidence (under "
+            f"{settings.min_section_words} words, marked short): " + "; ".join(short) + "."
         )
     return NarrativeReport(
         title=title,
@@ -544,22 +558,22 @@ def no_facts_summary(question: str, articles: dict[str, Article]) -> str:
     articles retrieved whose titles keep the question's subject, for the reader to read.
     """
     if not articles:
-        return "No articles were found for this question, so no facts could be verified."
+        return "No articles were found for this question, so this report has no findings."
     anchors = anchor_terms(question)
     on_subject = [a for a in articles.values() if on_topic(a.title, anchors)]
     text = (
         f"{counted(len(articles), 'article')} {'was' if len(articles) == 1 else 'were'} "
-        "retrieved, but no finding drawn from them could be verified against their text (a "
-        "claim must say what the sentence it quotes says), so this report states no facts."
+        "found, but nothing they were read to say could be confirmed in their own text, so this "
+        "report draws no conclusion from them."
     )
     if not on_subject:
-        return text + " None of their titles names the question's subject."
+        return text + " None of them, by its title, is about the question's subject."
     named = "; ".join(
         f"{a.title.rstrip('. ')} ({f'PMID {a.pmid}' if a.pmid else a.key})"
         for a in on_subject[:ARTICLES_NAMED]
     )
     more = len(on_subject) - ARTICLES_NAMED
-    return f"{text} Retrieved on the question's subject, to read for yourself: {named}" + (
+    return f"{text} Found on the question's subject, to read for yourself: {named}" + (
         f"; and {more} more." if more > 0 else "."
     )
 
@@ -572,6 +586,15 @@ def _plain(text: str, references: list[Reference], articles: dict[str, Article])
     numbers = sorted(cited_numbers(text))
     cited = [articles[keys[n]] for n in numbers if n in keys and keys[n] in articles]
     return spell_out(third_person(unauthored(text)), cited)
+
+
+_NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+
+
+def _counted_words(count: int, noun: str) -> str:
+    """ "one section", "two sections", "12 sections": small counts in words, for a reader."""
+    number = _NUMBER_WORDS[count] if 0 <= count < len(_NUMBER_WORDS) else str(count)
+    return f"{number} {noun}{'' if count == 1 else 's'}"
 
 
 def _were_left_out(count: int, where: str) -> str:

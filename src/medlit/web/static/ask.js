@@ -35,9 +35,9 @@ export function resetAsk() {
   if (current) current.controller.abort();
   current = null;
   byId("ask-submit").disabled = false;
-  for (const id of ["answer", "citations", "ask-progress", "ask-draft", "history"]) clear(byId(id));
+  for (const id of ["answer", "citations", "ask-progress", "ask-draft", "history", "findings"]) clear(byId(id));
   for (const id of ["ask-meta", "understood", "conversation-note", "ask-error"]) fill(byId(id), "");
-  for (const id of ["ask-result", "ask-progress-box", "history-box", "ask-error"]) show(byId(id), false);
+  for (const id of ["ask-result", "ask-progress-box", "history-box", "ask-error", "findings-box"]) show(byId(id), false);
   localStorage.setItem(SESSION_KEY, `web-${newId()}`);
   turns = 0;
   lastQuestion = "";
@@ -78,11 +78,10 @@ export function readerWarnings(warnings) {
   return [...new Set((warnings || []).map(readerWarning).filter(Boolean))];
 }
 
-/** Whether the answer is only a failure to search: every source failed and nothing was cited. */
+/** Whether the answer is only a failure to search (the API's `outage`: every source failed and
+ * nothing was cited). */
 function isOutage(result) {
-  const failed = (result.warnings || []).some((w) => /^source failed:/i.test(String(w)));
-  const cited = Array.isArray(result.citations) && result.citations.length > 0;
-  return failed && !cited;
+  return result.outage === true;
 }
 
 function newConversation() {
@@ -425,7 +424,11 @@ function renderResult(result) {
       h("p", { class: "note" }, "Evidence digest: the most relevant sentences of the retrieved abstracts, not generated text."),
     );
   }
-  for (const warning of readerWarnings(result.warnings)) answer.append(h("p", { class: "note warning" }, warning));
+  // A check's own message is shown once, in the box below, not also as a warning here.
+  const spoken = new Set((result.findings || []).map((f) => String(f.message || "")));
+  const warnings = (result.warnings || []).filter((w) => !spoken.has(String(w)));
+  for (const warning of readerWarnings(warnings)) answer.append(h("p", { class: "note warning" }, warning));
+  renderFindings(result.findings);
 
   const list = clear(byId("citations"));
   citations.forEach((c, i) => {
@@ -477,9 +480,67 @@ function renderResult(result) {
   show(byId("ask-result"), true);
 }
 
+const ACTIONS = {
+  drop: "left out",
+  uncite: "citation removed",
+  cite: "citation added",
+  rewrite: "reworded",
+  warn: "warning",
+  note: "note",
+  flip_verdict: "verdict changed",
+};
+
+/**
+ * The answer's check findings grouped by check id, in the order the checks first spoke:
+ * [{check, items: [{action, message, pmids, sentence}]}]. Records without a check id or a
+ * message are left out.
+ */
+export function findingGroups(findings) {
+  const groups = new Map();
+  for (const f of Array.isArray(findings) ? findings : []) {
+    const check = String(f?.check || "").trim();
+    const message = String(f?.message || "").trim();
+    if (!check || !message) continue;
+    if (!groups.has(check)) groups.set(check, []);
+    groups.get(check).push({
+      action: String(f.action || ""),
+      message,
+      pmids: Array.isArray(f.pmids) ? f.pmids.map(String) : [],
+      sentence: f.sentence ? String(f.sentence) : null,
+    });
+  }
+  return Array.from(groups, ([check, items]) => ({ check, items }));
+}
+
+/** The folded "What the checks changed" box: one heading per check, its findings below. */
+function renderFindings(findings) {
+  const groups = findingGroups(findings);
+  const box = clear(byId("findings"));
+  const count = groups.reduce((n, g) => n + g.items.length, 0);
+  fill(byId("findings-heading"), `What the checks changed (${count})`);
+  for (const { check, items } of groups) {
+    box.append(
+      h("section", { class: "finding-group", "data-check": check },
+        h("h4", {}, check),
+        h("ul", {}, ...items.map((item) =>
+          h("li", {},
+            h("span", { class: "finding-action" }, ACTIONS[item.action] || item.action),
+            readerWarning(item.message),
+            item.pmids.length ? ` (PMID ${item.pmids.join(", ")})` : "",
+            item.sentence ? h("span", { class: "finding-sentence" }, `“${item.sentence}”`) : null,
+          ),
+        )),
+      ),
+    );
+  }
+  byId("findings-box").open = false;
+  show(byId("findings-box"), count > 0);
+}
+
 /** A search that could not be made: say so, and what to do; no verdict, no "answer". */
 function renderOutage(result) {
   show(byId("verdict"), false);
+  show(byId("findings-box"), false);
   show(byId("understood"), false);
   show(byId("cache-note"), false);
   byId("ask-result").classList.add("outage");
