@@ -18,10 +18,9 @@ from medlit.types import Article
 from tests.fakes.eutils_server import FakeEutils
 from tests.fakes.evidence_llm import EvidenceResponder
 from tests.fakes.llm_server import FakeLLMServer
+from tests.guard_cases import BREAST
 from tests.integration.test_ask_cli import _run
 from tests.integration.test_ask_flow import Q1, _article, _configure, corpus
-
-BREAST = "Does immediate breast reconstruction compromise the delivery of adjuvant chemotherapy?"
 
 
 def _breast_articles() -> list[Article]:

@@ -22,9 +22,9 @@ from medlit.embeddings.memo import MemoEmbedder
 from medlit.embeddings.onnx import OnnxEmbedder
 from medlit.storage.sqlite import SqliteStore
 from medlit.types import Citation
+from tests.guard_cases import BREAST, NEAR
 
 CONTRAST = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "cache_contrast.csv"
-BREAST = "Does immediate breast reconstruction compromise the delivery of adjuvant chemotherapy?"
 
 
 def _contrast() -> list[dict[str, str]]:
@@ -34,17 +34,7 @@ def _contrast() -> list[dict[str, str]]:
 
 @pytest.mark.parametrize(
     ("asked", "reason"),
-    [
-        (BREAST.replace("compromise", "improve"), "differs: improve / compromise"),
-        (BREAST.replace("immediate", "delayed"), "differs: delayed / immediate"),
-        (BREAST.replace("adjuvant", "neoadjuvant"), "differs: neoadjuvant / adjuvant"),
-        (BREAST.replace("compromise", "speed up"), "differs: speed, up / compromise"),
-        (BREAST.replace("?", " in men?"), "only in one question: men"),
-        (BREAST.replace("?", " in elderly patients?"), "only in one question: elderly, patients"),
-        (BREAST.replace("?", " in older women?"), "only in one question: older, women"),
-        (BREAST.replace("?", " in women over 70?"), "only in one question: women, over, 70"),
-        (BREAST.replace("Does", "Doesn't"), "only in one question: not"),
-    ],
+    [*NEAR, (BREAST.replace("Does", "Doesn't"), "only in one question: not")],
 )
 def test_the_issue_examples_are_refused_with_the_words(asked: str, reason: str) -> None:
     verdict = QuestionGuard().check(asked, BREAST)

@@ -8,23 +8,13 @@ import httpx
 import pytest
 
 from tests.fakes.eutils_server import FakeEutils
+from tests.guard_cases import BREAST, NEAR
 from tests.integration.service.server import ServiceServer
 from tests.integration.test_ask_flow import corpus
-from tests.integration.test_cache_guard_flow import BREAST, _breast_articles
+from tests.integration.test_cache_guard_flow import _breast_articles
 
-# The near questions: each was served the cached answer to BREAST. Each one asked is
-# answered and cached in turn, so a later one may meet an earlier one as its closest: the
-# reason names the words of the question asked either way.
-NEAR = [
-    (BREAST.replace("compromise", "improve"), "differs: improve / compromise"),
-    (BREAST.replace("immediate", "delayed"), "differs: delayed / immediate"),
-    (BREAST.replace("adjuvant", "neoadjuvant"), "differs: neoadjuvant / adjuvant"),
-    (BREAST.replace("compromise", "speed up"), "differs: speed, up / compromise"),
-    (BREAST.replace("?", " in men?"), "only in one question: men"),
-    (BREAST.replace("?", " in elderly patients?"), "only in one question: elderly, patients"),
-    (BREAST.replace("?", " in older women?"), "only in one question: older, women"),
-    (BREAST.replace("?", " in women over 70?"), "only in one question: women, over, 70"),
-]
+# NEAR: each question asked is answered and cached in turn, so a later one may meet an earlier
+# one as its closest: the reason names the words of the question asked either way.
 
 
 @pytest.fixture
