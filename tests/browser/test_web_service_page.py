@@ -150,5 +150,5 @@ def test_the_checks_findings_are_grouped_in_a_folded_box(served: Served, open_pa
     )
     page.fill("#question", "Does aspirin prevent stroke?")
     page.press("#question", "Enter")
-    page.wait_for_function("document.getElementById('findings-box').hidden")
+    page.wait_for_selector("#findings-box", state="hidden")
     assert page.js_errors == []
