@@ -10,9 +10,11 @@ are PubMedQA questions (each the title of an article of the corpus; a fixed samp
 Per job: status, evidence-table rows, the share of cells filled (of rows x 5 quoted cells), the
 share of proposed cells whose quote passed (verbatim in the article and the claim check), the
 references whose titles keep the question's subject, whether the question's own article is a
-row, the certainty drafted, and minutes. Last line: ``jobs=... completed=... rows=...
-cells_filled=... cells_passed=... refs_on_question=... refs=... own_article_rows=...
-minutes=...``.
+row, how many of the articles ``ask`` cites for the same question are rows of the table (ask
+runs first, with the same settings and model; in the fake run, the fake that answers ask's
+prompts), the certainty drafted, and minutes (the job's alone). Last line: ``jobs=...
+completed=... rows=... cells_filled=... cells_passed=... refs_on_question=... refs=...
+own_article_rows=... ask_cited=... ask_cited_in_table=... minutes=...``.
 
 Usage::
 
@@ -37,9 +39,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.fakes.eutils_server import FakeEutils  # noqa: E402
+from tests.fakes.evidence_llm import EvidenceResponder  # noqa: E402
 from tests.fakes.llm_server import FakeLLMServer  # noqa: E402
 from tests.fakes.research_responder import CorpusResponder  # noqa: E402
 
+from medlit.assistant import Assistant  # noqa: E402
 from medlit.config import Settings  # noqa: E402
 from medlit.research.models import CELLS, ResearchJob  # noqa: E402
 from medlit.research.planner import anchor_terms, on_topic  # noqa: E402
@@ -48,7 +52,7 @@ from medlit.research.runtime import open_orchestrator  # noqa: E402
 DATA = ROOT.parent / "shared/data/pubmedqa"
 
 
-def _figures(job: ResearchJob, pmid: str) -> dict[str, int]:
+def _figures(job: ResearchJob, pmid: str, cited: set[str]) -> dict[str, int]:
     rows = job.evidence_table
     filled = sum(cell is not None for row in rows for cell in row.cells().values())
     dropped = sum(1 for row in rows for name in row.dropped if name in CELLS)
@@ -62,6 +66,8 @@ def _figures(job: ResearchJob, pmid: str) -> dict[str, int]:
         "refs": len(refs),
         "on_question": sum(on_topic(r.title, anchors) for r in refs),
         "own": int(any(r.pmid == pmid for r in rows)),
+        "ask_cited": len(cited),
+        "ask_in_table": len(cited & {r.pmid for r in rows}),
     }
 
 
@@ -93,6 +99,9 @@ async def main(argv: list[str] | None = None) -> int:
             FakeEutils.from_xml(xml, rate_limit=None, rate_limit_with_key=None)
         )
         llm = None if args.real else stack.enter_context(FakeLLMServer(CorpusResponder()))
+        # The fake research model answers research prompts only: ``ask`` gets the fake that
+        # answers ask's (the real model answers both).
+        ask_llm = None if args.real else stack.enter_context(FakeLLMServer(EvidenceResponder()))
 
         @contextmanager
         def settings_for() -> Iterator[Settings]:
@@ -113,16 +122,22 @@ async def main(argv: list[str] | None = None) -> int:
         completed = 0
         print(
             f"{'pmid':<9} {'status':<10} {'rows':>4} {'filled':>6} {'passed':>6} "
-            f"{'refs':>4} {'on-q':>4} {'own':>3} {'certainty':<9} {'min':>5}  question"
+            f"{'refs':>4} {'on-q':>4} {'own':>3} {'ask':>5} {'certainty':<9} {'min':>5}  question"
         )
         for pmid in pmids[: args.jobs]:
             question = records[pmid]["QUESTION"]
-            started = time.monotonic()
             with settings_for() as settings:
+                ask_settings = settings.model_copy(deep=True)
+                if ask_llm is not None:
+                    ask_settings.llm.base_url = ask_llm.base_url
+                async with Assistant(ask_settings) as assistant:
+                    answer = await assistant.ask(question, use_cache=False)
+                cited = {c.pmid for c in answer.citations}
+                started = time.monotonic()
                 async with open_orchestrator(settings) as orchestrator:
                     job = await orchestrator.run(orchestrator.create_job(question, args.depth))
             minutes = (time.monotonic() - started) / 60
-            figures = _figures(job, pmid)
+            figures = _figures(job, pmid, cited)
             for key, value in figures.items():
                 totals[key] = totals.get(key, 0) + value
             totals["minutes"] = totals.get("minutes", 0.0) + minutes
@@ -132,8 +147,9 @@ async def main(argv: list[str] | None = None) -> int:
                 f"{pmid:<9} {job.status.value:<10} {figures['rows']:>4} "
                 f"{_rate(figures['filled'], figures['cells']):>6} "
                 f"{_rate(figures['filled'], figures['proposed']):>6} {figures['refs']:>4} "
-                f"{figures['on_question']:>4} {figures['own']:>3} {level:<9} {minutes:>5.1f}  "
-                f"{question[:60]}",
+                f"{figures['on_question']:>4} {figures['own']:>3} "
+                f"{figures['ask_in_table']:>2}/{figures['ask_cited']:<2} {level:<9} "
+                f"{minutes:>5.1f}  {question[:60]}",
                 flush=True,
             )
             if job.error:
@@ -143,7 +159,8 @@ async def main(argv: list[str] | None = None) -> int:
         f"cells_filled={_rate(int(totals['filled']), int(totals['cells']))} "
         f"cells_passed={_rate(int(totals['filled']), int(totals['proposed']))} "
         f"refs_on_question={int(totals['on_question'])} refs={int(totals['refs'])} "
-        f"own_article_rows={int(totals['own'])} minutes={totals['minutes']:.1f}"
+        f"own_article_rows={int(totals['own'])} ask_cited={int(totals['ask_cited'])} "
+        f"ask_cited_in_table={int(totals['ask_in_table'])} minutes={totals['minutes']:.1f}"
     )
     return 0
 
