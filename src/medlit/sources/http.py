@@ -181,9 +181,7 @@ async def send(
         SourceResponseError: another 4xx (its message is the server's), or an error body.
         MalformedResponse: a truncated or unparsable body on every try.
     """
-    last_problem = ""
-    malformed: MalformedResponse | None = None
-    retry_after: float | None = None
+    problem = _Problem("")
     for attempt in range(policy.max_retries + 1):
         hold = limiter.slot(policy.timeout_s + 5.0) if limiter else contextlib.nullcontext()
         try:
@@ -193,61 +191,82 @@ async def send(
                     method, url, params=params, data=data, timeout=policy.timeout_s
                 )
         except httpx.TimeoutException:
-            last_problem = f"timed out after {policy.timeout_s:g}s"
-            retry_after = None
+            problem = _Problem(f"timed out after {policy.timeout_s:g}s")
         except httpx.TransportError as exc:
             reason = unreachable_reason(exc)
             if reason is not None:
                 raise unreachable_source(service, url, reason) from None
-            last_problem = f"connection failed ({type(exc).__name__}: {exc})"
-            retry_after = None
+            problem = _Problem(f"connection failed ({type(exc).__name__}: {exc})")
         else:
-            status = response.status_code
-            malformed = None
-            if status < 400:
-                try:
-                    if len(response.content) < _PARSE_ON_LOOP_BYTES:
-                        return parse(response)
-                    # A page of PubMed XML takes milliseconds to parse: in a worker thread,
-                    # while the event loop serves cached answers.
-                    return await asyncio.to_thread(parse, response)
-                except MalformedResponse as exc:
-                    malformed, retry_after = exc, None
-                    last_problem = str(exc)
-            elif status == 429:
-                retry_after = parse_retry_after(response.headers.get("Retry-After"))
-                last_problem = f"rate limited (429: {error_message(response)})"
-                if retry_after is not None and retry_after > _MAX_RETRY_AFTER_S:
-                    raise RateLimited(
-                        f"{service}: {last_problem}; server asks to wait {retry_after:.0f}s",
-                        source=service,
-                        retry_after=retry_after,
-                    )
-            elif status >= 500:
-                last_problem = f"server error {status} ({error_message(response)})"
-                retry_after = None
-            else:
-                raise SourceResponseError(
-                    f"{service}: HTTP {status}: {error_message(response)}", source=service
-                )
+            outcome = await _answered(response, service, parse)
+            if not isinstance(outcome, _Problem):
+                return outcome
+            problem = outcome
         if attempt == policy.max_retries:
             break
-        wait = retry_after if retry_after is not None else policy.delay(attempt)
+        wait = problem.retry_after if problem.retry_after is not None else policy.delay(attempt)
         log.info(
             "source_retry",
             service=service,
             attempt=attempt + 1,
-            problem=last_problem,
+            problem=problem.text,
             wait_s=round(wait, 3),
         )
         await asyncio.sleep(wait)
-    tries = policy.max_retries + 1
-    if malformed is not None:
-        raise MalformedResponse(f"{malformed} after {tries} tries", source=service)
-    if last_problem.startswith("rate limited"):
-        raise RateLimited(
-            f"{service}: {last_problem} after {tries} tries",
-            source=service,
-            retry_after=retry_after,
-        )
-    raise SourceUnavailable(f"{service}: {last_problem} after {tries} tries", source=service)
+    raise problem.error(service, policy.max_retries + 1)
+
+
+@dataclass(frozen=True)
+class _Problem:
+    """Why one try failed in a way another try may mend."""
+
+    text: str
+    retry_after: float | None = None
+    malformed: MalformedResponse | None = None
+
+    def error(self, service: str, tries: int) -> Exception:
+        """The error to raise when every try failed this way."""
+        if self.malformed is not None:
+            return MalformedResponse(f"{self.malformed} after {tries} tries", source=service)
+        if self.text.startswith("rate limited"):
+            return RateLimited(
+                f"{service}: {self.text} after {tries} tries",
+                source=service,
+                retry_after=self.retry_after,
+            )
+        return SourceUnavailable(f"{service}: {self.text} after {tries} tries", source=service)
+
+
+async def _answered(
+    response: httpx.Response, service: str, parse: Callable[[httpx.Response], T]
+) -> T | _Problem:
+    """The parsed result of a response, or the retryable problem it shows.
+
+    Raises:
+        RateLimited: a 429 whose Retry-After is longer than medlit waits.
+        SourceResponseError: another 4xx (no retry can help).
+    """
+    status = response.status_code
+    if status < 400:
+        try:
+            if len(response.content) < _PARSE_ON_LOOP_BYTES:
+                return parse(response)
+            # A page of PubMed XML takes milliseconds to parse: in a worker thread,
+            # while the event loop serves cached answers.
+            return await asyncio.to_thread(parse, response)
+        except MalformedResponse as exc:
+            return _Problem(str(exc), malformed=exc)
+    if status == 429:
+        retry_after = parse_retry_after(response.headers.get("Retry-After"))
+        text = f"rate limited (429: {error_message(response)})"
+        if retry_after is not None and retry_after > _MAX_RETRY_AFTER_S:
+            raise RateLimited(
+                f"{service}: {text}; server asks to wait {retry_after:.0f}s",
+                source=service,
+                retry_after=retry_after,
+            )
+        return _Problem(text, retry_after=retry_after)
+    if status >= 500:
+        return _Problem(f"server error {status} ({error_message(response)})")
+    message = f"{service}: HTTP {status}: {error_message(response)}"
+    raise SourceResponseError(message, source=service)
