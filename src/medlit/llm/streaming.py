@@ -78,8 +78,6 @@ class LLMStream:
         return self._run()
 
     async def _run(self) -> AsyncIterator[str]:
-        from medlit.llm.client import LLMReply, _exhausted, unreachable_llm
-
         client, route, settings = self._client, self._route, self._client.settings
         if not client.streams(route):
             # Known not to stream: one plain request, its text handed out whole.
@@ -129,28 +127,7 @@ class LLMStream:
                         yield event
             except ProviderFailure as failure:
                 client._account(route, None, time.monotonic() - sent_at)
-                if handed_out:
-                    # Part of the answer is already on someone's screen: no silent retry.
-                    raise _exhausted(route, failure, attempt) from failure
-                if failure.kind == "unreachable":
-                    raise unreachable_llm(route, failure) from failure
-                if failure.kind in ("bad_request", "fatal"):
-                    raise LLMProviderError(
-                        f"{route.label} (task {route.task}): {failure}"
-                    ) from failure
-                delay = client._delay(failure, attempt)
-                if attempt > settings.max_retries or delay is None:
-                    raise _exhausted(route, failure, attempt) from failure
-                log.warning(
-                    "llm_retry",
-                    task=route.task,
-                    route=route.label,
-                    kind=failure.kind,
-                    attempt=attempt,
-                    wait_s=round(delay, 3),
-                    streamed=True,
-                )
-                await asyncio.sleep(delay)
+                await asyncio.sleep(self._retry_delay(failure, attempt, handed_out))
                 continue
             except asyncio.CancelledError:
                 client._account(route, None, time.monotonic() - sent_at)  # sent: it counts
@@ -158,37 +135,77 @@ class LLMStream:
             finally:
                 await events.aclose()
 
-            if final is None or final.finish_reason is None:
-                # The stream ended without saying why: cut off (llama-cpp-python interrupts a
-                # streamed request when another arrives, unless --interrupt_requests false).
-                client._account(route, None, time.monotonic() - sent_at)
-                raise LLMProviderError(
-                    f"{route.label} (task {route.task}): the streamed reply was cut off after "
-                    f"{handed_out} chunk(s), before the model finished"
-                )
-            if not final.streamed:
-                client.remember_no_stream(route)
-            final = _with_usage(final, self._messages, handed_out)
-            client._account(route, final, time.monotonic() - sent_at)
-            text = strip_reasoning(final.text)
-            if not text:
-                raise LLMOutputError(
-                    f"{route.label} returned no text for task {route.task!r}"
-                    f" (finish_reason={final.finish_reason})",
-                    raw=final.text,
-                )
-            self._reply = LLMReply(
-                text=text,
-                raw=final.text,
-                task=str(route.task),
-                model=final.model or route.model,
-                prompt_tokens=final.prompt_tokens,
-                completion_tokens=final.completion_tokens,
-                latency_s=time.monotonic() - started,
-                attempts=attempt,
-                finish_reason=final.finish_reason,
-            )
+            self._finish(final, attempt, handed_out, sent_at, started)
             return
+
+    def _retry_delay(self, failure: ProviderFailure, attempt: int, handed_out: int) -> float:
+        """How long to wait before trying again after ``failure``, or raise when no retry may."""
+        from medlit.llm.client import _exhausted, unreachable_llm
+
+        route, settings = self._route, self._client.settings
+        if handed_out:
+            # Part of the answer is already on someone's screen: no silent retry.
+            raise _exhausted(route, failure, attempt) from failure
+        if failure.kind == "unreachable":
+            raise unreachable_llm(route, failure) from failure
+        if failure.kind in ("bad_request", "fatal"):
+            raise LLMProviderError(f"{route.label} (task {route.task}): {failure}") from failure
+        delay = self._client._delay(failure, attempt)
+        if attempt > settings.max_retries or delay is None:
+            raise _exhausted(route, failure, attempt) from failure
+        log.warning(
+            "llm_retry",
+            task=route.task,
+            route=route.label,
+            kind=failure.kind,
+            attempt=attempt,
+            wait_s=round(delay, 3),
+            streamed=True,
+        )
+        return delay
+
+    def _finish(
+        self,
+        final: ProviderReply | None,
+        attempt: int,
+        handed_out: int,
+        sent_at: float,
+        started: float,
+    ) -> None:
+        """Account for the finished stream and keep its reply (or raise: cut off, empty)."""
+        from medlit.llm.client import LLMReply
+
+        client, route = self._client, self._route
+        if final is None or final.finish_reason is None:
+            # The stream ended without saying why: cut off (llama-cpp-python interrupts a
+            # streamed request when another arrives, unless --interrupt_requests false).
+            client._account(route, None, time.monotonic() - sent_at)
+            raise LLMProviderError(
+                f"{route.label} (task {route.task}): the streamed reply was cut off after "
+                f"{handed_out} chunk(s), before the model finished"
+            )
+        if not final.streamed:
+            client.remember_no_stream(route)
+        final = _with_usage(final, self._messages, handed_out)
+        client._account(route, final, time.monotonic() - sent_at)
+        text = strip_reasoning(final.text)
+        if not text:
+            raise LLMOutputError(
+                f"{route.label} returned no text for task {route.task!r}"
+                f" (finish_reason={final.finish_reason})",
+                raw=final.text,
+            )
+        self._reply = LLMReply(
+            text=text,
+            raw=final.text,
+            task=str(route.task),
+            model=final.model or route.model,
+            prompt_tokens=final.prompt_tokens,
+            completion_tokens=final.completion_tokens,
+            latency_s=time.monotonic() - started,
+            attempts=attempt,
+            finish_reason=final.finish_reason,
+        )
 
 
 def _with_usage(
