@@ -302,10 +302,19 @@ CELLS = ("population", "intervention", "comparator", "outcomes", "effect")
 
 
 class Cell(BaseModel):
-    """A filled cell: what it says, and the article's sentence that says it (verbatim)."""
+    """A filled cell: what it says, and the article's sentence that says it (verbatim), with
+    where in the article that sentence is."""
 
     text: str
     quote: str
+    section: str | None = Field(
+        None,
+        description="The section the quote is from: the abstract's label ('RESULTS') or the "
+        "full text's ('Results'); None for the title or an unlabelled abstract.",
+    )
+    from_full_text: bool = Field(
+        False, description="The quote is from the article's full text (PMC), not its abstract."
+    )
 
 
 class EvidenceRow(BaseModel):
