@@ -131,6 +131,7 @@ async def test_an_evidence_cell_rests_on_a_results_passage_of_the_full_text(
     assert "1.19" not in row.effect.quote
     # With the full text read: the pre-menopausal HR its Results give, marked as full text.
     (row,) = await build_evidence_table([full], PRE_MENOPAUSAL, None)
+    assert row.n == 337802  # "among 337 802 women": the abstract's, with its thousands
     effect = row.effect
     assert effect is not None and HR in effect.quote, effect
     assert effect.from_full_text and effect.section == "Results"

@@ -4,6 +4,7 @@ on the PubMedQA articles of ../shared/data (skipped where it is absent) and smal
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -39,9 +40,10 @@ def test_every_filled_cell_quotes_its_article_verbatim(
                 filled += 1
                 assert quote_in_article(cell.quote, article), (article.pmid, cell.quote)
         if row.n is not None:
-            assert row.population is not None and f"{row.n:,}".replace(",", "") in (
-                row.population.quote.replace(",", "")
-            )
+            # The whole number as the sentence groups it ("12,537" or "12 537"), not a part.
+            assert row.population is not None
+            ungrouped = re.sub(r"(?<=\d)[,\u2009\u202f ](?=\d{3}\b)", "", row.population.quote)
+            assert re.search(rf"(?<![\d.]){row.n}(?![\d.])", ungrouped), row.population.quote
         if row.design_quote is not None:
             assert quote_in_article(row.design_quote, article, min_words=1)
     assert filled >= len(rows) // 2  # a sentence with N or an effect in most abstracts
@@ -213,3 +215,21 @@ def test_quote_passage_prefers_the_abstract_and_knows_the_body() -> None:
     intro = quote_passage("Earlier trials in older patients", article)
     assert intro is not None and intro.section == "Introduction"
     assert structure_row(article, "x").dropped == {}
+
+
+@pytest.mark.parametrize(
+    ("sentence", "n"),
+    [
+        ("We followed 337 802 women, of whom 1878 developed cancer.", 337802),
+        ("We followed 12\u2009300 adults for ten years.", 12300),
+        ("We enrolled 1,204 patients.", 1204),
+        ("In 2005 120 patients were enrolled.", 120),
+    ],
+)
+def test_the_number_studied_reads_thousands_grouped_by_spaces(sentence: str, n: int) -> None:
+    article = Article(
+        pmid="12",
+        title="A cohort",
+        abstract=[AbstractSection(label="METHODS", category="METHODS", text=sentence)],
+    )
+    assert structure_row(article, "Does x cause y?").n == n

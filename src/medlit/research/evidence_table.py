@@ -107,8 +107,10 @@ def design_of(article: Article) -> tuple[Design, str, str | None]:
 
 # -- cells from the article's structure ----------------------------------------------------------
 
+# Thousands are grouped with commas or with spaces ("337 802 women", thin spaces too).
 _N = re.compile(
-    r"\b(?:n\s*=\s*(\d[\d,]*)|(\d{1,3}(?:,\d{3})+|\d+)\s+(?:consecutive\s+|eligible\s+)?"
+    r"\b(?:n\s*=\s*(\d[\d,]*)|(\d{1,3}(?:[,\u2009\u202f ]\d{3})+|\d+)\s+"
+    r"(?:consecutive\s+|eligible\s+)?"
     r"(?:patients|participants|subjects|adults|children|women|men|individuals|people|infants|"
     r"neonates|cases|persons|volunteers|pregnancies|mothers|students|residents|trials|studies|"
     r"RCTs))\b",
@@ -136,7 +138,7 @@ def _n_sentence(article: Article) -> tuple[int, str] | None:
         for sentence in split_sentences(section.text):
             match = _N.search(sentence)
             if match is not None:
-                number = int((match.group(1) or match.group(2)).replace(",", ""))
+                number = int(re.sub(r"[,\u2009\u202f ]", "", match.group(1) or match.group(2)))
                 if 0 < number < 100_000_000:
                     # "12 trials" counts studies, not participants: the row's N stays unknown.
                     studies = re.search(r"(?:trials|studies|RCTs)\b", match.group(0), re.I)
@@ -327,7 +329,10 @@ async def llm_row(
             setattr(row, name, cell)
     if reply.n is not None and row.population is not None:
         # The number must be the quoted population sentence's own.
-        said = {int(m.replace(",", "")) for m in re.findall(r"\d[\d,]*", row.population.quote)}
+        said = {
+            int(re.sub(r"[,\u2009\u202f ]", "", m))
+            for m in re.findall(r"\d{1,3}(?:[,\u2009\u202f ]\d{3})+|\d[\d,]*", row.population.quote)
+        }
         row.n = reply.n if reply.n in said else row.n
     return row
 
