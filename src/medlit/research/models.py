@@ -164,7 +164,9 @@ class ResearchFinding(BaseModel):
     """A claim extracted from one retrieved article, with the quote that supports it."""
 
     claim: str
-    quote: str = Field(description="Verbatim text of the article's title or abstract.")
+    quote: str = Field(
+        description="Verbatim text of the article's title, abstract or (when read) full text."
+    )
     pmid: str | None = None
     article_key: str = Field(description="Article.key of the source (PMID, DOI or title hash).")
     numbers: list[str] = Field(default_factory=list, description="Effect sizes, counts, CIs...")
