@@ -230,6 +230,8 @@ async def test_a_research_job_s_evidence_table_quotes_the_full_text_it_read(
     }
     assert job.articles[f"pmid:{EPIC}"].full_text is not None
     (row,) = [r for r in job.evidence_table if r.pmid == EPIC]
+    # The model was shown the Results and quoted them; the check held the quote to them.
+    assert row.filled_by == "llm" and not row.dropped, row
     assert row.effect is not None and HR in row.effect.quote, row
     assert row.effect.from_full_text and row.effect.section == "Results"
     # --json / the API, the CSV export and the Markdown report all say it.
