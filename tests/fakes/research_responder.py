@@ -284,7 +284,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9])")
 
 def _abstract_lines(user: str) -> dict[str, str]:
     """The labelled abstract lines of an extraction prompt ("RESULTS: ..." -> text)."""
-    body = user.split("Abstract:\n", 1)[-1]
+    body = user.split("Abstract:\n", 1)[-1].split("\n\nFull text", 1)[0]
     lines: dict[str, str] = {}
     for line in body.splitlines():
         label, sep, text = line.partition(": ")
@@ -322,7 +322,8 @@ class CorpusResponder(ResearchResponder):
                             "numbers": []}]}  # fmt: skip
 
     def _evidence_row(self, request_json: dict[str, Any]) -> dict[str, Any]:
-        lines = _abstract_lines(_user(request_json))
+        user = _user(request_json)
+        lines = _abstract_lines(user)
         sentences = [s for text in lines.values() for s in _SENTENCE_END.split(text)]
         counted = next((s for s in sentences if re.search(r"\b\d+ (?:patients|subjects|"
                         r"participants|women|men|children|adults)\b", s)), None)  # fmt: skip
@@ -330,6 +331,32 @@ class CorpusResponder(ResearchResponder):
         row: dict[str, Any] = {"n": None}
         if counted:
             row["population"] = {"text": counted, "quote": counted}
-        if results and results[0]:
-            row["effect"] = {"text": results[0], "quote": results[0]}
+        effect = _effect_on_question(user, results)
+        if effect:
+            row["effect"] = {"text": effect, "quote": effect}
         return row
+
+
+_WORD = re.compile(r"[a-z]{3,}")
+
+
+def _effect_on_question(user: str, results: list[str]) -> str | None:
+    """The abstract's first result sentence; with full-text passages shown, the result
+    sentence with a number (the abstract's or the Results paragraphs') sharing the most words
+    with what the research question asks beyond the article's title, as a careful model
+    answers the question asked (a subgroup the abstract does not report)."""
+    first = results[0] if results and results[0] else None
+    head, _, body = user.partition("\n\nFull text")
+    if not body:
+        return first
+    title = re.search(r"^Title: (.*)$", head, re.M)
+    question = set(_WORD.findall(head.split("\n", 1)[0].lower()))
+    question -= set(_WORD.findall(title.group(1).lower() if title else ""))
+    paragraphs = re.findall(r"^Results: (.*)$", body, re.M)
+    numbered = [
+        s for s in [*results, *(s for p in paragraphs for s in _SENTENCE_END.split(p))]
+        if re.search(r"\d", s)
+    ]  # fmt: skip
+    if not numbered:
+        return first
+    return max(numbered, key=lambda s: len(question & set(_WORD.findall(s.lower()))))

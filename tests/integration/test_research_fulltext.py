@@ -1,23 +1,39 @@
 """A research job reads the full text of the articles it is about to read (within its budget),
-and a quote from an article's Results is checked against the full text."""
+a quote from an article's Results is checked against the full text, and an evidence-table cell
+may rest on it (saying so)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from medlit.checks.claim_check import check_claim
 from medlit.config import ResearchSettings, Settings
+from medlit.research.evidence_table import (
+    FULL_TEXT_HEADING,
+    build_evidence_table,
+    render_table,
+    rows_from_csv,
+    rows_to_csv,
+)
+from medlit.research.exports import export_job
+from medlit.research.models import JobStatus, ResearchJob
+from medlit.research.report import job_to_dict, render_markdown
 from medlit.research.researcher import DeepResearcher
+from medlit.research.runtime import open_orchestrator
 from medlit.research.tracking import Budget
 from medlit.sources.fulltext import FullTextReader
 from medlit.sources.pubmed import PubMedSource
+from medlit.text import split_sentences
 from medlit.types import Article, FullText
 from medlit.usage import Usage
 from tests.conftest import shared_data_path
 from tests.fakes.eutils_server import FakeEutils
+from tests.fakes.llm_server import FakeLLMServer
+from tests.fakes.research_responder import CorpusResponder
 
 pytestmark = pytest.mark.shared_data
 
@@ -85,3 +101,158 @@ async def test_a_results_quote_is_the_articles_once_its_full_text_is_read(
     full = epic.model_copy(update={"full_text": outcome.texts[epic.key]})
     checked = check_claim(CLAIM, QUOTE, full.as_read(), question)
     assert checked.quote is not None and "1.19" in checked.quote
+
+
+# -- the evidence table over the full text --------------------------------------------------
+
+PRE_MENOPAUSAL = (
+    "Is oral contraceptive use associated with colorectal cancer risk in pre-menopausal women?"
+)
+HR = "pre- or peri-menopausal women (HR, 1.19; 95% CI: 0.96–1.48)"
+
+
+async def _epic_with_full_text(settings: Settings, fake: FakeEutils) -> tuple[Article, Article]:
+    (epic,) = [a for a in await _articles(settings, fake) if a.pmid == EPIC]
+    settings.fulltext.europepmc_fallback = False
+    async with FullTextReader(settings) as reader:
+        outcome = await reader.read([epic], 1)
+    return epic, epic.model_copy(update={"full_text": outcome.texts[epic.key]})
+
+
+async def test_an_evidence_cell_rests_on_a_results_passage_of_the_full_text(
+    settings: Settings, fake: FakeEutils
+) -> None:
+    epic, full = await _epic_with_full_text(settings, fake)
+    assert full.full_text is not None
+    # The abstract alone: its effect (the overall HR), marked as the abstract's.
+    (row,) = await build_evidence_table([epic], PRE_MENOPAUSAL, None)
+    assert row.effect is not None and not row.effect.from_full_text
+    assert row.effect.section == "RESULTS" and "0.92" in row.effect.quote
+    assert "1.19" not in row.effect.quote
+    # With the full text read: the pre-menopausal HR its Results give, marked as full text.
+    (row,) = await build_evidence_table([full], PRE_MENOPAUSAL, None)
+    assert row.n == 337802  # "among 337 802 women": the abstract's, with its thousands
+    effect = row.effect
+    assert effect is not None and HR in effect.quote, effect
+    assert effect.from_full_text and effect.section == "Results"
+    # Verbatim in the Results paragraph it came from, and in no part of the abstract.
+    results = [s.text for s in full.full_text.sections if s.label == "Results" and s.kind == "text"]
+    assert any(effect.quote in text for text in results)
+    assert all(HR not in s.text for s in epic.abstract)
+    # The JSON, the CSV (round trip) and the Markdown say where the quote is.
+    data = row.model_dump(mode="json")
+    assert data["effect"]["from_full_text"] is True and data["effect"]["section"] == "Results"
+    assert data["population"]["from_full_text"] is False  # the abstract says how many
+    csv_text = rows_to_csv([row])
+    (again,) = rows_from_csv(csv_text)
+    assert again.cells() == row.cells() and rows_to_csv([again]) == csv_text
+    assert "effect_section" in csv_text.splitlines()[0]
+    markdown = "\n".join(render_table([row]))
+    assert "1.19; 95% CI: 0.96–1.48). (full text, Results) |" in markdown
+
+
+async def test_a_model_cell_quoting_the_full_text_is_checked_against_it(
+    settings: Settings, fake: FakeEutils
+) -> None:
+    _, full = await _epic_with_full_text(settings, fake)
+    quote = next(
+        s
+        for section in full.full_text.sections  # type: ignore[union-attr]
+        if section.label == "Results"
+        for s in split_sentences(section.text)
+        if HR in s
+    )
+    replies = {
+        "effect": {"text": quote, "quote": quote},
+        # Not in the article, abstract or body: dropped.
+        "comparator": {"text": "never users", "quote": "compared with 1,000 never users"},
+        # A table row as the body renders it: the table's, from the full text.
+        "outcomes": {
+            "text": "Oral contraceptive use among pre-/peri-menopausal women",
+            "quote": "Oral contraceptive use (among pre-/peri-menopausal women)",
+        },
+    }
+    seen: list[str] = []
+
+    class Model:
+        def is_configured(self, task: object) -> bool:
+            return True
+
+        async def complete_json(self, task: object, messages: Any, schema: Any) -> Any:
+            seen.append(messages[-1]["content"])
+            return schema.model_validate(replies)
+
+    (row,) = await build_evidence_table([full], PRE_MENOPAUSAL, Model())  # type: ignore[arg-type]
+    # The prompt showed the Results paragraphs and tables, after the abstract.
+    assert FULL_TEXT_HEADING in seen[0] and HR in seen[0]
+    assert "Results (table): Table 2" in seen[0]
+    assert row.filled_by == "llm"
+    assert row.effect is not None and row.effect.from_full_text
+    assert row.effect.section == "Results" and HR in row.effect.quote
+    assert row.comparator is None and row.dropped["comparator"] == "quote_not_in_article"
+    assert row.outcomes is not None and row.outcomes.from_full_text
+    # Without the full text, the same reply's body quotes are not the article's: dropped, the
+    # row keeps what the abstract's structure gives.
+    epic = full.model_copy(update={"full_text": None})
+    (row,) = await build_evidence_table([epic], PRE_MENOPAUSAL, Model())  # type: ignore[arg-type]
+    assert FULL_TEXT_HEADING not in seen[-1]
+    assert row.dropped["effect"] == row.dropped["outcomes"] == "quote_not_in_article"
+    assert row.outcomes is None and row.effect is not None and HR not in row.effect.quote
+    assert not any(cell.from_full_text for cell in row.cells().values() if cell is not None)
+
+
+@pytest.fixture
+def corpus_llm() -> Iterator[FakeLLMServer]:
+    with FakeLLMServer(CorpusResponder()) as server:
+        yield server
+
+
+async def _job(settings: Settings, fake: FakeEutils, llm: FakeLLMServer) -> ResearchJob:
+    settings.pubmed.base_url = fake.base_url
+    settings.pubmed.requests_per_second = 50.0
+    settings.europepmc.enabled = False
+    settings.local.enabled = False
+    settings.fulltext.europepmc_fallback = False
+    settings.llm.base_url = llm.base_url
+    settings.llm.model = "fake-model"
+    async with open_orchestrator(settings) as orchestrator:
+        return await orchestrator.run(orchestrator.create_job(PRE_MENOPAUSAL, "quick"))
+
+
+async def test_a_research_job_s_evidence_table_quotes_the_full_text_it_read(
+    settings: Settings, fake: FakeEutils, corpus_llm: FakeLLMServer
+) -> None:
+    job = await _job(settings, fake, corpus_llm)
+    assert job.status is JobStatus.COMPLETED, job.error
+    # The job read EPIC's full text (efetch db=pmc) and kept it with the article.
+    assert "2994229" in {
+        r.params["id"] for r in fake.requests("efetch") if r.params.get("db") == "pmc"
+    }
+    assert job.articles[f"pmid:{EPIC}"].full_text is not None
+    (row,) = [r for r in job.evidence_table if r.pmid == EPIC]
+    # The model was shown the Results and quoted them; the check held the quote to them.
+    assert row.filled_by == "llm" and not row.dropped, row
+    assert row.effect is not None and HR in row.effect.quote, row
+    assert row.effect.from_full_text and row.effect.section == "Results"
+    # --json / the API, the CSV export and the Markdown report all say it.
+    data = job_to_dict(job)
+    (cells,) = [r for r in data["evidence_table"] if r["pmid"] == EPIC]
+    assert cells["effect"]["from_full_text"] is True and cells["effect"]["section"] == "Results"
+    exported = rows_from_csv(export_job(job, "csv"))
+    assert any(r.effect == row.effect for r in exported)
+    assert job.report is not None
+    assert "(full text, Results)" in render_markdown(job.report, job)
+
+
+async def test_with_full_text_off_the_table_is_the_abstract_s(
+    settings: Settings, fake: FakeEutils, corpus_llm: FakeLLMServer
+) -> None:
+    settings.fulltext.mode = "off"
+    job = await _job(settings, fake, corpus_llm)
+    assert job.status is JobStatus.COMPLETED, job.error
+    assert not [r for r in fake.requests("efetch") if r.params.get("db") == "pmc"]
+    (row,) = [r for r in job.evidence_table if r.pmid == EPIC]
+    assert row.effect is not None and HR not in row.effect.quote
+    cells = [c for r in job.evidence_table for c in r.cells().values() if c is not None]
+    assert cells and not any(c.from_full_text for c in cells)
+    assert "(full text" not in render_markdown(job.report, job)  # type: ignore[arg-type]

@@ -4,14 +4,15 @@ on the PubMedQA articles of ../shared/data (skipped where it is absent) and smal
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
-from medlit.checks.claims import quote_in_article
+from medlit.checks.claims import quote_in_article, quote_passage
 from medlit.research.certainty import draft_certainty
 from medlit.research.evidence_table import design_of, rows_from_csv, rows_to_csv, structure_row
 from medlit.research.models import Cell, ConflictingClaim, Discrepancy, EvidenceRow
-from medlit.types import AbstractSection, Article, Citation
+from medlit.types import AbstractSection, Article, Citation, FullText, FullTextSection, Passage
 from tests.conftest import shared_data_path
 
 
@@ -39,9 +40,10 @@ def test_every_filled_cell_quotes_its_article_verbatim(
                 filled += 1
                 assert quote_in_article(cell.quote, article), (article.pmid, cell.quote)
         if row.n is not None:
-            assert row.population is not None and f"{row.n:,}".replace(",", "") in (
-                row.population.quote.replace(",", "")
-            )
+            # The whole number as the sentence groups it ("12,537" or "12 537"), not a part.
+            assert row.population is not None
+            ungrouped = re.sub(r"(?<=\d)[,\u2009\u202f ](?=\d{3}\b)", "", row.population.quote)
+            assert re.search(rf"(?<![\d.]){row.n}(?![\d.])", ungrouped), row.population.quote
         if row.design_quote is not None:
             assert quote_in_article(row.design_quote, article, min_words=1)
     assert filled >= len(rows) // 2  # a sentence with N or an effect in most abstracts
@@ -153,3 +155,81 @@ def test_a_count_of_trials_is_no_number_of_participants() -> None:
         }
     )
     assert structure_row(people, "Does aspirin prevent stroke?").n == 1204
+
+
+def _trial_with_body() -> Article:
+    return Article(
+        pmid="11",
+        title="Aspirin and recurrent stroke: a randomised trial",
+        publication_types=["Randomized Controlled Trial"],
+        abstract=[
+            AbstractSection(label="METHODS", category="METHODS",
+                            text="We randomised 900 adults after a first stroke."),
+            AbstractSection(label="RESULTS", category="RESULTS",
+                            text="Aspirin reduced recurrent stroke (HR 0.80, 95% CI 0.70-0.92)."),
+        ],
+        full_text=FullText(pmcid="PMC11", sections=[
+            FullTextSection(label="Introduction",
+                            text="Earlier trials in older patients found a HR of 0.5 (95% CI "
+                            "0.3-0.8) in patients over 75 years."),
+            FullTextSection(label="Results",
+                            text="In patients over 75 years aspirin reduced recurrent stroke "
+                            "less (HR 0.91, 95% CI 0.74-1.12)."),
+            FullTextSection(label="Results", kind="table",
+                            text="Table 2 Recurrent stroke by age.\nOver 75 | 0.91 (0.74-1.12)"),
+        ]),
+    )  # fmt: skip
+
+
+def test_a_cell_says_whether_its_quote_is_the_abstract_s_or_the_full_text_s() -> None:
+    article = _trial_with_body()
+    overall = structure_row(article, "Does aspirin prevent recurrent stroke?")
+    # Nothing asked beyond the title's subject: the abstract's first effect, marked as its.
+    assert overall.effect is not None and "HR 0.80" in overall.effect.quote
+    assert overall.effect.section == "RESULTS" and not overall.effect.from_full_text
+    assert overall.population is not None and overall.population.section == "METHODS"
+    # A subgroup only the body reports: its Results sentence (not the introduction's).
+    older = structure_row(article, "Does aspirin prevent recurrent stroke in patients over 75?")
+    assert older.effect is not None and "HR 0.91" in older.effect.quote
+    assert older.effect.section == "Results" and older.effect.from_full_text
+    # Without the body, the same question gets the abstract's effect: today's row.
+    abstract_only = article.model_copy(update={"full_text": None})
+    same = structure_row(
+        abstract_only, "Does aspirin prevent recurrent stroke in patients over 75?"
+    )
+    assert same.effect == overall.effect
+
+
+def test_quote_passage_prefers_the_abstract_and_knows_the_body() -> None:
+    article = _trial_with_body()
+    abstract = quote_passage("aspirin reduced recurrent stroke (HR 0.80", article)
+    assert abstract is not None and abstract.section == "RESULTS" and not abstract.from_full_text
+    table = quote_passage("Over 75 | 0.91 (0.74–1.12)", article)  # typographic dash
+    assert table is not None and table.section == "Results" and table.from_full_text
+    assert quote_passage("Aspirin and recurrent stroke", article) == Passage(
+        section=None, text=article.title
+    )
+    assert quote_passage("aspirin doubled recurrent stroke", article) is None
+    # The introduction is the article's text too (where a quote is), though no cell rests on
+    # it: the checks read only what reports the study (Article.as_read).
+    intro = quote_passage("Earlier trials in older patients", article)
+    assert intro is not None and intro.section == "Introduction"
+    assert structure_row(article, "x").dropped == {}
+
+
+@pytest.mark.parametrize(
+    ("sentence", "n"),
+    [
+        ("We followed 337 802 women, of whom 1878 developed cancer.", 337802),
+        ("We followed 12\u2009300 adults for ten years.", 12300),
+        ("We enrolled 1,204 patients.", 1204),
+        ("In 2005 120 patients were enrolled.", 120),
+    ],
+)
+def test_the_number_studied_reads_thousands_grouped_by_spaces(sentence: str, n: int) -> None:
+    article = Article(
+        pmid="12",
+        title="A cohort",
+        abstract=[AbstractSection(label="METHODS", category="METHODS", text=sentence)],
+    )
+    assert structure_row(article, "Does x cause y?").n == n

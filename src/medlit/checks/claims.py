@@ -21,7 +21,7 @@ from medlit.checks.swapped_terms import Swap, swapped_term
 from medlit.llm.extractive import states_aim
 from medlit.log import get_logger
 from medlit.text import split_sentences
-from medlit.types import AbstractSection, Article
+from medlit.types import AbstractSection, Article, Passage
 
 __all__ = [
     "ClaimContext",
@@ -31,6 +31,7 @@ __all__ = [
     "claim_reverses_quote",
     "claim_subject_unsaid",
     "quote_in_article",
+    "quote_passage",
     "quotes_a_result",
     "result_sentence_for",
     "without_label",
@@ -87,6 +88,26 @@ def article_quote(quote: str, article: Article, *, min_words: int = 3) -> str | 
 def _sections_saying(cleaned: str, article: Article) -> list[AbstractSection]:
     """The abstract sections holding a quote (as :func:`_quoted` normalises it)."""
     return [section for section in article.abstract if cleaned in _norm(section.text)]
+
+
+def quote_passage(quote: str, article: Article) -> Passage | None:
+    """Where ``quote`` (as :func:`article_quote` keeps it) is in ``article``: the abstract
+    section holding it, else the piece of its full text (:attr:`Article.full_text`) holding it,
+    as a :class:`Passage` with its section label and whether it is full text; the title is a
+    passage with no section. None when none of them holds it, verbatim (as :func:`_quoted`
+    normalises it)."""
+    cleaned = _quoted(quote)
+    if not cleaned:
+        return None
+    for section in article.abstract:
+        if cleaned in _norm(section.text):
+            return Passage(section=section.label, text=section.text)
+    if cleaned in _norm(article.title):
+        return Passage(section=None, text=article.title)
+    for piece in article.full_text.sections if article.full_text is not None else []:
+        if cleaned in _norm(piece.text):
+            return Passage(section=piece.label, from_full_text=True, text=piece.text)
+    return None
 
 
 def without_label(text: str, article: Article) -> str:

@@ -7,11 +7,18 @@ the question. Every filled cell is ``{text, quote}``: the quote occurs verbatim 
 and the cell's text passes :func:`~medlit.research.researcher.check_claim` against it, the check
 any research claim passes. A cell without such a quote stays empty: never guessed.
 
+When the job has read the article's open-access full text, the pieces of its body that report
+the study (methods, results, tables: :meth:`~medlit.types.Article.as_read`) are the article's
+too: a cell may rest on a Results passage or a table row the abstract lacks, and it then says
+so (``section``, ``from_full_text``) in the JSON, the CSV and the Markdown. Without a full text
+every row is what the abstract gives.
+
 Without an LLM the cells come from the article's structure: the design, the sentence giving the
-number studied, the first result sentence stating an effect with its numbers, and the
-conclusion (read for its direction). With one, one JSON call per study proposes every cell with
-its quote (one repair by the client); each cell is then checked the same way, and a reply that
-is no valid row empties that row's model cells, never the job.
+number studied, the first result sentence stating an effect with its numbers (with a full
+text, the result sentence that says most of what the question asks beyond the article's
+subject), and the conclusion (read for its direction). With one, one JSON call per study
+proposes every cell with its quote (one repair by the client); each cell is then checked the
+same way, and a reply that is no valid row empties that row's model cells, never the job.
 """
 
 from __future__ import annotations
@@ -24,15 +31,15 @@ from collections.abc import Sequence
 from pydantic import BaseModel
 
 from medlit.checks.claim_check import check_claim
-from medlit.checks.claims import article_quote
-from medlit.checks.stance import sentence_stance
+from medlit.checks.claims import article_quote, quote_passage
+from medlit.checks.stance import content_terms, sentence_stance
 from medlit.errors import LLMConfigError, LLMError
 from medlit.llm.extractive import conclusion_sentences
 from medlit.log import get_logger
 from medlit.research.models import CELLS, DESIGNS, Cell, Design, Direction, EvidenceRow
 from medlit.research.prompts import ResearchLLM, Task, messages
 from medlit.text import split_sentences
-from medlit.types import Article
+from medlit.types import AbstractSection, Article, FullTextSection
 
 __all__ = [
     "CELLS",
@@ -100,8 +107,10 @@ def design_of(article: Article) -> tuple[Design, str, str | None]:
 
 # -- cells from the article's structure ----------------------------------------------------------
 
+# Thousands are grouped with commas or with spaces ("337 802 women", thin spaces too).
 _N = re.compile(
-    r"\b(?:n\s*=\s*(\d[\d,]*)|(\d{1,3}(?:,\d{3})+|\d+)\s+(?:consecutive\s+|eligible\s+)?"
+    r"\b(?:n\s*=\s*(\d[\d,]*)|(\d{1,3}(?:[,\u2009\u202f ]\d{3})+|\d+)\s+"
+    r"(?:consecutive\s+|eligible\s+)?"
     r"(?:patients|participants|subjects|adults|children|women|men|individuals|people|infants|"
     r"neonates|cases|persons|volunteers|pregnancies|mothers|students|residents|trials|studies|"
     r"RCTs))\b",
@@ -129,7 +138,7 @@ def _n_sentence(article: Article) -> tuple[int, str] | None:
         for sentence in split_sentences(section.text):
             match = _N.search(sentence)
             if match is not None:
-                number = int((match.group(1) or match.group(2)).replace(",", ""))
+                number = int(re.sub(r"[,\u2009\u202f ]", "", match.group(1) or match.group(2)))
                 if 0 < number < 100_000_000:
                     # "12 trials" counts studies, not participants: the row's N stays unknown.
                     studies = re.search(r"(?:trials|studies|RCTs)\b", match.group(0), re.I)
@@ -137,14 +146,36 @@ def _n_sentence(article: Article) -> tuple[int, str] | None:
     return None
 
 
-def _effect_sentence(article: Article) -> str | None:
-    for section in article.abstract:
-        if not section.is_result:
-            continue
-        for sentence in split_sentences(section.text):
-            if _EFFECT.search(sentence):
-                return sentence
-    return None
+def _effect_sentences(sections: Sequence[AbstractSection | FullTextSection]) -> list[str]:
+    """The sentences of the result sections stating an effect with its numbers, in order."""
+    return [
+        sentence
+        for section in sections
+        if section.is_result
+        for sentence in split_sentences(section.text)
+        if _EFFECT.search(sentence)
+    ]
+
+
+def _effect_sentence(article: Article, question: str) -> str | None:
+    """The abstract's first result sentence stating an effect; with a full text read, the
+    result sentence (the abstract's, then the body's paragraphs) that says most of what the
+    question asks beyond the article's subject (the question's words its title lacks: a
+    subgroup, a dose, an outcome), the abstract's first on a tie."""
+    candidates = _effect_sentences(article.abstract)
+    if article.full_text is None:
+        return candidates[0] if candidates else None
+    body = [s for s in article.full_text.sections if s.kind == "text"]
+    candidates += _effect_sentences(body)
+    if not candidates:
+        return None
+    asked = _terms(question) - _terms(article.title)
+    return max(candidates, key=lambda sentence: len(_terms(sentence) & asked))
+
+
+def _terms(text: str) -> set[str]:
+    """The content words of ``text`` (stemmed) and its whole numbers (an age, a dose)."""
+    return content_terms(text) | set(re.findall(r"(?<![\d.])\d+(?![\d.])", text))
 
 
 def _direction(question: str, article: Article) -> tuple[Direction, str | None]:
@@ -162,19 +193,31 @@ def _checked(
     name: str, text: str, quote: str, article: Article, question: str, dropped: dict[str, str]
 ) -> Cell | None:
     """The cell if its quote is the article's, verbatim, and says its text; else None (the
-    reason kept in ``dropped``)."""
+    reason kept in ``dropped``). With a full text read, its pieces that report the study
+    (:meth:`Article.as_read`) are the article's too; the cell says which passage holds the
+    quote (the abstract's first)."""
     text, quote = " ".join(text.split()), " ".join(quote.split())
     if not text or not quote:
         return None
-    found = article_quote(quote, article)
+    read = article.as_read()
+    found = article_quote(quote, read)
     if found is None:
         dropped[name] = "quote_not_in_article"
         return None
-    checked = check_claim(text, found, article, question)
+    checked = check_claim(text, found, read, question)
     if checked.reason is not None or checked.quote is None:
         dropped[name] = checked.reason or "quote_not_in_article"
         return None
-    return Cell(text=text, quote=checked.quote)
+    passage = quote_passage(checked.quote, article)
+    if passage is None:  # the checks hold it verbatim: a passage holds it (fail closed)
+        dropped[name] = "quote_not_in_article"
+        return None
+    return Cell(
+        text=text,
+        quote=checked.quote,
+        section=passage.section,
+        from_full_text=passage.from_full_text,
+    )
 
 
 def structure_row(article: Article, question: str) -> EvidenceRow:
@@ -190,11 +233,13 @@ def structure_row(article: Article, question: str) -> EvidenceRow:
         design_quote=design_quote,
     )
     counted = _n_sentence(article)
+    if counted is None and article.full_text is not None:  # the body's methods may say it
+        counted = _n_sentence(article.as_read())
     if counted is not None:
         number, sentence = counted
         row.population = _checked("population", sentence, sentence, article, question, row.dropped)
         row.n = number if row.population is not None and number else None
-    effect = _effect_sentence(article)
+    effect = _effect_sentence(article, question)
     if effect is not None:
         row.effect = _checked("effect", effect, effect, article, question, row.dropped)
     row.direction, row.direction_quote = _direction(question, article)
@@ -204,15 +249,33 @@ def structure_row(article: Article, question: str) -> EvidenceRow:
 # -- cells from the LLM --------------------------------------------------------------------------
 
 ROW_SYSTEM = """medlit research: evidence-row
-You fill one row of an evidence table for one study, from its title and abstract only.
+You fill one row of an evidence table for one study, from its title and abstract only (and
+the passages of its full text, when they are shown).
 Reply with JSON: {"population": CELL, "intervention": CELL, "comparator": CELL,
 "outcomes": CELL, "effect": CELL, "n": integer or null}, where each CELL is
-{"text": "a short entry", "quote": "the sentence of the abstract it comes from, copied exactly"}
-or null when the abstract does not say it. population: who was studied, with how many.
-intervention: the treatment or exposure studied. comparator: what it was compared with.
-outcomes: what was measured. effect: the main result as the abstract states it, with its
-numbers, confidence intervals and p-values exactly as written. Never guess: null is better
-than a cell the quote does not say."""
+{"text": "a short entry", "quote": "the sentence of the abstract or full text it comes from,
+copied exactly"} or null when the article does not say it. population: who was studied, with
+how many. intervention: the treatment or exposure studied. comparator: what it was compared
+with. outcomes: what was measured. effect: the result that answers the research question as
+the article states it, with its numbers, confidence intervals and p-values exactly as
+written. Never guess: null is better than a cell the quote does not say."""
+
+
+#: What introduces the full text's passages in an evidence-row prompt.
+FULL_TEXT_HEADING = "Full text (results, tables, methods; quote from it verbatim too):"
+
+
+def full_text_passages(article: Article, max_chars: int) -> str:
+    """The pieces of the article's full text an evidence row may quote, one a block headed by
+    its section ("Results:", "Results (table):"): the results' paragraphs, then their tables
+    and figures, then the other pieces that report the study (methods), at most ``max_chars``
+    in all; "" with no full text."""
+    if article.full_text is None:
+        return ""
+    pieces = [p for p in article.full_text.sections if p.reports_study]
+    ordered = sorted(pieces, key=lambda p: (not p.is_result, p.kind != "text"))
+    blocks = [f"{p.label}{'' if p.kind == 'text' else f' ({p.kind})'}: {p.text}" for p in ordered]
+    return "\n".join(blocks)[:max_chars]
 
 
 class _ProposedCell(BaseModel):
@@ -245,6 +308,9 @@ async def llm_row(
         f"Research question: {question}\n\nArticle PMID: {article.pmid or 'none'}\n"
         f"Title: {article.title}\nAbstract:\n{article.abstract_text[:max_chars]}"
     )
+    body = full_text_passages(article, max_chars)
+    if body:
+        user += f"\n\n{FULL_TEXT_HEADING}\n{body}"
     try:
         reply = await llm.complete_json(Task.EXTRACT, messages(ROW_SYSTEM, user), RowReply)
     except LLMConfigError:
@@ -263,7 +329,10 @@ async def llm_row(
             setattr(row, name, cell)
     if reply.n is not None and row.population is not None:
         # The number must be the quoted population sentence's own.
-        said = {int(m.replace(",", "")) for m in re.findall(r"\d[\d,]*", row.population.quote)}
+        said = {
+            int(re.sub(r"[,\u2009\u202f ]", "", m))
+            for m in re.findall(r"\d{1,3}(?:[,\u2009\u202f ]\d{3})+|\d[\d,]*", row.population.quote)
+        }
         row.n = reply.n if reply.n in said else row.n
     return row
 
@@ -310,14 +379,17 @@ def render_table(rows: Sequence[EvidenceRow], numbers: dict[str, int] | None = N
                 cells.append("")
                 continue
             text = f"{cell.text}" if cell.text == cell.quote else f'{cell.text} — "{cell.quote}"'
+            if cell.from_full_text:  # where a reader finds it: not in the abstract
+                text += f" (full text, {cell.section})" if cell.section else " (full text)"
             if name == "population" and row.n is not None:
                 text = f"N = {row.n}: {text}"
             cells.append(_md(text))
         out.append("| " + " | ".join([_md(study), row.design, *cells, row.direction]) + " |")
     out += [
         "",
-        "Every filled cell quotes its article verbatim and passed the claim check; an empty "
-        "cell is one no quote supported.",
+        "Every filled cell quotes its article verbatim and passed the claim check; a quote "
+        "from the article's full text says so, with its section; an empty cell is one no "
+        "quote supported.",
         "",
     ]
     return out
@@ -327,6 +399,8 @@ CSV_COLUMNS = (
     "pmid", "article_key", "title", "year", "design", "design_from", "n",
     *(f"{name}{part}" for name in CELLS for part in ("", "_quote")),
     "direction", "direction_quote",
+    # Where each quote is (added last: readers of the earlier columns are unaffected).
+    *(f"{name}{part}" for name in CELLS for part in ("_section", "_from_full_text")),
 )  # fmt: skip
 
 
@@ -350,6 +424,9 @@ def rows_to_csv(rows: Sequence[EvidenceRow]) -> str:
         for name, cell in row.cells().items():
             record[name] = cell.text if cell is not None else ""
             record[f"{name}_quote"] = cell.quote if cell is not None else ""
+            record[f"{name}_section"] = (cell.section or "") if cell is not None else ""
+            full = cell is not None and cell.from_full_text
+            record[f"{name}_from_full_text"] = "" if cell is None else str(full).lower()
         writer.writerow(record)
     return out.getvalue()
 
@@ -359,7 +436,13 @@ def rows_from_csv(text: str) -> list[EvidenceRow]:
     rows = []
     for record in csv.DictReader(io.StringIO(text)):
         cells = {
-            name: Cell(text=record[name], quote=record[f"{name}_quote"])
+            name: Cell(
+                text=record[name],
+                quote=record[f"{name}_quote"],
+                # a CSV from before these columns: the quote's place is not known
+                section=record.get(f"{name}_section") or None,
+                from_full_text=record.get(f"{name}_from_full_text") == "true",
+            )
             for name in CELLS
             if record[name] or record[f"{name}_quote"]
         }

@@ -164,7 +164,9 @@ class ResearchFinding(BaseModel):
     """A claim extracted from one retrieved article, with the quote that supports it."""
 
     claim: str
-    quote: str = Field(description="Verbatim text of the article's title or abstract.")
+    quote: str = Field(
+        description="Verbatim text of the article's title, abstract or (when read) full text."
+    )
     pmid: str | None = None
     article_key: str = Field(description="Article.key of the source (PMID, DOI or title hash).")
     numbers: list[str] = Field(default_factory=list, description="Effect sizes, counts, CIs...")
@@ -302,10 +304,19 @@ CELLS = ("population", "intervention", "comparator", "outcomes", "effect")
 
 
 class Cell(BaseModel):
-    """A filled cell: what it says, and the article's sentence that says it (verbatim)."""
+    """A filled cell: what it says, and the article's sentence that says it (verbatim), with
+    where in the article that sentence is."""
 
     text: str
     quote: str
+    section: str | None = Field(
+        None,
+        description="The section the quote is from: the abstract's label ('RESULTS') or the "
+        "full text's ('Results'); None for the title or an unlabelled abstract.",
+    )
+    from_full_text: bool = Field(
+        False, description="The quote is from the article's full text (PMC), not its abstract."
+    )
 
 
 class EvidenceRow(BaseModel):

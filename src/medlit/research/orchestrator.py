@@ -500,8 +500,10 @@ class _Run:
             async def on_read(
                 question: SubQuestion, article: Article, findings: list[ResearchFinding]
             ) -> None:
-                # Kept at once; saved by the step event that follows ("q2: 1 of 3 read").
-                job.articles.setdefault(article.key, article)
+                # Kept at once; saved by the step event that follows ("q2: 1 of 3 read"). Read
+                # with its full text, it replaces the abstract-only record another found.
+                if article.full_text is not None or article.key not in job.articles:
+                    job.articles[article.key] = article
                 job.findings.extend(findings)
                 record_spend()
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from medlit.checks.answer_wording import third_person, unauthored
 from medlit.checks.defined_terms import spell_out
@@ -376,6 +377,158 @@ def _fold_repeated_topics(
     return kept, folded
 
 
+@dataclass
+class _Drafting:
+    """What every step of writing one report reads, and the limitations they add."""
+
+    question: str
+    facts: list[VerifiedFact]
+    discrepancies: list[Discrepancy]
+    articles: dict[str, Article]
+    llm: ResearchLLM
+    settings: ResearchSettings
+    references: list[Reference]
+    numbers: dict[str, int]
+    support: dict[int, set[str]]
+    limitations: list[str] = field(default_factory=list)
+
+
+def _topics_of(
+    facts: list[VerifiedFact], discrepancies: list[Discrepancy], plan: ResearchPlan | None
+) -> tuple[dict[str, list[VerifiedFact]], dict[str, list[Discrepancy]]]:
+    """The facts and the conflicts by topic (the sub-question they answer), in plan order; a
+    topic of conflicts only has no facts."""
+    topics: dict[str, list[VerifiedFact]] = {}
+    for fact in facts:
+        topics.setdefault(fact.sub_question_id, []).append(fact)
+    conflicts: dict[str, list[Discrepancy]] = {}
+    for discrepancy in discrepancies:
+        conflicts.setdefault(discrepancy.sub_question_id, []).append(discrepancy)
+        topics.setdefault(discrepancy.sub_question_id, [])  # a topic of conflicts only
+    if plan is not None:
+        order = {q.id: i for i, q in enumerate(plan.sub_questions)}
+        topics = dict(sorted(topics.items(), key=lambda item: order.get(item[0], len(order))))
+    return topics, conflicts
+
+
+def _research_limitations(plan: ResearchPlan | None, budget_stop_reason: str | None) -> list[str]:
+    """What the report says of the research itself: an early stop, the plan's note, and the
+    sub-questions not researched (a topic already visited is not one)."""
+    limitations: list[str] = []
+    if budget_stop_reason:
+        limitations.append(f"Research stopped early: {budget_stop_reason}.")
+    if plan is not None:
+        if plan.note:
+            limitations.append(plan.note)
+        for sub in plan.sub_questions:
+            if sub.status is SubQuestionStatus.SKIPPED and not (sub.skip_reason or "").startswith(
+                "topic already visited"
+            ):
+                limitations.append(f"Not researched: {sub.text} ({sub.skip_reason}).")
+    return limitations
+
+
+async def _write_summary(d: _Drafting) -> tuple[str, str]:
+    """(title, executive summary): the model's, cleaned and held to the facts; the verified
+    facts when the model could not write it."""
+    summary_user = (
+        f"Research question: {d.question}\n\n"
+        f"Verified facts:\n{_fact_lines(d.facts, d.numbers)}\n\n"
+        f"Conflicting findings:\n{_conflict_lines(d.discrepancies, d.numbers) or '(none)'}\n\n"
+        f"References:\n{_reference_lines(d.references)}"
+    )
+    try:
+        summary = await d.llm.complete_json(
+            Task.SYNTHESIZE, messages(SUMMARY_SYSTEM, summary_user), SummaryReply
+        )
+    except UNWRITTEN_ERRORS as exc:
+        log.warning("summary_unwritten", error=str(exc)[:200])
+        d.limitations.append(unwritten_note("the executive summary", exc))
+        summary = SummaryReply(
+            title="",
+            executive_summary=section_fallback(d.facts, d.numbers).replace(
+                "The verified findings on this topic:", "The verified findings:", 1
+            ),
+        )
+    executive_summary, _ = clean_citations(summary.executive_summary, d.references)
+    grounded = ground_summary(executive_summary, d.question, d.facts, d.numbers, d.support)
+    executive_summary = _plain(grounded.text, d.references, d.articles)
+    title = report_title(summary.title, d.question, answered=grounded.answered)
+    if grounded.removed:
+        log.warning("summary_sentences_removed", sentences=[s[:120] for s in grounded.removed])
+        d.limitations.append(
+            f"{_were_left_out(len(grounded.removed), 'of the drafted summary')}: "
+            f"{_they(len(grounded.removed))} cited no verified fact, or said more than the "
+            "facts cited."
+        )
+    return title, executive_summary
+
+
+async def _topic_section(
+    d: _Drafting, topic: str, topic_facts: list[VerifiedFact], topic_conflicts: list[Discrepancy]
+) -> tuple[ReportSection, int]:
+    """One topic's section, held to its facts, and how many drafted sentences were left out;
+    its verified facts when the model could not write it."""
+    try:
+        section = await _write_section(
+            topic,
+            topic_facts,
+            topic_conflicts,
+            d.references,
+            d.numbers,
+            d.llm,
+            d.settings,
+            lambda text: count_words(ground_text(text, d.question, d.support).text),
+        )
+    except UNWRITTEN_ERRORS as exc:
+        # One bad reply costs this section its prose, not the job: its verified facts.
+        log.warning("section_unwritten", topic=topic, error=str(exc)[:200])
+        d.limitations.append(unwritten_note(f"the section on {topic!r}", exc))
+        section = _fallback_section(
+            topic,
+            topic_facts,
+            topic_conflicts,
+            d.references,
+            d.numbers,
+            d.settings,
+            UNWRITTEN_SECTION,
+        )
+    grounded = ground_text(section.content, d.question, d.support)
+    if grounded.removed:
+        log.warning(
+            "section_sentences_removed",
+            topic=topic,
+            sentences=[sentence[:120] for sentence in grounded.removed],
+        )
+        text = grounded.text or section_fallback(topic_facts, d.numbers)
+        section.content, section.references = clean_citations(text, d.references)
+        section.word_count = count_words(section.content)
+        section.short = section.word_count < d.settings.min_section_words
+    section.content = _plain(section.content, d.references, d.articles)
+    section.evidence_quality = evidence_quality(topic_facts, d.numbers, d.articles, topic_conflicts)
+    return section, len(grounded.removed)
+
+
+def _section_limitations(
+    sections: list[ReportSection], ungrounded: int, settings: ResearchSettings
+) -> list[str]:
+    """What the report says of its sections: sentences left out, sections short of words."""
+    limitations: list[str] = []
+    if ungrounded:
+        limitations.append(
+            f"{_were_left_out(ungrounded, 'drafted for the sections')}: {_they(ungrounded)} "
+            "cited no verified fact, or said more than the facts cited."
+        )
+    short = [s.heading for s in sections if s.short]
+    if short:
+        limitations.append(
+            f"{_counted_words(len(short), 'section').capitalize()} "
+            f"{'rests' if len(short) == 1 else 'rest'} on little evidence (under "
+            f"{settings.min_section_words} words, marked short): " + "; ".join(short) + "."
+        )
+    return limitations
+
+
 async def generate_report(
     question: str,
     facts: list[VerifiedFact],
@@ -390,6 +543,12 @@ async def generate_report(
 ) -> NarrativeReport:
     """Write the report (task ``synthesize``): summary, one section per topic, references.
 
+    The steps: the facts and conflicts by topic (:func:`_topics_of`); the references,
+    numbered in reading order; what the report says of the research
+    (:func:`_research_limitations`); the executive summary (:func:`_write_summary`); one
+    section per topic, a topic repeating an earlier one folded into it
+    (:func:`_topic_section`); what it says of the sections (:func:`_section_limitations`).
+
     Args:
         question: the research question.
         facts: verified facts.
@@ -401,16 +560,7 @@ async def generate_report(
         budget_stop_reason: why research stopped early, if it did (stated in the report).
         on_section: called with (sections done, sections total) for progress.
     """
-    topics: dict[str, list[VerifiedFact]] = {}
-    for fact in facts:
-        topics.setdefault(fact.sub_question_id, []).append(fact)
-    conflicts: dict[str, list[Discrepancy]] = {}
-    for discrepancy in discrepancies:
-        conflicts.setdefault(discrepancy.sub_question_id, []).append(discrepancy)
-        topics.setdefault(discrepancy.sub_question_id, [])  # a topic of conflicts only
-    if plan is not None:
-        order = {q.id: i for i, q in enumerate(plan.sub_questions)}
-        topics = dict(sorted(topics.items(), key=lambda item: order.get(item[0], len(order))))
+    topics, conflicts = _topics_of(facts, discrepancies, plan)
     # References are numbered in reading order: topic by topic, facts before conflicts.
     references = build_references(
         [f for topic_facts in topics.values() for f in topic_facts],
@@ -418,18 +568,7 @@ async def generate_report(
         articles,
     )
     numbers = {r.article_key: r.number for r in references}
-
-    limitations: list[str] = []
-    if budget_stop_reason:
-        limitations.append(f"Research stopped early: {budget_stop_reason}.")
-    if plan is not None:
-        if plan.note:
-            limitations.append(plan.note)
-        for sub in plan.sub_questions:
-            if sub.status is SubQuestionStatus.SKIPPED and not (sub.skip_reason or "").startswith(
-                "topic already visited"
-            ):
-                limitations.append(f"Not researched: {sub.text} ({sub.skip_reason}).")
+    limitations = _research_limitations(plan, budget_stop_reason)
     if not topics:
         return NarrativeReport(
             title=f"Research report: {question}",
@@ -439,99 +578,23 @@ async def generate_report(
             references=references,
             limitations=limitations,
         )
-
-    summary_user = (
-        f"Research question: {question}\n\nVerified facts:\n{_fact_lines(facts, numbers)}\n\n"
-        f"Conflicting findings:\n{_conflict_lines(discrepancies, numbers) or '(none)'}\n\n"
-        f"References:\n{_reference_lines(references)}"
-    )
-    try:
-        summary = await llm.complete_json(
-            Task.SYNTHESIZE, messages(SUMMARY_SYSTEM, summary_user), SummaryReply
-        )
-    except UNWRITTEN_ERRORS as exc:
-        log.warning("summary_unwritten", error=str(exc)[:200])
-        limitations.append(unwritten_note("the executive summary", exc))
-        summary = SummaryReply(
-            title="",
-            executive_summary=section_fallback(facts, numbers).replace(
-                "The verified findings on this topic:", "The verified findings:", 1
-            ),
-        )
-    executive_summary, _ = clean_citations(summary.executive_summary, references)
     support = fact_support(facts, references, numbers, discrepancies)
-    grounded = ground_summary(executive_summary, question, facts, numbers, support)
-    executive_summary = _plain(grounded.text, references, articles)
-    title = report_title(summary.title, question, answered=grounded.answered)
-    if grounded.removed:
-        log.warning("summary_sentences_removed", sentences=[s[:120] for s in grounded.removed])
-        limitations.append(
-            f"{_were_left_out(len(grounded.removed), 'of the drafted summary')}: "
-            f"{_they(len(grounded.removed))} cited no verified fact, or said more than the "
-            "facts cited."
-        )
+    d = _Drafting(question, facts, discrepancies, articles, llm, settings, references, numbers,
+                  support, limitations)  # fmt: skip
+    title, executive_summary = await _write_summary(d)
     sections: list[ReportSection] = []
     ungrounded = 0
     topics, folded = _fold_repeated_topics(topics, conflicts)
     for done, (topic_id, topic_facts) in enumerate(topics.items(), start=1):
         topic_question = plan.get(topic_id) if plan is not None else None
         topic = topic_question.text if topic_question is not None else topic_id
-        topic_conflicts = conflicts.get(topic_id, [])
-        try:
-            section = await _write_section(
-                topic,
-                topic_facts,
-                topic_conflicts,
-                references,
-                numbers,
-                llm,
-                settings,
-                lambda text: count_words(ground_text(text, question, support).text),
-            )
-        except UNWRITTEN_ERRORS as exc:
-            # One bad reply costs this section its prose, not the job: its verified facts.
-            log.warning("section_unwritten", topic=topic, error=str(exc)[:200])
-            note = unwritten_note(f"the section on {topic!r}", exc)
-            limitations.append(note)
-            section = _fallback_section(
-                topic,
-                topic_facts,
-                topic_conflicts,
-                references,
-                numbers,
-                settings,
-                UNWRITTEN_SECTION,
-            )
-        grounded = ground_text(section.content, question, support)
-        if grounded.removed:
-            log.warning(
-                "section_sentences_removed",
-                topic=topic,
-                sentences=[sentence[:120] for sentence in grounded.removed],
-            )
-            ungrounded += len(grounded.removed)
-            text = grounded.text or section_fallback(topic_facts, numbers)
-            section.content, section.references = clean_citations(text, references)
-            section.word_count = count_words(section.content)
-            section.short = section.word_count < settings.min_section_words
-        section.content = _plain(section.content, references, articles)
+        section, removed = await _topic_section(d, topic, topic_facts, conflicts.get(topic_id, []))
+        ungrounded += removed
         section.sub_question_ids = [topic_id, *folded.get(topic_id, [])]
-        section.evidence_quality = evidence_quality(topic_facts, numbers, articles, topic_conflicts)
         sections.append(section)
         if on_section is not None:
             on_section(done, len(topics))
-    if ungrounded:
-        limitations.append(
-            f"{_were_left_out(ungrounded, 'drafted for the sections')}: {_they(ungrounded)} "
-            "cited no verified fact, or said more than the facts cited."
-        )
-    short = [s.heading for s in sections if s.short]
-    if short:
-        limitations.append(
-            f"{_counted_words(len(short), 'section').capitalize()} "
-            f"{'rests' if len(short) == 1 else 'rest'} on little evidence (under "
-            f"{settings.min_section_words} words, marked short): " + "; ".join(short) + "."
-        )
+    limitations += _section_limitations(sections, ungrounded, settings)
     return NarrativeReport(
         title=title,
         question=question,

@@ -1,6 +1,8 @@
 // The research report's evidence table made sortable (click a column heading) and filterable by
 // study design. The table itself is the server-rendered, sanitised report's (see research.js):
-// this only reorders and hides its rows, building the filter with h() (no HTML parsing).
+// this only reorders and hides its rows, building the filter with h() (no HTML parsing). Each
+// cell is given its column's name (data-label), which a phone shows above the cell when the
+// rows stack as cards (app.css), so the table never scrolls sideways.
 
 import { h } from "./dom.js";
 
@@ -15,6 +17,8 @@ export function enhanceEvidenceTable(root) {
   table.id = "evidence-table";
   table.classList.add("evidence-table");
   const rows = Array.from(body.rows);
+  const names = Array.from(table.tHead?.rows[0]?.cells || [], (th) => th.textContent.trim());
+  for (const row of rows) Array.from(row.cells).forEach((cell, column) => cell.setAttribute("data-label", names[column] || ""));
   const designs = [...new Set(rows.map((row) => row.cells[DESIGN_COLUMN]?.textContent.trim() || ""))].sort();
   const filter = h(
     "select",

@@ -473,6 +473,7 @@ export function initResearch() {
   byId("print-report").addEventListener("click", () => window.print());
   byId("export-ris").addEventListener("click", () => exportAs("ris", "ris"));
   byId("export-bibtex").addEventListener("click", () => exportAs("bibtex", "bib"));
+  byId("export-csv").addEventListener("click", () => exportAs("csv", "csv"));
   byId("job-cancel").addEventListener("click", cancelJob);
   byId("refresh-jobs").addEventListener("click", loadJobs);
 }
