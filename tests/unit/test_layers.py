@@ -160,3 +160,20 @@ def test_agent_holds_only_the_retrieval_loop() -> None:
         "scoring",
         "state",
     }
+
+
+def _long_functions(limit: int, under: Path) -> list[str]:
+    found = []
+    for path in sorted(under.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                length = (node.end_lineno or node.lineno) - node.lineno + 1
+                if length > limit:
+                    found.append(f"{path.relative_to(SRC)}:{node.lineno} {node.name} ({length})")
+    return found
+
+
+def test_functions_stay_short() -> None:
+    # The checks package: 60 lines a function; the rest of the package: 100.
+    assert _long_functions(60, SRC / "medlit" / "checks") == []
+    assert _long_functions(100, SRC / "medlit") == []
