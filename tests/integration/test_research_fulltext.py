@@ -66,11 +66,11 @@ async def test_the_job_reads_full_text_within_its_budget(
             full_text=read,
             full_text_budget=3,
         )
-        first = await researcher._with_full_text(articles[:2])
+        first = await researcher._with_full_text(articles[:2], "Which cancers?")
         assert all(a.full_text is not None for a in first)
-        rest = await researcher._with_full_text(articles[2:])
+        rest = await researcher._with_full_text(articles[2:], "Which cancers?")
         assert [a.full_text is not None for a in rest].count(True) == 1  # 3 per job
-        assert await researcher._with_full_text(articles[5:]) == articles[5:]
+        assert await researcher._with_full_text(articles[5:], "Which cancers?") == articles[5:]
     assert len([r for r in fake.requests("efetch") if r.params.get("db") == "pmc"]) == 3
 
 
