@@ -98,9 +98,6 @@ STAGE_MESSAGES = {
 }
 #: Nodes that say what they do themselves ("searching PubMed for “statins AND dementia”").
 SELF_REPORTED = frozenset({"fetch_pubmed", "decision", "read_full_text"})
-#: Sections of a full text whose passages join an answer's evidence: what the study found.
-#: An introduction or discussion tells what other studies found, which a citation of this
-#: article would then attribute to it.
 _WORDS = re.compile(r"[^\W\d_]{2,}")
 _SOURCE_LABELS = {"pubmed": "PubMed", "europepmc": "Europe PMC", "local": "the local corpus"}
 

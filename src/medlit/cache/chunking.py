@@ -54,6 +54,9 @@ MIN_TAIL_WORDS = 30
 #: Full-text chunks of one article embedded for a question (``fulltext.embed_per_article``).
 FULL_TEXT_EMBEDDED = 8
 
+#: Sections of a full text whose passages join an answer's evidence: what the study found.
+#: An introduction or discussion tells what other studies found, which a citation of this
+#: article would then attribute to it.
 _RESULTS_SECTION = re.compile(r"result|finding", re.I)
 
 
