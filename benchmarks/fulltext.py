@@ -29,6 +29,11 @@ only its picks tier 2 lacks are embedded. The network time of ``efetch db=pmc`` 
 (one request per article under the shared E-utilities limit: at 3/s, at least 0.33 s apart,
 on NCBI's own response time). The import of ``bm25s`` (once per process) is printed apart.
 
+``--agreement`` also measures what the cap gives up: for each article it embeds every Results
+chunk, takes the ``passages_per_article`` (4) the embedding ranks closest to the question among
+them all (what the answer would pick with no cap), and prints the share of those the BM25 choice
+of 4 to 12 chunks holds, and whether the EPIC chunk with the answer is chosen.
+
 Wall time moves with the machine's load (printed: on a shared machine every figure scales with
 it); the CPU time of this process (one embedding thread: what one core spends) is printed
 beside it and is the figure the target is read on.
@@ -52,7 +57,13 @@ import numpy as np
 from lxml import etree
 
 from medlit.cache import EvidenceCache
-from medlit.cache.chunking import FULL_TEXT_EMBEDDED, chunk_article, embedded_chunks
+from medlit.cache.chunking import (
+    FULL_TEXT_EMBEDDED,
+    chunk_article,
+    embedded_chunks,
+    is_results_chunk,
+    rank_lexically,
+)
 from medlit.config import CacheSettings
 from medlit.embeddings.memo import MemoEmbedder
 from medlit.embeddings.onnx import OnnxEmbedder
@@ -124,6 +135,33 @@ def _answer(files, records, questions, worst, embedder, k):  # type: ignore[no-u
     return added, added_cpu, second
 
 
+#: Words of the EPIC Results passage that holds the answer.
+EPIC_ANSWER = "pre- or peri-menopausal women (HR, 1.19; 95% CI: 0.96–1.48)"
+CAPS = (4, 5, 6, 7, 8, 10, 12)
+
+
+def _agreement(articles, questions, embedder, passages: int = 4) -> None:  # type: ignore[no-untyped-def]
+    """Share of the embedding's uncapped picks that each cap's BM25 choice holds."""
+    held = {cap: 0 for cap in CAPS}
+    total = 0
+    epic: dict[int, bool] = {}
+    for article, question in zip(articles, questions, strict=True):
+        results = [c for c in chunk_article(article) if is_results_chunk(c)]
+        vectors = embedder.embed([c.text for c in results])
+        query = embedder.embed([question])[0]
+        best = set(np.argsort(-(vectors @ query))[:passages].tolist())
+        order = rank_lexically(question, [c.text for c in results])
+        total += len(best)
+        for cap in CAPS:
+            held[cap] += len(best & set(order[:cap]))
+            if any(EPIC_ANSWER in c.text for c in results):
+                epic[cap] = any(EPIC_ANSWER in results[i].text for i in order[:cap])
+    print(f"\nshare of the embedding's {passages} uncapped picks that the BM25 choice holds:")
+    for cap in CAPS:
+        found = {True: "chosen", False: "NOT chosen"}.get(epic.get(cap), "")
+        print(f"  {cap:>2} chunks: {held[cap] / total:.2f}   EPIC answer chunk {found}")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA, help="folder of .nxml files")
@@ -135,6 +173,11 @@ def main(argv: list[str] | None = None) -> None:
         type=int,
         default=FULL_TEXT_EMBEDDED,
         help="fulltext.embed_per_article: Results chunks embedded per article",
+    )
+    parser.add_argument(
+        "--agreement",
+        action="store_true",
+        help="also embed every Results chunk and print what each cap keeps of the uncapped picks",
     )
     args = parser.parse_args(argv)
     files = sorted(args.data.glob("*.nxml"))
@@ -150,7 +193,7 @@ def main(argv: list[str] | None = None) -> None:
         f"{'article':<24} {'KB':>4} {'study':>6} {'embedded':>9} {'parse':>6} {'chunk':>6} "
         f"{'embed':>6} {'cpu':>6} {'wall':>6}   (ms; parse, chunk, embed: CPU of this process)"
     )
-    rows, records, questions = [], [], []
+    rows, records, questions, read = [], [], [], []
     for path in files:
         data = path.read_bytes()
         record = _record(path)
@@ -159,6 +202,7 @@ def main(argv: list[str] | None = None) -> None:
         questions.append(question)
         parse_ms, parse_cpu, full = _best(lambda data=data: parse_jats(data), args.repeat)
         article = record.model_copy(update={"full_text": full})
+        read.append(article)
 
         def chunk(article: Article = article, question: str = question) -> list:  # type: ignore[type-arg]
             return [c for c in embedded_chunks(chunk_article(article), question, k)]
@@ -178,6 +222,8 @@ def main(argv: list[str] | None = None) -> None:
     worst = sorted(range(len(rows)), key=lambda i: -rows[i][6])[: args.per_answer]
     memo = MemoEmbedder(embedder)  # the product's embedder: identical texts embedded once
     added, added_cpu, second = _answer(files, records, questions, worst, memo, k)
+    if args.agreement:
+        _agreement(read, questions, embedder)
     load = os.getloadavg()[0]
     n = len(rows)
 

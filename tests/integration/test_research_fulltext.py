@@ -85,3 +85,41 @@ async def test_a_results_quote_is_the_articles_once_its_full_text_is_read(
     full = epic.model_copy(update={"full_text": outcome.texts[epic.key]})
     checked = check_claim(CLAIM, QUOTE, full.as_read(), question)
     assert checked.quote is not None and "1.19" in checked.quote
+
+
+async def test_the_job_embeds_the_results_chunks_its_question_picks(
+    settings: Settings, fake: FakeEutils, tmp_path: Path
+) -> None:
+    from medlit.cache import EvidenceCache
+    from medlit.embeddings.memo import MemoEmbedder
+    from medlit.embeddings.onnx import OnnxEmbedder
+    from medlit.storage.sqlite import SqliteStore
+
+    (epic,) = [a for a in await _articles(settings, fake) if a.pmid == EPIC]
+    question = (
+        "Is oral contraceptive use associated with colorectal cancer in pre-menopausal women?"
+    )
+    with SqliteStore(tmp_path / "r.sqlite3") as store:
+        cache = EvidenceCache(store)
+        async with FullTextReader(settings) as reader:
+
+            async def read(found: Sequence[Article], budget: int) -> dict[str, FullText]:
+                return (await reader.read(found, budget)).texts
+
+            researcher = DeepResearcher(
+                ResearchSettings(),
+                llm=None,  # type: ignore[arg-type]
+                search=None,  # type: ignore[arg-type]
+                cache=cache,
+                embedder=MemoEmbedder(OnnxEmbedder()),
+                visited=None,
+                budget=Budget(limits=ResearchSettings().quick, usage=Usage()),
+                full_text=read,
+                full_text_budget=1,
+                full_text_chunks=2,
+            )
+            (done,) = await researcher._with_full_text([epic], question)
+        assert done.full_text is not None
+        body = [c for c in store.article_chunks(epic.key) if c.from_full_text]
+    assert len(body) == 2 and {c.section for c in body} == {"Results"}
+    assert any("HR, 1.19; 95% CI: 0.96–1.48" in c.text for c in body)

@@ -52,7 +52,7 @@ TARGET_WORDS = 100
 MAX_WORDS = 120
 MIN_TAIL_WORDS = 30
 #: Full-text chunks of one article embedded for a question (``fulltext.embed_per_article``).
-FULL_TEXT_EMBEDDED = 8
+FULL_TEXT_EMBEDDED = 7
 
 #: Sections of a full text whose passages join an answer's evidence: what the study found.
 #: An introduction or discussion tells what other studies found, which a citation of this
