@@ -1,7 +1,7 @@
 """Cost of reading full text: parse, chunk and embed per article, and the work added per answer.
 
     python benchmarks/fulltext.py --data ../shared/data/pmc_oa --repeat 2
-    python benchmarks/fulltext.py --embed-per-article 12 --threads 1
+    python benchmarks/fulltext.py --embed-per-article 8 --agreement --ask
 
 Over the eight real JATS articles of ``../shared/data/pmc_oa`` (PMC open-access subset), per
 article, best of ``--repeat`` runs each, what the product does when an answer reads the body:
@@ -29,6 +29,11 @@ only its picks tier 2 lacks are embedded. The network time of ``efetch db=pmc`` 
 (one request per article under the shared E-utilities limit: at 3/s, at least 0.33 s apart,
 on NCBI's own response time). The import of ``bm25s`` (once per process) is printed apart.
 
+``--ask`` also asks the EPIC question end to end (:class:`medlit.assistant.Assistant`, a fresh
+home each time, the fake E-utilities server of the tests serving the eight articles on
+loopback, a fake LLM) with ``fulltext.mode`` ``auto`` and ``off``, and prints the ``read_full_text``
+step's time (fetch on loopback, parse, chunk, choose, embed, store, search) and both totals.
+
 ``--agreement`` also measures what the cap gives up: for each article it embeds every Results
 chunk, takes the ``passages_per_article`` (4) the embedding ranks closest to the question among
 them all (what the answer would pick with no cap), and prints the share of those the BM25 choice
@@ -40,7 +45,8 @@ beside it and is the figure the target is read on.
 
 Last line: ``parse_cpu_ms_mean=... chunk_cpu_ms_mean=... embed_cpu_ms_mean=... chunks_mean=...
 embedded_mean=... per_article_cpu_ms_mean=... per_article_cpu_ms_max=... answer_added_ms=...
-answer_added_cpu_ms=... second_question_ms=... bm25s_import_ms=... load=...``.
+answer_added_cpu_ms=... second_question_ms=... bm25s_import_ms=... [ask_read_full_text_ms=...
+ask_added_ms=...] load=...``.
 """
 
 from __future__ import annotations
@@ -162,6 +168,48 @@ def _agreement(articles, questions, embedder, passages: int = 4) -> None:  # typ
         print(f"  {cap:>2} chunks: {held[cap] / total:.2f}   EPIC answer chunk {found}")
 
 
+def _ask(files: list[Path]) -> dict[str, dict[str, float]]:
+    """The EPIC question's ``timings_ms`` with full text (``auto``) and without (``off``), after
+    a first ask that loads the model (not counted)."""
+    import asyncio
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' fakes
+    from tests.fakes.eutils_server import FakeEutils
+    from tests.fakes.evidence_llm import EvidenceResponder
+    from tests.fakes.fixtures import sample_articles
+    from tests.fakes.llm_server import FakeLLMServer
+
+    from medlit.assistant import Assistant
+    from medlit.config import Settings
+
+    async def ask(settings: Settings) -> dict[str, float]:
+        async with Assistant(settings) as assistant:
+            result = await assistant.ask(QUESTIONS["6605965a"])
+        return result.timings_ms
+
+    out: dict[str, dict[str, float]] = {}
+    with (
+        FakeEutils(articles=sample_articles(), rate_limit=None, rate_limit_with_key=None) as eu,
+        FakeLLMServer() as llm,
+    ):
+        llm.responder = EvidenceResponder(lambda pmids: "No")
+        for path in files:
+            eu.add_jats(path.read_bytes())
+        for mode in ("warm-up", "auto", "off"):
+            with tempfile.TemporaryDirectory() as home:
+                settings = Settings(home=Path(home))
+                settings.pubmed.base_url = eu.base_url
+                settings.pubmed.requests_per_second = 50.0
+                settings.fulltext.mode = "off" if mode == "warm-up" else mode  # type: ignore[assignment]
+                settings.fulltext.europepmc_fallback = False
+                settings.agent.min_docs = 2
+                settings.agent.fetch_per_round = 5
+                settings.llm.base_url = llm.base_url
+                settings.llm.model = "fake-model"
+                out[mode] = asyncio.run(ask(settings))
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA, help="folder of .nxml files")
@@ -173,6 +221,11 @@ def main(argv: list[str] | None = None) -> None:
         type=int,
         default=FULL_TEXT_EMBEDDED,
         help="fulltext.embed_per_article: Results chunks embedded per article",
+    )
+    parser.add_argument(
+        "--ask",
+        action="store_true",
+        help="also time the EPIC question end to end with full text auto and off (fakes)",
     )
     parser.add_argument(
         "--agreement",
@@ -224,6 +277,16 @@ def main(argv: list[str] | None = None) -> None:
     added, added_cpu, second = _answer(files, records, questions, worst, memo, k)
     if args.agreement:
         _agreement(read, questions, embedder)
+    ask_added = ask_step = 0.0
+    if args.ask:
+        timings = _ask(files)
+        auto, off = timings["auto"], timings["off"]
+        ask_step = auto.get("read_full_text", 0.0)
+        ask_added = auto["total"] - off["total"]
+        steps = sorted(set(auto) | set(off), key=lambda k: -abs(auto.get(k, 0) - off.get(k, 0)))
+        print("\nthe EPIC question end to end (ms): step, with full text, without")
+        for step in [*[k for k in steps if k != "total"][:5], "total"]:
+            print(f"  {step:<16} {auto.get(step, 0):>8.0f} {off.get(step, 0):>8.0f}")
     load = os.getloadavg()[0]
     n = len(rows)
 
@@ -246,7 +309,13 @@ def main(argv: list[str] | None = None) -> None:
         f"per_article_cpu_ms_mean={mean(6):.0f} "
         f"per_article_cpu_ms_max={max(r[6] for r in rows):.0f} "
         f"answer_added_ms={added:.0f} answer_added_cpu_ms={added_cpu:.0f} "
-        f"second_question_ms={second:.0f} bm25s_import_ms={import_ms:.0f} load={load:.1f}"
+        f"second_question_ms={second:.0f} bm25s_import_ms={import_ms:.0f} "
+        + (
+            f"ask_read_full_text_ms={ask_step:.0f} ask_added_ms={ask_added:.0f} "
+            if args.ask
+            else ""
+        )
+        + f"load={load:.1f}"
     )
 
 
