@@ -140,6 +140,14 @@ class FullTextSettings(_Section):
         description="Full-text passages of one article added to an answer's evidence at most: "
         "the closest to the question among its Results (text, tables and figures).",
     )
+    embed_per_article: int = Field(
+        7,
+        ge=1,
+        le=200,
+        description="Full-text chunks of one article embedded for a question: its Results "
+        "chunks (text, tables, figures) that BM25 ranks highest for the question; the "
+        "passages are chosen among them. Each costs 40-120 ms of one core (its tokens).",
+    )
     max_bytes: int = Field(
         10_000_000,
         ge=10_000,

@@ -506,6 +506,44 @@ def test_full_text_chunks_keep_their_flag_section_and_article_body(store: Store)
     assert match.article.full_text == body
 
 
+def test_add_chunks_keeps_what_the_article_holds_and_counts_them(store: Store) -> None:
+    from medlit.types import FullText, FullTextSection
+
+    body = FullText(
+        pmcid="PMC9",
+        sections=[
+            FullTextSection(label="Results", text="Deaths fell from 30 to 12."),
+            FullTextSection(label="Results", kind="figure", text="Figure 1 Survival."),
+        ],
+    )
+    art = article("78").model_copy(update={"full_text": body})
+    whole = chunk_article(art)
+    head = [c for c in whole if not c.from_full_text]
+    store.upsert_article(
+        art,
+        content_hash="h",
+        chunks=head,
+        embeddings=np.stack([unit(800 + i) for i in range(len(head))]),
+        now=0.0,
+    )
+    first, second = [c for c in whole if c.from_full_text]
+    assert store.add_chunks(art.key, [first], np.stack([unit(900)])) == 1
+    # A chunk held already is kept as it is (its vector too); only the new one is added.
+    added = store.add_chunks(art.key, [first, second], np.stack([unit(950), unit(901)]))
+    assert added == 1
+    held = store.article_chunks(art.key)
+    assert [c.id for c in held] == [c.id for c in whole]
+    assert store.get_articles([art.key])[art.key].chunk_count == len(whole)
+    assert store.count_chunks() == len(whole)
+    assert store.search_chunks(unit(900), 1)[0].chunk.id == first.id
+    assert store.search_chunks(unit(901), 1)[0].chunk.id == second.id
+    assert store.search_chunks(unit(950), 1)[0].similarity < 0.5
+    # Not stored: nothing is added; a vector per chunk is required.
+    assert store.add_chunks("pmid:nobody", [first], np.stack([unit(1)])) == 0
+    with pytest.raises(StorageError):
+        store.add_chunks(art.key, [first, second], np.stack([unit(1)]))
+
+
 def test_api_keys_remember_they_were_created(make_store: Callable[[], Store]) -> None:
     """The service requires keys once any was created: that mark outlives every key (revoked
     or expired) and a reopen, on every backend; an expiry is stored and read back."""

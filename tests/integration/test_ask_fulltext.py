@@ -9,6 +9,7 @@ import pytest
 
 from medlit.assistant import AskResult, Assistant
 from medlit.config import Settings
+from medlit.storage.sqlite import SqliteStore
 from tests.conftest import shared_data_path
 from tests.fakes.eutils_server import FakeEutils
 from tests.fakes.evidence_llm import EvidenceResponder
@@ -99,6 +100,24 @@ async def test_second_ask_reuses_the_stored_full_text(
     assert again.cache.tier1 == "hit" or again.api_calls.full_text == 0
     assert other.api_calls.full_text == 0  # tier 2 holds the body: nothing fetched again
     assert len([r for r in eutils.requests("efetch") if r.params.get("db") == "pmc"]) == fetched
+
+
+async def test_tier2_embeds_the_results_chunks_the_question_picks(
+    settings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
+) -> None:
+    _configure(settings, eutils, llm_server)
+    settings.fulltext.embed_per_article = 3
+    result = await _ask(settings)
+    assert EPIC in {c.pmid for c in result.citations}
+    with SqliteStore(settings.db_path) as store:
+        body = [c for c in store.article_chunks(f"pmid:{EPIC}") if c.from_full_text]
+        per_article = store.read(
+            "SELECT article_key, count(*) FROM chunks WHERE from_full_text = 1 GROUP BY article_key"
+        )
+    # Three Results chunks, the one with the answer among them; never the Methods.
+    assert len(body) == 3 and all(c.section == "Results" for c in body)
+    assert any(HR in c.text for c in body)
+    assert per_article and all(count <= 3 for _, count in per_article)
 
 
 async def test_with_full_text_off_nothing_is_read(

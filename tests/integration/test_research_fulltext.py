@@ -82,11 +82,11 @@ async def test_the_job_reads_full_text_within_its_budget(
             full_text=read,
             full_text_budget=3,
         )
-        first = await researcher._with_full_text(articles[:2])
+        first = await researcher._with_full_text(articles[:2], "Which cancers?")
         assert all(a.full_text is not None for a in first)
-        rest = await researcher._with_full_text(articles[2:])
+        rest = await researcher._with_full_text(articles[2:], "Which cancers?")
         assert [a.full_text is not None for a in rest].count(True) == 1  # 3 per job
-        assert await researcher._with_full_text(articles[5:]) == articles[5:]
+        assert await researcher._with_full_text(articles[5:], "Which cancers?") == articles[5:]
     assert len([r for r in fake.requests("efetch") if r.params.get("db") == "pmc"]) == 3
 
 
@@ -256,3 +256,41 @@ async def test_with_full_text_off_the_table_is_the_abstract_s(
     cells = [c for r in job.evidence_table for c in r.cells().values() if c is not None]
     assert cells and not any(c.from_full_text for c in cells)
     assert "(full text" not in render_markdown(job.report, job)  # type: ignore[arg-type]
+
+
+async def test_the_job_embeds_the_results_chunks_its_question_picks(
+    settings: Settings, fake: FakeEutils, tmp_path: Path
+) -> None:
+    from medlit.cache import EvidenceCache
+    from medlit.embeddings.memo import MemoEmbedder
+    from medlit.embeddings.onnx import OnnxEmbedder
+    from medlit.storage.sqlite import SqliteStore
+
+    (epic,) = [a for a in await _articles(settings, fake) if a.pmid == EPIC]
+    question = (
+        "Is oral contraceptive use associated with colorectal cancer in pre-menopausal women?"
+    )
+    with SqliteStore(tmp_path / "r.sqlite3") as store:
+        cache = EvidenceCache(store)
+        async with FullTextReader(settings) as reader:
+
+            async def read(found: Sequence[Article], budget: int) -> dict[str, FullText]:
+                return (await reader.read(found, budget)).texts
+
+            researcher = DeepResearcher(
+                ResearchSettings(),
+                llm=None,  # type: ignore[arg-type]
+                search=None,  # type: ignore[arg-type]
+                cache=cache,
+                embedder=MemoEmbedder(OnnxEmbedder()),
+                visited=None,
+                budget=Budget(limits=ResearchSettings().quick, usage=Usage()),
+                full_text=read,
+                full_text_budget=1,
+                full_text_chunks=2,
+            )
+            (done,) = await researcher._with_full_text([epic], question)
+        assert done.full_text is not None
+        body = [c for c in store.article_chunks(epic.key) if c.from_full_text]
+    assert len(body) == 2 and {c.section for c in body} == {"Results"}
+    assert any("HR, 1.19; 95% CI: 0.96–1.48" in c.text for c in body)

@@ -11,7 +11,14 @@ import numpy as np
 import pytest
 
 from medlit.cache import EvidenceCache
-from medlit.cache.chunking import article_content_hash, chunk_article
+from medlit.cache.chunking import (
+    FULL_TEXT_EMBEDDED,
+    article_content_hash,
+    chunk_article,
+    embedded_chunks,
+    is_results_chunk,
+    rank_lexically,
+)
 from medlit.config import CacheSettings
 from medlit.embeddings.memo import MemoEmbedder
 from medlit.embeddings.onnx import OnnxEmbedder
@@ -115,12 +122,17 @@ def test_tier2_stores_full_text_chunks_and_keeps_them_when_met_again(
     cache = EvidenceCache(store, CacheSettings())
     cache.add_articles([_article()], embedder)
     before = cache.article_chunks("pmid:42")
-    result = cache.add_articles([_article(full_text=BODY)], embedder)
+    question = "How many died on placebo?"
+    result = cache.add_articles([_article(full_text=BODY)], embedder, question=question)
     assert result.rechunked == 1
     chunks = cache.article_chunks("pmid:42")
-    assert len(chunks) == len(before) + 4
-    assert [c.from_full_text for c in chunks].count(True) == 4
-    assert {c.section for c in chunks if c.from_full_text} == {"Methods", "Results"}
+    # The Results chunks (text, table, figure) are embedded; the Methods chunk is not.
+    assert len(chunks) == len(before) + 3
+    assert [c.from_full_text for c in chunks].count(True) == 3
+    assert {c.section for c in chunks if c.from_full_text} == {"Results"}
+    # Ids are those of the whole list: the Methods chunk's ordinal is skipped, not reused.
+    whole = chunk_article(_article(full_text=BODY))
+    assert {c.id for c in chunks} <= {c.id for c in whole}
     # A search meets the record again, abstract only: the full text read before stays.
     again = cache.add_articles([_article()], embedder)
     assert again.skipped_fresh == 1 and again.chunks_embedded == 0
@@ -128,9 +140,98 @@ def test_tier2_stores_full_text_chunks_and_keeps_them_when_met_again(
     held = cache.fresh_by_key(["pmid:42"])["pmid:42"]
     assert held.full_text == BODY and held.full_text.licence
     # Scoring sees them: the nearest chunk to a Results question is the full text's.
-    vector = np.asarray(embedder.embed(["How many died on placebo?"])[0], dtype=np.float32)
+    vector = np.asarray(embedder.embed([question])[0], dtype=np.float32)
     best = cache.search_chunks(vector, 3)
     assert best[0].chunk.from_full_text and best[0].chunk.section == "Results"
+
+
+def test_without_a_question_a_body_is_stored_but_not_embedded(
+    store: SqliteStore, embedder: MemoEmbedder
+) -> None:
+    cache = EvidenceCache(store, CacheSettings())
+    result = cache.add_articles([_article(full_text=BODY)], embedder)
+    assert result.chunks_embedded == len(chunk_article(_article()))
+    assert not any(c.from_full_text for c in cache.article_chunks("pmid:42"))
+    assert cache.fresh_by_key(["pmid:42"])["pmid:42"].full_text == BODY
+    # The answer that reads it embeds its picks (the article itself is unchanged).
+    read = cache.add_articles([_article(full_text=BODY)], embedder, question="Deaths by arm?")
+    assert read.skipped_fresh == 1 and read.chunks_embedded == 3
+    stored = cache.article_chunks("pmid:42")
+    assert [c.section for c in stored if c.from_full_text] == ["Results"] * 3
+    assert store.get_articles(["pmid:42"])["pmid:42"].chunk_count == len(stored)
+
+
+@pytest.mark.shared_data
+def test_a_later_question_embeds_only_its_picks_tier2_lacks(
+    store: SqliteStore, embedder: MemoEmbedder
+) -> None:
+    full = parse_jats(shared_data_path("pmc_oa", "6605965a.nxml").read_bytes())
+    article = _article(full_text=full)
+    cache = EvidenceCache(store, CacheSettings())
+    first = cache.add_articles([article], embedder, question=EPIC_QUESTION, full_text_chunks=4)
+    body = [c for c in cache.article_chunks("pmid:42") if c.from_full_text]
+    assert len(body) == 4 and first.chunks_embedded == len(chunk_article(_article())) + 4
+    other = "Is parity or age at menarche associated with colorectal cancer risk?"
+    picks = {c.id for c in embedded_chunks(chunk_article(article), other, 4) if c.from_full_text}
+    second = cache.add_articles([article], embedder, question=other, full_text_chunks=4)
+    held = {c.id for c in body}
+    assert second.chunks_embedded == len(picks - held) > 0  # what is held is not embedded again
+    stored = {c.id for c in cache.article_chunks("pmid:42") if c.from_full_text}
+    assert stored == held | picks
+    again = cache.add_articles([article], embedder, question=other, full_text_chunks=4)
+    assert again.chunks_embedded == 0
+
+
+EPIC_QUESTION = (
+    "Is oral contraceptive use associated with colorectal cancer risk in pre-menopausal women?"
+)
+EPIC_HR = "pre- or peri-menopausal women (HR, 1.19; 95% CI: 0.96–1.48)"
+
+
+@pytest.mark.shared_data
+def test_the_question_picks_the_results_chunk_that_answers_it() -> None:
+    full = parse_jats(shared_data_path("pmc_oa", "6605965a.nxml").read_bytes())
+    chunks = chunk_article(_article(full_text=full))
+    results = [c for c in chunks if is_results_chunk(c)]
+    assert len(results) > FULL_TEXT_EMBEDDED  # there is a choice to make
+    picked = embedded_chunks(chunks, EPIC_QUESTION)
+    body = [c for c in picked if c.from_full_text]
+    assert len(body) == FULL_TEXT_EMBEDDED
+    assert all(is_results_chunk(c) for c in body)  # never Methods
+    assert [c for c in picked if not c.from_full_text] == [
+        c for c in chunks if not c.from_full_text
+    ]
+    assert [c.ordinal for c in picked] == sorted(c.ordinal for c in picked)
+    # The passage with the answer is the best lexical match, so it is embedded even with a
+    # budget of one chunk.
+    (best,) = [c for c in embedded_chunks(chunks, EPIC_QUESTION, 1) if c.from_full_text]
+    assert EPIC_HR in best.text
+    assert any(EPIC_HR in c.text for c in body)
+
+
+@pytest.mark.shared_data
+def test_every_article_embeds_at_most_its_budget_of_results_chunks() -> None:
+    for path in sorted(shared_data_path("pmc_oa").glob("*.nxml")):
+        chunks = chunk_article(_article(full_text=parse_jats(path.read_bytes())))
+        results = [c for c in chunks if is_results_chunk(c)]
+        body = [c for c in embedded_chunks(chunks, "What was found?") if c.from_full_text]
+        assert len(body) == min(len(results), FULL_TEXT_EMBEDDED), path
+        assert all(is_results_chunk(c) for c in body), path
+
+
+def test_results_chunks_without_a_shared_word_keep_their_order() -> None:
+    chunks = chunk_article(_article(full_text=BODY))
+    body = [c for c in embedded_chunks(chunks, "zzz qqq", 2) if c.from_full_text]
+    assert [c.text for c in body] == [
+        "Twelve of 150 on the drug died (8%). Thirty of 150 on placebo died (20%).",
+        "Table 1 Deaths by arm.\nArm | Deaths\nDrug | 12\nPlacebo | 30",
+    ]
+    # A word of the question picks its chunk over the ones before it.
+    (table,) = [c for c in embedded_chunks(chunks, "Deaths by arm?", 1) if c.from_full_text]
+    assert table.text.startswith("Table 1")
+    assert rank_lexically("survival curves", [c.text for c in chunks])[0] == len(chunks) - 1
+    # No question: the abstract's chunks only.
+    assert embedded_chunks(chunks, None) == [c for c in chunks if not c.from_full_text]
 
 
 def test_migration_adds_the_flag_to_an_existing_database(tmp_path: Path) -> None:

@@ -222,6 +222,17 @@ class AgentDeps:
         self.evidence.add_articles(articles, self.embedder)
         return [a.key for a in articles if a.key not in fresh]
 
+    def store_full_texts(self, articles: list[Article], question: str) -> None:
+        """Store articles read with their full text in tier 2, embedding of each body the
+        Results chunks ``question`` ranks highest (``fulltext.embed_per_article``) that tier 2
+        does not hold yet."""
+        self.evidence.add_articles(
+            articles,
+            self.embedder,
+            question=question,
+            full_text_chunks=self.settings.fulltext.embed_per_article,
+        )
+
     def digest(
         self, question: str, evidence: list[Evidence], why: str | None = None
     ) -> tuple[str, str | None]:

@@ -39,6 +39,7 @@ from medlit.agent.prompt import (
     without_headers,
 )
 from medlit.agent.state import AgentState
+from medlit.cache.chunking import is_results_chunk
 from medlit.checks.answer import check_answer
 from medlit.checks.answer_wording import third_person, unauthored
 from medlit.checks.citations import (
@@ -97,10 +98,6 @@ STAGE_MESSAGES = {
 }
 #: Nodes that say what they do themselves ("searching PubMed for “statins AND dementia”").
 SELF_REPORTED = frozenset({"fetch_pubmed", "decision", "read_full_text"})
-#: Sections of a full text whose passages join an answer's evidence: what the study found.
-#: An introduction or discussion tells what other studies found, which a citation of this
-#: article would then attribute to it.
-_RESULTS_SECTION = re.compile(r"result|finding", re.I)
 _WORDS = re.compile(r"[^\W\d_]{2,}")
 _SOURCE_LABELS = {"pubmed": "PubMed", "europepmc": "Europe PMC", "local": "the local corpus"}
 
@@ -439,11 +436,13 @@ class AskNodes:
                 for a in to_fetch
                 if a.key in outcome.texts
             ]
-            if fetched:
-                await off_loop(self.deps.store_articles, fetched, True, heavy=True)
             read.update({a.key: a for a in fetched})
         if not read:
             return {"api_calls": state.get("api_calls", 0) + calls, "full_texts_read": []}
+        # Of each body, the Results chunks this question ranks highest are embedded (those
+        # tier 2 already holds are not): the passages below are chosen among them.
+        question = state.get("standalone_question") or state["question"]
+        await off_loop(self.deps.store_full_texts, list(read.values()), question, heavy=True)
         found = await off_loop(
             self.deps.search_chunks, state["query_vector"], self.agent.candidate_chunks, list(read)
         )
@@ -455,8 +454,7 @@ class AskNodes:
             key = item.chunk.article_key
             head = item.chunk.text.split("\n", 1)[0] if "\n" in item.chunk.text else ""
             if (
-                not item.chunk.from_full_text
-                or not _RESULTS_SECTION.search(item.chunk.section or "")
+                not is_results_chunk(item.chunk)
                 or item.chunk.id in held
                 or item.similarity < self.agent.min_evidence_similarity
                 or per_article.get(key, 0) >= config.passages_per_article

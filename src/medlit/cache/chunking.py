@@ -17,20 +17,47 @@
   caption alone. Every chunk keeps its section label and is marked ``from_full_text``.
 
 Chunk ids are ``"{article.key}#{ordinal}"``.
+
+Not every full-text chunk is embedded (:func:`embedded_chunks`): an answer reads an article's
+Results passages closest to its question, so tier 2 embeds the abstract's chunks and, of the full
+text, only the Results chunks (text, tables, figures) that a cheap lexical score (BM25, over the
+article's own Results chunks) ranks highest for the question that read it, at most
+``fulltext.embed_per_article``. Embedding every chunk of a body cost seconds per article on one
+core (``benchmarks/fulltext.py``); BM25 over 20-50 chunks costs a few milliseconds. A later
+question embeds its own picks that tier 2 does not hold yet. Chunk ids stay those of the whole
+list, so a chunk embedded for one question is the same chunk for the next.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
+from collections.abc import Sequence
 
 from medlit.text import split_sentences
 from medlit.types import AbstractSection, Article, Chunk, FullText
 
-__all__ = ["article_content_hash", "chunk_article", "full_text_pieces", "split_sentences"]
+__all__ = [
+    "FULL_TEXT_EMBEDDED",
+    "article_content_hash",
+    "chunk_article",
+    "embedded_chunks",
+    "full_text_pieces",
+    "is_results_chunk",
+    "rank_lexically",
+    "split_sentences",
+]
 
 TARGET_WORDS = 100
 MAX_WORDS = 120
 MIN_TAIL_WORDS = 30
+#: Full-text chunks of one article embedded for a question (``fulltext.embed_per_article``).
+FULL_TEXT_EMBEDDED = 7
+
+#: Sections of a full text whose passages join an answer's evidence: what the study found.
+#: An introduction or discussion tells what other studies found, which a citation of this
+#: article would then attribute to it.
+_RESULTS_SECTION = re.compile(r"result|finding", re.I)
 
 
 def article_content_hash(article: Article) -> str:
@@ -192,3 +219,50 @@ def chunk_article(
         for label, piece in full_text_pieces(article.full_text, target_words, max_words):
             add(piece, label, False, True)
     return chunks
+
+
+def is_results_chunk(chunk: Chunk) -> bool:
+    """True for a full-text chunk of the Results (or Findings) section: its text, tables and
+    figures; the passages an answer may add to its evidence."""
+    return chunk.from_full_text and bool(_RESULTS_SECTION.search(chunk.section or ""))
+
+
+def rank_lexically(question: str, texts: Sequence[str]) -> list[int]:
+    """Indexes of ``texts``, best BM25 match for ``question`` first (ties, and texts sharing no
+    word with it, in their order). BM25 (``bm25s``, English stop words dropped) is computed
+    over ``texts`` alone: a word every Results chunk of the article repeats (its exposure, its
+    outcome) weighs little, the one that tells the chunks apart ("pre-menopausal") much."""
+    if len(texts) <= 1:
+        return list(range(len(texts)))
+    import bm25s  # imported on first use: only an answer reading a full text needs it
+
+    corpus = bm25s.tokenize(list(texts), stopwords="en", show_progress=False)
+    words = bm25s.tokenize([question], stopwords="en", show_progress=False, return_ids=False)
+    known = [w for w in words[0] if w in corpus.vocab]
+    if not known:
+        return list(range(len(texts)))
+    retriever = bm25s.BM25()
+    retriever.index(corpus, show_progress=False)
+    scores = retriever.get_scores(known)
+    return sorted(range(len(texts)), key=lambda i: (-float(scores[i]), i))
+
+
+def embedded_chunks(
+    chunks: Sequence[Chunk], question: str | None, limit: int = FULL_TEXT_EMBEDDED
+) -> list[Chunk]:
+    """The chunks of one article (:func:`chunk_article`) that tier 2 embeds for ``question``.
+
+    Every abstract chunk; of the full text, the ``limit`` Results chunks
+    (:func:`is_results_chunk`) that :func:`rank_lexically` ranks highest for ``question`` (all
+    of them when there are no more). Without a question (an article stored by a search, not
+    read for an answer), no full-text chunk: the body stays with the article, and the answer
+    that reads it embeds its own picks. In their order in the article.
+    """
+    keep = [c for c in chunks if not c.from_full_text]
+    results = [c for c in chunks if is_results_chunk(c)]
+    if question and limit > 0 and results:
+        if len(results) > limit:
+            order = rank_lexically(question, [c.text for c in results])
+            results = [results[i] for i in sorted(order[:limit])]
+        keep.extend(results)
+    return sorted(keep, key=lambda c: c.ordinal)

@@ -5,7 +5,9 @@ Articles are kept by key (PMID, else DOI, else title hash) with the time they we
 :meth:`EvidenceCache.fresh_articles` (the :class:`medlit.sources.base.FreshArticles` seam)
 before fetching records by id. Each article is chunked
 (:func:`medlit.cache.chunking.chunk_article`) and its chunks embedded once; an article seen
-again is re-chunked only when its content changed.
+again is re-chunked only when its content changed. Of a full text, only the Results chunks a
+question reads are embedded (:func:`medlit.cache.chunking.embedded_chunks`); a later question
+adds its own picks that are not held yet.
 
 :meth:`search_chunks` returns anchor chunks (as :class:`medlit.types.Evidence`, score 0) with
 their articles and exact cosine similarity; :meth:`neighbours` gives the chunks around an
@@ -22,7 +24,12 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 
 from medlit.cache._pending import PendingWrites
-from medlit.cache.chunking import article_content_hash, chunk_article
+from medlit.cache.chunking import (
+    FULL_TEXT_EMBEDDED,
+    article_content_hash,
+    chunk_article,
+    embedded_chunks,
+)
 from medlit.config import CacheSettings
 from medlit.embeddings.base import Embedder
 from medlit.log import get_logger
@@ -112,12 +119,28 @@ class EvidenceCache:
         found = self.store.get_articles(list(keys))
         return {key: rec.article for key, rec in found.items() if rec.fetched_at >= cutoff}
 
-    def add_articles(self, articles: Sequence[Article], embedder: Embedder) -> AddResult:
+    def add_articles(
+        self,
+        articles: Sequence[Article],
+        embedder: Embedder,
+        *,
+        question: str | None = None,
+        full_text_chunks: int = FULL_TEXT_EMBEDDED,
+    ) -> AddResult:
         """Store articles with their chunks (embedding only what is new or changed).
 
         Articles already held with the same content are not re-embedded (a stale one has its
         fetch time renewed); all new chunks are embedded in one batched call. Expired articles
         are then deleted and the chunk capacity enforced.
+
+        Args:
+            articles: the articles.
+            embedder: what embeds new chunks.
+            question: the question a full text is read for: of each body, the
+                ``full_text_chunks`` Results chunks it ranks highest are embedded (those of an
+                article already held that tier 2 lacks are added). None: abstracts' chunks
+                only (a body stays with its article until an answer reads it).
+            full_text_chunks: full-text chunks embedded per article for ``question``.
         """
         result = AddResult()
         unique = list({a.key: a for a in articles}.values())
@@ -128,10 +151,15 @@ class EvidenceCache:
         now = self.clock()
         cutoff = now - self.settings.evidence_ttl_s
         todo: list[tuple[Article, str, list[Chunk]]] = []
+        more: list[tuple[str, list[Chunk]]] = []  # held articles: this question's missing picks
         for article in unique:
             digest = article_content_hash(article)
             record = held.get(article.key)
             if record is not None and record.content_hash == digest:
+                if question and article.full_text is not None:
+                    missing = self._missing_picks(article, question, full_text_chunks)
+                    if missing:
+                        more.append((article.key, missing))
                 # A retraction PubMed now marks is kept at once (its chunks stay): answers
                 # citing the article are then not served again (AnswerCache).
                 if record.fetched_at >= cutoff and record.article.retraction == article.retraction:
@@ -146,8 +174,10 @@ class EvidenceCache:
                 result.added += 1
             else:
                 result.rechunked += 1
-            todo.append((article, digest, chunk_article(article)))
-        texts = [chunk.text for _, _, chunks in todo for chunk in chunks]
+            chunks = embedded_chunks(chunk_article(article), question, full_text_chunks)
+            todo.append((article, digest, chunks))
+        texts = [c.text for _, _, chunks in todo for c in chunks]
+        texts += [c.text for _, chunks in more for c in chunks]
         vectors = embedder.embed(texts) if texts else None
         offset = 0
         for article, digest, chunks in todo:
@@ -156,12 +186,26 @@ class EvidenceCache:
             self.store.upsert_article(
                 article, content_hash=digest, chunks=chunks, embeddings=part, now=now
             )
+        for key, chunks in more:
+            if vectors is not None:  # always: ``more`` holds texts
+                self.store.add_chunks(key, chunks, vectors[offset : offset + len(chunks)])
+            offset += len(chunks)
         result.chunks_embedded = len(texts)
         result.expired, result.evicted = self.maintain()
         self._pending.count("evidence.articles_added", result.added + result.rechunked)
         self._pending.count("evidence.chunks_embedded", result.chunks_embedded)
         log.debug("evidence_added", **result.__dict__)
         return result
+
+    def _missing_picks(self, article: Article, question: str, limit: int) -> list[Chunk]:
+        """The full-text chunks ``question`` picks in a held article that tier 2 lacks."""
+        picks = [
+            c for c in embedded_chunks(chunk_article(article), question, limit) if c.from_full_text
+        ]
+        if not picks:
+            return []
+        held = {c.id for c in self.store.article_chunks(article.key)}
+        return [c for c in picks if c.id not in held]
 
     def search_chunks(
         self, embedding: Vector, k: int, filters: ChunkFilters | None = None

@@ -481,6 +481,7 @@ class _Run:
                 on_step=self.on_step,
                 full_text=o.full_text,
                 full_text_budget=o.settings.fulltext.max_per_job if o.full_text else 0,
+                full_text_chunks=o.settings.fulltext.embed_per_article,
                 question_search=QuestionSearch(
                     max_terms=o.settings.agent.max_query_terms,
                     limit=o.settings.agent.fetch_per_round,

@@ -12,12 +12,14 @@ finding raises become sub-questions one level deeper, researched in the next wav
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from medlit.cache.chunking import FULL_TEXT_EMBEDDED
 from medlit.checks.claim_check import CheckedClaim, check_claim
 from medlit.checks.claims import without_label
 from medlit.checks.grounding import (
@@ -88,8 +90,16 @@ FullTextFn = Callable[[Sequence[Article], int], Awaitable[dict[str, FullText]]]
 class EvidenceCacheLike(FreshArticles, Protocol):
     """What the researcher needs of :class:`medlit.cache.EvidenceCache`."""
 
-    def add_articles(self, articles: Sequence[Article], embedder: Embedder) -> Any:
-        """Store articles, chunking and embedding what is new."""
+    def add_articles(
+        self,
+        articles: Sequence[Article],
+        embedder: Embedder,
+        *,
+        question: str | None = None,
+        full_text_chunks: int = ...,
+    ) -> Any:
+        """Store articles, chunking and embedding what is new (of a full text, the Results
+        chunks ``question`` ranks highest)."""
         ...
 
     def search_chunks(self, embedding: Any, k: int) -> Sequence[Evidence]:
@@ -173,6 +183,7 @@ class DeepResearcher:
         on_step: OnStep | None = None,
         full_text: FullTextFn | None = None,
         full_text_budget: int = 0,
+        full_text_chunks: int = FULL_TEXT_EMBEDDED,
         question_search: QuestionSearch | None = None,
         search_log: list[SearchLogEntry] | None = None,
     ) -> None:
@@ -183,6 +194,7 @@ class DeepResearcher:
         # Open-access full texts read for the articles about to be read (fulltext.mode auto).
         self.full_text = full_text
         self.full_text_left = full_text_budget
+        self.full_text_chunks = full_text_chunks  # of a body, Results chunks embedded
         self.llm = llm
         self.search = search
         self.cache = cache if embedder is not None else None
@@ -328,7 +340,7 @@ class DeepResearcher:
             and a.key not in read_by_any
             and a.key in bearing
         ]
-        to_read = await self._with_full_text(to_read)
+        to_read = await self._with_full_text(to_read, question.text)
         found = counted(len(articles), "article")
         await self._step(question, f"{found} found, {len(to_read)} to read")
         for article in to_read:
@@ -361,9 +373,10 @@ class DeepResearcher:
         )
         await on_done(question, articles)
 
-    async def _with_full_text(self, articles: list[Article]) -> list[Article]:
+    async def _with_full_text(self, articles: list[Article], question: str) -> list[Article]:
         """``articles``, those with an open-access full text carrying it (read within the job's
-        full-text budget, stored in the evidence cache); the others as they were."""
+        full-text budget, stored in the evidence cache, with the Results chunks ``question``
+        ranks highest embedded); the others as they were."""
         wanted = [a for a in articles if a.full_text is None and a.pmcid]
         if self.full_text is None or self.full_text_left <= 0 or not wanted:
             return articles
@@ -376,7 +389,15 @@ class DeepResearcher:
             if key in texts
         }
         if read and self.cache is not None and self.embedder is not None:
-            await asyncio.to_thread(self.cache.add_articles, list(read.values()), self.embedder)
+            await asyncio.to_thread(
+                functools.partial(
+                    self.cache.add_articles,
+                    list(read.values()),
+                    self.embedder,
+                    question=question,
+                    full_text_chunks=self.full_text_chunks,
+                )
+            )
         return [read.get(a.key, a) for a in articles]
 
     async def _step(self, question: SubQuestion, message: str) -> None:

@@ -119,6 +119,45 @@ class PgEvidenceOps(PgStoreParts):
                     (len(chunks), article.key),
                 )
 
+    def add_chunks(self, article_key: str, chunks: Sequence[Chunk], embeddings: Vector) -> int:
+        """Add chunks to a stored article, keeping those it holds; returns the chunks added."""
+        if len(embeddings) != len(chunks):
+            raise StorageError("add_chunks needs one embedding per chunk")
+        if not chunks:
+            return 0
+        vectors = [self._vector(v) for v in embeddings]
+        with self.transaction() as conn:
+            # The article's row is locked: a concurrent upsert or eviction waits for us.
+            held = conn.raw.execute(
+                "SELECT 1 FROM articles WHERE key = %s FOR UPDATE", (article_key,)
+            ).fetchone()
+            if held is None:
+                return 0
+            before = _chunk_count(conn, article_key)
+            conn.raw.cursor().executemany(
+                "INSERT INTO chunks (chunk_id, article_key, ordinal, section, text, "
+                "is_conclusion, from_full_text, embedding) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (chunk_id) DO NOTHING",
+                [
+                    (
+                        c.id,
+                        article_key,
+                        c.ordinal,
+                        c.section,
+                        c.text,
+                        int(c.is_conclusion),
+                        int(c.from_full_text),
+                        v,
+                    )
+                    for c, v in zip(chunks, vectors, strict=True)
+                ],
+            )
+            after = _chunk_count(conn, article_key)
+            conn.raw.execute(
+                "UPDATE articles SET chunk_count = %s WHERE key = %s", (after, article_key)
+            )
+        return int(after - before)
+
     def touch_articles(self, keys: Sequence[str], now: float) -> None:
         """Move articles to the LRU front (rows updated in key order: no deadlocks)."""
         if not keys:
@@ -289,3 +328,10 @@ def _article_record(row: Sequence[Any]) -> ArticleRecord:
         last_used_at=float(row[3]),
         chunk_count=int(row[4]),
     )
+
+
+def _chunk_count(conn: Any, article_key: str) -> int:
+    row = conn.raw.execute(
+        "SELECT count(*) FROM chunks WHERE article_key = %s", (article_key,)
+    ).fetchone()
+    return int(row[0]) if row else 0

@@ -131,6 +131,44 @@ class EvidenceOps:
         if chunks is not None:
             self._index("chunks")
 
+    def add_chunks(self, article_key: str, chunks: Sequence[Chunk], embeddings: Vector) -> int:
+        """Add chunks to a stored article, keeping those it holds; returns the chunks added."""
+        if len(embeddings) != len(chunks):
+            raise StorageError("add_chunks needs one embedding per chunk")
+        if not chunks:
+            return 0
+        vectors = [self._vector(v).tobytes() for v in embeddings]
+        with self.transaction() as conn:
+            if not conn.execute("SELECT 1 FROM articles WHERE key = ?", (article_key,)).fetchone():
+                return 0
+            before = conn.execute(
+                "SELECT count(*) FROM chunks WHERE article_key = ?", (article_key,)
+            ).fetchone()[0]
+            conn.executemany(
+                "INSERT INTO chunks (chunk_id, article_key, ordinal, section, text, "
+                "is_conclusion, from_full_text, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (chunk_id) DO NOTHING",
+                [
+                    (
+                        c.id,
+                        article_key,
+                        c.ordinal,
+                        c.section,
+                        c.text,
+                        int(c.is_conclusion),
+                        int(c.from_full_text),
+                        v,
+                    )
+                    for c, v in zip(chunks, vectors, strict=True)
+                ],
+            )
+            after = conn.execute(
+                "SELECT count(*) FROM chunks WHERE article_key = ?", (article_key,)
+            ).fetchone()[0]
+            conn.execute("UPDATE articles SET chunk_count = ? WHERE key = ?", (after, article_key))
+        self._index("chunks")
+        return int(after - before)
+
     def touch_articles(self, keys: Sequence[str], now: float) -> None:
         """Move articles to the LRU front."""
         if not keys:

@@ -295,6 +295,11 @@ class Store(Protocol):
         """Store an article; ``chunks`` None keeps its chunks and only refreshes it."""
         ...
 
+    def add_chunks(self, article_key: str, chunks: Sequence[Chunk], embeddings: Vector) -> int:
+        """Add chunks to a stored article, keeping those it holds (a chunk id already held is
+        left as it is); returns the chunks added (0 if the article is not stored)."""
+        ...
+
     def touch_articles(self, keys: Sequence[str], now: float) -> None:
         """Move articles to the LRU front."""
         ...
