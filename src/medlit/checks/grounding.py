@@ -19,6 +19,7 @@ from medlit.checks.stance import content_terms, sentence_stance
 from medlit.checks.topics import anchor_terms, normalise_topic
 from medlit.checks.word_rarity import is_technical, zipf
 from medlit.text import only_points, sentence_pieces
+from medlit.words import cue, stop_words, synonym_groups, word_stem
 
 __all__ = [
     "GroundedSummary",
@@ -43,13 +44,7 @@ CLAIM_SUPPORT = 0.6
 #: Share of a negative claim's content words its quote and the article's title must hold
 #: together when the claim answers the title's question (see :func:`claim_supported`).
 TITLE_SUPPORT = 0.8
-_NEGATION = re.compile(
-    r"\b(?:not|no|never|neither|nor|without|fail(?:ed|s)?|little|lack(?:s|ed|ing)?|"
-    r"absen(?:t|ce)|unlikely|insufficient|"
-    # a negation in one word: "is probably unnecessary" says what "is not necessary" says
-    r"unnecessar(?:y|ily)|ineffective|insignificant|non-?significant|unchanged)\b|n't\b",
-    re.I,
-)
+_NEGATION = cue("negation.claim")
 
 _CITED = re.compile(r"\[(\d+(?:\s*[-–,;]\s*\d+)*)\]")
 # Words about the prompt, not the literature: the local model wrote "..., as indicated by the
@@ -221,7 +216,7 @@ def abbreviation_said(word: str, text: str, *, in_one_word: bool = True) -> bool
 #: What ends the run of words an abbreviation's initials are read in.
 _BREAKS = re.compile(r"[.?!:;,()\[\]\n]+")
 #: Words an abbreviation's initials skip ("enucleation of the prostate": E, P).
-_SMALL_WORDS = frozenset(["a", "an", "and", "for", "in", "of", "on", "the", "to", "with"])
+_SMALL_WORDS = stop_words("initials")
 
 
 def said_in(key: str, stems: set[str]) -> bool:
@@ -279,26 +274,7 @@ _PREFIXES = frozenset(
 
 # Words a clinician and an abstract use for one thing ("sex" and "gender", "kidney" and
 # "renal"), by stem: a question asked in one is answered by an article written in the other.
-_SYNONYM_PAIRS = (
-    ("sex", "gender"),
-    ("death", "mortality"),
-    ("kidney", "renal"),
-    ("lung", "pulmonary"),
-    ("heart", "cardiac"),
-    ("liver", "hepatic"),
-    ("stomach", "gastric"),
-    ("bleeding", "hemorrhage"),
-    ("vasopressor", "pressor"),
-    ("replace", "substitute"),
-    ("postpartum", "postnatal"),
-    ("antenatal", "prenatal"),
-    ("big", "large"),
-    ("bigger", "larger"),
-    ("brachial", "arm"),
-    ("multiparous", "parity"),
-    ("whipple", "pancreaticoduodenectomy"),
-    ("whipple", "pancreatoduodenectomy"),
-)
+_SYNONYM_PAIRS = tuple((a, b) for a, b in synonym_groups("term_synonyms.tsv"))
 
 
 @functools.cache
@@ -401,13 +377,6 @@ _NAMED_ALIKE = (
         ["secondhand", "passive", "smoke", "smoking", "tobacco"],
     ),
 )
-
-
-@functools.lru_cache(maxsize=65536)
-def word_stem(word: str) -> str:
-    """A word's first six letters in American spelling (haem -> hem, oedema -> edema)."""
-    word = re.sub(r"ae|oe", "e", word)
-    return re.sub(r"our$", "or", word)[:6]
 
 
 def denied_by_article(

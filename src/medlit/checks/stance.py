@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from medlit.text import counted, fold_accents
+from medlit.words import cue, cue_source, prefix_stem, stop_words
+from medlit.words.tokens import ASCII_WORDS
 
 __all__ = [
     "AS_COMPARISON",
@@ -33,44 +35,10 @@ Stance = Literal["yes", "no", "uncertain"]
 Verdict = Literal["yes", "no", "uncertain"]
 
 
-def _wordset(text: str) -> frozenset[str]:
-    return frozenset(text.split())
+_STOP = stop_words("stance")
 
-
-_STOP = _wordset(
-    "a an the of in on at to for from by with without and or but not no nor is are was were "
-    "be been being do does did can could should would will may might must has have had this "
-    "that these those it its their there than then as into over under between among after "
-    "before during within versus vs via per which who whom whose what when where why how "
-    "we our you your they them he she his her i me my patients patient study studies "
-    "effect effects use used using role"
-)
-
-_HEDGE = re.compile(
-    r"\b(unclear|uncertain|inconclusive|controversial|conflicting|equivocal|debatable"
-    r"|remains? (?:to be|unknown|unclear|controversial|uncertain|elusive|debated)"
-    r"|not (?:yet )?(?:clear|known|established|certain|conclusive)"
-    r"|cannot be (?:determined|concluded|excluded|ruled out|answered|established)"
-    r"|insufficient (?:evidence|data)|limited (?:evidence|data)|mixed (?:results|evidence)"
-    r"|only (?:\w+ ){0,10}(?:could|can) be (?:confirmed|detected|demonstrated|shown)"
-    r"|may or may not|further (?:studies|research|trials) (?:are|is) (?:needed|required) to "
-    r"(?:determine|establish|clarify|confirm) whether)\b",
-    re.I,
-)
-_NEGATIVE = re.compile(
-    r"\b(?:no (?:\w+ ){0,3}?(?:statistically |clinically )?"
-    r"(?:significant|clear|evidence|differences?"
-    r"|(?:association|correlation|relationship|relation|effect|benefit|advantage|impact|role"
-    r"|improvement|increase|decrease|reduction|change|influence|added value|value|indication)s?"
-    r"|data (?:to )?support\w*)"
-    r"|(?:did|does|do|was|were|is|are|could|can|would|should|will|has|have|had) not"
-    r"|didn't|doesn't|don't|wasn't|weren't|isn't|aren't|cannot|can't|couldn't|won't"
-    r"|failed to|fails to|unable to|neither|nor|lack of|lacks?|absence of|no longer|rather than"
-    r"|unlikely|ineffective|unnecessary|unjustified|unreliable|inadequate\w*|insufficient\w*"
-    r"|poor\w*|disappointing|little|weak\w*|deficit\w*|questionable|only a minority|not"
-    r"|(?:of )?limited (?:clinical )?(?:value|use|usefulness|utility|benefit|role))\b",
-    re.I,
-)
+_HEDGE = cue("hedge.conclusion")
+_NEGATIVE = cue("negation.finding")
 _EQUIVALENT = re.compile(
     r"\b(?<!of )(?:similar|comparable|equivalent|equally|non-?inferior|as (?:effective|safe|good|"
     r"accurate) as)\b(?! (?:in )?(?:size|age|number|proportion|distribution|baseline)\b)",
@@ -114,12 +82,7 @@ _ADVERSE = re.compile(
 )
 # Negations that do not negate the finding: "worse than those who had not received X"; a
 # tumour's grade ("poorly differentiated"); a concession.
-_BENIGN_NEGATION = re.compile(
-    r"\bthan (?:\w+ ){0,3}(?:who|that|which) (?:had|did|were|was|have|do|does) not \w+"
-    r"|\bwhether or not\b|\bwith or without\b|\bnot only\b|\bpoorly[- ]differentiated\b"
-    r"|\bnot[- ]?withstanding\b",  # a concession ("not withstanding the limitations")
-    re.I,
-)
+_BENIGN_NEGATION = cue("negation.benign")
 # What a finding leads to, "poor" ("was associated with poorer stability and functional
 # outcomes", "predicts poor survival"): an outcome that goes worse, not a negation of the
 # finding, as "poor" is of a test ("poor accuracy") or an effect ("poor response").
@@ -134,9 +97,9 @@ _NO_DIFFERENCE = re.compile(
     r"|(?:did|does|do) not (?:significantly )?differ)\b",
     re.I,
 )
-RISING = r"increas\w*|higher|more|greater|elevat\w*|rais\w*"
+RISING = cue_source("direction.rising")
 """Words saying a quantity goes up (a regular-expression alternation)."""
-FALLING = r"decreas\w*|reduc\w*|lower\w*|less|fewer|declin\w*|prevent\w*"
+FALLING = cue_source("direction.falling")
 """Words saying a quantity goes down."""
 _UP = re.compile(rf"\b(?:{RISING}|worse\w*)\b", re.I)
 _DOWN = re.compile(rf"\b(?:{FALLING})\b", re.I)
@@ -178,7 +141,7 @@ _DIFFERENCE_THAN = re.compile(
     r"(?:\w{2,}er|more(?: \w+)?|less(?: \w+)?|fewer(?: \w+)?)\s+than\b(?!\s*[<>=≤≥\d])",
     re.I,
 )
-_NEGATED_QUESTION = re.compile(r"\b(?:not|n't|never|fail\w*|without|lack\w*)\b", re.I)
+_NEGATED_QUESTION = cue("negation.question")
 # A concession the sentence opens with, up to its comma: "Although X is correlated with Y, ...".
 _CONCESSIVE = re.compile(
     r"^\s*(?:although|though|even though|while|despite)\b[^,;]{3,200},\s*", re.I
@@ -193,7 +156,7 @@ _YES_NO_START = re.compile(
 )
 _CLAUSE = re.compile(r"[:;,]\s+|\n|\.\s+|\s*--\s*|\s[-\u2013\u2014]\s")
 _WH_START = re.compile(r"^(?:what|which|who|whom|whose|when|where|why|how)\b", re.I)
-_WORD = re.compile(r"[a-z0-9]+")
+_WORD = ASCII_WORDS
 
 
 def is_yes_no_question(question: str) -> bool:
@@ -216,8 +179,7 @@ def is_yes_no_question(question: str) -> bool:
     return not _WH_START.match(last) and not _WH_START.match(text)
 
 
-def _stem(word: str) -> str:
-    return word[:6]
+_stem = prefix_stem
 
 
 def content_terms(text: str) -> set[str]:

@@ -11,14 +11,11 @@ import functools
 import re
 
 from medlit.checks.qualified_names import mismatched, qualified_names
+from medlit.words import stop_words
 
 __all__ = ["anchor_terms", "names_otherwise", "normalise_topic", "on_topic"]
 
-_STOP_WORDS = """a an and are as at be between by can could do does for from has have how in into
-is it its of on or than that the their there these this those to vs versus was were what when
-where which who whom why will with within among patients people"""
-
-_STOP = frozenset(_STOP_WORDS.split())
+_STOP = stop_words("topic")
 
 
 @functools.lru_cache(maxsize=16384)
