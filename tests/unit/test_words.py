@@ -128,7 +128,11 @@ def test_every_data_file_is_read_by_a_loader() -> None:
         "synonyms.tsv",
         "drug_names.tsv",
         "term_synonyms.tsv",
+        "prefixes.txt",
+        "named_alike.toml",
     }
     assert names - {"__pycache__"} == read
-    for name in read - {"stop_words.txt", "cues.toml", "opposites.tsv"}:
+    for name in read - {"stop_words.txt", "cues.toml", "opposites.tsv", "named_alike.toml"}:
         assert tables.data_lines(name), name
+    stones = next(says for names, says in words.named_alike() if names.search("Urolithiasis"))
+    assert "kidney" in stones

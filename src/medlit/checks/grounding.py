@@ -19,7 +19,7 @@ from medlit.checks.stance import content_terms, sentence_stance
 from medlit.checks.topics import anchor_terms, normalise_topic
 from medlit.checks.word_rarity import is_technical, zipf
 from medlit.text import only_points, sentence_pieces
-from medlit.words import cue, stop_words, synonym_groups, word_stem
+from medlit.words import cue, named_alike, stop_words, synonym_groups, word_set, word_stem
 
 __all__ = [
     "GroundedSummary",
@@ -264,12 +264,8 @@ def said_in(key: str, stems: set[str]) -> bool:
 
 
 #: What a hyphen joins to a word to change its meaning ("non-", "pre-", "anti-"; shorter
-#: parts are no words either).
-_PREFIXES = frozenset(
-    ("non", "pre", "post", "anti", "pro", "sub", "semi", "multi", "inter", "intra", "extra",
-     "over", "under", "self", "mid", "hyper", "hypo", "peri", "para", "trans", "ultra",
-     "micro", "macro", "mono", "poly", "tri")
-)  # fmt: skip
+#: parts are no words either): words/data/prefixes.txt.
+_PREFIXES = word_set("prefixes.txt")
 
 
 # Words a clinician and an abstract use for one thing ("sex" and "gender", "kidney" and
@@ -339,44 +335,9 @@ def _word_stems(text: str) -> frozenset[str]:
     )
 
 
-# One thing a clinician and an abstract name in other words than a word for a word: asked
-# whether hair and urine trace elements predict "kidney stone" composition, the local model's
-# answer lost its article, on "urinary stone" composition, "for 'kidney', which that article
-# never mentions". Each: the names (a pattern), and the words any of them says.
-_NAMED_ALIKE = (
-    (
-        re.compile(
-            r"\b(?:(?:kidney|urinary|renal|ureteral|ureteric) (?:stones?|calcul[iu]s?)"
-            r"|(?:uro|nephro)lithiasis|stone[- ]formers?)\b",
-            re.I,
-        ),
-        ["kidney", "stone", "calculi", "urolithiasis", "nephrolithiasis"],
-    ),
-    (
-        re.compile(r"\b(?:heart attacks?|myocardial infarctions?)\b", re.I),
-        ["heart", "attack", "myocardial", "infarction"],
-    ),
-    # Asked whether being overweight predicts knee pain, the local model's answer was left
-    # "None of the retrieved articles speaks of ... overweight ... x-ray ... together", over a
-    # study of body mass index and radiographic knee osteoarthritis.
-    (
-        re.compile(r"\b(?:overweight|obes(?:e|ity)|body mass index|bmi)\b", re.I),
-        ["overweight", "obesity", "obese", "bmi"],
-    ),
-    (re.compile(r"\b(?:x-?rays?|radiograph(?:s|y|ic|ically)?)\b", re.I), ["x-ray", "radiograph"]),
-    # "Can adrenal masses bigger than 7 cm be removed laparoscopically?" over "laparoscopic
-    # adrenalectomy for adrenal masses larger than 7 cm": an -ectomy removes.
-    (
-        re.compile(r"\b(?:\w+ectom(?:y|ies)|resect\w*|excis\w*|remov\w*)\b", re.I),
-        ["remove", "removal", "resection", "excision"],
-    ),
-    (
-        re.compile(
-            r"\b(?:second[- ]?hand smok\w*|passive smok\w*|environmental tobacco smoke)\b", re.I
-        ),
-        ["secondhand", "passive", "smoke", "smoking", "tobacco"],
-    ),
-)
+# Things a clinician and an abstract name in other words than a word for a word ("kidney
+# stone", "urolithiasis"): each, the names (a pattern) and the words any of them says.
+_NAMED_ALIKE = named_alike()
 
 
 def denied_by_article(

@@ -20,6 +20,7 @@ __all__ = [
     "cue_source",
     "cue_words",
     "data_lines",
+    "named_alike",
     "opposite_pairs",
     "stop_words",
     "synonym_groups",
@@ -155,3 +156,15 @@ def cue_pairs(name: str) -> frozenset[frozenset[str]]:
     """The pairs of a cue list of pairs (``"intent_pairs.compatible"``), each a frozenset."""
     group, _, key = name.partition(".")
     return frozenset(frozenset(pair) for pair in _cues()[group][key])
+
+
+@cache
+def named_alike() -> tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]:
+    """The things of ``named_alike.toml``: each, the pattern of its names (any case) and the
+    words a text naming it says too."""
+    things = tomllib.loads(_text("named_alike.toml"))["thing"]
+    out = []
+    for thing in things:
+        names = thing["names"] if isinstance(thing["names"], str) else "".join(thing["names"])
+        out.append((re.compile(names, re.IGNORECASE), tuple(thing["says"])))
+    return tuple(out)
