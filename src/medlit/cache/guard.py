@@ -60,9 +60,11 @@ from medlit.cache.wording import word_difference
 from medlit.checks.qualified_names import describe, qualified_names, qualifiers_match
 from medlit.text import as_typed
 from medlit.words import (
+    age_groups,
     cue,
     cue_group,
     cue_pairs,
+    directions,
     negation_scopes,
     opposite_pairs,
     plural_lemma,
@@ -106,7 +108,6 @@ _COMPATIBLE = cue_pairs("intent_pairs.compatible")
 _MODALITIES = cue_group("modality")
 _EXCLUDES = cue("question.excludes")
 _NEGATOR = cue("negation.token")
-_DIRECTIONS = {"up": cue("direction.up"), "down": cue("direction.down")}
 _SENTENCE = re.compile(r"(?<=[.?!])\s+|\n+")
 _QUESTION_START = re.compile(
     r"^(?:what|how|why|when|where|which|who|can|could|is|are|am|do|does|did|should|would|will"
@@ -121,20 +122,7 @@ _UNIT = (
     r"tablets?|pills?|puffs?|drops?"
 )
 _DOSE = re.compile(rf"(\d+(?:\.\d+)?)\s*({_UNIT})\b")
-_AGE = re.compile(
-    r"\b(\d{1,3})\s*(?:-|\s)?(years?|yrs?|y/?o|months?|mos?|m/?o|m|weeks?|wks?|days?)"
-    r"(?:\s*-?\s*old|\b)"
-)
-_POPULATION_WORDS = {
-    "infant": r"\b(?:baby|babies|infants?|newborns?|neonat|nicus?\b)",
-    "child": r"\b(?:child|children|kids?|toddlers?|teens?|teenagers?|adolescents?|boys?|girls?"
-    r"|pediatric|paediatric|school-?age|picus?)\b",
-    "adult": r"\badults?\b|\bgrown-?ups?\b",
-    "elderly": r"\b(?:elderly|seniors?|geriatric|aged|octogenarians?|nonagenarians?)\b"
-    r"|\bold (?:man|woman|people|age)\b"
-    r"|\bolder (?:adults?|patients?|people|persons?|individuals?|women|men|subjects?)\b",
-}
-_POPULATION = {k: re.compile(v) for k, v in _POPULATION_WORDS.items()}
+_POPULATION = cue_group("population")
 # Pregnancy and breastfeeding change what is safe: named on one side only, the other answer
 # may not hold ("Is ibuprofen safe ... during pregnancy?" embeds at 0.84 to the same question
 # without it, inside the band an LLM verifier is asked about).
@@ -195,26 +183,6 @@ class QuestionFeatures:
     negated_ask: bool
 
 
-def age_groups(text: str) -> set[str]:
-    """The age groups ``text`` (lower-cased) names: infant, child, adult, elderly, by word or
-    by age ("7 years old" is a child)."""
-    groups = {name for name, rx in _POPULATION.items() if rx.search(text)}
-    for number, unit in _AGE.findall(text):
-        value = float(number)
-        if unit.startswith(("m", "w", "d")) and value < 48:
-            groups.add("infant" if value < 24 or unit.startswith(("w", "d")) else "child")
-        elif unit.startswith("y"):
-            if value < 2:
-                groups.add("infant")
-            elif value < 18:
-                groups.add("child")
-            elif value < 65:
-                groups.add("adult")
-            else:
-                groups.add("elderly")
-    return groups
-
-
 def _asking_part(text: str) -> str:
     """The question sentences of a text (all of it when none looks like a question)."""
     parts = [p.strip() for p in _SENTENCE.split(text) if p.strip()]
@@ -256,7 +224,7 @@ def question_features(question: str) -> QuestionFeatures:
         intents=frozenset(intents),
         modalities=frozenset(m for m, rx in _MODALITIES.items() if rx.search(asking)),
         excludes=_EXCLUDES.search(asking) is not None,
-        directions=frozenset(d for d, rx in _DIRECTIONS.items() if rx.search(asking)),
+        directions=directions(asking),
         yes_no=_YES_NO.match(asking.strip()) is not None,
         negated_ask=any(_NEGATOR.match(tok) for tok in asking_tokens),
     )

@@ -13,7 +13,7 @@ Below the checks and the cache, beside the services: it imports only the standar
 
 from __future__ import annotations
 
-from medlit.words.cues import negation_scopes
+from medlit.words.cues import age_groups, directions, negation_scopes
 from medlit.words.forms import is_verb, lemmas, plural_lemma, prefix_stem, spelling, word_stem
 from medlit.words.tables import (
     cue,
@@ -30,12 +30,14 @@ from medlit.words.tables import (
 )
 
 __all__ = [
+    "age_groups",
     "cue",
     "cue_group",
     "cue_pairs",
     "cue_source",
     "cue_words",
     "data_lines",
+    "directions",
     "is_verb",
     "lemmas",
     "load",

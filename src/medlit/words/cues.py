@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 
-from medlit.words.tables import cue, cue_words
+from medlit.words.tables import cue, cue_group, cue_words
 
-__all__ = ["negation_scopes"]
+__all__ = ["age_groups", "directions", "negation_scopes"]
 
 #: Tokens a negation reaches past its cue: "no fever", "not pregnant", "don't have any fever".
 NEGATION_REACH = 3
@@ -41,3 +41,30 @@ def negation_scopes(
             continue
         yield raw, in_scope
         scope = 0
+
+
+def directions(text: str) -> frozenset[str]:
+    """The directions of an effect ``text`` (lower case) asks about: ``"up"`` (cue
+    ``direction.up``: "increase", "raise the risk"), ``"down"`` (``direction.down``: "reduce",
+    "prevent"), both or neither."""
+    return frozenset(d for d in ("up", "down") if cue(f"direction.{d}").search(text))
+
+
+def age_groups(text: str) -> set[str]:
+    """The age groups ``text`` (lower-cased) names: infant, child, adult, elderly, by word
+    (cues ``population.*``) or by age (``age.stated``: "7 years old" is a child)."""
+    groups = {name for name, rx in cue_group("population").items() if rx.search(text)}
+    for number, unit in cue("age.stated").findall(text):
+        value = float(number)
+        if unit.startswith(("m", "w", "d")) and value < 48:
+            groups.add("infant" if value < 24 or unit.startswith(("w", "d")) else "child")
+        elif unit.startswith("y"):
+            if value < 2:
+                groups.add("infant")
+            elif value < 18:
+                groups.add("child")
+            elif value < 65:
+                groups.add("adult")
+            else:
+                groups.add("elderly")
+    return groups
