@@ -82,6 +82,16 @@ def test_a_negation_covers_the_first_content_word_after_it(
     assert found == negated
 
 
+def test_the_cue_reader_reads_directions_and_age_groups() -> None:
+    assert words.directions("does coffee raise the risk of stroke") == {"up"}
+    assert words.directions("does aspirin lower and not increase it") == {"up", "down"}
+    assert words.directions("is aspirin safe") == frozenset()
+    assert words.age_groups("my 7 years old son") == {"child"}
+    assert words.age_groups("a 3-month-old baby") == {"infant"}
+    assert words.age_groups("in adults and older people") == {"adult", "elderly"}
+    assert words.age_groups("2 weeks ago") == {"infant"}  # by age: the guard's "young" is by word
+
+
 def test_the_stems_and_forms() -> None:
     assert words.word_stem("haemorrhage") == words.word_stem("hemorrhage") == "hemorr"
     assert words.word_stem("tumour") == "tumor"

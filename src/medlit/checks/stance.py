@@ -92,11 +92,7 @@ _POOR_OUTCOME = re.compile(
     re.I,
 )
 _SKEPTICAL_QUESTION = re.compile(r"\b(?:really|truly|actually|still|myth|overrated)\b", re.I)
-_NO_DIFFERENCE = re.compile(
-    r"\b(?:no (?:statistically |clinically )?(?:significant )?differen\w*"
-    r"|(?:did|does|do) not (?:significantly )?differ)\b",
-    re.I,
-)
+_NO_DIFFERENCE = cue("negation.no_difference")
 RISING = cue_source("direction.rising")
 """Words saying a quantity goes up (a regular-expression alternation)."""
 FALLING = cue_source("direction.falling")
@@ -111,24 +107,12 @@ _EQUIV_QUESTION = re.compile(
 # The predicate an equivalence question asks, itself negated ("Exclusive CRT is not safe to
 # treat ...", "CT cannot replace bone scintigraphy"): a no, where other negations under such a
 # question ("no complications") are too subtle for cues.
-_NOT_AS_ASKED = re.compile(
-    r"\b(?:not|never|cannot|can't|isn't|aren't|wasn't|weren't|no longer)\s+(?:\w+\s+)?"
-    r"(?:safe|feasible|equivalent|comparable|non-?inferior|alternatives?|as\s+(?:\w+\s+){1,2}as"
-    r"|replace|substitute)\b|\b(?:unsafe|infeasible)\b",
-    re.I,
-)
+_NOT_AS_ASKED = cue("negation.not_as_asked")
 # A finding said to have no evidence ("There is little evidence that the campaigns were
 # effective"): what follows is negated as a whole, where a negation cue governs a few words.
-_NO_EVIDENCE_THAT = re.compile(
-    r"\b(?:no|little|scant|not (?:any|enough|much))\s+(?:\w+\s+)?evidence\s+(?:that|of|for)\s+",
-    re.I,
-)
+_NO_EVIDENCE_THAT = cue("negation.no_evidence_that")
 # Harm said to be absent ("with no significant adverse effects", "without complications").
-_NO_HARM = re.compile(
-    r"\b(?:no|without)\s+(?:\w+\s+){0,3}?(?:complications?|adverse (?:effects?|events?"
-    r"|reactions?)|toxicit\w*|morbidit\w*|side[- ]effects?|harms?)\b",
-    re.I,
-)
+_NO_HARM = cue("negation.no_harm")
 # A question asking whether two things are one ("Are cold knife conization and LEEP the same
 # procedure?"), which a difference between them answers no.
 _SAMENESS_QUESTION = re.compile(
@@ -202,18 +186,14 @@ def _without_negated(clause: str) -> str:
 # "does not appear (seem) to possess the predictive value": the negation reaches past the
 # verb of seeming to what does not seem so (PubMedQA 25787073, gold no, read uncertain, and
 # the local model's "CRP levels do predict the pathological stage" stood under Yes).
-_NOT_APPEARING = re.compile(r"\b(not|n't)\s+(?:appear|seem)\w*\s+to\s+", re.I)
+_NOT_APPEARING = cue("negation.not_appearing")
 # A negated predicate governs what it is for: "NT assessment does not prove to be an useful
 # ultrasound parameter for predicting GDM onset" (PubMedQA 21190419, gold no) read uncertain,
 # "predicting" standing as a yes cue beyond the negation's four words.
-_NOT_FOR_DOING = re.compile(r"\b(?:not|n't|cannot|never)\s+(?:[\w-]+\s+){0,8}?for\s+\w+ing\b", re.I)
+_NOT_FOR_DOING = cue("negation.not_for_doing")
 
 
-_NOT_ENABLED = re.compile(
-    r"\b(?:not|n't|cannot|never|unable to|failed to)\s+(?:\w+\s+){0,2}?"
-    r"(?:allow|permit|enable|make it possible)\w*\b[^,;:]*",
-    re.I,
-)
+_NOT_ENABLED = cue("negation.not_enabled")
 
 
 _RATHER_THAN = re.compile(r"\brather than\b", re.I)
