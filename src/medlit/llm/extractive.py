@@ -34,7 +34,7 @@ from medlit.checks.word_rarity import is_technical
 from medlit.text import all_of, either_of, split_sentences
 from medlit.types import Article, Evidence, StudyType
 from medlit.words import cue
-from medlit.words.tokens import ASCII_WORDS
+from medlit.words.tokens import ASCII_WORDS, TERMS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -343,7 +343,7 @@ def _asked_words(question: str) -> dict[str, str]:
     writes them: topic key -> the word as written."""
     asked = {normalise_topic(word) for word in anchor_terms(question)}
     words: dict[str, str] = {}
-    for word in re.findall(r"[^\W_]+(?:-[^\W_]+)*", question):
+    for word in TERMS.findall(question):
         key = normalise_topic(word)
         if key in asked:
             words.setdefault(key, word)
