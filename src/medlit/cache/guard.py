@@ -124,16 +124,9 @@ _UNIT = (
 _DOSE = re.compile(rf"(\d+(?:\.\d+)?)\s*({_UNIT})\b")
 _POPULATION = cue_group("population")
 # Pregnancy and breastfeeding change what is safe: named on one side only, the other answer
-# may not hold ("Is ibuprofen safe ... during pregnancy?" embeds at 0.84 to the same question
-# without it, inside the band an LLM verifier is asked about).
-# "Lactating", not "lactate" (a laboratory value).
-_PREGNANCY = re.compile(
-    r"\b(?:pregnan\w*|breast-?feed\w*|breastfed|lactation|lactating|nursing mothers?)\b"
-)
-_SEX = {
-    "male": re.compile(r"\b(?:male|males|man|men|boy|boys|guy)\b"),
-    "female": re.compile(r"\b(?:female|females|woman|women|girl|girls|lady|ladies)\b"),
-}
+# may not hold (cues pregnancy.named, sex.*).
+_PREGNANCY = cue("pregnancy.named")
+_SEX = cue_group("sex")
 # Qualitative doses count as doses: "low-dose aspirin" is not the same question as "aspirin".
 _DOSE_WORD = re.compile(
     r"\b(low|high|standard|double|single|mini|micro|loading)[- ]?dos(?:e|es|ed|ing)\b"
