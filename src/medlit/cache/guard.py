@@ -16,12 +16,12 @@ other question writes it
   tumor, randomised / randomized, apnoea / apnea),
 - in another inflection (women / woman, improves / improve, delayed / delay),
 - as digits for a number word (four / 4), or
-- by a vetted synonym (``vocab/synonyms.tsv``: kidney / renal, heart attack / myocardial
+- by a vetted synonym (``words/data/synonyms.tsv``: kidney / renal, heart attack / myocardial
   infarction, paracetamol / acetaminophen, ...),
 
-and where function and framing words (``vocab/function_words.txt``: articles, be / do / have,
-modal verbs, pronouns that name nobody, prepositions of relation, "is there evidence that")
-may be added, dropped or swapped. Word order may change only by moving a phrase whole (one
+and where function and framing words (``words/data/function_words.txt``: articles, be / do /
+have, modal verbs, pronouns that name nobody, prepositions of relation, "is there evidence
+that") may be added, dropped or swapped. Word order may change only by moving a phrase whole (one
 that begins with a word that relates two things: for, of, to, by, than, from, with, in, on,
 versus, ...), by moving one verb (a passive: "can X be used" / "can I use X"), or in a
 question in the passive with its agent ("by"); and where both questions say a relating word,

@@ -22,9 +22,10 @@ only when every word of one question is found in the other, up to:
 Word order is not compared. Everything else that differs is reported, word by word, with the
 question's own spelling.
 
-Each question's words and their keys are computed once (``functools.lru_cache``); the
-lemmatiser is needed only when the two questions' spelling-folded words differ, and is loaded
-with the vocabularies by :func:`load` (the guard calls it when it is made).
+The spelling, lemmas and tables are the word tools' (:mod:`medlit.words`). Each question's
+words and their keys are computed once (``functools.lru_cache``); the lemmatiser is needed only
+when the two questions' spelling-folded words differ, and is loaded with the vocabularies by
+:func:`load` (the guard calls it when it is made).
 """
 
 from __future__ import annotations
