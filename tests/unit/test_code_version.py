@@ -35,6 +35,16 @@ def test_a_change_to_the_answering_code_changes_the_hash_and_a_front_end_does_no
     assert code_hash(root) != before  # a module added is a change too
 
 
+def test_a_change_to_a_word_table_changes_the_hash(tmp_path: Path) -> None:
+    root = _package(
+        tmp_path / "medlit",
+        {"words/tables.py": "", "words/data/synonyms.tsv": "kidney\trenal\n"},
+    )
+    before = code_hash(root)
+    (root / "words/data/synonyms.tsv").write_text("kidney\trenal\nlung\tpulmonary\n")
+    assert code_hash(root) != before  # a synonym added changes what the guard serves
+
+
 def test_the_answer_fingerprint_carries_the_installed_answering_code(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     import medlit.config
 

@@ -25,6 +25,7 @@ from medlit.checks.search_terms import (
     query_terms,
 )
 from medlit.text import as_typed
+from medlit.words import stop_words
 
 __all__ = [
     "PlanOutput",
@@ -140,9 +141,7 @@ def deterministic_plan(question: str, *, max_terms: int = 8) -> QueryPlan:
     return QueryPlan(standalone, narrow, broad, suggest_focus(standalone))
 
 
-_FOLLOW_UP_FILLER = frozenset(
-    ["what", "about", "how", "and", "also", "then", "instead", "same", "question"]
-)
+_FOLLOW_UP_FILLER = stop_words("follow_up")
 
 
 def _written_name(text: str, head: str, quals: frozenset[str]) -> re.Match[str] | None:

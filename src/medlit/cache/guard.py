@@ -16,12 +16,12 @@ other question writes it
   tumor, randomised / randomized, apnoea / apnea),
 - in another inflection (women / woman, improves / improve, delayed / delay),
 - as digits for a number word (four / 4), or
-- by a vetted synonym (``vocab/synonyms.tsv``: kidney / renal, heart attack / myocardial
+- by a vetted synonym (``words/data/synonyms.tsv``: kidney / renal, heart attack / myocardial
   infarction, paracetamol / acetaminophen, ...),
 
-and where function and framing words (``vocab/function_words.txt``: articles, be / do / have,
-modal verbs, pronouns that name nobody, prepositions of relation, "is there evidence that")
-may be added, dropped or swapped. Word order may change only by moving a phrase whole (one
+and where function and framing words (``words/data/function_words.txt``: articles, be / do /
+have, modal verbs, pronouns that name nobody, prepositions of relation, "is there evidence
+that") may be added, dropped or swapped. Word order may change only by moving a phrase whole (one
 that begins with a word that relates two things: for, of, to, by, than, from, with, in, on,
 versus, ...), by moving one verb (a passive: "can X be used" / "can I use X"), or in a
 question in the passive with its agent ("by"); and where both questions say a relating word,
@@ -55,24 +55,24 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
 
-from medlit.cache.guard_lexicon import (
-    _ANTONYMS,
-    _COMPATIBLE,
-    _DRUG_STEM,
-    _DRUGS,
-    _EXCLUDES,
-    _FINDINGS,
-    _INTENTS,
-    _MODALITIES,
-    _QUESTION_START,
-    _SENTENCE,
-    _STOP,
-    _SYNONYMS,
-)
 from medlit.cache.wording import load as load_wording
 from medlit.cache.wording import word_difference
 from medlit.checks.qualified_names import describe, qualified_names, qualifiers_match
 from medlit.text import as_typed
+from medlit.words import (
+    age_groups,
+    cue,
+    cue_group,
+    cue_pairs,
+    directions,
+    negation_scopes,
+    opposite_pairs,
+    plural_lemma,
+    stop_words,
+    synonym_groups,
+    word_set,
+)
+from medlit.words.tokens import HYPHENATED_WORDS as _WORD
 
 __all__ = ["GuardVerdict", "QuestionFeatures", "QuestionGuard", "age_groups", "question_features"]
 
@@ -95,56 +95,38 @@ def _compatible(a: str, b: str) -> bool:
     return a == b or frozenset((a, b)) in _COMPATIBLE
 
 
+# The tables (medlit.words, words/data/): read once, when this module is imported.
+_STOP = stop_words("lay_question")
+# Lay / brand -> canonical name. Only words that change which drug is meant.
+_SYNONYMS = {term: group[0] for group in synonym_groups("drug_names.tsv") for term in group}
+_DRUGS = word_set("drugs.txt")
+_DRUG_STEM = cue("drug.stem")
+_FINDINGS = word_set("findings.txt")
+_ANTONYMS = opposite_pairs("question")
+_INTENTS = cue_group("intent")
+_COMPATIBLE = cue_pairs("intent_pairs.compatible")
+_MODALITIES = cue_group("modality")
+_EXCLUDES = cue("question.excludes")
+_NEGATOR = cue("negation.token")
+_SENTENCE = re.compile(r"(?<=[.?!])\s+|\n+")
+_QUESTION_START = re.compile(
+    r"^(?:what|how|why|when|where|which|who|can|could|is|are|am|do|does|did|should|would|will"
+    r"|may|might|any|has|have)\b"
+)
+
+
 # --- per-question features -----------------------------------------------------------------
 
-_WORD = re.compile(r"[a-z][a-z'-]*[a-z]|[a-z]|\d+(?:\.\d+)?")
-_NEGATOR = re.compile(r"^(?:not|no|never|without|none|neither|nor|cannot|\w+n't)$")
-_SCOPE_END = frozenset({"but", "and", "or", "so", "because", "although", "though", "which"})
-_HEDGES = frozenset({"sure", "certain", "know", "think", "only", "idea", "just"})
 _UNIT = (
     r"mg|mcg|µg|ug|g|grams?|ml|cc|units?|iu|%|percent|mmhg|mg/dl|mmol|lbs?|pounds?|kg|oz|"
     r"tablets?|pills?|puffs?|drops?"
 )
 _DOSE = re.compile(rf"(\d+(?:\.\d+)?)\s*({_UNIT})\b")
-_AGE = re.compile(
-    r"\b(\d{1,3})\s*(?:-|\s)?(years?|yrs?|y/?o|months?|mos?|m/?o|m|weeks?|wks?|days?)"
-    r"(?:\s*-?\s*old|\b)"
-)
-_POPULATION_WORDS = {
-    "infant": r"\b(?:baby|babies|infants?|newborns?|neonat|nicus?\b)",
-    "child": r"\b(?:child|children|kids?|toddlers?|teens?|teenagers?|adolescents?|boys?|girls?"
-    r"|pediatric|paediatric|school-?age|picus?)\b",
-    "adult": r"\badults?\b|\bgrown-?ups?\b",
-    "elderly": r"\b(?:elderly|seniors?|geriatric|aged|octogenarians?|nonagenarians?)\b"
-    r"|\bold (?:man|woman|people|age)\b"
-    r"|\bolder (?:adults?|patients?|people|persons?|individuals?|women|men|subjects?)\b",
-}
-_POPULATION = {k: re.compile(v) for k, v in _POPULATION_WORDS.items()}
+_POPULATION = cue_group("population")
 # Pregnancy and breastfeeding change what is safe: named on one side only, the other answer
-# may not hold ("Is ibuprofen safe ... during pregnancy?" embeds at 0.84 to the same question
-# without it, inside the band an LLM verifier is asked about).
-# "Lactating", not "lactate" (a laboratory value).
-_PREGNANCY = re.compile(
-    r"\b(?:pregnan\w*|breast-?feed\w*|breastfed|lactation|lactating|nursing mothers?)\b"
-)
-_SEX = {
-    "male": re.compile(r"\b(?:male|males|man|men|boy|boys|guy)\b"),
-    "female": re.compile(r"\b(?:female|females|woman|women|girl|girls|lady|ladies)\b"),
-}
-# The direction of an effect a question asks about: "does X increase Y" and "does X reduce Y"
-# share every content word and embed at 0.95+, but the answer to one is the negation of the other.
-_DIRECTIONS = {
-    "up": re.compile(
-        r"\b(?:increas\w*|rais(?:e|es|ed|ing)|elevat\w*|worsen\w*|exacerbat\w*|aggravat\w*"
-        r"|promot\w*|induc(?:e|es|ed|ing)|caus(?:e|es|ed|ing)|trigger\w*|boost\w*|enhanc\w*"
-        r"|accelerat\w*|higher|more likely|raise the risk)\b"
-    ),
-    "down": re.compile(
-        r"\b(?:reduc\w*|decreas\w*|lower(?:s|ed|ing)?|lessen\w*|prevent\w*|protect\w*"
-        r"|attenuat\w*|alleviat\w*|diminish\w*|inhibit\w*|suppress\w*|slow(?:s|ed|ing)? down"
-        r"|less likely|cut(?:s|ting)? the risk)\b"
-    ),
-}
+# may not hold (cues pregnancy.named, sex.*).
+_PREGNANCY = cue("pregnancy.named")
+_SEX = cue_group("sex")
 # Qualitative doses count as doses: "low-dose aspirin" is not the same question as "aspirin".
 _DOSE_WORD = re.compile(
     r"\b(low|high|standard|double|single|mini|micro|loading)[- ]?dos(?:e|es|ed|ing)\b"
@@ -155,19 +137,17 @@ _YES_NO = re.compile(
 )
 
 
-def _lemma(word: str) -> str:
-    """Crude English lemma: enough to match 'headaches' with 'headache'."""
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 4 and word.endswith(("ches", "shes", "sses", "xes")):
-        return word[:-2]
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
-
-
 def _canonical(word: str) -> str:
     return _SYNONYMS.get(word, word)
+
+
+def _key(raw: str) -> str:
+    return _canonical(plural_lemma(raw.strip("'-")))
+
+
+def _is_content(raw: str) -> bool:
+    word = _key(raw)
+    return not (raw in _STOP or len(word) < 3 or word.isdigit())
 
 
 def _is_drug(word: str) -> bool:
@@ -196,26 +176,6 @@ class QuestionFeatures:
     negated_ask: bool
 
 
-def age_groups(text: str) -> set[str]:
-    """The age groups ``text`` (lower-cased) names: infant, child, adult, elderly, by word or
-    by age ("7 years old" is a child)."""
-    groups = {name for name, rx in _POPULATION.items() if rx.search(text)}
-    for number, unit in _AGE.findall(text):
-        value = float(number)
-        if unit.startswith(("m", "w", "d")) and value < 48:
-            groups.add("infant" if value < 24 or unit.startswith(("w", "d")) else "child")
-        elif unit.startswith("y"):
-            if value < 2:
-                groups.add("infant")
-            elif value < 18:
-                groups.add("child")
-            elif value < 65:
-                groups.add("adult")
-            else:
-                groups.add("elderly")
-    return groups
-
-
 def _asking_part(text: str) -> str:
     """The question sentences of a text (all of it when none looks like a question)."""
     parts = [p.strip() for p in _SENTENCE.split(text) if p.strip()]
@@ -234,20 +194,10 @@ def question_features(question: str) -> QuestionFeatures:
     asserted: set[str] = set()
     # A negation covers the first content word after it, at most three tokens on ("no fever",
     # "not pregnant", "don't have any fever"); hedges ("not sure if") negate nothing.
-    scope = 0
-    for raw in tokens:
-        word = _canonical(_lemma(raw.strip("'-")))
-        if _NEGATOR.match(raw):
-            scope = 3
-            continue
-        if raw in _SCOPE_END or (scope == 3 and raw in _HEDGES):
-            scope = 0
-        in_scope, scope = scope > 0, max(scope - 1, 0)
-        if raw in _STOP or len(word) < 3 or word.isdigit():
-            continue
+    for raw, in_scope in negation_scopes(tokens, _is_content):
+        word = _key(raw)
         content.add(word)
         (negated if in_scope else asserted).add(word)
-        scope = 0
     asking = _asking_part(text)
     intents = {name for name, rx in _INTENTS.items() if rx.search(asking)}
     doses = {(_unit(u), _number(n)) for n, u in _DOSE.findall(text)}
@@ -267,7 +217,7 @@ def question_features(question: str) -> QuestionFeatures:
         intents=frozenset(intents),
         modalities=frozenset(m for m, rx in _MODALITIES.items() if rx.search(asking)),
         excludes=_EXCLUDES.search(asking) is not None,
-        directions=frozenset(d for d, rx in _DIRECTIONS.items() if rx.search(asking)),
+        directions=directions(asking),
         yes_no=_YES_NO.match(asking.strip()) is not None,
         negated_ask=any(_NEGATOR.match(tok) for tok in asking_tokens),
     )

@@ -12,9 +12,9 @@ only when every word of one question is found in the other, up to:
 - **inflection**: the noun and verb lemmas of ``lemminflect`` (women / woman, improves /
   improve, delayed / delay, children / child); an adjective is compared as written (better is
   not good, older is not old);
-- **a vetted synonym** (``vocab/synonyms.tsv``: lay and medical names of one condition, one
+- **a vetted synonym** (``words/data/synonyms.tsv``: lay and medical names of one condition, one
   drug's names, an organ's noun and adjective, a few words of a question that mean the same);
-- **function and framing words** (``vocab/function_words.txt``: articles, be / do / have,
+- **function and framing words** (``words/data/function_words.txt``: articles, be / do / have,
   modal verbs, pronouns that name nobody, prepositions of relation, "is there evidence that"),
   which may be added, dropped or swapped;
 - **compounds**: "followup" is "follow up" and "follow-up" (hyphens split words).
@@ -22,9 +22,10 @@ only when every word of one question is found in the other, up to:
 Word order is not compared. Everything else that differs is reported, word by word, with the
 question's own spelling.
 
-Each question's words and their keys are computed once (``functools.lru_cache``); the
-lemmatiser is needed only when the two questions' spelling-folded words differ, and is loaded
-with the vocabularies by :func:`load` (the guard calls it when it is made).
+The spelling, lemmas and tables are the word tools' (:mod:`medlit.words`). Each question's
+words and their keys are computed once (``functools.lru_cache``); the lemmatiser is needed only
+when the two questions' spelling-folded words differ, and is loaded with the vocabularies by
+:func:`load` (the guard calls it when it is made).
 """
 
 from __future__ import annotations
@@ -32,9 +33,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from importlib.resources import files
 
 from medlit.text import as_typed
+from medlit.words import data_lines, is_verb, lemmas, spelling, synonym_groups
+from medlit.words import load as load_words
+from medlit.words.tokens import WORDS as _TOKEN
 
 __all__ = [
     "WordDifference",
@@ -46,25 +49,9 @@ __all__ = [
     "wording",
 ]
 
-# Letters and digits; a decimal number stays one word. Hyphens, slashes and apostrophes split.
-_TOKEN = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+")
 _NOT = re.compile(r"\b(can|won|shan)'t\b|n't\b")
 _POSSESSIVE = re.compile(r"'s\b")
 
-# Regular British / American spelling differences of medical English, applied after the
-# ``breame`` table (which holds the irregular ones: ageing, grey, programme, licence ...).
-_SPELLING_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"ae"), "e"),  # haem-, anaemia, paediatric, aetiology, caesarean
-    (re.compile(r"oe(?!s$)"), "e"),  # oedema, apnoea, oesophagus, foetal, coeliac (not toes)
-    (re.compile(r"(?<=[a-z]{2})our(?=$|s$|ed$|ing$|ite|able|al|ful|less|er|ist)"), "or"),
-    (re.compile(r"(?<=[a-z]{4})is(?=e$|es$|ed$|ing$|ation|er$|ers$|able$)"), "iz"),
-    (re.compile(r"ys(?=e$|es$|ed$|ing$|er$|ers$)"), "yz"),
-    (re.compile(r"(?<=[a-z]{3})tre(?=s?$)"), "ter"),
-    (re.compile(r"ibre(?=s?$)"), "iber"),
-    (re.compile(r"(?<=[a-z]{3})ogue(?=s?$)"), "og"),
-    (re.compile(r"sulph"), "sulf"),
-)
-_LEMMA_TAGS = ("NOUN", "VERB", "AUX", "PROPN")
 # Words that relate two things: the same words around them in another order may ask the
 # converse ("risk factors for X" / "X a risk factor for", "A better than B" / "B better than
 # A"). Each must be followed by the same word in both questions where both say it.
@@ -74,23 +61,17 @@ _RELATIONS = frozenset(
 )
 
 
-def _vocab(name: str) -> list[str]:
-    """Lines of a vocabulary file, without comments and blank lines."""
-    text = files("medlit.cache").joinpath("vocab", name).read_text(encoding="utf-8")
-    return [line.rstrip() for line in text.splitlines() if line.strip() and line[0] != "#"]
-
-
 @cache
 def function_words() -> frozenset[str]:
-    """Words whose presence or absence changes no question (``vocab/function_words.txt``)."""
-    return frozenset(line.strip() for line in _vocab("function_words.txt") if " " not in line)
+    """Words whose presence or absence changes no question (``words/data/function_words.txt``)."""
+    return frozenset(line.strip() for line in data_lines("function_words.txt") if " " not in line)
 
 
 @cache
 def _framing() -> re.Pattern[str] | None:
-    """The several-word framing phrases of ``vocab/function_words.txt`` ("can you tell me")."""
+    """The several-word framing phrases of ``function_words.txt`` ("can you tell me")."""
     phrases = sorted(
-        (" ".join(_TOKEN.findall(line.strip())) for line in _vocab("function_words.txt")),
+        (" ".join(_TOKEN.findall(line.strip())) for line in data_lines("function_words.txt")),
         key=len,
         reverse=True,
     )
@@ -100,57 +81,13 @@ def _framing() -> re.Pattern[str] | None:
     return re.compile(r"(?<!\S)(" + "|".join(re.escape(p) for p in phrases) + r")(?!\S)")
 
 
-@cache
-def _british() -> dict[str, str]:
-    from breame.data.spelling_constants import BRITISH_ENGLISH_SPELLINGS
-
-    return dict(BRITISH_ENGLISH_SPELLINGS)
-
-
-# A number written as a word is the number ("four weeks" / "4 weeks"); "one" is also a pronoun.
-_NUMBERS = {
-    "zero": "0", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
-    "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
-}  # fmt: skip
-
-
-@lru_cache(maxsize=65536)
-def spelling(word: str) -> str:
-    """``word`` (lower case) in one spelling for British and American variants, a number
-    word as its digits."""
-    if word in _NUMBERS:
-        return _NUMBERS[word]
-    word = _british().get(word, word)
-    if len(word) < 5 or not word.isalpha():
-        return word
-    for pattern, replacement in _SPELLING_RULES:
-        word = pattern.sub(replacement, word)
-    return word
-
-
-@lru_cache(maxsize=65536)
-def _lemmas(word: str) -> frozenset[str]:
-    """The noun and verb lemmas of a spelling-folded word, and the word itself."""
-    if not word.isalpha():
-        return frozenset((word,))
-    import lemminflect
-
-    found = lemminflect.getAllLemmas(word)
-    lemmas = {lemma for tag in _LEMMA_TAGS for lemma in found.get(tag, ())}
-    if not found:  # not in its dictionary: its rules for nouns and verbs
-        for tag in ("NOUN", "VERB"):
-            lemmas.update(lemminflect.getAllLemmasOOV(word, tag).get(tag, ()))
-    return frozenset({word, *(spelling(lemma) for lemma in lemmas)})
-
-
 def load() -> None:
     """Load the vocabularies and the lemmatiser now (about 0.2 s of CPU, once per process),
     so that the first check that needs them is as fast as the others."""
+    load_words()
     function_words()
     _framing()
     _synonyms()
-    _british()
-    _lemmas.__wrapped__("women")
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,8 +101,8 @@ class _Synonyms:
 def _synonyms() -> _Synonyms:
     words: dict[str, str] = {}
     phrase_group: dict[str, str] = {}
-    for line in _vocab("synonyms.tsv"):
-        terms = [t.strip().lower() for t in line.split("\t") if t.strip()]
+    for group_terms in synonym_groups("synonyms.tsv"):
+        terms = [t.lower() for t in group_terms]
         group = "=" + "_".join(_TOKEN.findall(terms[0]))
         for term in terms:
             tokens = [spelling(t) for t in _TOKEN.findall(as_typed(term))]
@@ -270,8 +207,8 @@ def _keys(question: str) -> tuple[frozenset[str], ...]:
         if key.startswith("="):
             out.append(frozenset((key,)))
             continue
-        lemmas = _lemmas(key)
-        out.append(lemmas | {groups[k] for k in lemmas if k in groups})
+        forms = lemmas(key)
+        out.append(forms | {groups[k] for k in forms if k in groups})
     return tuple(out)
 
 
@@ -355,14 +292,6 @@ def _order(new: str, cached: str) -> tuple[str, str] | None:
     return None
 
 
-@lru_cache(maxsize=4096)
-def _verb(key: str) -> bool:
-    """Whether a word (a key of :func:`_sequence`) can be a verb."""
-    import lemminflect
-
-    return bool(key.isalpha() and lemminflect.getAllLemmas(key).get("VERB"))
-
-
 def _sequence(question: str) -> tuple[list[str], set[int]]:
     """The question's content words, once each in order of first use, each as one of its keys
     (the same for two words that match), and the positions that follow a relation."""
@@ -403,7 +332,9 @@ def _moved(new: str, cached: str) -> tuple[str, str] | None:
                 return None
             if start + len(middle_a) - k in after_b:
                 return None
-            if (k == 1 and _verb(middle_a[0])) or (k == len(middle_a) - 1 and _verb(middle_a[-1])):
+            if (k == 1 and is_verb(middle_a[0])) or (
+                k == len(middle_a) - 1 and is_verb(middle_a[-1])
+            ):
                 return None
     words_a, words_b = wording(new).words, wording(cached).words
     return (

@@ -29,12 +29,13 @@ from medlit.checks.topics import normalise_topic
 from medlit.checks.word_rarity import is_technical
 from medlit.log import get_logger
 from medlit.types import Article
+from medlit.words.tokens import LETTER_TERMS
 
 __all__ = ["Borrowed", "drop_borrowed_terms"]
 
 log = get_logger("agent.borrowed_terms")
 
-_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
+_WORD = LETTER_TERMS
 _SUSPENDED = re.compile(r"\b[^\W\d_]+-(?=\s)")
 """A suspended prefix ("peri-" in "peri- and postmenopausal"): the word it stands for is the
 prefix and the next word's end, which no word here spells, so it is no term of its own."""

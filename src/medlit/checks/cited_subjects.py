@@ -27,7 +27,6 @@ import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from medlit.cache.guard import age_groups
 from medlit.checks.attribution import MIN_SHARE
 from medlit.checks.citations import extract_pmids, remove_cited_for
 from medlit.checks.defined_terms import spell_out
@@ -36,6 +35,7 @@ from medlit.checks.grounding import unsaid_in_article, word_stems
 from medlit.checks.search_terms import content_terms
 from medlit.log import get_logger
 from medlit.types import Article
+from medlit.words import age_groups
 
 __all__ = ["Unsaid", "drop_unsaid_subjects", "populations_unspoken"]
 

@@ -37,6 +37,7 @@ import re
 from typing import Literal
 
 from medlit.checks.stance import AS_COMPARISON, content_terms
+from medlit.words import cue
 
 __all__ = ["MIN_SHARE", "MIN_SHARED", "Comparison", "compared_terms", "comparison", "reverses"]
 
@@ -71,7 +72,7 @@ _DIFFER = re.compile(
     r"|changed|influenced|altered|improved|worsened)\b",
     re.IGNORECASE,
 )
-_NEGATED = re.compile(r"\b(?:no|not|nor|without|neither|never|cannot)\b|n't\b", re.IGNORECASE)
+_NEGATED = cue("negation.clause")
 _REACH = 25  # characters before a cue in which a negation turns it
 MIN_SHARED = 3
 """Words of what a claim compares that its source must share, at least, to be set against it."""

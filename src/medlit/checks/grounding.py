@@ -19,6 +19,7 @@ from medlit.checks.stance import content_terms, sentence_stance
 from medlit.checks.topics import anchor_terms, normalise_topic
 from medlit.checks.word_rarity import is_technical, zipf
 from medlit.text import only_points, sentence_pieces
+from medlit.words import cue, named_alike, stop_words, synonym_groups, word_set, word_stem
 
 __all__ = [
     "GroundedSummary",
@@ -43,13 +44,7 @@ CLAIM_SUPPORT = 0.6
 #: Share of a negative claim's content words its quote and the article's title must hold
 #: together when the claim answers the title's question (see :func:`claim_supported`).
 TITLE_SUPPORT = 0.8
-_NEGATION = re.compile(
-    r"\b(?:not|no|never|neither|nor|without|fail(?:ed|s)?|little|lack(?:s|ed|ing)?|"
-    r"absen(?:t|ce)|unlikely|insufficient|"
-    # a negation in one word: "is probably unnecessary" says what "is not necessary" says
-    r"unnecessar(?:y|ily)|ineffective|insignificant|non-?significant|unchanged)\b|n't\b",
-    re.I,
-)
+_NEGATION = cue("negation.claim")
 
 _CITED = re.compile(r"\[(\d+(?:\s*[-–,;]\s*\d+)*)\]")
 # Words about the prompt, not the literature: the local model wrote "..., as indicated by the
@@ -221,7 +216,7 @@ def abbreviation_said(word: str, text: str, *, in_one_word: bool = True) -> bool
 #: What ends the run of words an abbreviation's initials are read in.
 _BREAKS = re.compile(r"[.?!:;,()\[\]\n]+")
 #: Words an abbreviation's initials skip ("enucleation of the prostate": E, P).
-_SMALL_WORDS = frozenset(["a", "an", "and", "for", "in", "of", "on", "the", "to", "with"])
+_SMALL_WORDS = stop_words("initials")
 
 
 def said_in(key: str, stems: set[str]) -> bool:
@@ -269,36 +264,13 @@ def said_in(key: str, stems: set[str]) -> bool:
 
 
 #: What a hyphen joins to a word to change its meaning ("non-", "pre-", "anti-"; shorter
-#: parts are no words either).
-_PREFIXES = frozenset(
-    ("non", "pre", "post", "anti", "pro", "sub", "semi", "multi", "inter", "intra", "extra",
-     "over", "under", "self", "mid", "hyper", "hypo", "peri", "para", "trans", "ultra",
-     "micro", "macro", "mono", "poly", "tri")
-)  # fmt: skip
+#: parts are no words either): words/data/prefixes.txt.
+_PREFIXES = word_set("prefixes.txt")
 
 
 # Words a clinician and an abstract use for one thing ("sex" and "gender", "kidney" and
 # "renal"), by stem: a question asked in one is answered by an article written in the other.
-_SYNONYM_PAIRS = (
-    ("sex", "gender"),
-    ("death", "mortality"),
-    ("kidney", "renal"),
-    ("lung", "pulmonary"),
-    ("heart", "cardiac"),
-    ("liver", "hepatic"),
-    ("stomach", "gastric"),
-    ("bleeding", "hemorrhage"),
-    ("vasopressor", "pressor"),
-    ("replace", "substitute"),
-    ("postpartum", "postnatal"),
-    ("antenatal", "prenatal"),
-    ("big", "large"),
-    ("bigger", "larger"),
-    ("brachial", "arm"),
-    ("multiparous", "parity"),
-    ("whipple", "pancreaticoduodenectomy"),
-    ("whipple", "pancreatoduodenectomy"),
-)
+_SYNONYM_PAIRS = tuple((a, b) for a, b in synonym_groups("term_synonyms.tsv"))
 
 
 @functools.cache
@@ -363,51 +335,9 @@ def _word_stems(text: str) -> frozenset[str]:
     )
 
 
-# One thing a clinician and an abstract name in other words than a word for a word: asked
-# whether hair and urine trace elements predict "kidney stone" composition, the local model's
-# answer lost its article, on "urinary stone" composition, "for 'kidney', which that article
-# never mentions". Each: the names (a pattern), and the words any of them says.
-_NAMED_ALIKE = (
-    (
-        re.compile(
-            r"\b(?:(?:kidney|urinary|renal|ureteral|ureteric) (?:stones?|calcul[iu]s?)"
-            r"|(?:uro|nephro)lithiasis|stone[- ]formers?)\b",
-            re.I,
-        ),
-        ["kidney", "stone", "calculi", "urolithiasis", "nephrolithiasis"],
-    ),
-    (
-        re.compile(r"\b(?:heart attacks?|myocardial infarctions?)\b", re.I),
-        ["heart", "attack", "myocardial", "infarction"],
-    ),
-    # Asked whether being overweight predicts knee pain, the local model's answer was left
-    # "None of the retrieved articles speaks of ... overweight ... x-ray ... together", over a
-    # study of body mass index and radiographic knee osteoarthritis.
-    (
-        re.compile(r"\b(?:overweight|obes(?:e|ity)|body mass index|bmi)\b", re.I),
-        ["overweight", "obesity", "obese", "bmi"],
-    ),
-    (re.compile(r"\b(?:x-?rays?|radiograph(?:s|y|ic|ically)?)\b", re.I), ["x-ray", "radiograph"]),
-    # "Can adrenal masses bigger than 7 cm be removed laparoscopically?" over "laparoscopic
-    # adrenalectomy for adrenal masses larger than 7 cm": an -ectomy removes.
-    (
-        re.compile(r"\b(?:\w+ectom(?:y|ies)|resect\w*|excis\w*|remov\w*)\b", re.I),
-        ["remove", "removal", "resection", "excision"],
-    ),
-    (
-        re.compile(
-            r"\b(?:second[- ]?hand smok\w*|passive smok\w*|environmental tobacco smoke)\b", re.I
-        ),
-        ["secondhand", "passive", "smoke", "smoking", "tobacco"],
-    ),
-)
-
-
-@functools.lru_cache(maxsize=65536)
-def word_stem(word: str) -> str:
-    """A word's first six letters in American spelling (haem -> hem, oedema -> edema)."""
-    word = re.sub(r"ae|oe", "e", word)
-    return re.sub(r"our$", "or", word)[:6]
+# Things a clinician and an abstract name in other words than a word for a word ("kidney
+# stone", "urolithiasis"): each, the names (a pattern) and the words any of them says.
+_NAMED_ALIKE = named_alike()
 
 
 def denied_by_article(

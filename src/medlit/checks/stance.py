@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from medlit.text import counted, fold_accents
+from medlit.words import cue, cue_source, prefix_stem, stop_words
+from medlit.words.tokens import ASCII_WORDS
 
 __all__ = [
     "AS_COMPARISON",
@@ -33,44 +35,10 @@ Stance = Literal["yes", "no", "uncertain"]
 Verdict = Literal["yes", "no", "uncertain"]
 
 
-def _wordset(text: str) -> frozenset[str]:
-    return frozenset(text.split())
+_STOP = stop_words("stance")
 
-
-_STOP = _wordset(
-    "a an the of in on at to for from by with without and or but not no nor is are was were "
-    "be been being do does did can could should would will may might must has have had this "
-    "that these those it its their there than then as into over under between among after "
-    "before during within versus vs via per which who whom whose what when where why how "
-    "we our you your they them he she his her i me my patients patient study studies "
-    "effect effects use used using role"
-)
-
-_HEDGE = re.compile(
-    r"\b(unclear|uncertain|inconclusive|controversial|conflicting|equivocal|debatable"
-    r"|remains? (?:to be|unknown|unclear|controversial|uncertain|elusive|debated)"
-    r"|not (?:yet )?(?:clear|known|established|certain|conclusive)"
-    r"|cannot be (?:determined|concluded|excluded|ruled out|answered|established)"
-    r"|insufficient (?:evidence|data)|limited (?:evidence|data)|mixed (?:results|evidence)"
-    r"|only (?:\w+ ){0,10}(?:could|can) be (?:confirmed|detected|demonstrated|shown)"
-    r"|may or may not|further (?:studies|research|trials) (?:are|is) (?:needed|required) to "
-    r"(?:determine|establish|clarify|confirm) whether)\b",
-    re.I,
-)
-_NEGATIVE = re.compile(
-    r"\b(?:no (?:\w+ ){0,3}?(?:statistically |clinically )?"
-    r"(?:significant|clear|evidence|differences?"
-    r"|(?:association|correlation|relationship|relation|effect|benefit|advantage|impact|role"
-    r"|improvement|increase|decrease|reduction|change|influence|added value|value|indication)s?"
-    r"|data (?:to )?support\w*)"
-    r"|(?:did|does|do|was|were|is|are|could|can|would|should|will|has|have|had) not"
-    r"|didn't|doesn't|don't|wasn't|weren't|isn't|aren't|cannot|can't|couldn't|won't"
-    r"|failed to|fails to|unable to|neither|nor|lack of|lacks?|absence of|no longer|rather than"
-    r"|unlikely|ineffective|unnecessary|unjustified|unreliable|inadequate\w*|insufficient\w*"
-    r"|poor\w*|disappointing|little|weak\w*|deficit\w*|questionable|only a minority|not"
-    r"|(?:of )?limited (?:clinical )?(?:value|use|usefulness|utility|benefit|role))\b",
-    re.I,
-)
+_HEDGE = cue("hedge.conclusion")
+_NEGATIVE = cue("negation.finding")
 _EQUIVALENT = re.compile(
     r"\b(?<!of )(?:similar|comparable|equivalent|equally|non-?inferior|as (?:effective|safe|good|"
     r"accurate) as)\b(?! (?:in )?(?:size|age|number|proportion|distribution|baseline)\b)",
@@ -114,12 +82,7 @@ _ADVERSE = re.compile(
 )
 # Negations that do not negate the finding: "worse than those who had not received X"; a
 # tumour's grade ("poorly differentiated"); a concession.
-_BENIGN_NEGATION = re.compile(
-    r"\bthan (?:\w+ ){0,3}(?:who|that|which) (?:had|did|were|was|have|do|does) not \w+"
-    r"|\bwhether or not\b|\bwith or without\b|\bnot only\b|\bpoorly[- ]differentiated\b"
-    r"|\bnot[- ]?withstanding\b",  # a concession ("not withstanding the limitations")
-    re.I,
-)
+_BENIGN_NEGATION = cue("negation.benign")
 # What a finding leads to, "poor" ("was associated with poorer stability and functional
 # outcomes", "predicts poor survival"): an outcome that goes worse, not a negation of the
 # finding, as "poor" is of a test ("poor accuracy") or an effect ("poor response").
@@ -129,14 +92,10 @@ _POOR_OUTCOME = re.compile(
     re.I,
 )
 _SKEPTICAL_QUESTION = re.compile(r"\b(?:really|truly|actually|still|myth|overrated)\b", re.I)
-_NO_DIFFERENCE = re.compile(
-    r"\b(?:no (?:statistically |clinically )?(?:significant )?differen\w*"
-    r"|(?:did|does|do) not (?:significantly )?differ)\b",
-    re.I,
-)
-RISING = r"increas\w*|higher|more|greater|elevat\w*|rais\w*"
+_NO_DIFFERENCE = cue("negation.no_difference")
+RISING = cue_source("direction.rising")
 """Words saying a quantity goes up (a regular-expression alternation)."""
-FALLING = r"decreas\w*|reduc\w*|lower\w*|less|fewer|declin\w*|prevent\w*"
+FALLING = cue_source("direction.falling")
 """Words saying a quantity goes down."""
 _UP = re.compile(rf"\b(?:{RISING}|worse\w*)\b", re.I)
 _DOWN = re.compile(rf"\b(?:{FALLING})\b", re.I)
@@ -148,24 +107,12 @@ _EQUIV_QUESTION = re.compile(
 # The predicate an equivalence question asks, itself negated ("Exclusive CRT is not safe to
 # treat ...", "CT cannot replace bone scintigraphy"): a no, where other negations under such a
 # question ("no complications") are too subtle for cues.
-_NOT_AS_ASKED = re.compile(
-    r"\b(?:not|never|cannot|can't|isn't|aren't|wasn't|weren't|no longer)\s+(?:\w+\s+)?"
-    r"(?:safe|feasible|equivalent|comparable|non-?inferior|alternatives?|as\s+(?:\w+\s+){1,2}as"
-    r"|replace|substitute)\b|\b(?:unsafe|infeasible)\b",
-    re.I,
-)
+_NOT_AS_ASKED = cue("negation.not_as_asked")
 # A finding said to have no evidence ("There is little evidence that the campaigns were
 # effective"): what follows is negated as a whole, where a negation cue governs a few words.
-_NO_EVIDENCE_THAT = re.compile(
-    r"\b(?:no|little|scant|not (?:any|enough|much))\s+(?:\w+\s+)?evidence\s+(?:that|of|for)\s+",
-    re.I,
-)
+_NO_EVIDENCE_THAT = cue("negation.no_evidence_that")
 # Harm said to be absent ("with no significant adverse effects", "without complications").
-_NO_HARM = re.compile(
-    r"\b(?:no|without)\s+(?:\w+\s+){0,3}?(?:complications?|adverse (?:effects?|events?"
-    r"|reactions?)|toxicit\w*|morbidit\w*|side[- ]effects?|harms?)\b",
-    re.I,
-)
+_NO_HARM = cue("negation.no_harm")
 # A question asking whether two things are one ("Are cold knife conization and LEEP the same
 # procedure?"), which a difference between them answers no.
 _SAMENESS_QUESTION = re.compile(
@@ -178,7 +125,7 @@ _DIFFERENCE_THAN = re.compile(
     r"(?:\w{2,}er|more(?: \w+)?|less(?: \w+)?|fewer(?: \w+)?)\s+than\b(?!\s*[<>=≤≥\d])",
     re.I,
 )
-_NEGATED_QUESTION = re.compile(r"\b(?:not|n't|never|fail\w*|without|lack\w*)\b", re.I)
+_NEGATED_QUESTION = cue("negation.question")
 # A concession the sentence opens with, up to its comma: "Although X is correlated with Y, ...".
 _CONCESSIVE = re.compile(
     r"^\s*(?:although|though|even though|while|despite)\b[^,;]{3,200},\s*", re.I
@@ -193,7 +140,7 @@ _YES_NO_START = re.compile(
 )
 _CLAUSE = re.compile(r"[:;,]\s+|\n|\.\s+|\s*--\s*|\s[-\u2013\u2014]\s")
 _WH_START = re.compile(r"^(?:what|which|who|whom|whose|when|where|why|how)\b", re.I)
-_WORD = re.compile(r"[a-z0-9]+")
+_WORD = ASCII_WORDS
 
 
 def is_yes_no_question(question: str) -> bool:
@@ -216,8 +163,7 @@ def is_yes_no_question(question: str) -> bool:
     return not _WH_START.match(last) and not _WH_START.match(text)
 
 
-def _stem(word: str) -> str:
-    return word[:6]
+_stem = prefix_stem
 
 
 def content_terms(text: str) -> set[str]:
@@ -240,18 +186,14 @@ def _without_negated(clause: str) -> str:
 # "does not appear (seem) to possess the predictive value": the negation reaches past the
 # verb of seeming to what does not seem so (PubMedQA 25787073, gold no, read uncertain, and
 # the local model's "CRP levels do predict the pathological stage" stood under Yes).
-_NOT_APPEARING = re.compile(r"\b(not|n't)\s+(?:appear|seem)\w*\s+to\s+", re.I)
+_NOT_APPEARING = cue("negation.not_appearing")
 # A negated predicate governs what it is for: "NT assessment does not prove to be an useful
 # ultrasound parameter for predicting GDM onset" (PubMedQA 21190419, gold no) read uncertain,
 # "predicting" standing as a yes cue beyond the negation's four words.
-_NOT_FOR_DOING = re.compile(r"\b(?:not|n't|cannot|never)\s+(?:[\w-]+\s+){0,8}?for\s+\w+ing\b", re.I)
+_NOT_FOR_DOING = cue("negation.not_for_doing")
 
 
-_NOT_ENABLED = re.compile(
-    r"\b(?:not|n't|cannot|never|unable to|failed to)\s+(?:\w+\s+){0,2}?"
-    r"(?:allow|permit|enable|make it possible)\w*\b[^,;:]*",
-    re.I,
-)
+_NOT_ENABLED = cue("negation.not_enabled")
 
 
 _RATHER_THAN = re.compile(r"\brather than\b", re.I)

@@ -29,7 +29,6 @@ aim sentences with their framing cut off ("... to explore whether"), the conclus
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
 from medlit.checks.citations import drop_cited_for, extract_pmids, without_citations
@@ -38,6 +37,7 @@ from medlit.checks.stance import content_terms
 from medlit.log import get_logger
 from medlit.text import split_sentences
 from medlit.types import Article
+from medlit.words import cue
 
 __all__ = ["AIM_LEAD", "AIM_SHARE", "aim_sentences", "drop_aims_as_findings", "stated_aim"]
 
@@ -50,21 +50,10 @@ AIM_LEAD = 2
 _MIN_TERMS = 4  # fewer content words than this are not judged
 
 # An article's sentence stating what the study set out to do.
-_AIM = re.compile(
-    r"\b(?:aims?|aimed|purposes?|objectives?|goals?|sought|hypothes\w+|set out to|designed to"
-    r"|we (?:wanted|intended|wished) to"
-    r"|(?:to|we|study) (?:determine|assess|evaluate|investigate|examine|explore|compare|test"
-    r"|clarify|establish|analy[sz]e|ascertain)\w* (?:whether|if)"
-    r"|(?:determine|assess|evaluate|investigate|examine|explore|test|ascertain)\w* whether)\b",
-    re.I,
-)
+_AIM = cue("aim.stated")
 # A cited sentence that speaks of the aim as an aim ("The study examined whether ..."): it
 # reports the question, as the article does.
-_SPEAKS_OF_AIM = re.compile(
-    r"\b(?:aims?|aimed|purposes?|objectives?|sought|set out to|designed to|hypothes\w+"
-    r"|wh?ether|if)\b",
-    re.I,
-)
+_SPEAKS_OF_AIM = cue("aim.spoken_of")
 # Words a cited sentence frames a finding with, not what it says.
 _FRAMING = content_terms("the evidence shows that the study found that researchers reported")
 

@@ -45,6 +45,7 @@ from medlit.checks.stance import FALLING, RISING
 from medlit.log import get_logger
 from medlit.text import split_sentences
 from medlit.types import Article
+from medlit.words import opposite_pairs, stop_words
 
 __all__ = [
     "OPPOSITE",
@@ -61,21 +62,7 @@ log = get_logger("agent.swapped_groups")
 WINDOW = 6
 """Words before a number read with it."""
 
-_PAIRS = (
-    ("shorter", "longer"),
-    ("short", "long"),
-    ("higher", "lower"),
-    ("high", "low"),
-    ("increased", "decreased"),
-    ("larger", "smaller"),
-    ("older", "younger"),
-    ("earlier", "later"),
-    ("early", "late"),
-    ("better", "worse"),
-    ("above", "below"),
-    ("positive", "negative"),
-    ("maximum", "minimum"),
-)
+_PAIRS = opposite_pairs("numbers")
 OPPOSITE = {a: b for a, b in _PAIRS} | {b: a for a, b in _PAIRS}
 """Each word of a pair of opposites, with the other."""
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*(?:\s?%)?(?:\s?[-\u2013]\s?\d+(?:[.,]\d+)*(?:\s?%)?)?|[a-z]+")
@@ -152,12 +139,7 @@ _GROUP_WORDS = 2
 """Content words after a word of a pair that name its group ("longer" duration, treatment)."""
 _GROUP_REACH = 4
 """Tokens after the word of a pair those content words are read in."""
-_SMALL = frozenset(
-    {
-        *("a", "an", "the", "of", "in", "on", "at", "to", "for", "from", "by", "with", "and"),
-        *("or", "as", "is", "are", "was", "were", "be", "been", "had", "has", "have"),
-    }
-)
+_SMALL = stop_words("group_label")
 
 
 def _groups(tokens: list[str]) -> list[tuple[int, int, str, tuple[str, ...]]]:

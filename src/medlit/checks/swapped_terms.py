@@ -37,6 +37,7 @@ from medlit.checks.grounding import word_stem
 from medlit.checks.word_rarity import MIN_LETTERS, is_technical, zipf
 from medlit.text import fold_accents
 from medlit.types import Article
+from medlit.words.tokens import LETTER_WORDS
 
 __all__ = ["TERM_ZIPF", "Swap", "swapped_term"]
 
@@ -44,7 +45,7 @@ TERM_ZIPF = 4.0
 """A title word under this Zipf frequency is a subject of its article: "fatigue" is 3.9,
 "obesity" 3.8; "patients" (4.9) and "pain" (5.0) are not."""
 _SAME_WORD = 5  # letters two forms of one word share at the start ("anaemia", "anaemic")
-_WORD = re.compile(r"[^\W\d_]+")
+_WORD = LETTER_WORDS
 
 
 @dataclass(frozen=True)

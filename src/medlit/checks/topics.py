@@ -11,14 +11,11 @@ import functools
 import re
 
 from medlit.checks.qualified_names import mismatched, qualified_names
+from medlit.words import stop_words
 
 __all__ = ["anchor_terms", "names_otherwise", "normalise_topic", "on_topic"]
 
-_STOP_WORDS = """a an and are as at be between by can could do does for from has have how in into
-is it its of on or than that the their there these this those to vs versus was were what when
-where which who whom why will with within among patients people"""
-
-_STOP = frozenset(_STOP_WORDS.split())
+_STOP = stop_words("topic")
 
 
 @functools.lru_cache(maxsize=16384)
@@ -43,25 +40,7 @@ def normalise_topic(text: str) -> str:
 
 # Words that name who or what kind of effect, not the subject: sharing only these with the
 # question is drift ("What is the population of older adults?" for a vitamin D question).
-_GENERIC = frozenset(
-    """prevent prevention effect effective efficacy outcome risk role impact older old elderly
-    adult child children pediatric paediatric patient population women men infant study
-    evidence associated association use compared comparison versus reduce increase improve
-    interest research question clinical factor level type people individual group after before
-    during without against explain explained explains explanation both each either neither
-    other several such any all some also same very out up off long much many often need needed
-    necessary required mandatory worthwhile justified rate rates higher lower more less greater
-    better worse increased decreased reduced raised elevated linked related relationship
-    relation should would may must did about whether they one regular regularly routine
-    routinely help helps given likely likelihood slow slows slowed slowing affect affects
-    affected affecting influence influences influenced influencing find finds finding findings
-    found share shares shared sharing keep keeps keeping kept cause causes caused causing
-    counteract counteracts counteracted counteracting mitigate mitigates mitigated mitigating
-    attenuate attenuates attenuated attenuating alleviate alleviates alleviated alleviating
-    ameliorate ameliorates ameliorated ameliorating lessen lessens lessened lessening worsen
-    worsens worsened worsening tell tells being regardless irrespective despite independent
-    independently over""".split()  # noqa: SIM905
-)
+_GENERIC = stop_words("generic")
 
 
 # A span of time said in two words ("over the long term"): "term" is no subject there, as in

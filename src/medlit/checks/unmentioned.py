@@ -35,10 +35,11 @@ from medlit.checks.topics import anchor_terms, normalise_topic
 from medlit.checks.word_rarity import is_technical
 from medlit.text import fold_accents
 from medlit.types import Article
+from medlit.words.tokens import TERMS
 
 __all__ = ["mentioned", "subject_terms", "unmentioned_terms"]
 
-_WORD = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
+_WORD = TERMS
 
 
 def _compact(text: str) -> str:

@@ -33,6 +33,8 @@ from medlit.checks.topics import anchor_terms, normalise_topic
 from medlit.checks.word_rarity import is_technical
 from medlit.text import all_of, either_of, split_sentences
 from medlit.types import Article, Evidence, StudyType
+from medlit.words import cue
+from medlit.words.tokens import ASCII_WORDS, TERMS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -69,15 +71,7 @@ EmbedderLike = _Embedder | Callable[[Sequence[str]], "np.ndarray"]
 _LABEL_PREFIX = re.compile(r"^(?:[A-Z][A-Z /&-]{2,40}):\s+")
 # A sentence that states what a study set out to do: it restates the question (so it reads as
 # relevant) and finds nothing ("To determine whether fibromyalgia (FM) is more common in ...").
-_AIM = re.compile(
-    r"^(?:to (?:determine|assess|evaluate|investigate|examine|compare|identify|explore|"
-    r"establish|describe|analy[sz]e|test|clarify|review|study|measure|estimate|characteri[sz]e)"
-    r"\b|(?:we|the authors) (?:aimed|sought|set out|hypothesi[sz]ed)\b|(?:the|our|this) "
-    r"(?:study'?s? )?(?:aims?|purpose|objectives?|goals?) (?:of|was|were|is|are)\b"
-    r"|(?:the|our|this) (?:study|trial|review|analysis|work) (?:aims?|aimed|seeks|sought|was "
-    r"designed|is designed) to\b)",
-    re.I,
-)
+_AIM = cue("aim.opening")
 _MIN_WORDS = 5
 _CONCLUSION_BONUS = 0.15
 # What a section says about the answer: results are findings; background, aims and methods
@@ -165,10 +159,7 @@ def states_aim(sentence: str) -> bool:
     return _AIM.match(_LABEL_PREFIX.sub("", sentence.strip())) is not None
 
 
-_OPEN_QUESTION = re.compile(
-    r"^(?:do|does|did|is|are|was|were|can|could|should|will|has|have)\b|\bwhether\b|hypothesi[sz]",
-    re.IGNORECASE,
-)
+_OPEN_QUESTION = cue("question.open")
 
 
 def states_no_finding(sentence: str) -> bool:
@@ -203,7 +194,7 @@ def _gather(evidence: Sequence[Evidence]) -> list[_Candidate]:
         text: str, article: Article, is_conclusion: bool, score: float, section: str | None
     ) -> None:
         text = _LABEL_PREFIX.sub("", text.strip())
-        norm = " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+        norm = " ".join(ASCII_WORDS.findall(text.lower()))
         if len(text.split()) < _MIN_WORDS or text.endswith("?") or norm in seen:
             return
         seen.add(norm)
@@ -352,7 +343,7 @@ def _asked_words(question: str) -> dict[str, str]:
     writes them: topic key -> the word as written."""
     asked = {normalise_topic(word) for word in anchor_terms(question)}
     words: dict[str, str] = {}
-    for word in re.findall(r"[^\W_]+(?:-[^\W_]+)*", question):
+    for word in TERMS.findall(question):
         key = normalise_topic(word)
         if key in asked:
             words.setdefault(key, word)

@@ -40,6 +40,7 @@ from medlit.research.models import CELLS, DESIGNS, Cell, Design, Direction, Evid
 from medlit.research.prompts import ResearchLLM, Task, messages
 from medlit.text import split_sentences
 from medlit.types import AbstractSection, Article, FullTextSection
+from medlit.words import cue
 
 __all__ = [
     "CELLS",
@@ -122,13 +123,7 @@ _EFFECT = re.compile(
     r"\bp\s*[<=>≤]\s*0?\.\d|\bconfidence interval",
     re.I,
 )
-_NULL = re.compile(
-    r"\b(?:no (?:statistically )?significant (?:difference|association|effect|change)|"
-    r"did not (?:differ|significantly|reduce|increase|improve|affect|change)|"
-    r"(?:was|were) not (?:significantly )?(?:different|associated)|similar|comparable|"
-    r"no difference)\b",
-    re.I,
-)
+_NULL = cue("negation.null_result")
 
 
 def _n_sentence(article: Article) -> tuple[int, str] | None:

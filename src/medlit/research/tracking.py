@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -13,6 +12,7 @@ import numpy as np
 from medlit.checks.grounding import question_parts
 from medlit.checks.topics import normalise_topic
 from medlit.usage import Usage
+from medlit.words import cue_group
 
 if TYPE_CHECKING:
     from medlit.config import ResearchDepth
@@ -31,26 +31,7 @@ __all__ = [
 # What a question asks about a subject. Two questions on one subject that ask about different
 # aspects ("clinical characteristics of COVID-19 in children vs adults", "prevalence of COVID-19
 # in children vs adults") embed close together (0.88) but are different research topics.
-_ASPECT_PATTERNS = {
-    "frequency": r"\bprevalen|\bincidence|\bfrequen|\bhow common\b|\bhow often\b|\bepidemiolog"
-    r"|\bproportion\b",
-    "clinical features": r"\bcharacteristic|\bsymptom|\bpresentation|\bclinical (?:features?|"
-    r"picture|course)|\bmanifestation|\bsigns?\b",
-    "severity": r"\bsever|\bmortality|\bdeaths?\b|\bfatal|\bhospitali[sz]|\bintensive care"
-    r"|\bicu\b|\bprognos|\bcomplications?\b|\bsurvival",
-    "diagnosis": r"\bdiagnos|\bscreening\b|\bdetect|\baccuracy\b|\bsensitivity\b",
-    "risk factors": r"\brisk factors?\b|\bpredictors?\b|\bcauses?\b|\baetiolog|\betiolog",
-    "mechanism": r"\bmechanism|\bpathophysiolog|\bpathogenesis\b|\bbiomarker",
-    "transmission": r"\btransmi|\bspread\b|\bcontagio",
-    # "risks" plural: "the risk of stroke" is what a treatment lowers, "the risks of surgery"
-    # what it costs.
-    "harms": r"\badverse\b|\bside effects?\b|\bsafety\b|\bsafe\b|\bbleeding\b|\bharms?\b"
-    r"|\btoxicit|\brisks\b|\bdisadvantages?\b|\bdrawbacks?\b",
-    "benefits": r"\bbenefits?\b|\bbeneficial\b|\badvantages?\b",
-    "cost": r"\bcosts?\b|\bcost-effective|\beconomic",
-    "treatment": r"\btreatments?\b|\btherap(?:y|ies)\b|\bmanagement\b",
-}
-_ASPECTS = {name: re.compile(pattern, re.I) for name, pattern in _ASPECT_PATTERNS.items()}
+_ASPECTS = cue_group("aspect")
 
 
 def question_aspects(text: str) -> frozenset[str]:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import gzip
 import hashlib
-import re
 import sqlite3
 import time
 import zlib
@@ -33,6 +32,8 @@ from medlit.sources.pubmed_xml import iter_pubmed_articles
 from medlit.text import remove_control_chars
 from medlit.types import Article, SearchQuery
 from medlit.usage import record_call
+from medlit.words import stop_words
+from medlit.words.tokens import UNICODE_WORDS as _WORD
 
 __all__ = ["AddResult", "LocalCorpus", "LocalSource", "fts_query"]
 
@@ -61,49 +62,7 @@ CREATE TABLE IF NOT EXISTS files (
     added_at REAL NOT NULL
 );
 """
-_WORD = re.compile(r"\w+", re.UNICODE)
-_STOP = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "can",
-        "do",
-        "does",
-        "for",
-        "from",
-        "has",
-        "have",
-        "how",
-        "in",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "than",
-        "that",
-        "the",
-        "there",
-        "this",
-        "to",
-        "was",
-        "were",
-        "what",
-        "when",
-        "which",
-        "who",
-        "why",
-        "with",
-        "among",
-    ]
-)
+_STOP = stop_words("query")
 # Title matches count most, then MeSH/keywords, then the abstract.
 _BM25 = "bm25(articles_fts, 8.0, 1.0, 3.0)"
 

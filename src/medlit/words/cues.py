@@ -1,0 +1,70 @@
+"""The cue reader: negation, hedging and direction cues (``words/data/cues.toml``) and the
+scope of a negation over the words that follow it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+
+from medlit.words.tables import cue, cue_group, cue_words
+
+__all__ = ["age_groups", "directions", "negation_scopes"]
+
+#: Tokens a negation reaches past its cue: "no fever", "not pregnant", "don't have any fever".
+NEGATION_REACH = 3
+
+
+def negation_scopes(
+    tokens: Sequence[str], is_content: Callable[[str], bool]
+) -> Iterator[tuple[str, bool]]:
+    """Each content token of ``tokens`` (lower case; ``is_content`` says which are), with
+    whether a negation covers it.
+
+    A negator (cue ``negation.token``) covers the first content word after it, at most
+    :data:`NEGATION_REACH` tokens on; a word of ``negation.scope_end`` ("but", "because")
+    ends its scope, and a hedge right after it (``hedge.after_negation``: "not sure if")
+    makes it negate nothing.
+    """
+    negator, scope_end, hedges = (
+        cue("negation.token"),
+        cue_words("negation.scope_end"),
+        (cue_words("hedge.after_negation")),
+    )
+    scope = 0
+    for raw in tokens:
+        if negator.match(raw):
+            scope = NEGATION_REACH
+            continue
+        if raw in scope_end or (scope == NEGATION_REACH and raw in hedges):
+            scope = 0
+        in_scope, scope = scope > 0, max(scope - 1, 0)
+        if not is_content(raw):
+            continue
+        yield raw, in_scope
+        scope = 0
+
+
+def directions(text: str) -> frozenset[str]:
+    """The directions of an effect ``text`` (lower case) asks about: ``"up"`` (cue
+    ``direction.up``: "increase", "raise the risk"), ``"down"`` (``direction.down``: "reduce",
+    "prevent"), both or neither."""
+    return frozenset(d for d in ("up", "down") if cue(f"direction.{d}").search(text))
+
+
+def age_groups(text: str) -> set[str]:
+    """The age groups ``text`` (lower-cased) names: infant, child, adult, elderly, by word
+    (cues ``population.*``) or by age (``age.stated``: "7 years old" is a child)."""
+    groups = {name for name, rx in cue_group("population").items() if rx.search(text)}
+    for number, unit in cue("age.stated").findall(text):
+        value = float(number)
+        if unit.startswith(("m", "w", "d")) and value < 48:
+            groups.add("infant" if value < 24 or unit.startswith(("w", "d")) else "child")
+        elif unit.startswith("y"):
+            if value < 2:
+                groups.add("infant")
+            elif value < 18:
+                groups.add("child")
+            elif value < 65:
+                groups.add("adult")
+            else:
+                groups.add("elderly")
+    return groups

@@ -1,0 +1,148 @@
+"""The word tools and tables (medlit.words): one place, read once, each set what its readers
+read."""
+
+from __future__ import annotations
+
+from importlib.resources import files
+
+import pytest
+
+from medlit import words
+from medlit.words import tables
+from medlit.words.tokens import ASCII_WORDS, HYPHENATED_WORDS, UNICODE_WORDS, WORDS
+
+
+def test_the_stop_sets_build_on_each_other() -> None:
+    initials, query = words.stop_words("initials"), words.stop_words("query")
+    topic, search = words.stop_words("topic"), words.stop_words("search")
+    assert initials < query < topic < search
+    assert topic - {"people"} < words.stop_words("stance")
+    assert "people" not in words.stop_words("stance")
+    lay = words.stop_words("lay_question")
+    assert query - {"among"} < lay and "among" not in lay
+    assert {"doctor", "wondering", "thanks"} <= lay
+    assert initials < words.stop_words("group_label")
+    assert {"undergoing", "evidence", "literature"} <= search
+
+
+def test_negations_are_never_stop_words_where_the_guard_reads_them() -> None:
+    # The guard's negation reader sees a negator before the stop list: "not" stays a cue.
+    assert words.cue("negation.token").match("not")
+    assert words.cue("negation.token").match("don't")
+    assert not words.cue("negation.token").match("note")
+
+
+def test_unknown_names_are_refused_with_the_known_ones() -> None:
+    with pytest.raises(KeyError, match=r"sets: .*'query'"):
+        words.stop_words("queries")
+    with pytest.raises(KeyError, match=r"no cue 'negation\.nope'"):
+        words.cue("negation.nope")
+    with pytest.raises(KeyError, match="no pair read by"):
+        words.opposite_pairs("nobody")
+
+
+def test_every_cue_compiles_and_the_sets_differ_where_their_readers_do() -> None:
+    for group in ("negation", "hedge", "direction", "intent", "modality", "aim", "aspect"):
+        for name, entry in tables._cues()[group].items():
+            if "pattern" in entry:
+                assert words.cue(f"{group}.{name}").pattern
+    # The clause reader's negations are single words; the claim reader's also one-word
+    # negations ("unnecessary"); the finding reader's also weak words ("little", "poor").
+    assert not words.cue("negation.clause").search("is probably unnecessary")
+    assert words.cue("negation.claim").search("is probably unnecessary")
+    assert words.cue("negation.finding").search("of limited clinical value")
+    assert words.cue("negation.benign").search("with or without surgery")
+    assert words.cue("hedge.conclusion").search("the benefit remains unclear")
+    assert words.cue("direction.up").search("does coffee raise the risk of stroke")
+    assert words.cue("direction.down").search("does aspirin lower blood pressure")
+    assert "increas" in words.cue_source("direction.rising")
+
+
+@pytest.mark.parametrize(
+    ("question", "negated"),
+    [
+        ("i have no fever", {"fever"}),
+        ("she is not pregnant", {"pregnant"}),
+        ("i don't have any fever", {"fever"}),
+        ("i am not sure if it is fever", set()),  # a hedge negates nothing
+        ("no , but fever", set()),  # "but" ends the scope
+        ("not the very much fever", set()),  # out of reach: three tokens on
+    ],
+)
+def test_a_negation_covers_the_first_content_word_after_it(
+    question: str, negated: set[str]
+) -> None:
+    stop = words.stop_words("lay_question")
+    tokens = HYPHENATED_WORDS.findall(question)
+    found = {
+        token
+        for token, in_scope in words.negation_scopes(tokens, lambda t: t not in stop and len(t) > 2)
+        if in_scope
+    }
+    assert found == negated
+
+
+def test_the_cue_reader_reads_directions_and_age_groups() -> None:
+    assert words.directions("does coffee raise the risk of stroke") == {"up"}
+    assert words.directions("does aspirin lower and not increase it") == {"up", "down"}
+    assert words.directions("is aspirin safe") == frozenset()
+    assert words.age_groups("my 7 years old son") == {"child"}
+    assert words.age_groups("a 3-month-old baby") == {"infant"}
+    assert words.age_groups("in adults and older people") == {"adult", "elderly"}
+    assert words.age_groups("2 weeks ago") == {"infant"}  # by age: the guard's "young" is by word
+
+
+def test_the_stems_and_forms() -> None:
+    assert words.word_stem("haemorrhage") == words.word_stem("hemorrhage") == "hemorr"
+    assert words.word_stem("tumour") == "tumor"
+    assert words.prefix_stem("randomised") == words.prefix_stem("randomized") == "random"
+    assert words.plural_lemma("rashes") == "rash"
+    assert words.plural_lemma("glasses") == "glass"
+    assert words.plural_lemma("babies") == "baby"
+    assert words.plural_lemma("virus") == "virus"
+    assert words.spelling("oedema") == words.spelling("edema")
+    assert words.spelling("four") == "4"
+    assert "woman" in words.lemmas("women")
+    assert words.is_verb("improves") and not words.is_verb("kidney")
+
+
+def test_the_tokenisers_split_as_documented() -> None:
+    assert WORDS.findall("follow-up 2.5 mg") == ["follow", "up", "2.5", "mg"]
+    assert HYPHENATED_WORDS.findall("don't follow-up") == ["don't", "follow-up"]
+    assert ASCII_WORDS.findall("sjogren's covid19") == ["sjogren", "s", "covid19"]
+    assert UNICODE_WORDS.findall("Sjögren syndrome") == ["Sjögren", "syndrome"]
+
+
+def test_the_tables_are_read_once() -> None:
+    words.load()
+    assert words.stop_words("query") is words.stop_words("query")
+    assert words.cue("negation.finding") is words.cue("negation.finding")
+    assert words.synonym_groups("synonyms.tsv") is words.synonym_groups("synonyms.tsv")
+    assert ("acetaminophen", "tylenol", "paracetamol", "apap") in words.synonym_groups(
+        "drug_names.tsv"
+    )
+    assert ("high", "low") in words.opposite_pairs("question")
+    assert ("high", "low") in words.opposite_pairs("numbers")
+    assert ("benign", "malignant") not in words.opposite_pairs("numbers")
+
+
+def test_every_data_file_is_read_by_a_loader() -> None:
+    names = {p.name for p in files("medlit.words").joinpath("data").iterdir()}
+    read = {
+        "stop_words.txt",
+        "cues.toml",
+        "opposites.tsv",
+        "drugs.txt",
+        "findings.txt",
+        "function_words.txt",
+        "synonyms.tsv",
+        "drug_names.tsv",
+        "term_synonyms.tsv",
+        "prefixes.txt",
+        "named_alike.toml",
+    }
+    assert names - {"__pycache__"} == read
+    for name in read - {"stop_words.txt", "cues.toml", "opposites.tsv", "named_alike.toml"}:
+        assert tables.data_lines(name), name
+    stones = next(says for names, says in words.named_alike() if names.search("Urolithiasis"))
+    assert "kidney" in stones
