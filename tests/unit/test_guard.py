@@ -44,6 +44,12 @@ def guard() -> QuestionGuard:
             "negation differs: pregnant",
         ),
         (
+            # A finding whose word ends like a plural is still one, named as written.
+            "I have no diabetes, should I take aspirin daily?",
+            "I have diabetes, should I take aspirin daily?",
+            "negation differs: diabetes",
+        ),
+        (
             "What is the treatment of strep throat in children?",
             "What is the treatment of strep throat in adults?",
             "different population",

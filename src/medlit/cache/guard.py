@@ -101,7 +101,6 @@ _STOP = stop_words("lay_question")
 _SYNONYMS = {term: group[0] for group in synonym_groups("drug_names.tsv") for term in group}
 _DRUGS = word_set("drugs.txt")
 _DRUG_STEM = cue("drug.stem")
-_FINDINGS = word_set("findings.txt")
 _ANTONYMS = opposite_pairs("question")
 _INTENTS = cue_group("intent")
 _COMPATIBLE = cue_pairs("intent_pairs.compatible")
@@ -143,6 +142,20 @@ def _canonical(word: str) -> str:
 
 def _key(raw: str) -> str:
     return _canonical(plural_lemma(raw.strip("'-")))
+
+
+def _as_written(key: str, questions: tuple[str, ...]) -> str:
+    """The word of ``questions`` that :func:`_key` makes ``key`` (``key`` itself if none)."""
+    for question in questions:
+        for raw in re.findall(r"[\w'-]+", question.lower()):
+            if _key(raw) == key:
+                return raw
+    return key
+
+
+# The findings as the question's words are compared: through the same plural rule ("diabetes"
+# -> "diabete"), so a finding whose word ends like a plural is still one.
+_FINDINGS = frozenset(_key(word) for word in word_set("findings.txt"))
 
 
 def _is_content(raw: str) -> bool:
@@ -289,7 +302,7 @@ class QuestionGuard:
         """
         new, old = question_features(new_question), question_features(cached_question)
         for reason in (
-            _negation(new, old),
+            _negation(new, old, new_question, cached_question),
             _numbers(new, old),
             _names(new, old, new_question, cached_question),
             _direction(new, old),
@@ -304,10 +317,10 @@ class QuestionGuard:
         return GuardVerdict(ok=True)
 
 
-def _negation(new: QuestionFeatures, old: QuestionFeatures) -> str | None:
+def _negation(new: QuestionFeatures, old: QuestionFeatures, *questions: str) -> str | None:
     flipped = ((new.negated & old.asserted) | (old.negated & new.asserted)) & _FINDINGS
     if flipped:
-        return f"negation differs: {sorted(flipped)[0]}"
+        return f"negation differs: {_as_written(sorted(flipped)[0], questions)}"
     # A yes/no question asked in the negative ("does X not reduce Y?") inverts the answer of
     # the positive one; in wh-questions a negation is usually rewording ("why can't I sleep").
     if new.yes_no and old.yes_no and new.negated_ask != old.negated_ask:
