@@ -223,3 +223,34 @@ async def test_a_malformed_evidence_row_reply_keeps_the_job(
     assert job.evidence_table and all("llm" in r.dropped for r in job.evidence_table)
     # Only what the article's structure gives, each cell still quoted from its article.
     assert all(r.filled_by == "article structure" for r in job.evidence_table)
+
+
+class _UnquotedClaims(ResearchResponder):
+    """A weak model: every claim it extracts says what its quote does not."""
+
+    def _extract(self, request_json: dict[str, Any]) -> dict[str, Any]:
+        reply = super()._extract(request_json)
+        for claim in reply["claims"]:
+            claim["claim"] = "Aspirin abolished every recurrent event in every patient."
+        return reply
+
+
+async def test_a_study_read_on_the_question_is_a_row_though_no_claim_verified(
+    rsettings: Settings, llm_server: FakeLLMServer
+) -> None:
+    llm_server.responder = _UnquotedClaims()
+    job = await _run(rsettings)
+    assert job.status is JobStatus.COMPLETED, job.error
+    assert not job.findings  # nothing the model claimed was verified
+    data = job_to_dict(job)
+    read = {k for q in job.plan.sub_questions for k in q.read} if job.plan else set()
+    rows = {r.article_key for r in job.evidence_table}
+    assert rows and rows <= read
+    # Each included study is a row; a read study left out is off the question's subject.
+    assert data["flow"]["included"] == len(rows)
+    excluded = {e["article_key"]: e["reason"] for e in data["excluded"]}
+    assert not rows & set(excluded)
+    assert all(excluded[k] == "no verified finding" for k in read - rows)
+    for row in job.evidence_table:
+        for cell in row.cells().values():
+            assert cell is None or _in_article(cell.quote, job.articles[row.article_key])

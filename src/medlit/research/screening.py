@@ -3,7 +3,8 @@ excluded and why, and the PRISMA-style flow identified -> duplicates removed -> 
 included.
 
 Every article a job's searches found ends in exactly one place: included (it gave a verified
-finding) or excluded with one reason, the first that applies of :data:`REASONS`. So the flow
+finding, or it was read and its title keeps the question's subject) or excluded with one
+reason, the first that applies of :data:`REASONS`. So the flow
 adds up by construction: identified = not English + duplicates + screened, and screened =
 included + the excluded at screening.
 """
@@ -14,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from medlit.checks.topics import anchor_terms, on_topic
 from medlit.research.models import ExcludedArticle, ResearchJob
 
 __all__ = [
@@ -46,12 +48,18 @@ class Flow(BaseModel):
     duplicates_removed: int = Field(description="The same article found again.")
     screened: int = Field(description="Distinct articles screened.")
     excluded: dict[str, int] = Field(description="Excluded at screening, by reason.")
-    included: int = Field(description="Articles that gave a verified finding (the evidence).")
+    included: int = Field(
+        description="Studies included: those that gave a verified finding, and those read whose "
+        "title keeps the question's subject (one evidence-table row each)."
+    )
 
 
 def included_keys(job: ResearchJob) -> list[str]:
-    """Keys of the articles the report rests on (a verified finding each), in the order their
-    findings were made, retracted ones never."""
+    """Keys of the studies included, retracted ones never: first those that gave a verified
+    finding (in the order their findings were made), then those read for the job whose title
+    keeps the question's subject although no finding of theirs was verified (a weak model's
+    claims may all fail their checks; the study is still on the question, and its table row
+    quotes it verbatim or stays empty)."""
     keys: list[str] = []
     for finding in job.findings:
         article = job.articles.get(finding.article_key)
@@ -59,6 +67,18 @@ def included_keys(job: ResearchJob) -> list[str]:
             continue
         if finding.article_key not in keys:
             keys.append(finding.article_key)
+    anchors = anchor_terms(job.question)
+    subs = job.plan.sub_questions if job.plan is not None else []
+    for key in dict.fromkeys(k for q in subs for k in q.read):
+        article = job.articles.get(key)
+        if (
+            key not in keys
+            and article is not None
+            and article.retraction is None
+            and article.abstract
+            and on_topic(article.title, anchors)
+        ):
+            keys.append(key)
     return keys
 
 
