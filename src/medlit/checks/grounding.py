@@ -352,7 +352,7 @@ def word_stems(text: str) -> set[str]:
 @functools.lru_cache(maxsize=4096)
 def _word_stems(text: str) -> frozenset[str]:
     words = normalise_topic(text).split()
-    for names, said in _NAMED_ALIKE:
+    for names, said in _named_alike(text):
         if names.search(text):
             words += said
     return frozenset(
@@ -401,6 +401,33 @@ _NAMED_ALIKE = (
         ["secondhand", "passive", "smoke", "smoking", "tobacco"],
     ),
 )
+
+
+# Letters each of :data:`_NAMED_ALIKE`'s names holds (one string of each name, lower case):
+# a text holding none of them names none, and its patterns need not be run over it.
+_NAMED_LETTERS = (
+    ("stone", "calcul", "lithiasis"),
+    ("attack", "infarction"),
+    ("overweight", "obes", "body mass index", "bmi"),
+    ("ray", "radiograph"),
+    ("ectom", "resect", "excis", "remov"),
+    ("smok",),
+)
+# What a case-blind pattern reads as a letter whose lower case is not that letter.
+_OTHER_CASES = re.compile("[\u0130\u0131\u017f]")
+
+
+def _named_alike(text: str) -> list[tuple[re.Pattern[str], list[str]]]:
+    """The entries of :data:`_NAMED_ALIKE` whose names ``text`` may hold (a string search,
+    much cheaper than the patterns over an abstract)."""
+    if _OTHER_CASES.search(text):
+        return list(_NAMED_ALIKE)
+    lower = text.lower()
+    return [
+        entry
+        for entry, letters in zip(_NAMED_ALIKE, _NAMED_LETTERS, strict=True)
+        if any(part in lower for part in letters)
+    ]
 
 
 @functools.lru_cache(maxsize=65536)

@@ -76,18 +76,18 @@ def _tokens(text: str) -> list[str]:
 
 def _longest_run(a: list[str], b: list[str]) -> tuple[int, int, int]:
     """(length, start in ``a``, start in ``b``) of the longest run of tokens ``a`` and ``b``
-    share (the first one, if several are as long)."""
+    share (the first one, if several are as long), case aside."""
+    at: dict[str, list[int]] = {}
+    for j, token in enumerate(b, 1):
+        at.setdefault(token.lower(), []).append(j)
     best = (0, 0, 0)
-    previous = [0] * (len(b) + 1)
-    lowered = [token.lower() for token in b]
+    previous: dict[int, int] = {}  # end in b -> length of the run ending there
     for i, token in enumerate(a, 1):
-        current = [0] * (len(b) + 1)
-        low = token.lower()
-        for j, other in enumerate(lowered, 1):
-            if low == other:
-                current[j] = previous[j - 1] + 1
-                if current[j] > best[0]:
-                    best = (current[j], i - current[j], j - current[j])
+        current: dict[int, int] = {}
+        for j in at.get(token.lower(), ()):
+            run = current[j] = previous.get(j - 1, 0) + 1
+            if run > best[0]:
+                best = (run, i - run, j - run)
         previous = current
     return best
 
