@@ -103,6 +103,8 @@ def drop_wrong_designs(text: str, articles: Mapping[str, Article]) -> tuple[str,
         if not cited:
             return sentence
         for level, said, phrase in _PHRASES:
+            if phrase.search(sentence) is None:
+                continue  # names no such design
             if any(_bears(article, level, said) for article in cited):
                 continue
             pieces, end = [], 0

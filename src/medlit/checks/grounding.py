@@ -355,12 +355,13 @@ def _word_stems(text: str) -> frozenset[str]:
     for names, said in _named_alike(text):
         if names.search(text):
             words += said
-    return frozenset(
-        word_stem(part)
-        for word in words
-        for part in {word, word.replace("-", ""), *word.split("-")}
-        if part
-    )
+    parts = set(words)
+    for word in words:
+        if "-" in word:  # "short-term": "shortterm", "short", "term" too
+            parts.add(word.replace("-", ""))
+            parts.update(word.split("-"))
+    parts.discard("")
+    return frozenset(map(word_stem, parts))
 
 
 # One thing a clinician and an abstract name in other words than a word for a word: asked
