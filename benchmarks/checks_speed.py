@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from digest_verdicts import DEFAULT_DATA, nearest_others
 from medlit import text
 from medlit.cache import guard
-from medlit.checks import defined_terms, grounding, qualified_names, swapped_terms, topics
+from medlit.checks import defined_terms, grounding, memo, qualified_names, swapped_terms, topics
 from medlit.checks.answer import check_answer
 from medlit.checks.grounding import word_stems
 from medlit.checks.registry import REGISTRY, Check
@@ -131,6 +131,7 @@ def forget() -> None:
     ):
         remembered.cache_clear()
     defined_terms._definitions.clear()
+    memo.forget()
 
 
 async def _one(row: dict[str, Any], articles: dict[str, Article]) -> float:

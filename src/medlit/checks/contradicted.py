@@ -50,7 +50,10 @@ from medlit.checks.citations import (
 )
 from medlit.checks.comparisons import Comparison, comparison
 from medlit.checks.draft import rewrite_sentences
-from medlit.checks.stance import Stance, content_terms, sentence_stance, whole_study
+from medlit.checks.memo import remembered
+from medlit.checks.stance import Stance, whole_study
+from medlit.checks.stance import content_terms as _content_terms
+from medlit.checks.stance import sentence_stance as _sentence_stance
 from medlit.llm.extractive import conclusion_sentences, states_no_finding
 from medlit.log import get_logger
 from medlit.text import split_sentences
@@ -82,6 +85,19 @@ TITLED = 2
 picks none, what a conclusion whose sentences read different ways answers."""
 
 
+@remembered()
+def sentence_stance(sentence: str, question: str) -> Stance | None:
+    """:func:`medlit.checks.stance.sentence_stance`, read once a sentence and question."""
+    return _sentence_stance(sentence, question)
+
+
+@remembered(16384)
+def content_terms(text: str) -> frozenset[str]:
+    """:func:`medlit.checks.stance.content_terms`, read once a text."""
+    return frozenset(_content_terms(text))
+
+
+@remembered()
 def stated_answer(sentence: str, question: str) -> Stance | None:
     """The answer to a yes/no ``question`` that ``sentence`` states: its cue-based stance, else
     "yes" when it says the question's words as a statement; None when it states neither, or

@@ -30,12 +30,13 @@ probes (kept by the other checks), none is flagged.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from medlit.checks.citations import drop_cited_for, extract_pmids, without_citations
 from medlit.checks.defined_terms import long_forms
 from medlit.checks.grounding import said_in, word_stems
+from medlit.checks.memo import remembered
 from medlit.checks.topics import normalise_topic
 from medlit.checks.word_rarity import is_technical
 from medlit.log import get_logger
@@ -70,16 +71,24 @@ class SwappedSubject:
     dropped: str
 
 
-def _tokens(text: str) -> list[str]:
-    return _TOKEN.findall(fold_accents(text))
+@remembered(16384)
+def _tokens(text: str) -> tuple[str, ...]:
+    return tuple(_TOKEN.findall(fold_accents(text)))
 
 
-def _longest_run(a: list[str], b: list[str]) -> tuple[int, int, int]:
+@remembered(16384)
+def _positions(tokens: tuple[str, ...]) -> dict[str, list[int]]:
+    """Where each token stands in ``tokens`` (case aside), counting from 1."""
+    at: dict[str, list[int]] = {}
+    for j, token in enumerate(tokens, 1):
+        at.setdefault(token.lower(), []).append(j)
+    return at
+
+
+def _longest_run(a: Sequence[str], b: tuple[str, ...]) -> tuple[int, int, int]:
     """(length, start in ``a``, start in ``b``) of the longest run of tokens ``a`` and ``b``
     share (the first one, if several are as long), case aside."""
-    at: dict[str, list[int]] = {}
-    for j, token in enumerate(b, 1):
-        at.setdefault(token.lower(), []).append(j)
+    at = _positions(b)
     best = (0, 0, 0)
     previous: dict[int, int] = {}  # end in b -> length of the run ending there
     for i, token in enumerate(a, 1):
@@ -92,7 +101,7 @@ def _longest_run(a: list[str], b: list[str]) -> tuple[int, int, int]:
     return best
 
 
-def _subject(tokens: list[str], start: int) -> list[str]:
+def _subject(tokens: Sequence[str], start: int) -> list[str]:
     """The words before ``start`` back to the start of their clause, or none when they are
     more than :data:`_HEAD` (an opening clause of its own)."""
     head: list[str] = []
