@@ -137,7 +137,10 @@ class _Reader:
         wrong: list[tuple[str, str, str | None]] = []  # (pmid, word, age group)
         for pmid in cited:
             said = self.articles[pmid].everything_said
-            word = unsaid_in_article(sentence, self.question, said, spoken=self.spoken)
+            # The retrieved articles' words only ever clear a word: read them when one is left.
+            word = unsaid_in_article(sentence, self.question, said)
+            if word is not None:
+                word = unsaid_in_article(sentence, self.question, said, spoken=self.spoken)
             if word is not None:
                 wrong.append((pmid, word, None))
             elif named and (missing := sorted(named - self.groups_in(pmid))):
