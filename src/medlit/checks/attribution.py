@@ -28,6 +28,10 @@ def _terms(text: str) -> set[str]:
     return set(content_terms(text, limit=1000))
 
 
+def _vocabulary(articles: Mapping[str, Article]) -> dict[str, set[str]]:
+    return {pmid: _terms(f"{a.title} {a.abstract_text}") for pmid, a in articles.items()}
+
+
 def attribute_uncited(text: str, articles: Mapping[str, Article]) -> tuple[str, list[str]]:
     """Add ``[PMID:n]`` to sentences taken from one evidence article without citing it.
 
@@ -40,7 +44,7 @@ def attribute_uncited(text: str, articles: Mapping[str, Article]) -> tuple[str, 
     """
     if not articles:
         return text, []
-    vocab = {pmid: _terms(f"{a.title} {a.abstract_text}") for pmid, a in articles.items()}
+    vocab: dict[str, set[str]] = {}  # each article's words, read when first needed
     attributed: list[str] = []
     lines = text.split("\n")
     for index, line in enumerate(lines):
@@ -53,6 +57,8 @@ def attribute_uncited(text: str, articles: Mapping[str, Article]) -> tuple[str, 
             words = _terms(sentence)
             if len(words) < _MIN_TERMS:
                 continue
+            if not vocab:
+                vocab.update(_vocabulary(articles))
             shares = sorted(
                 ((len(words & vocab[pmid]) / len(words), pmid) for pmid in vocab), reverse=True
             )
