@@ -4,18 +4,21 @@ before it left for the ones after."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from medlit.checks.apply import apply
-from medlit.checks.citations import Verdict, extract_pmids, remove_citations
+from medlit.checks.citations import Verdict, extract_pmids, remove_citations, remove_cited_for
 from medlit.checks.draft import Draft, rebuilt, recording
 from medlit.checks.evidence import EvidenceView
 from medlit.checks.findings import Finding
 from medlit.types import Article
 
-__all__ = ["CheckContext", "edits_as_findings"]
+__all__ = ["CheckContext", "WrongIn", "cited_findings", "edits_as_findings"]
+
+#: What a check finds wrong with a sentence's citations: (PMID, what it was cited for) pairs.
+WrongIn = Callable[[str], Sequence[tuple[str, str]]]
 
 
 @dataclass
@@ -35,6 +38,32 @@ class CheckContext:
         if pmid not in self._views:
             self._views[pmid] = EvidenceView(self.articles[pmid])
         return self._views[pmid]
+
+
+def cited_findings(check: str, ctx: CheckContext, wrong_in: WrongIn) -> list[Finding]:
+    """The findings of a check that holds each sentence's citations to their articles.
+
+    Each (PMID, why) pair ``wrong_in`` gives for a sentence is a citation to take out: the
+    sentence's finding is an ``uncite`` of those PMIDs, or a ``drop`` when it would then cite
+    nothing; one finding for each pair, saying "a citation was removed: it cited PMID n for
+    <why>" ("a sentence was left out: ..." for a drop).
+    """
+    findings: list[Finding] = []
+    for sentence in ctx.draft.sentences:
+        wrong = wrong_in(sentence.text)
+        if not wrong:
+            continue
+        kept, told = remove_cited_for(sentence.text, wrong)
+        if kept == sentence.text:  # no citation of it could be taken out: only say so
+            findings += [Finding(check, "warn", message) for message in told]
+            continue
+        action, pmids = _action(sentence.text, kept)
+        replacement = kept if action == "rewrite" else None
+        findings += [
+            Finding(check, action, m, pmids, sentence.index, sentence.text, replacement)  # type: ignore[arg-type]
+            for m in told
+        ]
+    return findings
 
 
 _PMID = re.compile(r"\b\d{5,9}\b")

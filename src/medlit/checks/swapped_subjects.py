@@ -30,7 +30,7 @@ probes (kept by the other checks), none is flagged.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from medlit.checks.citations import drop_cited_for, extract_pmids, without_citations
@@ -167,6 +167,15 @@ def swapped_subject(sentence: str, article: Article) -> SwappedSubject | None:
 def drop_swapped_subjects(text: str, articles: Mapping[str, Article]) -> tuple[str, list[str]]:
     """``text`` without the citations of sentences giving a cited article's finding another
     subject (:func:`swapped_subject`), and one warning each."""
+    text, warnings = drop_cited_for(text, swapped_subjects_in(articles))
+    if warnings:
+        log.warning("answer_subjects_swapped", removals=len(warnings))
+    return text, warnings
+
+
+def swapped_subjects_in(articles: Mapping[str, Article]) -> Callable[[str], list[tuple[str, str]]]:
+    """What is wrong with a sentence's citations: (PMID, why) for each cited article whose
+    finding it gives another subject (:func:`swapped_subject`)."""
 
     def wrong_in(sentence: str) -> list[tuple[str, str]]:
         wrong = []
@@ -176,7 +185,4 @@ def drop_swapped_subjects(text: str, articles: Mapping[str, Article]) -> tuple[s
                 wrong.append((pmid, why))
         return wrong
 
-    text, warnings = drop_cited_for(text, wrong_in)
-    if warnings:
-        log.warning("answer_subjects_swapped", removals=len(warnings))
-    return text, warnings
+    return wrong_in

@@ -14,19 +14,19 @@ from medlit.checks.citation_names import drop_misattributed, misattribution_warn
 from medlit.checks.citations import drop_citation_only
 from medlit.checks.cited_authors import drop_wrong_authors
 from medlit.checks.cited_designs import drop_wrong_designs
-from medlit.checks.cited_numbers import drop_unsourced_numbers
+from medlit.checks.cited_numbers import unsourced_in
 from medlit.checks.cited_subjects import drop_unsaid_subjects
 from medlit.checks.cited_years import cited_years, years_taken_out
-from medlit.checks.context import CheckContext, edits_as_findings
+from medlit.checks.context import CheckContext, cited_findings, edits_as_findings
 from medlit.checks.correlation_strength import drop_overstated_correlations
 from medlit.checks.findings import Action, Finding
 from medlit.checks.inferences import drop_unsupported_inferences
 from medlit.checks.off_question import drop_borrowed_support, drop_off_question
 from medlit.checks.restated_titles import drop_restated_titles
 from medlit.checks.reversed_findings import drop_reversed_findings
-from medlit.checks.stated_aims import drop_aims_as_findings
-from medlit.checks.swapped_groups import drop_swapped_groups
-from medlit.checks.swapped_subjects import drop_swapped_subjects
+from medlit.checks.stated_aims import aims_in
+from medlit.checks.swapped_groups import swapped_groups_in
+from medlit.checks.swapped_subjects import swapped_subjects_in
 from medlit.checks.unsupported import drop_unsupported
 from medlit.log import get_logger
 
@@ -54,6 +54,13 @@ __all__ = [
 ]
 
 log = get_logger("agent.cited_years")
+
+
+def _logged(findings: list[Finding], event: str) -> list[Finding]:
+    """``findings``, logged as ``event`` (with how many) when there are any."""
+    if findings:
+        get_logger("agent").warning(event, removals=len(findings))
+    return findings
 
 
 def uncited_attribution(ctx: CheckContext) -> list[Finding]:
@@ -95,24 +102,27 @@ def misattributed_names(ctx: CheckContext) -> list[Finding]:
 def unsourced_numbers(ctx: CheckContext) -> list[Finding]:
     """A citation to an article that does not give a number the sentence gives, or gives it
     for the other group."""
-    return edits_as_findings(
-        "unsourced-numbers", ctx, lambda text: drop_unsourced_numbers(text, ctx.articles)
+    return _logged(
+        cited_findings("unsourced-numbers", ctx, unsourced_in(ctx.articles)),
+        "answer_numbers_unsourced",
     )
 
 
 def swapped_groups(ctx: CheckContext) -> list[Finding]:
     """A citation to an article that says the group the sentence names goes the other way
     ("longer" where the article says "shorter")."""
-    return edits_as_findings(
-        "swapped-groups", ctx, lambda text: drop_swapped_groups(text, ctx.articles)
+    return _logged(
+        cited_findings("swapped-groups", ctx, swapped_groups_in(ctx.articles)),
+        "answer_groups_swapped",
     )
 
 
 def swapped_subjects(ctx: CheckContext) -> list[Finding]:
     """A citation to an article whose finding the sentence copies word for word with another
     subject in front of it."""
-    return edits_as_findings(
-        "swapped-subjects", ctx, lambda text: drop_swapped_subjects(text, ctx.articles)
+    return _logged(
+        cited_findings("swapped-subjects", ctx, swapped_subjects_in(ctx.articles)),
+        "answer_subjects_swapped",
     )
 
 
@@ -175,8 +185,8 @@ def unsupported_inferences(ctx: CheckContext) -> list[Finding]:
 
 def aims_as_findings(ctx: CheckContext) -> list[Finding]:
     """What a cited study set out to test, stated as what it found."""
-    return edits_as_findings(
-        "aims-as-findings", ctx, lambda text: drop_aims_as_findings(text, ctx.articles)
+    return _logged(
+        cited_findings("aims-as-findings", ctx, aims_in(ctx.articles)), "answer_aims_as_findings"
     )
 
 
