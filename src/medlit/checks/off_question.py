@@ -35,7 +35,7 @@ as the article's.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import (
     drop_cited_for,
@@ -68,9 +68,20 @@ def drop_off_question(
     """``text`` without the citations of sentences naming none of ``question``'s subject terms
     to articles naming none of them either (a sentence left citing nothing goes), and one
     warning each."""
+    text, warnings = drop_cited_for(text, off_question_in(articles, question))
+    if warnings:
+        log.warning("answer_off_question", removals=len(warnings))
+    return text, warnings
+
+
+def off_question_in(
+    articles: Mapping[str, Article], question: str
+) -> Callable[[str], list[tuple[str, str]]]:
+    """What is wrong with a sentence's citations: (PMID, why) for each cited article naming
+    none of ``question``'s subject terms, where the sentence names none either."""
     terms = subject_terms(question)
     if not terms:
-        return text, []
+        return lambda sentence: []
     named = either_of(list(terms.values()))
     # One subject term: the sentence must say none of the question's words either.
     asked: set[str] = set()
@@ -94,10 +105,7 @@ def drop_off_question(
         why = f"something else than was asked: neither names {named}"
         return [(p, why) for p in cited if off_question(p)]
 
-    text, warnings = drop_cited_for(text, wrong_in)
-    if warnings:
-        log.warning("answer_off_question", removals=len(warnings))
-    return text, warnings
+    return wrong_in
 
 
 # "A study [PMID] also supports this conclusion by showing that ...": the finding after it is

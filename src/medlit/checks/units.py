@@ -21,7 +21,7 @@ from medlit.checks.context import CheckContext, cited_findings, edits_as_finding
 from medlit.checks.correlation_strength import drop_overstated_correlations
 from medlit.checks.findings import Action, Finding
 from medlit.checks.inferences import drop_unsupported_inferences
-from medlit.checks.off_question import drop_borrowed_support, drop_off_question
+from medlit.checks.off_question import drop_borrowed_support, off_question_in
 from medlit.checks.restated_titles import drop_restated_titles
 from medlit.checks.reversed_findings import drop_reversed_findings
 from medlit.checks.stated_aims import aims_in
@@ -205,9 +205,8 @@ def restated_titles(ctx: CheckContext) -> list[Finding]:
 def off_question(ctx: CheckContext) -> list[Finding]:
     """A citation of a sentence naming none of the question's subject terms to an article
     naming none of them either."""
-    return edits_as_findings(
-        "off-question", ctx, lambda text: drop_off_question(text, ctx.articles, ctx.question)
-    )
+    found = off_question_in(ctx.articles, ctx.question)
+    return _logged(cited_findings("off-question", ctx, found), "answer_off_question")
 
 
 def borrowed_support(ctx: CheckContext) -> list[Finding]:
