@@ -22,8 +22,8 @@ from medlit.checks.correlation_strength import drop_overstated_correlations
 from medlit.checks.findings import Action, Finding
 from medlit.checks.inferences import drop_unsupported_inferences
 from medlit.checks.off_question import drop_borrowed_support, off_question_in
-from medlit.checks.restated_titles import drop_restated_titles
-from medlit.checks.reversed_findings import drop_reversed_findings
+from medlit.checks.restated_titles import restated_in
+from medlit.checks.reversed_findings import reversed_in
 from medlit.checks.stated_aims import aims_in
 from medlit.checks.swapped_groups import swapped_groups_in
 from medlit.checks.swapped_subjects import swapped_subjects_in
@@ -168,12 +168,10 @@ def reversed_findings(ctx: CheckContext) -> list[Finding]:
     """A citation to an article whose matching sentence states the opposite comparison
     ("higher" written over "similar", or the other way)."""
 
-    def run(text: str) -> tuple[str, list[str]]:
-        checked, warnings, reversed_from = drop_reversed_findings(text, ctx.articles)
-        ctx.data["reversed-findings"] = reversed_from
-        return checked, warnings
-
-    return edits_as_findings("reversed-findings", ctx, run)
+    wrong_in, reversed_from = reversed_in(ctx.articles)
+    found = cited_findings("reversed-findings", ctx, wrong_in)
+    ctx.data["reversed-findings"] = reversed_from
+    return _logged(found, "answer_findings_reversed")
 
 
 def unsupported_inferences(ctx: CheckContext) -> list[Finding]:
@@ -194,12 +192,10 @@ def restated_titles(ctx: CheckContext) -> list[Finding]:
     """An answer to a cited article's title question that the article does not give (it
     concludes the other)."""
 
-    def run(text: str) -> tuple[str, list[str]]:
-        restated = drop_restated_titles(text, ctx.articles)
-        ctx.data["restated-titles"] = restated.said
-        return restated.text, restated.warnings
-
-    return edits_as_findings("restated-titles", ctx, run)
+    wrong_in, said = restated_in(ctx.articles)
+    found = cited_findings("restated-titles", ctx, wrong_in)
+    ctx.data["restated-titles"] = said
+    return _logged(found, "answer_titles_restated")
 
 
 def off_question(ctx: CheckContext) -> list[Finding]:
