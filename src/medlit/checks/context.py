@@ -15,7 +15,7 @@ from medlit.checks.evidence import EvidenceView
 from medlit.checks.findings import Finding
 from medlit.types import Article
 
-__all__ = ["CheckContext", "WrongIn", "cited_findings", "edits_as_findings"]
+__all__ = ["CheckContext", "WrongIn", "cited_findings", "edits_as_findings", "sentence_findings"]
 
 #: What a check finds wrong with a sentence's citations: (PMID, what it was cited for) pairs.
 WrongIn = Callable[[str], Sequence[tuple[str, str]]]
@@ -62,6 +62,33 @@ def cited_findings(check: str, ctx: CheckContext, wrong_in: WrongIn) -> list[Fin
         findings += [
             Finding(check, action, m, pmids, sentence.index, sentence.text, replacement)  # type: ignore[arg-type]
             for m in told
+        ]
+    return findings
+
+
+def sentence_findings(
+    check: str, ctx: CheckContext, rewrite: Callable[[str], str], told: list[str]
+) -> list[Finding]:
+    """The findings of a check that reads the answer one sentence at a time.
+
+    ``rewrite`` gives what a sentence should read (``""``: left out) and adds what the reader
+    is told of it to ``told``; the check's finding for the sentence is a ``drop``, ``uncite``,
+    ``cite`` or ``rewrite`` (with the sentence it proposes), one for each message. A message
+    of a sentence left as it was is a ``warn``.
+    """
+    findings: list[Finding] = []
+    for sentence in ctx.draft.sentences:
+        before = len(told)
+        new = rewrite(sentence.text)
+        messages = told[before:]
+        if new == sentence.text:
+            findings += [Finding(check, "warn", message) for message in messages]
+            continue
+        action, pmids = _action(sentence.text, new)
+        replacement = new if action in ("cite", "rewrite") else None
+        findings += [
+            Finding(check, action, m, pmids, sentence.index, sentence.text, replacement)  # type: ignore[arg-type]
+            for m in messages or [""]
         ]
     return findings
 

@@ -12,15 +12,20 @@ from medlit.checks.attribution import attribute_uncited
 from medlit.checks.borrowed_terms import drop_borrowed_terms
 from medlit.checks.citation_names import drop_misattributed, misattribution_warnings
 from medlit.checks.citations import drop_citation_only
-from medlit.checks.cited_authors import drop_wrong_authors
+from medlit.checks.cited_authors import wrong_authors_rewriter
 from medlit.checks.cited_designs import drop_wrong_designs
 from medlit.checks.cited_numbers import unsourced_in
 from medlit.checks.cited_subjects import drop_unsaid_subjects
 from medlit.checks.cited_years import cited_years, years_taken_out
-from medlit.checks.context import CheckContext, cited_findings, edits_as_findings
-from medlit.checks.correlation_strength import drop_overstated_correlations
+from medlit.checks.context import (
+    CheckContext,
+    cited_findings,
+    edits_as_findings,
+    sentence_findings,
+)
+from medlit.checks.correlation_strength import overstated_rewriter
 from medlit.checks.findings import Action, Finding
-from medlit.checks.inferences import drop_unsupported_inferences
+from medlit.checks.inferences import inferences_rewriter
 from medlit.checks.off_question import drop_borrowed_support, off_question_in
 from medlit.checks.restated_titles import restated_in
 from medlit.checks.reversed_findings import reversed_in
@@ -146,9 +151,9 @@ def wrong_years(ctx: CheckContext) -> list[Finding]:
 
 def wrong_authors(ctx: CheckContext) -> list[Finding]:
     """An author ("Stahl et al.") that no article the sentence cites lists."""
-    return edits_as_findings(
-        "wrong-authors", ctx, lambda text: drop_wrong_authors(text, ctx.articles)
-    )
+    rewrite, told = wrong_authors_rewriter(ctx.articles)
+    found = sentence_findings("wrong-authors", ctx, rewrite, told)
+    return _logged(found, "answer_authors_taken_out")
 
 
 def wrong_designs(ctx: CheckContext) -> list[Finding]:
@@ -161,7 +166,9 @@ def wrong_designs(ctx: CheckContext) -> list[Finding]:
 
 def overstated_correlations(ctx: CheckContext) -> list[Finding]:
     """ "Strong" said of a correlation whose own coefficient is under 0.5."""
-    return edits_as_findings("overstated-correlations", ctx, drop_overstated_correlations)
+    rewrite, told = overstated_rewriter()
+    found = sentence_findings("overstated-correlations", ctx, rewrite, told)
+    return _logged(found, "answer_correlations_overstated")
 
 
 def reversed_findings(ctx: CheckContext) -> list[Finding]:
@@ -176,9 +183,9 @@ def reversed_findings(ctx: CheckContext) -> list[Finding]:
 
 def unsupported_inferences(ctx: CheckContext) -> list[Finding]:
     """An inference ("..., suggesting that ...") that no article the sentence cites draws."""
-    return edits_as_findings(
-        "unsupported-inferences", ctx, lambda text: drop_unsupported_inferences(text, ctx.articles)
-    )
+    rewrite, told = inferences_rewriter(ctx.articles)
+    found = sentence_findings("unsupported-inferences", ctx, rewrite, told)
+    return _logged(found, "answer_inferences_dropped")
 
 
 def aims_as_findings(ctx: CheckContext) -> list[Finding]:
