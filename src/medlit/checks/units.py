@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from medlit.checks.answer_wording import without_opening_connective
 from medlit.checks.attribution import attribute_uncited
-from medlit.checks.borrowed_terms import drop_borrowed_terms
+from medlit.checks.borrowed_terms import borrowed_rewriter
 from medlit.checks.citation_names import drop_misattributed, misattribution_warnings
 from medlit.checks.citations import drop_citation_only
 from medlit.checks.cited_authors import wrong_authors_rewriter
-from medlit.checks.cited_designs import drop_wrong_designs
+from medlit.checks.cited_designs import wrong_designs_rewriter
 from medlit.checks.cited_numbers import unsourced_in
 from medlit.checks.cited_subjects import drop_unsaid_subjects
 from medlit.checks.cited_years import cited_years, years_taken_out
@@ -159,9 +159,9 @@ def wrong_authors(ctx: CheckContext) -> list[Finding]:
 def wrong_designs(ctx: CheckContext) -> list[Finding]:
     """A study design ("a systematic review", "a randomised trial") that no article the
     sentence cites is, by its publication types and its abstract."""
-    return edits_as_findings(
-        "wrong-designs", ctx, lambda text: drop_wrong_designs(text, ctx.articles)
-    )
+    rewrite, told = wrong_designs_rewriter(ctx.articles)
+    found = sentence_findings("wrong-designs", ctx, rewrite, told)
+    return _logged(found, "answer_designs_taken_out")
 
 
 def overstated_correlations(ctx: CheckContext) -> list[Finding]:
@@ -237,11 +237,9 @@ def unsaid_subjects(ctx: CheckContext) -> list[Finding]:
 def borrowed_terms(ctx: CheckContext) -> list[Finding]:
     """A sentence carrying a technical term that only an article it does not cite says."""
 
-    def run(text: str) -> tuple[str, list[str]]:
-        borrowed = drop_borrowed_terms(text, ctx.articles, ctx.question)
-        return borrowed.text, borrowed.warnings
-
-    return edits_as_findings("borrowed-terms", ctx, run)
+    rewrite, told = borrowed_rewriter(ctx.articles, ctx.question)
+    found = sentence_findings("borrowed-terms", ctx, rewrite, told)
+    return _logged(found, "answer_terms_borrowed")
 
 
 def unsupported_conclusions(ctx: CheckContext) -> list[Finding]:
