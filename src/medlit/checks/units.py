@@ -15,7 +15,7 @@ from medlit.checks.citations import drop_citation_only
 from medlit.checks.cited_authors import wrong_authors_rewriter
 from medlit.checks.cited_designs import wrong_designs_rewriter
 from medlit.checks.cited_numbers import unsourced_in
-from medlit.checks.cited_subjects import drop_unsaid_subjects
+from medlit.checks.cited_subjects import unsaid_reader
 from medlit.checks.cited_years import cited_years, years_taken_out
 from medlit.checks.context import (
     CheckContext,
@@ -226,12 +226,10 @@ def unsaid_subjects(ctx: CheckContext) -> list[Finding]:
     """A citation to an article that never speaks of a subject or population of the question
     that the sentence names."""
 
-    def run(text: str) -> tuple[str, list[str]]:
-        unsaid = drop_unsaid_subjects(text, ctx.articles, ctx.question)
-        ctx.data["unsaid-subjects"] = unsaid
-        return unsaid.text, unsaid.warnings
-
-    return edits_as_findings("unsaid-subjects", ctx, run)
+    rewrite, unsaid = unsaid_reader(ctx.articles, ctx.question)
+    found = sentence_findings("unsaid-subjects", ctx, rewrite, unsaid.warnings)
+    ctx.data["unsaid-subjects"] = unsaid
+    return _logged(found, "answer_subjects_unsaid")
 
 
 def borrowed_terms(ctx: CheckContext) -> list[Finding]:
