@@ -8,7 +8,7 @@ paragraph says what kind of error it catches, and is what ``docs/checks.md`` lis
 from __future__ import annotations
 
 from medlit.checks.answer_wording import without_opening_connective
-from medlit.checks.attribution import attribute_uncited
+from medlit.checks.attribution import attributer, cited
 from medlit.checks.borrowed_terms import borrowed_rewriter
 from medlit.checks.citation_names import drop_misattributed, misattribution_warnings
 from medlit.checks.citations import drop_citation_only
@@ -75,12 +75,22 @@ def uncited_attribution(ctx: CheckContext) -> list[Finding]:
     that the checks after it hold the sentence to the article it came from.
     """
 
-    def run(text: str) -> tuple[str, list[str]]:
-        attributed_text, attributed = attribute_uncited(text, ctx.articles)
-        ctx.data["uncited-attribution"] = attributed
-        return attributed_text, []
-
-    return edits_as_findings("uncited-attribution", ctx, run)
+    attribute = attributer(ctx.articles)
+    findings: list[Finding] = []
+    for sentence in ctx.draft.sentences:
+        if "".join(ctx.draft.lines[sentence.line]).strip().lower().startswith("verdict:"):
+            continue
+        pmid = attribute(sentence.text)
+        if pmid is not None:
+            replacement = cited(sentence.text, pmid)
+            findings.append(
+                Finding(
+                    "uncited-attribution", "cite", "", (pmid,), sentence.index, sentence.text,
+                    replacement,
+                )
+            )  # fmt: skip
+    ctx.data["uncited-attribution"] = list(dict.fromkeys(p for f in findings for p in f.pmids))
+    return findings
 
 
 def citation_only(ctx: CheckContext) -> list[Finding]:
