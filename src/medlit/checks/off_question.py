@@ -141,10 +141,22 @@ def drop_borrowed_support(
     The finding stays, as the article's ("A study [PMID] shows that ..."); a sentence that
     only claims the support goes. Said the other way round ("The claim is supported by [PMID],
     which found that ..."), it reads "A study [PMID] found that ...". One warning each."""
+    check, warnings = borrowed_support_rewriter(articles, question)
+    text = rewrite_sentences(text, check)
+    if warnings:
+        log.warning("answer_support_borrowed", removals=len(warnings))
+    return text, warnings
+
+
+def borrowed_support_rewriter(
+    articles: Mapping[str, Article], question: str
+) -> tuple[Callable[[str], str], list[str]]:
+    """Each sentence without a claim that its articles support the answer when none of them
+    names every subject term of ``question``; and the warnings so far (one each)."""
     terms = subject_terms(question)
-    if not terms:
-        return text, []
     warnings: list[str] = []
+    if not terms:
+        return lambda sentence: sentence, warnings
 
     def check(sentence: str) -> str:
         claim = _SUPPORT.search(sentence)
@@ -179,7 +191,4 @@ def drop_borrowed_support(
         warnings.extend(told)
         return kept
 
-    text = rewrite_sentences(text, check)
-    if warnings:
-        log.warning("answer_support_borrowed", removals=len(warnings))
-    return text, warnings
+    return check, warnings

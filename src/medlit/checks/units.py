@@ -26,7 +26,7 @@ from medlit.checks.context import (
 from medlit.checks.correlation_strength import overstated_rewriter
 from medlit.checks.findings import Action, Finding
 from medlit.checks.inferences import inferences_rewriter
-from medlit.checks.off_question import drop_borrowed_support, off_question_in
+from medlit.checks.off_question import borrowed_support_rewriter, off_question_in
 from medlit.checks.restated_titles import restated_in
 from medlit.checks.reversed_findings import reversed_in
 from medlit.checks.stated_aims import aims_in
@@ -225,11 +225,9 @@ def off_question(ctx: CheckContext) -> list[Finding]:
 def borrowed_support(ctx: CheckContext) -> list[Finding]:
     """A claim that an article supports the answer ("also supports this conclusion") when
     the article does not name every subject term of the question."""
-    return edits_as_findings(
-        "borrowed-support",
-        ctx,
-        lambda text: drop_borrowed_support(text, ctx.articles, ctx.question),
-    )
+    rewrite, told = borrowed_support_rewriter(ctx.articles, ctx.question)
+    found = sentence_findings("borrowed-support", ctx, rewrite, told)
+    return _logged(found, "answer_support_borrowed")
 
 
 def unsaid_subjects(ctx: CheckContext) -> list[Finding]:
