@@ -263,6 +263,14 @@ def unsupported_conclusions(ctx: CheckContext) -> list[Finding]:
 def opening_connective(ctx: CheckContext) -> list[Finding]:
     """A sentence opening with a connective ("Specifically, ...", "However, ...") whose
     antecedent was left out: the connective goes."""
-    return edits_as_findings(
-        "opening-connective", ctx, lambda text: (without_opening_connective(text), [])
-    )
+    draft = ctx.draft
+    after = without_opening_connective(draft.text)
+    if after == draft.text:
+        return []
+    first = draft.sentences[0]
+    kept = without_opening_connective(first.text)
+    if draft.edited({0: kept}) == after:  # the first sentence's own connective
+        action: Action = "rewrite" if kept else "drop"
+        replacement = kept or None
+        return [Finding("opening-connective", action, "", (), 0, first.text, replacement)]
+    return [Finding("opening-connective", "rewrite", replacement=after)]
