@@ -15,7 +15,14 @@ from medlit.checks.evidence import EvidenceView
 from medlit.checks.findings import Finding
 from medlit.types import Article
 
-__all__ = ["CheckContext", "WrongIn", "cited_findings", "edits_as_findings", "sentence_findings"]
+__all__ = [
+    "CheckContext",
+    "WrongIn",
+    "cited_findings",
+    "edit_action",
+    "edits_as_findings",
+    "sentence_findings",
+]
 
 #: What a check finds wrong with a sentence's citations: (PMID, what it was cited for) pairs.
 WrongIn = Callable[[str], Sequence[tuple[str, str]]]
@@ -57,7 +64,7 @@ def cited_findings(check: str, ctx: CheckContext, wrong_in: WrongIn) -> list[Fin
         if kept == sentence.text:  # no citation of it could be taken out: only say so
             findings += [Finding(check, "warn", message) for message in told]
             continue
-        action, pmids = _action(sentence.text, kept)
+        action, pmids = edit_action(sentence.text, kept)
         replacement = kept if action == "rewrite" else None
         findings += [
             Finding(check, action, m, pmids, sentence.index, sentence.text, replacement)  # type: ignore[arg-type]
@@ -84,7 +91,7 @@ def sentence_findings(
         if new == sentence.text:
             findings += [Finding(check, "warn", message) for message in messages]
             continue
-        action, pmids = _action(sentence.text, new)
+        action, pmids = edit_action(sentence.text, new)
         replacement = new if action in ("cite", "rewrite") else None
         findings += [
             Finding(check, action, m, pmids, sentence.index, sentence.text, replacement)  # type: ignore[arg-type]
@@ -123,7 +130,9 @@ def edits_as_findings(
     return [Finding(check, "rewrite", m, replacement=after_text) for m in messages]
 
 
-def _action(before: str, after: str) -> tuple[str, tuple[str, ...]]:
+def edit_action(before: str, after: str) -> tuple[str, tuple[str, ...]]:
+    """What turned sentence ``before`` into ``after``, and the PMIDs it concerns: ``drop``,
+    ``uncite`` (citations taken out), ``cite`` (citations added) or ``rewrite``."""
     had, has = extract_pmids(before), extract_pmids(after)
     if not after:
         return "drop", tuple(had)
@@ -142,7 +151,7 @@ def _sentence_findings(
     changed = []
     for index in sorted(after):
         before = draft.sentences[index].text
-        action, pmids = _action(before, after[index])
+        action, pmids = edit_action(before, after[index])
         changed.append((index, before, action, pmids))
     told: dict[int, list[str]] = {}
     if len(warnings) == len(changed):  # one message for each sentence changed

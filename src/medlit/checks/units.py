@@ -11,7 +11,7 @@ from medlit.checks.answer_wording import without_opening_connective
 from medlit.checks.attribution import attributer, cited
 from medlit.checks.borrowed_terms import borrowed_rewriter
 from medlit.checks.citation_names import drop_misattributed, misattribution_warnings
-from medlit.checks.citations import drop_citation_only
+from medlit.checks.citations import citation_only_changes, citation_only_text
 from medlit.checks.cited_authors import wrong_authors_rewriter
 from medlit.checks.cited_designs import wrong_designs_rewriter
 from medlit.checks.cited_numbers import unsourced_in
@@ -20,10 +20,12 @@ from medlit.checks.cited_years import cited_years, years_taken_out
 from medlit.checks.context import (
     CheckContext,
     cited_findings,
+    edit_action,
     edits_as_findings,
     sentence_findings,
 )
 from medlit.checks.correlation_strength import overstated_rewriter
+from medlit.checks.draft import Draft
 from medlit.checks.findings import Action, Finding
 from medlit.checks.inferences import inferences_rewriter
 from medlit.checks.off_question import borrowed_support_rewriter, off_question_in
@@ -99,7 +101,29 @@ def citation_only(ctx: CheckContext) -> list[Finding]:
     Its citations move to the statement before it, which is what they were cited for, so
     that every later check holds them to that statement.
     """
-    return edits_as_findings("citation-only", ctx, lambda text: (drop_citation_only(text), []))
+    draft = ctx.draft
+    changes = citation_only_changes(draft.lines)
+    if not changes:
+        return []
+    after = citation_only_text(draft.lines, changes)
+    at = {(s.line, s.index - _first_of_line(draft, s.line)): s for s in draft.sentences}
+    by_index = {at[key].index: new for key, new in changes.items()}
+    if draft.edited(by_index) != after:  # blank lines closed up: the whole answer changes
+        return [Finding("citation-only", "rewrite", replacement=after)]
+    findings = []
+    for index in sorted(by_index):
+        sentence = draft.sentences[index]
+        action, pmids = edit_action(sentence.text, by_index[index])
+        replacement = by_index[index] if action in ("cite", "rewrite") else None
+        findings.append(
+            Finding("citation-only", action, "", pmids, index, sentence.text, replacement)  # type: ignore[arg-type]
+        )
+    return findings
+
+
+def _first_of_line(draft: Draft, line: int) -> int:
+    """The index of the first sentence of ``line`` in ``draft``."""
+    return sum(len(pieces) for pieces in draft.lines[:line])
 
 
 def misattributed_names(ctx: CheckContext) -> list[Finding]:
