@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from medlit.checks.draft import rewrite_sentences
+from medlit.checks.memo import remembered
 from medlit.checks.stance import is_yes_no_question
 from medlit.log import get_logger
 from medlit.text import only_points, sentence_pieces, sentence_starts
@@ -93,12 +94,16 @@ def without_citations(text: str) -> str:
 
 def extract_pmids(text: str) -> list[str]:
     """PMIDs cited in ``text``, in order of first appearance, without duplicates."""
-    found: list[str] = []
+    return list(_cited_pmids(text))
+
+
+@remembered(16384)
+def _cited_pmids(text: str) -> tuple[str, ...]:
+    """:func:`extract_pmids`, read once a text (every check reads each sentence's)."""
+    found: dict[str, None] = {}
     for match in _BRACKET.finditer(text):
-        for pmid in _NUMBER.findall(match.group(0)):
-            if pmid not in found:
-                found.append(pmid)
-    return found
+        found.update(dict.fromkeys(_NUMBER.findall(match.group(0))))
+    return tuple(found)
 
 
 def drop_citation_only(text: str) -> str:
