@@ -42,7 +42,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from digest_verdicts import DEFAULT_DATA, nearest_others
 from medlit import text
-from medlit.checks import grounding, swapped_terms, topics
+from medlit.cache import guard
+from medlit.checks import defined_terms, grounding, memo, qualified_names, swapped_terms, topics
 from medlit.checks.answer import check_answer
 from medlit.checks.grounding import word_stems
 from medlit.checks.registry import REGISTRY, Check
@@ -115,16 +116,22 @@ def time_each_check() -> None:
 
 
 def forget() -> None:
-    """Empty what the word tools remember of texts (sentences, stems, topic keys): every
-    answer is timed as a server meets it, its own text and its articles' read afresh."""
+    """Empty what the word tools remember of texts (sentences, stems, topic keys, names,
+    abbreviations, question features): every answer is timed as a server meets it, its own
+    text and its articles' read afresh. (What they remember of single words, a word's stem
+    or its frequency, is kept: a table, not a text.)"""
     for remembered in (
         text._sentence_starts,
         text._split_sentences,
         grounding._word_stems,
         topics.normalise_topic,
         swapped_terms._words,
+        qualified_names.qualified_names,
+        guard.question_features,
     ):
         remembered.cache_clear()
+    defined_terms._definitions.clear()
+    memo.forget()
 
 
 async def _one(row: dict[str, Any], articles: dict[str, Article]) -> float:

@@ -144,5 +144,21 @@ def test_every_data_file_is_read_by_a_loader() -> None:
     assert names - {"__pycache__"} == read
     for name in read - {"stop_words.txt", "cues.toml", "opposites.tsv", "named_alike.toml"}:
         assert tables.data_lines(name), name
-    stones = next(says for names, says in words.named_alike() if names.search("Urolithiasis"))
-    assert "kidney" in stones
+    stones = next(t for t in words.named_alike() if t[0].search("Urolithiasis"))
+    assert "kidney" in stones[1] and "lithiasis" in stones[2]
+
+
+def test_a_named_thing_holds_one_of_its_letters() -> None:
+    # The letters let the pattern be skipped over a text holding none of them: every name a
+    # pattern matches in these sentences holds one.
+    sentences = (
+        "Kidney stones and urinary calculi; urolithiasis, nephrolithiasis and stone formers. "
+        "Heart attacks, a myocardial infarction. Overweight, obese, obesity, body mass index, "
+        "BMI. X-rays, an xray, radiographs, radiography, radiographic. Adrenalectomy, "
+        "resection, excised, removal. Second-hand smoke, secondhand smoking, passive smokers, "
+        "environmental tobacco smoke."
+    )
+    for names, _, letters in words.named_alike():
+        found = [m.group(0).lower() for m in names.finditer(sentences)]
+        assert found, names.pattern
+        assert all(any(part in name for part in letters) for name in found), found

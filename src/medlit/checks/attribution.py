@@ -10,14 +10,14 @@ answer, and a sentence that already cites is left alone.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import extract_pmids
 from medlit.checks.search_terms import content_terms
 from medlit.text import sentence_pieces
 from medlit.types import Article
 
-__all__ = ["MIN_SHARE", "attribute_uncited"]
+__all__ = ["MIN_SHARE", "attribute_uncited", "attributer", "cited"]
 
 MIN_SHARE = 0.6
 """Share of a sentence's content words that must occur in the article it is attributed to."""
@@ -26,6 +26,10 @@ _MIN_TERMS = 4
 
 def _terms(text: str) -> set[str]:
     return set(content_terms(text, limit=1000))
+
+
+def _vocabulary(articles: Mapping[str, Article]) -> dict[str, set[str]]:
+    return {pmid: _terms(f"{a.title} {a.abstract_text}") for pmid, a in articles.items()}
 
 
 def attribute_uncited(text: str, articles: Mapping[str, Article]) -> tuple[str, list[str]]:
@@ -38,9 +42,7 @@ def attribute_uncited(text: str, articles: Mapping[str, Article]) -> tuple[str, 
     Returns:
         The text, and the PMIDs attributed (in order, without duplicates).
     """
-    if not articles:
-        return text, []
-    vocab = {pmid: _terms(f"{a.title} {a.abstract_text}") for pmid, a in articles.items()}
+    attribute = attributer(articles)
     attributed: list[str] = []
     lines = text.split("\n")
     for index, line in enumerate(lines):
@@ -48,24 +50,44 @@ def attribute_uncited(text: str, articles: Mapping[str, Article]) -> tuple[str, 
             continue
         pieces = sentence_pieces(line)
         for number, sentence in enumerate(pieces):
-            if extract_pmids(sentence):
+            pmid = attribute(sentence)
+            if pmid is None:
                 continue
-            words = _terms(sentence)
-            if len(words) < _MIN_TERMS:
-                continue
-            shares = sorted(
-                ((len(words & vocab[pmid]) / len(words), pmid) for pmid in vocab), reverse=True
-            )
-            best, pmid = shares[0]
-            runner_up = shares[1][0] if len(shares) > 1 else 0.0
-            if best < MIN_SHARE or best == runner_up:
-                continue
-            stripped = sentence.rstrip()
-            end = len(stripped) - 1 if stripped.endswith((".", "!", "?")) else len(stripped)
-            pieces[number] = (
-                f"{stripped[:end]} [PMID:{pmid}]{stripped[end:]}" + sentence[len(stripped) :]
-            )
+            pieces[number] = cited(sentence, pmid)
             if pmid not in attributed:
                 attributed.append(pmid)
         lines[index] = "".join(pieces)
     return "\n".join(lines), attributed
+
+
+def attributer(articles: Mapping[str, Article]) -> Callable[[str], str | None]:
+    """The PMID of the one evidence article a sentence citing nothing was taken from (its
+    content words mostly that article's, and more than any other article's), or None (each
+    article's words read once, when first needed)."""
+    vocab: dict[str, set[str]] = {}
+
+    def attribute(sentence: str) -> str | None:
+        if not articles or extract_pmids(sentence):
+            return None
+        words = _terms(sentence)
+        if len(words) < _MIN_TERMS:
+            return None
+        if not vocab:
+            vocab.update(_vocabulary(articles))
+        shares = sorted(
+            ((len(words & vocab[pmid]) / len(words), pmid) for pmid in vocab), reverse=True
+        )
+        best, pmid = shares[0]
+        runner_up = shares[1][0] if len(shares) > 1 else 0.0
+        if best < MIN_SHARE or best == runner_up:
+            return None
+        return pmid
+
+    return attribute
+
+
+def cited(sentence: str, pmid: str) -> str:
+    """``sentence`` citing ``pmid`` before its final full stop (its spacing after kept)."""
+    stripped = sentence.rstrip()
+    end = len(stripped) - 1 if stripped.endswith((".", "!", "?")) else len(stripped)
+    return f"{stripped[:end]} [PMID:{pmid}]{stripped[end:]}" + sentence[len(stripped) :]

@@ -19,7 +19,7 @@ other checks: nothing shows it was mixed in.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from medlit.checks.citations import extract_pmids, without_citations
@@ -60,9 +60,23 @@ def drop_borrowed_terms(text: str, articles: Mapping[str, Article], question: st
     """
     if len(articles) < 2:
         return Borrowed(text)
+    check, warnings = borrowed_rewriter(articles, question)
+    text = rewrite_sentences(text, check)
+    if warnings:
+        log.warning("answer_terms_borrowed", removals=len(warnings))
+    return Borrowed(text, warnings)
+
+
+def borrowed_rewriter(
+    articles: Mapping[str, Article], question: str
+) -> tuple[Callable[[str], str], list[str]]:
+    """Each cited sentence, or ``""`` when it carries a technical term only an article it does
+    not cite says; and the warnings so far (one for each sentence left out)."""
+    warnings: list[str] = []
+    if len(articles) < 2:
+        return lambda sentence: sentence, warnings
     said = {pmid: word_stems(article.everything_said) for pmid, article in articles.items()}
     asked = word_stems(question)
-    warnings: list[str] = []
 
     def check(sentence: str) -> str:
         cited = [p for p in dict.fromkeys(extract_pmids(sentence)) if p in said]
@@ -84,7 +98,4 @@ def drop_borrowed_terms(text: str, articles: Mapping[str, Article], question: st
                     return ""
         return sentence
 
-    text = rewrite_sentences(text, check)
-    if warnings:
-        log.warning("answer_terms_borrowed", removals=len(warnings))
-    return Borrowed(text, warnings)
+    return check, warnings

@@ -12,11 +12,12 @@ takes its line out, so that :func:`verdict_first` can show it first.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 from medlit.checks.draft import rewrite_sentences
+from medlit.checks.memo import remembered
 from medlit.checks.stance import is_yes_no_question
 from medlit.log import get_logger
 from medlit.text import only_points, sentence_pieces, sentence_starts
@@ -93,12 +94,16 @@ def without_citations(text: str) -> str:
 
 def extract_pmids(text: str) -> list[str]:
     """PMIDs cited in ``text``, in order of first appearance, without duplicates."""
-    found: list[str] = []
+    return list(_cited_pmids(text))
+
+
+@remembered(16384)
+def _cited_pmids(text: str) -> tuple[str, ...]:
+    """:func:`extract_pmids`, read once a text (every check reads each sentence's)."""
+    found: dict[str, None] = {}
     for match in _BRACKET.finditer(text):
-        for pmid in _NUMBER.findall(match.group(0)):
-            if pmid not in found:
-                found.append(pmid)
-    return found
+        found.update(dict.fromkeys(_NUMBER.findall(match.group(0))))
+    return tuple(found)
 
 
 def drop_citation_only(text: str) -> str:
@@ -112,13 +117,22 @@ def drop_citation_only(text: str) -> str:
     sentence with no statement before it stays.
     """
     lines = [sentence_pieces(line) for line in text.split("\n")]
+    changes = citation_only_changes(lines)
+    if not changes:
+        return text
+    return citation_only_text(lines, changes)
+
+
+def citation_only_changes(lines: Sequence[Sequence[str]]) -> dict[tuple[int, int], str]:
+    """What :func:`drop_citation_only` makes of the sentences of ``lines`` (each line's
+    sentences): (line, sentence) -> its new text, ``""`` for a pointing sentence left out."""
     pieces = [(piece, extract_pmids(piece)) for line in lines for piece in line]
     pointing = {piece for piece, pmids in pieces if pmids and only_points(_BRACKET.sub(" ", piece))}
     if not pointing:
-        return text
+        return {}
     said = {pmid for piece, pmids in pieces if piece not in pointing for pmid in pmids}
     last: tuple[int, int] | None = None  # (line, piece) of the last statement
-    folded = 0
+    changes: dict[tuple[int, int], str] = {}
     for row, line in enumerate(lines):
         for col, piece in enumerate(line):
             if piece not in pointing:
@@ -129,15 +143,25 @@ def drop_citation_only(text: str) -> str:
             if moved and last is None:
                 continue  # nothing before it to have been cited for
             if moved and last is not None:
-                statement = lines[last[0]][last[1]]
-                lines[last[0]][last[1]] = _cited_at_end(statement, moved)
+                changes[last] = _cited_at_end(changes.get(last, lines[last[0]][last[1]]), moved)
                 said.update(moved)
-            line[col] = ""
-            folded += 1
+            changes[(row, col)] = ""
+    return changes
+
+
+def citation_only_text(
+    lines: Sequence[Sequence[str]], changes: Mapping[tuple[int, int], str]
+) -> str:
+    """The text of ``lines`` with ``changes`` (:func:`citation_only_changes`) made: a line
+    that lost a sentence loses its trailing space, and no paragraph is left empty."""
+    folded = sum(1 for new in changes.values() if not new)
     if not folded:
-        return text
+        return "\n".join("".join(line) for line in lines)
     log.info("citation_only_sentences_dropped", sentences=folded)
-    kept = "\n".join("".join(line).rstrip() if "" in line else "".join(line) for line in lines)
+    rows = [
+        [changes.get((r, c), piece) for c, piece in enumerate(line)] for r, line in enumerate(lines)
+    ]
+    kept = "\n".join("".join(line).rstrip() if "" in line else "".join(line) for line in rows)
     return re.sub(r"\n[ \t]*\n(?:[ \t]*\n)+", "\n\n", kept).rstrip()  # no paragraph left empty
 
 

@@ -15,7 +15,7 @@ long-term implantable left ventricular assist devices"), before the sentence cit
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import extract_pmids
 from medlit.checks.draft import rewrite_sentences
@@ -49,6 +49,18 @@ def _surname(author: str) -> str:
 def drop_wrong_authors(text: str, articles: Mapping[str, Article]) -> tuple[str, list[str]]:
     """``text`` with each author name that no article its sentence cites lists taken out (see
     the module doc), and a warning for each."""
+    check, warnings = wrong_authors_rewriter(articles)
+    text = rewrite_sentences(text, check)
+    if warnings:
+        log.warning("answer_authors_taken_out", removals=len(warnings))
+    return text, warnings
+
+
+def wrong_authors_rewriter(
+    articles: Mapping[str, Article],
+) -> tuple[Callable[[str], str], list[str]]:
+    """Each sentence with the author names no article it cites lists taken out, and the warnings
+    so far (one for each name)."""
     warnings: list[str] = []
 
     def check(sentence: str) -> str:
@@ -80,10 +92,7 @@ def drop_wrong_authors(text: str, articles: Mapping[str, Article]) -> tuple[str,
             lambda m: _a_study(m, sentence) if unlisted(m) else m.group(), sentence
         )
 
-    text = rewrite_sentences(text, check)
-    if warnings:
-        log.warning("answer_authors_taken_out", removals=len(warnings))
-    return text, warnings
+    return check, warnings
 
 
 def _a_study(match: re.Match[str], sentence: str) -> str:

@@ -18,7 +18,7 @@ cases" reads "a study of 429 cases", "randomized controlled trials [PMID:1][PMID
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import extract_pmids
 from medlit.checks.draft import rewrite_sentences
@@ -96,6 +96,18 @@ def _study(match: re.Match[str], sentence: str) -> str:
 def drop_wrong_designs(text: str, articles: Mapping[str, Article]) -> tuple[str, list[str]]:
     """``text`` with each systematic review, meta-analysis or randomised trial that no article
     its sentence cites is taken out (see the module doc), and a warning for each."""
+    check, warnings = wrong_designs_rewriter(articles)
+    text = rewrite_sentences(text, check)
+    if warnings:
+        log.warning("answer_designs_taken_out", removals=len(warnings))
+    return text, warnings
+
+
+def wrong_designs_rewriter(
+    articles: Mapping[str, Article],
+) -> tuple[Callable[[str], str], list[str]]:
+    """Each sentence with the designs no article it cites is taken out, and the warnings so far
+    (one for each design)."""
     warnings: list[str] = []
 
     def check(sentence: str) -> str:
@@ -103,6 +115,8 @@ def drop_wrong_designs(text: str, articles: Mapping[str, Article]) -> tuple[str,
         if not cited:
             return sentence
         for level, said, phrase in _PHRASES:
+            if phrase.search(sentence) is None:
+                continue  # names no such design
             if any(_bears(article, level, said) for article in cited):
                 continue
             pieces, end = [], 0
@@ -116,7 +130,4 @@ def drop_wrong_designs(text: str, articles: Mapping[str, Article]) -> tuple[str,
             sentence = "".join(pieces) + sentence[end:]
         return sentence
 
-    text = rewrite_sentences(text, check)
-    if warnings:
-        log.warning("answer_designs_taken_out", removals=len(warnings))
-    return text, warnings
+    return check, warnings

@@ -22,7 +22,7 @@ citation goes as for a number the article lacks.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import drop_cited_for, extract_pmids, without_citations
 from medlit.checks.qualified_names import without_names
@@ -31,7 +31,7 @@ from medlit.log import get_logger
 from medlit.text import split_sentences
 from medlit.types import Article
 
-__all__ = ["drop_unsourced_numbers", "numbers_in"]
+__all__ = ["drop_unsourced_numbers", "numbers_in", "unsourced_in"]
 
 log = get_logger("agent.cited_numbers")
 
@@ -145,6 +145,15 @@ def drop_unsourced_numbers(text: str, articles: Mapping[str, Article]) -> tuple[
     Returns:
         The text, and one warning per citation removed or sentence left out.
     """
+    text, warnings = drop_cited_for(text, unsourced_in(articles))
+    if warnings:
+        log.warning("answer_numbers_unsourced", removals=len(warnings))
+    return text, warnings
+
+
+def unsourced_in(articles: Mapping[str, Article]) -> Callable[[str], list[tuple[str, str]]]:
+    """What is wrong with a sentence's citations: (PMID, why) for each cited article that
+    lacks one of its numbers, or gives it for another subject (each article read once)."""
     sources: dict[str, list[tuple[float, int]]] = {}
     sentences: dict[str, _Numbered] = {}  # split once an article, when a number is looked up
 
@@ -175,7 +184,4 @@ def drop_unsourced_numbers(text: str, articles: Mapping[str, Article]) -> tuple[
                     break
         return why
 
-    text, warnings = drop_cited_for(text, wrong_in)
-    if warnings:
-        log.warning("answer_numbers_unsourced", removals=len(warnings))
-    return text, warnings
+    return wrong_in

@@ -24,7 +24,7 @@ A citation that fails goes, and a sentence left with no citation is left out, wi
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from medlit.checks.attribution import MIN_SHARE
@@ -37,7 +37,7 @@ from medlit.log import get_logger
 from medlit.types import Article
 from medlit.words import age_groups
 
-__all__ = ["Unsaid", "drop_unsaid_subjects", "populations_unspoken"]
+__all__ = ["Unsaid", "drop_unsaid_subjects", "populations_unspoken", "unsaid_reader"]
 
 log = get_logger("agent.cited_subjects")
 
@@ -137,7 +137,10 @@ class _Reader:
         wrong: list[tuple[str, str, str | None]] = []  # (pmid, word, age group)
         for pmid in cited:
             said = self.articles[pmid].everything_said
-            word = unsaid_in_article(sentence, self.question, said, spoken=self.spoken)
+            # The retrieved articles' words only ever clear a word: read them when one is left.
+            word = unsaid_in_article(sentence, self.question, said)
+            if word is not None:
+                word = unsaid_in_article(sentence, self.question, said, spoken=self.spoken)
             if word is not None:
                 wrong.append((pmid, word, None))
             elif named and (missing := sorted(named - self.groups_in(pmid))):
@@ -171,6 +174,15 @@ def drop_unsaid_subjects(text: str, articles: Mapping[str, Article], question: s
     if reader.unsaid.warnings:
         log.warning("answer_subjects_unsaid", removals=len(reader.unsaid.warnings))
     return reader.unsaid
+
+
+def unsaid_reader(
+    articles: Mapping[str, Article], question: str
+) -> tuple[Callable[[str], str], Unsaid]:
+    """Each sentence without its citations to articles that never speak of what it names of
+    the question (``""`` when none is left); and what was found so far (its ``text`` unset)."""
+    reader = _Reader(articles, question)
+    return reader.check, reader.unsaid
 
 
 def populations_unspoken(question: str, text: str, articles: Mapping[str, Article]) -> list[str]:

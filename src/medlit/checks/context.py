@@ -4,18 +4,28 @@ before it left for the ones after."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from medlit.checks.apply import apply
-from medlit.checks.citations import Verdict, extract_pmids, remove_citations
+from medlit.checks.citations import Verdict, extract_pmids, remove_citations, remove_cited_for
 from medlit.checks.draft import Draft, rebuilt, recording
 from medlit.checks.evidence import EvidenceView
 from medlit.checks.findings import Finding
 from medlit.types import Article
 
-__all__ = ["CheckContext", "edits_as_findings"]
+__all__ = [
+    "CheckContext",
+    "WrongIn",
+    "cited_findings",
+    "edit_action",
+    "edits_as_findings",
+    "sentence_findings",
+]
+
+#: What a check finds wrong with a sentence's citations: (PMID, what it was cited for) pairs.
+WrongIn = Callable[[str], Sequence[tuple[str, str]]]
 
 
 @dataclass
@@ -35,6 +45,59 @@ class CheckContext:
         if pmid not in self._views:
             self._views[pmid] = EvidenceView(self.articles[pmid])
         return self._views[pmid]
+
+
+def cited_findings(check: str, ctx: CheckContext, wrong_in: WrongIn) -> list[Finding]:
+    """The findings of a check that holds each sentence's citations to their articles.
+
+    Each (PMID, why) pair ``wrong_in`` gives for a sentence is a citation to take out: the
+    sentence's finding is an ``uncite`` of those PMIDs, or a ``drop`` when it would then cite
+    nothing; one finding for each pair, saying "a citation was removed: it cited PMID n for
+    <why>" ("a sentence was left out: ..." for a drop).
+    """
+    findings: list[Finding] = []
+    for sentence in ctx.draft.sentences:
+        wrong = wrong_in(sentence.text)
+        if not wrong:
+            continue
+        kept, told = remove_cited_for(sentence.text, wrong)
+        if kept == sentence.text:  # no citation of it could be taken out: only say so
+            findings += [Finding(check, "warn", message) for message in told]
+            continue
+        action, pmids = edit_action(sentence.text, kept)
+        replacement = kept if action == "rewrite" else None
+        findings += [
+            Finding(check, action, m, pmids, sentence.index, sentence.text, replacement)  # type: ignore[arg-type]
+            for m in told
+        ]
+    return findings
+
+
+def sentence_findings(
+    check: str, ctx: CheckContext, rewrite: Callable[[str], str], told: list[str]
+) -> list[Finding]:
+    """The findings of a check that reads the answer one sentence at a time.
+
+    ``rewrite`` gives what a sentence should read (``""``: left out) and adds what the reader
+    is told of it to ``told``; the check's finding for the sentence is a ``drop``, ``uncite``,
+    ``cite`` or ``rewrite`` (with the sentence it proposes), one for each message. A message
+    of a sentence left as it was is a ``warn``.
+    """
+    findings: list[Finding] = []
+    for sentence in ctx.draft.sentences:
+        before = len(told)
+        new = rewrite(sentence.text)
+        messages = told[before:]
+        if new == sentence.text:
+            findings += [Finding(check, "warn", message) for message in messages]
+            continue
+        action, pmids = edit_action(sentence.text, new)
+        replacement = new if action in ("cite", "rewrite") else None
+        findings += [
+            Finding(check, action, m, pmids, sentence.index, sentence.text, replacement)  # type: ignore[arg-type]
+            for m in messages or [""]
+        ]
+    return findings
 
 
 _PMID = re.compile(r"\b\d{5,9}\b")
@@ -67,7 +130,9 @@ def edits_as_findings(
     return [Finding(check, "rewrite", m, replacement=after_text) for m in messages]
 
 
-def _action(before: str, after: str) -> tuple[str, tuple[str, ...]]:
+def edit_action(before: str, after: str) -> tuple[str, tuple[str, ...]]:
+    """What turned sentence ``before`` into ``after``, and the PMIDs it concerns: ``drop``,
+    ``uncite`` (citations taken out), ``cite`` (citations added) or ``rewrite``."""
     had, has = extract_pmids(before), extract_pmids(after)
     if not after:
         return "drop", tuple(had)
@@ -86,7 +151,7 @@ def _sentence_findings(
     changed = []
     for index in sorted(after):
         before = draft.sentences[index].text
-        action, pmids = _action(before, after[index])
+        action, pmids = edit_action(before, after[index])
         changed.append((index, before, action, pmids))
     told: dict[int, list[str]] = {}
     if len(warnings) == len(changed):  # one message for each sentence changed

@@ -40,7 +40,7 @@ picks none of its sentences, the article's title picks one (:data:`TITLED` of it
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import (
     Verdict,
@@ -50,7 +50,10 @@ from medlit.checks.citations import (
 )
 from medlit.checks.comparisons import Comparison, comparison
 from medlit.checks.draft import rewrite_sentences
-from medlit.checks.stance import Stance, content_terms, sentence_stance, whole_study
+from medlit.checks.memo import remembered
+from medlit.checks.stance import Stance, whole_study
+from medlit.checks.stance import content_terms as _content_terms
+from medlit.checks.stance import sentence_stance as _sentence_stance
 from medlit.llm.extractive import conclusion_sentences, states_no_finding
 from medlit.log import get_logger
 from medlit.text import split_sentences
@@ -82,6 +85,19 @@ TITLED = 2
 picks none, what a conclusion whose sentences read different ways answers."""
 
 
+@remembered()
+def sentence_stance(sentence: str, question: str) -> Stance | None:
+    """:func:`medlit.checks.stance.sentence_stance`, read once a sentence and question."""
+    return _sentence_stance(sentence, question)
+
+
+@remembered(16384)
+def content_terms(text: str) -> frozenset[str]:
+    """:func:`medlit.checks.stance.content_terms`, read once a text."""
+    return frozenset(_content_terms(text))
+
+
+@remembered()
 def stated_answer(sentence: str, question: str) -> Stance | None:
     """The answer to a yes/no ``question`` that ``sentence`` states: its cue-based stance, else
     "yes" when it says the question's words as a statement; None when it states neither, or
@@ -259,8 +275,22 @@ def drop_contradicted(
 ) -> tuple[str, list[str]]:
     """``text`` without the cited sentences stating the answer opposite to ``verdict`` that
     every article they cite contradicts (see the module doc), and one warning each."""
-    if verdict not in ("yes", "no"):
+    wrong_in = contradicted_in(text, verdict, articles, question)
+    if wrong_in is None:
         return text, []
+    text, warnings = drop_cited_for(text, wrong_in)
+    log.warning("answer_contradicted", removals=len(warnings))
+    return text, warnings
+
+
+def contradicted_in(
+    text: str, verdict: str, articles: Mapping[str, Article], question: str
+) -> Callable[[str], list[tuple[str, str]]] | None:
+    """What is wrong with the citations of ``text``'s sentences stating the answer opposite
+    to ``verdict`` that every article they cite contradicts: (PMID, why) for each; None when
+    there is none, or nothing cited would be left."""
+    if verdict not in ("yes", "no"):
+        return None
     other: Stance = "no" if verdict == "yes" else "yes"
     cited = _cited(text, articles)
     wrong = {
@@ -270,10 +300,8 @@ def drop_contradicted(
         and all(_contradicts(s, other, verdict, articles[p], question) for p in pmids)
     }
     if not wrong or len(wrong) == len(cited):
-        return text, []  # nothing to drop, or nothing cited would be left
-    text, warnings = _drop(text, wrong, articles, other, verdict)
-    log.warning("answer_contradicted", removals=len(warnings))
-    return text, warnings
+        return None  # nothing to drop, or nothing cited would be left
+    return _cited_in(wrong, articles, other, verdict)
 
 
 def _drop(
@@ -281,6 +309,14 @@ def _drop(
 ) -> tuple[str, list[str]]:
     """``text`` without the ``wrong`` sentences' citations (and the sentences), which state
     ``stated`` where their articles conclude ``concluded``, and one warning each."""
+    return drop_cited_for(text, _cited_in(wrong, articles, stated, concluded))
+
+
+def _cited_in(
+    wrong: set[str], articles: Mapping[str, Article], stated: str, concluded: str
+) -> Callable[[str], list[tuple[str, str]]]:
+    """(PMID, why) for each citation of a ``wrong`` sentence, which states ``stated`` where
+    its articles conclude ``concluded``."""
     why = f"the answer {stated!r}, where the article concludes {concluded!r}"
 
     def wrong_in(sentence: str) -> list[tuple[str, str]]:
@@ -290,7 +326,7 @@ def _drop(
             else []
         )
 
-    return drop_cited_for(text, wrong_in)
+    return wrong_in
 
 
 def drop_against_conclusions(

@@ -24,6 +24,7 @@ values).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from medlit.checks.citations import extract_pmids
 from medlit.checks.draft import rewrite_sentences
@@ -76,6 +77,16 @@ def overstated(sentence: str) -> str | None:
 def drop_overstated_correlations(text: str) -> tuple[str, list[str]]:
     """``text`` with the strength word of each cited correlation its own coefficients belie
     taken out (see the module doc), and a warning for each."""
+    check, warnings = overstated_rewriter()
+    text = rewrite_sentences(text, check)
+    if warnings:
+        log.warning("answer_correlations_overstated", removals=len(warnings))
+    return text, warnings
+
+
+def overstated_rewriter() -> tuple[Callable[[str], str], list[str]]:
+    """Each cited sentence with the strength word its correlation's coefficients belie taken
+    out, and the warnings so far (one for each)."""
     warnings: list[str] = []
 
     def check(sentence: str) -> str:
@@ -93,7 +104,4 @@ def drop_overstated_correlations(text: str) -> tuple[str, list[str]]:
             kept = kept[0].upper() + kept[1:]
         return kept
 
-    text = rewrite_sentences(text, check)
-    if warnings:
-        log.warning("answer_correlations_overstated", removals=len(warnings))
-    return text, warnings
+    return check, warnings

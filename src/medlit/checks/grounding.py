@@ -324,20 +324,37 @@ def word_stems(text: str) -> set[str]:
 @functools.lru_cache(maxsize=4096)
 def _word_stems(text: str) -> frozenset[str]:
     words = normalise_topic(text).split()
-    for names, said in _NAMED_ALIKE:
+    for names, said in _named_alike(text):
         if names.search(text):
             words += said
-    return frozenset(
-        word_stem(part)
-        for word in words
-        for part in {word, word.replace("-", ""), *word.split("-")}
-        if part
-    )
+    parts = set(words)
+    for word in words:
+        if "-" in word:  # "short-term": "shortterm", "short", "term" too
+            parts.add(word.replace("-", ""))
+            parts.update(word.split("-"))
+    parts.discard("")
+    return frozenset(map(word_stem, parts))
 
 
 # Things a clinician and an abstract name in other words than a word for a word ("kidney
-# stone", "urolithiasis"): each, the names (a pattern) and the words any of them says.
+# stone", "urolithiasis"): each, the names (a pattern), the words any of them says, and the
+# letters every name holds (a text holding none names none).
 _NAMED_ALIKE = named_alike()
+# What a case-blind pattern reads as a letter whose lower case is not that letter.
+_OTHER_CASES = re.compile("[\u0130\u0131\u017f]")
+
+
+def _named_alike(text: str) -> list[tuple[re.Pattern[str], tuple[str, ...]]]:
+    """The entries of :data:`_NAMED_ALIKE` whose names ``text`` may hold (a string search,
+    much cheaper than the patterns over an abstract)."""
+    if _OTHER_CASES.search(text):
+        return [(names, said) for names, said, _ in _NAMED_ALIKE]
+    lower = text.lower()
+    return [
+        (names, said)
+        for names, said, letters in _NAMED_ALIKE
+        if any(part in lower for part in letters)
+    ]
 
 
 def denied_by_article(

@@ -28,7 +28,7 @@ stays while it keeps half the content words of its article's sentence.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import extract_pmids, without_citations
 from medlit.checks.draft import rewrite_sentences
@@ -100,6 +100,16 @@ def drop_unsupported_inferences(
         text: the answer, its citations checked (``[PMID:n]`` of retrieved articles).
         articles: the retrieved evidence articles, by PMID.
     """
+    check, warnings = inferences_rewriter(articles)
+    text = rewrite_sentences(text, check)
+    if warnings:
+        log.warning("answer_inferences_dropped", removals=len(warnings))
+    return text, warnings
+
+
+def inferences_rewriter(articles: Mapping[str, Article]) -> tuple[Callable[[str], str], list[str]]:
+    """Each sentence without the inference no article it cites draws, and the warnings so far
+    (one for each inference left out)."""
     warnings: list[str] = []
 
     def check(sentence: str) -> str:
@@ -123,7 +133,4 @@ def drop_unsupported_inferences(
         after = sentence[len(sentence.rstrip()) :]
         return f"{before}{finding.strip()}{' ' + cites if cites else ''}.{after}"
 
-    text = rewrite_sentences(text, check)
-    if warnings:
-        log.warning("answer_inferences_dropped", removals=len(warnings))
-    return text, warnings
+    return check, warnings

@@ -35,7 +35,7 @@ as the article's.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import (
     drop_cited_for,
@@ -68,9 +68,20 @@ def drop_off_question(
     """``text`` without the citations of sentences naming none of ``question``'s subject terms
     to articles naming none of them either (a sentence left citing nothing goes), and one
     warning each."""
+    text, warnings = drop_cited_for(text, off_question_in(articles, question))
+    if warnings:
+        log.warning("answer_off_question", removals=len(warnings))
+    return text, warnings
+
+
+def off_question_in(
+    articles: Mapping[str, Article], question: str
+) -> Callable[[str], list[tuple[str, str]]]:
+    """What is wrong with a sentence's citations: (PMID, why) for each cited article naming
+    none of ``question``'s subject terms, where the sentence names none either."""
     terms = subject_terms(question)
     if not terms:
-        return text, []
+        return lambda sentence: []
     named = either_of(list(terms.values()))
     # One subject term: the sentence must say none of the question's words either.
     asked: set[str] = set()
@@ -94,10 +105,7 @@ def drop_off_question(
         why = f"something else than was asked: neither names {named}"
         return [(p, why) for p in cited if off_question(p)]
 
-    text, warnings = drop_cited_for(text, wrong_in)
-    if warnings:
-        log.warning("answer_off_question", removals=len(warnings))
-    return text, warnings
+    return wrong_in
 
 
 # "A study [PMID] also supports this conclusion by showing that ...": the finding after it is
@@ -133,10 +141,22 @@ def drop_borrowed_support(
     The finding stays, as the article's ("A study [PMID] shows that ..."); a sentence that
     only claims the support goes. Said the other way round ("The claim is supported by [PMID],
     which found that ..."), it reads "A study [PMID] found that ...". One warning each."""
+    check, warnings = borrowed_support_rewriter(articles, question)
+    text = rewrite_sentences(text, check)
+    if warnings:
+        log.warning("answer_support_borrowed", removals=len(warnings))
+    return text, warnings
+
+
+def borrowed_support_rewriter(
+    articles: Mapping[str, Article], question: str
+) -> tuple[Callable[[str], str], list[str]]:
+    """Each sentence without a claim that its articles support the answer when none of them
+    names every subject term of ``question``; and the warnings so far (one each)."""
     terms = subject_terms(question)
-    if not terms:
-        return text, []
     warnings: list[str] = []
+    if not terms:
+        return lambda sentence: sentence, warnings
 
     def check(sentence: str) -> str:
         claim = _SUPPORT.search(sentence)
@@ -171,7 +191,4 @@ def drop_borrowed_support(
         warnings.extend(told)
         return kept
 
-    text = rewrite_sentences(text, check)
-    if warnings:
-        log.warning("answer_support_borrowed", removals=len(warnings))
-    return text, warnings
+    return check, warnings

@@ -26,7 +26,7 @@ or more. The small model says a title back as yes whatever the article found.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from medlit.checks.citations import drop_cited_for, extract_pmids, without_citations
@@ -72,6 +72,19 @@ def drop_restated_titles(text: str, articles: Mapping[str, Article]) -> Restated
         text: the answer, its citations checked (``[PMID:n]`` of retrieved articles).
         articles: the retrieved evidence articles, by PMID.
     """
+    wrong_in, answers = restated_in(articles)
+    text, warnings = drop_cited_for(text, wrong_in)
+    if warnings:
+        log.warning("answer_titles_restated", removals=len(warnings))
+    return Restated(text, warnings, answers)
+
+
+def restated_in(
+    articles: Mapping[str, Article],
+) -> tuple[Callable[[str], list[tuple[str, str]]], dict[str, Stance]]:
+    """What is wrong with a sentence's citations: (PMID, why) for each cited article whose
+    title question it answers the other way than the article concludes; and those answers,
+    by PMID (filled as sentences are read)."""
     answers: dict[str, Stance] = {}
 
     def wrong_in(sentence: str) -> list[tuple[str, str]]:
@@ -88,7 +101,4 @@ def drop_restated_titles(text: str, articles: Mapping[str, Article]) -> Restated
                 wrong.append((pmid, f"{asks}, where it concludes {found!r}"))
         return wrong
 
-    text, warnings = drop_cited_for(text, wrong_in)
-    if warnings:
-        log.warning("answer_titles_restated", removals=len(warnings))
-    return Restated(text, warnings, answers)
+    return wrong_in, answers

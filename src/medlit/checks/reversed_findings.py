@@ -13,7 +13,7 @@ warning.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import drop_cited_for, extract_pmids, without_citations
 from medlit.checks.comparisons import Comparison, compared_terms, comparison, reverses
@@ -65,6 +65,19 @@ def drop_reversed_findings(
         text: the answer, its citations checked (``[PMID:n]`` of retrieved articles).
         articles: the retrieved evidence articles, by PMID.
     """
+    wrong_in, reversed_from = reversed_in(articles)
+    text, warnings = drop_cited_for(text, wrong_in)
+    if warnings:
+        log.warning("answer_findings_reversed", removals=len(warnings))
+    return text, warnings, reversed_from
+
+
+def reversed_in(
+    articles: Mapping[str, Article],
+) -> tuple[Callable[[str], list[tuple[str, str]]], dict[str, Comparison]]:
+    """What is wrong with a sentence's citations: (PMID, why) for each cited article whose
+    matching sentence states the opposite comparison; and the PMIDs so far reversed, with
+    what the answer said of them (filled as sentences are read)."""
     reversed_from: dict[str, Comparison] = {}
     findings: dict[str, list[tuple[str, set[str]]]] = {}  # each article's, read once
 
@@ -86,7 +99,4 @@ def drop_reversed_findings(
                 reversed_from[pmid] = claimed
         return wrong
 
-    text, warnings = drop_cited_for(text, wrong_in)
-    if warnings:
-        log.warning("answer_findings_reversed", removals=len(warnings))
-    return text, warnings, reversed_from
+    return wrong_in, reversed_from

@@ -33,19 +33,20 @@ def content_terms(text: str, *, limit: int = 8) -> list[str]:
     When there are more than ``limit``, the longest (usually the most specific) are kept, still
     in their original order.
     """
-    terms: list[str] = []
+    found: dict[str, int] = {}  # term -> its place (the first)
     # "Crohn’s" searches what "Crohn's" does, and "Sjögren's" is one word, sjogren's (the
     # pattern's letters are ASCII: it was "sj AND gren's", which PubMed finds nowhere).
     for word in WORD_PATTERN.findall(as_typed(text)):
         term = word.lower().strip("'")
         if len(term) < 2 and not term.isdigit():
             continue
-        if term in _STOPWORDS or term in terms:
+        if term in _STOPWORDS or term in found:
             continue
-        terms.append(term)
+        found[term] = len(found)
+    terms = list(found)
     if len(terms) <= limit:
         return terms
-    keep = set(sorted(terms, key=lambda t: (-len(t), terms.index(t)))[:limit])
+    keep = set(sorted(terms, key=lambda t: (-len(t), found[t]))[:limit])
     return [t for t in terms if t in keep]
 
 

@@ -29,7 +29,7 @@ aim sentences with their framing cut off ("... to explore whether"), the conclus
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import drop_cited_for, extract_pmids, without_citations
 from medlit.checks.contradicted import concludes
@@ -112,6 +112,15 @@ def stated_aim(
 def drop_aims_as_findings(text: str, articles: Mapping[str, Article]) -> tuple[str, list[str]]:
     """``text`` without the citations of sentences stating what a cited study set out to test
     as what it found, and one warning each."""
+    text, warnings = drop_cited_for(text, aims_in(articles))
+    if warnings:
+        log.warning("answer_aims_as_findings", removals=len(warnings))
+    return text, warnings
+
+
+def aims_in(articles: Mapping[str, Article]) -> Callable[[str], list[tuple[str, str]]]:
+    """What is wrong with a sentence's citations: (PMID, why) for each cited study whose aim
+    it states as a finding (each article read once)."""
 
     reads: dict[str, list[tuple[str, bool]]] = {}  # each article split once, not per sentence
 
@@ -126,7 +135,4 @@ def drop_aims_as_findings(text: str, articles: Mapping[str, Article]) -> tuple[s
                 wrong.append((pmid, f'what that study set out to test: "{aim}"'))
         return wrong
 
-    text, warnings = drop_cited_for(text, wrong_in)
-    if warnings:
-        log.warning("answer_aims_as_findings", removals=len(warnings))
-    return text, warnings
+    return wrong_in

@@ -38,7 +38,7 @@ opposite group), its word swapped, 141 are caught against their abstract.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import drop_cited_for, extract_pmids, without_citations
 from medlit.checks.stance import FALLING, RISING
@@ -216,6 +216,15 @@ def swapped_named_group(sentence: str, article: Article) -> tuple[str, str] | No
 def drop_swapped_groups(text: str, articles: Mapping[str, Article]) -> tuple[str, list[str]]:
     """``text`` without the citations of sentences giving a cited article's number for the
     opposite group, and one warning each."""
+    text, warnings = drop_cited_for(text, swapped_groups_in(articles))
+    if warnings:
+        log.warning("answer_groups_swapped", removals=len(warnings))
+    return text, warnings
+
+
+def swapped_groups_in(articles: Mapping[str, Article]) -> Callable[[str], list[tuple[str, str]]]:
+    """What is wrong with a sentence's citations: (PMID, why) for each cited article whose
+    number or finding it gives the opposite group."""
 
     def wrong_in(sentence: str) -> list[tuple[str, str]]:
         wrong = []
@@ -232,7 +241,4 @@ def drop_swapped_groups(text: str, articles: Mapping[str, Article]) -> tuple[str
                 )
         return wrong
 
-    text, warnings = drop_cited_for(text, wrong_in)
-    if warnings:
-        log.warning("answer_groups_swapped", removals=len(warnings))
-    return text, warnings
+    return wrong_in

@@ -30,12 +30,13 @@ probes (kept by the other checks), none is flagged.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from medlit.checks.citations import drop_cited_for, extract_pmids, without_citations
 from medlit.checks.defined_terms import long_forms
 from medlit.checks.grounding import said_in, word_stems
+from medlit.checks.memo import remembered
 from medlit.checks.topics import normalise_topic
 from medlit.checks.word_rarity import is_technical
 from medlit.log import get_logger
@@ -70,29 +71,37 @@ class SwappedSubject:
     dropped: str
 
 
-def _tokens(text: str) -> list[str]:
-    return _TOKEN.findall(fold_accents(text))
+@remembered(16384)
+def _tokens(text: str) -> tuple[str, ...]:
+    return tuple(_TOKEN.findall(fold_accents(text)))
 
 
-def _longest_run(a: list[str], b: list[str]) -> tuple[int, int, int]:
+@remembered(16384)
+def _positions(tokens: tuple[str, ...]) -> dict[str, list[int]]:
+    """Where each token stands in ``tokens`` (case aside), counting from 1."""
+    at: dict[str, list[int]] = {}
+    for j, token in enumerate(tokens, 1):
+        at.setdefault(token.lower(), []).append(j)
+    return at
+
+
+def _longest_run(a: Sequence[str], b: tuple[str, ...]) -> tuple[int, int, int]:
     """(length, start in ``a``, start in ``b``) of the longest run of tokens ``a`` and ``b``
-    share (the first one, if several are as long)."""
+    share (the first one, if several are as long), case aside."""
+    at = _positions(b)
     best = (0, 0, 0)
-    previous = [0] * (len(b) + 1)
-    lowered = [token.lower() for token in b]
+    previous: dict[int, int] = {}  # end in b -> length of the run ending there
     for i, token in enumerate(a, 1):
-        current = [0] * (len(b) + 1)
-        low = token.lower()
-        for j, other in enumerate(lowered, 1):
-            if low == other:
-                current[j] = previous[j - 1] + 1
-                if current[j] > best[0]:
-                    best = (current[j], i - current[j], j - current[j])
+        current: dict[int, int] = {}
+        for j in at.get(token.lower(), ()):
+            run = current[j] = previous.get(j - 1, 0) + 1
+            if run > best[0]:
+                best = (run, i - run, j - run)
         previous = current
     return best
 
 
-def _subject(tokens: list[str], start: int) -> list[str]:
+def _subject(tokens: Sequence[str], start: int) -> list[str]:
     """The words before ``start`` back to the start of their clause, or none when they are
     more than :data:`_HEAD` (an opening clause of its own)."""
     head: list[str] = []
@@ -158,6 +167,15 @@ def swapped_subject(sentence: str, article: Article) -> SwappedSubject | None:
 def drop_swapped_subjects(text: str, articles: Mapping[str, Article]) -> tuple[str, list[str]]:
     """``text`` without the citations of sentences giving a cited article's finding another
     subject (:func:`swapped_subject`), and one warning each."""
+    text, warnings = drop_cited_for(text, swapped_subjects_in(articles))
+    if warnings:
+        log.warning("answer_subjects_swapped", removals=len(warnings))
+    return text, warnings
+
+
+def swapped_subjects_in(articles: Mapping[str, Article]) -> Callable[[str], list[tuple[str, str]]]:
+    """What is wrong with a sentence's citations: (PMID, why) for each cited article whose
+    finding it gives another subject (:func:`swapped_subject`)."""
 
     def wrong_in(sentence: str) -> list[tuple[str, str]]:
         wrong = []
@@ -167,7 +185,4 @@ def drop_swapped_subjects(text: str, articles: Mapping[str, Article]) -> tuple[s
                 wrong.append((pmid, why))
         return wrong
 
-    text, warnings = drop_cited_for(text, wrong_in)
-    if warnings:
-        log.warning("answer_subjects_swapped", removals=len(warnings))
-    return text, warnings
+    return wrong_in

@@ -59,15 +59,19 @@ class Swap:
 def swapped_term(claim: str, quote: str, article: Article) -> Swap | None:
     """The term ``claim`` brings in where its ``quote`` says a subject of the article (see the
     module doc), or None."""
-    definitions = article_definitions(article)
     claimed = _words(claim)
-    in_quote = {stem for _, stem in _words(quote)} | _spelled(quote, definitions)
+    quoted = {stem for _, stem in _words(quote)}
     said = {stem for _, stem in _words(article.everything_said)}
-    brought = [
-        word
+    unquoted = [
+        (word, stem)
         for word, stem in claimed
-        if stem not in in_quote and stem in said and is_technical(word)
+        if stem not in quoted and stem in said and is_technical(word)
     ]
+    if not unquoted:
+        return None  # (the article's abbreviations are read only when a word may be brought)
+    definitions = article_definitions(article)
+    in_quote = quoted | _spelled(quote, definitions)
+    brought = [word for word, stem in unquoted if stem not in in_quote]
     if not brought:
         return None
     in_claim = {stem for _, stem in claimed} | _spelled(claim, definitions)

@@ -25,17 +25,19 @@ def normalise_topic(text: str) -> str:
     "Does metformin reduce mortality?" and "mortality reduction: metformin" differ; "Metformin
     and mortality" and "mortality with metformin" do not.
     """
-    words = re.findall(r"[a-z0-9]+(?:-[a-z0-9]+)*", text.lower())
-    stems = set()
-    for word in words:
-        if word in _STOP:
-            continue
-        if len(word) > 4 and word.endswith("ies"):
-            word = word[:-3] + "y"
-        elif len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-            word = word[:-1]
-        stems.add(word)
-    return " ".join(sorted(stems))
+    return " ".join(sorted({_singular(w) for w in set(_TOPIC_WORD.findall(text.lower())) - _STOP}))
+
+
+_TOPIC_WORD = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+
+
+def _singular(word: str) -> str:
+    """A plural's singular ("studies" -> "study", "trials" -> "trial"; "ss" kept)."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
 
 
 # Words that name who or what kind of effect, not the subject: sharing only these with the

@@ -8,25 +8,32 @@ paragraph says what kind of error it catches, and is what ``docs/checks.md`` lis
 from __future__ import annotations
 
 from medlit.checks.answer_wording import without_opening_connective
-from medlit.checks.attribution import attribute_uncited
-from medlit.checks.borrowed_terms import drop_borrowed_terms
+from medlit.checks.attribution import attributer, cited
+from medlit.checks.borrowed_terms import borrowed_rewriter
 from medlit.checks.citation_names import drop_misattributed, misattribution_warnings
-from medlit.checks.citations import drop_citation_only
-from medlit.checks.cited_authors import drop_wrong_authors
-from medlit.checks.cited_designs import drop_wrong_designs
-from medlit.checks.cited_numbers import drop_unsourced_numbers
-from medlit.checks.cited_subjects import drop_unsaid_subjects
+from medlit.checks.citations import citation_only_changes, citation_only_text
+from medlit.checks.cited_authors import wrong_authors_rewriter
+from medlit.checks.cited_designs import wrong_designs_rewriter
+from medlit.checks.cited_numbers import unsourced_in
+from medlit.checks.cited_subjects import unsaid_reader
 from medlit.checks.cited_years import cited_years, years_taken_out
-from medlit.checks.context import CheckContext, edits_as_findings
-from medlit.checks.correlation_strength import drop_overstated_correlations
+from medlit.checks.context import (
+    CheckContext,
+    cited_findings,
+    edit_action,
+    edits_as_findings,
+    sentence_findings,
+)
+from medlit.checks.correlation_strength import overstated_rewriter
+from medlit.checks.draft import Draft
 from medlit.checks.findings import Action, Finding
-from medlit.checks.inferences import drop_unsupported_inferences
-from medlit.checks.off_question import drop_borrowed_support, drop_off_question
-from medlit.checks.restated_titles import drop_restated_titles
-from medlit.checks.reversed_findings import drop_reversed_findings
-from medlit.checks.stated_aims import drop_aims_as_findings
-from medlit.checks.swapped_groups import drop_swapped_groups
-from medlit.checks.swapped_subjects import drop_swapped_subjects
+from medlit.checks.inferences import inferences_rewriter
+from medlit.checks.off_question import borrowed_support_rewriter, off_question_in
+from medlit.checks.restated_titles import restated_in
+from medlit.checks.reversed_findings import reversed_in
+from medlit.checks.stated_aims import aims_in
+from medlit.checks.swapped_groups import swapped_groups_in
+from medlit.checks.swapped_subjects import swapped_subjects_in
 from medlit.checks.unsupported import drop_unsupported
 from medlit.log import get_logger
 
@@ -56,6 +63,13 @@ __all__ = [
 log = get_logger("agent.cited_years")
 
 
+def _logged(findings: list[Finding], event: str) -> list[Finding]:
+    """``findings``, logged as ``event`` (with how many) when there are any."""
+    if findings:
+        get_logger("agent").warning(event, removals=len(findings))
+    return findings
+
+
 def uncited_attribution(ctx: CheckContext) -> list[Finding]:
     """A sentence that cites nothing but states what one retrieved article found.
 
@@ -63,12 +77,22 @@ def uncited_attribution(ctx: CheckContext) -> list[Finding]:
     that the checks after it hold the sentence to the article it came from.
     """
 
-    def run(text: str) -> tuple[str, list[str]]:
-        attributed_text, attributed = attribute_uncited(text, ctx.articles)
-        ctx.data["uncited-attribution"] = attributed
-        return attributed_text, []
-
-    return edits_as_findings("uncited-attribution", ctx, run)
+    attribute = attributer(ctx.articles)
+    findings: list[Finding] = []
+    for sentence in ctx.draft.sentences:
+        if "".join(ctx.draft.lines[sentence.line]).strip().lower().startswith("verdict:"):
+            continue
+        pmid = attribute(sentence.text)
+        if pmid is not None:
+            replacement = cited(sentence.text, pmid)
+            findings.append(
+                Finding(
+                    "uncited-attribution", "cite", "", (pmid,), sentence.index, sentence.text,
+                    replacement,
+                )
+            )  # fmt: skip
+    ctx.data["uncited-attribution"] = list(dict.fromkeys(p for f in findings for p in f.pmids))
+    return findings
 
 
 def citation_only(ctx: CheckContext) -> list[Finding]:
@@ -77,7 +101,29 @@ def citation_only(ctx: CheckContext) -> list[Finding]:
     Its citations move to the statement before it, which is what they were cited for, so
     that every later check holds them to that statement.
     """
-    return edits_as_findings("citation-only", ctx, lambda text: (drop_citation_only(text), []))
+    draft = ctx.draft
+    changes = citation_only_changes(draft.lines)
+    if not changes:
+        return []
+    after = citation_only_text(draft.lines, changes)
+    at = {(s.line, s.index - _first_of_line(draft, s.line)): s for s in draft.sentences}
+    by_index = {at[key].index: new for key, new in changes.items()}
+    if draft.edited(by_index) != after:  # blank lines closed up: the whole answer changes
+        return [Finding("citation-only", "rewrite", replacement=after)]
+    findings = []
+    for index in sorted(by_index):
+        sentence = draft.sentences[index]
+        action, pmids = edit_action(sentence.text, by_index[index])
+        replacement = by_index[index] if action in ("cite", "rewrite") else None
+        findings.append(
+            Finding("citation-only", action, "", pmids, index, sentence.text, replacement)  # type: ignore[arg-type]
+        )
+    return findings
+
+
+def _first_of_line(draft: Draft, line: int) -> int:
+    """The index of the first sentence of ``line`` in ``draft``."""
+    return sum(len(pieces) for pieces in draft.lines[:line])
 
 
 def misattributed_names(ctx: CheckContext) -> list[Finding]:
@@ -95,24 +141,27 @@ def misattributed_names(ctx: CheckContext) -> list[Finding]:
 def unsourced_numbers(ctx: CheckContext) -> list[Finding]:
     """A citation to an article that does not give a number the sentence gives, or gives it
     for the other group."""
-    return edits_as_findings(
-        "unsourced-numbers", ctx, lambda text: drop_unsourced_numbers(text, ctx.articles)
+    return _logged(
+        cited_findings("unsourced-numbers", ctx, unsourced_in(ctx.articles)),
+        "answer_numbers_unsourced",
     )
 
 
 def swapped_groups(ctx: CheckContext) -> list[Finding]:
     """A citation to an article that says the group the sentence names goes the other way
     ("longer" where the article says "shorter")."""
-    return edits_as_findings(
-        "swapped-groups", ctx, lambda text: drop_swapped_groups(text, ctx.articles)
+    return _logged(
+        cited_findings("swapped-groups", ctx, swapped_groups_in(ctx.articles)),
+        "answer_groups_swapped",
     )
 
 
 def swapped_subjects(ctx: CheckContext) -> list[Finding]:
     """A citation to an article whose finding the sentence copies word for word with another
     subject in front of it."""
-    return edits_as_findings(
-        "swapped-subjects", ctx, lambda text: drop_swapped_subjects(text, ctx.articles)
+    return _logged(
+        cited_findings("swapped-subjects", ctx, swapped_subjects_in(ctx.articles)),
+        "answer_subjects_swapped",
     )
 
 
@@ -136,47 +185,47 @@ def wrong_years(ctx: CheckContext) -> list[Finding]:
 
 def wrong_authors(ctx: CheckContext) -> list[Finding]:
     """An author ("Stahl et al.") that no article the sentence cites lists."""
-    return edits_as_findings(
-        "wrong-authors", ctx, lambda text: drop_wrong_authors(text, ctx.articles)
-    )
+    rewrite, told = wrong_authors_rewriter(ctx.articles)
+    found = sentence_findings("wrong-authors", ctx, rewrite, told)
+    return _logged(found, "answer_authors_taken_out")
 
 
 def wrong_designs(ctx: CheckContext) -> list[Finding]:
     """A study design ("a systematic review", "a randomised trial") that no article the
     sentence cites is, by its publication types and its abstract."""
-    return edits_as_findings(
-        "wrong-designs", ctx, lambda text: drop_wrong_designs(text, ctx.articles)
-    )
+    rewrite, told = wrong_designs_rewriter(ctx.articles)
+    found = sentence_findings("wrong-designs", ctx, rewrite, told)
+    return _logged(found, "answer_designs_taken_out")
 
 
 def overstated_correlations(ctx: CheckContext) -> list[Finding]:
     """ "Strong" said of a correlation whose own coefficient is under 0.5."""
-    return edits_as_findings("overstated-correlations", ctx, drop_overstated_correlations)
+    rewrite, told = overstated_rewriter()
+    found = sentence_findings("overstated-correlations", ctx, rewrite, told)
+    return _logged(found, "answer_correlations_overstated")
 
 
 def reversed_findings(ctx: CheckContext) -> list[Finding]:
     """A citation to an article whose matching sentence states the opposite comparison
     ("higher" written over "similar", or the other way)."""
 
-    def run(text: str) -> tuple[str, list[str]]:
-        checked, warnings, reversed_from = drop_reversed_findings(text, ctx.articles)
-        ctx.data["reversed-findings"] = reversed_from
-        return checked, warnings
-
-    return edits_as_findings("reversed-findings", ctx, run)
+    wrong_in, reversed_from = reversed_in(ctx.articles)
+    found = cited_findings("reversed-findings", ctx, wrong_in)
+    ctx.data["reversed-findings"] = reversed_from
+    return _logged(found, "answer_findings_reversed")
 
 
 def unsupported_inferences(ctx: CheckContext) -> list[Finding]:
     """An inference ("..., suggesting that ...") that no article the sentence cites draws."""
-    return edits_as_findings(
-        "unsupported-inferences", ctx, lambda text: drop_unsupported_inferences(text, ctx.articles)
-    )
+    rewrite, told = inferences_rewriter(ctx.articles)
+    found = sentence_findings("unsupported-inferences", ctx, rewrite, told)
+    return _logged(found, "answer_inferences_dropped")
 
 
 def aims_as_findings(ctx: CheckContext) -> list[Finding]:
     """What a cited study set out to test, stated as what it found."""
-    return edits_as_findings(
-        "aims-as-findings", ctx, lambda text: drop_aims_as_findings(text, ctx.articles)
+    return _logged(
+        cited_findings("aims-as-findings", ctx, aims_in(ctx.articles)), "answer_aims_as_findings"
     )
 
 
@@ -184,52 +233,43 @@ def restated_titles(ctx: CheckContext) -> list[Finding]:
     """An answer to a cited article's title question that the article does not give (it
     concludes the other)."""
 
-    def run(text: str) -> tuple[str, list[str]]:
-        restated = drop_restated_titles(text, ctx.articles)
-        ctx.data["restated-titles"] = restated.said
-        return restated.text, restated.warnings
-
-    return edits_as_findings("restated-titles", ctx, run)
+    wrong_in, said = restated_in(ctx.articles)
+    found = cited_findings("restated-titles", ctx, wrong_in)
+    ctx.data["restated-titles"] = said
+    return _logged(found, "answer_titles_restated")
 
 
 def off_question(ctx: CheckContext) -> list[Finding]:
     """A citation of a sentence naming none of the question's subject terms to an article
     naming none of them either."""
-    return edits_as_findings(
-        "off-question", ctx, lambda text: drop_off_question(text, ctx.articles, ctx.question)
-    )
+    found = off_question_in(ctx.articles, ctx.question)
+    return _logged(cited_findings("off-question", ctx, found), "answer_off_question")
 
 
 def borrowed_support(ctx: CheckContext) -> list[Finding]:
     """A claim that an article supports the answer ("also supports this conclusion") when
     the article does not name every subject term of the question."""
-    return edits_as_findings(
-        "borrowed-support",
-        ctx,
-        lambda text: drop_borrowed_support(text, ctx.articles, ctx.question),
-    )
+    rewrite, told = borrowed_support_rewriter(ctx.articles, ctx.question)
+    found = sentence_findings("borrowed-support", ctx, rewrite, told)
+    return _logged(found, "answer_support_borrowed")
 
 
 def unsaid_subjects(ctx: CheckContext) -> list[Finding]:
     """A citation to an article that never speaks of a subject or population of the question
     that the sentence names."""
 
-    def run(text: str) -> tuple[str, list[str]]:
-        unsaid = drop_unsaid_subjects(text, ctx.articles, ctx.question)
-        ctx.data["unsaid-subjects"] = unsaid
-        return unsaid.text, unsaid.warnings
-
-    return edits_as_findings("unsaid-subjects", ctx, run)
+    rewrite, unsaid = unsaid_reader(ctx.articles, ctx.question)
+    found = sentence_findings("unsaid-subjects", ctx, rewrite, unsaid.warnings)
+    ctx.data["unsaid-subjects"] = unsaid
+    return _logged(found, "answer_subjects_unsaid")
 
 
 def borrowed_terms(ctx: CheckContext) -> list[Finding]:
     """A sentence carrying a technical term that only an article it does not cite says."""
 
-    def run(text: str) -> tuple[str, list[str]]:
-        borrowed = drop_borrowed_terms(text, ctx.articles, ctx.question)
-        return borrowed.text, borrowed.warnings
-
-    return edits_as_findings("borrowed-terms", ctx, run)
+    rewrite, told = borrowed_rewriter(ctx.articles, ctx.question)
+    found = sentence_findings("borrowed-terms", ctx, rewrite, told)
+    return _logged(found, "answer_terms_borrowed")
 
 
 def unsupported_conclusions(ctx: CheckContext) -> list[Finding]:
@@ -247,6 +287,14 @@ def unsupported_conclusions(ctx: CheckContext) -> list[Finding]:
 def opening_connective(ctx: CheckContext) -> list[Finding]:
     """A sentence opening with a connective ("Specifically, ...", "However, ...") whose
     antecedent was left out: the connective goes."""
-    return edits_as_findings(
-        "opening-connective", ctx, lambda text: (without_opening_connective(text), [])
-    )
+    draft = ctx.draft
+    after = without_opening_connective(draft.text)
+    if after == draft.text:
+        return []
+    first = draft.sentences[0]
+    kept = without_opening_connective(first.text)
+    if draft.edited({0: kept}) == after:  # the first sentence's own connective
+        action: Action = "rewrite" if kept else "drop"
+        replacement = kept or None
+        return [Finding("opening-connective", action, "", (), 0, first.text, replacement)]
+    return [Finding("opening-connective", "rewrite", replacement=after)]

@@ -31,6 +31,7 @@ import re
 from collections.abc import Iterable
 
 from medlit.checks.grounding import abbreviation_said, said_in, word_stems
+from medlit.checks.memo import remembered
 from medlit.checks.topics import anchor_terms, normalise_topic
 from medlit.checks.word_rarity import is_technical
 from medlit.text import fold_accents
@@ -62,11 +63,10 @@ def subject_terms(question: str) -> dict[str, str]:
 def mentioned(terms: dict[str, str], texts: Iterable[str]) -> set[str]:
     """The keys of ``terms`` (:func:`subject_terms`) that one of ``texts`` says, in any form
     of the word, with or without its spaces, or as the abbreviation of what a text says."""
-    texts = [fold_accents(text) for text in texts]
-    stems: set[str] = set()
-    for text in texts:
-        stems |= word_stems(text)
-    compact = " ".join(_compact(text) for text in texts)
+    read = [_read(text) for text in texts]
+    texts = [folded for folded, _, _ in read]
+    stems: set[str] = set().union(*(said for _, said, _ in read))
+    compact = " ".join(written for _, _, written in read)
     return {
         key
         for key, word in terms.items()
@@ -74,6 +74,13 @@ def mentioned(terms: dict[str, str], texts: Iterable[str]) -> set[str]:
         or _compact(word) in compact
         or any(abbreviation_said(word, text) for text in texts)
     }
+
+
+@remembered(4096)
+def _read(text: str) -> tuple[str, frozenset[str], str]:
+    """``text`` without accents, its word stems, and its letters and digits run together."""
+    folded = fold_accents(text)
+    return folded, frozenset(word_stems(folded)), _compact(folded)
 
 
 def unmentioned_terms(question: str, articles: Iterable[Article]) -> list[str]:

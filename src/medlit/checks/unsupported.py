@@ -100,15 +100,17 @@ def drop_unsupported(text: str, articles: Mapping[str, Article], question: str) 
     anchors = {word_stem(word) for word in anchor_terms(question)}
     if len(anchors) < 2 or not articles:
         return Unsupported(text)
-    evidence = []
-    for article in articles.values():
-        content = f"{article.title} {article.abstract_text}"
-        evidence.append((word_stems(content), qualified_names(content), content))
-    spoken = set().union(*(held for held, _, _ in evidence))
+    evidence: list[tuple[set[str], Names, str]] = []
+    spoken: set[str] = set()
     left_out: list[str] = []
     words: list[str] = []
 
     def check(sentence: str) -> str:
+        if not _checked(sentence, anchors):
+            return sentence
+        if not evidence:  # read the articles once, when a sentence is first held to them
+            evidence.extend(_evidence(articles))
+            spoken.update(*(held for held, _, _ in evidence))
         written = _unheld(sentence, anchors, evidence, spoken)
         if written is None:
             return sentence
@@ -127,6 +129,23 @@ def drop_unsupported(text: str, articles: Mapping[str, Article], question: str) 
     return Unsupported(text, warnings, words, spoken)
 
 
+def _evidence(articles: Mapping[str, Article]) -> list[tuple[set[str], Names, str]]:
+    """Each article's word stems, qualified names and text (title and abstract)."""
+    evidence = []
+    for article in articles.values():
+        content = f"{article.title} {article.abstract_text}"
+        evidence.append((word_stems(content), qualified_names(content), content))
+    return evidence
+
+
+def _checked(sentence: str, anchors: set[str]) -> bool:
+    """Whether ``sentence`` is an uncited conclusion: it cites nothing and uses most of the
+    question's subject words (at least two, and :data:`MIN_SHARE` of them)."""
+    if extract_pmids(sentence):
+        return False
+    return len(anchors & word_stems(sentence)) >= max(2, MIN_SHARE * len(anchors))
+
+
 def _unheld(
     sentence: str,
     anchors: set[str],
@@ -136,11 +155,9 @@ def _unheld(
     """The subject words, as written, of an uncited conclusion no retrieved article holds
     together (without naming otherwise what it names); None when the sentence is no such
     conclusion or an article holds them."""
-    if extract_pmids(sentence):
+    if not _checked(sentence, anchors):
         return None
     used = anchors & word_stems(sentence)
-    if len(used) < max(2, MIN_SHARE * len(anchors)):
-        return None
     names = qualified_names(sentence)
     written = _as_written(sentence, used)
     # An adverb common in English that no retrieved article says is the question's own

@@ -3,13 +3,13 @@ what the cited articles conclude. They run once the verdict is known."""
 
 from __future__ import annotations
 
-from medlit.checks.context import CheckContext, edits_as_findings
+from medlit.checks.context import CheckContext, cited_findings, edits_as_findings
 from medlit.checks.contradicted import (
     consistent_verdict as consistent,
 )
 from medlit.checks.contradicted import (
+    contradicted_in,
     drop_against_conclusions,
-    drop_contradicted,
 )
 from medlit.checks.findings import Finding
 from medlit.llm.extractive import about_question
@@ -53,11 +53,12 @@ def contradicted(ctx: CheckContext) -> list[Finding]:
     verdict = ctx.verdict
     if verdict not in ("yes", "no"):
         return []
-    return edits_as_findings(
-        "contradicted",
-        ctx,
-        lambda text: drop_contradicted(text, verdict, ctx.articles, ctx.question),
-    )
+    wrong_in = contradicted_in(ctx.draft.text, verdict, ctx.articles, ctx.question)
+    if wrong_in is None:
+        return []
+    found = cited_findings("contradicted", ctx, wrong_in)
+    log.warning("answer_contradicted", removals=len(found))
+    return found
 
 
 def against_conclusions(ctx: CheckContext) -> list[Finding]:

@@ -159,12 +159,13 @@ def cue_pairs(name: str) -> frozenset[frozenset[str]]:
 
 
 @cache
-def named_alike() -> tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]:
-    """The things of ``named_alike.toml``: each, the pattern of its names (any case) and the
-    words a text naming it says too."""
+def named_alike() -> tuple[tuple[re.Pattern[str], tuple[str, ...], tuple[str, ...]], ...]:
+    """The things of ``named_alike.toml``: each, the pattern of its names (any case), the
+    words a text naming it says too, and the strings one of which every name holds."""
     things = tomllib.loads(_text("named_alike.toml"))["thing"]
     out = []
     for thing in things:
         names = thing["names"] if isinstance(thing["names"], str) else "".join(thing["names"])
-        out.append((re.compile(names, re.IGNORECASE), tuple(thing["says"])))
+        letters = tuple(thing["letters"])
+        out.append((re.compile(names, re.IGNORECASE), tuple(thing["says"]), letters))
     return tuple(out)
