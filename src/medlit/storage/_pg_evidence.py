@@ -16,13 +16,22 @@ import numpy as np
 
 from medlit.errors import StorageError
 from medlit.storage._pg_sql import EF_MAX, PgStoreParts
-from medlit.storage.base import ArticleRecord, ChunkFilters, ChunkMatch, Vector
+from medlit.storage.base import (
+    CHUNK_COLUMNS,
+    ArticleRecord,
+    ChunkFilters,
+    ChunkMatch,
+    Vector,
+    chunk_rows,
+)
 from medlit.types import Article, Chunk
 
 if TYPE_CHECKING:
     pass
 
 __all__ = ["PgEvidenceOps"]
+
+_INSERT_CHUNKS = f"INSERT INTO chunks ({CHUNK_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
 
 _ARTICLE_COLS = "a.data, a.content_hash, a.fetched_at, a.last_used_at, a.chunk_count"
 _CHUNK_COLS = (
@@ -97,22 +106,8 @@ class PgEvidenceOps(PgStoreParts):
             if chunks is not None:
                 conn.raw.execute("DELETE FROM chunks WHERE article_key = %s", (article.key,))
                 conn.raw.cursor().executemany(
-                    "INSERT INTO chunks (chunk_id, article_key, ordinal, section, text, "
-                    "is_conclusion, from_full_text, embedding) "
-                    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
-                    [
-                        (
-                            c.id,
-                            article.key,
-                            c.ordinal,
-                            c.section,
-                            c.text,
-                            int(c.is_conclusion),
-                            int(c.from_full_text),
-                            v,
-                        )
-                        for c, v in zip(chunks, vectors, strict=True)
-                    ],
+                    _INSERT_CHUNKS,
+                    chunk_rows(article.key, chunks, vectors),
                 )
                 conn.raw.execute(
                     "UPDATE articles SET chunk_count = %s WHERE key = %s",
@@ -135,22 +130,8 @@ class PgEvidenceOps(PgStoreParts):
                 return 0
             before = _chunk_count(conn, article_key)
             conn.raw.cursor().executemany(
-                "INSERT INTO chunks (chunk_id, article_key, ordinal, section, text, "
-                "is_conclusion, from_full_text, embedding) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (chunk_id) DO NOTHING",
-                [
-                    (
-                        c.id,
-                        article_key,
-                        c.ordinal,
-                        c.section,
-                        c.text,
-                        int(c.is_conclusion),
-                        int(c.from_full_text),
-                        v,
-                    )
-                    for c, v in zip(chunks, vectors, strict=True)
-                ],
+                _INSERT_CHUNKS + " ON CONFLICT (chunk_id) DO NOTHING",
+                chunk_rows(article_key, chunks, vectors),
             )
             after = _chunk_count(conn, article_key)
             conn.raw.execute(

@@ -15,13 +15,23 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from medlit.errors import StorageError
-from medlit.storage.base import ArticleRecord, ChunkFilters, ChunkMatch, Vector, iter_batches
+from medlit.storage.base import (
+    CHUNK_COLUMNS,
+    ArticleRecord,
+    ChunkFilters,
+    ChunkMatch,
+    Vector,
+    chunk_rows,
+    iter_batches,
+)
 from medlit.types import Article, Chunk
 
 if TYPE_CHECKING:
     from medlit.storage.ann import AnnIndex
 
 __all__ = ["EvidenceOps"]
+
+_INSERT_CHUNKS = f"INSERT INTO chunks ({CHUNK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 
 _ARTICLE_COLS = "data, content_hash, fetched_at, last_used_at, chunk_count"
 _CHUNK_COLS = (
@@ -109,21 +119,8 @@ class EvidenceOps:
             if chunks is not None:
                 conn.execute("DELETE FROM chunks WHERE article_key = ?", (article.key,))
                 conn.executemany(
-                    "INSERT INTO chunks (chunk_id, article_key, ordinal, section, text, "
-                    "is_conclusion, from_full_text, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    [
-                        (
-                            c.id,
-                            article.key,
-                            c.ordinal,
-                            c.section,
-                            c.text,
-                            int(c.is_conclusion),
-                            int(c.from_full_text),
-                            v,
-                        )
-                        for c, v in zip(chunks, vectors, strict=True)
-                    ],
+                    _INSERT_CHUNKS,
+                    chunk_rows(article.key, chunks, vectors),
                 )
                 conn.execute(
                     "UPDATE articles SET chunk_count = ? WHERE key = ?", (len(chunks), article.key)
@@ -145,22 +142,8 @@ class EvidenceOps:
                 "SELECT count(*) FROM chunks WHERE article_key = ?", (article_key,)
             ).fetchone()[0]
             conn.executemany(
-                "INSERT INTO chunks (chunk_id, article_key, ordinal, section, text, "
-                "is_conclusion, from_full_text, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (chunk_id) DO NOTHING",
-                [
-                    (
-                        c.id,
-                        article_key,
-                        c.ordinal,
-                        c.section,
-                        c.text,
-                        int(c.is_conclusion),
-                        int(c.from_full_text),
-                        v,
-                    )
-                    for c, v in zip(chunks, vectors, strict=True)
-                ],
+                _INSERT_CHUNKS + " ON CONFLICT (chunk_id) DO NOTHING",
+                chunk_rows(article_key, chunks, vectors),
             )
             after = conn.execute(
                 "SELECT count(*) FROM chunks WHERE article_key = ?", (article_key,)

@@ -40,6 +40,7 @@ import numpy.typing as npt
 from medlit.types import Article, Chunk
 
 __all__ = [
+    "CHUNK_COLUMNS",
     "AnswerRecord",
     "ArticleRecord",
     "ChunkFilters",
@@ -48,6 +49,7 @@ __all__ = [
     "Cursor",
     "Migration",
     "Store",
+    "chunk_rows",
     "question_hash",
 ]
 
@@ -343,6 +345,32 @@ def question_hash(question: str) -> str:
     import hashlib
 
     return hashlib.sha256(question.strip().lower().encode()).hexdigest()[:32]
+
+
+def chunk_rows(
+    article_key: str, chunks: Sequence[Chunk], vectors: Sequence[Any]
+) -> list[tuple[Any, ...]]:
+    """The rows of ``chunks`` (with their stored ``vectors``) in the column order of
+    :data:`CHUNK_COLUMNS`, for a backend's ``INSERT INTO chunks``."""
+    return [
+        (
+            c.id,
+            article_key,
+            c.ordinal,
+            c.section,
+            c.text,
+            int(c.is_conclusion),
+            int(c.from_full_text),
+            v,
+        )
+        for c, v in zip(chunks, vectors, strict=True)
+    ]
+
+
+#: The columns :func:`chunk_rows` fills, in order.
+CHUNK_COLUMNS = (
+    "chunk_id, article_key, ordinal, section, text, is_conclusion, from_full_text, embedding"
+)
 
 
 def iter_batches(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
