@@ -431,22 +431,30 @@ class LLMClient:
                 # Whatever the status (400, 422, or llama-cpp-python's 500), retrying the same
                 # format cannot help: fall back at once, without spending the retry budget.
                 raise _FormatRejected(str(failure))
-            if failure.kind == "unreachable":
-                raise unreachable_llm(route, failure)
-            if failure.kind in ("bad_request", "fatal"):
-                raise LLMProviderError(f"{route.label} (task {route.task}): {failure}")
-            wait = self._delay(failure, attempt)
-            if attempt > settings.max_retries or wait is None:
-                raise _exhausted(route, failure, attempt)
-            log.warning(
-                "llm_retry",
-                task=route.task,
-                route=route.label,
-                kind=failure.kind,
-                attempt=attempt,
-                wait_s=round(wait, 3),
-            )
-            await asyncio.sleep(wait)
+            await asyncio.sleep(self._retry_wait(route, failure, attempt))
+
+    def _retry_wait(
+        self, route: Route, failure: ProviderFailure, attempt: int, *, streamed: bool = False
+    ) -> float:
+        """Seconds to wait before trying ``route`` again after ``failure`` (logged), or raise
+        when no retry may help: unreachable, a bad request, tries spent, too long a wait."""
+        if failure.kind == "unreachable":
+            raise unreachable_llm(route, failure) from failure
+        if failure.kind in ("bad_request", "fatal"):
+            raise LLMProviderError(f"{route.label} (task {route.task}): {failure}") from failure
+        wait = self._delay(failure, attempt)
+        if attempt > self.settings.max_retries or wait is None:
+            raise _exhausted(route, failure, attempt) from failure
+        log.warning(
+            "llm_retry",
+            task=route.task,
+            route=route.label,
+            kind=failure.kind,
+            attempt=attempt,
+            wait_s=round(wait, 3),
+            **({"streamed": True} if streamed else {}),
+        )
+        return wait
 
     def _delay(self, failure: ProviderFailure, attempt: int) -> float | None:
         """Seconds to wait before the next try; ``None``: the wait asked for is too long."""

@@ -140,29 +140,12 @@ class LLMStream:
 
     def _retry_delay(self, failure: ProviderFailure, attempt: int, handed_out: int) -> float:
         """How long to wait before trying again after ``failure``, or raise when no retry may."""
-        from medlit.llm.client import _exhausted, unreachable_llm
+        from medlit.llm.client import _exhausted
 
-        route, settings = self._route, self._client.settings
         if handed_out:
             # Part of the answer is already on someone's screen: no silent retry.
-            raise _exhausted(route, failure, attempt) from failure
-        if failure.kind == "unreachable":
-            raise unreachable_llm(route, failure) from failure
-        if failure.kind in ("bad_request", "fatal"):
-            raise LLMProviderError(f"{route.label} (task {route.task}): {failure}") from failure
-        delay = self._client._delay(failure, attempt)
-        if attempt > settings.max_retries or delay is None:
-            raise _exhausted(route, failure, attempt) from failure
-        log.warning(
-            "llm_retry",
-            task=route.task,
-            route=route.label,
-            kind=failure.kind,
-            attempt=attempt,
-            wait_s=round(delay, 3),
-            streamed=True,
-        )
-        return delay
+            raise _exhausted(self._route, failure, attempt) from failure
+        return self._client._retry_wait(self._route, failure, attempt, streamed=True)
 
     def _finish(
         self,
