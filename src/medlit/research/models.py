@@ -9,7 +9,7 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, Field
 
@@ -288,16 +288,7 @@ Design = Literal[
     "guideline",
     "other",
 ]
-DESIGNS: tuple[str, ...] = (
-    "systematic review/meta-analysis",
-    "RCT",
-    "cohort",
-    "case-control",
-    "cross-sectional",
-    "case series/report",
-    "guideline",
-    "other",
-)
+DESIGNS: tuple[str, ...] = get_args(Design)
 Direction = Literal["supports", "opposes", "no difference", "unclear"]
 #: The quoted cells of a row, in table order.
 CELLS = ("population", "intervention", "comparator", "outcomes", "effect")
