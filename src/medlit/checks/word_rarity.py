@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import functools
 
+from medlit.words import frequency
+
 __all__ = ["MIN_LETTERS", "RARE_ZIPF", "is_technical", "zipf"]
 
 RARE_ZIPF = 3.0
@@ -22,10 +24,9 @@ MIN_LETTERS = 4
 
 @functools.lru_cache(maxsize=65536)
 def zipf(word: str) -> float:
-    """``word``'s Zipf frequency in English (0 for a word wordfreq has never seen)."""
-    from wordfreq import zipf_frequency  # loads its English table (0.5 s) on first use
-
-    return float(zipf_frequency(word, "en"))
+    """``word``'s Zipf frequency in English (0 for a word wordfreq has never seen): wordfreq's
+    figure, from the package's copy of its table (:mod:`medlit.words.frequency`)."""
+    return frequency.zipf(word)
 
 
 def is_technical(word: str) -> bool:
