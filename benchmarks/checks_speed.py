@@ -131,6 +131,7 @@ def forget() -> None:
     ):
         remembered.cache_clear()
     defined_terms._definitions.clear()
+    text.forget_kept_pieces()
     memo.forget()
 
 

@@ -33,4 +33,4 @@ def apply(draft: Draft, findings: Iterable[Finding]) -> Draft:
             replacements[index] = finding.replacement
     if whole is not None:
         return Draft.parse(whole)
-    return Draft.parse(draft.edited(replacements)) if replacements else draft
+    return draft.replaced(replacements) if replacements else draft

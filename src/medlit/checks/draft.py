@@ -10,13 +10,16 @@ which is how the registry reads a check's verdicts on sentences as findings.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from medlit.text import sentence_pieces
+from medlit.text import keep_sentence_pieces, sentence_pieces
+
+_WORD = re.compile(r"[^\W_]")
 
 __all__ = ["Draft", "Sentence", "Walk", "rebuilt", "recording", "rewrite_sentences"]
 
@@ -54,6 +57,24 @@ class Draft:
             found.extend(Sentence(len(found), row, piece) for piece in pieces)
         return tuple(found)
 
+    def replaced(self, replacements: Mapping[int, str]) -> Draft:
+        """The draft of :meth:`edited` ``(replacements)``: a line that only lost sentences
+        keeps the others as they were cut (:func:`medlit.text.keep_sentence_pieces`), and
+        a line with a sentence rewritten is cut again."""
+        lines: list[tuple[str, ...]] = []
+        index = 0
+        for pieces in self.lines:
+            new = [replacements.get(index + i, piece) for i, piece in enumerate(pieces)]
+            index += len(pieces)
+            if new == list(pieces):
+                lines.append(pieces)
+            elif _only_left_out(new, pieces):
+                lines.append(_kept(new))
+            else:
+                joined = "".join(new)
+                lines.append(tuple(sentence_pieces(joined.rstrip() if "" in new else joined)))
+        return Draft(tuple(lines))
+
     def edited(self, replacements: Mapping[int, str]) -> str:
         """The text with the sentences of ``replacements`` (index -> new text; ``""`` leaves it
         out, and a line that lost a sentence loses its trailing space)."""
@@ -65,6 +86,28 @@ class Draft:
             joined = "".join(new)
             out.append(joined.rstrip() if "" in new else joined)
         return "\n".join(out)
+
+
+def _only_left_out(new: list[str], pieces: tuple[str, ...]) -> bool:
+    """Whether ``new`` only leaves sentences of ``pieces`` out, and each it keeps has a word (a
+    piece of punctuation alone, "." after a citation, is joined to what comes to stand
+    before it when the line is cut again)."""
+    return all(
+        n == "" or (n == piece and _WORD.search(n)) for n, piece in zip(new, pieces, strict=True)
+    )
+
+
+def _kept(pieces: list[str]) -> tuple[str, ...]:
+    """The sentences left of a line that lost some (``""``), the last one's trailing space
+    taken off as :meth:`Draft.edited` does, remembered as the line's cut."""
+    kept = [piece for piece in pieces if piece]
+    while kept and not kept[-1].strip():
+        kept.pop()
+    if not kept:
+        return ("",)  # as an empty line is cut
+    kept[-1] = kept[-1].rstrip()
+    keep_sentence_pieces(kept)
+    return tuple(kept)
 
 
 @dataclass
@@ -98,7 +141,7 @@ def rewrite_sentences(text: str, rewrite: Callable[[str], str]) -> str:
     walks = _WALKS.get()
     if walks is not None:
         walks.append(Walk(text, after))
-    return draft.edited(after)
+    return draft.replaced(after).text if after else text
 
 
 def rebuilt(draft: Draft, walks: list[Walk]) -> dict[int, str] | None:
