@@ -7,7 +7,13 @@ wall time measures the neighbours), and what the checks add to a cold process: i
 them, and their first answer beyond a warm one (tables loaded on first use). The model's
 verdict reads are not timed (a recorded read is replayed; an unrecorded one reads Uncertain).
 What the word tools remember of texts is emptied before each answer (:func:`forget`): each
-is timed as if its text and its articles were new to the process.
+answer is timed as if its text were new to the process. What the checks work out of an
+article (its view, :func:`medlit.checks.evidence.article_view`: so far its sections cut into
+sentences, on first use) is kept per article, for every later answer that cites it: each
+answer is timed twice, its articles new to the process (``new_p50_ms``, ``new_p99_ms``: a
+cold ``medlit ask``'s case), then read before (``p50_ms``, ``p99_ms``: a server's answer over
+articles it has read before); ``article_view_ms`` is the difference per article (p50), the
+cost paid once when an article is first read.
 
 The answers: the recorded model answers of ``benchmarks/data/recorded_answers.jsonl`` (see
 ``record_answers.py``) and, to reach ``--n``, answers assembled from the check half's
@@ -20,8 +26,8 @@ Usage::
 
     python benchmarks/checks_speed.py [--data ../shared/data/pubmedqa/pqal_dev.json] [--n 60]
 
-Last line: ``answers=... words_p50=... p50_ms=... p99_ms=... cold_import_ms=...
-first_answer_ms=...``.
+Last line: ``answers=... words_p50=... p50_ms=... p99_ms=... article_view_ms=... new_p50_ms=...
+new_p99_ms=... cold_import_ms=... first_answer_ms=...``.
 """
 
 from __future__ import annotations
@@ -43,7 +49,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from digest_verdicts import DEFAULT_DATA, nearest_others
 from medlit import text
 from medlit.cache import guard
-from medlit.checks import defined_terms, grounding, memo, qualified_names, swapped_terms, topics
+from medlit.checks import (
+    defined_terms,
+    evidence,
+    grounding,
+    memo,
+    qualified_names,
+    swapped_terms,
+    topics,
+)
 from medlit.checks.answer import check_answer
 from medlit.checks.grounding import word_stems
 from medlit.checks.registry import REGISTRY, Check
@@ -135,26 +149,35 @@ def forget() -> None:
     memo.forget()
 
 
-async def _one(row: dict[str, Any], articles: dict[str, Article]) -> float:
+async def _one(row: dict[str, Any], articles: dict[str, Article], *, seen: bool = False) -> float:
+    """The CPU ms of the checks of one answer, its articles new to the process (their views
+    forgotten) or, ``seen``, read before."""
     forget()
+    if not seen:
+        evidence.forget_views()
     reads = {text: verdict for text, verdict in row.get("reads", [])}
 
     async def read(question: str, text: str) -> Any:
         return reads.get(text, "uncertain")
 
-    evidence = {p: articles[p] for p in row["evidence"]}
+    cited = {p: articles[p] for p in row["evidence"]}
     started = time.process_time()  # the CPU the checks take (the machine may be shared)
     await check_answer(
         row["standalone"],
         row["drafted"],
         row.get("drafted_verdict"),
-        evidence,
-        evidence[row["evidence"][0]],
+        cited,
+        cited[row["evidence"][0]],
         is_yes_no=row["is_yes_no"],
         read_verdict=read,
         nothing_supported="Nothing the evidence supports is left.",
     )
     return (time.process_time() - started) * 1000
+
+
+def _both(row: dict[str, Any], articles: dict[str, Article]) -> tuple[float, float]:
+    """The checks' CPU ms on one answer, its articles new, then read before."""
+    return asyncio.run(_one(row, articles)), asyncio.run(_one(row, articles, seen=True))
 
 
 _COLD = """
@@ -210,20 +233,30 @@ def main(argv: list[str] | None = None) -> int:
     rows += assembled(records, articles, max(0, args.n - len(rows)))
     asyncio.run(_one(rows[0], articles))  # warm up
     time_each_check()
-    times = [asyncio.run(_one(row, articles)) for _ in range(args.rounds) for row in rows]
+    measured = [(row, *_both(row, articles)) for _ in range(args.rounds) for row in rows]
+    times = [seen for _, _, seen in measured]
+    new = statistics.quantiles([fresh for _, fresh, _ in measured], n=100)
+    view_ms = statistics.median((f - s) / len(r["evidence"]) for r, f, s in measured)
     words = statistics.median(len(r["drafted"].split()) for r in rows)
     cuts = statistics.quantiles(times, n=100)
     import_ms, first_ms = cold(rows[0], xml)
     print(f"answers: {len(rows)} ({len(recorded(articles))} recorded), {args.rounds} rounds each")
-    print(f"{'':24}{'ms':>8}")
-    for name, value in (("p50 per answer", cuts[49]), ("p99 per answer", cuts[98])):
-        print(f"{name:24}{value:>8.1f}")
-    print(f"{'cold import':24}{import_ms:>8.1f}\n{'first answer, extra':24}{first_ms:>8.1f}")
-    print("\nCPU per answer by check (the costliest):")
+    print(f"{'':40}{'ms':>8}")
+    for name, value in (
+        ("p50 per answer, its articles read before", cuts[49]),
+        ("p99 per answer, its articles read before", cuts[98]),
+        ("p50 article's first reading, per article", view_ms),
+        ("p50 per answer, its articles all new", new[49]),
+        ("p99 per answer, its articles all new", new[98]),
+    ):
+        print(f"{name:40}{value:>8.1f}")
+    print(f"{'cold import':40}{import_ms:>8.1f}\n{'first answer, extra':40}{first_ms:>8.1f}")
+    print("\nCPU per answer by check (the costliest; mean of both timings):")
     for check_id, spent in SPENT.most_common(8):
-        print(f"  {check_id:26}{spent * 1000 / len(times):>8.1f} ms")
+        print(f"  {check_id:26}{spent * 1000 / (2 * len(times)):>8.1f} ms")
     print(
         f"answers={len(rows)} words_p50={words:.0f} p50_ms={cuts[49]:.1f} p99_ms={cuts[98]:.1f} "
+        f"article_view_ms={view_ms:.2f} new_p50_ms={new[49]:.1f} new_p99_ms={new[98]:.1f} "
         f"cold_import_ms={import_ms:.1f} first_answer_ms={first_ms:.1f}"
     )
     return 0

@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from medlit.errors import ValidationError
 
@@ -36,7 +36,9 @@ __all__ = [
     "either_of",
     "fold_accents",
     "forget_kept_pieces",
+    "forget_kept_sentences",
     "keep_sentence_pieces",
+    "keep_sentences",
     "only_points",
     "remove_control_chars",
     "require_clean_text",
@@ -355,9 +357,42 @@ def split_sentences(text: str) -> list[str]:
 
     Uses ``syntok``, which handles biomedical prose ("e.g.", "et al.", "3.5 mg", "P < 0.01")
     where pysbd and spaCy's default splitter were seen to break sentences wrongly. Remembered
-    (an abstract is split once, however many checks read it).
+    (an abstract is split once, however many checks read it); the texts of an article read
+    for the answer checks (:func:`keep_sentences`) are kept apart from the others.
     """
+    kept = _KEPT_SENTENCES.get(text)
+    if kept is not None:
+        return list(kept)
+    if text in _ARTICLE_TEXTS:
+        if len(_KEPT_SENTENCES) >= _KEPT_MAX_SENTENCES:
+            for old in list(_KEPT_SENTENCES)[: _KEPT_MAX_SENTENCES // 2]:
+                del _KEPT_SENTENCES[old]
+        kept = _KEPT_SENTENCES[text] = _split_sentences.__wrapped__(text)
+        return list(kept)
     return list(_split_sentences(text))
+
+
+#: The texts of articles (:func:`keep_sentences`), and the sentences of those already cut.
+_ARTICLE_TEXTS: set[str] = set()
+_KEPT_SENTENCES: dict[str, tuple[str, ...]] = {}
+_KEPT_MAX_SENTENCES = 65536
+
+
+def keep_sentences(texts: Iterable[str]) -> None:
+    """Keep the sentences of ``texts`` (an article's sections) apart from the texts of
+    answers, once cut: the answer checks' view of an article (:mod:`medlit.checks.evidence`)
+    names its texts when the article is first read, a text is cut the first time a check
+    reads it, and every later answer that cites the article reads its sentences from here.
+    Bounded: past :data:`_KEPT_MAX_SENTENCES` texts, all are let go."""
+    if len(_ARTICLE_TEXTS) >= _KEPT_MAX_SENTENCES:
+        _ARTICLE_TEXTS.clear()
+    _ARTICLE_TEXTS.update(texts)
+
+
+def forget_kept_sentences() -> None:
+    """Forget the texts :func:`keep_sentences` kept."""
+    _ARTICLE_TEXTS.clear()
+    _KEPT_SENTENCES.clear()
 
 
 @functools.lru_cache(maxsize=8192)

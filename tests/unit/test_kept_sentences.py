@@ -121,3 +121,33 @@ def test_kept_cuts_agree_with_syntok_on_abstracts_and_recorded_answers() -> None
                 assert all(map(_finer, after.lines, again)), (line, left_out)
     assert checked > 2500
     assert joined <= checked // 200
+
+
+def test_an_article_view_is_made_once_per_article_and_keeps_its_sentences() -> None:
+    from medlit.checks.evidence import article_view, forget_views
+    from medlit.types import AbstractSection, Article
+
+    section = "Stroke fell by 22% in 1,000 patients (P < 0.01). Bleeding rose. It was rare."
+    article = Article(
+        pmid="7",
+        title="Aspirin and stroke",
+        abstract=[AbstractSection(label="RESULTS", category="RESULTS", text=section)],
+    )
+    forget_views()
+    view = article_view(article)
+    assert article_view(article.model_copy()) is view  # the same content: the same view
+    changed = article.model_copy(
+        update={"abstract": [AbstractSection(label="RESULTS", text="Other.")]}
+    )
+    assert article_view(changed) is not view
+    cut = text.split_sentences(section)
+    assert cut == list(_fresh_sentences(section))
+    assert text._KEPT_SENTENCES[section] == tuple(cut)  # kept apart from the answers' texts
+    text._split_sentences.cache_clear()  # an answer's memories forgotten: still kept
+    assert text.split_sentences(section) == cut
+    forget_views()
+    assert section not in text._KEPT_SENTENCES
+
+
+def _fresh_sentences(section: str) -> tuple[str, ...]:
+    return text._split_sentences.__wrapped__(section)  # type: ignore[attr-defined]

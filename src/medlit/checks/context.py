@@ -11,7 +11,7 @@ from typing import Any
 from medlit.checks.apply import apply
 from medlit.checks.citations import Verdict, extract_pmids, remove_citations, remove_cited_for
 from medlit.checks.draft import Draft, rebuilt, recording
-from medlit.checks.evidence import EvidenceView
+from medlit.checks.evidence import EvidenceView, article_view
 from medlit.checks.findings import Finding
 from medlit.types import Article
 
@@ -40,10 +40,14 @@ class CheckContext:
     data: dict[str, Any] = field(default_factory=dict)
     _views: dict[str, EvidenceView] = field(default_factory=dict, repr=False)
 
+    def __post_init__(self) -> None:
+        for pmid in self.articles:  # each article's view: made once per article, not answer
+            self.view(pmid)
+
     def view(self, pmid: str) -> EvidenceView:
-        """The evidence view of an article (computed once per answer)."""
+        """The evidence view of an article (:func:`~medlit.checks.evidence.article_view`)."""
         if pmid not in self._views:
-            self._views[pmid] = EvidenceView(self.articles[pmid])
+            self._views[pmid] = article_view(self.articles[pmid])
         return self._views[pmid]
 
 

@@ -1,4 +1,4 @@
-"""Each article as the checks read it, worked out once per answer."""
+"""Each article as the checks read it, worked out once per article (:func:`article_view`)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,10 @@ from functools import cached_property
 
 from medlit.checks.grounding import word_stems
 from medlit.llm.extractive import conclusion_sentences
+from medlit.text import forget_kept_sentences, keep_sentences
 from medlit.types import Article, StudyType
 
-__all__ = ["EvidenceView"]
+__all__ = ["EvidenceView", "article_view", "forget_views"]
 
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?(?![\w])")
 
@@ -21,6 +22,10 @@ class EvidenceView:
 
     def __init__(self, article: Article) -> None:
         self.article = article
+        # Its sections' sentences are cut once, for every answer that reads the article
+        # (:func:`medlit.text.keep_sentences`: the checks' own ``split_sentences`` of a
+        # section's text, from the first, keeps them there).
+        keep_sentences(section.text for section in article.abstract)
 
     @cached_property
     def words(self) -> frozenset[str]:
@@ -51,3 +56,29 @@ class EvidenceView:
     def design(self) -> StudyType:
         """The study design its publication types and text tell."""
         return self.article.study_type
+
+
+#: The views of the articles read, by content: an article's view is a property of the article,
+#: not of the answer that cites it.
+_VIEWS: dict[tuple[str | None, str, tuple[str, ...]], EvidenceView] = {}
+_VIEWS_MAX = 4096
+
+
+def article_view(article: Article) -> EvidenceView:
+    """The view of ``article``, made the first time an article with this PMID, title and
+    abstract is read, and kept, with what it worked out, for the next answers (the oldest
+    half is let go past :data:`_VIEWS_MAX` articles)."""
+    key = (article.pmid, article.title, tuple(s.text for s in article.abstract))
+    view = _VIEWS.get(key)
+    if view is None:
+        if len(_VIEWS) >= _VIEWS_MAX:
+            for old in list(_VIEWS)[: _VIEWS_MAX // 2]:
+                del _VIEWS[old]
+        view = _VIEWS[key] = EvidenceView(article)
+    return view
+
+
+def forget_views() -> None:
+    """Let every view go (and the sentences they kept)."""
+    _VIEWS.clear()
+    forget_kept_sentences()
