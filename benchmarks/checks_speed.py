@@ -4,12 +4,15 @@ Replays answers through :func:`medlit.checks.answer.check_answer` (every check o
 registry, in order) over their evidence from ``pqal_dev_pubmed.xml``, and reports the p50 and
 p99 CPU time per answer in a warm process (CPU, not wall time: on a shared machine the
 wall time measures the neighbours), and what the checks add to a cold process: importing
-them, and their first answer beyond a warm one (tables loaded on first use). The model's
-verdict reads are not timed (a recorded read is replayed; an unrecorded one reads Uncertain).
+them, and their first answer beyond a warm one (tables loaded on first use), in CPU time
+too. The model's verdict reads are not timed (a recorded read is replayed; an unrecorded one
+reads Uncertain).
+
 What the word tools remember of texts is emptied before each answer (:func:`forget`): each
 answer is timed as if its text were new to the process. What the checks work out of an
-article (its view, :func:`medlit.checks.evidence.article_view`: so far its sections cut into
-sentences, on first use) is kept per article, for every later answer that cites it: each
+article (its view, :func:`medlit.checks.evidence.article_view`: its texts' sentences, and
+what the checks' memories, :mod:`medlit.checks.memo`, work out of its texts, each on first
+use) is kept per article, for every later answer that cites it: each
 answer is timed twice, its articles new to the process (``new_p50_ms``, ``new_p99_ms``: a
 cold ``medlit ask``'s case), then read before (``p50_ms``, ``p99_ms``: a server's answer over
 articles it has read before); ``article_view_ms`` is the difference per article (p50), the
@@ -183,11 +186,11 @@ def _both(row: dict[str, Any], articles: dict[str, Article]) -> tuple[float, flo
 _COLD = """
 import time, asyncio, json, sys
 sys.path.insert(0, {bench!r})
-t0 = time.perf_counter()
+t0 = time.process_time()
 import medlit.assistant, medlit.runtime, medlit.cache.answers, medlit.llm.client  # an ask's own
-t1 = time.perf_counter()
+t1 = time.process_time()
 import medlit.checks.answer
-t2 = time.perf_counter()
+t2 = time.process_time()
 import checks_speed
 row = json.loads({row!r})
 articles = checks_speed.load_articles({xml!r}, row["evidence"])

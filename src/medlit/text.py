@@ -37,6 +37,7 @@ __all__ = [
     "fold_accents",
     "forget_kept_pieces",
     "forget_kept_sentences",
+    "is_article_text",
     "keep_sentence_pieces",
     "keep_sentences",
     "only_points",
@@ -368,6 +369,7 @@ def split_sentences(text: str) -> list[str]:
             for old in list(_KEPT_SENTENCES)[: _KEPT_MAX_SENTENCES // 2]:
                 del _KEPT_SENTENCES[old]
         kept = _KEPT_SENTENCES[text] = _split_sentences.__wrapped__(text)
+        keep_sentences(kept)  # its sentences are the article's texts too
         return list(kept)
     return list(_split_sentences(text))
 
@@ -387,6 +389,13 @@ def keep_sentences(texts: Iterable[str]) -> None:
     if len(_ARTICLE_TEXTS) >= _KEPT_MAX_SENTENCES:
         _ARTICLE_TEXTS.clear()
     _ARTICLE_TEXTS.update(texts)
+
+
+def is_article_text(text: str) -> bool:
+    """Whether ``text`` was named an article's by :func:`keep_sentences` (a section, one of
+    its sentences, or all the article says): what is worked out of it is the article's, kept
+    for every answer that cites it (:mod:`medlit.checks.memo`)."""
+    return text in _ARTICLE_TEXTS
 
 
 def forget_kept_sentences() -> None:

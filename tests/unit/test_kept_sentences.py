@@ -151,3 +151,31 @@ def test_an_article_view_is_made_once_per_article_and_keeps_its_sentences() -> N
 
 def _fresh_sentences(section: str) -> tuple[str, ...]:
     return text._split_sentences.__wrapped__(section)  # type: ignore[attr-defined]
+
+
+def test_what_is_worked_out_of_an_article_outlives_the_answers_memories() -> None:
+    from medlit.checks import memo
+    from medlit.checks.evidence import article_view, forget_views
+    from medlit.types import AbstractSection, Article
+
+    calls: list[str] = []
+
+    @memo.remembered(16)
+    def length(words: str) -> int:
+        calls.append(words)
+        return len(words)
+
+    section = "Stroke fell by 22% (P < 0.01). Bleeding rose in 12 of 500."
+    forget_views()
+    article_view(Article(pmid="9", title="T", abstract=[AbstractSection(text=section)]))
+    sentence = text.split_sentences(section)[1]
+    assert text.is_article_text(section) and text.is_article_text(sentence)
+    assert not text.is_article_text("An answer's own sentence [PMID:9].")
+    for _ in range(2):
+        assert length(sentence) == len(sentence)
+        assert length("An answer's own sentence.") == 25
+        memo.forget()  # an answer's memories go; the article's stay
+    assert calls == [sentence, "An answer's own sentence.", "An answer's own sentence."]
+    forget_views()  # and go with its view
+    assert length(sentence) == len(sentence) and calls[-1] == sentence
+    assert not text.is_article_text(section)

@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import drop_cited_for, extract_pmids, without_citations
+from medlit.checks.memo import remembered
 from medlit.checks.qualified_names import without_names
 from medlit.checks.swapped_terms import Swap, swapped_term
 from medlit.log import get_logger
@@ -50,6 +51,11 @@ _WORDS = re.compile(
 
 def numbers_in(text: str) -> list[tuple[float, int]]:
     """The numbers written in ``text``: (value, decimals), digits and words up to 100."""
+    return list(_numbers_in(text))
+
+
+@remembered(16384)
+def _numbers_in(text: str) -> tuple[tuple[float, int], ...]:
     found = [
         (float(whole.replace(",", "") + (f".{frac}" if frac else "")), len(frac or ""))
         for whole, frac in _NUMBER.findall(text)
@@ -61,7 +67,7 @@ def numbers_in(text: str) -> list[tuple[float, int]]:
         else:
             value = 100 if alone.lower() == "hundred" else _UNITS.index(alone.lower())
         found.append((float(value), 0))
-    return found
+    return tuple(found)
 
 
 # "significant (P < 0.05)": the threshold a model writes of any significant result, not a

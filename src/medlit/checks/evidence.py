@@ -6,6 +6,7 @@ import re
 from functools import cached_property
 
 from medlit.checks.grounding import word_stems
+from medlit.checks.memo import forget_articles
 from medlit.llm.extractive import conclusion_sentences
 from medlit.text import forget_kept_sentences, keep_sentences
 from medlit.types import Article, StudyType
@@ -25,7 +26,9 @@ class EvidenceView:
         # Its sections' sentences are cut once, for every answer that reads the article
         # (:func:`medlit.text.keep_sentences`: the checks' own ``split_sentences`` of a
         # section's text, from the first, keeps them there).
-        keep_sentences(section.text for section in article.abstract)
+        keep_sentences(
+            [article.title, *(s.text for s in article.abstract), article.everything_said]
+        )
 
     @cached_property
     def words(self) -> frozenset[str]:
@@ -82,3 +85,4 @@ def forget_views() -> None:
     """Let every view go (and the sentences they kept)."""
     _VIEWS.clear()
     forget_kept_sentences()
+    forget_articles()

@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from medlit.checks.memo import remembered
 from medlit.checks.qualified_names import mismatched, qualified_names
 from medlit.checks.stance import content_terms, sentence_stance
 from medlit.checks.topics import anchor_terms, normalise_topic
@@ -321,7 +322,7 @@ def word_stems(text: str) -> set[str]:
     return set(_word_stems(text))
 
 
-@functools.lru_cache(maxsize=4096)
+@remembered(4096)
 def _word_stems(text: str) -> frozenset[str]:
     words = normalise_topic(text).split()
     for names, said in _named_alike(text):

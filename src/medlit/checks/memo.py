@@ -3,8 +3,12 @@ kept in one place so that it can be forgotten at once.
 
 :func:`remembered` is :func:`functools.lru_cache` for a pure function of texts: an answer's
 checks read one sentence or one conclusion many times (each check, each article it cites),
-and read it once so. :func:`forget` empties every such memory (the speed benchmark does
-before each answer, to time it as if its texts were new).
+and read it once so. What is worked out of an article's own texts (its sections, their
+sentences, everything it says: :func:`medlit.text.is_article_text`, named by the article's
+view, :mod:`medlit.checks.evidence`) is kept apart, per article, for every later answer that
+cites it. :func:`forget` empties the memories of the answers' texts (the speed benchmark does
+before each answer, to time it as if its texts were new); :func:`forget_articles` those of
+the articles' (with their views).
 """
 
 from __future__ import annotations
@@ -13,24 +17,54 @@ import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["forget", "remembered"]
+from medlit.text import is_article_text
+
+__all__ = ["forget", "forget_articles", "remembered"]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 _MEMORIES: list[Any] = []
+_KEPT: list[dict[tuple[Any, ...], Any]] = []
+#: Calls of one function kept for articles' texts; past it, all are let go.
+KEPT_MAX = 65536
 
 
 def remembered(maxsize: int = 8192) -> Callable[[_F], _F]:
-    """A memory of ``maxsize`` calls for a pure function of hashable arguments."""
+    """A memory of ``maxsize`` calls for a pure function of hashable arguments; a call whose
+    first argument is an article's text is kept apart (:func:`forget_articles`)."""
 
     def wrap(function: _F) -> _F:
         memory = functools.lru_cache(maxsize=maxsize)(function)
+        kept: dict[tuple[Any, ...], Any] = {}
+
+        @functools.wraps(function)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if kwargs or not args or not isinstance(args[0], str):
+                return memory(*args, **kwargs)
+            if not is_article_text(args[0]):
+                return memory(*args)
+            try:
+                return kept[args]
+            except KeyError:
+                if len(kept) >= KEPT_MAX:
+                    kept.clear()
+                found = kept[args] = function(*args)
+                return found
+
+        call.cache_clear = memory.cache_clear  # type: ignore[attr-defined]
         _MEMORIES.append(memory)
-        return memory  # type: ignore[return-value]
+        _KEPT.append(kept)
+        return call  # type: ignore[return-value]
 
     return wrap
 
 
 def forget() -> None:
-    """Empty every memory made by :func:`remembered`."""
+    """Empty every memory made by :func:`remembered` of the answers' texts."""
     for memory in _MEMORIES:
         memory.cache_clear()
+
+
+def forget_articles() -> None:
+    """Empty every memory made by :func:`remembered` of the articles' texts."""
+    for kept in _KEPT:
+        kept.clear()

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
+from medlit.checks.memo import remembered
 from medlit.text import counted, fold_accents
 from medlit.words import cue, cue_source, prefix_stem, stop_words
 from medlit.words.tokens import ASCII_WORDS
@@ -169,8 +170,13 @@ _stem = prefix_stem
 def content_terms(text: str) -> set[str]:
     """Lower-cased, crudely stemmed content words (stop words removed; accents off, so
     "Sjögren's" is one word and the same as "Sjogren's")."""
+    return set(_content_terms(text))
+
+
+@remembered(16384)
+def _content_terms(text: str) -> frozenset[str]:
     words = _WORD.findall(fold_accents(text.lower()))
-    return {_stem(w) for w in words if w not in _STOP and len(w) > 2}
+    return frozenset(_stem(w) for w in words if w not in _STOP and len(w) > 2)
 
 
 def _without_negated(clause: str) -> str:
