@@ -58,9 +58,10 @@ class Draft:
         return tuple(found)
 
     def replaced(self, replacements: Mapping[int, str]) -> Draft:
-        """The draft of :meth:`edited` ``(replacements)``: a line that only lost sentences
-        keeps the others as they were cut (:func:`medlit.text.keep_sentence_pieces`), and
-        a line with a sentence rewritten is cut again."""
+        """The draft of :meth:`edited` ``(replacements)``: a line keeps the cut of the
+        sentences it kept (:func:`medlit.text.keep_sentence_pieces`), a sentence rewritten
+        as one sentence, with the spacing it had, standing for the one it replaces; any other
+        line is cut again."""
         lines: list[tuple[str, ...]] = []
         index = 0
         for pieces in self.lines:
@@ -68,8 +69,8 @@ class Draft:
             index += len(pieces)
             if new == list(pieces):
                 lines.append(pieces)
-            elif _only_left_out(new, pieces):
-                lines.append(_kept(new))
+            elif _keeps_the_cut(new, pieces):
+                lines.append(_kept(new, left_out="" in new))
             else:
                 joined = "".join(new)
                 lines.append(tuple(sentence_pieces(joined.rstrip() if "" in new else joined)))
@@ -88,24 +89,32 @@ class Draft:
         return "\n".join(out)
 
 
-def _only_left_out(new: list[str], pieces: tuple[str, ...]) -> bool:
-    """Whether ``new`` only leaves sentences of ``pieces`` out, and each it keeps has a word (a
-    piece of punctuation alone, "." after a citation, is joined to what comes to stand
-    before it when the line is cut again)."""
-    return all(
-        n == "" or (n == piece and _WORD.search(n)) for n, piece in zip(new, pieces, strict=True)
-    )
+def _keeps_the_cut(new: list[str], pieces: tuple[str, ...]) -> bool:
+    """Whether each sentence ``new`` keeps of ``pieces`` has a word (a piece of punctuation
+    alone, "." after a citation, is joined to what comes to stand before it when the line is
+    cut again), and each it rewrites is one sentence ending in the spacing it had."""
+    for n, piece in zip(new, pieces, strict=True):
+        if n == "":
+            continue
+        if not _WORD.search(n):
+            return False
+        if n != piece and (
+            n[len(n.rstrip()) :] != piece[len(piece.rstrip()) :] or len(sentence_pieces(n)) != 1
+        ):
+            return False
+    return True
 
 
-def _kept(pieces: list[str]) -> tuple[str, ...]:
-    """The sentences left of a line that lost some (``""``), the last one's trailing space
-    taken off as :meth:`Draft.edited` does, remembered as the line's cut."""
+def _kept(pieces: list[str], *, left_out: bool) -> tuple[str, ...]:
+    """The sentences of a line, ``""`` for one left out (then the last one's trailing space is
+    taken off as :meth:`Draft.edited` does), remembered as the line's cut."""
     kept = [piece for piece in pieces if piece]
-    while kept and not kept[-1].strip():
-        kept.pop()
-    if not kept:
-        return ("",)  # as an empty line is cut
-    kept[-1] = kept[-1].rstrip()
+    if left_out:
+        while kept and not kept[-1].strip():
+            kept.pop()
+        if not kept:
+            return ("",)  # as an empty line is cut
+        kept[-1] = kept[-1].rstrip()
     keep_sentence_pieces(kept)
     return tuple(kept)
 
