@@ -28,12 +28,12 @@ to swap a term against itself, nor against itself with its abbreviations spelled
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
 
 from medlit.checks.defined_terms import article_definitions, standing_alone
 from medlit.checks.grounding import word_stem
+from medlit.checks.memo import remembered
 from medlit.checks.word_rarity import MIN_LETTERS, is_technical, zipf
 from medlit.text import fold_accents
 from medlit.types import Article
@@ -61,7 +61,7 @@ def swapped_term(claim: str, quote: str, article: Article) -> Swap | None:
     module doc), or None."""
     claimed = _words(claim)
     quoted = {stem for _, stem in _words(quote)}
-    said = {stem for _, stem in _words(article.everything_said)}
+    said = _stems(article.everything_said)
     unquoted = [
         (word, stem)
         for word, stem in claimed
@@ -88,7 +88,13 @@ def swapped_term(claim: str, quote: str, article: Article) -> Swap | None:
     return None
 
 
-@functools.lru_cache(maxsize=4096)
+@remembered(4096)
+def _stems(text: str) -> frozenset[str]:
+    """The stems of :func:`_words` (remembered: an article's text is read once)."""
+    return frozenset(stem for _, stem in _words(text))
+
+
+@remembered(4096)
 def _words(text: str) -> tuple[tuple[str, str], ...]:
     """The words of ``text`` of three letters or more (lower case, accents off, hyphenated
     parts apart), each with its :func:`~medlit.checks.grounding.word_stem` (remembered: an
