@@ -39,6 +39,14 @@ sentence's stance, a text's words) is remembered by text (`checks/memo.py`).
 Research runs the `claim` checks on each finding an extraction draws from an article, the
 first that finds something dropping it (the reason is logged as `fabricated_claim_dropped`).
 
+Speed: the answer is cut into sentences once; a sentence left out, or rewritten in place as
+one sentence, leaves the others as they were cut (`Draft.replaced`). What the checks work out
+of an article's own texts (its sections' sentences, their stems, content words and numbers)
+is kept with the article's view (`checks/evidence.py`, by PMID, title and abstract), worked
+out when a check first reads it and kept for every later answer that cites the article.
+Which words are technical is read from the package's copy of wordfreq's English table
+(`medlit.words.frequency`), so a cold process does not load wordfreq.
+
 The PubMedQA benchmarks of the checks (`benchmarks/`) split the 500 `pqal_dev` records
 once, by a hash of the PMID, into a *tune* half and a *check* half and report both
 (`--half tune|check|both`): a rule is written from tune-half cases only, and the check half

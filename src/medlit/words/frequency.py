@@ -14,7 +14,6 @@ token, an apostrophe, another script) is asked of wordfreq.
 
 from __future__ import annotations
 
-import gzip
 import math
 import re
 from functools import cache
@@ -34,6 +33,8 @@ _PLATEAU_WIDTH = 20
 @cache
 def _table() -> bytes:
     """The table's lines (``word<TAB>bucket``, sorted by bytes), its header taken off."""
+    import gzip  # (not at import: a process that never asks pays nothing)
+
     raw = files("medlit.words").joinpath("data", "word_frequencies.tsv.gz").read_bytes()
     data = gzip.decompress(raw)
     start = 0
