@@ -369,7 +369,7 @@ def split_sentences(text: str) -> list[str]:
     if text in _ARTICLE_TEXTS:
         if len(_KEPT_SENTENCES) >= _KEPT_MAX_SENTENCES:
             for old in list(_KEPT_SENTENCES)[: _KEPT_MAX_SENTENCES // 2]:
-                del _KEPT_SENTENCES[old]
+                _KEPT_SENTENCES.pop(old, None)  # (another thread may have let it go)
         kept = _KEPT_SENTENCES[text] = _split_sentences.__wrapped__(text)
         keep_sentences(kept)  # its sentences are the article's texts too
         return list(kept)
@@ -379,7 +379,7 @@ def split_sentences(text: str) -> list[str]:
 #: The texts of articles (:func:`keep_sentences`), and the sentences of those already cut.
 _ARTICLE_TEXTS: set[str] = set()
 _KEPT_SENTENCES: dict[str, tuple[str, ...]] = {}
-_KEPT_MAX_SENTENCES = 65536
+_KEPT_MAX_SENTENCES = 32768
 
 
 def keep_sentences(texts: Iterable[str]) -> None:

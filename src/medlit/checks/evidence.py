@@ -64,7 +64,7 @@ class EvidenceView:
 #: The views of the articles read, by content: an article's view is a property of the article,
 #: not of the answer that cites it.
 _VIEWS: dict[tuple[str | None, str, tuple[str, ...]], EvidenceView] = {}
-_VIEWS_MAX = 4096
+_VIEWS_MAX = 1024
 
 
 def article_view(article: Article) -> EvidenceView:
@@ -76,7 +76,7 @@ def article_view(article: Article) -> EvidenceView:
     if view is None:
         if len(_VIEWS) >= _VIEWS_MAX:
             for old in list(_VIEWS)[: _VIEWS_MAX // 2]:
-                del _VIEWS[old]
+                _VIEWS.pop(old, None)  # (another thread may have let it go)
         view = _VIEWS[key] = EvidenceView(article)
     return view
 

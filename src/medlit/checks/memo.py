@@ -25,7 +25,7 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 _MEMORIES: list[Any] = []
 _KEPT: list[dict[tuple[Any, ...], Any]] = []
 #: Calls of one function kept for articles' texts; past it, all are let go.
-KEPT_MAX = 65536
+KEPT_MAX = 16384
 
 
 def remembered(maxsize: int = 8192) -> Callable[[_F], _F]:
