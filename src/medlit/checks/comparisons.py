@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from medlit.checks.memo import remembered
 from medlit.checks.stance import AS_COMPARISON, content_terms
 from medlit.words import cue
 
@@ -114,4 +115,9 @@ def reverses(claim: str, source: str) -> bool:
 
 def compared_terms(sentence: str) -> set[str]:
     """The content words of ``sentence`` without its comparison cues: what it compares."""
-    return content_terms(_DIFFER.sub(" ", _SAME.sub(" ", sentence)))
+    return set(_compared_terms(sentence))
+
+
+@remembered(16384)
+def _compared_terms(sentence: str) -> frozenset[str]:
+    return frozenset(content_terms(_DIFFER.sub(" ", _SAME.sub(" ", sentence))))
