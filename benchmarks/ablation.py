@@ -13,9 +13,10 @@ the registry off in turn, and reports per check, over the answers of the chosen 
   least :data:`SAID` of the sentence's content words are the cited articles');
 - ``caught``: the other sentences or citations it took out (errors caught).
 
-A verdict the model read off a checked text is replayed from the recording; a text the
-recording never had read (the answer changed with a check off) reads as the verdict line the
-model wrote, or Uncertain, and is counted in ``unread``.
+A verdict the model read off a checked text is replayed from the recording. A text the
+recording never had read (the answer changed with a check off) has no verdict to judge: when
+the verdict then differs, the answer counts in the check's ``unread``, not in ``right`` or
+``wrong`` (record the answers again with the check off to judge those).
 
 Usage::
 
@@ -138,8 +139,11 @@ async def ablate(rows: list[dict[str, Any]], articles: dict[str, Article]) -> di
         for check in {f.check for f in full.findings}:
             per[check]["fired"] += 1
         for check in ASK:
+            before = replay.unread
             _, without = await replay.checked(frozenset({check}))
-            if without != verdict:
+            if replay.unread > before and without != verdict:
+                per[check]["unread"] += 1  # the model never read that text: no verdict to judge
+            elif without != verdict:
                 per[check][
                     "right" if verdict == gold else "wrong" if without == gold else "moved"
                 ] += 1
@@ -166,16 +170,19 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"{len(rows)} recorded answers ({args.half} half); verdicts read afresh: {result['unread']}"
     )
-    heads = "".join(f"{h:>7}" for h in ("fired", "right", "wrong", "moved"))
+    heads = "".join(f"{h:>7}" for h in ("fired", "right", "wrong", "moved", "unread"))
     print(f"{'check':26}{heads}{'false drops':>13}{'caught':>8}")
     for check in ASK:
         c = per[check]
         print(
-            f"{check:26}{c['fired']:>7}{c['right']:>7}{c['wrong']:>7}{c['moved']:>7}"
+            f"{check:26}{c['fired']:>7}{c['right']:>7}{c['wrong']:>7}{c['moved']:>7}{c['unread']:>7}"
             f"{c['false_drops']:>13}{c['caught']:>8}"
         )
+    idle = [check for check in ASK if not per[check]["fired"]]
+    print(f"\nfound nothing in these answers ({len(idle)} of {len(ASK)}): {', '.join(idle)}")
     figures = [
         f"answers={len(rows)}",
+        f"checks_idle={len(idle)}",
         f"accuracy_all_on={result['right_all'] / max(1, len(rows)):.3f}",
         f"replayed_as_recorded={result['as_recorded']}",
     ]

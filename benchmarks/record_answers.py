@@ -36,42 +36,14 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from tests.fakes.eutils_server import FakeEutils  # noqa: E402
 
-import medlit.agent.nodes as nodes  # noqa: E402
 from medlit.assistant import Assistant  # noqa: E402
 from medlit.config import Settings  # noqa: E402
 from medlit.errors import MedlitError  # noqa: E402
 from pubmedqa_cases import half_of  # noqa: E402
+from recording import RECORDED, Recorder, keep  # noqa: E402
 from verdicts import DEFAULT_DATA, pick  # noqa: E402
 
-OUT = ROOT / "benchmarks" / "data" / "recorded_answers.jsonl"
 _TRUTH = {"yes": "yes", "no": "no", "maybe": "uncertain"}
-
-
-class Recorder:
-    """What one question's check node was given, and the verdicts the model read."""
-
-    def __init__(self) -> None:
-        self.row: dict[str, Any] = {}
-        check_answer = nodes.AskNodes.check_answer
-        read_verdict = nodes.read_verdict
-
-        async def checked(this: nodes.AskNodes, state: Any) -> dict[str, Any]:
-            self.row.update(
-                standalone=state.get("standalone_question") or state["question"],
-                is_yes_no=bool(state.get("is_yes_no")),
-                evidence=[ev.article.pmid for ev in state["evidence"]],
-                drafted=state["drafted"],
-                drafted_verdict=state.get("drafted_verdict"),
-            )
-            return await check_answer(this, state)
-
-        async def read(llm: Any, question: str, text: str) -> Any:
-            verdict = await read_verdict(llm, question, text)
-            self.row.setdefault("reads", []).append([text, verdict])
-            return verdict
-
-        nodes.AskNodes.check_answer = checked  # type: ignore[method-assign]
-        nodes.read_verdict = read  # type: ignore[assignment]
 
 
 async def record(records: dict[str, Any], pmids: list[str], settings: Settings, out: Path) -> int:
@@ -92,9 +64,7 @@ async def record(records: dict[str, Any], pmids: list[str], settings: Settings, 
             row.update(verdict=result.verdict, answer=result.answer, mode=result.mode)
             row["seconds"] = round(time.perf_counter() - started, 1)
             right += row["verdict"] == row["gold"]
-            if "drafted" in row:
-                with out.open("a") as sink:
-                    sink.write(json.dumps(row) + "\n")
+            keep(row, out)
             print(
                 f"{number:>3} {pmid:>9} gold={row['gold']:<9} verdict={row['verdict']} "
                 f"mode={row['mode']} {row['seconds']}s",
@@ -108,14 +78,17 @@ async def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="PubMedQA PQA-L JSON.")
     parser.add_argument("--n", type=int, default=30, help="Questions to record.")
     parser.add_argument("--start", type=int, default=92, help="Skip this many of the shuffle.")
-    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--out", type=Path, default=RECORDED)
+    parser.add_argument("--again", action="store_true", help="Ask recorded questions again.")
     args = parser.parse_args(argv)
     if not args.data.exists():
         print(f"skipped: {args.data} is absent (needs ../shared/data)", file=sys.stderr)
         return 0
     records: dict[str, Any] = json.loads(args.data.read_text())
     ordered = pick(records, len(records), 0, 10)[args.start :]
-    pmids = [p for p in ordered if half_of(p) == "check"][: args.n]
+    lines = args.out.read_text().splitlines() if args.out.exists() and not args.again else []
+    done = {json.loads(line)["pmid"] for line in lines if line.strip()}
+    pmids = [p for p in ordered if half_of(p) == "check" and p not in done][: args.n]
     xml = args.data.with_name(args.data.stem + "_pubmed.xml")
     with (
         tempfile.TemporaryDirectory() as tmp,

@@ -18,6 +18,9 @@ Usage::
     export MEDLIT_LLM_BASE_URL=http://127.0.0.1:18800/v1 MEDLIT_LLM_API_KEY=local \\
         MEDLIT_LLM_MODEL=local-qwen
     python benchmarks/verdicts.py --n 20 [--start 20] [--data ../shared/data/pubmedqa/pqal_dev.json]
+        [--record benchmarks/data/recorded_answers.jsonl]
+
+``--record`` keeps each answer as the checks got it, for ``ablation.py`` (see ``recording.py``).
 
 Last line: ``verdict_accuracy=... always_yes=... gold_cited=... p50_s=...``.
 """
@@ -38,6 +41,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from tests.fakes.eutils_server import FakeEutils  # noqa: E402
 
@@ -45,6 +49,7 @@ from medlit.assistant import Assistant  # noqa: E402
 from medlit.config import Settings  # noqa: E402
 from medlit.errors import MedlitError  # noqa: E402
 from medlit.usage import usage_scope  # noqa: E402
+from recording import Recorder, keep  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared/data/pubmedqa/pqal_dev.json"
 _TRUTH = {"yes": "yes", "no": "no", "maybe": "uncertain"}
@@ -62,15 +67,20 @@ async def run(
     pmids: list[str],
     settings: Settings,
     dump: Path | None = None,
+    record_to: Path | None = None,
 ) -> list[dict[str, Any]]:
-    """Ask each question once (no cache), one at a time; one row per question."""
+    """Ask each question once (no cache), one at a time; one row per question. With
+    ``record_to``, what the model answered before its checks is kept there (:mod:`recording`)."""
     rows: list[dict[str, Any]] = []
+    recorder = Recorder() if record_to is not None else None
     async with Assistant(settings) as assistant:
         for number, pmid in enumerate(pmids, 1):
             record = records[pmid]
             question = str(record["QUESTION"])
             started = time.perf_counter()
             row: dict[str, Any] = {"pmid": pmid, "gold": _TRUTH[str(record["final_decision"])]}
+            if recorder is not None:
+                recorder.row = {"pmid": pmid, "question": question, "gold": row["gold"]}
             with usage_scope() as usage:
                 try:
                     result = await assistant.ask(question, use_cache=False)
@@ -85,6 +95,10 @@ async def run(
             row["llm_calls"] = sum(t.calls for t in usage.llm.values())
             row["seconds"] = time.perf_counter() - started
             rows.append(row)
+            if recorder is not None and not row.get("error"):
+                recorder.row.update(verdict=result.verdict, answer=result.answer, mode=result.mode)
+                recorder.row["seconds"] = round(row["seconds"], 1)
+                keep(recorder.row, record_to)
             if dump is not None:
                 with dump.open("a") as out:
                     out.write(json.dumps({"question": question, **row}) + "\n")
@@ -118,6 +132,9 @@ async def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--start", type=int, default=0, help="Skip this many (tuning set).")
     parser.add_argument("--seed", type=int, default=10, help="Shuffle of the question order.")
     parser.add_argument("--dump", type=Path, default=None, help="Write the answers (JSONL).")
+    parser.add_argument(
+        "--record", type=Path, default=None, help="Keep the answers before their checks (JSONL)."
+    )
     args = parser.parse_args(argv)
     if not args.data.exists():
         print(f"skipped: {args.data} is absent (needs ../shared/data)", file=sys.stderr)
@@ -146,7 +163,7 @@ async def main(argv: list[str] | None = None) -> int:
             f"{'on' if settings.llm.structured_output else 'off'}",
             flush=True,
         )
-        rows = await run(records, pmids, settings, args.dump)
+        rows = await run(records, pmids, settings, args.dump, args.record)
 
     figures = summarise(rows)
     confusion = Counter((r["gold"], r["verdict"]) for r in rows)
