@@ -31,10 +31,10 @@ A check reads the answer parsed once into sentences (`checks/draft.py`) and says
 sentence by its index, what should become of it; `checks/apply.py` is the one place the text
 changes. A check holding each sentence's citations to their articles gives (PMID, why) pairs
 (`cited_findings` in `checks/context.py`); one reading sentence by sentence gives what each
-sentence should read (`sentence_findings`). `misattributed-names`, `unsupported-conclusions`
-and `against-conclusions` still give the answer they would leave, read back into findings
-sentence by sentence (`edits_as_findings`). What the checks read of a text more than once (a
-sentence's stance, a text's words) is remembered by text (`checks/memo.py`).
+sentence should read (`sentence_findings`). Findings of one check with the same message are
+told once in `warnings` when the check gives the line for several ("2 sentences were left
+out: ..."); each stays a record of its own in `findings`. What the checks read of a text more
+than once (a sentence's stance, a text's words) is remembered by text (`checks/memo.py`).
 
 Research runs the `claim` checks on each finding an extraction draws from an article, the
 first that finds something dropping it (the reason is logged as `fabricated_claim_dropped`).

@@ -15,7 +15,7 @@ nothing either way ("supplementation with cholecalciferol" is vitamin D3).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from medlit.checks.citations import extract_pmids, remove_citations, without_citations
@@ -28,7 +28,9 @@ __all__ = [
     "Misattribution",
     "drop_misattributed",
     "left_unanswered",
+    "log_misattributed",
     "misattribution_warnings",
+    "misattributions_in",
     "unaddressed",
 ]
 
@@ -46,22 +48,25 @@ class Misattribution:
     head: str = ""
     qualifiers: frozenset[str] = frozenset()
 
+    def together(self) -> str:
+        """The line shown for several sentences of this one kind (``{n}``: how many)."""
+        return self._several("{n}")
+
     def warning(self, times: int = 1) -> str:
         """The line shown with the answer (``times``: how many sentences it stands for)."""
         if times > 1:
-            what = (
-                f"{times} sentences were left out"
-                if self.sentence_dropped
-                else (f"{times} citations were removed")
-            )
-            return (
-                f"{what}: they cited PMID {self.pmid} for {self.claimed}, but that article is "
-                f"about {self.found}"
-            )
+            return self._several(str(times))
         what = "a sentence was left out" if self.sentence_dropped else "a citation was removed"
         return (
             f"{what}: it cited PMID {self.pmid} for {self.claimed}, but that article is about "
             f"{self.found}"
+        )
+
+    def _several(self, times: str) -> str:
+        what = "sentences were left out" if self.sentence_dropped else "citations were removed"
+        return (
+            f"{times} {what}: they cited PMID {self.pmid} for {self.claimed}, but that article "
+            f"is about {self.found}"
         )
 
 
@@ -69,6 +74,55 @@ def misattribution_warnings(found: list[Misattribution]) -> list[str]:
     """One line per kind of removal, in order ("2 sentences were left out: ...")."""
     counts = Counter(found)
     return [m.warning(counts[m]) for m in dict.fromkeys(found)]
+
+
+def misattributions_in(articles: Mapping[str, Article]) -> Callable[[str], list[Misattribution]]:
+    """What is wrong with a sentence's citations: a :class:`Misattribution` for each article it
+    cites that names only otherwise what it names (in the order cited; each article read once).
+
+    Args:
+        articles: the retrieved evidence articles, by PMID.
+    """
+    names_of: dict[str, Names] = {}
+    texts: dict[str, str] = {}
+
+    def wrong_in(sentence: str) -> list[Misattribution]:
+        cited = [p for p in extract_pmids(sentence) if p in articles]
+        claim = qualified_names(without_citations(sentence)) if cited else {}
+        if not claim:
+            return []
+        wrong: list[tuple[str, str, frozenset[str], frozenset[str]]] = []
+        for pmid in cited:
+            if pmid not in names_of:
+                article = articles[pmid]
+                texts[pmid] = f"{article.title} {article.abstract_text}"
+                names_of[pmid] = qualified_names(texts[pmid])
+            for head, ours, theirs in mismatched(claim, names_of[pmid]):
+                wrong.append((pmid, head, ours, theirs))
+                break
+        if not wrong:
+            return []
+        dropped = not remove_citations(sentence, [pmid for pmid, *_ in wrong])
+        return [
+            Misattribution(
+                p, describe(h, ours, sentence), describe(h, theirs, texts[p]), dropped, h, ours
+            )
+            for p, h, ours, theirs in wrong
+        ]
+
+    return wrong_in
+
+
+def log_misattributed(found: list[Misattribution]) -> None:
+    """Log what was removed, if anything."""
+    if found:
+        log.warning(
+            "citation_names_mismatch",
+            pmids=[m.pmid for m in found],
+            claimed=[m.claimed for m in found],
+            found=[m.found for m in found],
+            sentences_dropped=sum(m.sentence_dropped for m in found),
+        )
 
 
 def drop_misattributed(
@@ -83,44 +137,16 @@ def drop_misattributed(
     Returns:
         The text, and what was removed (in order).
     """
-    names_of: dict[str, Names] = {}
-    texts: dict[str, str] = {}
+    wrong_in = misattributions_in(articles)
     found: list[Misattribution] = []
 
     def check(sentence: str) -> str:
-        cited = [p for p in extract_pmids(sentence) if p in articles]
-        claim = qualified_names(without_citations(sentence)) if cited else {}
-        if not claim:
-            return sentence
-        wrong: list[tuple[str, str, frozenset[str], frozenset[str]]] = []
-        for pmid in cited:
-            if pmid not in names_of:
-                article = articles[pmid]
-                texts[pmid] = f"{article.title} {article.abstract_text}"
-                names_of[pmid] = qualified_names(texts[pmid])
-            for head, ours, theirs in mismatched(claim, names_of[pmid]):
-                wrong.append((pmid, head, ours, theirs))
-                break
-        if not wrong:
-            return sentence
-        kept = remove_citations(sentence, [pmid for pmid, *_ in wrong])
-        found.extend(
-            Misattribution(
-                p, describe(h, ours, sentence), describe(h, theirs, texts[p]), not kept, h, ours
-            )
-            for p, h, ours, theirs in wrong
-        )
-        return kept
+        wrong = wrong_in(sentence)
+        found.extend(wrong)
+        return remove_citations(sentence, [m.pmid for m in wrong]) if wrong else sentence
 
     text = rewrite_sentences(text, check)
-    if found:
-        log.warning(
-            "citation_names_mismatch",
-            pmids=[m.pmid for m in found],
-            claimed=[m.claimed for m in found],
-            found=[m.found for m in found],
-            sentences_dropped=sum(m.sentence_dropped for m in found),
-        )
+    log_misattributed(found)
     return text, found
 
 

@@ -62,6 +62,7 @@ from medlit.types import Article
 __all__ = [
     "ASKED",
     "RESTATED",
+    "against_in",
     "concludes",
     "consistent_verdict",
     "drop_against_conclusions",
@@ -304,14 +305,6 @@ def contradicted_in(
     return _cited_in(wrong, articles, other, verdict)
 
 
-def _drop(
-    text: str, wrong: set[str], articles: Mapping[str, Article], stated: str, concluded: str
-) -> tuple[str, list[str]]:
-    """``text`` without the ``wrong`` sentences' citations (and the sentences), which state
-    ``stated`` where their articles conclude ``concluded``, and one warning each."""
-    return drop_cited_for(text, _cited_in(wrong, articles, stated, concluded))
-
-
 def _cited_in(
     wrong: set[str], articles: Mapping[str, Article], stated: str, concluded: str
 ) -> Callable[[str], list[tuple[str, str]]]:
@@ -344,8 +337,22 @@ def drop_against_conclusions(
     (a verdict is never turned to the other answer on a reading of cues), or answers with the
     evidence digest when no cited sentence is left.
     """
-    if verdict not in ("yes", "no"):
+    wrong_in = against_in(text, verdict, articles, question)
+    if wrong_in is None:
         return text, []
+    text, warnings = drop_cited_for(text, wrong_in)
+    log.warning("answer_against_conclusions", removals=len(warnings))
+    return text, warnings
+
+
+def against_in(
+    text: str, verdict: str, articles: Mapping[str, Article], question: str
+) -> Callable[[str], list[tuple[str, str]]] | None:
+    """What is wrong with the citations of ``text``'s sentences that state ``verdict``'s
+    answer where every article they cite contradicts it (:func:`drop_against_conclusions`):
+    (PMID, why) for each; None when there is none."""
+    if verdict not in ("yes", "no"):
+        return None
     other: Stance = "no" if verdict == "yes" else "yes"
     wrong = {
         s
@@ -353,8 +360,4 @@ def drop_against_conclusions(
         if stated_answer(s, question) == verdict
         and all(_contradicts(s, verdict, other, articles[p], question) for p in pmids)
     }
-    if not wrong:
-        return text, []
-    text, warnings = _drop(text, wrong, articles, verdict, other)
-    log.warning("answer_against_conclusions", removals=len(warnings))
-    return text, warnings
+    return _cited_in(wrong, articles, verdict, other) if wrong else None

@@ -29,7 +29,14 @@ from medlit.log import get_logger
 from medlit.text import all_of
 from medlit.types import Article
 
-__all__ = ["MIN_SHARE", "Unsupported", "drop_unsupported", "says_all"]
+__all__ = [
+    "MIN_SHARE",
+    "UnheldReader",
+    "Unsupported",
+    "drop_unsupported",
+    "says_all",
+    "unsupported_line",
+]
 
 log = get_logger("agent.unsupported")
 
@@ -82,6 +89,39 @@ def says_all(article: Article, words: set[str]) -> bool:
     return all(said_in(normalise_topic(word), said) for word in words)
 
 
+class UnheldReader:
+    """Reads a sentence as an uncited conclusion no retrieved article supports: the subject
+    words it uses, as written, or None (the articles read once, when a sentence is first held
+    to them; ``spoken``: their word stems, once read)."""
+
+    def __init__(self, articles: Mapping[str, Article], question: str) -> None:
+        # Words compare in any of their forms ("inherited", "inheritance"): the local model's
+        # "nasal polyposis is inherited" was left out as said by no article, over an article
+        # titled "Nasal polyposis: is there an inheritance pattern?".
+        self.anchors = {word_stem(word) for word in anchor_terms(question)}
+        self.articles = articles
+        self.evidence: list[tuple[set[str], Names, str]] = []
+        self.spoken: set[str] = set()
+
+    @property
+    def reads(self) -> bool:
+        """Whether a sentence can be held at all (two subject words or more, and articles)."""
+        return len(self.anchors) >= 2 and bool(self.articles)
+
+    def __call__(self, sentence: str) -> list[str] | None:
+        if not self.reads or not _checked(sentence, self.anchors):
+            return None
+        if not self.evidence:
+            self.evidence.extend(_evidence(self.articles))
+            self.spoken.update(*(held for held, _, _ in self.evidence))
+        return _unheld(sentence, self.anchors, self.evidence, self.spoken)
+
+
+def unsupported_line(words: str, times: str = "1") -> str:
+    """What the reader is told of ``times`` uncited sentences left out that used ``words``."""
+    return f"{_how_many(times)} left out: no retrieved article speaks of {words} together"
+
+
 def drop_unsupported(text: str, articles: Mapping[str, Article], question: str) -> Unsupported:
     """``text`` without its uncited conclusions that no retrieved article supports.
 
@@ -94,24 +134,14 @@ def drop_unsupported(text: str, articles: Mapping[str, Article], question: str) 
         The text, one warning per kind of sentence left out ("2 uncited sentences ..."), and
         the subject words those sentences used.
     """
-    # Words compare in any of their forms ("inherited", "inheritance"): the local model's
-    # "nasal polyposis is inherited" was left out as said by no article, over an article titled
-    # "Nasal polyposis: is there an inheritance pattern?".
-    anchors = {word_stem(word) for word in anchor_terms(question)}
-    if len(anchors) < 2 or not articles:
+    read = UnheldReader(articles, question)
+    if not read.reads:
         return Unsupported(text)
-    evidence: list[tuple[set[str], Names, str]] = []
-    spoken: set[str] = set()
     left_out: list[str] = []
     words: list[str] = []
 
     def check(sentence: str) -> str:
-        if not _checked(sentence, anchors):
-            return sentence
-        if not evidence:  # read the articles once, when a sentence is first held to them
-            evidence.extend(_evidence(articles))
-            spoken.update(*(held for held, _, _ in evidence))
-        written = _unheld(sentence, anchors, evidence, spoken)
+        written = read(sentence)
         if written is None:
             return sentence
         left_out.append(all_of(written))
@@ -122,11 +152,8 @@ def drop_unsupported(text: str, articles: Mapping[str, Article], question: str) 
     if left_out:
         log.warning("answer_unsupported_dropped", sentences=len(left_out))
     counts = Counter(left_out)
-    warnings = [
-        f"{_how_many(counts[words])} left out: no retrieved article speaks of {words} together"
-        for words in counts
-    ]
-    return Unsupported(text, warnings, words, spoken)
+    warnings = [unsupported_line(words, str(counts[words])) for words in counts]
+    return Unsupported(text, warnings, words, read.spoken)
 
 
 def _evidence(articles: Mapping[str, Article]) -> list[tuple[set[str], Names, str]]:
@@ -188,5 +215,5 @@ def _as_written(sentence: str, stems: set[str]) -> list[str]:
     return list(found.values())
 
 
-def _how_many(count: int) -> str:
-    return "an uncited sentence was" if count == 1 else f"{count} uncited sentences were"
+def _how_many(count: str) -> str:
+    return "an uncited sentence was" if count == "1" else f"{count} uncited sentences were"
