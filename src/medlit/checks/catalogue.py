@@ -14,6 +14,7 @@ _STAGES = {
     "note": "What the answer left no longer covers (a note put first)",
     "verdict": "The verdict and the sentences stating an answer, held to the conclusions",
     "claim": "A research finding held to the article it was drawn from",
+    "report": "A research report's sentences held to what their references stand behind",
 }
 
 _HEAD = """# The answer checks
@@ -37,7 +38,11 @@ out: ..."); each stays a record of its own in `findings`. What the checks read o
 than once (a sentence's stance, a text's words) is remembered by text (`checks/memo.py`).
 
 Research runs the `claim` checks on each finding an extraction draws from an article, the
-first that finds something dropping it (the reason is logged as `fabricated_claim_dropped`).
+first that finds something dropping it (the reason is logged as `fabricated_claim_dropped`),
+and the evidence table's cells through the same checks. It runs the `report` checks on each
+section and the executive summary of a report (`checks/report_check.py`): each looks at the
+sentences no check before it left out, and a sentence left out is counted in the report's
+limitations. The checks turned off for `ask` are off for research too.
 
 The PubMedQA benchmarks of the checks (`benchmarks/`) split the 500 `pqal_dev` records
 once, by a hash of the PMID, into a *tune* half and a *check* half and report both

@@ -81,7 +81,8 @@ def test_the_registry_names_every_check_once_in_kebab_case_with_what_it_catches(
         assert re.fullmatch(r"[a-z]+(?:-[a-z]+)*", check_id)
         assert check.doc and len(check.doc) > 20, check_id
     stages = [REGISTRY[i].stage for i in ORDER]
-    assert stages == sorted(stages, key=["cite", "sentence", "note", "verdict", "claim"].index)
+    order = ["cite", "sentence", "note", "verdict", "claim", "report"]
+    assert stages == sorted(stages, key=order.index)
     assert unknown_ids(["wrong-years", "nope"]) == ["nope"]
     assert "wrong-years" not in [c.id for c in enabled("sentence", {"wrong-years"})]
 
