@@ -14,22 +14,18 @@ nothing either way ("supplementation with cholecalciferol" is vitamin D3).
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from medlit.checks.citations import extract_pmids, remove_citations, without_citations
-from medlit.checks.draft import rewrite_sentences
 from medlit.checks.qualified_names import Names, describe, mismatched, qualified_names
 from medlit.log import get_logger
 from medlit.types import Article
 
 __all__ = [
     "Misattribution",
-    "drop_misattributed",
     "left_unanswered",
     "log_misattributed",
-    "misattribution_warnings",
     "misattributions_in",
     "unaddressed",
 ]
@@ -48,32 +44,21 @@ class Misattribution:
     head: str = ""
     qualifiers: frozenset[str] = frozenset()
 
-    def together(self) -> str:
-        """The line shown for several sentences of this one kind (``{n}``: how many)."""
-        return self._several("{n}")
-
-    def warning(self, times: int = 1) -> str:
-        """The line shown with the answer (``times``: how many sentences it stands for)."""
-        if times > 1:
-            return self._several(str(times))
+    def warning(self) -> str:
+        """The line shown with the answer."""
         what = "a sentence was left out" if self.sentence_dropped else "a citation was removed"
         return (
             f"{what}: it cited PMID {self.pmid} for {self.claimed}, but that article is about "
             f"{self.found}"
         )
 
-    def _several(self, times: str) -> str:
+    def together(self) -> str:
+        """The line shown for several sentences of this one kind (``{n}``: how many)."""
         what = "sentences were left out" if self.sentence_dropped else "citations were removed"
         return (
-            f"{times} {what}: they cited PMID {self.pmid} for {self.claimed}, but that article "
+            f"{{n}} {what}: they cited PMID {self.pmid} for {self.claimed}, but that article "
             f"is about {self.found}"
         )
-
-
-def misattribution_warnings(found: list[Misattribution]) -> list[str]:
-    """One line per kind of removal, in order ("2 sentences were left out: ...")."""
-    counts = Counter(found)
-    return [m.warning(counts[m]) for m in dict.fromkeys(found)]
 
 
 def misattributions_in(articles: Mapping[str, Article]) -> Callable[[str], list[Misattribution]]:
@@ -123,31 +108,6 @@ def log_misattributed(found: list[Misattribution]) -> None:
             found=[m.found for m in found],
             sentences_dropped=sum(m.sentence_dropped for m in found),
         )
-
-
-def drop_misattributed(
-    text: str, articles: Mapping[str, Article]
-) -> tuple[str, list[Misattribution]]:
-    """``text`` without the citations (and sentences) that name what their article does not.
-
-    Args:
-        text: the answer, its citations already enforced (``[PMID:n]`` of retrieved articles).
-        articles: the retrieved evidence articles, by PMID.
-
-    Returns:
-        The text, and what was removed (in order).
-    """
-    wrong_in = misattributions_in(articles)
-    found: list[Misattribution] = []
-
-    def check(sentence: str) -> str:
-        wrong = wrong_in(sentence)
-        found.extend(wrong)
-        return remove_citations(sentence, [m.pmid for m in wrong]) if wrong else sentence
-
-    text = rewrite_sentences(text, check)
-    log_misattributed(found)
-    return text, found
 
 
 def left_unanswered(text: str, found: list[Misattribution], question: str) -> list[Misattribution]:

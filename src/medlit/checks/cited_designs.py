@@ -21,13 +21,9 @@ import re
 from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import extract_pmids
-from medlit.checks.draft import rewrite_sentences
-from medlit.log import get_logger
 from medlit.types import Article, StudyType
 
-__all__ = ["drop_wrong_designs"]
-
-log = get_logger("agent.cited_designs")
+__all__ = ["wrong_designs_rewriter"]
 
 # What may stand between the article and the design: "a large, multicentre, double-blind ...".
 _QUALIFIERS = (
@@ -91,16 +87,6 @@ def _study(match: re.Match[str], sentence: str) -> str:
     else:
         words = f"{det} study".strip()
     return words[:1].upper() + words[1:] if not sentence[: match.start()].strip() else words
-
-
-def drop_wrong_designs(text: str, articles: Mapping[str, Article]) -> tuple[str, list[str]]:
-    """``text`` with each systematic review, meta-analysis or randomised trial that no article
-    its sentence cites is taken out (see the module doc), and a warning for each."""
-    check, warnings = wrong_designs_rewriter(articles)
-    text = rewrite_sentences(text, check)
-    if warnings:
-        log.warning("answer_designs_taken_out", removals=len(warnings))
-    return text, warnings
 
 
 def wrong_designs_rewriter(

@@ -15,30 +15,23 @@ evidence can carry, or one that only connects ("These trials were small."), stay
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from medlit.checks.citations import extract_pmids
-from medlit.checks.draft import rewrite_sentences
 from medlit.checks.grounding import abbreviation_said, said_in, word_stem, word_stems
 from medlit.checks.qualified_names import Names, mismatched, qualified_names
 from medlit.checks.topics import anchor_terms, normalise_topic
 from medlit.checks.word_rarity import is_technical
-from medlit.log import get_logger
-from medlit.text import all_of
 from medlit.types import Article
 
 __all__ = [
     "MIN_SHARE",
     "UnheldReader",
     "Unsupported",
-    "drop_unsupported",
     "says_all",
     "unsupported_line",
 ]
-
-log = get_logger("agent.unsupported")
 
 MIN_SHARE = 0.6
 """Share of the question's subject words an uncited sentence must use to be checked."""
@@ -46,9 +39,9 @@ MIN_SHARE = 0.6
 
 @dataclass
 class Unsupported:
-    """The answer after :func:`drop_unsupported`, what it warns of, and the subject words of
-    the sentences left out (as they wrote them, in their order; lower case but for an
-    abbreviation)."""
+    """The answer after the ``unsupported-conclusions`` check, what it warns of, and the
+    subject words of the sentences left out (as they wrote them, in their order; lower case
+    but for an abbreviation)."""
 
     text: str
     warnings: list[str] = field(default_factory=list)
@@ -120,40 +113,6 @@ class UnheldReader:
 def unsupported_line(words: str, times: str = "1") -> str:
     """What the reader is told of ``times`` uncited sentences left out that used ``words``."""
     return f"{_how_many(times)} left out: no retrieved article speaks of {words} together"
-
-
-def drop_unsupported(text: str, articles: Mapping[str, Article], question: str) -> Unsupported:
-    """``text`` without its uncited conclusions that no retrieved article supports.
-
-    Args:
-        text: the answer, its citations checked and attributed.
-        articles: the retrieved evidence articles, by PMID.
-        question: the standalone question (its subject words are checked).
-
-    Returns:
-        The text, one warning per kind of sentence left out ("2 uncited sentences ..."), and
-        the subject words those sentences used.
-    """
-    read = UnheldReader(articles, question)
-    if not read.reads:
-        return Unsupported(text)
-    left_out: list[str] = []
-    words: list[str] = []
-
-    def check(sentence: str) -> str:
-        written = read(sentence)
-        if written is None:
-            return sentence
-        left_out.append(all_of(written))
-        words.extend(word for word in written if word not in words)
-        return ""
-
-    text = rewrite_sentences(text, check)
-    if left_out:
-        log.warning("answer_unsupported_dropped", sentences=len(left_out))
-    counts = Counter(left_out)
-    warnings = [unsupported_line(words, str(counts[words])) for words in counts]
-    return Unsupported(text, warnings, words, read.spoken)
 
 
 def _evidence(articles: Mapping[str, Article]) -> list[tuple[set[str], Names, str]]:
