@@ -140,6 +140,10 @@ def test_every_data_file_is_read_by_a_loader() -> None:
         "term_synonyms.tsv",
         "prefixes.txt",
         "named_alike.toml",
+        "aspect_stems.txt",
+        "auxiliary_verbs.txt",
+        "known_abbreviations.txt",
+        "latin_endings.tsv",
     }
     assert names - {"__pycache__"} == read
     for name in read - {"stop_words.txt", "cues.toml", "opposites.tsv", "named_alike.toml"}:

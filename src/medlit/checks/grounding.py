@@ -18,7 +18,15 @@ from medlit.checks.stance import content_terms, sentence_stance
 from medlit.checks.topics import anchor_terms, normalise_topic
 from medlit.checks.word_rarity import is_technical, zipf
 from medlit.text import sentence_pieces
-from medlit.words import cue, named_alike, stop_words, synonym_groups, word_set, word_stem
+from medlit.words import (
+    cue,
+    data_lines,
+    named_alike,
+    stop_words,
+    synonym_groups,
+    word_set,
+    word_stem,
+)
 
 __all__ = [
     "abbreviation_said",
@@ -264,17 +272,11 @@ def _synonyms(stem: str) -> tuple[str, ...]:
     )
 
 
-# An organ's noun and adjective (Latin): "rectum" and "rectal", "ovary" and "ovarian", "anemia"
-# and "anemic", "cyst" and "cystic"; the first six letters of a word do not join them. (noun
-# ending, adjective ending) pairs, tried both ways, on a root of three letters or more.
-_LATIN_PAIRS = (
-    ("um", "al"),
-    ("a", "al"),
-    ("y", "ian"),
-    ("ia", "ic"),
-    ("x", "cal"),
-    ("", "ic"),  # "cyst" and "cystic"
-    ("y", "ic"),  # "allergy" and "allergic"
+# An organ's noun and adjective (Latin): (noun ending, adjective ending) pairs, tried both
+# ways, on a root of three letters or more ("rectum" and "rectal", "cyst" and "cystic").
+_LATIN_PAIRS = tuple(
+    (noun, adjective)
+    for noun, adjective in (line.split("\t") for line in data_lines("latin_endings.tsv"))
 )
 
 
@@ -289,9 +291,7 @@ def _latin_forms(key: str) -> list[str]:
 
 
 #: Words a sub-question frames its subject with ("What are the benefits of ..."), not subjects.
-_ASPECTS = frozenset(
-    ("benefi", "harm", "advant", "disadv", "challe", "barrie", "mechan", "limita", "implic")
-)
+_ASPECTS = word_set("aspect_stems.txt")
 
 
 def word_stems(text: str) -> set[str]:

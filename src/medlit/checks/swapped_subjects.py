@@ -41,6 +41,7 @@ from medlit.checks.topics import normalise_topic
 from medlit.checks.word_rarity import is_technical
 from medlit.text import fold_accents, split_sentences
 from medlit.types import Article
+from medlit.words import word_set
 
 __all__ = ["RUN", "SwappedSubject", "swapped_subject"]
 
@@ -54,9 +55,7 @@ _TOKEN = re.compile(r"[^\W_]+(?:['\u2019-][^\W_]+)*|[,;:()]")
 # Where the subject of the shared run starts: after a comma or another clause mark, "that",
 # "which", "whereas", "while" ("The study found that LVAD support was ...").
 _CLAUSE_START = frozenset([",", ";", ":", "that", "which", "whereas", "while"])
-_AUXILIARY = frozenset(
-    ("was", "were", "is", "are", "be", "been", "being", "has", "have", "had", "did", "does", "do")
-)
+_AUXILIARY = word_set("auxiliary_verbs.txt")
 
 
 @dataclass(frozen=True)
