@@ -144,6 +144,9 @@ def test_every_data_file_is_read_by_a_loader() -> None:
         "auxiliary_verbs.txt",
         "known_abbreviations.txt",
         "latin_endings.tsv",
+        "name_heads.txt",
+        "spaced_heads.txt",
+        "count_words.tsv",
     }
     assert names - {"__pycache__"} == read
     for name in read - {"stop_words.txt", "cues.toml", "opposites.tsv", "named_alike.toml"}:

@@ -22,16 +22,12 @@ from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import extract_pmids
 from medlit.types import Article, StudyType
+from medlit.words import cue_source
 
 __all__ = ["wrong_designs_rewriter"]
 
 # What may stand between the article and the design: "a large, multicentre, double-blind ...".
-_QUALIFIERS = (
-    r"(?:(?:large|larger|small|recent|new|prospective|multi-?cent(?:er|re)d?|single-cent(?:er|re)"
-    r"|double-blind(?:ed)?|single-blind(?:ed)?|open-label|placebo-controlled|well-designed"
-    r"|high-quality|cochrane|updated|pooled|comprehensive|pilot|phase (?:i{1,3}|iv|[1-4]))"
-    r"(?:,|\s+and)?\s+)*"
-)
+_QUALIFIERS = cue_source("design.qualifiers")
 _DESIGNS: tuple[tuple[StudyType, str, re.Pattern[str]], ...] = (
     (
         StudyType.SYSTEMATIC_REVIEW,

@@ -20,6 +20,7 @@ from medlit.checks.grounding import cited_numbers, without_frame, without_number
 from medlit.checks.qualified_names import mismatched, qualified_names
 from medlit.checks.topics import anchor_terms, normalise_topic
 from medlit.text import only_points, sentence_pieces
+from medlit.words import data_lines
 
 __all__ = [
     "ReportContext",
@@ -53,8 +54,8 @@ _PROMPT_FRAME = re.compile(
     r"(?:indicate|show|suggest|state|demonstrate|reveal)s?\s+that\s+(?=\w)",
     re.I,
 )
-_COUNTS = {"both": 2, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-           "eight": 8, "nine": 9, "ten": 10, "several": 2, "multiple": 2, "many": 2}  # fmt: skip
+# Words that count studies, and the least number each says ("several": 2).
+_COUNTS = {word: int(n) for word, n in (line.split("\t") for line in data_lines("count_words.tsv"))}
 _COUNTED = re.compile(
     rf"\b({'|'.join(_COUNTS)}|\d+)\s+(?:[a-z-]+\s+){{0,2}}?"
     r"(?:studies|trials|articles|reports|papers|sources|reviews|cohorts|analyses)\b",
