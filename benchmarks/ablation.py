@@ -51,8 +51,8 @@ from medlit.sources.pubmed_xml import parse_pubmed_xml
 from medlit.types import Article, Chunk, Evidence
 from pubmedqa_cases import half_of
 
-#: The checks of an answer (the claim checks are research's).
-ASK = tuple(check for check in ORDER if REGISTRY[check].stage != "claim")
+#: The checks of an answer (the claim and report checks are research's).
+ASK = tuple(check for check in ORDER if REGISTRY[check].stage not in ("claim", "report"))
 RECORDED = Path(__file__).resolve().parent / "data" / "recorded_answers.jsonl"
 #: Share of a sentence's content words the cited articles must say for it to be theirs.
 SAID = 0.8

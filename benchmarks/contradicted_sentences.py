@@ -1,7 +1,7 @@
 """Does the contradicted-sentence check take out only sentences their articles contradict?
 
 An answer's cited sentence stating the answer opposite to its verdict goes when every article it
-cites contradicts it (:func:`medlit.checks.contradicted.drop_contradicted`). Over the PubMedQA
+cites contradicts it (the check ``contradicted``). Over the PubMedQA
 questions labelled yes or no in ``../shared/data/pubmedqa/pqal_dev.json``, each with its
 article from ``pqal_dev_pubmed.xml``, and the label as the verdict:
 
@@ -10,7 +10,7 @@ article from ``pqal_dev_pubmed.xml``, and the label as the verdict:
 - **conclusions read**: what each article's conclusion answers, read from its cues (the
   reading both rules rest on), set against the label: how often a "yes" or "no" reading is
   right.
-- **against, as written** (:func:`~medlit.checks.contradicted.drop_against_conclusions`, the
+- **against, as written** (the check ``against-conclusions``, the
   counterpart for a verdict that agrees with its wrong sentence): the same answers, each
   sentence held to the answer it states itself (the verdict Uncertain: both answers checked).
   A sentence that goes is a false alarm.
@@ -33,9 +33,9 @@ caught=... against_caught=... read_yes=right/all read_no=right/all``.
 
 from __future__ import annotations
 
-from medlit.checks.contradicted import concludes, drop_against_conclusions, drop_contradicted
+from medlit.checks.contradicted import concludes
 from medlit.text import split_sentences
-from pubmedqa_cases import both_halves, cases, show_examples, statement
+from pubmedqa_cases import both_halves, cases, check_warnings, show_examples, statement
 
 
 def cited(sentence: str, pmid: str) -> str:
@@ -65,22 +65,24 @@ def main(argv: list[str] | None = None) -> int:
             continue
         sentences += len(own)
         answer = " ".join(cited(s, pmid) for s in own)
-        _, warnings = drop_contradicted(answer, verdict, by_pmid, question)
+        warnings = check_warnings("contradicted", answer, by_pmid, question, verdict)
         dropped += len(warnings)
         if warnings and len(shown["false alarm"]) < args.show:
             shown["false alarm"].append(f"{question} ({verdict}): {len(warnings)} dropped")
         for stated in ("yes", "no"):
-            _, warnings = drop_against_conclusions(answer, stated, by_pmid, question)
+            warnings = check_warnings("against-conclusions", answer, by_pmid, question, stated)
             against_dropped += len(warnings)
         said = statement(question)
         denied = f"There is no evidence that {said[0].lower()}{said[1:]}"
         other = said if verdict == "no" else denied
         answer = f"{cited(own[0], pmid)} {cited(other, pmid)}"
-        _, warnings = drop_contradicted(answer, verdict, by_pmid, question)
+        warnings = check_warnings("contradicted", answer, by_pmid, question, verdict)
         said_other_way += 1
         caught += bool(warnings)
         wrong = "no" if verdict == "yes" else "yes"
-        against_caught += bool(drop_against_conclusions(answer, wrong, by_pmid, question)[1])
+        against_caught += bool(
+            check_warnings("against-conclusions", answer, by_pmid, question, wrong)
+        )
         kind = "caught" if warnings else "missed"
         if len(shown[kind]) < args.show:
             shown[kind].append(f"{other} ({verdict})")

@@ -1,6 +1,6 @@
 """A cited sentence about something else: how often does the check take it out, and wrongly?
 
-:func:`medlit.checks.off_question.drop_off_question` takes out a citation when neither the
+The check ``off-question`` takes out a citation when neither the
 sentence nor the cited article names any subject term of the question. Over the 500
 expert-labelled PubMedQA questions of ``../shared/data/pubmedqa``:
 
@@ -25,11 +25,10 @@ from __future__ import annotations
 from collections import Counter
 
 from medlit.checks.grounding import word_stems
-from medlit.checks.off_question import drop_off_question
 from medlit.checks.topics import anchor_terms
 from medlit.llm.extractive import conclusion_sentences
 from medlit.text import split_sentences
-from pubmedqa_cases import both_halves, cases, show_examples
+from pubmedqa_cases import both_halves, cases, check_warnings, show_examples
 
 
 @both_halves
@@ -48,7 +47,9 @@ def main(argv: list[str] | None = None) -> int:
         own = articles[pmid].model_copy(update={"title": ""})
         for section in own.abstract:
             for sentence in split_sentences(section.text):
-                _, warnings = drop_off_question(f"{sentence} [PMID:{pmid}]", {pmid: own}, question)
+                warnings = check_warnings(
+                    "off-question", f"{sentence} [PMID:{pmid}]", {pmid: own}, question
+                )
                 counts["own"] += 1
                 counts["own_dropped"] += bool(warnings)
                 if warnings and len(shown["own taken out"]) < args.show:
@@ -57,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         other = min((p for p in articles if p != pmid), key=lambda p: (-len(anchors & said[p]), p))
         for sentence in conclusion_sentences(articles[other]):
             cited = {other: articles[other]}
-            _, warnings = drop_off_question(f"{sentence} [PMID:{other}]", cited, question)
+            warnings = check_warnings("off-question", f"{sentence} [PMID:{other}]", cited, question)
             counts["other"] += 1
             counts["other_dropped"] += bool(warnings)
             kind = "other taken out" if warnings else "other kept"

@@ -23,6 +23,10 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from medlit.checks.context import CheckContext
+from medlit.checks.draft import Draft
+from medlit.checks.policy import warnings_of
+from medlit.checks.registry import REGISTRY
 from medlit.log import configure_logging
 from medlit.sources.pubmed_xml import parse_pubmed_xml
 from medlit.text import split_sentences
@@ -35,6 +39,19 @@ _ASKING = re.compile(
 
 
 HALVES = ("tune", "check")
+
+
+def check_warnings(
+    check: str,
+    text: str,
+    articles: Mapping[str, Article],
+    question: str = "",
+    verdict: Any = None,
+) -> list[str]:
+    """What check ``check`` of the registry tells the reader of ``text``, run as the check
+    node runs it (``verdict``: the answer's, for the verdict checks)."""
+    ctx = CheckContext(question, articles, Draft.parse(text), verdict)
+    return warnings_of(list(REGISTRY[check].run(ctx)))
 
 
 def half_of(pmid: str) -> str:

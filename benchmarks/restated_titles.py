@@ -2,7 +2,7 @@
 
 A cited sentence that says its article's title question as an answer loses that citation when
 the article's conclusion answers the title the other way
-(:func:`medlit.checks.restated_titles.drop_restated_titles`). Over the PubMedQA articles of
+(the check ``restated-titles``). Over the PubMedQA articles of
 ``../shared/data/pubmedqa`` whose title is a question, each title is said back two ways, cited
 to its article:
 
@@ -26,8 +26,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from medlit.checks.restated_titles import drop_restated_titles
-from pubmedqa_cases import both_halves, cases, titles_said_back
+from pubmedqa_cases import both_halves, cases, check_warnings, titles_said_back
 
 
 @both_halves
@@ -41,7 +40,9 @@ def main(argv: list[str] | None = None) -> int:
     for pmid, label, article, said_back in titles_said_back(records, articles):
         titles += 1
         for said, sentence in said_back:
-            warnings = drop_restated_titles(f"{sentence} [PMID:{pmid}].", {pmid: article}).warnings
+            warnings = check_warnings(
+                "restated-titles", f"{sentence} [PMID:{pmid}].", {pmid: article}
+            )
             counts[(said, label, bool(warnings))] += 1
     print(f"PubMedQA articles whose title is a question: {titles}\n")
     print(f"{'said as':<9} {'label':<7} {'taken out':>10} {'kept':>6}")

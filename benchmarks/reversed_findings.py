@@ -31,12 +31,11 @@ import re
 from pathlib import Path
 
 from medlit.checks.comparisons import comparison
-from medlit.checks.reversed_findings import drop_reversed_findings
 from medlit.log import configure_logging
 from medlit.sources.pubmed_xml import parse_pubmed_xml
 from medlit.text import split_sentences
 from medlit.types import Article
-from pubmedqa_cases import add_half, both_halves, in_half, show_examples
+from pubmedqa_cases import add_half, both_halves, check_warnings, in_half, show_examples
 
 DEFAULT_XML = Path(__file__).resolve().parents[2] / "shared/data/pubmedqa/pqal_dev_pubmed.xml"
 
@@ -91,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     }
 
     def flags(sentence: str, pmid: str, article_by_pmid: dict[str, Article]) -> bool:
-        _, warnings, _ = drop_reversed_findings(f"{sentence} [PMID:{pmid}]", article_by_pmid)
+        warnings = check_warnings("reversed-findings", f"{sentence} [PMID:{pmid}]", article_by_pmid)
         return bool(warnings)
 
     for article in articles:

@@ -6,9 +6,9 @@ import pytest
 
 from medlit.checks.comparisons import comparison, reverses
 from medlit.checks.contradicted import consistent_verdict
-from medlit.checks.reversed_findings import drop_reversed_findings
 from medlit.research.models import SubQuestion
 from medlit.research.prompts import ExtractedClaim
+from tests.unit._checks import left_for_later
 from tests.unit._desmoid import DESMOID, HIGHER, QUESTION, SIMILAR
 from tests.unit._research_llm import bare_researcher
 
@@ -83,7 +83,7 @@ def test_a_reversal_is_of_the_same_things() -> None:
 def test_a_cited_sentence_reversing_its_articles_finding_is_left_out() -> None:
     articles = {"21979183": DESMOID}
     answer = f"{HIGHER} [PMID:21979183]. Desmoid complications approached 70% [PMID:21979183]."
-    text, warnings, reversed_from = drop_reversed_findings(answer, articles)
+    (text, warnings), reversed_from = left_for_later("reversed-findings", answer, articles)
     assert text == "Desmoid complications approached 70% [PMID:21979183]."
     assert reversed_from == {"21979183": "differ"}
     assert warnings == [
@@ -93,7 +93,7 @@ def test_a_cited_sentence_reversing_its_articles_finding_is_left_out() -> None:
         '(34.7% vs ..."'
     ]
     faithful = f"{SIMILAR.rstrip('.')} [PMID:21979183]."
-    assert drop_reversed_findings(faithful, articles) == (faithful, [], {})
+    assert left_for_later("reversed-findings", faithful, articles) == ((faithful, []), {})
 
 
 def test_a_verdict_against_a_reversed_articles_conclusion_is_uncertain() -> None:

@@ -11,13 +11,13 @@ from medlit.checks.grounding import (
     abbreviation_said,
     claim_supported,
     denied_by_article,
-    ground_text,
     question_parts,
     said_in,
     unframed_claim,
     unsaid_in_article,
     word_stems,
 )
+from medlit.checks.report_check import ground_text
 from medlit.research.grounding import fact_support, ground_summary
 from medlit.research.models import Reference, VerifiedFact
 from medlit.research.synthesizer import citation_key

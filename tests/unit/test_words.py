@@ -141,6 +141,13 @@ def test_every_data_file_is_read_by_a_loader() -> None:
         "prefixes.txt",
         "named_alike.toml",
         "word_frequencies.tsv.gz",  # medlit.words.frequency (tests/unit/test_word_frequency.py)
+        "aspect_stems.txt",
+        "auxiliary_verbs.txt",
+        "known_abbreviations.txt",
+        "latin_endings.tsv",
+        "name_heads.txt",
+        "spaced_heads.txt",
+        "count_words.tsv",
     }
     assert names - {"__pycache__"} == read
     own_loader = {"stop_words.txt", "cues.toml", "opposites.tsv", "named_alike.toml"}

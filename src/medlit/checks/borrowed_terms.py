@@ -20,51 +20,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 
 from medlit.checks.citations import extract_pmids, without_citations
-from medlit.checks.draft import rewrite_sentences
 from medlit.checks.grounding import word_stem, word_stems
 from medlit.checks.topics import normalise_topic
 from medlit.checks.word_rarity import is_technical
-from medlit.log import get_logger
 from medlit.types import Article
 from medlit.words.tokens import LETTER_TERMS
 
-__all__ = ["Borrowed", "drop_borrowed_terms"]
-
-log = get_logger("agent.borrowed_terms")
+__all__ = ["borrowed_rewriter"]
 
 _WORD = LETTER_TERMS
 _SUSPENDED = re.compile(r"\b[^\W\d_]+-(?=\s)")
 """A suspended prefix ("peri-" in "peri- and postmenopausal"): the word it stands for is the
 prefix and the next word's end, which no word here spells, so it is no term of its own."""
-
-
-@dataclass
-class Borrowed:
-    """An answer after the check, and what it says about the sentences it left out."""
-
-    text: str
-    warnings: list[str] = field(default_factory=list)
-
-
-def drop_borrowed_terms(text: str, articles: Mapping[str, Article], question: str) -> Borrowed:
-    """``text`` without the cited sentences that carry a technical term only an article they
-    do not cite says.
-
-    Args:
-        text: the answer, its citations checked (``[PMID:n]`` of retrieved articles).
-        articles: the evidence articles the model was given, by PMID.
-        question: the standalone question (its words are never borrowed).
-    """
-    if len(articles) < 2:
-        return Borrowed(text)
-    check, warnings = borrowed_rewriter(articles, question)
-    text = rewrite_sentences(text, check)
-    if warnings:
-        log.warning("answer_terms_borrowed", removals=len(warnings))
-    return Borrowed(text, warnings)
 
 
 def borrowed_rewriter(

@@ -14,6 +14,7 @@ _STAGES = {
     "note": "What the answer left no longer covers (a note put first)",
     "verdict": "The verdict and the sentences stating an answer, held to the conclusions",
     "claim": "A research finding held to the article it was drawn from",
+    "report": "A research report's sentences held to what their references stand behind",
 }
 
 _HEAD = """# The answer checks
@@ -31,13 +32,17 @@ A check reads the answer parsed once into sentences (`checks/draft.py`) and says
 sentence by its index, what should become of it; `checks/apply.py` is the one place the text
 changes. A check holding each sentence's citations to their articles gives (PMID, why) pairs
 (`cited_findings` in `checks/context.py`); one reading sentence by sentence gives what each
-sentence should read (`sentence_findings`). `misattributed-names`, `unsupported-conclusions`
-and `against-conclusions` still give the answer they would leave, read back into findings
-sentence by sentence (`edits_as_findings`). What the checks read of a text more than once (a
-sentence's stance, a text's words) is remembered by text (`checks/memo.py`).
+sentence should read (`sentence_findings`). Findings of one check with the same message are
+told once in `warnings` when the check gives the line for several ("2 sentences were left
+out: ..."); each stays a record of its own in `findings`. What the checks read of a text more
+than once (a sentence's stance, a text's words) is remembered by text (`checks/memo.py`).
 
 Research runs the `claim` checks on each finding an extraction draws from an article, the
-first that finds something dropping it (the reason is logged as `fabricated_claim_dropped`).
+first that finds something dropping it (the reason is logged as `fabricated_claim_dropped`),
+and the evidence table's cells through the same checks. It runs the `report` checks on each
+section and the executive summary of a report (`checks/report_check.py`): each looks at the
+sentences no check before it left out, and a sentence left out is counted in the report's
+limitations. The checks turned off for `ask` are off for research too.
 
 Speed: the answer is cut into sentences once; a sentence left out, or rewritten in place as
 one sentence, leaves the others as they were cut (`Draft.replaced`). What the checks work out

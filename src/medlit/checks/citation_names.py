@@ -14,21 +14,19 @@ nothing either way ("supplementation with cholecalciferol" is vitamin D3).
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from medlit.checks.citations import extract_pmids, remove_citations, without_citations
-from medlit.checks.draft import rewrite_sentences
 from medlit.checks.qualified_names import Names, describe, mismatched, qualified_names
 from medlit.log import get_logger
 from medlit.types import Article
 
 __all__ = [
     "Misattribution",
-    "drop_misattributed",
     "left_unanswered",
-    "misattribution_warnings",
+    "log_misattributed",
+    "misattributions_in",
     "unaddressed",
 ]
 
@@ -46,52 +44,38 @@ class Misattribution:
     head: str = ""
     qualifiers: frozenset[str] = frozenset()
 
-    def warning(self, times: int = 1) -> str:
-        """The line shown with the answer (``times``: how many sentences it stands for)."""
-        if times > 1:
-            what = (
-                f"{times} sentences were left out"
-                if self.sentence_dropped
-                else (f"{times} citations were removed")
-            )
-            return (
-                f"{what}: they cited PMID {self.pmid} for {self.claimed}, but that article is "
-                f"about {self.found}"
-            )
+    def warning(self) -> str:
+        """The line shown with the answer."""
         what = "a sentence was left out" if self.sentence_dropped else "a citation was removed"
         return (
             f"{what}: it cited PMID {self.pmid} for {self.claimed}, but that article is about "
             f"{self.found}"
         )
 
+    def together(self) -> str:
+        """The line shown for several sentences of this one kind (``{n}``: how many)."""
+        what = "sentences were left out" if self.sentence_dropped else "citations were removed"
+        return (
+            f"{{n}} {what}: they cited PMID {self.pmid} for {self.claimed}, but that article "
+            f"is about {self.found}"
+        )
 
-def misattribution_warnings(found: list[Misattribution]) -> list[str]:
-    """One line per kind of removal, in order ("2 sentences were left out: ...")."""
-    counts = Counter(found)
-    return [m.warning(counts[m]) for m in dict.fromkeys(found)]
 
-
-def drop_misattributed(
-    text: str, articles: Mapping[str, Article]
-) -> tuple[str, list[Misattribution]]:
-    """``text`` without the citations (and sentences) that name what their article does not.
+def misattributions_in(articles: Mapping[str, Article]) -> Callable[[str], list[Misattribution]]:
+    """What is wrong with a sentence's citations: a :class:`Misattribution` for each article it
+    cites that names only otherwise what it names (in the order cited; each article read once).
 
     Args:
-        text: the answer, its citations already enforced (``[PMID:n]`` of retrieved articles).
         articles: the retrieved evidence articles, by PMID.
-
-    Returns:
-        The text, and what was removed (in order).
     """
     names_of: dict[str, Names] = {}
     texts: dict[str, str] = {}
-    found: list[Misattribution] = []
 
-    def check(sentence: str) -> str:
+    def wrong_in(sentence: str) -> list[Misattribution]:
         cited = [p for p in extract_pmids(sentence) if p in articles]
         claim = qualified_names(without_citations(sentence)) if cited else {}
         if not claim:
-            return sentence
+            return []
         wrong: list[tuple[str, str, frozenset[str], frozenset[str]]] = []
         for pmid in cited:
             if pmid not in names_of:
@@ -102,17 +86,20 @@ def drop_misattributed(
                 wrong.append((pmid, head, ours, theirs))
                 break
         if not wrong:
-            return sentence
-        kept = remove_citations(sentence, [pmid for pmid, *_ in wrong])
-        found.extend(
+            return []
+        dropped = not remove_citations(sentence, [pmid for pmid, *_ in wrong])
+        return [
             Misattribution(
-                p, describe(h, ours, sentence), describe(h, theirs, texts[p]), not kept, h, ours
+                p, describe(h, ours, sentence), describe(h, theirs, texts[p]), dropped, h, ours
             )
             for p, h, ours, theirs in wrong
-        )
-        return kept
+        ]
 
-    text = rewrite_sentences(text, check)
+    return wrong_in
+
+
+def log_misattributed(found: list[Misattribution]) -> None:
+    """Log what was removed, if anything."""
     if found:
         log.warning(
             "citation_names_mismatch",
@@ -121,7 +108,6 @@ def drop_misattributed(
             found=[m.found for m in found],
             sentences_dropped=sum(m.sentence_dropped for m in found),
         )
-    return text, found
 
 
 def left_unanswered(text: str, found: list[Misattribution], question: str) -> list[Misattribution]:

@@ -12,11 +12,10 @@ takes its line out, so that :func:`verdict_first` can show it first.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from medlit.checks.draft import rewrite_sentences
 from medlit.checks.memo import remembered
 from medlit.checks.stance import is_yes_no_question
 from medlit.log import get_logger
@@ -25,8 +24,6 @@ from medlit.text import only_points, sentence_pieces, sentence_starts
 __all__ = [
     "CitationCheck",
     "Verdict",
-    "drop_citation_only",
-    "drop_cited_for",
     "enforce_citations",
     "extract_pmids",
     "is_yes_no_question",
@@ -106,25 +103,8 @@ def _cited_pmids(text: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-def drop_citation_only(text: str) -> str:
-    """``text`` without the sentences that say nothing but point at citations.
-
-    Such a sentence's words only point ("This is supported by", "See also"). Its citations
-    that a sentence saying something already cites go with it; the others move to the end of
-    the statement before it, which is what they were cited for, so that every later check
-    holds them to that statement ("... by 60% of students [PMID:1]. This claim is supported by
-    [PMID:2]." cited an article on fruit and vegetables for the pan masala finding). A pointing
-    sentence with no statement before it stays.
-    """
-    lines = [sentence_pieces(line) for line in text.split("\n")]
-    changes = citation_only_changes(lines)
-    if not changes:
-        return text
-    return citation_only_text(lines, changes)
-
-
 def citation_only_changes(lines: Sequence[Sequence[str]]) -> dict[tuple[int, int], str]:
-    """What :func:`drop_citation_only` makes of the sentences of ``lines`` (each line's
+    """What the ``citation-only`` check makes of the sentences of ``lines`` (each line's
     sentences): (line, sentence) -> its new text, ``""`` for a pointing sentence left out."""
     pieces = [(piece, extract_pmids(piece)) for line in lines for piece in line]
     pointing = {piece for piece, pmids in pieces if pmids and only_points(_BRACKET.sub(" ", piece))}
@@ -293,25 +273,6 @@ def remove_cited_for(sentence: str, wrong: Sequence[tuple[str, str]]) -> tuple[s
     kept = remove_citations(sentence, [pmid for pmid, _ in wrong])
     what = "a citation was removed" if kept else "a sentence was left out"
     return kept, [f"{what}: it cited PMID {pmid} for {why}" for pmid, why in wrong]
-
-
-def drop_cited_for(
-    text: str, wrong_in: Callable[[str], Sequence[tuple[str, str]]]
-) -> tuple[str, list[str]]:
-    """``text`` with each sentence's citations of the ``(pmid, why)`` pairs that
-    ``wrong_in(sentence)`` gives taken out (:func:`remove_cited_for`: a sentence left citing
-    nothing is left out), and the warnings, in the order of the text."""
-    warnings: list[str] = []
-
-    def check(sentence: str) -> str:
-        wrong = wrong_in(sentence)
-        if not wrong:
-            return sentence
-        kept, told = remove_cited_for(sentence, wrong)
-        warnings.extend(told)
-        return kept
-
-    return rewrite_sentences(text, check), warnings
 
 
 def parse_verdict(answer: str) -> Verdict | None:

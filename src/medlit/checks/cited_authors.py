@@ -18,14 +18,10 @@ import re
 from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import extract_pmids
-from medlit.checks.draft import rewrite_sentences
-from medlit.log import get_logger
 from medlit.text import fold_accents
 from medlit.types import Article
 
-__all__ = ["drop_wrong_authors"]
-
-log = get_logger("agent.cited_authors")
+__all__ = ["wrong_authors_rewriter"]
 
 _NAME = r"(?P<name>[A-Z][\w'\u2019-]+)"
 # "et al." keeps its full stop when it ends the sentence
@@ -44,16 +40,6 @@ _AS_SUBJECT = re.compile(rf"(?:^|(?<=, )){_NAME}\s+{_GROUP}{_YEAR}\s+(?=[a-z])")
 def _surname(author: str) -> str:
     """The surname of a "Last Initials" author, folded for comparison."""
     return fold_accents(author.rsplit(" ", 1)[0] if " " in author else author).lower()
-
-
-def drop_wrong_authors(text: str, articles: Mapping[str, Article]) -> tuple[str, list[str]]:
-    """``text`` with each author name that no article its sentence cites lists taken out (see
-    the module doc), and a warning for each."""
-    check, warnings = wrong_authors_rewriter(articles)
-    text = rewrite_sentences(text, check)
-    if warnings:
-        log.warning("answer_authors_taken_out", removals=len(warnings))
-    return text, warnings
 
 
 def wrong_authors_rewriter(

@@ -21,21 +21,13 @@ import re
 from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import extract_pmids
-from medlit.checks.draft import rewrite_sentences
-from medlit.log import get_logger
 from medlit.types import Article, StudyType
+from medlit.words import cue_source
 
-__all__ = ["drop_wrong_designs"]
-
-log = get_logger("agent.cited_designs")
+__all__ = ["wrong_designs_rewriter"]
 
 # What may stand between the article and the design: "a large, multicentre, double-blind ...".
-_QUALIFIERS = (
-    r"(?:(?:large|larger|small|recent|new|prospective|multi-?cent(?:er|re)d?|single-cent(?:er|re)"
-    r"|double-blind(?:ed)?|single-blind(?:ed)?|open-label|placebo-controlled|well-designed"
-    r"|high-quality|cochrane|updated|pooled|comprehensive|pilot|phase (?:i{1,3}|iv|[1-4]))"
-    r"(?:,|\s+and)?\s+)*"
-)
+_QUALIFIERS = cue_source("design.qualifiers")
 _DESIGNS: tuple[tuple[StudyType, str, re.Pattern[str]], ...] = (
     (
         StudyType.SYSTEMATIC_REVIEW,
@@ -91,16 +83,6 @@ def _study(match: re.Match[str], sentence: str) -> str:
     else:
         words = f"{det} study".strip()
     return words[:1].upper() + words[1:] if not sentence[: match.start()].strip() else words
-
-
-def drop_wrong_designs(text: str, articles: Mapping[str, Article]) -> tuple[str, list[str]]:
-    """``text`` with each systematic review, meta-analysis or randomised trial that no article
-    its sentence cites is taken out (see the module doc), and a warning for each."""
-    check, warnings = wrong_designs_rewriter(articles)
-    text = rewrite_sentences(text, check)
-    if warnings:
-        log.warning("answer_designs_taken_out", removals=len(warnings))
-    return text, warnings
 
 
 def wrong_designs_rewriter(

@@ -24,17 +24,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
-from medlit.checks.citations import drop_cited_for, extract_pmids, without_citations
+from medlit.checks.citations import extract_pmids, without_citations
 from medlit.checks.memo import remembered
 from medlit.checks.qualified_names import without_names
 from medlit.checks.swapped_terms import Swap, swapped_term
-from medlit.log import get_logger
 from medlit.text import split_sentences
 from medlit.types import Article
 
-__all__ = ["drop_unsourced_numbers", "numbers_in", "unsourced_in"]
-
-log = get_logger("agent.cited_numbers")
+__all__ = ["numbers_in", "unsourced_in"]
 
 _NUMBER = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?!\d)")
 _UNITS = [
@@ -139,22 +136,6 @@ def _given_for_another(
             if found is None:
                 return None
     return found
-
-
-def drop_unsourced_numbers(text: str, articles: Mapping[str, Article]) -> tuple[str, list[str]]:
-    """``text`` without the citations (and sentences) whose numbers the cited article lacks.
-
-    Args:
-        text: the answer, its citations checked (``[PMID:n]`` of retrieved articles).
-        articles: the retrieved evidence articles, by PMID.
-
-    Returns:
-        The text, and one warning per citation removed or sentence left out.
-    """
-    text, warnings = drop_cited_for(text, unsourced_in(articles))
-    if warnings:
-        log.warning("answer_numbers_unsourced", removals=len(warnings))
-    return text, warnings
 
 
 def unsourced_in(articles: Mapping[str, Article]) -> Callable[[str], list[tuple[str, str]]]:

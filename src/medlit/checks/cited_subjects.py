@@ -30,16 +30,12 @@ from dataclasses import dataclass, field
 from medlit.checks.attribution import MIN_SHARE
 from medlit.checks.citations import extract_pmids, remove_cited_for
 from medlit.checks.defined_terms import spell_out
-from medlit.checks.draft import rewrite_sentences
 from medlit.checks.grounding import unsaid_in_article, word_stems
 from medlit.checks.search_terms import content_terms
-from medlit.log import get_logger
 from medlit.types import Article
 from medlit.words import age_groups
 
-__all__ = ["Unsaid", "drop_unsaid_subjects", "populations_unspoken", "unsaid_reader"]
-
-log = get_logger("agent.cited_subjects")
+__all__ = ["Unsaid", "populations_unspoken", "unsaid_reader"]
 
 _CHECKED_GROUPS = frozenset({"infant", "child", "elderly"})
 _GROUP_WORDS = {"infant": "infants", "child": "children", "elderly": "older people"}
@@ -154,26 +150,6 @@ class _Reader:
             self.unsaid.words.extend(word for _, word, group in wrong if group is None)
             self.unsaid.groups.extend(group for _, _, group in wrong if group is not None)
         return kept
-
-
-def drop_unsaid_subjects(text: str, articles: Mapping[str, Article], question: str) -> Unsaid:
-    """``text`` without the citations (and sentences) to articles that never speak of what the
-    sentence names of the question.
-
-    Args:
-        text: the answer, its citations checked (``[PMID:n]`` of retrieved articles).
-        articles: the retrieved evidence articles, by PMID.
-        question: the standalone question.
-
-    Returns:
-        The text, one warning per citation removed or sentence left out, and the words the
-        sentences left out were cited for.
-    """
-    reader = _Reader(articles, question)
-    reader.unsaid.text = rewrite_sentences(text, reader.check)
-    if reader.unsaid.warnings:
-        log.warning("answer_subjects_unsaid", removals=len(reader.unsaid.warnings))
-    return reader.unsaid
 
 
 def unsaid_reader(

@@ -17,13 +17,9 @@ import re
 from collections.abc import Mapping
 
 from medlit.checks.citations import extract_pmids
-from medlit.checks.draft import rewrite_sentences
-from medlit.log import get_logger
 from medlit.types import Article
 
-__all__ = ["drop_wrong_years"]
-
-log = get_logger("agent.cited_years")
+__all__ = ["cited_years", "years_taken_out"]
 
 _YEAR = r"((?:19|20)\d\d)"
 # "published in 2015", ", published between 2011 and 2013,", "which was published in 2015"
@@ -81,27 +77,3 @@ def cited_years(sentence: str, articles: Mapping[str, Article]) -> list[int]:
     """The publication years of the articles ``sentence`` cites, in order, once each."""
     cited = [articles[p] for p in extract_pmids(sentence) if p in articles]
     return sorted({year for article in cited if (year := article.year)})
-
-
-def drop_wrong_years(text: str, articles: Mapping[str, Article]) -> tuple[str, list[str]]:
-    """``text`` with each publication year that no article its sentence cites has taken out
-    (see the module doc), and a warning for each.
-
-    Args:
-        text: the answer, its citations checked (``[PMID:n]`` of retrieved articles).
-        articles: the retrieved evidence articles, by PMID.
-    """
-    warnings: list[str] = []
-
-    def check(sentence: str) -> str:
-        years = cited_years(sentence, articles)
-        if not years:
-            return sentence
-        checked, told = years_taken_out(sentence, years)
-        warnings.extend(told)
-        return checked
-
-    text = rewrite_sentences(text, check)
-    if warnings:
-        log.warning("answer_years_taken_out", removals=len(warnings))
-    return text, warnings

@@ -3,14 +3,12 @@ before it left for the ones after."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from medlit.checks.apply import apply
 from medlit.checks.citations import Verdict, extract_pmids, remove_citations, remove_cited_for
-from medlit.checks.draft import Draft, rebuilt, recording
+from medlit.checks.draft import Draft
 from medlit.checks.evidence import EvidenceView, article_view
 from medlit.checks.findings import Finding
 from medlit.types import Article
@@ -20,7 +18,6 @@ __all__ = [
     "WrongIn",
     "cited_findings",
     "edit_action",
-    "edits_as_findings",
     "sentence_findings",
 ]
 
@@ -104,36 +101,6 @@ def sentence_findings(
     return findings
 
 
-_PMID = re.compile(r"\b\d{5,9}\b")
-
-
-def edits_as_findings(
-    check: str, ctx: CheckContext, run: Callable[[str], tuple[str, list[str]]]
-) -> list[Finding]:
-    """The findings of a check that reads the answer sentence by sentence.
-
-    ``run`` gives what the answer would be after the check and what it tells the reader; the
-    check's sentence walks (:func:`medlit.checks.draft.rewrite_sentences`) say which sentence
-    it would change, and how. A sentence left out is a ``drop``, one that lost only citations
-    an ``uncite``, one that gained only citations a ``cite``, any other change a ``rewrite``.
-    Each message goes to the changed sentence whose PMIDs it names (else the next in order).
-    When the walks cannot be read sentence by sentence, the finding rewrites the whole
-    answer. Either way :func:`~medlit.checks.apply.apply` gives exactly what ``run`` gave.
-    """
-    draft = ctx.draft
-    with recording() as walks:
-        after_text, warnings = run(draft.text)
-    after = rebuilt(draft, walks)
-    if after is not None:
-        findings = _sentence_findings(check, draft, after, warnings)
-        if apply(draft, findings).text == after_text:
-            return findings
-    if after_text == draft.text:
-        return [Finding(check, "warn", message) for message in warnings]
-    messages = warnings or [""]
-    return [Finding(check, "rewrite", m, replacement=after_text) for m in messages]
-
-
 def edit_action(before: str, after: str) -> tuple[str, tuple[str, ...]]:
     """What turned sentence ``before`` into ``after``, and the PMIDs it concerns: ``drop``,
     ``uncite`` (citations taken out), ``cite`` (citations added) or ``rewrite``."""
@@ -147,36 +114,3 @@ def edit_action(before: str, after: str) -> tuple[str, tuple[str, ...]]:
     if gained and not lost:
         return "cite", gained
     return "rewrite", lost + gained
-
-
-def _sentence_findings(
-    check: str, draft: Draft, after: Mapping[int, str], warnings: list[str]
-) -> list[Finding]:
-    changed = []
-    for index in sorted(after):
-        before = draft.sentences[index].text
-        action, pmids = edit_action(before, after[index])
-        changed.append((index, before, action, pmids))
-    told: dict[int, list[str]] = {}
-    if len(warnings) == len(changed):  # one message for each sentence changed
-        told = {position: [message] for position, message in enumerate(warnings)}
-        warnings = []
-    at = 0
-    for message in warnings:
-        named = set(_PMID.findall(message))
-        for position in range(at, len(changed)):
-            if named & set(changed[position][3]):
-                at = position
-                break
-        if changed:
-            told.setdefault(min(at, len(changed) - 1), []).append(message)
-    findings: list[Finding] = []
-    for position, (index, before, action, pmids) in enumerate(changed):
-        for message in told.get(position, [""]):
-            replacement = after[index] if action in ("cite", "rewrite") else None
-            findings.append(
-                Finding(check, action, message, pmids, index, before, replacement)  # type: ignore[arg-type]
-            )
-    if not changed:
-        findings = [Finding(check, "warn", message) for message in warnings]
-    return findings

@@ -30,7 +30,7 @@ the other answer ("There is no evidence that ..."), 238 go, where 138 did
 (``python benchmarks/contradicted_sentences.py``).
 
 A verdict that agrees with its wrong sentence is held the same way
-(:func:`drop_against_conclusions`): a cited sentence stating the verdict's answer goes when
+(:func:`against_in`): a cited sentence stating the verdict's answer goes when
 every article it cites contradicts it, and the verdict is then Uncertain (the evidence digest
 answers when no cited sentence is left). Of the same abstract sentences, each held to the
 answer it states, 2 go; of the 445 statements of the other answer under the verdict they state,
@@ -44,7 +44,6 @@ from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import (
     Verdict,
-    drop_cited_for,
     extract_pmids,
     without_citations,
 )
@@ -62,10 +61,9 @@ from medlit.types import Article
 __all__ = [
     "ASKED",
     "RESTATED",
+    "against_in",
     "concludes",
     "consistent_verdict",
-    "drop_against_conclusions",
-    "drop_contradicted",
     "stated_answer",
     "states_only_otherwise",
 ]
@@ -270,19 +268,6 @@ def _contradicts(
     return len(nearest) == 1 and sentence_stance(nearest[0], question) == verdict
 
 
-def drop_contradicted(
-    text: str, verdict: str, articles: Mapping[str, Article], question: str
-) -> tuple[str, list[str]]:
-    """``text`` without the cited sentences stating the answer opposite to ``verdict`` that
-    every article they cite contradicts (see the module doc), and one warning each."""
-    wrong_in = contradicted_in(text, verdict, articles, question)
-    if wrong_in is None:
-        return text, []
-    text, warnings = drop_cited_for(text, wrong_in)
-    log.warning("answer_contradicted", removals=len(warnings))
-    return text, warnings
-
-
 def contradicted_in(
     text: str, verdict: str, articles: Mapping[str, Article], question: str
 ) -> Callable[[str], list[tuple[str, str]]] | None:
@@ -304,14 +289,6 @@ def contradicted_in(
     return _cited_in(wrong, articles, other, verdict)
 
 
-def _drop(
-    text: str, wrong: set[str], articles: Mapping[str, Article], stated: str, concluded: str
-) -> tuple[str, list[str]]:
-    """``text`` without the ``wrong`` sentences' citations (and the sentences), which state
-    ``stated`` where their articles conclude ``concluded``, and one warning each."""
-    return drop_cited_for(text, _cited_in(wrong, articles, stated, concluded))
-
-
 def _cited_in(
     wrong: set[str], articles: Mapping[str, Article], stated: str, concluded: str
 ) -> Callable[[str], list[tuple[str, str]]]:
@@ -329,23 +306,15 @@ def _cited_in(
     return wrong_in
 
 
-def drop_against_conclusions(
+def against_in(
     text: str, verdict: str, articles: Mapping[str, Article], question: str
-) -> tuple[str, list[str]]:
-    """``text`` without the cited sentences that state ``verdict``'s answer where every article
-    they cite contradicts it (concludes the other answer, and its sentence nearest them does
-    not say theirs), and one warning each.
-
-    The counterpart of :func:`drop_contradicted`, for a model whose verdict and sentence agree
-    against the article: asked whether the Lloyd-Davies position with head-down tilt is
-    dangerous, the local model wrote "Verdict: No" and "... with head-down tilt is not
-    dangerous [PMID]", over an article concluding that adding the Trendelenburg position
-    "causes profound ischemia of the lower limbs". The caller reads the verdict as Uncertain
-    (a verdict is never turned to the other answer on a reading of cues), or answers with the
-    evidence digest when no cited sentence is left.
-    """
+) -> Callable[[str], list[tuple[str, str]]] | None:
+    """What is wrong with the citations of ``text``'s sentences that state ``verdict``'s
+    answer where every article they cite contradicts it (concludes the other answer, and its
+    sentence nearest them does not say theirs): (PMID, why) for each; None when there is
+    none."""
     if verdict not in ("yes", "no"):
-        return text, []
+        return None
     other: Stance = "no" if verdict == "yes" else "yes"
     wrong = {
         s
@@ -353,8 +322,4 @@ def drop_against_conclusions(
         if stated_answer(s, question) == verdict
         and all(_contradicts(s, verdict, other, articles[p], question) for p in pmids)
     }
-    if not wrong:
-        return text, []
-    text, warnings = _drop(text, wrong, articles, verdict, other)
-    log.warning("answer_against_conclusions", removals=len(warnings))
-    return text, warnings
+    return _cited_in(wrong, articles, verdict, other) if wrong else None

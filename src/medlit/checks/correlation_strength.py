@@ -27,12 +27,8 @@ import re
 from collections.abc import Callable
 
 from medlit.checks.citations import extract_pmids
-from medlit.checks.draft import rewrite_sentences
-from medlit.log import get_logger
 
-__all__ = ["STRENGTH_WORDS", "STRONG", "drop_overstated_correlations", "overstated"]
-
-log = get_logger("agent.correlation_strength")
+__all__ = ["STRENGTH_WORDS", "STRONG", "overstated"]
 
 STRONG = 0.5
 """The least coefficient a correlation called strong may have (Cohen's "large")."""
@@ -72,16 +68,6 @@ def overstated(sentence: str) -> str | None:
     if not values or max(values) >= STRONG:
         return None
     return strength.group("word")
-
-
-def drop_overstated_correlations(text: str) -> tuple[str, list[str]]:
-    """``text`` with the strength word of each cited correlation its own coefficients belie
-    taken out (see the module doc), and a warning for each."""
-    check, warnings = overstated_rewriter()
-    text = rewrite_sentences(text, check)
-    if warnings:
-        log.warning("answer_correlations_overstated", removals=len(warnings))
-    return text, warnings
 
 
 def overstated_rewriter() -> tuple[Callable[[str], str], list[str]]:

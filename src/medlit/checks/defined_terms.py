@@ -30,13 +30,14 @@ from typing import Any
 
 from medlit.log import get_logger
 from medlit.types import Article
+from medlit.words import word_set
 
 __all__ = ["article_definitions", "long_forms", "spell_out", "standing_alone"]
 
 log = get_logger("defined_terms")
 
 # Known to every reader of a clinical abstract: spelling them out would only lengthen it.
-_COMMON = frozenset(["CI", "OR", "RR", "HR", "SD", "SE", "SEM", "IQR", "NS", "AUC", "BMI"])
+_COMMON = word_set("known_abbreviations.txt")
 # An abbreviation as written: two or more capitals, maybe with digits, lower-case letters or a
 # hyphen between ("PVT", "MDD", "COVID-19", "SNPs"), or one lower-case letter before two
 # capitals ("pSS" for primary Sjögren's syndrome, "eGFR"; "reOSCE" is none).

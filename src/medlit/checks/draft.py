@@ -3,25 +3,22 @@
 A :class:`Draft` holds the answer line by line, each line cut into sentences
 (:func:`medlit.text.sentence_pieces`, each with the spacing after it), so that the checks and
 :func:`medlit.checks.apply.apply` refer to a sentence by its index and the answer is rebuilt
-exactly. :func:`rewrite_sentences` is the walk every sentence check makes; while
-:func:`recording` is active it also tells, for each sentence, what the check would make of it,
-which is how the registry reads a check's verdicts on sentences as findings.
+exactly. :func:`rewrite_sentences` walks the sentences of a text given as a string, keeping its
+lines and spacing.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
-from contextvars import ContextVar
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from functools import cached_property
 
 from medlit.text import keep_sentence_pieces, sentence_pieces
 
 _WORD = re.compile(r"[^\W_]")
 
-__all__ = ["Draft", "Sentence", "Walk", "rebuilt", "recording", "rewrite_sentences"]
+__all__ = ["Draft", "Sentence", "rewrite_sentences"]
 
 
 @dataclass(frozen=True)
@@ -119,50 +116,10 @@ def _kept(pieces: list[str], *, left_out: bool) -> tuple[str, ...]:
     return tuple(kept)
 
 
-@dataclass
-class Walk:
-    """One walk of :func:`rewrite_sentences`: the text walked and what each sentence became."""
-
-    text: str
-    after: dict[int, str] = field(default_factory=dict)
-
-
-_WALKS: ContextVar[list[Walk] | None] = ContextVar("medlit_check_walks", default=None)
-
-
-@contextmanager
-def recording() -> Iterator[list[Walk]]:
-    """Record the sentence walks made inside the block (each check's, one at a time)."""
-    walks: list[Walk] = []
-    token = _WALKS.set(walks)
-    try:
-        yield walks
-    finally:
-        _WALKS.reset(token)
-
-
 def rewrite_sentences(text: str, rewrite: Callable[[str], str]) -> str:
     """``text`` with each sentence (:func:`~medlit.text.sentence_pieces`, line by line)
     replaced by ``rewrite(sentence)``: ``""`` leaves it out, and a line that lost a sentence
     loses its trailing space. Lines, and the spacing between kept sentences, are kept."""
     draft = Draft.parse(text)
     after = {s.index: new for s in draft.sentences if (new := rewrite(s.text)) != s.text}
-    walks = _WALKS.get()
-    if walks is not None:
-        walks.append(Walk(text, after))
     return draft.replaced(after).text if after else text
-
-
-def rebuilt(draft: Draft, walks: list[Walk]) -> dict[int, str] | None:
-    """What each sentence of ``draft`` became over ``walks`` made one after another on it, or
-    None when that cannot be told sentence by sentence (a walk read a text the earlier ones do
-    not give, or one whose sentences are not the draft's one for one)."""
-    after: dict[int, str] = {}
-    shape = [len(pieces) for pieces in draft.lines]
-    for walk in walks:
-        if walk.text != draft.edited(after):
-            return None
-        if after and [len(p) for p in Draft.parse(walk.text).lines] != shape:
-            return None
-        after.update(walk.after)
-    return after

@@ -1,10 +1,10 @@
 """Whether a text's words are said by its sources: the word stems, spellings and abbreviations
-the checks compare by, a claim held to its verbatim quote (:func:`claim_supported`), and a
-report's sentences held to what their references stand behind (:func:`ground_text`).
+the checks compare by, and a claim held to its verbatim quote (:func:`claim_supported`).
 
-A sentence of a report stays when it cites a reference and every subject word of the question
-it uses occurs in what that reference stands behind; the research report's own use of this
-(its summary, its fallbacks) is :mod:`medlit.research.grounding`.
+A report's sentences are held to what their references stand behind by the ``report`` checks
+(:mod:`medlit.checks.report`, run by :func:`medlit.checks.report_check.ground_text`); the
+research report's own use of them (its summary, its fallbacks) is
+:mod:`medlit.research.grounding`.
 """
 
 from __future__ import annotations
@@ -12,28 +12,35 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 from medlit.checks.memo import remembered
 from medlit.checks.qualified_names import mismatched, qualified_names
 from medlit.checks.stance import content_terms, sentence_stance
 from medlit.checks.topics import anchor_terms, normalise_topic
 from medlit.checks.word_rarity import is_technical, zipf
-from medlit.text import only_points, sentence_pieces
-from medlit.words import cue, named_alike, stop_words, synonym_groups, word_set, word_stem
+from medlit.text import sentence_pieces
+from medlit.words import (
+    cue,
+    data_lines,
+    named_alike,
+    stop_words,
+    synonym_groups,
+    word_set,
+    word_stem,
+)
 
 __all__ = [
-    "GroundedSummary",
     "abbreviation_said",
     "cited_numbers",
     "claim_supported",
     "denied_by_article",
-    "ground_text",
     "question_parts",
     "said_in",
     "topic_words",
     "unframed_claim",
     "unsaid_in_article",
+    "without_frame",
+    "without_numbers_cited",
     "word_stem",
     "word_stems",
 ]
@@ -48,28 +55,11 @@ TITLE_SUPPORT = 0.8
 _NEGATION = cue("negation.claim")
 
 _CITED = re.compile(r"\[(\d+(?:\s*[-–,;]\s*\d+)*)\]")
-# Words about the prompt, not the literature: the local model wrote "..., as indicated by the
-# low confidence level in the verified facts [1]" into a section. What the facts rest on is the
-# section's evidence note's to say, counted from the facts themselves (the model's retelling
-# of the prompt's confidence tags can be wrong); a "95% confidence level" is a statistic.
-_PROMPT_TALK = re.compile(
-    r"\b(?:verified|given|provided|listed|above) facts?\b|\bfacts? (?:given|provided|listed|"
-    r"above)\b|(?<![\d%] )\bconfidence (?:level|score|rating)s?\b"
-    # "While low confidence in the efficacy is noted, ..." (a summary of the local model): the
-    # prompt's tag retold
-    r"|\b(?:low|moderate|medium|high)[- ]confidence\b",
-    re.I,
-)
-_NUMBERS_ECHO = re.compile(r"\(numbers?:\s*([^()]*)\)", re.I)
 
 
-@dataclass
-class GroundedSummary:
-    """The summary after grounding, and the sentences removed from it."""
-
-    text: str
-    removed: list[str] = field(default_factory=list)
-    answered: bool = True
+def without_numbers_cited(sentence: str) -> str:
+    """``sentence`` with its reference numbers ("[1]", "[2, 3]") blanked."""
+    return _CITED.sub(" ", sentence)
 
 
 def cited_numbers(sentence: str) -> set[int]:
@@ -283,17 +273,11 @@ def _synonyms(stem: str) -> tuple[str, ...]:
     )
 
 
-# An organ's noun and adjective (Latin): "rectum" and "rectal", "ovary" and "ovarian", "anemia"
-# and "anemic", "cyst" and "cystic"; the first six letters of a word do not join them. (noun
-# ending, adjective ending) pairs, tried both ways, on a root of three letters or more.
-_LATIN_PAIRS = (
-    ("um", "al"),
-    ("a", "al"),
-    ("y", "ian"),
-    ("ia", "ic"),
-    ("x", "cal"),
-    ("", "ic"),  # "cyst" and "cystic"
-    ("y", "ic"),  # "allergy" and "allergic"
+# An organ's noun and adjective (Latin): (noun ending, adjective ending) pairs, tried both
+# ways, on a root of three letters or more ("rectum" and "rectal", "cyst" and "cystic").
+_LATIN_PAIRS = tuple(
+    (noun, adjective)
+    for noun, adjective in (line.split("\t") for line in data_lines("latin_endings.tsv"))
 )
 
 
@@ -308,9 +292,7 @@ def _latin_forms(key: str) -> list[str]:
 
 
 #: Words a sub-question frames its subject with ("What are the benefits of ..."), not subjects.
-_ASPECTS = frozenset(
-    ("benefi", "harm", "advant", "disadv", "challe", "barrie", "mechan", "limita", "implic")
-)
+_ASPECTS = word_set("aspect_stems.txt")
 
 
 def word_stems(text: str) -> set[str]:
@@ -388,73 +370,6 @@ def topic_words(text: str) -> set[str]:
     return set(normalise_topic(text).split()) | {f"{h} {q}" for h, qs in names.items() for q in qs}
 
 
-def _names_in(words: set[str]) -> dict[str, frozenset[str]]:
-    names: dict[str, set[str]] = {}
-    for word in words:
-        if " " in word:
-            head, qualifier = word.split(" ", 1)
-            names.setdefault(head, set()).add(qualifier)
-    return {head: frozenset(quals) for head, quals in names.items()}
-
-
-def ground_text(text: str, question: str, support: dict[int, set[str]]) -> GroundedSummary:
-    """Keep the sentences of ``text`` that rest on the references they cite.
-
-    A sentence stays when it cites a reference in ``support``, every subject word of the
-    question it uses occurs in what those references stand behind, and it names nothing they
-    name otherwise ("vitamin D" where their facts say vitamin C), and it does not speak of the
-    prompt ("the verified facts", "their confidence level"). Paragraphs are kept;
-    sentences are cut by syntok ("0.67 vs. 1.58 mmol/l" is not two sentences), and a piece
-    without words ("(1.0, 0.96-1.05) [1]") belongs to the sentence before it.
-    """
-    anchors = anchor_terms(question)
-    paragraphs: list[str] = []
-    removed: list[str] = []
-    # The model echoes the prompt's fact lines: "... individuals. (numbers: 1.0, 0.96-1.05) [1]"
-    text = _NUMBERS_ECHO.sub(r"(\1)", text)
-    for paragraph in re.split(r"\n\s*\n", text.strip()):
-        kept: list[str] = []
-        for drafted in _sentences(paragraph):
-            sentence = _unframed(drafted)
-            cited = cited_numbers(sentence) & set(support)
-            used = anchors & set(normalise_topic(_CITED.sub(" ", sentence)).split())
-            backing = set().union(*(support[n] for n in cited)) if cited else set()
-            named = not mismatched(qualified_names(sentence), _names_in(backing))
-            grounded = (
-                cited
-                and used <= backing
-                and named
-                and _says_something(sentence)
-                and not only_points(_CITED.sub(" ", sentence))  # "This is supported by [1]."
-                and not _overcounts(sentence, len(cited), backing)
-                and not _PROMPT_TALK.search(sentence)
-            )
-            if grounded:
-                kept.append(sentence)
-            else:
-                removed.append(drafted)
-        if kept:
-            paragraphs.append(" ".join(kept))
-    return GroundedSummary("\n\n".join(paragraphs), removed, answered=bool(paragraphs))
-
-
-_COUNTS = {"both": 2, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-           "eight": 8, "nine": 9, "ten": 10, "several": 2, "multiple": 2, "many": 2}  # fmt: skip
-_COUNTED = re.compile(
-    rf"\b({'|'.join(_COUNTS)}|\d+)\s+(?:[a-z-]+\s+){{0,2}}?"
-    r"(?:studies|trials|articles|reports|papers|sources|reviews|cohorts|analyses)\b",
-    re.I,
-)
-
-
-# "The verified facts indicate that X [1]": the prompt's frame around a finding.
-_PROMPT_FRAME = re.compile(
-    r"^(?:the|these)\s+(?:verified\s+|given\s+|provided\s+)?facts\s+(?:on\s+this\s+topic\s+)?"
-    r"(?:indicate|show|suggest|state|demonstrate|reveal)s?\s+that\s+(?=\w)",
-    re.I,
-)
-
-
 # "The article states that X", "The study found that X": the article's finding is X. A frame
 # that hedges ("suggests that") is kept: without it, the claim would say more than its article.
 _ARTICLE_FRAME = re.compile(
@@ -469,50 +384,17 @@ def unframed_claim(claim: str) -> str:
     """A research claim without an opening that names its article ("The article states that
     an increased trend was detected ..." is "An increased trend was detected ..."): the frame
     is no finding, and its words are not the quote's."""
-    return _unframed(claim, _ARTICLE_FRAME)
+    return without_frame(claim, _ARTICLE_FRAME)
 
 
-def _unframed(sentence: str, frame: re.Pattern[str] = _PROMPT_FRAME) -> str:
-    """``sentence`` without an opening ``frame``; by default one that speaks of the prompt's
-    facts ("The verified facts indicate that laparoscopic cholecystectomy is ... [1]" is
-    checked as "Laparoscopic cholecystectomy is ... [1]")."""
+def without_frame(sentence: str, frame: re.Pattern[str]) -> str:
+    """``sentence`` without an opening ``frame`` (its next word capitalised, unless it is
+    cased within: "mRNA" stays)."""
     match = frame.match(sentence)
     if match is None:
         return sentence
     rest = sentence[match.end() :]
     return rest if rest[1:2].isupper() else rest[0].upper() + rest[1:]  # "mRNA" stays
-
-
-def _overcounts(sentence: str, references: int, backing: set[str]) -> bool:
-    """Whether ``sentence`` speaks of more studies than the ``references`` it cites ("The
-    evidence from two studies [1]"), a count its facts do not give themselves ("a
-    meta-analysis of 12 trials" backs "12 trials [1]")."""
-    for match in _COUNTED.finditer(sentence):
-        word = match.group(1).lower()
-        count = _COUNTS.get(word) or int(word)
-        if count > references and word not in backing:
-            return True
-    return False
-
-
-def _says_something(sentence: str) -> bool:
-    """Whether a sentence has a word besides its citations and numbers."""
-    return bool(re.search(r"[^\W\d_]", _CITED.sub(" ", sentence)))
-
-
-def _sentences(paragraph: str) -> list[str]:
-    """The paragraph's sentences; a piece without words ("(1.0, 0.96-1.05) [1]", "[2].") goes
-    with the sentence before it, whose evidence it cites."""
-    sentences: list[str] = []
-    for piece in sentence_pieces(paragraph):
-        sentence = " ".join(piece.split())
-        if not sentence:
-            continue
-        if sentences and not _says_something(sentence):
-            sentences[-1] += " " + sentence
-        else:
-            sentences.append(sentence)
-    return sentences
 
 
 _ASKING = (

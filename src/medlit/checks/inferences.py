@@ -31,15 +31,11 @@ import re
 from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import extract_pmids, without_citations
-from medlit.checks.draft import rewrite_sentences
 from medlit.checks.stance import content_terms
-from medlit.log import get_logger
 from medlit.text import split_sentences
 from medlit.types import Article
 
-__all__ = ["INFERENCE_SUPPORT", "drop_unsupported_inferences", "inference", "inference_support"]
-
-log = get_logger("agent.inferences")
+__all__ = ["INFERENCE_SUPPORT", "inference", "inference_support"]
 
 INFERENCE_SUPPORT = 0.5
 """Share of an inference's content words one sentence of its article must say."""
@@ -88,23 +84,6 @@ def inference_support(drawn: str, articles: list[Article]) -> float:
         ]
     ]
     return max((len(terms & content_terms(s)) / len(terms) for s in sentences), default=0.0)
-
-
-def drop_unsupported_inferences(
-    text: str, articles: Mapping[str, Article]
-) -> tuple[str, list[str]]:
-    """``text`` without the inferences no article it cites draws (see the module doc), and a
-    warning for each one left out.
-
-    Args:
-        text: the answer, its citations checked (``[PMID:n]`` of retrieved articles).
-        articles: the retrieved evidence articles, by PMID.
-    """
-    check, warnings = inferences_rewriter(articles)
-    text = rewrite_sentences(text, check)
-    if warnings:
-        log.warning("answer_inferences_dropped", removals=len(warnings))
-    return text, warnings
 
 
 def inferences_rewriter(articles: Mapping[str, Article]) -> tuple[Callable[[str], str], list[str]]:

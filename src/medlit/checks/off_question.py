@@ -28,7 +28,7 @@ article, cited to it, 385 go (261 when one-term questions were not checked).
 
 A sentence that says its articles support the answer ("also supports this conclusion by
 showing that ...") is held closer: each article it cites must name every subject term of the
-question (:func:`drop_borrowed_support`); else the claim of support goes and the finding stays
+question (:func:`borrowed_support_rewriter`); else the claim of support goes and the finding stays
 as the article's.
 """
 
@@ -38,40 +38,23 @@ import re
 from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import (
-    drop_cited_for,
     extract_pmids,
     remove_cited_for,
     without_citations,
 )
-from medlit.checks.draft import rewrite_sentences
 from medlit.checks.grounding import said_in, word_stems
 from medlit.checks.topics import anchor_terms, normalise_topic
 from medlit.checks.unmentioned import mentioned, subject_terms
-from medlit.log import get_logger
 from medlit.text import either_of
 from medlit.types import Article
 
-__all__ = ["drop_borrowed_support", "drop_off_question"]
-
-log = get_logger("agent.off_question")
+__all__ = ["borrowed_support_rewriter", "off_question_in"]
 
 MIN_TERMS = 2
 """Subject terms a question must have for its sentences to be checked on them alone: a
 question's one rare word is as often how it frames its subject ("factors amenable to
 prevention", "sicker") as the subject. With one, a sentence is checked only when it says none of
 the question's words at all (:func:`medlit.research.planner.anchor_terms`)."""
-
-
-def drop_off_question(
-    text: str, articles: Mapping[str, Article], question: str
-) -> tuple[str, list[str]]:
-    """``text`` without the citations of sentences naming none of ``question``'s subject terms
-    to articles naming none of them either (a sentence left citing nothing goes), and one
-    warning each."""
-    text, warnings = drop_cited_for(text, off_question_in(articles, question))
-    if warnings:
-        log.warning("answer_off_question", removals=len(warnings))
-    return text, warnings
 
 
 def off_question_in(
@@ -127,25 +110,6 @@ _SUPPORTED_BY = re.compile(
     r"|demonstrated)\b",
     re.I,
 )
-
-
-def drop_borrowed_support(
-    text: str, articles: Mapping[str, Article], question: str
-) -> tuple[str, list[str]]:
-    """``text`` where a cited sentence saying its articles support the answer ("also supports
-    this conclusion by showing that ...") no longer says so when none of them names every
-    subject term of the question: the local model, asked whether endothelin-1 makes acute
-    pancreatitis worse, wrote "A study [PMID] also supports this conclusion by showing that
-    early changes ... in the serum interleukin (IL)-2 ... reflect the inflammatory activity in
-    the patients with post-ERCP pancreatitis", over a study that never mentions endothelin.
-    The finding stays, as the article's ("A study [PMID] shows that ..."); a sentence that
-    only claims the support goes. Said the other way round ("The claim is supported by [PMID],
-    which found that ..."), it reads "A study [PMID] found that ...". One warning each."""
-    check, warnings = borrowed_support_rewriter(articles, question)
-    text = rewrite_sentences(text, check)
-    if warnings:
-        log.warning("answer_support_borrowed", removals=len(warnings))
-    return text, warnings
 
 
 def borrowed_support_rewriter(

@@ -4,6 +4,7 @@ the checked text; no reading, no model, no I/O."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -13,6 +14,7 @@ from medlit.text import either_of
 
 __all__ = [
     "EDITS",
+    "TOGETHER",
     "Decision",
     "Facts",
     "after_verdict",
@@ -24,6 +26,10 @@ __all__ = [
 
 #: The actions that change (or tell of) the answer's text: their messages are the warnings.
 EDITS = frozenset({"drop", "uncite", "cite", "rewrite", "warn"})
+
+#: The key of a finding's ``data`` holding the line that tells of all the findings of its check
+#: with its message at once, ``{n}`` standing for how many ("{n} sentences were left out: ...").
+TOGETHER = "together"
 
 Fallback = Literal["unsupported", "best-article-lost", "against-articles"]
 
@@ -53,8 +59,23 @@ class Decision:
 
 
 def warnings_of(findings: Sequence[Finding]) -> list[str]:
-    """What the reader is told was left out or changed, in the order of the checks."""
-    return [f.message for f in findings if f.action in EDITS and f.message]
+    """What the reader is told was left out or changed, in the order of the checks: each
+    finding's message, but the findings of one check with the same message and a
+    :data:`TOGETHER` line are told once, where the first is, by that line when there are
+    several ("2 sentences were left out: ...")."""
+    told = [f for f in findings if f.action in EDITS and f.message]
+    counts = Counter((f.check, f.message) for f in told if TOGETHER in f.data)
+    lines: list[str] = []
+    done: set[tuple[str, str]] = set()
+    for finding in told:
+        key = (finding.check, finding.message)
+        if key not in counts:
+            lines.append(finding.message)
+        elif key not in done:
+            done.add(key)
+            together = str(finding.data[TOGETHER])
+            lines.append(together.replace("{n}", str(counts[key])) if counts[key] > 1 else key[1])
+    return lines
 
 
 def note_data(findings: Sequence[Finding], check: str, key: str) -> Any:

@@ -33,6 +33,8 @@ from collections.abc import Mapping
 from functools import lru_cache
 from types import MappingProxyType
 
+from medlit.words import data_lines
+
 __all__ = [
     "SPACED_HEADS",
     "WORD_HEADS",
@@ -45,23 +47,9 @@ __all__ = [
 ]
 
 #: Lower-case heads whose qualifier names a different thing (singular forms).
-WORD_HEADS = (
-    "vitamin",
-    "type",
-    "stage",
-    "grade",
-    "phase",
-    "class",
-    "level",
-    "factor",
-    "hepatitis",
-    "omega",
-    "serotype",
-    "genotype",
-    "subtype",
-)
+WORD_HEADS = tuple(data_lines("name_heads.txt"))
 #: Capitalised heads that may stand a space before their number ("HPV 16", "HIV 1").
-SPACED_HEADS = ("HPV", "HIV", "HSV", "HTLV", "HHV", "HLA")
+SPACED_HEADS = tuple(data_lines("spaced_heads.txt"))
 
 Names = Mapping[str, frozenset[str]]
 """Head (lower case) to its qualifiers (upper case; ``*`` for "any": "grade ≥3")."""

@@ -5,8 +5,9 @@ A check is a function of a :class:`~medlit.checks.context.CheckContext` returnin
 Stages: ``cite`` ties citations to their statements; ``sentence`` holds each cited sentence
 to its articles; ``note`` says what the answer left no longer covers; ``verdict`` holds a
 yes/no verdict and the sentences stating an answer to the articles' conclusions; ``claim``
-holds a research finding to the article it was drawn from. Adding a
-check is a function (in its own module) and one line here.
+holds a research finding to the article it was drawn from; ``report`` holds each sentence of
+a research report to what the references it cites stand behind. Adding a check is a function
+(in its own module) and one line here.
 """
 
 from __future__ import annotations
@@ -15,12 +16,12 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from medlit.checks import claims, notes, units, verdict_units
+from medlit.checks import claims, notes, report, units, verdict_units
 from medlit.checks.findings import Finding
 
-__all__ = ["ORDER", "REGISTRY", "Check", "Stage", "enabled", "unknown_ids"]
+__all__ = ["ORDER", "REGISTRY", "Check", "Stage", "enabled", "refuse_unknown", "unknown_ids"]
 
-Stage = Literal["cite", "sentence", "note", "verdict", "claim"]
+Stage = Literal["cite", "sentence", "note", "verdict", "claim", "report"]
 
 
 @dataclass(frozen=True)
@@ -30,7 +31,7 @@ class Check:
 
     id: str
     stage: Stage
-    run: Callable[[Any], Sequence[Finding]]  # a CheckContext, or a ClaimContext for claims
+    run: Callable[[Any], Sequence[Finding]]  # a CheckContext, ClaimContext or ReportContext
 
     @property
     def doc(self) -> str:
@@ -73,6 +74,14 @@ _CHECKS = (
     Check("claim-reverses-quote", "claim", claims.claim_reverses_quote),
     Check("claim-denied-by-article", "claim", claims.claim_denied_by_article),
     Check("claim-subject-unsaid", "claim", claims.claim_subject_unsaid),
+    Check("report-prompt-frame", "report", report.prompt_frame),
+    Check("report-uncited", "report", report.uncited),
+    Check("report-unbacked-words", "report", report.unbacked_words),
+    Check("report-misnamed", "report", report.misnamed),
+    Check("report-says-nothing", "report", report.says_nothing),
+    Check("report-citation-only", "report", report.citation_only),
+    Check("report-overcounts", "report", report.overcounts),
+    Check("report-prompt-talk", "report", report.prompt_talk),
 )
 
 #: Every check by id.
@@ -86,6 +95,17 @@ def unknown_ids(ids: Collection[str]) -> list[str]:
     return sorted(set(ids) - set(REGISTRY))
 
 
+def refuse_unknown(ids: Collection[str]) -> None:
+    """Raise ValueError naming the ids in ``ids`` that name no check (a misspelt id would
+    leave its check on unseen)."""
+    unknown = unknown_ids(ids)
+    if unknown:
+        raise ValueError(f"unknown check id(s): {', '.join(unknown)}; known: {', '.join(ORDER)}")
+
+
 def enabled(stage: Stage, disabled: Collection[str] = ()) -> list[Check]:
-    """The checks of ``stage`` not in ``disabled``, in order."""
+    """The checks of ``stage`` not in ``disabled``, in order (an unknown id in ``disabled``
+    is a ValueError: :func:`refuse_unknown`)."""
+    if disabled:
+        refuse_unknown(disabled)
     return [REGISTRY[i] for i in ORDER if REGISTRY[i].stage == stage and i not in disabled]

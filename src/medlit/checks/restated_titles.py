@@ -27,17 +27,13 @@ or more. The small model says a title back as yes whatever the article found.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 
-from medlit.checks.citations import drop_cited_for, extract_pmids, without_citations
+from medlit.checks.citations import extract_pmids, without_citations
 from medlit.checks.contradicted import RESTATED, concludes, stated_answer
 from medlit.checks.stance import Stance, content_terms
-from medlit.log import get_logger
 from medlit.types import Article
 
-__all__ = ["Restated", "drop_restated_titles", "title_answer"]
-
-log = get_logger("agent.restated_titles")
+__all__ = ["title_answer"]
 
 
 def title_answer(sentence: str, article: Article) -> Stance | None:
@@ -51,32 +47,6 @@ def title_answer(sentence: str, article: Article) -> Stance | None:
     if not asked or len(asked & said) < RESTATED * len(asked):
         return None
     return stated_answer(sentence, title)
-
-
-@dataclass
-class Restated:
-    """An answer after :func:`drop_restated_titles`: its text, a warning for each citation
-    taken out, and the answer each article's title question was given where it concludes the
-    other (by PMID)."""
-
-    text: str
-    warnings: list[str]
-    said: dict[str, Stance] = field(default_factory=dict)
-
-
-def drop_restated_titles(text: str, articles: Mapping[str, Article]) -> Restated:
-    """``text`` without the citations (and sentences) that say their article's title question
-    as the answer the article does not give (see the module doc); a warning for each.
-
-    Args:
-        text: the answer, its citations checked (``[PMID:n]`` of retrieved articles).
-        articles: the retrieved evidence articles, by PMID.
-    """
-    wrong_in, answers = restated_in(articles)
-    text, warnings = drop_cited_for(text, wrong_in)
-    if warnings:
-        log.warning("answer_titles_restated", removals=len(warnings))
-    return Restated(text, warnings, answers)
 
 
 def restated_in(

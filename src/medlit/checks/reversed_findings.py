@@ -15,16 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from medlit.checks.citations import drop_cited_for, extract_pmids, without_citations
+from medlit.checks.citations import extract_pmids, without_citations
 from medlit.checks.comparisons import Comparison, compared_terms, comparison, reverses
 from medlit.llm.extractive import states_no_finding
-from medlit.log import get_logger
 from medlit.text import split_sentences
 from medlit.types import Article
 
-__all__ = ["drop_reversed_findings", "matching_sentence"]
-
-log = get_logger("agent.reversed_findings")
+__all__ = ["matching_sentence"]
 
 
 def _findings(article: Article) -> list[tuple[str, set[str]]]:
@@ -52,24 +49,6 @@ def matching_sentence(sentence: str, findings: list[tuple[str, set[str]]]) -> st
         if count > shared:
             best, shared = candidate, count
     return best
-
-
-def drop_reversed_findings(
-    text: str, articles: Mapping[str, Article]
-) -> tuple[str, list[str], dict[str, Comparison]]:
-    """``text`` without the citations (and sentences) whose sentence reverses the comparison
-    the cited article states; one warning for each removal; the PMIDs reversed, with what the
-    answer said of them (``differ`` where the article says ``same``, or the other way).
-
-    Args:
-        text: the answer, its citations checked (``[PMID:n]`` of retrieved articles).
-        articles: the retrieved evidence articles, by PMID.
-    """
-    wrong_in, reversed_from = reversed_in(articles)
-    text, warnings = drop_cited_for(text, wrong_in)
-    if warnings:
-        log.warning("answer_findings_reversed", removals=len(warnings))
-    return text, warnings, reversed_from
 
 
 def reversed_in(

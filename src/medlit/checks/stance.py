@@ -40,59 +40,24 @@ _STOP = stop_words("stance")
 
 _HEDGE = cue("hedge.conclusion")
 _NEGATIVE = cue("negation.finding")
-_EQUIVALENT = re.compile(
-    r"\b(?<!of )(?:similar|comparable|equivalent|equally|non-?inferior|as (?:effective|safe|good|"
-    r"accurate) as)\b(?! (?:in )?(?:size|age|number|proportion|distribution|baseline)\b)",
-    re.I,
-)
-# A subgroup's finding set against the study's own ("However, a subgroup of women ... had a
-# reduced risk"): see :func:`whole_study`.
-_SUBGROUP = re.compile(
-    r"^\s*(?:however|but|yet|nevertheless|in contrast)\b.{0,80}?\b(?:sub-?groups?|subsets?"
-    r"|subpopulations?)\b",
-    re.I,
-)
-# Deliberately only explicit findings: weak phrasing ("should be", "seems to", "is a") is not a
-# yes, it is an author's opinion that a cue reader cannot weigh.
 AS_COMPARISON = r"(?=\s+(?:to|in|for|than)\b|\s*[.,;)]|\s*$)"
 """What must follow "superior" (or "inferior") for it to compare: "superior to", "was
 superior.", not the anatomical "superior wall of the mandibular canal"."""
-_POSITIVE = re.compile(
-    r"\b(?:significant(?:ly)?|associated with|correlat\w*|linked to|predict\w*"
-    r"|improv\w*|reduc\w*|decreas\w*|increas\w*|lower\w*|higher|better|worse|greater"
-    rf"|superior{AS_COMPARISON}"
-    # "the estimated effective (radiation) dose averaged 0.09 mSv" measures, it finds nothing
-    r"|effective\w*(?! (?:radiation )?doses?\b)|efficac\w*|safe|safely|feasible|beneficial"
-    r"|benefit\w*|useful|valuable"
-    r"|valid|reliable|accurate|independent(?:ly)?|risk factor|contribut\w*|(?<!\bbe )confirm\w*"
-    r"|demonstrat\w* that|support\w* the|recommended|advocated?|can be used|suggest\w* that"
-    r"|show\w* that|good (?:\w+ ){0,3}(?:results|outcomes?)"
-    r"|indicat\w* that|play\w* an? (?:\w+ )?role"
-    r"|(?<!the )(?:cause[sd]?|induce[sd]?)(?! of\b)|leads? to|results? in)\b",
-    re.I,
-)
-# What reports a finding ("The evidence shows that", "These data suggest that"): a yes cue
-# alone, but the finding it reports answers when that has a cue of its own.
-_REPORTED = re.compile(
-    r"\b(?:show|suggest|indicat|demonstrat|reveal|confirm)\w*\s+that\s+(?=\w)", re.I
-)
-_ADVERSE = re.compile(
-    r"\b(?:complication\w*|adverse|toxicit\w*|morbidit\w*|mortality|death\w*|harm\w*|risk\w*"
-    r"|side effects?|bleeding|failure\w*|recurren\w*)\b",
-    re.I,
-)
+# The cues of a finding and of a question (words/data/cues.toml says what each catches).
+_EQUIVALENT = cue("finding.equivalent")
+_SUBGROUP = cue("finding.subgroup")  # see :func:`whole_study`
+_POSITIVE = re.compile(rf"\b(?:{cue_source('finding.positive')}|superior{AS_COMPARISON})\b", re.I)
+_REPORTED = cue("finding.reported")
+_DIFFERENCE_THAN = cue("finding.difference_than")
+_CONCESSIVE = cue("finding.concessive")
+_ADVERSE = cue("outcome.adverse")
+_POOR_OUTCOME = cue("outcome.poor")
+_SKEPTICAL_QUESTION = cue("question.skeptical")
+_EQUIV_QUESTION = cue("question.equivalence")
+_SAMENESS_QUESTION = cue("question.sameness")
 # Negations that do not negate the finding: "worse than those who had not received X"; a
 # tumour's grade ("poorly differentiated"); a concession.
 _BENIGN_NEGATION = cue("negation.benign")
-# What a finding leads to, "poor" ("was associated with poorer stability and functional
-# outcomes", "predicts poor survival"): an outcome that goes worse, not a negation of the
-# finding, as "poor" is of a test ("poor accuracy") or an effect ("poor response").
-_POOR_OUTCOME = re.compile(
-    r"\b(?P<link>associated with|linked to|leads? to|led to|results? in|resulted in|predict\w*"
-    r"|risk factors? for)\s+(?:an?\s+|significantly\s+)?poor(?:er|ly)?\b",
-    re.I,
-)
-_SKEPTICAL_QUESTION = re.compile(r"\b(?:really|truly|actually|still|myth|overrated)\b", re.I)
 _NO_DIFFERENCE = cue("negation.no_difference")
 RISING = cue_source("direction.rising")
 """Words saying a quantity goes up (a regular-expression alternation)."""
@@ -100,11 +65,6 @@ FALLING = cue_source("direction.falling")
 """Words saying a quantity goes down."""
 _UP = re.compile(rf"\b(?:{RISING}|worse\w*)\b", re.I)
 _DOWN = re.compile(rf"\b(?:{FALLING})\b", re.I)
-_EQUIV_QUESTION = re.compile(
-    r"\b(?:as (?:\w+ ){0,2}as|equivalent|comparable|similar|same|alternative|non-?inferior"
-    r"|safe|safety|feasible|substitute|replace)\b",
-    re.I,
-)
 # The predicate an equivalence question asks, itself negated ("Exclusive CRT is not safe to
 # treat ...", "CT cannot replace bone scintigraphy"): a no, where other negations under such a
 # question ("no complications") are too subtle for cues.
@@ -114,23 +74,7 @@ _NOT_AS_ASKED = cue("negation.not_as_asked")
 _NO_EVIDENCE_THAT = cue("negation.no_evidence_that")
 # Harm said to be absent ("with no significant adverse effects", "without complications").
 _NO_HARM = cue("negation.no_harm")
-# A question asking whether two things are one ("Are cold knife conization and LEEP the same
-# procedure?"), which a difference between them answers no.
-_SAMENESS_QUESTION = re.compile(
-    r"\b(?:same|similar|identical|equivalent|interchangeable|comparable)\b", re.I
-)
-# A difference stated between two groups: "50% longer and 100% heavier than LEEP specimens"
-# (not a threshold, "greater than 5 cm", nor "other than", "rather than").
-_DIFFERENCE_THAN = re.compile(
-    r"\b(?!(?:other|rather|whether|either|neither|never|over|under|after|ever)\b)"
-    r"(?:\w{2,}er|more(?: \w+)?|less(?: \w+)?|fewer(?: \w+)?)\s+than\b(?!\s*[<>=≤≥\d])",
-    re.I,
-)
 _NEGATED_QUESTION = cue("negation.question")
-# A concession the sentence opens with, up to its comma: "Although X is correlated with Y, ...".
-_CONCESSIVE = re.compile(
-    r"^\s*(?:although|though|even though|while|despite)\b[^,;]{3,200},\s*", re.I
-)
 _CLAUSE_SPLIT = re.compile(r";\s+|,?\s+(?:but|however|whereas|while|although|though|yet)\s+", re.I)
 _YES_NO_START = re.compile(
     r"^(?:am|(?:is|are|was|were|does|do|did|could|should|would|has|have|had|might|must)(?:n't)?"

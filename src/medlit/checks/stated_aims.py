@@ -31,17 +31,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from medlit.checks.citations import drop_cited_for, extract_pmids, without_citations
+from medlit.checks.citations import extract_pmids, without_citations
 from medlit.checks.contradicted import concludes
 from medlit.checks.stance import content_terms
-from medlit.log import get_logger
 from medlit.text import split_sentences
 from medlit.types import Article
 from medlit.words import cue
 
-__all__ = ["AIM_LEAD", "AIM_SHARE", "aim_sentences", "drop_aims_as_findings", "stated_aim"]
-
-log = get_logger("agent.stated_aims")
+__all__ = ["AIM_LEAD", "AIM_SHARE", "aim_sentences", "stated_aim"]
 
 AIM_SHARE = 0.6
 """Share of a cited sentence's content words an aim of its article must say."""
@@ -107,15 +104,6 @@ def stated_aim(
         # outcome"): what the study set out to show, it found.
         return None
     return best_aim
-
-
-def drop_aims_as_findings(text: str, articles: Mapping[str, Article]) -> tuple[str, list[str]]:
-    """``text`` without the citations of sentences stating what a cited study set out to test
-    as what it found, and one warning each."""
-    text, warnings = drop_cited_for(text, aims_in(articles))
-    if warnings:
-        log.warning("answer_aims_as_findings", removals=len(warnings))
-    return text, warnings
 
 
 def aims_in(articles: Mapping[str, Article]) -> Callable[[str], list[tuple[str, str]]]:

@@ -40,9 +40,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
-from medlit.checks.citations import drop_cited_for, extract_pmids, without_citations
+from medlit.checks.citations import extract_pmids, without_citations
 from medlit.checks.stance import FALLING, RISING
-from medlit.log import get_logger
 from medlit.text import split_sentences
 from medlit.types import Article
 from medlit.words import opposite_pairs, stop_words
@@ -50,14 +49,11 @@ from medlit.words import opposite_pairs, stop_words
 __all__ = [
     "OPPOSITE",
     "WINDOW",
-    "drop_swapped_groups",
     "named_groups",
     "numbers_with_words",
     "swapped_group",
     "swapped_named_group",
 ]
-
-log = get_logger("agent.swapped_groups")
 
 WINDOW = 6
 """Words before a number read with it."""
@@ -211,15 +207,6 @@ def swapped_named_group(sentence: str, article: Article) -> tuple[str, str] | No
         if any(r in against for r in theirs) and not any(r in agree for r in theirs):
             return f"{word} {' '.join(group)}", other
     return None
-
-
-def drop_swapped_groups(text: str, articles: Mapping[str, Article]) -> tuple[str, list[str]]:
-    """``text`` without the citations of sentences giving a cited article's number for the
-    opposite group, and one warning each."""
-    text, warnings = drop_cited_for(text, swapped_groups_in(articles))
-    if warnings:
-        log.warning("answer_groups_swapped", removals=len(warnings))
-    return text, warnings
 
 
 def swapped_groups_in(articles: Mapping[str, Article]) -> Callable[[str], list[tuple[str, str]]]:

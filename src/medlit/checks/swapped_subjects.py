@@ -33,19 +33,17 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from medlit.checks.citations import drop_cited_for, extract_pmids, without_citations
+from medlit.checks.citations import extract_pmids, without_citations
 from medlit.checks.defined_terms import long_forms
 from medlit.checks.grounding import said_in, word_stems
 from medlit.checks.memo import remembered
 from medlit.checks.topics import normalise_topic
 from medlit.checks.word_rarity import is_technical
-from medlit.log import get_logger
 from medlit.text import fold_accents, split_sentences
 from medlit.types import Article
+from medlit.words import word_set
 
-__all__ = ["RUN", "SwappedSubject", "drop_swapped_subjects", "swapped_subject"]
-
-log = get_logger("agent.swapped_subjects")
+__all__ = ["RUN", "SwappedSubject", "swapped_subject"]
 
 RUN = 6
 """Words in a row an answer's sentence must share with an article's sentence to copy it."""
@@ -57,9 +55,7 @@ _TOKEN = re.compile(r"[^\W_]+(?:['\u2019-][^\W_]+)*|[,;:()]")
 # Where the subject of the shared run starts: after a comma or another clause mark, "that",
 # "which", "whereas", "while" ("The study found that LVAD support was ...").
 _CLAUSE_START = frozenset([",", ";", ":", "that", "which", "whereas", "while"])
-_AUXILIARY = frozenset(
-    ("was", "were", "is", "are", "be", "been", "being", "has", "have", "had", "did", "does", "do")
-)
+_AUXILIARY = word_set("auxiliary_verbs.txt")
 
 
 @dataclass(frozen=True)
@@ -162,15 +158,6 @@ def swapped_subject(sentence: str, article: Article) -> SwappedSubject | None:
             if isinstance(swap, SwappedSubject) and found is None:
                 found = swap
     return found
-
-
-def drop_swapped_subjects(text: str, articles: Mapping[str, Article]) -> tuple[str, list[str]]:
-    """``text`` without the citations of sentences giving a cited article's finding another
-    subject (:func:`swapped_subject`), and one warning each."""
-    text, warnings = drop_cited_for(text, swapped_subjects_in(articles))
-    if warnings:
-        log.warning("answer_subjects_swapped", removals=len(warnings))
-    return text, warnings
 
 
 def swapped_subjects_in(articles: Mapping[str, Article]) -> Callable[[str], list[tuple[str, str]]]:

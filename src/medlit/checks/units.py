@@ -8,10 +8,11 @@ paragraph says what kind of error it catches, and is what ``docs/checks.md`` lis
 from __future__ import annotations
 
 from medlit.checks.answer_wording import without_opening_connective
+from medlit.checks.apply import apply
 from medlit.checks.attribution import attributer, cited
 from medlit.checks.borrowed_terms import borrowed_rewriter
-from medlit.checks.citation_names import drop_misattributed, misattribution_warnings
-from medlit.checks.citations import citation_only_changes, citation_only_text
+from medlit.checks.citation_names import Misattribution, log_misattributed, misattributions_in
+from medlit.checks.citations import citation_only_changes, citation_only_text, remove_citations
 from medlit.checks.cited_authors import wrong_authors_rewriter
 from medlit.checks.cited_designs import wrong_designs_rewriter
 from medlit.checks.cited_numbers import unsourced_in
@@ -21,7 +22,6 @@ from medlit.checks.context import (
     CheckContext,
     cited_findings,
     edit_action,
-    edits_as_findings,
     sentence_findings,
 )
 from medlit.checks.correlation_strength import overstated_rewriter
@@ -29,13 +29,15 @@ from medlit.checks.draft import Draft
 from medlit.checks.findings import Action, Finding
 from medlit.checks.inferences import inferences_rewriter
 from medlit.checks.off_question import borrowed_support_rewriter, off_question_in
+from medlit.checks.policy import TOGETHER, warnings_of
 from medlit.checks.restated_titles import restated_in
 from medlit.checks.reversed_findings import reversed_in
 from medlit.checks.stated_aims import aims_in
 from medlit.checks.swapped_groups import swapped_groups_in
 from medlit.checks.swapped_subjects import swapped_subjects_in
-from medlit.checks.unsupported import drop_unsupported
+from medlit.checks.unsupported import UnheldReader, Unsupported, unsupported_line
 from medlit.log import get_logger
+from medlit.text import all_of
 
 __all__ = [
     "aims_as_findings",
@@ -130,12 +132,26 @@ def misattributed_names(ctx: CheckContext) -> list[Finding]:
     """A citation to an article that names only otherwise what the sentence names (vitamin C
     where the sentence says vitamin D, type 1 where it says type 2)."""
 
-    def run(text: str) -> tuple[str, list[str]]:
-        checked, found = drop_misattributed(text, ctx.articles)
-        ctx.data["misattributed-names"] = found
-        return checked, misattribution_warnings(found)
-
-    return edits_as_findings("misattributed-names", ctx, run)
+    wrong_in = misattributions_in(ctx.articles)
+    findings: list[Finding] = []
+    found: list[Misattribution] = []
+    for sentence in ctx.draft.sentences:
+        wrong = wrong_in(sentence.text)
+        if not wrong:
+            continue
+        found += wrong
+        kept = remove_citations(sentence.text, [m.pmid for m in wrong])
+        action, pmids = edit_action(sentence.text, kept)
+        findings += [
+            Finding(
+                "misattributed-names", action, m.warning(), pmids, sentence.index, sentence.text,  # type: ignore[arg-type]
+                data={TOGETHER: m.together()},
+            )
+            for m in wrong
+        ]  # fmt: skip
+    ctx.data["misattributed-names"] = found
+    log_misattributed(found)
+    return findings
 
 
 def unsourced_numbers(ctx: CheckContext) -> list[Finding]:
@@ -276,12 +292,29 @@ def unsupported_conclusions(ctx: CheckContext) -> list[Finding]:
     """An uncited conclusion that uses the question's subject words together where no single
     retrieved article holds them together."""
 
-    def run(text: str) -> tuple[str, list[str]]:
-        unsupported = drop_unsupported(text, ctx.articles, ctx.question)
-        ctx.data["unsupported-conclusions"] = unsupported
-        return unsupported.text, unsupported.warnings
-
-    return edits_as_findings("unsupported-conclusions", ctx, run)
+    read = UnheldReader(ctx.articles, ctx.question)
+    findings: list[Finding] = []
+    words: list[str] = []
+    for sentence in ctx.draft.sentences:
+        written = read(sentence.text)
+        if written is None:
+            continue
+        words.extend(word for word in written if word not in words)
+        said = all_of(written)
+        findings.append(
+            Finding(
+                "unsupported-conclusions", "drop", unsupported_line(said), (), sentence.index,
+                sentence.text, data={TOGETHER: unsupported_line(said, "{n}")},
+            )
+        )  # fmt: skip
+    if findings:
+        get_logger("agent.unsupported").warning(
+            "answer_unsupported_dropped", sentences=len(findings)
+        )
+    left = apply(ctx.draft, findings).text  # what the notes hold the words to
+    told = warnings_of(findings)
+    ctx.data["unsupported-conclusions"] = Unsupported(left, told, words, read.spoken)
+    return findings
 
 
 def opening_connective(ctx: CheckContext) -> list[Finding]:

@@ -15,23 +15,23 @@ evidence can carry, or one that only connects ("These trials were small."), stay
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from medlit.checks.citations import extract_pmids
-from medlit.checks.draft import rewrite_sentences
 from medlit.checks.grounding import abbreviation_said, said_in, word_stem, word_stems
 from medlit.checks.qualified_names import Names, mismatched, qualified_names
 from medlit.checks.topics import anchor_terms, normalise_topic
 from medlit.checks.word_rarity import is_technical
-from medlit.log import get_logger
-from medlit.text import all_of
 from medlit.types import Article
 
-__all__ = ["MIN_SHARE", "Unsupported", "drop_unsupported", "says_all"]
-
-log = get_logger("agent.unsupported")
+__all__ = [
+    "MIN_SHARE",
+    "UnheldReader",
+    "Unsupported",
+    "says_all",
+    "unsupported_line",
+]
 
 MIN_SHARE = 0.6
 """Share of the question's subject words an uncited sentence must use to be checked."""
@@ -39,9 +39,9 @@ MIN_SHARE = 0.6
 
 @dataclass
 class Unsupported:
-    """The answer after :func:`drop_unsupported`, what it warns of, and the subject words of
-    the sentences left out (as they wrote them, in their order; lower case but for an
-    abbreviation)."""
+    """The answer after the ``unsupported-conclusions`` check, what it warns of, and the
+    subject words of the sentences left out (as they wrote them, in their order; lower case
+    but for an abbreviation)."""
 
     text: str
     warnings: list[str] = field(default_factory=list)
@@ -82,51 +82,37 @@ def says_all(article: Article, words: set[str]) -> bool:
     return all(said_in(normalise_topic(word), said) for word in words)
 
 
-def drop_unsupported(text: str, articles: Mapping[str, Article], question: str) -> Unsupported:
-    """``text`` without its uncited conclusions that no retrieved article supports.
+class UnheldReader:
+    """Reads a sentence as an uncited conclusion no retrieved article supports: the subject
+    words it uses, as written, or None (the articles read once, when a sentence is first held
+    to them; ``spoken``: their word stems, once read)."""
 
-    Args:
-        text: the answer, its citations checked and attributed.
-        articles: the retrieved evidence articles, by PMID.
-        question: the standalone question (its subject words are checked).
+    def __init__(self, articles: Mapping[str, Article], question: str) -> None:
+        # Words compare in any of their forms ("inherited", "inheritance"): the local model's
+        # "nasal polyposis is inherited" was left out as said by no article, over an article
+        # titled "Nasal polyposis: is there an inheritance pattern?".
+        self.anchors = {word_stem(word) for word in anchor_terms(question)}
+        self.articles = articles
+        self.evidence: list[tuple[set[str], Names, str]] = []
+        self.spoken: set[str] = set()
 
-    Returns:
-        The text, one warning per kind of sentence left out ("2 uncited sentences ..."), and
-        the subject words those sentences used.
-    """
-    # Words compare in any of their forms ("inherited", "inheritance"): the local model's
-    # "nasal polyposis is inherited" was left out as said by no article, over an article titled
-    # "Nasal polyposis: is there an inheritance pattern?".
-    anchors = {word_stem(word) for word in anchor_terms(question)}
-    if len(anchors) < 2 or not articles:
-        return Unsupported(text)
-    evidence: list[tuple[set[str], Names, str]] = []
-    spoken: set[str] = set()
-    left_out: list[str] = []
-    words: list[str] = []
+    @property
+    def reads(self) -> bool:
+        """Whether a sentence can be held at all (two subject words or more, and articles)."""
+        return len(self.anchors) >= 2 and bool(self.articles)
 
-    def check(sentence: str) -> str:
-        if not _checked(sentence, anchors):
-            return sentence
-        if not evidence:  # read the articles once, when a sentence is first held to them
-            evidence.extend(_evidence(articles))
-            spoken.update(*(held for held, _, _ in evidence))
-        written = _unheld(sentence, anchors, evidence, spoken)
-        if written is None:
-            return sentence
-        left_out.append(all_of(written))
-        words.extend(word for word in written if word not in words)
-        return ""
+    def __call__(self, sentence: str) -> list[str] | None:
+        if not self.reads or not _checked(sentence, self.anchors):
+            return None
+        if not self.evidence:
+            self.evidence.extend(_evidence(self.articles))
+            self.spoken.update(*(held for held, _, _ in self.evidence))
+        return _unheld(sentence, self.anchors, self.evidence, self.spoken)
 
-    text = rewrite_sentences(text, check)
-    if left_out:
-        log.warning("answer_unsupported_dropped", sentences=len(left_out))
-    counts = Counter(left_out)
-    warnings = [
-        f"{_how_many(counts[words])} left out: no retrieved article speaks of {words} together"
-        for words in counts
-    ]
-    return Unsupported(text, warnings, words, spoken)
+
+def unsupported_line(words: str, times: str = "1") -> str:
+    """What the reader is told of ``times`` uncited sentences left out that used ``words``."""
+    return f"{_how_many(times)} left out: no retrieved article speaks of {words} together"
 
 
 def _evidence(articles: Mapping[str, Article]) -> list[tuple[set[str], Names, str]]:
@@ -188,5 +174,5 @@ def _as_written(sentence: str, stems: set[str]) -> list[str]:
     return list(found.values())
 
 
-def _how_many(count: int) -> str:
-    return "an uncited sentence was" if count == 1 else f"{count} uncited sentences were"
+def _how_many(count: str) -> str:
+    return "an uncited sentence was" if count == "1" else f"{count} uncited sentences were"

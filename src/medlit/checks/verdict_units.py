@@ -3,13 +3,10 @@ what the cited articles conclude. They run once the verdict is known."""
 
 from __future__ import annotations
 
-from medlit.checks.context import CheckContext, cited_findings, edits_as_findings
+from medlit.checks.context import CheckContext, cited_findings
+from medlit.checks.contradicted import against_in, contradicted_in
 from medlit.checks.contradicted import (
     consistent_verdict as consistent,
-)
-from medlit.checks.contradicted import (
-    contradicted_in,
-    drop_against_conclusions,
 )
 from medlit.checks.findings import Finding
 from medlit.llm.extractive import about_question
@@ -68,11 +65,11 @@ def against_conclusions(ctx: CheckContext) -> list[Finding]:
     if verdict is None:
         return []
 
-    def run(text: str) -> tuple[str, list[str]]:
-        against: list[str] = []
-        for stated in ("yes", "no") if verdict == "uncertain" else (verdict,):
-            text, dropped = drop_against_conclusions(text, stated, ctx.articles, ctx.question)
-            against += dropped
-        return text, against
-
-    return edits_as_findings("against-conclusions", ctx, run)
+    found: list[Finding] = []
+    for stated in ("yes", "no") if verdict == "uncertain" else (verdict,):
+        wrong_in = against_in(ctx.draft.text, stated, ctx.articles, ctx.question)
+        if wrong_in is not None:
+            told = cited_findings("against-conclusions", ctx, wrong_in)
+            log.warning("answer_against_conclusions", removals=len(told))
+            found += told
+    return found

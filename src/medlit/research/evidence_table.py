@@ -26,12 +26,13 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from pydantic import BaseModel
 
 from medlit.checks.claim_check import check_claim
 from medlit.checks.claims import article_quote, quote_passage
+from medlit.checks.registry import refuse_unknown
 from medlit.checks.stance import content_terms, sentence_stance
 from medlit.errors import LLMConfigError, LLMError
 from medlit.llm.extractive import conclusion_sentences
@@ -185,12 +186,18 @@ def _direction(question: str, article: Article) -> tuple[Direction, str | None]:
 
 
 def _checked(
-    name: str, text: str, quote: str, article: Article, question: str, dropped: dict[str, str]
+    name: str,
+    text: str,
+    quote: str,
+    article: Article,
+    question: str,
+    dropped: dict[str, str],
+    disabled: Collection[str] = (),
 ) -> Cell | None:
-    """The cell if its quote is the article's, verbatim, and says its text; else None (the
-    reason kept in ``dropped``). With a full text read, its pieces that report the study
-    (:meth:`Article.as_read`) are the article's too; the cell says which passage holds the
-    quote (the abstract's first)."""
+    """The cell if its quote is the article's, verbatim, and says its text (the ``claim``
+    checks but those ``disabled``); else None (the reason kept in ``dropped``). With a full
+    text read, its pieces that report the study (:meth:`Article.as_read`) are the article's
+    too; the cell says which passage holds the quote (the abstract's first)."""
     text, quote = " ".join(text.split()), " ".join(quote.split())
     if not text or not quote:
         return None
@@ -199,7 +206,7 @@ def _checked(
     if found is None:
         dropped[name] = "quote_not_in_article"
         return None
-    checked = check_claim(text, found, read, question)
+    checked = check_claim(text, found, read, question, disabled)
     if checked.reason is not None or checked.quote is None:
         dropped[name] = checked.reason or "quote_not_in_article"
         return None
@@ -215,8 +222,9 @@ def _checked(
     )
 
 
-def structure_row(article: Article, question: str) -> EvidenceRow:
-    """A row filled from what the article carries (no LLM)."""
+def structure_row(article: Article, question: str, disabled: Collection[str] = ()) -> EvidenceRow:
+    """A row filled from what the article carries (no LLM; ``disabled``: ids of checks not
+    to run)."""
     design, source, design_quote = design_of(article)
     row = EvidenceRow(
         pmid=article.pmid,
@@ -232,11 +240,13 @@ def structure_row(article: Article, question: str) -> EvidenceRow:
         counted = _n_sentence(article.as_read())
     if counted is not None:
         number, sentence = counted
-        row.population = _checked("population", sentence, sentence, article, question, row.dropped)
+        row.population = _checked(
+            "population", sentence, sentence, article, question, row.dropped, disabled
+        )
         row.n = number if row.population is not None and number else None
     effect = _effect_sentence(article, question)
     if effect is not None:
-        row.effect = _checked("effect", effect, effect, article, question, row.dropped)
+        row.effect = _checked("effect", effect, effect, article, question, row.dropped, disabled)
     row.direction, row.direction_quote = _direction(question, article)
     return row
 
@@ -290,15 +300,20 @@ class RowReply(BaseModel):
 
 
 async def llm_row(
-    article: Article, question: str, llm: ResearchLLM, *, max_chars: int = 6000
+    article: Article,
+    question: str,
+    llm: ResearchLLM,
+    *,
+    max_chars: int = 6000,
+    disabled: Collection[str] = (),
 ) -> EvidenceRow:
-    """A row whose cells the model proposed and the checks kept; the structure's row (with the
-    reason) when the reply is no valid row.
+    """A row whose cells the model proposed and the checks (but those ``disabled``) kept; the
+    structure's row (with the reason) when the reply is no valid row.
 
     Raises:
         LLMConfigError: no model for ``extract_facts``.
     """
-    row = structure_row(article, question)
+    row = structure_row(article, question, disabled)
     user = (
         f"Research question: {question}\n\nArticle PMID: {article.pmid or 'none'}\n"
         f"Title: {article.title}\nAbstract:\n{article.abstract_text[:max_chars]}"
@@ -319,7 +334,9 @@ async def llm_row(
         proposed = getattr(reply, name)
         if proposed is None:
             continue
-        cell = _checked(name, proposed.text, proposed.quote, article, question, row.dropped)
+        cell = _checked(
+            name, proposed.text, proposed.quote, article, question, row.dropped, disabled
+        )
         if cell is not None:
             setattr(row, name, cell)
     if reply.n is not None and row.population is not None:
@@ -333,16 +350,21 @@ async def llm_row(
 
 
 async def build_evidence_table(
-    articles: Sequence[Article], question: str, llm: ResearchLLM | None
+    articles: Sequence[Article],
+    question: str,
+    llm: ResearchLLM | None,
+    disabled: Collection[str] = (),
 ) -> list[EvidenceRow]:
-    """One row per article (the included studies), in their order."""
+    """One row per article (the included studies), in their order (``disabled``: ids of
+    checks not to run; an unknown one is a ValueError)."""
+    refuse_unknown(disabled)
     use_llm = llm is not None and llm.is_configured(Task.EXTRACT)
     rows = []
     for article in articles:
         if use_llm and llm is not None:
-            rows.append(await llm_row(article, question, llm))
+            rows.append(await llm_row(article, question, llm, disabled=disabled))
         else:
-            rows.append(structure_row(article, question))
+            rows.append(structure_row(article, question, disabled))
     return rows
 
 

@@ -1,18 +1,16 @@
 """The research report's summary and sections held to its verified facts.
 
-The sentence-level checking (:func:`medlit.checks.grounding.ground_text`) is the checks'; what
+The sentence-level checking (:func:`medlit.checks.report_check.ground_text`) is the checks'; what
 is here knows the report's facts and references: the words each reference number stands
 behind, the summary when no drafted sentence survives, and a section's fallback.
 """
 
 from __future__ import annotations
 
-from medlit.checks.grounding import (
-    GroundedSummary,
-    ground_text,
-    question_parts,
-    topic_words,
-)
+from collections.abc import Collection
+
+from medlit.checks.grounding import question_parts, topic_words
+from medlit.checks.report_check import GroundedSummary, ground_text
 from medlit.checks.topics import anchor_terms, normalise_topic
 from medlit.research.models import Discrepancy, Reference, VerifiedFact
 
@@ -79,6 +77,7 @@ def ground_summary(
     facts: list[VerifiedFact],
     numbers: dict[str, int],
     support: dict[int, set[str]],
+    disabled: Collection[str] = (),
 ) -> GroundedSummary:
     """Keep the sentences of ``summary`` that rest on the facts they cite (see module doc).
 
@@ -89,8 +88,9 @@ def ground_summary(
         numbers: reference number by article key.
         support: what each reference stands behind (:func:`fact_support`), shared with the
             sections' check.
+        disabled: ids of checks not to run.
     """
-    grounded = ground_text(summary, question, support)
+    grounded = ground_text(summary, question, support, disabled)
     if grounded.answered:
         return grounded
     asks = question_parts(question)

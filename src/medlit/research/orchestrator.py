@@ -434,6 +434,7 @@ class _Run:
                 o.settings.research,
                 plan=job.plan,
                 budget_stop_reason=job.budget_stop_reason,
+                disabled_checks=o.settings.checks.disabled,
             )
             job.report.limitations.extend(failed_source_limitations(job.plan))
             await self.review_outputs()
@@ -446,7 +447,8 @@ class _Run:
 
         job = self.job
         included = [job.articles[k] for k in included_keys(job) if k in job.articles]
-        rows = await build_evidence_table(included, job.question, self.o.llm)
+        disabled = self.o.settings.checks.disabled
+        rows = await build_evidence_table(included, job.question, self.o.llm, disabled)
         job.evidence_table = rows
         job.certainty = draft_certainty(rows, job.discrepancies, job.question)
 
@@ -489,6 +491,7 @@ class _Run:
                     min_relevance=o.settings.agent.min_relevance,
                 ),
                 search_log=job.search_log,
+                disabled_checks=o.settings.checks.disabled,
             )
 
             def record_spend() -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -25,6 +25,7 @@ from medlit.checks.claims import without_label
 from medlit.checks.grounding import (
     unframed_claim,
 )
+from medlit.checks.registry import refuse_unknown
 from medlit.checks.search_terms import build_queries, query_terms
 from medlit.config import ResearchDepth, ResearchSettings
 from medlit.errors import LLMConfigError, LLMError, ResearchError
@@ -166,6 +167,8 @@ class DeepResearcher:
         on_step: told what a sub-question is doing ("8 articles found, 5 to read").
         question_search: how ``ask`` searches (the research question is searched so).
         search_log: where every query sent is recorded (the job's ``search_log``).
+        disabled_checks: ids of checks not to run (``settings.checks.disabled``); an unknown
+            one is a ValueError.
     """
 
     def __init__(
@@ -186,7 +189,10 @@ class DeepResearcher:
         full_text_chunks: int = FULL_TEXT_EMBEDDED,
         question_search: QuestionSearch | None = None,
         search_log: list[SearchLogEntry] | None = None,
+        disabled_checks: Collection[str] = (),
     ) -> None:
+        refuse_unknown(disabled_checks)
+        self.disabled_checks = frozenset(disabled_checks)
         self.settings = settings
         self.question_search = question_search or QuestionSearch()
         self.search_log: list[SearchLogEntry] = search_log if search_log is not None else []
@@ -650,7 +656,8 @@ class DeepResearcher:
             checked = CheckedClaim(None, "pmid_mismatch")
         else:
             # A quote from the full text's Results is the article's too (Article.as_read).
-            checked = check_claim(statement, claim.quote, article.as_read(), question.text)
+            read = article.as_read()
+            checked = check_claim(statement, claim.quote, read, question.text, self.disabled_checks)
         if checked.reason is not None or checked.quote is None:
             swap = checked.swap
             log.warning(

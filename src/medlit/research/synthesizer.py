@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
 from medlit.checks.answer_wording import third_person, unauthored
 from medlit.checks.defined_terms import spell_out
-from medlit.checks.grounding import cited_numbers, ground_text, word_stems
+from medlit.checks.grounding import cited_numbers, word_stems
+from medlit.checks.registry import refuse_unknown
+from medlit.checks.report_check import ground_text
 from medlit.config import ResearchSettings
 from medlit.errors import LLMOutputError, LLMTimeout
 from medlit.log import get_logger
@@ -391,6 +393,7 @@ class _Drafting:
     numbers: dict[str, int]
     support: dict[int, set[str]]
     limitations: list[str] = field(default_factory=list)
+    disabled: Collection[str] = ()  # ids of checks not to run
 
 
 def _topics_of(
@@ -451,7 +454,9 @@ async def _write_summary(d: _Drafting) -> tuple[str, str]:
             ),
         )
     executive_summary, _ = clean_citations(summary.executive_summary, d.references)
-    grounded = ground_summary(executive_summary, d.question, d.facts, d.numbers, d.support)
+    grounded = ground_summary(
+        executive_summary, d.question, d.facts, d.numbers, d.support, d.disabled
+    )
     executive_summary = _plain(grounded.text, d.references, d.articles)
     title = report_title(summary.title, d.question, answered=grounded.answered)
     if grounded.removed:
@@ -478,7 +483,7 @@ async def _topic_section(
             d.numbers,
             d.llm,
             d.settings,
-            lambda text: count_words(ground_text(text, d.question, d.support).text),
+            lambda text: count_words(ground_text(text, d.question, d.support, d.disabled).text),
         )
     except UNWRITTEN_ERRORS as exc:
         # One bad reply costs this section its prose, not the job: its verified facts.
@@ -493,7 +498,7 @@ async def _topic_section(
             d.settings,
             UNWRITTEN_SECTION,
         )
-    grounded = ground_text(section.content, d.question, d.support)
+    grounded = ground_text(section.content, d.question, d.support, d.disabled)
     if grounded.removed:
         log.warning(
             "section_sentences_removed",
@@ -540,6 +545,7 @@ async def generate_report(
     plan: ResearchPlan | None = None,
     budget_stop_reason: str | None = None,
     on_section: Callable[[int, int], None] | None = None,
+    disabled_checks: Collection[str] = (),
 ) -> NarrativeReport:
     """Write the report (task ``synthesize``): summary, one section per topic, references.
 
@@ -559,7 +565,10 @@ async def generate_report(
         plan: the plan (topic order and wording, what was skipped).
         budget_stop_reason: why research stopped early, if it did (stated in the report).
         on_section: called with (sections done, sections total) for progress.
+        disabled_checks: ids of checks not to run (``settings.checks.disabled``); an unknown
+            one is a ValueError.
     """
+    refuse_unknown(disabled_checks)
     topics, conflicts = _topics_of(facts, discrepancies, plan)
     # References are numbered in reading order: topic by topic, facts before conflicts.
     references = build_references(
@@ -580,7 +589,7 @@ async def generate_report(
         )
     support = fact_support(facts, references, numbers, discrepancies)
     d = _Drafting(question, facts, discrepancies, articles, llm, settings, references, numbers,
-                  support, limitations)  # fmt: skip
+                  support, limitations, disabled_checks)  # fmt: skip
     title, executive_summary = await _write_summary(d)
     sections: list[ReportSection] = []
     ungrounded = 0

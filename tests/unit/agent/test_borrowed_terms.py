@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from medlit.checks.borrowed_terms import drop_borrowed_terms
 from medlit.checks.word_rarity import is_technical
+from tests.unit._checks import checked
 from tests.unit.agent.articles import article
 
 QUESTION = "Does vancomycin peak concentration monitoring help in adults?"
@@ -33,7 +33,7 @@ def test_the_observed_mix_is_left_out_with_both_articles_named() -> None:
         "in this age group [PMID:25336163]. Meropenem trough concentrations in ISF were lower "
         "than in plasma [PMID:25336163]."
     )
-    out = drop_borrowed_terms(text, ARTICLES, QUESTION)
+    out = checked("borrowed-terms", text, ARTICLES, QUESTION)
     assert out.text == (
         "Meropenem trough concentrations in ISF were lower than in plasma [PMID:25336163]."
     )
@@ -49,7 +49,7 @@ def test_what_the_cited_articles_or_the_question_say_is_kept() -> None:
         "ISF meropenem was lower than plasma [PMID:25336163][PMID:24300001]. "
         "Vancomycin peak concentrations were not studied [PMID:24300001]."
     )
-    assert drop_borrowed_terms(text, ARTICLES, QUESTION).text == text
+    assert checked("borrowed-terms", text, ARTICLES, QUESTION).text == text
 
 
 def test_common_words_and_words_no_article_says_are_not_borrowed() -> None:
@@ -59,7 +59,7 @@ def test_common_words_and_words_no_article_says_are_not_borrowed() -> None:
         "The evidence shows ISF concentrations of this carbapenem are necessary to know "
         "[PMID:25336163]."
     )
-    assert drop_borrowed_terms(text, ARTICLES, QUESTION).text == text
+    assert checked("borrowed-terms", text, ARTICLES, QUESTION).text == text
 
 
 def test_technical_is_rare_in_english() -> None:
@@ -87,5 +87,5 @@ def test_a_suspended_prefix_is_no_term() -> None:
     text = (
         "Depressive symptoms were more frequent in peri- and postmenopausal women [PMID:31000001]."
     )
-    out = drop_borrowed_terms(text, articles, "Is depression more frequent around menopause?")
+    out = checked("borrowed-terms", text, articles, "Is depression more frequent around menopause?")
     assert out.text == text and out.warnings == []

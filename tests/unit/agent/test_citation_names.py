@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from medlit.checks.citation_names import (
-    drop_misattributed,
-    left_unanswered,
-    misattribution_warnings,
-    unaddressed,
-)
+from medlit.checks.citation_names import Misattribution, left_unanswered, unaddressed
+from medlit.types import Article
+from tests.unit._checks import checked, left_for_later
 from tests.unit.agent.articles import article
+
+
+def misattributed(text: str, articles: dict[str, Article]) -> tuple[str, list[Misattribution]]:
+    """What ``misattributed-names`` left of ``text``, and what it removed (in order)."""
+    result, found = left_for_later("misattributed-names", text, articles)
+    return result.text, found
+
 
 ARTICLES = {
     "1": article("1", "Vitamin C after wrist fractures", "Vitamin C reduced CRPS type I."),
@@ -22,7 +26,7 @@ def test_a_sentence_whose_only_citation_names_another_vitamin_is_left_out() -> N
         "Vitamin D supplementation reduced CRPS after wrist fractures [PMID:1]. "
         "Vitamin D reduced falls [PMID:2].\nCalcium helped too [PMID:3]."
     )
-    kept, found = drop_misattributed(text, ARTICLES)
+    kept, found = misattributed(text, ARTICLES)
     assert kept == "Vitamin D reduced falls [PMID:2].\nCalcium helped too [PMID:3]."
     assert [(m.pmid, m.claimed, m.found, m.sentence_dropped) for m in found] == [
         ("1", "vitamin D", "vitamin C", True)
@@ -35,7 +39,7 @@ def test_a_sentence_whose_only_citation_names_another_vitamin_is_left_out() -> N
 
 def test_only_the_wrong_citation_goes_when_another_supports_the_sentence() -> None:
     text = "Vitamin D reduced falls and fractures [PMID:1][PMID:2] [PMID:3]."
-    kept, found = drop_misattributed(text, ARTICLES)
+    kept, found = misattributed(text, ARTICLES)
     # Article 3 names no vitamin, so it says nothing against the sentence.
     assert kept == "Vitamin D reduced falls and fractures [PMID:2] [PMID:3]."
     assert [(m.pmid, m.sentence_dropped) for m in found] == [("1", False)]
@@ -47,11 +51,11 @@ def test_sentences_that_name_what_their_article_names_stay() -> None:
         "Unlike vitamin D, vitamin C reduced CRPS type I [PMID:1]. "
         "Vitamin D3 reduced falls [PMID:2]. Uncited vitamin K lore."
     )
-    assert drop_misattributed(text, ARTICLES) == (text, [])
+    assert misattributed(text, ARTICLES) == (text, [])
 
 
 def test_an_answer_left_without_evidence_says_what_is_missing() -> None:
-    _, found = drop_misattributed("Vitamin D reduced CRPS [PMID:1].", ARTICLES)
+    _, found = misattributed("Vitamin D reduced CRPS [PMID:1].", ARTICLES)
     assert unaddressed("", found) == (
         "None of the retrieved articles addresses vitamin D: the statements written from "
         "articles about vitamin C were left out."
@@ -66,7 +70,7 @@ def test_an_answer_whose_claim_on_the_asked_name_was_left_out_is_unanswered() ->
     # and went; what is left is about the PHQ-9 and cannot carry a verdict on the PHQ-2.
     articles = {"9": article("9", "PHQ-9 in vision loss", "The PHQ-9 scale fits Rasch.")}
     text = "The PHQ-2 can be used here [PMID:9]. The PHQ-9 scale fits Rasch [PMID:9]."
-    kept, found = drop_misattributed(text, articles)
+    kept, found = misattributed(text, articles)
     assert kept == "The PHQ-9 scale fits Rasch [PMID:9]."
     question = "Can clinicians use the PHQ-2 to assess depression in vision loss?"
     assert left_unanswered(kept, found, question) == found
@@ -78,8 +82,7 @@ def test_an_answer_whose_claim_on_the_asked_name_was_left_out_is_unanswered() ->
 
 def test_sentences_left_out_for_the_same_reason_make_one_warning() -> None:
     text = "Vitamin D cut CRPS [PMID:1]. Vitamin D cut pain [PMID:1]. Vitamin D cut it [PMID:2]."
-    _, found = drop_misattributed(text, ARTICLES)
-    assert misattribution_warnings(found) == [
+    assert checked("misattributed-names", text, ARTICLES).warnings == [
         "2 sentences were left out: they cited PMID 1 for vitamin D, but that article is about "
         "vitamin C"
     ]

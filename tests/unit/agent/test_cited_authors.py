@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from medlit.checks.cited_authors import drop_wrong_authors
 from medlit.types import Article
+from tests.unit._checks import checked
 
 LISTED = Article(pmid="1", title="Psychological distress and disability", authors=["Stahl D"])
 UNLISTED = Article(pmid="2", title="Does psychological distress predict disability?")
@@ -14,17 +14,17 @@ ARTICLES = {"1": LISTED, "2": UNLISTED}
 def test_an_author_no_cited_article_lists_is_taken_out() -> None:
     # What the local model wrote, over a record with no authors.
     said = "Specifically, a study published in 1997 by Stahl et al. [PMID:2] found that X."
-    assert drop_wrong_authors(said, ARTICLES) == (
+    assert checked("wrong-authors", said, ARTICLES) == (
         "Specifically, a study published in 1997 [PMID:2] found that X.",
         ['an author name was taken out: "by Stahl et al.", which no article it cites lists'],
     )
     # The name as the sentence's subject gives way to "A study"; "as reported by" goes whole.
-    assert drop_wrong_authors("Jones et al. (1997) reported X [PMID:1].", ARTICLES)[0] == (
+    assert checked("wrong-authors", "Jones et al. (1997) reported X [PMID:1].", ARTICLES)[0] == (
         "A study reported X [PMID:1]."
     )
-    assert drop_wrong_authors("X fell [PMID:2], as reported by Smith et al.", ARTICLES)[0] == (
-        "X fell [PMID:2]."
-    )
+    assert checked("wrong-authors", "X fell [PMID:2], as reported by Smith et al.", ARTICLES)[
+        0
+    ] == ("X fell [PMID:2].")
 
 
 def test_a_listed_author_and_an_uncited_name_stay() -> None:
@@ -33,7 +33,7 @@ def test_a_listed_author_and_an_uncited_name_stay() -> None:
         "Stahl and colleagues found X [PMID:1].",
         "Stahl et al. found X.",  # cites nothing: an author of a retrieved article
     ):
-        assert drop_wrong_authors(said, ARTICLES) == (said, [])
+        assert checked("wrong-authors", said, ARTICLES) == (said, [])
 
 
 def test_an_author_a_sentence_citing_nothing_names_must_be_of_a_retrieved_article() -> None:
@@ -44,7 +44,7 @@ def test_an_author_a_sentence_citing_nothing_names_must_be_of_a_retrieved_articl
         "The study by Bridge et al. (1997) demonstrated that long-term use of LVADs as bridges "
         "to transplantation is successful. The study also found X [PMID:9107172]."
     )
-    assert drop_wrong_authors(said, {"9107172": bridge}) == (
+    assert checked("wrong-authors", said, {"9107172": bridge}) == (
         "The study demonstrated that long-term use of LVADs as bridges to transplantation is "
         "successful. The study also found X [PMID:9107172].",
         [
@@ -52,12 +52,12 @@ def test_an_author_a_sentence_citing_nothing_names_must_be_of_a_retrieved_articl
             "article lists"
         ],
     )
-    assert drop_wrong_authors("Jones et al. found X.", ARTICLES)[0] == "A study found X."
+    assert checked("wrong-authors", "Jones et al. found X.", ARTICLES)[0] == "A study found X."
     # With no evidence at all there is nothing to hold a name to.
-    assert drop_wrong_authors("Jones et al. found X.", {}) == ("Jones et al. found X.", [])
+    assert checked("wrong-authors", "Jones et al. found X.", {}) == ("Jones et al. found X.", [])
 
 
 def test_a_surname_of_more_than_one_word_is_listed_by_its_last() -> None:
     vries = Article(pmid="3", title="t", authors=["De Vries K"])
     said = "De Vries et al. found X [PMID:3]."
-    assert drop_wrong_authors(said, {"3": vries}) == (said, [])
+    assert checked("wrong-authors", said, {"3": vries}) == (said, [])

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from medlit.checks.cited_designs import drop_wrong_designs
 from medlit.types import AbstractSection, Article
+from tests.unit._checks import checked as after_check
 
 PSA = Article(
     pmid="15466981",
@@ -44,7 +44,7 @@ def test_a_design_the_cited_article_does_not_have_is_taken_out() -> None:
         "Combining PSA and free PSA tests improves early detection, as demonstrated by a "
         "systematic review of 429 cases and 1,640 controls [PMID:15466981]."
     )
-    checked, warnings = drop_wrong_designs(text, {PSA.pmid: PSA})
+    checked, warnings = after_check("wrong-designs", text, {PSA.pmid: PSA})
     assert checked == (
         "Combining PSA and free PSA tests improves early detection, as demonstrated by a "
         "study of 429 cases and 1,640 controls [PMID:15466981]."
@@ -57,10 +57,10 @@ def test_a_design_the_cited_article_does_not_have_is_taken_out() -> None:
 def test_the_design_opening_a_sentence_and_in_the_plural() -> None:
     articles = {PSA.pmid: PSA, TRIAL.pmid: TRIAL}
     opening = "A large, double-blind randomized controlled trial [PMID:15466981] found X."
-    assert drop_wrong_designs(opening, articles)[0] == "A study [PMID:15466981] found X."
+    assert after_check("wrong-designs", opening, articles)[0] == "A study [PMID:15466981] found X."
     plural = "Randomized controlled trials [PMID:15466981] show X. The meta-analysis found Y "
     plural += "[PMID:15466981]."
-    checked, warnings = drop_wrong_designs(plural, articles)
+    checked, warnings = after_check("wrong-designs", plural, articles)
     assert checked == "Studies [PMID:15466981] show X. The study found Y [PMID:15466981]."
     assert len(warnings) == 2
 
@@ -78,4 +78,4 @@ def test_a_design_the_article_has_or_names_stands() -> None:
         "A case-control study [PMID:15466981] found X.",  # only strength-claiming designs
         "A non-randomized study [PMID:15466981] found X.",
     ):
-        assert drop_wrong_designs(text, articles) == (text, [])
+        assert after_check("wrong-designs", text, articles) == (text, [])

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from medlit.checks.citations import enforce_citations
-from medlit.checks.cited_numbers import drop_unsourced_numbers, numbers_in
+from medlit.checks.cited_numbers import numbers_in
 from medlit.types import AbstractSection, Article
+from tests.unit._checks import checked
 from tests.unit._sjogren import SJOGREN
 
 
@@ -41,7 +42,7 @@ def test_numbers_are_read_as_written_and_spelled() -> None:
 
 def test_a_sentence_whose_number_its_article_lacks_is_left_out() -> None:
     text = "Supplementation raised Tregs [PMID:1]. A daily dose of 500 mg is advised [PMID:1]."
-    kept, warnings = drop_unsourced_numbers(text, ARTICLES)
+    kept, warnings = checked("unsourced-numbers", text, ARTICLES)
     assert kept == "Supplementation raised Tregs [PMID:1]."
     assert warnings == [
         "a sentence was left out: it cited PMID 1 for 500, a number that article does not give"
@@ -50,7 +51,7 @@ def test_a_sentence_whose_number_its_article_lacks_is_left_out() -> None:
 
 def test_only_the_citation_that_lacks_the_number_goes() -> None:
     text = "A daily dose of 500 mg cut CRPS [PMID:1][PMID:2]."
-    kept, warnings = drop_unsourced_numbers(text, ARTICLES)
+    kept, warnings = checked("unsourced-numbers", text, ARTICLES)
     assert kept == "A daily dose of 500 mg cut CRPS [PMID:2]."
     assert warnings[0].startswith("a citation was removed: it cited PMID 1 for 500")
 
@@ -63,11 +64,12 @@ def test_a_citation_written_after_the_full_stop_is_checked_with_its_sentence() -
         "A daily dose of 500 mg is advised.\n[PMID:1]\nSupplementation raised Tregs.\n[PMID:1]",
     ):
         cited = enforce_citations(text, ARTICLES).text
-        kept, warnings = drop_unsourced_numbers(cited, ARTICLES)
+        kept, warnings = checked("unsourced-numbers", cited, ARTICLES)
         assert kept.strip() == "Supplementation raised Tregs [PMID:1]."
         assert warnings[0].startswith("a sentence was left out: it cited PMID 1 for 500")
     # Its sentence pieces alone keep the citation with the sentence before it.
-    kept, warnings = drop_unsourced_numbers(
+    kept, warnings = checked(
+        "unsourced-numbers",
         "A daily dose of 500 mg is advised. [PMID:1] Supplementation raised Tregs. [PMID:1]",
         ARTICLES,
     )
@@ -80,13 +82,13 @@ def test_rounded_spelled_small_year_and_name_numbers_pass() -> None:
         "Two groups in type 2 diabetes had %Tregs near 6 [PMID:1]. "
         "CRPS fell from 10% to 2.4% over fifty days [PMID:2]."
     )
-    assert drop_unsourced_numbers(text, ARTICLES) == (text, [])
+    assert checked("unsourced-numbers", text, ARTICLES) == (text, [])
 
 
 def test_a_small_number_with_decimals_or_a_percent_sign_is_checked_a_p_threshold_is_not() -> None:
     # 2.4% and 5.9 are the articles'; 3.1% and an odds ratio of 1.45 are nowhere in them.
     kept = "CRPS fell to 2.4% (P < 0.05) [PMID:2]. The %Tregs reached 5.9 in two groups [PMID:1]."
-    assert drop_unsourced_numbers(kept, ARTICLES) == (kept, [])
+    assert checked("unsourced-numbers", kept, ARTICLES) == (kept, [])
     for invented, shown in (
         ("CRPS fell to 3.1% [PMID:2].", "3.1"),
         ("The odds ratio was 1.45 [PMID:2].", "1.45"),
@@ -94,17 +96,17 @@ def test_a_small_number_with_decimals_or_a_percent_sign_is_checked_a_p_threshold
         # A number is named as written: the local model's 22428608 was shown as 2.24286e+07.
         ("The rate was 22428608 [PMID:2].", "22428608"),
     ):
-        text, warnings = drop_unsourced_numbers(f"{kept} {invented}", ARTICLES)
+        text, warnings = checked("unsourced-numbers", f"{kept} {invented}", ARTICLES)
         assert text == kept and len(warnings) == 1, (text, warnings)
         assert f"for {shown}, a number that article does not give" in warnings[0]
-    text, warnings = drop_unsourced_numbers("CRPS fell by 8 % [PMID:2].", ARTICLES)
+    text, warnings = checked("unsourced-numbers", "CRPS fell by 8 % [PMID:2].", ARTICLES)
     assert text == "" and "8, a number that article does not give" in warnings[0]
 
 
 def test_a_number_given_for_another_subject_of_the_article_is_not_its_source() -> None:
     # The article gives 68% for fatigue; the sentence gives it for fibromyalgia.
     text = "Fibromyalgia affects 68% of patients with primary Sjögren's syndrome [PMID:11053064]."
-    kept, warnings = drop_unsourced_numbers(text, {"11053064": SJOGREN})
+    kept, warnings = checked("unsourced-numbers", text, {"11053064": SJOGREN})
     assert kept == ""
     assert warnings == [
         "a sentence was left out: it cited PMID 11053064 for 68, a number that article gives for "
@@ -117,4 +119,4 @@ def test_a_number_given_for_another_subject_of_the_article_is_not_its_source() -
         "Fibromyalgia was found in 12% of patients with pSS, while fatigue was reported by 68% "
         "[PMID:11053064].",
     ):
-        assert drop_unsourced_numbers(said, {"11053064": SJOGREN}) == (said, [])
+        assert checked("unsourced-numbers", said, {"11053064": SJOGREN}) == (said, [])

@@ -4,8 +4,20 @@ from __future__ import annotations
 
 import pytest
 
-from medlit.checks.cited_subjects import drop_unsaid_subjects, populations_unspoken
+from medlit.checks.cited_subjects import Unsaid, populations_unspoken
+from medlit.types import Article
+from tests.unit._checks import left_for_later
 from tests.unit.agent.articles import article
+
+
+def unsaid_subjects(text: str, articles: dict[str, Article], question: str) -> Unsaid:
+    """What ``unsaid-subjects`` left of ``text`` (its ``text``), why, and the words of the
+    sentences it left out."""
+    checked, unsaid = left_for_later("unsaid-subjects", text, articles, question)
+    unsaid.text = checked.text
+    assert unsaid.warnings == checked.warnings
+    return unsaid  # type: ignore[no-any-return]
+
 
 # What the local model cited for a follow-up on vancomycin monitoring in children.
 ARTICLES = {
@@ -33,7 +45,7 @@ def test_a_population_the_article_never_speaks_of_loses_its_citation() -> None:
         "Peak concentration monitoring of vancomycin is not necessary in children [PMID:1]. "
         "Trough concentration guided vancomycin dosing in children [PMID:3]."
     )
-    checked = drop_unsaid_subjects(text, ARTICLES, QUESTION)
+    checked = unsaid_subjects(text, ARTICLES, QUESTION)
     assert checked.text == "Trough concentration guided vancomycin dosing in children [PMID:3]."
     assert checked.warnings == [
         "a sentence was left out: it cited PMID 1 for 'children', which that article never mentions"
@@ -45,7 +57,7 @@ def test_a_population_the_article_never_speaks_of_loses_its_citation() -> None:
 
 def test_a_subject_of_the_question_the_article_never_says_loses_its_citation() -> None:
     text = "Both found no difference in trough concentration [PMID:1][PMID:2]."
-    checked = drop_unsaid_subjects(text, ARTICLES, QUESTION)
+    checked = unsaid_subjects(text, ARTICLES, QUESTION)
     assert checked.text == "Both found no difference in trough concentration [PMID:1]."
     assert checked.warnings == [
         "a citation was removed: it cited PMID 2 for 'concentration', which that article never "
@@ -86,9 +98,9 @@ def test_adults_and_sentences_without_the_questions_words_are_not_checked() -> N
     # Most studies of adults never say so; a sentence on another subject is the others' to judge.
     text = "Peak concentration monitoring of vancomycin is not needed in adults [PMID:1]."
     adults = "Does vancomycin peak concentration monitoring help in adults?"
-    assert drop_unsaid_subjects(text, ARTICLES, adults).text == text
+    assert unsaid_subjects(text, ARTICLES, adults).text == text
     other = "The scout image was rarely needed [PMID:2]."
-    assert drop_unsaid_subjects(other, ARTICLES, QUESTION).text == other
+    assert unsaid_subjects(other, ARTICLES, QUESTION).text == other
 
 
 def test_an_uncited_sentence_on_a_population_no_article_says_it_of_is_left_out() -> None:
@@ -97,7 +109,7 @@ def test_an_uncited_sentence_on_a_population_no_article_says_it_of_is_left_out()
         "Trough concentration predicted efficacy [PMID:1]. This suggests meropenem is "
         "eliminated faster in infants than in adults."
     )
-    checked = drop_unsaid_subjects(text, {"1": ARTICLES["1"]}, question)
+    checked = unsaid_subjects(text, {"1": ARTICLES["1"]}, question)
     assert checked.text == "Trough concentration predicted efficacy [PMID:1]."
     assert checked.warnings == [
         "a sentence was left out: it speaks of infants, citing nothing, and no retrieved "
@@ -107,10 +119,10 @@ def test_an_uncited_sentence_on_a_population_no_article_says_it_of_is_left_out()
     # The local model's: an article given speaks of children (2, from a children's hospital),
     # but says nothing of the kind.
     invented = "This suggests that vancomycin is more effective in children than in adults."
-    assert drop_unsaid_subjects(invented, ARTICLES, QUESTION).text == ""
+    assert unsaid_subjects(invented, ARTICLES, QUESTION).text == ""
     # Taken from an article that speaks of children, citing nothing: for the other checks.
     taken = "Trough concentration guided dosing in children aged 2 to 12 years."
-    assert drop_unsaid_subjects(taken, ARTICLES, QUESTION).text == taken
+    assert unsaid_subjects(taken, ARTICLES, QUESTION).text == taken
 
 
 def test_populations_unspoken_are_those_no_cited_article_speaks_of() -> None:
@@ -131,12 +143,12 @@ def test_a_study_of_infants_speaks_of_children_but_not_the_converse() -> None:
     )
     articles = {**ARTICLES, "4": infants}
     text = "Trough concentration guided vancomycin dosing in children [PMID:4]."
-    assert drop_unsaid_subjects(text, articles, QUESTION).text == text
+    assert unsaid_subjects(text, articles, QUESTION).text == text
     assert populations_unspoken(QUESTION, text, articles) == []
     # Asked of infants, a trial in 2- to 12-year-olds says nothing of them.
     of_infants = "Does vancomycin peak concentration monitoring help in infants?"
     cited_children = "Trough concentration guided dosing in infants [PMID:3]."
-    assert drop_unsaid_subjects(cited_children, articles, of_infants).text == ""
+    assert unsaid_subjects(cited_children, articles, of_infants).text == ""
     assert populations_unspoken(of_infants, "Trough levels guided dosing [PMID:3].", articles) == [
         "infants"
     ]
@@ -153,7 +165,7 @@ def test_a_study_in_a_paediatric_or_neonatal_unit_speaks_of_its_patients() -> No
     )
     question = "Can the PRISM score predict how long a child stays in the PICU?"
     text = "PRISM correlated weakly with length of PICU stay in children [PMID:5]."
-    assert drop_unsaid_subjects(text, {"5": picu}, question).text == text
+    assert unsaid_subjects(text, {"5": picu}, question).text == text
     assert populations_unspoken(question, text, {"5": picu}) == []
     nicu = article("6", "Outcomes in our NICU", "Admissions to the NICU were reviewed.")
     assert populations_unspoken("Do infants do well?", "They do [PMID:6].", {"6": nicu}) == []
@@ -170,7 +182,7 @@ def test_a_population_is_spoken_of_by_the_abbreviation_its_article_defines() -> 
     )
     question = "Do infants starting propranolol for hemangioma need a cardiac workup?"
     text = "Infants need no workup. The study of 109 patients with IH found no harm [PMID:1]."
-    checked = drop_unsaid_subjects(text, {"1": hemangioma}, question)
+    checked = unsaid_subjects(text, {"1": hemangioma}, question)
     assert checked.text == "The study of 109 patients with IH found no harm [PMID:1]."
     assert checked.unaddressed(checked.text) == ["infants"]
     assert checked.unaddressed(checked.text, [hemangioma]) == []
@@ -191,7 +203,7 @@ def test_the_direction_a_question_asks_about_is_no_subject() -> None:
     }  # fmt: skip
     question = "Is a scout image linked to higher doses in pediatric VCUG?"
     said = "A scout image is linked to higher doses in VCUG [PMID:1]."
-    assert drop_unsaid_subjects(said, articles, question).warnings == [
+    assert unsaid_subjects(said, articles, question).warnings == [
         "a sentence was left out: it cited PMID 1 for 'doses', which that article never mentions"
     ]
 
@@ -273,5 +285,5 @@ def test_a_framing_word_or_a_subject_said_in_other_words_keeps_the_citation(
     cited: tuple[str, str], other: tuple[str, str], question: str, said: str
 ) -> None:
     articles = {"1": article("1", *cited), "2": article("2", *other)}
-    checked = drop_unsaid_subjects(said, articles, question)
+    checked = unsaid_subjects(said, articles, question)
     assert checked.text == said and checked.warnings == []

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from medlit.checks.cited_years import drop_wrong_years
 from medlit.types import Article
+from tests.unit._checks import checked
 
 ARTICLES = {"1": Article(pmid="1", title="A case report", year=2014)}
 
@@ -28,7 +28,7 @@ ARTICLES = {"1": Article(pmid="1", title="A case report", year=2014)}
     ],
 )  # fmt: skip
 def test_a_year_no_cited_article_has_is_taken_out(sentence: str, kept: str, phrase: str) -> None:
-    assert drop_wrong_years(sentence, ARTICLES) == (
+    assert checked("wrong-years", sentence, ARTICLES) == (
         kept,
         [f"a publication year was taken out: {phrase}, where what it cites is of 2014"],
     )
@@ -45,4 +45,4 @@ def test_a_year_no_cited_article_has_is_taken_out(sentence: str, kept: str, phra
     ],
 )
 def test_the_cited_articles_year_and_other_years_stay(sentence: str) -> None:
-    assert drop_wrong_years(sentence, ARTICLES) == (sentence, [])
+    assert checked("wrong-years", sentence, ARTICLES) == (sentence, [])

@@ -6,12 +6,11 @@ from __future__ import annotations
 from medlit.checks.contradicted import (
     concludes,
     consistent_verdict,
-    drop_against_conclusions,
-    drop_contradicted,
     stated_answer,
     states_only_otherwise,
 )
 from medlit.types import AbstractSection, Article
+from tests.unit._checks import checked
 
 QUESTION = "Are very high serum CA 19-9 levels a contraindication to pancreaticoduodenectomy?"
 
@@ -49,7 +48,7 @@ def test_a_statement_its_verdict_and_its_article_contradict_goes() -> None:
     # What the local model wrote: "Yes, ... are a contraindication ..." over the article that
     # concludes they are not; the verdict read off the whole answer was No.
     text = f"{SAID_YES} [PMID:1]. {SAID_NO} [PMID:1]."
-    kept, warnings = drop_contradicted(text, "no", {"1": NOT_PRECLUDED}, QUESTION)
+    kept, warnings = checked("contradicted", text, {"1": NOT_PRECLUDED}, QUESTION, "no")
     assert kept == f"{SAID_NO} [PMID:1]."
     assert warnings == [
         "a sentence was left out: it cited PMID 1 for the answer 'yes', where the article "
@@ -60,15 +59,15 @@ def test_a_statement_its_verdict_and_its_article_contradict_goes() -> None:
 def test_one_reading_alone_drops_nothing() -> None:
     text = f"{SAID_YES} [PMID:1]. {SAID_NO} [PMID:1]."
     # The verdict agrees with the statement.
-    assert drop_contradicted(text, "yes", {"1": NOT_PRECLUDED}, QUESTION) == (text, [])
+    assert checked("contradicted", text, {"1": NOT_PRECLUDED}, QUESTION, "yes") == (text, [])
     # The article concludes nothing clear.
     unclear = _article("1", "More studies are needed.")
-    assert drop_contradicted(text, "no", {"1": unclear}, QUESTION) == (text, [])
+    assert checked("contradicted", text, {"1": unclear}, QUESTION, "no") == (text, [])
     # An uncertain verdict contradicts nothing.
-    assert drop_contradicted(text, "uncertain", {"1": NOT_PRECLUDED}, QUESTION) == (text, [])
+    assert checked("contradicted", text, {"1": NOT_PRECLUDED}, QUESTION, "uncertain") == (text, [])
     # Nothing cited would be left: the answer stays as written.
     alone = f"{SAID_YES} [PMID:1]."
-    assert drop_contradicted(alone, "no", {"1": NOT_PRECLUDED}, QUESTION) == (alone, [])
+    assert checked("contradicted", alone, {"1": NOT_PRECLUDED}, QUESTION, "no") == (alone, [])
 
 
 # The shape of PubMedQA's 25034219: its conclusion's sentences read different ways; the one on
@@ -101,7 +100,7 @@ def test_where_the_conclusion_reads_both_ways_its_sentence_nearest_the_statement
     # What the local model wrote under "Verdict: No" (gold no).
     own = "The degree of child's obesity increases mothers' concern and food restriction behavior"
     text = f"{RESTATED_OBESITY} [PMID:2]. {own} [PMID:2]."
-    kept, warnings = drop_contradicted(text, "no", {"2": MIXED}, OBESITY_QUESTION)
+    kept, warnings = checked("contradicted", text, {"2": MIXED}, OBESITY_QUESTION, "no")
     assert kept == f"{own} [PMID:2]."
     assert warnings == [
         "a sentence was left out: it cited PMID 2 for the answer 'yes', where the article "
@@ -135,10 +134,10 @@ def test_a_sentence_its_article_says_stays_whatever_the_conclusion() -> None:
     # A result that reads "yes" in an article concluding "no" is the article's own finding.
     result = "Child's BMI-SDS positively correlated with mothers' concern for child's weight"
     text = f"{result} [PMID:2]. {SAID_NO} [PMID:2]."
-    assert drop_contradicted(text, "no", {"2": MIXED}, OBESITY_QUESTION) == (text, [])
+    assert checked("contradicted", text, {"2": MIXED}, OBESITY_QUESTION, "no") == (text, [])
     said_yes = _article("1", f"{SAID_YES}. Survival was equivalent, so it should not preclude it.")
     text = f"{SAID_YES} [PMID:1]. {SAID_NO} [PMID:1]."
-    assert drop_contradicted(text, "no", {"1": said_yes}, QUESTION) == (text, [])
+    assert checked("contradicted", text, {"1": said_yes}, QUESTION, "no") == (text, [])
 
 
 def test_a_sentence_stating_no_finding_states_no_answer() -> None:
@@ -211,15 +210,15 @@ def test_a_statement_of_the_verdict_its_article_contradicts_goes() -> None:
     # The local model: "Verdict: No" and "... with head-down tilt is not dangerous [PMID]".
     said = "The Lloyd-Davies position with head-down tilt is not dangerous [PMID:4]."
     assert consistent_verdict(said, "no", {"4": LLOYD_DAVIES}, TILT) == "no"
-    assert drop_contradicted(said, "no", {"4": LLOYD_DAVIES}, TILT) == (said, [])
-    assert drop_against_conclusions(said, "no", {"4": LLOYD_DAVIES}, TILT) == (
+    assert checked("contradicted", said, {"4": LLOYD_DAVIES}, TILT, "no") == (said, [])
+    assert checked("against-conclusions", said, {"4": LLOYD_DAVIES}, TILT, "no") == (
         "",
         ["a sentence was left out: it cited PMID 4 for the answer 'no', where the article "
          "concludes 'yes'"],
     )  # fmt: skip
     # The article's own sentence stays, whatever its conclusion.
     own = "The modified lithotomy position is not associated with lower limb ischemia [PMID:4]."
-    assert drop_against_conclusions(own, "no", {"4": LLOYD_DAVIES}, TILT) == (own, [])
+    assert checked("against-conclusions", own, {"4": LLOYD_DAVIES}, TILT, "no") == (own, [])
 
 
 # PubMedQA 12095973 (gold no), asked in the local model's probe as "Is chemoradiation a safe
@@ -253,7 +252,7 @@ def test_a_safe_alternative_its_article_calls_not_safe_goes() -> None:
         "rectal cancer [PMID:5]."
     )
     assert concludes(EXCLUSIVE_CRT, CRT) == "no"
-    assert drop_against_conclusions(said, "yes", {"5": EXCLUSIVE_CRT}, CRT) == (
+    assert checked("against-conclusions", said, {"5": EXCLUSIVE_CRT}, CRT, "yes") == (
         "",
         ["a sentence was left out: it cited PMID 5 for the answer 'yes', where the article "
          "concludes 'no'"],
@@ -283,7 +282,7 @@ def test_a_conclusion_is_its_main_clause_not_its_concession() -> None:
         "this population [PMID:6]."
     )
     assert concludes(base_deficit, question) == "no"
-    assert drop_against_conclusions(said, "yes", {"6": base_deficit}, question)[0] == ""
+    assert checked("against-conclusions", said, {"6": base_deficit}, question, "yes")[0] == ""
 
 
 def test_a_subgroup_set_against_the_whole_study_does_not_decide() -> None:
@@ -308,7 +307,7 @@ def test_a_subgroup_set_against_the_whole_study_does_not_decide() -> None:
     question = "Does exercising while pregnant prevent postnatal depression?"
     said = "Exercise during pregnancy reduces the risk of postnatal depression [PMID:7]."
     assert concludes(exercise, question) == "no"
-    assert drop_against_conclusions(said, "yes", {"7": exercise}, question)[0] == ""
+    assert checked("against-conclusions", said, {"7": exercise}, question, "yes")[0] == ""
 
 
 def test_a_verdict_line_every_stated_answer_goes_against_is_told() -> None:

@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
-from medlit.checks.inferences import drop_unsupported_inferences, inference
+from medlit.checks.inferences import inference
 from medlit.types import AbstractSection, Article
+from tests.unit._checks import checked
 
 # The shape of PubMedQA's 15280782 (unsafe sex among HIV-infected individuals).
 COHORT = Article(
@@ -42,12 +43,12 @@ def test_an_inference_is_read_off_its_finding() -> None:
 def test_an_inference_no_cited_article_draws_goes_and_its_finding_stays() -> None:
     # What the local model wrote, citing the cohort study.
     text = f"{FINDING}, indicating that {INVENTED} [PMID:1]. Unsafe sex did not increase [PMID:1]."
-    kept, warnings = drop_unsupported_inferences(text, {"1": COHORT})
+    kept, warnings = checked("unsupported-inferences", text, {"1": COHORT})
     assert kept == f"{FINDING} [PMID:1]. Unsafe sex did not increase [PMID:1]."
     assert warnings == [f'an inference no article it cites draws was left out: "{INVENTED}"']
     # A sentence that is all inference goes whole; uncited, it is held to every article.
     text = f"Unsafe sex did not increase [PMID:1]. This suggests that {INVENTED}."
-    kept, warnings = drop_unsupported_inferences(text, {"1": COHORT})
+    kept, warnings = checked("unsupported-inferences", text, {"1": COHORT})
     assert kept == "Unsafe sex did not increase [PMID:1]."
     assert warnings == [f'an inference no retrieved article draws was left out: "{INVENTED}"']
 
@@ -55,7 +56,7 @@ def test_an_inference_no_cited_article_draws_goes_and_its_finding_stays() -> Non
 def test_the_finding_keeps_the_citations_written_before_the_inference() -> None:
     other = COHORT.model_copy(update={"pmid": "2"})
     text = f"{FINDING} [PMID:1], indicating that {INVENTED} [PMID:2]. It rose [PMID:1]."
-    kept, _ = drop_unsupported_inferences(text, {"1": COHORT, "2": other})
+    kept, _ = checked("unsupported-inferences", text, {"1": COHORT, "2": other})
     assert kept == f"{FINDING} [PMID:1]. It rose [PMID:1]."
 
 
@@ -64,4 +65,4 @@ def test_an_inference_its_article_draws_stays() -> None:
         "Reported unsafe sex did not increase, suggesting that prevention efforts kept pace "
         "with the availability of treatment [PMID:1]. This suggests that it works."
     )
-    assert drop_unsupported_inferences(text, {"1": COHORT}) == (text, [])
+    assert checked("unsupported-inferences", text, {"1": COHORT}) == (text, [])

@@ -19,7 +19,6 @@ from medlit.agent.query import (
     name_swap,
 )
 from medlit.checks.citations import (
-    drop_citation_only,
     enforce_citations,
     extract_pmids,
     is_yes_no_question,
@@ -30,6 +29,7 @@ from medlit.checks.citations import (
     verdict_first,
 )
 from medlit.types import AbstractSection, Article, Chunk, Evidence
+from tests.unit._checks import only_cited
 
 
 def test_extract_pmids_in_order_and_grouped() -> None:
@@ -460,8 +460,8 @@ def test_a_verdict_after_reasoning_on_the_same_line_keeps_the_reasoning() -> Non
 
 def test_a_sentence_that_only_points_at_an_article_cited_elsewhere_goes() -> None:
     finding = "Re-siting cannulae every 48 hours reduced thrombophlebitis [PMID:19852337]."
-    assert drop_citation_only(f"{finding} This is supported by [PMID:19852337].") == finding
-    assert drop_citation_only(f"{finding}\n\nSee also [PMID:19852337].\n\nB rose [PMID:2].") == (
+    assert only_cited(f"{finding} This is supported by [PMID:19852337].") == finding
+    assert only_cited(f"{finding}\n\nSee also [PMID:19852337].\n\nB rose [PMID:2].") == (
         f"{finding}\n\nB rose [PMID:2]."
     )
     # An article cited nowhere else is cited for the statement before it, where every check
@@ -469,17 +469,17 @@ def test_a_sentence_that_only_points_at_an_article_cited_elsewhere_goes() -> Non
     # students interviewed [PMID:19757704]. This claim is supported by [PMID:18801797]." (an
     # article on fruit and vegetable intake).
     alone = "Re-siting reduced thrombophlebitis. This is supported by [PMID:19852337]."
-    assert drop_citation_only(alone) == "Re-siting reduced thrombophlebitis [PMID:19852337]."
+    assert only_cited(alone) == "Re-siting reduced thrombophlebitis [PMID:19852337]."
     claim = "Pan masala is harmful to 60% [PMID:19757704].\n\nThis claim is supported by [PMID:1]."
-    assert drop_citation_only(claim) == "Pan masala is harmful to 60% [PMID:19757704][PMID:1]."
+    assert only_cited(claim) == "Pan masala is harmful to 60% [PMID:19757704][PMID:1]."
     also = f"{finding} See also [PMID:19852337, PMID:2]."
-    assert drop_citation_only(also) == finding.replace("].", "][PMID:2].")
+    assert only_cited(also) == finding.replace("].", "][PMID:2].")
     # With no statement before it (a verdict line is none), it stays.
     first = "Verdict: Yes\n\nSee also [PMID:2]. It helps [PMID:1]."
-    assert drop_citation_only(first) == first
+    assert only_cited(first) == first
     # A sentence that says something of the articles stays.
     agree = f"{finding} These findings are consistent with [PMID:19852337]."
-    assert drop_citation_only(agree) == agree
+    assert only_cited(agree) == agree
 
 
 def test_a_repeated_evidence_header_is_no_statement() -> None:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from medlit.checks.stated_aims import aim_sentences, drop_aims_as_findings, stated_aim
+from medlit.checks.stated_aims import aim_sentences, stated_aim
 from medlit.types import AbstractSection, Article
+from tests.unit._checks import checked as after_check
 
 AIM = (
     "The purpose of this study was to explore whether remote physician-examiners can replace "
@@ -48,7 +49,7 @@ WRONG = (
 
 def test_an_aim_stated_as_a_finding_loses_its_citation() -> None:
     right = "Checklist scores of local and remote examiners correlated [PMID:24606627]."
-    checked, warnings = drop_aims_as_findings(f"{WRONG} {right}", {OSCE.pmid: OSCE})
+    checked, warnings = after_check("aims-as-findings", f"{WRONG} {right}", {OSCE.pmid: OSCE})
     assert checked == right
     assert warnings == [
         "a sentence was left out: it cited PMID 24606627 for what that study set out to "

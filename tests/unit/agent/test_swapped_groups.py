@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from medlit.checks.swapped_groups import drop_swapped_groups, swapped_group, swapped_named_group
+from medlit.checks.swapped_groups import swapped_group, swapped_named_group
+from tests.unit._checks import checked
 from tests.unit.agent.articles import article
 
 # PubMedQA 27448572 (gold yes): shorter treatment, more returns into care.
@@ -27,7 +28,7 @@ def test_a_number_given_for_the_opposite_group_goes() -> None:
     )
     assert swapped_group(said, DEPRESSION) == ("5-250", "longer", "shorter")
     kept = "A longer duration of treatment may prevent return into care [PMID:27448572]."
-    text, warnings = drop_swapped_groups(f"{said} {kept}", ARTICLES)
+    text, warnings = checked("swapped-groups", f"{said} {kept}", ARTICLES)
     assert text == kept
     assert warnings == [
         "a sentence was left out: it cited PMID 27448572 for 'longer' 5-250, where that "
@@ -43,7 +44,7 @@ def test_the_articles_own_numbers_and_words_stay() -> None:
         "Return was more likely after 5-250 min of treatment [PMID:27448572].",
         "The hazard ratio was 1.19 for shorter treatment [PMID:27448572].",
     ):
-        assert drop_swapped_groups(said, ARTICLES) == (said, [])
+        assert checked("swapped-groups", said, ARTICLES) == (said, [])
 
 
 def test_a_group_named_without_a_number_read_the_other_way_goes() -> None:
@@ -53,7 +54,7 @@ def test_a_group_named_without_a_number_read_the_other_way_goes() -> None:
         "into mental health care [PMID:27448572]."
     )
     assert swapped_named_group(said, DEPRESSION) == ("longer duration treatment", "shorter")
-    text, warnings = drop_swapped_groups(said, ARTICLES)
+    text, warnings = checked("swapped-groups", said, ARTICLES)
     assert text == ""
     assert warnings == [
         "a sentence was left out: it cited PMID 27448572 for what 'longer duration treatment' "
@@ -66,7 +67,7 @@ def test_a_group_named_without_a_number_read_the_other_way_goes() -> None:
         "[PMID:27448572].",
         "A longer duration of treatment may prevent return into care [PMID:27448572].",
     ):
-        assert drop_swapped_groups(right, ARTICLES) == (right, [])
+        assert checked("swapped-groups", right, ARTICLES) == (right, [])
 
 
 def test_a_sentence_naming_both_groups_is_not_read_for_either() -> None:
@@ -76,4 +77,4 @@ def test_a_sentence_naming_both_groups_is_not_read_for_either() -> None:
         "with a shorter duration of treatment [PMID:27448572]."
     )
     assert swapped_named_group(said, DEPRESSION) is None
-    assert drop_swapped_groups(said, ARTICLES) == (said, [])
+    assert checked("swapped-groups", said, ARTICLES) == (said, [])

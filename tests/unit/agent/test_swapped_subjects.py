@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
-from medlit.checks.swapped_subjects import drop_swapped_subjects, swapped_subject
+from medlit.checks.swapped_subjects import swapped_subject
 from medlit.types import AbstractSection, Article
+from tests.unit._checks import checked
 
 LVAD = Article(
     pmid="9107172",
@@ -32,8 +33,8 @@ def test_a_finding_given_another_subject_of_its_article_loses_its_citation() -> 
     swap = swapped_subject(SWAPPED, LVAD)
     assert swap is not None
     assert (swap.brought, swap.dropped) == ("LVAD support", "Ventricular arrhythmias")
-    kept, warnings = drop_swapped_subjects(
-        f"LVADs were inserted [PMID:9107172]. {SWAPPED}", LVAD_BY
+    kept, warnings = checked(
+        "swapped-subjects", f"LVADs were inserted [PMID:9107172]. {SWAPPED}", LVAD_BY
     )
     assert kept == "LVADs were inserted [PMID:9107172]."
     assert warnings == [
@@ -60,7 +61,7 @@ def test_the_finding_with_its_own_subject_stays_framed_or_not() -> None:
         # Fewer words in a row than a copy: a sentence of its own.
         "LVAD support was well tolerated in all patients [PMID:9107172].",
     ):
-        assert drop_swapped_subjects(said, LVAD_BY) == (said, []), said
+        assert checked("swapped-subjects", said, LVAD_BY) == (said, []), said
 
 
 def test_a_finding_the_article_gives_two_subjects_may_have_either() -> None:

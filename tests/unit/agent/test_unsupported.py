@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
-from medlit.checks.unsupported import Unsupported, drop_unsupported
+from medlit.checks.unsupported import Unsupported
+from medlit.types import Article
+from tests.unit._checks import left_for_later
 from tests.unit.agent.articles import article
+
+
+def unsupported(text: str, articles: dict[str, Article], question: str) -> Unsupported:
+    """What ``unsupported-conclusions`` left of ``text``, and why."""
+    left: Unsupported = left_for_later("unsupported-conclusions", text, articles, question)[1]
+    return left
+
 
 # What the local model had: vitamin D and T cells, vitamin C and wrist fractures.
 ARTICLES = {
@@ -25,7 +34,7 @@ def test_an_uncited_answer_no_article_supports_is_left_out() -> None:
         "adults. A trial found that vitamin D supplementation increased Tregs [PMID:1]. "
         "Vitamin D supplementation may act on immune cells."
     )
-    result = drop_unsupported(text, ARTICLES, QUESTION)
+    result = unsupported(text, ARTICLES, QUESTION)
     kept, warnings = result.text, result.warnings
     # The first sentence goes: article 1 never speaks of fractures, and article 2 speaks of
     # them with vitamin C. The last one stays: article 1 holds its subject words.
@@ -43,7 +52,7 @@ def test_an_uncited_answer_no_article_supports_is_left_out() -> None:
 
 def test_sentences_left_out_for_the_same_words_make_one_warning() -> None:
     text = "Vitamin D supplementation prevents fractures. Vitamin D supplementation cuts fractures."
-    result = drop_unsupported(text, ARTICLES, QUESTION)
+    result = unsupported(text, ARTICLES, QUESTION)
     kept, warnings = result.text, result.warnings
     assert kept == ""
     assert warnings == [
@@ -54,9 +63,9 @@ def test_sentences_left_out_for_the_same_words_make_one_warning() -> None:
 
 def test_connecting_and_cited_sentences_stay() -> None:
     text = "These trials were small.\nVitamin D prevented fractures [PMID:2]."
-    assert drop_unsupported(text, ARTICLES, QUESTION) == Unsupported(text)
+    assert unsupported(text, ARTICLES, QUESTION) == Unsupported(text)
     # A question with fewer than two subject words is not checked.
-    assert drop_unsupported("Fractures were prevented.", ARTICLES, "Are fractures bad?") == (
+    assert unsupported("Fractures were prevented.", ARTICLES, "Are fractures bad?") == (
         Unsupported("Fractures were prevented.")
     )
 
@@ -70,9 +79,9 @@ def test_an_article_saying_another_form_of_the_words_supports_a_sentence() -> No
                      "Nasal polyposis affected 19.7% of the family."),
     }  # fmt: skip
     text = "Nasal polyposis appears to be inherited in this family."
-    assert drop_unsupported(text, polyposis, "Is nasal polyposis inherited?") == (Unsupported(text))
+    assert unsupported(text, polyposis, "Is nasal polyposis inherited?") == (Unsupported(text))
     unrelated = {"1": article("1", "Asthma in a French family", "Asthma affected 19.7%.")}
-    result = drop_unsupported(text, unrelated, "Is nasal polyposis inherited?")
+    result = unsupported(text, unrelated, "Is nasal polyposis inherited?")
     assert result.warnings == [
         "an uncited sentence was left out: no retrieved article speaks of nasal, polyposis and "
         "inherited together"
@@ -93,9 +102,9 @@ def test_an_article_saying_the_words_synonym_supports_a_sentence() -> None:
         "Is the sex difference in survival after lung cancer resection explained by histology?"
     )
     text = "The sex difference in survival after lung cancer resection is explained by histology."
-    assert drop_unsupported(text, gender, question) == Unsupported(text)
+    assert unsupported(text, gender, question) == Unsupported(text)
     other = {"1": article("1", "Lung cancer resection in women", "Survival was 70%.")}
-    assert drop_unsupported(text, other, question).text == ""
+    assert unsupported(text, other, question).text == ""
 
 
 def test_the_questions_own_wording_no_article_uses_is_not_left_unaddressed() -> None:
@@ -116,16 +125,16 @@ def test_the_questions_own_wording_no_article_uses_is_not_left_unaddressed() -> 
     )
     # "Mildly" is the question's adverb, "linked" its framing, "death" the article's
     # "mortality": the article holds the sentence.
-    assert drop_unsupported(text, cabg, question) == Unsupported(text)
+    assert unsupported(text, cabg, question) == Unsupported(text)
     # A word no article says still counts ("farmers"), but is not left unaddressed.
     cited = "Impaired fasting glucose doubled mortality after bypass surgery [PMID:1]."
     farmers = f"{cited} Fasting glucose before bypass surgery kills farmers."
-    result = drop_unsupported(farmers, cabg, "Does fasting glucose before bypass kill farmers?")
+    result = unsupported(farmers, cabg, "Does fasting glucose before bypass kill farmers?")
     assert result.text == cited
     assert result.unaddressed() == set()
     # A word an article does say ("fractures") is still unaddressed when only the sentence
     # left out said it.
-    vitamin = drop_unsupported(
+    vitamin = unsupported(
         "Vitamin D helps T cells [PMID:1]. Vitamin D supplementation prevents fractures.",
         ARTICLES,
         QUESTION,
@@ -137,7 +146,7 @@ def test_a_word_left_out_is_addressed_by_the_text_in_another_form() -> None:
     # "falls" is stemmed as "fall" is: a text that says falls addresses it.
     articles = {"1": article("1", "Aspirin and strokes", "Aspirin cut strokes in adults.")}
     question = "Does vitamin D prevent falls in older adults?"
-    result = drop_unsupported(
+    result = unsupported(
         "Vitamin D prevents falls in older adults. Falls were rarer with vitamin D [PMID:1].",
         articles,
         question,
@@ -152,7 +161,7 @@ def test_an_abbreviation_is_named_as_written() -> None:
     articles = {"1": article("1", "Hypoglycaemia and CV events", "Hypoglycaemia raised risk.")}
     question = "Is CMV infection linked to high blood pressure?"
     text = "CMV infection is linked to high blood pressure."
-    assert drop_unsupported(text, articles, question).warnings == [
+    assert unsupported(text, articles, question).warnings == [
         "an uncited sentence was left out: no retrieved article speaks of CMV, infection, "
         "high, blood and pressure together"
     ]
@@ -171,7 +180,7 @@ def test_an_abbreviation_is_held_by_what_it_abbreviates() -> None:
     }
     question = "Does prostate morphology affect outcomes after HoLEP?"
     text = "Prostate morphology affects outcomes after HoLEP."
-    assert drop_unsupported(text, articles, question) == Unsupported(text)
+    assert unsupported(text, articles, question) == Unsupported(text)
 
 
 def test_what_the_question_asks_of_its_subject_is_no_subject_word() -> None:
@@ -187,7 +196,7 @@ def test_what_the_question_asks_of_its_subject_is_no_subject_word() -> None:
         "Continuous exercise counteracts the effect of age on muscle fatigue [PMID:1]. Regular "
         "exercise can slow the age-related increase in muscle fatigue."
     )
-    assert drop_unsupported(text, training, question) == Unsupported(text)
+    assert unsupported(text, training, question) == Unsupported(text)
 
 
 def test_a_clinicians_names_are_held_by_the_abstracts_names_for_them() -> None:
@@ -207,10 +216,10 @@ def test_a_clinicians_names_are_held_by_the_abstracts_names_for_them() -> None:
         "regardless of x-ray changes?"
     )
     text = "Being overweight predicts knee pain in women regardless of x-ray changes."
-    assert drop_unsupported(text, bmi, question).text == text
+    assert unsupported(text, bmi, question).text == text
     # A name of another thing is still not held: vitamin D is not vitamin C.
     wrist = "Vitamin D supplementation prevents fractures in older adults."
-    assert drop_unsupported(wrist, ARTICLES, QUESTION).text == ""
+    assert unsupported(wrist, ARTICLES, QUESTION).text == ""
 
 
 def test_an_adverb_a_comparative_and_an_operation_are_said_by_the_abstracts_words() -> None:
@@ -225,8 +234,8 @@ def test_an_adverb_a_comparative_and_an_operation_are_said_by_the_abstracts_word
     }
     question = "Can adrenal masses bigger than 7 cm be removed laparoscopically safely?"
     text = "Adrenal masses bigger than 7 cm can be removed laparoscopically and safely."
-    assert drop_unsupported(text, adrenal, question).text == text
+    assert unsupported(text, adrenal, question).text == text
     # A subject of the question the article does not say is still not held.
     asked = f"{question[:-1]} in pheochromocytoma?"
     said = "Adrenal masses bigger than 7 cm in pheochromocytoma can be removed laparoscopically."
-    assert drop_unsupported(said, adrenal, asked).text == ""
+    assert unsupported(said, adrenal, asked).text == ""

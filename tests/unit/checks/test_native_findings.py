@@ -8,7 +8,15 @@ from medlit.checks.apply import apply
 from medlit.checks.context import CheckContext, cited_findings, sentence_findings
 from medlit.checks.draft import Draft
 from medlit.checks.grounding import word_stems
-from medlit.checks.units import citation_only, opening_connective, uncited_attribution
+from medlit.checks.policy import warnings_of
+from medlit.checks.units import (
+    citation_only,
+    misattributed_names,
+    opening_connective,
+    uncited_attribution,
+    unsupported_conclusions,
+)
+from medlit.checks.verdict_units import against_conclusions
 from medlit.types import AbstractSection, Article
 
 ARTICLES = {
@@ -123,3 +131,73 @@ def test_names_alike_are_read_in_any_case_a_pattern_reads() -> None:
     assert {"smoke", "tobacc"} <= word_stems("passive \u017fmoking at home")
     assert {"kidney", "urolit"} <= word_stems("URINARY STONES in adults")
     assert "kidney" not in word_stems("aspirin and stroke")
+
+
+def _results(pmid: str, title: str, text: str) -> Article:
+    section = AbstractSection(label="RESULTS", category="RESULTS", text=text)
+    return Article(pmid=pmid, title=title, abstract=[section])
+
+
+VITAMINS = {
+    "11111": _results("11111", "Vitamin C after wrist fractures", "Vitamin C reduced CRPS."),
+    "22222": _results("22222", "Vitamin D and falls", "Vitamin D3 reduced falls in adults."),
+}
+
+
+def test_a_misattributed_name_is_found_sentence_by_sentence_and_told_once_a_kind() -> None:
+    ctx = _ctx(
+        "Vitamin D cut CRPS [PMID:11111]. Vitamin D cut pain [PMID:11111]. "
+        "Vitamin D cut falls [PMID:11111][PMID:22222].",
+        VITAMINS,
+    )
+    findings = misattributed_names(ctx)
+    assert [(f.action, f.sentence, f.pmids) for f in findings] == [
+        ("drop", 0, ("11111",)),
+        ("drop", 1, ("11111",)),
+        ("uncite", 2, ("11111",)),
+    ]
+    assert (
+        findings[0].message
+        == findings[1].message
+        == (
+            "a sentence was left out: it cited PMID 11111 for vitamin D, but that article is about "
+            "vitamin C"
+        )
+    )
+    assert warnings_of(findings) == [
+        "2 sentences were left out: they cited PMID 11111 for vitamin D, but that article is "
+        "about vitamin C",
+        "a citation was removed: it cited PMID 11111 for vitamin D, but that article is about "
+        "vitamin C",
+    ]
+    assert apply(ctx.draft, findings).text == "Vitamin D cut falls [PMID:22222]."
+    assert [m.sentence_dropped for m in ctx.data["misattributed-names"]] == [True, True, False]
+
+
+def test_an_uncited_conclusion_no_article_holds_is_dropped_and_its_words_kept() -> None:
+    ctx = CheckContext(
+        "Does vitamin D prevent fractures in older adults?",
+        VITAMINS,
+        Draft.parse(
+            "Vitamin D prevents fractures in older adults. Vitamin D cut falls [PMID:22222]."
+        ),
+    )
+    findings = unsupported_conclusions(ctx)
+    assert [(f.action, f.sentence) for f in findings] == [("drop", 0)]
+    assert findings[0].message.startswith("an uncited sentence was left out: no retrieved")
+    left = ctx.data["unsupported-conclusions"]
+    assert left.text == apply(ctx.draft, findings).text == "Vitamin D cut falls [PMID:22222]."
+    assert "fractures" in left.words
+
+
+def test_under_uncertain_both_answers_stated_against_their_articles_are_found() -> None:
+    concluded = AbstractSection(
+        label="CONCLUSIONS", category="CONCLUSIONS", text="Aspirin does not prevent stroke."
+    )
+    no = Article(pmid="11111", title="Aspirin and stroke", abstract=[concluded])
+    ctx = _ctx("Aspirin prevents stroke [PMID:11111]. It is cheap [PMID:11111].", {"11111": no})
+    assert against_conclusions(ctx) == []  # no verdict yet
+    ctx.verdict = "uncertain"
+    findings = against_conclusions(ctx)
+    assert [(f.action, f.sentence) for f in findings] == [("drop", 0)]
+    assert "the answer 'yes', where the article concludes 'no'" in findings[0].message

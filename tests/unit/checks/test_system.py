@@ -13,11 +13,10 @@ from pydantic import ValidationError
 
 from medlit.checks.answer import check_answer
 from medlit.checks.apply import apply
-from medlit.checks.citations import remove_citations
-from medlit.checks.context import CheckContext, edits_as_findings
+from medlit.checks.context import CheckContext
 from medlit.checks.draft import Draft, rewrite_sentences
 from medlit.checks.findings import Finding
-from medlit.checks.policy import Facts, after_verdict, decide, warnings_of
+from medlit.checks.policy import TOGETHER, Facts, after_verdict, decide, warnings_of
 from medlit.checks.registry import ORDER, REGISTRY, enabled, unknown_ids
 from medlit.checks.units import wrong_years
 from medlit.config import Settings
@@ -56,29 +55,24 @@ def test_a_sentence_check_returns_findings_that_apply_gives_back() -> None:
     assert ctx.draft.text == ANSWER  # the check changed nothing itself
 
 
-def test_a_citation_taken_out_is_an_uncite_and_a_sentence_citing_nothing_a_drop() -> None:
-    ctx = CheckContext("q", ARTICLES, Draft.parse(ANSWER))
+def test_findings_of_one_kind_are_told_once_with_how_many() -> None:
+    def dropped(sentence: int, message: str, together: str | None) -> Finding:
+        data = {TOGETHER: together} if together else {}
+        return Finding("x", "drop", message, (), sentence, "s", data=data)
 
-    def run(text: str) -> tuple[str, list[str]]:
-        def drop_two(sentence: str) -> str:
-            return remove_citations(sentence, ["2"]) if "[PMID:2]" in sentence else sentence
-
-        return rewrite_sentences(text, drop_two), ["it cited PMID 2", "it cited PMID 2 again"]
-
-    findings = edits_as_findings("x", ctx, run)
-    assert [(f.action, f.sentence, f.pmids) for f in findings] == [
-        ("uncite", 1, ("2",)),
-        ("drop", 2, ("2",)),
+    findings = [
+        dropped(0, "a sentence was left out: A", "{n} sentences were left out: A"),
+        dropped(1, "a sentence was left out: B", "{n} sentences were left out: B"),
+        dropped(2, "a sentence was left out: A", "{n} sentences were left out: A"),
+        dropped(3, "a sentence was left out: C", None),
+        dropped(4, "a sentence was left out: C", None),  # no line for several: told each time
     ]
-    assert warnings_of(findings) == ["it cited PMID 2", "it cited PMID 2 again"]
-    assert apply(ctx.draft, findings).text == run(ANSWER)[0]
-
-
-def test_an_edit_not_sentence_by_sentence_rewrites_the_whole_answer() -> None:
-    ctx = CheckContext("q", ARTICLES, Draft.parse(ANSWER))
-    findings = edits_as_findings("x", ctx, lambda text: (text.replace("\n", " "), ["joined"]))
-    assert [(f.action, f.sentence) for f in findings] == [("rewrite", None)]
-    assert apply(ctx.draft, findings).text == ANSWER.replace("\n", " ")
+    assert warnings_of(findings) == [
+        "2 sentences were left out: A",
+        "a sentence was left out: B",
+        "a sentence was left out: C",
+        "a sentence was left out: C",
+    ]
 
 
 def test_the_registry_names_every_check_once_in_kebab_case_with_what_it_catches() -> None:
@@ -87,7 +81,8 @@ def test_the_registry_names_every_check_once_in_kebab_case_with_what_it_catches(
         assert re.fullmatch(r"[a-z]+(?:-[a-z]+)*", check_id)
         assert check.doc and len(check.doc) > 20, check_id
     stages = [REGISTRY[i].stage for i in ORDER]
-    assert stages == sorted(stages, key=["cite", "sentence", "note", "verdict", "claim"].index)
+    order = ["cite", "sentence", "note", "verdict", "claim", "report"]
+    assert stages == sorted(stages, key=order.index)
     assert unknown_ids(["wrong-years", "nope"]) == ["nope"]
     assert "wrong-years" not in [c.id for c in enabled("sentence", {"wrong-years"})]
 
