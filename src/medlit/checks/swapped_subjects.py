@@ -81,6 +81,14 @@ def _positions(tokens: tuple[str, ...]) -> dict[str, list[int]]:
     return at
 
 
+@remembered(16384)
+def _runs(text: str) -> frozenset[tuple[str, ...]]:
+    """Every :data:`RUN` tokens in a row of ``text`` (case aside): two texts that share none
+    share no run as long (:func:`_swap` reads none)."""
+    tokens = [token.lower() for token in _tokens(text)]
+    return frozenset(tuple(tokens[i : i + RUN]) for i in range(len(tokens) - RUN + 1))
+
+
 def _longest_run(a: Sequence[str], b: tuple[str, ...]) -> tuple[int, int, int]:
     """(length, start in ``a``, start in ``b``) of the longest run of tokens ``a`` and ``b``
     share (the first one, if several are as long), case aside."""
@@ -149,9 +157,12 @@ def swapped_subject(sentence: str, article: Article) -> SwappedSubject | None:
     sentence of the article it copies a run of :data:`RUN` words from gives another subject;
     None when one of them gives it the same, or none is copied."""
     text = without_citations(sentence)
+    runs = _runs(text)
     found = None
     for section in article.abstract:
         for said in split_sentences(section.text):
+            if runs.isdisjoint(_runs(said)):
+                continue  # it copies no run of it (:func:`_swap` would say False)
             swap = _swap(text, said, article)
             if swap is True:
                 return None
