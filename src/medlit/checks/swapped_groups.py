@@ -41,6 +41,7 @@ import re
 from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import extract_pmids, without_citations
+from medlit.checks.memo import remembered
 from medlit.checks.stance import FALLING, RISING
 from medlit.text import split_sentences
 from medlit.types import Article
@@ -98,16 +99,23 @@ def numbers_with_words(text: str) -> dict[str, list[set[str]]]:
     return found
 
 
+@remembered(16384)
+def _numbers_with_words(text: str) -> tuple[tuple[str, tuple[set[str], ...]], ...]:
+    """:func:`numbers_with_words`, remembered (an article's sentences are read for every
+    sentence that cites it): read only, never changed."""
+    return tuple((number, tuple(windows)) for number, windows in numbers_with_words(text).items())
+
+
 def swapped_group(sentence: str, article: Article) -> tuple[str, str, str] | None:
     """(number, the sentence's word, the article's word) when ``sentence`` gives a number of
     ``article`` for the opposite group (see the module doc), else None."""
-    said = numbers_with_words(without_citations(sentence))
+    said = dict(_numbers_with_words(without_citations(sentence)))
     if not said:
         return None
     given: dict[str, list[set[str]]] = {}
     for section in article.abstract:
         for text in split_sentences(section.text):
-            for number, windows in numbers_with_words(text).items():
+            for number, windows in _numbers_with_words(text):
                 if number in said:
                     given.setdefault(number, []).extend(windows)
     for number, windows in said.items():
@@ -175,6 +183,12 @@ def named_groups(text: str) -> list[tuple[str, tuple[str, ...], str]]:
     named in ``text`` whose sentence goes one way, and does not name the opposite group too:
     in "a longer duration had a lower risk than a shorter one" the way is the first group's
     only."""
+    return list(_named_groups(text))
+
+
+@remembered(16384)
+def _named_groups(text: str) -> tuple[tuple[str, tuple[str, ...], str], ...]:
+    """:func:`named_groups`, remembered."""
     tokens = [t for t in _tokens(text) if not _is_number(t)]
     readings = []
     for start, end, word, group in _groups(tokens):
@@ -183,7 +197,7 @@ def named_groups(text: str) -> list[tuple[str, tuple[str, ...], str]]:
         way = _direction(tokens[:start] + tokens[end:])
         if way is not None:
             readings.append((word, group, way))
-    return readings
+    return tuple(readings)
 
 
 def swapped_named_group(sentence: str, article: Article) -> tuple[str, str] | None:
@@ -197,7 +211,7 @@ def swapped_named_group(sentence: str, article: Article) -> tuple[str, str] | No
         reading
         for section in article.abstract
         for text in split_sentences(section.text)
-        for reading in named_groups(text)
+        for reading in _named_groups(text)
     ]
     flip = {"up": "down", "down": "up"}
     for word, group, way in said:
