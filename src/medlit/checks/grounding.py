@@ -219,6 +219,24 @@ def said_in(key: str, stems: set[str]) -> bool:
     "safe"), an organ's noun and adjective, a clinician's word and the abstract's synonym, a
     hyphenated word by its closed-up form ("auto-CPAP", "autoCPAP") and a hyphenated compound
     by each of its parts."""
+    if not stems.isdisjoint(_form_stems(key)):
+        return True
+    # A compound of a technical word is said by its parts ("ankle-brachial" by "Ankle/Arm
+    # blood pressure Index"), when they are words: "non-communicable" is not said by "non"
+    # and "communicable", nor "high-dose" by "high" and "dose" anywhere.
+    parts = key.split("-")
+    return (
+        len(parts) > 1
+        and not any(len(part) < 3 or part in _PREFIXES for part in parts)
+        and any(is_technical(part) for part in parts)
+        and all(said_in(part, stems) for part in parts)
+    )
+
+
+@functools.lru_cache(maxsize=16384)
+def _form_stems(key: str) -> frozenset[str]:
+    """The :func:`word_stem` of each form of the topic word ``key`` that :func:`said_in` looks
+    for (worked out once a word: said_in runs for every subject word of every sentence)."""
     forms, roots = [key], []
     if "-" in key:
         forms.append(key.replace("-", ""))
@@ -240,18 +258,7 @@ def said_in(key: str, stems: set[str]) -> bool:
     forms += [root + ending for root in roots for ending in ("ion", "ation")]
     forms += _latin_forms(key)
     forms += _synonyms(word_stem(key))
-    if any(word_stem(form) in stems for form in forms):
-        return True
-    # A compound of a technical word is said by its parts ("ankle-brachial" by "Ankle/Arm
-    # blood pressure Index"), when they are words: "non-communicable" is not said by "non"
-    # and "communicable", nor "high-dose" by "high" and "dose" anywhere.
-    parts = key.split("-")
-    return (
-        len(parts) > 1
-        and not any(len(part) < 3 or part in _PREFIXES for part in parts)
-        and any(is_technical(part) for part in parts)
-        and all(said_in(part, stems) for part in parts)
-    )
+    return frozenset(word_stem(form) for form in forms)
 
 
 #: What a hyphen joins to a word to change its meaning ("non-", "pre-", "anti-"; shorter
