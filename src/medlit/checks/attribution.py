@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import extract_pmids
+from medlit.checks.evidence import title_and_abstract
+from medlit.checks.memo import remembered
 from medlit.checks.search_terms import content_terms
 from medlit.text import sentence_pieces
 from medlit.types import Article
@@ -24,12 +26,15 @@ MIN_SHARE = 0.6
 _MIN_TERMS = 4
 
 
-def _terms(text: str) -> set[str]:
-    return set(content_terms(text, limit=1000))
+@remembered(16384)
+def _terms(text: str) -> frozenset[str]:
+    """The content words of ``text`` (remembered: an article's title and abstract, named an
+    article's text by its view, :mod:`medlit.checks.evidence`, are read once)."""
+    return frozenset(content_terms(text, limit=1000))
 
 
-def _vocabulary(articles: Mapping[str, Article]) -> dict[str, set[str]]:
-    return {pmid: _terms(f"{a.title} {a.abstract_text}") for pmid, a in articles.items()}
+def _vocabulary(articles: Mapping[str, Article]) -> dict[str, frozenset[str]]:
+    return {pmid: _terms(title_and_abstract(a)) for pmid, a in articles.items()}
 
 
 def attribute_uncited(text: str, articles: Mapping[str, Article]) -> tuple[str, list[str]]:
@@ -64,7 +69,7 @@ def attributer(articles: Mapping[str, Article]) -> Callable[[str], str | None]:
     """The PMID of the one evidence article a sentence citing nothing was taken from (its
     content words mostly that article's, and more than any other article's), or None (each
     article's words read once, when first needed)."""
-    vocab: dict[str, set[str]] = {}
+    vocab: dict[str, frozenset[str]] = {}
 
     def attribute(sentence: str) -> str | None:
         if not articles or extract_pmids(sentence):

@@ -11,9 +11,14 @@ from medlit.llm.extractive import conclusion_sentences
 from medlit.text import forget_kept_sentences, keep_sentences
 from medlit.types import Article, StudyType
 
-__all__ = ["EvidenceView", "article_view", "forget_views"]
+__all__ = ["EvidenceView", "article_view", "forget_views", "title_and_abstract"]
 
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?(?![\w])")
+
+
+def title_and_abstract(article: Article) -> str:
+    """The article's title and abstract (labels inline) as one text."""
+    return f"{article.title} {article.abstract_text}"
 
 
 class EvidenceView:
@@ -25,9 +30,15 @@ class EvidenceView:
         self.article = article
         # Its sections' sentences are cut once, for every answer that reads the article
         # (:func:`medlit.text.keep_sentences`: the checks' own ``split_sentences`` of a
-        # section's text, from the first, keeps them there).
+        # section's text, from the first, keeps them there); what the checks work out of its
+        # texts (its title and abstract as one, too) is kept so (:mod:`medlit.checks.memo`).
         keep_sentences(
-            [article.title, *(s.text for s in article.abstract), article.everything_said]
+            [
+                article.title,
+                *(s.text for s in article.abstract),
+                article.everything_said,
+                title_and_abstract(article),
+            ]
         )
 
     @cached_property
@@ -38,7 +49,7 @@ class EvidenceView:
     @cached_property
     def numbers(self) -> frozenset[str]:
         """The numbers its title and abstract give, as written ("12", "0.5", "1,000")."""
-        return frozenset(_NUMBER.findall(f"{self.article.title} {self.article.abstract_text}"))
+        return frozenset(_NUMBER.findall(title_and_abstract(self.article)))
 
     @cached_property
     def conclusions(self) -> tuple[str, ...]:
