@@ -12,7 +12,8 @@ What the word tools remember of texts is emptied before each answer (:func:`forg
 answer is timed as if its text were new to the process. What the checks work out of an
 article (its view, :func:`medlit.checks.evidence.article_view`: its texts' sentences, and
 what the checks' memories, :mod:`medlit.checks.memo`, work out of its texts, each on first
-use) is kept per article, for every later answer that cites it: each
+use; the abbreviations it defines, :func:`medlit.checks.defined_terms.article_definitions`)
+is kept per article, for every later answer that cites it: each
 answer is timed twice, its articles new to the process (``new_p50_ms``, ``new_p99_ms``: a
 cold ``medlit ask``'s case), then read before (``p50_ms``, ``p99_ms``: a server's answer over
 articles it has read before); ``article_view_ms`` is the difference per article (p50), the
@@ -134,7 +135,7 @@ def time_each_check() -> None:
 
 def forget() -> None:
     """Empty what the word tools remember of texts (sentences, stems, topic keys, names,
-    abbreviations, question features): every answer is timed as a server meets it, its own
+    question features): every answer is timed as a server meets it, its own
     text and its articles' read afresh. (What they remember of single words, a word's stem
     or its frequency, is kept: a table, not a text.)"""
     for remembered in (
@@ -147,7 +148,6 @@ def forget() -> None:
         guard.question_features,
     ):
         remembered.cache_clear()
-    defined_terms._definitions.clear()
     text.forget_kept_pieces()
     memo.forget()
 
@@ -158,6 +158,7 @@ async def _one(row: dict[str, Any], articles: dict[str, Article], *, seen: bool 
     forget()
     if not seen:
         evidence.forget_views()
+        defined_terms._definitions.clear()  # an article's abbreviations: the article's
     reads = {text: verdict for text, verdict in row.get("reads", [])}
 
     async def read(question: str, text: str) -> Any:
