@@ -58,6 +58,7 @@ from medlit.types import (
     SearchQuery,
     SearchResults,
 )
+from medlit.words import frequency
 
 if TYPE_CHECKING:
     from medlit.embeddings import Embedder
@@ -120,12 +121,10 @@ def search_terms(question: SubQuestion, *, max_terms: int = 8) -> list[str]:
     English: "laparoscopic", "elderly", "outcome", not the longer "interest" of "the outcome
     of interest"), and finally the words ORed (as ``ask`` broadens, :mod:`medlit.query`).
     """
-    from wordfreq import zipf_frequency  # its English table loads once (0.5 s)
-
     planned = (question.search_query or "").strip()  # else the narrow query comes first
     narrow, broad = build_queries(question.text, max_terms=max_terms)
     terms = query_terms(question.text, max_terms=max_terms)
-    fewest = sorted(terms, key=lambda t: (zipf_frequency(t, "en"), -len(t), terms.index(t)))[:3]
+    fewest = sorted(terms, key=lambda t: (frequency.zipf(t), -len(t), terms.index(t)))[:3]
     fewer = " AND ".join(t for t in terms if t in fewest)
     queries = [planned, narrow, fewer, broad]
     return [q for q in dict.fromkeys(queries) if q]
