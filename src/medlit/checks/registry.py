@@ -66,6 +66,7 @@ _CHECKS = (
     Check("untold-subjects", "note", notes.untold_subjects),
     Check("populations-unspoken", "note", notes.populations_unspoken),
     Check("unmentioned-terms", "note", notes.unmentioned),
+    Check("restated-verdict", "verdict", verdict_units.restated_verdict),
     Check("consistent-verdict", "verdict", verdict_units.consistent_verdict),
     Check("contradicted", "verdict", verdict_units.contradicted),
     Check("against-conclusions", "verdict", verdict_units.against_conclusions),

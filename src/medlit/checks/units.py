@@ -249,8 +249,10 @@ def restated_titles(ctx: CheckContext) -> list[Finding]:
     """An answer to a cited article's title question that the article does not give (it
     concludes the other)."""
 
-    wrong_in, _ = restated_in(ctx.articles)
-    return _logged(cited_findings("restated-titles", ctx, wrong_in), "answer_titles_restated")
+    wrong_in, said = restated_in(ctx.articles)
+    found = cited_findings("restated-titles", ctx, wrong_in)
+    ctx.data["restated-titles"] = said
+    return _logged(found, "answer_titles_restated")
 
 
 def off_question(ctx: CheckContext) -> list[Finding]:

@@ -9,11 +9,26 @@ from medlit.checks.contradicted import (
     consistent_verdict as consistent,
 )
 from medlit.checks.findings import Finding
+from medlit.llm.extractive import about_question
 from medlit.log import get_logger
 
-__all__ = ["against_conclusions", "consistent_verdict", "contradicted"]
+__all__ = ["against_conclusions", "consistent_verdict", "contradicted", "restated_verdict"]
 
 log = get_logger("agent")
+
+
+def restated_verdict(ctx: CheckContext) -> list[Finding]:
+    """A yes or no read again from the answer left, where the answer the model gave the title
+    question of an article on the question, which concludes the other, was left out."""
+    said = ctx.data.get("restated-titles", {})
+    verdict = ctx.verdict
+    if verdict not in ("yes", "no"):
+        return []
+    on = about_question(ctx.question)
+    if not any(s == verdict and on(ctx.articles[p]) for p, s in said.items()):
+        return []
+    log.info("verdict_made_consistent", read=verdict, verdict="uncertain")
+    return [Finding("restated-verdict", "flip_verdict", data={"to": "uncertain"})]
 
 
 def consistent_verdict(ctx: CheckContext) -> list[Finding]:

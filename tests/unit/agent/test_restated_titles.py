@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from medlit.checks.restated_titles import title_answer
 from medlit.types import AbstractSection, Article
-from tests.unit._checks import checked
+from tests.unit._checks import left_for_later
 
 
 def _article(title: str, conclusion: str) -> Article:
@@ -38,8 +38,9 @@ def test_a_sentence_saying_its_title_back_gives_an_answer_to_it() -> None:
 def test_the_title_said_back_as_an_answer_its_article_does_not_give_goes() -> None:
     # What the local model wrote over PubMedQA 11340218 (gold no): "Verdict: Yes".
     text = f"{SAID_BACK} [PMID:1]. Statins were given to 40 patients [PMID:1]."
-    restated = checked("restated-titles", text, {"1": NO})
+    restated, said = left_for_later("restated-titles", text, {"1": NO})
     assert restated.text == "Statins were given to 40 patients [PMID:1]."
+    assert said == {"1": "yes"}
     assert restated.warnings == [
         "a sentence was left out: it cited PMID 1 for the answer 'yes' to the question its "
         "title asks, where it concludes 'no'"
@@ -49,6 +50,6 @@ def test_the_title_said_back_as_an_answer_its_article_does_not_give_goes() -> No
 def test_the_answer_its_article_gives_or_none_stays() -> None:
     text = f"{SAID_BACK} [PMID:1]."
     improved = _article(TITLE, "Pretreatment with statins improved clinical outcome.")
-    assert checked("restated-titles", text, {"1": improved}) == (text, [])
+    assert left_for_later("restated-titles", text, {"1": improved}) == ((text, []), {})
     unclear = _article(TITLE, "More studies are needed.")
-    assert checked("restated-titles", text, {"1": unclear}) == (text, [])
+    assert left_for_later("restated-titles", text, {"1": unclear}) == ((text, []), {})
