@@ -26,6 +26,7 @@ import functools
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from medlit.errors import ValidationError
 
@@ -40,6 +41,7 @@ __all__ = [
     "is_article_text",
     "keep_sentence_pieces",
     "keep_sentences",
+    "make_room",
     "only_points",
     "remove_control_chars",
     "require_clean_text",
@@ -367,13 +369,19 @@ def split_sentences(text: str) -> list[str]:
     if kept is not None:
         return list(kept)
     if text in _ARTICLE_TEXTS:
-        if len(_KEPT_SENTENCES) >= _KEPT_MAX_SENTENCES:
-            for old in list(_KEPT_SENTENCES)[: _KEPT_MAX_SENTENCES // 2]:
-                _KEPT_SENTENCES.pop(old, None)  # (another thread may have let it go)
+        make_room(_KEPT_SENTENCES, _KEPT_MAX_SENTENCES)
         kept = _KEPT_SENTENCES[text] = _split_sentences.__wrapped__(text)
         keep_sentences(kept)  # its sentences are the article's texts too
         return list(kept)
     return list(_split_sentences(text))
+
+
+def make_room(kept: dict[Any, Any], limit: int) -> None:
+    """Let the oldest half of ``kept`` (insertion order) go once it holds ``limit`` entries:
+    the bound of a memory kept across answers."""
+    if len(kept) >= limit:
+        for old in list(kept)[: limit // 2]:
+            kept.pop(old, None)  # (another thread may have let it go)
 
 
 #: The texts of articles (:func:`keep_sentences`), and the sentences of those already cut.

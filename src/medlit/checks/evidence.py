@@ -8,7 +8,7 @@ from functools import cached_property
 from medlit.checks.grounding import word_stems
 from medlit.checks.memo import forget_articles
 from medlit.llm.extractive import conclusion_sentences
-from medlit.text import forget_kept_sentences, keep_sentences
+from medlit.text import forget_kept_sentences, keep_sentences, make_room
 from medlit.types import Article, StudyType
 
 __all__ = ["EvidenceView", "article_view", "forget_views", "title_and_abstract"]
@@ -85,9 +85,7 @@ def article_view(article: Article) -> EvidenceView:
     key = (article.pmid, article.title, tuple(s.text for s in article.abstract))
     view = _VIEWS.get(key)
     if view is None:
-        if len(_VIEWS) >= _VIEWS_MAX:
-            for old in list(_VIEWS)[: _VIEWS_MAX // 2]:
-                _VIEWS.pop(old, None)  # (another thread may have let it go)
+        make_room(_VIEWS, _VIEWS_MAX)
         view = _VIEWS[key] = EvidenceView(article)
     return view
 
