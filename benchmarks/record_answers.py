@@ -1,7 +1,7 @@
 """Record a real model's answers, before their checks, for the checks' replays.
 
-Asks PubMedQA PQA-L title questions of the *check* half (:func:`pubmedqa_cases.half_of`)
-through the real assistant, as ``benchmarks/verdicts.py`` does (fake E-utilities over the 500
+Asks PubMedQA PQA-L title questions of one half (the *check* half unless ``--half tune``,
+:func:`pubmedqa_cases.half_of`) through the real assistant, as ``benchmarks/verdicts.py`` does (fake E-utilities over the 500
 records' abstracts, the configured model), and writes one JSON line per question to
 ``benchmarks/data/recorded_answers.jsonl``: the question as planned, whether it asks yes or
 no, the PMIDs of the evidence retrieved (best first), the model's answer as the checks get it
@@ -14,7 +14,8 @@ Usage::
     export MEDLIT_LLM_BASE_URL=http://127.0.0.1:18800/v1 MEDLIT_LLM_API_KEY=local \\
         MEDLIT_LLM_MODEL=local-qwen MEDLIT_LLM_TIMEOUT_S=900 \\
         MEDLIT_AGENT_MAX_CONTEXT_CHARS=5000 MEDLIT_LLM_MAX_TOKENS=400
-    python benchmarks/record_answers.py --n 30 [--data ../shared/data/pubmedqa/pqal_dev.json]
+    python benchmarks/record_answers.py --n 30 [--half tune] [--start 92]
+        [--data ../shared/data/pubmedqa/pqal_dev.json]
 
 Last line: ``recorded=... verdict_accuracy=...``.
 """
@@ -80,6 +81,7 @@ async def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--start", type=int, default=92, help="Skip this many of the shuffle.")
     parser.add_argument("--out", type=Path, default=RECORDED)
     parser.add_argument("--again", action="store_true", help="Ask recorded questions again.")
+    parser.add_argument("--half", choices=("check", "tune"), default="check")
     args = parser.parse_args(argv)
     if not args.data.exists():
         print(f"skipped: {args.data} is absent (needs ../shared/data)", file=sys.stderr)
@@ -88,7 +90,7 @@ async def main(argv: list[str] | None = None) -> int:
     ordered = pick(records, len(records), 0, 10)[args.start :]
     lines = args.out.read_text().splitlines() if args.out.exists() and not args.again else []
     done = {json.loads(line)["pmid"] for line in lines if line.strip()}
-    pmids = [p for p in ordered if half_of(p) == "check" and p not in done][: args.n]
+    pmids = [p for p in ordered if half_of(p) == args.half and p not in done][: args.n]
     xml = args.data.with_name(args.data.stem + "_pubmed.xml")
     with (
         tempfile.TemporaryDirectory() as tmp,
