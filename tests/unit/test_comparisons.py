@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from medlit.checks.comparisons import comparison, reverses
-from medlit.checks.contradicted import consistent_verdict
 from medlit.research.models import SubQuestion
 from medlit.research.prompts import ExtractedClaim
 from tests.unit._checks import left_for_later
@@ -94,14 +93,6 @@ def test_a_cited_sentence_reversing_its_articles_finding_is_left_out() -> None:
     ]
     faithful = f"{SIMILAR.rstrip('.')} [PMID:21979183]."
     assert left_for_later("reversed-findings", faithful, articles) == ((faithful, []), {})
-
-
-def test_a_verdict_against_a_reversed_articles_conclusion_is_uncertain() -> None:
-    articles = {"21979183": DESMOID}
-    text = "Desmoid tumors behave differently after ileal pouch surgery [PMID:21979183]."
-    assert consistent_verdict(text, "yes", articles, QUESTION) == "yes"  # one reading
-    reversed_from = {"21979183": "differ"}
-    assert consistent_verdict(text, "yes", articles, QUESTION, reversed_from) == "uncertain"
 
 
 def test_a_research_claim_reversing_its_quote_is_dropped() -> None:

@@ -7,9 +7,7 @@ preoperative CA 19-9 levels [PMID]". The verdict read off the whole answer was N
 article concludes ("serum CA 19-9 level by itself should not preclude surgery"); the answer
 read "Verdict: No" over a first sentence saying the opposite, citing the article for it.
 
-A "yes" verdict is first made to agree with the evidence where two readings say it must
-(:func:`consistent_verdict`): the cited articles' conclusions, and the cited sentences of the
-answer itself. Then a cited sentence that states the other answer (a negation cue, or the
+A cited sentence that states the other answer (a negation cue, or the
 question's own words said as a statement: :func:`stated_answer`) goes, with a warning, when
 every article it cites contradicts it: the article concludes what the verdict says (the
 conclusion's cue-based stance, :func:`medlit.checks.stance.sentence_stance`), or, where its
@@ -47,7 +45,6 @@ from medlit.checks.citations import (
     extract_pmids,
     without_citations,
 )
-from medlit.checks.comparisons import Comparison, comparison
 from medlit.checks.draft import rewrite_sentences
 from medlit.checks.memo import remembered
 from medlit.checks.stance import Stance, whole_study
@@ -63,7 +60,6 @@ __all__ = [
     "RESTATED",
     "against_in",
     "concludes",
-    "consistent_verdict",
     "stated_answer",
     "states_only_otherwise",
 ]
@@ -161,14 +157,6 @@ def concludes(article: Article, question: str) -> Stance | None:
     return stance if stance in ("yes", "no") else None
 
 
-def _conclusions(
-    cited: list[tuple[str, list[str]]], articles: Mapping[str, Article], question: str
-) -> dict[str, Stance | None]:
-    """What each article the ``cited`` sentences cite concludes, read once an article."""
-    pmids = dict.fromkeys(p for _, cites in cited for p in cites)
-    return {p: concludes(articles[p], question) for p in pmids}
-
-
 def _cited(text: str, articles: Mapping[str, Article]) -> list[tuple[str, list[str]]]:
     """The sentences of ``text`` citing evidence articles, with the PMIDs they cite."""
     sentences: list[str] = []
@@ -180,69 +168,6 @@ def _cited(text: str, articles: Mapping[str, Article]) -> list[tuple[str, list[s
     rewrite_sentences(text, collect)
     cited = [(s, [p for p in extract_pmids(s) if p in articles]) for s in sentences]
     return [(s, pmids) for s, pmids in cited if pmids]
-
-
-def _concluded_otherwise(
-    article: Article, question: str, other_way: Stance, said: Comparison
-) -> bool:
-    """Whether ``article``'s conclusion answers ``other_way``, or states the comparison
-    opposite to ``said`` (and never ``said`` itself)."""
-    if concludes(article, question) == other_way:
-        return True
-    stated = {comparison(s) for s in conclusion_sentences(article)} - {None}
-    return bool(stated) and said not in stated
-
-
-def consistent_verdict(
-    text: str,
-    verdict: Verdict,
-    articles: Mapping[str, Article],
-    question: str,
-    reversed_from: Mapping[str, Comparison] | None = None,
-) -> Verdict:
-    """``verdict``, made to agree with what the answer's cited sentences state and their
-    articles conclude.
-
-    A "yes" whose cited articles (those whose conclusion is clear) all conclude no, while a
-    cited sentence of ``text`` states no, is "no" if no cited sentence states yes, else
-    "uncertain" (the answer says both). The same model's answer "... are not contraindicated
-    to pancreaticoduodenectomy [PMID]" was read "yes" by the verdict call, over an article
-    that concludes no. Only a "yes" is turned: a small model's reading leans to yes, and a
-    "no" is read only from clear mass on it (:mod:`medlit.checks.verdict`). On PubMedQA's
-    questions labelled yes or no, a conclusion read "no" (:func:`concludes`) is right 96 times
-    in 110, and one read "yes" 199 times in 218 (``benchmarks/contradicted_sentences.py``):
-    one reading alone does not overrule the verdict call. A "no" under the same two readings
-    the other way (the cited articles all conclude yes, a cited sentence states yes) is
-    "uncertain", never "yes": the local model wrote "Verdict: No" over its own "The
-    prevalence of general practitioner visits and hospitalization among elderly Spanish
-    increased over the last decade", citing the article that concludes so, asked whether
-    health care use had gone up.
-
-    A yes or a no is "uncertain" when the answer reversed a finding of an article
-    (``reversed_from``: :mod:`medlit.checks.reversed_findings`, each PMID with what the answer
-    said of it) whose conclusion reads the other way too: it answers the question opposite to
-    the verdict, or states the comparison opposite to the reversed sentence. Two readings,
-    the sentence and the conclusion, against the verdict: the local model answered "Yes" that
-    desmoid tumors behave differently after ileal pouch surgery, writing "higher" over its
-    article's "similar", whose conclusion is that the morbidity "has not been shown to differ".
-    """
-    if verdict in ("yes", "no") and reversed_from:
-        other_way: Stance = "no" if verdict == "yes" else "yes"
-        for pmid, said in reversed_from.items():
-            if pmid in articles and _concluded_otherwise(articles[pmid], question, other_way, said):
-                log.info("verdict_made_consistent", read=verdict, verdict="uncertain")
-                return "uncertain"
-    if verdict not in ("yes", "no"):
-        return verdict
-    other: Verdict = "no" if verdict == "yes" else "yes"
-    cited = _cited(text, articles)
-    concluded = set(_conclusions(cited, articles, question).values()) - {None}
-    stated = {stated_answer(s, question) for s, _ in cited} - {None}
-    if concluded != {other} or other not in stated:
-        return verdict
-    turned: Verdict = other if verdict not in stated and verdict == "yes" else "uncertain"
-    log.info("verdict_made_consistent", read=verdict, verdict=turned)
-    return turned
 
 
 def _nearest(sentence: str, candidates: list[str]) -> list[str]:

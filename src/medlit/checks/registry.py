@@ -67,7 +67,6 @@ _CHECKS = (
     Check("populations-unspoken", "note", notes.populations_unspoken),
     Check("unmentioned-terms", "note", notes.unmentioned),
     Check("restated-verdict", "verdict", verdict_units.restated_verdict),
-    Check("consistent-verdict", "verdict", verdict_units.consistent_verdict),
     Check("contradicted", "verdict", verdict_units.contradicted),
     Check("against-conclusions", "verdict", verdict_units.against_conclusions),
     Check("claim-quote", "claim", claims.claim_quote),

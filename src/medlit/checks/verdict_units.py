@@ -5,14 +5,11 @@ from __future__ import annotations
 
 from medlit.checks.context import CheckContext, cited_findings
 from medlit.checks.contradicted import against_in, contradicted_in
-from medlit.checks.contradicted import (
-    consistent_verdict as consistent,
-)
 from medlit.checks.findings import Finding
 from medlit.llm.extractive import about_question
 from medlit.log import get_logger
 
-__all__ = ["against_conclusions", "consistent_verdict", "contradicted", "restated_verdict"]
+__all__ = ["against_conclusions", "contradicted", "restated_verdict"]
 
 log = get_logger("agent")
 
@@ -29,19 +26,6 @@ def restated_verdict(ctx: CheckContext) -> list[Finding]:
         return []
     log.info("verdict_made_consistent", read=verdict, verdict="uncertain")
     return [Finding("restated-verdict", "flip_verdict", data={"to": "uncertain"})]
-
-
-def consistent_verdict(ctx: CheckContext) -> list[Finding]:
-    """A verdict against what the cited articles conclude and the answer's own cited
-    sentences state ("Verdict: No" over sentences saying yes, to articles concluding yes)."""
-    verdict = ctx.verdict
-    if verdict not in ("yes", "no"):
-        return []
-    reversed_from = ctx.data.get("reversed-findings")
-    made = consistent(ctx.draft.text, verdict, ctx.articles, ctx.question, reversed_from)
-    if made == verdict:
-        return []
-    return [Finding("consistent-verdict", "flip_verdict", data={"to": made})]
 
 
 def contradicted(ctx: CheckContext) -> list[Finding]:

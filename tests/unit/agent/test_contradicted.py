@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from medlit.checks.contradicted import (
     concludes,
-    consistent_verdict,
     stated_answer,
     states_only_otherwise,
 )
@@ -110,10 +109,6 @@ def test_where_the_conclusion_reads_both_ways_its_sentence_nearest_the_statement
 
 def test_a_conclusion_reading_both_ways_answers_as_its_sentence_on_the_question() -> None:
     assert concludes(MIXED, OBESITY_QUESTION) == "no"
-    # The local model's "Verdict: Yes" (gold no) over its own cited "no difference" finding.
-    finding = "No difference was found in the feeding scores between obese and non-obese mothers"
-    text = f"{RESTATED_OBESITY} [PMID:2]. {finding} [PMID:2]."
-    assert consistent_verdict(text, "yes", {"2": MIXED}, OBESITY_QUESTION) == "uncertain"
     # A sentence saying too little of the question decides nothing.
     off_question = Article(
         pmid="3",
@@ -144,37 +139,6 @@ def test_a_sentence_stating_no_finding_states_no_answer() -> None:
     aim = f"The aim was to determine whether {SAID_YES.lower()} [PMID:1]."
     assert stated_answer(aim, QUESTION) is None
     assert stated_answer(f"Whether {SAID_YES.lower()} is unknown [PMID:1].", QUESTION) is None
-
-
-def test_a_verdict_the_articles_and_the_answers_own_statement_contradict_is_turned() -> None:
-    # The verdict call read "yes" off an answer saying "not contraindicated", over an article
-    # that concludes no.
-    text = (
-        "Patients with very high serum CA 19-9 levels are not contraindicated to "
-        "pancreaticoduodenectomy [PMID:1]. Median survival was 22 versus 15 months [PMID:1]."
-    )
-    assert consistent_verdict(text, "yes", {"1": NOT_PRECLUDED}, QUESTION) == "no"
-    # The answer states no answer of its own: the verdict stands.
-    numbers = "Median survival was 22 versus 15 months [PMID:1]."
-    assert consistent_verdict(numbers, "yes", {"1": NOT_PRECLUDED}, QUESTION) == "yes"
-    # The article concludes yes: the verdict stands.
-    precluded = _article("1", "Very high CA 19-9 levels significantly predicted early death.")
-    assert consistent_verdict(text, "yes", {"1": precluded}, QUESTION) == "yes"
-    assert consistent_verdict(text, "uncertain", {"1": NOT_PRECLUDED}, QUESTION) == "uncertain"
-    # The answer states both: it is uncertain which it concludes.
-    both = f"{SAID_YES} [PMID:1]. {text}"
-    assert consistent_verdict(both, "yes", {"1": NOT_PRECLUDED}, QUESTION) == "uncertain"
-
-
-def test_a_no_verdict_is_never_turned_to_yes() -> None:
-    # The verdict call reads "no" only from clear mass on it; its reading leans to yes. Over
-    # an answer stating yes from an article concluding yes, "no" is uncertain, never "yes".
-    text = f"{SAID_YES} [PMID:1]."
-    precluded = _article("1", "Very high CA 19-9 levels significantly predicted early death.")
-    assert consistent_verdict(text, "no", {"1": precluded}, QUESTION) == "uncertain"
-    # One reading against it (the article concludes nothing clear): the verdict stands.
-    unclear = _article("1", "Further studies are needed.")
-    assert consistent_verdict(text, "no", {"1": unclear}, QUESTION) == "no"
 
 
 # PubMedQA 10411439 (gold yes), asked in the local model's probe as "Is the Lloyd-Davies
@@ -209,7 +173,6 @@ def test_the_title_picks_the_conclusion_sentence_the_question_does_not() -> None
 def test_a_statement_of_the_verdict_its_article_contradicts_goes() -> None:
     # The local model: "Verdict: No" and "... with head-down tilt is not dangerous [PMID]".
     said = "The Lloyd-Davies position with head-down tilt is not dangerous [PMID:4]."
-    assert consistent_verdict(said, "no", {"4": LLOYD_DAVIES}, TILT) == "no"
     assert checked("contradicted", said, {"4": LLOYD_DAVIES}, TILT, "no") == (said, [])
     assert checked("against-conclusions", said, {"4": LLOYD_DAVIES}, TILT, "no") == (
         "",
