@@ -1,8 +1,9 @@
 """Record a real model's answers, before their checks, for the checks' replays.
 
 Asks PubMedQA PQA-L title questions of one half (the *check* half unless ``--half tune``,
-:func:`pubmedqa_cases.half_of`) through the real assistant, as ``benchmarks/verdicts.py`` does (fake E-utilities over the 500
-records' abstracts, the configured model), and writes one JSON line per question to
+:func:`pubmedqa_cases.half_of`) through the real assistant, as ``benchmarks/verdicts.py``
+does (fake E-utilities over the 500 records' abstracts, the configured model), and writes one
+JSON line per question to
 ``benchmarks/data/recorded_answers.jsonl``: the question as planned, whether it asks yes or
 no, the PMIDs of the evidence retrieved (best first), the model's answer as the checks get it
 (``drafted``) and its verdict line, every verdict the model was asked to read off a checked
