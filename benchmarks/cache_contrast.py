@@ -13,7 +13,11 @@ kind: spelling, inflection, synonym, order, framing). Each pair goes through the
 :class:`medlit.cache.AnswerCache` (real embedder, temporary SQLite store, default settings, one
 fresh namespace per pair): the cached question is stored, the edit or rewording looked up.
 
-Per kind it reports how many pairs reach ``tau`` (a plain cosine cache would serve them), how
+Each row has its ``part`` (``make_cache_contrast.py``): ``check``, edits of check-half
+titles never looked at while the guard was written (the headline); ``check-seen``, the
+check-half titles the guard was checked against while it was written; ``tune``, the rest (the
+tune half's titles, MQP, the issue's examples), which rules may be written from. Per part and
+kind it reports how many pairs reach ``tau`` (a plain cosine cache would serve them), how
 many the cache serves with the guard (an edit served is a wrong hit), and the same with the
 previous guard (the related-question checks alone, ``QuestionGuard(word_rule=False)``) for
 comparison. Then the MQP pairs (``mqp/mqp_dev.csv``) through the same cache: precision, recall,
@@ -21,7 +25,8 @@ wrong-hit rate at the default tau and pooled over grouped K-fold CV by doctor (t
 other folds), as ``benchmarks/cache_pairs.py`` computes them. Then the guard's time per check on
 every pair of both sets: with both questions' words already read, with the new question read
 for the first time (a lookup's usual case), and the first check of the process (vocabularies and
-lemmatiser loaded). The last line is ``name=value`` figures.
+lemmatiser loaded). The last line is ``name=value`` figures: ``contrast_*`` and ``reword_*``
+of the ``check`` part, then ``tune_*`` and ``seen_*`` (``check-seen``) of the others.
 """
 
 from __future__ import annotations
@@ -75,6 +80,53 @@ def _contrast_lookups(
     return served
 
 
+#: The parts of the contrast set, the held-out one (the headline) first.
+PARTS = ("check", "check-seen", "tune")
+Outcomes = list[tuple[dict[str, str], bool, bool, bool]]
+
+
+def _table(outcomes: Outcomes) -> None:
+    """Per part and kind: pairs, pairs reaching tau, served, served by the previous guard."""
+    print(
+        f"\n{'part':>10} {'group':>6} {'kind':<13} {'pairs':>5} {'>=tau':>6} "
+        f"{'served':>7} {'served by the previous guard':>29}"
+    )
+    table: Counter[tuple[str, str, str, str]] = Counter()
+    for r, hit, old, near in outcomes:
+        key = (r["part"], r["group"], r["kind"])
+        table[(*key, "n")] += 1
+        table[(*key, "near")] += near
+        table[(*key, "hit")] += hit
+        table[(*key, "old")] += old
+    for part in PARTS:
+        for group, kind in sorted({(r["group"], r["kind"]) for r, *_ in outcomes}):
+            key = (part, group, kind)
+            if table[(*key, "n")]:
+                print(
+                    f"{part:>10} {group:>6} {kind:<13} {table[(*key, 'n')]:>5} "
+                    f"{table[(*key, 'near')]:>6} {table[(*key, 'hit')]:>7} "
+                    f"{table[(*key, 'old')]:>29}"
+                )
+
+
+def _part_figures(outcomes: Outcomes, part: str) -> dict[str, int]:
+    """One part's wrong hits and rewordings served (and with the previous guard)."""
+    edits = [(hit, old, near) for r, hit, old, near in outcomes if r["part"] == part and
+             r["group"] == "edit"]  # fmt: skip
+    rewords = [(hit, old, near) for r, hit, old, near in outcomes if r["part"] == part and
+               r["group"] == "reword"]  # fmt: skip
+    return {
+        "edits": len(edits),
+        "wrong_hits": sum(hit for hit, _, _ in edits),
+        "wrong_hits_previous_guard": sum(old for _, old, _ in edits),
+        "edits_reaching_tau": sum(near for _, _, near in edits),
+        "rewordings": len(rewords),
+        "reword_hits": sum(hit for hit, _, _ in rewords),
+        "reword_hits_previous": sum(old for _, old, _ in rewords),
+        "reword_reaching_tau": sum(near for _, _, near in rewords),
+    }
+
+
 def _timings(pairs: list[tuple[str, str]]) -> dict[str, float]:
     """The guard's CPU microseconds per check (thread time: a busy machine's waits excluded):
     first of the process, new question read for the first time, both read before."""
@@ -126,6 +178,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     with args.contrast.open(newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
+    if any("part" not in r for r in rows):
+        print(f"{args.contrast} has no part column: make it with make_cache_contrast.py")
+        return 2
     pairs = read_pairs(mqp_path, None)
     timings = _timings(
         [(r["asked"], r["cached"]) for r in rows] + [(q2, q1) for _, q1, q2, _ in pairs]
@@ -156,36 +211,22 @@ def main(argv: list[str] | None = None) -> int:
     tau = defaults.tau
     reached = [float(vectors[r["cached"]] @ vectors[r["asked"]]) >= tau for r in rows]
     print(f"contrast set: {len(rows)} pairs from {args.contrast}; tau {tau}")
-    print(
-        f"\n{'group':>6} {'kind':<13} {'pairs':>5} {'>=tau':>6} "
-        f"{'served':>7} {'served by the previous guard':>29}"
-    )
-    table: Counter[tuple[str, str, str]] = Counter()
-    for r, hit, old, near in zip(rows, served, before, reached, strict=True):
-        key = (r["group"], r["kind"])
-        table[(*key, "n")] += 1
-        table[(*key, "near")] += near
-        table[(*key, "hit")] += hit
-        table[(*key, "old")] += old
-    for group, kind in sorted({(r["group"], r["kind"]) for r in rows}):
+    outcomes = list(zip(rows, served, before, reached, strict=True))
+    _table(outcomes)
+    figures = {part: _part_figures(outcomes, part) for part in PARTS}
+    for part in PARTS:
+        f = figures[part]
         print(
-            f"{group:>6} {kind:<13} {table[(group, kind, 'n')]:>5} "
-            f"{table[(group, kind, 'near')]:>6} {table[(group, kind, 'hit')]:>7} "
-            f"{table[(group, kind, 'old')]:>29}"
+            f"{part}: edits {f['wrong_hits']} of {f['edits']} served (wrong hits; previous "
+            f"guard {f['wrong_hits_previous_guard']}, {f['edits_reaching_tau']} reach tau); "
+            f"rewordings {f['reword_hits']} of {f['rewordings']} served, "
+            f"{f['reword_reaching_tau']} reach tau (previous guard {f['reword_hits_previous']})"
         )
-    edits = [i for i, r in enumerate(rows) if r["group"] == "edit"]
-    rewords = [i for i, r in enumerate(rows) if r["group"] == "reword"]
-    wrong = sum(served[i] for i in edits)
-    wrong_before = sum(before[i] for i in edits)
-    reword_near = sum(reached[i] for i in rewords)
-    reword_hits = sum(served[i] for i in rewords)
-    print(
-        f"\nedits: {wrong} of {len(edits)} served (wrong hits); previous guard {wrong_before}; "
-        f"{sum(reached[i] for i in edits)} reach tau"
-    )
-    print(
-        f"rewordings: {reword_hits} of {len(rewords)} served, {reword_near} reach tau "
-        f"(previous guard {sum(before[i] for i in rewords)})"
+    check = figures["check"]
+    others = " ".join(
+        f"{name}_{key}={figures[part][key]}"
+        for part, name in (("tune", "tune"), ("check-seen", "seen"))
+        for key in ("wrong_hits", "edits", "reword_hits", "rewordings")
     )
 
     p, r, w, good, bad = score(default, 0.0)
@@ -211,9 +252,10 @@ def main(argv: list[str] | None = None) -> int:
         "before {warm_mean_us:.1f} us mean, {warm_p99_us:.1f} us p99".format(**timings)
     )
     print(
-        f"contrast_wrong_hits={wrong} contrast_edits={len(edits)} "
-        f"contrast_wrong_hits_previous_guard={wrong_before} "
-        f"reword_hits={reword_hits} reword_reaching_tau={reword_near} rewordings={len(rewords)} "
+        f"contrast_wrong_hits={check['wrong_hits']} contrast_edits={check['edits']} "
+        f"contrast_wrong_hits_previous_guard={check['wrong_hits_previous_guard']} "
+        f"reword_hits={check['reword_hits']} reword_reaching_tau={check['reword_reaching_tau']} "
+        f"rewordings={check['rewordings']} {others} "
         f"mqp_precision={p:.3f} mqp_recall={r:.3f} "
         f"mqp_heldout_precision={held[0]:.3f} mqp_heldout_recall={held[1]:.3f} "
         f"guard_cold_us={timings['cold_mean_us']:.0f} guard_warm_us={timings['warm_mean_us']:.1f}"

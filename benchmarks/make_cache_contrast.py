@@ -20,6 +20,18 @@ examples), ``asked`` the same question after one edit:
 Edits are word swaps and appended phrases from fixed lists (below), applied to the first
 questions (sorted by source id) where they fit, at most ``PER_RULE`` questions a rule. The
 output is deterministic: rerun it to regenerate the committed file.
+
+Each row has its ``part``, by the half of ``pqal_dev`` its title is in
+(:func:`pubmedqa_cases.half_of`; a rule may be written from tune-half cases only):
+
+- ``tune``: the rules over every source (both halves' titles, MQP, the issue's examples), as
+  the guard was written against them, less the check-half titles: cases a rule may be written
+  from. The tests hold the guard to them.
+- ``check-seen``: that first pass's check-half titles. The guard was checked against them while
+  it was written, so they judge nothing it was not written from; reported apart.
+- ``check``: the same rules over the check-half titles that first pass left unused, never
+  looked at while the guard was written: the held-out figure (``cache_contrast.py``'s
+  headline).
 """
 
 from __future__ import annotations
@@ -33,7 +45,13 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from pubmedqa_cases import half_of
+
 PER_RULE = 3
+#: The parts of the set, the held-out one first.
+PARTS = ("check", "check-seen", "tune")
 
 # kind -> (find, replace) word swaps; the find is matched as a whole word, case-insensitive.
 SWAPS: dict[str, list[tuple[str, str]]] = {
@@ -250,13 +268,12 @@ def _rules() -> Iterator[tuple[str, str, Callable[[str], str | None]]]:
     yield "reword", "inflection", _inflect
 
 
-def build(data: Path) -> list[dict[str, str]]:
-    """The contrast set's rows."""
+def _made(sources: list[tuple[str, str]], *, issue: bool) -> list[dict[str, str]]:
+    """The rows the rules make of ``sources`` (and of the issue's examples, with ``issue``)."""
     rows = [
         {"group": g, "kind": k, "source": "issue", "cached": c, "asked": a}
-        for c, a, g, k in ISSUE_EXAMPLES
+        for c, a, g, k in (ISSUE_EXAMPLES if issue else [])
     ]
-    sources = _sources(data)
     used: Counter[str] = Counter()  # a question gives at most two edits and one rewording
     limits = {"order": 15, "inflection": 15}
     for group, kind, edit in _rules():
@@ -277,6 +294,20 @@ def build(data: Path) -> list[dict[str, str]]:
     return rows
 
 
+def _in_check_half(source: str) -> bool:
+    return source.startswith("pqal:") and half_of(source.removeprefix("pqal:")) == "check"
+
+
+def build(data: Path) -> list[dict[str, str]]:
+    """The contrast set's rows, each with its ``part`` (see the module doc)."""
+    sources = _sources(data)
+    first = _made(sources, issue=True)  # the set the guard was written against
+    seen = {r["source"] for r in first if _in_check_half(r["source"])}
+    rows = [{"part": "check-seen" if r["source"] in seen else "tune", **r} for r in first]
+    unused = [(s, q) for s, q in sources if _in_check_half(s) and s not in seen]
+    return rows + [{"part": "check", **r} for r in _made(unused, issue=False)]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", type=Path, help="the shared data folder (../shared/data)")
@@ -289,14 +320,21 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     rows = build(args.data)
     with args.out.open("w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=["group", "kind", "source", "cached", "asked"])
+        fields = ["part", "group", "kind", "source", "cached", "asked"]
+        writer = csv.DictWriter(fh, fieldnames=fields)
         writer.writeheader()
         writer.writerows(rows)
-    counts = Counter((r["group"], r["kind"]) for r in rows)
-    for (group, kind), n in sorted(counts.items()):
-        print(f"{group:>6} {kind:<13} {n:>4}")
-    edits = sum(n for (g, _), n in counts.items() if g == "edit")
-    print(f"edits={edits} rewordings={len(rows) - edits} out={args.out}")
+    counts = Counter((r["part"], r["group"], r["kind"]) for r in rows)
+    for part in PARTS:
+        for (at, group, kind), n in sorted(counts.items()):
+            if at == part:
+                print(f"{part:>10} {group:>6} {kind:<13} {n:>4}")
+    figures = [
+        f"{part}_{group}s={sum(n for (p, g, _), n in counts.items() if (p, g) == (part, group))}"
+        for part in PARTS
+        for group in ("edit", "reword")
+    ]
+    print(" ".join([*figures, f"out={args.out}"]))
     return 0
 
 

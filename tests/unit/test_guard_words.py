@@ -1,8 +1,10 @@
 """The cache guard's word-by-word rule: a hit only when every differing word is accounted for.
 
-The contrast set (benchmarks/data/cache_contrast.csv, made by benchmarks/make_cache_contrast.py
-from PubMedQA titles, MQP questions and the issue's examples) is checked through the guard and
-through the real answer cache lookup (real embedder, SQLite store, default tau).
+The tune part of the contrast set (benchmarks/data/cache_contrast.csv, made by
+benchmarks/make_cache_contrast.py from tune-half PubMedQA titles, MQP questions and the issue's
+examples) is checked through the guard and through the real answer cache lookup (real embedder,
+SQLite store, default tau). Its check-half parts are measured by benchmarks/cache_contrast.py,
+never held here: a rule may be written from tune-half cases only.
 """
 
 from __future__ import annotations
@@ -28,8 +30,9 @@ CONTRAST = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "cache_
 
 
 def _contrast() -> list[dict[str, str]]:
+    """The contrast set's tune part."""
     with CONTRAST.open(newline="", encoding="utf-8") as fh:
-        return list(csv.DictReader(fh))
+        return [r for r in csv.DictReader(fh) if r["part"] == "tune"]
 
 
 @pytest.mark.parametrize(
@@ -141,7 +144,7 @@ def test_words_are_read_as_typed_and_cached() -> None:
     )
 
 
-def test_the_whole_contrast_set_through_the_guard() -> None:
+def test_the_contrast_sets_tune_part_through_the_guard() -> None:
     rows = _contrast()
     edits = [r for r in rows if r["group"] == "edit"]
     rewordings = [r for r in rows if r["group"] == "reword"]
@@ -173,7 +176,7 @@ def store(tmp_path: Path) -> Iterator[SqliteStore]:
 
 
 @pytest.mark.slow
-def test_the_whole_contrast_set_through_the_answer_cache(
+def test_the_contrast_sets_tune_part_through_the_answer_cache(
     store: SqliteStore, embedder: MemoEmbedder
 ) -> None:
     """Embedding, tau and guard as a lookup runs them: no edit is served."""
@@ -197,7 +200,8 @@ def test_the_whole_contrast_set_through_the_answer_cache(
             assert found.guard_reason
         cache.clear(ns)
     assert served["edit"] == []
-    assert refused_at_tau >= 150  # most edits are near enough for cosine alone to serve them
+    edits = sum(r["group"] == "edit" for r in rows)
+    assert refused_at_tau >= 0.6 * edits  # most edits are near enough for cosine alone to serve
     # Rewordings by spelling, inflection or a vetted synonym that reach tau are served.
     reached = [
         r

@@ -10,7 +10,7 @@ index's reach (``ef_search`` 1,000) it becomes an exact scan of the rows that pa
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -25,9 +25,6 @@ from medlit.storage.base import (
     chunk_rows,
 )
 from medlit.types import Article, Chunk
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["PgEvidenceOps"]
 
