@@ -134,12 +134,10 @@ def _without_negated(clause: str) -> str:
 
 
 # "does not appear (seem) to possess the predictive value": the negation reaches past the
-# verb of seeming to what does not seem so (PubMedQA 25787073, gold no, read uncertain, and
-# the local model's "CRP levels do predict the pathological stage" stood under Yes).
+# verb of seeming to what does not seem so.
 _NOT_APPEARING = cue("negation.not_appearing")
-# A negated predicate governs what it is for: "NT assessment does not prove to be an useful
-# ultrasound parameter for predicting GDM onset" (PubMedQA 21190419, gold no) read uncertain,
-# "predicting" standing as a yes cue beyond the negation's four words.
+# A negated predicate governs what it is for: "X does not prove to be a useful parameter for
+# predicting Y" is a no, whose "predicting" lies beyond the negation's four words.
 _NOT_FOR_DOING = cue("negation.not_for_doing")
 
 

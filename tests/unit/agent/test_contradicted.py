@@ -177,6 +177,34 @@ def test_a_no_verdict_is_never_turned_to_yes() -> None:
     assert consistent_verdict(text, "no", {"1": unclear}, QUESTION) == "no"
 
 
+def test_a_no_over_the_answers_own_increase_its_article_concludes_is_uncertain() -> None:
+    # The local model's "Verdict: No" over its own sentence stating the increase, citing the
+    # article concluding it (PubMedQA 23972333, gold yes).
+    asked = (
+        "Has the prevalence of health care services use increased over the last decade "
+        "(2001-2009) in elderly people?"
+    )
+    survey = Article(
+        pmid="23972333",
+        title=asked,
+        abstract=[
+            AbstractSection(
+                label="CONCLUSIONS",
+                category="CONCLUSIONS",
+                text="The current study revealed an increase in health care services "
+                "utilization from 2001 to 2009 in the older Spanish population.",
+            )
+        ],
+    )
+    said = (
+        "The prevalence of general practitioner visits and hospitalization among elderly "
+        "Spanish increased over the last decade [PMID:23972333]."
+    )
+    assert concludes(survey, asked) == "yes"
+    assert stated_answer(said, asked) == "yes"
+    assert consistent_verdict(said, "no", {"23972333": survey}, asked) == "uncertain"
+
+
 # PubMedQA 10411439 (gold yes), asked in the local model's probe as "Is the Lloyd-Davies
 # position with head-down tilt dangerous?": its question names neither conclusion sentence.
 LLOYD_DAVIES = Article(
