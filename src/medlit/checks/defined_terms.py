@@ -1,13 +1,13 @@
 """Abbreviations an answer uses, spelled out as its cited articles define them.
 
 A small model writes an abstract's abbreviations as if the reader had read the abstract ("a
-reduction in PVT [PMID:1]", where the article defines "peripheral venous thrombophlebitis
-(PVT)"). The first use of such an abbreviation in the
-answer becomes "peripheral venous thrombophlebitis (PVT)", in the words of the article it cites
-(found with the Schwartz-Hearst algorithm, the ``abbreviations`` package). A research report's
-summary and each of its sections get the same, from the references they cite. Only a definition the
-answer's cited articles agree on is used; an abbreviation the answer defines itself, one no
-cited article defines, and the statistical ones every reader knows (CI, OR, HR) stay as written.
+reduction in PVT [PMID:1]", where the article defines "peripheral venous thrombophlebitis (PVT)").
+The first use of such an abbreviation in the answer becomes "peripheral venous thrombophlebitis
+(PVT)", in the words of the article it cites (found with the Schwartz-Hearst algorithm, the
+``abbreviations`` package). A research report's summary and each of its sections get the same, from
+the references they cite. Only a definition the answer's cited articles agree on is used; an
+abbreviation the answer defines itself, one no cited article defines, and the statistical ones every
+reader knows (CI, OR, HR) stay as written.
 
 A long form is written as an abstract writes it mid-sentence ("multiple sclerosis", but
 "Parkinson's disease" and "Los Angeles"); one seen only opening sentences, where a capital says

@@ -1,14 +1,13 @@
 """Uncited conclusions that no retrieved article supports.
 
-A small model may open with the question said back as its answer ("The evidence shows that X
-does prevent Y."), citing nothing, over articles none of which says it. Attribution cannot
-cite it (no article says it), yet it is the answer the reader takes away, and the verdict
-may be read from it. Such a sentence is left out here: one that cites
-nothing, uses most of the question's subject words (at least two, and :data:`MIN_SHARE` of
-them: it states an answer), and whose subject words no single retrieved article holds together
-without naming otherwise what the sentence names (:mod:`medlit.checks.qualified_names`).
-A sentence the
-evidence can carry, or one that only connects ("These trials were small."), stays.
+A small model may open with the question said back as its answer ("The evidence shows that X does
+prevent Y."), citing nothing, over articles none of which says it. Attribution cannot cite it (no
+article says it), yet it is the answer the reader takes away, and the verdict may be read from it.
+Such a sentence is left out here: one that cites nothing, uses most of the question's subject words
+(at least two, and :data:`MIN_SHARE` of them: it states an answer), and whose subject words no
+single retrieved article holds together without naming otherwise what the sentence names
+(:mod:`medlit.checks.qualified_names`). A sentence the evidence can carry, or one that only connects
+("These trials were small."), stays.
 """
 
 from __future__ import annotations
