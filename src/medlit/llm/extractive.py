@@ -70,7 +70,7 @@ EmbedderLike = _Embedder | Callable[[Sequence[str]], "np.ndarray"]
 
 _LABEL_PREFIX = re.compile(r"^(?:[A-Z][A-Z /&-]{2,40}):\s+")
 # A sentence that states what a study set out to do: it restates the question (so it reads as
-# relevant) and finds nothing ("To determine whether fibromyalgia (FM) is more common in ...").
+# relevant) and finds nothing ("To determine whether X is more common in ...").
 _AIM = cue("aim.opening")
 _MIN_WORDS = 5
 _CONCLUSION_BONUS = 0.15
