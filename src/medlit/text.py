@@ -165,10 +165,9 @@ _LEADING_CITATIONS = re.compile(
 def _no_end(before: str, after: str) -> bool:
     """Whether a cut syntok made between ``before`` and ``after`` ends no sentence: after a
     semicolon or a comma, or before an opening bracket when no full stop, question or
-    exclamation mark precedes it. syntok cut "The risk of individual complications was also
-    similar (bleeding (2.0% vs 0.0%), ...); 38.8% of ..." into three, and "detected in 18 of
-    1552 (1.15 %) culture bottles" before its parenthesis: 77 of the 3,587 cuts in the 500
-    PubMedQA abstracts."""
+    exclamation mark precedes it. syntok cuts a sentence at a semicolon inside nested
+    parentheses ("similar (bleeding (2.0% vs 0.0%), ...); 38.8% of ...") and before a
+    parenthesis after a number ("18 of 1552 (1.15 %) culture bottles")."""
     before = before.rstrip()
     if not before or not after.strip():
         return False
@@ -203,10 +202,8 @@ def keep_sentence_pieces(pieces: Sequence[str]) -> None:
     """Remember ``pieces`` (sentences :func:`sentence_pieces` cut, some of a text's left out)
     as the sentences of the text they join into, so that it is not cut again: a check that
     leaves a sentence out of an answer, or rewrites one in place, leaves the others as they
-    were. (Cut again, the text would mostly give the same sentences: on the 500 PubMedQA
-    abstracts with any one sentence or every other one left out, all but 10 of 6,680, and
-    with a citation added to or taken out of one, all but 6 of 5,747, where syntok joined
-    two sentences it had cut apart; on the recorded answers, all;
+    were. (Cut again, the text would mostly give the same sentences, but not always: syntok
+    can join two sentences it had cut apart once a neighbour is left out or a citation added;
     tests/unit/test_kept_sentences.py.)"""
     cuts: list[int] = []
     at = 0
@@ -269,8 +266,8 @@ def rewrite_sentences(text: str, rewrite: Callable[[str], str]) -> str:
 
 
 # What a sentence that only points at its citations is made of: "This is supported by
-# [PMID:1].", "See also [PMID:1].", "As shown in the study [PMID:1]." (Qwen2.5 1.5B ended an
-# answer with the first, over the article its previous sentence had already cited).
+# [PMID:1].", "See also [PMID:1].", "As shown in the study [PMID:1]." (a small model ends an
+# answer so, over the article its previous sentence already cited).
 _POINTING_WORDS = frozenset(
     {
         *("this", "that", "these", "it", "they", "is", "are", "was", "were", "be", "been"),
@@ -325,10 +322,9 @@ def _repeats(
 def drop_repeated_sentences(text: str) -> str:
     """``text`` without the sentences that repeat an earlier one.
 
-    A small model can loop, writing the same sentences again (Qwen2.5 1.5B repeated two whole
-    paragraphs of a safety answer), or end an answer on its first sentence again behind an
-    opening clause ("Despite extensive therapeutic efforts, Fournier's gangrene remains a
-    surgical emergency ...", first said as "The evidence shows that Fournier's gangrene ...").
+    A small model can loop, writing the same sentences (even whole paragraphs) again, or end
+    an answer on its first sentence again behind an opening clause ("Despite X, Y remains a
+    surgical emergency", first said as "The evidence shows that Y remains ...").
     A repeat says nothing new: a sentence said word for word before goes, and so does one
     ending as an earlier one does (:func:`_repeats`), citing nothing the earlier did not.
     Short sentences (under four words, "It may help.") are left alone, and a line left empty

@@ -79,6 +79,18 @@ def test_a_reversal_is_of_the_same_things() -> None:
     assert not reverses(SIMILAR, SIMILAR)
 
 
+def test_no_change_claimed_over_a_significant_increase_reverses_it() -> None:
+    # A claim the local model extracted from PubMedQA 17076590: "did not stop ... from
+    # significantly increasing" is a difference, and "does not alter" says there was none.
+    assert reverses(
+        "Counter sampling combined with medical provider education does not alter prescribing "
+        "behavior.",
+        "Education and counter sampling did not stop medical providers from significantly "
+        "increasing the total yearly prescriptions for antihistamines and acid-relief "
+        "medications.",
+    )
+
+
 def test_a_cited_sentence_reversing_its_articles_finding_is_left_out() -> None:
     articles = {"21979183": DESMOID}
     answer = f"{HIGHER} [PMID:21979183]. Desmoid complications approached 70% [PMID:21979183]."

@@ -563,7 +563,7 @@ class AskNodes:
         said = without_headers(text, (ev.article for ev in evidence))
         if _WORDS.search(said) and not only_points(without_citations(said)):
             return {"mode": mode, "drafted": said, "drafted_verdict": verdict}
-        # A verdict alone ("Verdict: Yes"), citations alone ("[PMID:18784527]" under
+        # A verdict alone ("Verdict: Yes"), citations alone ("[PMID:1]" under
         # "Verdict: No"), the evidence's titles or nothing: no statement to stand on, and a
         # verdict read from nothing would be a guess. The evidence digest answers.
         log.warning("answer_without_statements", written=written[:200])

@@ -96,7 +96,7 @@ disagree, and mention study type when it matters.
 5. Be concise: a short paragraph or a few bullet points. No preamble."""
 
 # Reason first, verdict last: a model that must commit in its first word cannot weigh the
-# evidence it has not written out yet (a 1.5B model said "Yes" to 20 of 20 PubMedQA questions).
+# evidence it has not written out yet (a small model then says "Yes" to nearly everything).
 # medlit moves the verdict line to the top of the answer (citations.split_verdict).
 VERDICT_CUE = "LAST line"
 _YES_NO_RULE = f"""6. This is a yes/no question. First say in 2-5 sentences what the evidence \
@@ -166,9 +166,10 @@ def evidence_header(article: Article) -> str:
 def without_headers(text: str, articles: Iterable[Article]) -> str:
     """``text`` without the evidence headers it repeats ("[PMID:n] Title (2000, other)").
 
-    Asked how common fibromyalgia is in Sjögren's syndrome, the local model answered with two
-    of its evidence headers and nothing else; the check kept the citations, and the titles
-    (one of them on thigh muscles) read as the answer. A header repeated is no statement.
+    A small model may answer with some of its evidence headers and nothing else; their
+    citations are real, so the citation checks keep them, and the titles (each article's
+    question, or a subject beside the point) would read as the answer. A header repeated is
+    no statement.
     """
     for article in articles:
         title = re.escape(article.title.strip()).replace(r"\ ", r"\s+")

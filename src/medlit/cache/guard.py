@@ -42,10 +42,10 @@ cosine: they filter the candidates below ``tau`` that the verified band sends to
 (:mod:`medlit.cache.verify`, off unless a verifier is calibrated), which then accounts for the
 words that differ, and they tell research topics apart (:mod:`medlit.research.tracking`).
 
-Each question's words and features are computed once (``functools.lru_cache``): a check costs
-under 0.1 ms of CPU on average when the new question is read for the first time, tens of
-microseconds when both were read before; the vocabularies and the lemmatiser are loaded when
-the guard is made (``benchmarks/cache_contrast.py`` reports the cost per check).
+Each question's words and features are computed once (``functools.lru_cache``), so a check
+between two questions read before costs little more than comparing them; the vocabularies and
+the lemmatiser are loaded when the guard is made (``python benchmarks/cache_contrast.py``
+reports the cost per check; figures in ``docs/benchmarks.md``).
 """
 
 from __future__ import annotations
@@ -373,8 +373,8 @@ def _population(new: QuestionFeatures, old: QuestionFeatures) -> str | None:
     if a and b and a != b:
         return f"different population: {'/'.join(sorted(a))} vs {'/'.join(sorted(b))}"
     # Children named (by word: "2 weeks ago" is no infant) where the other names no one: an
-    # answer that names no population rests on studies of adults ("what about children?"
-    # after a meropenem question was served that question's adult answer).
+    # answer that names no population rests on studies of adults (a follow-up "what about
+    # children?" must not be served the adult answer).
     if (new.young and not b) or (old.young and not a):
         return "different population: children named on one side only"
     if new.pregnancy != old.pregnancy:

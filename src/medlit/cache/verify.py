@@ -67,8 +67,7 @@ PROMPT_VERSION = "v2"
 #: Verifier thresholds measured with ``benchmarks/cache_pairs.py --calibrate`` (verified hits at
 #: precision 0.99 on ``mqp_dev.csv``), keyed by the model name the route uses. A model is listed
 #: only if held-out (grouped CV) precision also reaches 0.99. The one model measured,
-#: ``local-qwen`` (1.5B), calibrates to 0.82 but held out reached 0.989 (docs/benchmarks.md):
-#: not listed.
+#: ``local-qwen`` (1.5B), falls short held out (figures in docs/benchmarks.md): not listed.
 CALIBRATED_THRESHOLDS: dict[str, float] = {}
 
 _TOP_LOGPROBS = 10

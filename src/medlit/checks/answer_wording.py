@@ -15,7 +15,7 @@ from medlit.checks.draft import rewrite_sentences
 
 __all__ = ["third_person", "unauthored", "without_opening_connective"]
 
-# "the study by [PMID:12855939] found", "the study by [1] suggests": a citation read as an
+# "the study by [PMID:1] found", "the study by [1] suggests": a citation read as an
 # author (the web page shows it as a superscript number: "the study by ¹ found").
 _BY_CITATION = re.compile(
     r"\b(stud(?:y|ies)|trials?|reviews?|(?:meta-)?analys[ie]s|articles?|reports?|papers?)"
@@ -92,8 +92,8 @@ def _authors(match: re.Match[str], possessive: bool) -> str:
     return f"{the} authors' " if possessive else f"{the} authors "
 
 
-# "the studies [PMID:1]" over one citation: the local model's "as demonstrated by the studies
-# [PMID:23831910]".
+# "the studies [PMID:1]" over one citation ("as demonstrated by the studies [PMID:1]"): the
+# plural for one article.
 _STUDIES_OF_ONE = re.compile(rf"\b([Tt]he) studies(\s+{_ONE_CITE})(?![ \t]*(?:\[|,|and\b|&))")
 
 

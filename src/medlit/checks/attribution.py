@@ -1,7 +1,7 @@
 """Citing the evidence a sentence was taken from, when the model did not cite it.
 
 A small model often writes a correct sentence straight from an abstract and forgets the
-``[PMID:n]`` (Qwen2.5 1.5B did so in most of its PubMedQA answers). Such a sentence is
+``[PMID:n]``. Such a sentence is
 attributed to the evidence article it was taken from, and only when that is clear: most of the
 sentence's content words (:data:`MIN_SHARE`) occur in that article's title and abstract, and
 in no other article as much. Nothing is attributed to an article that was not retrieved for the

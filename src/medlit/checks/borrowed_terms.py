@@ -1,11 +1,9 @@
 """A cited sentence must not carry a technical term that only another article says.
 
-Asked about vancomycin peak concentration monitoring, the local model wrote "... ISF trough
-concentrations are significantly lower than plasma concentrations in critically ill patients,
-suggesting that cycloplegic autorefraction is not necessary in this age group [PMID of a
-meropenem study]". Every subject word of the question is in the cited article, so the subject
-check passes it; "cycloplegic autorefraction" is an eye test, named only by another article the
-model was given. The sentence joins two studies into one finding neither made.
+A model given several abstracts can join two of them into one sentence: a finding of the
+cited article with a term (a test, a drug, a population) that only another article it was
+given names. Every subject word of the question may be in the cited article, so the subject
+check passes it; the sentence states a finding neither study made.
 
 Here each cited sentence's technical words (rare in English:
 :func:`~medlit.checks.word_rarity.is_technical`, so "evidence", "association" or "however" never

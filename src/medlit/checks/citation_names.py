@@ -1,9 +1,8 @@
 """A citation must be to an article about the thing its sentence names.
 
-Asked "Does vitamin D supplementation prevent fractures in older adults?" over evidence that
-held a vitamin C trial, Qwen2.5 1.5B wrote "vitamin D supplementation reduces ... after wrist
-fractures [PMID of the vitamin C trial]". The PMID was retrieved, so citation enforcement kept
-it, and every word but one letter is in the abstract, so nothing else could tell. Here a
+A model can cite, for a claim about one member of a family (vitamin D), an article about
+another (vitamin C): the PMID was retrieved, so citation enforcement keeps it, and every word
+but one letter may be in the abstract, so no word-overlap check can tell. Here a
 sentence's qualified names
 (:mod:`medlit.checks.qualified_names`: vitamin D, COX-2, type 1, HPV 16...)
 are checked against each article it cites: a citation to an article that names the same head
@@ -114,9 +113,9 @@ def left_unanswered(text: str, found: list[Misattribution], question: str) -> li
     """What was left out that the answer no longer addresses, if that leaves it unanswered.
 
     The answer is unanswered when no citation is left in ``text``, or when a sentence left out
-    named what the question asks about ("Can clinicians use the PHQ-2 ...?") and nothing left
-    names it: the rest is about something else (the PHQ-9), and a verdict drawn from the
-    sentence left out would stand on nothing.
+    named what the question asks about (a qualified name: an instrument, a subtype) and
+    nothing left names it: the rest is about something else (a sibling of that name), and a
+    verdict drawn from the sentence left out would stand on nothing.
     """
     if not found:
         return []

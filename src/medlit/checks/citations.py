@@ -222,9 +222,9 @@ _LEADING_CITES = re.compile(r"\s*((?:\[PMID:\d+\])+)[ \t]+(?=[A-Z])")
 
 def _leading_cites_to_end(text: str) -> str:
     """``text`` with the citations it opens with moved to the end of its first sentence,
-    which they cite (the local model wrote "[PMID:20337874] Delayed diagnosis of anorectal
-    malformations appears to be common ..."). A sentence after another's full stop keeps
-    what precedes it: such a citation belongs to the sentence before (see above)."""
+    which they cite ("[PMID:1] Delayed diagnosis appears to be common ..."). A sentence
+    after another's full stop keeps what precedes it: such a citation belongs to the sentence
+    before (see above)."""
     match = _LEADING_CITES.match(text)
     if match is None:
         return text
@@ -326,7 +326,7 @@ _LABEL_END = re.compile(r"(?:\bverdict(?:\s+is)?|\bthe\s+answer\s+is)\s*[:=\-–
 
 def _label_joined(lines: list[str]) -> list[str]:
     """``lines`` with a label ending one line ("Therefore, the answer is:") joined to the
-    verdict word standing alone on the next ("No"), as the local model wrote them."""
+    verdict word standing alone on the next ("No"), as a small model may write them."""
     joined: list[str] = []
     for line in lines:
         if (

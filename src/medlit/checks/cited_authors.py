@@ -1,15 +1,13 @@
 """An author a sentence names for what it cites must be an author of the cited article.
 
-The local model wrote "Specifically, a study published in 1997 by Stahl et al. [PMID:9363529]
-found that ...": the article has no author of that name on record (the PubMedQA records carry
-none at all), so the name was the model's. An author named for a citation ("by Stahl et al.",
-"by Stahl and colleagues", "Stahl et al. found", "Stahl et al. (1997) reported") is checked
+A model asked to cite by PMID may still name authors, and the names are its own: an article
+may list none on record, or others. An author named for a citation ("by Smith et al.",
+"by Smith and colleagues", "Smith et al. found", "Smith et al. (1997) reported") is checked
 against the surnames of the articles the sentence cites; one that none of them lists (or when
 they list no authors, so nothing can bear it out) is taken out, the finding and its citations
-kept, with a warning: "by Stahl et al." goes, "Stahl et al. found" reads "A study found".
-A sentence citing nothing is held to every retrieved article: "The study by Bridge et al.
-(1997) demonstrated ..." named the first word of its article's title ("Bridge experience with
-long-term implantable left ventricular assist devices"), before the sentence citing it.
+kept, with a warning: "by Smith et al." goes, "Smith et al. found" reads "A study found".
+A sentence citing nothing is held to every retrieved article: a model can take the first
+word of a title for an author's name and write it before the sentence citing the article.
 """
 
 from __future__ import annotations
@@ -27,12 +25,12 @@ _NAME = r"(?P<name>[A-Z][\w'\u2019-]+)"
 # "et al." keeps its full stop when it ends the sentence
 _GROUP = r"(?:et\s+al(?:\.(?=\s*\S))?|and\s+(?:colleagues|co-?workers|coauthors))"
 _YEAR = r"(?:\s*\((?:19|20)\d\d\))?"
-# ", by Stahl et al.," / "by Stahl and colleagues" / ", as reported by Stahl et al."
+# ", by Smith et al.," / "by Smith and colleagues" / ", as reported by Smith et al."
 _BY = re.compile(
     rf",?\s*(?:\bas\s+(?:reported|described|shown|found|noted|demonstrated)\s+)?"
     rf"\bby\s+{_NAME}\s+{_GROUP}{_YEAR}(?P<trail>\s*,)?"
 )
-# "Stahl et al. found", "Stahl et al. (1997) reported": the name as the subject, opening the
+# "Smith et al. found", "Smith et al. (1997) reported": the name as the subject, opening the
 # sentence or a clause
 _AS_SUBJECT = re.compile(rf"(?:^|(?<=, )){_NAME}\s+{_GROUP}{_YEAR}\s+(?=[a-z])")
 

@@ -1,10 +1,9 @@
 """A study design a sentence names for what it cites must be the cited article's.
 
-The local model wrote "combining PSA and free PSA tests improves early prostate cancer
-detection, as demonstrated by a systematic review of 429 cases and 1,640 controls from the
-Physicians' Health Study [PMID:15466981]": a nested case-control study, which nowhere calls
-itself a review. A reader weighs a systematic review or a randomised trial above other
-evidence, so a design the model gives an article it does not have overstates the answer.
+A model can dress a finding in a stronger design than its article has ("as demonstrated by a
+systematic review of ..." over a case-control study that nowhere calls itself one). A reader weighs
+a systematic review or a randomised trial above other evidence, so a design the model gives an
+article it does not have overstates the answer.
 
 Only those two designs are checked, the ones that claim strength. A sentence naming one is
 held to the articles it cites: it stands when one of them has it (its publication types, or the

@@ -1,22 +1,20 @@
 """A number a sentence cites an article for must be in that article.
 
-The local model ended an answer on vitamin D and T cells with "A daily dose of 500 mg for fifty
-days is recommended. [PMID of the vitamin D trial]": the trial gave 140,000 IU, the 500 mg came
-from a vitamin C trial it had read before. Each cited sentence's numbers are looked for in the
-articles it cites (title, abstract and year; "forty-six" counts as 46; a number written with
-k decimals matches any within half a unit of its last place, so "24%" matches 23.9%). A
-citation to an article that gives none of a sentence's numbers goes, and a sentence left with
-no citation is left out, with a warning. Not checked: whole numbers under 10 (often spelled
-out) unless a percentage, years, P-value thresholds ("P < 0.05"), and the numbers of names
-(type 2, IL-6: :mod:`medlit.checks.qualified_names`).
+A model can carry a number from one article (or from an earlier answer) into a sentence citing
+another, which gives no such number: a dose, a rate, a sample size. Each cited sentence's numbers
+are looked for in the articles it cites (title, abstract and year; "forty-six" counts as 46; a
+number written with k decimals matches any within half a unit of its last place, so "24%" matches
+23.9%). A citation to an article that gives none of a sentence's numbers goes, and a sentence left
+with no citation is left out, with a warning. Not checked: whole numbers under 10 (often spelled
+out) unless a percentage, years, P-value thresholds ("P < 0.05"), and the numbers of names (type 2,
+IL-6: :mod:`medlit.checks.qualified_names`).
 
-A number the article gives must also be given for what the sentence gives it for. An article
-on fatigue and fibromyalgia in Sjögren's syndrome reports fatigue in 68 % of patients and
-fibromyalgia in 12 %; "Fibromyalgia affects 68% of patients with primary Sjögren's syndrome"
-finds its 68 in the article. When every sentence of the article that gives the number puts
-another of its subjects where the clause of the answer holding the number names one
-(:func:`medlit.checks.swapped_terms.swapped_term`, the rule research claims follow), the
-citation goes as for a number the article lacks.
+A number the article gives must also be given for what the sentence gives it for: an article
+reporting two rates for two conditions holds both numbers, so a sentence giving one condition the
+other's rate finds its number in the article. When every sentence of the article that gives the
+number puts another of its subjects where the clause of the answer holding the number names one
+(:func:`medlit.checks.swapped_terms.swapped_term`, the rule research claims follow), the citation
+goes as for a number the article lacks.
 """
 
 from __future__ import annotations

@@ -1,18 +1,16 @@
 """A citation must be to an article that speaks of what its sentence says the question asks.
 
-Asked the follow-up "Does vancomycin peak concentration monitoring help in children?", the
-local model wrote "... is not necessary in therapeutic drug monitoring of vancomycin in children
-[PMID of a study that never mentions children]" and "The studies [PMID of the vancomycin study]
-and [PMID of a study of bladder X-rays in a children's hospital] both found no significant
-differences in trough concentration ...". Both PMIDs had been retrieved, so citation enforcement
-kept them. Here each cited sentence is held to the articles it cites:
+A model can cite, for what the question asks about, an article that never speaks of it: a
+study that never mentions the question's population, or one on another subject cited beside
+the right one. The PMIDs were retrieved, so citation enforcement keeps them. Here each
+cited sentence is held to the articles it cites:
 
 - a subject word of the question the sentence uses (vancomycin, concentration; not a framing
   word such as benefits) must be said somewhere in the article (title, abstract, MeSH):
   :func:`medlit.research.grounding.unsaid_in_article`, the rule research claims follow. A word
   common in English that no retrieved article says is the question's own wording, not held to
-  any one article ("Do desmoid tumors behave differently ...?": the local model repeated
-  "behave", and its true sentence was left out); a rare one is ("myopathy");
+  any one article (a verb of the question's phrasing that the answer repeats would otherwise
+  leave out a true sentence); a rare one is held;
 - a population the question names and the sentence repeats (children, infants, the elderly:
   by word, or by age) must be one the article speaks of. Adults are not checked: most studies
   of adults never say so. An uncited sentence that names such a population is left out too,
@@ -107,9 +105,9 @@ class _Reader:
         return bool(terms) and len(terms & self.terms_of[pmid]) >= MIN_SHARE * len(terms)
 
     def uncited(self, sentence: str, named: set[str]) -> str:
-        """A sentence citing nothing: "This suggests that meropenem is more effective ... in
-        children compared to adults" is kept only when an article given that speaks of
-        children says most of it (the sentence may have been taken from it)."""
+        """A sentence citing nothing that names a population ("... is more effective in
+        children than in adults") is kept only when an article given that speaks of that
+        population says most of it (the sentence may have been taken from it)."""
         if not named:
             return sentence
         terms = set(content_terms(sentence, limit=1000))
@@ -165,9 +163,8 @@ def populations_unspoken(question: str, text: str, articles: Mapping[str, Articl
     """The populations the question names (children, infants, older people) that none of the
     articles ``text`` cites speaks of: what they found may not hold for them.
 
-    Asked "what about children?" after a meropenem question, the local model cited the adult
-    study's numbers and concluded "Yes"; no sentence named children, so no citation was wrong,
-    but nothing cited was about children either.
+    An answer to a follow-up about a population can cite only studies of another: when no
+    sentence names the population no citation is wrong, but nothing cited is about it either.
     """
     asked = age_groups(question.lower()) & _CHECKED_GROUPS
     cited = [p for p in dict.fromkeys(extract_pmids(text)) if p in articles]

@@ -1,14 +1,12 @@
 """A publication year a sentence gives for what it cites must be the cited article's.
 
-The local model wrote "This is supported by the evidence from two studies published between
-2011 and 2013, both of which describe cases of haemolytic anaemia ... [PMID:25228241]" over
-one case report of 2014. A number check does not see it: years are left out of it, since a
-year in a finding is most often the study's period ("patients treated from 2001 to 2009"). A
+A model can give a cited article a publication year it does not have ("two studies published between
+2011 and 2013" over one report of 2014). A number check does not see it: years are left out of it,
+since a year in a finding is most often the study's period ("patients treated from 2001 to 2009"). A
 year said to be when a study was *published* ("published in 2015", "published between 2011 and
-2013", "a 2015 study") is checked here against the years of the articles the sentence cites;
-one that none of them has is taken out of the sentence, which keeps its finding and citations,
-with a warning. The same model's "a study published in 2015 found ... [PMID:25034219]" (an
-article of 2015) stays.
+2013", "a 2015 study") is checked here against the years of the articles the sentence cites; one
+that none of them has is taken out of the sentence, which keeps its finding and citations, with a
+warning. A year the cited article has stays.
 """
 
 from __future__ import annotations

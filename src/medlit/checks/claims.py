@@ -73,8 +73,8 @@ def article_quote(quote: str, article: Article, *, min_words: int = 3) -> str | 
     """``quote`` as the article's text holds it, or None when the article does not say it.
 
     A leading section label is not part of the quote: the model is shown the abstract with
-    its labels inline ("CONCLUSIONS: ..."), and copies one now and then ("Conclusions: Severe
-    hypoglycaemia is associated with ..."). The text after it is checked and kept.
+    its labels inline ("CONCLUSIONS: ..."), and copies one now and then ("Conclusions: X is
+    associated with Y"). The text after it is checked and kept.
     """
     text = without_label(quote, article)
     cleaned = _quoted(text)
@@ -129,8 +129,7 @@ def quotes_a_result(quote: str, article: Article) -> bool:
 #: Content words of the claim a result sentence must hold to stand in for the model's quote.
 MIN_REANCHOR_WORDS = 4
 #: Verbs that say a finding was made, not what it is: a claim may use them where its result
-#: sentence does not ("Fatigue ... does not occur due to coexisting fibromyalgia" over "fatigue
-#: in patients with pSS ... is not due to the coexistence of FM").
+#: sentence does not ("X does not occur due to Y" over "X is not due to Y").
 _REPORTING = content_terms(
     "occur occurs occurred occurring show shows showed shown found find finds demonstrate "
     "demonstrates demonstrated observe observed observes report reports reported seen"
@@ -141,16 +140,15 @@ def result_sentence_for(claim: str, article: Article) -> str | None:
     """A sentence of the article's results or conclusions that says ``claim``, for a claim whose
     own quote does not (None if no sentence does).
 
-    A small model states the article's conclusion and quotes another sentence beside it
-    ("Dexamethasone is an effective alternative to oral prednisone ..." over the result
-    "prednisone is not superior to dexamethasone ..."), while the conclusion says the claim in
-    its words. The sentence must pass :func:`~medlit.research.grounding.claim_supported` as a
-    quote would (and the claim swap none of its terms for another there:
-    :func:`~medlit.checks.swapped_terms.swapped_term`), hold :data:`MIN_REANCHOR_WORDS` of
-    the claim's content words, and the claim may use no word that neither it nor the article's
-    title has (but a verb that reports a finding, "occur" or "show"): searching every sentence
-    must not let a claim pass on two common words ("Aspirin cured every stroke" over "aspirin
-    users had fewer strokes"). The sentence holding most of the claim's words is taken.
+    A small model states the article's conclusion and quotes another sentence beside it (a result
+    saying the same comparison the other way round), while the conclusion says the claim in its
+    words. The sentence must pass :func:`~medlit.research.grounding.claim_supported` as a quote
+    would (and the claim swap none of its terms for another there:
+    :func:`~medlit.checks.swapped_terms.swapped_term`), hold :data:`MIN_REANCHOR_WORDS` of the
+    claim's content words, and the claim may use no word that neither it nor the article's title has
+    (but a verb that reports a finding, "occur" or "show"): searching every sentence must not let a
+    claim pass on two common words ("Aspirin cured every stroke" over "aspirin users had fewer
+    strokes"). The sentence holding most of the claim's words is taken.
     """
     words = content_terms(claim)
     titled = content_terms(article.title)
@@ -211,7 +209,7 @@ def claim_quote(ctx: ClaimContext) -> list[Finding]:
         bool(statement)
         and found is not None
         # A question is no finding, nor is a study's aim ("The aim of this study was to
-        # evaluate whether searching Google ... was effective" under "Google is useful").
+        # evaluate whether X was effective" quoted under the claim "X is useful").
         and not statement.rstrip().endswith("?")
         and not states_aim(found)
         and claim_supported(

@@ -1,12 +1,9 @@
 """What a sentence says of a comparison: that its groups differ, or that they do not.
 
-Asked "Do desmoid tumors behave differently after ileal pouch surgery compared with ileorectal
-anastomosis?", the local model wrote "patients with restorative proctocolectomy had a higher risk
-of individual complications (bleeding, fistula, ...) compared to those with ileorectal
-anastomosis", citing an article whose sentence reads "The risk of individual complications was
-also similar (bleeding ..., fistula ...)". Every word of it but "higher" is the article's, so
-the checks on words and numbers pass it; the finding is reversed. :func:`reverses` reads the two
-sentences' comparisons:
+A model can copy an article's comparison with one word turned ("higher" where the article
+says "similar"): every other word and number is the article's, so the checks on words and
+numbers pass it, and the finding is reversed. :func:`reverses` reads the two sentences'
+comparisons:
 
 - **no difference**: "similar", "comparable", "no (statistically) significant difference",
   "did not differ", "has not been shown to differ", "did not reduce", "unchanged", "was not
@@ -22,13 +19,9 @@ other, is a reversal.
 Hand-written: no natural-language-inference model can be loaded here (the brief's model hubs
 are unreachable), and these cues are the ones abstracts state their comparisons with.
 
-On the PubMedQA abstracts no result or conclusion sentence, cited to its own article, is read as
-reversing it, and 118 of 148 sentences rewritten to state the opposite comparison are
-(``python benchmarks/reversed_findings.py``). Of 154 claims the local model extracted from
-those articles, 2 are read as reversing their quote, and 3 (as answer sentences) their article:
-each a misreading ("similar expression" over "had significant differences in their
-expression"; "does not alter prescribing behavior" over "did not stop medical providers from
-significantly increasing the total yearly prescriptions").
+How many of the PubMedQA abstracts' result and conclusion sentences are read as reversing
+their own article, and how many rewritten to state the opposite comparison are caught, is
+measured by ``python benchmarks/reversed_findings.py`` (figures in ``docs/benchmarks.md``).
 """
 
 from __future__ import annotations
@@ -46,8 +39,7 @@ Comparison = Literal["same", "differ"]
 
 _SAME = re.compile(
     # "a group of similar size", "patients of comparable age": who was compared, not a finding
-    # (an IFG study's conclusion, "the elevated risk of death ... seems also to be shared by a
-    # group of similar size that includes patients with IFG", read as "no difference").
+    # (a conclusion naming such a group would otherwise read as "no difference").
     r"\b(?:(?:similar(?:ly)?|comparable)(?! (?:size|age)s?\b)"
     r"|equivalent|unchanged|indistinguishable"
     r"|no (?:statistically )?significant(?:ly)?(?: \w+)? (?:differences?|changes?|effects?)"

@@ -1,39 +1,30 @@
 """A statement that says the opposite of its answer's verdict and of the articles it cites.
 
-Asked "Are very high serum CA 19-9 levels a contraindication to pancreaticoduodenectomy?", the
-local model wrote "Yes, very high serum CA 19-9 levels are a contraindication to
-pancreaticoduodenectomy" and went on "... had equivalent survival to patients with normal
-preoperative CA 19-9 levels [PMID]". The verdict read off the whole answer was No, as the cited
-article concludes ("serum CA 19-9 level by itself should not preclude surgery"); the answer
-read "Verdict: No" over a first sentence saying the opposite, citing the article for it.
+A model may open with the answer a question's wording suggests ("Yes, X is a contraindication
+to Y") and go on to cite an article that concludes the other way, so that the verdict read off
+the whole answer and its own first sentence disagree.
 
-A cited sentence that states the other answer (a negation cue, or the
-question's own words said as a statement: :func:`stated_answer`) goes, with a warning, when
-every article it cites contradicts it: the article concludes what the verdict says (the
+A cited sentence that states the other answer (a negation cue, or the question's own words
+said as a statement: :func:`stated_answer`) goes, with a warning, when every article it cites
+contradicts it: the article concludes what the verdict says (the
 conclusion's cue-based stance, :func:`medlit.checks.stance.sentence_stance`), or, where its
 conclusion's sentences read different ways, the one of them nearest the sentence does. Two
-readings against one sentence: either alone may be wrong. The same model wrote "Verdict: No"
-and then "The evidence shows that obese mothers influence how their obese children eat
-[PMID]", over an article concluding that mothers' BMI correlates with their children's and
-that "maternal obesity was found to have no significant influence on feeding behavior of obese
-school children".
+readings against one sentence: either alone may be wrong.
 
 A sentence its article says (the article's sentence nearest it states the same answer) is
 the article's own finding, whatever the conclusion says, and stays; so does a sentence stating
 no finding (an aim, a question, a hypothesis), a sentence citing an article that concludes
-otherwise or nothing clear, and any answer with no other cited sentence left. Cited to their
-own article, with the PubMedQA label as the verdict, 2 of the 5,048 sentences of its abstracts
-go, where 175 did when only the conclusion counted; of its 445 questions said as a statement of
-the other answer ("There is no evidence that ..."), 238 go, where 138 did
-(``python benchmarks/contradicted_sentences.py``).
+otherwise or nothing clear, and any answer with no other cited sentence left. How many of the
+PubMedQA abstracts' own sentences go when cited to their article, and how many of their
+questions said as the other answer do, is measured by
+``python benchmarks/contradicted_sentences.py`` (figures in ``docs/benchmarks.md``).
 
 A verdict that agrees with its wrong sentence is held the same way
 (:func:`against_in`): a cited sentence stating the verdict's answer goes when
 every article it cites contradicts it, and the verdict is then Uncertain (the evidence digest
-answers when no cited sentence is left). Of the same abstract sentences, each held to the
-answer it states, 2 go; of the 445 statements of the other answer under the verdict they state,
-238 go. Where a conclusion reads both ways and the question, worded apart from the article,
-picks none of its sentences, the article's title picks one (:data:`TITLED` of its words).
+answers when no cited sentence is left). Where a conclusion reads both ways and the question,
+worded apart from the article, picks none of its sentences, the article's title picks one
+(:data:`TITLED` of its words).
 """
 
 from __future__ import annotations
@@ -68,7 +59,7 @@ log = get_logger("agent.contradicted")
 
 RESTATED = 0.75
 """Share of the question's content words a sentence must say to state its answer as a
-statement ("Very high serum CA 19-9 levels are a contraindication to pancreaticoduodenectomy")."""
+statement (the question "Is X a risk factor for Y?" said as "X is a risk factor for Y")."""
 ASKED = 0.5
 """Share of the question's content words a conclusion sentence must say to decide what a
 conclusion whose sentences read different ways answers."""
@@ -112,10 +103,9 @@ def states_only_otherwise(text: str, verdict: Verdict, question: str) -> bool:
     """Whether the cited sentences of ``text`` that state an answer (:func:`stated_answer`) all
     state the other one than ``verdict`` (a yes or a no), and one at least does.
 
-    The local model wrote "Verdict: Yes" over its own "a scout film is not necessary before a
-    voiding cystourethrogram in children [PMID]" and "no clinically significant ... findings
-    were present on scout images [PMID]" (gold no): the verdict line says what the answer does
-    not, so the written answer is read again (:func:`medlit.checks.verdict.read_verdict`).
+    A model's verdict line can say the opposite of every answer its own cited sentences
+    state; the verdict line is then not to be trusted, and the written answer is read again
+    (:func:`medlit.checks.verdict.read_verdict`).
     """
     if verdict not in ("yes", "no"):
         return False
@@ -133,9 +123,8 @@ def states_only_otherwise(text: str, verdict: Verdict, question: str) -> bool:
 def concludes(article: Article, question: str) -> Stance | None:
     """What the article's conclusion answers: what its sentences with a cue say, when they
     agree; when they read different ways, what the one of them that says the most of the
-    question says, if it says at least :data:`ASKED` of the question's words ("... maternal
-    obesity was found to have no significant influence on feeding behavior of obese school
-    children", after two sentences reading yes on the children's BMI)."""
+    question says, if it says at least :data:`ASKED` of the question's words (a conclusion
+    may first report side findings that read one way, then answer the question the other)."""
     read = [(s, st) for s in conclusion_sentences(article) if (st := sentence_stance(s, question))]
     # What a subgroup showed does not answer for the whole study.
     read = whole_study(read)
@@ -145,10 +134,8 @@ def concludes(article: Article, question: str) -> Stance | None:
     asked = content_terms(question)
     nearest = _nearest(question, [s for s, _ in read])
     if len(nearest) != 1 or len(content_terms(nearest[0]) & asked) < ASKED * len(asked):
-        # The question, worded apart from the article, picks none: its title may ("Lloyd-Davies
-        # position with Trendelenburg ...?" picks "Addition of Trendelenburg position, however,
-        # causes profound ischemia" over "The use of the modified lithotomy position ... is not
-        # associated with lower limb ischemia", asked about "head-down tilt").
+        # The question, worded apart from the article (a synonym for the article's term),
+        # picks none: its title, worded as the article is, may.
         nearest = _nearest(article.title, [s for s, _ in read])
         titled = content_terms(article.title)
         if len(nearest) != 1 or len(content_terms(nearest[0]) & titled) < TITLED:

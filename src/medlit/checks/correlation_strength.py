@@ -1,24 +1,20 @@
 """A correlation called strong must be strong by its own coefficient.
 
-The local model wrote "The study [PMID:14612308] found a strong correlation between PRISM and
-length of PICU stay (LOS) (Spearman's coefficient of 0.2 with p<0.001)", under "Verdict: Yes"
-to whether PRISM predicts the length of stay; the article calls its estimate "still
-disappointing". A coefficient of 0.2 is weak by any convention (Cohen's "large" starts at 0.5),
-and "strong" made it the answer.
+A model can call a correlation "strong" that its own coefficient shows weak (0.2, where
+Cohen's "large" starts at 0.5), and the word then carries a yes/no answer the article does
+not give.
 
 Here a cited sentence calling a correlation, association or agreement strong ("strong",
 "high", "excellent", "close", "robust", "good") is read with the coefficients it gives: a
 decimal of magnitude under 1 after "r", "rho", "ρ", "coefficient(s)", "correlation of",
 "Spearman", "Pearson", "kappa" or "ICC". When every such coefficient is under
-:data:`STRONG`, the strength word is taken out ("a correlation between PRISM and length of PICU
-stay ... 0.2"), the finding and its citations kept, with a warning. A sentence giving no
+:data:`STRONG`, the strength word is taken out ("a strong correlation ... 0.2" reads "a
+correlation ... 0.2"), the finding and its citations kept, with a warning. A sentence giving no
 coefficient is not judged.
 
-Hand-written (a rule of thumb, no model). ``python benchmarks/correlation_strength.py``: of the
-5,679 PubMedQA abstract sentences, 6 call a correlation strong and give a decimal; 1 would lose
-its word as written (its authors call r = -.36 "a strong association"), and 3 of the other 5
-are caught with their coefficients cut to a fifth (the other two give no coefficient, only p
-values).
+Hand-written (a rule of thumb, no model). How it does on the PubMedQA abstracts' own
+sentences calling a correlation strong, as written and with their coefficients cut, is
+measured by ``python benchmarks/correlation_strength.py`` (figures in ``docs/benchmarks.md``).
 """
 
 from __future__ import annotations

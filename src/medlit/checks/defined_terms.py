@@ -1,20 +1,20 @@
 """Abbreviations an answer uses, spelled out as its cited articles define them.
 
-A small model writes an abstract's abbreviations as if the reader had read the abstract: "a
-significant reduction in the incidence and severity of PVT [PMID:19852337]", where the article
-defines "peripheral venous thrombophlebitis (PVT)". The first use of such an abbreviation in the
-answer becomes "peripheral venous thrombophlebitis (PVT)", in the words of the article it cites
-(found with the Schwartz-Hearst algorithm, the ``abbreviations`` package). A research report's
-summary and each of its sections get the same, from the references they cite. Only a definition the
-answer's cited articles agree on is used; an abbreviation the answer defines itself, one no
-cited article defines, and the statistical ones every reader knows (CI, OR, HR) stay as written.
+A small model writes an abstract's abbreviations as if the reader had read the abstract ("a
+reduction in PVT [PMID:1]", where the article defines "peripheral venous thrombophlebitis (PVT)").
+The first use of such an abbreviation in the answer becomes "peripheral venous thrombophlebitis
+(PVT)", in the words of the article it cites (found with the Schwartz-Hearst algorithm, the
+``abbreviations`` package). A research report's summary and each of its sections get the same, from
+the references they cite. Only a definition the answer's cited articles agree on is used; an
+abbreviation the answer defines itself, one no cited article defines, and the statistical ones every
+reader knows (CI, OR, HR) stay as written.
 
 A long form is written as an abstract writes it mid-sentence ("multiple sclerosis", but
 "Parkinson's disease" and "Los Angeles"); one seen only opening sentences, where a capital says
 nothing, gets a lower-case first letter unless it is a name or an eponym.
 
 The package finds a long form written first ("ankle-arm index (AAI)"); one written after the
-abbreviation ("AAI (Ankle/Arm blood pressure Index)", 3 of the 500 PubMedQA abstracts) is found
+abbreviation ("AAI (Ankle/Arm blood pressure Index)", rarer) is found
 here, by the same letter rule (the package's ``select_definition``), when the whole
 parenthesis is the long form, has two words or more and no digit.
 """

@@ -46,8 +46,7 @@ __all__ = [
 ]
 
 #: Share of a claim's content words its verbatim quote must hold (a paraphrase keeps most of
-#: them; "Vitamin D supplementation prevents fractures in older adults" over the quote
-#: "interventions to prevent hip fracture have documented poor compliance" keeps a third).
+#: them; a claim written from the question over an unrelated quote keeps a third or less).
 CLAIM_SUPPORT = 0.6
 #: Share of a negative claim's content words its quote and the article's title must hold
 #: together when the claim answers the title's question (see :func:`claim_supported`).
@@ -100,9 +99,8 @@ def claim_supported(
         return False  # "vitamin D reduced pain" over a quote about vitamin C
     quoted = words & (content_terms(quote) | content_terms(spelled))
     titled = content_terms(title)
-    # The article's question said as its answer ("Routine intraoperative frozen-section
-    # examination of sentinel lymph nodes in breast cancer is worthwhile", over a quote on what
-    # the examination fails to detect): the subject alone fills most of such a claim, so the
+    # The article's question said as its answer ("X is worthwhile", over a quote on what X
+    # fails to do): the subject alone fills most of such a claim, so the
     # quote must say every word of the title it uses ("worthwhile" too), or answer the
     # question yes by its own words ("... can be used as an effective alternative to ...").
     asked = words & titled
@@ -138,11 +136,11 @@ def unsaid_in_article(
     """A subject word of ``question`` that ``claim`` uses (as written there) and its ``article``
     never says (the rarest in English, if several), or None.
 
-    "Hypoglycaemia increases the risk of cardiovascular events in diabetes" over the quote
-    "Metabolic syndrome (MetS) is associated with increased risk for cardiovascular events"
-    keeps 4 of its 6 words from the quote, so the :data:`CLAIM_SUPPORT` rule passes it; the
-    article (heart dimensions in hypertensive patients) never says hypoglycaemia: the model
-    wrote the quote's finding about something else in the question's words. British and
+    A claim can keep most of its words from the quote, so that the :data:`CLAIM_SUPPORT`
+    rule passes it, while its subject is the question's and not the article's ("X increases
+    the risk of Y" over a quote "Z is associated with increased risk for Y", in an article
+    that never says X): the model wrote the quote's finding about something else in the
+    question's words. British and
     American spellings are one word ("haemorrhage", "hemorrhage"), and so are a verb's forms
     ("used", "use").
 
@@ -152,8 +150,8 @@ def unsaid_in_article(
         article: everything the article says (:attr:`~medlit.types.Article.everything_said`).
         spoken: the word stems of every article retrieved beside it (:func:`word_stems`), if
             known: then a word common in English that none of them says is the question's
-            own framing ("Do desmoid tumors behave differently ...?"), which no article could
-            be cited for, and is not held to this one. A rare word ("myopathy") still is.
+            own framing (a verb such as "behave"), which no article could be cited for, and
+            is not held to this one. A rare (technical) word still is.
     """
     subject = {word_stem(word) for word in anchor_terms(question)} - _ASPECTS
     said = word_stems(article)
@@ -353,10 +351,9 @@ def denied_by_article(
     """A word a positive claim brings in beside its quote and its article's ``title`` that the
     article's ``abstract`` (the sections' texts) says only in negative sentences, or None.
 
-    "Serum leptin levels correlate with survival in advanced lung cancer" over the quote "a
-    significant correlation between serum leptin levels and BMI" keeps 6 of its 8 words from
-    the quote; the article's one sentence on survival is "did not show any association with
-    the overall survival": the claim says what the article denies. The title's words are the
+    A claim can keep most of its words from a quote on one correlation ("X correlates with
+    Y") and bring in another the article denies ("X correlates with Z", where the article's
+    one sentence on Z is "did not show any association with Z"). The title's words are the
     article's subject: naming it ("anorectal malformations" for "ARM") brings nothing in.
     """
     if _NEGATION.search(claim):

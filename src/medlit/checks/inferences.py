@@ -1,13 +1,9 @@
 """An inference the answer draws must be one its articles draw.
 
-A small model reports a finding and then reads something into it: "... the median number of
-questionnaires completed per individual was five, indicating that participants were not
-reporting their sexual practices frequently enough to generate a statistically significant
-result [PMID:15280782]"; "Additionally, there was no evidence of a response bias over time,
-suggesting that participants were not being asked about their sexual behavior consistently or
-accurately"; "This suggests that the influence of maternal obesity on feeding behavior is not
-solely based on perceived control ...". The findings are the articles'; the inferences are the
-model's, and they read as the evidence's. Each check that holds a sentence to its articles
+A small model reports a finding and then reads something into it ("the median number of
+questionnaires was five, indicating that participants were not reporting often enough to reach
+significance"). The finding is the article's; the inference is the model's, and it reads as
+the evidence's. Each check that holds a sentence to its articles
 passes them: their words are mostly the article's.
 
 Here the inference a sentence draws (", suggesting that ...", ", indicating that ...", ",
@@ -15,14 +11,11 @@ which suggests ...", or a sentence "This suggests that ...") must be said by one
 article the sentence cites (of any retrieved article, if it cites none): at least
 :data:`INFERENCE_SUPPORT` of its content words in that one sentence. An inference that is not
 is left out with a warning: a trailing clause goes and its finding stays, with its citations;
-a sentence that is all inference goes whole. The same model's faithful inferences ("This
-suggests that induction of more than one follicle did not improve the ongoing PR, but increased
-the risk of multiple pregnancies", its article's own words) stay. Of the 148 inferences the 500
-PubMedQA abstracts draw, none is held against its own article and 145 are held against another
-article picked at random (``python benchmarks/inference_support.py``). The inferences above
-say 30 % (questionnaires), 57 % (response bias: it stays) and 30 % (maternal obesity) of their
-content words in one sentence of their article, the two faithful ones all of them. A paraphrase
-stays while it keeps half the content words of its article's sentence.
+a sentence that is all inference goes whole. An inference in its article's own words stays,
+and a paraphrase stays while it keeps half the content words of its article's sentence. How
+many of the inferences the PubMedQA abstracts draw are held against their own article, and
+against another, is measured by ``python benchmarks/inference_support.py`` (figures in
+``docs/benchmarks.md``).
 """
 
 from __future__ import annotations

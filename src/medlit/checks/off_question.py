@@ -1,30 +1,24 @@
 """A cited sentence about something else: neither it nor the article it cites names the question.
 
-Asked "Should atropine be given routinely when sedating children with ketamine?", the local
-model answered from the atropine trial, then went on "The evidence from [PMID] also suggests
-that dexamethasone can be used as an effective alternative to prednisone in the treatment of
-pediatric asthma exacerbations", citing a retrieved review of asthma in children. The citation
-is real and the sentence is that review's conclusion, so no other check takes it out; but it
-answers nothing that was asked, and "also suggests" reads as if it did.
+A model given several articles can go on from the one that answers the question to another
+it was given on a different subject ("The evidence from [PMID] also suggests that <another
+article's conclusion>"). The citation is real and the sentence is that article's conclusion,
+so no other check takes it out; but it answers nothing that was asked, and "also suggests"
+reads as if it did.
 
 Here a cited sentence that names none of the question's subject terms
-(:func:`medlit.checks.unmentioned.subject_terms`: "atropine", "ketamine"; not a population
-word, nor a framing word) loses each citation to an article that names none of them either
-(title, abstract or MeSH, in any form of the word, or by abbreviation), and is left out when it
-has none left. A sentence that goes on about the question's subject without naming it ("It
-also lowered vomiting [PMID]") stays: its article names the subject. Under a question with
-one subject term (fewer than :data:`MIN_TERMS`), a sentence must also say none of the
-question's words: asked "Is a urethral catheter the best way to drain the bladder after
-surgery?", the local model kept two sentences on a skin-care protocol for incontinence
-dermatitis, citing a study that never mentions the urethra.
+(:func:`medlit.checks.unmentioned.subject_terms`: the drugs, conditions and procedures it names; not
+a population word, nor a framing word) loses each citation to an article that names none of them
+either (title, abstract or MeSH, in any form of the word, or by abbreviation), and is left out when
+it has none left. A sentence that goes on about the question's subject without naming it ("It also
+lowered vomiting [PMID]") stays: its article names the subject. Under a question with one subject
+term (fewer than :data:`MIN_TERMS`), a sentence must also say none of the question's words (a
+one-term question's term is as often its framing as its subject).
 
-Measured on PubMedQA (``python benchmarks/off_question.py``): of the 5,679 sentences of the
-abstracts, each cited to its own article with the title left out (the worst case: a retrieved
-article has its title) and held to its question, 19 go, methods and background sentences that
-say none of the question's words, under questions whose one rare word only the title says
-(85 went when one subject term was enough: "factors amenable to prevention"; none when such
-questions were not checked); of the 1,063 conclusion sentences of each question's nearest other
-article, cited to it, 385 go (261 when one-term questions were not checked).
+How many of the PubMedQA abstracts' own sentences go when each is cited to its own article
+with the title left out (the worst case), and how many conclusion sentences of each
+question's nearest other article go, is measured by ``python benchmarks/off_question.py``
+(figures in ``docs/benchmarks.md``).
 
 A sentence that says its articles support the answer ("also supports this conclusion by
 showing that ...") is held closer: each article it cites must name every subject term of the
@@ -100,8 +94,7 @@ _SUPPORT = re.compile(
     re.I,
 )
 # The same claim said the other way round: "The claim is supported by [PMID], which found
-# that ..." (the local model, over a study of CT scanners, asked whether hair and urine
-# analysis predicts kidney stone composition); "This is further supported by a study".
+# that ..."; "This is further supported by a study".
 _SUPPORTED_BY = re.compile(
     r"^\W*(?:this|these|the|that)(?:\s+(?:claim|conclusion|finding|answer|statement|result)s?)?"
     r"\s+(?:is|are)\s+(?:also\s+|further\s+)?(?:supported|confirmed|corroborated|reinforced)"

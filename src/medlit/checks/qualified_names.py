@@ -1,7 +1,7 @@
 """Names that a letter or a number tells apart: vitamin D / C, COX-1 / 2, type 1 / 2, HPV 16 / 18.
 
 Embeddings and word overlap are nearly blind to them: "Is COX-2 inhibition safe after
-surgery?" and "Is COX-1 inhibition safe after surgery?" embed at 0.955, and a sentence about
+surgery?" and "Is COX-1 inhibition safe after surgery?" embed almost alike, and a sentence about
 "vitamin D supplementation" shares every word but one letter with an abstract about vitamin C.
 Yet each pair names two different things, with different answers. This module reads such names
 so that the answer cache (:mod:`medlit.cache.guard`), the ask flow's citations

@@ -34,19 +34,19 @@ __all__ = [
     "uncited",
 ]
 
-# Words about the prompt, not the literature: the local model wrote "..., as indicated by the
-# low confidence level in the verified facts [1]" into a section. What the facts rest on is the
-# section's evidence note's to say, counted from the facts themselves (the model's retelling
-# of the prompt's confidence tags can be wrong); a "95% confidence level" is a statistic.
+# Words about the prompt, not the literature: a model retells the prompt's confidence tags
+# in a section ("as indicated by the low confidence level in the verified facts [1]"). What
+# the facts rest on is the section's evidence note's to say, counted from the facts themselves
+# (the model's retelling of the prompt's confidence tags can be wrong); a "95% confidence
+# level" is a statistic.
 _PROMPT_TALK = re.compile(
     r"\b(?:verified|given|provided|listed|above) facts?\b|\bfacts? (?:given|provided|listed|"
     r"above)\b|(?<![\d%] )\bconfidence (?:level|score|rating)s?\b"
-    # "While low confidence in the efficacy is noted, ..." (a summary of the local model): the
-    # prompt's tag retold
+    # "While low confidence in the efficacy is noted, ...": the prompt's tag retold
     r"|\b(?:low|moderate|medium|high)[- ]confidence\b",
     re.I,
 )
-# The model echoes the prompt's fact lines: "... individuals. (numbers: 1.0, 0.96-1.05) [1]"
+# The model echoes the prompt's fact lines: "... individuals. (numbers: 1.0, 0.9-1.1) [1]"
 _NUMBERS_ECHO = re.compile(r"\(numbers?:\s*([^()]*)\)", re.I)
 # "The verified facts indicate that X [1]": the prompt's frame around a finding.
 _PROMPT_FRAME = re.compile(

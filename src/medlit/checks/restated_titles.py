@@ -1,10 +1,10 @@
 """A cited article's title question, said as its answer, must be the answer the article gives.
 
 A PubMed title is often the study's question ("Does pretreatment with statins improve clinical
-outcome after stroke?"), and a small model says it back as the finding: the local model
-answered "The evidence shows that pretreatment with statins improves clinical outcome after
-stroke [PMID:11340218]", Verdict: Yes, over the article whose answer is no. Every word of the
-sentence is the article's, so no check that holds a sentence to its article's words sees it.
+outcome after stroke?"), and a small model says it back as the finding ("The evidence shows
+that pretreatment with statins improves ..."), whatever the article answers. Every word of
+the sentence is the article's, so no check that holds a sentence to its article's words sees
+it.
 
 Here a cited sentence that says most of its article's title question
 (:data:`~medlit.checks.contradicted.RESTATED` of its content words) and states an answer to it
@@ -13,15 +13,12 @@ citation when the article's conclusion answers the title the other way
 (:func:`~medlit.checks.contradicted.concludes`), and is left out with none left, with a
 warning. The verdict is then read again, or is Uncertain when nothing cited is left; it is
 Uncertain too when it is the answer a sentence left out gave an article about the question
-that concludes the other (two readings against it: the local model answered "No" to whether
-prostate shape affects HoLEP outcomes, over an article concluding yes, its sentence saying so
-left out, and the verdict read again from what was left).
+that concludes the other (two readings against it: the sentence and the conclusion; a verdict
+read again from what is left could still be the one the article concludes against).
 
-On the 500 PubMedQA articles (each titled with a question), the title said back as "yes"
-goes for 57 of the 169 labelled no, 7 of the 276 labelled yes and 9 of the 55 maybe; said as
-"there is no evidence that ...", it goes for 85 labelled yes, 7 labelled no and 4 maybe
-(``python benchmarks/restated_titles.py``): where it goes, the sentence was wrong 3 times in 4
-or more. The small model says a title back as yes whatever the article found.
+How often the title said back as "yes" (or as "there is no evidence that ...") goes, by the
+PubMedQA label of its article, is measured by ``python benchmarks/restated_titles.py``
+(figures in ``docs/benchmarks.md``).
 """
 
 from __future__ import annotations

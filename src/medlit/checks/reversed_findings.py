@@ -1,8 +1,7 @@
 """A cited sentence may not reverse the comparison its article's matching sentence states.
 
-The local model wrote "... had a higher risk of individual complications (bleeding, fistula,
-...) compared to those with ileorectal anastomosis [PMID:21979183]" over the article's "The risk
-of individual complications was also similar (bleeding ..., fistula ...)". Each cited sentence
+A model can copy its article's comparison with the direction turned ("a higher risk" over
+the article's "the risk was similar"). Each cited sentence
 that says its groups differ, or that they do not
 (:func:`medlit.checks.comparisons.comparison`), is set
 against the sentence of each article it cites that shares the most of what it compares; a

@@ -126,7 +126,7 @@ def _content_terms(text: str) -> frozenset[str]:
 def _without_negated(clause: str) -> str:
     """The clause minus each negation cue and the few words it governs; a negated enabling
     verb governs what it would have enabled ("did not allow for ... an algorithm to predict
-    stone composition": no prediction)."""
+    X": no prediction)."""
     clause = _NOT_ENABLED.sub(" ", clause)
     clause = _NOT_FOR_DOING.sub(" ", clause)
     clause = _NOT_APPEARING.sub(r"\g<1> ", clause)
@@ -134,12 +134,10 @@ def _without_negated(clause: str) -> str:
 
 
 # "does not appear (seem) to possess the predictive value": the negation reaches past the
-# verb of seeming to what does not seem so (PubMedQA 25787073, gold no, read uncertain, and
-# the local model's "CRP levels do predict the pathological stage" stood under Yes).
+# verb of seeming to what does not seem so.
 _NOT_APPEARING = cue("negation.not_appearing")
-# A negated predicate governs what it is for: "NT assessment does not prove to be an useful
-# ultrasound parameter for predicting GDM onset" (PubMedQA 21190419, gold no) read uncertain,
-# "predicting" standing as a yes cue beyond the negation's four words.
+# A negated predicate governs what it is for: "X does not prove to be a useful parameter for
+# predicting Y" is a no, whose "predicting" lies beyond the negation's four words.
 _NOT_FOR_DOING = cue("negation.not_for_doing")
 
 
@@ -162,9 +160,9 @@ def _framed_stance(clause: str, question: str) -> tuple[bool, Stance | None]:
         return True, "uncertain"
     rather = _RATHER_THAN.search(clause)
     if rather and not _NEGATIVE.search(_RATHER_THAN.sub(" ", clause)):
-        # "DGE is linked to other postoperative complications rather than to pylorus
-        # preservation": asked about what comes after "rather than", the answer is no; about
-        # what comes before, it is what the finding says.
+        # "X is linked to other complications rather than to Y": asked about what comes
+        # after "rather than", the answer is no; about what comes before, it is what the
+        # finding says.
         asked = content_terms(question)
         before = content_terms(clause[: rather.start()]) & asked
         after = content_terms(clause[rather.end() :]) & asked
@@ -244,9 +242,9 @@ def sentence_stance(sentence: str, question: str) -> Stance | None:
     q_terms = content_terms(question)
     conceded = _CONCESSIVE.match(sentence)
     if conceded:
-        # "Although BD is correlated with GCS at presentation and RTS, it is not a reliable
-        # prognostic marker for outcome and mortality": what the authors conclude is the main
-        # clause, unless only what they concede is about the question.
+        # "Although X is correlated with Y, it is not a reliable prognostic marker": what the
+        # authors conclude is the main clause, unless only what they concede is about the
+        # question.
         main = sentence[conceded.end() :]
         if content_terms(main) & q_terms or not content_terms(conceded.group(0)) & q_terms:
             stance = sentence_stance(main, question)
@@ -265,8 +263,8 @@ def sentence_stance(sentence: str, question: str) -> Stance | None:
 def whole_study(read: list[tuple[str, Stance]]) -> list[tuple[str, Stance]]:
     """The readings (sentence, stance) of one article's conclusion that answer for the whole
     study: when they read different ways, a subgroup's finding set against the study's own
-    ("We did not find a lower prevalence of high EPDS scores ... However, a subgroup ... had a
-    reduced risk of postnatal depression") is left out, unless nothing else is left."""
+    ("We did not find a lower risk of X ... However, a subgroup ... had a reduced risk") is
+    left out, unless nothing else is left."""
     if len({stance for _, stance in read}) > 1:
         whole = [(s, stance) for s, stance in read if not _SUBGROUP.search(s)]
         if whole:

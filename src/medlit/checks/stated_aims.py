@@ -1,13 +1,10 @@
 """What a study set out to test is not what it found.
 
-The local model wrote "The study found that remote physician-examiners can replace on-site
-physician-examiners in an OSCE, and to determine the feasibility of this new examination method
-[PMID:24606627]", over "The purpose of this study was to explore whether remote
-physician-examiners can replace on-site physician-examiners in an OSCE, and to determine the
-feasibility of this new examination method". The article found ratings "reasonably comparable
-when using checklists", and asked for "further validity evidence" before remote examiners are
-used in high-stakes examinations. Every word of the sentence is the article's, so the checks
-on words, numbers and terms pass it; it states the question the study asked as its answer.
+A model can copy an abstract's aim ("The purpose of this study was to explore whether X can
+replace Y") as its finding ("The study found that X can replace Y"), though the article may
+have found something weaker or the other way. Every word of the sentence is the article's, so
+the checks on words, numbers and terms pass it; it states the question the study asked as its
+answer.
 
 Here a cited sentence that does not itself speak of an aim ("aimed to", "examined whether")
 is held to the sentences of each article it cites that state an aim ("The purpose of this
@@ -18,13 +15,10 @@ conclusions above all, and a title stating a finding), and the article's conclus
 answer that aim yes (what a study set out to show and found, a sentence may say in the aim's
 words), the citation goes, and a sentence left citing nothing goes with it.
 
-Hand-written: no natural-language-inference model can be loaded here. Measured on PubMedQA
-(``python benchmarks/stated_aims.py``): none of the 2,986 result and conclusion sentences is
-flagged cited to its own article, and 23 (0.8 %) cited to it without themselves (the worst
-case: a paraphrase of a finding whose words the aim says more of than anything left). Of 242
-aim sentences with their framing cut off ("... to explore whether"), the conclusion answers
-106 yes (let through); of the other 136, 110 are caught (most of the rest say "whether" or
-"hypothesis" still, or the results say them in as many words).
+Hand-written: no natural-language-inference model can be loaded here. How many of the
+PubMedQA abstracts' result and conclusion sentences are flagged cited to their own article
+(with and without themselves), and how many aims said as findings are caught, is measured by
+``python benchmarks/stated_aims.py`` (figures in ``docs/benchmarks.md``).
 """
 
 from __future__ import annotations
@@ -98,10 +92,8 @@ def stated_aim(
         return None
     if aim_shared < other_shared + AIM_LEAD or concludes(article, best_aim) == "yes":
         # Said in other words by a finding, or in the aim's words where the conclusion
-        # answers the aim yes ("Transvaginal Doppler examination can detect hemodynamic
-        # changes ... associated with subsequent adverse pregnancy outcome", after "To
-        # determine whether spectral Doppler measurements ... correlate with adverse pregnancy
-        # outcome"): what the study set out to show, it found.
+        # answers the aim yes ("X can detect Y", after "To determine whether X detects Y"):
+        # what the study set out to show, it found.
         return None
     return best_aim
 

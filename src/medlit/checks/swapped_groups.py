@@ -1,13 +1,10 @@
 """A number given for the opposite group: "longer" where the article says "shorter".
 
-Asked whether longer therapy for depression means patients come back for more treatment, the
-local model wrote "a longer duration of treatment (5-250 min; 251-500 min and 751-1000 min) was
-slightly more likely to return into mental health care compared to patients with a shorter
-duration of treatment (reference group: >1000 min) [PMID]", over "Patients with a shorter
-duration of treatment (5-250 min; 251-500 min and 751-1000 min) were slightly more likely to
-return (reference group: >1000 min)". Every number is the article's and the comparison ("more
-likely") is its own, so the number and comparison checks pass it; the groups are swapped, and
-the finding reads the other way.
+A model can copy an article's numbers and comparison and put them on the opposite group
+("patients with a longer X were more likely to ...", where the article gives those numbers
+for a shorter X). Every number is the article's and the comparison ("more likely") is its own,
+so the number and comparison checks pass it; the groups are swapped, and the finding reads the
+other way.
 
 Here each number of a cited sentence (a range, a decimal, a percentage, or a whole number of 10
 or more) is read with the words just before it (:data:`WINDOW`, back to the number before).
@@ -16,23 +13,19 @@ When those words hold one of a pair of opposites (shorter/longer, higher/lower, 
 before it, and not the first, the citation goes (and a sentence left citing nothing): the
 sentence gives the article's number for the opposite group.
 
-A group named by words alone is read too: "a longer duration of treatment is associated with
-a slightly higher risk of return" names its group by "longer" and the two content words after
-it, and goes one way (up: "higher", "more", "increased"; down: "lower", "reduced",
-"prevents") in the rest of the sentence. When the cited article says the same group goes the
-other way ("a longer duration of treatment may prevent return"), or the opposite group goes
-the same way ("Patients with a shorter duration of treatment ... were slightly more likely to
-return"), and never agrees, the citation goes. A sentence naming both groups ("a longer
-duration had a lower risk than a shorter one") is not read: which group "lower" belongs to
-is its structure, not its words.
+A group named by words alone is read too: "a longer duration of treatment is associated with a
+higher risk" names its group by "longer" and the two content words after it, and goes one way (up:
+"higher", "more", "increased"; down: "lower", "reduced", "prevents") in the rest of the sentence.
+When the cited article says the same group goes the other way ("a longer duration of treatment
+lowers the risk"), or the opposite group goes the same way ("a shorter duration ... raised the
+risk"), and never agrees, the citation goes. A sentence naming both groups ("a longer duration had a
+lower risk than a shorter one") is not read: which group "lower" belongs to is its structure, not
+its words.
 
-Hand-written: no natural-language-inference model can be loaded here. Measured on PubMedQA
-(``python benchmarks/swapped_groups.py``): of the 5,679 abstract sentences, each held to the
-rest of its abstract, none is flagged; of the 219 with a word of a pair just before one of
-their numbers, that word swapped, 153 are caught (the others give the number again elsewhere in
-other words). Of the groups named by words: none of the 5,679 sentences is flagged against its
-own abstract, 2 against the rest of it; of the 160 sentences naming one (and not the
-opposite group), its word swapped, 141 are caught against their abstract.
+Hand-written: no natural-language-inference model can be loaded here. How many of the
+PubMedQA abstracts' sentences are flagged held to their own abstract, and how many with the
+word of a pair swapped (before a number, or naming a group) are caught, is measured by
+``python benchmarks/swapped_groups.py`` (figures in ``docs/benchmarks.md``).
 """
 
 from __future__ import annotations
@@ -133,10 +126,9 @@ def swapped_group(sentence: str, article: Article) -> tuple[str, str, str] | Non
 
 
 # -- a group named by words, not a number ------------------------------------------------------
-# "a longer duration of treatment is associated with a slightly higher risk of return", over
-# "Patients with a shorter duration of treatment ... were slightly more likely to return" and
-# "a longer duration of treatment may prevent return": the group is the article's with the
-# opposite word, and no number to align on.
+# "a longer X is associated with a higher risk", over an article's "a shorter X ... raised
+# the risk" or "a longer X lowers the risk": the group is the article's with the opposite
+# word, and no number to align on.
 _UP_WORDS = re.compile(rf"\b(?:{RISING})\b")
 _DOWN_WORDS = re.compile(rf"\b(?:{FALLING})\b")
 _GROUP_WORDS = 2

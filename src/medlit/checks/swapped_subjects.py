@@ -1,12 +1,11 @@
 """An article's finding copied word for word, with another subject put in front of it.
 
-Asked whether left ventricular assist devices are an alternative to transplantation, the local
-model wrote "The study also found that LVAD support was well tolerated in all patients except
-in cases of early perioperative right ventricular failure, with no deaths [PMID]", over
-"Ventricular arrhythmias were well tolerated in all patients except in cases of early
-perioperative right ventricular failure, with no deaths." Every word after the subject is the
-article's, and "LVAD" is its subject too, so the word-share and subject checks pass it; the
-finding was about arrhythmias, and the answer gives it for the device.
+A model can copy a finding word for word and put the question's subject in front of it
+("The device was well tolerated in all patients except ..." over the article's "Arrhythmias
+were well tolerated in all patients except ..."). Every word after the subject is the
+article's, and the new subject is the article's subject too, so the word-share and subject
+checks pass it; the finding was about something else, and the answer gives it for the
+question's subject.
 
 Here a cited sentence that repeats a run of at least :data:`RUN` words of one of its cited
 article's sentences is read by what stands before that run in each, back to the start of the
@@ -17,14 +16,12 @@ forms of the article's abbreviations counted as said, and a word's forms as one)
 was given another subject. When every sentence of the article that the answer's sentence copies
 such a run from says so, the citation goes (and a sentence left citing nothing).
 
-Hand-written: no natural-language-inference model can be loaded here. Measured on PubMedQA
-(``python benchmarks/swapped_subjects.py``): none of the 5,679 abstract sentences is flagged
-against its own article, as written or framed ("The study found that ..."), and 2 against the
-rest of its abstract (another sentence says the same words of another subject); of 451
-sentences "<subject> was/were/... <finding>" given the subject of another such sentence of
-their article, 157 are caught (the others' subjects have no technical word the other lacks,
-or share fewer than six words in a row). Over 112 answers the local model wrote in earlier
-probes (kept by the other checks), none is flagged.
+Hand-written: no natural-language-inference model can be loaded here. How many of the
+PubMedQA abstracts' sentences are flagged against their own article (as written or framed
+"The study found that ..."), and how many given the subject of another sentence of their
+article are caught, is measured by ``python benchmarks/swapped_subjects.py`` (figures in
+``docs/benchmarks.md``); what it does on recorded model answers, by
+``python benchmarks/ablation.py``.
 """
 
 from __future__ import annotations
@@ -53,7 +50,7 @@ clause of its own, not the subject of the run)."""
 
 _TOKEN = re.compile(r"[^\W_]+(?:['\u2019-][^\W_]+)*|[,;:()]")
 # Where the subject of the shared run starts: after a comma or another clause mark, "that",
-# "which", "whereas", "while" ("The study found that LVAD support was ...").
+# "which", "whereas", "while" ("The study found that X was ...").
 _CLAUSE_START = frozenset([",", ";", ":", "that", "which", "whereas", "while"])
 _AUXILIARY = word_set("auxiliary_verbs.txt")
 

@@ -1,12 +1,10 @@
 """A claim must not put one of its article's terms where its quote says another.
 
-The local model extracted "The prevalence of fibromyalgia in primary Sjögren's syndrome is
-significantly higher compared to lupus patients" from the quote "50 of 74 patients with pSS
-(68%) reported fatigue-a prevalence significantly higher than in the lupus group (108/216
-(50%)": the finding is about fatigue; fibromyalgia, which the same article studies, was found
-in 12 % of these patients. Most of the claim's words are the quote's, so the word-share rule of
-:func:`~medlit.research.grounding.claim_supported` cannot see the swap, and the report gave
-68 % as fibromyalgia's prevalence.
+A model extracting a claim can put the subject it was asked about where its quote names
+another subject of the same article ("the prevalence of X is higher" from a quote on the
+prevalence of Y, an article studying both). Most of the claim's words are the quote's, so the
+word-share rule of :func:`~medlit.research.grounding.claim_supported` cannot see the swap, and
+a report would give Y's figure as X's.
 
 Here a claim is held to swap terms when it brings in a technical word (rare in English:
 :func:`~medlit.checks.word_rarity.is_technical`) that its quote does not say but its article
@@ -19,11 +17,10 @@ quote calls "it", leaves out no subject and stands. Abbreviations the article de
 their long forms on both sides ("primary Sjögren's syndrome" for "pSS"), and two forms of one
 word are one ("anaemia", "anaemic").
 
-On the 500 PubMedQA abstracts, a result sentence with its most repeated technical word
-replaced by another of its article's passes the word-share rule 1,846 times; this check catches
-687 of them, and 647 of the 804 that replace a word of the title. No result sentence is held
-to swap a term against itself, nor against itself with its abbreviations spelled out
-(``python benchmarks/claim_swaps.py``).
+How many result sentences of the PubMedQA abstracts, with their most repeated technical word
+replaced by another of their article's, pass the word-share rule and how many of those this
+check catches (and that none is held to swap a term against itself) is measured by
+``python benchmarks/claim_swaps.py`` (figures in ``docs/benchmarks.md``).
 """
 
 from __future__ import annotations

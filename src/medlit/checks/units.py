@@ -200,7 +200,7 @@ def wrong_years(ctx: CheckContext) -> list[Finding]:
 
 
 def wrong_authors(ctx: CheckContext) -> list[Finding]:
-    """An author ("Stahl et al.") that no article the sentence cites lists."""
+    """An author ("Smith et al.") that no article the sentence cites lists."""
     rewrite, told = wrong_authors_rewriter(ctx.articles)
     found = sentence_findings("wrong-authors", ctx, rewrite, told)
     return _logged(found, "answer_authors_taken_out")

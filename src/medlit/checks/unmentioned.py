@@ -1,9 +1,8 @@
 """What a question asks about that no retrieved article mentions.
 
-Asked "statin myopathy risk" over the PubMedQA abstracts, the search found two statin studies
-(stroke outcome, atrial fibrillation after bypass surgery) and the evidence digest quoted their
-conclusions as the answer; with PubMed down, the articles reused from the cache included a
-nasal polyposis study. None of them says myopathy, and nothing told the reader. Here the
+A search can find articles on the question's drug or condition that never mention the
+outcome it asks about (a question on a drug's side effect answered from trials of its other
+effects), and an answer built from them reads as if it covered the question. Here the
 question's subject terms that no retrieved article says (title, abstract or MeSH) are found, so
 the answer can say so first and a yes/no verdict read from those articles becomes "uncertain":
 evidence that never names the thing asked about cannot answer for it.
@@ -19,10 +18,9 @@ with or without its spaces and hyphens ("shockwave", "shock wave"), with accents
 abbreviates (:func:`~medlit.research.grounding.abbreviation_said`: "CABG", "coronary artery
 bypass grafting"; "CMV", "cytomegalovirus").
 
-Measured by rereading each of the 500 PubMedQA questions against its own article: no term is
-flagged. Against the abstract alone (the title left out, as a question worded apart from its
-article's title), 35 of 500 are, most of them subjects the abstract indeed never names
-("scintigraphy", "nosocomial"), a few framing words ("efficacious", "amenable").
+How many PubMedQA questions have a term flagged against their own article (and against its
+abstract alone, the title left out) is measured by ``python benchmarks/unmentioned_terms.py``
+(figures in ``docs/benchmarks.md``).
 """
 
 from __future__ import annotations

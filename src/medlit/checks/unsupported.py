@@ -1,15 +1,13 @@
 """Uncited conclusions that no retrieved article supports.
 
-Asked "Does vitamin D supplementation prevent fractures in older adults?" over a vitamin D
-trial on T cells and a vitamin C trial on wrist fractures, Qwen2.5 1.5B opened with "The
-evidence shows that vitamin D supplementation does prevent fractures in older adults." It cites
-nothing, and attribution cannot cite it (no article says it), yet it is the answer the reader
-takes away, and the verdict was read from it. Such a sentence is left out here: one that cites
-nothing, uses most of the question's subject words (at least two, and :data:`MIN_SHARE` of
-them: it states an answer), and whose subject words no single retrieved article holds together
-without naming otherwise what the sentence names (:mod:`medlit.checks.qualified_names`).
-A sentence the
-evidence can carry, or one that only connects ("These trials were small."), stays.
+A small model may open with the question said back as its answer ("The evidence shows that X does
+prevent Y."), citing nothing, over articles none of which says it. Attribution cannot cite it (no
+article says it), yet it is the answer the reader takes away, and the verdict may be read from it.
+Such a sentence is left out here: one that cites nothing, uses most of the question's subject words
+(at least two, and :data:`MIN_SHARE` of them: it states an answer), and whose subject words no
+single retrieved article holds together without naming otherwise what the sentence names
+(:mod:`medlit.checks.qualified_names`). A sentence the evidence can carry, or one that only connects
+("These trials were small."), stays.
 """
 
 from __future__ import annotations
@@ -88,9 +86,8 @@ class UnheldReader:
     to them; ``spoken``: their word stems, once read)."""
 
     def __init__(self, articles: Mapping[str, Article], question: str) -> None:
-        # Words compare in any of their forms ("inherited", "inheritance"): the local model's
-        # "nasal polyposis is inherited" was left out as said by no article, over an article
-        # titled "Nasal polyposis: is there an inheritance pattern?".
+        # Words compare in any of their forms ("inherited", "inheritance"): a sentence is not
+        # left out for using another form of its article's word.
         self.anchors = {word_stem(word) for word in anchor_terms(question)}
         self.articles = articles
         self.evidence: list[tuple[set[str], Names, str]] = []

@@ -9,8 +9,8 @@ would be a guess, so the written reasoning is given back to the model with one n
 * where the provider gives token logprobs, the reply is one word and the verdict is *scored*:
   the probability of "No" at the first token (every spelling of it among the alternatives)
   against "Yes" and "Uncertain". A small model's reading leans to "yes" whatever the text says
-  (on the tuning questions of ``benchmarks/verdicts.py``, answers that concluded "no" got
-  P(No) 0.29-0.38, answers that concluded "yes" 0.01-0.07), so "no" wins from
+  (an answer that concludes "no" gets well under half the mass on "No"; how far it leans is
+  measured on the tuning questions of ``python benchmarks/verdicts.py``), so "no" wins from
   :data:`NO_FROM` on; a strong model puts nearly all the mass on one word and the rule changes
   nothing for it;
 * without logprobs (or with none of the three words among the likely first tokens), the

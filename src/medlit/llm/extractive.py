@@ -70,7 +70,7 @@ EmbedderLike = _Embedder | Callable[[Sequence[str]], "np.ndarray"]
 
 _LABEL_PREFIX = re.compile(r"^(?:[A-Z][A-Z /&-]{2,40}):\s+")
 # A sentence that states what a study set out to do: it restates the question (so it reads as
-# relevant) and finds nothing ("To determine whether fibromyalgia (FM) is more common in ...").
+# relevant) and finds nothing ("To determine whether X is more common in ...").
 _AIM = cue("aim.opening")
 _MIN_WORDS = 5
 _CONCLUSION_BONUS = 0.15
@@ -297,19 +297,17 @@ _ABBREVIATION = re.compile(r"\b[A-Z][A-Z0-9]*[A-Z][A-Z0-9]*(?:-[A-Za-z0-9]+)*s?\
 
 
 def about_question(question: str) -> Callable[[Article], bool]:
-    """Whether an article says :data:`ON_QUESTION` of ``question``'s words: asked whether the
-    English antibiotic campaigns changed what the public knows, the digest read "Yes" from a
-    melanoma study's "increased public awareness due to effective public health campaigns" and
-    a transplant study's "contaminated products with antibiotic prophylaxis may be safe". One
-    of them must be a technical word of the question when it has any (rare in English:
-    :func:`medlit.checks.word_rarity.is_technical`): asked whether pulpotomy is a permanent
-    treatment for molars, the digest quoted a fluoridation study that says "permanent" and
-    "treatment".
+    """Whether an article says :data:`ON_QUESTION` of ``question``'s words: an article on
+    another subject that shares a few of the question's common words ("public", "campaigns")
+    must not lean the digest's verdict. One of them must be a technical word of the question
+    when it has any (rare in English: :func:`medlit.checks.word_rarity.is_technical`): the
+    common words of a question ("permanent", "treatment") are said by many articles on
+    other subjects.
     And one of the abbreviations the question writes in capitals, when it writes any (as
-    itself or by what it abbreviates): asked whether preoperative CRP tells the pathological
-    stage of localized prostate cancer, the digest leaned "the conclusions conflict" on a
-    study of the year of prostatectomy, which says "preoperative" and never CRP (and, in the
-    local model's rerun, on a rectal cancer study whose "chemoradiotherapy" holds C, R and P).
+    itself or by what it abbreviates): an abbreviation often names the question's very
+    subject (a marker, a procedure), which an article on the same organ or disease may never
+    name; a word that only holds its letters ("chemoradiotherapy" holds C, R and P) does not
+    count.
     """
     asked = {normalise_topic(word) for word in anchor_terms(question)}
     technical = {word for word in asked if is_technical(word)}
@@ -354,8 +352,8 @@ def not_about(question: str, articles: Sequence[Article]) -> str:
     """What none of ``articles`` is about, in words, or "" when they are about the question.
 
     The question's first word (:func:`_asked_words`; "aspirin" in "Is aspirin effective for
-    primary prevention of stroke?") is what it is about: the first word of each of the 500
-    PubMedQA questions is said by its own article. When no article says it, that word; when
+    primary prevention of stroke?") is what it is about: a question's own article says it.
+    When no article says it, that word; when
     none says :data:`ON_QUESTION` of the question's words (:func:`about_question`), those
     words together ("statins, muscle and pain together").
     """
@@ -391,8 +389,8 @@ def _source_stances(
             read.append((candidate.text, stance))
     sources = []
     for key, (article, read) in per_article.items():
-        # The study's own finding answers, not a subgroup's set against it (PubMedQA
-        # 21880023 read "hedged", gold no).
+        # The study's own finding answers, not a subgroup's set against it (a conclusion
+        # would otherwise read "hedged").
         stances = {stance for _, stance in whole_study(read)}
         if not stances:
             continue
@@ -444,9 +442,8 @@ def build_evidence_digest(
     candidates = _gather(evidence)
     floor = _score(question, candidates, embedder)
     on_question = about_question(question)
-    # Quoted from the articles about the question when there are any: asked whether APC
-    # mutation analysis guides treatment in polyposis, the digest listed two BRAF thyroid
-    # studies' conclusions beside the polyposis article's.
+    # Quoted from the articles about the question when there are any: conclusions of
+    # articles on another subject are not listed beside those of the one about it.
     on_topic = [c for c in candidates if on_question(c.article)]
     about = on_topic or candidates
     chosen = _select(about, max_sentences, per_article, floor)

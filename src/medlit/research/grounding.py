@@ -135,8 +135,8 @@ SAME_FINDING = 0.8
 def same_finding(fact: VerifiedFact, other: VerifiedFact) -> bool:
     """Whether ``fact`` says what ``other`` says, resting on sources ``other`` also cites.
 
-    One article's finding is often read for two sub-questions, worded nearly alike ("Serum
-    leptin levels are not a prognostic factor in advanced lung cancer (patients)").
+    One article's finding is often read for two sub-questions, worded nearly alike ("X is
+    not a prognostic factor in Y" and "X is not a prognostic factor in Y patients").
     """
     keys = {(c.pmid, c.doi, c.title) for c in other.sources}
     if not {(c.pmid, c.doi, c.title) for c in fact.sources} <= keys:

@@ -249,7 +249,7 @@ async def _write_section(
             content, words = expanded.content, count_words(expanded.content)
             more = grounded_words(content)
             if more <= grounded:
-                # The local model padded a one-fact section with textbook prose, twice.
+                # A small model pads a one-fact section with textbook prose: stop asking.
                 log.info("section_expansion_ungrounded", topic=topic, tries=tries)
                 break
             grounded = more
@@ -337,9 +337,8 @@ def report_title(drafted: str, question: str, *, answered: bool = True) -> str:
     """The drafted title without a claim of a study design the report is not ("...: A
     Systematic Review" loses its subtitle); the question's own when nothing else is left, or
     when the evidence did not answer the question and the title names what the question did
-    not (asked about laparoscopic vs open surgery in elderly patients, the local model titled
-    a report whose one fact was on sleeve gastrectomy "... in Elderly Patients for Weight
-    Loss": a topic the report does not cover). A title in the question's words stays."""
+    not (a model may title the report after the one fact it has, a topic the report does not
+    cover). A title in the question's words stays."""
     title = " ".join(drafted.split())
     if _STUDY_DESIGN.search(title):
         parts = [p for p in re.split(r"\s*(?::|\s[-\u2013\u2014]\s)\s*", title) if p]
@@ -622,11 +621,9 @@ ARTICLES_NAMED = 5
 def no_facts_summary(question: str, articles: dict[str, Article]) -> str:
     """The executive summary of a report with no verified fact.
 
-    The local model, asked how common fibromyalgia is in primary Sjögren's syndrome, read the
-    one article on it three times and wrote each time that fibromyalgia was found in 68% of
-    the patients (the article gives 68% for fatigue, 12% for fibromyalgia): every claim was
-    dropped, and the report said no evidence answering the question was found, though the
-    article that answers it had been read. The summary now says what happened, and names the
+    Every claim drawn from the article that answers the question can be dropped (a model may
+    misread it each time it is asked), and "no evidence answering the question was found"
+    would then be false: the article was read. The summary says what happened, and names the
     articles retrieved whose titles keep the question's subject, for the reader to read.
     """
     if not articles:

@@ -66,3 +66,58 @@ def test_an_inference_its_article_draws_stays() -> None:
         "with the availability of treatment [PMID:1]. This suggests that it works."
     )
     assert checked("unsupported-inferences", text, {"1": COHORT}) == (text, [])
+
+
+def test_an_inference_saying_half_a_sentence_of_its_article_stays() -> None:
+    # The local model's inference over PubMedQA 15280782: it says more than half the content
+    # words of one sentence of its article, and stays.
+    cohort = COHORT.model_copy(
+        update={
+            "abstract": [
+                *COHORT.abstract,
+                AbstractSection(
+                    label="RESULTS",
+                    category="RESULTS",
+                    text="There was no evidence of a response bias over time, but individuals "
+                    "were less willing to leave questions about their sexual behaviour "
+                    "unanswered or ambiguous.",
+                ),
+            ]
+        }
+    )
+    kept = (
+        "Additionally, there was no evidence of a response bias over time, suggesting that "
+        "participants were not being asked about their sexual behavior consistently or "
+        "accurately [PMID:1]."
+    )
+    assert checked("unsupported-inferences", kept, {"1": cohort}) == (kept, [])
+
+
+def test_an_inference_in_its_articles_own_words_stays() -> None:
+    # The local model's faithful inference over PubMedQA 16253970.
+    stimulation = Article(
+        pmid="3",
+        title="Is controlled ovarian stimulation in intrauterine insemination an acceptable "
+        "therapy in couples with unexplained non-conception?",
+        abstract=[
+            AbstractSection(
+                label="RESULTS",
+                category="RESULTS",
+                text="No significant difference was found in ongoing PR between women with one, "
+                "two, three or four follicles respectively (P=0.54).",
+            ),
+            AbstractSection(
+                label="CONCLUSIONS",
+                category="CONCLUSIONS",
+                text="In COS-IUI for unexplained non-conception, induction of more than one "
+                "follicle did not improve the ongoing PR, but increased the risk of multiple "
+                "pregnancies.",
+            ),
+        ],
+    )
+    text = (
+        "No significant difference was found in ongoing PR between women with one, two, three "
+        "or four follicles [PMID:3]. This suggests that induction of more than one follicle did "
+        "not improve the ongoing PR, but increased the risk of multiple pregnancies [PMID:3]."
+    )
+    assert checked("unsupported-inferences", text, {"3": stimulation}) == (text, [])
