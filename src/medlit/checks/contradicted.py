@@ -6,10 +6,10 @@ the whole answer and its own first sentence disagree.
 
 A cited sentence that states the other answer (a negation cue, or the question's own words
 said as a statement: :func:`stated_answer`) goes, with a warning, when every article it cites
-contradicts it: the article concludes what the verdict says (the
-conclusion's cue-based stance, :func:`medlit.checks.stance.sentence_stance`), or, where its
-conclusion's sentences read different ways, the one of them nearest the sentence does. Two
-readings against one sentence: either alone may be wrong.
+contradicts it: the article concludes what the verdict says (the conclusion's cue-based
+stance, :func:`medlit.checks.stance.sentence_stance`), or, where its conclusion's sentences read
+different ways, the one of them nearest the sentence does. Two readings against one sentence:
+either alone may be wrong.
 
 A sentence its article says (the article's sentence nearest it states the same answer) is
 the article's own finding, whatever the conclusion says, and stays; so does a sentence stating
