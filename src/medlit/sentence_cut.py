@@ -22,6 +22,7 @@ compares them on a sample of each.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 
@@ -74,7 +75,12 @@ class _Tokens:
         at = 0
         for spacing, before, word, after, other in _RUN.findall(paragraph):
             at += len(spacing)
-            if other or (word and not _plain(word) and separated(word)):
+            if word and not (before or after) and (_plain(word) or not separated(word)):
+                values.append(word)  # one word, the most of them
+                offsets.append(at)
+                spacings.append(spacing)
+                at += len(word)
+            elif other or (word and not _plain(word) and separated(word)):
                 run = other or before + word + after
                 self._add_tokenized(run, spacing, at)
                 at += len(run)
@@ -83,14 +89,9 @@ class _Tokens:
                     values.append("")
                     offsets.append(at)
                     spacings.append(spacing)
-            elif before or after or not word:
+            else:
                 self._add(spacing, before, word, after, at)
                 at += len(before) + len(word) + len(after)
-            else:  # one word, the most of them
-                values.append(word)
-                offsets.append(at)
-                spacings.append(spacing)
-                at += len(word)
 
     def _add(self, spacing: str, before: str, word: str, after: str, at: int) -> None:
         """Add the tokens of a run of ``before``, ``word`` and ``after`` at ``at``."""
@@ -150,6 +151,10 @@ class _Machine:
         self.n = len(tokens.values)
         self.q = 0
         self.h = 0
+        # Where the tokens are that open a bracket or end a sentence, and the end.
+        stops = State.terminals | State.opening_brackets
+        self.events = [i for i, value in enumerate(self.values) if value in stops]
+        self.events.append(self.n)
 
     def sentences(self) -> Iterator[tuple[int, int]]:
         """``segmenter.segment``: the first and the end token of each sentence."""
@@ -200,10 +205,13 @@ class _Machine:
         return _INNER
 
     def _inner_token(self) -> int:
-        """``InnerToken.__next__``."""
+        """``InnerToken.__next__``, which moves one token at a time, and no more, until the
+        head opens a bracket or is a terminal: the tokens before the next that does are moved
+        past at once."""
         if self.q >= self.n:
             return _END
-        if self._move() and self.values[self.q] in State.opening_brackets:
+        self.q = self.events[bisect.bisect_left(self.events, self.q + 1)]
+        if self.q < self.n and self.values[self.q] in State.opening_brackets:
             self._skip_bracketed_text()
         head = self._head()
         if head is not None and (
