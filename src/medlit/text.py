@@ -26,11 +26,12 @@ import functools
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from medlit.errors import ValidationError
 
 __all__ = [
+    "Bounded",
     "all_of",
     "as_typed",
     "counted",
@@ -193,9 +194,39 @@ def sentence_starts(text: str) -> list[int]:
     return list(kept if kept is not None else _sentence_starts(text))
 
 
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
+class Bounded(dict[_K, _V]):
+    """A memory kept across answers: a dict of at most ``limit`` entries. A new key, once it
+    is full, lets the oldest half go first (insertion order, :func:`make_room`): what was
+    worked out of recent answers and articles stays. Entries go in by ``memory[key] = value``
+    (``update`` and ``setdefault`` are not bounded)."""
+
+    __slots__ = ("limit",)
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+
+    def __setitem__(self, key: _K, value: _V) -> None:
+        if key not in self:
+            make_room(self, self.limit)
+        super().__setitem__(key, value)
+
+
+def make_room(kept: dict[Any, Any], limit: int) -> None:
+    """Let the oldest half of ``kept`` (insertion order) go once it holds ``limit`` entries:
+    the bound of every memory kept across answers (:class:`Bounded`)."""
+    if len(kept) >= limit:
+        for old in list(kept)[: max(1, limit // 2)]:
+            kept.pop(old, None)  # (another thread may have let it go)
+
+
 #: Texts made of sentences already cut, and where they are cut (:func:`keep_sentence_pieces`).
-_KEPT_STARTS: dict[str, tuple[int, ...]] = {}
 _KEPT_MAX = 4096
+_KEPT_STARTS: Bounded[str, tuple[int, ...]] = Bounded(_KEPT_MAX)
 
 
 def keep_sentence_pieces(pieces: Sequence[str]) -> None:
@@ -210,8 +241,6 @@ def keep_sentence_pieces(pieces: Sequence[str]) -> None:
     for piece in pieces[:-1]:
         at += len(piece)
         cuts.append(at)
-    if len(_KEPT_STARTS) >= _KEPT_MAX:
-        _KEPT_STARTS.clear()
     _KEPT_STARTS["".join(pieces)] = tuple(cuts)
 
 
@@ -222,14 +251,9 @@ def forget_kept_pieces() -> None:
 
 @functools.lru_cache(maxsize=4096)
 def _sentence_starts(text: str) -> tuple[int, ...]:
-    from syntok import segmenter
+    from medlit.sentence_cut import syntok_starts
 
-    starts = [
-        sentence[0].offset
-        for paragraph in segmenter.process(text)
-        for sentence in paragraph
-        if sentence
-    ]
+    starts = syntok_starts(text)
     missed = [m.end() for m in _MISSED_END.finditer(text)]
     if missed:
         starts = sorted({*starts, *missed})
@@ -357,33 +381,25 @@ def split_sentences(text: str) -> list[str]:
     """Sentences of ``text``.
 
     Uses ``syntok``, which handles biomedical prose ("e.g.", "et al.", "3.5 mg", "P < 0.01")
-    where pysbd and spaCy's default splitter were seen to break sentences wrongly. Remembered
-    (an abstract is split once, however many checks read it); the texts of an article read
-    for the answer checks (:func:`keep_sentences`) are kept apart from the others.
+    where pysbd and spaCy's default splitter were seen to break sentences wrongly; its cut is
+    worked out by :mod:`medlit.sentence_cut` (the same sentences, a third of the time).
+    Remembered (an abstract is split once, however many checks read it); the texts of an
+    article read for the answer checks (:func:`keep_sentences`) are kept apart from the others.
     """
     kept = _KEPT_SENTENCES.get(text)
     if kept is not None:
         return list(kept)
     if text in _ARTICLE_TEXTS:
-        make_room(_KEPT_SENTENCES, _KEPT_MAX_SENTENCES)
         kept = _KEPT_SENTENCES[text] = _split_sentences.__wrapped__(text)
         keep_sentences(kept)  # its sentences are the article's texts too
         return list(kept)
     return list(_split_sentences(text))
 
 
-def make_room(kept: dict[Any, Any], limit: int) -> None:
-    """Let the oldest half of ``kept`` (insertion order) go once it holds ``limit`` entries:
-    the bound of a memory kept across answers."""
-    if len(kept) >= limit:
-        for old in list(kept)[: limit // 2]:
-            kept.pop(old, None)  # (another thread may have let it go)
-
-
 #: The texts of articles (:func:`keep_sentences`), and the sentences of those already cut.
-_ARTICLE_TEXTS: set[str] = set()
-_KEPT_SENTENCES: dict[str, tuple[str, ...]] = {}
 _KEPT_MAX_SENTENCES = 32768
+_ARTICLE_TEXTS: Bounded[str, None] = Bounded(_KEPT_MAX_SENTENCES)
+_KEPT_SENTENCES: Bounded[str, tuple[str, ...]] = Bounded(_KEPT_MAX_SENTENCES)
 
 
 def keep_sentences(texts: Iterable[str]) -> None:
@@ -391,10 +407,9 @@ def keep_sentences(texts: Iterable[str]) -> None:
     answers, once cut: the answer checks' view of an article (:mod:`medlit.checks.evidence`)
     names its texts when the article is first read, a text is cut the first time a check
     reads it, and every later answer that cites the article reads its sentences from here.
-    Bounded: past :data:`_KEPT_MAX_SENTENCES` texts, all are let go."""
-    if len(_ARTICLE_TEXTS) >= _KEPT_MAX_SENTENCES:
-        _ARTICLE_TEXTS.clear()
-    _ARTICLE_TEXTS.update(texts)
+    Bounded (:class:`Bounded`): past :data:`_KEPT_MAX_SENTENCES` texts, the oldest half go."""
+    for text in texts:
+        _ARTICLE_TEXTS[text] = None
 
 
 def is_article_text(text: str) -> bool:
@@ -412,17 +427,16 @@ def forget_kept_sentences() -> None:
 
 @functools.lru_cache(maxsize=8192)
 def _split_sentences(text: str) -> tuple[str, ...]:
-    from syntok import segmenter
+    from medlit.sentence_cut import syntok_sentences
 
     sentences: list[str] = []
-    for paragraph in segmenter.process(text):
-        for sentence in paragraph:
-            joined = "".join(token.spacing + token.value for token in sentence).strip()
-            for piece in _MISSED_END.split(joined):
-                if not piece.strip():
-                    continue
-                if sentences and _no_end(sentences[-1], piece):
-                    sentences[-1] = f"{sentences[-1]} {piece.strip()}"
-                else:
-                    sentences.append(piece.strip())
+    for sentence in syntok_sentences(text):
+        joined = sentence.strip()
+        for piece in _MISSED_END.split(joined):
+            if not piece.strip():
+                continue
+            if sentences and _no_end(sentences[-1], piece):
+                sentences[-1] = f"{sentences[-1]} {piece.strip()}"
+            else:
+                sentences.append(piece.strip())
     return tuple(sentences)

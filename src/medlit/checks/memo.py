@@ -17,14 +17,14 @@ import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from medlit.text import is_article_text
+from medlit.text import Bounded, is_article_text
 
 __all__ = ["forget", "forget_articles", "remembered"]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 _MEMORIES: list[Any] = []
-_KEPT: list[dict[tuple[Any, ...], Any]] = []
-#: Calls of one function kept for articles' texts; past it, all are let go.
+_KEPT: list[Bounded[tuple[Any, ...], Any]] = []
+#: Calls of one function kept for articles' texts; past it, the oldest half go (:class:`Bounded`).
 KEPT_MAX = 16384
 
 
@@ -34,7 +34,7 @@ def remembered(maxsize: int = 8192) -> Callable[[_F], _F]:
 
     def wrap(function: _F) -> _F:
         memory = functools.lru_cache(maxsize=maxsize)(function)
-        kept: dict[tuple[Any, ...], Any] = {}
+        kept: Bounded[tuple[Any, ...], Any] = Bounded(KEPT_MAX)
 
         @functools.wraps(function)
         def call(*args: Any, **kwargs: Any) -> Any:
@@ -45,8 +45,6 @@ def remembered(maxsize: int = 8192) -> Callable[[_F], _F]:
             try:
                 return kept[args]
             except KeyError:
-                if len(kept) >= KEPT_MAX:
-                    kept.clear()
                 found = kept[args] = function(*args)
                 return found
 
