@@ -177,7 +177,10 @@ def result_sentence_for(claim: str, article: Article) -> str | None:
 @dataclass
 class ClaimContext:
     """A research claim being held to its article: the claim, the quote the extraction gave,
-    the article, the sub-question, and the article's sentence bearing the claim once found."""
+    the article, the sub-question, and the article's sentence bearing the claim: the quote as
+    the article holds it (:func:`article_quote`, found by the claim runner before any check
+    runs, None when the article does not say it), or the result sentence ``claim-quote`` takes
+    in its place."""
 
     statement: str
     quote: str
@@ -204,9 +207,13 @@ def claim_quote(ctx: ClaimContext) -> list[Finding]:
     """A claim whose quote is not the article's (verbatim, up to typography), states no
     finding (a question, an aim), or does not say what the claim says, or says it with a
     term swapped for another of the article, when no other result sentence of the article
-    says it either."""
+    says it either.
+
+    The quote is found by the claim runner whether or not this check runs (``ctx.found``);
+    this check decides only whether the claim stands on it, and takes the result sentence
+    that says the claim in its place when one does."""
     statement, article = ctx.statement, ctx.article
-    found = article_quote(ctx.quote, article)
+    found = ctx.found
     supported = (
         bool(statement)
         and found is not None
