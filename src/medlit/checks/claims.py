@@ -27,6 +27,7 @@ __all__ = [
     "ClaimContext",
     "article_quote",
     "claim_denied_by_article",
+    "claim_finding",
     "claim_quote",
     "claim_reverses_quote",
     "claim_subject_unsaid",
@@ -190,7 +191,8 @@ class ClaimContext:
     swap: Swap | None = None
 
 
-def _claim_finding(check: str, ctx: ClaimContext, reason: str) -> list[Finding]:
+def claim_finding(check: str, ctx: ClaimContext, reason: str) -> list[Finding]:
+    """The one finding of a ``claim`` check: drop the claim, for ``reason``."""
     return [
         Finding(
             check,
@@ -241,11 +243,11 @@ def claim_quote(ctx: ClaimContext) -> list[Finding]:
             found, supported = sentence, True
     ctx.found = found
     if not statement or found is None:
-        return _claim_finding("claim-quote", ctx, "quote_not_in_article")
+        return claim_finding("claim-quote", ctx, "quote_not_in_article")
     if not supported:
         ctx.swap = swap
         reason = "claim_swaps_term" if swap is not None else "claim_not_in_quote"
-        return _claim_finding("claim-quote", ctx, reason)
+        return claim_finding("claim-quote", ctx, reason)
     return []
 
 
@@ -254,7 +256,7 @@ def claim_reverses_quote(ctx: ClaimContext) -> list[Finding]:
     "similar")."""
     if ctx.found is None or not reverses(ctx.statement, ctx.found):
         return []
-    return _claim_finding("claim-reverses-quote", ctx, "claim_reverses_quote")
+    return claim_finding("claim-reverses-quote", ctx, "claim_reverses_quote")
 
 
 def claim_denied_by_article(ctx: ClaimContext) -> list[Finding]:
@@ -264,11 +266,11 @@ def claim_denied_by_article(ctx: ClaimContext) -> list[Finding]:
         ctx.statement, ctx.found, [s.text for s in article.abstract], title=article.title
     ):
         return []
-    return _claim_finding("claim-denied-by-article", ctx, "claim_denied_by_article")
+    return claim_finding("claim-denied-by-article", ctx, "claim_denied_by_article")
 
 
 def claim_subject_unsaid(ctx: ClaimContext) -> list[Finding]:
     """A claim naming a subject of the (sub-)question that its article never says."""
     if not unsaid_in_article(ctx.statement, ctx.question, ctx.article.everything_said):
         return []
-    return _claim_finding("claim-subject-unsaid", ctx, "claim_subject_not_in_article")
+    return claim_finding("claim-subject-unsaid", ctx, "claim_subject_not_in_article")
