@@ -25,7 +25,7 @@ MEASURE_SHARE = 2 / 3
 
 def _measure(text: str, start: int, end: int) -> set[str]:
     """The content words (stemmed) of the :data:`MEASURE_WORDS` words either side of the cue
-    at ``start:end`` of ``text``, the other direction cues left out."""
+    at ``start:end`` of ``text`` (the cue itself left out)."""
     before = text[:start].split()[-MEASURE_WORDS:]
     after = text[end:].split()[:MEASURE_WORDS]
     return content_terms(" ".join([*before, *after]))
