@@ -92,6 +92,15 @@ def test_the_cue_reader_reads_directions_and_age_groups() -> None:
     assert words.age_groups("2 weeks ago") == {"infant"}  # by age: the guard's "young" is by word
 
 
+def test_the_cue_reader_reads_the_changes_a_sentence_states_in_order() -> None:
+    text = "Aspirin did not significantly reduce stroke but increased bleeding and lowered INR."
+    assert [(d, text[a:b]) for d, a, b in words.stated_directions(text)] == [
+        ("up", "increased"),
+        ("down", "lowered"),
+    ]  # "did not significantly reduce" states no change
+    assert words.stated_directions("Survival was similar in both groups.") == []
+
+
 def test_the_stems_and_forms() -> None:
     assert words.word_stem("haemorrhage") == words.word_stem("hemorrhage") == "hemorr"
     assert words.word_stem("tumour") == "tumor"

@@ -39,10 +39,14 @@ than once (a sentence's stance, a text's words) is remembered by text (`checks/m
 
 Research runs the `claim` checks on each finding an extraction draws from an article, the
 first that finds something dropping it (the reason is logged as `fabricated_claim_dropped`),
-and the evidence table's cells through the same checks. It runs the `report` checks on each
-section and the executive summary of a report (`checks/report_check.py`): each looks at the
-sentences no check before it left out, and a sentence left out is counted in the report's
-limitations. The checks turned off for `ask` are off for research too.
+and the evidence table's cells through the same checks. The claim's quote is looked up in its
+article before they run, so turning one off stops only what it decides: with `claim-quote` off,
+a claim whose quote the article lacks is kept unquoted (`"quote": null`, "no quote found" in the
+evidence table), and the other claim checks still read the quote the article holds.
+It runs the `report` checks on each section and the executive summary of a report
+(`checks/report_check.py`): each looks at the sentences no check before it left out, and a
+sentence left out is counted in the report's limitations. The checks turned off for `ask` are
+off for research too.
 
 Speed: the answer is cut into sentences once; a sentence left out, or rewritten in place as
 one sentence, leaves the others as they were cut (`Draft.replaced`). What the checks work out

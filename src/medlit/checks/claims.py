@@ -27,6 +27,7 @@ __all__ = [
     "ClaimContext",
     "article_quote",
     "claim_denied_by_article",
+    "claim_finding",
     "claim_quote",
     "claim_reverses_quote",
     "claim_subject_unsaid",
@@ -175,7 +176,10 @@ def result_sentence_for(claim: str, article: Article) -> str | None:
 @dataclass
 class ClaimContext:
     """A research claim being held to its article: the claim, the quote the extraction gave,
-    the article, the sub-question, and the article's sentence bearing the claim once found."""
+    the article, the sub-question, and the article's sentence bearing the claim: the quote as
+    the article holds it (:func:`article_quote`, found by the claim runner before any check
+    runs, None when the article does not say it), or the result sentence ``claim-quote`` takes
+    in its place."""
 
     statement: str
     quote: str
@@ -185,7 +189,8 @@ class ClaimContext:
     swap: Swap | None = None
 
 
-def _claim_finding(check: str, ctx: ClaimContext, reason: str) -> list[Finding]:
+def claim_finding(check: str, ctx: ClaimContext, reason: str) -> list[Finding]:
+    """The one finding of a ``claim`` check: drop the claim, for ``reason``."""
     return [
         Finding(
             check,
@@ -202,9 +207,13 @@ def claim_quote(ctx: ClaimContext) -> list[Finding]:
     """A claim whose quote is not the article's (verbatim, up to typography), states no
     finding (a question, an aim), or does not say what the claim says, or says it with a
     term swapped for another of the article, when no other result sentence of the article
-    says it either."""
+    says it either.
+
+    The quote is found by the claim runner whether or not this check runs (``ctx.found``);
+    this check decides only whether the claim stands on it, and takes the result sentence
+    that says the claim in its place when one does."""
     statement, article = ctx.statement, ctx.article
-    found = article_quote(ctx.quote, article)
+    found = ctx.found
     supported = (
         bool(statement)
         and found is not None
@@ -232,11 +241,11 @@ def claim_quote(ctx: ClaimContext) -> list[Finding]:
             found, supported = sentence, True
     ctx.found = found
     if not statement or found is None:
-        return _claim_finding("claim-quote", ctx, "quote_not_in_article")
+        return claim_finding("claim-quote", ctx, "quote_not_in_article")
     if not supported:
         ctx.swap = swap
         reason = "claim_swaps_term" if swap is not None else "claim_not_in_quote"
-        return _claim_finding("claim-quote", ctx, reason)
+        return claim_finding("claim-quote", ctx, reason)
     return []
 
 
@@ -245,7 +254,7 @@ def claim_reverses_quote(ctx: ClaimContext) -> list[Finding]:
     "similar")."""
     if ctx.found is None or not reverses(ctx.statement, ctx.found):
         return []
-    return _claim_finding("claim-reverses-quote", ctx, "claim_reverses_quote")
+    return claim_finding("claim-reverses-quote", ctx, "claim_reverses_quote")
 
 
 def claim_denied_by_article(ctx: ClaimContext) -> list[Finding]:
@@ -255,11 +264,11 @@ def claim_denied_by_article(ctx: ClaimContext) -> list[Finding]:
         ctx.statement, ctx.found, [s.text for s in article.abstract], title=article.title
     ):
         return []
-    return _claim_finding("claim-denied-by-article", ctx, "claim_denied_by_article")
+    return claim_finding("claim-denied-by-article", ctx, "claim_denied_by_article")
 
 
 def claim_subject_unsaid(ctx: ClaimContext) -> list[Finding]:
     """A claim naming a subject of the (sub-)question that its article never says."""
     if not unsaid_in_article(ctx.statement, ctx.question, ctx.article.everything_said):
         return []
-    return _claim_finding("claim-subject-unsaid", ctx, "claim_subject_not_in_article")
+    return claim_finding("claim-subject-unsaid", ctx, "claim_subject_not_in_article")

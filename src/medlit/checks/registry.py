@@ -16,7 +16,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from medlit.checks import claims, notes, report, units, verdict_units
+from medlit.checks import claim_direction, claims, notes, report, units, verdict_units
 from medlit.checks.findings import Finding
 
 __all__ = ["ORDER", "REGISTRY", "Check", "Stage", "enabled", "refuse_unknown", "unknown_ids"]
@@ -71,6 +71,7 @@ _CHECKS = (
     Check("against-conclusions", "verdict", verdict_units.against_conclusions),
     Check("claim-quote", "claim", claims.claim_quote),
     Check("claim-reverses-quote", "claim", claims.claim_reverses_quote),
+    Check("claim-opposite-direction", "claim", claim_direction.claim_opposite_direction),
     Check("claim-denied-by-article", "claim", claims.claim_denied_by_article),
     Check("claim-subject-unsaid", "claim", claims.claim_subject_unsaid),
     Check("report-prompt-frame", "report", report.prompt_frame),

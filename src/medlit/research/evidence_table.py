@@ -31,7 +31,7 @@ from collections.abc import Collection, Sequence
 from pydantic import BaseModel
 
 from medlit.checks.claim_check import check_claim
-from medlit.checks.claims import article_quote, quote_passage
+from medlit.checks.claims import quote_passage
 from medlit.checks.registry import refuse_unknown
 from medlit.checks.stance import content_terms, sentence_stance
 from medlit.errors import LLMConfigError, LLMError
@@ -197,19 +197,19 @@ def _checked(
     """The cell if its quote is the article's, verbatim, and says its text (the ``claim``
     checks but those ``disabled``); else None (the reason kept in ``dropped``). With a full
     text read, its pieces that report the study (:meth:`Article.as_read`) are the article's
-    too; the cell says which passage holds the quote (the abstract's first)."""
+    too; the cell says which passage holds the quote (the abstract's first). With
+    ``claim-quote`` turned off, a cell whose quote the article does not hold is kept
+    unquoted (``quote`` None), and shown so."""
     text, quote = " ".join(text.split()), " ".join(quote.split())
     if not text or not quote:
         return None
     read = article.as_read()
-    found = article_quote(quote, read)
-    if found is None:
-        dropped[name] = "quote_not_in_article"
+    checked = check_claim(text, quote, read, question, disabled)
+    if checked.reason is not None:
+        dropped[name] = checked.reason
         return None
-    checked = check_claim(text, found, read, question, disabled)
-    if checked.reason is not None or checked.quote is None:
-        dropped[name] = checked.reason or "quote_not_in_article"
-        return None
+    if checked.quote is None:  # only with claim-quote off: kept, said to be unquoted
+        return Cell(text=text, quote=None)
     passage = quote_passage(checked.quote, article)
     if passage is None:  # the checks hold it verbatim: a passage holds it (fail closed)
         dropped[name] = "quote_not_in_article"
@@ -343,7 +343,9 @@ async def llm_row(
         # The number must be the quoted population sentence's own.
         said = {
             int(re.sub(r"[,\u2009\u202f ]", "", m))
-            for m in re.findall(r"\d{1,3}(?:[,\u2009\u202f ]\d{3})+|\d[\d,]*", row.population.quote)
+            for m in re.findall(
+                r"\d{1,3}(?:[,\u2009\u202f ]\d{3})+|\d[\d,]*", row.population.quote or ""
+            )
         }
         row.n = reply.n if reply.n in said else row.n
     return row
@@ -371,8 +373,32 @@ async def build_evidence_table(
 # -- rendering and CSV ---------------------------------------------------------------------------
 
 
+#: What the table shows in place of a cell's quote when it has none (kept with
+#: ``claim-quote`` turned off).
+NO_QUOTE = "no quote found"
+
+
 def _md(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
+
+
+def _cell_text(row: EvidenceRow, name: str) -> str:
+    """A cell as the Markdown table shows it: its text, then its quote (or that it has none)
+    and where a full-text quote is; "" for an empty cell."""
+    cell: Cell | None = getattr(row, name)
+    if cell is None:
+        return ""
+    if cell.quote is None:
+        text = f"{cell.text} — ({NO_QUOTE})"
+    elif cell.text == cell.quote:
+        text = cell.text
+    else:
+        text = f'{cell.text} — "{cell.quote}"'
+    if cell.from_full_text:  # where a reader finds it: not in the abstract
+        text += f" (full text, {cell.section})" if cell.section else " (full text)"
+    if name == "population" and row.n is not None:
+        text = f"N = {row.n}: {text}"
+    return _md(text)
 
 
 def render_table(rows: Sequence[EvidenceRow], numbers: dict[str, int] | None = None) -> list[str]:
@@ -389,26 +415,22 @@ def render_table(rows: Sequence[EvidenceRow], numbers: dict[str, int] | None = N
         study += f"PMID {row.pmid}" if row.pmid else row.title[:60]
         if row.year:
             study += f" ({row.year})"
-        cells = []
-        for name in CELLS:
-            cell: Cell | None = getattr(row, name)
-            if cell is None:
-                cells.append("")
-                continue
-            text = f"{cell.text}" if cell.text == cell.quote else f'{cell.text} — "{cell.quote}"'
-            if cell.from_full_text:  # where a reader finds it: not in the abstract
-                text += f" (full text, {cell.section})" if cell.section else " (full text)"
-            if name == "population" and row.n is not None:
-                text = f"N = {row.n}: {text}"
-            cells.append(_md(text))
+        cells = [_cell_text(row, name) for name in CELLS]
         out.append("| " + " | ".join([_md(study), row.design, *cells, row.direction]) + " |")
-    out += [
-        "",
+    footer = (
         "Every filled cell quotes its article verbatim and passed the claim check; a quote "
         "from the article's full text says so, with its section; an empty cell is one no "
-        "quote supported.",
-        "",
-    ]
+        "quote supported."
+    )
+    if any(c is not None and c.quote is None for row in rows for c in row.cells().values()):
+        footer = (
+            f"A cell marked ({NO_QUOTE}) was kept with the quote check (claim-quote) turned "
+            "off: the article holds no quote for it, so it is the model's reading alone. "
+            + footer.replace("Every filled cell", "Every other filled cell").replace(
+                "the claim check;", "the claim checks in force;"
+            )
+        )
+    out += ["", footer, ""]
     return out
 
 
@@ -440,7 +462,7 @@ def rows_to_csv(rows: Sequence[EvidenceRow]) -> str:
         }
         for name, cell in row.cells().items():
             record[name] = cell.text if cell is not None else ""
-            record[f"{name}_quote"] = cell.quote if cell is not None else ""
+            record[f"{name}_quote"] = (cell.quote or "") if cell is not None else ""
             record[f"{name}_section"] = (cell.section or "") if cell is not None else ""
             full = cell is not None and cell.from_full_text
             record[f"{name}_from_full_text"] = "" if cell is None else str(full).lower()
@@ -455,7 +477,7 @@ def rows_from_csv(text: str) -> list[EvidenceRow]:
         cells = {
             name: Cell(
                 text=record[name],
-                quote=record[f"{name}_quote"],
+                quote=record[f"{name}_quote"] or None,  # a text with no quote: unquoted
                 # a CSV from before these columns: the quote's place is not known
                 section=record.get(f"{name}_section") or None,
                 from_full_text=record.get(f"{name}_from_full_text") == "true",

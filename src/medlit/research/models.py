@@ -164,8 +164,10 @@ class ResearchFinding(BaseModel):
     """A claim extracted from one retrieved article, with the quote that supports it."""
 
     claim: str
-    quote: str = Field(
-        description="Verbatim text of the article's title, abstract or (when read) full text."
+    quote: str | None = Field(
+        description="Verbatim text of the article's title, abstract or (when read) full text; "
+        "null when the article holds no quote for the claim (kept so only with the check "
+        "'claim-quote' turned off)."
     )
     pmid: str | None = None
     article_key: str = Field(description="Article.key of the source (PMID, DOI or title hash).")
@@ -299,7 +301,10 @@ class Cell(BaseModel):
     where in the article that sentence is."""
 
     text: str
-    quote: str
+    quote: str | None = Field(
+        description="The article's sentence that says it, verbatim; null when the article "
+        "holds none (a cell kept so only with the check 'claim-quote' turned off)."
+    )
     section: str | None = Field(
         None,
         description="The section the quote is from: the abstract's label ('RESULTS') or the "

@@ -657,7 +657,7 @@ class DeepResearcher:
             # A quote from the full text's Results is the article's too (Article.as_read).
             read = article.as_read()
             checked = check_claim(statement, claim.quote, read, question.text, self.disabled_checks)
-        if checked.reason is not None or checked.quote is None:
+        if checked.reason is not None:  # unquoted (quote None) only with claim-quote off
             swap = checked.swap
             log.warning(
                 "fabricated_claim_dropped",

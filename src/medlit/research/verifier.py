@@ -84,7 +84,8 @@ async def _cross_reference(
     group_id: str, question: str, findings: list[ResearchFinding], llm: ResearchLLM
 ) -> tuple[list[VerifiedFact], list[Discrepancy]]:
     lines = [
-        f'[{i}] (PMID {f.pmid or "none"}) {f.claim} | quote: "{f.quote}"'
+        f"[{i}] (PMID {f.pmid or 'none'}) {f.claim} | "
+        + (f'quote: "{f.quote}"' if f.quote is not None else "no quote found in the article")
         + (f" | numbers: {', '.join(f.numbers)}" if f.numbers else "")
         for i, f in enumerate(findings, start=1)
     ]

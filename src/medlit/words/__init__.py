@@ -13,7 +13,7 @@ Below the checks and the cache, beside the services: it imports only the standar
 
 from __future__ import annotations
 
-from medlit.words.cues import age_groups, directions, negation_scopes
+from medlit.words.cues import age_groups, directions, negation_scopes, stated_directions
 from medlit.words.forms import is_verb, lemmas, plural_lemma, prefix_stem, spelling, word_stem
 from medlit.words.tables import (
     cue,
@@ -47,6 +47,7 @@ __all__ = [
     "plural_lemma",
     "prefix_stem",
     "spelling",
+    "stated_directions",
     "stop_words",
     "synonym_groups",
     "word_set",

@@ -7,10 +7,13 @@ from collections.abc import Callable, Iterator, Sequence
 
 from medlit.words.tables import cue, cue_group, cue_words
 
-__all__ = ["age_groups", "directions", "negation_scopes"]
+__all__ = ["age_groups", "directions", "negation_scopes", "stated_directions"]
 
 #: Tokens a negation reaches past its cue: "no fever", "not pregnant", "don't have any fever".
 NEGATION_REACH = 3
+#: Characters before a direction cue in which a negation (cue ``negation.clause``) turns it:
+#: "did not significantly reduce".
+DIRECTION_NEGATION_REACH = 25
 
 
 def negation_scopes(
@@ -48,6 +51,21 @@ def directions(text: str) -> frozenset[str]:
     ``direction.up``: "increase", "raise the risk"), ``"down"`` (``direction.down``: "reduce",
     "prevent"), both or neither."""
     return frozenset(d for d in ("up", "down") if cue(f"direction.{d}").search(text))
+
+
+def stated_directions(text: str) -> list[tuple[str, int, int]]:
+    """The changes ``text`` states, in order: each direction cue (``direction.up``,
+    ``direction.down``, as :func:`directions` reads them) as ``("up" | "down", start, end)``
+    in ``text``, but those a negation within :data:`DIRECTION_NEGATION_REACH` characters
+    before turns ("did not reduce" states no change, nor its opposite)."""
+    lower, negation = text.lower(), cue("negation.clause")
+    found = []
+    for name in ("up", "down"):
+        for match in cue(f"direction.{name}").finditer(lower):
+            before = lower[max(0, match.start() - DIRECTION_NEGATION_REACH) : match.start()]
+            if not negation.search(before):
+                found.append((match.start(), match.end(), name))
+    return [(name, start, end) for start, end, name in sorted(found)]
 
 
 def age_groups(text: str) -> set[str]:
