@@ -58,6 +58,7 @@ from digest_verdicts import DEFAULT_DATA, nearest_others
 from medlit import text
 from medlit.cache import guard
 from medlit.checks import (
+    citations,
     defined_terms,
     evidence,
     grounding,
@@ -163,6 +164,7 @@ async def _one(row: dict[str, Any], articles: dict[str, Article], *, seen: bool 
     if not seen:
         evidence.forget_views()
         defined_terms._definitions.clear()  # an article's abbreviations: the article's
+        citations._citation_patterns.cache_clear()  # its PMID's patterns
     reads = {text: verdict for text, verdict in row.get("reads", [])}
 
     async def read(question: str, text: str) -> Any:
