@@ -19,19 +19,23 @@ cold ``medlit ask``'s case), then read before (``p50_ms``, ``p99_ms``: a server'
 articles it has read before); ``article_view_ms`` is the difference per article (p50), the
 cost paid once when an article is first read.
 
-The answers: the recorded model answers of ``benchmarks/data/recorded_answers.jsonl`` (see
-``record_answers.py``) and, to reach ``--n``, answers assembled from the check half's
-abstracts: for each question, 10 articles (its own and the 9 that say most of its words), and
-about 300 words of their result and conclusion sentences, each cited to its article, every
-fourth to the wrong one (as a model miscites). Targets: p50 <= 10 ms, p99 <= 50 ms per answer
-of ~300 words over 10 articles; cold <= 150 ms.
+The answers, reported apart: first the issue's target case (its figures are the last line's
+``p50_ms``, ``p99_ms``, ``new_*``), ``--n`` answers assembled from the check half's abstracts:
+for each question, 10 articles (its own and the 9 that say most of its words), and about 300
+words of their result and conclusion sentences, each cited to its article, every fourth to
+the wrong one (as a model miscites); then the recorded model answers of
+``benchmarks/data/recorded_answers.jsonl`` (see ``record_answers.py``; shorter, with fewer
+articles: ``recorded_p50_ms``, ``recorded_p99_ms``, their articles read before). Targets:
+p50 <= 10 ms, p99 <= 50 ms per answer of ~300 words over 10 articles; cold <= 150 ms.
 
 Usage::
 
     python benchmarks/checks_speed.py [--data ../shared/data/pubmedqa/pqal_dev.json] [--n 60]
 
-Last line: ``answers=... words_p50=... p50_ms=... p99_ms=... article_view_ms=... new_p50_ms=...
-new_p99_ms=... cold_import_ms=... first_answer_ms=...``.
+Last line: ``answers=... words_p50=... articles=... p50_ms=... p99_ms=... article_view_ms=...
+new_p50_ms=... new_p99_ms=... recorded=... recorded_p50_ms=... recorded_p99_ms=...
+cold_import_ms=... first_answer_ms=...`` (all but the ``recorded`` ones of the assembled
+answers).
 """
 
 from __future__ import annotations
@@ -54,6 +58,7 @@ from digest_verdicts import DEFAULT_DATA, nearest_others
 from medlit import text
 from medlit.cache import guard
 from medlit.checks import (
+    citations,
     defined_terms,
     evidence,
     grounding,
@@ -159,6 +164,7 @@ async def _one(row: dict[str, Any], articles: dict[str, Article], *, seen: bool 
     if not seen:
         evidence.forget_views()
         defined_terms._definitions.clear()  # an article's abbreviations: the article's
+        citations._citation_patterns.cache_clear()  # its PMID's patterns
     reads = {text: verdict for text, verdict in row.get("reads", [])}
 
     async def read(question: str, text: str) -> Any:
@@ -220,10 +226,47 @@ def cold(row: dict[str, Any], xml: Path, runs: int = 3) -> tuple[float, float]:
     return min(m["import_ms"] for m in measured), min(m["first_extra_ms"] for m in measured)
 
 
+def _measure(rows: list[dict[str, Any]], articles: dict[str, Article], rounds: int) -> dict:
+    """The warm figures of ``rows`` replayed ``rounds`` times: p50/p99 with the articles read
+    before and all new, and the per-article first reading (p50)."""
+    measured = [(row, *_both(row, articles)) for _ in range(rounds) for row in rows]
+    seen = statistics.quantiles([s for _, _, s in measured], n=100)
+    new = statistics.quantiles([f for _, f, _ in measured], n=100)
+    return {
+        "answers": len(rows),
+        "timings": len(measured),
+        "words": statistics.median(len(r["drafted"].split()) for r in rows),
+        "articles": statistics.median(len(set(r["evidence"])) for r in rows),
+        "p50": seen[49],
+        "p99": seen[98],
+        "new_p50": new[49],
+        "new_p99": new[98],
+        "view": statistics.median((f - s) / len(set(r["evidence"])) for r, f, s in measured),
+    }
+
+
+def _table(title: str, got: dict) -> None:
+    print(
+        f"\n{title}: {got['answers']} answers, words p50 {got['words']:.0f}, "
+        f"articles p50 {got['articles']:.0f}"
+    )
+    print(f"{'':40}{'ms':>8}")
+    for name, value in (
+        ("p50 per answer, its articles read before", got["p50"]),
+        ("p99 per answer, its articles read before", got["p99"]),
+        ("p50 article's first reading, per article", got["view"]),
+        ("p50 per answer, its articles all new", got["new_p50"]),
+        ("p99 per answer, its articles all new", got["new_p99"]),
+    ):
+        print(f"{name:40}{value:>8.1f}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--n", type=int, default=60, help="Answers replayed.")
+    parser.add_argument(
+        "--n", type=int, default=60, help="Assembled ~300-word answers (the target case)."
+    )
     parser.add_argument("--rounds", type=int, default=3, help="Times each answer is replayed.")
     args = parser.parse_args(argv)
     xml = args.data.with_name(args.data.stem + "_pubmed.xml")
@@ -233,35 +276,35 @@ def main(argv: list[str] | None = None) -> int:
     configure_logging("error")
     records = json.loads(args.data.read_text())
     articles = load_articles(str(xml))
-    rows = recorded(articles)
-    rows += assembled(records, articles, max(0, args.n - len(rows)))
+    rows = assembled(records, articles, args.n)
+    replayed = recorded(articles)
     asyncio.run(_one(rows[0], articles))  # warm up
     time_each_check()
-    measured = [(row, *_both(row, articles)) for _ in range(args.rounds) for row in rows]
-    times = [seen for _, _, seen in measured]
-    new = statistics.quantiles([fresh for _, fresh, _ in measured], n=100)
-    view_ms = statistics.median((f - s) / len(r["evidence"]) for r, f, s in measured)
-    words = statistics.median(len(r["drafted"].split()) for r in rows)
-    cuts = statistics.quantiles(times, n=100)
+    target = _measure(rows, articles, args.rounds)
+    by_check = dict(SPENT)
+    model = _measure(replayed, articles, args.rounds) if replayed else None
     import_ms, first_ms = cold(rows[0], xml)
-    print(f"answers: {len(rows)} ({len(recorded(articles))} recorded), {args.rounds} rounds each")
-    print(f"{'':40}{'ms':>8}")
-    for name, value in (
-        ("p50 per answer, its articles read before", cuts[49]),
-        ("p99 per answer, its articles read before", cuts[98]),
-        ("p50 article's first reading, per article", view_ms),
-        ("p50 per answer, its articles all new", new[49]),
-        ("p99 per answer, its articles all new", new[98]),
-    ):
-        print(f"{name:40}{value:>8.1f}")
-    print(f"{'cold import':40}{import_ms:>8.1f}\n{'first answer, extra':40}{first_ms:>8.1f}")
-    print("\nCPU per answer by check (the costliest; mean of both timings):")
-    for check_id, spent in SPENT.most_common(8):
-        print(f"  {check_id:26}{spent * 1000 / (2 * len(times)):>8.1f} ms")
+    print(f"{args.rounds} rounds each; CPU ms (process_time)")
+    _table("the target case, assembled ~300-word answers over 10 articles", target)
+    if model is not None:
+        _table("recorded model answers", model)
+    print(f"\n{'cold import':40}{import_ms:>8.1f}\n{'first answer, extra':40}{first_ms:>8.1f}")
+    print("\nCPU per assembled answer by check (the costliest; mean of both timings):")
+    for check_id, spent in Counter(by_check).most_common(8):
+        print(f"  {check_id:26}{spent * 1000 / (2 * target['timings']):>8.1f} ms")
+    recorded_part = (
+        f"recorded={model['answers']} recorded_p50_ms={model['p50']:.1f} "
+        f"recorded_p99_ms={model['p99']:.1f} "
+        if model is not None
+        else "recorded=0 "
+    )
     print(
-        f"answers={len(rows)} words_p50={words:.0f} p50_ms={cuts[49]:.1f} p99_ms={cuts[98]:.1f} "
-        f"article_view_ms={view_ms:.2f} new_p50_ms={new[49]:.1f} new_p99_ms={new[98]:.1f} "
-        f"cold_import_ms={import_ms:.1f} first_answer_ms={first_ms:.1f}"
+        f"answers={target['answers']} words_p50={target['words']:.0f} "
+        f"articles={target['articles']:.0f} p50_ms={target['p50']:.1f} "
+        f"p99_ms={target['p99']:.1f} article_view_ms={target['view']:.2f} "
+        f"new_p50_ms={target['new_p50']:.1f} new_p99_ms={target['new_p99']:.1f} "
+        + recorded_part
+        + f"cold_import_ms={import_ms:.1f} first_answer_ms={first_ms:.1f}"
     )
     return 0
 

@@ -3,6 +3,7 @@ read."""
 
 from __future__ import annotations
 
+import re
 from importlib.resources import files
 
 import pytest
@@ -180,3 +181,33 @@ def test_a_named_thing_holds_one_of_its_letters() -> None:
         found = [m.group(0).lower() for m in names.finditer(sentences)]
         assert found, names.pattern
         assert all(any(part in name for part in letters) for name in found), found
+
+
+def test_a_guarded_cue_matches_where_the_plain_pattern_does() -> None:
+    """The guard on a cue's first letters (``tables._guarded``) changes no match: every cue
+    finds the same spans and groups as its pattern compiled plainly, in odd cases too."""
+    texts = [
+        "No significant difference was found; mortality did not increase in older adults.",
+        "NOT INFERIOR TO PLACEBO. Infants aged 7 months and children 3 years old improved.",
+        "\u017fafe \u212aids \u0130nfants \u0131nfant: rather than surgery, it was not shown.",
+    ]
+    guarded = 0
+    for group, entries in tables._cues().items():
+        for name, entry in entries.items():
+            if not (isinstance(entry, dict) and "pattern" in entry):
+                continue
+            cue = tables.cue(f"{group}.{name}")
+            flags = re.IGNORECASE if entry.get("ignore_case") else 0
+            plain = re.compile(tables.cue_source(f"{group}.{name}"), flags)
+            guarded += cue.pattern != plain.pattern
+            for text in texts:
+                assert [(m.span(), m.groups()) for m in cue.finditer(text)] == [
+                    (m.span(), m.groups()) for m in plain.finditer(text)
+                ], f"{group}.{name}"
+    assert guarded > 0
+
+
+def test_a_pattern_no_guard_can_hold_is_compiled_plainly() -> None:
+    for source in (r"(?i)\bnot\b", r"\w+ed", r"(?:no)?\s*change", "plain literal"):
+        assert tables._guarded(source, 0).pattern == source
+    assert tables._guarded(r"\b(?:no|not)\b", 0).pattern == r"(?=[n])(?:\b(?:no|not)\b)"

@@ -11,6 +11,7 @@ takes its line out, so that :func:`verdict_first` can show it first.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -242,6 +243,22 @@ def _leading_cites_to_end(text: str) -> str:
 _JOINER = r"(?:\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or|&)\s+)"
 
 
+@functools.lru_cache(maxsize=4096)
+def _citation_patterns(pmid: str) -> tuple[re.Pattern[str], ...]:
+    """The patterns :func:`remove_citations` takes ``pmid``'s markers out with, compiled once
+    (the ``re`` module's own cache holds 512: an answer's dozens of PMIDs overflow it)."""
+    return (
+        re.compile(rf"\[PMID:{pmid}\]{_JOINER}(?=\[PMID:\d+\])"),
+        re.compile(rf"(\[PMID:\d+\]){_JOINER}\[PMID:{pmid}\]"),
+        re.compile(rf"^(\s*(?:[-*•]\s+)?)\[PMID:{pmid}\][ \t]+(?=[a-z])"),
+        re.compile(rf"(\s?)\[PMID:{pmid}\](?=(\[?))"),
+    )
+
+
+def _kept_space(match: re.Match[str]) -> str:
+    return match.group(1) if match.group(2) else ""
+
+
 def remove_citations(sentence: str, pmids: Collection[str]) -> str:
     """``sentence`` without its ``[PMID:n]`` markers for ``pmids``, or ``""`` when it then
     cites nothing ("fractures [PMID:1][PMID:2]" keeps the space before the marker kept).
@@ -250,19 +267,14 @@ def remove_citations(sentence: str, pmids: Collection[str]) -> str:
     study", so that what is left reads as a sentence ("A study found that ... [PMID:2].").
     """
     for pmid in pmids:
+        listed, listed_after, subject, marker = _citation_patterns(pmid)
         # One of a list ("the studies [PMID:1] and [PMID:2] both found"): its joiner goes too,
         # so "the studies [PMID:1] both found" reads, not "the studies [PMID:1] and both found".
-        sentence = re.sub(rf"\[PMID:{pmid}\]{_JOINER}(?=\[PMID:\d+\])", "", sentence)
-        sentence = re.sub(rf"(\[PMID:\d+\]){_JOINER}\[PMID:{pmid}\]", r"\1", sentence)
+        sentence = listed.sub("", sentence)
+        sentence = listed_after.sub(r"\1", sentence)
         # The sentence's subject ("[PMID:1] found that ..."): "A study found that ...".
-        sentence = re.sub(
-            rf"^(\s*(?:[-*•]\s+)?)\[PMID:{pmid}\][ \t]+(?=[a-z])", r"\1A study ", sentence
-        )
-        sentence = re.sub(
-            rf"(\s?)\[PMID:{pmid}\](?=(\[?))",
-            lambda m: m.group(1) if m.group(2) else "",
-            sentence,
-        )
+        sentence = subject.sub(r"\1A study ", sentence)
+        sentence = marker.sub(_kept_space, sentence)
     return sentence if extract_pmids(sentence) else ""
 
 

@@ -23,6 +23,7 @@ import re
 from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import extract_pmids, without_citations
+from medlit.checks.evidence import title_and_abstract
 from medlit.checks.memo import remembered
 from medlit.checks.qualified_names import without_names
 from medlit.checks.swapped_terms import Swap, swapped_term
@@ -31,15 +32,20 @@ from medlit.types import Article
 
 __all__ = ["numbers_in", "unsourced_in"]
 
-_NUMBER = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?!\d)")
+# Each opens with what every match starts with (a digit; a word boundary before a number
+# word's first letter), which lets ``re`` pass over the rest of a text quickly.
+_NUMBER = re.compile(r"(?=\d)(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?!\d)")
 _UNITS = [
     *("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"),
     *("eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen"),
     *("eighteen", "nineteen"),
 ]
 _TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_FIRST_LETTERS = "".join(sorted({word[0] for word in [*_TENS, *_UNITS, "hundred"]}))
 _WORDS = re.compile(
-    rf"\b({'|'.join(_TENS)})(?:[- ]({'|'.join(_UNITS[1:10])}))?\b|\b({'|'.join(_UNITS)}|hundred)\b",
+    rf"\b(?=[{_FIRST_LETTERS}])(?:"
+    rf"\b({'|'.join(_TENS)})(?:[- ]({'|'.join(_UNITS[1:10])}))?\b"
+    rf"|\b({'|'.join(_UNITS)}|hundred)\b)",
     re.I,
 )
 
@@ -151,9 +157,11 @@ def unsourced_in(articles: Mapping[str, Article]) -> Callable[[str], list[tuple[
         for pmid in cited:
             if pmid not in sources:
                 article = articles[pmid]
-                sources[pmid] = numbers_in(
-                    f"{article.title} {article.abstract_text} {article.year or ''}"
-                )
+                # (its title and abstract's are kept with the article, :mod:`.memo`)
+                sources[pmid] = [
+                    *numbers_in(title_and_abstract(article)),
+                    *numbers_in(str(article.year or "")),
+                ]
             missing = [n for n in wanted if not _given(n, sources[pmid])]
             if missing:
                 shown = ", ".join(_written(number) for number in missing)

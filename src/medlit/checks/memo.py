@@ -24,6 +24,7 @@ __all__ = ["forget", "forget_articles", "remembered"]
 _F = TypeVar("_F", bound=Callable[..., Any])
 _MEMORIES: list[Any] = []
 _KEPT: list[Bounded[tuple[Any, ...], Any]] = []
+_NOT_KEPT = object()
 #: Calls of one function kept for articles' texts; past it, the oldest half go (:class:`Bounded`).
 KEPT_MAX = 16384
 
@@ -38,15 +39,15 @@ def remembered(maxsize: int = 8192) -> Callable[[_F], _F]:
 
         @functools.wraps(function)
         def call(*args: Any, **kwargs: Any) -> Any:
-            if kwargs or not args or not isinstance(args[0], str):
+            if kwargs:
                 return memory(*args, **kwargs)
-            if not is_article_text(args[0]):
-                return memory(*args)
-            try:
-                return kept[args]
-            except KeyError:
-                found = kept[args] = function(*args)
+            found = kept.get(args, _NOT_KEPT)  # (only an article's texts are kept)
+            if found is not _NOT_KEPT:
                 return found
+            if not args or not isinstance(args[0], str) or not is_article_text(args[0]):
+                return memory(*args)
+            found = kept[args] = function(*args)
+            return found
 
         call.cache_clear = memory.cache_clear  # type: ignore[attr-defined]
         _MEMORIES.append(memory)

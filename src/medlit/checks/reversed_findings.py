@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import extract_pmids, without_citations
 from medlit.checks.comparisons import Comparison, compared_terms, comparison, reverses
+from medlit.checks.memo import remembered
 from medlit.llm.extractive import states_no_finding
 from medlit.text import split_sentences
 from medlit.types import Article
@@ -30,12 +31,18 @@ def _findings(article: Article) -> list[tuple[str, set[str]]]:
     sections = [s for s in article.abstract if s.is_result] or [
         s for s in article.abstract if not s.label and not s.category
     ]
-    return [
+    return [found for section in sections for found in _section_findings(section.text)]
+
+
+@remembered(16384)
+def _section_findings(text: str) -> tuple[tuple[str, set[str]], ...]:
+    """The sentences of a section's ``text`` that state a finding, each with what it
+    compares: an article's, read once for every answer that cites it."""
+    return tuple(
         (sentence, compared_terms(sentence))
-        for section in sections
-        for sentence in split_sentences(section.text)
+        for sentence in split_sentences(text)
         if not states_no_finding(sentence)
-    ]
+    )
 
 
 def matching_sentence(sentence: str, findings: list[tuple[str, set[str]]]) -> str | None:

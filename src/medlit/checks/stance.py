@@ -40,6 +40,8 @@ _STOP = stop_words("stance")
 
 _HEDGE = cue("hedge.conclusion")
 _NEGATIVE = cue("negation.finding")
+# A negation cue and the few words it governs (:func:`_without_negated`).
+_NEGATED = re.compile(_NEGATIVE.pattern + r"(?:\W+\w+){0,4}", re.I)
 AS_COMPARISON = r"(?=\s+(?:to|in|for|than)\b|\s*[.,;)]|\s*$)"
 """What must follow "superior" (or "inferior") for it to compare: "superior to", "was
 superior.", not the anatomical "superior wall of the mandibular canal"."""
@@ -130,7 +132,7 @@ def _without_negated(clause: str) -> str:
     clause = _NOT_ENABLED.sub(" ", clause)
     clause = _NOT_FOR_DOING.sub(" ", clause)
     clause = _NOT_APPEARING.sub(r"\g<1> ", clause)
-    return re.sub(_NEGATIVE.pattern + r"(?:\W+\w+){0,4}", " ", clause, flags=re.I)
+    return _NEGATED.sub(" ", clause)
 
 
 # "does not appear (seem) to possess the predictive value": the negation reaches past the

@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import extract_pmids, without_citations
 from medlit.checks.contradicted import concludes
+from medlit.checks.memo import remembered
 from medlit.checks.stance import content_terms
 from medlit.text import split_sentences
 from medlit.types import Article
@@ -59,14 +60,20 @@ def _read(article: Article) -> list[tuple[str, bool]]:
     """Each sentence of ``article``'s abstract, and whether it states an aim; with its title,
     as no aim, when that states a finding ("Aspirin reduces stroke recurrence: a randomised
     trial"), not a question."""
-    read = [
-        (sentence, not section.is_result and bool(_AIM.search(sentence)))
-        for section in article.abstract
-        for sentence in split_sentences(section.text)
-    ]
+    read = [said for section in article.abstract for said in _aims(section.text, section.is_result)]
     if article.title and not article.title.rstrip().endswith("?"):
         read.append((article.title, False))
     return read
+
+
+@remembered(16384)
+def _aims(text: str, is_result: bool) -> tuple[tuple[str, bool], ...]:
+    """Each sentence of a section's ``text``, and whether it states an aim (none of a results
+    or conclusion section does): an article's, read once for every answer that cites it."""
+    return tuple(
+        (sentence, not is_result and bool(_AIM.search(sentence)))
+        for sentence in split_sentences(text)
+    )
 
 
 def stated_aim(

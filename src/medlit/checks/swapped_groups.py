@@ -99,6 +99,13 @@ def _numbers_with_words(text: str) -> tuple[tuple[str, tuple[set[str], ...]], ..
     return tuple((number, tuple(windows)) for number, windows in numbers_with_words(text).items())
 
 
+@remembered(16384)
+def _section_numbers(text: str) -> tuple[tuple[str, tuple[set[str], ...]], ...]:
+    """:func:`_numbers_with_words` of each sentence of a section's ``text``, in order, as
+    one (an article's, read once for every answer that cites it)."""
+    return tuple(found for said in split_sentences(text) for found in _numbers_with_words(said))
+
+
 def swapped_group(sentence: str, article: Article) -> tuple[str, str, str] | None:
     """(number, the sentence's word, the article's word) when ``sentence`` gives a number of
     ``article`` for the opposite group (see the module doc), else None."""
@@ -107,10 +114,9 @@ def swapped_group(sentence: str, article: Article) -> tuple[str, str, str] | Non
         return None
     given: dict[str, list[set[str]]] = {}
     for section in article.abstract:
-        for text in split_sentences(section.text):
-            for number, windows in _numbers_with_words(text):
-                if number in said:
-                    given.setdefault(number, []).extend(windows)
+        for number, windows in _section_numbers(section.text):
+            if number in said:
+                given.setdefault(number, []).extend(windows)
     for number, windows in said.items():
         theirs = given.get(number)
         if not theirs:
@@ -192,6 +198,12 @@ def _named_groups(text: str) -> tuple[tuple[str, tuple[str, ...], str], ...]:
     return tuple(readings)
 
 
+@remembered(16384)
+def _section_groups(text: str) -> tuple[tuple[str, tuple[str, ...], str], ...]:
+    """:func:`_named_groups` of each sentence of a section's ``text``, in order, as one."""
+    return tuple(found for said in split_sentences(text) for found in _named_groups(said))
+
+
 def swapped_named_group(sentence: str, article: Article) -> tuple[str, str] | None:
     """(the sentence's group, the article's word for it) when ``sentence`` says of a group
     named by a word of a pair ("longer duration of treatment") what ``article`` says only of
@@ -199,12 +211,7 @@ def swapped_named_group(sentence: str, article: Article) -> tuple[str, str] | No
     said = named_groups(without_citations(sentence))
     if not said:
         return None
-    theirs = [
-        reading
-        for section in article.abstract
-        for text in split_sentences(section.text)
-        for reading in _named_groups(text)
-    ]
+    theirs = [reading for section in article.abstract for reading in _section_groups(section.text)]
     flip = {"up": "down", "down": "up"}
     for word, group, way in said:
         other = OPPOSITE[word]

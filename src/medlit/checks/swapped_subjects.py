@@ -157,8 +157,11 @@ def swapped_subject(sentence: str, article: Article) -> SwappedSubject | None:
     runs = _runs(text)
     found = None
     for section in article.abstract:
-        for said in split_sentences(section.text):
-            if runs.isdisjoint(_runs(said)):
+        every_run, sentences = _section_runs(section.text)
+        if runs.isdisjoint(every_run):
+            continue  # it copies no run of any sentence of it
+        for said, theirs in sentences:
+            if runs.isdisjoint(theirs):
                 continue  # it copies no run of it (:func:`_swap` would say False)
             swap = _swap(text, said, article)
             if swap is True:
@@ -166,6 +169,16 @@ def swapped_subject(sentence: str, article: Article) -> SwappedSubject | None:
             if isinstance(swap, SwappedSubject) and found is None:
                 found = swap
     return found
+
+
+@remembered(16384)
+def _section_runs(
+    text: str,
+) -> tuple[frozenset[tuple[str, ...]], tuple[tuple[str, frozenset[tuple[str, ...]]], ...]]:
+    """The runs of every sentence of a section's ``text``, and each sentence with its own
+    (:func:`_runs`): an article's, read once for every answer that cites it."""
+    sentences = tuple((said, _runs(said)) for said in split_sentences(text))
+    return frozenset().union(*(runs for _, runs in sentences)), sentences
 
 
 def swapped_subjects_in(articles: Mapping[str, Article]) -> Callable[[str], list[tuple[str, str]]]:

@@ -11,6 +11,7 @@ import re
 import tomllib
 from functools import cache
 from importlib.resources import files
+from re import _constants, _parser  # type: ignore[attr-defined]
 from typing import Any
 
 __all__ = [
@@ -135,9 +136,59 @@ def cue_source(name: str) -> str:
 
 @cache
 def cue(name: str) -> re.Pattern[str]:
-    """Cue ``name`` of ``cues.toml`` (``"negation.finding"``), compiled once."""
+    """Cue ``name`` of ``cues.toml`` (``"negation.finding"``), compiled once (with a guard on
+    its first letter where that helps, :func:`_guarded`: the same matches)."""
     flags = re.IGNORECASE if _cue_entry(name).get("ignore_case") else 0
-    return re.compile(cue_source(name), flags)
+    return _guarded(cue_source(name), flags)
+
+
+#: Past this many possible first characters, a guard rejects too few places to pay.
+_GUARD_MAX = 40
+
+
+def _guarded(source: str, flags: int) -> re.Pattern[str]:
+    """``source`` compiled, behind a lookahead for the characters any match of it starts
+    with, when they are few and ``re`` has no literal prefix of its own to search for (a
+    case-blind pattern, or one opening with an assertion or a choice). The lookahead takes
+    nothing and every match starts with one of them: the matches are the same, but ``re``
+    rejects most places of a text at once instead of trying each word of a cue there."""
+    plain = re.compile(source, flags)
+    parsed = _parser.parse(source, flags)
+    first = _first_chars(list(parsed))
+    if first is None or len(first) > _GUARD_MAX or parsed.state.flags & re.VERBOSE:
+        return plain
+    if not flags & re.IGNORECASE and next(iter(parsed))[0] is _constants.LITERAL:
+        return plain  # re searches for its literal prefix itself
+    try:
+        guarded = re.compile(f"(?=[{''.join(map(re.escape, sorted(first)))}])(?:{source})", flags)
+    except re.error:  # global inline flags, which must open the pattern
+        return plain
+    return guarded if guarded.groupindex == plain.groupindex else plain
+
+
+def _first_chars(items: list[tuple[Any, Any]]) -> set[str] | None:
+    """The characters a match of the parsed pattern ``items`` can start with, or None when
+    not known to be a few (an empty match, a class of characters, a wildcard)."""
+    for op, arg in items:
+        if op in (_constants.AT, _constants.ASSERT, _constants.ASSERT_NOT):
+            continue  # takes no character
+        if op is _constants.LITERAL:
+            return {chr(arg)}
+        if op is _constants.IN:
+            chars = {chr(a) for o, a in arg if o is _constants.LITERAL}
+            return chars if len(chars) == len(arg) else None
+        if op is _constants.BRANCH:
+            found = [_first_chars(list(branch)) for branch in arg[1]]
+            if any(f is None for f in found):
+                return None
+            return set().union(*found)  # type: ignore[arg-type]
+        if op is _constants.SUBPATTERN and not (arg[1] or arg[2]):
+            sub = arg[3]
+            return _first_chars(list(sub)) if sub.getwidth()[0] > 0 else None
+        if op in (_constants.MAX_REPEAT, _constants.MIN_REPEAT) and arg[0] >= 1:
+            return _first_chars(list(arg[2]))
+        return None
+    return None
 
 
 @cache
