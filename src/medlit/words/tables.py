@@ -11,8 +11,12 @@ import re
 import tomllib
 from functools import cache
 from importlib.resources import files
-from re import _constants, _parser  # type: ignore[attr-defined]
 from typing import Any
+
+try:  # re's own parser, private: a Python without it compiles the cues unguarded
+    from re import _constants, _parser  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover (present in 3.11-3.13)
+    _parser = None
 
 __all__ = [
     "cue",
@@ -153,6 +157,8 @@ def _guarded(source: str, flags: int) -> re.Pattern[str]:
     nothing and every match starts with one of them: the matches are the same, but ``re``
     rejects most places of a text at once instead of trying each word of a cue there."""
     plain = re.compile(source, flags)
+    if _parser is None:
+        return plain
     parsed = _parser.parse(source, flags)
     first = _first_chars(list(parsed))
     if first is None or len(first) > _GUARD_MAX or parsed.state.flags & re.VERBOSE:
