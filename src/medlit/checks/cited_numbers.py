@@ -55,6 +55,16 @@ def numbers_in(text: str) -> list[tuple[float, int]]:
     return list(_numbers_in(text))
 
 
+def _place(table: list[str], word: str) -> int:
+    """Where ``word`` stands in ``table``, read as :data:`_WORDS` reads it: case-blind, so
+    "ſix" (a long s) and "fıve" (a dotless i), which ``str.lower`` leaves apart, are six and
+    five."""
+    lowered = word.lower()
+    if lowered in table:
+        return table.index(lowered)
+    return next(i for i, entry in enumerate(table) if re.fullmatch(entry, word, re.I))
+
+
 @remembered(16384)
 def _numbers_in(text: str) -> tuple[tuple[float, int], ...]:
     found = [
@@ -63,10 +73,10 @@ def _numbers_in(text: str) -> tuple[tuple[float, int], ...]:
     ]
     for tens, unit, alone in _WORDS.findall(text):
         if tens:
-            ones = _UNITS.index(unit.lower()) if unit else 0
-            value = 20 + 10 * _TENS.index(tens.lower()) + ones
+            ones = _place(_UNITS, unit) if unit else 0
+            value = 20 + 10 * _place(_TENS, tens) + ones
         else:
-            value = 100 if alone.lower() == "hundred" else _UNITS.index(alone.lower())
+            value = 100 if alone.lower() == "hundred" else _place(_UNITS, alone)
         found.append((float(value), 0))
     return tuple(found)
 
