@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import extract_pmids
 from medlit.types import Article, StudyType
-from medlit.words import cue_source
+from medlit.words import cue_source, guarded
 
 __all__ = ["wrong_designs_rewriter"]
 
@@ -68,7 +68,7 @@ def _bears(article: Article, level: StudyType, said: str) -> bool:
     return re.search(said, text, re.I) is not None
 
 
-_PLURAL = re.compile(r"(?:reviews|analyses|trials|studies|RCTs)$", re.I)
+_PLURAL = guarded(r"(?:reviews|analyses|trials|studies|RCTs)$", re.I)
 
 
 def _study(match: re.Match[str], sentence: str) -> str:

@@ -29,6 +29,7 @@ from medlit.checks.qualified_names import without_names
 from medlit.checks.swapped_terms import Swap, swapped_term
 from medlit.text import split_sentences
 from medlit.types import Article
+from medlit.words import guarded
 
 __all__ = ["numbers_in", "unsourced_in"]
 
@@ -83,7 +84,7 @@ def _numbers_in(text: str) -> tuple[tuple[float, int], ...]:
 
 # "significant (P < 0.05)": the threshold a model writes of any significant result, not a
 # number of the article (which may give P = 0.03).
-_P_THRESHOLD = re.compile(r"\bp\s*(?:<|>|≤|≥|<=|>=)\s*0?\.\d+", re.I)
+_P_THRESHOLD = guarded(r"\bp\s*(?:<|>|≤|≥|<=|>=)\s*0?\.\d+", re.I)
 # A percentage under 10 written in digits ("9.5%", "5 %") is a finding, never a count spelled
 # out.
 _SMALL_PERCENT = re.compile(r"(?<![\w.,])\d(?:\.\d+)?\s?%")

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 
 from medlit.checks.citations import extract_pmids
 from medlit.types import Article
+from medlit.words import guarded
 
 __all__ = ["cited_years", "years_taken_out"]
 
@@ -28,7 +29,7 @@ _PUBLISHED = re.compile(
     re.IGNORECASE,
 )
 # "a 2015 study", "the 2012 trial"
-_DATED = re.compile(
+_DATED = guarded(
     rf"\b(an?|the|this|one)\s+{_YEAR}\s+(?=(?:\w+\s+)?(?:study|studies|trial|trials|review"
     rf"|analysis|meta-analysis|report|cohort|survey)\b)",
     re.IGNORECASE,
