@@ -28,6 +28,8 @@ _PUBLISHED = re.compile(
     rf"|between\s+{_YEAR}\s+and\s+{_YEAR}|from\s+{_YEAR}\s+to\s+{_YEAR})(?=\W)(?P<trail>\s*,)?",
     re.IGNORECASE,
 )
+# What every match of it says, found much faster than it is tried at each word.
+_PUBLISHED_SAID = re.compile("published", re.IGNORECASE)
 # "a 2015 study", "the 2012 trial"
 _DATED = guarded(
     rf"\b(an?|the|this|one)\s+{_YEAR}\s+(?=(?:\w+\s+)?(?:study|studies|trial|trials|review"
@@ -65,7 +67,8 @@ def years_taken_out(sentence: str, years: list[int]) -> tuple[str, list[str]]:
         lead, trail = match.group("lead"), match.group("trail")
         return trail if trail and not lead else ""
 
-    sentence = _PUBLISHED.sub(published, sentence)
+    if _PUBLISHED_SAID.search(sentence):
+        sentence = _PUBLISHED.sub(published, sentence)
     sentence = _DATED.sub(
         lambda m: f"{m.group(1)} " if wrong(m, f'"{m.group(2)}"') else m.group(), sentence
     )
