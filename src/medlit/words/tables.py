@@ -152,18 +152,17 @@ def guarded(source: str, flags: int = 0) -> re.Pattern[str]:
     case-blind pattern, or one opening with an assertion or a choice). The lookahead takes
     nothing and every match starts with one of them: the matches are the same, but ``re``
     rejects most places of a text at once instead of trying each word of a cue there."""
-    plain = re.compile(source, flags)
-    parsed = _parser.parse(source, flags)
+    parsed = _parser.parse(source, flags)  # (compiled once: the plain one only if unguarded)
     first = _first_chars(list(parsed))
     if first is None or len(first) > _GUARD_MAX or parsed.state.flags & re.VERBOSE:
-        return plain
+        return re.compile(source, flags)
     if not flags & re.IGNORECASE and next(iter(parsed))[0] is _constants.LITERAL:
-        return plain  # re searches for its literal prefix itself
+        return re.compile(source, flags)  # re searches for its literal prefix itself
     try:
         fast = re.compile(f"(?=[{''.join(map(re.escape, sorted(first)))}])(?:{source})", flags)
     except re.error:  # global inline flags, which must open the pattern
-        return plain
-    return fast if fast.groupindex == plain.groupindex else plain
+        return re.compile(source, flags)
+    return fast if dict(fast.groupindex) == parsed.state.groupdict else re.compile(source, flags)
 
 
 def _first_chars(items: list[tuple[Any, Any]]) -> set[str] | None:
