@@ -184,7 +184,7 @@ def test_a_named_thing_holds_one_of_its_letters() -> None:
 
 
 def test_a_guarded_cue_matches_where_the_plain_pattern_does() -> None:
-    """The guard on a cue's first letters (``tables._guarded``) changes no match: every cue
+    """The guard on a cue's first letters (``tables.guarded``) changes no match: every cue
     finds the same spans and groups as its pattern compiled plainly, in odd cases too."""
     texts = [
         "No significant difference was found; mortality did not increase in older adults.",
@@ -209,5 +209,41 @@ def test_a_guarded_cue_matches_where_the_plain_pattern_does() -> None:
 
 def test_a_pattern_no_guard_can_hold_is_compiled_plainly() -> None:
     for source in (r"(?i)\bnot\b", r"\w+ed", r"(?:no)?\s*change", "plain literal"):
-        assert tables._guarded(source, 0).pattern == source
-    assert tables._guarded(r"\b(?:no|not)\b", 0).pattern == r"(?=[n])(?:\b(?:no|not)\b)"
+        assert tables.guarded(source, 0).pattern == source
+    assert tables.guarded(r"\b(?:no|not)\b", 0).pattern == r"(?=[n])(?:\b(?:no|not)\b)"
+
+
+def test_the_checks_guarded_patterns_match_where_their_plain_patterns_do() -> None:
+    """The checks' own hot patterns behind the same guard (:func:`tables.guarded`) find what
+    they find compiled plainly, the odd letters a case-blind pattern reads included."""
+    from medlit.checks import (
+        cited_designs,
+        cited_numbers,
+        cited_years,
+        comparisons,
+        correlation_strength,
+        qualified_names,
+        stance,
+        swapped_groups,
+    )
+
+    texts = [
+        "Rates were higher (p < 0.05; r = 0.45, \u03c1 = .3) in a 2010 study; NOT reduced, "
+        "rather than similar, of comparable age. Vitamin D 2 and HLA B27 trials. RCTs",
+        "\u017fimilar \u0130ncreased \u212aappa .8 decreased; P-value 0.01 the verdict is: yes",
+    ]
+    patterns = [
+        stance._POSITIVE, stance._UP, stance._DOWN, stance._RATHER_THAN,
+        cited_designs._PLURAL, comparisons._SAME, comparisons._DIFFER,
+        swapped_groups._UP_WORDS, swapped_groups._DOWN_WORDS, qualified_names._SPACED_NAME,
+        cited_numbers._P_THRESHOLD, cited_years._DATED, correlation_strength._COEFFICIENT,
+        correlation_strength._P_VALUE,
+    ]  # fmt: skip
+    for pattern in patterns:
+        guard = re.match(r"\(\?=\[[^\]]+\]\)\(\?:", pattern.pattern)
+        assert guard, pattern.pattern  # guarded
+        plain = re.compile(pattern.pattern[guard.end() : -1], pattern.flags)
+        for text in texts:
+            assert [(m.span(), m.groups()) for m in pattern.finditer(text)] == [
+                (m.span(), m.groups()) for m in plain.finditer(text)
+            ], pattern.pattern

@@ -21,6 +21,7 @@ from medlit.checks.memo import remembered
 from medlit.checks.stance import is_yes_no_question
 from medlit.log import get_logger
 from medlit.text import only_points, sentence_pieces, sentence_starts
+from medlit.words import guarded
 
 __all__ = [
     "CitationCheck",
@@ -333,7 +334,7 @@ def split_verdict(answer: str) -> tuple[Verdict | None, str]:
     return _without_verdict_line(lines, *found)
 
 
-_LABEL_END = re.compile(r"(?:\bverdict(?:\s+is)?|\bthe\s+answer\s+is)\s*[:=\-–]?\s*\W{0,3}$", re.I)
+_LABEL_END = guarded(r"(?:\bverdict(?:\s+is)?|\bthe\s+answer\s+is)\s*[:=\-–]?\s*\W{0,3}$", re.I)
 
 
 def _label_joined(lines: list[str]) -> list[str]:

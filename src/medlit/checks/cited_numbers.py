@@ -29,6 +29,7 @@ from medlit.checks.qualified_names import without_names
 from medlit.checks.swapped_terms import Swap, swapped_term
 from medlit.text import split_sentences
 from medlit.types import Article
+from medlit.words import guarded
 
 __all__ = ["numbers_in", "unsourced_in"]
 
@@ -55,6 +56,16 @@ def numbers_in(text: str) -> list[tuple[float, int]]:
     return list(_numbers_in(text))
 
 
+def _place(table: list[str], word: str) -> int:
+    """Where ``word`` stands in ``table``, read as :data:`_WORDS` reads it: case-blind, so
+    "ſix" (a long s) and "fıve" (a dotless i), which ``str.lower`` leaves apart, are six and
+    five."""
+    lowered = word.lower()
+    if lowered in table:
+        return table.index(lowered)
+    return next(i for i, entry in enumerate(table) if re.fullmatch(entry, word, re.I))
+
+
 @remembered(16384)
 def _numbers_in(text: str) -> tuple[tuple[float, int], ...]:
     found = [
@@ -63,17 +74,17 @@ def _numbers_in(text: str) -> tuple[tuple[float, int], ...]:
     ]
     for tens, unit, alone in _WORDS.findall(text):
         if tens:
-            ones = _UNITS.index(unit.lower()) if unit else 0
-            value = 20 + 10 * _TENS.index(tens.lower()) + ones
+            ones = _place(_UNITS, unit) if unit else 0
+            value = 20 + 10 * _place(_TENS, tens) + ones
         else:
-            value = 100 if alone.lower() == "hundred" else _UNITS.index(alone.lower())
+            value = 100 if alone.lower() == "hundred" else _place(_UNITS, alone)
         found.append((float(value), 0))
     return tuple(found)
 
 
 # "significant (P < 0.05)": the threshold a model writes of any significant result, not a
 # number of the article (which may give P = 0.03).
-_P_THRESHOLD = re.compile(r"\bp\s*(?:<|>|≤|≥|<=|>=)\s*0?\.\d+", re.I)
+_P_THRESHOLD = guarded(r"\bp\s*(?:<|>|≤|≥|<=|>=)\s*0?\.\d+", re.I)
 # A percentage under 10 written in digits ("9.5%", "5 %") is a finding, never a count spelled
 # out.
 _SMALL_PERCENT = re.compile(r"(?<![\w.,])\d(?:\.\d+)?\s?%")

@@ -29,6 +29,7 @@ from medlit.checks.attribution import MIN_SHARE
 from medlit.checks.citations import extract_pmids, remove_cited_for
 from medlit.checks.defined_terms import spell_out
 from medlit.checks.grounding import unsaid_in_article, word_stems
+from medlit.checks.memo import remembered
 from medlit.checks.search_terms import content_terms
 from medlit.types import Article
 from medlit.words import age_groups
@@ -39,12 +40,13 @@ _CHECKED_GROUPS = frozenset({"infant", "child", "elderly"})
 _GROUP_WORDS = {"infant": "infants", "child": "children", "elderly": "older people"}
 
 
-def _groups_spoken(text: str) -> set[str]:
+@remembered(4096)  # (an article's, everything it says, kept with it)
+def _groups_spoken(text: str) -> frozenset[str]:
     """The age groups ``text`` speaks of, for these checks: a study of infants is a study of
     children too (the converse does not hold: a trial in 2- to 12-year-olds says nothing of
     newborns)."""
     groups = age_groups(text.lower())
-    return groups | {"child"} if "infant" in groups else groups
+    return frozenset(groups | {"child"} if "infant" in groups else groups)
 
 
 @dataclass
@@ -67,7 +69,7 @@ class Unsaid:
         hemangiomas speaks of infants, whatever sentence of it the answer kept)."""
         lower = spell_out(text, cited).lower()
         spoken = _groups_spoken(lower).union(
-            *(_groups_spoken(article.everything_said.lower()) for article in cited)
+            *(_groups_spoken(article.everything_said) for article in cited)
         )
         return [w for w in dict.fromkeys(self.words) if w.lower() not in lower] + [
             _GROUP_WORDS[g] for g in dict.fromkeys(self.groups) if g not in spoken
@@ -81,7 +83,7 @@ class _Reader:
         self.articles = articles
         self.question = question
         self.asked_groups = age_groups(question.lower()) & _CHECKED_GROUPS
-        self.groups_of: dict[str, set[str]] = {}
+        self.groups_of: dict[str, frozenset[str]] = {}
         self.terms_of: dict[str, set[str]] = {}
         self.unsaid = Unsaid("")
 
@@ -90,7 +92,7 @@ class _Reader:
         """The word stems of every retrieved article (read once, when first needed)."""
         return set().union(*(word_stems(a.everything_said) for a in self.articles.values()))
 
-    def groups_in(self, pmid: str) -> set[str]:
+    def groups_in(self, pmid: str) -> frozenset[str]:
         if pmid not in self.groups_of:
             self.groups_of[pmid] = _groups_spoken(self.articles[pmid].everything_said)
         return self.groups_of[pmid]

@@ -31,13 +31,13 @@ from typing import Literal
 
 from medlit.checks.memo import remembered
 from medlit.checks.stance import AS_COMPARISON, content_terms
-from medlit.words import cue
+from medlit.words import cue, guarded
 
 __all__ = ["MIN_SHARE", "MIN_SHARED", "Comparison", "compared_terms", "comparison", "reverses"]
 
 Comparison = Literal["same", "differ"]
 
-_SAME = re.compile(
+_SAME = guarded(
     # "a group of similar size", "patients of comparable age": who was compared, not a finding
     # (a conclusion naming such a group would otherwise read as "no difference").
     r"\b(?:(?:similar(?:ly)?|comparable)(?! (?:size|age)s?\b)"
@@ -56,7 +56,7 @@ _SAME = re.compile(
     r")\b",
     re.IGNORECASE,
 )
-_DIFFER = re.compile(
+_DIFFER = guarded(
     r"\b(?:higher|lower|greater|larger|smaller|increased|decreased|reduced"
     # "more than 60% of patients" is a count, not a comparison
     r"|(?:more|less|fewer)(?! than (?:\d|half|a third|a quarter|one|two|three))"

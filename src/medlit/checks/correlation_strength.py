@@ -23,6 +23,7 @@ import re
 from collections.abc import Callable
 
 from medlit.checks.citations import extract_pmids
+from medlit.words import guarded
 
 __all__ = ["STRENGTH_WORDS", "STRONG", "overstated"]
 
@@ -36,7 +37,7 @@ STRENGTH_WORDS = re.compile(  # "a strong correlation", "excellent agreement"
     r"(?=(?:correlat\w*|associat\w*|agreement|relationship|concordance)\b)",
     re.I,
 )
-_COEFFICIENT = re.compile(
+_COEFFICIENT = guarded(
     r"(?:\b(?:r|rho|r2|r\u00b2|kappa|icc|coefficients?|correlations?|spearman'?s?|pearson'?s?)"
     r"|\u03c1|\u03ba)"
     r"[^.;\d]{0,40}?(?<![\d.])(?P<value>[-\u2212]?0?\.\d+|[-\u2212]?1\.0+)\b",
@@ -44,7 +45,7 @@ _COEFFICIENT = re.compile(
 )
 
 
-_P_VALUE = re.compile(r"\bp\s*[<>=\u2264\u2265]|\bp[- ]value", re.I)
+_P_VALUE = guarded(r"\bp\s*[<>=\u2264\u2265]|\bp[- ]value", re.I)
 
 
 def _coefficients(sentence: str) -> list[str]:

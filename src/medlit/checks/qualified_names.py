@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from types import MappingProxyType
 
-from medlit.words import data_lines
+from medlit.words import data_lines, guarded
 
 __all__ = [
     "SPACED_HEADS",
@@ -85,7 +85,7 @@ _CAPS_NAME = re.compile(
     rf"(?:-(?P<hyphen>{_HYPHEN_QUAL}(?:{_JOIN}{_HYPHEN_QUAL})*)"
     rf"|(?P<tight>{_TIGHT_QUAL}(?:{_JOIN}{_TIGHT_QUAL})*))"
 )
-_SPACED_NAME = re.compile(
+_SPACED_NAME = guarded(
     rf"(?<![A-Za-z0-9-])(?P<head>{_spaced})\s(?P<quals>{_NUM}(?:{_JOIN}{_NUM})*)"
 )
 _QUAL_PART = re.compile(

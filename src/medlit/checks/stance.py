@@ -16,7 +16,7 @@ from typing import Literal
 
 from medlit.checks.memo import remembered
 from medlit.text import counted, fold_accents
-from medlit.words import cue, cue_source, prefix_stem, stop_words
+from medlit.words import cue, cue_source, guarded, prefix_stem, stop_words
 from medlit.words.tokens import ASCII_WORDS
 
 __all__ = [
@@ -48,7 +48,7 @@ superior.", not the anatomical "superior wall of the mandibular canal"."""
 # The cues of a finding and of a question (words/data/cues.toml says what each catches).
 _EQUIVALENT = cue("finding.equivalent")
 _SUBGROUP = cue("finding.subgroup")  # see :func:`whole_study`
-_POSITIVE = re.compile(rf"\b(?:{cue_source('finding.positive')}|superior{AS_COMPARISON})\b", re.I)
+_POSITIVE = guarded(rf"\b(?:{cue_source('finding.positive')}|superior{AS_COMPARISON})\b", re.I)
 _REPORTED = cue("finding.reported")
 _DIFFERENCE_THAN = cue("finding.difference_than")
 _CONCESSIVE = cue("finding.concessive")
@@ -65,8 +65,8 @@ RISING = cue_source("direction.rising")
 """Words saying a quantity goes up (a regular-expression alternation)."""
 FALLING = cue_source("direction.falling")
 """Words saying a quantity goes down."""
-_UP = re.compile(rf"\b(?:{RISING}|worse\w*)\b", re.I)
-_DOWN = re.compile(rf"\b(?:{FALLING})\b", re.I)
+_UP = guarded(rf"\b(?:{RISING}|worse\w*)\b", re.I)
+_DOWN = guarded(rf"\b(?:{FALLING})\b", re.I)
 # The predicate an equivalence question asks, itself negated ("Exclusive CRT is not safe to
 # treat ...", "CT cannot replace bone scintigraphy"): a no, where other negations under such a
 # question ("no complications") are too subtle for cues.
@@ -146,7 +146,7 @@ _NOT_FOR_DOING = cue("negation.not_for_doing")
 _NOT_ENABLED = cue("negation.not_enabled")
 
 
-_RATHER_THAN = re.compile(r"\brather than\b", re.I)
+_RATHER_THAN = guarded(r"\brather than\b", re.I)
 
 
 def _clause_stance(clause: str, question: str) -> Stance | None:

@@ -38,7 +38,7 @@ from medlit.checks.memo import remembered
 from medlit.checks.stance import FALLING, RISING
 from medlit.text import split_sentences
 from medlit.types import Article
-from medlit.words import opposite_pairs, stop_words
+from medlit.words import guarded, opposite_pairs, stop_words
 
 __all__ = [
     "OPPOSITE",
@@ -135,8 +135,8 @@ def swapped_group(sentence: str, article: Article) -> tuple[str, str, str] | Non
 # "a longer X is associated with a higher risk", over an article's "a shorter X ... raised
 # the risk" or "a longer X lowers the risk": the group is the article's with the opposite
 # word, and no number to align on.
-_UP_WORDS = re.compile(rf"\b(?:{RISING})\b")
-_DOWN_WORDS = re.compile(rf"\b(?:{FALLING})\b")
+_UP_WORDS = guarded(rf"\b(?:{RISING})\b")
+_DOWN_WORDS = guarded(rf"\b(?:{FALLING})\b")
 _GROUP_WORDS = 2
 """Content words after a word of a pair that name its group ("longer" duration, treatment)."""
 _GROUP_REACH = 4

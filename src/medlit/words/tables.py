@@ -141,35 +141,34 @@ def cue_source(name: str) -> str:
 @cache
 def cue(name: str) -> re.Pattern[str]:
     """Cue ``name`` of ``cues.toml`` (``"negation.finding"``), compiled once (with a guard on
-    its first letter where that helps, :func:`_guarded`: the same matches)."""
+    its first letter where that helps, :func:`guarded`: the same matches)."""
     flags = re.IGNORECASE if _cue_entry(name).get("ignore_case") else 0
-    return _guarded(cue_source(name), flags)
+    return guarded(cue_source(name), flags)
 
 
 #: Past this many possible first characters, a guard rejects too few places to pay.
 _GUARD_MAX = 40
 
 
-def _guarded(source: str, flags: int) -> re.Pattern[str]:
+def guarded(source: str, flags: int = 0) -> re.Pattern[str]:
     """``source`` compiled, behind a lookahead for the characters any match of it starts
     with, when they are few and ``re`` has no literal prefix of its own to search for (a
     case-blind pattern, or one opening with an assertion or a choice). The lookahead takes
     nothing and every match starts with one of them: the matches are the same, but ``re``
     rejects most places of a text at once instead of trying each word of a cue there."""
-    plain = re.compile(source, flags)
     if _parser is None:
-        return plain
-    parsed = _parser.parse(source, flags)
+        return re.compile(source, flags)
+    parsed = _parser.parse(source, flags)  # (compiled once: the plain one only if unguarded)
     first = _first_chars(list(parsed))
     if first is None or len(first) > _GUARD_MAX or parsed.state.flags & re.VERBOSE:
-        return plain
+        return re.compile(source, flags)
     if not flags & re.IGNORECASE and next(iter(parsed))[0] is _constants.LITERAL:
-        return plain  # re searches for its literal prefix itself
+        return re.compile(source, flags)  # re searches for its literal prefix itself
     try:
-        guarded = re.compile(f"(?=[{''.join(map(re.escape, sorted(first)))}])(?:{source})", flags)
+        fast = re.compile(f"(?=[{''.join(map(re.escape, sorted(first)))}])(?:{source})", flags)
     except re.error:  # global inline flags, which must open the pattern
-        return plain
-    return guarded if guarded.groupindex == plain.groupindex else plain
+        return re.compile(source, flags)
+    return fast if dict(fast.groupindex) == parsed.state.groupdict else re.compile(source, flags)
 
 
 def _first_chars(items: list[tuple[Any, Any]]) -> set[str] | None:

@@ -40,6 +40,19 @@ def test_numbers_are_read_as_written_and_spelled() -> None:
     ]
 
 
+def test_number_words_the_pattern_reads_case_blind_are_read_not_a_crash() -> None:
+    # "ſ" (long s) and "ı" (dotless i) match s and i case-blind, but lower() keeps them.
+    assert numbers_in("ſix took ſixty-ſeven; fıve of FİVE; Sixty-one") == [
+        (6.0, 0),
+        (67.0, 0),
+        (5.0, 0),
+        (5.0, 0),
+        (61.0, 0),
+    ]
+    kept, _ = checked("unsourced-numbers", "Of them ſixty-ſeven stopped early [PMID:2].", ARTICLES)
+    assert kept == ""
+
+
 def test_a_sentence_whose_number_its_article_lacks_is_left_out() -> None:
     text = "Supplementation raised Tregs [PMID:1]. A daily dose of 500 mg is advised [PMID:1]."
     kept, warnings = checked("unsourced-numbers", text, ARTICLES)
