@@ -102,6 +102,9 @@ def test_research_worker_command_runs_queued_jobs_until_interrupted(
         env=env,
         stderr=subprocess.PIPE,
         text=True,
+        # Ctrl-C as a terminal sends it: a suite started in the background (`cmd &` in a
+        # script) ignores SIGINT, and a child would inherit that and never see it.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     runtime = Runtime(rsettings)
     try:
