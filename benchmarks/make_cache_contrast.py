@@ -42,7 +42,7 @@ import json
 import re
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -162,6 +162,17 @@ SYNONYM = [
     ("infants", "babies"), ("adolescents", "teenagers"), ("reduce", "decrease"),
     ("increase", "raise"), ("useful", "helpful"), ("fever", "pyrexia"),
 ]  # fmt: skip
+# Plain rewordings whose words the vetted table does not pair (a word whose meaning depends on
+# the sentence): what the word-pair judge and a person settle (medlit.cache.word_pairs).
+PLAIN = [
+    ("elderly", "older"), ("older", "elderly"), ("greater", "higher"), ("higher", "greater"),
+    ("increased", "higher"), ("decreased", "lower"), ("reduce", "lower"), ("reduces", "lowers"),
+    ("shorten", "reduce"), ("outcome", "result"), ("outcomes", "results"), ("worse", "poorer"),
+    ("poor", "bad"), ("prolonged", "extended"), ("prolong", "extend"), ("worsen", "aggravate"),
+    ("detect", "identify"), ("identify", "detect"), ("need", "require"), ("help", "aid"),
+    ("adequate", "sufficient"), ("appropriate", "suitable"), ("predict", "forecast"),
+    ("lead to", "result in"),
+]  # fmt: skip
 FRAMING = [
     ("Does", "Can"), ("Do", "Can"), ("Can", "Could"), ("Is", "Is it known whether"),
     ("Are", "Is it known whether"), ("Should", "Must"),
@@ -248,6 +259,67 @@ def _inflect(question: str) -> str | None:
     return None if match is None else question[: match.end() - 1] + question[match.end() :]
 
 
+def _with_phrase(question: str) -> str | None:
+    """Phrase form: "in X patients" (a noun as modifier) as "in patients with X"."""
+    match = re.search(
+        r"\b(in|among|of|for) ((?:[a-z]+ )?[a-z]+) (patients|adults|children|women)\b(?!')",
+        question,
+    )
+    if match is None or not _nouns(match.group(2).split()[-1]):
+        return None
+    prep, modifier, head = match.groups()
+    return question[: match.start()] + f"{prep} {head} with {modifier}" + question[match.end() :]
+
+
+def _nouns(word: str) -> bool:
+    import lemminflect
+
+    found = lemminflect.getAllLemmas(word)
+    return "NOUN" in found and "ADJ" not in found
+
+
+def _among(question: str) -> str | None:
+    """Phrase form: a population "in" as "among"."""
+    pattern = r"\bin ((?:[a-z]+ )?(?:patients|adults|children|women|men|infants|elderly|people))\b"
+    match = re.search(pattern, question)
+    return (
+        None
+        if match is None
+        else question[: match.start()] + "among " + question[match.start() + 3 :]
+    )
+
+
+def _verb_form(question: str) -> str | None:
+    """Phrase form: "the treatment of X" as "treating X" (a noun made from a verb)."""
+    import lemminflect
+
+    from medlit.words.phrase_forms import verb_of
+
+    # Only right after a preposition: "morphologic evaluation of" is no "evaluating".
+    noun = (
+        r"\b(for|in|on|after|before|during|by|to|with) (?:the )?"
+        r"([a-z]+(?:tion|ment|sis|ance|ence)) of\b"
+    )
+    for match in re.finditer(noun, question):
+        verb = verb_of(match.group(2))
+        forms = lemminflect.getInflection(verb, "VBG") if verb else ()
+        if forms:
+            return (
+                question[: match.start()] + f"{match.group(1)} {forms[0]}" + question[match.end() :]
+            )
+    return None
+
+
+def _wording_rules() -> Iterator[tuple[str, str, Callable[[str], str | None]]]:
+    """The rewordings added for phrase forms and word pairs (after the first rules, so the
+    rows the first rules make, and the held-out titles, stay as they were)."""
+    for a, b in PLAIN:
+        yield "reword", "plain", lambda q, f=a, r=b: _swap(q, f, r)
+    yield "reword", "form", _with_phrase
+    yield "reword", "form", _among
+    yield "reword", "form", _verb_form
+
+
 def _rules() -> Iterator[tuple[str, str, Callable[[str], str | None]]]:
     """(group, kind, edit) for every rule, in a fixed order."""
     for kind, swaps in SWAPS.items():
@@ -268,15 +340,20 @@ def _rules() -> Iterator[tuple[str, str, Callable[[str], str | None]]]:
     yield "reword", "inflection", _inflect
 
 
-def _made(sources: list[tuple[str, str]], *, issue: bool) -> list[dict[str, str]]:
+def _made(
+    sources: list[tuple[str, str]],
+    *,
+    issue: bool,
+    rules: Iterable[tuple[str, str, Callable[[str], str | None]]] | None = None,
+) -> list[dict[str, str]]:
     """The rows the rules make of ``sources`` (and of the issue's examples, with ``issue``)."""
     rows = [
         {"group": g, "kind": k, "source": "issue", "cached": c, "asked": a}
         for c, a, g, k in (ISSUE_EXAMPLES if issue else [])
     ]
     used: Counter[str] = Counter()  # a question gives at most two edits and one rewording
-    limits = {"order": 15, "inflection": 15}
-    for group, kind, edit in _rules():
+    limits = {"order": 15, "inflection": 15, "form": 15}
+    for group, kind, edit in _rules() if rules is None else rules:
         made = 0
         for source, question in sources:
             if made >= limits.get(kind, PER_RULE) or used[source + group] >= (
@@ -304,8 +381,12 @@ def build(data: Path) -> list[dict[str, str]]:
     first = _made(sources, issue=True)  # the set the guard was written against
     seen = {r["source"] for r in first if _in_check_half(r["source"])}
     rows = [{"part": "check-seen" if r["source"] in seen else "tune", **r} for r in first]
+    tuning = [(s, q) for s, q in sources if not _in_check_half(s)]
+    rows += [{"part": "tune", **r} for r in _made(tuning, issue=False, rules=_wording_rules())]
     unused = [(s, q) for s, q in sources if _in_check_half(s) and s not in seen]
-    return rows + [{"part": "check", **r} for r in _made(unused, issue=False)]
+    # The added rewordings in a pass of their own: a title may give one of each.
+    held_out = _made(unused, issue=False) + _made(unused, issue=False, rules=_wording_rules())
+    return rows + [{"part": "check", **r} for r in held_out]
 
 
 def main(argv: list[str] | None = None) -> int:

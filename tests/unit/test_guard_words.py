@@ -160,8 +160,17 @@ def test_the_contrast_sets_tune_part_through_the_guard() -> None:
     for r in edits:  # each refusal names a word of one of the two questions
         reason = guard.check(r["asked"], r["cached"]).reason
         assert reason is not None and reason.startswith(("differs: ", "only in one question: "))
-    missed = [r for r in rewordings if not guard.check(r["asked"], r["cached"]).ok]
+    # Plain rewordings differ by a word pair the vetted table does not hold ("elderly" /
+    # "older"): the guard alone refuses them; a judged or approved pair serves them
+    # (tests/unit/test_word_pairs.py). Every other rewording, phrase forms included, passes.
+    missed = [
+        r
+        for r in rewordings
+        if r["kind"] != "plain" and not guard.check(r["asked"], r["cached"]).ok
+    ]
     assert missed == []
+    plain = [r for r in rewordings if r["kind"] == "plain"]
+    assert len(plain) >= 20 and not any(guard.check(r["asked"], r["cached"]).ok for r in plain)
 
 
 @pytest.fixture(scope="module")

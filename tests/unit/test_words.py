@@ -158,6 +158,7 @@ def test_every_data_file_is_read_by_a_loader() -> None:
         "name_heads.txt",
         "spaced_heads.txt",
         "count_words.tsv",
+        "phrase_forms.toml",  # medlit.words.phrase_forms (tests/unit/test_phrase_forms.py)
     }
     assert names - {"__pycache__"} == read
     own_loader = {"stop_words.txt", "cues.toml", "opposites.tsv", "named_alike.toml"}

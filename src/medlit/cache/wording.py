@@ -17,7 +17,11 @@ only when every word of one question is found in the other, up to:
 - **function and framing words** (``words/data/function_words.txt``: articles, be / do / have,
   modal verbs, pronouns that name nobody, prepositions of relation, "is there evidence that"),
   which may be added, dropped or swapped;
-- **compounds**: "followup" is "follow up" and "follow-up" (hyphens split words).
+- **compounds**: "followup" is "follow up" and "follow-up" (hyphens split words);
+- **phrase forms** (:mod:`medlit.words.phrase_forms`, ``words/data/phrase_forms.toml``): a
+  person noun's "with" phrase is the noun used as a modifier ("patients with diabetes" /
+  "diabetes patients"), prepositions of one role are one ("among" / "in"), and a noun made
+  from a verb is the verb ("treatment of" / "treating", "reduction" / "reduce");
 
 Word order is not compared. Everything else that differs is reported, word by word, with the
 question's own spelling.
@@ -37,6 +41,7 @@ from functools import cache, lru_cache
 from medlit.text import as_typed
 from medlit.words import data_lines, is_verb, lemmas, spelling, synonym_groups
 from medlit.words import load as load_words
+from medlit.words.phrase_forms import phrase_forms, same_role, verb_of, with_phrases
 from medlit.words.tokens import WORDS as _TOKEN
 
 __all__ = [
@@ -85,6 +90,7 @@ def load() -> None:
     """Load the vocabularies and the lemmatiser now (about 0.2 s of CPU, once per process),
     so that the first check that needs them is as fast as the others."""
     load_words()
+    phrase_forms()
     function_words()
     _framing()
     _synonyms()
@@ -163,10 +169,11 @@ def wording(question: str) -> Wording:
     """The content words of ``question`` (cached: a cached question is compared many times)."""
     text = as_typed(question.lower())
     text = _POSSESSIVE.sub("", _NOT.sub(lambda m: f"{m.group(1) or ''} not", text))
-    tokens = _TOKEN.findall(text)
+    stop = function_words()
+    text = with_phrases(text, stop, _RELATIONS)
+    tokens = [same_role(t) for t in _TOKEN.findall(text)]
     folded = [spelling(t) for t in tokens]
     spans = _spans(tokens, folded)
-    stop = function_words()
     words: list[str] = []
     keys: list[str] = []
     objects: dict[str, list[int]] = {}
@@ -208,6 +215,8 @@ def _keys(question: str) -> tuple[frozenset[str], ...]:
             out.append(frozenset((key,)))
             continue
         forms = lemmas(key)
+        verbs = {spelling(v) for v in map(verb_of, forms) if v is not None}
+        forms = forms | verbs | {spelling(v) for verb in verbs for v in lemmas(verb)}
         out.append(forms | {groups[k] for k in forms if k in groups})
     return tuple(out)
 
