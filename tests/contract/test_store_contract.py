@@ -617,3 +617,30 @@ def test_research_jobs_are_claimed_fairly_across_tenants(store: Store) -> None:
     assert jobs.claim(made["a"][0], "w1", now + 1, 60, tenant_limit=1)
     jobs.release(made["a"][0], "w1")
     assert jobs.claimable(now + 2, tenant_limit=1)[0] == made["b"][0]  # b's turn is older now
+
+
+def test_word_pair_verdicts_are_shared_by_replicas(make_store: Callable[[], Store]) -> None:
+    """Two processes' stores on one database: a verdict kept by one serves the other, and a
+    revocation through either drops the answers the pair let through."""
+    from medlit.cache.word_pairs import PROMPT_VERSION, Calibration, WordPair, WordPairStore
+
+    one, two = make_store(), make_store()
+    first, second = WordPairStore(one), WordPairStore(two)
+    pair = WordPair("older", "elderly", "effect")
+    assert first.propose("ns", pair, "Is X common in older people?", "... elderly people?")
+    assert not second.propose("ns", pair, "again", "again")  # known already, from the other
+    assert second.verdict("ns", pair) == "pending"
+    second.decide("ns", pair, "same", by="model", model="m", score=0.97)
+    # Either way round, the same pair; another namespace or context kind knows nothing of it.
+    assert first.verdict("ns", WordPair("elderly", "older", "effect")) == "same"
+    assert first.verdict("other", pair) is None
+    assert first.verdict("ns", WordPair("older", "elderly", "risk")) is None
+    answer = add(one, "... elderly people?", unit(1))
+    first.record_use("ns", pair, answer)
+    assert [r.uses for r in second.pairs("ns")] == [1]
+    assert second.revoke("ns", "OLDER", "elderly") == (1, 1)
+    assert one.get_answer(answer) is None and two.get_answer(answer) is None
+    assert first.verdict("ns", pair) == "different"
+    first.keep_calibration(Calibration("m", PROMPT_VERSION, 40, 10, 10, 0, "contrast", 1.0))
+    kept = second.calibration("m")
+    assert kept is not None and kept.precision == 1.0 and kept.opens

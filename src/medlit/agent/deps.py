@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from medlit.agent.memory import ChatMemory
     from medlit.cache.answers import AnswerCache, AnswerLookup
     from medlit.cache.evidence import EvidenceCache
+    from medlit.cache.word_pairs import WordJudge
     from medlit.embeddings import Embedder
     from medlit.llm.client import LLMClient
     from medlit.runtime import Runtime
@@ -140,8 +141,13 @@ class AgentDeps:
         ``count_miss=False`` leaves a miss uncounted (see ``AnswerCache.search_query``).
         """
         from medlit.cache.verify import open_verifier
+        from medlit.cache.word_pairs import open_word_judge
 
         verifier = open_verifier(self.settings, self.llm)
+
+        def judge() -> WordJudge | None:  # opened only on a miss with a pair to judge
+            return open_word_judge(self.settings, self.llm, self.answers.word_pairs)
+
         return await self.answers.search_query_verified(
             question,
             vector,
@@ -149,6 +155,7 @@ class AgentDeps:
             fingerprint=fingerprint,
             verifier=verifier,
             count_miss=count_miss,
+            judge=judge,
         )
 
     def add_answer(

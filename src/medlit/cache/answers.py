@@ -49,6 +49,7 @@ from medlit.types import Citation
 
 if TYPE_CHECKING:
     from medlit.cache.verify import HitVerifier, Judgement, VerdictStore
+    from medlit.cache.word_pairs import WordJudge, WordPair, WordPairStore
 
 __all__ = ["AnswerCache", "AnswerLookup", "CachedAnswer", "MissReason"]
 
@@ -94,6 +95,9 @@ class AnswerLookup:
         entry_id: the store's id of the served entry.
         verified_by: on a hit from the verified band, the verifier model; else None.
         verify_calls: verification calls this lookup made.
+        word_pair: on a hit served through a remembered word pair, the pair.
+        pending_pair: on a miss whose only obstacle at tau was a pair of words with no
+            verdict yet, (the pair, the cached question): for the judge or a person.
     """
 
     hit: bool
@@ -105,6 +109,8 @@ class AnswerLookup:
     entry_id: int | None = None
     verified_by: str | None = None
     verify_calls: int = 0
+    word_pair: WordPair | None = None
+    pending_pair: tuple[WordPair, str] | None = None
 
 
 class _Verdict(Protocol):
@@ -156,6 +162,7 @@ class AnswerCache:
             self._guard = QuestionGuard()
         self._maintained = False
         self._verdicts: VerdictStore | None = None
+        self._word_pairs: WordPairStore | None = None
         self._pending = PendingWrites(self._write_pending, self.settings.flush_interval_s)
         add_hook = getattr(store, "add_close_hook", None)
         if add_hook is not None:
@@ -205,6 +212,7 @@ class AnswerCache:
             its reason.
         """
         lookup, _band = self._search(question, embedding, namespace, fingerprint, None)
+        self._remember_pair(lookup, namespace, question)
         return lookup if lookup.hit or not count_miss else self._miss(lookup)
 
     async def search_query_verified(
@@ -216,8 +224,13 @@ class AnswerCache:
         fingerprint: str,
         verifier: HitVerifier | None,
         count_miss: bool = True,
+        judge: Callable[[], WordJudge | None] | None = None,
     ) -> AnswerLookup:
         """:meth:`search_query`, then, on a miss, the verified band (``verifier``: None, off).
+
+        ``judge``: returns the word-pair judge (None: closed); on a miss whose only obstacle
+        at tau is a word pair with no verdict, the pair is judged in the background
+        (:mod:`medlit.cache.word_pairs`); this lookup never waits for it.
 
         Band candidates are judged best first until one is accepted or the call budget
         (``verify_band.max_calls``) is spent; a remembered verdict costs no call. A verifier
@@ -235,6 +248,12 @@ class AnswerCache:
         lookup, band = await run_lookup(
             lane, self._search, question, embedding, namespace, fingerprint, lower
         )
+        if lookup.word_pair is not None or lookup.pending_pair is not None:
+            await anyio.to_thread.run_sync(self._remember_pair, lookup, namespace, question)
+            opened = None if judge is None or lookup.pending_pair is None else judge()
+            if opened is not None and lookup.pending_pair is not None:
+                pair, cached = lookup.pending_pair
+                opened.schedule(namespace, pair, question, cached)
         if verifier is None or lookup.hit or not band:
             return lookup if lookup.hit or not count_miss else self._miss(lookup)
         verdicts = await anyio.to_thread.run_sync(lambda: self.verdicts)
@@ -290,6 +309,47 @@ class AnswerCache:
 
             self._verdicts = VerdictStore(self.store)
         return self._verdicts
+
+    @property
+    def word_pairs(self) -> WordPairStore:
+        """Remembered word pairs (the tables are created on first use)."""
+        if self._word_pairs is None:
+            from medlit.cache.word_pairs import WordPairStore
+
+            self._word_pairs = WordPairStore(self.store)
+        return self._word_pairs
+
+    def _through_pair(
+        self, lookup: AnswerLookup | None, record: AnswerRecord, question: str, namespace: str
+    ) -> tuple[WordPair | None, str | None]:
+        """After the guard refused ``record`` at tau: (the remembered pair that serves it,
+        None) or (None, the refusal with what the pairs say); an unsettled pair is kept on
+        ``lookup`` (the first one) for the judge."""
+        from medlit.cache.guard import QuestionGuard
+        from medlit.cache.word_pairs import settle
+
+        guard = self.guard
+        if not isinstance(guard, QuestionGuard):
+            return None, None
+        settled = settle(self.word_pairs, guard, namespace, question, record.question)
+        if settled.ok:
+            return settled.pair, None
+        if settled.pair is None:
+            return None, None
+        if settled.unsettled and lookup is not None and lookup.pending_pair is None:
+            lookup.pending_pair = (settled.pair, record.question)
+        # The guard's own words stand; a pair judged different says so.
+        return None, "judged different" if settled.verdict == "different" else None
+
+    def _remember_pair(self, lookup: AnswerLookup, namespace: str, question: str) -> None:
+        """Keep a hit's pair use (revocation drops the answer) or a miss's pending pair."""
+        if lookup.hit and lookup.word_pair is not None and lookup.entry_id is not None:
+            self.word_pairs.record_use(namespace, lookup.word_pair, lookup.entry_id)
+            self._pending.count("answers.hits.word_pair")
+        elif not lookup.hit and lookup.pending_pair is not None:
+            pair, cached = lookup.pending_pair
+            if self.word_pairs.propose(namespace, pair, question, cached):
+                self._pending.count("answers.word_pairs.proposed")
 
     def _check(
         self, record: AnswerRecord, question: str, cutoff: float, *, band: bool = False
@@ -359,13 +419,23 @@ class AnswerCache:
         above = [(r, s) for r, s in found if s >= cfg.tau]
         expired: list[int] = []
         first: AnswerLookup | None = None
+        pending = AnswerLookup(hit=False)  # carries the first unsettled word pair
         for record, similarity in above:
             reason, guard_reason = self._check(record, question, cutoff)
+            pair = None
+            if reason == "guard_rejected":
+                pair, said = self._through_pair(pending, record, question, namespace)
+                if pair is not None:
+                    reason, guard_reason = None, None
+                elif said is not None:
+                    guard_reason = f"{guard_reason} ({said})"
             if reason is None and (retracted := self._cites_retracted(record)):
                 reason, guard_reason = "cites_retracted", f"cites retracted PMID {retracted}"
             if reason is None:
                 self._expire(expired)
-                return self._hit(record, similarity, len(above)), []
+                hit = self._hit(record, similarity, len(above))
+                hit.word_pair = pair
+                return hit, []
             if reason == "expired":
                 expired.append(record.id)
             first = first or AnswerLookup(
@@ -381,6 +451,7 @@ class AnswerCache:
             other = bool(scoped) and scoped[0][1] >= cfg.tau
             miss: MissReason = "fingerprint_mismatch" if other else "nothing_similar"
             first = AnswerLookup(hit=False, miss_reason=miss)
+        first.pending_pair = pending.pending_pair
         band = self._band(found, question, cutoff, expired)
         self._expire(expired)
         return first, band
