@@ -22,7 +22,6 @@ from medlit.cache.word_pairs import (
     WordPair,
     open_word_judge,
     pairs_between,
-    upper_bound,
 )
 from medlit.config import CacheSettings, Settings
 from medlit.llm.client import LLMClient
@@ -209,10 +208,3 @@ def test_only_a_difference_of_words_alone_is_a_pair() -> None:
         pairs_between(guard, "Is aspirin safe in children?", "Is aspirin safe in adults?") is None
     )
     assert pairs_between(guard, "Does X reduce pain?", "Does X increase pain?") is None
-
-
-def test_the_upper_bound_of_no_failures_is_the_rule_of_three() -> None:
-    assert upper_bound(0, 153) == pytest.approx(1 - 0.05 ** (1 / 153), rel=1e-6)
-    assert upper_bound(0, 153) == pytest.approx(3 / 153, rel=0.05)
-    assert upper_bound(1, 100) > upper_bound(0, 100)
-    assert upper_bound(0, 0) == 1.0

@@ -6,6 +6,7 @@ import pytest
 
 from medlit.cache.guard import QuestionGuard
 from medlit.words.phrase_forms import verb_of, with_phrases
+from medlit.words.seed import seed_relation
 
 _STOP = frozenset({"a", "the", "and", "do", "can"})
 _RELATIONS = frozenset({"in", "with", "of", "after"})
@@ -77,3 +78,13 @@ def test_the_guard_serves_a_phrase_in_another_form(cached: str, asked: str) -> N
 )  # fmt: skip
 def test_the_guard_still_refuses_what_the_forms_change(cached: str, asked: str) -> None:
     assert not QuestionGuard().check(asked, cached).ok
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "listed"),
+    [("older", "elderly", True), ("Outcomes", "results", True), ("need", "require", True),
+     ("reduce", "lower", False), ("improve", "worsen", False), ("children", "adults", False),
+     ("older", "older", False)],
+)  # fmt: skip
+def test_the_seed_vocabulary_lists_wordnet_synonyms(first: str, second: str, listed: bool) -> None:
+    assert (seed_relation(first, second) is not None) is listed

@@ -159,10 +159,11 @@ def test_every_data_file_is_read_by_a_loader() -> None:
         "spaced_heads.txt",
         "count_words.tsv",
         "phrase_forms.toml",  # medlit.words.phrase_forms (tests/unit/test_phrase_forms.py)
+        "seed_synonyms.tsv.gz",  # medlit.words.seed (tests/unit/test_phrase_forms.py)
     }
     assert names - {"__pycache__"} == read
     own_loader = {"stop_words.txt", "cues.toml", "opposites.tsv", "named_alike.toml"}
-    for name in read - own_loader - {"word_frequencies.tsv.gz"}:
+    for name in read - own_loader - {"word_frequencies.tsv.gz", "seed_synonyms.tsv.gz"}:
         assert tables.data_lines(name), name
     stones = next(t for t in words.named_alike() if t[0].search("Urolithiasis"))
     assert "kidney" in stones[1] and "lithiasis" in stones[2]

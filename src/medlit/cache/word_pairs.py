@@ -38,7 +38,6 @@ synonyms is marked as a candidate in ``medlit cache words``; it is never served 
 from __future__ import annotations
 
 import asyncio
-import math
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -69,7 +68,6 @@ __all__ = [
     "judge_messages",
     "open_word_judge",
     "pairs_between",
-    "upper_bound",
 ]
 
 log = get_logger("cache.word_pairs")
@@ -661,27 +659,3 @@ def contrast_items(
         seen.add((*pair.words, pair.context))
         items.append((pair, row["asked"], row["cached"], row["group"] == "reword"))
     return items
-
-
-def upper_bound(failures: int, trials: int, confidence: float = 0.95) -> float:
-    """The one-sided Clopper-Pearson upper bound of a rate seen ``failures`` in ``trials``
-    (0 of n: 1 - 0.05 ** (1 / n), about 3 / n)."""
-    if trials <= 0:
-        return 1.0
-    if failures >= trials:
-        return 1.0
-    alpha = 1.0 - confidence
-
-    def tail(p: float) -> float:  # P(X <= failures) under rate p
-        return sum(
-            math.comb(trials, k) * p**k * (1.0 - p) ** (trials - k) for k in range(failures + 1)
-        )
-
-    low, high = failures / trials, 1.0
-    for _ in range(60):
-        mid = (low + high) / 2
-        if tail(mid) > alpha:
-            low = mid
-        else:
-            high = mid
-    return high

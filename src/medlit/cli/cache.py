@@ -1,4 +1,5 @@
-"""``medlit cache stats | clear``: inspect and empty the two-tier cache.
+"""``medlit cache stats | clear | words | calibrate``: inspect and empty the two-tier cache,
+settle the word pairs that let reworded questions reach cached answers, and measure a judge.
 
 Heavy imports (numpy, usearch) happen inside the commands, so registering them costs nothing
 at start-up.
@@ -7,6 +8,7 @@ at start-up.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -20,6 +22,11 @@ cache_app = typer.Typer(
     help="Inspect or empty the answer and evidence caches.", no_args_is_help=True
 )
 app.add_typer(cache_app, name="cache")
+words_app = typer.Typer(
+    help="Word pairs that let a reworded question reach a cached answer: list, approve, revoke.",
+    no_args_is_help=True,
+)
+cache_app.add_typer(words_app, name="words")
 
 _REASONS = (
     "nothing_similar",
@@ -45,6 +52,7 @@ def collect_stats() -> dict[str, Any]:
             ns: int(n)
             for ns, n in store.read("SELECT namespace, count(*) FROM answers GROUP BY namespace")
         }
+        pairs = _pair_stats(store, counters)
         return {
             "path": settings.database_label,
             "answers": {
@@ -55,6 +63,7 @@ def collect_stats() -> dict[str, Any]:
                 "hits_at_tau": counters.get("answers.hits", 0)
                 - counters.get("answers.hits.verified", 0),
                 "hits_verified": counters.get("answers.hits.verified", 0),
+                "hits_word_pair": counters.get("answers.hits.word_pair", 0),
                 "verification": {
                     k: counters.get(f"answers.verify.{k}", 0)
                     for k in ("calls", "accepted", "refused", "remembered", "errors")
@@ -74,8 +83,46 @@ def collect_stats() -> dict[str, Any]:
                 "evictions": counters.get("evidence.evictions", 0),
                 "expired": counters.get("evidence.expired", 0),
             },
+            "word_pairs": pairs,
+            "guard_error": _guard_error(),
             "disk_bytes": {"total": sum(sizes.values()), **sizes},
         }
+
+
+def _guard_error() -> dict[str, Any]:
+    from medlit.cache.bound import MEASURED
+
+    return MEASURED.as_dict()
+
+
+def _pair_stats(store: Any, counters: dict[str, int]) -> dict[str, Any]:
+    """Remembered word pairs by verdict, and each judge model's kept calibration."""
+    from medlit.cache.word_pairs import WordPairStore
+
+    pairs = WordPairStore(store)
+    by_verdict = {"same": 0, "different": 0, "pending": 0}
+    for record in pairs.pairs():
+        by_verdict[record.verdict] += 1
+    return {
+        **by_verdict,
+        "proposed": counters.get("answers.word_pairs.proposed", 0),
+        "judges": [_calibration_json(c) for c in pairs.calibrations()],
+    }
+
+
+def _calibration_json(c: Any) -> dict[str, Any]:
+    return {
+        "model": c.model,
+        "prompt_version": c.prompt_version,
+        "pairs": c.pairs,
+        "same_pairs": c.same_pairs,
+        "accepted": c.accepted,
+        "wrong": c.wrong,
+        "precision": None if c.precision is None else round(c.precision, 4),
+        "recall": round(c.recall, 4),
+        "opens": c.opens,
+        "contrast_set": c.contrast,
+    }
 
 
 def _human(n: float) -> str:
@@ -122,6 +169,7 @@ def stats(
         if n:
             table.add_row(f"  misses: {reason}", f"{n:,}")
     table.add_row("  evictions / expired", f"{a['evictions']:,} / {a['expired']:,}")
+    _pair_rows(table, data)
     table.add_row("evidence (tier 2)", f"{e['articles']:,} articles, {e['chunks']:,} chunks")
     table.add_row("  articles reused (not fetched)", f"{e['articles_reused']:,}")
     table.add_row("  chunks embedded", f"{e['chunks_embedded']:,}")
@@ -129,6 +177,28 @@ def stats(
     for name, size in data["disk_bytes"].items():
         table.add_row(f"disk: {name}", _human(size))
     console.print(table)
+
+
+def _pair_rows(table: Any, data: dict[str, Any]) -> None:
+    """The stats table's rows for word pairs, judges and the guard's measured error."""
+    a, p, g = data["answers"], data["word_pairs"], data["guard_error"]
+    table.add_row("  hits through a word pair", f"{a['hits_word_pair']:,}")
+    table.add_row(
+        "word pairs: same / different / pending",
+        f"{p['same']:,} / {p['different']:,} / {p['pending']:,}",
+    )
+    for judge in p["judges"]:
+        precision = "-" if judge["precision"] is None else f"{judge['precision']:.3f}"
+        state = "open" if judge["opens"] else "closed"
+        table.add_row(
+            f"  judge {judge['model']} ({judge['prompt_version']})",
+            f"precision {precision} on {judge['pairs']} pairs: {state}",
+        )
+    table.add_row(
+        "guard error (near-miss edits served)",
+        f"{g['wrong_hits']} of {g['near_miss_edits']}, 95% upper bound {g['upper_95']:.1%}",
+    )
+    table.add_row("  measured on", g["contrast_set"])
 
 
 @cache_app.command("clear")
@@ -168,3 +238,170 @@ def clear(
         if "evidence" in tiers:
             articles, chunks = store.clear_evidence()
             console.print(f"deleted {articles:,} articles ({chunks:,} chunks)")
+
+
+_NAMESPACE = typer.Option("--namespace", "-n", help="The namespace (tenant); default: settings'.")
+_CONTEXT = typer.Option("--context", help="One context kind only (default: every kind).")
+
+
+def _namespace(namespace: str | None) -> str:
+    from medlit.text import require_clean_text
+
+    return (
+        build_settings().namespace
+        if namespace is None
+        else require_clean_text(namespace, "the namespace")
+    )
+
+
+@words_app.command("list")
+@run
+def words_list(
+    namespace: Annotated[str | None, _NAMESPACE] = None,
+    verdict: Annotated[
+        str | None, typer.Option("--verdict", help="same, different or pending.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Remembered word pairs: their verdict, who decided, the questions they were met in."""
+    from medlit.cache.word_pairs import WordPairStore
+    from medlit.storage import open_store
+    from medlit.words.seed import seed_relation
+
+    if verdict not in (None, "same", "different", "pending"):
+        raise ValidationError(f"--verdict must be same, different or pending, not {verdict!r}")
+    with open_store(build_settings()) as store:
+        records = WordPairStore(store).pairs(_namespace(namespace), verdict)  # type: ignore[arg-type]
+    rows = [
+        {
+            "words": list(r.words),
+            "context": r.context,
+            "verdict": r.verdict,
+            "decided_by": r.decided_by or None,
+            "model": r.model or None,
+            "score": r.score,
+            "uses": r.uses,
+            "seed": seed_relation(*r.words),
+            "example_new": r.example_new,
+            "example_cached": r.example_cached,
+        }
+        for r in records
+    ]
+    if as_json:
+        print_json(rows)
+        return
+    from rich.table import Table
+
+    table = Table(title="word pairs")
+    for column in ("words", "context", "verdict", "by", "uses", "seed", "met in"):
+        table.add_column(column)
+    for r in records:
+        by = r.model if r.decided_by == "model" else r.decided_by
+        table.add_row(
+            " / ".join(r.words), r.context, r.verdict, by, str(r.uses),
+            seed_relation(*r.words) or "", r.example_new,
+        )  # fmt: skip
+    console.print(table)
+
+
+@words_app.command("approve")
+@run
+def words_approve(
+    first: Annotated[str, typer.Argument(help="One side of the pair.")],
+    second: Annotated[str, typer.Argument(help="The other side.")],
+    namespace: Annotated[str | None, _NAMESPACE] = None,
+    context: Annotated[str | None, _CONTEXT] = None,
+) -> None:
+    """Approve a remembered pair: questions that differ only by it are served from now on."""
+    from medlit.cache.word_pairs import WordPairStore
+    from medlit.storage import open_store
+
+    with open_store(build_settings()) as store:
+        changed = WordPairStore(store).approve(_namespace(namespace), first, second, context)
+    if not changed:
+        raise ValidationError(f"no remembered pair {first!r} / {second!r} (see cache words list)")
+    console.print(f"approved {first} / {second} ({changed} context kind(s))")
+
+
+@words_app.command("revoke")
+@run
+def words_revoke(
+    first: Annotated[str, typer.Argument(help="One side of the pair.")],
+    second: Annotated[str, typer.Argument(help="The other side.")],
+    namespace: Annotated[str | None, _NAMESPACE] = None,
+    context: Annotated[str | None, _CONTEXT] = None,
+) -> None:
+    """Revoke a pair: it serves nothing more, and the cached answers it let through are
+    deleted."""
+    from medlit.cache.word_pairs import WordPairStore
+    from medlit.storage import open_store
+
+    with open_store(build_settings()) as store:
+        changed, dropped = WordPairStore(store).revoke(
+            _namespace(namespace), first, second, context
+        )
+    if not changed:
+        raise ValidationError(f"no remembered pair {first!r} / {second!r} (see cache words list)")
+    console.print(f"revoked {first} / {second}; deleted {dropped:,} answers it let through")
+
+
+@cache_app.command("calibrate")
+@run
+def calibrate(
+    contrast: Annotated[
+        Path,
+        typer.Option("--contrast", help="The contrast set (benchmarks/data/cache_contrast.csv)."),
+    ] = Path("benchmarks/data/cache_contrast.csv"),
+    parts: Annotated[
+        str, typer.Option("--parts", help="Parts of the set to judge, comma-separated.")
+    ] = "check,check-seen",
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=1, help="Judge only the first N pairs.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Measure the configured judge model (task verify_cache_hit) on the contrast set's word
+    pairs and keep the figure: its judge opens only at precision >= 0.99."""
+    import asyncio
+    import csv
+
+    from medlit.cache.guard import QuestionGuard
+    from medlit.cache.word_pairs import WordPairStore, contrast_items
+    from medlit.cache.word_pairs import calibrate as measure
+    from medlit.llm.client import LLMClient
+    from medlit.llm.tasks import resolve_route
+    from medlit.storage import open_store
+
+    settings = build_settings()
+    route = resolve_route(settings.llm, "verify_cache_hit")
+    if not route.configured or route.model is None:
+        raise ValidationError("no model for the verify_cache_hit task (MEDLIT_LLM_* settings)")
+    if not contrast.exists():
+        raise ValidationError(f"no contrast set at {contrast} (--contrast)")
+    wanted = {p.strip() for p in parts.split(",") if p.strip()}
+    with contrast.open(newline="", encoding="utf-8") as fh:
+        rows = [r for r in csv.DictReader(fh) if r.get("part") in wanted]
+    items = contrast_items(rows, QuestionGuard())[:limit]
+    label = f"{contrast.name}, parts {','.join(sorted(wanted))}, {len(items)} pairs"
+
+    async def go() -> Any:
+        async with LLMClient(settings.llm) as llm:
+            with open_store(settings) as store:
+                pairs = WordPairStore(store)
+                judge = pairs.judge(str(route.model), lambda: llm)
+                result = await measure(judge, items, contrast=label)
+                pairs.keep_calibration(result)
+                return result
+
+    result = asyncio.run(go())
+    data = _calibration_json(result)
+    if as_json:
+        print_json(data)
+        return
+    precision = "-" if data["precision"] is None else f"{data['precision']:.3f}"
+    console.print(
+        f"{data['model']}: accepted {data['accepted']} of {data['pairs']} pairs "
+        f"({data['same_pairs']} true rewordings), {data['wrong']} wrong; precision {precision}, "
+        f"recall {data['recall']:.3f}; judge {'opens' if data['opens'] else 'stays closed'} "
+        f"(needs precision >= 0.99)"
+    )
