@@ -91,13 +91,20 @@ async def search(
 
 @router.get("/v1/cache/stats", responses=PROBLEM_RESPONSES)
 async def cache_stats(state: ServiceStateDep, tenant: CurrentTenant) -> dict[str, Any]:
-    """The caller's tier-1 answers, the shared evidence cache and this process's lookups.
+    """The caller's tier-1 answers and word pairs, the shared evidence cache, this process's
+    lookups and the guard's measured error (wrong hits of near-miss edits, 95% upper bound).
 
     Another tenant's entries are never counted or named.
     """
+    import anyio.to_thread
+
+    from medlit.cache.bound import MEASURED
+    from medlit.cache.word_pairs import WordPairStore
+
     store = state.runtime.store
     settings = state.runtime.settings
     counters = state.metrics.tier1_counts(tenant.name)
+    pairs = await anyio.to_thread.run_sync(lambda: WordPairStore(store).pairs(tenant.name))
     return {
         "tenant": tenant.name,
         "answers": {
@@ -106,4 +113,9 @@ async def cache_stats(state: ServiceStateDep, tenant: CurrentTenant) -> dict[str
             **counters,
         },
         "evidence": {"articles": store.count_articles(), "chunks": store.count_chunks()},
+        "word_pairs": {
+            v: sum(p.verdict == v for p in pairs) for v in ("same", "different", "pending")
+        },
+        # The guard's measured error on near-miss edits (medlit.cache.bound), not this tenant's.
+        "guard_error": MEASURED.as_dict(),
     }

@@ -109,6 +109,10 @@ def test_search_health_ready_metrics(service: ServiceServer) -> None:
         assert ready["sources"]["pubmed"]["detail"] == "answers (HTTP 404 at its base URL)"
         stats = client.get("/v1/cache/stats").json()
         assert stats["tenant"] == "default" and stats["answers"]["entries"] == 0
+        assert stats["word_pairs"] == {"same": 0, "different": 0, "pending": 0}
+        bound = stats["guard_error"]
+        assert bound["wrong_hits"] == 0 and 0 < bound["upper_95"] < 0.03
+        assert "part check" in bound["contrast_set"]
         text = client.get("/metrics").text
         docs = client.get("/openapi.json").json()
     assert 'medlit_http_requests_total{method="GET",route="/v1/search",status="200"} 1.0' in text
