@@ -113,9 +113,18 @@ def test_calibrate_measures_keeps_and_opens_only_at_the_required_precision(
 ) -> None:
     path = contrast(tmp_path)
     server.enqueue(*(Reply.scored(p) for p in (YES, YES, YES, YES, NO)))
-    result = runner.invoke(app, ["cache", "calibrate", "--contrast", str(path), "--json"])
+    scores = tmp_path / "scores.jsonl"
+    result = runner.invoke(
+        app, ["cache", "calibrate", "--contrast", str(path), "--json", "--scores", str(scores)]
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
+    kept = [json.loads(line) for line in scores.read_text().splitlines()]
+    assert [(k["new"], k["same"], k["score"] >= 0.9) for k in kept] == [
+        ("older", True, True),
+        ("results", True, True),
+        ("compromise", False, False),
+    ]
     assert data == {**data, "model": "fake-judge", "pairs": 3, "same_pairs": 2, "accepted": 2}
     assert data["precision"] == 1.0 and data["opens"] and data["prompt_version"] == PROMPT_VERSION
     assert len(server.completions) == 5  # both directions for a Yes, one for a clear No

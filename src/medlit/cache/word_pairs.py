@@ -615,15 +615,16 @@ async def calibrate(
     items: Sequence[tuple[WordPair, str, str, bool]],
     *,
     contrast: str,
-    progress: Callable[[int, int], None] | None = None,
+    scores: list[tuple[WordPair, bool, float]] | None = None,
 ) -> Calibration:
     """Judge each (pair, new question, cached question, truly the same) and measure.
 
     A failed call counts as a refusal (the pair would wait). Nothing is kept here: the caller
-    keeps the result (:meth:`WordPairStore.keep_calibration`).
+    keeps the result (:meth:`WordPairStore.keep_calibration`). ``scores`` receives each
+    (pair, truly the same, P("Yes")).
     """
     accepted = wrong = 0
-    for i, (pair, new, cached, same) in enumerate(items):
+    for pair, new, cached, same in items:
         try:
             p = await judge.score(pair, new, cached)
         except MedlitError:
@@ -631,8 +632,8 @@ async def calibrate(
         if p >= JUDGE_THRESHOLD:
             accepted += 1
             wrong += not same
-        if progress is not None:
-            progress(i + 1, len(items))
+        if scores is not None:
+            scores.append((pair, same, p))
     return Calibration(
         judge.model,
         PROMPT_VERSION,

@@ -358,6 +358,10 @@ def calibrate(
     limit: Annotated[
         int | None, typer.Option("--limit", min=1, help="Judge only the first N pairs.")
     ] = None,
+    scores_out: Annotated[
+        Path | None,
+        typer.Option("--scores", help="Also write each pair's score here (JSON lines)."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Measure the configured judge model (task verify_cache_hit) on the contrast set's word
@@ -389,11 +393,25 @@ def calibrate(
             with open_store(settings) as store:
                 pairs = WordPairStore(store)
                 judge = pairs.judge(str(route.model), lambda: llm)
-                result = await measure(judge, items, contrast=label)
+                result = await measure(judge, items, contrast=label, scores=scores)
                 pairs.keep_calibration(result)
                 return result
 
+    scores: list[tuple[Any, bool, float]] = []
     result = asyncio.run(go())
+    if scores_out is not None:
+        import json
+
+        scores_out.write_text(
+            "".join(
+                json.dumps(
+                    {"new": p.new, "cached": p.cached, "context": p.context, "same": same,
+                     "score": round(score, 4)}
+                ) + "\n"
+                for p, same, score in scores
+            ),
+            encoding="utf-8",
+        )  # fmt: skip
     data = _calibration_json(result)
     if as_json:
         print_json(data)
