@@ -44,6 +44,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -88,9 +89,11 @@ def run_lookups(
     vectors: dict[str, np.ndarray],
     store: SqliteStore,
     cache_settings: CacheSettings,
+    guard: Any = None,
 ) -> tuple[list[Outcome], float]:
-    """Cache question_1 and look up question_2, one fresh namespace per row."""
-    cache = AnswerCache(store, cache_settings)
+    """Cache question_1 and look up question_2, one fresh namespace per row (``guard``: the
+    cache's default when None)."""
+    cache = AnswerCache(store, cache_settings, guard=guard)
     outcomes: list[Outcome] = []
     lookup_s = 0.0
     for i, (group, q1, q2, label) in enumerate(rows):

@@ -641,6 +641,6 @@ def test_word_pair_verdicts_are_shared_by_replicas(make_store: Callable[[], Stor
     assert second.revoke("ns", "OLDER", "elderly") == (1, 1)
     assert one.get_answer(answer) is None and two.get_answer(answer) is None
     assert first.verdict("ns", pair) == "different"
-    first.keep_calibration(Calibration("m", PROMPT_VERSION, 40, 10, 10, 0, "contrast", 1.0))
+    first.keep_calibration(Calibration("m", PROMPT_VERSION, 90, 40, 35, 0, "contrast", 1.0))
     kept = second.calibration("m")
     assert kept is not None and kept.precision == 1.0 and kept.opens

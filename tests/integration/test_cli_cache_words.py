@@ -108,7 +108,7 @@ def contrast(tmp_path: Path) -> Path:
     return path
 
 
-def test_calibrate_measures_keeps_and_opens_only_at_the_required_precision(
+def test_calibrate_measures_keeps_and_opens_only_on_enough_accepted_pairs(
     server: FakeLLMServer, tmp_path: Path
 ) -> None:
     path = contrast(tmp_path)
@@ -126,7 +126,8 @@ def test_calibrate_measures_keeps_and_opens_only_at_the_required_precision(
         ("compromise", False, False),
     ]
     assert data == {**data, "model": "fake-judge", "pairs": 3, "same_pairs": 2, "accepted": 2}
-    assert data["precision"] == 1.0 and data["opens"] and data["prompt_version"] == PROMPT_VERSION
+    assert data["precision"] == 1.0 and data["prompt_version"] == PROMPT_VERSION
+    assert not data["opens"]  # right on 2 of 2 accepted shows no 0.99
     assert len(server.completions) == 5  # both directions for a Yes, one for a clear No
     # A judge that accepts the edit: precision 2/3, kept, and closed.
     server.enqueue(*(Reply.scored(YES) for _ in range(6)))

@@ -165,6 +165,9 @@ async def test_without_a_calibrated_model_pairs_wait_for_a_person(
     assert not found.hit and judge is None  # never measured: closed
     calibrated(cache, accepted=100, wrong=2)  # precision 0.98 < 0.99: still closed
     found, judge = await look(cache, settings, llm)
+    assert not found.hit and judge is None
+    calibrated(cache, accepted=12, wrong=0)  # 1.0, but on too few accepted pairs: closed
+    found, judge = await look(cache, settings, llm)
     assert not found.hit and judge is None and server.completions == []
     (pending,) = cache.word_pairs.pairs("default", "pending")
     assert pending.example_new == NEW and pending.example_cached == CACHED

@@ -29,7 +29,8 @@ asked, in both directions; P("Yes") from the first token's logprobs, the lower o
 least :data:`JUDGE_THRESHOLD`. It runs in the background after the lookup has missed: a lookup
 never waits for it. It opens only for a model whose precision on the contrast set's pairs
 (``medlit cache calibrate``, kept in the store per model and prompt version) is at least
-:data:`REQUIRED_PRECISION`; otherwise pairs wait for a person.
+:data:`REQUIRED_PRECISION` on at least :data:`MIN_ACCEPTED` accepted pairs; otherwise pairs
+wait for a person.
 
 **The seed vocabulary** (:func:`seed_relation`): a pair that a kept lexical table lists as
 synonyms is marked as a candidate in ``medlit cache words``; it is never served on that alone.
@@ -57,6 +58,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "JUDGE_THRESHOLD",
+    "MIN_ACCEPTED",
     "PROMPT_VERSION",
     "REQUIRED_PRECISION",
     "Calibration",
@@ -78,6 +80,9 @@ PROMPT_VERSION = "pairs-v1"
 JUDGE_THRESHOLD = 0.9
 #: The contrast-set precision a model needs before its verdicts serve answers.
 REQUIRED_PRECISION = 0.99
+#: ... measured on at least this many accepted pairs: 2 right of 2 shows no 0.99 (with none
+#: wrong of 30, the error's 95% upper bound is 9.5%; one wrong of 30 is already below 0.99).
+MIN_ACCEPTED = 30
 _MAX_WORDS = 3
 _TOP_LOGPROBS = 10
 
@@ -241,9 +246,11 @@ class Calibration:
 
     @property
     def opens(self) -> bool:
-        """Whether this measurement opens the judge (precision >= the requirement)."""
+        """Whether this measurement opens the judge: precision >= :data:`REQUIRED_PRECISION`
+        on at least :data:`MIN_ACCEPTED` accepted pairs, with the current prompt."""
         return (
             self.prompt_version == PROMPT_VERSION
+            and self.accepted >= MIN_ACCEPTED
             and self.precision is not None
             and self.precision >= REQUIRED_PRECISION
         )

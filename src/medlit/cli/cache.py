@@ -365,12 +365,18 @@ def calibrate(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Measure the configured judge model (task verify_cache_hit) on the contrast set's word
-    pairs and keep the figure: its judge opens only at precision >= 0.99."""
+    pairs and keep the figure: its judge opens only at precision >= 0.99 on at least 30
+    accepted pairs."""
     import asyncio
     import csv
 
     from medlit.cache.guard import QuestionGuard
-    from medlit.cache.word_pairs import WordPairStore, contrast_items
+    from medlit.cache.word_pairs import (
+        MIN_ACCEPTED,
+        REQUIRED_PRECISION,
+        WordPairStore,
+        contrast_items,
+    )
     from medlit.cache.word_pairs import calibrate as measure
     from medlit.llm.client import LLMClient
     from medlit.llm.tasks import resolve_route
@@ -421,5 +427,5 @@ def calibrate(
         f"{data['model']}: accepted {data['accepted']} of {data['pairs']} pairs "
         f"({data['same_pairs']} true rewordings), {data['wrong']} wrong; precision {precision}, "
         f"recall {data['recall']:.3f}; judge {'opens' if data['opens'] else 'stays closed'} "
-        f"(needs precision >= 0.99)"
+        f"(needs precision >= {REQUIRED_PRECISION} on >= {MIN_ACCEPTED} accepted pairs)"
     )
