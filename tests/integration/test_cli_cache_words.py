@@ -93,8 +93,8 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLMServer]:
 def contrast(tmp_path: Path) -> Path:
     path = tmp_path / "contrast.csv"
     rows = [
-        ("reword", "Is vitamin D deficiency common in elderly nursing home residents?",
-         "Is vitamin D deficiency common in older nursing home residents?"),
+        ("reword", "Do we need imaging to diagnose appendicitis in children?",
+         "Do we require imaging to diagnose appendicitis in children?"),
         ("reword", "Does obesity affect clinical outcomes after knee replacement?",
          "Does obesity affect clinical results after knee replacement?"),
         ("edit", "Does exercise improve sleep quality in adults?",
@@ -121,7 +121,7 @@ def test_calibrate_measures_keeps_and_opens_only_on_enough_accepted_pairs(
     data = json.loads(result.stdout)
     kept = [json.loads(line) for line in scores.read_text().splitlines()]
     assert [(k["new"], k["same"], k["score"] >= 0.9) for k in kept] == [
-        ("older", True, True),
+        ("require", True, True),
         ("results", True, True),
         ("compromise", False, False),
     ]

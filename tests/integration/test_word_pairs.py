@@ -28,8 +28,8 @@ from medlit.llm.client import LLMClient
 from medlit.storage.sqlite import SqliteStore
 from tests.fakes.llm_server import FakeLLMServer, Reply
 
-CACHED = "Is vitamin D deficiency common in elderly nursing home residents?"
-NEW = "Is vitamin D deficiency common in older nursing home residents?"
+CACHED = "Does obesity affect clinical outcomes after knee replacement?"
+NEW = "Does obesity affect clinical results after knee replacement?"
 SCOPE = {"namespace": "default", "fingerprint": "fp"}
 SAME = {"Yes": 0.97, "No": 0.02}
 DIFFERENT = {"No": 0.9, "Yes": 0.08}
@@ -110,7 +110,7 @@ async def test_a_pair_is_judged_once_in_the_background_and_then_serves_without_a
     assert not found.hit and found.miss_reason == "guard_rejected"
     assert found.pending_pair is not None and judge is not None
     pair = found.pending_pair[0]
-    assert (pair.new, pair.cached) == ("older", "elderly")
+    assert (pair.new, pair.cached) == ("results", "outcomes")
     assert cache.word_pairs.verdict("default", pair) == "pending"
     gate.set()
     await judge.drain()
@@ -122,19 +122,19 @@ async def test_a_pair_is_judged_once_in_the_background_and_then_serves_without_a
     first, second = server.completions
     assert (
         CACHED in first.messages[-1]["content"]
-        and '"elderly" with "older"' in (first.messages[-1]["content"])
+        and '"outcomes" with "results"' in (first.messages[-1]["content"])
     )
     assert NEW in second.messages[-1]["content"]
 
     again, _ = await look(cache, settings, llm)
     assert again.hit and again.word_pair == pair and len(server.completions) == 2
     # Another question that differs by the same pair in the same kind: no call either.
-    other = "Is obesity common in elderly nursing home residents?"
+    other = "Does smoking affect clinical outcomes after knee replacement?"
     cache.add_query(other, np.eye(384, dtype=np.float32)[3], payload("2"), **SCOPE)
     v = np.zeros(384, dtype=np.float32)
     v[3], v[4] = 0.95, math.sqrt(1 - 0.95**2)
     hit = await cache.search_query_verified(
-        "Is obesity common in older nursing home residents?", v, verifier=None, **SCOPE
+        "Does smoking affect clinical results after knee replacement?", v, verifier=None, **SCOPE
     )
     assert hit.hit and hit.entry is not None and hit.entry.question == other
     assert len(server.completions) == 2
@@ -171,7 +171,7 @@ async def test_without_a_calibrated_model_pairs_wait_for_a_person(
     assert not found.hit and judge is None and server.completions == []
     (pending,) = cache.word_pairs.pairs("default", "pending")
     assert pending.example_new == NEW and pending.example_cached == CACHED
-    assert cache.word_pairs.approve("default", "Elderly", "older") == 1
+    assert cache.word_pairs.approve("default", "Outcomes", "results") == 1
     served, _ = await look(cache, settings, llm)
     assert served.hit and server.completions == []
     # Scoped like the answers: another namespace has no verdict.
@@ -185,10 +185,10 @@ async def test_revoking_a_pair_drops_the_answers_it_let_through(
     elsewhere = np.eye(384, dtype=np.float32)[5]
     kept = cache.add_query("Is obesity common in adults?", elsewhere, payload("3"), **SCOPE)
     await look(cache, settings, llm)
-    cache.word_pairs.approve("default", "older", "elderly")
+    cache.word_pairs.approve("default", "results", "outcomes")
     served, _ = await look(cache, settings, llm)
     assert served.hit and served.entry_id is not None
-    assert cache.word_pairs.revoke("default", "older", "elderly") == (1, 1)
+    assert cache.word_pairs.revoke("default", "results", "outcomes") == (1, 1)
     assert store.get_answer(served.entry_id) is None and store.get_answer(kept) is not None
     (record,) = cache.word_pairs.pairs("default")
     assert record.verdict == "different" and record.decided_by == "person" and record.uses == 0
@@ -200,7 +200,7 @@ async def test_revoking_a_pair_drops_the_answers_it_let_through(
 
 def test_only_a_difference_of_words_alone_is_a_pair() -> None:
     guard = QuestionGuard()
-    assert pairs_between(guard, NEW, CACHED) == WordPair("older", "elderly", "effect")
+    assert pairs_between(guard, NEW, CACHED) == WordPair("results", "outcomes", "effect")
     # A word in one question only, words in another order, or a known difference: no pair.
     assert pairs_between(guard, CACHED.replace("?", " in winter?"), CACHED) is None
     assert (

@@ -57,6 +57,12 @@ def test_a_noun_made_from_a_verb_is_the_verb(noun: str, verb: str | None) -> Non
         ("Is follow-up needed after surgery?", "Is followup needed after surgery?"),
         ("Does a delay in transfer increase mortality?",
          "Does delayed transfer increase mortality?"),
+        ("Is vitamin D deficiency common among elderly nursing home residents?",
+         "Is vitamin D deficiency common in older nursing home residents?"),
+        ("Does exercise lower blood pressure in adults with hypertension?",
+         "Does exercise reduce blood pressure in adults with hypertension?"),
+        ("Is obesity associated with greater risk of knee osteoarthritis?",
+         "Is obesity associated with increased risk of knee osteoarthritis?"),
     ],
 )  # fmt: skip
 def test_the_guard_serves_a_phrase_in_another_form(cached: str, asked: str) -> None:
@@ -74,6 +80,11 @@ def test_the_guard_serves_a_phrase_in_another_form(cached: str, asked: str) -> N
         ("Is treatment of hypertension effective in the elderly?",
          "Is prevention of hypertension effective in the elderly?"),
         ("Is obesity common among children?", "Is obesity common among adults?"),
+        # Only before their heads, and never across a direction.
+        ("Is obesity common in older children?", "Is obesity common in elderly children?"),
+        ("Are older patients at greater risk?", "Are older patients at lower risk?"),
+        ("Does exercise lower blood pressure?", "Does exercise raise blood pressure?"),
+        ("Is the risk of falls lower in older women?", "Is the risk of falls reduced in men?"),
     ],
 )  # fmt: skip
 def test_the_guard_still_refuses_what_the_forms_change(cached: str, asked: str) -> None:

@@ -20,8 +20,10 @@ only when every word of one question is found in the other, up to:
 - **compounds**: "followup" is "follow up" and "follow-up" (hyphens split words);
 - **phrase forms** (:mod:`medlit.words.phrase_forms`, ``words/data/phrase_forms.toml``): a
   person noun's "with" phrase is the noun used as a modifier ("patients with diabetes" /
-  "diabetes patients"), prepositions of one role are one ("among" / "in"), and a noun made
-  from a verb is the verb ("treatment of" / "treating", "reduction" / "reduce");
+  "diabetes patients"), prepositions of one role are one ("among" / "in"), words that say the
+  same before certain heads are one there ("older residents" / "elderly residents", "greater
+  risk" / "increased risk"), and a noun made from a verb is the verb ("treatment of" /
+  "treating", "reduction" / "reduce");
 
 Word order is not compared. Everything else that differs is reported, word by word, with the
 question's own spelling.
@@ -41,7 +43,7 @@ from functools import cache, lru_cache
 from medlit.text import as_typed
 from medlit.words import data_lines, is_verb, lemmas, spelling, synonym_groups
 from medlit.words import load as load_words
-from medlit.words.phrase_forms import phrase_forms, same_role, verb_of, with_phrases
+from medlit.words.phrase_forms import phrase_forms, same_before, same_role, verb_of, with_phrases
 from medlit.words.tokens import WORDS as _TOKEN
 
 __all__ = [
@@ -172,7 +174,9 @@ def wording(question: str) -> Wording:
     stop = function_words()
     text = with_phrases(text, stop, _RELATIONS)
     tokens = [same_role(t) for t in _TOKEN.findall(text)]
-    folded = [spelling(t) for t in tokens]
+    # Compared as the phrase form's word ("older residents": "elderly"), named as written.
+    same = [same_role(t) for t in _TOKEN.findall(same_before(text))]
+    folded = [spelling(t) for t in (same if len(same) == len(tokens) else tokens)]
     spans = _spans(tokens, folded)
     words: list[str] = []
     keys: list[str] = []

@@ -7,6 +7,9 @@ Some rewordings change the words' form or order without changing what is asked:
   stroke" / "acute stroke patients" (:func:`with_phrases`, which writes the first as the
   second);
 - prepositions of the same role: "among the elderly" / "in the elderly" (:func:`same_role`);
+- words that say the same before certain heads only: "older residents" / "elderly
+  residents", "greater risk" / "increased risk", "lower blood pressure" / "reduce blood
+  pressure" (:func:`same_before`);
 - a noun made from a verb and the verb: "treatment of" / "treating", "reduction" / "reduce"
   (:func:`verb_of`).
 
@@ -25,7 +28,7 @@ from functools import cache, lru_cache
 from medlit.words.forms import is_verb
 from medlit.words.tables import data_lines
 
-__all__ = ["PhraseForms", "phrase_forms", "same_role", "verb_of", "with_phrases"]
+__all__ = ["PhraseForms", "phrase_forms", "same_before", "same_role", "verb_of", "with_phrases"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,12 +40,15 @@ class PhraseForms:
         max_words: the longest "with" phrase moved.
         roles: a preposition -> the one of the same role it is read as.
         rules: (noun ending, verb ending) pairs, tried in order.
+        before: (words, heads, gap): the words say the same before a head at most ``gap``
+            words on; the first stands for all.
     """
 
     heads: frozenset[str]
     max_words: int
     roles: dict[str, str]
     rules: tuple[tuple[str, str], ...]
+    before: tuple[tuple[tuple[str, ...], tuple[str, ...], int], ...]
 
 
 @cache
@@ -54,7 +60,34 @@ def phrase_forms() -> PhraseForms:
         max_words=int(data["with_phrase"]["max_words"]),
         roles={str(k): str(v) for k, v in data["same_role"].items()},
         rules=tuple((str(a), str(b)) for a, b in data["derivation"]["rules"]),
+        before=tuple(
+            (tuple(g["words"]), tuple(g["heads"]), int(g["gap"])) for g in data["same_before"]
+        ),
     )
+
+
+@cache
+def _before_patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
+    out = []
+    for words, heads, gap in phrase_forms().before:
+        alternatives = "|".join(sorted(map(re.escape, words), key=len, reverse=True))
+        targets = "|".join(sorted(map(re.escape, heads), key=len, reverse=True))
+        out.append(
+            (
+                re.compile(rf"\b(?:{alternatives})\b(?=(?: [\w'-]+){{0,{gap}}} (?:{targets})\b)"),
+                words[0],
+            )
+        )
+    return tuple(out)
+
+
+def same_before(text: str) -> str:
+    """``text`` (lower case) with each word of a ``same_before`` group that stands before one
+    of its heads written as the group's first word ("older residents" -> "elderly
+    residents", "reduces the risk" -> "lower the risk")."""
+    for pattern, first in _before_patterns():
+        text = pattern.sub(first, text)
+    return text
 
 
 def same_role(token: str) -> str:
