@@ -304,44 +304,48 @@ def words_list(
     console.print(table)
 
 
-@words_app.command("approve")
-@run
-def words_approve(
-    first: Annotated[str, typer.Argument(help="One side of the pair.")],
-    second: Annotated[str, typer.Argument(help="The other side.")],
-    namespace: Annotated[str | None, _NAMESPACE] = None,
-    context: Annotated[str | None, _CONTEXT] = None,
-) -> None:
-    """Approve a remembered pair: questions that differ only by it are served from now on."""
+_FIRST = typer.Argument(help="One side of the pair.")
+_SECOND = typer.Argument(help="The other side.")
+
+
+def _settle(first: str, second: str, namespace: str | None, context: str | None, how: str) -> Any:
+    """Approve or revoke a remembered pair; refuses one never met."""
     from medlit.cache.word_pairs import WordPairStore
     from medlit.storage import open_store
 
     with open_store(build_settings()) as store:
-        changed = WordPairStore(store).approve(_namespace(namespace), first, second, context)
-    if not changed:
+        pairs = WordPairStore(store)
+        settle = pairs.approve if how == "approve" else pairs.revoke
+        result = settle(_namespace(namespace), first, second, context)
+    if not (result[0] if isinstance(result, tuple) else result):
         raise ValidationError(f"no remembered pair {first!r} / {second!r} (see cache words list)")
+    return result
+
+
+@words_app.command("approve")
+@run
+def words_approve(
+    first: Annotated[str, _FIRST],
+    second: Annotated[str, _SECOND],
+    namespace: Annotated[str | None, _NAMESPACE] = None,
+    context: Annotated[str | None, _CONTEXT] = None,
+) -> None:
+    """Approve a remembered pair: questions that differ only by it are served from now on."""
+    changed = _settle(first, second, namespace, context, "approve")
     console.print(f"approved {first} / {second} ({changed} context kind(s))")
 
 
 @words_app.command("revoke")
 @run
 def words_revoke(
-    first: Annotated[str, typer.Argument(help="One side of the pair.")],
-    second: Annotated[str, typer.Argument(help="The other side.")],
+    first: Annotated[str, _FIRST],
+    second: Annotated[str, _SECOND],
     namespace: Annotated[str | None, _NAMESPACE] = None,
     context: Annotated[str | None, _CONTEXT] = None,
 ) -> None:
     """Revoke a pair: it serves nothing more, and the cached answers it let through are
     deleted."""
-    from medlit.cache.word_pairs import WordPairStore
-    from medlit.storage import open_store
-
-    with open_store(build_settings()) as store:
-        changed, dropped = WordPairStore(store).revoke(
-            _namespace(namespace), first, second, context
-        )
-    if not changed:
-        raise ValidationError(f"no remembered pair {first!r} / {second!r} (see cache words list)")
+    _, dropped = _settle(first, second, namespace, context, "revoke")
     console.print(f"revoked {first} / {second}; deleted {dropped:,} answers it let through")
 
 
