@@ -9,8 +9,12 @@ candidate in order of similarity (the first that passes is the hit):
 3. not expired (``answer_ttl_s`` since it was stored);
 4. the cached answer's retrieval score >= ``min_score``;
 5. the guard (:mod:`medlit.cache.guard`) finds every word that differs between the two
-   questions to be a spelling, an inflection, a vetted synonym or a function word; a refusal
-   names the words (``AnswerLookup.guard_reason``: "differs: improve / compromise").
+   questions to be a spelling, an inflection, a vetted synonym, a function word or a phrase
+   form, or, where the only difference is a pair of words, that pair is remembered as saying
+   the same (:mod:`medlit.cache.word_pairs`: judged once by a calibrated model in the
+   background, or approved by a person; ``AnswerLookup.word_pair``, revocable); a refusal
+   names the words (``AnswerLookup.guard_reason``: "differs: improve / compromise"), and a
+   pair never judged is kept for the judge or a person (``AnswerLookup.pending_pair``).
 
 Below ``tau``, the *verified band* (:mod:`medlit.cache.verify`) may serve a candidate whose
 similarity is in ``[verify_band.lower, tau)`` and that passed checks 2-4 and the guard's
