@@ -192,7 +192,7 @@ def _pair_rows(table: Any, data: dict[str, Any]) -> None:
         state = "open" if judge["opens"] else "closed"
         table.add_row(
             f"  judge {judge['model']} ({judge['prompt_version']})",
-            f"precision {precision} on {judge['pairs']} pairs: {state}",
+            f"precision {precision} ({judge['accepted']} accepted of {judge['pairs']}): {state}",
         )
     table.add_row(
         "guard error (near-miss edits served)",
