@@ -211,3 +211,21 @@ def test_only_a_difference_of_words_alone_is_a_pair() -> None:
         pairs_between(guard, "Is aspirin safe in children?", "Is aspirin safe in adults?") is None
     )
     assert pairs_between(guard, "Does X reduce pain?", "Does X increase pain?") is None
+
+
+async def test_a_failing_judge_leaves_the_pair_pending_and_raises_nothing(
+    store: SqliteStore, settings: Settings, llm: LLMClient, server: FakeLLMServer
+) -> None:
+    cache = cache_with(store)
+    calibrated(cache)
+    server.enqueue(Reply.server_error())
+    found, judge = await look(cache, settings, llm)
+    assert not found.hit and judge is not None and found.pending_pair is not None
+    await judge.drain()
+    assert cache.word_pairs.verdict("default", found.pending_pair[0]) == "pending"
+    # The next lookup of the same pair tries again.
+    server.enqueue(Reply.scored(SAME), Reply.scored(SAME))
+    _, judge = await look(cache, settings, llm)
+    assert judge is not None
+    await judge.drain()
+    assert cache.word_pairs.verdict("default", found.pending_pair[0]) == "same"

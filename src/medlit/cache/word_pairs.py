@@ -574,8 +574,10 @@ class WordJudge:
         try:
             async with asyncio.timeout(self.timeout_s):
                 p = await self.score(pair, new, cached)
-        except (TimeoutError, MedlitError) as exc:
-            log.warning("word_pair_judge_failed", model=self.model, error=str(exc) or "timeout")
+        except Exception as exc:  # in the background: an error left unretrieved helps no one
+            log.warning(
+                "word_pair_judge_failed", model=self.model, error=str(exc) or type(exc).__name__
+            )
             return None
         verdict: Verdict = "same" if p >= JUDGE_THRESHOLD else "different"
         await asyncio.to_thread(
