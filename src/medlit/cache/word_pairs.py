@@ -32,8 +32,9 @@ never waits for it. It opens only for a model whose precision on the contrast se
 :data:`REQUIRED_PRECISION` on at least :data:`MIN_ACCEPTED` accepted pairs; otherwise pairs
 wait for a person.
 
-**The seed vocabulary** (:func:`seed_relation`): a pair that a kept lexical table lists as
-synonyms is marked as a candidate in ``medlit cache words``; it is never served on that alone.
+**The seed vocabulary** (:func:`medlit.words.seed.seed_relation`: WordNet's synonym sets): a
+pair it lists is marked as a candidate in ``medlit cache words``; it is never served on that
+alone.
 """
 
 from __future__ import annotations
