@@ -222,3 +222,29 @@ def test_the_contrast_sets_tune_part_through_the_answer_cache(
     ]
     assert len(reached) >= 80
     assert all(r in served["reword"] for r in reached)
+
+
+@pytest.mark.slow
+def test_the_issues_rewordings_are_served_through_the_answer_cache(
+    store: SqliteStore, embedder: MemoEmbedder
+) -> None:
+    """Phrase forms, no judge: the issue's rewordings (constructed examples) are served."""
+    pairs = [
+        ("Is vitamin D deficiency common among elderly nursing home residents?",
+         "Is vitamin D deficiency common in older nursing home residents?"),
+        ("Does exercise lower blood pressure in adults with hypertension?",
+         "Does exercise reduce blood pressure in adults with hypertension?"),
+        ("Do statins prevent dementia in diabetes patients?",
+         "Do statins prevent dementia in patients with diabetes?"),
+        ("Is obesity associated with greater risk of knee osteoarthritis?",
+         "Is obesity associated with increased risk of knee osteoarthritis?"),
+    ]  # fmt: skip
+    cache = AnswerCache(store, CacheSettings(flush_interval_s=3600))
+    payload = CachedAnswer(
+        answer="Cached [1].", citations=[Citation(pmid="1", title="T")], retrieval_score=1.0
+    )
+    for i, (cached, asked) in enumerate(pairs):
+        vectors = np.asarray(embedder.embed([cached, asked]), dtype=np.float32)
+        cache.add_query(cached, vectors[0], payload, namespace=f"n{i}", fingerprint="f")
+        found = cache.search_query(asked, vectors[1], namespace=f"n{i}", fingerprint="f")
+        assert found.hit and found.word_pair is None, (asked, found.guard_reason)
