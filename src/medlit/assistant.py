@@ -137,6 +137,13 @@ class AskResult(BaseModel):
     cache: CacheInfo
     stop_reason: str
     api_calls: CallCounts
+    usage: dict[str, Any] = Field(
+        default_factory=dict,
+        description="What the question cost, in a research job's shape (medlit.usage): "
+        "requests by service (`calls`), LLM requests (`llm_calls`, `llm_failed`), `tokens`, "
+        "`cost_usd` (0 where no price is configured) and, per LLM task, `calls`, "
+        "`prompt_tokens`, `completion_tokens`, `latency_s` and `cost_usd`.",
+    )
     timings_ms: dict[str, float] = Field(default_factory=dict)
     standalone_question: str
     retrieval_score: float = 0.0
@@ -201,6 +208,7 @@ class AskResult(BaseModel):
                 llm=usage.llm_calls,
                 full_text=usage.full_text_calls,
             ),
+            usage=usage.to_dict(),
             timings_ms=timings,
             standalone_question=state.get("standalone_question", state["question"]),
             retrieval_score=round(state.get("retrieval_score", 0.0), 4),
