@@ -80,6 +80,7 @@ class HFProvider(LLMProvider):
                 response_format=response_format,  # type: ignore[arg-type]
                 logprobs=True if top_logprobs else None,
                 top_logprobs=top_logprobs or None,
+                seed=route.seed,
             )
         except InferenceTimeoutError as exc:
             raise ProviderFailure(f"timed out: {exc}", kind="timeout") from exc

@@ -83,6 +83,8 @@ class OpenAIProvider(LLMProvider):
         if top_logprobs:
             kwargs["logprobs"] = True
             kwargs["top_logprobs"] = top_logprobs
+        if route.seed is not None:
+            kwargs["seed"] = route.seed
         try:
             completion = await self._client.chat.completions.create(
                 model=route.model or "",
@@ -134,6 +136,7 @@ class OpenAIProvider(LLMProvider):
                 # OpenAI, vLLM and Ollama then send usage in a last chunk; llama-cpp-python
                 # takes the option but sends none (the client estimates it).
                 stream_options={"include_usage": True},
+                **({"seed": route.seed} if route.seed is not None else {}),
             )
             if "text/event-stream" not in raw.headers.get("content-type", ""):
                 # A server that does not stream answered with the whole completion: it is the
