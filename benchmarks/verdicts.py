@@ -22,7 +22,17 @@ Usage::
 
 ``--record`` keeps each answer as the checks got it, for ``ablation.py`` (see ``recording.py``).
 
-Last line: ``verdict_accuracy=... always_yes=... gold_cited=... p50_s=...``.
+Every call is sent with a sampling seed (``--llm-seed``, unless ``MEDLIT_LLM_SEED`` sets one), so
+a rerun reproduces its answers where the server honours seeds. Tokens are the servers' own
+counts, as the LLM client accounts them per answer (``medlit.usage``).
+
+``--compare OLD_SRC`` measures two versions in one run on the same questions: this checkout and
+the ``src`` directory of another (e.g. ``git worktree add /tmp/old d5084ae``, then
+``--compare /tmp/old/src``), each version answering the questions in alternating blocks of
+``--block`` (each block a child process), so drift of a shared machine falls on both alike.
+
+Last line: ``verdict_accuracy=... always_yes=... gold_cited=... p50_s=... prompt_tokens=...``
+(with ``--compare``: each figure for ``old_`` and ``new_``).
 """
 
 from __future__ import annotations
@@ -30,8 +40,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -93,6 +105,8 @@ async def run(
                         answer=result.answer,
                     )
             row["llm_calls"] = sum(t.calls for t in usage.llm.values())
+            row["prompt_tokens"] = sum(t.prompt_tokens for t in usage.llm.values())
+            row["completion_tokens"] = sum(t.completion_tokens for t in usage.llm.values())
             row["seconds"] = time.perf_counter() - started
             rows.append(row)
             if recorder is not None and not row.get("error"):
@@ -106,6 +120,7 @@ async def run(
                 f"{number:>3} {pmid:>9} gold={row['gold']:<9} verdict={row['verdict']:<9} "
                 f"{'ok ' if row['verdict'] == row['gold'] else 'BAD'} "
                 f"cited={'y' if row['cited'] else 'n'} llm_calls={row['llm_calls']} "
+                f"tokens={row['prompt_tokens']}+{row['completion_tokens']} "
                 f"{row['seconds']:.1f}s {row.get('error', '')}",
                 flush=True,
             )
@@ -113,14 +128,54 @@ async def run(
 
 
 def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
-    """Accuracy, the always-yes baseline, gold-cited rate and median latency."""
+    """Accuracy, the always-yes baseline, gold-cited rate, median latency, mean tokens and
+    LLM calls per answer."""
     n = len(rows) or 1
     return {
         "verdict_accuracy": sum(r["verdict"] == r["gold"] for r in rows) / n,
         "always_yes": sum(r["gold"] == "yes" for r in rows) / n,
         "gold_cited": sum(bool(r["cited"]) for r in rows) / n,
         "p50_s": statistics.median(r["seconds"] for r in rows) if rows else 0.0,
+        "prompt_tokens": sum(r.get("prompt_tokens", 0) for r in rows) / n,
+        "completion_tokens": sum(r.get("completion_tokens", 0) for r in rows) / n,
+        "llm_calls": sum(r.get("llm_calls", 0) for r in rows) / n,
     }
+
+
+def compare(args: argparse.Namespace, old_src: Path) -> int:
+    """Both versions on the same questions, in alternating blocks of child processes."""
+    env_for = {
+        "old": {**os.environ, "PYTHONPATH": f"{old_src}:{ROOT}"},
+        "new": {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}:{ROOT}"},
+    }
+    rows: dict[str, list[dict[str, Any]]] = {"old": [], "new": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        for first in range(args.start, args.start + args.n, args.block):
+            size = min(args.block, args.start + args.n - first)
+            order = (
+                ("old", "new") if (first - args.start) // args.block % 2 == 0 else ("new", "old")
+            )
+            for version in order:
+                dump = Path(tmp) / f"{version}-{first}.jsonl"
+                command = [sys.executable, __file__, "--data", str(args.data), "--n", str(size)]
+                command += ["--start", str(first), "--seed", str(args.seed), "--dump", str(dump)]
+                command += ["--llm-seed", str(args.llm_seed)]
+                print(f"--- {version}: questions {first}..{first + size - 1}", flush=True)
+                subprocess.run(command, env=env_for[version], check=True, stderr=subprocess.DEVNULL)
+                rows[version] += [json.loads(line) for line in dump.read_text().splitlines()]
+    figures = {version: summarise(found) for version, found in rows.items()}
+    print(f"\n{len(rows['new'])} questions, each answered by both versions")
+    print(f"{'figure':<20}{'old':>12}{'new':>12}")
+    for name in figures["new"]:
+        print(f"{name:<20}{figures['old'][name]:>12.3f}{figures['new'][name]:>12.3f}")
+    print(
+        " ".join(
+            f"{version}_{name}={value:.3f}"
+            for version, found in figures.items()
+            for name, value in found.items()
+        )
+    )
+    return 0
 
 
 async def main(argv: list[str] | None = None) -> int:
@@ -135,7 +190,16 @@ async def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--record", type=Path, default=None, help="Keep the answers before their checks (JSONL)."
     )
+    parser.add_argument(
+        "--llm-seed", type=int, default=1, help="Sampling seed (unless MEDLIT_LLM_SEED is set)."
+    )
+    parser.add_argument(
+        "--compare", type=Path, default=None, help="Another version's src: both in one run."
+    )
+    parser.add_argument("--block", type=int, default=5, help="Questions per block (--compare).")
     args = parser.parse_args(argv)
+    if args.compare is not None and args.data.exists():
+        return compare(args, args.compare.resolve())
     if not args.data.exists():
         print(f"skipped: {args.data} is absent (needs ../shared/data)", file=sys.stderr)
         return 0
@@ -157,6 +221,8 @@ async def main(argv: list[str] | None = None) -> int:
         settings.pubmed.requests_per_second = 50.0  # the fake's limit is off
         settings.local.enabled = False
         settings.search.default_source = "pubmed"
+        if "seed" in type(settings.llm).model_fields and settings.llm.seed is None:
+            settings.llm.seed = args.llm_seed  # a version without seeds samples as it did
         print(
             f"model {settings.llm.model} at {settings.llm.base_url}; {len(pmids)} questions "
             f"(start {args.start}, seed {args.seed}); structured output "

@@ -553,6 +553,16 @@ class AgentSettings(_Section):
     max_context_chars: int = Field(
         12000, ge=500, description="Evidence characters at most in the answer prompt."
     )
+    prompt_evidence_tokens: int = Field(
+        400,
+        ge=0,
+        description="Evidence tokens at most in the answer prompt (estimated, 4 characters a "
+        "token): each article gives the sentences that bear on the question, ranked as the "
+        "evidence digest ranks them, conclusions first. 0: whole chunks, as retrieved.",
+    )
+    prompt_sentences_per_article: int = Field(
+        3, ge=1, le=20, description="Sentences of one article at most in the answer prompt."
+    )
     max_query_terms: int = Field(
         8, ge=1, le=30, description="Content words at most in the generated PubMed query."
     )

@@ -35,6 +35,7 @@ from medlit.agent.prompt import (
     best_article_lost,
     build_messages,
     expand_context,
+    focus_blocks,
     passages_of,
     without_headers,
 )
@@ -499,6 +500,16 @@ class AskNodes:
             window=self.agent.neighbour_chunks,
             max_chars=self.agent.max_context_chars,
         )
+        if self.agent.prompt_evidence_tokens:
+            blocks = await off_loop(
+                focus_blocks,
+                state.get("standalone_question") or state["question"],
+                blocks,
+                self._rank_sentences,
+                max_tokens=self.agent.prompt_evidence_tokens,
+                per_article=self.agent.prompt_sentences_per_article,
+                heavy=True,
+            )
         messages = build_messages(
             state["question"],
             blocks,
@@ -514,6 +525,16 @@ class AskNodes:
             "context_chunks": sum(len(b.chunks) for b in blocks),
             "evidence_reused": reused if state.get("use_cache", True) else 0,
         }
+
+    def _rank_sentences(self, question: str, evidence: list[Evidence]) -> list[Any]:
+        """The evidence's sentences ranked for ``question`` by the digest's own scoring."""
+        from medlit.llm.extractive import build_evidence_digest
+
+        every = 10_000  # no cap: focus_blocks keeps what the budget holds
+        digest = build_evidence_digest(
+            question, evidence, embedder=self.deps.embedder, max_sentences=every, per_article=every
+        )
+        return list(digest.sentences)
 
     async def call_llm(self, state: AgentState) -> dict[str, Any]:
         """The model's answer, to be checked (``check_answer``); without a model, or without a

@@ -70,7 +70,7 @@ class HFProvider(LLMProvider):
         )
 
         try:
-            output = await self._client.chat_completion(
+            output = await self._client.chat_completion(  # type: ignore[misc]
                 [dict(m) for m in messages],
                 model=route.model,
                 temperature=temperature,
