@@ -169,6 +169,21 @@ class OpenAIProvider(LLMProvider):
             finish_reason=finish,
         )
 
+    async def list_models(self) -> list[str] | None:
+        """The ids ``GET {base_url}/models`` lists (aliases too, as llama.cpp gives them)."""
+        import openai
+
+        route = Route("models", "openai", str(self._client.base_url), None, None, 0.0, 1)
+        try:
+            page = await self._client.models.list()
+        except openai.OpenAIError as exc:
+            raise _sdk_failure(exc, route) from exc
+        names: list[str] = []
+        for model in page.data:
+            names.append(model.id)
+            names += [str(a) for a in (getattr(model, "aliases", None) or [])]
+        return names
+
     async def aclose(self) -> None:
         """Close the SDK's connection pool."""
         await self._client.close()
