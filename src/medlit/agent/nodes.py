@@ -41,8 +41,6 @@ from medlit.agent.prompt import (
 )
 from medlit.agent.state import AgentState
 from medlit.cache.chunking import is_results_chunk
-from medlit.checks.answer import check_answer
-from medlit.checks.answer_wording import third_person, unauthored
 from medlit.checks.citations import (
     CitationCheck,
     Verdict,
@@ -52,8 +50,6 @@ from medlit.checks.citations import (
     reasoned_verdict,
     without_citations,
 )
-from medlit.checks.defined_terms import spell_out
-from medlit.checks.verdict import read_verdict
 from medlit.errors import (
     CacheAdmissionError,
     LLMError,
@@ -598,6 +594,10 @@ class AskNodes:
     async def check_answer(self, state: AgentState) -> dict[str, Any]:
         """The model's answer held to its evidence (:func:`medlit.checks.answer.check_answer`);
         when nothing of it stands, the digest answers (``digest``)."""
+        # The checks load on the first answer checked: a tier-1 hit never reads them.
+        from medlit.checks.answer import check_answer
+        from medlit.checks.verdict import read_verdict
+
         evidence: list[Evidence] = state["evidence"]
         articles = {ev.article.pmid: ev.article.as_read() for ev in evidence if ev.article.pmid}
         question = state.get("standalone_question") or state["question"]
@@ -655,6 +655,9 @@ class AskNodes:
     ) -> dict[str, Any]:
         """The answer as shown: its citations, the authors' first person and the model's
         third person put right, abbreviations spelled out."""
+        from medlit.checks.answer_wording import third_person, unauthored
+        from medlit.checks.defined_terms import spell_out
+
         articles = {
             ev.article.pmid: ev.article.as_read() for ev in state["evidence"] if ev.article.pmid
         }
