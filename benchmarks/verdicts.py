@@ -24,7 +24,10 @@ Usage::
 
 Every call is sent with a sampling seed (``--llm-seed``, unless ``MEDLIT_LLM_SEED`` sets one), so
 a rerun reproduces its answers where the server honours seeds. Tokens are the servers' own
-counts, as the LLM client accounts them per answer (``medlit.usage``).
+counts, as the LLM client accounts them per answer (``medlit.usage``); with ``--server-log``
+(a llama.cpp server's log, e.g. ``/tmp/llm/server.log``) also the tokens the server says it
+evaluated (``served_prompt_tokens``: a prefix reused from its prompt cache is not counted) and
+generated. Run it alone on that server (``flock``) or other clients' calls count too.
 
 ``--compare OLD_SRC`` measures two versions in one run on the same questions: this checkout and
 the ``src`` directory of another (e.g. ``git worktree add /tmp/old d5084ae``, then
@@ -42,6 +45,7 @@ import asyncio
 import json
 import os
 import random
+import re
 import statistics
 import subprocess
 import sys
@@ -80,6 +84,7 @@ async def run(
     settings: Settings,
     dump: Path | None = None,
     record_to: Path | None = None,
+    server_log: Path | None = None,
 ) -> list[dict[str, Any]]:
     """Ask each question once (no cache), one at a time; one row per question. With
     ``record_to``, what the model answered before its checks is kept there (:mod:`recording`)."""
@@ -90,6 +95,7 @@ async def run(
             record = records[pmid]
             question = str(record["QUESTION"])
             started = time.perf_counter()
+            log_at = log_size(server_log)
             row: dict[str, Any] = {"pmid": pmid, "gold": _TRUTH[str(record["final_decision"])]}
             if recorder is not None:
                 recorder.row = {"pmid": pmid, "question": question, "gold": row["gold"]}
@@ -108,6 +114,8 @@ async def run(
             row["prompt_tokens"] = sum(t.prompt_tokens for t in usage.llm.values())
             row["completion_tokens"] = sum(t.completion_tokens for t in usage.llm.values())
             row["seconds"] = time.perf_counter() - started
+            if server_log is not None:
+                row.update(served_tokens(server_log, log_at))
             rows.append(row)
             if recorder is not None and not row.get("error"):
                 recorder.row.update(verdict=result.verdict, answer=result.answer, mode=result.mode)
@@ -127,6 +135,29 @@ async def run(
     return rows
 
 
+_EVALUATED = re.compile(r"\b(prompt eval|eval) time =\s*[\d.]+ ms /\s*(\d+) tokens")
+
+
+def log_size(log: Path | None) -> int:
+    """Where the server's log ends now (0 without one)."""
+    return os.path.getsize(log) if log is not None and os.path.exists(log) else 0
+
+
+def served_tokens(log: Path, offset: int) -> dict[str, int]:
+    """Prompt tokens the server evaluated (a prefix its cache held is not counted) and tokens
+    it generated, from its log since ``offset`` (llama.cpp's ``print_timing`` lines)."""
+    if not os.path.exists(log):
+        return {}
+    with open(log, "rb") as f:
+        f.seek(offset)
+        text = f.read().decode("utf-8", "replace")
+    found = {"served_prompt_tokens": 0, "served_generated_tokens": 0}
+    for kind, tokens in _EVALUATED.findall(text):
+        name = "served_prompt_tokens" if kind == "prompt eval" else "served_generated_tokens"
+        found[name] += int(tokens)
+    return found
+
+
 def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
     """Accuracy, the always-yes baseline, gold-cited rate, median latency, mean tokens and
     LLM calls per answer."""
@@ -139,6 +170,8 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
         "prompt_tokens": sum(r.get("prompt_tokens", 0) for r in rows) / n,
         "completion_tokens": sum(r.get("completion_tokens", 0) for r in rows) / n,
         "llm_calls": sum(r.get("llm_calls", 0) for r in rows) / n,
+        "served_prompt_tokens": sum(r.get("served_prompt_tokens", 0) for r in rows) / n,
+        "served_generated_tokens": sum(r.get("served_generated_tokens", 0) for r in rows) / n,
     }
 
 
@@ -160,6 +193,8 @@ def compare(args: argparse.Namespace, old_src: Path) -> int:
                 command = [sys.executable, __file__, "--data", str(args.data), "--n", str(size)]
                 command += ["--start", str(first), "--seed", str(args.seed), "--dump", str(dump)]
                 command += ["--llm-seed", str(args.llm_seed)]
+                if args.server_log is not None:
+                    command += ["--server-log", str(args.server_log)]
                 print(f"--- {version}: questions {first}..{first + size - 1}", flush=True)
                 subprocess.run(command, env=env_for[version], check=True, stderr=subprocess.DEVNULL)
                 rows[version] += [json.loads(line) for line in dump.read_text().splitlines()]
@@ -197,6 +232,12 @@ async def main(argv: list[str] | None = None) -> int:
         "--compare", type=Path, default=None, help="Another version's src: both in one run."
     )
     parser.add_argument("--block", type=int, default=5, help="Questions per block (--compare).")
+    parser.add_argument(
+        "--server-log",
+        type=Path,
+        default=None,
+        help="A llama.cpp server's log: also count the tokens it says it evaluated.",
+    )
     args = parser.parse_args(argv)
     if args.compare is not None and args.data.exists():
         return compare(args, args.compare.resolve())
@@ -229,7 +270,7 @@ async def main(argv: list[str] | None = None) -> int:
             f"{'on' if settings.llm.structured_output else 'off'}",
             flush=True,
         )
-        rows = await run(records, pmids, settings, args.dump, args.record)
+        rows = await run(records, pmids, settings, args.dump, args.record, args.server_log)
 
     figures = summarise(rows)
     confusion = Counter((r["gold"], r["verdict"]) for r in rows)

@@ -416,6 +416,7 @@ class Assistant:
                 memory = await anyio.to_thread.run_sync(lambda: deps.memory().get(key))
                 state["memory_summary"] = memory.render()
                 state["previous_question"] = memory.last_question
+            await self._fail_fast(names, tenant)
             nodes = self._get_nodes()
             cached = use_cache and self.settings.cache.enabled  # else waiting cannot help
             # With a lease, a miss may be looked up again after the wait: the ask counts the
@@ -439,6 +440,38 @@ class Assistant:
                 if uncounted:  # the first lookup's miss stands (also if the lease failed)
                     deps.answers.count_miss(state.get("miss_reason"))
         return AskResult.from_state(final, usage, (time.perf_counter() - start) * 1000.0)
+
+    async def _fail_fast(self, sources: list[str], namespace: str) -> None:
+        """Raise ``SourceUnreachable`` at once when every source asked is a remote one whose
+        host does not resolve or refuses connections and the store holds nothing that could
+        answer instead (no article, no answer): the offline first run is told in a second,
+        before the embedder loads, rather than after the whole ask has run."""
+        remote = {
+            "pubmed": self.settings.pubmed.base_url,
+            "europepmc": self.settings.europepmc.base_url,
+        }
+        if not sources or any(name not in remote for name in sources):
+            return
+        import anyio.to_thread
+
+        store = self.deps.store
+        if await anyio.to_thread.run_sync(
+            lambda: store.count_articles() or store.count_answers(namespace)
+        ):
+            return
+        from medlit.reachability import connect_failure
+
+        reasons = await asyncio.gather(*(connect_failure(remote[name]) for name in sources))
+        if not all(reasons):
+            return
+        from medlit.errors import SourceUnreachable
+        from medlit.sources.http import unreachable_source
+
+        messages = [
+            str(unreachable_source(name, remote[name], str(reason)))
+            for name, reason in zip(sources, reasons, strict=True)
+        ]
+        raise SourceUnreachable(" ".join(messages), source=sources[0])
 
     async def _answer(self, state: AgentState, nodes: AskNodes) -> AgentState:
         """The final state: from the cache hit found, else from the ask graph."""
