@@ -3,22 +3,35 @@ in a research job's shape, through the Python API, ``ask --json`` and the footer
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from medlit.assistant import Assistant
 from medlit.config import Settings
-from tests.fakes.evidence_llm import EvidenceResponder
 from tests.fakes.eutils_server import FakeEutils
+from tests.fakes.evidence_llm import EvidenceResponder
 from tests.fakes.llm_server import FakeLLMServer, Reply
-from tests.integration.test_ask_flow import CRPS, _configure, eutils, llm_server  # noqa: F401
+from tests.integration.test_ask_flow import CRPS, _configure, corpus
+
+
+@pytest.fixture
+def eutils() -> Iterator[FakeEutils]:
+    with FakeEutils(articles=corpus(), rate_limit=None, rate_limit_with_key=None) as fake:
+        yield fake
+
+
+@pytest.fixture
+def llm_server() -> Iterator[FakeLLMServer]:
+    with FakeLLMServer() as server:
+        yield server
 
 
 async def test_usage_is_counted_per_task_with_tokens_and_cost(
     settings: Settings,
     eutils: FakeEutils,
-    llm_server: FakeLLMServer,  # noqa: F811
+    llm_server: FakeLLMServer,
 ) -> None:
     responder = EvidenceResponder(lambda pmids: "Yes")
 
