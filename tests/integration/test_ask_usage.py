@@ -1,5 +1,5 @@
 """What an answer cost comes with it: ``usage`` per LLM task, from the server's own counts,
-in a research job's shape, through the Python API, ``ask --json`` and the footer."""
+in a research job's shape (what ``ask --json``, the API and MCP dump)."""
 
 from __future__ import annotations
 
