@@ -137,6 +137,13 @@ class AskResult(BaseModel):
     cache: CacheInfo
     stop_reason: str
     api_calls: CallCounts
+    usage: dict[str, Any] = Field(
+        default_factory=dict,
+        description="What the question cost, in a research job's shape (medlit.usage): "
+        "requests by service (`calls`), LLM requests (`llm_calls`, `llm_failed`), `tokens`, "
+        "`cost_usd` (0 where no price is configured) and, per LLM task, `calls`, "
+        "`prompt_tokens`, `completion_tokens`, `latency_s` and `cost_usd`.",
+    )
     timings_ms: dict[str, float] = Field(default_factory=dict)
     standalone_question: str
     retrieval_score: float = 0.0
@@ -201,6 +208,7 @@ class AskResult(BaseModel):
                 llm=usage.llm_calls,
                 full_text=usage.full_text_calls,
             ),
+            usage=usage.to_dict(),
             timings_ms=timings,
             standalone_question=state.get("standalone_question", state["question"]),
             retrieval_score=round(state.get("retrieval_score", 0.0), 4),
@@ -408,6 +416,7 @@ class Assistant:
                 memory = await anyio.to_thread.run_sync(lambda: deps.memory().get(key))
                 state["memory_summary"] = memory.render()
                 state["previous_question"] = memory.last_question
+            await self._fail_fast(names, tenant)
             nodes = self._get_nodes()
             cached = use_cache and self.settings.cache.enabled  # else waiting cannot help
             # With a lease, a miss may be looked up again after the wait: the ask counts the
@@ -431,6 +440,38 @@ class Assistant:
                 if uncounted:  # the first lookup's miss stands (also if the lease failed)
                     deps.answers.count_miss(state.get("miss_reason"))
         return AskResult.from_state(final, usage, (time.perf_counter() - start) * 1000.0)
+
+    async def _fail_fast(self, sources: list[str], namespace: str) -> None:
+        """Raise ``SourceUnreachable`` at once when every source asked is a remote one whose
+        host does not resolve or refuses connections and the store holds nothing that could
+        answer instead (no article, no answer): the offline first run is told in a second,
+        before the embedder loads, rather than after the whole ask has run."""
+        remote = {
+            "pubmed": self.settings.pubmed.base_url,
+            "europepmc": self.settings.europepmc.base_url,
+        }
+        if not sources or any(name not in remote for name in sources):
+            return
+        import anyio.to_thread
+
+        store = self.deps.store
+        if await anyio.to_thread.run_sync(
+            lambda: store.count_articles() or store.count_answers(namespace)
+        ):
+            return
+        from medlit.reachability import connect_failure
+
+        reasons = await asyncio.gather(*(connect_failure(remote[name]) for name in sources))
+        if not all(reasons):
+            return
+        from medlit.errors import SourceUnreachable
+        from medlit.sources.http import unreachable_source
+
+        messages = [
+            str(unreachable_source(name, remote[name], str(reason)))
+            for name, reason in zip(sources, reasons, strict=True)
+        ]
+        raise SourceUnreachable(" ".join(messages), source=sources[0])
 
     async def _answer(self, state: AgentState, nodes: AskNodes) -> AgentState:
         """The final state: from the cache hit found, else from the ask graph."""

@@ -203,6 +203,7 @@ class LLMTaskRoute(_Section):
     model: str | None = Field(None, description="Model name for this task.")
     temperature: float | None = Field(None, ge=0, le=2, description="Sampling temperature.")
     max_tokens: int | None = Field(None, ge=1, description="Completion token limit.")
+    seed: int | None = Field(None, description="Sampling seed for this task's calls.")
 
     _check_url = field_validator("base_url")(_http_url)
 
@@ -222,6 +223,12 @@ class LLMSettings(_Section):
     model: str | None = Field(None, description="Default model for every task.")
     temperature: float = Field(0.1, ge=0, le=2, description="Default sampling temperature.")
     max_tokens: int = Field(1200, ge=1, description="Default completion token limit.")
+    seed: int | None = Field(
+        None,
+        description="Sampling seed sent with every call (OpenAI, vLLM, llama.cpp and Ollama "
+        "honour it), so a rerun reproduces its answers where the server allows; None: none "
+        "is sent.",
+    )
     timeout_s: float = Field(
         120.0,
         gt=0,
@@ -545,6 +552,16 @@ class AgentSettings(_Section):
     )
     max_context_chars: int = Field(
         12000, ge=500, description="Evidence characters at most in the answer prompt."
+    )
+    prompt_evidence_tokens: int = Field(
+        400,
+        ge=0,
+        description="Evidence tokens at most in the answer prompt (estimated, 4 characters a "
+        "token): each article gives the sentences that bear on the question, ranked as the "
+        "evidence digest ranks them, conclusions first. 0: whole chunks, as retrieved.",
+    )
+    prompt_sentences_per_article: int = Field(
+        3, ge=1, le=20, description="Sentences of one article at most in the answer prompt."
     )
     max_query_terms: int = Field(
         8, ge=1, le=30, description="Content words at most in the generated PubMed query."

@@ -12,10 +12,17 @@ words where only the message survives.
 
 from __future__ import annotations
 
+import asyncio
 import socket
 from urllib.parse import urlsplit
 
-__all__ = ["DOES_NOT_RESOLVE", "REFUSES_CONNECTIONS", "host_of", "unreachable_reason"]
+__all__ = [
+    "DOES_NOT_RESOLVE",
+    "REFUSES_CONNECTIONS",
+    "connect_failure",
+    "host_of",
+    "unreachable_reason",
+]
 
 DOES_NOT_RESOLVE = "does not resolve"
 REFUSES_CONNECTIONS = "refuses connections"
@@ -59,3 +66,22 @@ def host_of(url: str | None) -> str:
     parts = urlsplit(url if "//" in url else f"//{url}")
     host = parts.hostname or url
     return f"{host}:{parts.port}" if parts.port else host
+
+
+async def connect_failure(url: str, timeout_s: float = 1.0) -> str | None:
+    """:data:`DOES_NOT_RESOLVE` or :data:`REFUSES_CONNECTIONS` when a TCP connection to
+    ``url``'s host cannot be opened for one of those reasons; None when it opens, or when the
+    answer is not known within ``timeout_s`` (a slow network is not an unreachable host)."""
+    parts = urlsplit(url)
+    if not parts.hostname:
+        return None
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        async with asyncio.timeout(timeout_s):
+            _, writer = await asyncio.open_connection(parts.hostname, port)
+    except TimeoutError:
+        return None
+    except OSError as exc:
+        return unreachable_reason(exc)
+    writer.close()
+    return None

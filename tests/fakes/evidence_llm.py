@@ -97,7 +97,9 @@ class EvidenceResponder:
         )
 
     def _answer(self, system: str, user: str) -> str:
-        blocks = re.split(r"\n\n(?=\[PMID:)", user.split("Evidence:", 1)[-1])
+        evidence = user.split("Evidence:", 1)[-1]
+        evidence = re.split(r"\n\n(?:Question|Conversation so far)", evidence)[0]
+        blocks = re.split(r"\n\n(?=\[PMID:)", evidence)
         cited: list[tuple[str, str]] = []
         for block in blocks:
             header = _HEADER.search(block)
@@ -120,6 +122,8 @@ class EvidenceResponder:
             lines.append(f"This is supported by [PMID:{cited[0][0]}].")
         if self.invent:
             lines.append("A landmark trial settled this long ago [PMID:99999999].")
-        if VERDICT_CUE in system:  # reasoning first, the verdict on the last line
+        if (
+            VERDICT_CUE in system or VERDICT_CUE in user
+        ):  # reasoning first, the verdict on the last line
             lines.append(f"Verdict: {self.verdict_for([p for p, _ in cited])}")
         return "\n".join(lines)

@@ -397,3 +397,23 @@ async def test_hf_provider_passes_top_logprobs_through(
     assert [t for t, _ in scored.logprobs[0].top] == ["SAME", "DIFF"]
     assert server.completions[0].json["top_logprobs"] == 3
     assert plain.logprobs is None and "logprobs" not in server.completions[1].json
+
+
+async def test_the_seed_is_sent_per_task_plain_and_streamed(
+    llm_settings: Settings, server: FakeLLMServer
+) -> None:
+    server.enqueue("no seed")
+    async with LLMClient(llm_settings.llm) as llm:
+        await llm.complete("answer", "q")
+    assert "seed" not in server.completions[0].json  # none configured: none sent
+
+    llm_settings.llm.seed = 7
+    llm_settings.llm.tasks = {"plan_query": LLMTaskRoute(seed=11)}
+    server.enqueue("a", '{"queries": ["q"]}', Reply.streamed("streamed answer"))
+    async with LLMClient(llm_settings.llm) as llm:
+        await llm.complete("answer", "q")
+        await llm.complete_json("plan_query", "p", QueryPlan)
+        stream = llm.stream("answer", "q")
+        assert "".join([d async for d in stream]) == "streamed answer"
+    sent = [(r.json.get("seed"), r.json.get("stream", False)) for r in server.completions[1:]]
+    assert sent == [(7, False), (11, False), (7, True)]

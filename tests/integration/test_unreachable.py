@@ -6,6 +6,7 @@ that names the host; with the LLM out of reach, ``ask`` answers with the evidenc
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import subprocess
@@ -23,6 +24,7 @@ from medlit.errors import LLMUnreachable, SourceUnavailable, SourceUnreachable
 from medlit.llm import LLMClient
 from medlit.reachability import DOES_NOT_RESOLVE, REFUSES_CONNECTIONS, unreachable_reason
 from medlit.sources.http import RetryPolicy, send
+from medlit.types import AbstractSection, Article
 from medlit.usage import usage_scope
 from tests.fakes.eutils_server import FakeEutils, Fault
 from tests.integration.test_ask_flow import Q1, corpus
@@ -96,11 +98,37 @@ async def test_a_server_error_is_still_retried(eutils: FakeEutils) -> None:
     assert response.status_code == 200 and usage.source_calls("pubmed") == 2
 
 
+async def test_ask_with_pubmed_out_of_reach_and_nothing_stored_fails_before_loading_anything(
+    settings: Settings,
+) -> None:
+    settings.pubmed.base_url = f"http://{NOWHERE}/entrez/eutils"
+    async with Assistant(settings) as assistant:
+        started = time.monotonic()
+        with usage_scope() as usage, pytest.raises(SourceUnreachable) as caught:
+            await assistant.ask(Q1)
+        elapsed = time.monotonic() - started
+        # Nothing stored could answer instead: told before the embedder loads.
+        assert assistant.deps.runtime.loaded_embedder is None
+    assert str(caught.value) == (
+        f"PubMed is unreachable: {NOWHERE} does not resolve. Check your network or "
+        "MEDLIT_PUBMED_BASE_URL."
+    )
+    assert usage.source_calls("pubmed") == 0 and elapsed < 5.0  # 1 s on an idle machine
+
+
 async def test_ask_with_pubmed_out_of_reach_fails_at_once(settings: Settings) -> None:
     settings.pubmed.base_url = f"http://{NOWHERE}/entrez/eutils"
     settings.pubmed.backoff_base_s = 0.5  # the users' policy, not the fast test one
     settings.pubmed.backoff_max_s = 30.0
     async with Assistant(settings) as assistant:
+        # An article about something else is stored: the cache might have answered, so the
+        # ask runs and its search fails.
+        elsewhere = Article(
+            pmid="39999999",
+            title="Greenhouse tomato yields under LED lighting",
+            abstract=[AbstractSection(text="Tomato yields rose under red LED light in winter.")],
+        )
+        await asyncio.to_thread(assistant.deps.store_articles, [elsewhere], True)
         with usage_scope() as usage, pytest.raises(SourceUnavailable) as caught:
             await assistant.ask(Q1)
         # Once the embedder and the graph are loaded (the first ask's startup), the failure

@@ -98,6 +98,14 @@ def test_footer_in_plain_words() -> None:
     assert footer_line(local) == "3 local searches · 0.1 s"
 
 
+def test_footer_shows_tokens_and_a_cost_only_where_priced() -> None:
+    result = _result(hit=False, pubmed=3, llm=2, ms=2100)
+    result.usage = {"tokens": 1234, "cost_usd": 0.0}
+    assert footer_line(result) == "3 PubMed calls · 2 LLM calls · 1,234 tokens · 2.1 s"
+    result.usage = {"tokens": 1234, "cost_usd": 0.00061}
+    assert footer_line(result) == "3 PubMed calls · 2 LLM calls · 1,234 tokens · $0.0006 · 2.1 s"
+
+
 def test_verbose_lines_hold_the_internals() -> None:
     lines = verbose_lines(_result(hit=False, pubmed=3))
     assert lines[0] == (

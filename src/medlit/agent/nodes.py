@@ -35,13 +35,12 @@ from medlit.agent.prompt import (
     best_article_lost,
     build_messages,
     expand_context,
+    focus_blocks,
     passages_of,
     without_headers,
 )
 from medlit.agent.state import AgentState
 from medlit.cache.chunking import is_results_chunk
-from medlit.checks.answer import check_answer
-from medlit.checks.answer_wording import third_person, unauthored
 from medlit.checks.citations import (
     CitationCheck,
     Verdict,
@@ -51,8 +50,6 @@ from medlit.checks.citations import (
     reasoned_verdict,
     without_citations,
 )
-from medlit.checks.defined_terms import spell_out
-from medlit.checks.verdict import read_verdict
 from medlit.errors import (
     CacheAdmissionError,
     LLMError,
@@ -499,6 +496,16 @@ class AskNodes:
             window=self.agent.neighbour_chunks,
             max_chars=self.agent.max_context_chars,
         )
+        if self.agent.prompt_evidence_tokens:
+            blocks = await off_loop(
+                focus_blocks,
+                state.get("standalone_question") or state["question"],
+                blocks,
+                self._rank_sentences,
+                max_tokens=self.agent.prompt_evidence_tokens,
+                per_article=self.agent.prompt_sentences_per_article,
+                heavy=True,
+            )
         messages = build_messages(
             state["question"],
             blocks,
@@ -514,6 +521,16 @@ class AskNodes:
             "context_chunks": sum(len(b.chunks) for b in blocks),
             "evidence_reused": reused if state.get("use_cache", True) else 0,
         }
+
+    def _rank_sentences(self, question: str, evidence: list[Evidence]) -> list[Any]:
+        """The evidence's sentences ranked for ``question`` by the digest's own scoring."""
+        from medlit.llm.extractive import build_evidence_digest
+
+        every = 10_000  # no cap: focus_blocks keeps what the budget holds
+        digest = build_evidence_digest(
+            question, evidence, embedder=self.deps.embedder, max_sentences=every, per_article=every
+        )
+        return list(digest.sentences)
 
     async def call_llm(self, state: AgentState) -> dict[str, Any]:
         """The model's answer, to be checked (``check_answer``); without a model, or without a
@@ -577,6 +594,10 @@ class AskNodes:
     async def check_answer(self, state: AgentState) -> dict[str, Any]:
         """The model's answer held to its evidence (:func:`medlit.checks.answer.check_answer`);
         when nothing of it stands, the digest answers (``digest``)."""
+        # The checks load on the first answer checked: a tier-1 hit never reads them.
+        from medlit.checks.answer import check_answer
+        from medlit.checks.verdict import read_verdict
+
         evidence: list[Evidence] = state["evidence"]
         articles = {ev.article.pmid: ev.article.as_read() for ev in evidence if ev.article.pmid}
         question = state.get("standalone_question") or state["question"]
@@ -634,6 +655,9 @@ class AskNodes:
     ) -> dict[str, Any]:
         """The answer as shown: its citations, the authors' first person and the model's
         third person put right, abbreviations spelled out."""
+        from medlit.checks.answer_wording import third_person, unauthored
+        from medlit.checks.defined_terms import spell_out
+
         articles = {
             ev.article.pmid: ev.article.as_read() for ev in state["evidence"] if ev.article.pmid
         }

@@ -4,13 +4,21 @@ The evidence chosen by scoring is grouped by article; each article's block holds
 chunks plus their neighbouring chunks (the sentence before a result often says what was
 measured), in the article's own order, under a header naming the PMID the answer must cite.
 The system rules bind the model to that evidence.
+
+The prompt does not carry whole abstracts: :func:`focus_blocks` keeps, of each block, the
+sentences that bear on the question, ranked by the evidence digest's own scoring (each
+article's conclusion first, then results, background and aims last or never), within a token
+budget. The messages are laid out so that calls over the same evidence share their leading
+part, which llama.cpp, vLLM and hosted providers reuse from their prompt cache: the fixed
+rules first, then the evidence, then what differs (the conversation, the question).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from medlit.types import Article, Chunk, Evidence, Passage
 
@@ -19,14 +27,17 @@ __all__ = [
     "ANSWER_ECHOED",
     "ANSWER_EMPTY",
     "ANSWER_UNSUPPORTED",
+    "CHARS_PER_TOKEN",
     "NOTHING_SUPPORTED",
     "NO_EVIDENCE_ANSWER",
     "VERDICT_CUE",
     "EvidenceBlock",
+    "RankedSentence",
     "best_article_lost",
     "build_messages",
     "evidence_header",
     "expand_context",
+    "focus_blocks",
     "passages_of",
     "system_rules",
     "without_headers",
@@ -81,25 +92,24 @@ NO_EVIDENCE_ANSWER = (
     "or a broader scope."
 )
 
-_RULES = """You are medlit, a biomedical literature assistant. Answer the user's question using \
-ONLY the evidence blocks below, which were retrieved from PubMed for this question.
+_RULES = """You are medlit, a biomedical literature assistant. Answer the question using ONLY the \
+evidence below, retrieved from PubMed for it.
 
 Rules:
-1. Use only the evidence given. Do not use outside knowledge, and never invent studies, numbers \
-or PMIDs.
-2. Cite every claim with the PMID of the article that supports it, written exactly as \
-[PMID:12345678]. Cite only PMIDs that appear in the evidence headers.
-3. If the evidence is thin (few or weak studies, indirect populations) or conflicting, say so \
-plainly and explain how.
-4. Prefer stronger designs (systematic reviews, meta-analyses, randomised trials) when studies \
-disagree, and mention study type when it matters.
-5. Be concise: a short paragraph or a few bullet points. No preamble."""
+1. No outside knowledge; never invent studies, numbers or PMIDs.
+2. Cite every claim with its article's PMID, exactly as [PMID:12345678], and only PMIDs of the \
+evidence.
+3. Say plainly when the evidence is thin or conflicting; prefer reviews and randomised trials.
+4. Be concise: a short paragraph. No preamble."""
 
 # Reason first, verdict last: a model that must commit in its first word cannot weigh the
 # evidence it has not written out yet (a small model then says "Yes" to nearly everything).
-# medlit moves the verdict line to the top of the answer (citations.split_verdict).
+# medlit moves the verdict line to the top of the answer (citations.split_verdict). The rule
+# closes the user message, after the evidence and the question: the system rules stay the same
+# for every question (a server's prompt cache reuses them), and a small model leaves the
+# verdict line out less often when it is the last thing it read.
 VERDICT_CUE = "LAST line"
-_YES_NO_RULE = f"""6. This is a yes/no question. First say in 2-5 sentences what the evidence \
+_YES_NO_RULE = f"""This is a yes/no question. First say in 2-5 sentences what the evidence \
 shows, citing it. Then end with a {VERDICT_CUE} that is exactly one of:
 Verdict: Yes
 Verdict: No
@@ -109,9 +119,10 @@ found no effect, no difference or no association; say Uncertain only when they c
 none addresses the question."""
 
 
-def system_rules(*, yes_no: bool) -> str:
-    """The system message: evidence-only, cite every claim, flag thin or conflicting evidence."""
-    return _RULES + ("\n" + _YES_NO_RULE if yes_no else "")
+def system_rules() -> str:
+    """The system message: evidence-only, cite every claim, flag thin or conflicting evidence
+    (the same for every question)."""
+    return _RULES
 
 
 @dataclass
@@ -122,11 +133,18 @@ class EvidenceBlock:
     chunks: list[Chunk] = field(default_factory=list)  # article order
     anchors: set[str] = field(default_factory=set)  # ids of chunks chosen by scoring
     score: float = 0.0
+    sentences: list[RankedSentence] | None = None  # set by focus_blocks: only these are shown
 
     def render(self) -> str:
         """The block's text, headed by the PMID to cite."""
         art = self.article
         lines = [evidence_header(art)]
+        if self.sentences is not None:
+            lines += [
+                ("Conclusion: " if s.is_conclusion else "") + s.text
+                for s in _in_article_order(art, self.sentences)
+            ]
+            return "\n".join(lines)
         for chunk in self.chunks:
             label = f"{chunk.section}: " if chunk.section and chunk.ordinal > 0 else ""
             if chunk.from_full_text:  # where in the body it is: "[PMID:n · Results] ..."
@@ -144,11 +162,11 @@ def _ident(article: Article) -> str:
 
 
 def _header_meta(article: Article) -> str:
-    """The header's "journal, year, design", without the parentheses."""
+    """The header's "year, design", without the parentheses (the journal says nothing the
+    model needs, and costs tokens per article)."""
     return ", ".join(
         part
         for part in (
-            article.journal,
             str(article.year) if article.year else None,
             article.study_type.label,
         )
@@ -157,8 +175,8 @@ def _header_meta(article: Article) -> str:
 
 
 def evidence_header(article: Article) -> str:
-    """The line that heads an article's evidence in the prompt: "[PMID:n] Title (journal,
-    year, design)"."""
+    """The line that heads an article's evidence in the prompt: "[PMID:n] Title (year,
+    design)"."""
     meta = _header_meta(article)
     return f"[{_ident(article)}] {article.title}" + (f" ({meta})" if meta else "")
 
@@ -232,6 +250,99 @@ def expand_context(
     return kept
 
 
+#: Characters per token of English biomedical prose in the BPE vocabularies of the models medlit
+#: is used with (Qwen2.5, Llama 3, GPT-4o): the prompt budget's unit, an estimate that errs on
+#: the long side.
+CHARS_PER_TOKEN = 4.0
+
+
+class RankedSentence(Protocol):
+    """A sentence of the evidence as the digest's scoring ranks it
+    (:class:`medlit.llm.extractive.DigestSentence`)."""
+
+    @property
+    def text(self) -> str: ...
+    @property
+    def article_key(self) -> str: ...
+    @property
+    def is_conclusion(self) -> bool: ...
+
+
+RankFn = Callable[[str, list[Evidence]], Sequence[RankedSentence]]
+"""Ranks the sentences of some evidence for a question, best first: conclusions first, each
+group by relevance, off-topic and aim sentences left out (the digest's scoring)."""
+
+
+def focus_blocks(
+    question: str,
+    blocks: list[EvidenceBlock],
+    rank: RankFn,
+    *,
+    max_tokens: int,
+    per_article: int,
+) -> list[EvidenceBlock]:
+    """Of each block, the sentences that bear on ``question``, within ``max_tokens``.
+
+    Every sentence of the blocks (the chosen chunks and their neighbours) is ranked by
+    ``rank``; each article, best first, gets its best sentence (its conclusion, where one
+    bears on the question), then the rest go by rank, at most ``per_article`` an article,
+    while the budget lasts (headers count). An article none of whose sentences is ranked
+    (about another subject, only aims) is left out; the best article always stays.
+    """
+    if not blocks:
+        return []
+    evidence = [
+        Evidence(chunk=chunk, article=block.article, similarity=0.0, score=block.score)
+        for block in blocks
+        for chunk in block.chunks
+    ]
+    ranked = list(rank(question, evidence))
+    budget = max_tokens * CHARS_PER_TOKEN
+    by_key = {block.article.key: block for block in blocks}
+    picked: dict[str, list[RankedSentence]] = {}
+    used = 0.0
+
+    def take(sentence: RankedSentence, *, always: bool = False) -> None:
+        nonlocal used
+        chosen = picked.setdefault(sentence.article_key, [])
+        if len(chosen) >= per_article or sentence in chosen:
+            return
+        head = 0 if chosen else len(evidence_header(by_key[sentence.article_key].article)) + 2
+        cost = head + len(sentence.text) + 1
+        if used + cost > budget and not always:
+            return
+        chosen.append(sentence)
+        used += cost
+
+    ranked = [s for s in ranked if s.article_key in by_key]
+    for number, block in enumerate(blocks):
+        first = next((s for s in ranked if s.article_key == block.article.key), None)
+        if first is not None:
+            take(first, always=number == 0)
+    for sentence in ranked:
+        take(sentence)
+    kept = []
+    for block in blocks:
+        chosen = picked.get(block.article.key)
+        if chosen:
+            kept.append(
+                EvidenceBlock(block.article, list(block.chunks), set(block.anchors), block.score)
+            )
+            kept[-1].sentences = chosen
+    return kept or blocks[:1]
+
+
+def _in_article_order(article: Article, sentences: list[RankedSentence]) -> list[RankedSentence]:
+    """``sentences`` as the article says them (a sentence not found in its abstract last)."""
+    said = article.abstract_text
+
+    def where(sentence: RankedSentence) -> int:
+        found = said.find(sentence.text)
+        return found if found >= 0 else len(said) + 1
+
+    return sorted(sentences, key=where)
+
+
 def passages_of(evidence: Iterable[Evidence], article_key: str, limit: int = 10) -> list[Passage]:
     """The passages of one article the answer was given (its evidence chunks, best first; the
     title chunk is no passage): what a citation of it rests on."""
@@ -259,12 +370,13 @@ def build_messages(
     memory_summary: str = "",
     yes_no: bool = False,
 ) -> list[dict[str, str]]:
-    """The chat messages for the ``answer`` task: system rules, then memory, evidence, question."""
-    parts: list[str] = []
+    """The chat messages for the ``answer`` task: the fixed rules, then the evidence, then
+    what differs between calls over it (the conversation, the question), so that such calls
+    share their leading part (a server's prompt cache reuses it)."""
+    evidence_text = "\n\n".join(block.render() for block in blocks)
+    parts = ["Evidence:\n\n" + evidence_text]
     if memory_summary.strip():
         parts.append("Conversation so far (summary):\n" + memory_summary.strip())
-    evidence_text = "\n\n".join(block.render() for block in blocks)
-    parts.append("Evidence:\n\n" + evidence_text)
     asked = question.strip()
     if standalone_question and standalone_question.strip() != asked:
         parts.append(f"Question: {asked}\n(Standalone: {standalone_question.strip()})")
@@ -272,7 +384,9 @@ def build_messages(
         parts.append(f"Question: {asked}")
     if focus:
         parts.append(f"Focus of the answer: {focus}.")
+    if yes_no:
+        parts.append(_YES_NO_RULE)
     return [
-        {"role": "system", "content": system_rules(yes_no=yes_no)},
+        {"role": "system", "content": system_rules()},
         {"role": "user", "content": "\n\n".join(parts)},
     ]

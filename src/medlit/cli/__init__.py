@@ -1,4 +1,5 @@
-"""Command-line interface: ``medlit ask | search | corpus | cache | research | serve | keys | mcp``.
+"""Command-line interface: ``medlit ask | search | corpus | cache | research | serve | keys | mcp
+| doctor``.
 
 Command modules import heavy dependencies inside the command functions, so that a cached
 ``medlit ask`` starts fast.
@@ -11,6 +12,7 @@ from medlit.cli import cache as _cache  # noqa: F401
 from medlit.cli import config as _config  # noqa: F401
 from medlit.cli import corpus as _corpus  # noqa: F401
 from medlit.cli import db as _db  # noqa: F401
+from medlit.cli import doctor as _doctor  # noqa: F401
 from medlit.cli import mcp as _mcp  # noqa: F401
 from medlit.cli import research as _research  # noqa: F401
 from medlit.cli import search as _search  # noqa: F401

@@ -8,7 +8,7 @@ reason, the stop rule, the answer mode and the evidence reused are the ``--verbo
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from medlit.text import counted
 
@@ -34,7 +34,8 @@ def _seconds(ms: float) -> str:
 
 
 def footer_line(result: AskResult) -> str:
-    """ "answered from cache · 0 PubMed calls · 0.4 s", "3 PubMed calls · 1 LLM call · 2.1 s"."""
+    """ "answered from cache · 0 PubMed calls · 0.4 s", "3 PubMed calls · 1 LLM call · 812
+    tokens · 2.1 s" (and the cost, "$0.0004", where a price is configured)."""
     calls = result.api_calls
     parts = []
     if result.cache.tier1 == "hit":
@@ -48,8 +49,22 @@ def footer_line(result: AskResult) -> str:
     ]
     if calls.llm:
         parts.append(counted(calls.llm, "LLM call"))
+    parts += _spent(result.usage)
     parts.append(_seconds(result.timings_ms.get("total", 0.0)))
     return FOOTER_SEPARATOR.join(parts)
+
+
+def _spent(usage: dict[str, Any]) -> list[str]:
+    """The tokens the LLM calls used ("1,234 tokens") and their cost where a price is
+    configured ("$0.0012"); nothing without tokens."""
+    tokens = int(usage.get("tokens") or 0)
+    if not tokens:
+        return []
+    cost = float(usage.get("cost_usd") or 0.0)
+    spent = [f"{tokens:,} tokens"]
+    if cost > 0:
+        spent.append(f"${cost:.4f}" if cost < 1 else f"${cost:.2f}")
+    return spent
 
 
 def verbose_lines(result: AskResult) -> list[str]:

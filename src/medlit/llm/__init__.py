@@ -11,15 +11,33 @@ Public API::
     LLMTask                the task types (plan_query, answer, ..., synthesize)
     build_evidence_digest  the answer when no model is configured: cited evidence sentences
 
-Importing this package does not import ``openai`` or ``huggingface_hub``: providers import
-them when first used, so a cached ``medlit ask`` never pays for them.
+Importing this package imports none of its modules: each name loads its module on first use
+(``from medlit.llm import LLMClient`` loads the client), so a module that needs only the task
+routing (``medlit.llm.tasks``) never pays for the client, the digest or their imports, and
+providers import ``openai`` or ``huggingface_hub`` only when first used: a cached
+``medlit ask`` pays for none of them.
 """
 
 from __future__ import annotations
 
-from medlit.llm.client import LLMClient, LLMReply, LLMStream, Messages
-from medlit.llm.extractive import Digest, build_evidence_digest
-from medlit.llm.tasks import LLMTask, Route
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from medlit.llm.client import LLMClient, LLMReply, LLMStream, Messages
+    from medlit.llm.extractive import Digest, build_evidence_digest
+    from medlit.llm.tasks import LLMTask, Route
+
+_HOMES = {
+    "LLMClient": "client",
+    "LLMReply": "client",
+    "LLMStream": "client",
+    "Messages": "client",
+    "Digest": "extractive",
+    "build_evidence_digest": "extractive",
+    "LLMTask": "tasks",
+    "Route": "tasks",
+}
 
 __all__ = [
     "Digest",
@@ -31,3 +49,13 @@ __all__ = [
     "Route",
     "build_evidence_digest",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name's module on first use (see the module docstring)."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'medlit.llm' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"medlit.llm.{home}"), name)
+    globals()[name] = value
+    return value

@@ -254,5 +254,10 @@ class LLMProvider(ABC):
             yield reply.text
         yield reply
 
+    async def list_models(self) -> list[str] | None:
+        """The models the endpoint serves (``GET /models``), or ``None`` where the provider
+        lists none. Raise :class:`ProviderFailure` when the endpoint cannot be reached."""
+        return None
+
     async def aclose(self) -> None:  # noqa: B027 - optional hook, providers may hold nothing
         """Release connections."""

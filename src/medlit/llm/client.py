@@ -185,6 +185,10 @@ class LLMClient:
         route = self.route(task)
         return route.model if route.configured else None
 
+    def provider_for(self, route: Route) -> LLMProvider:
+        """The provider ``route``'s calls go through (for :mod:`medlit.llm.probe`)."""
+        return self._provider(route)
+
     @property
     def usage(self) -> Usage:
         """Every request this client has sent, by task (cumulative, all scopes)."""

@@ -70,7 +70,7 @@ class HFProvider(LLMProvider):
         )
 
         try:
-            output = await self._client.chat_completion(
+            output = await self._client.chat_completion(  # type: ignore[misc]
                 [dict(m) for m in messages],
                 model=route.model,
                 temperature=temperature,
@@ -80,6 +80,7 @@ class HFProvider(LLMProvider):
                 response_format=response_format,  # type: ignore[arg-type]
                 logprobs=True if top_logprobs else None,
                 top_logprobs=top_logprobs or None,
+                seed=route.seed,
             )
         except InferenceTimeoutError as exc:
             raise ProviderFailure(f"timed out: {exc}", kind="timeout") from exc

@@ -83,6 +83,8 @@ class OpenAIProvider(LLMProvider):
         if top_logprobs:
             kwargs["logprobs"] = True
             kwargs["top_logprobs"] = top_logprobs
+        if route.seed is not None:
+            kwargs["seed"] = route.seed
         try:
             completion = await self._client.chat.completions.create(
                 model=route.model or "",
@@ -134,6 +136,7 @@ class OpenAIProvider(LLMProvider):
                 # OpenAI, vLLM and Ollama then send usage in a last chunk; llama-cpp-python
                 # takes the option but sends none (the client estimates it).
                 stream_options={"include_usage": True},
+                **({"seed": route.seed} if route.seed is not None else {}),
             )
             if "text/event-stream" not in raw.headers.get("content-type", ""):
                 # A server that does not stream answered with the whole completion: it is the
@@ -165,6 +168,21 @@ class OpenAIProvider(LLMProvider):
             model=model,
             finish_reason=finish,
         )
+
+    async def list_models(self) -> list[str] | None:
+        """The ids ``GET {base_url}/models`` lists (aliases too, as llama.cpp gives them)."""
+        import openai
+
+        route = Route("models", "openai", str(self._client.base_url), None, None, 0.0, 1)
+        try:
+            page = await self._client.models.list()
+        except openai.OpenAIError as exc:
+            raise _sdk_failure(exc, route) from exc
+        names: list[str] = []
+        for model in page.data:
+            names.append(model.id)
+            names += [str(a) for a in (getattr(model, "aliases", None) or [])]
+        return names
 
     async def aclose(self) -> None:
         """Close the SDK's connection pool."""

@@ -59,6 +59,7 @@ class Route:
         model: the model name (``None``: not configured).
         temperature: sampling temperature.
         max_tokens: completion token limit.
+        seed: the sampling seed sent with each call (``None``: none).
     """
 
     task: str
@@ -68,6 +69,7 @@ class Route:
     model: str | None
     temperature: float
     max_tokens: int
+    seed: int | None = None
 
     @property
     def configured(self) -> bool:
@@ -100,6 +102,7 @@ def resolve_route(settings: LLMSettings, task: str) -> Route:
     model = settings.model
     temperature = settings.temperature
     max_tokens = settings.max_tokens
+    seed = settings.seed
     if override is not None:
         new_endpoint = (override.provider is not None and override.provider != provider) or (
             override.base_url is not None and override.base_url != base_url
@@ -115,6 +118,8 @@ def resolve_route(settings: LLMSettings, task: str) -> Route:
             temperature = override.temperature
         if override.max_tokens is not None:
             max_tokens = override.max_tokens
+        if override.seed is not None:
+            seed = override.seed
     return Route(
         task=str(task),
         provider=provider,
@@ -123,6 +128,7 @@ def resolve_route(settings: LLMSettings, task: str) -> Route:
         model=model or None,
         temperature=temperature,
         max_tokens=max_tokens,
+        seed=seed,
     )
 
 

@@ -341,7 +341,7 @@ def test_context_expansion_adds_neighbours_in_article_order() -> None:
     assert len(blocks) == 1
     assert [c.ordinal for c in blocks[0].chunks] == [0, 1, 2, 3]
     text = blocks[0].render()
-    assert text.startswith("[PMID:42] Aspirin for stroke prevention (Stroke, 2019, RCT)")
+    assert text.startswith("[PMID:42] Aspirin for stroke prevention (2019, RCT)")
     assert text.index("randomised") < text.index("fell") < text.index("prevents")
 
 
@@ -364,12 +364,15 @@ def test_messages_carry_rules_memory_evidence_and_question() -> None:
     system, user = messages[0]["content"], messages[1]["content"]
     assert "ONLY the evidence" in system and "[PMID:12345678]" in system
     assert "thin" in system and "conflicting" in system
-    assert VERDICT_CUE in system and "Verdict: Uncertain" in system  # yes/no: verdict last
+    assert VERDICT_CUE in user and user.endswith("none addresses the question.")  # verdict last
+    assert VERDICT_CUE not in system  # the same rules for every question: a shared prefix
+    assert user.index("[PMID:42]") < user.index("Recent questions") < user.index("Question:")
     assert "Recent questions: Does aspirin prevent stroke?" in user
     assert "[PMID:42]" in user and "Aspirin prevents stroke." in user
     assert "Standalone: Does aspirin prevent stroke in adults?" in user
     no_verdict = build_messages("What is X?", blocks)
-    assert VERDICT_CUE not in no_verdict[0]["content"]
+    assert VERDICT_CUE not in no_verdict[1]["content"]
+    assert no_verdict[0] == messages[0]
 
 
 @pytest.mark.parametrize(
