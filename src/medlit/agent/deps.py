@@ -243,7 +243,7 @@ class AgentDeps:
         # Imported on first use: a tier-1 hit never reads the digest's word tools.
         from medlit.checks.cited_subjects import populations_unspoken
         from medlit.checks.unmentioned import unmentioned_terms
-        from medlit.llm.extractive import NO_MODEL, build_evidence_digest
+        from medlit.digest import NO_MODEL, build_evidence_digest
 
         def unspoken(quoted: Sequence[Article]) -> list[str]:
             by_pmid = {a.pmid: a for a in quoted if a.pmid}

@@ -3,10 +3,10 @@ what the cited articles conclude. They run once the verdict is known."""
 
 from __future__ import annotations
 
+from medlit.checks.conclusions import about_question
 from medlit.checks.context import CheckContext, cited_findings
 from medlit.checks.contradicted import against_in, contradicted_in
 from medlit.checks.findings import Finding
-from medlit.llm.extractive import about_question
 from medlit.log import get_logger
 
 __all__ = ["against_conclusions", "contradicted", "restated_verdict"]

@@ -1,4 +1,4 @@
-"""Language models: one client for every LLM call, and the no-LLM evidence digest.
+"""Language models: one client for every LLM call.
 
 Public API::
 
@@ -9,7 +9,6 @@ Public API::
         .stream(task, messages) -> LLMStream: ``async for delta in stream``, then ``.reply``
         .usage -> medlit.usage.Usage (cumulative); aclose() / async with
     LLMTask                the task types (plan_query, answer, ..., synthesize)
-    build_evidence_digest  the answer when no model is configured: cited evidence sentences
 
 Importing this package does not import ``openai`` or ``huggingface_hub``: providers import
 them when first used, so a cached ``medlit ask`` never pays for them.
@@ -18,16 +17,13 @@ them when first used, so a cached ``medlit ask`` never pays for them.
 from __future__ import annotations
 
 from medlit.llm.client import LLMClient, LLMReply, LLMStream, Messages
-from medlit.llm.extractive import Digest, build_evidence_digest
 from medlit.llm.tasks import LLMTask, Route
 
 __all__ = [
-    "Digest",
     "LLMClient",
     "LLMReply",
     "LLMStream",
     "LLMTask",
     "Messages",
     "Route",
-    "build_evidence_digest",
 ]
