@@ -93,8 +93,8 @@ def test_opposites_pair_each_direction() -> None:
         ("Does smoking increase the risk of lung cancer?", "smoking", "lung cancer", ""),
         (
             "Steroids in ear drops: do they reduce cochlear toxicity?",
-            "steroids in ear drops",
-            "",
+            "steroids",
+            "cochlear",
             "",
         ),
         (
