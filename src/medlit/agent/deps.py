@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from medlit.sources import SourceSet
     from medlit.sources.fulltext import ReadOutcome
     from medlit.storage.sqlite import SqliteStore
+    from medlit.words.frame import QuestionFrame
 
 __all__ = ["AgentDeps"]
 
@@ -234,21 +235,19 @@ class AgentDeps:
         )
 
     def digest(
-        self, question: str, evidence: list[Evidence], why: str | None = None
+        self,
+        question: str,
+        evidence: list[Evidence],
+        why: str | None = None,
+        frame: QuestionFrame | None = None,
     ) -> tuple[str, str | None]:
         """The no-LLM answer: the extractive evidence digest, and its verdict if justified
         (``why`` no generated answer is given, if not for want of a model); it says first
         which of the question's subject terms no retrieved article mentions, and which of the
         populations it names no article quoted speaks of (as the generated answer does)."""
         # Imported on first use: a tier-1 hit never reads the digest's word tools.
-        from medlit.checks.cited_subjects import populations_unspoken
         from medlit.checks.unmentioned import unmentioned_terms
         from medlit.digest import NO_MODEL, build_evidence_digest
-
-        def unspoken(quoted: Sequence[Article]) -> list[str]:
-            by_pmid = {a.pmid: a for a in quoted if a.pmid}
-            cited = " ".join(f"[PMID:{pmid}]" for pmid in by_pmid)
-            return populations_unspoken(question, cited, by_pmid)
 
         # What the articles mention includes the full text read for this answer, if any.
         articles = {item.article.key: item.article.as_read() for item in evidence}
@@ -258,6 +257,6 @@ class AgentDeps:
             embedder=self.embedder,
             why=why or NO_MODEL,
             unmentioned=unmentioned_terms(question, articles.values()),
-            unspoken_populations=unspoken,
+            frame=frame,
         )
         return digest.text, digest.verdict

@@ -66,6 +66,7 @@ from medlit.progress import emit, streaming_wanted
 from medlit.text import counted, drop_repeated_sentences, only_points
 from medlit.types import Article, Citation, Evidence, SearchQuery
 from medlit.usage import usage_scope
+from medlit.words.frame import read_frame
 
 __all__ = ["AskNodes", "Node", "off_loop", "timed"]
 
@@ -209,6 +210,7 @@ class AskNodes:
             "broad_query": plan.broad_query,
             "focus": plan.focus,
             "is_yes_no": is_yes_no_question(plan.standalone_question),
+            "frame": read_frame(plan.standalone_question, state.get("sources") or ()),
             "rewritten_by_llm": by_llm,
             "query_vector": vector,
         }
@@ -672,7 +674,12 @@ class AskNodes:
         verdict for a yes/no question (``why`` no generated answer is given, when a model is
         configured)."""
         text, verdict = await off_loop(
-            self.deps.digest, state["standalone_question"], evidence, why, heavy=True
+            self.deps.digest,
+            state["standalone_question"],
+            evidence,
+            why,
+            state.get("frame"),
+            heavy=True,
         )
         check = enforce_citations(text, articles)
         if state.get("is_yes_no") and verdict in ("yes", "no", "uncertain"):

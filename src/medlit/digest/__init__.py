@@ -12,12 +12,14 @@ before the user configures a model.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
+from medlit.checks.cited_subjects import unspoken_in
 from medlit.checks.conclusions import (
     ON_QUESTION,
     about_question,
@@ -39,6 +41,7 @@ from medlit.checks.stance import (
 from medlit.checks.topics import anchor_terms, normalise_topic
 from medlit.text import all_of, either_of, split_sentences
 from medlit.types import Article, Evidence, StudyType
+from medlit.words.frame import QuestionFrame, read_frame
 from medlit.words.tokens import ASCII_WORDS, TERMS
 
 if TYPE_CHECKING:
@@ -338,6 +341,7 @@ def build_evidence_digest(
     why: str = NO_MODEL,
     unmentioned: Sequence[str] = (),
     unspoken_populations: Callable[[Sequence[Article]], Sequence[str]] | None = None,
+    frame: QuestionFrame | None = None,
 ) -> Digest:
     """The extractive answer to ``question`` from the retrieved ``evidence``.
 
@@ -355,8 +359,13 @@ def build_evidence_digest(
             a yes/no verdict is "uncertain", since the conclusions it would be read from are
             about something else.
         unspoken_populations: given the articles the digest quotes, the populations the
-            question names (children, older people) that none of them speaks of: the digest
-            says so first and a yes/no verdict is "uncertain", as the generated answer does.
+            question names (children, women, pregnancy, a condition, a setting) that none of
+            them speaks of: the digest says so first and a yes/no verdict is "uncertain", as
+            the generated answer does (by default,
+            :func:`medlit.checks.cited_subjects.unspoken_in` of the question's frame).
+
+        frame: the question's frame (:func:`medlit.words.frame.read_frame`), read here when
+            not given.
 
     When no retrieved article is about the question (none says enough of its words, see
     :func:`about_question`, or a subject term is said by none), the digest says first what
@@ -366,6 +375,7 @@ def build_evidence_digest(
     Returns:
         The digest: text, verdict (``None`` unless a yes/no question), cited PMIDs, sentences.
     """
+    frame = frame or read_frame(question)
     candidates = _gather(evidence)
     floor = _score(question, candidates, embedder)
     on_question = about_question(question)
@@ -386,7 +396,8 @@ def build_evidence_digest(
     if verdict is not None and missing:
         verdict, reason = "uncertain", f"none of the retrieved articles is about {missing}"
     quoted = list({c.article.key: c.article for c in chosen}.values())
-    unspoken = either_of(unspoken_populations(quoted)) if unspoken_populations and quoted else ""
+    read_unspoken = unspoken_populations or functools.partial(unspoken_in, frame)
+    unspoken = either_of(read_unspoken(quoted)) if quoted else ""
     if verdict is not None and unspoken and not off_topic:
         verdict, reason = "uncertain", f"none of the articles quoted speaks of {unspoken}"
 
