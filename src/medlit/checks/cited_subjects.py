@@ -22,6 +22,7 @@ A citation that fails goes, and a sentence left with no citation is left out, wi
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -168,6 +169,7 @@ def unsaid_reader(
     return reader.check, reader.unsaid
 
 
+_AGE_STATED = cue("age.stated")
 _SEX_WORDS = {"female": "women", "male": "men"}
 #: Share of a condition's or a setting's words an article must say to speak of it.
 _NAMED_SHARE = 0.5
@@ -179,7 +181,7 @@ def _spoken_of(population: Population, text: str) -> bool:
     ovarian cancer is a study of women); a condition or setting by most of its words."""
     lower = text.lower()
     if population.kind == "age":
-        return population.name in _groups_spoken(lower)
+        return population.name in _ages_spoken(lower)
     if population.kind == "sex":
         return cue(f"frame.{population.name}_implied").search(lower) is not None
     if population.kind == "pregnancy":
@@ -187,6 +189,21 @@ def _spoken_of(population: Population, text: str) -> bool:
     asked = word_stems(population.name)
     said = word_stems(text)
     return bool(asked) and len(asked & said) >= _NAMED_SHARE * len(asked)
+
+
+_AGE_SAID = re.compile(r"\b(?:aged?|ages)\s+(?:of\s+)?(?=\d)|\d\s*(?:-|\s)?\w+(?:-|\s)old\b")
+
+
+@remembered(4096)
+def _ages_spoken(text: str) -> frozenset[str]:
+    """The age groups ``text`` speaks of (:func:`_groups_spoken`), an age in numbers only
+    where it is said to be one ("aged 7", "7-year-old"): "within 30 days" is no infant."""
+    groups = set(_groups_spoken(_AGE_STATED.sub(" ", text)))
+    for match in _AGE_STATED.finditer(text):
+        around = text[max(0, match.start() - 8) : match.end() + 6]
+        if _AGE_SAID.search(around):
+            groups |= _groups_spoken(match.group(0) + " old")
+    return frozenset(groups)
 
 
 def _checked(population: Population) -> bool:
