@@ -101,3 +101,48 @@ def test_the_digest_withholds_its_verdict_for_an_unspoken_population() -> None:
     )
     assert digest.verdict == "uncertain"
     assert "speaks of women" in digest.text
+
+
+def _study(pmid: str, conclusion: str) -> Article:
+    return Article(
+        pmid=pmid,
+        title="Aspirin and stroke in adults",
+        abstract=[
+            AbstractSection(label="RESULTS", category="RESULTS", text="Aspirin and stroke."),
+            AbstractSection(label="CONCLUSIONS", category="CONCLUSIONS", text=conclusion),
+        ],
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "conclusion", "said"),
+    [
+        ("Does aspirin increase the risk of stroke in adults?", LOWERED, "opposite"),
+        ("Does aspirin cause stroke in adults?", LOWERED, "opposite"),
+        ("Does aspirin worsen outcomes in adults?", "Aspirin improved outcomes in adults.", ""),
+    ],
+)
+def test_a_model_yes_against_the_conclusions_is_withheld(
+    question: str, conclusion: str, said: str
+) -> None:
+    from medlit.checks.context import CheckContext
+    from medlit.checks.draft import Draft
+    from medlit.checks.policy import verdict_after
+    from medlit.checks.registry import REGISTRY
+
+    answer = "Yes. Aspirin changes the risk of stroke in adults [PMID:1]."
+    ctx = CheckContext(question, {"1": _study("1", conclusion)}, Draft.parse(answer), "yes")
+    findings = list(REGISTRY["against-direction"].run(ctx))
+    assert verdict_after("yes", findings) == "uncertain"
+    assert said in findings[0].message
+
+
+def test_a_model_yes_the_conclusions_state_is_kept() -> None:
+    from medlit.checks.context import CheckContext
+    from medlit.checks.draft import Draft
+    from medlit.checks.registry import REGISTRY
+
+    asked = "Does aspirin lower the risk of stroke in adults?"
+    answer = "Yes. Aspirin lowers the risk of stroke in adults [PMID:1]."
+    ctx = CheckContext(asked, {"1": _study("1", LOWERED)}, Draft.parse(answer), "yes")
+    assert list(REGISTRY["against-direction"].run(ctx)) == []

@@ -31,6 +31,7 @@ __all__ = [
     "is_yes_no_question",
     "opposite_of_asked",
     "sentence_stance",
+    "states_no_change",
     "whole_study",
 ]
 
@@ -245,6 +246,12 @@ def opposite_of_asked(clause: str, question: str) -> bool:
     if asked is None:
         return False
     return _states(clause, OPPOSITE[asked]) and not _states(clause, asked)
+
+
+def states_no_change(sentence: str) -> bool:
+    """Whether ``sentence`` states a null finding: no difference, or a change "without" the
+    one that mattered ("increased bleeding without fewer strokes")."""
+    return bool(_NO_DIFFERENCE.search(sentence) or _WITHOUT_CHANGE.search(sentence))
 
 
 def _safety_stance(clause: str) -> Stance:
