@@ -166,12 +166,20 @@ class AgentDeps:
             question, vector, payload, namespace=namespace, fingerprint=fingerprint
         )
 
-    def search_chunks(self, vector: Any, k: int, only_keys: list[str] | None) -> list[Evidence]:
-        """The ``k`` fresh tier-2 chunks nearest ``vector`` (only of ``only_keys`` if given)."""
+    def search_chunks(
+        self,
+        vector: Any,
+        k: int,
+        only_keys: list[str] | None,
+        sources: Sequence[str] | None = None,
+    ) -> list[Evidence]:
+        """The ``k`` fresh tier-2 chunks nearest ``vector`` (only of ``only_keys`` if given;
+        only of articles from ``sources`` if given)."""
         from medlit.storage.base import ChunkFilters
 
         filters = ChunkFilters(article_keys=only_keys) if only_keys is not None else None
-        found = self.evidence.search_chunks(np.asarray(vector, dtype=np.float32), k, filters)
+        vector = np.asarray(vector, dtype=np.float32)
+        found = self.evidence.search_chunks(vector, k, filters, sources=sources)
         if self.settings.fulltext.mode == "off":
             # Abstracts only, as before full text: bodies read while it was on stay unseen.
             found = [

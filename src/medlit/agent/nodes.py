@@ -291,7 +291,11 @@ class AskNodes:
             if not only:
                 return {"anchor_chunks": []}
         anchors = await off_loop(
-            self.deps.search_chunks, state["query_vector"], self.agent.candidate_chunks, only
+            self.deps.search_chunks,
+            state["query_vector"],
+            self.agent.candidate_chunks,
+            only,
+            state.get("sources") or None,  # an answer rests only on the sources asked
         )
         documents = dict(state.get("documents", {}))
         chunk_map: dict[str, list[str]] = {}
