@@ -162,6 +162,11 @@ class AskResult(BaseModel):
         description="Every source failed and nothing was cited: the literature could not be "
         "searched, so this is no answer (verdict null, the answer says so, warnings say why).",
     )
+    full_texts_read: int = Field(
+        0,
+        description="Open-access full texts this answer read (api_calls.full_text counts the "
+        "requests sent to find them).",
+    )
     question_frame: dict[str, Any] | None = Field(
         None,
         description="What the standalone question asks, read once: its kind, the direction "
@@ -224,6 +229,7 @@ class AskResult(BaseModel):
                 for article in [state.get("documents", {}).get(key)]
             ],
             findings=[CheckFinding(**record) for record in state.get("answer_findings", [])],
+            full_texts_read=len(state.get("full_texts_read", [])),
             question_frame=_frame_of(state),
         )
 
