@@ -146,3 +146,13 @@ def test_a_model_yes_the_conclusions_state_is_kept() -> None:
     answer = "Yes. Aspirin lowers the risk of stroke in adults [PMID:1]."
     ctx = CheckContext(asked, {"1": _study("1", LOWERED)}, Draft.parse(answer), "yes")
     assert list(REGISTRY["against-direction"].run(ctx)) == []
+
+
+def test_one_source_leaning_is_shown_as_no_verdict() -> None:
+    digest = build_evidence_digest(
+        "Does aspirin reduce the risk of recurrent stroke?", ASPIRIN_YES_2
+    )
+    assert digest.verdict == "uncertain"
+    assert "(not a verdict): Uncertain: too little evidence to say (1 source points to yes)" in (
+        digest.text
+    )
