@@ -30,7 +30,11 @@ from typing import Any
 
 from medlit.checks.grounding import word_stems
 from medlit.checks.topics import anchor_terms
-from medlit.digest import build_evidence_digest
+
+try:
+    from medlit.digest import build_evidence_digest
+except ImportError:  # the code before the digest moved (turned_questions.py --set)
+    from medlit.llm import build_evidence_digest  # type: ignore[attr-defined,no-redef]
 from medlit.types import AbstractSection, Article, Chunk, Evidence
 from pubmedqa_cases import add_half, both_halves, in_half
 

@@ -20,6 +20,9 @@ Usage::
 
     python benchmarks/turned_questions.py --data ../shared/data/pubmedqa/pqal_dev.json [--half]
 
+The old code on the same set: ``--write set.json`` with this code, then ``--set set.json`` with
+``PYTHONPATH`` on the old code's ``src`` (a worktree of it).
+
 Last line: ``precision_check=... turned_yes_check=... moved_yes_check=...`` (tune likewise).
 """
 
@@ -34,8 +37,12 @@ from typing import Any
 
 from digest_verdicts import DEFAULT_DATA, nearest_others, record_evidence
 from medlit.checks.grounding import word_stems
-from medlit.digest import build_evidence_digest
 from medlit.words.frame import read_frame
+
+try:
+    from medlit.digest import build_evidence_digest
+except ImportError:  # the code before the digest moved (run with --set, PYTHONPATH on it)
+    from medlit.llm import build_evidence_digest  # type: ignore[attr-defined,no-redef]
 from pubmedqa_cases import add_half, both_halves, in_half
 
 NEAREST = 4
@@ -113,62 +120,71 @@ def contrast_set(records: dict[str, Any]) -> list[tuple[str, str, str, str, str]
     return rows
 
 
+def evaluate(
+    rows: list[tuple[str, ...]], every: dict[str, Any], min_sources: int, show: bool = False
+) -> dict[str, Any]:
+    """Verdicts given and right on the questions as written; yes to the turned (where the
+    experts said yes) and to the moved ones."""
+    said = {p: word_stems(f"{r['QUESTION']} {' '.join(r['CONTEXTS'])}") for p, r in every.items()}
+    counts = dict.fromkeys(("given", "right", "turned_yes", "yes_gold", "moved_yes"), 0)
+
+    def verdict(question: str, evidence: list[Any]) -> str | None:
+        return build_evidence_digest(question, evidence, min_sources=min_sources).verdict
+
+    for pmid, gold, question, turn, move in rows:
+        others = nearest_others(question, pmid, said, NEAREST)
+        evidence = [e for p in (pmid, *others) for e in record_evidence(p, every[p])]
+        written = verdict(question, evidence)
+        counts["given"] += written in ("yes", "no")
+        counts["right"] += written in ("yes", "no") and written == gold
+        if gold == "yes":
+            counts["yes_gold"] += 1
+            if verdict(turn, evidence) == "yes":
+                counts["turned_yes"] += 1
+                print(f"  turned yes: {turn} [{pmid}]" if show else "", end="\n" if show else "")
+        if verdict(move, evidence) == "yes":
+            counts["moved_yes"] += 1
+            print(f"  moved yes: {move} [{pmid}]" if show else "", end="\n" if show else "")
+    counts["precision"] = counts["right"] / counts["given"] if counts["given"] else 0.0
+    return counts
+
+
 @both_halves
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--show", action="store_true", help="print every turned 'yes'")
+    parser.add_argument("--write", type=Path, help="write the contrast set (JSON) and stop")
+    parser.add_argument("--set", type=Path, help="read the contrast set (JSON), e.g. for old code")
     add_half(parser)
     args = parser.parse_args(argv)
     if not args.data.exists():
         print(f"skipped: {args.data} is absent (needs ../shared/data)", file=sys.stderr)
         return 0
     every = json.loads(args.data.read_text())
-    said = {p: word_stems(f"{r['QUESTION']} {' '.join(r['CONTEXTS'])}") for p, r in every.items()}
-    rows = contrast_set(in_half(every, args.half))
+    if args.write:
+        args.write.write_text(json.dumps(contrast_set(every), indent=0))
+        return 0
+    mine = in_half(every, args.half)
+    if args.set:
+        rows = [tuple(r) for r in json.loads(args.set.read_text()) if r[0] in mine]
+    else:
+        rows = contrast_set(mine)
     print(f"{len(rows)} questions with a direction to turn\n")
     print(
         f"{'policy':14} {'given':>6} {'right':>6} {'precision':>10} {'turned_yes':>11} "
         f"{'of_yes_gold':>12} {'moved_yes':>10}"
     )
-    figures: dict[str, float] = {}
+    figures: dict[str, Any] = {}
     for name, min_sources in (("single-source", 1), ("default", 2)):
-        given = right = turned_yes = yes_gold = moved_yes = 0
-        for pmid, gold, question, turn, move in rows:
-            evidence = [
-                e
-                for p in (pmid, *nearest_others(question, pmid, said, NEAREST))
-                for e in record_evidence(p, every[p])
-            ]
-            verdict = build_evidence_digest(question, evidence, min_sources=min_sources).verdict
-            if verdict in ("yes", "no"):
-                given += 1
-                right += verdict == gold
-            if gold == "yes":
-                yes_gold += 1
-                if build_evidence_digest(turn, evidence, min_sources=min_sources).verdict == "yes":
-                    turned_yes += 1
-                    if args.show:
-                        print(f"  turned yes: {turn} [{pmid}]")
-            if build_evidence_digest(move, evidence, min_sources=min_sources).verdict == "yes":
-                moved_yes += 1
-                if args.show:
-                    print(f"  moved yes: {move} [{pmid}]")
-        precision = right / given if given else 0.0
+        c = evaluate(rows, every, min_sources, args.show)
         print(
-            f"{name:14} {given:>6} {right:>6} {precision:>10.3f} {turned_yes:>11} "
-            f"{yes_gold:>12} {moved_yes:>10}"
+            f"{name:14} {c['given']:>6} {c['right']:>6} {c['precision']:>10.3f} "
+            f"{c['turned_yes']:>11} {c['yes_gold']:>12} {c['moved_yes']:>10}"
         )
-        if name == "default":
-            figures = {
-                "given": given,
-                "precision": precision,
-                "turned_yes": turned_yes,
-                "moved_yes": moved_yes,
-            }
-        else:
-            figures_single = {"precision_single": precision, "turned_yes_single": turned_yes}
-    figures.update(figures_single)
+        suffix = "" if name == "default" else "_single"
+        for key in ("given", "precision", "turned_yes", "moved_yes"):
+            figures[key + suffix] = c[key]
     print(
         "\n"
         + " ".join(
