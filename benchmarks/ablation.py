@@ -61,8 +61,8 @@ from medlit.checks.grounding import word_stems
 from medlit.checks.registry import ORDER, REGISTRY
 from medlit.checks.verdict import read_verdict
 from medlit.config import Settings
+from medlit.digest import build_evidence_digest
 from medlit.llm.client import LLMClient
-from medlit.llm.extractive import build_evidence_digest
 from medlit.log import configure_logging
 from medlit.sources.pubmed_xml import parse_pubmed_xml
 from medlit.types import Article, Chunk, Evidence

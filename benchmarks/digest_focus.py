@@ -2,7 +2,7 @@
 
 The digest (the answer without a model, or when the model's answer is set aside) quotes the
 best sentences of the retrieved articles. When some of them say half the question's words
-(:func:`medlit.llm.extractive.about_question`), it quotes only those. Over the 500
+(:func:`medlit.digest.about_question`), it quotes only those. Over the 500
 expert-labelled PubMedQA questions of ``../shared``, with the evidence of each question's own
 article and of the three other articles sharing the most of its subject words (what a search
 returns around the one that answers):
@@ -31,8 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from digest_verdicts import DEFAULT_DATA, nearest_others, records_as_evidence
 from medlit.checks.grounding import word_stems
-from medlit.llm import build_evidence_digest
-from medlit.llm.extractive import about_question
+from medlit.digest import about_question, build_evidence_digest
 from medlit.types import Evidence
 from pubmedqa_cases import add_half, both_halves
 

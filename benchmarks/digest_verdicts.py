@@ -1,6 +1,6 @@
 """How right are the evidence digest's yes/no verdicts, and how often does it abstain?
 
-Runs :func:`medlit.llm.build_evidence_digest` (the no-LLM answer mode) on the 500 expert-labelled
+Runs :func:`medlit.digest.build_evidence_digest` (the no-LLM answer mode) on the 500 expert-labelled
 PubMedQA questions in ``../shared/data/pubmedqa/pqal_dev.json``. Each record is one article: its
 abstract sections (``CONTEXTS``/``LABELS``) plus its conclusion (``LONG_ANSWER``) become the
 evidence, the title question (``QUESTION``) is the question, ``final_decision`` is the truth.
@@ -30,7 +30,11 @@ from typing import Any
 
 from medlit.checks.grounding import word_stems
 from medlit.checks.topics import anchor_terms
-from medlit.llm import build_evidence_digest
+
+try:
+    from medlit.digest import build_evidence_digest
+except ImportError:  # the code before the digest moved (turned_questions.py --set)
+    from medlit.llm import build_evidence_digest  # type: ignore[attr-defined,no-redef]
 from medlit.types import AbstractSection, Article, Chunk, Evidence
 from pubmedqa_cases import add_half, both_halves, in_half
 

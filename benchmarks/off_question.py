@@ -26,7 +26,7 @@ from collections import Counter
 
 from medlit.checks.grounding import word_stems
 from medlit.checks.topics import anchor_terms
-from medlit.llm.extractive import conclusion_sentences
+from medlit.digest import conclusion_sentences
 from medlit.text import split_sentences
 from pubmedqa_cases import both_halves, cases, check_warnings, show_examples
 

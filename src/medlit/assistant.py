@@ -35,6 +35,7 @@ from medlit.config import Settings
 from medlit.errors import ValidationError
 from medlit.types import Citation
 from medlit.usage import Usage, usage_scope
+from medlit.words.frame import read_frame
 
 SESSION_ID_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
 """What a chat session id may be, in every front end (a tenant's own name for a conversation)."""
@@ -168,6 +169,17 @@ class AskResult(BaseModel):
         description="Every source failed and nothing was cited: the literature could not be "
         "searched, so this is no answer (verdict null, the answer says so, warnings say why).",
     )
+    full_texts_read: int = Field(
+        0,
+        description="Open-access full texts this answer read (api_calls.full_text counts the "
+        "requests sent to find them).",
+    )
+    question_frame: dict[str, Any] | None = Field(
+        None,
+        description="What the standalone question asks, read once: its kind, the direction "
+        "of change asked about (up, down, better, worse or null), the populations it names, "
+        "subject, outcome, comparison and the sources asked.",
+    )
 
     @classmethod
     def from_state(cls, state: AgentState, usage: Usage, total_ms: float) -> AskResult:
@@ -225,7 +237,17 @@ class AskResult(BaseModel):
                 for article in [state.get("documents", {}).get(key)]
             ],
             findings=[CheckFinding(**record) for record in state.get("answer_findings", [])],
+            full_texts_read=len(state.get("full_texts_read", [])),
+            question_frame=_frame_of(state),
         )
+
+
+def _frame_of(state: AgentState) -> dict[str, Any]:
+    """The question frame of ``state`` as clients get it (read here when no node read it)."""
+    frame = state.get("frame") or read_frame(
+        state.get("standalone_question", state["question"]), state.get("sources") or ()
+    )
+    return frame.to_json()
 
 
 @dataclass(frozen=True)

@@ -230,7 +230,8 @@ class Runtime:
         from medlit.sources.search import resolve_source_names
         from medlit.types import Article, FullText, SearchQuery, SearchResults
 
-        sources = self.source_set(resolve_source_names(None, self.settings, all_means_enabled=True))
+        names = resolve_source_names(None, self.settings, all_means_enabled=True)
+        sources = self.source_set(names)
 
         async def search(query: SearchQuery, known: FreshArticles | None) -> SearchResults:
             return await sources.search(query, known=known)
@@ -247,7 +248,7 @@ class Runtime:
             llm=self.llm(),
             search=search,
             jobs=self.jobs,
-            cache=self.evidence,
+            cache=self.evidence.kept_to(names),  # evidence reused: only the sources asked
             embedder=self.embedder,
             full_text=full_text,
         )

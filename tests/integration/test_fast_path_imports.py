@@ -23,7 +23,7 @@ NOT_ON_THE_HIT_PATH = (
     "langgraph",
     "openai",
     "medlit.llm.client",
-    "medlit.llm.extractive",
+    "medlit.digest",
     "medlit.checks.answer",
     "medlit.checks.verdict",
     "medlit.agent.graph",

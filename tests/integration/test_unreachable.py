@@ -23,7 +23,7 @@ from medlit.config import Settings
 from medlit.errors import LLMUnreachable, SourceUnavailable, SourceUnreachable
 from medlit.llm import LLMClient
 from medlit.reachability import DOES_NOT_RESOLVE, REFUSES_CONNECTIONS, unreachable_reason
-from medlit.sources.http import RetryPolicy, send
+from medlit.sources.http import OFFLINE_WAYS, RetryPolicy, send
 from medlit.types import AbstractSection, Article
 from medlit.usage import usage_scope
 from tests.fakes.eutils_server import FakeEutils, Fault
@@ -77,8 +77,10 @@ async def test_source_not_retried_when_out_of_reach(where: str) -> None:
     assert elapsed < 2.0  # the default policy's retries alone would wait 7.5 s
     reason = DOES_NOT_RESOLVE if where == "dns" else REFUSES_CONNECTIONS
     assert str(caught.value) == (
-        f"PubMed is unreachable: {host} {reason}. Check your network or MEDLIT_PUBMED_BASE_URL."
+        f"PubMed is unreachable: {host} {reason}. Check your network or MEDLIT_PUBMED_BASE_URL. "
+        + OFFLINE_WAYS
     )
+    assert "medlit corpus add --sample" in OFFLINE_WAYS and "--source local" in OFFLINE_WAYS
 
 
 async def test_a_server_error_is_still_retried(eutils: FakeEutils) -> None:
@@ -140,7 +142,7 @@ async def test_ask_with_pubmed_out_of_reach_fails_at_once(settings: Settings) ->
     assert isinstance(caught.value, SourceUnreachable)
     assert str(caught.value) == (
         f"PubMed is unreachable: {NOWHERE} does not resolve. Check your network or "
-        "MEDLIT_PUBMED_BASE_URL."
+        "MEDLIT_PUBMED_BASE_URL. " + OFFLINE_WAYS
     )
     assert usage.source_calls("pubmed") == 1  # no retry, and no second search round
     assert elapsed < 1.0
@@ -212,7 +214,7 @@ def test_cli_pubmed_out_of_reach_is_one_line_exit_5(tmp_path: Path) -> None:
     assert done.stdout == ""
     assert done.stderr.strip().splitlines() == [
         f"error: PubMed is unreachable: {NOWHERE} does not resolve. Check your network or "
-        "MEDLIT_PUBMED_BASE_URL."
+        "MEDLIT_PUBMED_BASE_URL. " + OFFLINE_WAYS
     ]
 
 

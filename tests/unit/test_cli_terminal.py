@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from medlit import __version__
 from medlit.assistant import AskResult, CacheInfo, CallCounts
 from medlit.cli import app
-from medlit.cli.footer import footer_line, verbose_lines
+from medlit.cli.footer import footer_line, refused_hit_line, verbose_lines
 
 runner = CliRunner()
 
@@ -104,6 +104,22 @@ def test_footer_shows_tokens_and_a_cost_only_where_priced() -> None:
     assert footer_line(result) == "3 PubMed calls · 2 LLM calls · 1,234 tokens · 2.1 s"
     result.usage = {"tokens": 1234, "cost_usd": 0.00061}
     assert footer_line(result) == "3 PubMed calls · 2 LLM calls · 1,234 tokens · $0.0006 · 2.1 s"
+
+
+def test_the_footer_counts_full_texts_read_not_the_requests_for_them() -> None:
+    looked = _result(hit=False, pubmed=2, ms=1000)
+    looked.api_calls.full_text = 3  # three lookups, nothing open access
+    assert footer_line(looked) == "2 PubMed calls · 1.0 s"
+    looked.full_texts_read = 1
+    assert footer_line(looked) == "2 PubMed calls · 1 full text read · 1.0 s"
+
+
+def test_a_refused_cache_hit_says_why_in_one_line() -> None:
+    assert refused_hit_line(_result(hit=False)) == (
+        "not answered from cache: a similar question was refused "
+        "(different drug: ibuprofen vs acetaminophen)"
+    )
+    assert refused_hit_line(_result(hit=True)) is None
 
 
 def test_verbose_lines_hold_the_internals() -> None:

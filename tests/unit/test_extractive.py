@@ -12,8 +12,7 @@ import numpy as np
 import pytest
 
 from medlit.checks.stance import is_yes_no_question, sentence_stance
-from medlit.llm import build_evidence_digest
-from medlit.llm.extractive import DIGEST_HEADER, NO_MODEL, not_about, split_sentences
+from medlit.digest import DIGEST_HEADER, NO_MODEL, build_evidence_digest, not_about, split_sentences
 from medlit.types import AbstractSection, Article, Chunk, Evidence
 
 

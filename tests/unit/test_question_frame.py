@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from medlit.words.frame import read_frame
+from medlit.words.frame import OPPOSITE, read_frame
 
 
 @pytest.mark.parametrize(
@@ -47,3 +47,108 @@ def test_sources_are_part_of_the_frame_and_json() -> None:
 )
 def test_kind(question: str, kind: str) -> None:
     assert read_frame(question).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("question", "direction", "words"),
+    [
+        ("Does elective re-siting of intravenous cannulae decrease thrombophlebitis?", "down", ""),
+        ("Delayed peripheral facial palsy in the stapes surgery: can it be prevented?", "down", ""),
+        ("Does oral alpha-galactosidase relieve irritable bowel symptoms?", "down", "relieve"),
+        ("Does pretreatment with statins improve clinical outcome after stroke?", "better", ""),
+        ("Does preoperative anemia adversely affect surgery outcomes?", "worse", ""),
+        ("Does glomerular hyperfiltration in pregnancy damage the kidney?", "worse", "damage"),
+        ("Are glucose levels associated with increased mortality after CABG?", "up", ""),
+        ("Does a febrile reaction predispose recipients to alloimmunization?", "up", ""),
+        # nouns and adjectives are no direction asked
+        ("Nasal fractures: is closed reduction satisfying?", None, ""),
+        ("Is dexamethasone effective in pediatric asthma exacerbations?", None, ""),
+        ("Gadofosveset-enhanced MR angiography: is it accurate?", None, ""),
+        # only the asking part asks: "Increased Patient Risk" is the title's
+        ("Prompting Providers about Increased Patient Risk: Does It Work?", None, ""),
+        # both ways: no one direction
+        ("Does caffeine increase or decrease blood pressure?", None, ""),
+    ],
+)
+def test_direction_is_read_from_the_asking_verb(
+    question: str, direction: str | None, words: str
+) -> None:
+    frame = read_frame(question)
+    assert frame.direction == direction
+    assert words in frame.direction_words
+
+
+def test_opposites_pair_each_direction() -> None:
+    assert {d: OPPOSITE[OPPOSITE[d]] for d in OPPOSITE} == {d: d for d in OPPOSITE}
+    assert (
+        read_frame("Does aspirin reduce stroke?").direction
+        == OPPOSITE[read_frame("Does aspirin increase stroke?").direction or "up"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "subject", "outcome", "comparison"),
+    [
+        ("Does aspirin prevent stroke in adults?", "aspirin", "stroke", ""),
+        ("Does smoking increase the risk of lung cancer?", "smoking", "lung cancer", ""),
+        (
+            "Steroids in ear drops: do they reduce cochlear toxicity?",
+            "steroids",
+            "cochlear",
+            "",
+        ),
+        (
+            "Is gastric stimulation superior to drug therapy in improving GI symptoms?",
+            "gastric stimulation superior to drug therapy",
+            "gi symptoms",
+            "drug therapy",
+        ),
+    ],
+)
+def test_subject_outcome_comparison(
+    question: str, subject: str, outcome: str, comparison: str
+) -> None:
+    frame = read_frame(question)
+    assert frame.subject == subject
+    assert outcome in frame.outcome
+    assert frame.comparison == comparison
+
+
+@pytest.mark.parametrize(
+    ("question", "kind", "name"),
+    [
+        ("Does aspirin prevent stroke in women?", "sex", "female"),
+        ("Does aspirin prevent stroke in men?", "sex", "male"),
+        ("Does aspirin prevent stroke in children?", "age", "child"),
+        ("Is ankle/arm pressure predictive in older patients?", "age", "elderly"),
+        ("Does exercise during pregnancy prevent postnatal depression?", "pregnancy", "pregnancy"),
+        (
+            "Does base deficit predict mortality in patients with traumatic brain injury?",
+            "condition",
+            "traumatic brain injury",
+        ),
+        (
+            "Would QT dispersion predict hypertrophy in hypertensive patients?",
+            "condition",
+            "hypertensive",
+        ),
+        (
+            "Is ankle/arm pressure predictive in patients living in nursing homes?",
+            "setting",
+            "nursing homes",
+        ),
+        (
+            "Double balloon enteroscopy: is it safe in a community setting?",
+            "setting",
+            "community setting",
+        ),
+        ("Does Paget's disease exist in India?", "setting", "india"),
+    ],
+)
+def test_every_kind_of_population_is_read(question: str, kind: str, name: str) -> None:
+    assert name in read_frame(question).population_names(kind)
+
+
+def test_no_population_where_none_is_named() -> None:
+    assert read_frame("Does aspirin prevent stroke?").populations == ()
+    assert read_frame("Is Chaalia/Pan Masala harmful for health?").populations == ()

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from medlit.sources import SourceSet
     from medlit.sources.fulltext import ReadOutcome
     from medlit.storage.sqlite import SqliteStore
+    from medlit.words.frame import QuestionFrame
 
 __all__ = ["AgentDeps"]
 
@@ -172,12 +173,20 @@ class AgentDeps:
             question, vector, payload, namespace=namespace, fingerprint=fingerprint
         )
 
-    def search_chunks(self, vector: Any, k: int, only_keys: list[str] | None) -> list[Evidence]:
-        """The ``k`` fresh tier-2 chunks nearest ``vector`` (only of ``only_keys`` if given)."""
+    def search_chunks(
+        self,
+        vector: Any,
+        k: int,
+        only_keys: list[str] | None,
+        sources: Sequence[str] | None = None,
+    ) -> list[Evidence]:
+        """The ``k`` fresh tier-2 chunks nearest ``vector`` (only of ``only_keys`` if given;
+        only of articles from ``sources`` if given)."""
         from medlit.storage.base import ChunkFilters
 
         filters = ChunkFilters(article_keys=only_keys) if only_keys is not None else None
-        found = self.evidence.search_chunks(np.asarray(vector, dtype=np.float32), k, filters)
+        vector = np.asarray(vector, dtype=np.float32)
+        found = self.evidence.search_chunks(vector, k, filters, sources=sources)
         if self.settings.fulltext.mode == "off":
             # Abstracts only, as before full text: bodies read while it was on stay unseen.
             found = [
@@ -241,21 +250,19 @@ class AgentDeps:
         )
 
     def digest(
-        self, question: str, evidence: list[Evidence], why: str | None = None
+        self,
+        question: str,
+        evidence: list[Evidence],
+        why: str | None = None,
+        frame: QuestionFrame | None = None,
     ) -> tuple[str, str | None]:
         """The no-LLM answer: the extractive evidence digest, and its verdict if justified
         (``why`` no generated answer is given, if not for want of a model); it says first
         which of the question's subject terms no retrieved article mentions, and which of the
         populations it names no article quoted speaks of (as the generated answer does)."""
         # Imported on first use: a tier-1 hit never reads the digest's word tools.
-        from medlit.checks.cited_subjects import populations_unspoken
         from medlit.checks.unmentioned import unmentioned_terms
-        from medlit.llm.extractive import NO_MODEL, build_evidence_digest
-
-        def unspoken(quoted: Sequence[Article]) -> list[str]:
-            by_pmid = {a.pmid: a for a in quoted if a.pmid}
-            cited = " ".join(f"[PMID:{pmid}]" for pmid in by_pmid)
-            return populations_unspoken(question, cited, by_pmid)
+        from medlit.digest import NO_MODEL, build_evidence_digest
 
         # What the articles mention includes the full text read for this answer, if any.
         articles = {item.article.key: item.article.as_read() for item in evidence}
@@ -265,6 +272,6 @@ class AgentDeps:
             embedder=self.embedder,
             why=why or NO_MODEL,
             unmentioned=unmentioned_terms(question, articles.values()),
-            unspoken_populations=unspoken,
+            frame=frame,
         )
         return digest.text, digest.verdict

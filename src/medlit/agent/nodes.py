@@ -63,6 +63,7 @@ from medlit.progress import emit, streaming_wanted
 from medlit.text import counted, drop_repeated_sentences, only_points
 from medlit.types import Article, Citation, Evidence, SearchQuery
 from medlit.usage import usage_scope
+from medlit.words.frame import read_frame
 
 __all__ = ["AskNodes", "Node", "off_loop", "timed"]
 
@@ -206,6 +207,7 @@ class AskNodes:
             "broad_query": plan.broad_query,
             "focus": plan.focus,
             "is_yes_no": is_yes_no_question(plan.standalone_question),
+            "frame": read_frame(plan.standalone_question, state.get("sources") or ()),
             "rewritten_by_llm": by_llm,
             "query_vector": vector,
         }
@@ -286,7 +288,11 @@ class AskNodes:
             if not only:
                 return {"anchor_chunks": []}
         anchors = await off_loop(
-            self.deps.search_chunks, state["query_vector"], self.agent.candidate_chunks, only
+            self.deps.search_chunks,
+            state["query_vector"],
+            self.agent.candidate_chunks,
+            only,
+            state.get("sources") or None,  # an answer rests only on the sources asked
         )
         documents = dict(state.get("documents", {}))
         chunk_map: dict[str, list[str]] = {}
@@ -524,7 +530,7 @@ class AskNodes:
 
     def _rank_sentences(self, question: str, evidence: list[Evidence]) -> list[Any]:
         """The evidence's sentences ranked for ``question`` by the digest's own scoring."""
-        from medlit.llm.extractive import build_evidence_digest
+        from medlit.digest import build_evidence_digest
 
         every = 10_000  # no cap: focus_blocks keeps what the budget holds
         digest = build_evidence_digest(
@@ -696,7 +702,12 @@ class AskNodes:
         verdict for a yes/no question (``why`` no generated answer is given, when a model is
         configured)."""
         text, verdict = await off_loop(
-            self.deps.digest, state["standalone_question"], evidence, why, heavy=True
+            self.deps.digest,
+            state["standalone_question"],
+            evidence,
+            why,
+            state.get("frame"),
+            heavy=True,
         )
         check = enforce_citations(text, articles)
         if state.get("is_yes_no") and verdict in ("yes", "no", "uncertain"):

@@ -258,7 +258,7 @@ CHARS_PER_TOKEN = 4.0
 
 class RankedSentence(Protocol):
     """A sentence of the evidence as the digest's scoring ranks it
-    (:class:`medlit.llm.extractive.DigestSentence`)."""
+    (:class:`medlit.digest.DigestSentence`)."""
 
     @property
     def text(self) -> str: ...

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal, TypedDict
 
 from medlit.types import Article, Citation, Evidence
+from medlit.words.frame import QuestionFrame
 
 __all__ = ["AgentState", "Decision", "StopReason", "initial_state", "merge_timings"]
 
@@ -62,6 +63,7 @@ class AgentState(TypedDict, total=False):
     broad_query: str
     focus: str | None
     is_yes_no: bool
+    frame: QuestionFrame  # what the standalone question asks, read once (medlit.words.frame)
     rewritten_by_llm: bool
     query_vector: list[float]
 

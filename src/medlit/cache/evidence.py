@@ -20,8 +20,9 @@ where most savings should come from.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Collection, Hashable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from medlit.cache._pending import PendingWrites
 from medlit.cache.chunking import (
@@ -208,9 +209,15 @@ class EvidenceCache:
         return [c for c in picks if c.id not in held]
 
     def search_chunks(
-        self, embedding: Vector, k: int, filters: ChunkFilters | None = None
+        self,
+        embedding: Vector,
+        k: int,
+        filters: ChunkFilters | None = None,
+        sources: Collection[str] | None = None,
     ) -> list[Evidence]:
-        """The ``k`` fresh chunks most similar to ``embedding`` passing ``filters``.
+        """The ``k`` fresh chunks most similar to ``embedding`` passing ``filters``, of
+        articles from ``sources`` only when given (an answer asked of the local corpus never
+        rests on an article PubMed gave for another question).
 
         Returns:
             Anchor chunks as :class:`Evidence` (``similarity`` exact, ``score`` 0), best first.
@@ -225,11 +232,20 @@ class EvidenceCache:
             study_types=f.study_types,
             fetched_after=max(cutoff, f.fetched_after or cutoff),
         )
-        matches = self.store.search_chunks(embedding, k, f)
+        if sources is None:
+            matches = self.store.search_chunks(embedding, k, f)
+        else:  # the store keeps no source column: the nearest of many, then the sources' own
+            kept = set(sources)
+            found = self.store.search_chunks(embedding, k * _SOURCE_OVERFETCH, f)
+            matches = [m for m in found if m.article.source in kept][:k]
         self._pending.touch([m.article.key for m in matches])
         return [
             Evidence(chunk=m.chunk, article=m.article, similarity=m.similarity) for m in matches
         ]
+
+    def kept_to(self, sources: Collection[str]) -> SourceKept:
+        """This cache as one set of sources sees it (:class:`SourceKept`)."""
+        return SourceKept(self, tuple(sorted(set(sources))))
 
     def article_chunks(self, article_key: str) -> list[Chunk]:
         """Every chunk of an article, in order (empty if it is not held)."""
@@ -259,3 +275,24 @@ class EvidenceCache:
         """Delete every article and chunk; returns (articles, chunks)."""
         self.flush()
         return self.store.clear_evidence()
+
+
+#: How many more chunks a search kept to some sources asks the store for than it returns.
+_SOURCE_OVERFETCH = 4
+
+
+class SourceKept:
+    """The evidence cache as one set of sources sees it: its chunk searches return only their
+    articles; everything else is the cache's (research reuses evidence through it)."""
+
+    def __init__(self, cache: EvidenceCache, sources: tuple[str, ...]) -> None:
+        self.cache = cache
+        self.sources = sources
+
+    def search_chunks(
+        self, embedding: Vector, k: int, filters: ChunkFilters | None = None
+    ) -> list[Evidence]:
+        return self.cache.search_chunks(embedding, k, filters, sources=self.sources)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.cache, name)

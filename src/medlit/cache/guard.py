@@ -72,6 +72,7 @@ from medlit.words import (
     synonym_groups,
     word_set,
 )
+from medlit.words.frame import read_frame
 from medlit.words.tokens import HYPHENATED_WORDS as _WORD
 
 __all__ = ["GuardVerdict", "QuestionFeatures", "QuestionGuard", "age_groups", "question_features"]
@@ -124,8 +125,6 @@ _DOSE = re.compile(rf"(\d+(?:\.\d+)?)\s*({_UNIT})\b")
 _POPULATION = cue_group("population")
 # Pregnancy and breastfeeding change what is safe: named on one side only, the other answer
 # may not hold (cues pregnancy.named, sex.*).
-_PREGNANCY = cue("pregnancy.named")
-_SEX = cue_group("sex")
 # Qualitative doses count as doses: "low-dose aspirin" is not the same question as "aspirin".
 _DOSE_WORD = re.compile(
     r"\b(low|high|standard|double|single|mini|micro|loading)[- ]?dos(?:e|es|ed|ing)\b"
@@ -216,16 +215,17 @@ def question_features(question: str) -> QuestionFeatures:
     doses = {(_unit(u), _number(n)) for n, u in _DOSE.findall(text)}
     doses |= {("dose", level) for level in _DOSE_WORD.findall(text)}
     asking_tokens = _WORD.findall(asking)
+    frame = read_frame(question)  # who is asked about: the question frame's one reading
     return QuestionFeatures(
         content=frozenset(content),
         negated=frozenset(negated - asserted),
         asserted=frozenset(asserted),
         doses=frozenset(doses),
         names=tuple(sorted(qualified_names(question, fold_case=True).items())),
-        age_groups=frozenset(age_groups(text)),
+        age_groups=frame.population_names("age"),
         young=any(_POPULATION[g].search(text) for g in ("child", "infant")),
-        pregnancy=_PREGNANCY.search(text) is not None,
-        sexes=frozenset(s for s, rx in _SEX.items() if rx.search(text)),
+        pregnancy=bool(frame.population_names("pregnancy")),
+        sexes=frame.population_names("sex"),
         drugs=frozenset(w for w in content if _is_drug(w)),
         intents=frozenset(intents),
         modalities=frozenset(m for m, rx in _MODALITIES.items() if rx.search(asking)),

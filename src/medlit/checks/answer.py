@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from medlit.checks.apply import apply
 from medlit.checks.citations import Verdict, enforce_citations, extract_pmids, verdict_first
+from medlit.checks.conclusions import about_question
 from medlit.checks.context import CheckContext
 from medlit.checks.contradicted import states_only_otherwise
 from medlit.checks.draft import Draft
@@ -33,7 +34,6 @@ from medlit.checks.registry import Stage, enabled
 from medlit.checks.units import opening_connective
 from medlit.checks.unmentioned import unmentioned_terms
 from medlit.checks.unsupported import says_all
-from medlit.llm.extractive import about_question
 from medlit.log import get_logger
 from medlit.types import Article
 

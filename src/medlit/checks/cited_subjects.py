@@ -22,6 +22,7 @@ A citation that fails goes, and a sentence left with no citation is left out, wi
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -32,9 +33,16 @@ from medlit.checks.grounding import unsaid_in_article, word_stems
 from medlit.checks.memo import remembered
 from medlit.checks.search_terms import content_terms
 from medlit.types import Article
-from medlit.words import age_groups
+from medlit.words import age_groups, cue
+from medlit.words.frame import Population, QuestionFrame, read_frame
 
-__all__ = ["Unsaid", "populations_unspoken", "unsaid_reader"]
+__all__ = [
+    "Unsaid",
+    "population_words",
+    "populations_unspoken",
+    "unsaid_reader",
+    "unspoken_in",
+]
 
 _CHECKED_GROUPS = frozenset({"infant", "child", "elderly"})
 _GROUP_WORDS = {"infant": "infants", "child": "children", "elderly": "older people"}
@@ -161,18 +169,79 @@ def unsaid_reader(
     return reader.check, reader.unsaid
 
 
-def populations_unspoken(question: str, text: str, articles: Mapping[str, Article]) -> list[str]:
-    """The populations the question names (children, infants, older people) that none of the
-    articles ``text`` cites speaks of: what they found may not hold for them.
+_AGE_STATED = cue("age.stated")
+_SEX_WORDS = {"female": "women", "male": "men"}
+#: Share of a condition's or a setting's words an article must say to speak of it.
+_NAMED_SHARE = 0.5
+
+
+def _spoken_of(population: Population, text: str) -> bool:
+    """Whether ``text`` (an article's, everything it says) speaks of ``population``: an age
+    group by word or age; a sex or pregnancy by word, or by what only it has (a study of
+    ovarian cancer is a study of women); a condition or setting by most of its words."""
+    lower = text.lower()
+    if population.kind == "age":
+        return population.name in _ages_spoken(lower)
+    if population.kind == "sex":
+        return cue(f"frame.{population.name}_implied").search(lower) is not None
+    if population.kind == "pregnancy":
+        return cue("frame.pregnancy_implied").search(lower) is not None
+    asked = word_stems(population.name)
+    said = word_stems(text)
+    return bool(asked) and len(asked & said) >= _NAMED_SHARE * len(asked)
+
+
+_AGE_SAID = re.compile(r"\b(?:aged?|ages)\s+(?:of\s+)?(?=\d)|\d\s*(?:-|\s)?\w+(?:-|\s)old\b")
+
+
+@remembered(4096)
+def _ages_spoken(text: str) -> frozenset[str]:
+    """The age groups ``text`` speaks of (:func:`_groups_spoken`), an age in numbers only
+    where it is said to be one ("aged 7", "7-year-old"): "within 30 days" is no infant."""
+    groups = set(_groups_spoken(_AGE_STATED.sub(" ", text)))
+    for match in _AGE_STATED.finditer(text):
+        around = text[max(0, match.start() - 8) : match.end() + 6]
+        if _AGE_SAID.search(around):
+            groups |= _groups_spoken(match.group(0) + " old")
+    return frozenset(groups)
+
+
+def _checked(population: Population) -> bool:
+    """Adults are not checked: most studies of adults never say so."""
+    return population.kind != "age" or population.name in _CHECKED_GROUPS
+
+
+def population_words(population: Population) -> str:
+    """How a caveat names ``population``: "children", "women", "pregnancy", "nursing homes"."""
+    if population.kind == "age":
+        return _GROUP_WORDS.get(population.name, population.name)
+    if population.kind == "sex":
+        return _SEX_WORDS[population.name]
+    if population.kind == "setting" and population.words[:1].isupper():
+        return population.words.split(None, 1)[-1].rstrip("?").strip()  # "India"
+    return population.name
+
+
+def populations_unspoken(
+    question: str, text: str, articles: Mapping[str, Article], frame: QuestionFrame | None = None
+) -> list[str]:
+    """The populations the question names (its frame's: an age group, a sex, pregnancy, a
+    condition, a setting) that none of the articles ``text`` cites speaks of: what they found
+    may not hold for them. Every kind alike.
 
     An answer to a follow-up about a population can cite only studies of another: when no
     sentence names the population no citation is wrong, but nothing cited is about it either.
     """
-    asked = age_groups(question.lower()) & _CHECKED_GROUPS
-    cited = [p for p in dict.fromkeys(extract_pmids(text)) if p in articles]
-    if not asked or not cited:
+    cited = [articles[p] for p in dict.fromkeys(extract_pmids(text)) if p in articles]
+    return unspoken_in(frame or read_frame(question), cited)
+
+
+def unspoken_in(frame: QuestionFrame, articles: Sequence[Article]) -> list[str]:
+    """The populations of ``frame`` none of ``articles`` speaks of, in words
+    (:func:`populations_unspoken`; none when no article is given)."""
+    asked = [p for p in frame.populations if _checked(p)]
+    if not asked or not articles:
         return []
-    spoken: set[str] = set()
-    for pmid in cited:
-        spoken |= _groups_spoken(articles[pmid].everything_said)
-    return [_GROUP_WORDS[g] for g in sorted(asked - spoken)]
+    said = [article.everything_said for article in articles]
+    unspoken = [p for p in asked if not any(_spoken_of(p, t) for t in said)]
+    return list(dict.fromkeys(population_words(p) for p in unspoken))

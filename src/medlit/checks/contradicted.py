@@ -36,12 +36,12 @@ from medlit.checks.citations import (
     extract_pmids,
     without_citations,
 )
+from medlit.checks.conclusions import conclusion_sentences, states_no_finding
 from medlit.checks.draft import rewrite_sentences
 from medlit.checks.memo import remembered
 from medlit.checks.stance import Stance, whole_study
 from medlit.checks.stance import content_terms as _content_terms
 from medlit.checks.stance import sentence_stance as _sentence_stance
-from medlit.llm.extractive import conclusion_sentences, states_no_finding
 from medlit.log import get_logger
 from medlit.text import split_sentences
 from medlit.types import Article

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from functools import cached_property
 
+from medlit.checks.conclusions import conclusion_sentences
 from medlit.checks.grounding import word_stems
 from medlit.checks.memo import forget_articles
-from medlit.llm.extractive import conclusion_sentences
 from medlit.text import forget_kept_sentences, keep_sentences, make_room
 from medlit.types import Article, StudyType
 

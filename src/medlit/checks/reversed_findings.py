@@ -16,8 +16,8 @@ from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import extract_pmids, without_citations
 from medlit.checks.comparisons import Comparison, compared_terms, comparison, reverses
+from medlit.checks.conclusions import states_no_finding
 from medlit.checks.memo import remembered
-from medlit.llm.extractive import states_no_finding
 from medlit.text import split_sentences
 from medlit.types import Article
 

@@ -17,6 +17,7 @@ from typing import Literal
 from medlit.checks.memo import remembered
 from medlit.text import counted, fold_accents
 from medlit.words import cue, cue_source, guarded, prefix_stem, stop_words
+from medlit.words.frame import OPPOSITE, Direction, read_frame
 from medlit.words.tokens import ASCII_WORDS
 
 __all__ = [
@@ -28,7 +29,9 @@ __all__ = [
     "content_terms",
     "decide_verdict",
     "is_yes_no_question",
+    "opposite_of_asked",
     "sentence_stance",
+    "states_no_change",
     "whole_study",
 ]
 
@@ -67,6 +70,15 @@ FALLING = cue_source("direction.falling")
 """Words saying a quantity goes down."""
 _UP = guarded(rf"\b(?:{RISING}|worse\w*)\b", re.I)
 _DOWN = guarded(rf"\b(?:{FALLING})\b", re.I)
+# What a conclusion states of a change, by the question frame's directions.
+_STATED: dict[Direction, tuple[re.Pattern[str], ...]] = {
+    "up": (guarded(rf"\b(?:{RISING})\b", re.I), cue("stated.up_extra")),
+    "down": (_DOWN, cue("stated.down_extra")),
+    "better": (cue("stated.better"),),
+    "worse": (cue("stated.worse"),),
+}
+# A null finding said with "without" ("increased bleeding without fewer strokes").
+_WITHOUT_CHANGE = cue("negation.without_change")
 # The predicate an equivalence question asks, itself negated ("Exclusive CRT is not safe to
 # treat ...", "CT cannot replace bone scintigraphy"): a no, where other negations under such a
 # question ("no complications") are too subtle for cues.
@@ -203,19 +215,43 @@ def _cued_stance(clause: str, question: str) -> Stance | None:
         # "No difference"/"similar" is a *no* to "is A better than B?" but a *yes* to "is A as
         # good as B?" / "is A safe?".
         return "yes" if equivalence_question else "no"
-    negative = bool(_NEGATIVE.search(clause))
-    positive = bool(_POSITIVE.search(_without_negated(clause)))
+    negative = bool(_NEGATIVE.search(clause) or _WITHOUT_CHANGE.search(clause))
+    positive = bool(_POSITIVE.search(_WITHOUT_CHANGE.sub(" ", _without_negated(clause))))
     if equivalence_question and (negative or _ADVERSE.search(clause)):
         return _safety_stance(clause)
     if negative:
         return "uncertain" if positive else "no"
     if positive:
-        q_up, q_down = bool(_UP.search(question)), bool(_DOWN.search(question))
-        c_up, c_down = bool(_UP.search(clause)), bool(_DOWN.search(clause))
-        if (q_up and c_down and not c_up) or (q_down and c_up and not c_down):
+        if opposite_of_asked(clause, question):
             return "uncertain"  # the effect goes the other way than the question asks
         return "yes"
     return None
+
+
+def _states(clause: str, direction: Direction) -> bool:
+    """Whether ``clause`` states a change of ``direction``; less of a harm ("lowered the risk",
+    "fewer complications") is for the better, more of one for the worse."""
+    if any(rx.search(clause) for rx in _STATED[direction]):
+        return True
+    if direction in ("better", "worse") and _ADVERSE.search(clause):
+        return _states(clause, "down" if direction == "better" else "up")
+    return False
+
+
+def opposite_of_asked(clause: str, question: str) -> bool:
+    """Whether ``clause`` states the change opposite to the one the question asks about (its
+    frame's direction: "lowered the risk" under "does X cause Y?") and not the one asked: it
+    answers no (or nothing), never yes."""
+    asked = read_frame(question).direction
+    if asked is None:
+        return False
+    return _states(clause, OPPOSITE[asked]) and not _states(clause, asked)
+
+
+def states_no_change(sentence: str) -> bool:
+    """Whether ``sentence`` states a null finding: no difference, or a change "without" the
+    one that mattered ("increased bleeding without fewer strokes")."""
+    return bool(_NO_DIFFERENCE.search(sentence) or _WITHOUT_CHANGE.search(sentence))
 
 
 def _safety_stance(clause: str) -> Stance:

@@ -3,13 +3,26 @@ what the cited articles conclude. They run once the verdict is known."""
 
 from __future__ import annotations
 
+from medlit.checks.citations import extract_pmids
+from medlit.checks.conclusions import about_question, conclusion_sentences
 from medlit.checks.context import CheckContext, cited_findings
 from medlit.checks.contradicted import against_in, contradicted_in
 from medlit.checks.findings import Finding
-from medlit.llm.extractive import about_question
+from medlit.checks.stance import (
+    content_terms,
+    opposite_of_asked,
+    sentence_stance,
+    states_no_change,
+)
 from medlit.log import get_logger
+from medlit.types import Article
 
-__all__ = ["against_conclusions", "contradicted", "restated_verdict"]
+__all__ = [
+    "against_conclusions",
+    "against_direction",
+    "contradicted",
+    "restated_verdict",
+]
 
 log = get_logger("agent")
 
@@ -57,3 +70,47 @@ def against_conclusions(ctx: CheckContext) -> list[Finding]:
             log.warning("answer_against_conclusions", removals=len(told))
             found += told
     return found
+
+
+def _reading(article: Article, question: str) -> str | None:
+    """How an article's conclusion answers ``question``: ``"yes"``, ``"opposite"`` (it states
+    the change opposite to the one asked), ``"null"`` (no change, no difference) or None."""
+    asked = content_terms(question)
+    readings = set()
+    for sentence in conclusion_sentences(article):
+        if not content_terms(sentence) & asked:
+            continue
+        stance = sentence_stance(sentence, question)
+        if stance == "yes":
+            readings.add("yes")
+        elif stance == "no" or states_no_change(sentence):
+            readings.add("null")
+        elif opposite_of_asked(sentence, question):
+            readings.add("opposite")
+    if "yes" in readings:
+        return "yes"
+    return "opposite" if "opposite" in readings else next(iter(readings), None)
+
+
+def against_direction(ctx: CheckContext) -> list[Finding]:
+    """A "yes" where no cited article on the question concludes yes and some conclude the
+    change opposite to the one asked ("lowered the risk" under "does X cause Y?"): the
+    verdict is withheld.
+
+    A conclusion of no change is left to the checks above: read by cues, it turned as many
+    right verdicts of recorded answers as wrong ones."""
+    if ctx.verdict != "yes":
+        return []
+    on = about_question(ctx.question)
+    cited = [ctx.articles[p] for p in extract_pmids(ctx.draft.text) if p in ctx.articles]
+    readings = {r for a in cited if on(a) and (r := _reading(a, ctx.question)) is not None}
+    if not readings or "yes" in readings:
+        return []
+    if "opposite" not in readings:
+        return []
+    log.info("verdict_against_direction", read="yes", verdict="uncertain")
+    message = (
+        "the verdict was withheld: the cited conclusions state the change opposite to the one "
+        "asked, not yes"
+    )
+    return [Finding("against-direction", "flip_verdict", message, data={"to": "uncertain"})]

@@ -27,7 +27,7 @@ from medlit.cli.app import (
     run_async,
     words_argument,
 )
-from medlit.cli.footer import VERDICT_LABELS, footer_line, verbose_lines
+from medlit.cli.footer import VERDICT_LABELS, footer_line, refused_hit_line, verbose_lines
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -190,6 +190,8 @@ def _render(result: AskResult, *, verbose: bool = False) -> None:
     if verbose:
         for line in verbose_lines(result):
             console.print(f"[dim]{escape(line)}[/]", highlight=False)
+    elif (refused := refused_hit_line(result)) is not None:
+        console.print(f"[dim]{escape(refused)}[/]", highlight=False, soft_wrap=True)
     # One line in any terminal: cut with an ellipsis rather than wrapped.
     console.print(
         f"[dim]{escape(footer_line(result))}[/]", highlight=False, no_wrap=True, overflow="ellipsis"

@@ -15,7 +15,7 @@ from medlit.text import counted
 if TYPE_CHECKING:
     from medlit.assistant import AskResult
 
-__all__ = ["FOOTER_SEPARATOR", "VERDICT_LABELS", "footer_line", "verbose_lines"]
+__all__ = ["FOOTER_SEPARATOR", "VERDICT_LABELS", "footer_line", "refused_hit_line", "verbose_lines"]
 
 #: The one spelling of each verdict in the terminal (JSON keeps the lowercase enum).
 VERDICT_LABELS = {"yes": "Yes", "no": "No", "uncertain": "Uncertain"}
@@ -25,7 +25,6 @@ _SERVICES = (
     ("pubmed", "PubMed call", "PubMed calls"),
     ("europepmc", "Europe PMC call", "Europe PMC calls"),
     ("local", "local search", "local searches"),
-    ("full_text", "full-text read", "full-text reads"),
 )
 
 
@@ -47,6 +46,9 @@ def footer_line(result: AskResult) -> str:
         for name, one, many in _SERVICES
         if name in shown
     ]
+    if result.full_texts_read:  # texts read, not the requests sent to look for them
+        read = result.full_texts_read
+        parts.append(f"{read} full text{'' if read == 1 else 's'} read")
     if calls.llm:
         parts.append(counted(calls.llm, "LLM call"))
     parts += _spent(result.usage)
@@ -65,6 +67,17 @@ def _spent(usage: dict[str, Any]) -> list[str]:
     if cost > 0:
         spent.append(f"${cost:.4f}" if cost < 1 else f"${cost:.2f}")
     return spent
+
+
+def refused_hit_line(result: AskResult) -> str | None:
+    """One short line when the cache held a near question but would not serve its answer, and
+    why ("not answered from cache: a similar question was refused (differs: improve /
+    compromise)"); None
+    otherwise."""
+    cache = result.cache
+    if cache.tier1 == "hit" or not cache.guard_reason:
+        return None
+    return f"not answered from cache: a similar question was refused ({cache.guard_reason})"
 
 
 def verbose_lines(result: AskResult) -> list[str]:

@@ -1,4 +1,4 @@
-"""Language models: one client for every LLM call, and the no-LLM evidence digest.
+"""Language models: one client for every LLM call.
 
 Public API::
 
@@ -9,11 +9,10 @@ Public API::
         .stream(task, messages) -> LLMStream: ``async for delta in stream``, then ``.reply``
         .usage -> medlit.usage.Usage (cumulative); aclose() / async with
     LLMTask                the task types (plan_query, answer, ..., synthesize)
-    build_evidence_digest  the answer when no model is configured: cited evidence sentences
 
 Importing this package imports none of its modules: each name loads its module on first use
 (``from medlit.llm import LLMClient`` loads the client), so a module that needs only the task
-routing (``medlit.llm.tasks``) never pays for the client, the digest or their imports, and
+routing (``medlit.llm.tasks``) never pays for the client or its imports, and
 providers import ``openai`` or ``huggingface_hub`` only when first used: a cached
 ``medlit ask`` pays for none of them.
 """
@@ -25,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from medlit.llm.client import LLMClient, LLMReply, LLMStream, Messages
-    from medlit.llm.extractive import Digest, build_evidence_digest
     from medlit.llm.tasks import LLMTask, Route
 
 _HOMES = {
@@ -33,21 +31,17 @@ _HOMES = {
     "LLMReply": "client",
     "LLMStream": "client",
     "Messages": "client",
-    "Digest": "extractive",
-    "build_evidence_digest": "extractive",
     "LLMTask": "tasks",
     "Route": "tasks",
 }
 
 __all__ = [
-    "Digest",
     "LLMClient",
     "LLMReply",
     "LLMStream",
     "LLMTask",
     "Messages",
     "Route",
-    "build_evidence_digest",
 ]
 
 

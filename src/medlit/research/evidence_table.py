@@ -32,10 +32,10 @@ from pydantic import BaseModel
 
 from medlit.checks.claim_check import check_claim
 from medlit.checks.claims import quote_passage
+from medlit.checks.conclusions import conclusion_sentences
 from medlit.checks.registry import refuse_unknown
 from medlit.checks.stance import content_terms, sentence_stance
 from medlit.errors import LLMConfigError, LLMError
-from medlit.llm.extractive import conclusion_sentences
 from medlit.log import get_logger
 from medlit.research.models import CELLS, DESIGNS, Cell, Design, Direction, EvidenceRow
 from medlit.research.prompts import ResearchLLM, Task, messages

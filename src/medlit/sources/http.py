@@ -119,12 +119,20 @@ _SERVICES = {
 }
 
 
+#: The ways in without a network, named wherever an online source is out of reach.
+OFFLINE_WAYS = (
+    "To work offline, add documents to the local corpus (`medlit corpus add --sample` "
+    "for a sample) and ask with `--source local`."
+)
+
+
 def unreachable_source(service: str, url: str, reason: str) -> SourceUnreachable:
     """The one-line error for a source whose host ``reason`` (does not resolve, refuses
-    connections): which host, and what to check."""
+    connections): which host, what to check, and the offline way in."""
     name, setting = _SERVICES.get(service, (service, "its base URL setting"))
     return SourceUnreachable(
-        f"{name} is unreachable: {host_of(url)} {reason}. Check your network or {setting}.",
+        f"{name} is unreachable: {host_of(url)} {reason}. Check your network or {setting}. "
+        + OFFLINE_WAYS,
         source=service,
     )
 

@@ -319,7 +319,12 @@ class LocalSource:
             return []
         # One connection per call: sqlite3 connections must stay in their thread.
         with LocalCorpus(self.path) as corpus:
-            return corpus.search(query)
+            found = corpus.search(query)
+        # The corpus's own, whatever record they were added from: an answer asked of the
+        # local corpus keeps to the articles labelled so (medlit.cache.evidence).
+        return [
+            a if a.source == "local" else a.model_copy(update={"source": "local"}) for a in found
+        ]
 
     async def search(
         self, query: SearchQuery, *, known: FreshArticles | None = None

@@ -22,16 +22,27 @@ from medlit.words.question_kind import QuestionKind, question_kind
 from medlit.words.tables import cue
 
 __all__ = [
+    "OPPOSITE",
     "Direction",
     "Population",
     "QuestionFrame",
     "QuestionKind",
+    "asking_part",
     "read_frame",
 ]
 
 #: The direction of change a question asks about: ``"down"`` (prevent, reduce, lower, protect
-#: against), ``"up"`` (cause, increase, raise, harm), or ``None`` (no direction asked).
-Direction = Literal["up", "down"]
+#: against), ``"up"`` (cause, increase, raise), ``"better"`` (improve, benefit, enhance),
+#: ``"worse"`` (worsen, harm, impair, damage), or ``None`` (no direction asked, or both ways).
+Direction = Literal["up", "down", "better", "worse"]
+
+#: Each direction's opposite: what a question turned the other way asks.
+OPPOSITE: dict[Direction, Direction] = {
+    "up": "down",
+    "down": "up",
+    "better": "worse",
+    "worse": "better",
+}
 
 PopulationKind = Literal["age", "sex", "pregnancy", "condition", "setting"]
 
@@ -40,6 +51,28 @@ _YES_NO = re.compile(
     r"|must)\b",
     re.IGNORECASE,
 )
+# Where a question's clauses part: "Title: is it safe?", "X. Do they work?".
+_CLAUSES = re.compile(r"(?<=[:.?;])\s+|\s+--\s*|\s[-\u2013\u2014]\s")
+_PRONOUN = re.compile(r"^(?:it|they|this|these|that|those|we|there|he|she|you)\b")
+_LEADING = re.compile(
+    r"^(?:is|are|was|were|do|does|did|can|could|should|will|would|has|have|had|may|might|must"
+    r")\s+(?:there\s+(?:an?\s+)?)?",
+)
+# What ends a subject or an outcome: a population, a setting, a comparison, a time.
+_PHRASE_END = re.compile(
+    r"\s+(?:in|among|for|after|before|during|at|of patients|compared|versus|vs\.?|than|over"
+    r"|when|with|by|from|through|rather|instead)\b|\?|$"
+)
+_COMPARISON = re.compile(
+    r"\b(?:compared (?:with|to)|versus|vs\.?|(?:better|worse|superior|inferior|more|less)\s"
+    r"(?:\w+\s)?(?:to|than)|rather than|instead of|(?:an? )?alternative to|than)\s+"
+    r"(?P<what>.+?)(?=\s+(?:in|among|for|after|during|at)\b|\?|$)"
+)
+_RISK_OF = re.compile(r"^(?:the\s+)?(?:risk|rates?|incidence|odds|chances?|levels?)\s+of\s+")
+_ARTICLE = re.compile(r"^(?:the|a|an|any|some)\s+")
+_PLACE = re.compile(r"\b(?:in|among)\s+((?:[A-Z][a-z]{2,})(?:\s+[A-Z][a-z]{2,})?)\s*(?:\?|$)")
+_LOOSE_ENDS = re.compile(r"^(?:an?|the)\s+|\s+(?:of|and|or|to|with)$")
+_DIRECTIONS: tuple[Direction, ...] = ("up", "down", "better", "worse")
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,19 +111,61 @@ class QuestionFrame:
         return asdict(self)
 
 
-def _direction(text: str) -> tuple[Direction | None, str]:
-    ups = cue("direction.up").search(text)
-    downs = cue("direction.down").search(text)
-    if ups and downs:  # "does X increase or decrease Y": no one direction asked
-        return None, ""
-    if ups:
-        return "up", ups.group(0)
-    if downs:
-        return "down", downs.group(0)
-    return None, ""
+def asking_part(question: str) -> str:
+    """The part of ``question`` (lower-cased) that asks: the last of its clauses opening with
+    a yes/no verb ("Nasal fractures: is closed reduction satisfying?" asks "is closed reduction
+    satisfying?"), or all of it."""
+    text = question.strip().lower()
+    clauses = [c.strip() for c in _CLAUSES.split(text) if c.strip()]
+    asking = [c for c in clauses if _YES_NO.match(c)]
+    return asking[-1] if asking else text
 
 
-def _populations(text: str) -> tuple[Population, ...]:
+def _direction(asking: str) -> tuple[Direction | None, str, tuple[int, int]]:
+    """The one direction ``asking`` asks about (cues ``frame.up``/``down``/``better``/
+    ``worse``), its words and where they are; ``None`` when none, or two opposite ones ("does
+    X increase or decrease Y")."""
+    found: list[tuple[int, int, Direction]] = []
+    for name in _DIRECTIONS:
+        match = cue(f"frame.{name}").search(asking)
+        if match:
+            found.append((match.start(), match.end(), name))
+    names = {name for *_, name in found}
+    if not found or any(OPPOSITE[name] in names for name in names):
+        return None, "", (0, 0)
+    start, end, name = min(found)
+    return name, asking[start:end], (start, end)
+
+
+def _phrase(text: str) -> str:
+    """The head of ``text`` up to where a population, a setting or a comparison begins."""
+    text = _ARTICLE.sub("", text.strip())
+    end = _PHRASE_END.search(text)
+    return text[: end.start() if end else len(text)].strip(" ,;:?")
+
+
+def _subject_outcome(question: str, asking: str, span: tuple[int, int]) -> tuple[str, str]:
+    """What the question asks about (before its direction verb) and what of it changes (after
+    it); with no direction, what it asks about and nothing."""
+    if span == (0, 0):
+        subject, outcome = _LEADING.sub("", asking), ""
+        for link in (" associated with ", " related to ", " predict ", " affect "):
+            if link in subject:
+                subject, outcome = subject.split(link, 1)
+                outcome = _phrase(outcome)
+                break
+    else:
+        subject = _LEADING.sub("", asking[: span[0]])
+        outcome = _phrase(_RISK_OF.sub("", _ARTICLE.sub("", asking[span[1] :].strip())))
+    subject = _phrase(subject)
+    if _PRONOUN.match(subject) or not subject:
+        # "Transgastric endoscopic splenectomy: is it possible?": the title says what "it" is.
+        head = question.strip().lower()
+        subject = _phrase(head[: head.find(asking)].strip(" :.-")) if asking in head else subject
+    return subject, outcome
+
+
+def _populations(question: str, text: str) -> tuple[Population, ...]:
     found = [Population("age", group) for group in sorted(age_groups(text))]
     for sex in ("male", "female"):
         match = cue(f"sex.{sex}").search(text)
@@ -99,20 +174,36 @@ def _populations(text: str) -> tuple[Population, ...]:
     pregnancy = cue("pregnancy.named").search(text)
     if pregnancy:
         found.append(Population("pregnancy", "pregnancy", pregnancy.group(0)))
-    return tuple(found)
+    for name in ("frame.condition_with", "frame.condition_of"):
+        for match in cue(name).finditer(text):
+            condition = _LOOSE_ENDS.sub("", match.group(1).strip())
+            if condition and not cue("sex.female").fullmatch(condition):
+                found.append(Population("condition", condition, match.group(0)))
+    for match in cue("frame.setting").finditer(text):
+        found.append(Population("setting", match.group(1), match.group(0)))
+    place = _PLACE.search(question.strip())
+    if place:
+        found.append(Population("setting", place.group(1).lower(), place.group(0)))
+    return tuple(dict.fromkeys(found))
 
 
 @lru_cache(maxsize=4096)
 def _read(question: str) -> QuestionFrame:
     text = question.lower()
-    direction, words = _direction(text)
+    asking = asking_part(question)
+    direction, words, span = _direction(asking)
+    subject, outcome = _subject_outcome(question, asking, span)
+    compared = _COMPARISON.search(asking)
     return QuestionFrame(
         question=question,
         kind=question_kind(question),
-        yes_no=_YES_NO.match(question) is not None,
+        yes_no=_YES_NO.match(asking) is not None,
         direction=direction,
         direction_words=words,
-        populations=_populations(text),
+        populations=_populations(question, text),
+        subject=subject,
+        comparison=_phrase(compared["what"]) if compared else "",
+        outcome=outcome,
     )
 
 

@@ -13,7 +13,7 @@ from medlit.agent.prompt import (
     expand_context,
     focus_blocks,
 )
-from medlit.llm.extractive import build_evidence_digest
+from medlit.digest import build_evidence_digest
 from medlit.types import AbstractSection, Article, Chunk, Evidence
 
 QUESTION = "Does aspirin prevent stroke in adults?"

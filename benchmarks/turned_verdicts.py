@@ -1,0 +1,122 @@
+"""The turned contrast set with a real model: old code and new, in one run.
+
+PubMedQA questions whose expert answer is "yes" and whose frame asks a direction
+(:mod:`turned_questions`) are asked through the assistant as written and turned (reduce ->
+increase, prevent -> cause, improve -> worsen), over the 500 records' abstracts served by the
+fake E-utilities (as ``verdicts.py``). Where the expert said yes, the articles say the opposite
+of the turned question: a "yes" to it is wrong. The same questions are asked by the code at
+``--old`` (a worktree, e.g. ``git worktree add --detach /tmp/old53 d5084ae``) and by this
+code, one after the other, each in its own process; per half.
+
+Usage (the model from ``MEDLIT_LLM_*``; keep it small, the local model is slow)::
+
+    flock /tmp/llm/lock python benchmarks/turned_verdicts.py \\
+        --data ../shared/data/pubmedqa/pqal_dev.json --old /tmp/old53 --n 4
+
+Last line: ``turned_yes_{old,new}_{tune,check}=... written_yes_{old,new}_{tune,check}=...``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _questions(data: Path, n: int) -> list[dict[str, str]]:
+    sys.path[:0] = [str(ROOT / "src"), str(ROOT / "benchmarks")]
+    from pubmedqa_cases import half_of
+    from turned_questions import contrast_set
+
+    rows = []
+    records = json.loads(data.read_text())
+    for half in ("tune", "check"):
+        mine = {p: r for p, r in records.items() if half_of(p) == half}
+        picked = [r for r in contrast_set(mine) if r[1] == "yes"][:n]
+        rows += [{"pmid": p, "half": half, "written": q, "turned": t} for p, _, q, t, _ in picked]
+    return rows
+
+
+async def _ask_all(rows: list[dict[str, str]], xml: Path) -> list[dict[str, Any]]:
+    """Ask every question of ``rows`` as written and turned (this process's medlit)."""
+    sys.path[:0] = [str(ROOT)]
+    from tests.fakes.eutils_server import FakeEutils
+
+    from medlit.assistant import Assistant
+    from medlit.config import Settings
+
+    out = []
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        FakeEutils.from_xml(xml, rate_limit=None, rate_limit_with_key=None) as eutils,
+    ):
+        settings = Settings(home=Path(tmp))
+        settings.pubmed.base_url = eutils.base_url
+        settings.pubmed.requests_per_second = 50.0
+        settings.local.enabled = False
+        settings.search.default_source = "pubmed"
+        async with Assistant(settings) as assistant:
+            for row in rows:
+                for form in ("written", "turned"):
+                    result = await assistant.ask(row[form], use_cache=False)
+                    out.append({**row, "form": form, "verdict": result.verdict or "none"})
+                    print(f"  {row['half']} {form:8} {result.verdict} | {row[form]}", flush=True)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--data", type=Path, default=ROOT.parent / "shared/data/pubmedqa/pqal_dev.json"
+    )
+    parser.add_argument("--old", type=Path, help="a worktree of the old code")
+    parser.add_argument("--n", type=int, default=4, help="questions per half")
+    parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    xml = args.data.with_name(args.data.stem + "_pubmed.xml")
+    if args.child:  # one version's run: questions in, verdicts out
+        rows = json.loads(args.child.read_text())
+        args.child.write_text(json.dumps(asyncio.run(_ask_all(rows, xml))))
+        return 0
+    if not args.data.exists() or not os.environ.get("MEDLIT_LLM_MODEL"):
+        print("skipped: needs ../shared/data and MEDLIT_LLM_MODEL", file=sys.stderr)
+        return 0
+    rows = _questions(args.data, args.n)
+    results: dict[str, list[dict[str, Any]]] = {}
+    versions = {"old": args.old, "new": ROOT} if args.old else {"new": ROOT}
+    for name, tree in versions.items():
+        print(f"{name}: {tree}", flush=True)
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
+            json.dump(rows, handle)
+        env = {**os.environ, "PYTHONPATH": f"{tree}/src"}
+        subprocess.run(
+            [sys.executable, __file__, "--data", str(args.data), "--child", handle.name],
+            env=env,
+            check=True,
+        )
+        results[name] = json.loads(Path(handle.name).read_text())
+    figures = {}
+    print(f"\n{'version':8} {'half':6} {'written_yes':>12} {'turned_yes':>11} {'questions':>10}")
+    for name, got in results.items():
+        for half in ("tune", "check"):
+            mine = [r for r in got if r["half"] == half]
+            written = sum(r["verdict"] == "yes" for r in mine if r["form"] == "written")
+            turned = sum(r["verdict"] == "yes" for r in mine if r["form"] == "turned")
+            n = len(mine) // 2
+            print(f"{name:8} {half:6} {written:>12} {turned:>11} {n:>10}")
+            figures[f"written_yes_{name}_{half}"] = f"{written}/{n}"
+            figures[f"turned_yes_{name}_{half}"] = f"{turned}/{n}"
+    print(" ".join(f"{k}={v}" for k, v in figures.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,158 @@
+"""A verdict follows the direction the conclusions state, not the question's wording."""
+
+from __future__ import annotations
+
+import pytest
+
+from medlit.checks.cited_subjects import unspoken_in
+from medlit.checks.stance import opposite_of_asked, sentence_stance
+from medlit.digest import build_evidence_digest
+from medlit.types import AbstractSection, Article
+from medlit.words.frame import read_frame
+from tests.unit.test_extractive import ASPIRIN_YES_1, ASPIRIN_YES_2
+
+LOWERED = "Aspirin lowered the risk of stroke in adults."
+NULL = "Higher aspirin doses increased gastrointestinal bleeding without fewer strokes."
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Does aspirin cause stroke in adults?",
+        "Does aspirin increase the risk of stroke in adults?",
+        "Does aspirin raise the risk of stroke in adults?",
+    ],
+)
+def test_a_lowered_risk_never_answers_a_turned_question_yes(question: str) -> None:
+    assert opposite_of_asked(LOWERED, question)
+    assert sentence_stance(LOWERED, question) != "yes"
+    assert sentence_stance(LOWERED, "Does aspirin prevent stroke in adults?") == "yes"
+
+
+def test_improved_never_answers_worsen_yes() -> None:
+    assert sentence_stance("Aspirin improved outcomes.", "Does aspirin worsen outcomes?") != "yes"
+    assert sentence_stance(LOWERED, "Does aspirin worsen outcomes in adults?") != "yes"
+    assert sentence_stance("Aspirin improved outcomes.", "Does aspirin improve outcomes?") == "yes"
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Does aspirin prevent stroke in adults?", "Does aspirin increase stroke in adults?"],
+)
+def test_a_null_finding_never_counts_toward_yes(question: str) -> None:
+    assert sentence_stance(NULL, question) != "yes"
+
+
+def test_the_digest_never_says_yes_to_the_turned_question() -> None:
+    evidence = ASPIRIN_YES_1 + ASPIRIN_YES_2
+    asked = "Does aspirin reduce the risk of recurrent stroke?"
+    turned = "Does aspirin increase the risk of recurrent stroke?"
+    assert build_evidence_digest(asked, evidence, min_sources=1).verdict == "yes"
+    assert build_evidence_digest(turned, evidence, min_sources=1).verdict != "yes"
+
+
+def _article(text: str) -> Article:
+    return Article(pmid="1", title="A study", abstract=[AbstractSection(text=text)])
+
+
+@pytest.mark.parametrize(
+    ("question", "said", "unspoken"),
+    [
+        ("Does aspirin prevent stroke in women?", "In 400 men aspirin lowered stroke.", "women"),
+        ("Does aspirin prevent stroke in children?", "In 400 adults aspirin worked.", "children"),
+        ("Does aspirin prevent stroke in pregnancy?", "In 400 adults aspirin worked.", "pregnancy"),
+        (
+            "Does aspirin prevent stroke in patients with atrial fibrillation?",
+            "In 400 adults aspirin lowered stroke.",
+            "atrial fibrillation",
+        ),
+        (
+            "Does aspirin prevent stroke in nursing homes?",
+            "In 400 adults aspirin lowered stroke.",
+            "nursing homes",
+        ),
+    ],
+)
+def test_every_population_gets_its_caveat_alike(question: str, said: str, unspoken: str) -> None:
+    assert unspoken_in(read_frame(question), [_article(said)]) == [unspoken]
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("Does aspirin prevent stroke in women?", "Aspirin in postmenopausal patients."),
+        ("Does aspirin prevent stroke in women?", "Aspirin in 300 women."),
+        ("Does aspirin prevent stroke in pregnancy?", "Aspirin in the second trimester."),
+        ("Does aspirin prevent stroke in children?", "Aspirin in 7-year-old patients."),
+        (
+            "Does aspirin prevent stroke in patients with atrial fibrillation?",
+            "Aspirin in atrial fibrillation.",
+        ),
+    ],
+)
+def test_a_population_spoken_of_gets_no_caveat(question: str, said: str) -> None:
+    assert unspoken_in(read_frame(question), [_article(said)]) == []
+
+
+def test_the_digest_withholds_its_verdict_for_an_unspoken_population() -> None:
+    evidence = ASPIRIN_YES_1 + ASPIRIN_YES_2
+    digest = build_evidence_digest(
+        "Does aspirin reduce the risk of recurrent stroke in women?", evidence, min_sources=1
+    )
+    assert digest.verdict == "uncertain"
+    assert "speaks of women" in digest.text
+
+
+def _study(pmid: str, conclusion: str) -> Article:
+    return Article(
+        pmid=pmid,
+        title="Aspirin and stroke in adults",
+        abstract=[
+            AbstractSection(label="RESULTS", category="RESULTS", text="Aspirin and stroke."),
+            AbstractSection(label="CONCLUSIONS", category="CONCLUSIONS", text=conclusion),
+        ],
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "conclusion", "said"),
+    [
+        ("Does aspirin increase the risk of stroke in adults?", LOWERED, "opposite"),
+        ("Does aspirin cause stroke in adults?", LOWERED, "opposite"),
+        ("Does aspirin worsen outcomes in adults?", "Aspirin improved outcomes in adults.", ""),
+    ],
+)
+def test_a_model_yes_against_the_conclusions_is_withheld(
+    question: str, conclusion: str, said: str
+) -> None:
+    from medlit.checks.context import CheckContext
+    from medlit.checks.draft import Draft
+    from medlit.checks.policy import verdict_after
+    from medlit.checks.registry import REGISTRY
+
+    answer = "Yes. Aspirin changes the risk of stroke in adults [PMID:1]."
+    ctx = CheckContext(question, {"1": _study("1", conclusion)}, Draft.parse(answer), "yes")
+    findings = list(REGISTRY["against-direction"].run(ctx))
+    assert verdict_after("yes", findings) == "uncertain"
+    assert said in findings[0].message
+
+
+def test_a_model_yes_the_conclusions_state_is_kept() -> None:
+    from medlit.checks.context import CheckContext
+    from medlit.checks.draft import Draft
+    from medlit.checks.registry import REGISTRY
+
+    asked = "Does aspirin lower the risk of stroke in adults?"
+    answer = "Yes. Aspirin lowers the risk of stroke in adults [PMID:1]."
+    ctx = CheckContext(asked, {"1": _study("1", LOWERED)}, Draft.parse(answer), "yes")
+    assert list(REGISTRY["against-direction"].run(ctx)) == []
+
+
+def test_one_source_leaning_is_shown_as_no_verdict() -> None:
+    digest = build_evidence_digest(
+        "Does aspirin reduce the risk of recurrent stroke?", ASPIRIN_YES_2
+    )
+    assert digest.verdict == "uncertain"
+    assert "(not a verdict): Uncertain: too little evidence to say (1 source points to yes)" in (
+        digest.text
+    )
