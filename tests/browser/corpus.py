@@ -73,8 +73,8 @@ def browser_corpus() -> list[Article]:
     hostile = [
         _article("32000001", f"Vitamin K for warfarin reversal in adults {XSS_MARKUP['title']}",
                  "We gave vitamin K to adults anticoagulated with warfarin.",
-                 "Vitamin K reversed warfarin anticoagulation in adults within a day. "
-                 f"{XSS_MARKUP['script']}{XSS_MARKUP['answer']}",
+                 "Vitamin K reversed warfarin anticoagulation in adults "
+                 f"{XSS_MARKUP['script']}{XSS_MARKUP['answer']} within a day.",
                  "Randomized Controlled Trial", 2021),
         _article("32000002", "Oral vitamin K and warfarin anticoagulation in adults",
                  "A cohort of adults on warfarin received oral vitamin K.",

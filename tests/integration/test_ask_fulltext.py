@@ -83,7 +83,9 @@ async def test_the_answer_rests_on_the_results_passage_of_the_full_text(
     prompts = [
         m["content"] for req in llm_server.completions for m in req.messages if m["role"] == "user"
     ]
-    assert any(f"[PMID:{EPIC} · Results]" in p and "HR, 1.19" in p for p in prompts)
+    # The prompt showed a passage of the body with its section: the one that bears most on
+    # the question of those read (the prompt carries sentences, not whole chunks).
+    assert any(f"[PMID:{EPIC} · Results]" in p for p in prompts)
 
 
 async def test_second_ask_reuses_the_stored_full_text(
@@ -145,13 +147,14 @@ async def test_turned_off_after_reading_the_stored_bodies_are_not_used(
     off = settings.model_copy(deep=True)
     off.fulltext.mode = "off"
     assert off.answer_fingerprint(["pubmed"], "m") != settings.answer_fingerprint(["pubmed"], "m")
+    before = len(llm_server.completions)
     result = await _ask(off)
     assert result.cache.tier1 == "miss"  # answers read from full text are not served to off
     assert not any(p.from_full_text for c in result.citations for p in c.passages)
     prompts = [
         m["content"]
-        for req in llm_server.completions[-3:]
+        for req in llm_server.completions[before:]
         for m in req.messages
         if m["role"] == "user"
     ]
-    assert not any(f"[PMID:{EPIC} · " in p for p in prompts)
+    assert prompts and not any(f"[PMID:{EPIC} · " in p for p in prompts)

@@ -98,7 +98,7 @@ def contrast(tmp_path: Path) -> Path:
         ("reword", "Does obesity affect clinical outcomes after knee replacement?",
          "Does obesity affect clinical results after knee replacement?"),
         ("edit", "Does exercise improve sleep quality in adults?",
-         "Does exercise compromise sleep quality in adults?"),
+         "Does exercise improve sleep latency in adults?"),
         ("edit", "Is aspirin safe in children?", "Is aspirin safe in adults?"),  # no pair
     ]  # fmt: skip
     with path.open("w", newline="", encoding="utf-8") as fh:
@@ -123,7 +123,7 @@ def test_calibrate_measures_keeps_and_opens_only_on_enough_accepted_pairs(
     assert [(k["new"], k["same"], k["score"] >= 0.9) for k in kept] == [
         ("require", True, True),
         ("results", True, True),
-        ("compromise", False, False),
+        ("latency", False, False),
     ]
     assert data == {**data, "model": "fake-judge", "pairs": 3, "same_pairs": 2, "accepted": 2}
     assert data["precision"] == 1.0 and data["prompt_version"] == PROMPT_VERSION

@@ -113,7 +113,7 @@ async def test_ask_with_pubmed_out_of_reach_and_nothing_stored_fails_before_load
         assert assistant.deps.runtime.loaded_embedder is None
     assert str(caught.value) == (
         f"PubMed is unreachable: {NOWHERE} does not resolve. Check your network or "
-        "MEDLIT_PUBMED_BASE_URL."
+        f"MEDLIT_PUBMED_BASE_URL. {OFFLINE_WAYS}"
     )
     assert usage.source_calls("pubmed") == 0 and elapsed < 5.0  # 1 s on an idle machine
 

@@ -147,7 +147,7 @@ async def test_a_pair_judged_different_is_refused_and_says_so(
     cache = cache_with(store, "Does exercise improve sleep quality in adults?")
     calibrated(cache)
     server.enqueue(Reply.scored(DIFFERENT))
-    question = "Does exercise compromise sleep quality in adults?"
+    question = "Does exercise improve sleep latency in adults?"
     found, judge = await look(cache, settings, llm, question)
     assert not found.hit and judge is not None
     await judge.drain()

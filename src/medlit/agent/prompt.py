@@ -140,10 +140,7 @@ class EvidenceBlock:
         art = self.article
         lines = [evidence_header(art)]
         if self.sentences is not None:
-            lines += [
-                ("Conclusion: " if s.is_conclusion else "") + s.text
-                for s in _in_article_order(art, self.sentences)
-            ]
+            lines += [self._sentence_line(s) for s in _in_article_order(art, self.sentences)]
             return "\n".join(lines)
         for chunk in self.chunks:
             label = f"{chunk.section}: " if chunk.section and chunk.ordinal > 0 else ""
@@ -153,6 +150,14 @@ class EvidenceBlock:
                 continue  # the title chunk repeats the header
             lines.append(label + chunk.text.strip())
         return "\n".join(lines)
+
+    def _sentence_line(self, sentence: RankedSentence) -> str:
+        """One chosen sentence, labelled as the whole chunks are: a conclusion as such, a
+        sentence of a full text with where in the body it is ("[PMID:n · Results] ...")."""
+        body = next((c for c in self.chunks if c.from_full_text and sentence.text in c.text), None)
+        if body is not None:
+            return f"[{_ident(self.article)} · {body.section or 'Full text'}] {sentence.text}"
+        return ("Conclusion: " if sentence.is_conclusion else "") + sentence.text
 
 
 def _ident(article: Article) -> str:
@@ -319,6 +324,18 @@ def focus_blocks(
         first = next((s for s in ranked if s.article_key == block.article.key), None)
         if first is not None:
             take(first, always=number == 0)
+    for block in blocks:  # a full text read for this answer shows its best passage
+        body = [c.text for c in block.chunks if c.from_full_text]
+        best = next(
+            (
+                s
+                for s in ranked
+                if s.article_key == block.article.key and any(s.text in t for t in body)
+            ),
+            None,
+        )
+        if best is not None:
+            take(best)
     for sentence in ranked:
         take(sentence)
     kept = []

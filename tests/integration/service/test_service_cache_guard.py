@@ -42,5 +42,7 @@ def test_the_issue_examples_are_never_served_the_cached_answer(service: ServiceS
             # Every one is near enough for cosine alone (>= tau): the guard refuses it.
             assert cache["tier1"] == "miss", (question, cache)
             assert cache["miss_reason"] == "guard_rejected", (question, cache)
-            own = reason.split(": ", 1)[1].split(" / ")[0]
-            assert own in cache["guard_reason"], (question, cache)
+            # The nearest cached question may be an earlier near question of this list, so
+            # the reason names at least one of this question's own differing words.
+            own = reason.split(": ", 1)[1].split(" / ")[0].split(", ")
+            assert any(word in cache["guard_reason"] for word in own), (question, cache)
