@@ -39,6 +39,13 @@ from medlit.research.models import (
     utcnow,
 )
 from medlit.research.planner import QUESTION_ID, anchor_terms, names_otherwise, on_topic
+from medlit.research.pointing import (
+    OUT_OF_RANGE,
+    Numbered,
+    numbered_sentences,
+    pointed_quote,
+    render_numbered,
+)
 from medlit.research.prompts import (
     EXTRACT_SYSTEM,
     ExtractedClaim,
@@ -609,17 +616,11 @@ class DeepResearcher:
         self, question: SubQuestion, article: Article
     ) -> list[ResearchFinding] | None:
         """The findings of one article (None when its extraction failed)."""
-        abstract = article.abstract_text[: self.settings.max_abstract_chars]
+        sentences = numbered_sentences(article, max_chars=self.settings.max_abstract_chars)
         user = (
             f"Sub-question: {question.text}\n\nArticle PMID: {article.pmid or 'none'}\n"
-            f"Title: {article.title}\nAbstract:\n{abstract}"
+            f"Sentences of the article:\n{render_numbered(sentences)}"
         )
-        if article.full_text is not None:  # what the study found, beyond its abstract
-            results = "\n".join(
-                f"{s.label}: {s.text}" for s in article.full_text.sections if s.is_result
-            )[: self.settings.max_abstract_chars]
-            if results:
-                user += f"\n\nFull text, results (quote from it verbatim too):\n{results}"
         try:
             reply = await self.llm.complete_json(
                 Task.EXTRACT, messages(EXTRACT_SYSTEM, user), ExtractionReply
@@ -639,50 +640,100 @@ class DeepResearcher:
             )
             return None
         self.extractions_ok += 1
+        question.proposed_findings += len(reply.claims)
         return [
             finding
             for claim in reply.claims
-            if (finding := self._finding(question, article, claim)) is not None
+            if (finding := self._finding(question, article, claim, sentences)) is not None
         ]
 
-    def _finding(
-        self, question: SubQuestion, article: Article, claim: ExtractedClaim
-    ) -> ResearchFinding | None:
-        pmid = (claim.pmid or "").strip().removeprefix("PMID:").strip() or None
+    def _dropped(
+        self,
+        question: SubQuestion,
+        article: Article,
+        claim: ExtractedClaim,
+        reason: str,
+        **more: Any,
+    ) -> None:
+        question.dropped_findings[reason] = question.dropped_findings.get(reason, 0) + 1
+        log.warning(
+            "fabricated_claim_dropped",
+            id=question.id,
+            pmid=article.pmid,
+            reason=reason,
+            claim=claim.claim[:120],
+            quote=claim.quote[:120],
+            sentences=claim.sentences,
+            **more,
+        )
+
+    def _checked(
+        self,
+        question: SubQuestion,
+        article: Article,
+        claim: ExtractedClaim,
+        sentences: Sequence[Numbered],
+    ) -> tuple[str, CheckedClaim, bool] | None:
+        """(statement, its check, whether the statement is the quote itself); None when the
+        claim points at a sentence the article does not have."""
         # labels are shown inline, like quotes; "The article states that" is no finding
         statement = unframed_claim(without_label(claim.claim, article))
-        if pmid is not None and pmid != (article.pmid or ""):
-            checked = CheckedClaim(None, "pmid_mismatch")
-        else:
-            # A quote from the full text's Results is the article's too (Article.as_read).
-            read = article.as_read()
+        read = article.as_read()  # a quote from the full text is the article's too
+        if not claim.sentences:  # a quote written out: looked up as written
             checked = check_claim(statement, claim.quote, read, question.text, self.disabled_checks)
+            return statement, checked, False
+        quote = pointed_quote(claim.sentences, sentences)
+        if quote is None:
+            return None
+        checked = check_claim(statement, quote, read, question.text, self.disabled_checks)
+        if checked.reason is None:
+            return statement, checked, False
+        # The restatement did not hold: the finding is the quoted sentence itself.
+        log.info("claim_restatement_replaced", id=question.id, reason=checked.reason)
+        quoted = check_claim(quote, quote, read, question.text, self.disabled_checks)
+        return (quote, quoted, True) if quoted.reason is None else (statement, checked, False)
+
+    def _finding(
+        self,
+        question: SubQuestion,
+        article: Article,
+        claim: ExtractedClaim,
+        sentences: Sequence[Numbered] = (),
+    ) -> ResearchFinding | None:
+        pmid = (claim.pmid or "").strip().removeprefix("PMID:").strip() or None
+        if pmid is not None and pmid != (article.pmid or ""):
+            self._dropped(question, article, claim, "pmid_mismatch", claimed_pmid=pmid)
+            return None
+        held = self._checked(question, article, claim, sentences)
+        if held is None:
+            self._dropped(question, article, claim, OUT_OF_RANGE, shown=len(sentences))
+            return None
+        statement, checked, quoted = held
         if checked.reason is not None:  # unquoted (quote None) only with claim-quote off
             swap = checked.swap
-            log.warning(
-                "fabricated_claim_dropped",
-                id=question.id,
-                pmid=article.pmid,
-                reason=checked.reason,
-                claimed_pmid=pmid,
-                claim=claim.claim[:120],
-                quote=claim.quote[:120],
+            self._dropped(
+                question,
+                article,
+                claim,
+                checked.reason,
                 **({"swapped": f"{swap.brought} for {swap.dropped}"} if swap else {}),
             )
             return None
-        quote = checked.quote
         follow_up = None
         if claim.triggers_recursion and claim.follow_up_question:
             follow_up = claim.follow_up_question.strip() or None
         return ResearchFinding(
             claim=statement,
-            quote=quote,
+            quote=checked.quote,
             pmid=article.pmid,
             article_key=article.key,
             numbers=[n for n in claim.numbers if n.strip()],
             sub_question_id=question.id,
             source=Citation.from_article(article),
             follow_up=follow_up,
+            sentences=sorted(set(claim.sentences)),
+            quoted=quoted,
+            direction=claim.direction,
         )
 
     def _add_follow_ups(
