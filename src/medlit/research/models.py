@@ -126,6 +126,11 @@ class SearchLogEntry(BaseModel):
         default_factory=list,
         description="Keys of the articles the query found (every source, duplicates removed).",
     )
+    step: str = Field(
+        "",
+        description="Which step of the search it was: the planned query, the sub-question's "
+        "words, or a relaxation (which word it dropped).",
+    )
 
 
 class ExcludedArticle(BaseModel):
@@ -258,8 +263,9 @@ class NarrativeReport(BaseModel):
     question: str
     executive_summary: str
     answered: bool = Field(
-        True, description="Whether its verified facts answer the question (the summary says "
-        "when they do not, and then gives no answer first)."
+        True,
+        description="Whether its verified facts answer the question (the summary says "
+        "when they do not, and then gives no answer first).",
     )
     sections: list[ReportSection] = Field(default_factory=list)
     discrepancies: list[Discrepancy] = Field(default_factory=list)

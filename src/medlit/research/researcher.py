@@ -65,7 +65,7 @@ from medlit.types import (
     SearchQuery,
     SearchResults,
 )
-from medlit.words import frequency
+from medlit.words import cue, frequency, word_set
 
 if TYPE_CHECKING:
     from medlit.embeddings import Embedder
@@ -76,6 +76,7 @@ __all__ = [
     "FullTextFn",
     "QuestionSearch",
     "SearchFn",
+    "search_steps",
     "search_terms",
 ]
 
@@ -120,21 +121,54 @@ class EvidenceCacheLike(FreshArticles, Protocol):
         ...
 
 
-def search_terms(question: SubQuestion, *, max_terms: int = 8) -> list[str]:
-    """The queries to try for a sub-question, narrowest first, each broader than the last.
+#: A word rarer in English than this (Zipf) is taken for a name: a drug, gene, disease or
+#: organism ("glofitamab", "brca1", "schistosomiasis"); a relaxed search keeps it longest.
+NAME_ZIPF = 3.0
+
+
+def _is_name(term: str) -> bool:
+    """Whether a query term names something (kept longest when a search is relaxed): a quoted
+    name ("vitamin d"), a known drug or one with an INN stem, a word with a digit, or a word
+    rare in English."""
+    word = term.strip('"')
+    if term.startswith('"') or any(c.isdigit() for c in word):
+        return True
+    if word in word_set("drugs.txt") or cue("drug.stem").search(word):
+        return True
+    return frequency.zipf(word) < NAME_ZIPF
+
+
+def search_steps(question: SubQuestion, *, max_terms: int = 8) -> list[tuple[str, str]]:
+    """The queries to try for a sub-question, each with what it is, narrowest first.
 
     PubMed ANDs every word it cannot map, so a precise query often finds nothing: then the
-    sub-question's own content words (AND), its three most specific words (the rarest in
-    English: "laparoscopic", "elderly", "outcome", not the longer "interest" of "the outcome
-    of interest"), and finally the words ORed (as ``ask`` broadens, :mod:`medlit.query`).
+    sub-question's own content words (AND), then the same with its least informative word
+    dropped, one at a time: the commonest in English first ("treated", "diseases"), a name
+    (:func:`_is_name`: a drug, gene, disease or organism) last, so the question's names stay
+    longest ("glofitamab" alone finds the articles on it). No step ORs the words: an OR of
+    every word brings articles about any of them.
     """
     planned = (question.search_query or "").strip()  # else the narrow query comes first
-    narrow, broad = build_queries(question.text, max_terms=max_terms)
+    narrow, _ = build_queries(question.text, max_terms=max_terms)
     terms = query_terms(question.text, max_terms=max_terms)
-    fewest = sorted(terms, key=lambda t: (frequency.zipf(t), -len(t), terms.index(t)))[:3]
-    fewer = " AND ".join(t for t in terms if t in fewest)
-    queries = [planned, narrow, fewer, broad]
-    return [q for q in dict.fromkeys(queries) if q]
+    steps = [(planned, "planned query"), (narrow, "the sub-question's words")]
+    order = sorted(
+        terms, key=lambda t: (_is_name(t), -frequency.zipf(t.strip('"')), -terms.index(t))
+    )
+    left = list(terms)
+    for dropped in order[:-1]:
+        left.remove(dropped)
+        steps.append((" AND ".join(left), f"relaxed: dropped {dropped} (least informative)"))
+    unique: dict[str, str] = {}
+    for query, why in steps:
+        if query:
+            unique.setdefault(query, why)
+    return list(unique.items())
+
+
+def search_terms(question: SubQuestion, *, max_terms: int = 8) -> list[str]:
+    """The queries of :func:`search_steps`, narrowest first."""
+    return [query for query, _ in search_steps(question, max_terms=max_terms)]
 
 
 @dataclass(frozen=True)
@@ -497,11 +531,11 @@ class DeepResearcher:
         found: dict[str, Article] = {}
         narrowest: set[str] = set()
         question.failed_sources = {}
-        for number, term in enumerate(search_terms(question)):
+        for number, (term, step) in enumerate(search_steps(question)):
             if number and not self.budget.allow(provider=True):
                 break
             # Model-written text: bounded, so a rambling follow-up cannot fail validation.
-            results = await self._logged_search(question, term[:300], wanted)
+            results = await self._logged_search(question, term[:300], wanted, step)
             for article in results.articles:
                 found.setdefault(article.key, article)
             if not number:
@@ -571,7 +605,9 @@ class DeepResearcher:
             await asyncio.to_thread(self.cache.add_articles, articles, self.embedder)
         return articles
 
-    async def _logged_search(self, question: SubQuestion, term: str, limit: int) -> SearchResults:
+    async def _logged_search(
+        self, question: SubQuestion, term: str, limit: int, step: str = ""
+    ) -> SearchResults:
         """One search of every source, each source's query recorded in the search log."""
         at = utcnow()
         results = await self.search(SearchQuery(term=term, limit=limit), self.cache)
@@ -594,6 +630,7 @@ class DeepResearcher:
                     status="not_asked" if status.not_asked else status.status,
                     error=status.error,
                     found=found,
+                    step=step,
                 )
             )
         return results
