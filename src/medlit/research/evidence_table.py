@@ -58,7 +58,7 @@ from medlit.research.pointing import (
     pointed_quote,
     render_numbered,
 )
-from medlit.research.prompts import ResearchLLM, Task, messages
+from medlit.research.prompts import ResearchLLM, Task, messages, require_in_schema
 from medlit.text import split_sentences
 from medlit.types import AbstractSection, Article, FullTextSection
 from medlit.words import cue
@@ -337,7 +337,9 @@ def full_text_passages(article: Article, max_chars: int, *, tables_only: bool = 
 
 
 class _ProposedCell(BaseModel):
-    sentences: list[int] = Field(default_factory=list)
+    model_config = require_in_schema("sentences", "text")
+
+    sentences: list[int] = Field(default_factory=list, json_schema_extra={"minItems": 1})
     text: str = ""
     quote: str = ""
 

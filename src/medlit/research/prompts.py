@@ -10,9 +10,9 @@ plan``...), which keeps prompts recognisable in provider logs and lets test fake
 
 from __future__ import annotations
 
-from typing import Literal, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
     "CrossReferenceReply",
@@ -25,6 +25,7 @@ __all__ = [
     "SectionReply",
     "SummaryReply",
     "Task",
+    "require_in_schema",
 ]
 
 Message = dict[str, str]
@@ -72,11 +73,26 @@ class PlanReply(BaseModel):
     sub_questions: list[PlannedQuestion]
 
 
+def require_in_schema(*names: str) -> ConfigDict:
+    """A model config whose JSON schema lists ``names`` as required although they have
+    defaults: a model constrained by the schema (``json_schema``) must write them, while a
+    reply without them (a model writing quotes instead) still validates."""
+
+    def extra(schema: dict[str, Any]) -> None:
+        schema["required"] = [*dict.fromkeys([*names, *schema.get("required", [])])]
+
+    return ConfigDict(json_schema_extra=extra)
+
+
 class ExtractedClaim(BaseModel):
     """One claim an article supports."""
 
+    model_config = require_in_schema("sentences", "claim", "direction")
+
     sentences: list[int] = Field(
-        default_factory=list, description="Numbers of the article's sentences that state it."
+        default_factory=list,
+        description="Numbers of the article's sentences that state it.",
+        json_schema_extra={"minItems": 1},
     )
     claim: str = Field(description="The finding, stated plainly, answering the sub-question.")
     direction: Literal["supports", "opposes", "no difference", "unclear"] = Field(
