@@ -185,13 +185,16 @@ def render_flow(job: ResearchJob, flow: Flow | None = None) -> list[str]:
         f"Rerun with `medlit research rerun-search {job.id}` "
         f"({len(searched)} {'query' if len(searched) == 1 else 'queries'} to repeat).",
         "",
-        "```",
-        f"Records identified ............ {flow.identified}",
-        f"  not English (removed) ....... {flow.not_english}",
-        f"  duplicates removed .......... {flow.duplicates_removed}",
-        f"Articles screened ............. {flow.screened}",
+        "### Flow of records",
+        "",
+        "| Step | Records |",
+        "| --- | --- |",
+        f"| Records identified | {flow.identified} |",
+        f"| Not English (removed) | {flow.not_english} |",
+        f"| Duplicates removed | {flow.duplicates_removed} |",
+        f"| Articles screened | {flow.screened} |",
     ]
     for reason, count in flow.excluded.items():
-        out.append(f"  excluded: {reason} {'.' * max(3, 26 - len(reason))} {count}")
-    out += [f"Included (evidence) ........... {flow.included}", "```", ""]
+        out.append(f"| Excluded: {reason} | {count} |")
+    out += [f"| Included (evidence) | {flow.included} |", ""]
     return out
