@@ -52,17 +52,22 @@ from medlit.research.runtime import open_orchestrator  # noqa: E402
 DATA = ROOT.parent / "shared/data/pubmedqa"
 
 
-def _figures(job: ResearchJob, pmid: str, cited: set[str]) -> dict[str, int]:
+def _figures(job: ResearchJob, pmid: str, cited: set[str | None]) -> dict[str, int]:
     rows = job.evidence_table
-    filled = sum(cell is not None for row in rows for cell in row.cells().values())
-    dropped = sum(1 for row in rows for name in row.dropped if name in CELLS)
+    columns = job.columns or list(CELLS)
+    filled = sum(getattr(row, name) is not None for row in rows for name in columns)
+    dropped = sum(1 for row in rows for name in row.dropped if name in columns)
     refs = job.report.references if job.report else []
     anchors = anchor_terms(job.question)
+    questions = job.plan.sub_questions if job.plan else []
     return {
         "rows": len(rows),
-        "cells": len(rows) * len(CELLS),
+        "cells": len(rows) * len(columns),
         "filled": filled,
         "proposed": filled + dropped,
+        "findings": len(job.findings),
+        "findings_proposed": sum(q.proposed_findings for q in questions),
+        "quoted": sum(f.quoted for f in job.findings),
         "refs": len(refs),
         "on_question": sum(on_topic(r.title, anchors) for r in refs),
         "own": int(any(r.pmid == pmid for r in rows)),
@@ -83,8 +88,19 @@ async def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--real", action="store_true", help="Use the model MEDLIT_LLM_* names.")
     parser.add_argument("--max-seconds", type=float, default=None, help="Time budget per job.")
+    parser.add_argument("--data", type=Path, default=DATA, help="The pubmedqa folder.")
+    parser.add_argument(
+        "--questions",
+        type=Path,
+        default=None,
+        help="pmid<TAB>question lines (# comments) asked instead of PubMedQA's questions "
+        "(benchmarks/data/research_types.tsv: the other question types).",
+    )
+    parser.add_argument(
+        "--no-ask", action="store_true", help="Skip ask's run (halves a --real run's time)."
+    )
     args = parser.parse_args(argv)
-    xml, labels = DATA / "pqal_dev_pubmed.xml", DATA / "pqal_dev.json"
+    xml, labels = args.data / "pqal_dev_pubmed.xml", args.data / "pqal_dev.json"
     if not xml.exists() or not labels.exists():
         print(f"skipped: {DATA} is absent (needs ../shared/data)", file=sys.stderr)
         return 0
@@ -94,6 +110,14 @@ async def main(argv: list[str] | None = None) -> int:
     records = json.loads(labels.read_text())
     pmids = sorted(records)
     random.Random(args.seed).shuffle(pmids)
+    if args.questions is not None:
+        asked = [
+            line.split("\t", 1)
+            for line in args.questions.read_text().splitlines()
+            if line.strip() and not line.startswith("#")
+        ]
+        records = {pmid: {"QUESTION": question.strip()} for pmid, question in asked}
+        pmids = [pmid for pmid, _ in asked]
     with ExitStack() as stack:
         eutils = stack.enter_context(
             FakeEutils.from_xml(xml, rate_limit=None, rate_limit_with_key=None)
@@ -121,8 +145,9 @@ async def main(argv: list[str] | None = None) -> int:
         totals: dict[str, float] = {}
         completed = 0
         print(
-            f"{'pmid':<9} {'status':<10} {'rows':>4} {'filled':>6} {'passed':>6} "
-            f"{'refs':>4} {'on-q':>4} {'own':>3} {'ask':>5} {'certainty':<9} {'min':>5}  question"
+            f"{'pmid':<9} {'status':<10} {'type':<10} {'rows':>4} {'filled':>6} {'passed':>6} "
+            f"{'kept':>5} {'refs':>4} {'on-q':>4} {'own':>3} {'ask':>5} {'certainty':<9} "
+            f"{'min':>5}  question"
         )
         for pmid in pmids[: args.jobs]:
             question = records[pmid]["QUESTION"]
@@ -130,23 +155,28 @@ async def main(argv: list[str] | None = None) -> int:
                 ask_settings = settings.model_copy(deep=True)
                 if ask_llm is not None:
                     ask_settings.llm.base_url = ask_llm.base_url
-                async with Assistant(ask_settings) as assistant:
-                    answer = await assistant.ask(question, use_cache=False)
-                cited = {c.pmid for c in answer.citations}
+                cited: set[str | None] = set()
+                if not args.no_ask:
+                    async with Assistant(ask_settings) as assistant:
+                        answer = await assistant.ask(question, use_cache=False)
+                    cited = {c.pmid for c in answer.citations}
                 started = time.monotonic()
                 async with open_orchestrator(settings) as orchestrator:
                     job = await orchestrator.run(orchestrator.create_job(question, args.depth))
             minutes = (time.monotonic() - started) / 60
             figures = _figures(job, pmid, cited)
+            figures["no_ref_with_rows"] = int(bool(figures["rows"]) and not figures["refs"])
             for key, value in figures.items():
                 totals[key] = totals.get(key, 0) + value
             totals["minutes"] = totals.get("minutes", 0.0) + minutes
             completed += job.status.value == "COMPLETED"
             level = job.certainty.level if job.certainty else "-"
+            kept = f"{figures['findings']}/{figures['findings_proposed']}"
             print(
-                f"{pmid:<9} {job.status.value:<10} {figures['rows']:>4} "
-                f"{_rate(figures['filled'], figures['cells']):>6} "
-                f"{_rate(figures['filled'], figures['proposed']):>6} {figures['refs']:>4} "
+                f"{pmid:<9} {job.status.value:<10} {job.question_kind or '-':<10} "
+                f"{figures['rows']:>4} {_rate(figures['filled'], figures['cells']):>6} "
+                f"{_rate(figures['filled'], figures['proposed']):>6} {kept:>5} "
+                f"{figures['refs']:>4} "
                 f"{figures['on_question']:>4} {figures['own']:>3} "
                 f"{figures['ask_in_table']:>2}/{figures['ask_cited']:<2} {level:<9} "
                 f"{minutes:>5.1f}  {question[:60]}",
@@ -158,6 +188,9 @@ async def main(argv: list[str] | None = None) -> int:
         f"jobs={min(args.jobs, len(pmids))} completed={completed} rows={int(totals['rows'])} "
         f"cells_filled={_rate(int(totals['filled']), int(totals['cells']))} "
         f"cells_passed={_rate(int(totals['filled']), int(totals['proposed']))} "
+        f"findings={int(totals['findings'])} findings_proposed="
+        f"{int(totals['findings_proposed'])} findings_quoted={int(totals['quoted'])} "
+        f"no_ref_with_rows={int(totals['no_ref_with_rows'])} "
         f"refs_on_question={int(totals['on_question'])} refs={int(totals['refs'])} "
         f"own_article_rows={int(totals['own'])} ask_cited={int(totals['ask_cited'])} "
         f"ask_cited_in_table={int(totals['ask_in_table'])} minutes={totals['minutes']:.1f}"

@@ -165,3 +165,46 @@ def test_the_evidence_table_fits_a_phone(
     ARTIFACTS.mkdir(exist_ok=True)
     table.screenshot(path=str(ARTIFACTS / "evidence-table-only-375.png"))
     assert page.js_errors == []
+
+
+#: Each heading's words, each on one line: the rects of a word's range (more than one: broken).
+_BROKEN_HEADINGS = """
+cells => cells.flatMap(th => {
+  const text = th.innerText.trim();
+  const node = document.createTreeWalker(th, NodeFilter.SHOW_TEXT).nextNode();
+  if (!node) return [];
+  const broken = [];
+  let at = 0;
+  for (const word of node.textContent.split(/\\s+/).filter(Boolean)) {
+    at = node.textContent.indexOf(word, at);
+    const range = document.createRange();
+    range.setStart(node, at);
+    range.setEnd(node, at + word.length);
+    if (range.getClientRects().length > 1) broken.push(`${text}: ${word}`);
+    at += word.length;
+  }
+  return broken;
+})
+"""
+
+
+@pytest.mark.parametrize("width", [1280, WIDTHS["phone"]])
+def test_no_heading_breaks_mid_word_and_the_flow_is_a_diagram(
+    open_page: Any, job: dict[str, Any], width: int
+) -> None:
+    page = _open(open_page, width, job["id"])
+    heads = page.locator("#evidence-table thead th")
+    assert heads.evaluate_all(_BROKEN_HEADINGS) == []
+    # The PRISMA-style flow: an SVG of boxes with its counts, the table folded under it.
+    figure = page.locator("#flow-diagram svg")
+    figure.scroll_into_view_if_needed()
+    assert figure.is_visible()
+    label = figure.get_attribute("aria-label") or ""
+    assert "Records identified" in label and "Included (evidence)" in label
+    assert page.locator("#flow-diagram rect").count() >= 4
+    box = figure.bounding_box()
+    assert box is not None and box["x"] + box["width"] <= width
+    assert page.locator(".flow-table table").count() == 1
+    assert page.locator(".report pre").count() == 0  # no monospace flow
+    screenshot(page, f"flow-and-table-{width}")
+    assert page.js_errors == []

@@ -28,7 +28,15 @@ from typing import Any
 from medlit.types import AbstractSection, Article
 from tests.fakes.llm_server import Reply
 
-__all__ = ["ARTICLES", "CLAIMS", "NEGATIVE", "PLAN", "ResearchResponder", "step_of"]
+__all__ = [
+    "ARTICLES",
+    "CLAIMS",
+    "NEGATIVE",
+    "PLAN",
+    "ResearchResponder",
+    "numbered_lines",
+    "step_of",
+]
 
 
 def _article(pmid: str, title: str, pub_type: str, year: int, results: str, conclusion: str,
@@ -282,15 +290,25 @@ class ResearchResponder:
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9])")
 
 
+_NUMBERED = re.compile(r"^\[(\d+)\] \(([^)]*)\) (.*)$", re.M)
+
+
+def numbered_lines(user: str) -> list[tuple[int, str, str]]:
+    """The numbered sentences of a prompt: (number, passage, sentence)."""
+    return [(int(n), passage, text) for n, passage, text in _NUMBERED.findall(user)]
+
+
 def _abstract_lines(user: str) -> dict[str, str]:
-    """The labelled abstract lines of an extraction prompt ("RESULTS: ..." -> text)."""
-    body = user.split("Abstract:\n", 1)[-1].split("\n\nFull text", 1)[0]
+    """The abstract's sentences of a prompt by label ("RESULTS" -> its sentences)."""
     lines: dict[str, str] = {}
-    for line in body.splitlines():
-        label, sep, text = line.partition(": ")
-        if sep and label.isupper():
-            lines[label] = lines.get(label, "") + " " + text
-    return {k: v.strip() for k, v in lines.items()}
+    for _, label, text in numbered_lines(user):
+        if label.isupper():
+            lines[label] = f"{lines.get(label, '')} {text}".strip()
+    return lines
+
+
+def _number_of(user: str, sentence: str) -> int | None:
+    return next((n for n, _, text in numbered_lines(user) if text == sentence), None)
 
 
 @dataclass
@@ -318,7 +336,11 @@ class CorpusResponder(ResearchResponder):
         if not text or match is None:
             return {"claims": []}
         sentence = _SENTENCE_END.split(text)[0]
-        return {"claims": [{"claim": sentence, "quote": sentence, "pmid": match.group(1),
+        number = _number_of(user, sentence)
+        if number is None:  # as a model that writes quotes does
+            return {"claims": [{"claim": sentence, "quote": sentence, "pmid": match.group(1),
+                                "numbers": []}]}  # fmt: skip
+        return {"claims": [{"sentences": [number], "claim": sentence, "direction": "unclear",
                             "numbers": []}]}  # fmt: skip
 
     def _evidence_row(self, request_json: dict[str, Any]) -> dict[str, Any]:
@@ -330,11 +352,29 @@ class CorpusResponder(ResearchResponder):
         results = _SENTENCE_END.split(lines.get("RESULTS", ""))
         row: dict[str, Any] = {"n": None}
         if counted:
-            row["population"] = {"text": counted, "quote": counted}
+            row["population"] = _pointed(user, counted)
         effect = _effect_on_question(user, results)
         if effect:
-            row["effect"] = {"text": effect, "quote": effect}
+            row[_result_column(request_json)] = _pointed(user, effect)
         return row
+
+
+def _result_column(request_json: dict[str, Any]) -> str:
+    """The column of the row prompt a result sentence goes in (the prompt's first of effect,
+    measure, sensitivity, estimate, answer)."""
+    system = str(request_json["messages"][0]["content"])
+    columns = re.search(r"Columns: (.*?)\.\s*\nReply", system, re.S)
+    named = re.findall(r"(\w+): ", columns.group(1)) if columns else []
+    wanted = ("effect", "measure", "sensitivity", "estimate", "answer")
+    return next((c for c in wanted if c in named), "effect")
+
+
+def _pointed(user: str, sentence: str) -> dict[str, Any]:
+    """A cell pointing at ``sentence`` by its number (quoted when it is not numbered)."""
+    number = _number_of(user, sentence)
+    if number is None:
+        return {"text": sentence, "quote": sentence}
+    return {"sentences": [number], "text": sentence}
 
 
 _WORD = re.compile(r"[a-z]{3,}")
@@ -346,17 +386,14 @@ def _effect_on_question(user: str, results: list[str]) -> str | None:
     with what the research question asks beyond the article's title, as a careful model
     answers the question asked (a subgroup the abstract does not report)."""
     first = results[0] if results and results[0] else None
-    head, _, body = user.partition("\n\nFull text")
+    lines = numbered_lines(user)
+    body = [text for _, passage, text in lines if passage == "full text, Results"]
     if not body:
         return first
-    title = re.search(r"^Title: (.*)$", head, re.M)
-    question = set(_WORD.findall(head.split("\n", 1)[0].lower()))
-    question -= set(_WORD.findall(title.group(1).lower() if title else ""))
-    paragraphs = re.findall(r"^Results: (.*)$", body, re.M)
-    numbered = [
-        s for s in [*results, *(s for p in paragraphs for s in _SENTENCE_END.split(p))]
-        if re.search(r"\d", s)
-    ]  # fmt: skip
+    title = next((text for _, passage, text in lines if passage == "title"), "")
+    question = set(_WORD.findall(user.split("\n", 1)[0].lower()))
+    question -= set(_WORD.findall(title.lower()))
+    numbered = [s for s in [*results, *body] if re.search(r"\d", s)]
     if not numbered:
         return first
     return max(numbered, key=lambda s: len(question & set(_WORD.findall(s.lower()))))

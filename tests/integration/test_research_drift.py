@@ -16,7 +16,7 @@ from medlit.research.runtime import open_orchestrator
 from tests.conftest import shared_data_path
 from tests.fakes.eutils_server import FakeEutils
 from tests.fakes.llm_server import FakeLLMServer
-from tests.fakes.research_responder import ARTICLES, ResearchResponder
+from tests.fakes.research_responder import ARTICLES, ResearchResponder, numbered_lines
 
 
 class CarelessResponder(ResearchResponder):
@@ -25,8 +25,7 @@ class CarelessResponder(ResearchResponder):
     def _extract(self, request_json: dict[str, Any]) -> dict[str, Any]:
         user = request_json["messages"][-1]["content"]
         pmid = re.search(r"Article PMID: (\d+)", user).group(1)  # type: ignore[union-attr]
-        abstract = user.split("Abstract:\n", 1)[1]
-        first = re.split(r"(?<=[.!?])\s+", abstract.strip())[0].rstrip(".")
+        first = next(t for _, where, t in numbered_lines(user) if where != "title").rstrip(".")
         return {"claims": [{"claim": first + ".", "quote": first, "pmid": pmid, "numbers": []}]}
 
     def _summary(self, request_json: dict[str, Any]) -> dict[str, Any]:
@@ -80,7 +79,7 @@ async def test_a_question_the_corpus_cannot_answer_gets_a_report_that_says_so(
     with FakeLLMServer(responder=responder) as llm:
         job = await _research(_configure(settings, pubmedqa_eutils, llm), question)
         extracted = [
-            re.search(r"Title: (.*)", r.json["messages"][-1]["content"]).group(1)  # type: ignore[union-attr]
+            re.search(r"^\[1\] \(title\) (.*)$", r.json["messages"][-1]["content"], re.M).group(1)  # type: ignore[union-attr]
             for r in llm.completions
             if "medlit research: extract" in r.json["messages"][0]["content"]
         ]

@@ -125,12 +125,12 @@ async def test_an_evidence_cell_rests_on_a_results_passage_of_the_full_text(
     epic, full = await _epic_with_full_text(settings, fake)
     assert full.full_text is not None
     # The abstract alone: its effect (the overall HR), marked as the abstract's.
-    (row,) = await build_evidence_table([epic], PRE_MENOPAUSAL, None)
+    (row,) = await build_evidence_table([epic], PRE_MENOPAUSAL, None, kind="effect")
     assert row.effect is not None and not row.effect.from_full_text
     assert row.effect.section == "RESULTS" and "0.92" in row.effect.quote
     assert "1.19" not in row.effect.quote
     # With the full text read: the pre-menopausal HR its Results give, marked as full text.
-    (row,) = await build_evidence_table([full], PRE_MENOPAUSAL, None)
+    (row,) = await build_evidence_table([full], PRE_MENOPAUSAL, None, kind="effect")
     assert row.n == 337802  # "among 337 802 women": the abstract's, with its thousands
     effect = row.effect
     assert effect is not None and HR in effect.quote, effect
@@ -182,7 +182,7 @@ async def test_a_model_cell_quoting_the_full_text_is_checked_against_it(
             seen.append(messages[-1]["content"])
             return schema.model_validate(replies)
 
-    (row,) = await build_evidence_table([full], PRE_MENOPAUSAL, Model())  # type: ignore[arg-type]
+    (row,) = await build_evidence_table([full], PRE_MENOPAUSAL, Model(), kind="effect")  # type: ignore[arg-type]
     # The prompt showed the Results paragraphs and tables, after the abstract.
     assert FULL_TEXT_HEADING in seen[0] and HR in seen[0]
     assert "Results (table): Table 2" in seen[0]
@@ -194,7 +194,7 @@ async def test_a_model_cell_quoting_the_full_text_is_checked_against_it(
     # Without the full text, the same reply's body quotes are not the article's: dropped, the
     # row keeps what the abstract's structure gives.
     epic = full.model_copy(update={"full_text": None})
-    (row,) = await build_evidence_table([epic], PRE_MENOPAUSAL, Model())  # type: ignore[arg-type]
+    (row,) = await build_evidence_table([epic], PRE_MENOPAUSAL, Model(), kind="effect")  # type: ignore[arg-type]
     assert FULL_TEXT_HEADING not in seen[-1]
     assert row.dropped["effect"] == row.dropped["outcomes"] == "quote_not_in_article"
     assert row.outcomes is None and row.effect is not None and HR not in row.effect.quote
@@ -230,16 +230,17 @@ async def test_a_research_job_s_evidence_table_quotes_the_full_text_it_read(
     }
     assert job.articles[f"pmid:{EPIC}"].full_text is not None
     (row,) = [r for r in job.evidence_table if r.pmid == EPIC]
-    # The model was shown the Results and quoted them; the check held the quote to them.
+    # A risk question: the HR is the row's measure. The model was shown the Results and
+    # pointed at them; the check held the quote to them.
     assert row.filled_by == "llm" and not row.dropped, row
-    assert row.effect is not None and HR in row.effect.quote, row
-    assert row.effect.from_full_text and row.effect.section == "Results"
+    assert row.measure is not None and HR in row.measure.quote, row
+    assert row.measure.from_full_text and row.measure.section == "Results"
     # --json / the API, the CSV export and the Markdown report all say it.
     data = job_to_dict(job)
     (cells,) = [r for r in data["evidence_table"] if r["pmid"] == EPIC]
-    assert cells["effect"]["from_full_text"] is True and cells["effect"]["section"] == "Results"
+    assert cells["measure"]["from_full_text"] is True and cells["measure"]["section"] == "Results"
     exported = rows_from_csv(export_job(job, "csv"))
-    assert any(r.effect == row.effect for r in exported)
+    assert any(r.measure == row.measure for r in exported)
     assert job.report is not None
     assert "(full text, Results)" in render_markdown(job.report, job)
 
@@ -252,7 +253,7 @@ async def test_with_full_text_off_the_table_is_the_abstract_s(
     assert job.status is JobStatus.COMPLETED, job.error
     assert not [r for r in fake.requests("efetch") if r.params.get("db") == "pmc"]
     (row,) = [r for r in job.evidence_table if r.pmid == EPIC]
-    assert row.effect is not None and HR not in row.effect.quote
+    assert row.measure is not None and HR not in row.measure.quote
     cells = [c for r in job.evidence_table for c in r.cells().values() if c is not None]
     assert cells and not any(c.from_full_text for c in cells)
     assert "(full text" not in render_markdown(job.report, job)  # type: ignore[arg-type]

@@ -206,13 +206,14 @@ def test_the_three_word_query_takes_the_rarest_words_not_the_longest() -> None:
         text="What is the primary outcome of interest in elderly patients undergoing "
         "laparoscopic surgery compared to open surgery?",
     )
-    assert search_terms(question)[1] == "outcome AND elderly AND laparoscopic"
+    # Relaxed a word at a time, the commonest first: the three rarest are one step.
+    assert "outcome AND elderly AND laparoscopic" in search_terms(question)
     dexamethasone = SubQuestion(
         id="q2",
         text="Is dexamethasone an effective alternative to oral prednisone in the treatment of "
         "pediatric asthma exacerbations?",
     )
-    assert search_terms(dexamethasone)[1] == "dexamethasone AND prednisone AND exacerbations"
+    assert "dexamethasone AND prednisone AND exacerbations" in search_terms(dexamethasone)
 
 
 def test_an_unplanned_sub_question_is_searched_by_its_query_words_first() -> None:

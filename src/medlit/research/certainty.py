@@ -1,8 +1,12 @@
 """A GRADE-style draft of how certain the body of evidence is: for a person to confirm.
 
-The start is set by the designs of the evidence table (randomised trials, and systematic
-reviews, high; observational designs low; case series and others very low), then moved down
-one level for each concern the job can see, each with its reason and the rows behind it:
+The start is set by the designs of the evidence table's primary studies (randomised trials
+high; observational designs low, but high on a risk, diagnosis or frequency question, which
+they answer; case series and others very low). A review is not a trial: reviews are left out
+of the count, and a table of reviews only starts low (moderate when most pool randomised
+trials), saying it rests on reviews. Definition and list questions are not rated ("not
+applicable", with why). The start is then moved down one level for each concern the job can
+see, each with its reason and the rows behind it:
 
 * risk of bias: most of the rows' designs are case series, reports or unstated;
 * inconsistency: the verifier found conflicting findings, or the rows point different ways;
@@ -16,6 +20,7 @@ labelled a draft everywhere it is shown.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from medlit.research.models import LEVELS, Certainty, CertaintyMove, Discrepancy, EvidenceRow, Level
@@ -29,7 +34,6 @@ FEW_STUDIES = 3
 #: for a dichotomous outcome is of this order).
 SMALL_TOTAL_N = 400
 
-_RANDOMISED = {"RCT", "systematic review/meta-analysis"}
 _OBSERVATIONAL = {"cohort", "case-control", "cross-sectional"}
 
 
@@ -37,23 +41,66 @@ def _id(row: EvidenceRow) -> str:
     return row.pmid or row.article_key
 
 
+#: Question types certainty does not apply to: a definition or a list is stated, not estimated.
+NOT_RATED = {
+    "definition": "a definition or description is what the articles state, not an effect "
+    "estimated from studies",
+    "list": "a list of names is what the articles state, not an effect estimated from studies",
+}
+#: Question types whose answer comes from observational designs first (GRADE starts test
+#: accuracy, prognosis and frequency studies of these designs high).
+_OBSERVATIONAL_FIRST = {"risk", "diagnosis", "frequency"}
+_REVIEWS = {"systematic review/meta-analysis", "guideline"}
+_OF_TRIALS = re.compile(r"\brandomi[sz]ed\b", re.I)
+
+
+def _start(rows: Sequence[EvidenceRow], kind: str) -> tuple[Level, str]:
+    """Where certainty starts: from the designs of the primary studies; a review is not a
+    trial, and when the rows are reviews only, the start says it rests on them."""
+    primary = [r for r in rows if r.design not in _REVIEWS]
+    reviews = len(rows) - len(primary)
+    rests = f" ({reviews} review{'s' if reviews != 1 else ''} not counted as studies)"
+    if not primary:
+        of_trials = [r for r in rows if _OF_TRIALS.search(r.design_quote or r.title)]
+        if of_trials and len(of_trials) * 2 >= len(rows):
+            return "moderate", f"it rests on {reviews} review(s), not primary studies, " + (
+                f"{len(of_trials)} of them of randomised trials"
+            )
+        return "low", f"it rests on {reviews} review(s), not primary studies"
+    rest = rests if reviews else ""
+    trials = [r for r in primary if r.design == "RCT"]
+    observational = [r for r in primary if r.design in _OBSERVATIONAL]
+    if kind in _OBSERVATIONAL_FIRST and len(trials) + len(observational) * 2 >= len(primary):
+        n = len(trials) + len(observational)
+        return (
+            "high",
+            f"{n} of {len(primary)} primary studies are cohort, cross-sectional, "
+            f"case-control or randomised designs, which answer a {kind} question{rest}",
+        )
+    if trials and len(trials) * 2 >= len(primary):
+        return (
+            "high",
+            f"{len(trials)} of {len(primary)} primary studies are randomised trials{rest}",
+        )
+    if trials or observational:
+        return "low", f"the primary studies are mostly observational{rest}"
+    return "very low", f"no randomised or observational design is stated{rest}"
+
+
 def draft_certainty(
-    rows: Sequence[EvidenceRow], discrepancies: Sequence[Discrepancy], question: str
+    rows: Sequence[EvidenceRow],
+    discrepancies: Sequence[Discrepancy],
+    question: str,
+    kind: str = "effect",
 ) -> Certainty:
-    """The draft certainty of the evidence in ``rows`` (see the module docstring)."""
+    """The draft certainty of the evidence in ``rows`` on a ``kind`` question (see the module
+    docstring); "not applicable", with why, for definition and list questions."""
+    if kind in NOT_RATED:
+        why = NOT_RATED[kind]
+        return Certainty(start="not applicable", start_reason=why, level="not applicable")
     if not rows:
         return Certainty(start="very low", start_reason="No study was included.", level="very low")
-    designs = [r.design for r in rows]
-    randomised = [r for r in rows if r.design in _RANDOMISED]
-    if randomised and len(randomised) * 2 >= len(rows):
-        start: Level = "high"
-        why = f"{len(randomised)} of {len(rows)} studies are randomised trials or reviews"
-    elif randomised or any(d in _OBSERVATIONAL for d in designs):
-        start = "low"
-        why = "the evidence is mostly observational"
-    else:
-        start = "very low"
-        why = "no randomised or observational design is stated"
+    start, why = _start(rows, kind)
     moves: list[CertaintyMove] = []
     weak = [r for r in rows if r.design in {"case series/report", "other"}]
     if start != "very low" and len(weak) * 2 > len(rows):
@@ -129,6 +176,10 @@ def render_certainty(certainty: Certainty) -> list[str]:
     out = [
         "## Certainty of the evidence (draft)",
         "",
+    ]
+    if certainty.level == "not applicable":
+        return [*out, f"> Certainty: **not applicable**: {certainty.start_reason}.", ""]
+    out += [
         f"> **{certainty.label}.** Certainty: **{certainty.level}** "
         f"(start {certainty.start}: {certainty.start_reason}).",
         "",

@@ -24,11 +24,13 @@ same way, and a reply that is no valid row empties that row's model cells, never
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import re
 from collections.abc import Collection, Sequence
+from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field, create_model
 
 from medlit.checks.claim_check import check_claim
 from medlit.checks.claims import quote_passage
@@ -37,11 +39,30 @@ from medlit.checks.registry import refuse_unknown
 from medlit.checks.stance import content_terms, sentence_stance
 from medlit.errors import LLMConfigError, LLMError
 from medlit.log import get_logger
-from medlit.research.models import CELLS, DESIGNS, Cell, Design, Direction, EvidenceRow
-from medlit.research.prompts import ResearchLLM, Task, messages
+from medlit.research.models import (
+    ALL_CELLS,
+    CELLS,
+    COLUMNS,
+    DESIGNS,
+    DIRECTED,
+    MORE_CELLS,
+    Cell,
+    Design,
+    Direction,
+    EvidenceRow,
+)
+from medlit.research.pointing import (
+    OUT_OF_RANGE,
+    Numbered,
+    numbered_sentences,
+    pointed_quote,
+    render_numbered,
+)
+from medlit.research.prompts import ResearchLLM, Task, messages, require_in_schema
 from medlit.text import split_sentences
 from medlit.types import AbstractSection, Article, FullTextSection
 from medlit.words import cue
+from medlit.words.frame import read_frame
 
 __all__ = [
     "CELLS",
@@ -222,9 +243,15 @@ def _checked(
     )
 
 
-def structure_row(article: Article, question: str, disabled: Collection[str] = ()) -> EvidenceRow:
+def structure_row(
+    article: Article, question: str, disabled: Collection[str] = (), kind: str = "effect"
+) -> EvidenceRow:
     """A row filled from what the article carries (no LLM; ``disabled``: ids of checks not
-    to run)."""
+    to run), in the columns of a ``kind`` question: the population with its number, the
+    result sentence stating an effect (the effect, the measure of a risk, the sensitivity of
+    a test, the estimate of a frequency) and, but for frequency, definition and list
+    questions, the conclusion's direction."""
+    columns = COLUMNS[kind]
     design, source, design_quote = design_of(article)
     row = EvidenceRow(
         pmid=article.pmid,
@@ -238,58 +265,87 @@ def structure_row(article: Article, question: str, disabled: Collection[str] = (
     counted = _n_sentence(article)
     if counted is None and article.full_text is not None:  # the body's methods may say it
         counted = _n_sentence(article.as_read())
-    if counted is not None:
+    if counted is not None and "population" in columns:
         number, sentence = counted
         row.population = _checked(
             "population", sentence, sentence, article, question, row.dropped, disabled
         )
         row.n = number if row.population is not None and number else None
     effect = _effect_sentence(article, question)
-    if effect is not None:
-        row.effect = _checked("effect", effect, effect, article, question, row.dropped, disabled)
-    row.direction, row.direction_quote = _direction(question, article)
+    main = next((c for c in _RESULT_CELLS if c in columns), None)
+    if effect is not None and main is not None:
+        cell = _checked(main, effect, effect, article, question, row.dropped, disabled)
+        setattr(row, main, cell)
+    if kind in DIRECTED:
+        row.direction, row.direction_quote = _direction(question, article)
+    else:
+        row.direction = "not applicable"
     return row
+
+
+#: The cells a result sentence stating an effect fills, the first a question type uses.
+_RESULT_CELLS = ("effect", "measure", "sensitivity", "estimate")
 
 
 # -- cells from the LLM --------------------------------------------------------------------------
 
+#: What each column asks of a study, in the row prompt.
+COLUMN_HELP = {
+    "population": "who was studied, with how many",
+    "intervention": "the treatment or exposure studied",
+    "comparator": "what it was compared with",
+    "outcomes": "what was measured",
+    "effect": "the result that answers the research question, with its numbers as written",
+    "exposure": "the risk factor or exposure studied",
+    "measure": "the association as written: odds ratio, hazard ratio or relative risk with its "
+    "confidence interval",
+    "index_test": "the test whose accuracy was studied",
+    "reference_standard": "what the test was compared with (the reference standard)",
+    "sensitivity": "the test's sensitivity as written",
+    "specificity": "the test's specificity as written",
+    "estimate": "how common it is: the prevalence or incidence as written",
+    "answer": "what the article says that answers the question (a disease, drug, gene, "
+    "definition or mechanism)",
+}
+
 ROW_SYSTEM = """medlit research: evidence-row
-You fill one row of an evidence table for one study, from its title and abstract only (and
-the passages of its full text, when they are shown).
-Reply with JSON: {"population": CELL, "intervention": CELL, "comparator": CELL,
-"outcomes": CELL, "effect": CELL, "n": integer or null}, where each CELL is
-{"text": "a short entry", "quote": "the sentence of the abstract or full text it comes from,
-copied exactly"} or null when the article does not say it. population: who was studied, with
-how many. intervention: the treatment or exposure studied. comparator: what it was compared
-with. outcomes: what was measured. effect: the result that answers the research question as
-the article states it, with its numbers, confidence intervals and p-values exactly as
-written. Never guess: null is better than a cell the quote does not say."""
+You fill one row of an evidence table for one study. The article is shown as numbered
+sentences. For each column give {{"sentences": [numbers of the one or two sentences that say
+it], "text": "a short entry"}}, or null when no sentence says it. Columns: {columns}.
+Reply with JSON only: {example}. Never guess: null is better than a cell no sentence says."""
 
 
 #: What introduces the full text's passages in an evidence-row prompt.
 FULL_TEXT_HEADING = "Full text (results, tables, methods; quote from it verbatim too):"
 
 
-def full_text_passages(article: Article, max_chars: int) -> str:
+def full_text_passages(article: Article, max_chars: int, *, tables_only: bool = False) -> str:
     """The pieces of the article's full text an evidence row may quote, one a block headed by
     its section ("Results:", "Results (table):"): the results' paragraphs, then their tables
     and figures, then the other pieces that report the study (methods), at most ``max_chars``
-    in all; "" with no full text."""
+    in all (only the tables and figures with ``tables_only``); "" with no full text."""
     if article.full_text is None:
         return ""
-    pieces = [p for p in article.full_text.sections if p.reports_study]
+    pieces = [
+        p
+        for p in article.full_text.sections
+        if p.reports_study and not (tables_only and p.kind == "text")
+    ]
     ordered = sorted(pieces, key=lambda p: (not p.is_result, p.kind != "text"))
     blocks = [f"{p.label}{'' if p.kind == 'text' else f' ({p.kind})'}: {p.text}" for p in ordered]
     return "\n".join(blocks)[:max_chars]
 
 
 class _ProposedCell(BaseModel):
+    model_config = require_in_schema("sentences", "text")
+
+    sentences: list[int] = Field(default_factory=list, json_schema_extra={"minItems": 1})
     text: str = ""
     quote: str = ""
 
 
 class RowReply(BaseModel):
-    """What the model proposes for one row (every cell optional)."""
+    """What the model proposes for one row on an effect question (every cell optional)."""
 
     population: _ProposedCell | None = None
     intervention: _ProposedCell | None = None
@@ -299,6 +355,59 @@ class RowReply(BaseModel):
     n: int | None = None
 
 
+@functools.cache
+def row_reply(kind: str) -> type[BaseModel]:
+    """The reply schema of a row on a ``kind`` question: its columns, each optional, and
+    ``n`` where the population is one of them."""
+    if kind == "effect":
+        return RowReply
+    fields: dict[str, Any] = {name: (_ProposedCell | None, None) for name in COLUMNS[kind]}
+    if "population" in COLUMNS[kind]:
+        fields["n"] = (int | None, None)
+    model: type[BaseModel] = create_model(f"RowReply_{kind}", **fields)
+    return model
+
+
+def row_prompt(kind: str) -> str:
+    """The row prompt of a ``kind`` question: its columns and what each asks."""
+    columns = COLUMNS[kind]
+    example = ", ".join(f'"{c}": {{"sentences": [3], "text": "..."}}' for c in columns)
+    if "population" in columns:
+        example += ', "n": null'
+    described = "; ".join(f"{c}: {COLUMN_HELP[c]}" for c in columns)
+    return ROW_SYSTEM.format(columns=described, example="{" + example + "}")
+
+
+def _proposed_cell(
+    name: str,
+    proposed: _ProposedCell,
+    row: EvidenceRow,
+    article: Article,
+    question: str,
+    sentences: Sequence[Numbered],
+    disabled: Collection[str],
+) -> Cell | None:
+    """A cell the model pointed at (or quoted), checked: its short entry where the checks
+    hold it to the sentences, else the sentences themselves; None (reason in ``row.dropped``)
+    when it points past the article's sentences or nothing holds."""
+    if not proposed.sentences:
+        return _checked(name, proposed.text, proposed.quote, article, question, row.dropped,
+                        disabled)  # fmt: skip
+    quote = pointed_quote(proposed.sentences, sentences)
+    if quote is None:
+        row.dropped[name] = OUT_OF_RANGE
+        return None
+    text = proposed.text.strip() or quote
+    cell = _checked(name, text, quote, article, question, row.dropped, disabled)
+    if cell is None and text != quote:  # the entry did not hold: the sentence itself
+        cell = _checked(name, quote, quote, article, question, {}, disabled)
+        if cell is not None:
+            row.dropped.pop(name, None)
+    if cell is not None:
+        row.sentences[name] = sorted(set(proposed.sentences))
+    return cell
+
+
 async def llm_row(
     article: Article,
     question: str,
@@ -306,23 +415,29 @@ async def llm_row(
     *,
     max_chars: int = 6000,
     disabled: Collection[str] = (),
+    kind: str = "effect",
 ) -> EvidenceRow:
-    """A row whose cells the model proposed and the checks (but those ``disabled``) kept; the
-    structure's row (with the reason) when the reply is no valid row.
+    """A row whose cells (the columns of a ``kind`` question) the model pointed at and the
+    checks (but those ``disabled``) kept; the structure's row (with the reason) when the reply
+    is no valid row.
 
     Raises:
         LLMConfigError: no model for ``extract_facts``.
     """
-    row = structure_row(article, question, disabled)
+    row = structure_row(article, question, disabled, kind)
+    sentences = numbered_sentences(article, max_chars=max_chars)
     user = (
         f"Research question: {question}\n\nArticle PMID: {article.pmid or 'none'}\n"
-        f"Title: {article.title}\nAbstract:\n{article.abstract_text[:max_chars]}"
+        f"Sentences of the article:\n{render_numbered(sentences)}"
     )
-    body = full_text_passages(article, max_chars)
-    if body:
-        user += f"\n\n{FULL_TEXT_HEADING}\n{body}"
+    # The body's paragraphs are numbered above; its tables and figures follow as they are.
+    tables = full_text_passages(article, max_chars, tables_only=True)
+    if tables:
+        user += f"\n\n{FULL_TEXT_HEADING}\n{tables}"
     try:
-        reply = await llm.complete_json(Task.EXTRACT, messages(ROW_SYSTEM, user), RowReply)
+        reply = await llm.complete_json(
+            Task.EXTRACT, messages(row_prompt(kind), user), row_reply(kind)
+        )
     except LLMConfigError:
         raise
     except LLMError as exc:  # this row keeps what the structure gives; the job goes on
@@ -330,16 +445,15 @@ async def llm_row(
         row.dropped["llm"] = f"no valid reply: {type(exc).__name__}"
         return row
     row.filled_by = "llm"
-    for name in CELLS:
-        proposed = getattr(reply, name)
+    for name in COLUMNS[kind]:
+        proposed = getattr(reply, name, None)
         if proposed is None:
             continue
-        cell = _checked(
-            name, proposed.text, proposed.quote, article, question, row.dropped, disabled
-        )
+        cell = _proposed_cell(name, proposed, row, article, question, sentences, disabled)
         if cell is not None:
             setattr(row, name, cell)
-    if reply.n is not None and row.population is not None:
+    n = getattr(reply, "n", None)
+    if n is not None and row.population is not None:
         # The number must be the quoted population sentence's own.
         said = {
             int(re.sub(r"[,\u2009\u202f ]", "", m))
@@ -347,7 +461,7 @@ async def llm_row(
                 r"\d{1,3}(?:[,\u2009\u202f ]\d{3})+|\d[\d,]*", row.population.quote or ""
             )
         }
-        row.n = reply.n if reply.n in said else row.n
+        row.n = n if n in said else row.n
     return row
 
 
@@ -356,17 +470,20 @@ async def build_evidence_table(
     question: str,
     llm: ResearchLLM | None,
     disabled: Collection[str] = (),
+    kind: str | None = None,
 ) -> list[EvidenceRow]:
-    """One row per article (the included studies), in their order (``disabled``: ids of
+    """One row per article (the included studies), in their order, in the columns of the
+    question's type (``kind``; read from the question's frame when None; ``disabled``: ids of
     checks not to run; an unknown one is a ValueError)."""
     refuse_unknown(disabled)
+    kind = kind or read_frame(question).kind
     use_llm = llm is not None and llm.is_configured(Task.EXTRACT)
     rows = []
     for article in articles:
         if use_llm and llm is not None:
-            rows.append(await llm_row(article, question, llm, disabled=disabled))
+            rows.append(await llm_row(article, question, llm, disabled=disabled, kind=kind))
         else:
-            rows.append(structure_row(article, question, disabled))
+            rows.append(structure_row(article, question, disabled, kind))
     return rows
 
 
@@ -401,13 +518,34 @@ def _cell_text(row: EvidenceRow, name: str) -> str:
     return _md(text)
 
 
-def render_table(rows: Sequence[EvidenceRow], numbers: dict[str, int] | None = None) -> list[str]:
-    """The evidence table as Markdown lines (each cell's quote follows it in quotes)."""
+#: Column headings as the table shows them.
+HEADINGS = {
+    "population": "Population (N)",
+    "index_test": "Index test",
+    "reference_standard": "Reference standard",
+    "measure": "Measure (OR/HR/RR)",
+}
+
+
+def heading(name: str) -> str:
+    """A column's heading ("index_test" -> "Index test")."""
+    return HEADINGS.get(name, name.replace("_", " ").capitalize())
+
+
+def render_table(
+    rows: Sequence[EvidenceRow],
+    numbers: dict[str, int] | None = None,
+    columns: Sequence[str] = CELLS,
+) -> list[str]:
+    """The evidence table as Markdown lines (each cell's quote follows it in quotes), in
+    ``columns`` (the question type's)."""
     out = ["## Evidence table", ""]
     if not rows:
         return [*out, "No study was included.", ""]
-    head = ["Study", "Design", "Population (N)", "Intervention", "Comparator", "Outcomes",
-            "Effect", "Direction"]  # fmt: skip
+    columns = tuple(columns) or CELLS
+    directed = any(row.direction != "not applicable" for row in rows)
+    head = ["Study", "Design", *(heading(c) for c in columns)]
+    head += ["Direction"] if directed else []
     out += ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
     for row in rows:
         ref = (numbers or {}).get(row.article_key)
@@ -415,8 +553,9 @@ def render_table(rows: Sequence[EvidenceRow], numbers: dict[str, int] | None = N
         study += f"PMID {row.pmid}" if row.pmid else row.title[:60]
         if row.year:
             study += f" ({row.year})"
-        cells = [_cell_text(row, name) for name in CELLS]
-        out.append("| " + " | ".join([_md(study), row.design, *cells, row.direction]) + " |")
+        cells = [_cell_text(row, name) for name in columns]
+        cells += [row.direction] if directed else []
+        out.append("| " + " | ".join([_md(study), row.design, *cells]) + " |")
     footer = (
         "Every filled cell quotes its article verbatim and passed the claim check; a quote "
         "from the article's full text says so, with its section; an empty cell is one no "
@@ -440,6 +579,9 @@ CSV_COLUMNS = (
     "direction", "direction_quote",
     # Where each quote is (added last: readers of the earlier columns are unaffected).
     *(f"{name}{part}" for name in CELLS for part in ("_section", "_from_full_text")),
+    # The other question types' cells (added last too).
+    *(f"{name}{part}" for name in MORE_CELLS
+      for part in ("", "_quote", "_section", "_from_full_text")),
 )  # fmt: skip
 
 
@@ -476,14 +618,14 @@ def rows_from_csv(text: str) -> list[EvidenceRow]:
     for record in csv.DictReader(io.StringIO(text)):
         cells = {
             name: Cell(
-                text=record[name],
-                quote=record[f"{name}_quote"] or None,  # a text with no quote: unquoted
+                text=record.get(name) or "",
+                quote=record.get(f"{name}_quote") or None,  # a text with no quote: unquoted
                 # a CSV from before these columns: the quote's place is not known
                 section=record.get(f"{name}_section") or None,
                 from_full_text=record.get(f"{name}_from_full_text") == "true",
             )
-            for name in CELLS
-            if record[name] or record[f"{name}_quote"]
+            for name in ALL_CELLS
+            if record.get(name) or record.get(f"{name}_quote")
         }
         rows.append(
             EvidenceRow(

@@ -16,7 +16,9 @@ from pydantic import BaseModel, Field
 from medlit.types import Article, Citation
 
 __all__ = [
+    "ALL_CELLS",
     "CELLS",
+    "COLUMNS",
     "DEFAULT_TENANT",
     "DEPTHS",
     "DESIGNS",
@@ -102,6 +104,10 @@ class SubQuestion(BaseModel):
     unreadable: list[str] = Field(
         default_factory=list, description="Keys of the articles whose fact extraction failed."
     )
+    proposed_findings: int = Field(0, description="Findings the model proposed for it.")
+    dropped_findings: dict[str, int] = Field(
+        default_factory=dict, description="Proposed findings dropped, counted by reason."
+    )
 
 
 class SearchLogEntry(BaseModel):
@@ -119,6 +125,11 @@ class SearchLogEntry(BaseModel):
     found: list[str] = Field(
         default_factory=list,
         description="Keys of the articles the query found (every source, duplicates removed).",
+    )
+    step: str = Field(
+        "",
+        description="Which step of the search it was: the planned query, the sub-question's "
+        "words, or a relaxation (which word it dropped).",
     )
 
 
@@ -175,6 +186,17 @@ class ResearchFinding(BaseModel):
     sub_question_id: str
     source: Citation
     follow_up: str | None = Field(None, description="A follow-up question this finding raises.")
+    sentences: list[int] = Field(
+        default_factory=list,
+        description="Numbers of the article's sentences the finding points at (as the "
+        "extraction prompt numbered them); empty when the model wrote a quote instead.",
+    )
+    quoted: bool = Field(
+        False,
+        description="The claim is the quoted sentence itself: the model's restatement did not "
+        "pass the claim checks, so the finding stands as a quotation.",
+    )
+    direction: str = Field("unclear", description="Which way it points on the sub-question.")
 
 
 class VerifiedFact(BaseModel):
@@ -240,6 +262,11 @@ class NarrativeReport(BaseModel):
     title: str
     question: str
     executive_summary: str
+    answered: bool = Field(
+        True,
+        description="Whether its verified facts answer the question (the summary says "
+        "when they do not, and then gives no answer first).",
+    )
     sections: list[ReportSection] = Field(default_factory=list)
     discrepancies: list[Discrepancy] = Field(default_factory=list)
     references: list[Reference] = Field(default_factory=list)
@@ -291,9 +318,32 @@ Design = Literal[
     "other",
 ]
 DESIGNS: tuple[str, ...] = get_args(Design)
-Direction = Literal["supports", "opposes", "no difference", "unclear"]
-#: The quoted cells of a row, in table order.
+Direction = Literal["supports", "opposes", "no difference", "unclear", "not applicable"]
+#: The quoted cells of a row on an effect question, in table order (the first CSV columns).
 CELLS = ("population", "intervention", "comparator", "outcomes", "effect")
+#: The cells other question types use (after :data:`CELLS` in the CSV).
+MORE_CELLS = (
+    "exposure",
+    "measure",
+    "index_test",
+    "reference_standard",
+    "sensitivity",
+    "specificity",
+    "estimate",
+    "answer",
+)
+ALL_CELLS = CELLS + MORE_CELLS
+#: The table's columns by question type (:mod:`medlit.words.question_kind`).
+COLUMNS: dict[str, tuple[str, ...]] = {
+    "effect": CELLS,
+    "risk": ("population", "exposure", "outcomes", "measure"),
+    "diagnosis": ("population", "index_test", "reference_standard", "sensitivity", "specificity"),
+    "frequency": ("population", "estimate"),
+    "definition": ("answer",),
+    "list": ("answer",),
+}
+#: Question types whose rows say which way a study points on the question.
+DIRECTED = frozenset({"effect", "risk", "diagnosis"})
 
 
 class Cell(BaseModel):
@@ -331,6 +381,19 @@ class EvidenceRow(BaseModel):
     comparator: Cell | None = None
     outcomes: Cell | None = None
     effect: Cell | None = None
+    exposure: Cell | None = None
+    measure: Cell | None = Field(None, description="OR, HR or RR as the article writes it.")
+    index_test: Cell | None = None
+    reference_standard: Cell | None = None
+    sensitivity: Cell | None = None
+    specificity: Cell | None = None
+    estimate: Cell | None = Field(None, description="A prevalence or incidence as written.")
+    answer: Cell | None = Field(None, description="What the study says the answer is.")
+    sentences: dict[str, list[int]] = Field(
+        default_factory=dict,
+        description="Each model-filled cell's sentence numbers (as the row prompt numbered "
+        "the article's sentences).",
+    )
     direction: Direction = "unclear"
     direction_quote: str | None = Field(None, description="The sentence the direction reads.")
     filled_by: Literal["article structure", "llm"] = "article structure"
@@ -339,8 +402,8 @@ class EvidenceRow(BaseModel):
     )
 
     def cells(self) -> dict[str, Cell | None]:
-        """The quoted cells by name."""
-        return {name: getattr(self, name) for name in CELLS}
+        """The quoted cells by name (every question type's)."""
+        return {name: getattr(self, name) for name in ALL_CELLS}
 
 
 Level = Literal["high", "moderate", "low", "very low"]
@@ -360,9 +423,9 @@ class Certainty(BaseModel):
 
     draft: bool = Field(True, description="Always true: a person must confirm it.")
     label: str = "Draft for a person to confirm (GRADE-style, computed from the table)"
-    start: Level
+    start: Level | Literal["not applicable"]
     start_reason: str
-    level: Level
+    level: Level | Literal["not applicable"]
     moves: list[CertaintyMove] = Field(default_factory=list)
 
 
@@ -404,6 +467,14 @@ class ResearchJob(BaseModel):
         default_factory=list, description="One row per included study."
     )
     certainty: Certainty | None = Field(None, description="The draft certainty of the evidence.")
+    question_kind: str | None = Field(
+        None,
+        description="The question's type (effect, risk, diagnosis, frequency, definition, "
+        "list), read once from the question.",
+    )
+    columns: list[str] = Field(
+        default_factory=list, description="The evidence table's cells in use, in order."
+    )
 
     def touch(self) -> None:
         """Mark the job as changed now."""

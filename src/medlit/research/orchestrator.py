@@ -39,8 +39,10 @@ from medlit.errors import (
     ResearchError,
 )
 from medlit.log import get_logger
+from medlit.research.answer import answer_first
 from medlit.research.jobs import JobStore, new_owner, owner_is_dead
 from medlit.research.models import (
+    COLUMNS,
     DEFAULT_TENANT,
     STAGES,
     JobStatus,
@@ -67,6 +69,7 @@ from medlit.research.tracking import Budget, Spend, VisitedTopics, remote_calls
 from medlit.research.verifier import verify_findings
 from medlit.types import Article
 from medlit.usage import Usage, usage_scope
+from medlit.words.frame import read_frame
 
 __all__ = ["ProgressCallback", "ResearchOrchestrator", "require_llm"]
 
@@ -448,9 +451,16 @@ class _Run:
         job = self.job
         included = [job.articles[k] for k in included_keys(job) if k in job.articles]
         disabled = self.o.settings.checks.disabled
-        rows = await build_evidence_table(included, job.question, self.o.llm, disabled)
+        frame = read_frame(job.question)
+        job.question_kind = frame.kind
+        job.columns = list(COLUMNS[frame.kind])
+        rows = await build_evidence_table(
+            included, job.question, self.o.llm, disabled, kind=frame.kind
+        )
         job.evidence_table = rows
-        job.certainty = draft_certainty(rows, job.discrepancies, job.question)
+        job.certainty = draft_certainty(rows, job.discrepancies, job.question, kind=frame.kind)
+        if job.report is not None:  # the answer its quotes give, first
+            job.report.executive_summary = answer_first(job.report, rows, frame, job.facts)
 
     async def on_step(self, question: SubQuestion, message: str) -> None:
         """A sub-question's step: saved (its status shows) and told as "q2: 3 of 5 read"."""

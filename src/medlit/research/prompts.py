@@ -10,9 +10,9 @@ plan``...), which keeps prompts recognisable in provider logs and lets test fake
 
 from __future__ import annotations
 
-from typing import Literal, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
     "CrossReferenceReply",
@@ -25,6 +25,7 @@ __all__ = [
     "SectionReply",
     "SummaryReply",
     "Task",
+    "require_in_schema",
 ]
 
 Message = dict[str, str]
@@ -72,11 +73,34 @@ class PlanReply(BaseModel):
     sub_questions: list[PlannedQuestion]
 
 
+def require_in_schema(*names: str) -> ConfigDict:
+    """A model config whose JSON schema lists ``names`` as required although they have
+    defaults: a model constrained by the schema (``json_schema``) must write them, while a
+    reply without them (a model writing quotes instead) still validates."""
+
+    def extra(schema: dict[str, Any]) -> None:
+        schema["required"] = [*dict.fromkeys([*names, *schema.get("required", [])])]
+
+    return ConfigDict(json_schema_extra=extra)
+
+
 class ExtractedClaim(BaseModel):
     """One claim an article supports."""
 
+    model_config = require_in_schema("sentences", "claim", "direction")
+
+    sentences: list[int] = Field(
+        default_factory=list,
+        description="Numbers of the article's sentences that state it.",
+        json_schema_extra={"minItems": 1},
+    )
     claim: str = Field(description="The finding, stated plainly, answering the sub-question.")
-    quote: str = Field(description="A verbatim sentence or phrase of the abstract supporting it.")
+    direction: Literal["supports", "opposes", "no difference", "unclear"] = Field(
+        "unclear", description="Which way the finding points on the sub-question."
+    )
+    quote: str = Field(
+        "", description="A verbatim sentence of the article (when no sentence numbers)."
+    )
     pmid: str | None = Field(None, description="The PMID of the article the quote is from.")
     numbers: list[str] = Field(
         default_factory=list, description="Effect sizes, CIs, p-values, sample sizes quoted."
@@ -153,14 +177,16 @@ only: {{"sub_questions": [{{"text": "...", "search_query": "...", "priority": 1,
 "rationale": "..."}}]}}"""
 
 EXTRACT_SYSTEM = """medlit research: extract
-You extract evidence from one article for a sub-question. Report only what the article itself \
-states. For each relevant claim give: the claim; a quote copied verbatim from the title or \
-abstract that supports it; the article's PMID; the numbers it gives (effect sizes, confidence \
-intervals, p-values, sample sizes). If a finding raises an important open question the \
-sub-question does not cover, set triggers_recursion true and write it as follow_up_question. \
-If the article does not address the sub-question, return no claims. Reply with JSON only: \
-{"claims": [{"claim": "...", "quote": "...", "pmid": "...", "numbers": ["..."], \
-"triggers_recursion": false, "follow_up_question": null}]}"""
+You extract evidence from one article for a sub-question. The article is shown as numbered \
+sentences. Report only what those sentences state. For each finding that answers the \
+sub-question give: the numbers of the sentences that state it (one or two, next to each \
+other); the finding restated in one short plain sentence; its direction on the sub-question \
+(supports, opposes, no difference or unclear); the numbers it gives (effect sizes, \
+confidence intervals, p-values, sample sizes). If a finding raises an important open question \
+the sub-question does not cover, set triggers_recursion true and write it as \
+follow_up_question. If no sentence addresses the sub-question, return no claims. Reply with \
+JSON only: {"claims": [{"sentences": [4], "claim": "...", "direction": "supports", \
+"numbers": ["..."], "triggers_recursion": false, "follow_up_question": null}]}"""
 
 CROSS_REFERENCE_SYSTEM = """medlit research: cross-reference
 You check numbered claims from different articles about one sub-question against each other. \

@@ -8,6 +8,7 @@ from typing import Any
 from medlit.research.certainty import render_certainty
 from medlit.research.evidence_table import render_table
 from medlit.research.models import (
+    CELLS,
     Discrepancy,
     NarrativeReport,
     Reference,
@@ -134,7 +135,7 @@ def review_sections(job: ResearchJob) -> list[str]:
     articles excluded."""
     excluded = excluded_articles(job)
     numbers = {r.article_key: r.number for r in job.report.references} if job.report else {}
-    out = render_table(job.evidence_table, numbers)
+    out = render_table(job.evidence_table, numbers, job.columns or CELLS)
     if job.certainty is not None:
         out += render_certainty(job.certainty)
     out += render_flow(job, flow_of(job, excluded))

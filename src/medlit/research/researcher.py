@@ -39,6 +39,13 @@ from medlit.research.models import (
     utcnow,
 )
 from medlit.research.planner import QUESTION_ID, anchor_terms, names_otherwise, on_topic
+from medlit.research.pointing import (
+    OUT_OF_RANGE,
+    Numbered,
+    numbered_sentences,
+    pointed_quote,
+    render_numbered,
+)
 from medlit.research.prompts import (
     EXTRACT_SYSTEM,
     ExtractedClaim,
@@ -58,7 +65,7 @@ from medlit.types import (
     SearchQuery,
     SearchResults,
 )
-from medlit.words import frequency
+from medlit.words import cue, frequency, word_set
 
 if TYPE_CHECKING:
     from medlit.embeddings import Embedder
@@ -69,6 +76,7 @@ __all__ = [
     "FullTextFn",
     "QuestionSearch",
     "SearchFn",
+    "search_steps",
     "search_terms",
 ]
 
@@ -113,21 +121,54 @@ class EvidenceCacheLike(FreshArticles, Protocol):
         ...
 
 
-def search_terms(question: SubQuestion, *, max_terms: int = 8) -> list[str]:
-    """The queries to try for a sub-question, narrowest first, each broader than the last.
+#: A word rarer in English than this (Zipf) is taken for a name: a drug, gene, disease or
+#: organism ("glofitamab", "brca1", "schistosomiasis"); a relaxed search keeps it longest.
+NAME_ZIPF = 3.0
+
+
+def _is_name(term: str) -> bool:
+    """Whether a query term names something (kept longest when a search is relaxed): a quoted
+    name ("vitamin d"), a known drug or one with an INN stem, a word with a digit, or a word
+    rare in English."""
+    word = term.strip('"')
+    if term.startswith('"') or any(c.isdigit() for c in word):
+        return True
+    if word in word_set("drugs.txt") or cue("drug.stem").search(word):
+        return True
+    return frequency.zipf(word) < NAME_ZIPF
+
+
+def search_steps(question: SubQuestion, *, max_terms: int = 8) -> list[tuple[str, str]]:
+    """The queries to try for a sub-question, each with what it is, narrowest first.
 
     PubMed ANDs every word it cannot map, so a precise query often finds nothing: then the
-    sub-question's own content words (AND), its three most specific words (the rarest in
-    English: "laparoscopic", "elderly", "outcome", not the longer "interest" of "the outcome
-    of interest"), and finally the words ORed (as ``ask`` broadens, :mod:`medlit.query`).
+    sub-question's own content words (AND), then the same with its least informative word
+    dropped, one at a time: the commonest in English first ("treated", "diseases"), a name
+    (:func:`_is_name`: a drug, gene, disease or organism) last, so the question's names stay
+    longest ("glofitamab" alone finds the articles on it). No step ORs the words: an OR of
+    every word brings articles about any of them.
     """
     planned = (question.search_query or "").strip()  # else the narrow query comes first
-    narrow, broad = build_queries(question.text, max_terms=max_terms)
+    narrow, _ = build_queries(question.text, max_terms=max_terms)
     terms = query_terms(question.text, max_terms=max_terms)
-    fewest = sorted(terms, key=lambda t: (frequency.zipf(t), -len(t), terms.index(t)))[:3]
-    fewer = " AND ".join(t for t in terms if t in fewest)
-    queries = [planned, narrow, fewer, broad]
-    return [q for q in dict.fromkeys(queries) if q]
+    steps = [(planned, "planned query"), (narrow, "the sub-question's words")]
+    order = sorted(
+        terms, key=lambda t: (_is_name(t), -frequency.zipf(t.strip('"')), -terms.index(t))
+    )
+    left = list(terms)
+    for dropped in order[:-1]:
+        left.remove(dropped)
+        steps.append((" AND ".join(left), f"relaxed: dropped {dropped} (least informative)"))
+    unique: dict[str, str] = {}
+    for query, why in steps:
+        if query:
+            unique.setdefault(query, why)
+    return list(unique.items())
+
+
+def search_terms(question: SubQuestion, *, max_terms: int = 8) -> list[str]:
+    """The queries of :func:`search_steps`, narrowest first."""
+    return [query for query, _ in search_steps(question, max_terms=max_terms)]
 
 
 @dataclass(frozen=True)
@@ -490,11 +531,11 @@ class DeepResearcher:
         found: dict[str, Article] = {}
         narrowest: set[str] = set()
         question.failed_sources = {}
-        for number, term in enumerate(search_terms(question)):
+        for number, (term, step) in enumerate(search_steps(question)):
             if number and not self.budget.allow(provider=True):
                 break
             # Model-written text: bounded, so a rambling follow-up cannot fail validation.
-            results = await self._logged_search(question, term[:300], wanted)
+            results = await self._logged_search(question, term[:300], wanted, step)
             for article in results.articles:
                 found.setdefault(article.key, article)
             if not number:
@@ -564,7 +605,9 @@ class DeepResearcher:
             await asyncio.to_thread(self.cache.add_articles, articles, self.embedder)
         return articles
 
-    async def _logged_search(self, question: SubQuestion, term: str, limit: int) -> SearchResults:
+    async def _logged_search(
+        self, question: SubQuestion, term: str, limit: int, step: str = ""
+    ) -> SearchResults:
         """One search of every source, each source's query recorded in the search log."""
         at = utcnow()
         results = await self.search(SearchQuery(term=term, limit=limit), self.cache)
@@ -587,6 +630,7 @@ class DeepResearcher:
                     status="not_asked" if status.not_asked else status.status,
                     error=status.error,
                     found=found,
+                    step=step,
                 )
             )
         return results
@@ -609,17 +653,11 @@ class DeepResearcher:
         self, question: SubQuestion, article: Article
     ) -> list[ResearchFinding] | None:
         """The findings of one article (None when its extraction failed)."""
-        abstract = article.abstract_text[: self.settings.max_abstract_chars]
+        sentences = numbered_sentences(article, max_chars=self.settings.max_abstract_chars)
         user = (
             f"Sub-question: {question.text}\n\nArticle PMID: {article.pmid or 'none'}\n"
-            f"Title: {article.title}\nAbstract:\n{abstract}"
+            f"Sentences of the article:\n{render_numbered(sentences)}"
         )
-        if article.full_text is not None:  # what the study found, beyond its abstract
-            results = "\n".join(
-                f"{s.label}: {s.text}" for s in article.full_text.sections if s.is_result
-            )[: self.settings.max_abstract_chars]
-            if results:
-                user += f"\n\nFull text, results (quote from it verbatim too):\n{results}"
         try:
             reply = await self.llm.complete_json(
                 Task.EXTRACT, messages(EXTRACT_SYSTEM, user), ExtractionReply
@@ -639,50 +677,100 @@ class DeepResearcher:
             )
             return None
         self.extractions_ok += 1
+        question.proposed_findings += len(reply.claims)
         return [
             finding
             for claim in reply.claims
-            if (finding := self._finding(question, article, claim)) is not None
+            if (finding := self._finding(question, article, claim, sentences)) is not None
         ]
 
-    def _finding(
-        self, question: SubQuestion, article: Article, claim: ExtractedClaim
-    ) -> ResearchFinding | None:
-        pmid = (claim.pmid or "").strip().removeprefix("PMID:").strip() or None
+    def _dropped(
+        self,
+        question: SubQuestion,
+        article: Article,
+        claim: ExtractedClaim,
+        reason: str,
+        **more: Any,
+    ) -> None:
+        question.dropped_findings[reason] = question.dropped_findings.get(reason, 0) + 1
+        log.warning(
+            "fabricated_claim_dropped",
+            id=question.id,
+            pmid=article.pmid,
+            reason=reason,
+            claim=claim.claim[:120],
+            quote=claim.quote[:120],
+            sentences=claim.sentences,
+            **more,
+        )
+
+    def _checked(
+        self,
+        question: SubQuestion,
+        article: Article,
+        claim: ExtractedClaim,
+        sentences: Sequence[Numbered],
+    ) -> tuple[str, CheckedClaim, bool] | None:
+        """(statement, its check, whether the statement is the quote itself); None when the
+        claim points at a sentence the article does not have."""
         # labels are shown inline, like quotes; "The article states that" is no finding
         statement = unframed_claim(without_label(claim.claim, article))
-        if pmid is not None and pmid != (article.pmid or ""):
-            checked = CheckedClaim(None, "pmid_mismatch")
-        else:
-            # A quote from the full text's Results is the article's too (Article.as_read).
-            read = article.as_read()
+        read = article.as_read()  # a quote from the full text is the article's too
+        if not claim.sentences:  # a quote written out: looked up as written
             checked = check_claim(statement, claim.quote, read, question.text, self.disabled_checks)
+            return statement, checked, False
+        quote = pointed_quote(claim.sentences, sentences)
+        if quote is None:
+            return None
+        checked = check_claim(statement, quote, read, question.text, self.disabled_checks)
+        if checked.reason is None:
+            return statement, checked, False
+        # The restatement did not hold: the finding is the quoted sentence itself.
+        log.info("claim_restatement_replaced", id=question.id, reason=checked.reason)
+        quoted = check_claim(quote, quote, read, question.text, self.disabled_checks)
+        return (quote, quoted, True) if quoted.reason is None else (statement, checked, False)
+
+    def _finding(
+        self,
+        question: SubQuestion,
+        article: Article,
+        claim: ExtractedClaim,
+        sentences: Sequence[Numbered] = (),
+    ) -> ResearchFinding | None:
+        pmid = (claim.pmid or "").strip().removeprefix("PMID:").strip() or None
+        if pmid is not None and pmid != (article.pmid or ""):
+            self._dropped(question, article, claim, "pmid_mismatch", claimed_pmid=pmid)
+            return None
+        held = self._checked(question, article, claim, sentences)
+        if held is None:
+            self._dropped(question, article, claim, OUT_OF_RANGE, shown=len(sentences))
+            return None
+        statement, checked, quoted = held
         if checked.reason is not None:  # unquoted (quote None) only with claim-quote off
             swap = checked.swap
-            log.warning(
-                "fabricated_claim_dropped",
-                id=question.id,
-                pmid=article.pmid,
-                reason=checked.reason,
-                claimed_pmid=pmid,
-                claim=claim.claim[:120],
-                quote=claim.quote[:120],
+            self._dropped(
+                question,
+                article,
+                claim,
+                checked.reason,
                 **({"swapped": f"{swap.brought} for {swap.dropped}"} if swap else {}),
             )
             return None
-        quote = checked.quote
         follow_up = None
         if claim.triggers_recursion and claim.follow_up_question:
             follow_up = claim.follow_up_question.strip() or None
         return ResearchFinding(
             claim=statement,
-            quote=quote,
+            quote=checked.quote,
             pmid=article.pmid,
             article_key=article.key,
             numbers=[n for n in claim.numbers if n.strip()],
             sub_question_id=question.id,
             source=Citation.from_article(article),
             follow_up=follow_up,
+            sentences=sorted(set(claim.sentences)),
+            quoted=quoted,
+            direction=claim.direction,
         )
 
     def _add_follow_ups(

@@ -160,6 +160,7 @@ def search_log_rows(job: ResearchJob) -> list[dict[str, Any]]:
             "non_english": e.non_english,
             "limit": e.limit,
             "status": e.status,
+            **({"step": e.step} if e.step else {}),
             **({"error": e.error} if e.error else {}),
         }
         for e in job.search_log
@@ -173,23 +174,27 @@ def render_flow(job: ResearchJob, flow: Flow | None = None) -> list[str]:
     searched = [e for e in job.search_log if e.status != "cache"]
     if not job.search_log:
         return [*out, "No search was logged for this job.", ""]
-    out += ["| Date (UTC) | Source | Query | Hits |", "| --- | --- | --- | --- |"]
+    out += ["| Date (UTC) | Source | Query | Step | Hits |", "| --- | --- | --- | --- | --- |"]
     for entry in job.search_log:
         query = entry.query.replace("|", "\\|")
         hits = str(entry.hits) if entry.status in {"ok", "no_match", "cache"} else entry.status
-        out.append(f"| {entry.date:%Y-%m-%d %H:%M} | {entry.source} | {query} | {hits} |")
+        step = entry.step.replace("|", "\\|")
+        out.append(f"| {entry.date:%Y-%m-%d %H:%M} | {entry.source} | {query} | {step} | {hits} |")
     out += [
         "",
         f"Rerun with `medlit research rerun-search {job.id}` "
         f"({len(searched)} {'query' if len(searched) == 1 else 'queries'} to repeat).",
         "",
-        "```",
-        f"Records identified ............ {flow.identified}",
-        f"  not English (removed) ....... {flow.not_english}",
-        f"  duplicates removed .......... {flow.duplicates_removed}",
-        f"Articles screened ............. {flow.screened}",
+        "### Flow of records",
+        "",
+        "| Step | Records |",
+        "| --- | --- |",
+        f"| Records identified | {flow.identified} |",
+        f"| Not English (removed) | {flow.not_english} |",
+        f"| Duplicates removed | {flow.duplicates_removed} |",
+        f"| Articles screened | {flow.screened} |",
     ]
     for reason, count in flow.excluded.items():
-        out.append(f"  excluded: {reason} {'.' * max(3, 26 - len(reason))} {count}")
-    out += [f"Included (evidence) ........... {flow.included}", "```", ""]
+        out.append(f"| Excluded: {reason} | {count} |")
+    out += [f"| Included (evidence) | {flow.included} |", ""]
     return out

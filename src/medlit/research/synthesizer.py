@@ -430,9 +430,9 @@ def _research_limitations(plan: ResearchPlan | None, budget_stop_reason: str | N
     return limitations
 
 
-async def _write_summary(d: _Drafting) -> tuple[str, str]:
-    """(title, executive summary): the model's, cleaned and held to the facts; the verified
-    facts when the model could not write it."""
+async def _write_summary(d: _Drafting) -> tuple[str, str, bool]:
+    """(title, executive summary, whether its facts answer the question): the model's,
+    cleaned and held to the facts; the verified facts when the model could not write it."""
     summary_user = (
         f"Research question: {d.question}\n\n"
         f"Verified facts:\n{_fact_lines(d.facts, d.numbers)}\n\n"
@@ -465,7 +465,7 @@ async def _write_summary(d: _Drafting) -> tuple[str, str]:
             f"{_they(len(grounded.removed))} cited no verified fact, or said more than the "
             "facts cited."
         )
-    return title, executive_summary
+    return title, executive_summary, grounded.answered
 
 
 async def _topic_section(
@@ -582,6 +582,7 @@ async def generate_report(
             title=f"Research report: {question}",
             question=question,
             executive_summary=no_facts_summary(question, articles),
+            answered=False,
             discrepancies=discrepancies,
             references=references,
             limitations=limitations,
@@ -589,7 +590,7 @@ async def generate_report(
     support = fact_support(facts, references, numbers, discrepancies)
     d = _Drafting(question, facts, discrepancies, articles, llm, settings, references, numbers,
                   support, limitations, disabled_checks)  # fmt: skip
-    title, executive_summary = await _write_summary(d)
+    title, executive_summary, answered = await _write_summary(d)
     sections: list[ReportSection] = []
     ungrounded = 0
     topics, folded = _fold_repeated_topics(topics, conflicts)
@@ -607,6 +608,7 @@ async def generate_report(
         title=title,
         question=question,
         executive_summary=executive_summary,
+        answered=answered,
         sections=sections,
         discrepancies=discrepancies,
         references=references,

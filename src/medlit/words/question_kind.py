@@ -37,7 +37,7 @@ _RULES: tuple[tuple[QuestionKind, re.Pattern[str]], ...] = (
     ),
     (
         "frequency",
-        re.compile(r"\b(?:how (?:common|frequent|often|prevalent)|prevalence|incidence|rate of)\b"),
+        re.compile(r"\b(?:how (?:common|frequent|often|prevalent)|prevalence|incidence)\b"),
     ),
     (
         "list",
@@ -51,7 +51,7 @@ _RULES: tuple[tuple[QuestionKind, re.Pattern[str]], ...] = (
         "risk",
         re.compile(
             r"\b(?:risk factors?|associat\w*|predict\w*|prognos\w*|correlat\w*|linked"
-            r"|related to)\b"
+            r"|related to|relationship|link with)\b"
         ),
     ),
 )

@@ -1,0 +1,88 @@
+"""The answer first: the executive summary opens with what the evidence table's quotes give.
+
+For a list, factoid or definition question (and any question that is not yes/no) the summary
+opens with the answer items its rows hold (the ``answer`` cell, else the type's result cell),
+each cited; for a yes/no question with the verdict the rows' directions give, cited. Only rows
+whose article is one of the report's references and backs a verified fact count: nothing is
+said without a citation, and a report that draws no conclusion gets no answer line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from medlit.research.models import COLUMNS, EvidenceRow, NarrativeReport, VerifiedFact
+from medlit.research.synthesizer import citation_key
+from medlit.words.frame import QuestionFrame
+
+__all__ = ["ANSWER_HEAD", "VERDICT_HEAD", "answer_first", "answer_line"]
+
+ANSWER_HEAD = "**Answer from the articles' own sentences:**"
+VERDICT_HEAD = "**Verdict:**"
+#: Answer items shown at most.
+MAX_ITEMS = 5
+
+
+def _cited(rows: Sequence[EvidenceRow], numbers: dict[str, int]) -> list[tuple[int, EvidenceRow]]:
+    return [(numbers[r.article_key], r) for r in rows if r.article_key in numbers]
+
+
+def _items(rows: list[tuple[int, EvidenceRow]], kind: str) -> list[str]:
+    names = ["answer", *(c for c in COLUMNS[kind] if c != "population")]
+    items: list[str] = []
+    for number, row in rows:
+        cell = next((c for n in names if (c := getattr(row, n)) is not None), None)
+        if cell is None:
+            continue
+        text = " ".join(cell.text.split()).rstrip(".")
+        shown = f'"{text}"' if cell.quote is not None and text == cell.quote.rstrip(".") else text
+        items.append(f"{shown} [{number}]")
+    return items[:MAX_ITEMS]
+
+
+def _verdict(rows: list[tuple[int, EvidenceRow]]) -> str:
+    yes = [n for n, r in rows if r.direction == "supports"]
+    no = [n for n, r in rows if r.direction in {"opposes", "no difference"}]
+    cite = lambda ns: "".join(f"[{n}]" for n in sorted(set(ns)))  # noqa: E731
+    if yes and not no:
+        return f"{VERDICT_HEAD} Yes, as the conclusions of the studies read say {cite(yes)}."
+    if no and not yes:
+        return f"{VERDICT_HEAD} No, as the conclusions of the studies read say {cite(no)}."
+    if yes and no:
+        return (
+            f"{VERDICT_HEAD} Uncertain: the studies point different ways (yes {cite(yes)}; "
+            f"no {cite(no)})."
+        )
+    return f"{VERDICT_HEAD} Uncertain: no study read concludes either way."
+
+
+def answer_line(rows: Sequence[EvidenceRow], frame: QuestionFrame, numbers: dict[str, int]) -> str:
+    """The summary's first line for ``frame``'s question, from ``rows`` cited by ``numbers``
+    (article key -> reference number); "" when no cited row answers."""
+    cited = _cited(rows, numbers)
+    if not cited:
+        return ""
+    if frame.yes_no and frame.kind not in {"list", "definition"}:
+        return _verdict(cited)
+    items = _items(cited, frame.kind)
+    return f"{ANSWER_HEAD} " + "; ".join(items) + "." if items else ""
+
+
+def answer_first(
+    report: NarrativeReport,
+    rows: Sequence[EvidenceRow],
+    frame: QuestionFrame,
+    facts: Sequence[VerifiedFact],
+) -> str:
+    """The report's executive summary opening with :func:`answer_line` from the rows whose
+    article backs one of ``facts`` (once: a summary that already opens with one has it
+    replaced)."""
+    summary = report.executive_summary.strip()
+    if not report.answered:
+        return summary
+    if summary.startswith((ANSWER_HEAD, VERDICT_HEAD)):
+        summary = summary.partition("\n\n")[2].strip()
+    backed = {citation_key(source) for fact in facts for source in fact.sources}
+    numbers = {r.article_key: r.number for r in report.references if r.article_key in backed}
+    lead = answer_line(rows, frame, numbers)
+    return f"{lead}\n\n{summary}".strip() if lead else summary
