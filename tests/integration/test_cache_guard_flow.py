@@ -89,7 +89,7 @@ def test_the_cli_refuses_the_issue_example_and_json_says_why(
     assert first.returncode == 0, first.stderr
     assert json.loads(first.stdout)["cache"]["admitted"]
     again = json.loads(_run(tmp_path, breast_eutils, BREAST, "--json").stdout)
-    assert again["cache"]["tier1"] == "hit"
+    assert again["cache"]["tier1"] == "hit", again["cache"]
 
     improve = _run(tmp_path, breast_eutils, BREAST.replace("compromise", "improve"), "--json")
     assert improve.returncode == 0, improve.stderr

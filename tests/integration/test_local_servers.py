@@ -60,8 +60,9 @@ async def test_research_quick_completes_on_local_servers(
             assert len(refused) == 1, statuses
             later = llm.completions[statuses.index(status) + 1 :]
             assert all((r.response_format or {}).get("type") != "json_schema" for r in later)
-        else:  # vLLM takes these schemas through guided decoding
-            assert refused == [] and any(
+        else:  # vLLM takes schemas through guided decoding, but for a keyword xgrammar
+            # lacks (the findings' "minItems"): that one refusal is remembered
+            assert len(refused) <= 1 and any(
                 (r.response_format or {}).get("type") == "json_schema" for r in llm.completions
             )
         assert all(s in (200, status) for s in statuses)

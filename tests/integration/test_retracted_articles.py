@@ -71,7 +71,7 @@ async def test_a_research_job_excludes_a_retracted_article_with_its_reason(
     cited = {r["pmid"] for r in data["report"]["references"]}
     assert "40000009" not in cited
     assert "40000009" not in {f.pmid for f in job.findings}
-    assert "excluded: retracted" in data["report_markdown"]
+    assert "| Excluded: retracted | 1 |" in data["report_markdown"]
 
 
 async def test_ask_lists_a_retracted_article_as_excluded_and_never_cites_it(
