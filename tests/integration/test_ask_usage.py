@@ -3,7 +3,6 @@ in a research job's shape (what ``ask --json``, the API and MCP dump)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -13,19 +12,9 @@ from medlit.config import Settings
 from tests.fakes.eutils_server import FakeEutils
 from tests.fakes.evidence_llm import EvidenceResponder
 from tests.fakes.llm_server import FakeLLMServer, Reply
-from tests.integration.test_ask_flow import CRPS, _configure, corpus
+from tests.integration.test_ask_flow import CRPS, _configure, eutils, llm_server
 
-
-@pytest.fixture
-def eutils() -> Iterator[FakeEutils]:
-    with FakeEutils(articles=corpus(), rate_limit=None, rate_limit_with_key=None) as fake:
-        yield fake
-
-
-@pytest.fixture
-def llm_server() -> Iterator[FakeLLMServer]:
-    with FakeLLMServer() as server:
-        yield server
+__all__ = ["eutils", "llm_server"]  # the fixtures this module's tests take
 
 
 async def test_usage_is_counted_per_task_with_tokens_and_cost(

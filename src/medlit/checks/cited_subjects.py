@@ -90,7 +90,7 @@ class _Reader:
     def __init__(self, articles: Mapping[str, Article], question: str) -> None:
         self.articles = articles
         self.question = question
-        self.asked_groups = age_groups(question.lower()) & _CHECKED_GROUPS
+        self.asked_groups = read_frame(question).population_names("age") & _CHECKED_GROUPS
         self.groups_of: dict[str, frozenset[str]] = {}
         self.terms_of: dict[str, set[str]] = {}
         self.unsaid = Unsaid("")
