@@ -46,18 +46,15 @@ OPPOSITE: dict[Direction, Direction] = {
 
 PopulationKind = Literal["age", "sex", "pregnancy", "condition", "setting"]
 
-_YES_NO = re.compile(
-    r"^\s*(?:is|are|was|were|do|does|did|can|could|should|will|would|has|have|had|may|might"
-    r"|must)\b",
-    re.IGNORECASE,
+# The verbs a yes/no question opens with.
+_ASKING_VERB = (
+    r"(?:is|are|was|were|do|does|did|can|could|should|will|would|has|have|had|may|might|must)"
 )
+_YES_NO = re.compile(rf"^\s*{_ASKING_VERB}\b", re.IGNORECASE)
 # Where a question's clauses part: "Title: is it safe?", "X. Do they work?".
 _CLAUSES = re.compile(r"(?<=[:.?;])\s+|\s+--\s*|\s[-\u2013\u2014]\s")
 _PRONOUN = re.compile(r"^(?:it|they|this|these|that|those|we|there|he|she|you)\b")
-_LEADING = re.compile(
-    r"^(?:is|are|was|were|do|does|did|can|could|should|will|would|has|have|had|may|might|must"
-    r")\s+(?:there\s+(?:an?\s+)?)?",
-)
+_LEADING = re.compile(rf"^{_ASKING_VERB}\s+(?:there\s+(?:an?\s+)?)?")
 # What ends a subject or an outcome: a population, a setting, a comparison, a time.
 _PHRASE_END = re.compile(
     r"\s+(?:in|among|for|after|before|during|at|of patients|compared|versus|vs\.?|than|over"
