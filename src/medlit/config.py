@@ -233,7 +233,8 @@ class LLMSettings(_Section):
         120.0,
         gt=0,
         description="Timeout of one LLM request, seconds; for a streamed reply, of its first "
-        "chunk (a local model reads the whole prompt first).",
+        "chunk (a local model reads the whole prompt first). A request that timed out is "
+        "retried with twice the limit, up to four times this.",
     )
     stream_idle_timeout_s: float = Field(
         60.0,

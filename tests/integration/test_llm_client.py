@@ -139,6 +139,17 @@ async def test_timeout_then_success(client: LLMClient, server: FakeLLMServer) ->
     assert (reply.text, reply.attempts) == ("in time", 2)
 
 
+async def test_a_timed_out_request_is_retried_with_a_longer_limit(
+    client: LLMClient, server: FakeLLMServer
+) -> None:
+    # A seeded request to a slow server writes the same reply at the same pace: an equal limit
+    # would cut the retry off too. The second try may take twice as long.
+    client.settings.timeout_s = 2.0
+    server.enqueue(Reply.slow(3.0, "too late"), Reply.slow(3.0, "written slowly"))
+    reply = await client.complete("answer", "q")
+    assert (reply.text, reply.attempts) == ("written slowly", 2)
+
+
 async def test_server_errors_are_retried_then_mapped(
     client: LLMClient, server: FakeLLMServer
 ) -> None:

@@ -2,7 +2,9 @@
 
 It routes each task to its provider and model, owns the one retry policy (429 with exponential
 backoff honouring ``Retry-After``; timeouts, 5xx and connection errors retried a bounded number
-of times; a server that does not resolve or refuses connections not retried at all:
+of times, each timeout doubling the next attempt's limit (up to :data:`TIMEOUT_GROWTH` times the
+setting: a seeded request to a slow server writes the same reply again, so an equal limit would
+cut it off again); a server that does not resolve or refuses connections not retried at all:
 :class:`~medlit.errors.LLMUnreachable`), turns replies into validated pydantic objects
 (``complete_json``), and accounts every request sent: in the caller's
 :func:`medlit.usage.usage_scope` and cumulatively in :attr:`LLMClient.usage`.
@@ -80,6 +82,9 @@ _DOWNGRADE: dict[FormatMode, FormatMode] = {
     "json_object_schema": "json_object",
     "json_object": "prompt",
 }
+#: A timed-out request is sent again with twice the limit, up to this many times the setting.
+TIMEOUT_GROWTH = 4
+
 _REPAIR_REQUEST = "Reply again with only the corrected JSON, nothing else."
 
 log = get_logger("llm")
@@ -401,24 +406,24 @@ class LLMClient:
         settings = self.settings
         started = time.monotonic()
         attempt = 0
+        limit = settings.timeout_s
         while True:
             attempt += 1
             sent_at = time.monotonic()
             try:
-                async with asyncio.timeout(settings.timeout_s):
+                async with asyncio.timeout(limit):
                     reply = await provider._chat(
                         route,
                         messages,
                         response_format=response_format,
                         temperature=route.temperature if temperature is None else temperature,
                         max_tokens=route.max_tokens if max_tokens is None else max_tokens,
-                        timeout_s=settings.timeout_s,
+                        timeout_s=limit,
                         **extra,
                     )
             except TimeoutError:
-                failure = ProviderFailure(
-                    f"no reply within {settings.timeout_s:g} s", kind="timeout"
-                )
+                failure = ProviderFailure(f"no reply within {limit:g} s", kind="timeout")
+                limit = min(limit * 2, settings.timeout_s * TIMEOUT_GROWTH)
             except ProviderFailure as exc:
                 failure = exc
             except asyncio.CancelledError:
