@@ -30,7 +30,9 @@ __all__ = [
     "decide_verdict",
     "is_yes_no_question",
     "opposite_of_asked",
+    "outcome_change",
     "sentence_stance",
+    "speaks_elsewhere",
     "states_no_change",
     "whole_study",
 ]
@@ -238,13 +240,93 @@ def _states(clause: str, direction: Direction) -> bool:
     return False
 
 
+def _changes(clause: str) -> list[tuple[int, Direction]]:
+    """The changes ``clause`` states, each as (where, direction), in the frame's directions."""
+    found = [
+        (match.start(), direction)
+        for direction, patterns in _STATED.items()
+        for rx in patterns
+        for match in rx.finditer(clause)
+    ]
+    return sorted(found)
+
+
+@remembered(4096)
+def _phrase_words(phrase: str) -> tuple[frozenset[str], str]:
+    """A phrase of the frame (its subject, its outcome) as its stemmed content words, and
+    their initials as an abbreviation would write them ("AF" for atrial fibrillation; "" for
+    a one-word phrase)."""
+    words = [w for w in _WORD.findall(fold_accents(phrase.lower())) if w not in _STOP]
+    initials = "".join(w[0] for w in words).upper() if len(words) > 1 else ""
+    return frozenset(content_terms(phrase)), initials
+
+
+def _said(clause: str, phrase: str, share: float) -> list[int]:
+    """Where ``clause`` says ``phrase``: each of its words, when at least ``share`` of them
+    are said (stemmed), and its initials as an abbreviation; [] when neither."""
+    words, initials = _phrase_words(phrase)
+    if not words:
+        return []
+    found = [
+        (m.start(), _stem(m[0]))
+        for m in _WORD.finditer(fold_accents(clause.lower()))
+        if _stem(m[0]) in words
+    ]
+    where = [at for at, _ in found] if len({w for _, w in found}) >= share * len(words) else []
+    if initials:
+        where += [m.start() for m in re.finditer(rf"\b{initials}s?\b", clause)]
+    return sorted(where)
+
+
+def outcome_change(clause: str, question: str) -> Direction | None:
+    """The change ``clause`` states of the question's outcome (its frame's ``outcome``): the
+    stated change nearest a word of the outcome ("aspirin reduced stroke, at the cost of more
+    bleeding" states stroke going down); None when the clause names no outcome or states no
+    change."""
+    mentions = _said(clause, read_frame(question).outcome, share=0)
+    changes = _changes(clause)
+    if not mentions or not changes:
+        return None
+
+    def apart(change: int, mention: int) -> tuple[int, int]:
+        # A comma between parts a change from what it is said of: "reduced stroke, at the
+        # cost of more bleeding".
+        low, high = sorted((change, mention))
+        return clause.count(",", low, high), high - low
+
+    _, direction = min(changes, key=lambda c: min(apart(c[0], m) for m in mentions))
+    return direction
+
+
+#: The share of the words of a directional question's subject or outcome a clause must say
+#: (or their initials) for the change it states to answer the question.
+ON_FRAME = 0.5
+
+
+def speaks_elsewhere(sentence: str, question: str) -> bool:
+    """Whether ``sentence`` (a conclusion's) speaks of neither the subject nor the outcome of
+    a question that asks a direction ("do statins increase atrial fibrillation?" over
+    "epinephrine increases perfusion pressures"): the change it states is not the one asked
+    about, and leans no verdict yes (the digest: fail closed). It must say :data:`ON_FRAME` of
+    either's words, or their initials. False when the question asks no direction, or its
+    frame has no outcome."""
+    frame = read_frame(question)
+    if frame.direction is None or not _phrase_words(frame.outcome)[0]:
+        return False
+    return not any(_said(sentence, part, ON_FRAME) for part in (frame.outcome, frame.subject))
+
+
 def opposite_of_asked(clause: str, question: str) -> bool:
     """Whether ``clause`` states the change opposite to the one the question asks about (its
     frame's direction: "lowered the risk" under "does X cause Y?") and not the one asked: it
-    answers no (or nothing), never yes."""
+    answers no (or nothing), never yes. Where the clause names the question's outcome, the
+    change it states of the outcome decides (:func:`outcome_change`)."""
     asked = read_frame(question).direction
     if asked is None:
         return False
+    of_outcome = outcome_change(clause, question)
+    if of_outcome in (asked, OPPOSITE[asked]):
+        return of_outcome == OPPOSITE[asked]
     return _states(clause, OPPOSITE[asked]) and not _states(clause, asked)
 
 

@@ -36,6 +36,7 @@ from medlit.checks.stance import (
     content_terms,
     decide_verdict,
     sentence_stance,
+    speaks_elsewhere,
     whole_study,
 )
 from medlit.checks.topics import anchor_terms, normalise_topic
@@ -314,6 +315,8 @@ def _source_stances(
         if candidate.article.key not in per_article and not on_question(candidate.article):
             continue
         stance = sentence_stance(candidate.text, question)
+        if stance == "yes" and speaks_elsewhere(candidate.text, question):
+            stance = None  # a change of something else: no lean (fail closed)
         article, read = per_article.setdefault(candidate.article.key, (candidate.article, []))
         if stance is not None:
             read.append((candidate.text, stance))
