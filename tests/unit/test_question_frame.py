@@ -58,6 +58,11 @@ def test_kind(question: str, kind: str) -> None:
         ("Does pretreatment with statins improve clinical outcome after stroke?", "better", ""),
         ("Does preoperative anemia adversely affect surgery outcomes?", "worse", ""),
         ("Does glomerular hyperfiltration in pregnancy damage the kidney?", "worse", "damage"),
+        # the turned forms read the other way: protecting the kidney is for the better
+        ("Does glomerular hyperfiltration in pregnancy protect the kidney?", "better", "protect"),
+        ("Does vitamin C protect against complex regional pain syndrome?", "down", "protect"),
+        ("Is Chaalia/Pan Masala harmful for health?", "worse", "harmful"),
+        ("Is Chaalia/Pan Masala beneficial for health?", "better", "beneficial"),
         ("Are glucose levels associated with increased mortality after CABG?", "up", ""),
         ("Does a febrile reaction predispose recipients to alloimmunization?", "up", ""),
         # nouns and adjectives are no direction asked
