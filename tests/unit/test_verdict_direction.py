@@ -12,9 +12,9 @@ from medlit.checks.stance import (
     speaks_elsewhere,
 )
 from medlit.digest import build_evidence_digest
-from medlit.types import AbstractSection, Article, Chunk, Evidence
+from medlit.types import AbstractSection, Article
 from medlit.words.frame import read_frame
-from tests.unit.test_extractive import ASPIRIN_YES_1, ASPIRIN_YES_2
+from tests.unit.test_extractive import ASPIRIN_YES_1, ASPIRIN_YES_2, make_evidence
 
 LOWERED = "Aspirin lowered the risk of stroke in adults."
 NULL = "Higher aspirin doses increased gastrointestinal bleeding without fewer strokes."
@@ -208,39 +208,27 @@ def test_a_change_of_neither_subject_nor_outcome_leans_no_yes(
     assert speaks_elsewhere(said, question)
     assert not speaks_elsewhere(said, its_own)
     # Two studies titled as the question asks (a search's near misses say its words).
-    evidence = [
-        item
-        for pmid, text in (("1", said), ("2", said.replace(".", " again.")))
-        for item in _evidence(_study(pmid, text).model_copy(update={"title": question}))
-    ]
+    evidence = make_evidence("1", said, title=question)
+    evidence += make_evidence("2", said.replace(".", " again."), title=question)
     assert build_evidence_digest(question, evidence).verdict != "yes"
     # Asked of what it speaks of, the same conclusions answer.
     assert build_evidence_digest(its_own, evidence).verdict == "yes"
 
 
-def _evidence(article: Article) -> list[Evidence]:
-    return [
-        Evidence(
-            chunk=Chunk(
-                id=f"{article.key}#{i}",
-                article_key=article.key,
-                ordinal=i,
-                text=section.text,
-                section=section.label,
-                is_conclusion=section.category == "CONCLUSIONS",
-            ),
-            article=article,
-            similarity=1.0,
-            score=1.0,
-        )
-        for i, section in enumerate(article.abstract, start=1)
-    ]
-
-
 def test_the_sample_corpus_never_leans_yes_on_aspirin_causing_stroke() -> None:
     from tests.fakes.sample_corpus import sample_corpus
 
-    evidence = [item for article in sample_corpus() for item in _evidence(article)]
+    evidence = [
+        item
+        for a in sample_corpus()
+        for item in make_evidence(
+            a.pmid or "",
+            a.abstract[-1].text,
+            a.abstract[0].text,
+            title=a.title,
+            publication_types=a.publication_types,
+        )
+    ]
     for question in ("Does aspirin cause stroke in adults?", "Does aspirin increase stroke?"):
         digest = build_evidence_digest(question, evidence, min_sources=1)
         assert digest.verdict != "yes"

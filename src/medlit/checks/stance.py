@@ -28,7 +28,6 @@ __all__ = [
     "Verdict",
     "content_terms",
     "decide_verdict",
-    "is_yes_no_question",
     "opposite_of_asked",
     "outcome_change",
     "sentence_stance",
@@ -92,36 +91,7 @@ _NO_EVIDENCE_THAT = cue("negation.no_evidence_that")
 _NO_HARM = cue("negation.no_harm")
 _NEGATED_QUESTION = cue("negation.question")
 _CLAUSE_SPLIT = re.compile(r";\s+|,?\s+(?:but|however|whereas|while|although|though|yet)\s+", re.I)
-_YES_NO_START = re.compile(
-    r"^(?:am|(?:is|are|was|were|does|do|did|could|should|would|has|have|had|might|must)(?:n't)?"
-    r"|can(?:'t|not)?|will|won't|may|shall)\b"
-    # "It's Fournier's gangrene still dangerous?": a typed "Is it ..." (a question mark required).
-    r"|^it(?:'|\u2019)s\b(?=.*\?$)",
-    re.I,
-)
-_CLAUSE = re.compile(r"[:;,]\s+|\n|\.\s+|\s*--\s*|\s[-\u2013\u2014]\s")
-_WH_START = re.compile(r"^(?:what|which|who|whom|whose|when|where|why|how)\b", re.I)
 _WORD = ASCII_WORDS
-
-
-def is_yes_no_question(question: str) -> bool:
-    """A question whose bottom line is yes or no ("Does X reduce Y?", "Is X safe in Z?").
-
-    The yes/no part may come after a statement, as in article titles: "Autoxidation products
-    are increased in uremic plasma: is there oxidative stress in uremia?".
-    """
-    text = question.strip().lstrip("\"'(\u00bf").strip()
-    if _YES_NO_START.match(text):
-        return True
-    last = _CLAUSE.split(text)[-1].strip().lstrip("\"'(")
-    if not text.endswith("?") or last == text:
-        return False
-    # "... . Is it always necessary?", and the title forms "Aripiprazole: a new risk factor
-    # for pathological gambling?" and "Malnutrition, a new inducer for arterial calcification?"
-    # (a noun phrase asked about: yes or no), but not "What are the effects of A, B and C?".
-    if _YES_NO_START.match(last):
-        return True
-    return not _WH_START.match(last) and not _WH_START.match(text)
 
 
 _stem = prefix_stem
@@ -410,7 +380,7 @@ def decide_verdict(
     agreeing sources, or one strong one (systematic review, RCT), with none against and at least
     as many agreeing as hedging; anything else is ``uncertain``.
     """
-    if not is_yes_no_question(question):
+    if not read_frame(question).yes_no:
         return None, "not a yes/no question"
     if _NEGATED_QUESTION.search(question) or _SKEPTICAL_QUESTION.search(question):
         return "uncertain", "the question is phrased negatively or rhetorically"
