@@ -18,6 +18,11 @@ from tests.unit.test_extractive import ASPIRIN_YES_1, ASPIRIN_YES_2, make_eviden
 
 LOWERED = "Aspirin lowered the risk of stroke in adults."
 NULL = "Higher aspirin doses increased gastrointestinal bleeding without fewer strokes."
+# Two changes in one clause, one of them of the outcome asked (the sample corpus's).
+TWO_CHANGES = (
+    "Low-dose aspirin reduced the incidence of ischaemic stroke in adults, at the cost of more "
+    "major bleeding."
+)
 
 
 @pytest.mark.parametrize(
@@ -124,6 +129,7 @@ def _study(pmid: str, conclusion: str) -> Article:
     [
         ("Does aspirin increase the risk of stroke in adults?", LOWERED, "opposite"),
         ("Does aspirin cause stroke in adults?", LOWERED, "opposite"),
+        ("Does aspirin cause stroke in adults?", TWO_CHANGES, "opposite"),
         ("Does aspirin worsen outcomes in adults?", "Aspirin improved outcomes in adults.", ""),
     ],
 )
@@ -161,12 +167,6 @@ def test_one_source_leaning_is_shown_as_no_verdict() -> None:
     assert "(not a verdict): Uncertain: too little evidence to say (1 source points to yes)" in (
         digest.text
     )
-
-
-TWO_CHANGES = (
-    "Low-dose aspirin reduced the incidence of ischaemic stroke in adults, at the cost of more "
-    "major bleeding."
-)
 
 
 @pytest.mark.parametrize(
