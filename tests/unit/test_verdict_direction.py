@@ -233,4 +233,8 @@ def test_the_sample_corpus_never_leans_yes_on_aspirin_causing_stroke() -> None:
         digest = build_evidence_digest(question, evidence, min_sources=1)
         assert digest.verdict != "yes"
         assert "to yes" not in digest.verdict_reason
+        # Said as what it is: the change the other way, not a hedge; the null finding apart.
+        assert digest.verdict_reason == (
+            "4 conclusions state the change opposite to the one asked, 1 is hedged"
+        )
     assert build_evidence_digest("Does aspirin prevent stroke?", evidence).verdict == "yes"

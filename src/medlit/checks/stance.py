@@ -364,11 +364,14 @@ def whole_study(read: list[tuple[str, Stance]]) -> list[tuple[str, Stance]]:
 
 @dataclass(frozen=True)
 class SourceStance:
-    """The stance of one article's conclusion, and whether the article is strong evidence."""
+    """The stance of one article's conclusion, whether the article is strong evidence, and
+    whether an ``uncertain`` stance is its conclusion stating the change opposite to the one
+    asked (:func:`opposite_of_asked`), not a hedge."""
 
     key: str
     stance: Stance
     strong: bool
+    opposite: bool = False
 
 
 def decide_verdict(
@@ -403,6 +406,12 @@ def decide_verdict(
             return verdict, f"{statements} {point} to {name}{extra}"
         few = counted(len(side), "source")
         return "uncertain", f"too little evidence to say ({few} {point} to {name})"
+    opposite = sum(s.opposite for s in hedged)
+    if opposite:
+        said = f"{counted(opposite, 'conclusion')} state{'s' if opposite == 1 else ''}"
+        rest = len(hedged) - opposite
+        more = f", {rest} {'is' if rest == 1 else 'are'} hedged" if rest else ""
+        return "uncertain", f"{said} the change opposite to the one asked{more}"
     if hedged:
         return "uncertain", "the conclusions are hedged"
     return "uncertain", "no conclusion states a clear answer"

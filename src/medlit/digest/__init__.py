@@ -35,8 +35,10 @@ from medlit.checks.stance import (
     Verdict,
     content_terms,
     decide_verdict,
+    opposite_of_asked,
     sentence_stance,
     speaks_elsewhere,
+    states_no_change,
     whole_study,
 )
 from medlit.checks.topics import anchor_terms, normalise_topic
@@ -329,7 +331,12 @@ def _source_stances(
             continue
         combined: Stance = stances.pop() if len(stances) == 1 else "uncertain"
         strong = article.study_type >= StudyType.RCT
-        sources.append(SourceStance(key=key, stance=combined, strong=strong))
+        opposite = combined == "uncertain" and all(
+            opposite_of_asked(text, question) and not states_no_change(text)
+            for text, stance in read
+            if stance == "uncertain"
+        )
+        sources.append(SourceStance(key=key, stance=combined, strong=strong, opposite=opposite))
     return sources
 
 
