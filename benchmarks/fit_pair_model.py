@@ -41,8 +41,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from medlit.cache.guard import _QUESTION_START, _STOP, QuestionGuard
+from medlit.cache.guard import _STOP, QuestionGuard
 from medlit.embeddings.onnx import default_model_path, default_tokenizer_path
+from medlit.words.frame import QUESTION_START
 
 Array = npt.NDArray[np.float64]
 _PUNCT = re.compile(r"^[^\w]+$")
@@ -124,7 +125,7 @@ def _asking_spans(text: str) -> list[tuple[int, int]]:
     spans = []
     for m in _ASKING.finditer(text):
         s = m.group().strip()
-        if s and (s.endswith("?") or _QUESTION_START.match(s.lower())):
+        if s and (s.endswith("?") or QUESTION_START.match(s.lower())):
             spans.append((m.start(), m.end()))
     return spans or [(0, len(text))]
 

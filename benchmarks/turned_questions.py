@@ -6,8 +6,10 @@ direction (:func:`medlit.words.frame.read_frame`) is asked three ways over the s
 
 - *as written*, judged against the expert label;
 - *turned*: its direction word swapped for the opposite (:data:`TURNS`: reduce -> increase,
-  prevent -> cause, improve -> worsen ...). Where the expert said yes, the articles say the
-  opposite of the turned question: a "yes" to it is wrong (``turned_yes``);
+  prevent -> cause, improve -> worsen ...), kept only where the frame reads the turned
+  question as asking the opposite direction (a turn that garbles the question is no probe).
+  Where the expert said yes, the articles say the opposite of the turned question: a "yes"
+  to it is wrong (``turned_yes``);
 - *population changed*: a population the articles do not speak of put in its place (or added):
   a "yes" is a verdict on people no article studied (``moved_yes``).
 
@@ -37,7 +39,7 @@ from typing import Any
 
 from digest_verdicts import DEFAULT_DATA, nearest_others, record_evidence
 from medlit.checks.grounding import word_stems
-from medlit.words.frame import read_frame
+from medlit.words.frame import OPPOSITE, read_frame
 
 try:
     from medlit.digest import build_evidence_digest
@@ -51,7 +53,6 @@ TURNS = (
     ("associated with increased", "associated with reduced"),
     ("associated with reduced", "associated with increased"),
     ("increased risk", "reduced risk"),
-    ("be prevented", "be caused"),
     ("be improved", "be worsened"),
     ("adversely affect", "improve"),
     ("predispose", "protect"),
@@ -63,11 +64,12 @@ TURNS = (
     ("increases", "reduces"),
     ("increase", "reduce"),
     ("prevents", "causes"),
+    ("preventing", "causing"),
     ("prevent", "cause"),
     ("improves", "worsens"),
     ("improving", "worsening"),
     ("improve", "worsen"),
-    ("relieve", "worsen"),
+    ("relieve", "increase"),
     ("enhance", "impair"),
     ("benefit", "harm"),
     ("lower", "higher"),
@@ -89,13 +91,17 @@ MOVES = (
 
 
 def turned(question: str) -> str | None:
-    """``question`` with the direction its frame reads turned, or None when no turn applies."""
-    asked = read_frame(question).direction_words
+    """``question`` with the direction its frame reads turned, or None when no turn applies,
+    or the turned question does not ask the opposite direction (its frame reads another, or
+    none: "... in worsening symptoms and long-term benefits" asks both ways)."""
+    frame = read_frame(question)
     for words, opposite in TURNS:
-        if not asked.startswith(words):
+        if not frame.direction or not frame.direction_words.startswith(words):
             continue
+        asked = frame.direction_words
         pattern = re.compile(rf"\b{re.escape(asked)}\b", re.IGNORECASE)
-        return pattern.sub(asked.replace(words, opposite, 1), question, count=1)
+        turn = pattern.sub(asked.replace(words, opposite, 1), question, count=1)
+        return turn if read_frame(turn).direction == OPPOSITE[frame.direction] else None
     return None
 
 

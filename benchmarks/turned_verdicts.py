@@ -13,7 +13,10 @@ Usage (the model from ``MEDLIT_LLM_*``; keep it small, the local model is slow):
     flock /tmp/llm/lock python benchmarks/turned_verdicts.py \\
         --data ../shared/data/pubmedqa/pqal_dev.json --old /tmp/old53 --n 4
 
-Last line: ``turned_yes_{old,new}_{tune,check}=... written_yes_{old,new}_{tune,check}=...``.
+Last line, per version and half: ``yes_gold_written_...=N`` (questions as written whose experts
+said yes: every one asked), ``written_yes_...=k/N`` and ``turned_yes_...=k/N``.
+
+``MEDLIT_LLM_SEED`` is passed to a version only if its settings have a ``seed``.
 """
 
 from __future__ import annotations
@@ -72,6 +75,19 @@ async def _ask_all(rows: list[dict[str, str]], xml: Path) -> list[dict[str, Any]
     return out
 
 
+def _has_seed(env: dict[str, str]) -> bool:
+    """Whether the medlit on ``env``'s ``PYTHONPATH`` has the ``llm.seed`` setting."""
+    probe = "from medlit.config import LLMSettings; print('seed' in LLMSettings.model_fields)"
+    out = subprocess.run(
+        [sys.executable, "-c", probe],
+        env={k: v for k, v in env.items() if not k.startswith("MEDLIT_")},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return out.stdout.strip() == "True"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -97,6 +113,10 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
             json.dump(rows, handle)
         env = {**os.environ, "PYTHONPATH": f"{tree}/src"}
+        if "MEDLIT_LLM_SEED" in env and not _has_seed(env):
+            # Code from before the seed setting rejects the variable (an unknown field).
+            print(f"  {name}: no seed setting, MEDLIT_LLM_SEED not passed", flush=True)
+            del env["MEDLIT_LLM_SEED"]
         subprocess.run(
             [sys.executable, __file__, "--data", str(args.data), "--child", handle.name],
             env=env,
@@ -112,6 +132,7 @@ def main(argv: list[str] | None = None) -> int:
             turned = sum(r["verdict"] == "yes" for r in mine if r["form"] == "turned")
             n = len(mine) // 2
             print(f"{name:8} {half:6} {written:>12} {turned:>11} {n:>10}")
+            figures[f"yes_gold_written_{name}_{half}"] = n
             figures[f"written_yes_{name}_{half}"] = f"{written}/{n}"
             figures[f"turned_yes_{name}_{half}"] = f"{turned}/{n}"
     print(" ".join(f"{k}={v}" for k, v in figures.items()))

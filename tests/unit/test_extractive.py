@@ -11,9 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from medlit.checks.stance import is_yes_no_question, sentence_stance
+from medlit.checks.stance import sentence_stance
 from medlit.digest import DIGEST_HEADER, NO_MODEL, build_evidence_digest, not_about, split_sentences
 from medlit.types import AbstractSection, Article, Chunk, Evidence
+from medlit.words.frame import read_frame
 
 
 def make_evidence(
@@ -322,7 +323,7 @@ def test_embedder_ranks_and_protocol_objects_work() -> None:
     ],
 )
 def test_yes_no_question_detection(question: str, expected: bool) -> None:
-    assert is_yes_no_question(question) is expected
+    assert read_frame(question).yes_no is expected
 
 
 @pytest.mark.parametrize(

@@ -58,6 +58,11 @@ def test_kind(question: str, kind: str) -> None:
         ("Does pretreatment with statins improve clinical outcome after stroke?", "better", ""),
         ("Does preoperative anemia adversely affect surgery outcomes?", "worse", ""),
         ("Does glomerular hyperfiltration in pregnancy damage the kidney?", "worse", "damage"),
+        # the turned forms read the other way: protecting the kidney is for the better
+        ("Does glomerular hyperfiltration in pregnancy protect the kidney?", "better", "protect"),
+        ("Does vitamin C protect against complex regional pain syndrome?", "down", "protect"),
+        ("Is Chaalia/Pan Masala harmful for health?", "worse", "harmful"),
+        ("Is Chaalia/Pan Masala beneficial for health?", "better", "beneficial"),
         ("Are glucose levels associated with increased mortality after CABG?", "up", ""),
         ("Does a febrile reaction predispose recipients to alloimmunization?", "up", ""),
         # nouns and adjectives are no direction asked
@@ -152,3 +157,31 @@ def test_every_kind_of_population_is_read(question: str, kind: str, name: str) -
 def test_no_population_where_none_is_named() -> None:
     assert read_frame("Does aspirin prevent stroke?").populations == ()
     assert read_frame("Is Chaalia/Pan Masala harmful for health?").populations == ()
+
+
+def _yes_no(question: str) -> bool:
+    return read_frame(question).yes_no
+
+
+def test_yes_no_questions() -> None:
+    assert _yes_no("Does metformin reduce mortality?")
+    assert _yes_no("Is aspirin safe in pregnancy?")
+    assert not _yes_no("What is the first-line treatment of gout?")
+    assert not _yes_no("Which statin is best tolerated?")
+    # PubMedQA-style titles: a statement, then the yes/no question.
+    assert _yes_no(
+        "Autoxidation products are increased in uremic plasma: is there oxidative stress?"
+    )
+    assert _yes_no("Laparoscopy in the elderly - is it safe?")
+    assert not _yes_no("Statins: what is the evidence?")
+    assert _yes_no(
+        "Malnutrition, a new inducer for arterial calcification in hemodialysis patients?"
+    )
+    assert not _yes_no("What are the effects of aspirin, heparin and warfarin?")
+    assert _yes_no("In older adults with atrial fibrillation, is warfarin safe?")
+    # Negated auxiliaries, and "It's ... ?" typed for "Is it ...?" (a PubMedQA title).
+    assert _yes_no("Isn't aspirin harmful in the elderly?")
+    assert _yes_no("Can't statins cause myopathy?")
+    assert _yes_no("It's Fournier's gangrene still dangerous?")
+    assert not _yes_no("It's known that statins cause myopathy.")
+    assert not _yes_no("Its effect on survival?")

@@ -5,14 +5,24 @@ from __future__ import annotations
 import pytest
 
 from medlit.checks.cited_subjects import unspoken_in
-from medlit.checks.stance import opposite_of_asked, sentence_stance
+from medlit.checks.stance import (
+    opposite_of_asked,
+    outcome_change,
+    sentence_stance,
+    speaks_elsewhere,
+)
 from medlit.digest import build_evidence_digest
 from medlit.types import AbstractSection, Article
 from medlit.words.frame import read_frame
-from tests.unit.test_extractive import ASPIRIN_YES_1, ASPIRIN_YES_2
+from tests.unit.test_extractive import ASPIRIN_YES_1, ASPIRIN_YES_2, make_evidence
 
 LOWERED = "Aspirin lowered the risk of stroke in adults."
 NULL = "Higher aspirin doses increased gastrointestinal bleeding without fewer strokes."
+# Two changes in one clause, one of them of the outcome asked (the sample corpus's).
+TWO_CHANGES = (
+    "Low-dose aspirin reduced the incidence of ischaemic stroke in adults, at the cost of more "
+    "major bleeding."
+)
 
 
 @pytest.mark.parametrize(
@@ -119,6 +129,7 @@ def _study(pmid: str, conclusion: str) -> Article:
     [
         ("Does aspirin increase the risk of stroke in adults?", LOWERED, "opposite"),
         ("Does aspirin cause stroke in adults?", LOWERED, "opposite"),
+        ("Does aspirin cause stroke in adults?", TWO_CHANGES, "opposite"),
         ("Does aspirin worsen outcomes in adults?", "Aspirin improved outcomes in adults.", ""),
     ],
 )
@@ -156,3 +167,74 @@ def test_one_source_leaning_is_shown_as_no_verdict() -> None:
     assert "(not a verdict): Uncertain: too little evidence to say (1 source points to yes)" in (
         digest.text
     )
+
+
+@pytest.mark.parametrize(
+    "question", ["Does aspirin cause stroke in adults?", "Does aspirin increase stroke in adults?"]
+)
+def test_the_change_stated_of_the_outcome_decides_not_another(question: str) -> None:
+    # "more" is said of bleeding: of stroke, the clause states a fall.
+    assert outcome_change(TWO_CHANGES, question) == "down"
+    assert opposite_of_asked(TWO_CHANGES, question)
+    assert sentence_stance(TWO_CHANGES, question) != "yes"
+    assert sentence_stance(TWO_CHANGES, "Does aspirin prevent stroke in adults?") == "yes"
+    assert outcome_change(TWO_CHANGES, "Does aspirin increase bleeding in adults?") == "up"
+
+
+def test_an_abbreviated_outcome_is_the_outcome() -> None:
+    said = "Preoperative statin therapy reduced AF after CABG."
+    assert outcome_change(said, "Do statins increase atrial fibrillation after surgery?") == "down"
+
+
+@pytest.mark.parametrize(
+    ("question", "said", "its_own"),
+    [
+        # Another article near the question: its change is of something else.
+        (
+            "Do preoperative statins increase atrial fibrillation after bypass grafting?",
+            "The addition of epinephrine increases vital organ perfusion pressures.",
+            "Does epinephrine increase perfusion pressures?",
+        ),
+        (
+            "Does high blood pressure increase the risk of chronic low back pain?",
+            "Exposure to smoke at home had an increased risk of long-term sickness absence.",
+            "Does exposure to smoke increase sickness absence?",
+        ),
+    ],
+)
+def test_a_change_of_neither_subject_nor_outcome_leans_no_yes(
+    question: str, said: str, its_own: str
+) -> None:
+    assert speaks_elsewhere(said, question)
+    assert not speaks_elsewhere(said, its_own)
+    # Two studies titled as the question asks (a search's near misses say its words).
+    evidence = make_evidence("1", said, title=question)
+    evidence += make_evidence("2", said.replace(".", " again."), title=question)
+    assert build_evidence_digest(question, evidence).verdict != "yes"
+    # Asked of what it speaks of, the same conclusions answer.
+    assert build_evidence_digest(its_own, evidence).verdict == "yes"
+
+
+def test_the_sample_corpus_never_leans_yes_on_aspirin_causing_stroke() -> None:
+    from tests.fakes.sample_corpus import sample_corpus
+
+    evidence = [
+        item
+        for a in sample_corpus()
+        for item in make_evidence(
+            a.pmid or "",
+            a.abstract[-1].text,
+            a.abstract[0].text,
+            title=a.title,
+            publication_types=a.publication_types,
+        )
+    ]
+    for question in ("Does aspirin cause stroke in adults?", "Does aspirin increase stroke?"):
+        digest = build_evidence_digest(question, evidence, min_sources=1)
+        assert digest.verdict != "yes"
+        assert "to yes" not in digest.verdict_reason
+        # Said as what it is: the change the other way, not a hedge; the null finding apart.
+        assert digest.verdict_reason == (
+            "4 conclusions state the change opposite to the one asked, 1 is hedged"
+        )
+    assert build_evidence_digest("Does aspirin prevent stroke?", evidence).verdict == "yes"

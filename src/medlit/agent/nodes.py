@@ -46,7 +46,6 @@ from medlit.checks.citations import (
     Verdict,
     enforce_citations,
     extract_pmids,
-    is_yes_no_question,
     reasoned_verdict,
     without_citations,
 )
@@ -201,13 +200,14 @@ class AskNodes:
         vector = self.deps.remembered_embedding(plan.standalone_question)
         if vector is None:
             vector = await off_loop(self.deps.embed_one, plan.standalone_question)
+        frame = read_frame(plan.standalone_question, state.get("sources") or ())
         return {
             "standalone_question": plan.standalone_question,
             "pubmed_query": plan.pubmed_query,
             "broad_query": plan.broad_query,
             "focus": plan.focus,
-            "is_yes_no": is_yes_no_question(plan.standalone_question),
-            "frame": read_frame(plan.standalone_question, state.get("sources") or ()),
+            "is_yes_no": frame.yes_no,
+            "frame": frame,
             "rewritten_by_llm": by_llm,
             "query_vector": vector,
         }

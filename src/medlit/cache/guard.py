@@ -64,7 +64,6 @@ from medlit.words import (
     cue,
     cue_group,
     cue_pairs,
-    directions,
     negation_scopes,
     opposite_pairs,
     plural_lemma,
@@ -72,7 +71,7 @@ from medlit.words import (
     synonym_groups,
     word_set,
 )
-from medlit.words.frame import read_frame
+from medlit.words.frame import question_sentences, read_frame
 from medlit.words.tokens import HYPHENATED_WORDS as _WORD
 
 __all__ = ["GuardVerdict", "QuestionFeatures", "QuestionGuard", "age_groups", "question_features"]
@@ -108,11 +107,6 @@ _COMPATIBLE = cue_pairs("intent_pairs.compatible")
 _MODALITIES = cue_group("modality")
 _EXCLUDES = cue("question.excludes")
 _NEGATOR = cue("negation.token")
-_SENTENCE = re.compile(r"(?<=[.?!])\s+|\n+")
-_QUESTION_START = re.compile(
-    r"^(?:what|how|why|when|where|which|who|can|could|is|are|am|do|does|did|should|would|will"
-    r"|may|might|any|has|have)\b"
-)
 
 
 # --- per-question features -----------------------------------------------------------------
@@ -188,13 +182,6 @@ class QuestionFeatures:
     negated_ask: bool
 
 
-def _asking_part(text: str) -> str:
-    """The question sentences of a text (all of it when none looks like a question)."""
-    parts = [p.strip() for p in _SENTENCE.split(text) if p.strip()]
-    asking = [p for p in parts if p.endswith("?") or _QUESTION_START.match(p)]
-    return " . ".join(asking) if asking else text
-
-
 @lru_cache(maxsize=4096)
 def question_features(question: str) -> QuestionFeatures:
     """Features of one question (cached: the same cached question is checked many times)."""
@@ -210,12 +197,12 @@ def question_features(question: str) -> QuestionFeatures:
         word = _key(raw)
         content.add(word)
         (negated if in_scope else asserted).add(word)
-    asking = _asking_part(text)
+    asking = question_sentences(text)
     intents = {name for name, rx in _INTENTS.items() if rx.search(asking)}
     doses = {(_unit(u), _number(n)) for n, u in _DOSE.findall(text)}
     doses |= {("dose", level) for level in _DOSE_WORD.findall(text)}
     asking_tokens = _WORD.findall(asking)
-    frame = read_frame(question)  # who is asked about: the question frame's one reading
+    frame = read_frame(question)  # who is asked about, which ways: the frame's one reading
     return QuestionFeatures(
         content=frozenset(content),
         negated=frozenset(negated - asserted),
@@ -230,7 +217,7 @@ def question_features(question: str) -> QuestionFeatures:
         intents=frozenset(intents),
         modalities=frozenset(m for m, rx in _MODALITIES.items() if rx.search(asking)),
         excludes=_EXCLUDES.search(asking) is not None,
-        directions=directions(asking),
+        directions=frozenset(frame.changes_named),
         yes_no=_YES_NO.match(asking.strip()) is not None,
         negated_ask=any(_NEGATOR.match(tok) for tok in asking_tokens),
     )

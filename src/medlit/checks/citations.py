@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from medlit.checks.memo import remembered
-from medlit.checks.stance import is_yes_no_question
 from medlit.log import get_logger
 from medlit.text import only_points, sentence_pieces, sentence_starts
 from medlit.words import guarded
@@ -28,7 +27,6 @@ __all__ = [
     "Verdict",
     "enforce_citations",
     "extract_pmids",
-    "is_yes_no_question",
     "parse_verdict",
     "reasoned_verdict",
     "remove_citations",

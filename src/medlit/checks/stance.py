@@ -28,9 +28,10 @@ __all__ = [
     "Verdict",
     "content_terms",
     "decide_verdict",
-    "is_yes_no_question",
     "opposite_of_asked",
+    "outcome_change",
     "sentence_stance",
+    "speaks_elsewhere",
     "states_no_change",
     "whole_study",
 ]
@@ -90,36 +91,7 @@ _NO_EVIDENCE_THAT = cue("negation.no_evidence_that")
 _NO_HARM = cue("negation.no_harm")
 _NEGATED_QUESTION = cue("negation.question")
 _CLAUSE_SPLIT = re.compile(r";\s+|,?\s+(?:but|however|whereas|while|although|though|yet)\s+", re.I)
-_YES_NO_START = re.compile(
-    r"^(?:am|(?:is|are|was|were|does|do|did|could|should|would|has|have|had|might|must)(?:n't)?"
-    r"|can(?:'t|not)?|will|won't|may|shall)\b"
-    # "It's Fournier's gangrene still dangerous?": a typed "Is it ..." (a question mark required).
-    r"|^it(?:'|\u2019)s\b(?=.*\?$)",
-    re.I,
-)
-_CLAUSE = re.compile(r"[:;,]\s+|\n|\.\s+|\s*--\s*|\s[-\u2013\u2014]\s")
-_WH_START = re.compile(r"^(?:what|which|who|whom|whose|when|where|why|how)\b", re.I)
 _WORD = ASCII_WORDS
-
-
-def is_yes_no_question(question: str) -> bool:
-    """A question whose bottom line is yes or no ("Does X reduce Y?", "Is X safe in Z?").
-
-    The yes/no part may come after a statement, as in article titles: "Autoxidation products
-    are increased in uremic plasma: is there oxidative stress in uremia?".
-    """
-    text = question.strip().lstrip("\"'(\u00bf").strip()
-    if _YES_NO_START.match(text):
-        return True
-    last = _CLAUSE.split(text)[-1].strip().lstrip("\"'(")
-    if not text.endswith("?") or last == text:
-        return False
-    # "... . Is it always necessary?", and the title forms "Aripiprazole: a new risk factor
-    # for pathological gambling?" and "Malnutrition, a new inducer for arterial calcification?"
-    # (a noun phrase asked about: yes or no), but not "What are the effects of A, B and C?".
-    if _YES_NO_START.match(last):
-        return True
-    return not _WH_START.match(last) and not _WH_START.match(text)
 
 
 _stem = prefix_stem
@@ -238,13 +210,93 @@ def _states(clause: str, direction: Direction) -> bool:
     return False
 
 
+def _changes(clause: str) -> list[tuple[int, Direction]]:
+    """The changes ``clause`` states, each as (where, direction), in the frame's directions."""
+    found = [
+        (match.start(), direction)
+        for direction, patterns in _STATED.items()
+        for rx in patterns
+        for match in rx.finditer(clause)
+    ]
+    return sorted(found)
+
+
+@remembered(4096)
+def _phrase_words(phrase: str) -> tuple[frozenset[str], str]:
+    """A phrase of the frame (its subject, its outcome) as its stemmed content words, and
+    their initials as an abbreviation would write them ("AF" for atrial fibrillation; "" for
+    a one-word phrase)."""
+    words = [w for w in _WORD.findall(fold_accents(phrase.lower())) if w not in _STOP]
+    initials = "".join(w[0] for w in words).upper() if len(words) > 1 else ""
+    return frozenset(content_terms(phrase)), initials
+
+
+def _said(clause: str, phrase: str, share: float) -> list[int]:
+    """Where ``clause`` says ``phrase``: each of its words, when at least ``share`` of them
+    are said (stemmed), and its initials as an abbreviation; [] when neither."""
+    words, initials = _phrase_words(phrase)
+    if not words:
+        return []
+    found = [
+        (m.start(), _stem(m[0]))
+        for m in _WORD.finditer(fold_accents(clause.lower()))
+        if _stem(m[0]) in words
+    ]
+    where = [at for at, _ in found] if len({w for _, w in found}) >= share * len(words) else []
+    if initials:
+        where += [m.start() for m in re.finditer(rf"\b{initials}s?\b", clause)]
+    return sorted(where)
+
+
+def outcome_change(clause: str, question: str) -> Direction | None:
+    """The change ``clause`` states of the question's outcome (its frame's ``outcome``): the
+    stated change nearest a word of the outcome ("aspirin reduced stroke, at the cost of more
+    bleeding" states stroke going down); None when the clause names no outcome or states no
+    change."""
+    mentions = _said(clause, read_frame(question).outcome, share=0)
+    changes = _changes(clause)
+    if not mentions or not changes:
+        return None
+
+    def apart(change: int, mention: int) -> tuple[int, int]:
+        # A comma between parts a change from what it is said of: "reduced stroke, at the
+        # cost of more bleeding".
+        low, high = sorted((change, mention))
+        return clause.count(",", low, high), high - low
+
+    _, direction = min(changes, key=lambda c: min(apart(c[0], m) for m in mentions))
+    return direction
+
+
+#: The share of the words of a directional question's subject or outcome a clause must say
+#: (or their initials) for the change it states to answer the question.
+ON_FRAME = 0.5
+
+
+def speaks_elsewhere(sentence: str, question: str) -> bool:
+    """Whether ``sentence`` (a conclusion's) speaks of neither the subject nor the outcome of
+    a question that asks a direction ("do statins increase atrial fibrillation?" over
+    "epinephrine increases perfusion pressures"): the change it states is not the one asked
+    about, and leans no verdict yes (the digest: fail closed). It must say :data:`ON_FRAME` of
+    either's words, or their initials. False when the question asks no direction, or its
+    frame has no outcome."""
+    frame = read_frame(question)
+    if frame.direction is None or not _phrase_words(frame.outcome)[0]:
+        return False
+    return not any(_said(sentence, part, ON_FRAME) for part in (frame.outcome, frame.subject))
+
+
 def opposite_of_asked(clause: str, question: str) -> bool:
     """Whether ``clause`` states the change opposite to the one the question asks about (its
     frame's direction: "lowered the risk" under "does X cause Y?") and not the one asked: it
-    answers no (or nothing), never yes."""
+    answers no (or nothing), never yes. Where the clause names the question's outcome, the
+    change it states of the outcome decides (:func:`outcome_change`)."""
     asked = read_frame(question).direction
     if asked is None:
         return False
+    of_outcome = outcome_change(clause, question)
+    if of_outcome in (asked, OPPOSITE[asked]):
+        return of_outcome == OPPOSITE[asked]
     return _states(clause, OPPOSITE[asked]) and not _states(clause, asked)
 
 
@@ -312,11 +364,14 @@ def whole_study(read: list[tuple[str, Stance]]) -> list[tuple[str, Stance]]:
 
 @dataclass(frozen=True)
 class SourceStance:
-    """The stance of one article's conclusion, and whether the article is strong evidence."""
+    """The stance of one article's conclusion, whether the article is strong evidence, and
+    whether an ``uncertain`` stance is its conclusion stating the change opposite to the one
+    asked (:func:`opposite_of_asked`), not a hedge."""
 
     key: str
     stance: Stance
     strong: bool
+    opposite: bool = False
 
 
 def decide_verdict(
@@ -328,7 +383,7 @@ def decide_verdict(
     agreeing sources, or one strong one (systematic review, RCT), with none against and at least
     as many agreeing as hedging; anything else is ``uncertain``.
     """
-    if not is_yes_no_question(question):
+    if not read_frame(question).yes_no:
         return None, "not a yes/no question"
     if _NEGATED_QUESTION.search(question) or _SKEPTICAL_QUESTION.search(question):
         return "uncertain", "the question is phrased negatively or rhetorically"
@@ -351,6 +406,12 @@ def decide_verdict(
             return verdict, f"{statements} {point} to {name}{extra}"
         few = counted(len(side), "source")
         return "uncertain", f"too little evidence to say ({few} {point} to {name})"
+    opposite = sum(s.opposite for s in hedged)
+    if opposite:
+        said = f"{counted(opposite, 'conclusion')} state{'s' if opposite == 1 else ''}"
+        rest = len(hedged) - opposite
+        more = f", {rest} {'is' if rest == 1 else 'are'} hedged" if rest else ""
+        return "uncertain", f"{said} the change opposite to the one asked{more}"
     if hedged:
         return "uncertain", "the conclusions are hedged"
     return "uncertain", "no conclusion states a clear answer"

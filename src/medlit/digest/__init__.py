@@ -35,7 +35,10 @@ from medlit.checks.stance import (
     Verdict,
     content_terms,
     decide_verdict,
+    opposite_of_asked,
     sentence_stance,
+    speaks_elsewhere,
+    states_no_change,
     whole_study,
 )
 from medlit.checks.topics import anchor_terms, normalise_topic
@@ -314,6 +317,8 @@ def _source_stances(
         if candidate.article.key not in per_article and not on_question(candidate.article):
             continue
         stance = sentence_stance(candidate.text, question)
+        if stance == "yes" and speaks_elsewhere(candidate.text, question):
+            stance = None  # a change of something else: no lean (fail closed)
         article, read = per_article.setdefault(candidate.article.key, (candidate.article, []))
         if stance is not None:
             read.append((candidate.text, stance))
@@ -326,7 +331,12 @@ def _source_stances(
             continue
         combined: Stance = stances.pop() if len(stances) == 1 else "uncertain"
         strong = article.study_type >= StudyType.RCT
-        sources.append(SourceStance(key=key, stance=combined, strong=strong))
+        opposite = combined == "uncertain" and all(
+            opposite_of_asked(text, question) and not states_no_change(text)
+            for text, stance in read
+            if stance == "uncertain"
+        )
+        sources.append(SourceStance(key=key, stance=combined, strong=strong, opposite=opposite))
     return sources
 
 

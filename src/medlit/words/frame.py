@@ -17,17 +17,20 @@ from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
 from typing import Any, Literal
 
-from medlit.words.cues import age_groups
+from medlit.text import as_typed
+from medlit.words.cues import age_groups, directions
 from medlit.words.question_kind import QuestionKind, question_kind
 from medlit.words.tables import cue
 
 __all__ = [
     "OPPOSITE",
+    "QUESTION_START",
     "Direction",
     "Population",
     "QuestionFrame",
     "QuestionKind",
     "asking_part",
+    "question_sentences",
     "read_frame",
 ]
 
@@ -51,6 +54,23 @@ _ASKING_VERB = (
     r"(?:is|are|was|were|do|does|did|can|could|should|will|would|has|have|had|may|might|must)"
 )
 _YES_NO = re.compile(rf"^\s*{_ASKING_VERB}\b", re.IGNORECASE)
+# What a yes/no question may open with (its bottom line yes or no), typed forms included.
+_YES_NO_START = re.compile(
+    r"^(?:am|(?:is|are|was|were|does|do|did|could|should|would|has|have|had|might|must)(?:n't)?"
+    r"|can(?:'t|not)?|will|won't|may|shall)\b"
+    # "It's Fournier's gangrene still dangerous?": a typed "Is it ..." (a question mark required).
+    r"|^it(?:'|\u2019)s\b(?=.*\?$)",
+    re.I,
+)
+_LAST_CLAUSE = re.compile(r"[:;,]\s+|\n|\.\s+|\s*--\s*|\s[-\u2013\u2014]\s")
+_WH_START = re.compile(r"^(?:what|which|who|whom|whose|when|where|why|how)\b", re.I)
+# The question sentences of a text (the cache guard's "asking part"): those ending with "?"
+# or opening as a question does.
+_SENTENCE = re.compile(r"(?<=[.?!])\s+|\n+")
+QUESTION_START = re.compile(
+    r"^(?:what|how|why|when|where|which|who|can|could|is|are|am|do|does|did|should|would|will"
+    r"|may|might|any|has|have)\b"
+)
 # Where a question's clauses part: "Title: is it safe?", "X. Do they work?".
 _CLAUSES = re.compile(r"(?<=[:.?;])\s+|\s+--\s*|\s[-\u2013\u2014]\s")
 _PRONOUN = re.compile(r"^(?:it|they|this|these|that|those|we|there|he|she|you)\b")
@@ -83,13 +103,21 @@ class Population:
 
 @dataclass(frozen=True, slots=True)
 class QuestionFrame:
-    """What one question asks. Immutable and hashable; :meth:`to_json` for ``--json``."""
+    """What one question asks. Immutable and hashable; :meth:`to_json` for ``--json``.
+
+    ``yes_no``: whether its bottom line is yes or no (:func:`_asks_yes_no`). ``direction``:
+    the one direction of change it asks about, in ``direction_words``. ``changes_named``:
+    every way of change its question sentences name (cues ``direction.up``/``down``:
+    "increase", "prevent"), both when both are, for the answer cache's guard, which refuses a
+    hit on a question naming only the other way.
+    """
 
     question: str
     kind: QuestionKind
     yes_no: bool
     direction: Direction | None = None
     direction_words: str = ""
+    changes_named: tuple[str, ...] = ()
     populations: tuple[Population, ...] = ()
     subject: str = ""
     comparison: str = ""
@@ -116,6 +144,34 @@ def asking_part(question: str) -> str:
     clauses = [c.strip() for c in _CLAUSES.split(text) if c.strip()]
     asking = [c for c in clauses if _YES_NO.match(c)]
     return asking[-1] if asking else text
+
+
+def _asks_yes_no(question: str) -> bool:
+    """A question whose bottom line is yes or no ("Does X reduce Y?", "Is X safe in Z?").
+
+    The yes/no part may come after a statement, as in article titles: "Autoxidation products
+    are increased in uremic plasma: is there oxidative stress in uremia?".
+    """
+    text = question.strip().lstrip("\"'(\u00bf").strip()
+    if _YES_NO_START.match(text):
+        return True
+    last = _LAST_CLAUSE.split(text)[-1].strip().lstrip("\"'(")
+    if not text.endswith("?") or last == text:
+        return False
+    # "... . Is it always necessary?", and the title forms "Aripiprazole: a new risk factor
+    # for pathological gambling?" and "Malnutrition, a new inducer for arterial calcification?"
+    # (a noun phrase asked about: yes or no), but not "What are the effects of A, B and C?".
+    if _YES_NO_START.match(last):
+        return True
+    return not _WH_START.match(last) and not _WH_START.match(text)
+
+
+def question_sentences(text: str) -> str:
+    """The question sentences of ``text`` (lower-cased, as typed), joined by " . "; all of it
+    when none looks like a question."""
+    parts = [p.strip() for p in _SENTENCE.split(text) if p.strip()]
+    asking = [p for p in parts if p.endswith("?") or QUESTION_START.match(p)]
+    return " . ".join(asking) if asking else text
 
 
 def _direction(asking: str) -> tuple[Direction | None, str, tuple[int, int]]:
@@ -194,9 +250,10 @@ def _read(question: str) -> QuestionFrame:
     return QuestionFrame(
         question=question,
         kind=question_kind(question),
-        yes_no=_YES_NO.match(asking) is not None,
+        yes_no=_asks_yes_no(question),
         direction=direction,
         direction_words=words,
+        changes_named=tuple(sorted(directions(question_sentences(as_typed(text))))),
         populations=_populations(question, text),
         subject=subject,
         comparison=_phrase(compared["what"]) if compared else "",

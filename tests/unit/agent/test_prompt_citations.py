@@ -21,7 +21,6 @@ from medlit.agent.query import (
 from medlit.checks.citations import (
     enforce_citations,
     extract_pmids,
-    is_yes_no_question,
     parse_verdict,
     reasoned_verdict,
     remove_citations,
@@ -154,30 +153,6 @@ def test_verdicts() -> None:
     assert parse_verdict("Maybe, the evidence is mixed.") == "uncertain"
     assert parse_verdict("Aspirin reduces stroke risk [PMID:1].") is None
     assert parse_verdict("Nothing conclusive") is None  # 'No' must be a word of its own
-
-
-def test_yes_no_questions() -> None:
-    assert is_yes_no_question("Does metformin reduce mortality?")
-    assert is_yes_no_question("Is aspirin safe in pregnancy?")
-    assert not is_yes_no_question("What is the first-line treatment of gout?")
-    assert not is_yes_no_question("Which statin is best tolerated?")
-    # PubMedQA-style titles: a statement, then the yes/no question.
-    assert is_yes_no_question(
-        "Autoxidation products are increased in uremic plasma: is there oxidative stress?"
-    )
-    assert is_yes_no_question("Laparoscopy in the elderly - is it safe?")
-    assert not is_yes_no_question("Statins: what is the evidence?")
-    assert is_yes_no_question(
-        "Malnutrition, a new inducer for arterial calcification in hemodialysis patients?"
-    )
-    assert not is_yes_no_question("What are the effects of aspirin, heparin and warfarin?")
-    assert is_yes_no_question("In older adults with atrial fibrillation, is warfarin safe?")
-    # Negated auxiliaries, and "It's ... ?" typed for "Is it ...?" (a PubMedQA title).
-    assert is_yes_no_question("Isn't aspirin harmful in the elderly?")
-    assert is_yes_no_question("Can't statins cause myopathy?")
-    assert is_yes_no_question("It's Fournier's gangrene still dangerous?")
-    assert not is_yes_no_question("It's known that statins cause myopathy.")
-    assert not is_yes_no_question("Its effect on survival?")
 
 
 def test_only_a_verdict_written_after_the_reasoning_is_trusted() -> None:
