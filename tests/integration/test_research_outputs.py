@@ -119,7 +119,10 @@ def test_flow_counts_add_up_and_rerun_search_finds_what_is_new(
     rsettings: Settings, eutils: FakeEutils, monkeypatch: Any
 ) -> None:
     import asyncio
+    import base64
     import json
+    import re
+    from xml.etree import ElementTree
 
     from typer.testing import CliRunner
 
@@ -137,7 +140,21 @@ def test_flow_counts_add_up_and_rerun_search_finds_what_is_new(
     assert flow["included"] == len({f.article_key for f in job.findings})
     assert len(data["excluded"]) == sum(flow["excluded"].values())
     assert all(e["reason"] for e in data["excluded"])
-    assert "Records identified" in data["report_markdown"]
+    # The exported report draws the flow (an SVG embedded as an image) above its counts table.
+    markdown = data["report_markdown"]
+    image = re.search(r"!\[[^\n]*\]\(data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)\)", markdown)
+    assert image and markdown.index("### Flow of records") < image.start()
+    drawing = ElementTree.fromstring(base64.b64decode(image.group(1)))
+    shown = " ".join(el.text or "" for el in drawing.iter("{http://www.w3.org/2000/svg}text"))
+    for count in [
+        flow["identified"],
+        flow["screened"],
+        flow["included"],
+        *flow["excluded"].values(),
+    ]:
+        assert str(count) in shown.split() or f": {count}" in shown, (count, shown)
+    assert f"| Records identified | {flow['identified']} |" in markdown[image.end() :]
+    assert f"| Included (evidence) | {flow['included']} |" in markdown
     assert f"medlit research rerun-search {job.id}" in data["report_markdown"]
 
     # A new trial is published: a rerun of the logged searches finds it, and only it.
