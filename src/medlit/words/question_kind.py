@@ -46,4 +46,6 @@ def question_kind(question: str) -> QuestionKind:
     for kind, name in _ORDER:
         if cue(name).search(text):
             return kind
+    if cue("kind.complaint").search(text) and not cue("kind.treatment").search(text):
+        return "diagnosis"
     return "effect"
