@@ -96,9 +96,16 @@ async def test_the_question_is_searched_as_ask_searches_it(
     assert asked, "the research question itself was not searched"
     assert asked[0].query == plan.pubmed_query
     assert asked[0].limit == rsettings.agent.fetch_per_round
-    assert {a.query for a in asked} <= {plan.pubmed_query, plan.broad_query}
+    assert {a.query for a in asked} <= {plan.pubmed_query, *plan.relaxed}
     terms = [r.params.get("term") for r in eutils.requests("esearch")]
     assert plan.pubmed_query in terms
+    # It finds fewer than ask needs: relaxed as ask relaxes it, a word at a time, each step
+    # in the log with the word it dropped; no OR.
+    relaxed = [a for a in asked if a.query != plan.pubmed_query]
+    assert relaxed and [a.query for a in relaxed] == list(plan.relaxed[: len(relaxed)])
+    assert all(a.step.startswith("relaxed: dropped ") for a in relaxed)
+    assert asked[0].step == "the question's words"
+    assert not any(" OR " in a.query for a in job.search_log)
 
 
 async def test_a_sub_question_that_finds_little_is_broadened(rsettings: Settings) -> None:
