@@ -4,6 +4,7 @@ against the fake E-utilities, Europe PMC and LLM servers."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from medlit.agent.query import deterministic_plan
@@ -123,7 +124,7 @@ async def test_a_sub_question_that_finds_little_is_broadened(rsettings: Settings
 
 
 def test_flow_counts_add_up_and_rerun_search_finds_what_is_new(
-    rsettings: Settings, eutils: FakeEutils, monkeypatch: Any
+    rsettings: Settings, eutils: FakeEutils, monkeypatch: Any, tmp_path: Path
 ) -> None:
     import asyncio
     import base64
@@ -180,6 +181,15 @@ def test_flow_counts_add_up_and_rerun_search_finds_what_is_new(
     assert {(q["source"], q["query"], q["limit"]) for q in rerun["queries"]} == searched
     text = CliRunner().invoke(app, ["research", "rerun-search", job.id])
     assert "New since: 40000077" in text.stdout
+
+    # A terminal gets the flow's table; the report written to a file gets the drawing too.
+    shown = CliRunner().invoke(app, ["research", "resume", job.id])
+    assert shown.exit_code == 0, shown.output
+    assert "| Included (evidence) |" in shown.stdout and "data:image" not in shown.stdout
+    out = tmp_path / "report.md"
+    written = CliRunner().invoke(app, ["research", "resume", job.id, "--out", str(out)])
+    assert written.exit_code == 0, written.output
+    assert "![PRISMA-style flow of records: " in out.read_text()
 
 
 def _in_article(quote: str, article: Any) -> bool:

@@ -168,10 +168,11 @@ def search_log_rows(job: ResearchJob) -> list[dict[str, Any]]:
     ]
 
 
-def render_flow(job: ResearchJob, flow: Flow | None = None) -> list[str]:
+def render_flow(job: ResearchJob, flow: Flow | None = None, *, drawing: bool = True) -> list[str]:
     """The search and its flow as Markdown lines (a section of the report): the log, the flow
     drawn (an SVG embedded as a ``data:`` image, :mod:`medlit.research.flow_diagram`) and its
-    counts as a table under it, for readers and screen readers."""
+    counts as a table under it, for readers and screen readers (``drawing=False``: the table
+    alone, for a terminal)."""
     flow = flow or flow_of(job)
     out = ["## Search and selection", ""]
     searched = [e for e in job.search_log if e.status != "cache"]
@@ -190,8 +191,7 @@ def render_flow(job: ResearchJob, flow: Flow | None = None) -> list[str]:
         "",
         "### Flow of records",
         "",
-        flow_image_markdown(flow),
-        "",
+        *([flow_image_markdown(flow), ""] if drawing else []),
         "| Step | Records |",
         "| --- | --- |",
     ]
