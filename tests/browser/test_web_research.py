@@ -90,7 +90,11 @@ def test_quick_research_live_then_report_and_exports(served: Served, open_page: 
     assert page.locator("#report h2", has_text="Discrepancies").count() == 1
     # Markup in the question (and anything from the model) stayed text.
     assert page.evaluate("window.__xss") is None
-    assert page.locator("#report img, #report script, #job-view img").count() == 0
+    # The one image is the report's own flow drawing (an SVG data: URI the renderer let through).
+    assert page.locator("#report script, #job-view img:not(.flow-diagram)").count() == 0
+    images = page.locator("#report img")
+    assert images.count() == 1 and page.locator("#flow-diagram img.flow-diagram").count() == 1
+    assert (images.get_attribute("src") or "").startswith("data:image/svg+xml;base64,")
     assert "onerror" in page.inner_text("#report") and "onerror" in page.inner_text("#job-question")
 
     # RIS holds every reference; BibTeX too; Markdown is the report.

@@ -21,6 +21,7 @@ from medlit.agent.prompt import (
     NO_EVIDENCE_ANSWER,
     best_article_lost,
 )
+from medlit.agent.query import deterministic_plan
 from medlit.assistant import AskResult, Assistant
 from medlit.config import Settings
 from medlit.types import AbstractSection, Article
@@ -271,6 +272,36 @@ async def test_stop_on_stagnation(
     assert result.api_calls.pubmed < 20
 
 
+async def test_a_search_that_finds_nothing_keeps_the_drugs_name_longest(
+    assistant: Assistant, eutils: FakeEutils
+) -> None:
+    # "diseases AND treated AND glofitamab" found nothing; ORing every word brought articles on
+    # other diseases. Relaxed a word at a time, the drug's name alone finds the one on it.
+    conclusion = AbstractSection(
+        label="CONCLUSIONS",
+        category="CONCLUSIONS",
+        text="Glofitamab was well tolerated and effective in relapsed lymphoma after CAR T cells.",
+    )
+    eutils.add_xml(
+        b"<PubmedArticleSet>"
+        + article_to_xml(
+            Article(
+                pmid="31000091",
+                title="Glofitamab after CAR T-cell therapy",
+                abstract=[conclusion],
+                year=2024,
+            )
+        )
+        + b"</PubmedArticleSet>"
+    )
+    result = await assistant.ask("What diseases can be treated with glofitamab?")
+    searched = [r.params.get("term", "") for r in eutils.requests("esearch")]
+    plan = deterministic_plan("What diseases can be treated with glofitamab?")
+    assert searched == [plan.pubmed_query, *plan.relaxed] and searched[-1] == "glofitamab"
+    assert not any(" OR " in term for term in searched)
+    assert "31000091" in {c.pmid for c in result.citations}
+
+
 async def test_no_results_answers_plainly_without_llm(
     assistant: Assistant, eutils: FakeEutils, llm_server: FakeLLMServer
 ) -> None:
@@ -279,7 +310,12 @@ async def test_no_results_answers_plainly_without_llm(
     assert result.answer == NO_EVIDENCE_ANSWER
     assert result.citations == [] and result.verdict is None
     assert result.api_calls.llm == 0 and len(llm_server.history) == 0
-    assert result.api_calls.pubmed == 2  # the narrow query, then the broad one; no loop
+    # The narrow query, then each relaxed one (a word dropped at a time, the name last), all
+    # in the one round that found nothing; no loop.
+    plan = deterministic_plan("Does zorblatamab cure quixotic fever?")
+    assert plan.relaxed == ("zorblatamab AND quixotic AND fever", "zorblatamab AND quixotic",
+                            "zorblatamab")  # fmt: skip
+    assert result.api_calls.pubmed == 1 + len(plan.relaxed)
     assert not result.cache.admitted
     again = await assistant.ask("Does zorblatamab cure quixotic fever?")
     assert again.cache.tier1 == "miss"  # "no evidence" is never cached
@@ -366,6 +402,9 @@ async def test_a_sentence_citing_an_article_about_another_vitamin_is_left_out(
     # citing them: every word but one letter is in the abstract, and the PMID was retrieved.
     llm_server.responder = EvidenceResponder(lambda pmids: "Yes", swap=("vitamin C", "vitamin D"))
     question = "Does vitamin D prevent complex regional pain syndrome after wrist fractures?"
+    # A relaxed search keeps "vitamin d"; a search engine matching on part of the words (as
+    # PubMed's term mapping may) still brings the vitamin C trials.
+    eutils.match = "any"
     async with Assistant(_configure(settings, eutils, llm_server)) as assistant:
         result = await assistant.ask(question)
         again = await assistant.ask(question)
@@ -645,6 +684,7 @@ async def test_an_answer_left_citing_only_another_subject_after_a_contradiction_
         + b"</PubmedArticleSet>"
     )
     question = "Can hair and urine trace element analysis predict kidney stone composition?"
+    eutils.match = "any"  # the CT study shares only some of the question's words
     result = await _ask_answered(
         settings,
         eutils,

@@ -4,6 +4,7 @@ against the fake E-utilities, Europe PMC and LLM servers."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from medlit.agent.query import deterministic_plan
@@ -96,9 +97,16 @@ async def test_the_question_is_searched_as_ask_searches_it(
     assert asked, "the research question itself was not searched"
     assert asked[0].query == plan.pubmed_query
     assert asked[0].limit == rsettings.agent.fetch_per_round
-    assert {a.query for a in asked} <= {plan.pubmed_query, plan.broad_query}
+    assert {a.query for a in asked} <= {plan.pubmed_query, *plan.relaxed}
     terms = [r.params.get("term") for r in eutils.requests("esearch")]
     assert plan.pubmed_query in terms
+    # It finds fewer than ask needs: relaxed as ask relaxes it, a word at a time, each step
+    # in the log with the word it dropped; no OR.
+    relaxed = [a for a in asked if a.query != plan.pubmed_query]
+    assert relaxed and [a.query for a in relaxed] == list(plan.relaxed[: len(relaxed)])
+    assert all(a.step.startswith("relaxed: dropped ") for a in relaxed)
+    assert asked[0].step == "the question's words"
+    assert not any(" OR " in a.query for a in job.search_log)
 
 
 async def test_a_sub_question_that_finds_little_is_broadened(rsettings: Settings) -> None:
@@ -116,10 +124,13 @@ async def test_a_sub_question_that_finds_little_is_broadened(rsettings: Settings
 
 
 def test_flow_counts_add_up_and_rerun_search_finds_what_is_new(
-    rsettings: Settings, eutils: FakeEutils, monkeypatch: Any
+    rsettings: Settings, eutils: FakeEutils, monkeypatch: Any, tmp_path: Path
 ) -> None:
     import asyncio
+    import base64
     import json
+    import re
+    from xml.etree import ElementTree
 
     from typer.testing import CliRunner
 
@@ -137,7 +148,21 @@ def test_flow_counts_add_up_and_rerun_search_finds_what_is_new(
     assert flow["included"] == len({f.article_key for f in job.findings})
     assert len(data["excluded"]) == sum(flow["excluded"].values())
     assert all(e["reason"] for e in data["excluded"])
-    assert "Records identified" in data["report_markdown"]
+    # The exported report draws the flow (an SVG embedded as an image) above its counts table.
+    markdown = data["report_markdown"]
+    image = re.search(r"!\[[^\n]*\]\(data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)\)", markdown)
+    assert image and markdown.index("### Flow of records") < image.start()
+    drawing = ElementTree.fromstring(base64.b64decode(image.group(1)))
+    shown = " ".join(el.text or "" for el in drawing.iter("{http://www.w3.org/2000/svg}text"))
+    for count in [
+        flow["identified"],
+        flow["screened"],
+        flow["included"],
+        *flow["excluded"].values(),
+    ]:
+        assert str(count) in shown.split() or f": {count}" in shown, (count, shown)
+    assert f"| Records identified | {flow['identified']} |" in markdown[image.end() :]
+    assert f"| Included (evidence) | {flow['included']} |" in markdown
     assert f"medlit research rerun-search {job.id}" in data["report_markdown"]
 
     # A new trial is published: a rerun of the logged searches finds it, and only it.
@@ -156,6 +181,15 @@ def test_flow_counts_add_up_and_rerun_search_finds_what_is_new(
     assert {(q["source"], q["query"], q["limit"]) for q in rerun["queries"]} == searched
     text = CliRunner().invoke(app, ["research", "rerun-search", job.id])
     assert "New since: 40000077" in text.stdout
+
+    # A terminal gets the flow's table; the report written to a file gets the drawing too.
+    shown = CliRunner().invoke(app, ["research", "resume", job.id])
+    assert shown.exit_code == 0, shown.output
+    assert "| Included (evidence) |" in shown.stdout and "data:image" not in shown.stdout
+    out = tmp_path / "report.md"
+    written = CliRunner().invoke(app, ["research", "resume", job.id, "--out", str(out)])
+    assert written.exit_code == 0, written.output
+    assert "![PRISMA-style flow of records: " in out.read_text()
 
 
 def _in_article(quote: str, article: Any) -> bool:

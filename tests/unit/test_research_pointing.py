@@ -216,3 +216,19 @@ def test_a_search_that_finds_nothing_drops_its_commonest_word_first_names_last()
     # A name common in English (a drug of the list) outlasts the commonest other words.
     aspirin = SubQuestion(id="q2", text="Is aspirin used after a stroke in older adults?")
     assert search_terms(aspirin)[-1] == "aspirin"
+
+
+def test_ask_and_research_relax_a_search_with_the_same_steps() -> None:
+    from medlit.agent.query import deterministic_plan
+    from medlit.checks.search_terms import build_queries, query_terms, relaxed_queries
+
+    text = "What diseases can be treated with glofitamab?"
+    plan = deterministic_plan(text)
+    research = [q for q, _ in search_steps(SubQuestion(id="q0", text=text))]
+    # One relaxation: ask's plan walks the researcher's steps after the narrow query.
+    assert research == [plan.pubmed_query, *plan.relaxed]
+    assert plan.relaxed == tuple(q for q, _ in relaxed_queries(query_terms(text, max_terms=8)))
+    assert plan.broad_query == "glofitamab" == build_queries(text, max_terms=8)[1]
+    # Nothing to relax: the broad query is the narrow one, never an OR.
+    assert build_queries("glofitamab", max_terms=8) == ("glofitamab", "glofitamab")
+    assert relaxed_queries([]) == []

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import base64
 from html.parser import HTMLParser
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from medlit.web.render import ALLOWED_TAGS, render_markdown_html
+from medlit.web.render import ALLOWED_TAGS, render_markdown_html, safe_svg_image
 
 HOSTILE = [
     "<script>alert(1)</script>",
@@ -88,8 +89,45 @@ _PIECES = st.sampled_from(
 @settings(max_examples=300, deadline=None)
 def test_no_markdown_yields_a_live_element(markdown: str) -> None:
     found = _Elements(render_markdown_html(markdown))
-    assert found.tags <= ALLOWED_TAGS
+    assert found.tags <= ALLOWED_TAGS - {"img"}
     for tag, name, value in found.attributes:
         assert name in {"href", "title", "rel", "start"}, (tag, name)
         if name == "href":
             assert value.lower().startswith(("http://", "https://", "mailto:")), value
+
+
+def _svg_uri(svg: str) -> str:
+    return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
+
+
+_DRAWING = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">{}</svg>'
+HOSTILE_SVG = [
+    _DRAWING.format("<script>alert(1)</script>"),
+    '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>',
+    _DRAWING.format('<image href="https://evil.example/x.png"/>'),
+    _DRAWING.format('<a href="javascript:alert(1)"><text>x</text></a>'),
+    _DRAWING.format('<rect fill="url(https://evil.example/#p)"/>'),
+    _DRAWING.format('<rect style="fill:red"/>'),
+    _DRAWING.format("<foreignObject><p>x</p></foreignObject>"),
+    '<!DOCTYPE svg [<!ENTITY a "aaaa">]><svg xmlns="http://www.w3.org/2000/svg">&a;</svg>',
+    _DRAWING.format("<!-- a comment -->"),
+    '<svg><rect x="1"/></svg>',  # not in the SVG namespace
+    "<svg xmlns='http://www.w3.org/2000/svg'><rect",  # not well-formed
+]
+
+
+@pytest.mark.parametrize("svg", HOSTILE_SVG)
+def test_an_svg_image_that_is_not_a_plain_drawing_is_its_alt_text(svg: str) -> None:
+    assert not safe_svg_image(_svg_uri(svg))
+    html = render_markdown_html(f"Before ![the drawing]({_svg_uri(svg)}) after.")
+    assert "<img" not in html and "the drawing" in html
+
+
+def test_only_a_plain_drawing_is_shown_and_only_as_an_image() -> None:
+    uri = _svg_uri(_DRAWING.format('<rect x="1" y="1" width="8" height="8" fill="#fff"/>'))
+    assert safe_svg_image(uri)
+    html = render_markdown_html(f"![a box]({uri}) and [a link]({uri})")
+    assert f'<img src="{uri}" alt="a box">' in html
+    assert "href" not in html  # the same URI as a link is not linked
+    assert not safe_svg_image(uri.replace("svg+xml", "png"))
+    assert not safe_svg_image(uri + "!")

@@ -205,6 +205,7 @@ class AskNodes:
             "standalone_question": plan.standalone_question,
             "pubmed_query": plan.pubmed_query,
             "broad_query": plan.broad_query,
+            "relaxed_queries": list(plan.relaxed),
             "focus": plan.focus,
             "is_yes_no": frame.yes_no,
             "frame": frame,
@@ -232,8 +233,9 @@ class AskNodes:
         standalone = query.normalise_question(out.standalone_question) or question
         _narrow, broad = query.build_queries(standalone, max_terms=self.agent.max_query_terms)
         narrow = " ".join(out.pubmed_query.split()) or _narrow
+        relaxed = query.relaxed_steps(standalone, max_terms=self.agent.max_query_terms)
         return query.QueryPlan(
-            standalone, narrow, broad, out.focus or query.suggest_focus(standalone)
+            standalone, narrow, broad, out.focus or query.suggest_focus(standalone), relaxed
         )
 
     def _fingerprint(self, state: AgentState) -> str:
@@ -336,23 +338,47 @@ class AskNodes:
         )
         return update
 
-    def _next_query(self, state: AgentState) -> tuple[str, int, str] | None:
-        """(term, offset, mode) of the next fetch: page on while pages are full, then broaden."""
-        narrow, broad = state["pubmed_query"], state.get("broad_query") or state["pubmed_query"]
-        limit = self.agent.fetch_per_round
+    def _query_steps(self, state: AgentState) -> list[str]:
+        """The queries a question is searched with, narrowest first: the narrow one, then
+        the same relaxed a word at a time (the commonest first, names last)."""
+        narrow = state["pubmed_query"]
+        relaxed = state.get("relaxed_queries") or [state.get("broad_query") or narrow]
+        return list(dict.fromkeys([narrow, *relaxed]))
+
+    def _next_query(self, state: AgentState) -> tuple[str, int, str, int] | None:
+        """(term, offset, mode, step) of the next fetch: page on while pages are full, then
+        the next relaxed query; ``broad`` is the widest, after which nothing is left."""
+        steps = self._query_steps(state)
+        last = len(steps) - 1
         if state.get("iteration", 0) == 0:
-            return (narrow, 0, "broad" if narrow == broad else "narrow")
-        mode = state.get("query_mode", "narrow")
-        full_page = state.get("last_fetch_count", 0) >= limit
-        if full_page:
-            term = broad if mode == "broad" else narrow
-            return (term, state.get("page_offset", 0) + limit, mode)
-        if mode == "narrow":
-            return (broad, 0, "broad")
-        return None  # the broad query has no more pages
+            return (steps[0], 0, "broad" if last == 0 else "narrow", 0)
+        step = min(state.get("query_step", 0), last)
+        limit = self.agent.fetch_per_round
+        if state.get("last_fetch_count", 0) >= limit:  # a full page: page on
+            mode = "broad" if step == last else "narrow"
+            return (steps[step], state.get("page_offset", 0) + limit, mode, step)
+        if step < last:
+            return (steps[step + 1], 0, "broad" if step + 1 == last else "narrow", step + 1)
+        return None  # the widest query has no more pages
+
+    async def _search(
+        self, state: AgentState, term: str, offset: int
+    ) -> tuple[list[Article], list[str], bool]:
+        """One search of the question's sources: (articles, failures, all unreachable)."""
+        where = _sources_label(state["sources"])
+        page = f", results from {offset + 1}" if offset else ""
+        emit("stage", "fetch_pubmed", f"searching {where} for “{term}”{page}", query=term)
+        search = SearchQuery(term=term, limit=self.agent.fetch_per_round, offset=offset)
+        try:
+            return await self.deps.search(search, state["sources"], state.get("use_cache", True))
+        except SourceError as exc:
+            log.warning("fetch_failed", query=term, error=str(exc))
+            return [], [str(exc)], isinstance(exc, SourceUnreachable)
 
     async def fetch_pubmed(self, state: AgentState) -> dict[str, Any]:
-        """Tier 3: search the sources, store what is new (chunked and embedded) in tier 2."""
+        """Tier 3: search the sources, store what is new (chunked and embedded) in tier 2. A
+        query that finds nothing new is relaxed at once, in the same round, until one finds
+        something new or none is left (every step a search of its own)."""
         nxt = self._next_query(state)
         iteration = state.get("iteration", 0) + 1
         if nxt is None:
@@ -363,22 +389,22 @@ class AskNodes:
                 "last_fetch_new": 0,
                 "query_mode": "broad",
             }
-        term, offset, mode = nxt
-        where = _sources_label(state["sources"])
-        page = f", results from {offset + 1}" if offset else ""
-        emit("stage", "fetch_pubmed", f"searching {where} for “{term}”{page}", query=term)
-        search = SearchQuery(term=term, limit=self.agent.fetch_per_round, offset=offset)
+        term, offset, mode, step = nxt
         errors = list(state.get("fetch_errors", []))
         use_cache = state.get("use_cache", True)
         with usage_scope() as usage:
-            try:
-                articles, failed, unreachable = await self.deps.search(
-                    search, state["sources"], use_cache
-                )
-            except SourceError as exc:
-                log.warning("fetch_failed", query=term, error=str(exc))
-                articles, failed = [], [str(exc)]
-                unreachable = isinstance(exc, SourceUnreachable)
+            articles, failed, unreachable = await self._search(state, term, offset)
+            steps, seen = self._query_steps(state), state.get("documents", {})
+            while (
+                not failed
+                and not offset
+                and step < len(steps) - 1
+                and all(a.key in seen for a in articles)
+            ):
+                log.info("search_relaxed", query=term)
+                step += 1
+                term, mode = steps[step], "broad" if step == len(steps) - 1 else "narrow"
+                articles, failed, unreachable = await self._search(state, term, offset)
         errors.extend(failed)
         searched_ok = state.get("searched_ok", False) or len(failed) < len(state["sources"])
         calls = sum(usage.calls.values())
@@ -397,6 +423,7 @@ class AskNodes:
             "api_calls": state.get("api_calls", 0) + calls,
             "page_offset": offset,
             "query_mode": mode,
+            "query_step": step,
             "last_fetch_count": len(articles),
             "last_fetch_new": len(new),
             "documents": documents,

@@ -4,8 +4,9 @@ An LLM call costs latency and money, and a repeated question must cost nothing o
 so the planner calls the LLM only for a question that depends on the conversation (a session
 with memory, and a question that reads like a follow-up: "and in children?", "what about its
 side effects?"). Every other question is rewritten deterministically: whitespace normalised,
-and a PubMed query built from its content words, ANDed (narrow) with an OR fallback (broad) for
-later rounds.
+and a PubMed query built from its content words, ANDed (narrow), relaxed for later rounds one
+word at a time, the commonest first and the question's names last
+(:func:`medlit.checks.search_terms.relaxed_queries`, the relaxation research uses too).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from medlit.checks.search_terms import (
     content_terms,
     normalise_question,
     query_terms,
+    relaxed_queries,
 )
 from medlit.text import as_typed
 from medlit.words import stop_words
@@ -35,6 +37,7 @@ __all__ = [
     "looks_like_follow_up",
     "normalise_question",
     "query_terms",
+    "relaxed_steps",
     "suggest_focus",
     "without_follow_up",
 ]
@@ -128,8 +131,10 @@ class QueryPlan:
 
     standalone_question: str
     pubmed_query: str  # narrow: content terms ANDed
-    broad_query: str  # fallback for later rounds: the same terms ORed
+    broad_query: str  # the widest relaxed query: the question's names (or rarest word) alone
     focus: str | None
+    #: The narrow query relaxed, one word dropped at a time (names last), widest last.
+    relaxed: tuple[str, ...] = ()
 
 
 @lru_cache(maxsize=2048)
@@ -138,7 +143,15 @@ def deterministic_plan(question: str, *, max_terms: int = 8) -> QueryPlan:
     case of a cache hit, is planned once; the plan is frozen)."""
     standalone = normalise_question(question)
     narrow, broad = build_queries(standalone, max_terms=max_terms)
-    return QueryPlan(standalone, narrow, broad, suggest_focus(standalone))
+    relaxed = relaxed_steps(standalone, max_terms=max_terms)
+    return QueryPlan(standalone, narrow, broad, suggest_focus(standalone), relaxed)
+
+
+def relaxed_steps(question: str, *, max_terms: int = 8) -> tuple[str, ...]:
+    """The queries a search for ``question`` is relaxed through when it finds too little,
+    widest last (:func:`medlit.checks.search_terms.relaxed_queries`)."""
+    terms = query_terms(question, max_terms=max_terms)
+    return tuple(query for query, _ in relaxed_queries(terms))
 
 
 _FOLLOW_UP_FILLER = stop_words("follow_up")

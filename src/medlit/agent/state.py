@@ -61,6 +61,7 @@ class AgentState(TypedDict, total=False):
     standalone_question: str
     pubmed_query: str
     broad_query: str
+    relaxed_queries: list[str]  # the narrow query relaxed a word at a time, widest last
     focus: str | None
     is_yes_no: bool
     frame: QuestionFrame  # what the standalone question asks, read once (medlit.words.frame)
@@ -83,7 +84,8 @@ class AgentState(TypedDict, total=False):
     api_calls: int  # source requests sent for this question
     iteration: int  # fetch rounds done
     page_offset: int  # where the next page of the current query starts
-    query_mode: Literal["narrow", "broad"]
+    query_mode: Literal["narrow", "broad"]  # broad: the widest query (nothing left to relax)
+    query_step: int  # which query is searched: 0 the narrow one, then each relaxed one
     last_fetch_count: int  # articles the last fetch returned (new or not)
     last_fetch_new: int  # of those, articles not seen before for this question
     fetch_errors: list[str]

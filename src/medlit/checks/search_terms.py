@@ -1,7 +1,8 @@
 """A question's search terms: its content words, and the PubMed queries built of them.
 
 Shared by the ask planner (:mod:`medlit.agent.query`), the researcher's searches and the checks
-that compare an answer's words with the question's (:mod:`medlit.checks.attribution`).
+that compare an answer's words with the question's (:mod:`medlit.checks.attribution`). A search
+that finds nothing is relaxed the same way by both (:func:`relaxed_queries`).
 """
 
 from __future__ import annotations
@@ -10,9 +11,18 @@ import re
 
 from medlit.checks.qualified_names import WORD_HEADS
 from medlit.text import as_typed
-from medlit.words import stop_words
+from medlit.words import cue, frequency, stop_words, word_set
 
-__all__ = ["WORD_PATTERN", "build_queries", "content_terms", "normalise_question", "query_terms"]
+__all__ = [
+    "NAME_ZIPF",
+    "WORD_PATTERN",
+    "build_queries",
+    "content_terms",
+    "is_name",
+    "normalise_question",
+    "query_terms",
+    "relaxed_queries",
+]
 
 # Function words, what asks about the literature rather than naming a topic ("what does the
 # evidence say") and the verbs that frame who was studied ("undergoing"): words/data/stop_words.txt.
@@ -75,6 +85,43 @@ def query_terms(text: str, *, max_terms: int) -> list[str]:
 
 
 def build_queries(text: str, *, max_terms: int) -> tuple[str, str]:
-    """The narrow (AND) and broad (OR) PubMed queries for ``text``."""
+    """The narrow (AND of every term) and broad PubMed queries for ``text``: broad is the
+    widest of :func:`relaxed_queries` (the question's names alone, or its rarest word), the
+    narrow one when there is nothing to drop."""
     terms = query_terms(text, max_terms=max_terms) or [normalise_question(text)]
-    return " AND ".join(terms), " OR ".join(terms)
+    relaxed = relaxed_queries(terms)
+    return " AND ".join(terms), relaxed[-1][0] if relaxed else " AND ".join(terms)
+
+
+#: A word rarer in English than this (Zipf) is taken for a name: a drug, gene, disease or
+#: organism ("glofitamab", "brca1", "schistosomiasis"); a relaxed search keeps it longest.
+NAME_ZIPF = 3.0
+
+
+def is_name(term: str) -> bool:
+    """Whether a query term names something (kept longest when a search is relaxed): a quoted
+    name ("vitamin d"), a known drug or one with an INN stem, a word with a digit, or a word
+    rare in English."""
+    word = term.strip('"')
+    if term.startswith('"') or any(c.isdigit() for c in word):
+        return True
+    if word in word_set("drugs.txt") or cue("drug.stem").search(word):
+        return True
+    return frequency.zipf(word) < NAME_ZIPF
+
+
+def relaxed_queries(terms: list[str]) -> list[tuple[str, str]]:
+    """The AND of ``terms`` relaxed one word at a time, each query with its step: the least
+    informative word dropped first (the commonest in English: "treated", "diseases"), a name
+    (:func:`is_name`: a drug, gene, disease or organism) last, so the question's names stay
+    longest ("glofitamab" alone finds the articles on it). The AND of all ``terms`` is not
+    among them; nor is any OR: an OR of every word brings articles about any of them."""
+    order = sorted(
+        terms, key=lambda t: (is_name(t), -frequency.zipf(t.strip('"')), -terms.index(t))
+    )
+    left = list(terms)
+    steps: list[tuple[str, str]] = []
+    for dropped in order[:-1]:
+        left.remove(dropped)
+        steps.append((" AND ".join(left), f"relaxed: dropped {dropped} (least informative)"))
+    return steps

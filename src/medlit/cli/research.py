@@ -615,8 +615,11 @@ def _finish(job: ResearchJob, out: Path | None, as_json: bool) -> None:
     if as_json:
         print_json(job_to_dict(job))
     elif job.report is not None and out is None:
-        console.print(
-            render_markdown(job.report, job), markup=False, highlight=False, soft_wrap=True
+        console.print(  # the flow as its table: a terminal shows no image
+            render_markdown(job.report, job, drawings=False),
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
         )
     if job.status.value == "CANCELLED":
         raise ResearchError(

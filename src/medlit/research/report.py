@@ -69,9 +69,12 @@ def _discrepancy_lines(discrepancy: Discrepancy, numbers: dict[str, int]) -> lis
     return out
 
 
-def render_markdown(report: NarrativeReport, job: ResearchJob | None = None) -> str:
+def render_markdown(
+    report: NarrativeReport, job: ResearchJob | None = None, *, drawings: bool = True
+) -> str:
     """The report as Markdown: summary, sections, discrepancies, limitations, references;
-    with its ``job``, also the search and selection (what was searched and excluded)."""
+    with its ``job``, also the search and selection (what was searched and excluded), its flow
+    drawn as an embedded SVG image unless ``drawings`` is False (a terminal shows the table)."""
     numbers = {r.article_key: r.number for r in report.references}
     out = [f"# {report.title}", "", f"**Question:** {report.question}", ""]
     out += ["## Executive summary", "", report.executive_summary.strip(), ""]
@@ -89,7 +92,7 @@ def render_markdown(report: NarrativeReport, job: ResearchJob | None = None) -> 
         out += [f"- {item}" for item in report.limitations]
         out.append("")
     if job is not None:
-        out += review_sections(job)
+        out += review_sections(job, drawings=drawings)
     out += ["## References", ""]
     if not report.references:
         out.append("No articles were cited.")
@@ -130,7 +133,7 @@ def failed_source_limitations(plan: ResearchPlan | None) -> list[str]:
     ]
 
 
-def review_sections(job: ResearchJob) -> list[str]:
+def review_sections(job: ResearchJob, *, drawings: bool = True) -> list[str]:
     """What a review team reads besides the narrative: the search, its flow and the
     articles excluded."""
     excluded = excluded_articles(job)
@@ -138,7 +141,7 @@ def review_sections(job: ResearchJob) -> list[str]:
     out = render_table(job.evidence_table, numbers, job.columns or CELLS)
     if job.certainty is not None:
         out += render_certainty(job.certainty)
-    out += render_flow(job, flow_of(job, excluded))
+    out += render_flow(job, flow_of(job, excluded), drawing=drawings)
     if excluded:
         out += ["## Excluded articles", ""]
         for item in excluded:

@@ -26,7 +26,7 @@ from medlit.checks.grounding import (
     unframed_claim,
 )
 from medlit.checks.registry import refuse_unknown
-from medlit.checks.search_terms import build_queries, query_terms
+from medlit.checks.search_terms import build_queries, query_terms, relaxed_queries
 from medlit.config import ResearchDepth, ResearchSettings
 from medlit.errors import LLMConfigError, LLMError, ResearchError
 from medlit.log import get_logger
@@ -65,7 +65,6 @@ from medlit.types import (
     SearchQuery,
     SearchResults,
 )
-from medlit.words import cue, frequency, word_set
 
 if TYPE_CHECKING:
     from medlit.embeddings import Embedder
@@ -121,44 +120,20 @@ class EvidenceCacheLike(FreshArticles, Protocol):
         ...
 
 
-#: A word rarer in English than this (Zipf) is taken for a name: a drug, gene, disease or
-#: organism ("glofitamab", "brca1", "schistosomiasis"); a relaxed search keeps it longest.
-NAME_ZIPF = 3.0
-
-
-def _is_name(term: str) -> bool:
-    """Whether a query term names something (kept longest when a search is relaxed): a quoted
-    name ("vitamin d"), a known drug or one with an INN stem, a word with a digit, or a word
-    rare in English."""
-    word = term.strip('"')
-    if term.startswith('"') or any(c.isdigit() for c in word):
-        return True
-    if word in word_set("drugs.txt") or cue("drug.stem").search(word):
-        return True
-    return frequency.zipf(word) < NAME_ZIPF
-
-
 def search_steps(question: SubQuestion, *, max_terms: int = 8) -> list[tuple[str, str]]:
     """The queries to try for a sub-question, each with what it is, narrowest first.
 
     PubMed ANDs every word it cannot map, so a precise query often finds nothing: then the
     sub-question's own content words (AND), then the same with its least informative word
     dropped, one at a time: the commonest in English first ("treated", "diseases"), a name
-    (:func:`_is_name`: a drug, gene, disease or organism) last, so the question's names stay
-    longest ("glofitamab" alone finds the articles on it). No step ORs the words: an OR of
-    every word brings articles about any of them.
+    (:func:`medlit.checks.search_terms.is_name`: a drug, gene, disease or organism) last, so
+    the question's names stay longest: :func:`~medlit.checks.search_terms.relaxed_queries`,
+    the relaxation ``ask`` uses too.
     """
     planned = (question.search_query or "").strip()  # else the narrow query comes first
     narrow, _ = build_queries(question.text, max_terms=max_terms)
-    terms = query_terms(question.text, max_terms=max_terms)
     steps = [(planned, "planned query"), (narrow, "the sub-question's words")]
-    order = sorted(
-        terms, key=lambda t: (_is_name(t), -frequency.zipf(t.strip('"')), -terms.index(t))
-    )
-    left = list(terms)
-    for dropped in order[:-1]:
-        left.remove(dropped)
-        steps.append((" AND ".join(left), f"relaxed: dropped {dropped} (least informative)"))
+    steps += relaxed_queries(query_terms(question.text, max_terms=max_terms))
     unique: dict[str, str] = {}
     for query, why in steps:
         if query:
@@ -564,18 +539,21 @@ class DeepResearcher:
 
     async def _search_question(self, question: SubQuestion) -> list[Article]:
         """The research question's articles, searched as ``ask`` searches it: its narrow
-        query (:func:`medlit.query.build_queries`) for ``ask``'s page of results, the broad
-        one when that finds fewer than ``min_docs``; the articles closest to the question
-        first (as ``ask`` ranks its evidence), as many as a sub-question reads and at least
-        ``min_docs``."""
+        query (:func:`medlit.checks.search_terms.build_queries`) for ``ask``'s page of
+        results, then relaxed as ``ask`` relaxes it
+        (:func:`medlit.checks.search_terms.relaxed_queries`) while it finds fewer than
+        ``min_docs``; the articles closest to the question first (as ``ask`` ranks its
+        evidence), as many as a sub-question reads and at least ``min_docs``."""
         config = self.question_search
-        narrow, broad = build_queries(question.text, max_terms=config.max_terms)
+        narrow, _ = build_queries(question.text, max_terms=config.max_terms)
+        steps = [(narrow, "the question's words")]
+        steps += relaxed_queries(query_terms(question.text, max_terms=config.max_terms))
         found: dict[str, Article] = {}
         question.failed_sources = {}
-        for number, term in enumerate(dict.fromkeys([narrow, broad])):
+        for number, (term, step) in enumerate(dict(steps).items()):
             if number and not self.budget.allow(provider=True):
                 break
-            results = await self._logged_search(question, term, config.limit)
+            results = await self._logged_search(question, term, config.limit, step)
             for article in results.articles:
                 found.setdefault(article.key, article)
             if len(found) >= config.min_docs:

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from medlit.checks.topics import anchor_terms, on_topic
+from medlit.research.flow_diagram import flow_image_markdown, flow_steps
 from medlit.research.models import ExcludedArticle, ResearchJob
 
 __all__ = [
@@ -167,8 +168,11 @@ def search_log_rows(job: ResearchJob) -> list[dict[str, Any]]:
     ]
 
 
-def render_flow(job: ResearchJob, flow: Flow | None = None) -> list[str]:
-    """The search and its flow as Markdown lines (a section of the report)."""
+def render_flow(job: ResearchJob, flow: Flow | None = None, *, drawing: bool = True) -> list[str]:
+    """The search and its flow as Markdown lines (a section of the report): the log, the flow
+    drawn (an SVG embedded as a ``data:`` image, :mod:`medlit.research.flow_diagram`) and its
+    counts as a table under it, for readers and screen readers (``drawing=False``: the table
+    alone, for a terminal)."""
     flow = flow or flow_of(job)
     out = ["## Search and selection", ""]
     searched = [e for e in job.search_log if e.status != "cache"]
@@ -187,14 +191,10 @@ def render_flow(job: ResearchJob, flow: Flow | None = None) -> list[str]:
         "",
         "### Flow of records",
         "",
+        *([flow_image_markdown(flow), ""] if drawing else []),
         "| Step | Records |",
         "| --- | --- |",
-        f"| Records identified | {flow.identified} |",
-        f"| Not English (removed) | {flow.not_english} |",
-        f"| Duplicates removed | {flow.duplicates_removed} |",
-        f"| Articles screened | {flow.screened} |",
     ]
-    for reason, count in flow.excluded.items():
-        out.append(f"| Excluded: {reason} | {count} |")
-    out += [f"| Included (evidence) | {flow.included} |", ""]
+    out += [f"| {step} | {count} |" for step, count in flow_steps(flow)]
+    out.append("")
     return out

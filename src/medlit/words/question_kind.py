@@ -7,13 +7,16 @@
 - ``definition``: a definition, mechanism or description ("what is X?", "how does X work?");
 - ``list``: a list or a factoid ("which diseases ...?", "what genes ...?").
 
-Read by :func:`medlit.words.frame.read_frame` (the question frame); nothing else reads it.
+The cues are ``kind.*`` of ``words/data/cues.toml``, tried in the order of :data:`_ORDER`;
+``benchmarks/question_kinds.py`` measures them on hand-labelled questions. Read by
+:func:`medlit.words.frame.read_frame` (the question frame); nothing else reads it.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Literal
+
+from medlit.words.tables import cue
 
 __all__ = ["QUESTION_KINDS", "QuestionKind", "question_kind"]
 
@@ -27,40 +30,22 @@ QUESTION_KINDS: tuple[QuestionKind, ...] = (
     "list",
 )
 
-_RULES: tuple[tuple[QuestionKind, re.Pattern[str]], ...] = (
-    (
-        "diagnosis",
-        re.compile(
-            r"\b(?:accura\w*|sensitiv\w*|specificity|diagnostic|diagnos\w+ (?:of|for)"
-            r"|predictive value|detect\w*|screening test)\b"
-        ),
-    ),
-    (
-        "frequency",
-        re.compile(r"\b(?:how (?:common|frequent|often|prevalent)|prevalence|incidence)\b"),
-    ),
-    (
-        "list",
-        re.compile(r"^\s*(?:which|what|name|list)\b(?! (?:is|are|was|were|does|do)\b)"),
-    ),
-    (
-        "definition",
-        re.compile(r"^\s*(?:what (?:is|are|was|were|does)\b|how does\b|describe\b|explain\b)"),
-    ),
-    (
-        "risk",
-        re.compile(
-            r"\b(?:risk factors?|associat\w*|predict\w*|prognos\w*|correlat\w*|linked"
-            r"|related to|relationship|link with)\b"
-        ),
-    ),
+#: (type, cue) in the order they are tried: the first cue found names the type.
+_ORDER: tuple[tuple[QuestionKind, str], ...] = (
+    ("diagnosis", "kind.diagnosis"),
+    ("frequency", "kind.frequency"),
+    ("list", "kind.list"),
+    ("definition", "kind.definition"),
+    ("risk", "kind.risk"),
 )
 
 
 def question_kind(question: str) -> QuestionKind:
     """The type of ``question``; ``effect`` when no other type's cue is read."""
     text = question.lower()
-    for kind, rule in _RULES:
-        if rule.search(text):
+    for kind, name in _ORDER:
+        if cue(name).search(text):
             return kind
+    if cue("kind.complaint").search(text) and not cue("kind.treatment").search(text):
+        return "diagnosis"
     return "effect"

@@ -192,11 +192,13 @@ def test_only_a_verdict_written_after_the_reasoning_is_trusted() -> None:
     assert hyphened[1].startswith("Liquid-based")
 
 
-def test_deterministic_plan_builds_and_or_queries() -> None:
+def test_deterministic_plan_builds_the_and_query_and_its_relaxations() -> None:
     plan = deterministic_plan("  Does   metformin reduce cardiovascular mortality?  ")
     assert plan.standalone_question == "Does metformin reduce cardiovascular mortality?"
     assert plan.pubmed_query == "metformin AND cardiovascular AND mortality"
-    assert plan.broad_query == "metformin OR cardiovascular OR mortality"
+    # Relaxed a word at a time, the commonest first, the drug's name last; never an OR.
+    assert plan.relaxed == ("metformin AND cardiovascular", "metformin")
+    assert plan.broad_query == "metformin"
     assert plan.focus == "treatment"
 
 

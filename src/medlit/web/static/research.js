@@ -2,7 +2,7 @@
 
 import { ApiError, describeError, eventJson, json, readEvents, request } from "./api.js";
 import { append, byId, clear, download, duration, fill, h, show } from "./dom.js";
-import { drawFlow, enhanceEvidenceTable } from "./evidence.js";
+import { enhanceEvidenceTable, placeFlow } from "./evidence.js";
 
 const STAGES = ["PLANNING", "EXECUTING", "VERIFYING", "SYNTHESIZING"];
 const TERMINAL = new Set(["COMPLETED", "FAILED", "CANCELLED"]);
@@ -324,7 +324,7 @@ function placeReport(html, job) {
   report.append(...Array.from(doc.body.childNodes, (n) => document.adoptNode(n)));
   linkReferences(report);
   enhanceEvidenceTable(report);
-  drawFlow(report);
+  placeFlow(report);
   foldBookkeeping(report);
   report.prepend(readerSummary(job, report));
 }
