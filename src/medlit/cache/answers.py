@@ -158,12 +158,7 @@ class AnswerCache:
         self.settings = settings or CacheSettings()
         self.clock = clock
         self.max_candidates = max_candidates
-        self._guard = guard
-        if self._guard is None and self.settings.guard:
-            # Loaded here, not on the first candidate: its regexes must not land in a hit's time.
-            from medlit.cache.guard import QuestionGuard
-
-            self._guard = QuestionGuard()
+        self._guard = guard  # the default one is made on first use (see ``guard``)
         self._maintained = False
         self._verdicts: VerdictStore | None = None
         self._word_pairs: WordPairStore | None = None
@@ -185,7 +180,7 @@ class AnswerCache:
         """The guard in use, or None when ``settings.guard`` is off."""
         if not self.settings.guard:
             return None
-        if self._guard is None:  # switched on after construction
+        if self._guard is None:  # first use: a fresh process's repeat loads no vocabulary
             from medlit.cache.guard import QuestionGuard
 
             self._guard = QuestionGuard()
