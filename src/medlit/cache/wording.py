@@ -89,8 +89,8 @@ def _framing() -> re.Pattern[str] | None:
 
 
 def load() -> None:
-    """Load the vocabularies and the lemmatiser now (about 0.2 s of CPU, once per process),
-    so that the first check that needs them is as fast as the others."""
+    """Load the vocabularies and the lemma table now (once per process), so that the first
+    check that needs them is as fast as the others."""
     load_words()
     phrase_forms()
     function_words()
