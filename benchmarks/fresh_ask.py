@@ -173,8 +173,12 @@ def import_top(version: Version, n: int) -> list[str]:
     return [f"{us / 1000:7.1f} ms {name}" for us, name in rows[:n]]
 
 
+_ENTRY = {"main", "wrapper", "run_async", "ask_command", "_ask", "ask", "_run_node", "run"}
+
+
 def profile_top(version: Version, n: int, work: Path) -> list[str]:
-    """The ``n`` medlit and library functions of one repeat with the most cumulative time."""
+    """The ``n`` medlit functions (and lemminflect's, usearch's, onnxruntime's) of one repeat
+    with the most cumulative time, module imports included (``<module>``)."""
     out = work / f"{version.label}.prof"
     version.run(
         "ask",
@@ -186,7 +190,11 @@ def profile_top(version: Version, n: int, work: Path) -> list[str]:
     stats = pstats.Stats(str(out))
     rows = []
     for (path, line, func), (_, _, _, cumulative, _) in stats.stats.items():  # type: ignore[attr-defined]
-        if "importlib" in path or path.startswith("<") or "site-packages/typer" in path:
+        # medlit's own functions (not the command's entry frames, which hold everything) and
+        # the libraries a cached ask may load
+        if not any(part in path for part in ("medlit/", "lemminflect", "usearch", "onnx")):
+            continue
+        if path.endswith("__main__.py") or func in _ENTRY:
             continue
         where = path.split("site-packages/")[-1].split("/src/")[-1]
         rows.append((cumulative, f"{where}:{line}({func})"))
