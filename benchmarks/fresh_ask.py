@@ -28,8 +28,11 @@ otherwise). Then, for each version, ``python -X importtime`` of one repeat (the 
 took longest, cumulative) and a cProfile of one repeat (the functions that took longest).
 
 The machine is shared: compare the two versions by their ratio in the same run, and read the
-load averages printed at the start and the end. Last line: ``<case>_p50_s`` of the new code and
-``<case>_ratio`` (new / old p50) for each case.
+load averages printed at the start and the end. Each process's CPU time (user and system) is
+reported beside its wall time: on a loaded machine the wall time is mostly waiting for a core,
+while the CPU time is what an idle machine would take (about: plus any wait for the disk).
+Last line, for each case: ``<case>_p50_s`` and ``<case>_cpu_p50_s`` of the new code, and
+``<case>_ratio`` and ``<case>_cpu_ratio`` (new / old, p50).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from __future__ import annotations
 import argparse
 import os
 import pstats
+import resource
 import shutil
 import socket
 import statistics
@@ -53,6 +57,12 @@ REWORDED = f"Does preoperative statin {TOPIC}?"  # an inflection and a function 
 REFUSED = f"Do preoperative statins {TOPIC} in children?"
 UNCACHED = "Does metformin lower the risk of dementia in older adults?"
 SERVED = "answered from cache"
+
+
+def _children_cpu() -> float:
+    """User and system CPU seconds of this process's finished children."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def closed_port() -> int:
@@ -80,7 +90,9 @@ class Version:
 
     def run(
         self, *args: str, env: dict[str, str] | None = None, python_flags: tuple[str, ...] = ()
-    ) -> tuple[float, subprocess.CompletedProcess[str]]:
+    ) -> tuple[tuple[float, float], subprocess.CompletedProcess[str]]:
+        """Run medlit: ((wall seconds, CPU seconds of the process), its result)."""
+        used = _children_cpu()
         t = time.perf_counter()
         done = subprocess.run(
             self.command(*args, python_flags=python_flags),
@@ -89,7 +101,7 @@ class Version:
             text=True,
             check=False,
         )
-        return time.perf_counter() - t, done
+        return (time.perf_counter() - t, _children_cpu() - used), done
 
     def prepare(self) -> None:
         self.home.mkdir(parents=True)
@@ -105,7 +117,7 @@ class Version:
 
 
 def ask_case(question: str, *, fresh: bool, served: bool):  # type: ignore[no-untyped-def]
-    def case(version: Version) -> float:
+    def case(version: Version) -> tuple[float, float]:
         if fresh:
             version.restore()
         seconds, done = version.run("ask", question, "--source", "local")
@@ -120,7 +132,7 @@ def ask_case(question: str, *, fresh: bool, served: bool):  # type: ignore[no-un
 
 
 def outage_case(env: dict[str, str], args: tuple[str, ...], code: int, *, empty: bool):  # type: ignore[no-untyped-def]
-    def case(version: Version) -> float:
+    def case(version: Version) -> tuple[float, float]:
         port = closed_port()
         filled = {k: v.replace("PORT", str(port)) for k, v in env.items()}
         if empty:  # the first run, offline: nothing stored that could answer instead
@@ -223,24 +235,40 @@ def main() -> None:
         versions = [Version("old", args.old, work), Version("new", args.new, work)]
         for version in versions:
             version.prepare()
-        times: dict[tuple[str, str], list[float]] = {}
+        times: dict[tuple[str, str], list[tuple[float, float]]] = {}
         for round_ in range(args.runs):
             order = versions if round_ % 2 == 0 else versions[::-1]
             for case in cases:
                 for version in order:
                     times.setdefault((case, version.label), []).append(CASES[case](version))
         print(f"load average at end of timing: {load()}\n")
-        print(f"{'case':<20} {'old p50':>8} {'old min':>8} {'new p50':>8} {'new min':>8} ratio")
+        print(
+            f"{'case':<20} {'old p50':>8} {'old min':>8} {'new p50':>8} {'new min':>8} {'ratio':>6}"
+            f" {'old cpu':>8} {'new cpu':>8} {'ratio':>6}"
+        )
         figures = []
         for case in cases:
-            old, new = times[(case, "old")], times[(case, "new")]
+            (old, old_cpu), (new, new_cpu) = (
+                list(zip(*times[(case, label)], strict=True)) for label in ("old", "new")
+            )
             ratio = statistics.median(new) / statistics.median(old)
+            cpu_ratio = statistics.median(new_cpu) / statistics.median(old_cpu)
             print(
                 f"{case:<20} {statistics.median(old):8.2f} {min(old):8.2f} "
-                f"{statistics.median(new):8.2f} {min(new):8.2f} {ratio:.2f}x"
+                f"{statistics.median(new):8.2f} {min(new):8.2f} {ratio:5.2f}x "
+                f"{statistics.median(old_cpu):8.2f} {statistics.median(new_cpu):8.2f} "
+                f"{cpu_ratio:5.2f}x"
             )
-            figures += [f"{case}_p50_s={statistics.median(new):.2f}", f"{case}_ratio={ratio:.2f}"]
-        print(f"({args.runs} processes per case and version, seconds)")
+            figures += [
+                f"{case}_p50_s={statistics.median(new):.2f}",
+                f"{case}_ratio={ratio:.2f}",
+                f"{case}_cpu_p50_s={statistics.median(new_cpu):.2f}",
+                f"{case}_cpu_ratio={cpu_ratio:.2f}",
+            ]
+        print(
+            f"({args.runs} processes per case and version: wall seconds, p50 and least, and "
+            "CPU seconds of the process, p50)"
+        )
         for version in versions:
             version.restore()  # the repeat as timed
             print(f"\n{version.label}: slowest imports of one repeat (cumulative)")
