@@ -31,6 +31,7 @@ NOT_ON_THE_HIT_PATH = (
     "lemminflect",  # the guard's lemmas: the same question again needs none
     "usearch",  # the vector index: the same question again is read by its key
     "onnxruntime",  # the embedding model (its vector is stored)
+    "structlog",  # nothing is logged at the default level
 )
 ASK = f"""
 import asyncio, json, sys
