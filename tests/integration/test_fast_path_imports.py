@@ -28,7 +28,8 @@ NOT_ON_THE_HIT_PATH = (
     "medlit.checks.answer",
     "medlit.checks.verdict",
     "medlit.agent.graph",
-    "lemminflect",  # the guard's lemmas: the same question again needs none
+    "medlit.cache.guard",  # the same question again compares no word
+    "lemminflect",  # the guard's lemmas
     "usearch",  # the vector index: the same question again is read by its key
     "onnxruntime",  # the embedding model (its vector is stored)
     "structlog",  # nothing is logged at the default level

@@ -367,7 +367,10 @@ class AnswerCache:
             return "expired", None
         if record.retrieval_score < self.settings.min_score:
             return "low_score", None
-        guard = self.guard
+        # The same words need no guard: the default one (made on first use) serves them, so
+        # a new process serving a question asked again does not load it.
+        same = question == record.question and self._guard is None
+        guard = None if same else self.guard
         if guard is not None:
             check = getattr(guard, "check_related", guard.check) if band else guard.check
             verdict = check(question, record.question)
