@@ -255,11 +255,16 @@ def test_the_checks_guarded_patterns_match_where_their_plain_patterns_do() -> No
             ], pattern.pattern
 
 
-def test_the_lemma_table_is_the_installed_lemminflects() -> None:
+@pytest.fixture(scope="module")
+def lemma_rows() -> list[str]:
+    return forms.lemma_rows()  # about a second: lemminflect's whole dictionary
+
+
+def test_the_lemma_table_is_the_installed_lemminflects(lemma_rows: list[str]) -> None:
     # A new lemminflect (or a changed reading of it) fails here until
     # `python benchmarks/make_lemma_table.py` is run again.
     shipped = sorted_lines.load(forms.LEMMA_TABLE).decode().splitlines()
-    assert shipped == forms.lemma_rows()
+    assert shipped == lemma_rows
 
 
 def _lemminflect_lemmas(word: str) -> tuple[frozenset[str], bool]:
@@ -276,8 +281,8 @@ def _lemminflect_lemmas(word: str) -> tuple[frozenset[str], bool]:
     return frozenset({word, *(spelling(lemma) for lemma in got)}), bool(found.get("VERB"))
 
 
-def test_lemmas_from_the_table_are_lemminflects() -> None:
-    table = [row.split("\t")[0] for row in forms.lemma_rows()[::97]]
+def test_lemmas_from_the_table_are_lemminflects(lemma_rows: list[str]) -> None:
+    table = [row.split("\t")[0] for row in lemma_rows[::97]]
     unknown = ["statins", "metformin", "xyzzies", "anticoagulated", "covid", "ssris", "mg"]
     for word in [*table, *unknown, "women", "improves", "left", "Women", "x-ray", "4"]:
         assert (lemmas(word), is_verb(word)) == _lemminflect_lemmas(word), word
