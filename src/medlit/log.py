@@ -12,6 +12,9 @@ Two rules hold for every line written, whatever failed:
   (no local variables); afterwards, for an hour, the event is logged without it and says how
   many times the kind has been seen (:class:`TracebackOnce`). A failure repeated per request
   cannot flood the log.
+
+structlog is imported by the first event at or above the configured level (a cached answer
+logs nothing and never pays for its import).
 """
 
 from __future__ import annotations
@@ -23,9 +26,10 @@ import threading
 import time
 from collections.abc import MutableMapping
 from types import TracebackType
-from typing import Any, TextIO, cast
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
-import structlog
+if TYPE_CHECKING:
+    import structlog
 
 __all__ = [
     "TRACEBACKS",
@@ -232,9 +236,25 @@ def _install_last_resort() -> None:
     logging.lastResort = handler
 
 
+# The level and format :func:`configure_logging` was last asked for. structlog (about 80 ms of
+# imports, most of a cached answer's logging) is imported by the first event at or above the
+# level, and configured then: a process that logs nothing never imports it.
+_settings: dict[str, Any] = {"level": logging.WARNING, "json": False}
+
+
 def configure_logging(level: str = "warning", *, json: bool = False) -> None:
     """Route structlog events at ``level`` and above to stderr (key=value, or JSON lines),
     every line redacted and each kind of failure's traceback written once."""
+    _settings.update(level=_LEVELS.get(level, logging.WARNING), json=json, done=False)
+    _install_last_resort()
+    if "structlog" in sys.modules:  # in use already: configured now
+        _configure_structlog()
+
+
+def _configure_structlog() -> None:
+    import structlog
+
+    json = bool(_settings["json"])
     renderer: structlog.typing.Processor = (
         structlog.processors.JSONRenderer()
         if json
@@ -252,16 +272,53 @@ def configure_logging(level: str = "warning", *, json: bool = False) -> None:
         processors.append(structlog.processors.format_exc_info)
     structlog.configure(
         processors=[*processors, renderer, _redact_rendered],
-        wrapper_class=structlog.make_filtering_bound_logger(_LEVELS.get(level, logging.WARNING)),
+        wrapper_class=structlog.make_filtering_bound_logger(int(_settings["level"])),
         logger_factory=structlog.PrintLoggerFactory(file=cast(TextIO, _Stderr())),
         cache_logger_on_first_use=False,
     )
-    _install_last_resort()
+    _settings["done"] = True
+
+
+class _Logger:
+    """A component's logger: an event below the configured level returns at once; the first
+    one at or above it imports and configures structlog, which writes it."""
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def _emit(self, level: int, method: str, event: str, args: tuple[Any, ...], kw: Any) -> None:
+        if level >= int(_settings["level"]):
+            getattr(self._structlog(), method)(event, *args, **kw)
+
+    def _structlog(self) -> Any:
+        if not _settings.get("done"):
+            _configure_structlog()
+        import structlog
+
+        return structlog.get_logger(component=self._name)
+
+    def debug(self, event: str, *args: Any, **kw: Any) -> None:
+        self._emit(logging.DEBUG, "debug", event, args, kw)
+
+    def info(self, event: str, *args: Any, **kw: Any) -> None:
+        self._emit(logging.INFO, "info", event, args, kw)
+
+    def warning(self, event: str, *args: Any, **kw: Any) -> None:
+        self._emit(logging.WARNING, "warning", event, args, kw)
+
+    def error(self, event: str, *args: Any, **kw: Any) -> None:
+        self._emit(logging.ERROR, "error", event, args, kw)
+
+    def exception(self, event: str, *args: Any, **kw: Any) -> None:
+        self._emit(logging.ERROR, "exception", event, args, kw)
+
+    def __getattr__(self, name: str) -> Any:  # anything else structlog's logger offers
+        return getattr(self._structlog(), name)
 
 
 def get_logger(name: str) -> structlog.typing.FilteringBoundLogger:
     """A logger bound to a component name (stderr, warnings and up, until configured)."""
-    if not structlog.is_configured():
-        configure_logging()
-    logger: structlog.typing.FilteringBoundLogger = structlog.get_logger(component=name)
-    return logger
+    _install_last_resort()
+    return cast("structlog.typing.FilteringBoundLogger", _Logger(name))

@@ -104,8 +104,8 @@ class Runtime:
     def warm_up(self) -> None:
         """Load now, in the calling thread, what first use would load on an event loop: the
         embedding model, the ask and research code (and its hash, for the answer fingerprint),
-        and the LLM SDK when a model is configured (importing openai takes seconds). Once per
-        runtime; a second caller waits for the first.
+        the cache guard's vocabularies, and the LLM SDK when a model is configured (importing
+        openai takes seconds). Once per runtime; a second caller waits for the first.
 
         A server calls this from a thread at start, so that no request waits seconds for it.
         """
@@ -119,6 +119,9 @@ class Runtime:
             for module in ("medlit.agent.graph", "medlit.research.orchestrator", "httpx"):
                 importlib.import_module(module)
             answering_code()  # the answer fingerprint's: reads the package's sources once
+            guard = self.answers.guard
+            if guard is not None and hasattr(guard, "load"):
+                guard.load()  # the vocabularies and lemmatiser a reworded hit compares by
             if any(self.llm_configured(task) for task in LLMTask):
                 importlib.import_module("openai")
                 from medlit.checks.word_rarity import is_technical

@@ -165,6 +165,22 @@ def test_a_tenant_lookup_examines_only_its_own_namespace(store: Store) -> None:
     assert len(store.search_answers(question, min_similarity=0.8, namespace="acme")) == 10
 
 
+def test_an_answer_is_read_by_its_exact_question(store: Store) -> None:
+    answer = add(store, "Does aspirin prevent stroke?", unit(6), ns="one", fp="x")
+    add(store, "Does aspirin prevent stroke?", unit(6), ns="two", fp="x")
+    found = store.answer_for_question(
+        "Does aspirin prevent stroke?", namespace="one", fingerprint="x"
+    )
+    assert found is not None and found.id == answer and found.payload["answer"].startswith("Does")
+    for question, ns, fp in (
+        ("Does aspirin prevent stroke?", "one", "y"),  # other settings
+        ("Does aspirin prevent stroke?", "three", "x"),  # another tenant
+        ("does aspirin prevent stroke? ", "one", "x"),  # the same key, not the same words
+        ("Does aspirin prevent strokes?", "one", "x"),
+    ):
+        assert store.answer_for_question(question, namespace=ns, fingerprint=fp) is None
+
+
 def test_insert_same_question_replaces(store: Store) -> None:
     vec = unit(4)
     first = add(store, "Same question?", vec)

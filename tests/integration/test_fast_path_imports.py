@@ -1,5 +1,6 @@
 """A cached answer from a fresh process loads only what the hit path needs: no graph, no LLM
-client or SDK, no answer checks (each costs start-up time a tier-1 hit must not pay)."""
+client or SDK, no answer checks, and for the same question no lemmatiser, vector index or
+embedding model (each costs start-up time a tier-1 hit must not pay)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,11 @@ NOT_ON_THE_HIT_PATH = (
     "medlit.checks.answer",
     "medlit.checks.verdict",
     "medlit.agent.graph",
+    "medlit.cache.guard",  # the same question again compares no word
+    "lemminflect",  # the guard's lemmas
+    "usearch",  # the vector index: the same question again is read by its key
+    "onnxruntime",  # the embedding model (its vector is stored)
+    "structlog",  # nothing is logged at the default level
 )
 ASK = f"""
 import asyncio, json, sys

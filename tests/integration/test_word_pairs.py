@@ -15,15 +15,17 @@ import pytest
 
 from medlit.cache import AnswerCache, AnswerLookup
 from medlit.cache.guard import QuestionGuard
+from medlit.cache.verify import HitVerifier
 from medlit.cache.word_pairs import (
     PROMPT_VERSION,
     Calibration,
     WordJudge,
     WordPair,
+    WordPairStore,
     open_word_judge,
     pairs_between,
 )
-from medlit.config import CacheSettings, Settings
+from medlit.config import CacheSettings, Settings, VerifyBandSettings
 from medlit.llm.client import LLMClient
 from medlit.storage.sqlite import SqliteStore
 from tests.fakes.llm_server import FakeLLMServer, Reply
@@ -229,3 +231,21 @@ async def test_a_failing_judge_leaves_the_pair_pending_and_raises_nothing(
     assert judge is not None
     await judge.drain()
     assert cache.word_pairs.verdict("default", found.pending_pair[0]) == "same"
+
+
+@pytest.mark.parametrize(
+    ("text", "score"),
+    [("Yes", 1.0), (" yes.", 1.0), ("**Yes**", 1.0), ('"Yes"', 1.0), ("No", 0.0), ("Yes,", 0.0)],
+)
+async def test_the_judge_reads_a_vote_as_the_verifier_does(
+    store: SqliteStore, llm: LLMClient, server: FakeLLMServer, text: str, score: float
+) -> None:
+    # Without log-probabilities both read the one word "Yes" alone, however quoted.
+    server.supports_logprobs = False
+    server.enqueue(*[Reply(text)] * 3)
+    verifier = HitVerifier(lambda: llm, VerifyBandSettings(), threshold=0.9, model="fake-model")
+    assert await verifier.ask(CACHED, NEW) == (score, "vote")
+    judge = WordJudge(lambda: llm, "fake-model", WordPairStore(store))
+    pair = WordPair(new="results", cached="outcomes", context="other")
+    assert await judge.score(pair, NEW, CACHED) == score
+    assert len(server.history) == (3 if score else 2)  # no second direction after a No

@@ -303,3 +303,27 @@ def test_a_lookup_is_one_search_even_when_other_settings_crowd_the_namespace(
         assert lookup(cache, embedder, Q, fingerprint="other").miss_reason == (
             "fingerprint_mismatch"
         )
+
+
+def test_a_new_cache_reads_the_same_question_by_its_key(
+    tmp_path: Path, embedder: MemoEmbedder
+) -> None:
+    with CountingStore(tmp_path / "c.sqlite3") as store:
+        vec = embedder.embed([Q])[0]
+        AnswerCache(store, CacheSettings()).add_query(
+            Q, vec, answer(), namespace="default", fingerprint="fp"
+        )
+    # A new process: the same question is served with no vector search, no index opened.
+    with CountingStore(tmp_path / "c.sqlite3") as store:
+        cache = AnswerCache(store, CacheSettings())
+        hit = lookup(cache, embedder, Q)
+        assert hit.hit and hit.similarity == 1.0 and hit.entry is not None
+        assert store.searches == 0 and not store._indexes
+        # Other words are searched by vector, and from then on every lookup is.
+        assert lookup(cache, embedder, Q.replace("adults", "adult")).hit
+        assert lookup(cache, embedder, Q).hit and store.searches == 2
+    # What the checks refuse by key is left to the vector search, which says why.
+    with CountingStore(tmp_path / "c.sqlite3") as store:
+        stricter = AnswerCache(store, CacheSettings(min_score=0.9))  # the answer's is 0.7
+        missed = lookup(stricter, embedder, Q)
+        assert not missed.hit and missed.miss_reason == "low_score" and store.searches == 1

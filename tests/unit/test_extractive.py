@@ -12,7 +12,14 @@ import numpy as np
 import pytest
 
 from medlit.checks.stance import sentence_stance
-from medlit.digest import DIGEST_HEADER, NO_MODEL, build_evidence_digest, not_about, split_sentences
+from medlit.digest import (
+    DIGEST_HEADER,
+    NO_MODEL,
+    build_evidence_digest,
+    not_about,
+    rank_sentences,
+    split_sentences,
+)
 from medlit.types import AbstractSection, Article, Chunk, Evidence
 from medlit.words.frame import read_frame
 
@@ -731,18 +738,26 @@ def test_articles_each_about_a_part_of_the_question_are_about_none_of_it() -> No
 
 
 def test_a_population_no_quoted_article_speaks_of_is_said_first() -> None:
-    quoted: list[list[str]] = []
-
-    def unspoken(articles: Sequence[Article]) -> list[str]:
-        quoted.append([a.pmid or "" for a in articles])
-        return ["children"]
-
     question = "Does aspirin reduce the risk of recurrent stroke in children?"
-    digest = build_evidence_digest(
-        question, ASPIRIN_YES_1 + ASPIRIN_YES_2, unspoken_populations=unspoken
-    )
-    assert quoted == [["11111111", "22222222"]]
+    digest = build_evidence_digest(question, ASPIRIN_YES_1 + ASPIRIN_YES_2)
+    assert digest.pmids == ["11111111", "22222222"]
     assert digest.text.splitlines()[2] == (
         "None of the articles quoted speaks of children: what they found may not hold for children."
     )
     assert digest.verdict == "uncertain" and "Conclusions:" in digest.text
+
+
+@pytest.mark.parametrize(
+    ("question", "evidence"),
+    [
+        ("Does aspirin reduce the risk of recurrent stroke?", ASPIRIN_YES_1 + ASPIRIN_YES_2),
+        ("Do statins cause muscle pain?", STATIN_LIPIDS + BACK_PAIN),
+    ],
+)
+def test_the_sentences_are_ranked_as_an_uncapped_digest_quotes_them(
+    question: str, evidence: list[Evidence]
+) -> None:
+    every = 10_000
+    digest = build_evidence_digest(question, evidence, max_sentences=every, per_article=every)
+    ranked = rank_sentences(question, evidence)
+    assert ranked == digest.sentences and len(ranked) >= 2

@@ -144,6 +144,34 @@ def test_words_are_read_as_typed_and_cached() -> None:
     )
 
 
+def test_the_same_words_need_no_lemma(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Case, typing and spelling aside, the same words in the same order and roles: no lemma
+    # (the lemmatiser's table takes most of a fresh process's time to load).
+    import medlit.cache.wording as wording_module
+
+    def no_lemmas(word: str) -> frozenset[str]:
+        raise AssertionError(f"lemmas({word!r}) looked up")
+
+    monkeypatch.setattr(wording_module, "lemmas", no_lemmas)
+    wording_module._keys.cache_clear()
+    same = (
+        "Does ischaemic stroke recur in older adults?",
+        "does ischemic stroke recur in older adults",
+    )
+    assert not word_difference(*same)
+    assert QuestionGuard().check(*same).ok
+    # Other words, or the same words in other roles, still compare by lemma.
+    for pair in (
+        (
+            "Does ischaemic stroke recur in older adults?",
+            "Do ischemic strokes recur in older adults?",
+        ),
+        ("Is aspirin better than clopidogrel?", "Is clopidogrel better than aspirin?"),
+    ):
+        with pytest.raises(AssertionError, match="looked up"):
+            word_difference(*pair)
+
+
 def test_the_contrast_sets_tune_part_through_the_guard() -> None:
     rows = _contrast()
     edits = [r for r in rows if r["group"] == "edit"]

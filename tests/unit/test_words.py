@@ -4,12 +4,15 @@ read."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from importlib.resources import files
 
 import pytest
 
 from medlit import words
-from medlit.words import tables
+from medlit.words import forms, sorted_lines, tables
+from medlit.words.forms import is_verb, lemmas, spelling
 from medlit.words.tokens import ASCII_WORDS, HYPHENATED_WORDS, UNICODE_WORDS, WORDS
 
 
@@ -160,10 +163,11 @@ def test_every_data_file_is_read_by_a_loader() -> None:
         "count_words.tsv",
         "phrase_forms.toml",  # medlit.words.phrase_forms (tests/unit/test_phrase_forms.py)
         "seed_synonyms.tsv.gz",  # medlit.words.seed (tests/unit/test_phrase_forms.py)
+        "lemmas.tsv.gz",  # medlit.words.forms (below)
     }
     assert names - {"__pycache__"} == read
     own_loader = {"stop_words.txt", "cues.toml", "opposites.tsv", "named_alike.toml"}
-    for name in read - own_loader - {"word_frequencies.tsv.gz", "seed_synonyms.tsv.gz"}:
+    for name in read - own_loader - {n for n in read if n.endswith(".gz")}:
         assert tables.data_lines(name), name
     stones = next(t for t in words.named_alike() if t[0].search("Urolithiasis"))
     assert "kidney" in stones[1] and "lithiasis" in stones[2]
@@ -249,3 +253,49 @@ def test_the_checks_guarded_patterns_match_where_their_plain_patterns_do() -> No
             assert [(m.span(), m.groups()) for m in pattern.finditer(text)] == [
                 (m.span(), m.groups()) for m in plain.finditer(text)
             ], pattern.pattern
+
+
+@pytest.fixture(scope="module")
+def lemma_rows() -> list[str]:
+    return forms.lemma_rows()  # about a second: lemminflect's whole dictionary
+
+
+def test_the_lemma_table_is_the_installed_lemminflects(lemma_rows: list[str]) -> None:
+    # A new lemminflect (or a changed reading of it) fails here until
+    # `python benchmarks/make_lemma_table.py` is run again.
+    shipped = sorted_lines.load(forms.LEMMA_TABLE).decode().splitlines()
+    assert shipped == lemma_rows
+
+
+def _lemminflect_lemmas(word: str) -> tuple[frozenset[str], bool]:
+    """lemmas() and is_verb() as they read lemminflect before the table."""
+    import lemminflect
+
+    if not word.isalpha():
+        return frozenset((word,)), False
+    found = lemminflect.getAllLemmas(word)
+    got = {lemma for tag in ("NOUN", "VERB", "AUX", "PROPN") for lemma in found.get(tag, ())}
+    if not found:
+        for tag in ("NOUN", "VERB"):
+            got.update(lemminflect.getAllLemmasOOV(word, tag).get(tag, ()))
+    return frozenset({word, *(spelling(lemma) for lemma in got)}), bool(found.get("VERB"))
+
+
+def test_lemmas_from_the_table_are_lemminflects(lemma_rows: list[str]) -> None:
+    table = [row.split("\t")[0] for row in lemma_rows[::97]]
+    unknown = ["statins", "metformin", "xyzzies", "anticoagulated", "covid", "ssris", "mg"]
+    for word in [*table, *unknown, "women", "improves", "left", "Women", "x-ray", "4"]:
+        assert (lemmas(word), is_verb(word)) == _lemminflect_lemmas(word), word
+
+
+def test_a_known_words_lemmas_load_no_dictionary() -> None:
+    # A word lemminflect's dictionary knows is read from the table: lemminflect is not
+    # imported (its dictionary takes 0.3-0.5 s to load); "statins" it does not know.
+    probe = (
+        "import sys; from medlit.words import lemmas, is_verb;"
+        "known = sorted(lemmas('children') | lemmas('women')), is_verb('improves');"
+        "before = 'lemminflect' in sys.modules; lemmas('statins');"
+        "print(known, before, 'lemminflect' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "(['child', 'children', 'woman', 'women'], True) False True"

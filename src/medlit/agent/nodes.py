@@ -556,14 +556,11 @@ class AskNodes:
         }
 
     def _rank_sentences(self, question: str, evidence: list[Evidence]) -> list[Any]:
-        """The evidence's sentences ranked for ``question`` by the digest's own scoring."""
-        from medlit.digest import build_evidence_digest
+        """The evidence's sentences ranked for ``question`` by the digest's own scoring (all of
+        them: focus_blocks keeps what the budget holds)."""
+        from medlit.digest import rank_sentences
 
-        every = 10_000  # no cap: focus_blocks keeps what the budget holds
-        digest = build_evidence_digest(
-            question, evidence, embedder=self.deps.embedder, max_sentences=every, per_article=every
-        )
-        return list(digest.sentences)
+        return list(rank_sentences(question, evidence, embedder=self.deps.embedder))
 
     async def call_llm(self, state: AgentState) -> dict[str, Any]:
         """The model's answer, to be checked (``check_answer``); without a model, or without a

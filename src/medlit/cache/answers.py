@@ -24,6 +24,10 @@ fully answers both questions (:meth:`AnswerCache.search_query_verified`; at most
 ``verify_band.max_calls`` calls per lookup, verdicts remembered per pair). Above ``tau`` nothing
 changes.
 
+The same question asked again (the same text) is read by its key before any vector search
+(:meth:`~medlit.storage.base.Store.answer_for_question`), with the same checks: a new process
+serves it without opening the vector index.
+
 A miss says why (``MissReason``). Entries are refused without citations
 (:class:`~medlit.errors.CacheAdmissionError`); the agent decides admission otherwise
 (``should_cache``). LRU eviction at ``answer_capacity`` and TTL expiry are enforced when storing
@@ -158,13 +162,9 @@ class AnswerCache:
         self.settings = settings or CacheSettings()
         self.clock = clock
         self.max_candidates = max_candidates
-        self._guard = guard
-        if self._guard is None and self.settings.guard:
-            # Loaded here, not on the first candidate: its regexes must not land in a hit's time.
-            from medlit.cache.guard import QuestionGuard
-
-            self._guard = QuestionGuard()
+        self._guard = guard  # the default one is made on first use (see ``guard``)
         self._maintained = False
+        self._searched = False  # by vector: until then an exact repeat is read by key
         self._verdicts: VerdictStore | None = None
         self._word_pairs: WordPairStore | None = None
         self._pending = PendingWrites(self._write_pending, self.settings.flush_interval_s)
@@ -185,7 +185,7 @@ class AnswerCache:
         """The guard in use, or None when ``settings.guard`` is off."""
         if not self.settings.guard:
             return None
-        if self._guard is None:  # switched on after construction
+        if self._guard is None:  # first use: a fresh process's repeat loads no vocabulary
             from medlit.cache.guard import QuestionGuard
 
             self._guard = QuestionGuard()
@@ -367,7 +367,10 @@ class AnswerCache:
             return "expired", None
         if record.retrieval_score < self.settings.min_score:
             return "low_score", None
-        guard = self.guard
+        # The same words need no guard: the default one (made on first use) serves them, so
+        # a new process serving a question asked again does not load it.
+        same = question == record.question and self._guard is None
+        guard = None if same else self.guard
         if guard is not None:
             check = getattr(guard, "check_related", guard.check) if band else guard.check
             verdict = check(question, record.question)
@@ -415,6 +418,9 @@ class AnswerCache:
         if not self._maintained:
             self.maintain()
         cutoff = self.clock() - cfg.answer_ttl_s  # the same comparison as maintain()'s purge
+        keyed = self._keyed_hit(question, namespace, fingerprint, cutoff)
+        if keyed is not None:
+            return keyed, []
         floor = cfg.tau if band_lower is None else min(band_lower, cfg.tau)
         # One search of the namespace, any settings: its candidates of these settings are the
         # lookup's, and on a miss the rest tell whether the question is cached under other
@@ -460,11 +466,34 @@ class AnswerCache:
         self._expire(expired)
         return first, band
 
+    def _keyed_hit(
+        self, question: str, namespace: str, fingerprint: str, cutoff: float
+    ) -> AnswerLookup | None:
+        """The answer stored under exactly ``question`` when it passes every check, else None.
+
+        The same words embed to the same vector (the fingerprint names the embedder), so the
+        vector search would find it first, at similarity 1: a keyed read finds it without
+        opening the vector index (which in a new process costs more than the rest of the
+        lookup). Tried until the cache first searches by vector, so a long-lived process
+        pays no extra read per lookup.
+        """
+        if self._searched:
+            return None
+        record = self.store.answer_for_question(
+            question, namespace=namespace, fingerprint=fingerprint
+        )
+        if record is None or self._check(record, question, cutoff)[0] is not None:
+            return None
+        if self._cites_retracted(record):
+            return None
+        return self._hit(record, 1.0, 1)
+
     def _candidates(
         self, embedding: Vector, namespace: str, fingerprint: str, floor: float
     ) -> tuple[list[tuple[AnswerRecord, float]], list[tuple[AnswerRecord, float]]]:
         """The namespace's answers from ``floor`` up (any settings, best first) and, of them,
         those of ``fingerprint`` (searched again by fingerprint when the first list was full)."""
+        self._searched = True
         wide = self.max_candidates * 2  # room for a few other settings' answers
         scoped = self.store.search_answers(
             embedding, min_similarity=floor, namespace=namespace, limit=wide

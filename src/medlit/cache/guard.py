@@ -44,8 +44,9 @@ words that differ, and they tell research topics apart (:mod:`medlit.research.tr
 
 Each question's words and features are computed once (``functools.lru_cache``), so a check
 between two questions read before costs little more than comparing them; the vocabularies and
-the lemmatiser are loaded when the guard is made (``python benchmarks/cache_contrast.py``
-reports the cost per check; figures in ``docs/benchmarks.md``).
+the lemmatiser are loaded by the first check that needs them, or by :meth:`QuestionGuard.load`
+(``python benchmarks/cache_contrast.py`` reports the cost per check; figures in
+``docs/benchmarks.md``).
 """
 
 from __future__ import annotations
@@ -257,7 +258,12 @@ class QuestionGuard:
     def __init__(self, *, check_intent: bool = True, word_rule: bool = True) -> None:
         self._check_intent = check_intent
         self._word_rule = word_rule
-        if word_rule:  # here, not in the first lookup that needs them
+
+    def load(self) -> None:
+        """Load the vocabularies and the lemmatiser the word rule compares by now (a server's
+        warm-up), not in the first check that needs them. A question asked again in the same
+        words needs none of them, so a fresh process serving it does not load them."""
+        if self._word_rule:
             load_wording()
 
     def check(self, new_question: str, cached_question: str) -> GuardVerdict:

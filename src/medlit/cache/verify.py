@@ -52,6 +52,7 @@ __all__ = [
     "HitVerifier",
     "Judgement",
     "VerdictStore",
+    "ask_yes",
     "open_verifier",
     "question_key",
     "same_probability",
@@ -139,6 +140,23 @@ def same_probability(logprobs: Sequence[TokenLogprob] | None) -> float | None:
     alternatives = dict(first.top) if first.top else {first.token: first.logprob}
     alternatives.setdefault(first.token, first.logprob)
     return min(1.0, sum(math.exp(lp) for tok, lp in alternatives.items() if _word(tok) == _YES))
+
+
+async def ask_yes(llm: LLMClient, messages: list[dict[str, str]]) -> tuple[float, Mode]:
+    """One yes/no call of :data:`TASK` (the verifier's and the word-pair judge's): P("Yes")
+    from the first token's log-probabilities, or without them a vote, 1.0 for the one word
+    "Yes" alone (any case, spacing or quoting) and 0.0 for anything else.
+
+    Raises:
+        LLMError: the call failed.
+    """
+    reply = await llm.complete(
+        TASK, messages, temperature=0.0, max_tokens=2, top_logprobs=_TOP_LOGPROBS
+    )
+    p = same_probability(reply.logprobs)
+    if p is not None:
+        return p, "logprobs"
+    return (1.0 if _word(reply.text) == _YES else 0.0), "vote"
 
 
 def question_key(question: str) -> str:
@@ -236,18 +254,7 @@ class HitVerifier:
         Raises:
             LLMError: the call failed (the caller treats it as a miss).
         """
-        reply = await self._llm().complete(
-            TASK,
-            verify_messages(first, second),
-            temperature=0.0,
-            max_tokens=2,
-            top_logprobs=_TOP_LOGPROBS,
-        )
-        p = same_probability(reply.logprobs)
-        if p is not None:
-            return p, "logprobs"
-        # No logprobs: an exact one-word Yes, nothing else.
-        return (1.0 if _word(reply.text) == _YES else 0.0), "vote"
+        return await ask_yes(self._llm(), verify_messages(first, second))
 
     async def judge(
         self,

@@ -45,7 +45,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from medlit.cache.verify import same_probability
+from medlit.cache.verify import TASK, ask_yes
 from medlit.errors import MedlitError
 from medlit.llm.tasks import resolve_route
 from medlit.log import get_logger
@@ -75,7 +75,6 @@ __all__ = [
 
 log = get_logger("cache.word_pairs")
 
-TASK = "verify_cache_hit"
 PROMPT_VERSION = "pairs-v1"
 #: P("Yes") a judgement needs in both directions.
 JUDGE_THRESHOLD = 0.9
@@ -85,7 +84,6 @@ REQUIRED_PRECISION = 0.99
 #: wrong of 30, the error's 95% upper bound is 9.5%; one wrong of 30 is already below 0.99).
 MIN_ACCEPTED = 30
 _MAX_WORDS = 3
-_TOP_LOGPROBS = 10
 
 Verdict = Literal["same", "different", "pending"]
 
@@ -543,17 +541,8 @@ class WordJudge:
         self._running: dict[tuple[str, str, str, str], asyncio.Task[Verdict | None]] = {}
 
     async def _ask(self, question: str, replaced: str, by: str) -> float:
-        reply = await self._llm().complete(
-            TASK,
-            judge_messages(question, replaced, by),
-            temperature=0.0,
-            max_tokens=2,
-            top_logprobs=_TOP_LOGPROBS,
-        )
-        p = same_probability(reply.logprobs)
-        if p is not None:
-            return p
-        return 1.0 if reply.text.strip().strip(".\"'").lower() == "yes" else 0.0
+        score, _mode = await ask_yes(self._llm(), judge_messages(question, replaced, by))
+        return score
 
     async def score(self, pair: WordPair, new: str, cached: str) -> float:
         """P("Yes"), the lower of both directions (the second not asked after a clear No).

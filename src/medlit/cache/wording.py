@@ -30,8 +30,8 @@ question's own spelling.
 
 The spelling, lemmas and tables are the word tools' (:mod:`medlit.words`). Each question's
 words and their keys are computed once (``functools.lru_cache``); the lemmatiser is needed only
-when the two questions' spelling-folded words differ, and is loaded with the vocabularies by
-:func:`load` (the guard calls it when it is made).
+when the two questions' spelling-folded words differ (in kind or order), and is loaded with the
+vocabularies by :func:`load` (a server's warm-up) or by the first comparison that needs it.
 """
 
 from __future__ import annotations
@@ -89,8 +89,8 @@ def _framing() -> re.Pattern[str] | None:
 
 
 def load() -> None:
-    """Load the vocabularies and the lemmatiser now (about 0.2 s of CPU, once per process),
-    so that the first check that needs them is as fast as the others."""
+    """Load the vocabularies and the lemma table now (once per process), so that the first
+    check that needs them is as fast as the others."""
     load_words()
     phrase_forms()
     function_words()
@@ -363,9 +363,17 @@ def _sequence_positions(question: str) -> list[int]:
     return list(seen.values())
 
 
+def _same_words(new: str, cached: str) -> bool:
+    """Whether both say the same words, spelling-folded, in the same order and with the same
+    relations ("Does aspirin ..." / "does aspirin ..."): then no word, relation or order
+    differs, which needs no lemma."""
+    a, b = wording(new), wording(cached)
+    return a.folded == b.folded and a.objects == b.objects
+
+
 def word_difference(new: str, cached: str) -> WordDifference:
     """What ``new`` and ``cached`` differ in, word by word (empty: the same question)."""
-    if new == cached:
+    if new == cached or _same_words(new, cached):
         return WordDifference((), ())
     only_new, only_cached = _unmatched(new, cached), _unmatched(cached, new)
     if not (only_new or only_cached):

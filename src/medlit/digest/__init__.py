@@ -12,7 +12,6 @@ before the user configures a model.
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -60,6 +59,7 @@ __all__ = [
     "build_evidence_digest",
     "conclusion_sentences",
     "not_about",
+    "rank_sentences",
     "split_sentences",
     "states_aim",
     "states_no_finding",
@@ -350,7 +350,6 @@ def build_evidence_digest(
     min_sources: int = 2,
     why: str = NO_MODEL,
     unmentioned: Sequence[str] = (),
-    unspoken_populations: Callable[[Sequence[Article]], Sequence[str]] | None = None,
     frame: QuestionFrame | None = None,
 ) -> Digest:
     """The extractive answer to ``question`` from the retrieved ``evidence``.
@@ -368,14 +367,11 @@ def build_evidence_digest(
             (:func:`medlit.checks.unmentioned.unmentioned_terms`): the digest says so first, and
             a yes/no verdict is "uncertain", since the conclusions it would be read from are
             about something else.
-        unspoken_populations: given the articles the digest quotes, the populations the
-            question names (children, women, pregnancy, a condition, a setting) that none of
-            them speaks of: the digest says so first and a yes/no verdict is "uncertain", as
-            the generated answer does (by default,
-            :func:`medlit.checks.cited_subjects.unspoken_in` of the question's frame).
-
         frame: the question's frame (:func:`medlit.words.frame.read_frame`), read here when
-            not given.
+            not given. The populations it names (children, women, pregnancy, a condition, a
+            setting) that no quoted article speaks of
+            (:func:`medlit.checks.cited_subjects.unspoken_in`) are said first, and a yes/no
+            verdict is then "uncertain", as the generated answer does.
 
     When no retrieved article is about the question (none says enough of its words, see
     :func:`about_question`, or a subject term is said by none), the digest says first what
@@ -406,8 +402,7 @@ def build_evidence_digest(
     if verdict is not None and missing:
         verdict, reason = "uncertain", f"none of the retrieved articles is about {missing}"
     quoted = list({c.article.key: c.article for c in chosen}.values())
-    read_unspoken = unspoken_populations or functools.partial(unspoken_in, frame)
-    unspoken = either_of(read_unspoken(quoted)) if quoted else ""
+    unspoken = either_of(unspoken_in(frame, quoted)) if quoted else ""
     if verdict is not None and unspoken and not off_topic:
         verdict, reason = "uncertain", f"none of the articles quoted speaks of {unspoken}"
 
@@ -436,6 +431,31 @@ def build_evidence_digest(
         pmids=pmids,
         sentences=sentences,
     )
+
+
+def rank_sentences(
+    question: str, evidence: list[Evidence], *, embedder: EmbedderLike | None = None
+) -> list[DigestSentence]:
+    """Every sentence of ``evidence`` a digest of ``question`` would quote, uncapped, in its
+    order (conclusions first, each group by rank), without the verdict and caveats a digest
+    reads: what the answer prompt's evidence is cut by
+    (:func:`medlit.agent.prompt.focus_blocks`)."""
+    candidates = _gather(evidence)
+    floor = _score(question, candidates, embedder)
+    on_question = about_question(question)
+    about = [c for c in candidates if on_question(c.article)] or candidates
+    every = 10_000  # no cap
+    return [
+        DigestSentence(
+            c.text,
+            _citation(c.article),
+            c.article.key,
+            c.article.pmid,
+            round(c.relevance, 4),
+            c.is_conclusion,
+        )
+        for c in _select(about, every, every, floor)
+    ]
 
 
 def _digest_text(

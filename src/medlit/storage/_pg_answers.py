@@ -182,6 +182,18 @@ class PgAnswerOps(PgStoreParts):
         )
         return _answer(rows[0]) if rows else None
 
+    def answer_for_question(
+        self, question: str, *, namespace: str, fingerprint: str
+    ) -> AnswerRecord | None:
+        """The answer stored under exactly ``question`` (by the unique question index)."""
+        rows = self._fetch(
+            f"SELECT {_ANSWER_COLS} FROM answers a WHERE a.namespace = %s "
+            "AND a.fingerprint = %s AND a.question_hash = %s",
+            (namespace, fingerprint, question_hash(question)),
+            binary=True,
+        )
+        return _answer(rows[0]) if rows and rows[0][3] == question else None
+
     def touch_answers(self, answer_ids: Sequence[int], now: float) -> None:
         """Move answers to the LRU front (in the order given) and count the hits."""
         if not answer_ids:

@@ -248,6 +248,13 @@ class Store(Protocol):
         """One answer by id."""
         ...
 
+    def answer_for_question(
+        self, question: str, *, namespace: str, fingerprint: str
+    ) -> AnswerRecord | None:
+        """The answer stored under exactly ``question`` (:func:`question_hash`) in one
+        namespace and fingerprint, or None: a keyed read, with no vector index."""
+        ...
+
     def touch_answers(self, answer_ids: Sequence[int], now: float) -> None:
         """Record hits, in order: move each answer to the LRU front and count it."""
         ...

@@ -471,6 +471,17 @@ class SqliteStore(EvidenceOps):
         rows = self.read(f"SELECT {_ANSWER_COLS} FROM answers WHERE id = ?", (answer_id,))
         return _answer(rows[0]) if rows else None
 
+    def answer_for_question(
+        self, question: str, *, namespace: str, fingerprint: str
+    ) -> AnswerRecord | None:
+        """The answer stored under exactly ``question`` (no ANN index is opened)."""
+        rows = self.read(
+            f"SELECT {_ANSWER_COLS} FROM answers "
+            "WHERE namespace = ? AND fingerprint = ? AND question_hash = ?",
+            (namespace, fingerprint, question_hash(question)),
+        )
+        return _answer(rows[0]) if rows and rows[0][3] == question else None
+
     def touch_answers(self, answer_ids: Sequence[int], now: float) -> None:
         """Move answers to the LRU front (in the order given) and count the hits."""
         if not answer_ids:

@@ -58,11 +58,11 @@ __all__ = [
 
 
 def load() -> None:
-    """Read every table and load the lemmatiser now (about 0.2 s of CPU, once per process),
-    so that the first reader that needs them is as fast as the others."""
+    """Read every table and load the lemma table and lemminflect's rules now (once per
+    process), so that the first reader that needs them is as fast as the others."""
     from medlit.words import forms, tables
 
     tables._stop_sets()
     tables._cues()
     forms.british()
-    forms.lemmas.__wrapped__("women")
+    forms.load_lemmas()

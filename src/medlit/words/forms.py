@@ -5,7 +5,9 @@
   -our / -or, -ise / -ize, -yse / -yze, -tre / -ter, -ogue / -og, sulph- / sulf-) and a
   number word as its digits;
 - :func:`lemmas`: the noun and verb lemmas of ``lemminflect`` (women / woman, improves /
-  improve);
+  improve), read from a table of its dictionary shipped in ``words/data`` (:func:`lemma_rows`,
+  a test holds it equal to the installed ``lemminflect``), so that a few words cost no load
+  of the whole dictionary (0.3-0.5 s);
 - :func:`word_stem`: the stem the answer checks compare words by, the first six letters of a
   word in American spelling (:func:`prefix_stem` without the spelling);
 - :func:`plural_lemma`: a plural's singular by its ending (rashes / rash), for readers that
@@ -22,9 +24,14 @@ from __future__ import annotations
 import re
 from functools import cache, lru_cache
 
+from medlit.words import sorted_lines
+
 __all__ = [
+    "LEMMA_TABLE",
     "is_verb",
+    "lemma_rows",
     "lemmas",
+    "load_lemmas",
     "plural_lemma",
     "prefix_stem",
     "spelling",
@@ -75,6 +82,10 @@ def spelling(word: str) -> str:
     return word
 
 
+#: The lemma table in ``words/data`` (made by ``benchmarks/make_lemma_table.py``).
+LEMMA_TABLE = "lemmas.tsv.gz"
+
+
 @lru_cache(maxsize=65536)
 def lemmas(word: str) -> frozenset[str]:
     """The noun and verb lemmas of a spelling-folded word (:func:`spelling`), and the word
@@ -82,11 +93,13 @@ def lemmas(word: str) -> frozenset[str]:
     and verbs."""
     if not word.isalpha():
         return frozenset((word,))
-    import lemminflect
+    known = _dictionary(word)
+    if known is not None:
+        forms = set(known[1])
+    else:  # not in its dictionary: its rules for nouns and verbs
+        import lemminflect
 
-    found = lemminflect.getAllLemmas(word)
-    forms = {lemma for tag in _LEMMA_TAGS for lemma in found.get(tag, ())}
-    if not found:  # not in its dictionary: its rules for nouns and verbs
+        forms = set()
         for tag in ("NOUN", "VERB"):
             forms.update(lemminflect.getAllLemmasOOV(word, tag).get(tag, ()))
     return frozenset({word, *(spelling(lemma) for lemma in forms)})
@@ -95,9 +108,61 @@ def lemmas(word: str) -> frozenset[str]:
 @lru_cache(maxsize=4096)
 def is_verb(word: str) -> bool:
     """Whether a word can be a verb (``lemminflect`` knows a verb lemma of it)."""
+    known = _dictionary(word) if word.isalpha() else None
+    return known is not None and known[0]
+
+
+def _dictionary(word: str) -> tuple[bool, tuple[str, ...]] | None:
+    """What ``lemminflect``'s dictionary says of a word of letters: (whether it has a verb
+    lemma, its noun, verb, auxiliary and proper-noun lemmas), or None when it does not know
+    the word. A lower-case word is read from the lemma table (:func:`lemma_rows`, shipped
+    in the package: a few words cost no load of the dictionary's 80,000 lines)."""
+    if word.islower():
+        found = sorted_lines.find(_lemma_table(), word.encode())
+        if found is None:
+            return None
+        verb, _, forms = found.decode().partition("\t")
+        return verb == "v", tuple(forms.split("/")) if forms else ()
+    return _from_lemminflect(word)
+
+
+@cache
+def _lemma_table() -> bytes:
+    return sorted_lines.load(LEMMA_TABLE)
+
+
+def _from_lemminflect(word: str) -> tuple[bool, tuple[str, ...]] | None:
     import lemminflect
 
-    return bool(word.isalpha() and lemminflect.getAllLemmas(word).get("VERB"))
+    found = lemminflect.getAllLemmas(word)
+    if not found:
+        return None
+    forms = dict.fromkeys(lemma for tag in _LEMMA_TAGS for lemma in found.get(tag, ()))
+    return bool(found.get("VERB")), tuple(forms)
+
+
+def lemma_rows() -> list[str]:
+    """The lemma table's lines, from ``lemminflect``: each lower-case word of letters its
+    dictionary or overrides know, ``word<TAB>v or -<TAB>lemmas`` (``v``: it has a verb lemma;
+    its noun, verb, auxiliary and proper-noun lemmas joined by ``/``), sorted by bytes."""
+    from lemminflect.core.Lemmatizer import Lemmatizer
+
+    lemmatizer = Lemmatizer()  # its dictionary's words (it has no public list of them)
+    words = {*lemmatizer._getLemmaDict(), *lemmatizer._getOverridesDict()}
+    rows = []
+    for word in sorted((w for w in words if w.isalpha() and w.islower()), key=str.encode):
+        known = _from_lemminflect(word)
+        if known is not None:
+            rows.append(f"{word}\t{'v' if known[0] else '-'}\t{'/'.join(known[1])}")
+    return rows
+
+
+def load_lemmas() -> None:
+    """Load the lemma table and ``lemminflect``'s rules for words it does not know now."""
+    import lemminflect
+
+    _lemma_table()
+    lemminflect.getAllLemmasOOV("medlit", "NOUN")
 
 
 def prefix_stem(word: str) -> str:

@@ -17,7 +17,8 @@ from __future__ import annotations
 import math
 import re
 from functools import cache
-from importlib.resources import files
+
+from medlit.words import sorted_lines
 
 __all__ = ["bucket", "zipf"]
 
@@ -33,34 +34,14 @@ _PLATEAU_WIDTH = 20
 @cache
 def _table() -> bytes:
     """The table's lines (``word<TAB>bucket``, sorted by bytes), its header taken off."""
-    import gzip  # (not at import: a process that never asks pays nothing)
-
-    raw = files("medlit.words").joinpath("data", "word_frequencies.tsv.gz").read_bytes()
-    data = gzip.decompress(raw)
-    start = 0
-    while data.startswith(b"#", start):
-        start = data.index(b"\n", start) + 1
-    return data[start:]
+    return sorted_lines.load("word_frequencies.tsv.gz")
 
 
 def bucket(token: str) -> int | None:
     """The frequency bucket of ``token`` (lower-case ASCII letters) in wordfreq's English list
     (its frequency is ``10 ** (-bucket / 100)``), or None when the list does not have it."""
-    data, key = _table(), token.encode("ascii")
-    lo, hi = 0, len(data)  # both the start of a line (or the end)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        start = data.rfind(b"\n", lo, mid) + 1 or lo
-        tab = data.index(b"\t", start)
-        end = data.index(b"\n", tab)
-        word = data[start:tab]
-        if word == key:
-            return int(data[tab + 1 : end])
-        if word < key:
-            lo = end + 1
-        else:
-            hi = start
-    return None
+    found = sorted_lines.find(_table(), token.encode("ascii"))
+    return None if found is None else int(found)
 
 
 def _benford_freq(text: str) -> float:
