@@ -32,6 +32,8 @@ NOT_ON_THE_HIT_PATH = (
     "lemminflect",  # the guard's lemmas
     "usearch",  # the vector index: the same question again is read by its key
     "onnxruntime",  # the embedding model (its vector is stored)
+    "numpy",  # no vector at all: the same question again is read by its key
+    "medlit.embeddings.onnx",
     "structlog",  # nothing is logged at the default level
 )
 ASK = f"""

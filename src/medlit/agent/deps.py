@@ -11,8 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from medlit.config import Settings
 from medlit.llm.tasks import resolve_route
 from medlit.types import Article, Chunk, Evidence, SearchQuery
@@ -125,6 +123,13 @@ class AgentDeps:
         remembered = getattr(self.runtime.loaded_embedder, "remembered", None)
         return None if remembered is None else remembered(text)
 
+    async def answer_by_key(
+        self, question: str, *, namespace: str, fingerprint: str
+    ) -> AnswerLookup | None:
+        """The tier-1 answer stored under exactly ``question`` (no vector needed), or None
+        (see ``AnswerCache.search_key``)."""
+        return await self.answers.search_key(question, namespace=namespace, fingerprint=fingerprint)
+
     async def lookup_answer(
         self,
         question: str,
@@ -182,6 +187,8 @@ class AgentDeps:
     ) -> list[Evidence]:
         """The ``k`` fresh tier-2 chunks nearest ``vector`` (only of ``only_keys`` if given;
         only of articles from ``sources`` if given)."""
+        import numpy as np
+
         from medlit.storage.base import ChunkFilters
 
         filters = ChunkFilters(article_keys=only_keys) if only_keys is not None else None

@@ -197,9 +197,9 @@ class AskNodes:
                             follow_up=question,
                             rewrite=rewritten.standalone_question,
                         )
+        # Computed when first needed (:meth:`_vector`): the same question served by its key
+        # needs no embedding model.
         vector = self.deps.remembered_embedding(plan.standalone_question)
-        if vector is None:
-            vector = await off_loop(self.deps.embed_one, plan.standalone_question)
         frame = read_frame(plan.standalone_question, state.get("sources") or ())
         return {
             "standalone_question": plan.standalone_question,
@@ -238,6 +238,13 @@ class AskNodes:
             standalone, narrow, broad, out.focus or query.suggest_focus(standalone), relaxed
         )
 
+    async def _vector(self, state: AgentState) -> Any:
+        """The standalone question's embedding: the state's, else computed (off the loop)."""
+        vector = state.get("query_vector")
+        if vector is None:
+            vector = await off_loop(self.deps.embed_one, state["standalone_question"])
+        return vector
+
     def _fingerprint(self, state: AgentState) -> str:
         return state.get("fingerprint") or self.deps.fingerprint(state.get("sources", ["pubmed"]))
 
@@ -248,15 +255,25 @@ class AskNodes:
         """
         if not state.get("use_cache", True) or not self.deps.settings.cache.enabled:
             return {"cache_hit": False, "miss_reason": "disabled", "guard_reason": None}
-        lookup = await self.deps.lookup_answer(
-            state["standalone_question"],
-            state["query_vector"],
-            namespace=state.get("namespace", self.deps.settings.namespace),
-            fingerprint=self._fingerprint(state),
-            count_miss=count_miss,
+        namespace = state.get("namespace", self.deps.settings.namespace)
+        fingerprint = self._fingerprint(state)
+        question = state["standalone_question"]
+        lookup = await self.deps.answer_by_key(
+            question, namespace=namespace, fingerprint=fingerprint
         )
+        vector = state.get("query_vector")
+        if lookup is None:
+            vector = await self._vector(state)
+            lookup = await self.deps.lookup_answer(
+                question,
+                vector,
+                namespace=namespace,
+                fingerprint=fingerprint,
+                count_miss=count_miss,
+            )
         if not lookup.hit or lookup.entry is None:
             return {
+                "query_vector": vector,
                 "cache_hit": False,
                 "miss_reason": lookup.miss_reason,
                 "guard_reason": lookup.guard_reason,
@@ -289,9 +306,10 @@ class AskNodes:
             only = list(state.get("documents", {}))
             if not only:
                 return {"anchor_chunks": []}
+        vector = await self._vector(state)
         anchors = await off_loop(
             self.deps.search_chunks,
-            state["query_vector"],
+            vector,
             self.agent.candidate_chunks,
             only,
             state.get("sources") or None,  # an answer rests only on the sources asked
@@ -301,7 +319,12 @@ class AskNodes:
         for item in anchors:
             documents.setdefault(item.article.key, item.article)
             chunk_map.setdefault(item.article.key, []).append(item.chunk.id)
-        return {"anchor_chunks": anchors, "documents": documents, "doc_chunks_map": chunk_map}
+        return {
+            "query_vector": vector,
+            "anchor_chunks": anchors,
+            "documents": documents,
+            "doc_chunks_map": chunk_map,
+        }
 
     async def score(self, state: AgentState) -> dict[str, Any]:
         """Score the anchors: per-document max, retrieval_score, confident."""
@@ -473,8 +496,9 @@ class AskNodes:
         # tier 2 already holds are not): the passages below are chosen among them.
         question = state.get("standalone_question") or state["question"]
         await off_loop(self.deps.store_full_texts, list(read.values()), question, heavy=True)
+        vector = await self._vector(state)
         found = await off_loop(
-            self.deps.search_chunks, state["query_vector"], self.agent.candidate_chunks, list(read)
+            self.deps.search_chunks, vector, self.agent.candidate_chunks, list(read)
         )
         held = {ev.chunk.id for ev in evidence}
         added: list[Evidence] = []
@@ -794,11 +818,12 @@ class AskNodes:
             "doc_scores": state.get("doc_scores", {}),
             "extra": {"mode": state.get("mode"), "stop_reason": state.get("stop_reason")},
         }
+        vector = await self._vector(state)
         try:
             await off_loop(
                 self.deps.add_answer,
                 state["standalone_question"],
-                state["query_vector"],
+                vector,
                 payload,
                 namespace=state.get("namespace", self.deps.settings.namespace),
                 fingerprint=self._fingerprint(state),

@@ -66,7 +66,7 @@ class AgentState(TypedDict, total=False):
     is_yes_no: bool
     frame: QuestionFrame  # what the standalone question asks, read once (medlit.words.frame)
     rewritten_by_llm: bool
-    query_vector: list[float]
+    query_vector: Any  # the standalone question's embedding; None until first needed
 
     # query_cache (tier 1)
     cache_hit: bool

@@ -219,6 +219,27 @@ class AnswerCache:
         self._remember_pair(lookup, namespace, question)
         return lookup if lookup.hit or not count_miss else self._miss(lookup)
 
+    async def search_key(
+        self, question: str, *, namespace: str, fingerprint: str
+    ) -> AnswerLookup | None:
+        """The answer stored under exactly ``question``, read by its key with every check of
+        :meth:`search_query` (a hit is counted); None when there is none: then look up by
+        vector. Needs no embedding, so a new process serving the same question again loads
+        no embedding model and no vector library."""
+        from medlit.lookups import run_lookup
+
+        if not self.settings.enabled:
+            return None
+        return await run_lookup(
+            self.store.read_concurrency, self._keyed, question, namespace, fingerprint
+        )
+
+    def _keyed(self, question: str, namespace: str, fingerprint: str) -> AnswerLookup | None:
+        if not self._maintained:
+            self.maintain()
+        cutoff = self.clock() - self.settings.answer_ttl_s
+        return self._keyed_hit(question, namespace, fingerprint, cutoff)
+
     async def search_query_verified(
         self,
         question: str,

@@ -15,12 +15,12 @@ packages, so nothing is downloaded at run time):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Protocol, TypeAlias, runtime_checkable
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
     from medlit.config import Settings
     from medlit.storage.base import Store
 
@@ -31,7 +31,8 @@ MODEL_NAME = "all-MiniLM-L6-v2"
 #: Its output dimension.
 MODEL_DIM = 384
 
-Vectors = npt.NDArray[np.float32]
+# numpy is imported where vectors are made: a cached answer read by its key needs none.
+Vectors: TypeAlias = "npt.NDArray[np.float32]"
 
 
 @runtime_checkable
@@ -55,6 +56,8 @@ class Embedder(Protocol):
 
 def normalise(vectors: npt.NDArray[np.floating]) -> Vectors:
     """Rows scaled to unit L2 norm (zero rows stay zero), as float32."""
+    import numpy as np
+
     out = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(out, axis=1, keepdims=True)
     np.maximum(norms, 1e-12, out=norms)

@@ -15,8 +15,6 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from medlit.embeddings.base import Embedder, Vectors, load_model
 
 if TYPE_CHECKING:
@@ -63,6 +61,8 @@ class MemoEmbedder:
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         """Embed ``texts``, reusing any vector already computed for the same text."""
+        import numpy as np
+
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         keys = [text_hash(t) for t in texts]
         missing: dict[str, list[int]] = {}
@@ -116,6 +116,8 @@ class MemoEmbedder:
             return vec.copy()
 
     def _remember(self, key: str, vec: Vectors) -> None:
+        import numpy as np
+
         if self.capacity <= 0:
             return
         with self._lock:

@@ -12,8 +12,6 @@ from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from medlit.errors import StorageError
 from medlit.storage.base import (
     CHUNK_COLUMNS,
@@ -282,6 +280,8 @@ def _filter_sql(f: ChunkFilters) -> tuple[str, list[Any]]:
 
 
 def _rank(rows: list[tuple[Any, ...]], query: Vector, k: int) -> list[ChunkMatch]:
+    import numpy as np
+
     if not rows:
         return []
     vectors = np.frombuffer(b"".join(r[8] for r in rows), dtype=np.float32)

@@ -32,12 +32,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
 
 from medlit.types import Article, Chunk
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 __all__ = [
     "CHUNK_COLUMNS",
@@ -53,7 +54,8 @@ __all__ = [
     "question_hash",
 ]
 
-Vector = npt.NDArray[np.float32]
+# numpy is imported where vectors are used: a cached answer read by its key needs none.
+Vector: TypeAlias = "npt.NDArray[np.float32]"
 
 
 class Cursor(Protocol):

@@ -35,18 +35,16 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from medlit.datadir import require_data_dir
 from medlit.errors import StorageError
 from medlit.log import get_logger
 from medlit.storage import schema
 from medlit.storage._sqlite_evidence import EvidenceOps
-from medlit.storage.ann import AnnIndex
 from medlit.storage.base import AnswerRecord, Migration, Vector, iter_batches, question_hash
 
 if TYPE_CHECKING:
     from medlit.config import CacheSettings, Settings
+    from medlit.storage.ann import AnnIndex  # numpy and usearch: loaded on the first vector use
 
 __all__ = ["SqliteStore", "answer_index_path"]
 
@@ -210,6 +208,8 @@ class SqliteStore(EvidenceOps):
                     path = self.db_path.with_name(f"{self.db_path.stem}.{name}.usearch")
                 else:
                     path = answer_index_path(self.db_path, namespace)
+                from medlit.storage.ann import AnnIndex
+
                 index = AnnIndex(
                     key,
                     name,
@@ -289,6 +289,8 @@ class SqliteStore(EvidenceOps):
             )
 
     def _vector(self, embedding: Any) -> Vector:
+        import numpy as np
+
         vec = np.asarray(embedding, dtype=np.float32).reshape(-1)
         if vec.shape[0] != self.dim:
             raise StorageError(f"embedding has {vec.shape[0]} dimensions, the store {self.dim}")
@@ -338,6 +340,8 @@ class SqliteStore(EvidenceOps):
 
     def get_embeddings(self, model_id: str, hashes: Sequence[str]) -> dict[str, Vector]:
         """Memoised embeddings by content hash."""
+        import numpy as np
+
         out: dict[str, Vector] = {}
         for batch in iter_batches(list(hashes), 500):
             marks = ",".join("?" * len(batch))
@@ -351,6 +355,8 @@ class SqliteStore(EvidenceOps):
 
     def put_embeddings(self, model_id: str, vectors: Mapping[str, Vector]) -> None:
         """Memoise embeddings by content hash (bounded: oldest dropped past 100,000)."""
+        import numpy as np
+
         now = time.time()
         with self.transaction() as conn:
             conn.executemany(
@@ -421,6 +427,8 @@ class SqliteStore(EvidenceOps):
         limit: int = 10,
     ) -> list[tuple[AnswerRecord, float]]:
         """Answers with exact cosine >= ``min_similarity`` in scope, best first, any age."""
+        import numpy as np
+
         query = self._vector(embedding)
         with self._lock:
             if namespace is None:
