@@ -288,3 +288,16 @@ async def test_a_study_read_on_the_question_is_a_row_though_no_claim_verified(
     for row in job.evidence_table:
         for cell in row.cells().values():
             assert cell is None or _in_article(cell.quote, job.articles[row.article_key])
+
+
+async def test_relaxed_searches_leave_the_budget_for_reading_what_they_found(
+    rsettings: Settings,
+) -> None:
+    # Every search finds fewer than it wants, so each is relaxed word by word: without a share
+    # of the provider budget kept back, the relaxations spend it all and every sub-question is
+    # skipped before it reads what they found.
+    rsettings.agent.min_docs = 50
+    rsettings.research.depth_config("quick").max_provider_calls = 8
+    job = await _run(rsettings)
+    assert job.status is JobStatus.COMPLETED, job.error
+    assert job.evidence_table and job.findings, "what the searches found was never read"

@@ -81,6 +81,9 @@ __all__ = [
 
 log = get_logger("research.researcher")
 
+#: The share of a job's provider-call budget that relaxed searches may reach.
+RELAX_SHARE = 2 / 3
+
 SearchFn = Callable[[SearchQuery, FreshArticles | None], Awaitable[SearchResults]]
 """``search_all_providers`` bound to the job's sources: (query, known) -> results."""
 
@@ -507,7 +510,7 @@ class DeepResearcher:
         narrowest: set[str] = set()
         question.failed_sources = {}
         for number, (term, step) in enumerate(search_steps(question)):
-            if number and not self.budget.allow(provider=True):
+            if number and not self._may_relax():
                 break
             # Model-written text: bounded, so a rambling follow-up cannot fail validation.
             results = await self._logged_search(question, term[:300], wanted, step)
@@ -551,7 +554,7 @@ class DeepResearcher:
         found: dict[str, Article] = {}
         question.failed_sources = {}
         for number, (term, step) in enumerate(dict(steps).items()):
-            if number and not self.budget.allow(provider=True):
+            if number and not self._may_relax():
                 break
             results = await self._logged_search(question, term, config.limit, step)
             for article in results.articles:
@@ -561,6 +564,12 @@ class DeepResearcher:
         # Every article found goes into the evidence cache, as ask's do; the closest are read.
         ranked = await self._closest(question.text, await self._keep(list(found.values())))
         return ranked[: max(self.limits.results_per_question, config.min_docs)]
+
+    def _may_relax(self) -> bool:
+        """Whether a search may be relaxed once more: while less than :data:`RELAX_SHARE` of
+        the provider-call budget is spent (relaxed searches that find little must not spend
+        the calls the job needs to go on, or stop it before it reads what they found)."""
+        return self.budget.spare(share=RELAX_SHARE) and self.budget.allow(provider=True)
 
     async def _closest(
         self, text: str, articles: list[Article], *, floor: float | None = None

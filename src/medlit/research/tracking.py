@@ -168,6 +168,12 @@ class Budget:
             return f"LLM call budget of {self.limits.max_llm_calls} used"
         return None
 
+    def spare(self, *, share: float) -> bool:
+        """Whether less than ``share`` of the provider-call budget is spent. An optional
+        call (a relaxed search) is made only then, so it never spends what reading the
+        articles found needs; a refusal records no stop reason (the job goes on)."""
+        return self.spent().provider_calls < share * self.limits.max_provider_calls
+
     def allow(self, *, provider: bool = False, llm: bool = False) -> bool:
         """Whether one more call of that kind fits; records the reason the first time not."""
         if self.stop_reason is not None:
