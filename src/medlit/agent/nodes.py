@@ -157,6 +157,12 @@ def timed(name: str, node: Node) -> Node:
     return run
 
 
+def _yes_no(state: AgentState) -> bool:
+    """Whether the question asks yes or no: its frame says (read once, in plan_query)."""
+    frame = state.get("frame")
+    return frame is not None and frame.yes_no
+
+
 class AskNodes:
     """The nodes of the ask graph, bound to their dependencies.
 
@@ -207,7 +213,6 @@ class AskNodes:
             "broad_query": plan.broad_query,
             "relaxed_queries": list(plan.relaxed),
             "focus": plan.focus,
-            "is_yes_no": frame.yes_no,
             "frame": frame,
             "rewritten_by_llm": by_llm,
             "query_vector": vector,
@@ -569,7 +574,7 @@ class AskNodes:
             standalone_question=state.get("standalone_question"),
             focus=state.get("focus"),
             memory_summary=state.get("memory_summary", ""),
-            yes_no=state.get("is_yes_no", False),
+            yes_no=_yes_no(state),
         )
         downloaded = set(state.get("downloaded_keys", []))
         reused = sum(1 for ev in evidence if ev.article.key not in downloaded)
@@ -627,7 +632,7 @@ class AskNodes:
         if text != written:
             log.info("answer_repeats_dropped", chars=len(written) - len(text))
         verdict = None
-        if state.get("is_yes_no"):
+        if _yes_no(state):
             # The model's own verdict line, if it wrote one after its reasoning; an opening
             # guess is dropped (read_verdict asks once the text is checked).
             verdict, text = reasoned_verdict(text)
@@ -665,7 +670,7 @@ class AskNodes:
             state.get("drafted_verdict"),
             articles,
             evidence[0].article,
-            is_yes_no=bool(state.get("is_yes_no")),
+            is_yes_no=_yes_no(state),
             read_verdict=read,
             nothing_supported=NOTHING_SUPPORTED,
             disabled=self.deps.settings.checks.disabled,
@@ -722,7 +727,7 @@ class AskNodes:
             )
             for p in check.cited
         ]
-        if state.get("is_yes_no") and verdict is None:
+        if _yes_no(state) and verdict is None:
             log.info("no_verdict_line", mode=mode)
         shown = unauthored(check.text)
         if mode == "llm":  # a digest quotes as written
@@ -758,7 +763,7 @@ class AskNodes:
             heavy=True,
         )
         check = enforce_citations(text, articles)
-        if state.get("is_yes_no") and verdict in ("yes", "no", "uncertain"):
+        if _yes_no(state) and verdict in ("yes", "no", "uncertain"):
             return check, verdict  # type: ignore[return-value]
         return check, None
 

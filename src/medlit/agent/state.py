@@ -63,7 +63,6 @@ class AgentState(TypedDict, total=False):
     broad_query: str
     relaxed_queries: list[str]  # the narrow query relaxed a word at a time, widest last
     focus: str | None
-    is_yes_no: bool
     frame: QuestionFrame  # what the standalone question asks, read once (medlit.words.frame)
     rewritten_by_llm: bool
     query_vector: Any  # the standalone question's embedding; None until first needed
