@@ -10,6 +10,12 @@ no, the PMIDs of the evidence retrieved (best first), the model's answer as the 
 text (text -> verdict), and what the assistant answered. ``benchmarks/ablation.py`` and
 ``benchmarks/checks_speed.py`` replay them without the model.
 
+``--turned`` records the turned contrast set of the half instead (``turned_verdicts.py``: the
+questions whose experts said yes and whose direction turns), each question as written and
+turned (``form``), to ``benchmarks/data/recorded_turned.jsonl``; a turned question's "gold" is
+"no" (the articles say the opposite of what it asks). ``turned_verdicts.py --replay`` replays
+them.
+
 Usage::
 
     export MEDLIT_LLM_BASE_URL=http://127.0.0.1:18800/v1 MEDLIT_LLM_API_KEY=local \\
@@ -43,19 +49,23 @@ from medlit.config import Settings  # noqa: E402
 from medlit.errors import MedlitError  # noqa: E402
 from pubmedqa_cases import half_of  # noqa: E402
 from recording import RECORDED, Recorder, keep  # noqa: E402
+from turned_questions import contrast_set  # noqa: E402
 from verdicts import DEFAULT_DATA, pick  # noqa: E402
 
 _TRUTH = {"yes": "yes", "no": "no", "maybe": "uncertain"}
 
 
-async def record(records: dict[str, Any], pmids: list[str], settings: Settings, out: Path) -> int:
-    """Ask each question once (no cache) and append its line to ``out``; the count right."""
+TURNED = ROOT / "benchmarks" / "data" / "recorded_turned.jsonl"
+
+
+async def record(asked: list[dict[str, Any]], settings: Settings, out: Path) -> int:
+    """Ask each question of ``asked`` (rows of pmid, question, gold and perhaps form) once,
+    no cache, and append its line to ``out``; the count right."""
     recorder, right = Recorder(), 0
     async with Assistant(settings) as assistant:
-        for number, pmid in enumerate(pmids, 1):
-            record = records[pmid]
-            recorder.row = {"pmid": pmid, "question": str(record["QUESTION"])}
-            recorder.row["gold"] = _TRUTH[str(record["final_decision"])]
+        for number, asking in enumerate(asked, 1):
+            pmid = asking["pmid"]
+            recorder.row = dict(asking)
             started = time.perf_counter()
             try:
                 result = await assistant.ask(recorder.row["question"], use_cache=False)
@@ -83,15 +93,36 @@ async def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=RECORDED)
     parser.add_argument("--again", action="store_true", help="Ask recorded questions again.")
     parser.add_argument("--half", choices=("check", "tune"), default="check")
+    parser.add_argument("--turned", action="store_true", help="Record the turned contrast set.")
     args = parser.parse_args(argv)
+    if args.turned and args.out == RECORDED:
+        args.out = TURNED
     if not args.data.exists():
         print(f"skipped: {args.data} is absent (needs ../shared/data)", file=sys.stderr)
         return 0
     records: dict[str, Any] = json.loads(args.data.read_text())
     ordered = pick(records, len(records), 0, 10)[args.start :]
     lines = args.out.read_text().splitlines() if args.out.exists() and not args.again else []
-    done = {json.loads(line)["pmid"] for line in lines if line.strip()}
-    pmids = [p for p in ordered if half_of(p) == args.half and p not in done][: args.n]
+    rows = [json.loads(line) for line in lines if line.strip()]
+    done = {(r["pmid"], r.get("form")) for r in rows}
+    if args.turned:
+        mine = {p: r for p, r in records.items() if half_of(p) == args.half}
+        asked = [
+            {"pmid": pmid, "form": form, "question": question, "gold": gold}
+            for pmid, _, written, turn, _ in [r for r in contrast_set(mine) if r[1] == "yes"]
+            for form, question, gold in (("written", written, "yes"), ("turned", turn, "no"))
+        ]
+    else:
+        asked = [
+            {
+                "pmid": p,
+                "question": str(records[p]["QUESTION"]),
+                "gold": _TRUTH[str(records[p]["final_decision"])],
+            }
+            for p in ordered
+            if half_of(p) == args.half
+        ]
+    asked = [a for a in asked if (a["pmid"], a.get("form")) not in done][: args.n]
     xml = args.data.with_name(args.data.stem + "_pubmed.xml")
     with (
         tempfile.TemporaryDirectory() as tmp,
@@ -106,8 +137,8 @@ async def main(argv: list[str] | None = None) -> int:
         settings.local.enabled = False
         settings.search.default_source = "pubmed"
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        right = await record(records, pmids, settings, args.out)
-    print(f"recorded={len(pmids)} verdict_accuracy={right / max(1, len(pmids)):.3f}")
+        right = await record(asked, settings, args.out)
+    print(f"recorded={len(asked)} verdict_accuracy={right / max(1, len(asked)):.3f}")
     return 0
 
 

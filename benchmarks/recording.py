@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import medlit.agent.nodes as nodes
+import medlit.checks.verdict as verdict_call
 
 __all__ = ["RECORDED", "Recorder", "keep"]
 
@@ -31,12 +32,12 @@ class Recorder:
     def __init__(self) -> None:
         self.row: dict[str, Any] = {}
         check_answer = nodes.AskNodes.check_answer
-        read_verdict = nodes.read_verdict
+        read_verdict = verdict_call.read_verdict
 
         async def checked(this: nodes.AskNodes, state: Any) -> dict[str, Any]:
             self.row.update(
                 standalone=state.get("standalone_question") or state["question"],
-                is_yes_no=bool(state.get("is_yes_no")),
+                is_yes_no=(frame := state.get("frame")) is not None and frame.yes_no,
                 evidence=[ev.article.pmid for ev in state["evidence"]],
                 drafted=state["drafted"],
                 drafted_verdict=state.get("drafted_verdict"),
@@ -49,16 +50,22 @@ class Recorder:
             return verdict
 
         nodes.AskNodes.check_answer = checked  # type: ignore[method-assign]
-        nodes.read_verdict = read  # type: ignore[assignment]
+        # The check node imports the verdict call when it needs it, from its module.
+        verdict_call.read_verdict = read  # type: ignore[assignment]
+
+
+def _key(row: dict[str, Any]) -> tuple[str, str | None]:
+    """A row's identity: its PMID, and the form of its question where one was turned."""
+    return row["pmid"], row.get("form")
 
 
 def keep(row: dict[str, Any], path: Path = RECORDED) -> bool:
-    """Write ``row`` to ``path`` in place of any earlier row of its PMID; False (nothing
-    written) when the model was never asked (no ``drafted`` answer)."""
+    """Write ``row`` to ``path`` in place of any earlier row of its PMID (and form); False
+    (nothing written) when the model was never asked (no ``drafted`` answer)."""
     if "drafted" not in row:
         return False
     lines = path.read_text().splitlines() if path.exists() else []
-    rows = [line for line in lines if line.strip() and json.loads(line)["pmid"] != row["pmid"]]
+    rows = [line for line in lines if line.strip() and _key(json.loads(line)) != _key(row)]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(f"{line}\n" for line in [*rows, json.dumps(row)]))
     return True

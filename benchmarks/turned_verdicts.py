@@ -17,6 +17,13 @@ Last line, per version and half: ``yes_gold_written_...=N`` (questions as writte
 said yes: every one asked), ``written_yes_...=k/N`` and ``turned_yes_...=k/N``.
 
 ``MEDLIT_LLM_SEED`` is passed to a version only if its settings have a ``seed``.
+
+``--replay FILE`` needs no model: it replays answers recorded before their checks
+(``record_answers.py --turned``) through this code's checks (``ablation.py``'s replay, with its
+kept verdict reads), and gives the same figures, with the verdicts the recording's live run gave
+beside them (``..._recorded``) and the verdict reads this code's checks wanted that no run made
+(``unread``: such a verdict is the model's unread guess). This is how a check's rule is written
+on the tune half and judged on the check half without asking the model again.
 """
 
 from __future__ import annotations
@@ -75,6 +82,49 @@ async def _ask_all(rows: list[dict[str, str]], xml: Path) -> list[dict[str, Any]
     return out
 
 
+def _replay(path: Path, data: Path) -> dict[str, Any]:
+    """``--replay``: the recorded rows of ``path`` checked by this code, per half."""
+    sys.path[:0] = [str(ROOT / "src"), str(ROOT / "benchmarks")]
+    from ablation import READS, Reads, Replay
+    from medlit.log import configure_logging
+    from medlit.sources.pubmed_xml import parse_pubmed_xml
+    from pubmedqa_cases import half_of
+
+    configure_logging("error")
+    xml = data.with_name(data.stem + "_pubmed.xml")
+    articles = {a.pmid: a for a in parse_pubmed_xml(xml.read_bytes()) if a.pmid}
+    kept = Reads(READS)
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    figures: dict[str, Any] = {}
+    unread = 0
+
+    async def replay_all() -> list[tuple[dict[str, Any], str | None]]:
+        nonlocal unread
+        out = []
+        for row in rows:
+            replay = Replay(row, articles, kept)
+            _, verdict = await replay.checked(frozenset())
+            unread += replay.unread
+            out.append((row, verdict))
+        return out
+
+    done = asyncio.run(replay_all())
+    print(f"{'half':6} {'form':8} {'yes':>4} {'recorded_yes':>13} {'questions':>10}")
+    for half in ("tune", "check"):
+        for form in ("written", "turned"):
+            mine = [(r, v) for r, v in done if half_of(r["pmid"]) == half and r["form"] == form]
+            yes = sum(v == "yes" for _, v in mine)
+            live = sum(r["verdict"] == "yes" for r, _ in mine)
+            print(f"{half:6} {form:8} {yes:>4} {live:>13} {len(mine):>10}")
+            for row, verdict in mine:
+                if form == "turned" and verdict == "yes":
+                    print(f"         turned yes: {row['question']} [{row['pmid']}]")
+            figures[f"{form}_yes_{half}"] = f"{yes}/{len(mine)}"
+            figures[f"{form}_yes_{half}_recorded"] = f"{live}/{len(mine)}"
+    figures["unread"] = unread
+    return figures
+
+
 def _has_seed(env: dict[str, str]) -> bool:
     """Whether the medlit on ``env``'s ``PYTHONPATH`` has the ``llm.seed`` setting."""
     probe = "from medlit.config import LLMSettings; print('seed' in LLMSettings.model_fields)"
@@ -96,8 +146,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--old", type=Path, help="a worktree of the old code")
     parser.add_argument("--n", type=int, default=4, help="questions per half")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--replay", type=Path, help="replay recorded answers (no model)")
     args = parser.parse_args(argv)
     xml = args.data.with_name(args.data.stem + "_pubmed.xml")
+    if args.replay:
+        if not (args.replay.exists() and xml.exists()):
+            print(f"skipped: needs {args.replay} and {xml}", file=sys.stderr)
+            return 0
+        figures = _replay(args.replay, args.data)
+        print(" ".join(f"{k}={v}" for k, v in figures.items()))
+        return 0
     if args.child:  # one version's run: questions in, verdicts out
         rows = json.loads(args.child.read_text())
         args.child.write_text(json.dumps(asyncio.run(_ask_all(rows, xml))))
