@@ -286,3 +286,27 @@ def test_answer_inverting_differences_are_refused(new: str, cached: str, reason:
 )
 def test_same_direction_and_same_dose_pass(new: str, cached: str) -> None:
     assert QuestionGuard().check_related(new, cached).ok
+
+
+def test_the_frame_reads_yes_no_for_the_guard_in_title_form():
+    # A title then its question: the frame reads it as yes/no, so a negated ask is refused
+    # by the related checks alone (the guard once read only questions opening with a verb).
+    verdict = QuestionGuard(word_rule=False).check(
+        "Laparoscopic colectomy in the elderly: is it safe?",
+        "Laparoscopic colectomy in the elderly: is it not safe?",
+    )
+    assert not verdict.ok
+    assert verdict.reason == "negation differs: one yes/no question is negated"
+
+
+def test_children_are_named_by_word_not_by_an_age_of_something_else():
+    guard = QuestionGuard(word_rule=False)
+    assert guard.check(
+        "Is cheek swelling normal 2 weeks after oral surgery?",
+        "Is cheek swelling normal after oral surgery?",
+    ).ok
+    refused = guard.check(
+        "Is cheek swelling normal in babies after oral surgery?",
+        "Is cheek swelling normal after oral surgery?",
+    )
+    assert refused.reason == "different population: children named on one side only"

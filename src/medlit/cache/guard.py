@@ -117,16 +117,11 @@ _UNIT = (
     r"tablets?|pills?|puffs?|drops?"
 )
 _DOSE = re.compile(rf"(\d+(?:\.\d+)?)\s*({_UNIT})\b")
-_POPULATION = cue_group("population")
 # Pregnancy and breastfeeding change what is safe: named on one side only, the other answer
 # may not hold (cues pregnancy.named, sex.*).
 # Qualitative doses count as doses: "low-dose aspirin" is not the same question as "aspirin".
 _DOSE_WORD = re.compile(
     r"\b(low|high|standard|double|single|mini|micro|loading)[- ]?dos(?:e|es|ed|ing)\b"
-)
-_YES_NO = re.compile(
-    r"^(?:is|are|am|was|were|do|does|did|can|could|should|would|will|may|might|has|have|had"
-    r"|must|shall)\b"
 )
 
 
@@ -211,7 +206,7 @@ def question_features(question: str) -> QuestionFeatures:
         doses=frozenset(doses),
         names=tuple(sorted(qualified_names(question, fold_case=True).items())),
         age_groups=frame.population_names("age"),
-        young=any(_POPULATION[g].search(text) for g in ("child", "infant")),
+        young=bool(frame.ages_by_word() & {"child", "infant"}),
         pregnancy=bool(frame.population_names("pregnancy")),
         sexes=frame.population_names("sex"),
         drugs=frozenset(w for w in content if _is_drug(w)),
@@ -219,7 +214,7 @@ def question_features(question: str) -> QuestionFeatures:
         modalities=frozenset(m for m, rx in _MODALITIES.items() if rx.search(asking)),
         excludes=_EXCLUDES.search(asking) is not None,
         directions=frozenset(frame.changes_named),
-        yes_no=_YES_NO.match(asking.strip()) is not None,
+        yes_no=frame.yes_no,
         negated_ask=any(_NEGATOR.match(tok) for tok in asking_tokens),
     )
 

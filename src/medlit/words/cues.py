@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from medlit.words.tables import cue, cue_group, cue_words
 
-__all__ = ["age_groups", "directions", "negation_scopes", "stated_directions"]
+__all__ = ["age_groups", "age_mentions", "directions", "negation_scopes", "stated_directions"]
 
 #: Tokens a negation reaches past its cue: "no fever", "not pregnant", "don't have any fever".
 NEGATION_REACH = 3
@@ -71,18 +71,34 @@ def stated_directions(text: str) -> list[tuple[str, int, int]]:
 def age_groups(text: str) -> set[str]:
     """The age groups ``text`` (lower-cased) names: infant, child, adult, elderly, by word
     (cues ``population.*``) or by age (``age.stated``: "7 years old" is a child)."""
-    groups = {name for name, rx in cue_group("population").items() if rx.search(text)}
-    for number, unit in cue("age.stated").findall(text):
-        value = float(number)
-        if unit.startswith(("m", "w", "d")) and value < 48:
-            groups.add("infant" if value < 24 or unit.startswith(("w", "d")) else "child")
-        elif unit.startswith("y"):
-            if value < 2:
-                groups.add("infant")
-            elif value < 18:
-                groups.add("child")
-            elif value < 65:
-                groups.add("adult")
-            else:
-                groups.add("elderly")
-    return groups
+    return set(age_mentions(text))
+
+
+def age_mentions(text: str) -> dict[str, str]:
+    """Each age group ``text`` (lower-cased) names, with the words that name it: a word
+    ("children") where one does, else the age stated ("7 years")."""
+    found = {
+        name: match.group(0)
+        for name, rx in cue_group("population").items()
+        if (match := rx.search(text))
+    }
+    for stated in cue("age.stated").finditer(text):
+        group = _stated_group(float(stated.group(1)), stated.group(2))
+        if group:
+            found.setdefault(group, stated.group(0).strip())
+    return found
+
+
+def _stated_group(value: float, unit: str) -> str | None:
+    """The age group of an age stated as ``value`` ``unit`` (years, months, weeks, days)."""
+    if unit.startswith(("m", "w", "d")):
+        if value >= 48:
+            return None
+        return "infant" if value < 24 or unit.startswith(("w", "d")) else "child"
+    if not unit.startswith("y"):
+        return None
+    if value < 2:
+        return "infant"
+    if value < 18:
+        return "child"
+    return "adult" if value < 65 else "elderly"

@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from medlit.text import as_typed
-from medlit.words.cues import age_groups, directions
+from medlit.words.cues import age_mentions, directions
 from medlit.words.question_kind import QuestionKind, question_kind
 from medlit.words.tables import cue
 
@@ -128,6 +128,13 @@ class QuestionFrame:
         """The names of the populations of ``kind`` (all kinds when ``None``)."""
         return frozenset(p.name for p in self.populations if kind is None or p.kind == kind)
 
+    def ages_by_word(self) -> frozenset[str]:
+        """The age groups named by a word ("children", "paediatric"), not by an age stated
+        ("2 weeks ago" names no infant)."""
+        return frozenset(
+            p.name for p in self.populations if p.kind == "age" and not p.words[:1].isdigit()
+        )
+
     def with_sources(self, sources: Iterable[str]) -> QuestionFrame:
         """The same frame, asked of ``sources``."""
         return replace(self, sources=tuple(sorted(set(sources))))
@@ -219,7 +226,8 @@ def _subject_outcome(question: str, asking: str, span: tuple[int, int]) -> tuple
 
 
 def _populations(question: str, text: str) -> tuple[Population, ...]:
-    found = [Population("age", group) for group in sorted(age_groups(text))]
+    ages = age_mentions(text)
+    found = [Population("age", group, ages[group]) for group in sorted(ages)]
     for sex in ("male", "female"):
         match = cue(f"sex.{sex}").search(text)
         if match:
