@@ -238,3 +238,81 @@ def test_the_sample_corpus_never_leans_yes_on_aspirin_causing_stroke() -> None:
             "4 conclusions state the change opposite to the one asked, 1 is hedged"
         )
     assert build_evidence_digest("Does aspirin prevent stroke?", evidence).verdict == "yes"
+
+
+def _own_words(question: str, answer: str, conclusion: str = LOWERED) -> list[object]:
+    from medlit.checks.context import CheckContext
+    from medlit.checks.draft import Draft
+    from medlit.checks.registry import REGISTRY
+
+    ctx = CheckContext(question, {"1": _study("1", conclusion)}, Draft.parse(answer), "yes")
+    return list(REGISTRY["against-own-words"].run(ctx))
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        # The answer says what the article says; the verdict line says yes to the turn.
+        (
+            "Does automatic transmission worsen driving behavior in older drivers?",
+            "Automatic transmission improved the older participants' driving behavior "
+            "[PMID:1]. The older group made more driving errors than the younger group in "
+            "both cars [PMID:1]. Automatic transmission improves driving behavior [PMID:1].",
+        ),
+        (
+            "Is chewing pan masala beneficial for health?",
+            "The evidence shows that pan masala is harmful for health [PMID:1].",
+        ),
+        (
+            "Does steady-state imaging worsen accuracy of first-pass imaging?",
+            "Steady-state image reading is superior to first-pass image reading [PMID:1].",
+        ),
+    ],
+)
+def test_a_yes_against_the_answers_own_words_is_withheld(question: str, answer: str) -> None:
+    from medlit.checks.policy import verdict_after
+
+    findings = _own_words(question, answer)
+    assert verdict_after("yes", findings) == "uncertain"  # type: ignore[arg-type]
+    assert "own sentences" in findings[0].message  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Does aspirin lower the risk of stroke in adults?", "Aspirin lowered it [PMID:1]."),
+        (
+            "Does aspirin lower the risk of stroke in adults?",
+            "Aspirin lowers the risk of stroke in adults [PMID:1]. It did not raise the risk "
+            "of stroke [PMID:1].",
+        ),
+        # A negated opposite states no change ("did not worsen"); nor does another subject.
+        (
+            "Does steady-state imaging improve accuracy?",
+            "Steady-state imaging did not worsen accuracy [PMID:1]. Cost rose [PMID:1].",
+        ),
+        ("Is aspirin safe in adults?", "Aspirin increased bleeding [PMID:1]."),
+        # One sentence each way: left to the checks of the cited conclusions (below).
+        (
+            "Does preoperative anemia improve surgery outcomes?",
+            "Preoperative anemia is an independent risk factor for complications [PMID:1]. "
+            "Preoperative anemia may improve surgery outcomes [PMID:1].",
+        ),
+    ],
+)
+def test_a_yes_the_answer_bears_out_is_kept(question: str, answer: str) -> None:
+    assert _own_words(question, answer) == []
+
+
+def test_a_risk_factor_for_complications_is_for_the_worse() -> None:
+    from medlit.checks.context import CheckContext
+    from medlit.checks.draft import Draft
+    from medlit.checks.policy import verdict_after
+    from medlit.checks.registry import REGISTRY
+
+    question = "Does preoperative anemia improve surgery outcomes?"
+    conclusion = "Preoperative anemia is an independent risk factor for complications."
+    answer = "Preoperative anemia may improve surgery outcomes [PMID:1]."
+    ctx = CheckContext(question, {"1": _study("1", conclusion)}, Draft.parse(answer), "yes")
+    findings = list(REGISTRY["against-direction"].run(ctx))
+    assert verdict_after("yes", findings) == "uncertain"

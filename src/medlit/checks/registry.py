@@ -70,6 +70,7 @@ _CHECKS = (
     Check("contradicted", "verdict", verdict_units.contradicted),
     Check("against-conclusions", "verdict", verdict_units.against_conclusions),
     Check("against-direction", "verdict", verdict_units.against_direction),
+    Check("against-own-words", "verdict", verdict_units.against_own_words),
     Check("claim-quote", "claim", claims.claim_quote),
     Check("claim-reverses-quote", "claim", claims.claim_reverses_quote),
     Check("claim-opposite-direction", "claim", claim_direction.claim_opposite_direction),

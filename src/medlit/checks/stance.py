@@ -26,6 +26,7 @@ __all__ = [
     "RISING",
     "Stance",
     "Verdict",
+    "change_said",
     "content_terms",
     "decide_verdict",
     "opposite_of_asked",
@@ -75,8 +76,8 @@ _DOWN = guarded(rf"\b(?:{FALLING})\b", re.I)
 _STATED: dict[Direction, tuple[re.Pattern[str], ...]] = {
     "up": (guarded(rf"\b(?:{RISING})\b", re.I), cue("stated.up_extra")),
     "down": (_DOWN, cue("stated.down_extra")),
-    "better": (cue("stated.better"),),
-    "worse": (cue("stated.worse"),),
+    "better": (cue("stated.better"), guarded(rf"\bsuperior{AS_COMPARISON}", re.I)),
+    "worse": (cue("stated.worse"), guarded(rf"\binferior{AS_COMPARISON}", re.I)),
 }
 # A null finding said with "without" ("increased bleeding without fewer strokes").
 _WITHOUT_CHANGE = cue("negation.without_change")
@@ -298,6 +299,23 @@ def opposite_of_asked(clause: str, question: str) -> bool:
     if of_outcome in (asked, OPPOSITE[asked]):
         return of_outcome == OPPOSITE[asked]
     return _states(clause, OPPOSITE[asked]) and not _states(clause, asked)
+
+
+def change_said(sentence: str, question: str) -> Literal["asked", "opposite"] | None:
+    """Which change of a question asking a direction ``sentence`` states, its negated parts
+    left out ("did not worsen" states none): the one asked, the opposite, or None (neither,
+    both, a question asking no direction, or a sentence speaking of neither its subject nor
+    its outcome)."""
+    asked = read_frame(question).direction
+    if asked is None or speaks_elsewhere(sentence, question):
+        return None
+    said = _without_negated(sentence)
+    if opposite_of_asked(said, question):
+        return "opposite"
+    of_outcome = outcome_change(said, question)
+    if of_outcome == asked or (of_outcome is None and _states(said, asked)):
+        return "asked"
+    return None
 
 
 def states_no_change(sentence: str) -> bool:

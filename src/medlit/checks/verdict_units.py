@@ -3,12 +3,13 @@ what the cited articles conclude. They run once the verdict is known."""
 
 from __future__ import annotations
 
-from medlit.checks.citations import extract_pmids
+from medlit.checks.citations import extract_pmids, without_citations
 from medlit.checks.conclusions import about_question, conclusion_sentences
 from medlit.checks.context import CheckContext, cited_findings
 from medlit.checks.contradicted import against_in, contradicted_in
 from medlit.checks.findings import Finding
 from medlit.checks.stance import (
+    change_said,
     content_terms,
     opposite_of_asked,
     sentence_stance,
@@ -20,6 +21,7 @@ from medlit.types import Article
 __all__ = [
     "against_conclusions",
     "against_direction",
+    "against_own_words",
     "contradicted",
     "restated_verdict",
 ]
@@ -114,3 +116,22 @@ def against_direction(ctx: CheckContext) -> list[Finding]:
         "asked, not yes"
     )
     return [Finding("against-direction", "flip_verdict", message, data={"to": "uncertain"})]
+
+
+def against_own_words(ctx: CheckContext) -> list[Finding]:
+    """A "yes" to a question asking a direction of change whose answer's own sentences state
+    the opposite change more often than the one asked ("X improved the outcome" under "does
+    X worsen it?"): the verdict is withheld. A tie is left to the checks of the cited
+    conclusions: the answer's sentences may be about a part of the question."""
+    if ctx.verdict != "yes":
+        return []
+    said = [change_said(without_citations(s.text), ctx.question) for s in ctx.draft.sentences]
+    opposite, asked = said.count("opposite"), said.count("asked")
+    if not opposite or asked >= opposite:
+        return []
+    log.info("verdict_against_own_words", read="yes", verdict="uncertain")
+    message = (
+        "the verdict was withheld: the answer's own sentences state the change opposite to "
+        "the one asked"
+    )
+    return [Finding("against-own-words", "flip_verdict", message, data={"to": "uncertain"})]
