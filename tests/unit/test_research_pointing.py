@@ -220,15 +220,36 @@ def test_a_search_that_finds_nothing_drops_its_commonest_word_first_names_last()
 
 def test_ask_and_research_relax_a_search_with_the_same_steps() -> None:
     from medlit.agent.query import deterministic_plan
-    from medlit.checks.search_terms import build_queries, query_terms, relaxed_queries
+    from medlit.checks.search_terms import build_queries, relaxed_queries, relaxed_searches
 
     text = "What diseases can be treated with glofitamab?"
     plan = deterministic_plan(text)
     research = [q for q, _ in search_steps(SubQuestion(id="q0", text=text))]
     # One relaxation: ask's plan walks the researcher's steps after the narrow query.
     assert research == [plan.pubmed_query, *plan.relaxed]
-    assert plan.relaxed == tuple(q for q, _ in relaxed_queries(query_terms(text, max_terms=8)))
+    assert plan.relaxed == tuple(q for q, _ in relaxed_searches(text, max_terms=8))
     assert plan.broad_query == "glofitamab" == build_queries(text, max_terms=8)[1]
     # Nothing to relax: the broad query is the narrow one, never an OR.
     assert build_queries("glofitamab", max_terms=8) == ("glofitamab", "glofitamab")
     assert relaxed_queries([]) == []
+
+
+def test_the_change_asked_about_is_dropped_first() -> None:
+    # The articles say which way it went in their own words ("improved"): a search for the
+    # turned question ("impair") found nothing until its last word was dropped.
+    from medlit.agent.query import deterministic_plan
+
+    turned = "Does concept mapping impair learning outcome of nursing students?"
+    steps = search_steps(SubQuestion(id="q1", text=turned))
+    assert steps[0] == (
+        "concept AND mapping AND impair AND learning AND outcome AND nursing AND students",
+        "the sub-question's words",
+    )
+    assert steps[1] == (
+        "concept AND mapping AND learning AND outcome AND nursing AND students",
+        "relaxed: dropped impair (the change asked about)",
+    )
+    assert deterministic_plan(turned).relaxed[0] == steps[1][0]
+    # A question asking no change relaxes as before: the commonest word first.
+    plain = search_steps(SubQuestion(id="q2", text="What is concept mapping in nursing?"))
+    assert plain[1][1].endswith("(least informative)")

@@ -24,7 +24,7 @@ from medlit.checks.search_terms import (
     content_terms,
     normalise_question,
     query_terms,
-    relaxed_queries,
+    relaxed_searches,
 )
 from medlit.text import as_typed
 from medlit.words import stop_words
@@ -149,9 +149,8 @@ def deterministic_plan(question: str, *, max_terms: int = 8) -> QueryPlan:
 
 def relaxed_steps(question: str, *, max_terms: int = 8) -> tuple[str, ...]:
     """The queries a search for ``question`` is relaxed through when it finds too little,
-    widest last (:func:`medlit.checks.search_terms.relaxed_queries`)."""
-    terms = query_terms(question, max_terms=max_terms)
-    return tuple(query for query, _ in relaxed_queries(terms))
+    widest last (:func:`medlit.checks.search_terms.relaxed_searches`)."""
+    return tuple(query for query, _ in relaxed_searches(question, max_terms=max_terms))
 
 
 _FOLLOW_UP_FILLER = stop_words("follow_up")

@@ -12,6 +12,7 @@ import re
 from medlit.checks.qualified_names import WORD_HEADS
 from medlit.text import as_typed
 from medlit.words import cue, frequency, stop_words, word_set
+from medlit.words.frame import read_frame
 
 __all__ = [
     "NAME_ZIPF",
@@ -22,6 +23,7 @@ __all__ = [
     "normalise_question",
     "query_terms",
     "relaxed_queries",
+    "relaxed_searches",
 ]
 
 # Function words, what asks about the literature rather than naming a topic ("what does the
@@ -89,8 +91,21 @@ def build_queries(text: str, *, max_terms: int) -> tuple[str, str]:
     widest of :func:`relaxed_queries` (the question's names alone, or its rarest word), the
     narrow one when there is nothing to drop."""
     terms = query_terms(text, max_terms=max_terms) or [normalise_question(text)]
-    relaxed = relaxed_queries(terms)
+    relaxed = relaxed_queries(terms, asked=_asked_change(text))
     return " AND ".join(terms), relaxed[-1][0] if relaxed else " AND ".join(terms)
+
+
+def relaxed_searches(text: str, *, max_terms: int) -> list[tuple[str, str]]:
+    """The searches for ``text`` relaxed one word at a time (:func:`relaxed_queries` of its
+    :func:`query_terms`), the words of the change it asks about dropped first."""
+    return relaxed_queries(query_terms(text, max_terms=max_terms), asked=_asked_change(text))
+
+
+def _asked_change(text: str) -> frozenset[str]:
+    """The words of the change ``text`` asks about (its frame's ``direction_words``: "impair"
+    in "does X impair Y?"): the articles' answer says which way it went, in their own words
+    ("improved"), so the question's verb of change is no word to find them by."""
+    return frozenset(read_frame(text).direction_words.split())
 
 
 #: A word rarer in English than this (Zipf) is taken for a name: a drug, gene, disease or
@@ -110,18 +125,28 @@ def is_name(term: str) -> bool:
     return frequency.zipf(word) < NAME_ZIPF
 
 
-def relaxed_queries(terms: list[str]) -> list[tuple[str, str]]:
-    """The AND of ``terms`` relaxed one word at a time, each query with its step: the least
-    informative word dropped first (the commonest in English: "treated", "diseases"), a name
+def relaxed_queries(
+    terms: list[str], *, asked: frozenset[str] = frozenset()
+) -> list[tuple[str, str]]:
+    """The AND of ``terms`` relaxed one word at a time, each query with its step: a word of
+    the change asked about (``asked``) first, then the least informative word (the commonest
+    in English: "treated", "diseases"), a name
     (:func:`is_name`: a drug, gene, disease or organism) last, so the question's names stay
     longest ("glofitamab" alone finds the articles on it). The AND of all ``terms`` is not
     among them; nor is any OR: an OR of every word brings articles about any of them."""
     order = sorted(
-        terms, key=lambda t: (is_name(t), -frequency.zipf(t.strip('"')), -terms.index(t))
+        terms,
+        key=lambda t: (
+            t not in asked,
+            is_name(t),
+            -frequency.zipf(t.strip('"')),
+            -terms.index(t),
+        ),
     )
     left = list(terms)
     steps: list[tuple[str, str]] = []
     for dropped in order[:-1]:
         left.remove(dropped)
-        steps.append((" AND ".join(left), f"relaxed: dropped {dropped} (least informative)"))
+        why = "the change asked about" if dropped in asked else "least informative"
+        steps.append((" AND ".join(left), f"relaxed: dropped {dropped} ({why})"))
     return steps

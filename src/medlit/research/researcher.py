@@ -26,7 +26,7 @@ from medlit.checks.grounding import (
     unframed_claim,
 )
 from medlit.checks.registry import refuse_unknown
-from medlit.checks.search_terms import build_queries, query_terms, relaxed_queries
+from medlit.checks.search_terms import build_queries, relaxed_searches
 from medlit.config import ResearchDepth, ResearchSettings
 from medlit.errors import LLMConfigError, LLMError, ResearchError
 from medlit.log import get_logger
@@ -130,13 +130,13 @@ def search_steps(question: SubQuestion, *, max_terms: int = 8) -> list[tuple[str
     sub-question's own content words (AND), then the same with its least informative word
     dropped, one at a time: the commonest in English first ("treated", "diseases"), a name
     (:func:`medlit.checks.search_terms.is_name`: a drug, gene, disease or organism) last, so
-    the question's names stay longest: :func:`~medlit.checks.search_terms.relaxed_queries`,
+    the question's names stay longest: :func:`~medlit.checks.search_terms.relaxed_searches`,
     the relaxation ``ask`` uses too.
     """
     planned = (question.search_query or "").strip()  # else the narrow query comes first
     narrow, _ = build_queries(question.text, max_terms=max_terms)
     steps = [(planned, "planned query"), (narrow, "the sub-question's words")]
-    steps += relaxed_queries(query_terms(question.text, max_terms=max_terms))
+    steps += relaxed_searches(question.text, max_terms=max_terms)
     unique: dict[str, str] = {}
     for query, why in steps:
         if query:
@@ -544,13 +544,13 @@ class DeepResearcher:
         """The research question's articles, searched as ``ask`` searches it: its narrow
         query (:func:`medlit.checks.search_terms.build_queries`) for ``ask``'s page of
         results, then relaxed as ``ask`` relaxes it
-        (:func:`medlit.checks.search_terms.relaxed_queries`) while it finds fewer than
+        (:func:`medlit.checks.search_terms.relaxed_searches`) while it finds fewer than
         ``min_docs``; the articles closest to the question first (as ``ask`` ranks its
         evidence), as many as a sub-question reads and at least ``min_docs``."""
         config = self.question_search
         narrow, _ = build_queries(question.text, max_terms=config.max_terms)
         steps = [(narrow, "the question's words")]
-        steps += relaxed_queries(query_terms(question.text, max_terms=config.max_terms))
+        steps += relaxed_searches(question.text, max_terms=config.max_terms)
         found: dict[str, Article] = {}
         question.failed_sources = {}
         for number, (term, step) in enumerate(dict(steps).items()):
