@@ -29,6 +29,7 @@ import os
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,8 +51,10 @@ class Labelled:
     half: str
 
 
-def load(labels: Path, shared: Path) -> list[Labelled]:
-    """The labelled questions, their text read from the shared data by reference."""
+def load(labels: Path, shared: Path, allowed: Iterable[str] = QUESTION_KINDS) -> list[Labelled]:
+    """The labelled questions, their text read from the shared data by reference; each label
+    one of ``allowed`` (a type by default)."""
+    allowed = tuple(allowed)
     pubmedqa = json.loads((shared / "pubmedqa/pqal_dev.json").read_text())
     with (shared / "mqp/mqp_dev.csv").open(newline="") as handle:
         mqp = [row[1] for row in csv.reader(handle)]
@@ -61,8 +64,8 @@ def load(labels: Path, shared: Path) -> list[Labelled]:
             continue
         ref, kind = line.split("\t")
         source, _, key = ref.partition(":")
-        if kind not in QUESTION_KINDS:
-            raise SystemExit(f"{labels}: {ref} has an unknown type {kind!r}")
+        if kind not in allowed:
+            raise SystemExit(f"{labels}: {ref} has an unknown label {kind!r}")
         if source == "pubmedqa":
             question, half = pubmedqa[key]["QUESTION"], half_of(key)
         elif source == "mqp":
