@@ -106,7 +106,8 @@ class QuestionFrame:
     """What one question asks. Immutable and hashable; :meth:`to_json` for ``--json``.
 
     ``yes_no``: whether its bottom line is yes or no (:func:`_asks_yes_no`). ``direction``:
-    the one direction of change it asks about, in ``direction_words``. ``changes_named``:
+    the one direction of change it asks about, in ``direction_words`` (a yes/no question's
+    only: "what causes X?" asks for causes, not whether anything goes up). ``changes_named``:
     every way of change its question sentences name (cues ``direction.up``/``down``:
     "increase", "prevent"), both when both are, for the answer cache's guard, which refuses a
     hit on a question naming only the other way.
@@ -244,13 +245,18 @@ def _populations(question: str, text: str) -> tuple[Population, ...]:
 def _read(question: str) -> QuestionFrame:
     text = question.lower()
     asking = asking_part(question)
-    direction, words, span = _direction(asking)
+    yes_no = _asks_yes_no(question)
+    # Only a yes/no question asks a direction: "what causes X?" and "how can I prevent X?"
+    # ask for causes and ways, and a verdict is never turned on them; "What can cause X? Can
+    # Y be a cause?" asks it in its yes/no part.
+    asks = yes_no or bool(_YES_NO.match(asking))
+    direction, words, span = _direction(asking) if asks else (None, "", (0, 0))
     subject, outcome = _subject_outcome(question, asking, span)
     compared = _COMPARISON.search(asking)
     return QuestionFrame(
         question=question,
         kind=question_kind(question),
-        yes_no=_asks_yes_no(question),
+        yes_no=yes_no,
         direction=direction,
         direction_words=words,
         changes_named=tuple(sorted(directions(question_sentences(as_typed(text))))),
