@@ -96,6 +96,11 @@ def test_direction_is_read_from_the_asking_verb(
         ("Swollen tonsil, swelling is reducing. What to do?", None),
         # ... but its yes/no question does
         ("What can cause a yellow discharge? Can long term antibiotics be a cause?", "up"),
+        # a word of change named as an item of a list is not asked
+        ("Are there associations of health status, disease activity and damage in SLE?", None),
+        ("Does TSH of 5 mean hypothyroidism? Is very dry skin and increase in acne a sign?", None),
+        ("Does early treatment shorten time to peak and reduce its severity?", "down"),
+        ("Is the drug safe, and beneficial in older adults?", "better"),
         # nouns and title forms that ask a direction keep reading
         ("Is there an increase in the incidence of GBS carrier rates among pregnant women?", "up"),
         ("Treadmill training post stroke: are there any secondary benefits?", "better"),

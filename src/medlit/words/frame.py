@@ -90,6 +90,11 @@ _ARTICLE = re.compile(r"^(?:the|a|an|any|some)\s+")
 _PLACE = re.compile(r"\b(?:in|among)\s+((?:[A-Z][a-z]{2,})(?:\s+[A-Z][a-z]{2,})?)\s*(?:\?|$)")
 _LOOSE_ENDS = re.compile(r"^(?:an?|the)\s+|\s+(?:of|and|or|to|with)$")
 _DIRECTIONS: tuple[Direction, ...] = ("up", "down", "better", "worse")
+# A word of change named as an item of a list: a noun ("damage", "increase", "harms"; not an
+# adjective or a participle, "beneficial", "increased") after "," "and" "or", before "in"/"of".
+_LISTED_BEFORE = re.compile(r"(?:,|\band|\bor)\s*$")
+_NOUN = re.compile(r"[a-z]+(?<!ing)(?<!ed)(?<!al)(?<!ful)(?<!ive)")
+_NOUN_AFTER = re.compile(r"\s+(?:in|of)\b")
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,13 +180,24 @@ def question_sentences(text: str) -> str:
     return " . ".join(asking) if asking else text
 
 
+def _asked(asking: str, match: re.Match[str]) -> bool:
+    """Whether the words of change ``match`` are asked, not a noun named in a list ("A, B and
+    damage in Z", "X and increase in Y": an item, not what the subject does)."""
+    return not (
+        _NOUN.fullmatch(match.group(0))
+        and _LISTED_BEFORE.search(asking, 0, match.start())
+        and _NOUN_AFTER.match(asking, match.end())
+    )
+
+
 def _direction(asking: str) -> tuple[Direction | None, str, tuple[int, int]]:
     """The one direction ``asking`` asks about (cues ``frame.up``/``down``/``better``/
     ``worse``), its words and where they are; ``None`` when none, or two opposite ones ("does
     X increase or decrease Y")."""
     found: list[tuple[int, int, Direction]] = []
     for name in _DIRECTIONS:
-        match = cue(f"frame.{name}").search(asking)
+        matches = cue(f"frame.{name}").finditer(asking)
+        match = next((m for m in matches if _asked(asking, m)), None)
         if match:
             found.append((match.start(), match.end(), name))
     names = {name for *_, name in found}
