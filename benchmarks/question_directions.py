@@ -25,17 +25,13 @@ read with a direction other than the label's: a verdict turned where it should n
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
-import subprocess
 import sys
-from collections import Counter
 from pathlib import Path
 
 from medlit.words.frame import read_frame
-from pubmedqa_cases import add_half, both_halves
-from question_kinds import SHARED, load
+from pubmedqa_cases import both_halves
+from question_kinds import labelled_half, per_label, print_confusion, print_misses
+from question_kinds import read_with as read_kinds_with
 
 ROOT = Path(__file__).resolve().parents[1]
 LABELS = ROOT / "benchmarks/data/question_directions.tsv"
@@ -50,16 +46,7 @@ _OLD_READER = (
 
 def read_with(src: Path, questions: list[str]) -> list[str]:
     """The directions another version's frame (its ``src``) reads in ``questions``."""
-    env = {**os.environ, "PYTHONPATH": str(src)}
-    done = subprocess.run(
-        [sys.executable, "-c", _OLD_READER],
-        input=json.dumps(questions),
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-    )
-    return list(json.loads(done.stdout))
+    return read_kinds_with(src, questions, _OLD_READER)
 
 
 def turned_wrongly(pairs: list[tuple[str, str]]) -> int:
@@ -71,53 +58,31 @@ def _table(pairs: list[tuple[str, str]]) -> dict[str, float]:
     """Print precision, recall and the confusion of (label, read) pairs; the figures."""
     n = len(pairs)
     right = sum(label == read for label, read in pairs)
-    confusion = Counter(pairs)
-    print(f"{'direction':<12}{'support':>8}{'read':>6}{'precision':>11}{'recall':>8}")
     figures = {"n": float(n), "accuracy": right / n if n else 0.0}
-    for direction in DIRECTIONS:
-        support = sum(label == direction for label, _ in pairs)
-        read = sum(r == direction for _, r in pairs)
-        hit = confusion[(direction, direction)]
-        precision = f"{hit / read:.2f}" if read else "-"
-        recall = f"{hit / support:.2f}" if support else "-"
-        print(f"{direction:<12}{support:>8}{read:>6}{precision:>11}{recall:>8}")
+    for direction, (support, read, hit) in per_label(pairs, DIRECTIONS, "direction").items():
         if direction != "none":
             figures[f"precision_{direction}"] = hit / read if read else 0.0
             figures[f"recall_{direction}"] = hit / support if support else 0.0
     figures["turned_wrongly"] = float(turned_wrongly(pairs))
     print(f"\naccuracy {right}/{n} = {figures['accuracy']:.3f}; ", end="")
     print(f"read with a direction not asked: {figures['turned_wrongly']:.0f}\n")
-    print("label \\ read " + "".join(f"{d:>7}" for d in DIRECTIONS))
-    for label in DIRECTIONS:
-        cells = "".join(f"{confusion[(label, read)] or '.':>7}" for read in DIRECTIONS)
-        print(f"{label:<13}{cells}")
+    print_confusion(pairs, DIRECTIONS, width=7)
     return figures
 
 
 def _figure(name: str, value: float) -> str:
-    return (
-        f"{name}={value:.0f}"
-        if name in ("n", "turned_wrongly", "old_turned_wrongly")
-        else (f"{name}={value:.3f}")
-    )
+    counted = name in ("n", "turned_wrongly", "old_turned_wrongly")
+    return f"{name}={value:.0f}" if counted else f"{name}={value:.3f}"
 
 
 @both_halves
 def main(argv: list[str] | None = None) -> int:
     """Read the labelled questions of one half; print the tables and the figures."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--labels", type=Path, default=LABELS, help="The labelled TSV.")
-    parser.add_argument("--data", type=Path, default=SHARED, help="../shared/data.")
-    parser.add_argument("--misses", action="store_true", help="List the questions misread.")
-    parser.add_argument("--compare", type=Path, default=None, help="Another version's src.")
-    add_half(parser)
-    args = parser.parse_args(argv)
-    if not (args.data / "pubmedqa/pqal_dev.json").exists():
-        print(f"no PubMedQA data under {args.data}")
+    chosen = labelled_half(argv, __doc__, LABELS, DIRECTIONS)
+    if chosen is None:
         return 2
-    cases = [c for c in load(args.labels, args.data, DIRECTIONS) if c.half == args.half]
+    args, cases = chosen
     read = [read_frame(c.question).direction or "none" for c in cases]
-    print(f"{len(cases)} questions of the {args.half} half")
     figures = _table([(c.kind, r) for c, r in zip(cases, read, strict=True)])
     if args.compare is not None:
         old = read_with(args.compare.resolve(), [c.question for c in cases])
@@ -129,10 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         changed = sum(o != r for o, r in zip(old, read, strict=True))
         print(f"\nold reader ({args.compare}): accuracy {right}/{len(cases)}; {changed} read anew")
     if args.misses:
-        print("\nmisread (label <- read):")
-        for case, direction in zip(cases, read, strict=True):
-            if direction != case.kind:
-                print(f"  {case.kind:<7} <- {direction:<7} {case.ref:<18} {case.question[:90]}")
+        print_misses(cases, read, width=7, ref=18)
     print(" ".join(_figure(k, v) for k, v in figures.items()))
     return 0
 
