@@ -29,6 +29,7 @@ import os
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,8 +51,10 @@ class Labelled:
     half: str
 
 
-def load(labels: Path, shared: Path) -> list[Labelled]:
-    """The labelled questions, their text read from the shared data by reference."""
+def load(labels: Path, shared: Path, allowed: Iterable[str] = QUESTION_KINDS) -> list[Labelled]:
+    """The labelled questions, their text read from the shared data by reference; each label
+    one of ``allowed`` (a type by default)."""
+    allowed = tuple(allowed)
     pubmedqa = json.loads((shared / "pubmedqa/pqal_dev.json").read_text())
     with (shared / "mqp/mqp_dev.csv").open(newline="") as handle:
         mqp = [row[1] for row in csv.reader(handle)]
@@ -61,8 +64,8 @@ def load(labels: Path, shared: Path) -> list[Labelled]:
             continue
         ref, kind = line.split("\t")
         source, _, key = ref.partition(":")
-        if kind not in QUESTION_KINDS:
-            raise SystemExit(f"{labels}: {ref} has an unknown type {kind!r}")
+        if kind not in allowed:
+            raise SystemExit(f"{labels}: {ref} has an unknown label {kind!r}")
         if source == "pubmedqa":
             question, half = pubmedqa[key]["QUESTION"], half_of(key)
         elif source == "mqp":
@@ -81,11 +84,12 @@ _OLD_READER = (
 )
 
 
-def read_with(src: Path, questions: list[str]) -> list[str]:
-    """The types another version's reader (its ``src``) gives ``questions``."""
+def read_with(src: Path, questions: list[str], reader: str = _OLD_READER) -> list[str]:
+    """What another version's reader (its ``src``) reads in ``questions``: their types, or
+    what the child script ``reader`` prints for the JSON list on its stdin."""
     env = {**os.environ, "PYTHONPATH": str(src)}
     done = subprocess.run(
-        [sys.executable, "-c", _OLD_READER],
+        [sys.executable, "-c", reader],
         input=json.dumps(questions),
         capture_output=True,
         text=True,
@@ -95,36 +99,65 @@ def read_with(src: Path, questions: list[str]) -> list[str]:
     return list(json.loads(done.stdout))
 
 
-def _table(pairs: list[tuple[str, str]]) -> dict[str, float]:
-    """Print precision, recall and the confusion of (label, read) pairs; the figures."""
-    n = len(pairs)
-    right = sum(label == read for label, read in pairs)
+def per_label(
+    pairs: list[tuple[str, str]], labels: Sequence[str], title: str
+) -> dict[str, tuple[int, int, int]]:
+    """Print each label's support, how often it is read, its precision and recall, of (label,
+    read) pairs; each label's (support, read, right)."""
     confusion = Counter(pairs)
-    print(f"{'type':<12}{'support':>8}{'read':>6}{'precision':>11}{'recall':>8}")
-    figures = {"n": float(n), "accuracy": right / n if n else 0.0}
-    for kind in QUESTION_KINDS:
+    print(f"{title:<12}{'support':>8}{'read':>6}{'precision':>11}{'recall':>8}")
+    counts: dict[str, tuple[int, int, int]] = {}
+    for kind in labels:
         support = sum(label == kind for label, _ in pairs)
         read = sum(r == kind for _, r in pairs)
         hit = confusion[(kind, kind)]
         precision = f"{hit / read:.2f}" if read else "-"
         recall = f"{hit / support:.2f}" if support else "-"
         print(f"{kind:<12}{support:>8}{read:>6}{precision:>11}{recall:>8}")
+        counts[kind] = (support, read, hit)
+    return counts
+
+
+def print_confusion(pairs: list[tuple[str, str]], labels: Sequence[str], width: int = 5) -> None:
+    """Print the confusion of (label, read) pairs: rows the label, columns what was read."""
+    confusion = Counter(pairs)
+    print("label \\ read " + "".join(f"{k[:width]:>7}" for k in labels))
+    for label in labels:
+        cells = "".join(f"{confusion[(label, read)] or '.':>7}" for read in labels)
+        print(f"{label:<13}{cells}")
+
+
+def print_misses(cases: list[Labelled], read: list[str], width: int = 10, ref: int = 16) -> None:
+    """Print the questions whose label is not what was read."""
+    print("\nmisread (label <- read):")
+    for case, label in zip(cases, read, strict=True):
+        if label != case.kind:
+            print(
+                f"  {case.kind:<{width}} <- {label:<{width}} {case.ref:<{ref}} {case.question[:90]}"
+            )
+
+
+def _table(pairs: list[tuple[str, str]]) -> dict[str, float]:
+    """Print precision, recall and the confusion of (label, read) pairs; the figures."""
+    n = len(pairs)
+    right = sum(label == read for label, read in pairs)
+    figures = {"n": float(n), "accuracy": right / n if n else 0.0}
+    for kind, (support, _, hit) in per_label(pairs, QUESTION_KINDS, "type").items():
         if support:
             figures[f"recall_{kind}"] = hit / support
     print(f"\naccuracy {right}/{n} = {figures['accuracy']:.3f}\n")
-    short = {k: k[:5] for k in QUESTION_KINDS}
-    print("label \\ read " + "".join(f"{short[k]:>7}" for k in QUESTION_KINDS))
-    for label in QUESTION_KINDS:
-        cells = "".join(f"{confusion[(label, read)] or '.':>7}" for read in QUESTION_KINDS)
-        print(f"{label:<13}{cells}")
+    print_confusion(pairs, QUESTION_KINDS)
     return figures
 
 
-@both_halves
-def main(argv: list[str] | None = None) -> int:
-    """Read the labelled questions of one half; print the tables and the figures."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--labels", type=Path, default=LABELS, help="The labelled TSV.")
+def labelled_half(
+    argv: list[str] | None, doc: str, labels: Path, allowed: Iterable[str] = QUESTION_KINDS
+) -> tuple[argparse.Namespace, list[Labelled]] | None:
+    """The options (``--labels --data --misses --compare --half``) of a labelled-question
+    benchmark described by ``doc`` and the labelled questions of the half asked; ``None``
+    (said) without the shared data."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--labels", type=Path, default=labels, help="The labelled TSV.")
     parser.add_argument("--data", type=Path, default=SHARED, help="../shared/data.")
     parser.add_argument("--misses", action="store_true", help="List the questions misread.")
     parser.add_argument("--compare", type=Path, default=None, help="Another version's src.")
@@ -132,10 +165,20 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not (args.data / "pubmedqa/pqal_dev.json").exists():
         print(f"no PubMedQA data under {args.data}")
-        return 2
-    cases = [c for c in load(args.labels, args.data) if c.half == args.half]
-    read = [question_kind(c.question) for c in cases]
+        return None
+    cases = [c for c in load(args.labels, args.data, allowed) if c.half == args.half]
     print(f"{len(cases)} questions of the {args.half} half")
+    return args, cases
+
+
+@both_halves
+def main(argv: list[str] | None = None) -> int:
+    """Read the labelled questions of one half; print the tables and the figures."""
+    chosen = labelled_half(argv, __doc__, LABELS)
+    if chosen is None:
+        return 2
+    args, cases = chosen
+    read = [question_kind(c.question) for c in cases]
     figures = _table([(c.kind, r) for c, r in zip(cases, read, strict=True)])
     if args.compare is not None:
         old = read_with(args.compare.resolve(), [c.question for c in cases])
@@ -144,10 +187,7 @@ def main(argv: list[str] | None = None) -> int:
         changed = sum(o != r for o, r in zip(old, read, strict=True))
         print(f"\nold reader ({args.compare}): accuracy {right}/{len(cases)}; {changed} read anew")
     if args.misses:
-        print("\nmisread (label <- read):")
-        for case, kind in zip(cases, read, strict=True):
-            if kind != case.kind:
-                print(f"  {case.kind:<10} <- {kind:<10} {case.ref:<16} {case.question[:90]}")
+        print_misses(cases, read)
     print(" ".join(f"{k}={v:.0f}" if k == "n" else f"{k}={v:.3f}" for k, v in figures.items()))
     return 0
 

@@ -83,6 +83,40 @@ def test_direction_is_read_from_the_asking_verb(
     assert words in frame.direction_words
 
 
+@pytest.mark.parametrize(
+    ("question", "direction"),
+    [
+        # a question that is not yes/no asks for causes or ways, no direction
+        ("What is the cause of back pain? Lower right side to the middle.", None),
+        ("What are the causes of recurring eye pain and redness?", None),
+        ("What virus causes swelling of the brain?", None),
+        ("What increases blood coagulation?", None),
+        ("How can I prevent orthostatic hypotension?", None),
+        ("How to improve sexual energy?", None),
+        ("Swollen tonsil, swelling is reducing. What to do?", None),
+        # ... but its yes/no question does
+        ("What can cause a yellow discharge? Can long term antibiotics be a cause?", "up"),
+        # a word of change named as an item of a list is not asked
+        ("Are there associations of health status, disease activity and damage in SLE?", None),
+        ("Does TSH of 5 mean hypothyroidism? Is very dry skin and increase in acne a sign?", None),
+        ("Does early treatment shorten time to peak and reduce its severity?", "down"),
+        ("Is the drug safe, and beneficial in older adults?", "better"),
+        # nouns and title forms that ask a direction keep reading
+        ("Is there an increase in the incidence of GBS carrier rates among pregnant women?", "up"),
+        ("Treadmill training post stroke: are there any secondary benefits?", "better"),
+        ("Alcohol and myocardial infarction: a benefit of alcohol consumed with meals?", "better"),
+        ("Elephant trunk for chronic aortic dissection: cause of haemolytic anaemia?", "up"),
+        (
+            "Is gastric electrical stimulation superior to standard pharmacologic therapy in "
+            "improving GI symptoms, healthcare resources, and long-term health care benefits?",
+            "better",
+        ),
+    ],
+)
+def test_direction_only_of_a_yes_no_question(question: str, direction: str | None) -> None:
+    assert read_frame(question).direction == direction
+
+
 def test_opposites_pair_each_direction() -> None:
     assert {d: OPPOSITE[OPPOSITE[d]] for d in OPPOSITE} == {d: d for d in OPPOSITE}
     assert (

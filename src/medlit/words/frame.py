@@ -90,6 +90,11 @@ _ARTICLE = re.compile(r"^(?:the|a|an|any|some)\s+")
 _PLACE = re.compile(r"\b(?:in|among)\s+((?:[A-Z][a-z]{2,})(?:\s+[A-Z][a-z]{2,})?)\s*(?:\?|$)")
 _LOOSE_ENDS = re.compile(r"^(?:an?|the)\s+|\s+(?:of|and|or|to|with)$")
 _DIRECTIONS: tuple[Direction, ...] = ("up", "down", "better", "worse")
+# A word of change named as an item of a list: a noun ("damage", "increase", "harms"; not an
+# adjective or a participle, "beneficial", "increased") after "," "and" "or", before "in"/"of".
+_LISTED_BEFORE = re.compile(r"(?:,|\band|\bor)\s*$")
+_NOUN = re.compile(r"[a-z]+(?<!ing)(?<!ed)(?<!al)(?<!ful)(?<!ive)")
+_NOUN_AFTER = re.compile(r"\s+(?:in|of)\b")
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +111,8 @@ class QuestionFrame:
     """What one question asks. Immutable and hashable; :meth:`to_json` for ``--json``.
 
     ``yes_no``: whether its bottom line is yes or no (:func:`_asks_yes_no`). ``direction``:
-    the one direction of change it asks about, in ``direction_words``. ``changes_named``:
+    the one direction of change it asks about, in ``direction_words`` (a yes/no question's
+    only: "what causes X?" asks for causes, not whether anything goes up). ``changes_named``:
     every way of change its question sentences name (cues ``direction.up``/``down``:
     "increase", "prevent"), both when both are, for the answer cache's guard, which refuses a
     hit on a question naming only the other way.
@@ -181,13 +187,24 @@ def question_sentences(text: str) -> str:
     return " . ".join(asking) if asking else text
 
 
+def _asked(asking: str, match: re.Match[str]) -> bool:
+    """Whether the words of change ``match`` are asked, not a noun named in a list ("A, B and
+    damage in Z", "X and increase in Y": an item, not what the subject does)."""
+    return not (
+        _NOUN.fullmatch(match.group(0))
+        and _LISTED_BEFORE.search(asking, 0, match.start())
+        and _NOUN_AFTER.match(asking, match.end())
+    )
+
+
 def _direction(asking: str) -> tuple[Direction | None, str, tuple[int, int]]:
     """The one direction ``asking`` asks about (cues ``frame.up``/``down``/``better``/
     ``worse``), its words and where they are; ``None`` when none, or two opposite ones ("does
     X increase or decrease Y")."""
     found: list[tuple[int, int, Direction]] = []
     for name in _DIRECTIONS:
-        match = cue(f"frame.{name}").search(asking)
+        matches = cue(f"frame.{name}").finditer(asking)
+        match = next((m for m in matches if _asked(asking, m)), None)
         if match:
             found.append((match.start(), match.end(), name))
     names = {name for *_, name in found}
@@ -252,13 +269,18 @@ def _populations(question: str, text: str) -> tuple[Population, ...]:
 def _read(question: str) -> QuestionFrame:
     text = question.lower()
     asking = asking_part(question)
-    direction, words, span = _direction(asking)
+    yes_no = _asks_yes_no(question)
+    # Only a yes/no question asks a direction: "what causes X?" and "how can I prevent X?"
+    # ask for causes and ways, and a verdict is never turned on them; "What can cause X? Can
+    # Y be a cause?" asks it in its yes/no part.
+    asks = yes_no or bool(_YES_NO.match(asking))
+    direction, words, span = _direction(asking) if asks else (None, "", (0, 0))
     subject, outcome = _subject_outcome(question, asking, span)
     compared = _COMPARISON.search(asking)
     return QuestionFrame(
         question=question,
         kind=question_kind(question),
-        yes_no=_asks_yes_no(question),
+        yes_no=yes_no,
         direction=direction,
         direction_words=words,
         changes_named=tuple(sorted(directions(question_sentences(as_typed(text))))),
