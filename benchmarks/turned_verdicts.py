@@ -22,7 +22,9 @@ said yes: every one asked), ``written_yes_...=k/N`` and ``turned_yes_...=k/N``.
 (``record_answers.py --turned``) through this code's checks (``ablation.py``'s replay, with its
 kept verdict reads), and gives the same figures, with the verdicts the recording's live run gave
 beside them (``..._recorded``) and the verdict reads this code's checks wanted that no run made
-(``unread``: such a verdict is the model's unread guess). This is how a check's rule is written
+(``unread``: such a verdict is the model's unread guess). Only the questions this code still
+turns as they were turned count (``left_out``: a turn the frame no longer reads as the opposite
+direction is no probe; a question with no turned answer recorded). This is how a check's rule is written
 on the tune half and judged on the check half without asking the model again.
 """
 
@@ -94,8 +96,21 @@ def _replay(path: Path, data: Path) -> dict[str, Any]:
     xml = data.with_name(data.stem + "_pubmed.xml")
     articles = {a.pmid: a for a in parse_pubmed_xml(xml.read_bytes()) if a.pmid}
     kept = Reads(READS)
-    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    figures: dict[str, Any] = {}
+    from turned_questions import turned
+
+    recorded = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    # Only the questions this code still turns the same way: a turn its frame no longer reads
+    # as the opposite direction (a garbled one) is no probe.
+    written = {r["pmid"]: r["question"] for r in recorded if r["form"] == "written"}
+    pairs = {
+        r["pmid"]
+        for r in recorded
+        if r["form"] == "turned" and turned(written[r["pmid"]]) == r["question"]
+    }
+    rows = [r for r in recorded if r["pmid"] in pairs]
+    dropped = sorted({r["pmid"] for r in recorded} - pairs)
+    print(f"{len(pairs)} recorded questions turned as this code turns them; left out: {dropped}")
+    figures: dict[str, Any] = {"left_out": len(dropped)}
     unread = 0
 
     async def replay_all() -> list[tuple[dict[str, Any], str | None]]:
