@@ -13,6 +13,11 @@ direction (:func:`medlit.words.frame.read_frame`) is asked three ways over the s
 - *population changed*: a population the articles do not speak of put in its place (or added):
   a "yes" is a verdict on people no article studied (``moved_yes``).
 
+The research evidence table's row of the question's own article is read too
+(:func:`medlit.research.evidence_table.conclusion_direction`): of the yes-gold questions, how
+many rows point "supports" as written (``row_supports_written``) and turned
+(``row_supports_turned``: a research verdict of yes to the turned question).
+
 Reported per half (tune: the frame's cues were written from it; check: unseen), for the
 default policy (two agreeing sources, or one systematic review/RCT) and the single-source
 reading (``min_sources=1``): verdicts given, their precision on the as-written questions, and
@@ -46,6 +51,13 @@ try:
 except ImportError:  # the code before the digest moved (run with --set, PYTHONPATH on it)
     from medlit.llm import build_evidence_digest  # type: ignore[attr-defined,no-redef]
 from pubmedqa_cases import add_half, both_halves, in_half
+
+try:
+    from medlit.research.evidence_table import conclusion_direction
+except ImportError:  # the code before it was named (run with --set, PYTHONPATH on it)
+    from medlit.research.evidence_table import (  # type: ignore[attr-defined,no-redef]
+        _direction as conclusion_direction,
+    )
 
 NEAREST = 4
 #: A direction's words and their opposite, longest first (the first that matches is turned).
@@ -132,7 +144,9 @@ def evaluate(
     """Verdicts given and right on the questions as written; yes to the turned (where the
     experts said yes) and to the moved ones."""
     said = {p: word_stems(f"{r['QUESTION']} {' '.join(r['CONTEXTS'])}") for p, r in every.items()}
-    counts = dict.fromkeys(("given", "right", "turned_yes", "yes_gold", "moved_yes"), 0)
+    counts = dict.fromkeys(
+        ("given", "right", "turned_yes", "yes_gold", "moved_yes", "row_written", "row_turned"), 0
+    )
 
     def verdict(question: str, evidence: list[Any]) -> str | None:
         return build_evidence_digest(question, evidence, min_sources=min_sources).verdict
@@ -145,6 +159,10 @@ def evaluate(
         counts["right"] += written in ("yes", "no") and written == gold
         if gold == "yes":
             counts["yes_gold"] += 1
+            # The research table's row of the question's own article: which way it points.
+            own = evidence[0].article
+            counts["row_written"] += conclusion_direction(question, own)[0] == "supports"
+            counts["row_turned"] += conclusion_direction(turn, own)[0] == "supports"
             if verdict(turn, evidence) == "yes":
                 counts["turned_yes"] += 1
                 print(f"  turned yes: {turn} [{pmid}]" if show else "", end="\n" if show else "")
@@ -181,6 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{'policy':14} {'given':>6} {'right':>6} {'precision':>10} {'turned_yes':>11} "
         f"{'of_yes_gold':>12} {'moved_yes':>10}"
     )
+    rows_shown = False
     figures: dict[str, Any] = {}
     for name, min_sources in (("single-source", 1), ("default", 2)):
         c = evaluate(rows, every, min_sources, args.show)
@@ -191,6 +210,10 @@ def main(argv: list[str] | None = None) -> int:
         suffix = "" if name == "default" else "_single"
         for key in ("given", "precision", "turned_yes", "moved_yes"):
             figures[key + suffix] = c[key]
+        if not rows_shown:  # the research rows do not depend on the digest's policy
+            rows_shown = True
+            figures["row_supports_written"] = c["row_written"]
+            figures["row_supports_turned"] = c["row_turned"]
     print(
         "\n"
         + " ".join(

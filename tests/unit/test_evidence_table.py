@@ -233,3 +233,36 @@ def test_the_number_studied_reads_thousands_grouped_by_spaces(sentence: str, n: 
         abstract=[AbstractSection(label="METHODS", category="METHODS", text=sentence)],
     )
     assert structure_row(article, "Does x cause y?").n == n
+
+
+def _concluding(*sentences: str) -> Article:
+    return Article(
+        pmid="7",
+        title="Concept mapping in nursing education",
+        abstract=[
+            AbstractSection(label="RESULTS", category="RESULTS", text="Scores rose."),
+            AbstractSection(label="CONCLUSIONS", category="CONCLUSIONS", text=" ".join(sentences)),
+        ],
+    )
+
+
+def test_a_row_opposes_the_change_its_conclusion_states_the_other_way() -> None:
+    from medlit.research.evidence_table import conclusion_direction
+
+    article = _concluding(
+        "Concept mapping improved learning outcomes of nursing students.",
+        "It could be recommended as a teaching strategy.",
+    )
+    asked = "Does concept mapping improve learning outcomes of nursing students?"
+    turned = "Does concept mapping impair learning outcomes of nursing students?"
+    assert conclusion_direction(asked, article)[0] == "supports"
+    # The turned question: the stated change opposes it, whatever "recommended" reads.
+    direction, sentence = conclusion_direction(turned, article)
+    assert direction == "opposes"
+    assert sentence == "Concept mapping improved learning outcomes of nursing students."
+    # A conclusion stating the change asked somewhere is read as before.
+    both = _concluding(
+        "Concept mapping impaired recall in the first week.",
+        "Concept mapping improved learning outcomes of nursing students.",
+    )
+    assert conclusion_direction(turned, both)[0] != "opposes"

@@ -36,7 +36,7 @@ from medlit.checks.claim_check import check_claim
 from medlit.checks.claims import quote_passage
 from medlit.checks.conclusions import conclusion_sentences
 from medlit.checks.registry import refuse_unknown
-from medlit.checks.stance import content_terms, sentence_stance
+from medlit.checks.stance import change_said, content_terms, sentence_stance
 from medlit.errors import LLMConfigError, LLMError
 from medlit.log import get_logger
 from medlit.research.models import (
@@ -71,6 +71,7 @@ __all__ = [
     "Cell",
     "EvidenceRow",
     "build_evidence_table",
+    "conclusion_direction",
     "design_of",
     "render_table",
     "rows_from_csv",
@@ -195,9 +196,17 @@ def _terms(text: str) -> set[str]:
     return content_terms(text) | set(re.findall(r"(?<![\d.])\d+(?![\d.])", text))
 
 
-def _direction(question: str, article: Article) -> tuple[Direction, str | None]:
-    """Which way the conclusion points on the question, read from its sentences."""
-    for sentence in conclusion_sentences(article):
+def conclusion_direction(question: str, article: Article) -> tuple[Direction, str | None]:
+    """Which way the conclusion points on the question, read from its sentences (the first
+    that points). Under a question asking a change ("does X worsen Y?"), a conclusion that
+    states the opposite change and nowhere the one asked opposes it
+    (:func:`medlit.checks.stance.change_said`), whatever else its sentences read."""
+    sentences = conclusion_sentences(article)
+    if read_frame(question).direction is not None:
+        said = [change_said(sentence, question) for sentence in sentences]
+        if "opposite" in said and "asked" not in said:
+            return "opposes", sentences[said.index("opposite")]
+    for sentence in sentences:
         stance = sentence_stance(sentence, question)
         if stance == "yes":
             return "supports", sentence
@@ -277,7 +286,7 @@ def structure_row(
         cell = _checked(main, effect, effect, article, question, row.dropped, disabled)
         setattr(row, main, cell)
     if kind in DIRECTED:
-        row.direction, row.direction_quote = _direction(question, article)
+        row.direction, row.direction_quote = conclusion_direction(question, article)
     else:
         row.direction = "not applicable"
     return row
