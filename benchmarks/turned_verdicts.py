@@ -23,9 +23,10 @@ said yes: every one asked), ``written_yes_...=k/N`` and ``turned_yes_...=k/N``.
 kept verdict reads), and gives the same figures, with the verdicts the recording's live run gave
 beside them (``..._recorded``) and the verdict reads this code's checks wanted that no run made
 (``unread``: such a verdict is the model's unread guess). Only the questions this code still
-turns as they were turned count (``left_out``: a turn the frame no longer reads as the opposite
-direction is no probe; a question with no turned answer recorded). This is how a check's rule is written
-on the tune half and judged on the check half without asking the model again.
+turns as they were turned count (``left_out``: a turn the frame no longer reads as the
+opposite direction is no probe; a question with no turned answer recorded). This is how a
+check's rule is written on the tune half and judged on the check half without asking the
+model again.
 """
 
 from __future__ import annotations
