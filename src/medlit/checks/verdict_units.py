@@ -110,12 +110,7 @@ def against_direction(ctx: CheckContext) -> list[Finding]:
         return []
     if "opposite" not in readings:
         return []
-    log.info("verdict_against_direction", read="yes", verdict="uncertain")
-    message = (
-        "the verdict was withheld: the cited conclusions state the change opposite to the one "
-        "asked, not yes"
-    )
-    return [Finding("against-direction", "flip_verdict", message, data={"to": "uncertain"})]
+    return _withheld("against-direction", "the cited conclusions state", "not yes")
 
 
 def against_own_words(ctx: CheckContext) -> list[Finding]:
@@ -129,9 +124,12 @@ def against_own_words(ctx: CheckContext) -> list[Finding]:
     opposite, asked = said.count("opposite"), said.count("asked")
     if not opposite or asked >= opposite:
         return []
-    log.info("verdict_against_own_words", read="yes", verdict="uncertain")
-    message = (
-        "the verdict was withheld: the answer's own sentences state the change opposite to "
-        "the one asked"
-    )
-    return [Finding("against-own-words", "flip_verdict", message, data={"to": "uncertain"})]
+    return _withheld("against-own-words", "the answer's own sentences state")
+
+
+def _withheld(check: str, who: str, rest: str = "") -> list[Finding]:
+    """A "yes" withheld by ``check``: ``who`` states the change opposite to the one asked."""
+    log.info(f"verdict_{check.replace('-', '_')}", read="yes", verdict="uncertain")
+    message = f"the verdict was withheld: {who} the change opposite to the one asked"
+    message += f", {rest}" if rest else ""
+    return [Finding(check, "flip_verdict", message, data={"to": "uncertain"})]
