@@ -45,6 +45,7 @@ from tests.fakes.research_responder import CorpusResponder  # noqa: E402
 
 from medlit.assistant import Assistant  # noqa: E402
 from medlit.config import Settings  # noqa: E402
+from medlit.research.answer import VERDICT_HEAD  # noqa: E402
 from medlit.research.models import CELLS, ResearchJob  # noqa: E402
 from medlit.research.planner import anchor_terms, on_topic  # noqa: E402
 from medlit.research.runtime import open_orchestrator  # noqa: E402
@@ -182,6 +183,9 @@ async def main(argv: list[str] | None = None) -> int:
                 f"{minutes:>5.1f}  {question[:60]}",
                 flush=True,
             )
+            lead = job.report.executive_summary.strip().split("\n")[0] if job.report else ""
+            if lead.startswith(VERDICT_HEAD):  # a yes/no question's verdict, as the report says
+                print(f"    {lead[:160]}")
             if job.error:
                 print(f"    error: {job.error}")
     print(

@@ -202,6 +202,21 @@ def test_the_summary_opens_with_the_answer_items_or_the_verdict() -> None:
     assert yes.startswith(f"{VERDICT_HEAD} Yes") and "[1]" in yes
 
 
+def test_one_observational_study_leans_a_report_no_verdict() -> None:
+    # The digest's policy: two studies agreeing, or one systematic review or RCT.
+    asked = read_frame("Does glofitamab improve survival in DLBCL?")
+    one = [_row("1", "cohort", "supports")]
+    lean = answer_first(_report("1"), one, asked, [_fact("1")])
+    assert lean.startswith(f"{VERDICT_HEAD} Uncertain")
+    assert "lean yes [1], which is not a verdict" in lean
+    two = [_row("1", "cohort", "supports"), _row("2", "case-control", "supports")]
+    agreed = answer_first(_report("1", "2"), two, asked, [_fact("1", "2")])
+    assert agreed.startswith(f"{VERDICT_HEAD} Yes") and "[1][2]" in agreed
+    against = [_row("1", "cohort", "opposes"), _row("2", "cohort", "no difference")]
+    said_no = answer_first(_report("1", "2"), against, asked, [_fact("1", "2")])
+    assert said_no.startswith(f"{VERDICT_HEAD} No")
+
+
 def test_a_search_that_finds_nothing_drops_its_commonest_word_first_names_last() -> None:
     # "diseases AND treated AND glofitamab" found nothing, and ORing every word brought 20
     # articles on other diseases; the drug's name alone finds those on it.
