@@ -482,7 +482,9 @@ class _Run:
         frame = read_frame(job.question)
         job.question_kind = frame.kind
         job.columns = list(COLUMNS[frame.kind])
-        rows = await build_evidence_table(included, job.question, self.llm, disabled, kind=frame.kind)
+        rows = await build_evidence_table(
+            included, job.question, self.llm, disabled, kind=frame.kind
+        )
         job.evidence_table = rows
         job.certainty = draft_certainty(rows, job.discrepancies, job.question, kind=frame.kind)
         if job.report is not None:  # the answer its quotes give, first
