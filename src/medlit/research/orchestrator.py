@@ -18,6 +18,12 @@ A run holds the job twice: a lock file (no second run on this host) and a lease 
 (no second run on any host sharing it; see :mod:`medlit.research.jobs`), renewed while it
 runs. Between steps (each stage, each sub-question) the run checks whether someone asked to
 cancel the job (:meth:`JobStore.request_cancel`) and ends it CANCELLED if so.
+
+The depth's budget (:class:`~medlit.research.tracking.Budget`, one per run) stops the research
+at its call limits, and its seconds bound the whole job, every stage of every run: each LLM
+call goes through :class:`~medlit.research.tracking.TimedLLM`, cut off when the time runs
+out, and the stages after it go on without the model (the report from the verified facts).
+A budget stop ends the job COMPLETED, with ``budget_stop_reason`` and the report saying why.
 """
 
 from __future__ import annotations
