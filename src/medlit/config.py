@@ -600,7 +600,11 @@ class ResearchDepth(_Section):
         25, ge=1, description="Budget: LLM requests while researching (fact extraction)."
     )
     max_seconds: float = Field(
-        300.0, gt=0, description="Budget: wall-clock seconds spent researching."
+        300.0,
+        gt=0,
+        description="Budget: wall-clock seconds of the whole job (planning, research, "
+        "verification, the report; all runs of it). An LLM call still running when they are "
+        "spent is cut off, and what is left is written without the model.",
     )
 
 

@@ -18,6 +18,7 @@ only ever see these::
     ├── LLMError                 a language-model call failed (exit 6)
     │   ├── LLMConfigError       no provider configured for a task (message says how)
     │   ├── LLMTimeout           timed out after all retries
+    │   │   └── TimeBudgetSpent     a research job's time ran out (call cut off or not sent)
     │   ├── LLMRateLimited       429 after all retries
     │   ├── LLMProviderError     any other provider error (auth, 4xx, 5xx)
     │   │   └── LLMUnreachable      the server does not resolve or refuses connections (no retry)
@@ -58,6 +59,7 @@ __all__ = [
     "SourceUnavailable",
     "SourceUnreachable",
     "StorageError",
+    "TimeBudgetSpent",
     "ValidationError",
 ]
 
@@ -145,6 +147,11 @@ class LLMConfigError(LLMError):
 
 class LLMTimeout(LLMError):
     """The LLM did not answer in time after every retry."""
+
+
+class TimeBudgetSpent(LLMTimeout):
+    """A research job's time budget ran out: the call was cut off, or not sent. Every stage
+    takes it as a timeout (it goes on without the model); the job records why it stopped."""
 
 
 class LLMRateLimited(LLMError):

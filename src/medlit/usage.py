@@ -142,9 +142,10 @@ _scopes: contextvars.ContextVar[tuple[Usage, ...]] = contextvars.ContextVar(
 
 
 @contextmanager
-def usage_scope() -> Iterator[Usage]:
-    """Count every call made inside the ``with`` block (including tasks it starts)."""
-    usage = Usage()
+def usage_scope(usage: Usage | None = None) -> Iterator[Usage]:
+    """Count every call made inside the ``with`` block (including tasks it starts), in
+    ``usage`` (a new one when None)."""
+    usage = Usage() if usage is None else usage
     token = _scopes.set((*_scopes.get(), usage))
     try:
         yield usage

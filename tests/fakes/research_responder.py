@@ -12,7 +12,8 @@ research prompts the way a model would: from what the prompt actually contains.
   99999999) that the synthesizer must strip.
 
 ``ResearchResponder.fail`` names steps to answer with HTTP 500 (failure injection);
-``delay_pmids`` makes the extraction of some articles slow; ``hold_pmids`` holds their replies
+``delay_pmids`` makes the extraction of some articles slow, ``delay_steps`` every reply of a
+step (a slow model writing the report); ``hold_pmids`` holds their replies
 until :meth:`ResearchResponder.release` (to kill a process mid-job: it is certain to be waiting,
 however long the kill takes to come on a loaded machine).
 """
@@ -149,6 +150,7 @@ class ResearchResponder:
     fail: set[str] = field(default_factory=set)
     fabricate: bool = True
     delay_pmids: dict[str, float] = field(default_factory=dict)
+    delay_steps: dict[str, float] = field(default_factory=dict)
     hold_pmids: set[str] = field(default_factory=set)
     gate: threading.Event = field(default_factory=threading.Event)
     seen: list[str] = field(default_factory=list)
@@ -172,6 +174,8 @@ class ResearchResponder:
             return Reply.held(self.gate, text)
         if pmid and pmid.group(1) in self.delay_pmids:
             return Reply.slow(self.delay_pmids[pmid.group(1)], text)
+        if step in self.delay_steps:
+            return Reply.slow(self.delay_steps[step], text)
         return text
 
     def _malformed(self, step: str, request_json: dict[str, Any]) -> bool:

@@ -141,6 +141,18 @@ async def test_a_plan_that_timed_out_researches_the_question_alone() -> None:
     assert plan.note is not None and "it timed out" in plan.note
 
 
+async def test_a_plan_the_time_budget_cut_says_so() -> None:
+    from medlit.errors import TimeBudgetSpent
+
+    llm = ScriptedLLM(lambda task, msgs: TimeBudgetSpent("time budget of 180 s used"))
+    plan = await create_plan("Does aspirin prevent stroke?", "quick", llm, ResearchSettings())
+    assert [q.id for q in plan.sub_questions] == ["q0"]
+    # Nothing is researched after the time ran out: the note does not say the question was.
+    assert plan.note == (
+        "The model could not write a research plan (the job's time budget ran out)."
+    )
+
+
 async def test_sub_questions_that_lost_the_subject_are_dropped() -> None:
     # What Qwen2.5 1.5B planned for this question (issue 10), plus one that kept the subject.
     reply = _plan_reply(

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
+from typing import Any
+
 import pytest
+from pydantic import BaseModel
 
 from medlit.checks.claims import (
     article_quote,
@@ -11,18 +16,20 @@ from medlit.checks.claims import (
     result_sentence_for,
 )
 from medlit.config import ResearchDepth, Settings
+from medlit.errors import LLMTimeout, TimeBudgetSpent
 from medlit.research.models import SubQuestion
 from medlit.research.prompts import ExtractedClaim
 from medlit.research.researcher import search_terms
 from medlit.research.tracking import (
     Budget,
     Spend,
+    TimedLLM,
     VisitedTopics,
     normalise_topic,
     question_aspects,
 )
 from medlit.types import AbstractSection, Article
-from medlit.usage import record_call, record_llm, usage_scope
+from medlit.usage import Usage, record_call, record_llm, usage_scope
 from tests.unit._research_llm import bare_researcher
 from tests.unit._sjogren import SJOGREN
 
@@ -82,6 +89,60 @@ def test_budget_counts_earlier_runs_and_records_the_first_reason() -> None:
     timed = Budget(limits=limits, usage=usage, before=Spend(elapsed_s=100.0))
     assert not timed.allow()
     assert timed.stop_reason == "time budget of 100 s used"
+
+
+class _Reply(BaseModel):
+    text: str
+
+
+class _SlowLLM:
+    """Answers after ``delay_s``; counts the calls it was sent."""
+
+    def __init__(self, delay_s: float) -> None:
+        self.delay_s = delay_s
+        self.sent = 0
+
+    def is_configured(self, task: str) -> bool:
+        return True
+
+    async def complete_json(self, task: str, messages: Any, schema: type[Any]) -> Any:
+        self.sent += 1
+        await asyncio.sleep(self.delay_s)
+        return schema(text="written")
+
+
+async def test_timed_llm_cuts_a_call_at_the_time_budget_and_sends_none_after() -> None:
+    budget = Budget(limits=ResearchDepth(max_seconds=100), usage=Usage(), before=Spend())
+    fast = TimedLLM(_SlowLLM(0.0), budget)
+    assert (await fast.complete_json("synthesize", [], _Reply)).text == "written"
+    assert budget.stop_reason is None  # time to spare: the reply as it came
+
+    budget = Budget(
+        limits=ResearchDepth(max_seconds=100), usage=Usage(), before=Spend(elapsed_s=99.8)
+    )
+    slow = _SlowLLM(30.0)
+    llm = TimedLLM(slow, budget)
+    llm.during = "synthesis"
+    started = time.monotonic()
+    with pytest.raises(TimeBudgetSpent, match="time budget of 100 s used during synthesis"):
+        await llm.complete_json("synthesize", [], _Reply)
+    assert time.monotonic() - started < 2.0  # cut at the budget, not after the reply's 30 s
+    assert budget.stop_reason == "time budget of 100 s used during synthesis"
+    assert budget.remaining_s() == 0.0
+    with pytest.raises(LLMTimeout):  # every stage takes it as a timeout
+        await llm.complete_json("synthesize", [], _Reply)
+    assert slow.sent == 1  # no time left: not sent
+
+
+async def test_timed_llm_passes_on_a_timeout_that_is_not_the_budget() -> None:
+    class _Raises(_SlowLLM):
+        async def complete_json(self, task: str, messages: Any, schema: type[Any]) -> Any:
+            raise TimeoutError("a timeout of the call itself")
+
+    budget = Budget(limits=ResearchDepth(max_seconds=100), usage=Usage(), before=Spend())
+    with pytest.raises(TimeoutError, match="of the call"):
+        await TimedLLM(_Raises(0.0), budget).complete_json("synthesize", [], _Reply)
+    assert budget.stop_reason is None
 
 
 ARTICLE = Article(

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from medlit.errors import LLMOutputError
+import pytest
+
+from medlit.errors import LLMOutputError, LLMTimeout, TimeBudgetSpent
 from medlit.research.models import ResearchFinding, ResearchPlan, SubQuestion
 from medlit.research.verifier import group_findings, verify_findings
 from medlit.types import Article, Citation
@@ -104,9 +106,22 @@ async def test_cross_reference_gives_facts_with_all_sources_and_discrepancies() 
     assert [[s.pmid for s in c.sources] for c in conflict.claims] == [["3"], ["4"]]
 
 
-async def test_unparseable_cross_reference_degrades_to_low_confidence_facts() -> None:
-    llm = ScriptedLLM(lambda task, msgs: LLMOutputError("garbage", raw="{"))
+@pytest.mark.parametrize(
+    "error",
+    [LLMOutputError("garbage", raw="{"), TimeBudgetSpent("time budget of 180 s used")],
+    ids=["unparseable", "time budget spent"],
+)
+async def test_unparseable_or_unsent_cross_reference_degrades_to_low_confidence_facts(
+    error: Exception,
+) -> None:
+    llm = ScriptedLLM(lambda task, msgs: error)
     findings = [_finding("1", "a"), _finding("2", "b")]
     facts, discrepancies = await verify_findings(findings, llm, _plan())
     assert [(f.statement, f.confidence) for f in facts] == [("a", "low"), ("b", "low")]
     assert discrepancies == []
+
+
+async def test_a_cross_reference_timed_out_otherwise_fails_the_job() -> None:
+    llm = ScriptedLLM(lambda task, msgs: LLMTimeout("timed out after 4 attempts"))
+    with pytest.raises(LLMTimeout):
+        await verify_findings([_finding("1", "a"), _finding("2", "b")], llm, _plan())

@@ -455,7 +455,9 @@ class ResearchJob(BaseModel):
     usage: dict[str, object] = Field(
         default_factory=dict, description="medlit.usage.Usage.to_dict() of every run so far."
     )
-    research_elapsed_s: float = Field(0.0, description="Seconds spent executing, all runs.")
+    research_elapsed_s: float = Field(
+        0.0, description="Seconds the job has run, every stage, all runs (max_seconds bounds it)."
+    )
     research_provider_calls: int = Field(0, description="Source requests while executing.")
     research_llm_calls: int = Field(0, description="LLM requests while executing.")
     budget_stop_reason: str | None = None

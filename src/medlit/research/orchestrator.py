@@ -18,6 +18,12 @@ A run holds the job twice: a lock file (no second run on this host) and a lease 
 (no second run on any host sharing it; see :mod:`medlit.research.jobs`), renewed while it
 runs. Between steps (each stage, each sub-question) the run checks whether someone asked to
 cancel the job (:meth:`JobStore.request_cancel`) and ends it CANCELLED if so.
+
+The depth's budget (:class:`~medlit.research.tracking.Budget`, one per run) stops the research
+at its call limits, and its seconds bound the whole job, every stage of every run: each LLM
+call goes through :class:`~medlit.research.tracking.TimedLLM`, cut off when the time runs
+out, and the stages after it go on without the model (the report from the verified facts).
+A budget stop ends the job COMPLETED, with ``budget_stop_reason`` and the report saying why.
 """
 
 from __future__ import annotations
@@ -64,8 +70,8 @@ from medlit.research.researcher import (
     QuestionSearch,
     SearchFn,
 )
-from medlit.research.synthesizer import generate_report
-from medlit.research.tracking import Budget, Spend, VisitedTopics, remote_calls
+from medlit.research.synthesizer import generate_report, stopped_early
+from medlit.research.tracking import Budget, Spend, TimedLLM, VisitedTopics, remote_calls
 from medlit.research.verifier import verify_findings
 from medlit.types import Article
 from medlit.usage import Usage, usage_scope
@@ -308,6 +314,17 @@ class _Run:
         self.event_lock = asyncio.Lock()
         self.base_usage = Usage.from_dict(job.usage) if job.usage else Usage()
         self.usage = Usage()
+        # One budget for the run: its seconds are the job's (every stage, earlier runs too),
+        # its call counts the EXECUTING stage's.
+        self.budget = Budget(
+            limits=owner.settings.research.depth_config(job.depth),
+            usage=Usage(),
+            before=Spend(
+                job.research_provider_calls, job.research_llm_calls, job.research_elapsed_s
+            ),
+        )
+        #: Every LLM call of the run goes through it: none outlasts the time budget.
+        self.llm = TimedLLM(owner.llm, self.budget)
 
     def total_usage(self) -> Usage:
         total = Usage()
@@ -315,15 +332,26 @@ class _Run:
         total.merge(self.usage)
         return total
 
+    def record_spend(self) -> None:
+        """What the job has spent (kept across resumes) and why its budget stopped it."""
+        spent, job = self.budget.spent(), self.job
+        job.research_provider_calls = spent.provider_calls
+        job.research_llm_calls = spent.llm_calls
+        job.research_elapsed_s = spent.elapsed_s
+        if self.budget.stop_reason:
+            job.budget_stop_reason = self.budget.stop_reason
+
     def save(self) -> None:
         """Save now, on the event loop (the interrupted path: no awaiting there)."""
         self.job.usage = self.total_usage().to_dict()
+        self.record_spend()
         self.o.jobs.save(self.job, owner=self.lease.owner)
 
     async def asave(self) -> None:
         """Save: serialised here (other sub-questions change the job between awaits),
         written off the event loop."""
         self.job.usage = self.total_usage().to_dict()
+        self.record_spend()
         columns = self.o.jobs.columns(self.job)
         await asyncio.to_thread(self.o.jobs.write, columns, owner=self.lease.owner)
 
@@ -420,20 +448,22 @@ class _Run:
             raise
 
     async def stage(self, stage: JobStatus) -> None:
-        job, o = self.job, self.o
+        job, o, llm = self.job, self.o, self.llm
+        llm.during = _DURING.get(stage)
         if stage is JobStatus.PLANNING:
-            job.plan = await create_plan(job.question, job.depth, o.llm, o.settings.research)
+            job.plan = await create_plan(job.question, job.depth, llm, o.settings.research)
         elif stage is JobStatus.EXECUTING:
             await self.research()
         elif stage is JobStatus.VERIFYING:
-            job.facts, job.discrepancies = await verify_findings(job.findings, o.llm, job.plan)
+            job.facts, job.discrepancies = await verify_findings(job.findings, llm, job.plan)
         elif stage is JobStatus.SYNTHESIZING:
+            stopped = self.budget.stop_reason
             job.report = await generate_report(
                 job.question,
                 job.facts,
                 job.discrepancies,
                 job.articles,
-                o.llm,
+                llm,
                 o.settings.research,
                 plan=job.plan,
                 budget_stop_reason=job.budget_stop_reason,
@@ -441,6 +471,10 @@ class _Run:
             )
             job.report.limitations.extend(failed_source_limitations(job.plan))
             await self.review_outputs()
+            if self.budget.stop_reason != stopped and self.budget.stop_reason:
+                # The time ran out while the report was written: what was not written by then
+                # is the verified facts, and the report says why first.
+                job.report.limitations.insert(0, stopped_early(self.budget.stop_reason))
 
     async def review_outputs(self) -> None:
         """The evidence table (one row per included study) and the draft certainty."""
@@ -455,7 +489,7 @@ class _Run:
         job.question_kind = frame.kind
         job.columns = list(COLUMNS[frame.kind])
         rows = await build_evidence_table(
-            included, job.question, self.o.llm, disabled, kind=frame.kind
+            included, job.question, self.llm, disabled, kind=frame.kind
         )
         job.evidence_table = rows
         job.certainty = draft_certainty(rows, job.discrepancies, job.question, kind=frame.kind)
@@ -471,10 +505,9 @@ class _Run:
         job, o = self.job, self.o
         if job.plan is None:
             raise ResearchError("no plan to execute")
-        limits = o.settings.research.depth_config(job.depth)
-        before = Spend(job.research_provider_calls, job.research_llm_calls, job.research_elapsed_s)
-        with usage_scope() as stage_usage:
-            budget = Budget(limits=limits, usage=stage_usage, before=before)
+        budget = self.budget
+        job.budget_stop_reason = budget.stop_reason  # a re-run says what this run's budget says
+        with usage_scope(budget.usage):  # the budget's call counts: this stage's
             visited = VisitedTopics(o.embedder, o.settings.research.visited_similarity)
             await asyncio.to_thread(  # embeds: off the event loop
                 visited.add_all,
@@ -482,7 +515,7 @@ class _Run:
             )
             researcher = DeepResearcher(
                 o.settings.research,
-                o.llm,
+                self.llm,
                 o.search,
                 cache=o.cache,
                 embedder=o.embedder,
@@ -504,13 +537,6 @@ class _Run:
                 disabled_checks=o.settings.checks.disabled,
             )
 
-            def record_spend() -> None:
-                spent = budget.spent()
-                job.research_provider_calls = spent.provider_calls
-                job.research_llm_calls = spent.llm_calls
-                job.research_elapsed_s = spent.elapsed_s
-                job.budget_stop_reason = budget.stop_reason
-
             async def on_read(
                 question: SubQuestion, article: Article, findings: list[ResearchFinding]
             ) -> None:
@@ -519,12 +545,11 @@ class _Run:
                 if article.full_text is not None or article.key not in job.articles:
                     job.articles[article.key] = article
                 job.findings.extend(findings)
-                record_spend()
+                self.record_spend()
 
             async def on_done(question: SubQuestion, articles: list[Article]) -> None:
                 for article in articles:
                     job.articles.setdefault(article.key, article)
-                record_spend()
                 await self.asave()
                 await self.emit(f"{question.id} {question.status.value.lower()}")
                 await self.checkpoint()  # cancelled: the other sub-questions in flight stop too
@@ -532,9 +557,18 @@ class _Run:
             try:
                 await researcher.execute_research(job.plan, on_read, on_done)
             finally:
-                record_spend()
+                self.record_spend()
         if budget.stop_reason:
             log.warning("research_budget_stop", job=job.id, reason=budget.stop_reason)
+
+
+#: The stage named in a time-budget stop reason ("time budget of 180 s used during
+#: synthesis"); a stop while researching says what the research budget stops say.
+_DURING = {
+    JobStatus.PLANNING: "planning",
+    JobStatus.VERIFYING: "verification",
+    JobStatus.SYNTHESIZING: "synthesis",
+}
 
 
 class _Lease:

@@ -12,6 +12,7 @@ from medlit.errors import (
     LLMOutputError,
     LLMTimeout,
     PlanningError,
+    TimeBudgetSpent,
     ValidationError,
 )
 from medlit.log import get_logger
@@ -77,6 +78,17 @@ def _dedupe(proposed: list[_Proposed]) -> list[_Proposed]:
     return kept
 
 
+def _unplanned_note(error: Exception) -> str:
+    """The plan's note when the model wrote none."""
+    if isinstance(error, TimeBudgetSpent):  # nothing more is researched either
+        return "The model could not write a research plan (the job's time budget ran out)."
+    why = "it timed out" if isinstance(error, LLMTimeout) else "no valid reply after a repair"
+    return (
+        f"The model could not write a research plan ({why}): only the question itself "
+        "was researched."
+    )
+
+
 async def create_plan(
     question: str, depth: str, llm: ResearchLLM, settings: ResearchSettings
 ) -> ResearchPlan:
@@ -113,11 +125,7 @@ async def create_plan(
         # A malformed (or late) plan costs the sub-questions, not the job: the question itself
         # is researched, and the report says so.
         log.warning("plan_unwritten", error=str(exc)[:200])
-        why = "it timed out" if isinstance(exc, LLMTimeout) else "no valid reply after a repair"
-        unplanned = (
-            f"The model could not write a research plan ({why}): only the question itself "
-            "was researched."
-        )
+        unplanned = _unplanned_note(exc)
         reply = PlanReply(sub_questions=[])
     except LLMError as exc:
         raise PlanningError(f"the planner's LLM call failed: {exc}") from exc

@@ -28,7 +28,7 @@ from medlit.checks.grounding import (
 from medlit.checks.registry import refuse_unknown
 from medlit.checks.search_terms import build_queries, relaxed_searches
 from medlit.config import ResearchDepth, ResearchSettings
-from medlit.errors import LLMConfigError, LLMError, ResearchError
+from medlit.errors import LLMConfigError, LLMError, ResearchError, TimeBudgetSpent
 from medlit.log import get_logger
 from medlit.research.models import (
     ResearchFinding,
@@ -373,8 +373,11 @@ class DeepResearcher:
             if not self.budget.allow(llm=True):
                 break
             self._extracted.add((root_id, article.key))
+            try:
+                said = await self._extract(question, article)
+            except TimeBudgetSpent:
+                break  # the job's time ran out while it was read: not read, not failed
             extracted += 1
-            said = await self._extract(question, article)
             if said is not None:  # a failed extraction is tried again on resume
                 question.read.append(article.key)
                 findings.extend(said)
@@ -639,7 +642,11 @@ class DeepResearcher:
     async def _extract(
         self, question: SubQuestion, article: Article
     ) -> list[ResearchFinding] | None:
-        """The findings of one article (None when its extraction failed)."""
+        """The findings of one article (None when its extraction failed).
+
+        Raises:
+            TimeBudgetSpent: the job's time ran out first (not a failed extraction).
+        """
         sentences = numbered_sentences(article, max_chars=self.settings.max_abstract_chars)
         user = (
             f"Sub-question: {question.text}\n\nArticle PMID: {article.pmid or 'none'}\n"
@@ -649,7 +656,7 @@ class DeepResearcher:
             reply = await self.llm.complete_json(
                 Task.EXTRACT, messages(EXTRACT_SYSTEM, user), ExtractionReply
             )
-        except LLMConfigError:
+        except (LLMConfigError, TimeBudgetSpent):
             raise
         except LLMError as exc:
             self.extractions_failed += 1

@@ -21,7 +21,7 @@ from medlit.checks.grounding import cited_numbers, word_stems
 from medlit.checks.registry import refuse_unknown
 from medlit.checks.report_check import ground_text
 from medlit.config import ResearchSettings
-from medlit.errors import LLMOutputError, LLMTimeout
+from medlit.errors import LLMOutputError, LLMTimeout, TimeBudgetSpent
 from medlit.log import get_logger
 from medlit.research.grounding import fact_support, ground_summary, same_finding, section_fallback
 from medlit.research.models import (
@@ -53,6 +53,7 @@ __all__ = [
     "clean_citations",
     "count_words",
     "generate_report",
+    "stopped_early",
 ]
 
 #: A reply the model could not give for one part of the report (malformed after its repair, or
@@ -275,11 +276,17 @@ UNWRITTEN_SECTION = (
 
 def unwritten_note(part: str, error: Exception) -> str:
     """The report's note on a part the model could not write."""
-    why = "timed out" if isinstance(error, LLMTimeout) else "gave no valid reply"
-    return (
-        f"The model could not write {part} (it {why}, after a repair): it lists the verified "
-        "facts instead."
-    )
+    if isinstance(error, TimeBudgetSpent):
+        why = "the job's time budget ran out"
+    else:
+        why = f"it {'timed out' if isinstance(error, LLMTimeout) else 'gave no valid reply'}"
+        why += ", after a repair"
+    return f"The model could not write {part} ({why}): it lists the verified facts instead."
+
+
+def stopped_early(reason: str) -> str:
+    """The report's note on a job its budget stopped (``reason``: the job's stop reason)."""
+    return f"Research stopped early: {reason}."
 
 
 def _fallback_section(
@@ -418,7 +425,7 @@ def _research_limitations(plan: ResearchPlan | None, budget_stop_reason: str | N
     sub-questions not researched (a topic already visited is not one)."""
     limitations: list[str] = []
     if budget_stop_reason:
-        limitations.append(f"Research stopped early: {budget_stop_reason}.")
+        limitations.append(stopped_early(budget_stop_reason))
     if plan is not None:
         if plan.note:
             limitations.append(plan.note)

@@ -2,25 +2,32 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
+from pydantic import BaseModel
 
 from medlit.checks.grounding import question_parts
 from medlit.checks.topics import normalise_topic
+from medlit.errors import TimeBudgetSpent
 from medlit.usage import Usage
 from medlit.words import cue_group
 
 if TYPE_CHECKING:
     from medlit.config import ResearchDepth
     from medlit.embeddings import Embedder
+    from medlit.research.prompts import Message, ResearchLLM
+
+M = TypeVar("M", bound=BaseModel)
 
 __all__ = [
     "Budget",
     "Spend",
+    "TimedLLM",
     "VisitedTopics",
     "normalise_topic",
     "question_aspects",
@@ -128,7 +135,8 @@ def remote_calls(usage: Usage) -> int:
 
 @dataclass
 class Spend:
-    """What the EXECUTING stage has spent in earlier runs of the job (kept across resumes)."""
+    """What earlier runs of the job spent (kept across resumes): the EXECUTING stage's
+    provider and LLM calls, and the seconds the job ran (every stage)."""
 
     provider_calls: int = 0
     llm_calls: int = 0
@@ -140,8 +148,11 @@ class Budget:
     """The research budget of one depth level: provider calls, LLM calls, seconds.
 
     Counts are what earlier runs spent (``before``) plus what the current run's usage scope
-    has seen. It is checked before every call, so a call already in flight still completes:
-    a job stops *cleanly*, between calls, with the reason recorded.
+    (the EXECUTING stage's) has seen; seconds are the job's, every stage of every run. The
+    counts are checked before every call, so a search or an extraction stops the research
+    *cleanly*, between calls, with the reason recorded. The seconds bound the whole job: every
+    LLM call of the job is held to what is left of them (:class:`TimedLLM`), so a slow model
+    cannot carry a job past its time, whatever stage it is in.
     """
 
     limits: ResearchDepth
@@ -168,6 +179,20 @@ class Budget:
             return f"LLM call budget of {self.limits.max_llm_calls} used"
         return None
 
+    def remaining_s(self) -> float:
+        """Seconds left of the time budget (0 once spent)."""
+        return max(0.0, self.limits.max_seconds - self.spent().elapsed_s)
+
+    def time_spent(self, during: str | None = None) -> TimeBudgetSpent:
+        """The error for a call the time budget cut off (or left unsent), ``during`` a stage
+        (``None``: while researching); the reason is recorded the first time a limit is met."""
+        reason = f"time budget of {self.limits.max_seconds:g} s used"
+        if during:
+            reason += f" during {during}"
+        if self.stop_reason is None:
+            self.stop_reason = reason
+        return TimeBudgetSpent(reason)
+
     def spare(self, *, share: float) -> bool:
         """Whether less than ``share`` of the provider-call budget is spent. An optional
         call (a relaxed search) is made only then, so it never spends what reading the
@@ -183,3 +208,40 @@ class Budget:
             self.stop_reason = reason
             return False
         return True
+
+
+class TimedLLM:
+    """The job's LLM, every call held to what is left of its time budget.
+
+    A call made with no time left is not sent; a call still running when the time runs out is
+    cut off, its retries with it (the LLM client's own timeouts grow to four times the setting
+    on a slow server). Either raises :class:`~medlit.errors.TimeBudgetSpent`, an
+    :class:`~medlit.errors.LLMTimeout`: each stage goes on without the model, as it does after
+    a timeout, and the budget records why (``during``: the stage, set by the job as it goes).
+    """
+
+    def __init__(self, llm: ResearchLLM, budget: Budget) -> None:
+        self.llm = llm
+        self.budget = budget
+        self.during: str | None = None
+
+    def is_configured(self, task: str) -> bool:
+        """Whether ``task`` can be sent to a model at all."""
+        return self.llm.is_configured(task)
+
+    async def complete_json(self, task: str, messages: list[Message], schema: type[M]) -> M:
+        """The wrapped client's reply, within the time left.
+
+        Raises:
+            TimeBudgetSpent: no time was left, or none was left before the reply came.
+        """
+        left = self.budget.remaining_s()
+        if left <= 0:
+            raise self.budget.time_spent(self.during)
+        try:
+            async with asyncio.timeout(left) as deadline:
+                return await self.llm.complete_json(task, messages, schema)
+        except TimeoutError:
+            if not deadline.expired():
+                raise
+            raise self.budget.time_spent(self.during) from None

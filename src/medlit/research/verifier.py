@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable
 
-from medlit.errors import LLMConfigError, LLMOutputError
+from medlit.errors import LLMConfigError, LLMOutputError, TimeBudgetSpent
 from medlit.log import get_logger
 from medlit.research.models import (
     ConflictingClaim,
@@ -161,8 +161,9 @@ async def verify_findings(
         on_group: called with (groups done, groups total) for progress.
 
     Returns:
-        ``(facts, discrepancies)``. An unparseable cross-reference reply degrades that group
-        to low-confidence facts (logged ``cross_reference_failed``).
+        ``(facts, discrepancies)``. An unparseable cross-reference reply, or one the job's
+        time budget cut off, degrades that group to low-confidence facts (logged
+        ``cross_reference_failed``).
 
     Raises:
         LLMError: the cross-reference call failed for another reason (provider down, timeout).
@@ -183,7 +184,8 @@ async def verify_findings(
                 )
             except LLMConfigError:
                 raise
-            except LLMOutputError as exc:
+            except (LLMOutputError, TimeBudgetSpent) as exc:
+                # Unparseable, or the job's time ran out: its findings stand, each on its own.
                 log.warning("cross_reference_failed", group=group_id, error=str(exc)[:200])
                 new_facts, new_discrepancies = _low_facts(group_id, group), []
             facts.extend(new_facts)
