@@ -77,6 +77,15 @@ def _figures(job: ResearchJob, pmid: str, cited: set[str | None]) -> dict[str, i
     }
 
 
+def _print_notes(job: ResearchJob) -> None:
+    """Under a job's line: its verdict, as the report says it, and its error."""
+    lead = job.report.executive_summary.strip().split("\n")[0] if job.report else ""
+    if lead.startswith(VERDICT_HEAD):  # a yes/no question's
+        print(f"    {lead[:160]}")
+    if job.error:
+        print(f"    error: {job.error}")
+
+
 def _rate(good: int, total: int) -> str:
     return f"{good / total:.2f}" if total else "n/a"
 
@@ -183,11 +192,7 @@ async def main(argv: list[str] | None = None) -> int:
                 f"{minutes:>5.1f}  {question[:60]}",
                 flush=True,
             )
-            lead = job.report.executive_summary.strip().split("\n")[0] if job.report else ""
-            if lead.startswith(VERDICT_HEAD):  # a yes/no question's verdict, as the report says
-                print(f"    {lead[:160]}")
-            if job.error:
-                print(f"    error: {job.error}")
+            _print_notes(job)
     print(
         f"jobs={min(args.jobs, len(pmids))} completed={completed} rows={int(totals['rows'])} "
         f"cells_filled={_rate(int(totals['filled']), int(totals['cells']))} "

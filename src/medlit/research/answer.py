@@ -63,7 +63,7 @@ def _verdict(rows: list[tuple[int, EvidenceRow]], frame: QuestionFrame) -> str:
         )
         for n, r in rows
     ]
-    verdict, reason = decide_verdict(frame.question, sources)
+    verdict, _ = decide_verdict(frame.question, sources)
     yes = [n for n, r in rows if r.direction == "supports"]
     no = [n for n, r in rows if r.direction in {"opposes", "no difference"}]
     if verdict == "yes":
@@ -78,8 +78,8 @@ def _verdict(rows: list[tuple[int, EvidenceRow]], frame: QuestionFrame) -> str:
     if yes or no:
         way, cited = ("yes", yes) if yes else ("no", no)
         return (
-            f"{VERDICT_HEAD} Uncertain: {reason}; the studies read lean {way} {_cite(cited)}, "
-            "which is not a verdict."
+            f"{VERDICT_HEAD} Uncertain: too little evidence to say; the studies read lean {way} "
+            f"{_cite(cited)}, which is not a verdict."
         )
     return f"{VERDICT_HEAD} Uncertain: no study read concludes either way."
 
