@@ -199,7 +199,6 @@ def main(argv: list[str] | None = None) -> int:
         f"{'policy':14} {'given':>6} {'right':>6} {'precision':>10} {'turned_yes':>11} "
         f"{'of_yes_gold':>12} {'moved_yes':>10}"
     )
-    rows_shown = False
     figures: dict[str, Any] = {}
     for name, min_sources in (("single-source", 1), ("default", 2)):
         c = evaluate(rows, every, min_sources, args.show)
@@ -210,8 +209,7 @@ def main(argv: list[str] | None = None) -> int:
         suffix = "" if name == "default" else "_single"
         for key in ("given", "precision", "turned_yes", "moved_yes"):
             figures[key + suffix] = c[key]
-        if not rows_shown:  # the research rows do not depend on the digest's policy
-            rows_shown = True
+        if name == "default":  # the research rows do not depend on the digest's policy
             figures["row_supports_written"] = c["row_written"]
             figures["row_supports_turned"] = c["row_turned"]
     print(

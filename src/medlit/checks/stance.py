@@ -310,12 +310,13 @@ def change_said(sentence: str, question: str) -> Literal["asked", "opposite"] | 
     if asked is None or speaks_elsewhere(sentence, question):
         return None
     said = _without_negated(sentence)
-    if opposite_of_asked(said, question):
-        return "opposite"
+    # As :func:`opposite_of_asked` reads it, with the outcome's change read once.
     of_outcome = outcome_change(said, question)
-    if of_outcome == asked or (of_outcome is None and _states(said, asked)):
-        return "asked"
-    return None
+    if of_outcome in (asked, OPPOSITE[asked]):
+        return "asked" if of_outcome == asked else "opposite"
+    if _states(said, OPPOSITE[asked]) and not _states(said, asked):
+        return "opposite"
+    return "asked" if of_outcome is None and _states(said, asked) else None
 
 
 def states_no_change(sentence: str) -> bool:
