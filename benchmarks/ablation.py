@@ -57,7 +57,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from digest_verdicts import DEFAULT_DATA
 from medlit.checks.answer import CheckedAnswer, check_answer
-from medlit.checks.grounding import word_stems
 from medlit.checks.registry import ORDER, REGISTRY
 from medlit.checks.verdict import read_verdict
 from medlit.config import Settings
@@ -66,6 +65,7 @@ from medlit.llm.client import LLMClient
 from medlit.log import configure_logging
 from medlit.sources.pubmed_xml import parse_pubmed_xml
 from medlit.types import Article, Chunk, Evidence
+from medlit.words.grounding import word_stems
 from pubmedqa_cases import half_of
 
 #: The checks of an answer (the claim and report checks are research's).

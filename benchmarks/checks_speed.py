@@ -11,7 +11,7 @@ reads Uncertain).
 What the word tools remember of texts is emptied before each answer (:func:`forget`): each
 answer is timed as if its text were new to the process. What the checks work out of an
 article (its view, :func:`medlit.checks.evidence.article_view`: its texts' sentences, and
-what the checks' memories, :mod:`medlit.checks.memo`, work out of its texts, each on first
+what the checks' memories, :mod:`medlit.words.memo`, work out of its texts, each on first
 use; the abbreviations it defines, :func:`medlit.checks.defined_terms.article_definitions`)
 is kept per article, for every later answer that cites it: each
 answer is timed twice, its articles new to the process (``new_p50_ms``, ``new_p99_ms``: a
@@ -68,11 +68,11 @@ from medlit.checks import (
     topics,
 )
 from medlit.checks.answer import check_answer
-from medlit.checks.grounding import word_stems
 from medlit.checks.registry import REGISTRY, Check
 from medlit.log import configure_logging
 from medlit.sources.pubmed_xml import parse_pubmed_xml
 from medlit.types import Article
+from medlit.words.grounding import word_stems
 from pubmedqa_cases import half_of
 
 RECORDED = Path(__file__).resolve().parent / "data" / "recorded_answers.jsonl"

@@ -124,10 +124,10 @@ def main(argv: list[str] | None = None) -> int:
     _, records, by_pmid = loaded
 
     from medlit.checks.defined_terms import article_definitions
-    from medlit.checks.grounding import claim_supported, word_stem
     from medlit.checks.swapped_terms import swapped_term
-    from medlit.checks.word_rarity import is_technical
     from medlit.text import split_sentences
+    from medlit.words.grounding import claim_supported, word_stem
+    from medlit.words.word_rarity import is_technical
 
     def words(text: str) -> list[str]:
         return [w.lower() for w in re.findall(r"[^\W\d_]{3,}", text)]

@@ -30,9 +30,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from digest_verdicts import DEFAULT_DATA, nearest_others, records_as_evidence
-from medlit.checks.grounding import word_stems
 from medlit.digest import about_question, build_evidence_digest
 from medlit.types import Evidence
+from medlit.words.grounding import word_stems
 from pubmedqa_cases import add_half, both_halves
 
 NEAREST = 3

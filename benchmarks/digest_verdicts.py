@@ -28,8 +28,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from medlit.checks.grounding import word_stems
-from medlit.checks.topics import anchor_terms
+from medlit.words.grounding import word_stems
+from medlit.words.topics import anchor_terms
 
 try:
     from medlit.digest import build_evidence_digest

@@ -24,10 +24,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from medlit.checks.grounding import word_stems
-from medlit.checks.topics import anchor_terms
 from medlit.digest import conclusion_sentences
 from medlit.text import split_sentences
+from medlit.words.grounding import word_stems
+from medlit.words.topics import anchor_terms
 from pubmedqa_cases import both_halves, cases, check_warnings, show_examples
 
 

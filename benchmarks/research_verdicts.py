@@ -29,13 +29,13 @@ from typing import Any
 
 from digest_verdicts import DEFAULT_DATA, nearest_others
 from medlit.checks.conclusions import about_question
-from medlit.checks.grounding import word_stems
 from medlit.research.answer import answer_line
 from medlit.research.evidence_table import design_of
 from medlit.research.models import EvidenceRow
 from medlit.sources.pubmed_xml import parse_pubmed_xml
 from medlit.types import Article
 from medlit.words.frame import read_frame
+from medlit.words.grounding import word_stems
 from pubmedqa_cases import add_half, both_halves, in_half
 from turned_questions import contrast_set
 

@@ -31,9 +31,9 @@ import re
 from collections import Counter
 
 from medlit.checks.swapped_subjects import swapped_subject
-from medlit.checks.word_rarity import is_technical
 from medlit.text import split_sentences
 from medlit.types import Article
+from medlit.words.word_rarity import is_technical
 from pubmedqa_cases import both_halves, cases, show_examples, without_sentence
 
 _FORM = re.compile(

@@ -43,8 +43,8 @@ from pathlib import Path
 from typing import Any
 
 from digest_verdicts import DEFAULT_DATA, nearest_others, record_evidence
-from medlit.checks.grounding import word_stems
 from medlit.words.frame import OPPOSITE, read_frame
+from medlit.words.grounding import word_stems
 
 try:
     from medlit.digest import build_evidence_digest

@@ -35,10 +35,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from digest_verdicts import DEFAULT_DATA, nearest_others, records_as_evidence
-from medlit.checks.grounding import word_stems
 from medlit.checks.unmentioned import unmentioned_terms
 from medlit.digest import build_evidence_digest
 from medlit.types import Article, Evidence
+from medlit.words.grounding import word_stems
 from pubmedqa_cases import add_half, both_halves, show_examples
 
 NEAREST = 3

@@ -124,7 +124,7 @@ class Runtime:
                 guard.load()  # the vocabularies and lemmatiser a reworded hit compares by
             if any(self.llm_configured(task) for task in LLMTask):
                 importlib.import_module("openai")
-                from medlit.checks.word_rarity import is_technical
+                from medlit.words.word_rarity import is_technical
 
                 # loads the word frequencies answers and research claims are checked by
                 is_technical("warm-up")

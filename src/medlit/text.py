@@ -415,7 +415,7 @@ def keep_sentences(texts: Iterable[str]) -> None:
 def is_article_text(text: str) -> bool:
     """Whether ``text`` was named an article's by :func:`keep_sentences` (a section, one of
     its sentences, or all the article says): what is worked out of it is the article's, kept
-    for every answer that cites it (:mod:`medlit.checks.memo`)."""
+    for every answer that cites it (:mod:`medlit.words.memo`)."""
     return text in _ARTICLE_TEXTS
 
 

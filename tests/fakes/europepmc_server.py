@@ -28,6 +28,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from medlit.types import Article
+from tests.fakes.boolean_query import Term, matches, parse
 from tests.fakes.eutils_server import _STOP, _WORD, Fault, SeenRequest
 
 __all__ = ["FakeEuropePMC", "article_to_result"]
@@ -145,13 +146,32 @@ class FakeEuropePMC:
     def _match(self, query: str) -> list[dict[str, Any]]:
         years = re.search(r"PUB_YEAR:\[(\d+) TO (\d+)\]", query)
         query = re.sub(r"\(?PUB_YEAR:\[[^\]]*\]\)?", " ", query)
-        words = [w for w in _WORD.findall(query.lower()) if w not in _STOP]
+        tree = parse(query, lambda text: [w for w in _WORD.findall(text.lower()) if w not in _STOP])
+        texts = [
+            " ".join(str(r.get(k, "")) for k in ("title", "abstractText")).lower()
+            for r in self.results
+        ]
+        spaced = [f" {' '.join(_WORD.findall(text))} " for text in texts]
+        vocabulary = {w for text in spaced for w in text.split()}
+
+        def known(term: Term) -> bool:
+            if term.phrase:
+                return any(f" {term.text} " in text for text in spaced)
+            return term.text in vocabulary
+
         matched = []
-        for result in self.results:
-            text = " ".join(str(result.get(k, "")) for k in ("title", "abstractText")).lower()
-            tokens = set(_WORD.findall(text))
-            if words and not all(w in tokens for w in words):
-                continue
+        for result, text in zip(self.results, spaced, strict=True):
+            tokens = set(text.split())
+            if tree is not None:
+                hit, _ = matches(
+                    tree,
+                    lambda t, text=text, tokens=tokens: (  # type: ignore[misc]
+                        f" {t.text} " in text if t.phrase else t.text in tokens
+                    ),
+                    known,
+                )
+                if hit is False:
+                    continue
             year = int(result.get("pubYear") or 0)
             if years and not int(years.group(1)) <= year <= int(years.group(2)):
                 continue

@@ -40,7 +40,8 @@ Searching is a simple word match over title, abstract, MeSH terms and keywords (
 words that appear nowhere in the corpus are reported as ``PhraseNotFound`` and ignored, like
 PubMed does; ``match="all"`` (default) needs every remaining word, ``match="any"`` ranks by how
 many words match. A quoted phrase (``"vitamin d"``) matches its words in that order. Field tags
-(``[tiab]``) and ``AND`` are ignored; ``OR`` switches the query to any-word matching.
+(``[tiab]``) are ignored. A query in Boolean syntax (``OR``, ``NOT``, parentheses) is read as
+PubMed reads it (:mod:`tests.fakes.boolean_query`), unknown words ignored.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ import threading
 import time
 import unicodedata
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -63,6 +64,7 @@ from urllib.parse import parse_qs, urlsplit
 from lxml import etree
 
 from medlit.types import AbstractSection, Article
+from tests.fakes.boolean_query import Term, is_boolean, matches, parse, terms_of
 from tests.fakes.pubmed_render import article_to_xml
 
 __all__ = ["FakeEutils", "Fault", "SeenRequest"]
@@ -427,7 +429,9 @@ class FakeEutils:
         max_year: int | None = None,
     ) -> tuple[list[str], list[str]]:
         """PMIDs matching ``term`` (best first) and the words found nowhere in the corpus."""
-        any_mode = self.match == "any" or bool(re.search(r"\bOR\b", term))
+        if self.match == "all" and is_boolean(term):
+            return self._boolean_ids(term, sort, min_year, max_year)
+        any_mode = self.match == "any"
         cleaned = _folded(re.sub(r"\[[^\]]*\]", " ", term).lower())
         # A quoted phrase ("vitamin d") matches its words in that order, stop words included.
         phrases = [f" {' '.join(_WORD.findall(p))} " for p in re.findall(r'"([^"]*)"', cleaned)]
@@ -458,6 +462,38 @@ class FakeEutils:
         else:
             scored.sort(key=lambda s: (s[0], int(s[2]) if s[2].isdigit() else 0), reverse=True)
         return [pmid for _, _, pmid in scored], missing
+
+    def _boolean_ids(
+        self, term: str, sort: str, min_year: int | None, max_year: int | None
+    ) -> tuple[list[str], list[str]]:
+        """``search_ids`` of a Boolean query (:mod:`tests.fakes.boolean_query`)."""
+        tree = parse(
+            term, lambda text: [w for w in _WORD.findall(_folded(text.lower())) if w not in _STOP]
+        )
+        vocabulary: set[str] = set().union(*self._tokens.values()) if self._tokens else set()
+
+        def found_in(text: str, tokens: set[str]) -> Callable[[Term], bool]:
+            return lambda t: f" {t.text} " in text if t.phrase else t.text in tokens
+
+        def known(t: Term) -> bool:
+            if t.phrase:
+                return any(f" {t.text} " in text for text in self._texts.values())
+            return t.text in vocabulary
+
+        missing = [t.text for t in terms_of(tree) if not known(t)]
+        scored: list[tuple[int, int, str]] = []
+        for pmid, tokens in self._tokens.items() if tree is not None else ():
+            year = self.years.get(pmid, 0)
+            if (min_year is not None and year < min_year) or (
+                max_year is not None and year > max_year
+            ):
+                continue
+            hit, hits = matches(tree, found_in(self._texts[pmid], tokens), known)  # type: ignore[arg-type]
+            if hit:
+                scored.append((hits, year, pmid))
+        first = 1 if sort == "pub_date" else 0  # the year, or how many terms matched
+        scored.sort(key=lambda s: (s[first], int(s[2]) if s[2].isdigit() else 0), reverse=True)
+        return [pmid for _, _, pmid in scored], list(dict.fromkeys(missing))
 
     def _esearch(self, params: dict[str, str]) -> tuple[int, bytes, str]:
         term = params.get("term", "")

@@ -21,10 +21,11 @@ from medlit.agent.prompt import (
     NO_EVIDENCE_ANSWER,
     best_article_lost,
 )
-from medlit.agent.query import deterministic_plan
+from medlit.agent.query import search_steps
 from medlit.assistant import AskResult, Assistant
 from medlit.config import Settings
 from medlit.types import AbstractSection, Article
+from medlit.words.frame import read_frame
 from tests.fakes.eutils_server import FakeEutils, article_to_xml
 from tests.fakes.evidence_llm import EvidenceResponder
 from tests.fakes.fixtures import sample_articles
@@ -296,9 +297,9 @@ async def test_a_search_that_finds_nothing_keeps_the_drugs_name_longest(
     )
     result = await assistant.ask("What diseases can be treated with glofitamab?")
     searched = [r.params.get("term", "") for r in eutils.requests("esearch")]
-    plan = deterministic_plan("What diseases can be treated with glofitamab?")
-    assert searched == [plan.pubmed_query, *plan.relaxed] and searched[-1] == "glofitamab"
-    assert not any(" OR " in term for term in searched)
+    steps = search_steps(read_frame("What diseases can be treated with glofitamab?"))
+    assert searched == [s.query for s in steps] and searched[-1] == "glofitamab"
+    assert all("glofitamab" in term for term in searched)
     assert "31000091" in {c.pmid for c in result.citations}
 
 
@@ -310,12 +311,15 @@ async def test_no_results_answers_plainly_without_llm(
     assert result.answer == NO_EVIDENCE_ANSWER
     assert result.citations == [] and result.verdict is None
     assert result.api_calls.llm == 0 and len(llm_server.history) == 0
-    # The narrow query, then each relaxed one (a word dropped at a time, the name last), all
-    # in the one round that found nothing; no loop.
-    plan = deterministic_plan("Does zorblatamab cure quixotic fever?")
-    assert plan.relaxed == ("zorblatamab AND quixotic AND fever", "zorblatamab AND quixotic",
-                            "zorblatamab")  # fmt: skip
-    assert result.api_calls.pubmed == 1 + len(plan.relaxed)
+    # Every search its frame plans (every concept, widened, then without the outcome; the
+    # subject in each), all in the one round that found nothing; no loop.
+    steps = search_steps(read_frame("Does zorblatamab cure quixotic fever?"))
+    assert [s.query for s in steps] == [
+        'zorblatamab AND "quixotic fever"',
+        "zorblatamab AND (quixotic AND (fever OR fevers))",
+        "zorblatamab",
+    ]
+    assert result.api_calls.pubmed == len(steps)
     assert not result.cache.admitted
     again = await assistant.ask("Does zorblatamab cure quixotic fever?")
     assert again.cache.tier1 == "miss"  # "no evidence" is never cached

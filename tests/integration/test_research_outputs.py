@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from medlit.agent.query import deterministic_plan
+from medlit.agent.query import search_steps
 from medlit.config import Settings
 from medlit.research.models import JobStatus, ResearchJob
 from medlit.research.report import job_to_dict, render_markdown
@@ -93,20 +93,20 @@ async def test_the_question_is_searched_as_ask_searches_it(
 ) -> None:
     job = await _run(rsettings)
     asked = [e for e in job.search_log if e.sub_question_id == "q0"]
-    plan = deterministic_plan(QUESTION, max_terms=rsettings.agent.max_query_terms)
+    assert job.frame is not None and job.frame.subject == "aspirin"
+    steps = search_steps(job.frame, max_terms=rsettings.agent.max_query_terms)
     assert asked, "the research question itself was not searched"
-    assert asked[0].query == plan.pubmed_query
+    assert asked[0].query == steps[0].query
     assert asked[0].limit == rsettings.agent.fetch_per_round
-    assert {a.query for a in asked} <= {plan.pubmed_query, *plan.relaxed}
+    planned = {step.query: step.why for step in steps}
+    assert {a.query for a in asked} <= set(planned)
     terms = [r.params.get("term") for r in eutils.requests("esearch")]
-    assert plan.pubmed_query in terms
-    # It finds fewer than ask needs: relaxed as ask relaxes it, a word at a time, each step
-    # in the log with the word it dropped; no OR.
-    relaxed = [a for a in asked if a.query != plan.pubmed_query]
-    assert relaxed and [a.query for a in relaxed] == list(plan.relaxed[: len(relaxed)])
-    assert all(a.step.startswith("relaxed: dropped ") for a in relaxed)
-    assert asked[0].step == "the question's words"
-    assert not any(" OR " in a.query for a in job.search_log)
+    assert steps[0].query in terms
+    # Each search in the log says what it is: the concepts it widened or dropped, in the
+    # planner's order; the subject is in every one.
+    assert [a.step for a in asked] == [planned[a.query] for a in asked]
+    assert asked[0].step == "every concept of the question"
+    assert all("aspirin" in a.query for a in job.search_log if a.status != "cache")
 
 
 async def test_a_sub_question_that_finds_little_is_broadened(rsettings: Settings) -> None:

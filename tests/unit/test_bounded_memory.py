@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from medlit import text
-from medlit.checks import memo
 from medlit.text import Bounded
+from medlit.words import memo
 
 
 def test_a_new_key_past_the_limit_lets_the_oldest_half_go() -> None:

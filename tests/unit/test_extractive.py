@@ -11,7 +11,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from medlit.checks.stance import sentence_stance
 from medlit.digest import (
     DIGEST_HEADER,
     NO_MODEL,
@@ -22,6 +21,7 @@ from medlit.digest import (
 )
 from medlit.types import AbstractSection, Article, Chunk, Evidence
 from medlit.words.frame import read_frame
+from medlit.words.stance import sentence_stance
 
 
 def make_evidence(

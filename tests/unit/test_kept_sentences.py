@@ -154,9 +154,9 @@ def _fresh_sentences(section: str) -> tuple[str, ...]:
 
 
 def test_what_is_worked_out_of_an_article_outlives_the_answers_memories() -> None:
-    from medlit.checks import memo
     from medlit.checks.evidence import article_view, forget_views
     from medlit.types import AbstractSection, Article
+    from medlit.words import memo
 
     calls: list[str] = []
 

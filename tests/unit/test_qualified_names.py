@@ -1,10 +1,10 @@
-"""Names a letter or a number tells apart (:mod:`medlit.checks.qualified_names`)."""
+"""Names a letter or a number tells apart (:mod:`medlit.words.qualified_names`)."""
 
 from __future__ import annotations
 
 import pytest
 
-from medlit.checks.qualified_names import describe, mismatched, qualified_names, qualifiers_match
+from medlit.words.qualified_names import describe, mismatched, qualified_names, qualifiers_match
 
 
 @pytest.mark.parametrize(

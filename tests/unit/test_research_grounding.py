@@ -7,7 +7,12 @@ import pytest
 
 from medlit.checks.claim_check import check_claim
 from medlit.checks.defined_terms import long_forms
-from medlit.checks.grounding import (
+from medlit.checks.report_check import ground_text
+from medlit.research.grounding import fact_support, ground_summary
+from medlit.research.models import Reference, VerifiedFact
+from medlit.research.synthesizer import citation_key
+from medlit.types import AbstractSection, Article, Citation
+from medlit.words.grounding import (
     abbreviation_said,
     claim_supported,
     denied_by_article,
@@ -17,11 +22,6 @@ from medlit.checks.grounding import (
     unsaid_in_article,
     word_stems,
 )
-from medlit.checks.report_check import ground_text
-from medlit.research.grounding import fact_support, ground_summary
-from medlit.research.models import Reference, VerifiedFact
-from medlit.research.synthesizer import citation_key
-from medlit.types import AbstractSection, Article, Citation
 
 
 @pytest.mark.parametrize(

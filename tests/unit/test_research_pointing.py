@@ -3,7 +3,6 @@ and certainty by question type; the answer first; the relaxed search."""
 
 from __future__ import annotations
 
-import itertools
 from typing import Any
 
 import pytest
@@ -217,54 +216,35 @@ def test_one_observational_study_leans_a_report_no_verdict() -> None:
     assert said_no.startswith(f"{VERDICT_HEAD} No")
 
 
-def test_a_search_that_finds_nothing_drops_its_commonest_word_first_names_last() -> None:
+def test_a_sub_question_is_searched_by_the_frame_never_without_its_subject() -> None:
     # "diseases AND treated AND glofitamab" found nothing, and ORing every word brought 20
-    # articles on other diseases; the drug's name alone finds those on it.
-    question = SubQuestion(id="q1", text="What diseases can be treated with glofitamab?")
-    steps = search_steps(question)
-    queries = [query for query, _ in steps]
-    assert queries[-1] == "glofitamab" and queries == search_terms(question)
-    assert not any(" OR " in query for query in queries)
-    sizes = [len(query.split(" AND ")) for query in queries]
-    assert all(a > b for a, b in itertools.pairwise(sizes))
-    assert steps[-1][1].startswith("relaxed: dropped")
-    # A name common in English (a drug of the list) outlasts the commonest other words.
-    aspirin = SubQuestion(id="q2", text="Is aspirin used after a stroke in older adults?")
-    assert search_terms(aspirin)[-1] == "aspirin"
-
-
-def test_ask_and_research_relax_a_search_with_the_same_steps() -> None:
-    from medlit.agent.query import deterministic_plan
-    from medlit.checks.search_terms import build_queries, relaxed_queries, relaxed_searches
-
+    # articles on other diseases: the subject stays in every search, the outcome goes last.
     text = "What diseases can be treated with glofitamab?"
-    plan = deterministic_plan(text)
-    research = [q for q, _ in search_steps(SubQuestion(id="q0", text=text))]
-    # One relaxation: ask's plan walks the researcher's steps after the narrow query.
-    assert research == [plan.pubmed_query, *plan.relaxed]
-    assert plan.relaxed == tuple(q for q, _ in relaxed_searches(text, max_terms=8))
-    assert plan.broad_query == "glofitamab" == build_queries(text, max_terms=8)[1]
-    # Nothing to relax: the broad query is the narrow one, never an OR.
-    assert build_queries("glofitamab", max_terms=8) == ("glofitamab", "glofitamab")
-    assert relaxed_queries([]) == []
+    frame = read_frame(text)
+    question = SubQuestion(id="q1", text=text)
+    steps = search_steps(question, frame)
+    queries = [query for query, _ in steps]
+    assert queries == search_terms(question, frame)
+    assert all("glofitamab" in query for query in queries)
+    assert queries[-1] == "glofitamab" and steps[-1][1] == "dropped the outcome: diseases"
+    # A sub-question keeps the research question's subject and outcome; its own words are
+    # qualifiers, dropped first.
+    part = SubQuestion(id="q2", text="What bleeding risk does aspirin carry in the elderly?")
+    asked = read_frame("Does aspirin prevent recurrent stroke?")
+    steps = search_steps(part, asked)
+    assert all("aspirin" in query for query, _ in steps)
+    assert "bleeding" in steps[0][0] and "stroke" in steps[0][0]
+    whys = [why for _, why in steps]
+    assert whys.index("dropped the qualifier: bleeding, carry") < len(whys) - 1
+    assert whys[-1] == "dropped the outcome: recurrent stroke"
 
 
-def test_the_change_asked_about_is_dropped_first() -> None:
-    # The articles say which way it went in their own words ("improved"): a search for the
-    # turned question ("impair") found nothing until its last word was dropped.
-    from medlit.agent.query import deterministic_plan
+def test_ask_and_research_plan_the_same_searches() -> None:
+    from medlit.agent.query import search_steps as ask_steps
 
-    turned = "Does concept mapping impair learning outcome of nursing students?"
-    steps = search_steps(SubQuestion(id="q1", text=turned))
-    assert steps[0] == (
-        "concept AND mapping AND impair AND learning AND outcome AND nursing AND students",
-        "the sub-question's words",
-    )
-    assert steps[1] == (
-        "concept AND mapping AND learning AND outcome AND nursing AND students",
-        "relaxed: dropped impair (the change asked about)",
-    )
-    assert deterministic_plan(turned).relaxed[0] == steps[1][0]
-    # A question asking no change relaxes as before: the commonest word first.
-    plain = search_steps(SubQuestion(id="q2", text="What is concept mapping in nursing?"))
-    assert plain[1][1].endswith("(least informative)")
+    text = "Does concept mapping impair learning outcome of nursing students?"
+    frame = read_frame(text)
+    research = [q for q, _ in search_steps(SubQuestion(id="q0", text=text), frame)]
+    assert research == [step.query for step in ask_steps(frame)]
+    # The change asked about is no word to search by: the articles say which way it went.
+    assert not any("impair" in query for query in research)

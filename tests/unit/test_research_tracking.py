@@ -30,6 +30,7 @@ from medlit.research.tracking import (
 )
 from medlit.types import AbstractSection, Article
 from medlit.usage import Usage, record_call, record_llm, usage_scope
+from medlit.words.frame import read_frame
 from tests.unit._research_llm import bare_researcher
 from tests.unit._sjogren import SJOGREN
 
@@ -258,23 +259,19 @@ def test_a_claim_in_the_questions_words_about_another_subject_is_dropped() -> No
     assert researcher._finding(question, METS, said) is not None
 
 
-def test_the_three_word_query_takes_the_rarest_words_not_the_longest() -> None:
+def test_a_sub_question_keeps_the_questions_subject_and_its_own_words_go_first() -> None:
     # The local model's sub-question: the longest words gave "interest AND undergoing AND
     # laparoscopic", which found nothing; the on-point article (24267613) says "elderly",
     # "laparoscopic" and "outcome", and "underwent".
+    frame = read_frame("Is laparoscopic surgery safe in elderly patients?")
     question = SubQuestion(
         id="q1",
         text="What is the primary outcome of interest in elderly patients undergoing "
         "laparoscopic surgery compared to open surgery?",
     )
-    # Relaxed a word at a time, the commonest first: the three rarest are one step.
-    assert "outcome AND elderly AND laparoscopic" in search_terms(question)
-    dexamethasone = SubQuestion(
-        id="q2",
-        text="Is dexamethasone an effective alternative to oral prednisone in the treatment of "
-        "pediatric asthma exacerbations?",
-    )
-    assert "dexamethasone AND prednisone AND exacerbations" in search_terms(dexamethasone)
+    queries = search_terms(question, frame)
+    assert all("laparoscopic" in q for q in queries) and "elderly" in queries[0]
+    assert not any("undergoing" in q or "interest" in q for q in queries[1:])
 
 
 def test_an_unplanned_sub_question_is_searched_by_its_query_words_first() -> None:
@@ -283,11 +280,12 @@ def test_an_unplanned_sub_question_is_searched_by_its_query_words_first() -> Non
     question = SubQuestion(
         id="q1", text="Does aspirin reduce the risk of stroke in adults undergoing surgery?"
     )
-    queries = search_terms(question)
-    assert queries[0] == "aspirin AND risk AND stroke AND adults AND surgery"
+    frame = read_frame(question.text)
+    queries = search_terms(question, frame)
+    assert queries[0].startswith("(aspirin OR ") and "stroke" in queries[0]
     assert not any("undergoing" in q for q in queries)
     planned = question.model_copy(update={"search_query": "aspirin stroke prevention"})
-    assert search_terms(planned)[:2] == ["aspirin stroke prevention", queries[0]]
+    assert search_terms(planned, frame)[:2] == ["aspirin stroke prevention", queries[0]]
 
 
 def test_other_aspects_of_one_subject_are_new_topics(embedder) -> None:  # type: ignore[no-untyped-def]

@@ -5,15 +5,15 @@ from __future__ import annotations
 import pytest
 
 from medlit.checks.cited_subjects import unspoken_in
-from medlit.checks.stance import (
+from medlit.digest import build_evidence_digest
+from medlit.types import AbstractSection, Article
+from medlit.words.frame import read_frame
+from medlit.words.stance import (
     opposite_of_asked,
     outcome_change,
     sentence_stance,
     speaks_elsewhere,
 )
-from medlit.digest import build_evidence_digest
-from medlit.types import AbstractSection, Article
-from medlit.words.frame import read_frame
 from tests.unit.test_extractive import ASPIRIN_YES_1, ASPIRIN_YES_2, make_evidence
 
 LOWERED = "Aspirin lowered the risk of stroke in adults."

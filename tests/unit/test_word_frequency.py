@@ -11,8 +11,8 @@ from importlib.resources import files
 
 import pytest
 
-from medlit.checks.word_rarity import is_technical
 from medlit.words import frequency
+from medlit.words.word_rarity import is_technical
 
 _SAMPLE_TEXT = (
     "Does vancomycin-resistant enterococcal bacteremia raise 30-day mortality after 2009? "

@@ -228,10 +228,9 @@ def test_the_checks_guarded_patterns_match_where_their_plain_patterns_do() -> No
         cited_years,
         comparisons,
         correlation_strength,
-        qualified_names,
-        stance,
         swapped_groups,
     )
+    from medlit.words import qualified_names, stance
 
     texts = [
         "Rates were higher (p < 0.05; r = 0.45, \u03c1 = .3) in a 2010 study; NOT reduced, "

@@ -47,7 +47,9 @@ def decide(state: AgentState, settings: AgentSettings) -> StepDecision:
     """Stop or fetch more, in order of precedence.
 
     1. a tier-1 hit stops at once;
-    2. a score over ``score_threshold`` with confident evidence stops (``threshold``);
+    2. a score over ``score_threshold`` with confident evidence stops (``threshold``), and so
+       do ``min_docs`` articles that speak of the question's subject and its outcome
+       (``enough``: another search would find what they say);
     3. when every source of the last round was unreachable (a host that does not resolve or
        refuses connections), stop (``unreachable``): another round would fail the same way;
     4. when even the broadened query returned nothing and there is no evidence at all, stop
@@ -62,6 +64,8 @@ def decide(state: AgentState, settings: AgentSettings) -> StepDecision:
     score = state.get("retrieval_score", 0.0)
     if state.get("confident") and score >= settings.score_threshold:
         return StepDecision("stop", "threshold")
+    if state.get("on_question", 0) >= settings.min_docs and state.get("evidence"):
+        return StepDecision("stop", "enough")
     has_evidence = bool(state.get("evidence"))
     if state.get("unreachable"):
         return StepDecision("stop", "unreachable")
@@ -88,6 +92,7 @@ def decide(state: AgentState, settings: AgentSettings) -> StepDecision:
 #: What the decision node tells a person watching, by why the loop stopped.
 _STOPPED = {
     "threshold": "the evidence is enough: answering from {docs}",
+    "enough": "enough articles on the question: answering from {docs}",
     "max_iterations": "search rounds used up: answering from {docs}",
     "max_api_calls": "search budget used up: answering from {docs}",
     "stagnation": "further searches added nothing better: answering from {docs}",

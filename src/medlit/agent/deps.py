@@ -8,11 +8,12 @@ source clients (httpx) or the LLM client (openai).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from medlit.config import Settings
 from medlit.llm.tasks import resolve_route
+from medlit.sources.base import HeldArticles
 from medlit.types import Article, Chunk, Evidence, SearchQuery
 
 if TYPE_CHECKING:
@@ -213,15 +214,21 @@ class AgentDeps:
         return [c for c in self.evidence.neighbours(chunk.id, window) if not c.from_full_text]
 
     async def search(
-        self, query: SearchQuery, sources: list[str], use_cache: bool
+        self,
+        query: SearchQuery,
+        sources: list[str],
+        use_cache: bool,
+        held: Mapping[str, Article] | None = None,
     ) -> tuple[list[Article], list[str], bool]:
         """Search the sources; returns the articles, one line per provider that failed, and
         whether every provider failed unreachable (no round can help: the agent stops).
 
-        With the cache on, articles still fresh in tier 2 are not fetched again.
+        The articles the question already ``held`` (by key) are never fetched again; with the
+        cache on, neither are those still fresh in tier 2.
         """
         source_set = self.source_set(sources)
-        results = await source_set.search(query, known=self.evidence if use_cache else None)
+        known = HeldArticles(held or {}, self.evidence if use_cache else None)
+        results = await source_set.search(query, known=known)
         failed = [results.providers[name].error or f"{name} failed" for name in results.failed]
         asked = [st for st in results.providers.values() if st.status != "disabled"]
         unreachable = bool(asked) and all(st.unreachable for st in asked)

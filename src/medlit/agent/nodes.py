@@ -107,6 +107,17 @@ def _found(articles: int, new: int, failed: list[str]) -> str:
     return text
 
 
+def _logged(search: query.SearchStep, articles: list[Article], offset: int) -> dict[str, Any]:
+    """One search of an ask, as ``--json`` shows it: its query, what it is (which concept of
+    the question it widened or dropped), from which result and what it found."""
+    return {
+        "query": search.query,
+        "step": search.why,
+        "offset": offset,
+        "found": [a.key for a in articles],
+    }
+
+
 def _sources_label(names: list[str]) -> str:
     labels = [_SOURCE_LABELS.get(name, name) for name in names]
     return (
@@ -179,11 +190,11 @@ class AskNodes:
         """Make the question standalone and build its PubMed queries (LLM only for follow-ups)."""
         question = state["question"]
         previous = state.get("previous_question")
-        plan = query.deterministic_plan(question, max_terms=self.agent.max_query_terms)
+        plan = query.deterministic_plan(question)
         by_llm = False
         swapped = query.name_swap(question, previous) if previous else None
         if swapped is not None:  # "what about type 1?": the previous question, renamed
-            plan = query.deterministic_plan(swapped, max_terms=self.agent.max_query_terms)
+            plan = query.deterministic_plan(swapped)
             log.info("plan_query_name_swap", follow_up=question, standalone=swapped)
         elif previous and query.looks_like_follow_up(question):
             plan = query.contextual_plan(question, previous, max_terms=self.agent.max_query_terms)
@@ -210,8 +221,6 @@ class AskNodes:
         return {
             "standalone_question": plan.standalone_question,
             "pubmed_query": plan.pubmed_query,
-            "broad_query": plan.broad_query,
-            "relaxed_queries": list(plan.relaxed),
             "focus": plan.focus,
             "frame": frame,
             "rewritten_by_llm": by_llm,
@@ -236,12 +245,8 @@ class AskNodes:
         ]
         out = await self.deps.llm().complete_json("plan_query", messages, query.PlanOutput)
         standalone = query.normalise_question(out.standalone_question) or question
-        _narrow, broad = query.build_queries(standalone, max_terms=self.agent.max_query_terms)
-        narrow = " ".join(out.pubmed_query.split()) or _narrow
-        relaxed = query.relaxed_steps(standalone, max_terms=self.agent.max_query_terms)
-        return query.QueryPlan(
-            standalone, narrow, broad, out.focus or query.suggest_focus(standalone), relaxed
-        )
+        own = " ".join(out.pubmed_query.split())
+        return query.QueryPlan(standalone, out.focus or query.suggest_focus(standalone), own)
 
     async def _vector(self, state: AgentState) -> Any:
         """The standalone question's embedding: the state's, else computed (off the loop)."""
@@ -366,16 +371,19 @@ class AskNodes:
         )
         return update
 
-    def _query_steps(self, state: AgentState) -> list[str]:
-        """The queries a question is searched with, narrowest first: the narrow one, then
-        the same relaxed a word at a time (the commonest first, names last)."""
-        narrow = state["pubmed_query"]
-        relaxed = state.get("relaxed_queries") or [state.get("broad_query") or narrow]
-        return list(dict.fromkeys([narrow, *relaxed]))
+    def _query_steps(self, state: AgentState) -> tuple[query.SearchStep, ...]:
+        """The searches of the question, narrowest first: the planner's own query, if any,
+        then those its frame plans (every concept; each widened; then without its qualifiers,
+        populations, comparison and outcome: never without its subject)."""
+        return query.search_steps(
+            state["frame"],
+            first=state.get("pubmed_query", ""),
+            max_terms=self.agent.max_query_terms,
+        )
 
-    def _next_query(self, state: AgentState) -> tuple[str, int, str, int] | None:
-        """(term, offset, mode, step) of the next fetch: page on while pages are full, then
-        the next relaxed query; ``broad`` is the widest, after which nothing is left."""
+    def _next_query(self, state: AgentState) -> tuple[query.SearchStep, int, str, int] | None:
+        """(step, offset, mode, number) of the next fetch: page on while pages are full, then
+        the next search of the plan; ``broad`` is the widest, after which nothing is left."""
         steps = self._query_steps(state)
         last = len(steps) - 1
         if state.get("iteration", 0) == 0:
@@ -392,13 +400,17 @@ class AskNodes:
     async def _search(
         self, state: AgentState, term: str, offset: int
     ) -> tuple[list[Article], list[str], bool]:
-        """One search of the question's sources: (articles, failures, all unreachable)."""
+        """One search of the question's sources: (articles, failures, all unreachable). The
+        articles this question holds already are not fetched again."""
         where = _sources_label(state["sources"])
         page = f", results from {offset + 1}" if offset else ""
         emit("stage", "fetch_pubmed", f"searching {where} for “{term}”{page}", query=term)
         search = SearchQuery(term=term, limit=self.agent.fetch_per_round, offset=offset)
+        held = state.get("documents", {})
         try:
-            return await self.deps.search(search, state["sources"], state.get("use_cache", True))
+            return await self.deps.search(
+                search, state["sources"], state.get("use_cache", True), held=held
+            )
         except SourceError as exc:
             log.warning("fetch_failed", query=term, error=str(exc))
             return [], [str(exc)], isinstance(exc, SourceUnreachable)
@@ -406,7 +418,9 @@ class AskNodes:
     async def fetch_pubmed(self, state: AgentState) -> dict[str, Any]:
         """Tier 3: search the sources, store what is new (chunked and embedded) in tier 2. A
         query that finds nothing new is relaxed at once, in the same round, until one finds
-        something new or none is left (every step a search of its own)."""
+        something new or none is left (every step a search of its own, in ``searches`` with
+        what it widened or dropped). No article is fetched twice: the search is told of every
+        article this question holds already."""
         nxt = self._next_query(state)
         iteration = state.get("iteration", 0) + 1
         if nxt is None:
@@ -417,26 +431,30 @@ class AskNodes:
                 "last_fetch_new": 0,
                 "query_mode": "broad",
             }
-        term, offset, mode, step = nxt
+        search, offset, mode, step = nxt
         errors = list(state.get("fetch_errors", []))
         use_cache = state.get("use_cache", True)
+        seen = state.get("documents", {})
+        searches = list(state.get("searches", []))
         with usage_scope() as usage:
-            articles, failed, unreachable = await self._search(state, term, offset)
-            steps, seen = self._query_steps(state), state.get("documents", {})
+            articles, failed, unreachable = await self._search(state, search.query, offset)
+            searches.append(_logged(search, articles, offset))
+            steps = self._query_steps(state)
             while (
                 not failed
                 and not offset
                 and step < len(steps) - 1
                 and all(a.key in seen for a in articles)
             ):
-                log.info("search_relaxed", query=term)
+                log.info("search_relaxed", query=search.query, why=steps[step + 1].why)
                 step += 1
-                term, mode = steps[step], "broad" if step == len(steps) - 1 else "narrow"
-                articles, failed, unreachable = await self._search(state, term, offset)
+                search, mode = steps[step], "broad" if step == len(steps) - 1 else "narrow"
+                articles, failed, unreachable = await self._search(state, search.query, offset)
+                searches.append(_logged(search, articles, offset))
         errors.extend(failed)
         searched_ok = state.get("searched_ok", False) or len(failed) < len(state["sources"])
         calls = sum(usage.calls.values())
-        documents = dict(state.get("documents", {}))
+        documents = dict(seen)
         new = [a for a in articles if a.key not in documents]
         downloaded = (
             await off_loop(self.deps.store_articles, new, use_cache, heavy=True) if new else []
@@ -444,9 +462,9 @@ class AskNodes:
         for article in new:
             documents[article.key] = article
         if not articles:
-            log.info("no_search_results", query=term, offset=offset)
+            log.info("no_search_results", query=search.query, offset=offset)
         emit("stage", "fetch_pubmed", _found(len(articles), len(new), failed), found=len(articles))
-        return {
+        update: dict[str, Any] = {
             "iteration": iteration,
             "api_calls": state.get("api_calls", 0) + calls,
             "page_offset": offset,
@@ -459,7 +477,14 @@ class AskNodes:
             "fetch_errors": errors,
             "searched_ok": searched_ok,
             "unreachable": unreachable and not articles,
+            "searches": searches,
+            "on_question": query.about_question(state["frame"], documents.values()),
         }
+        if new and search.outcome_dropped and not state.get("outcome_dropped"):
+            # What this search added was found without the outcome asked about: the answer
+            # says so (the subject's articles may not speak of it).
+            update["outcome_dropped"] = state["frame"].outcome
+        return update
 
     async def read_full_text(self, state: AgentState) -> dict[str, Any]:
         """Read the open-access full text of the articles the answer is about to use (its

@@ -3,41 +3,39 @@
 An LLM call costs latency and money, and a repeated question must cost nothing on a tier-1 hit,
 so the planner calls the LLM only for a question that depends on the conversation (a session
 with memory, and a question that reads like a follow-up: "and in children?", "what about its
-side effects?"). Every other question is rewritten deterministically: whitespace normalised,
-and a PubMed query built from its content words, ANDed (narrow), relaxed for later rounds one
-word at a time, the commonest first and the question's names last
-(:func:`medlit.checks.search_terms.relaxed_queries`, the relaxation research uses too).
+side effects?"). Every other question is made standalone deterministically (whitespace
+normalised). Its searches are planned from its frame when the first search is due
+(:func:`search_steps`: the planner research uses too, :mod:`medlit.words.search_plan`), so a
+tier-1 hit never builds them.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
 from pydantic import BaseModel, Field
 
-from medlit.checks.qualified_names import WORD_HEADS, qualified_names
-from medlit.checks.search_terms import (
-    WORD_PATTERN,
-    build_queries,
-    content_terms,
-    normalise_question,
-    query_terms,
-    relaxed_searches,
-)
 from medlit.text import as_typed
+from medlit.types import Article
 from medlit.words import stop_words
+from medlit.words.frame import QuestionFrame
+from medlit.words.qualified_names import WORD_HEADS, qualified_names
+from medlit.words.search_plan import SearchStep, plan_searches, speaks_of
+from medlit.words.search_terms import WORD_PATTERN, content_terms, normalise_question, query_terms
 
 __all__ = [
     "PlanOutput",
     "QueryPlan",
+    "about_question",
     "content_terms",
     "deterministic_plan",
     "looks_like_follow_up",
     "normalise_question",
     "query_terms",
-    "relaxed_steps",
+    "search_steps",
     "suggest_focus",
     "without_follow_up",
 ]
@@ -127,30 +125,40 @@ class PlanOutput(BaseModel):
 
 @dataclass(frozen=True)
 class QueryPlan:
-    """A standalone question and the queries that search for its evidence."""
+    """A standalone question, and the query its planner wrote for it, if any (the LLM's
+    rewrite of a follow-up, or a follow-up's words with the previous question's): searched
+    before the searches its frame plans (:func:`search_steps`)."""
 
     standalone_question: str
-    pubmed_query: str  # narrow: content terms ANDed
-    broad_query: str  # the widest relaxed query: the question's names (or rarest word) alone
     focus: str | None
-    #: The narrow query relaxed, one word dropped at a time (names last), widest last.
-    relaxed: tuple[str, ...] = ()
+    pubmed_query: str = ""
 
 
 @lru_cache(maxsize=2048)
-def deterministic_plan(question: str, *, max_terms: int = 8) -> QueryPlan:
+def deterministic_plan(question: str) -> QueryPlan:
     """Plan a standalone question without an LLM (remembered: a repeated question, the common
     case of a cache hit, is planned once; the plan is frozen)."""
     standalone = normalise_question(question)
-    narrow, broad = build_queries(standalone, max_terms=max_terms)
-    relaxed = relaxed_steps(standalone, max_terms=max_terms)
-    return QueryPlan(standalone, narrow, broad, suggest_focus(standalone), relaxed)
+    return QueryPlan(standalone, suggest_focus(standalone))
 
 
-def relaxed_steps(question: str, *, max_terms: int = 8) -> tuple[str, ...]:
-    """The queries a search for ``question`` is relaxed through when it finds too little,
-    widest last (:func:`medlit.checks.search_terms.relaxed_searches`)."""
-    return tuple(query for query, _ in relaxed_searches(question, max_terms=max_terms))
+@lru_cache(maxsize=2048)
+def search_steps(
+    frame: QuestionFrame, *, first: str = "", max_terms: int = 8
+) -> tuple[SearchStep, ...]:
+    """The searches for the question ``frame`` reads, narrowest first
+    (:func:`medlit.words.search_plan.plan_searches`), after ``first``, the planner's own
+    query, when it wrote one."""
+    steps = plan_searches(frame, max_terms=max_terms)
+    if first and first not in {step.query for step in steps}:
+        steps = (SearchStep(first, "the planner's query"), *steps)
+    return steps
+
+
+def about_question(frame: QuestionFrame, articles: Iterable[Article]) -> int:
+    """How many of ``articles`` speak of the question's subject and its outcome (their title
+    and abstract: :func:`medlit.words.search_plan.speaks_of`)."""
+    return sum(1 for a in articles if speaks_of(frame, f"{a.title} {a.abstract_text}"))
 
 
 _FOLLOW_UP_FILLER = stop_words("follow_up")
@@ -226,4 +234,4 @@ def contextual_plan(question: str, previous_question: str, *, max_terms: int = 8
         if term not in terms:
             terms.append(term)
     terms = terms or [follow_up]
-    return QueryPlan(standalone, " AND ".join(terms), " OR ".join(terms), suggest_focus(standalone))
+    return QueryPlan(standalone, suggest_focus(standalone), " AND ".join(terms))

@@ -21,6 +21,7 @@ Decision = Literal["stop", "fetch_more"]
 StopReason = Literal[
     "cache_hit",  # tier 1 served a stored answer
     "threshold",  # retrieval_score cleared the threshold and the evidence is confident
+    "enough",  # min_docs articles held speak of the question's subject and its outcome
     "max_iterations",  # fetch rounds exhausted
     "max_api_calls",  # source-call budget exhausted
     "stagnation",  # no score gain over the last rounds
@@ -59,9 +60,7 @@ class AgentState(TypedDict, total=False):
 
     # plan_query
     standalone_question: str
-    pubmed_query: str
-    broad_query: str
-    relaxed_queries: list[str]  # the narrow query relaxed a word at a time, widest last
+    pubmed_query: str  # the planner's own query (an LLM's rewrite, a follow-up's), or ""
     focus: str | None
     frame: QuestionFrame  # what the standalone question asks, read once (medlit.words.frame)
     rewritten_by_llm: bool
@@ -84,7 +83,10 @@ class AgentState(TypedDict, total=False):
     iteration: int  # fetch rounds done
     page_offset: int  # where the next page of the current query starts
     query_mode: Literal["narrow", "broad"]  # broad: the widest query (nothing left to relax)
-    query_step: int  # which query is searched: 0 the narrow one, then each relaxed one
+    query_step: int  # which search of the plan (medlit.agent.query.search_steps) is searched
+    searches: list[dict[str, Any]]  # each search made: query, step (what it is), offset, found
+    on_question: int  # articles held that speak of the frame's subject and its outcome
+    outcome_dropped: str  # the outcome a search that found articles had to leave out
     last_fetch_count: int  # articles the last fetch returned (new or not)
     last_fetch_new: int  # of those, articles not seen before for this question
     fetch_errors: list[str]

@@ -58,7 +58,6 @@ from functools import lru_cache
 
 from medlit.cache.wording import load as load_wording
 from medlit.cache.wording import word_difference
-from medlit.checks.qualified_names import describe, qualified_names, qualifiers_match
 from medlit.text import as_typed
 from medlit.words import (
     age_groups,
@@ -73,6 +72,7 @@ from medlit.words import (
     word_set,
 )
 from medlit.words.frame import question_sentences, read_frame
+from medlit.words.qualified_names import describe, qualified_names, qualifiers_match
 from medlit.words.tokens import HYPHENATED_WORDS as _WORD
 
 __all__ = ["GuardVerdict", "QuestionFeatures", "QuestionGuard", "age_groups", "question_features"]

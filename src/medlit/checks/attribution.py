@@ -14,10 +14,10 @@ from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import extract_pmids
 from medlit.checks.evidence import title_and_abstract
-from medlit.checks.memo import remembered
-from medlit.checks.search_terms import content_terms
 from medlit.text import sentence_pieces
 from medlit.types import Article
+from medlit.words.memo import remembered
+from medlit.words.search_terms import content_terms
 
 __all__ = ["MIN_SHARE", "attribute_uncited", "attributer", "cited"]
 

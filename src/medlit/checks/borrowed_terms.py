@@ -6,7 +6,7 @@ given names. Every subject word of the question may be in the cited article, so 
 check passes it; the sentence states a finding neither study made.
 
 Here each cited sentence's technical words (rare in English:
-:func:`~medlit.checks.word_rarity.is_technical`, so "evidence", "association" or "however" never
+:func:`~medlit.words.word_rarity.is_technical`, so "evidence", "association" or "however" never
 count) are held to the articles it cites. A word none of them says (title, abstract, MeSH),
 which the question does not use either, but which another evidence article does say, was
 borrowed from that article: the sentence is left out, with a warning naming both articles. A
@@ -20,11 +20,11 @@ import re
 from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import extract_pmids, without_citations
-from medlit.checks.grounding import word_stem, word_stems
-from medlit.checks.topics import normalise_topic
-from medlit.checks.word_rarity import is_technical
 from medlit.types import Article
+from medlit.words.grounding import word_stem, word_stems
 from medlit.words.tokens import LETTER_TERMS
+from medlit.words.topics import normalise_topic
+from medlit.words.word_rarity import is_technical
 
 __all__ = ["borrowed_rewriter"]
 

@@ -35,7 +35,7 @@ changes. A check holding each sentence's citations to their articles gives (PMID
 sentence should read (`sentence_findings`). Findings of one check with the same message are
 told once in `warnings` when the check gives the line for several ("2 sentences were left
 out: ..."); each stays a record of its own in `findings`. What the checks read of a text more
-than once (a sentence's stance, a text's words) is remembered by text (`checks/memo.py`).
+than once (a sentence's stance, a text's words) is remembered by text (`words/memo.py`).
 
 Research runs the `claim` checks on each finding an extraction draws from an article, the
 first that finds something dropping it (the reason is logged as `fabricated_claim_dropped`),

@@ -4,7 +4,7 @@ A model can cite, for a claim about one member of a family (vitamin D), an artic
 another (vitamin C): the PMID was retrieved, so citation enforcement keeps it, and every word
 but one letter may be in the abstract, so no word-overlap check can tell. Here a
 sentence's qualified names
-(:mod:`medlit.checks.qualified_names`: vitamin D, COX-2, type 1, HPV 16...)
+(:mod:`medlit.words.qualified_names`: vitamin D, COX-2, type 1, HPV 16...)
 are checked against each article it cites: a citation to an article that names the same head
 only otherwise (vitamin C, never vitamin D) is removed, and a sentence left with no citation is
 left out of the answer, with a warning that says why. An article that never names the head says
@@ -17,9 +17,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from medlit.checks.citations import extract_pmids, remove_citations, without_citations
-from medlit.checks.qualified_names import Names, describe, mismatched, qualified_names
 from medlit.log import get_logger
 from medlit.types import Article
+from medlit.words.qualified_names import Names, describe, mismatched, qualified_names
 
 __all__ = [
     "Misattribution",

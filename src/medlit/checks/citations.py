@@ -17,10 +17,10 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from medlit.checks.memo import remembered
 from medlit.log import get_logger
 from medlit.text import only_points, sentence_pieces, sentence_starts
 from medlit.words import guarded
+from medlit.words.memo import remembered
 
 __all__ = [
     "CitationCheck",

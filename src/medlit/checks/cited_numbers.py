@@ -7,7 +7,7 @@ number written with k decimals matches any within half a unit of its last place,
 23.9%). A citation to an article that gives none of a sentence's numbers goes, and a sentence left
 with no citation is left out, with a warning. Not checked: whole numbers under 10 (often spelled
 out) unless a percentage, years, P-value thresholds ("P < 0.05"), and the numbers of names (type 2,
-IL-6: :mod:`medlit.checks.qualified_names`).
+IL-6: :mod:`medlit.words.qualified_names`).
 
 A number the article gives must also be given for what the sentence gives it for: an article
 reporting two rates for two conditions holds both numbers, so a sentence giving one condition the
@@ -24,12 +24,12 @@ from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import extract_pmids, without_citations
 from medlit.checks.evidence import title_and_abstract
-from medlit.checks.memo import remembered
-from medlit.checks.qualified_names import without_names
 from medlit.checks.swapped_terms import Swap, swapped_term
 from medlit.text import split_sentences
 from medlit.types import Article
 from medlit.words import guarded
+from medlit.words.memo import remembered
+from medlit.words.qualified_names import without_names
 
 __all__ = ["numbers_in", "unsourced_in"]
 

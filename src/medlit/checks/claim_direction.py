@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from medlit.checks.claims import ClaimContext, claim_finding
 from medlit.checks.findings import Finding
-from medlit.checks.stance import content_terms
 from medlit.words import stated_directions
+from medlit.words.stance import content_terms
 
 __all__ = ["MEASURE_SHARE", "MEASURE_WORDS", "claim_opposite_direction", "turned_direction"]
 

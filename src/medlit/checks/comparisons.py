@@ -29,9 +29,9 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from medlit.checks.memo import remembered
-from medlit.checks.stance import AS_COMPARISON, content_terms
 from medlit.words import cue, guarded
+from medlit.words.memo import remembered
+from medlit.words.stance import AS_COMPARISON, content_terms
 
 __all__ = ["MIN_SHARE", "MIN_SHARED", "Comparison", "compared_terms", "comparison", "reverses"]
 

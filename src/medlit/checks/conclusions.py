@@ -6,12 +6,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from medlit.checks.grounding import abbreviation_said, said_in, word_stems
-from medlit.checks.topics import anchor_terms, normalise_topic
-from medlit.checks.word_rarity import is_technical
 from medlit.text import split_sentences
 from medlit.types import Article
 from medlit.words import cue
+from medlit.words.grounding import abbreviation_said, said_in, word_stems
+from medlit.words.topics import anchor_terms, normalise_topic
+from medlit.words.word_rarity import is_technical
 
 __all__ = [
     "ON_QUESTION",
@@ -67,7 +67,7 @@ def about_question(question: str) -> Callable[[Article], bool]:
     """Whether an article says :data:`ON_QUESTION` of ``question``'s words: an article on
     another subject that shares a few of the question's common words ("public", "campaigns")
     must not lean the digest's verdict. One of them must be a technical word of the question
-    when it has any (rare in English: :func:`medlit.checks.word_rarity.is_technical`): the
+    when it has any (rare in English: :func:`medlit.words.word_rarity.is_technical`): the
     common words of a question ("permanent", "treatment") are said by many articles on
     other subjects.
     And one of the abbreviations the question writes in capitals, when it writes any (as

@@ -7,7 +7,7 @@ the whole answer and its own first sentence disagree.
 A cited sentence that states the other answer (a negation cue, or the question's own words
 said as a statement: :func:`stated_answer`) goes, with a warning, when every article it cites
 contradicts it: the article concludes what the verdict says (the conclusion's cue-based
-stance, :func:`medlit.checks.stance.sentence_stance`), or, where its conclusion's sentences read
+stance, :func:`medlit.words.stance.sentence_stance`), or, where its conclusion's sentences read
 different ways, the one of them nearest the sentence does. Two readings against one sentence:
 either alone may be wrong.
 
@@ -38,13 +38,13 @@ from medlit.checks.citations import (
 )
 from medlit.checks.conclusions import conclusion_sentences, states_no_finding
 from medlit.checks.draft import rewrite_sentences
-from medlit.checks.memo import remembered
-from medlit.checks.stance import Stance, whole_study
-from medlit.checks.stance import content_terms as _content_terms
-from medlit.checks.stance import sentence_stance as _sentence_stance
 from medlit.log import get_logger
 from medlit.text import split_sentences
 from medlit.types import Article
+from medlit.words.memo import remembered
+from medlit.words.stance import Stance, whole_study
+from medlit.words.stance import content_terms as _content_terms
+from medlit.words.stance import sentence_stance as _sentence_stance
 
 __all__ = [
     "ASKED",
@@ -72,13 +72,13 @@ picks none, what a conclusion whose sentences read different ways answers."""
 
 @remembered()
 def sentence_stance(sentence: str, question: str) -> Stance | None:
-    """:func:`medlit.checks.stance.sentence_stance`, read once a sentence and question."""
+    """:func:`medlit.words.stance.sentence_stance`, read once a sentence and question."""
     return _sentence_stance(sentence, question)
 
 
 @remembered(16384)
 def content_terms(text: str) -> frozenset[str]:
-    """:func:`medlit.checks.stance.content_terms`, read once a text."""
+    """:func:`medlit.words.stance.content_terms`, read once a text."""
     return frozenset(_content_terms(text))
 
 

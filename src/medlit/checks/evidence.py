@@ -6,10 +6,10 @@ import re
 from functools import cached_property
 
 from medlit.checks.conclusions import conclusion_sentences
-from medlit.checks.grounding import word_stems
-from medlit.checks.memo import forget_articles
 from medlit.text import forget_kept_sentences, keep_sentences, make_room
 from medlit.types import Article, StudyType
+from medlit.words.grounding import word_stems
+from medlit.words.memo import forget_articles
 
 __all__ = ["EvidenceView", "article_view", "forget_views", "title_and_abstract"]
 
@@ -31,7 +31,7 @@ class EvidenceView:
         # Its sections' sentences are cut once, for every answer that reads the article
         # (:func:`medlit.text.keep_sentences`: the checks' own ``split_sentences`` of a
         # section's text, from the first, keeps them there); what the checks work out of its
-        # texts (its title and abstract as one, too) is kept so (:mod:`medlit.checks.memo`).
+        # texts (its title and abstract as one, too) is kept so (:mod:`medlit.words.memo`).
         keep_sentences(
             [
                 article.title,

@@ -24,9 +24,9 @@ import re
 from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import extract_pmids, without_citations
-from medlit.checks.stance import content_terms
 from medlit.text import split_sentences
 from medlit.types import Article
+from medlit.words.stance import content_terms
 
 __all__ = ["INFERENCE_SUPPORT", "inference", "inference_support"]
 

@@ -36,11 +36,11 @@ from medlit.checks.citations import (
     remove_cited_for,
     without_citations,
 )
-from medlit.checks.grounding import said_in, word_stems
-from medlit.checks.topics import anchor_terms, normalise_topic
 from medlit.checks.unmentioned import mentioned, subject_terms
 from medlit.text import either_of
 from medlit.types import Article
+from medlit.words.grounding import said_in, word_stems
+from medlit.words.topics import anchor_terms, normalise_topic
 
 __all__ = ["borrowed_support_rewriter", "off_question_in"]
 

@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 
 from medlit.checks.draft import Draft, Sentence
 from medlit.checks.findings import Finding
-from medlit.checks.grounding import cited_numbers, without_frame, without_numbers_cited
-from medlit.checks.qualified_names import mismatched, qualified_names
-from medlit.checks.topics import anchor_terms, normalise_topic
 from medlit.text import only_points, sentence_pieces
 from medlit.words import data_lines
+from medlit.words.grounding import cited_numbers, without_frame, without_numbers_cited
+from medlit.words.qualified_names import mismatched, qualified_names
+from medlit.words.topics import anchor_terms, normalise_topic
 
 __all__ = [
     "ReportContext",

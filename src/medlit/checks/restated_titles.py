@@ -27,8 +27,8 @@ from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import extract_pmids, without_citations
 from medlit.checks.contradicted import RESTATED, concludes, stated_answer
-from medlit.checks.stance import Stance, content_terms
 from medlit.types import Article
+from medlit.words.stance import Stance, content_terms
 
 __all__ = ["title_answer"]
 

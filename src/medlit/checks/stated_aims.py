@@ -27,11 +27,11 @@ from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import extract_pmids, without_citations
 from medlit.checks.contradicted import concludes
-from medlit.checks.memo import remembered
-from medlit.checks.stance import content_terms
 from medlit.text import split_sentences
 from medlit.types import Article
 from medlit.words import cue
+from medlit.words.memo import remembered
+from medlit.words.stance import content_terms
 
 __all__ = ["AIM_LEAD", "AIM_SHARE", "aim_sentences", "stated_aim"]
 

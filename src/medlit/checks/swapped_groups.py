@@ -34,11 +34,11 @@ import re
 from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import extract_pmids, without_citations
-from medlit.checks.memo import remembered
-from medlit.checks.stance import FALLING, RISING
 from medlit.text import split_sentences
 from medlit.types import Article
 from medlit.words import guarded, opposite_pairs, stop_words
+from medlit.words.memo import remembered
+from medlit.words.stance import FALLING, RISING
 
 __all__ = [
     "OPPOSITE",

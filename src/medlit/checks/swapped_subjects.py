@@ -10,7 +10,7 @@ question's subject.
 Here a cited sentence that repeats a run of at least :data:`RUN` words of one of its cited
 article's sentences is read by what stands before that run in each, back to the start of the
 clause ("that", "which", a comma): the subjects. When the article's subject names a technical
-word (rare in English: :func:`~medlit.checks.word_rarity.is_technical`) that the answer's sentence
+word (rare in English: :func:`~medlit.words.word_rarity.is_technical`) that the answer's sentence
 never says, and the answer's subject names one the article's sentence never says (the long
 forms of the article's abbreviations counted as said, and a word's forms as one), the finding
 was given another subject. When every sentence of the article that the answer's sentence copies
@@ -32,13 +32,13 @@ from dataclasses import dataclass
 
 from medlit.checks.citations import extract_pmids, without_citations
 from medlit.checks.defined_terms import long_forms
-from medlit.checks.grounding import said_in, word_stems
-from medlit.checks.memo import remembered
-from medlit.checks.topics import normalise_topic
-from medlit.checks.word_rarity import is_technical
 from medlit.text import fold_accents, split_sentences
 from medlit.types import Article
 from medlit.words import word_set
+from medlit.words.grounding import said_in, word_stems
+from medlit.words.memo import remembered
+from medlit.words.topics import normalise_topic
+from medlit.words.word_rarity import is_technical
 
 __all__ = ["RUN", "SwappedSubject", "swapped_subject"]
 

@@ -7,7 +7,7 @@ word-share rule of :func:`~medlit.research.grounding.claim_supported` cannot see
 a report would give Y's figure as X's.
 
 Here a claim is held to swap terms when it brings in a technical word (rare in English:
-:func:`~medlit.checks.word_rarity.is_technical`) that its quote does not say but its article
+:func:`~medlit.words.word_rarity.is_technical`) that its quote does not say but its article
 does, and leaves out a subject of the article its quote says: a word of the article's title
 less common than :data:`TERM_ZIPF` ("fatigue"). The small model's swap is of that kind: it
 puts the subject it was asked about where the quote says another. A claim that adds the
@@ -29,12 +29,12 @@ import re
 from dataclasses import dataclass
 
 from medlit.checks.defined_terms import article_definitions, standing_alone
-from medlit.checks.grounding import word_stem
-from medlit.checks.memo import remembered
-from medlit.checks.word_rarity import MIN_LETTERS, is_technical, zipf
 from medlit.text import fold_accents
 from medlit.types import Article
+from medlit.words.grounding import word_stem
+from medlit.words.memo import remembered
 from medlit.words.tokens import LETTER_WORDS
+from medlit.words.word_rarity import MIN_LETTERS, is_technical, zipf
 
 __all__ = ["TERM_ZIPF", "Swap", "swapped_term"]
 
@@ -94,7 +94,7 @@ def _stems(text: str) -> frozenset[str]:
 @remembered(4096)
 def _words(text: str) -> tuple[tuple[str, str], ...]:
     """The words of ``text`` of three letters or more (lower case, accents off, hyphenated
-    parts apart), each with its :func:`~medlit.checks.grounding.word_stem` (remembered: an
+    parts apart), each with its :func:`~medlit.words.grounding.word_stem` (remembered: an
     article's text is read once)."""
     words = _WORD.findall(fold_accents(text))
     return tuple((word.lower(), word_stem(word.lower())) for word in words if len(word) >= 3)

@@ -7,7 +7,7 @@ question's subject terms that no retrieved article says (title, abstract or MeSH
 the answer can say so first and a yes/no verdict read from those articles becomes "uncertain":
 evidence that never names the thing asked about cannot answer for it.
 
-A subject term is a word of the question that is rare in English (:func:`~medlit.checks.word_rarity.
+A subject term is a word of the question that is rare in English (:func:`~medlit.words.word_rarity.
 is_technical`, judged as written: "always" is common even though its topic key "alway" is not a
 word), not one of the planner's generic words ("risk", "effect", "children": the populations
 have a check of their own), and not a participle ("underdiagnosed", "coexisting": how the
@@ -28,13 +28,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from medlit.checks.grounding import abbreviation_said, said_in, word_stems
-from medlit.checks.memo import remembered
-from medlit.checks.topics import anchor_terms, normalise_topic
-from medlit.checks.word_rarity import is_technical
 from medlit.text import fold_accents
 from medlit.types import Article
+from medlit.words.grounding import abbreviation_said, said_in, word_stems
+from medlit.words.memo import remembered
 from medlit.words.tokens import TERMS
+from medlit.words.topics import anchor_terms, normalise_topic
+from medlit.words.word_rarity import is_technical
 
 __all__ = ["mentioned", "subject_terms", "unmentioned_terms"]
 

@@ -6,7 +6,7 @@ article says it), yet it is the answer the reader takes away, and the verdict ma
 Such a sentence is left out here: one that cites nothing, uses most of the question's subject words
 (at least two, and :data:`MIN_SHARE` of them: it states an answer), and whose subject words no
 single retrieved article holds together without naming otherwise what the sentence names
-(:mod:`medlit.checks.qualified_names`). A sentence the evidence can carry, or one that only connects
+(:mod:`medlit.words.qualified_names`). A sentence the evidence can carry, or one that only connects
 ("These trials were small."), stays.
 """
 
@@ -17,11 +17,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from medlit.checks.citations import extract_pmids
-from medlit.checks.grounding import abbreviation_said, said_in, word_stem, word_stems
-from medlit.checks.qualified_names import Names, mismatched, qualified_names
-from medlit.checks.topics import anchor_terms, normalise_topic
-from medlit.checks.word_rarity import is_technical
 from medlit.types import Article
+from medlit.words.grounding import abbreviation_said, said_in, word_stem, word_stems
+from medlit.words.qualified_names import Names, mismatched, qualified_names
+from medlit.words.topics import anchor_terms, normalise_topic
+from medlit.words.word_rarity import is_technical
 
 __all__ = [
     "MIN_SHARE",

@@ -8,15 +8,15 @@ from medlit.checks.conclusions import about_question, conclusion_sentences
 from medlit.checks.context import CheckContext, cited_findings
 from medlit.checks.contradicted import against_in, contradicted_in
 from medlit.checks.findings import Finding
-from medlit.checks.stance import (
+from medlit.log import get_logger
+from medlit.types import Article
+from medlit.words.stance import (
     change_said,
     content_terms,
     opposite_of_asked,
     sentence_stance,
     states_no_change,
 )
-from medlit.log import get_logger
-from medlit.types import Article
 
 __all__ = [
     "against_conclusions",

@@ -3,7 +3,7 @@
 ``build_evidence_digest`` picks the sentences of the retrieved abstracts most relevant to the
 question (conclusions first), each followed by its citation ``[PMID:12345678]``, and labels the
 result as a digest, not a generated answer. For a yes/no question it adds a cautious reading of
-the conclusions (:mod:`medlit.checks.stance`) only when the cues are clear and agree; otherwise
+the conclusions (:mod:`medlit.words.stance`) only when the cues are clear and agree; otherwise
 ``uncertain``. Only the conclusions of articles that say at least half the question's words
 (:data:`medlit.checks.conclusions.ON_QUESTION`) lean it. Every sentence is quoted from evidence
 actually retrieved, so every citation is real. This is what a fresh install answers with
@@ -27,8 +27,11 @@ from medlit.checks.conclusions import (
     states_no_finding,
 )
 from medlit.checks.defined_terms import long_forms
-from medlit.checks.grounding import said_in, word_stems
-from medlit.checks.stance import (
+from medlit.text import all_of, either_of, split_sentences
+from medlit.types import Article, Evidence, StudyType
+from medlit.words.frame import QuestionFrame, read_frame
+from medlit.words.grounding import said_in, word_stems
+from medlit.words.stance import (
     SourceStance,
     Stance,
     Verdict,
@@ -40,11 +43,8 @@ from medlit.checks.stance import (
     states_no_change,
     whole_study,
 )
-from medlit.checks.topics import anchor_terms, normalise_topic
-from medlit.text import all_of, either_of, split_sentences
-from medlit.types import Article, Evidence, StudyType
-from medlit.words.frame import QuestionFrame, read_frame
 from medlit.words.tokens import ASCII_WORDS, TERMS
+from medlit.words.topics import anchor_terms, normalise_topic
 
 if TYPE_CHECKING:
     import numpy as np
@@ -270,7 +270,7 @@ def _select(
 
 
 def _asked_words(question: str) -> dict[str, str]:
-    """The question's words (:func:`medlit.checks.topics.anchor_terms`) in the order it
+    """The question's words (:func:`medlit.words.topics.anchor_terms`) in the order it
     writes them: topic key -> the word as written."""
     asked = {normalise_topic(word) for word in anchor_terms(question)}
     words: dict[str, str] = {}

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from medlit.checks.stance import SourceStance, Stance, decide_verdict
 from medlit.research.models import COLUMNS, EvidenceRow, NarrativeReport, VerifiedFact
 from medlit.research.synthesizer import citation_key
 from medlit.words.frame import QuestionFrame
+from medlit.words.stance import SourceStance, Stance, decide_verdict
 
 __all__ = ["ANSWER_HEAD", "VERDICT_HEAD", "answer_first", "answer_line"]
 
@@ -44,7 +44,7 @@ def _items(rows: list[tuple[int, EvidenceRow]], kind: str) -> list[str]:
 #: A row's direction as the stance of its study's conclusion (:func:`decide_verdict`).
 _STANCE: dict[str, Stance] = {"supports": "yes", "opposes": "no", "no difference": "no"}
 #: The designs that alone may decide a verdict, as a systematic review or RCT does the
-#: digest's (:func:`medlit.checks.stance.decide_verdict`).
+#: digest's (:func:`medlit.words.stance.decide_verdict`).
 _STRONG = frozenset({"systematic review/meta-analysis", "RCT"})
 
 

@@ -36,7 +36,6 @@ from medlit.checks.claim_check import check_claim
 from medlit.checks.claims import quote_passage
 from medlit.checks.conclusions import conclusion_sentences
 from medlit.checks.registry import refuse_unknown
-from medlit.checks.stance import change_said, content_terms, sentence_stance
 from medlit.errors import LLMConfigError, LLMError
 from medlit.log import get_logger
 from medlit.research.models import (
@@ -63,6 +62,7 @@ from medlit.text import split_sentences
 from medlit.types import AbstractSection, Article, FullTextSection
 from medlit.words import cue
 from medlit.words.frame import read_frame
+from medlit.words.stance import change_said, content_terms, sentence_stance
 
 __all__ = [
     "CELLS",
@@ -200,7 +200,7 @@ def conclusion_direction(question: str, article: Article) -> tuple[Direction, st
     """Which way the conclusion points on the question, read from its sentences (the first
     that points). Under a question asking a change ("does X worsen Y?"), a conclusion that
     states the opposite change and nowhere the one asked opposes it
-    (:func:`medlit.checks.stance.change_said`), whatever else its sentences read."""
+    (:func:`medlit.words.stance.change_said`), whatever else its sentences read."""
     sentences = conclusion_sentences(article)
     if read_frame(question).direction is not None:
         said = [change_said(sentence, question) for sentence in sentences]

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from medlit.checks.grounding import question_parts, topic_words
 from medlit.checks.report_check import GroundedSummary, ground_text
-from medlit.checks.topics import anchor_terms, normalise_topic
 from medlit.research.models import Discrepancy, Reference, VerifiedFact
+from medlit.words.grounding import question_parts, topic_words
+from medlit.words.topics import anchor_terms, normalise_topic
 
 __all__ = [
     "fact_support",

@@ -14,6 +14,7 @@ from typing import Literal, get_args
 from pydantic import BaseModel, Field
 
 from medlit.types import Article, Citation
+from medlit.words.frame import QuestionFrame
 
 __all__ = [
     "ALL_CELLS",
@@ -435,6 +436,11 @@ class ResearchJob(BaseModel):
     id: str = Field(default_factory=lambda: uuid.uuid4().hex[:12])
     tenant: str = Field(DEFAULT_TENANT, description="Who owns it; no other tenant may see it.")
     question: str
+    frame: QuestionFrame | None = Field(
+        None,
+        description="What the question asks (subject, outcome, direction, populations, type), "
+        "read once when the job is made: its searches, table and verdict all read it.",
+    )
     depth: Depth = "standard"
     status: JobStatus = JobStatus.PENDING
     created_at: datetime = Field(default_factory=utcnow)

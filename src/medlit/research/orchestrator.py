@@ -75,7 +75,7 @@ from medlit.research.tracking import Budget, Spend, TimedLLM, VisitedTopics, rem
 from medlit.research.verifier import verify_findings
 from medlit.types import Article
 from medlit.usage import Usage, usage_scope
-from medlit.words.frame import read_frame
+from medlit.words.frame import QuestionFrame, read_frame
 
 __all__ = ["ProgressCallback", "ResearchOrchestrator", "require_llm"]
 
@@ -99,6 +99,14 @@ def require_llm(llm: ResearchLLM) -> None:
 
             raise LLMConfigError(how_to_configure(route(task)))
         raise LLMConfigError(f"no language model is configured for task {task!r}")
+
+
+def job_frame(job: ResearchJob) -> QuestionFrame:
+    """The frame of ``job``'s question: read when the job was made and kept on it; a job
+    saved before jobs kept it has it read now, once, and kept (its resume reads it so)."""
+    if job.frame is None:
+        job.frame = read_frame(job.question)
+    return job.frame
 
 
 class ResearchOrchestrator:
@@ -166,7 +174,7 @@ class ResearchOrchestrator:
         """
         cleaned, level = validate_request(question, depth, self.settings.research)
         self.check_llm()
-        job = ResearchJob(question=cleaned, depth=level, tenant=tenant)
+        job = ResearchJob(question=cleaned, frame=read_frame(cleaned), depth=level, tenant=tenant)
         self.jobs.insert(job, owner=self.owner if claim else None, lease_s=self.lease_s)
         log.info("job_created", job=job.id, depth=level, tenant=tenant)
         return job
@@ -485,7 +493,7 @@ class _Run:
         job = self.job
         included = [job.articles[k] for k in included_keys(job) if k in job.articles]
         disabled = self.o.settings.checks.disabled
-        frame = read_frame(job.question)
+        frame = job_frame(job)
         job.question_kind = frame.kind
         job.columns = list(COLUMNS[frame.kind])
         rows = await build_evidence_table(
@@ -535,6 +543,8 @@ class _Run:
                 ),
                 search_log=job.search_log,
                 disabled_checks=o.settings.checks.disabled,
+                frame=job_frame(job),
+                held=job.articles,
             )
 
             async def on_read(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from medlit.checks.topics import anchor_terms, names_otherwise, normalise_topic, on_topic
 from medlit.config import ResearchDepth, ResearchSettings
 from medlit.errors import (
     LLMConfigError,
@@ -26,6 +25,7 @@ from medlit.research.prompts import (
     messages,
 )
 from medlit.text import counted, require_clean_text, require_words
+from medlit.words.topics import anchor_terms, names_otherwise, normalise_topic, on_topic
 
 __all__ = [
     "QUESTION_ID",

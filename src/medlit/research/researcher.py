@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Awaitable, Callable, Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -22,11 +22,7 @@ import numpy as np
 from medlit.cache.chunking import FULL_TEXT_EMBEDDED
 from medlit.checks.claim_check import CheckedClaim, check_claim
 from medlit.checks.claims import without_label
-from medlit.checks.grounding import (
-    unframed_claim,
-)
 from medlit.checks.registry import refuse_unknown
-from medlit.checks.search_terms import build_queries, relaxed_searches
 from medlit.config import ResearchDepth, ResearchSettings
 from medlit.errors import LLMConfigError, LLMError, ResearchError, TimeBudgetSpent
 from medlit.log import get_logger
@@ -55,7 +51,7 @@ from medlit.research.prompts import (
     messages,
 )
 from medlit.research.tracking import Budget, normalise_topic
-from medlit.sources.base import FreshArticles
+from medlit.sources.base import FreshArticles, HeldArticles
 from medlit.text import counted
 from medlit.types import (
     Article,
@@ -65,6 +61,11 @@ from medlit.types import (
     SearchQuery,
     SearchResults,
 )
+from medlit.words.frame import QuestionFrame
+from medlit.words.grounding import (
+    unframed_claim,
+)
+from medlit.words.search_plan import plan_searches
 
 if TYPE_CHECKING:
     from medlit.embeddings import Embedder
@@ -123,20 +124,18 @@ class EvidenceCacheLike(FreshArticles, Protocol):
         ...
 
 
-def search_steps(question: SubQuestion, *, max_terms: int = 8) -> list[tuple[str, str]]:
-    """The queries to try for a sub-question, each with what it is, narrowest first.
-
-    PubMed ANDs every word it cannot map, so a precise query often finds nothing: then the
-    sub-question's own content words (AND), then the same with its least informative word
-    dropped, one at a time: the commonest in English first ("treated", "diseases"), a name
-    (:func:`medlit.checks.search_terms.is_name`: a drug, gene, disease or organism) last, so
-    the question's names stay longest: :func:`~medlit.checks.search_terms.relaxed_searches`,
-    the relaxation ``ask`` uses too.
+def search_steps(
+    question: SubQuestion, frame: QuestionFrame, *, max_terms: int = 8
+) -> list[tuple[str, str]]:
+    """The queries to try for a sub-question, each with what it is, narrowest first: the
+    planner's query, then the searches the research question's ``frame`` plans for this part
+    of it (:func:`medlit.words.search_plan.plan_searches`, the planner ``ask`` uses: the
+    question's subject and outcome, the sub-question's own words as qualifiers), widened,
+    then without its qualifiers, populations, comparison and outcome, never its subject.
     """
-    planned = (question.search_query or "").strip()  # else the narrow query comes first
-    narrow, _ = build_queries(question.text, max_terms=max_terms)
-    steps = [(planned, "planned query"), (narrow, "the sub-question's words")]
-    steps += relaxed_searches(question.text, max_terms=max_terms)
+    planned = (question.search_query or "").strip()
+    steps = [(planned, "planned query")]
+    steps += [(s.query, s.why) for s in plan_searches(frame, question.text, max_terms=max_terms)]
     unique: dict[str, str] = {}
     for query, why in steps:
         if query:
@@ -144,9 +143,9 @@ def search_steps(question: SubQuestion, *, max_terms: int = 8) -> list[tuple[str
     return list(unique.items())
 
 
-def search_terms(question: SubQuestion, *, max_terms: int = 8) -> list[str]:
+def search_terms(question: SubQuestion, frame: QuestionFrame, *, max_terms: int = 8) -> list[str]:
     """The queries of :func:`search_steps`, narrowest first."""
-    return [query for query, _ in search_steps(question, max_terms=max_terms)]
+    return [query for query, _ in search_steps(question, frame, max_terms=max_terms)]
 
 
 @dataclass(frozen=True)
@@ -187,6 +186,9 @@ class DeepResearcher:
         search_log: where every query sent is recorded (the job's ``search_log``).
         disabled_checks: ids of checks not to run (``settings.checks.disabled``); an unknown
             one is a ValueError.
+        frame: the research question's frame, read once when the job was made (kept on the
+            job): every search is planned from it.
+        held: the articles the job holds already (on resume): never fetched again.
     """
 
     def __init__(
@@ -208,8 +210,13 @@ class DeepResearcher:
         question_search: QuestionSearch | None = None,
         search_log: list[SearchLogEntry] | None = None,
         disabled_checks: Collection[str] = (),
+        frame: QuestionFrame | None = None,
+        held: Mapping[str, Article] | None = None,
     ) -> None:
         refuse_unknown(disabled_checks)
+        self.frame = frame
+        # Every article the job holds, by key: no search fetches one of them again.
+        self._held: dict[str, Article] = dict(held or {})
         self.disabled_checks = frozenset(disabled_checks)
         self.settings = settings
         self.question_search = question_search or QuestionSearch()
@@ -232,6 +239,12 @@ class DeepResearcher:
         # Articles earlier runs of the job retrieved: the question itself does not re-read them.
         self._read_before = set(read)
         self._earlier = list(findings)
+
+    def _frame(self) -> QuestionFrame:
+        """The research question's frame, which every search is planned from."""
+        if self.frame is None:
+            raise ResearchError("a researcher that searches needs the job's question frame")
+        return self.frame
 
     @property
     def limits(self) -> ResearchDepth:
@@ -512,7 +525,7 @@ class DeepResearcher:
         found: dict[str, Article] = {}
         narrowest: set[str] = set()
         question.failed_sources = {}
-        for number, (term, step) in enumerate(search_steps(question)):
+        for number, (term, step) in enumerate(search_steps(question, self._frame())):
             if number and not self._may_relax():
                 break
             # Model-written text: bounded, so a rambling follow-up cannot fail validation.
@@ -545,15 +558,14 @@ class DeepResearcher:
 
     async def _search_question(self, question: SubQuestion) -> list[Article]:
         """The research question's articles, searched as ``ask`` searches it: its narrow
-        query (:func:`medlit.checks.search_terms.build_queries`) for ``ask``'s page of
+        query (:func:`medlit.words.search_terms.build_queries`) for ``ask``'s page of
         results, then relaxed as ``ask`` relaxes it
-        (:func:`medlit.checks.search_terms.relaxed_searches`) while it finds fewer than
+        (:func:`medlit.words.search_terms.relaxed_searches`) while it finds fewer than
         ``min_docs``; the articles closest to the question first (as ``ask`` ranks its
         evidence), as many as a sub-question reads and at least ``min_docs``."""
         config = self.question_search
-        narrow, _ = build_queries(question.text, max_terms=config.max_terms)
-        steps = [(narrow, "the question's words")]
-        steps += relaxed_searches(question.text, max_terms=config.max_terms)
+        planned = plan_searches(self._frame(), max_terms=config.max_terms)
+        steps = [(s.query, s.why) for s in planned]
         found: dict[str, Article] = {}
         question.failed_sources = {}
         for number, (term, step) in enumerate(dict(steps).items()):
@@ -600,7 +612,9 @@ class DeepResearcher:
     ) -> SearchResults:
         """One search of every source, each source's query recorded in the search log."""
         at = utcnow()
-        results = await self.search(SearchQuery(term=term, limit=limit), self.cache)
+        known = HeldArticles(self._held, self.cache)
+        results = await self.search(SearchQuery(term=term, limit=limit), known)
+        self._held.update((a.key, a) for a in results.articles)
         # Kept on the sub-question: the report must say which sources it could not ask.
         for name in results.failed:
             question.failed_sources[name] = results.providers[name].error or "failed"

@@ -15,9 +15,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from medlit.checks.topics import anchor_terms, on_topic
 from medlit.research.flow_diagram import flow_image_markdown, flow_steps
 from medlit.research.models import ExcludedArticle, ResearchJob
+from medlit.words.topics import anchor_terms, on_topic
 
 __all__ = [
     "REASONS",

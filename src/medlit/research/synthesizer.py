@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 
 from medlit.checks.answer_wording import third_person, unauthored
 from medlit.checks.defined_terms import spell_out
-from medlit.checks.grounding import cited_numbers, word_stems
 from medlit.checks.registry import refuse_unknown
 from medlit.checks.report_check import ground_text
 from medlit.config import ResearchSettings
@@ -46,6 +45,7 @@ from medlit.research.prompts import (
 )
 from medlit.text import counted
 from medlit.types import Article, Citation, StudyType
+from medlit.words.grounding import cited_numbers, word_stems
 
 __all__ = [
     "UNWRITTEN_ERRORS",

@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, TypeVar
 import numpy as np
 from pydantic import BaseModel
 
-from medlit.checks.grounding import question_parts
-from medlit.checks.topics import normalise_topic
 from medlit.errors import TimeBudgetSpent
 from medlit.usage import Usage
 from medlit.words import cue_group
+from medlit.words.grounding import question_parts
+from medlit.words.topics import normalise_topic
 
 if TYPE_CHECKING:
     from medlit.config import ResearchDepth

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
 from medlit.types import Article, SearchQuery
 
-__all__ = ["FreshArticles", "Source"]
+__all__ = ["FreshArticles", "HeldArticles", "Source"]
 
 
 class FreshArticles(Protocol):
@@ -16,6 +16,23 @@ class FreshArticles(Protocol):
     def fresh_articles(self, pmids: Sequence[str]) -> dict[str, Article]:
         """Articles among ``pmids`` stored and still fresh, keyed by PMID."""
         ...
+
+
+class HeldArticles:
+    """What a source need not fetch again for one question or job: the articles it holds
+    already (``held``, by key), then those fresh in the evidence cache (``fresh``, when it is
+    used): no efetch asks twice for an id an ask or a research job has."""
+
+    def __init__(self, held: Mapping[str, Article], fresh: FreshArticles | None) -> None:
+        self._by_pmid = {a.pmid: a for a in held.values() if a.pmid}
+        self._fresh = fresh
+
+    def fresh_articles(self, pmids: Sequence[str]) -> dict[str, Article]:
+        found = {p: self._by_pmid[p] for p in pmids if p in self._by_pmid}
+        rest = [p for p in pmids if p not in found]
+        if rest and self._fresh is not None:
+            found.update(self._fresh.fresh_articles(rest))
+        return found
 
 
 @runtime_checkable

@@ -105,6 +105,12 @@ def lemmas(word: str) -> frozenset[str]:
     return frozenset({word, *(spelling(lemma) for lemma in forms)})
 
 
+def known_word(word: str) -> bool:
+    """Whether ``lemminflect``'s dictionary knows ``word`` (lower case, letters): a word of
+    English, not a name or a made-up inflection ("psoriasises")."""
+    return word.isalpha() and _dictionary(word) is not None
+
+
 @lru_cache(maxsize=4096)
 def is_verb(word: str) -> bool:
     """Whether a word can be a verb (``lemminflect`` knows a verb lemma of it)."""

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from medlit.text import as_typed
 from medlit.words.cues import age_mentions, directions
+from medlit.words.forms import is_verb
 from medlit.words.question_kind import QuestionKind, question_kind
 from medlit.words.tables import cue
 
@@ -47,7 +48,7 @@ OPPOSITE: dict[Direction, Direction] = {
     "worse": "better",
 }
 
-PopulationKind = Literal["age", "sex", "pregnancy", "condition", "setting"]
+PopulationKind = Literal["age", "sex", "pregnancy", "condition", "setting", "site"]
 
 # The verbs a yes/no question opens with.
 _ASKING_VERB = (
@@ -89,6 +90,49 @@ _RISK_OF = re.compile(r"^(?:the\s+)?(?:risk|rates?|incidence|odds|chances?|level
 _ARTICLE = re.compile(r"^(?:the|a|an|any|some)\s+")
 _PLACE = re.compile(r"\b(?:in|among)\s+((?:[A-Z][a-z]{2,})(?:\s+[A-Z][a-z]{2,})?)\s*(?:\?|$)")
 _LOOSE_ENDS = re.compile(r"^(?:an?|the)\s+|\s+(?:of|and|or|to|with)$")
+# Another name in parentheses: "oxlumo (lumasiran)", "levels of detection (lod)".
+_ALIAS = re.compile(r"\s*\(([^()]{2,60})\)")
+# Two things asked about together ("loq and lod", "metformin or insulin").
+_PAIR = re.compile(r"^(?P<a>.+?)\s+(?P<op>and|or|vs\.?|versus)\s+(?P<b>.+)$")
+# A disease's type ("type 2 diabetes", "type i diabetes"): another type is another condition.
+_TYPED = re.compile(r"\b(type\s+(?:[12]|i{1,2}|one|two)\s+(?:diabetes(?:\s+mellitus)?|\w+))")
+_TYPE_NUMBER = {"i": "1", "ii": "2", "one": "1", "two": "2"}
+# "a link between A and B": A is asked about, B what it is linked to.
+_BETWEEN = re.compile(
+    r"^(?:an?\s+|any\s+)?(?:link|association|relationship|relation|correlation|connection"
+    r"|interaction)\s+between\s+(?P<a>.+?)\s+and\s+(?P<b>.+)$"
+)
+# "what are the side effects of X", "which complications follow X": the outcome asked, of X.
+_WH_OF = re.compile(
+    r"^(?:what|which)\s+(?:are|is|were|was)\s+(?:the\s+)?(?P<what>[\w' -]+?)\s+"
+    r"(?:of|from|after|with)\s+(?P<of>.+)$"
+)
+# "what diseases can be treated with X", "which patients benefit from X": the outcome asked
+# for, by X.
+_WH_BY = re.compile(
+    r"^(?:what|which)\s+(?P<what>[\w' -]+?)\s+(?:(?:can|could|may|might|should|do|does|is|are"
+    r"|were|was)\s+)?(?:be\s+|been\s+)?(?:\w+ed|benefit|respond)\s+(?:with|by|using|from|to)\s+"
+    r"(?P<by>.+)$"
+)
+# "how effective is X for Y", "how safe are X": X, asked for Y.
+_HOW = re.compile(r"^how\s+(?:\w+\s+)?(?:is|are|was|were|do|does)\s+(?P<rest>.+)$")
+# A yes/no question whose main verb follows its subject ("does X cure Y", "can X relieve Y").
+_DOING = re.compile(r"^(?:do|does|did|can|could|will|would|should|may|might|must)\b")
+_TOKEN = re.compile(r"[a-z][a-z'-]*")
+
+
+def _main_verb(text: str) -> re.Match[str] | None:
+    """The first word after the first of ``text`` that can be a verb in its base or third
+    person form ("zorblatamab cure quixotic fever": "cure"), if any."""
+    for match in list(_TOKEN.finditer(text))[1:]:
+        word = match.group(0)
+        if not word.endswith(("ing", "ed")) and is_verb(word):
+            return match
+    return None
+
+
+# What a lay question is for, with no word linking it: "X or Y for a headache".
+_FOR = re.compile(r"\s+(?:for|against)\s+(?:the\s+)?(?:(?:treatment|management|relief)\s+of\s+)?")
 _DIRECTIONS: tuple[Direction, ...] = ("up", "down", "better", "worse")
 # A word of change named as an item of a list: a noun ("damage", "increase", "harms"; not an
 # adjective or a participle, "beneficial", "increased") after "," "and" "or", before "in"/"of".
@@ -126,6 +170,7 @@ class QuestionFrame:
     changes_named: tuple[str, ...] = ()
     populations: tuple[Population, ...] = ()
     subject: str = ""
+    subject_aliases: tuple[str, ...] = ()
     comparison: str = ""
     outcome: str = ""
     sources: tuple[str, ...] = ()
@@ -223,23 +268,63 @@ def _phrase(text: str) -> str:
 
 def _subject_outcome(question: str, asking: str, span: tuple[int, int]) -> tuple[str, str]:
     """What the question asks about (before its direction verb) and what of it changes (after
-    it); with no direction, what it asks about and nothing."""
+    it); with no direction, what it asks about and what it links it to ("is X effective for
+    Y", "is X associated with Y": cue ``frame.link``), or nothing."""
     if span == (0, 0):
-        subject, outcome = _LEADING.sub("", asking), ""
-        for link in (" associated with ", " related to ", " predict ", " affect "):
-            if link in subject:
-                subject, outcome = subject.split(link, 1)
-                outcome = _phrase(outcome)
-                break
+        subject, outcome = _LEADING.sub("", asking).rstrip(" ?"), ""
+        how = _HOW.match(subject)
+        subject = how["rest"] if how is not None else subject
+        link = cue("frame.link").search(subject)
+        between, wh_of = _BETWEEN.match(subject), _WH_OF.match(subject)
+        wh_by = _WH_BY.match(subject)
+        if between is not None:
+            subject, outcome = between["a"], _phrase(between["b"])
+        elif wh_of is not None:
+            subject, outcome = wh_of["of"], _phrase(wh_of["what"])
+        elif wh_by is not None:
+            subject, outcome = wh_by["by"], _phrase(wh_by["what"])
+        elif link is not None and link.start() > 0:
+            subject, outcome = subject[: link.start()], _phrase(subject[link.end() :])
+        elif (purpose := _FOR.search(subject)) is not None and purpose.start() > 0:
+            subject, outcome = subject[: purpose.start()], _phrase(subject[purpose.end() :])
+        elif _DOING.match(asking) and (verb := _main_verb(subject)) is not None:
+            # "does X cure Y?": a yes/no question on "do" or a modal has its verb after X.
+            subject, outcome = subject[: verb.start()], _phrase(subject[verb.end() :])
     else:
         subject = _LEADING.sub("", asking[: span[0]])
         outcome = _phrase(_RISK_OF.sub("", _ARTICLE.sub("", asking[span[1] :].strip())))
+    subject = cue("frame.asker").sub("", subject.strip())
     subject = _phrase(subject)
+    if _WH_START.match(subject):
+        # "what causes migraine?": what it asks about is what the answer names, not a word of
+        # the question (its searches are then the question's words, names kept longest).
+        subject = ""
     if _PRONOUN.match(subject) or not subject:
         # "Transgastric endoscopic splenectomy: is it possible?": the title says what "it" is.
         head = question.strip().lower()
         subject = _phrase(head[: head.find(asking)].strip(" :.-")) if asking in head else subject
+    elif not outcome and asking != question.strip().lower():
+        # "Nasal fractures: is closed reduction satisfying?": the title names what it is for.
+        head = question.strip().lower()
+        before = head[: head.find(asking)].strip(" :.-") if asking in head else ""
+        outcome = _phrase(before) if before and len(before.split()) <= 6 else ""
     return subject, outcome
+
+
+def _aliases(subject: str) -> tuple[str, tuple[str, ...]]:
+    """``subject`` without the other names it gives in parentheses, and those names
+    ("oxlumo (lumasiran)": "oxlumo", ("lumasiran",))."""
+    aliases = tuple(a.strip() for a in _ALIAS.findall(subject) if a.strip())
+    return " ".join(_ALIAS.sub(" ", subject).split()), aliases
+
+
+def _paired(subject: str, comparison: str) -> tuple[str, str]:
+    """ "metformin or insulin" asks of metformin, compared with insulin; "loq and lod (the
+    same)" of loq, compared with lod. A subject of one thing is left as it is."""
+    pair = _PAIR.match(subject)
+    if comparison or pair is None:
+        return subject, comparison
+    return pair["a"].strip(), pair["b"].strip()
 
 
 def _populations(question: str, text: str) -> tuple[Population, ...]:
@@ -259,6 +344,15 @@ def _populations(question: str, text: str) -> tuple[Population, ...]:
                 found.append(Population("condition", condition, match.group(0)))
     for match in cue("frame.setting").finditer(text):
         found.append(Population("setting", match.group(1), match.group(0)))
+    for match in cue("frame.site").finditer(text):
+        site = match.group(1)
+        found.append(Population("site", site[:-1] if site.endswith("s") else site, match.group(0)))
+    for match in _TYPED.finditer(text):
+        words = match.group(1).split()
+        number = _TYPE_NUMBER.get(words[1], words[1])
+        found.append(
+            Population("condition", " ".join(["type", number, *words[2:]]), match.group(0))
+        )
     place = _PLACE.search(question.strip())
     if place:
         found.append(Population("setting", place.group(1).lower(), place.group(0)))
@@ -276,7 +370,12 @@ def _read(question: str) -> QuestionFrame:
     asks = yes_no or bool(_YES_NO.match(asking))
     direction, words, span = _direction(asking) if asks else (None, "", (0, 0))
     subject, outcome = _subject_outcome(question, asking, span)
+    subject, aliases = _aliases(subject)
     compared = _COMPARISON.search(asking)
+    subject, comparison = _paired(subject, _phrase(compared["what"]) if compared else "")
+    populations = _populations(question, text)
+    if any(outcome in (p.words, p.name) for p in populations):
+        outcome = ""  # "is X more common in men?": who, not what of it
     return QuestionFrame(
         question=question,
         kind=question_kind(question),
@@ -284,9 +383,10 @@ def _read(question: str) -> QuestionFrame:
         direction=direction,
         direction_words=words,
         changes_named=tuple(sorted(directions(question_sentences(as_typed(text))))),
-        populations=_populations(question, text),
+        populations=populations,
         subject=subject,
-        comparison=_phrase(compared["what"]) if compared else "",
+        subject_aliases=aliases,
+        comparison=comparison,
         outcome=outcome,
     )
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from medlit.checks.word_rarity import is_technical
+from medlit.words.word_rarity import is_technical
 from tests.unit._checks import checked
 from tests.unit.agent.articles import article
 

@@ -17,6 +17,7 @@ from medlit.agent.query import (
     keeps_follow_up,
     looks_like_follow_up,
     name_swap,
+    search_steps,
 )
 from medlit.checks.citations import (
     enforce_citations,
@@ -28,6 +29,7 @@ from medlit.checks.citations import (
     verdict_first,
 )
 from medlit.types import AbstractSection, Article, Chunk, Evidence
+from medlit.words.frame import read_frame
 from tests.unit._checks import only_cited
 
 
@@ -192,36 +194,38 @@ def test_only_a_verdict_written_after_the_reasoning_is_trusted() -> None:
     assert hyphened[1].startswith("Liquid-based")
 
 
-def test_deterministic_plan_builds_the_and_query_and_its_relaxations() -> None:
+def test_deterministic_plan_makes_the_question_standalone() -> None:
     plan = deterministic_plan("  Does   metformin reduce cardiovascular mortality?  ")
     assert plan.standalone_question == "Does metformin reduce cardiovascular mortality?"
-    assert plan.pubmed_query == "metformin AND cardiovascular AND mortality"
-    # Relaxed a word at a time, the commonest first, the drug's name last; never an OR.
-    assert plan.relaxed == ("metformin AND cardiovascular", "metformin")
-    assert plan.broad_query == "metformin"
+    assert plan.pubmed_query == ""  # its searches come from its frame, when first due
     assert plan.focus == "treatment"
+    steps = search_steps(read_frame(plan.standalone_question))
+    assert steps[0].query == (
+        '(metformin OR glucophage) AND ("cardiovascular mortality" OR "cardiovascular death"'
+        ' OR "cardiovascular mortalities")'
+    )
+    assert steps[-1].query == "(metformin OR glucophage)"
 
 
 def test_a_typographic_apostrophe_searches_what_the_typed_one_does() -> None:
-    typed = deterministic_plan("Does infliximab help Crohn's disease?")
+    def queries(question: str) -> list[str]:
+        return [step.query for step in search_steps(read_frame(question))]
+
+    typed = queries("Does infliximab help Crohn's disease?")
     for pasted in (
         "Does infliximab help Crohn\u2019s disease?",
         "Does infliximab help Crohn\u02bcs disease?",
     ):
-        plan = deterministic_plan(pasted)
-        assert (plan.pubmed_query, plan.broad_query) == (typed.pubmed_query, typed.broad_query)
-    assert typed.pubmed_query == "infliximab AND crohn's AND disease"
+        assert queries(pasted) == typed
+    assert "crohn's" in typed[0] and all("infliximab" in q for q in typed)
 
 
 def test_an_accented_word_is_searched_as_one_word() -> None:
     # "Sjögren's" was "sj AND gren's": the pattern's letters are ASCII.
-    plan = deterministic_plan("Is fatigue in primary Sjögren's syndrome explained by fibromyalgia?")
-    assert plan.pubmed_query == (
-        "fatigue AND primary AND sjogren's AND syndrome AND explained AND fibromyalgia"
+    steps = search_steps(
+        read_frame("Is fatigue in primary Sjögren's syndrome explained by fibromyalgia?")
     )
-    assert deterministic_plan("Does Ménière’s disease respond to betahistine?").pubmed_query == (
-        "meniere's AND disease AND respond AND betahistine"
-    )
+    assert "sjogren's" in steps[0].query and " sj " not in steps[0].query
     # A rewrite that keeps the accented name keeps the follow-up (its words are read alike).
     assert keeps_follow_up(
         "And in Sjögren’s syndrome?", "Does hydroxychloroquine help fatigue in Sjögren's syndrome?"
@@ -230,14 +234,10 @@ def test_an_accented_word_is_searched_as_one_word() -> None:
 
 def test_a_name_is_searched_with_its_qualifier() -> None:
     # "D" is no content word: "vitamin" alone would find every vitamin's trials.
-    plan = deterministic_plan("Does vitamin D supplementation prevent fractures?")
-    assert plan.pubmed_query == '"vitamin d" AND supplementation AND prevent AND fractures'
-    assert deterministic_plan("Insulin in type 2 diabetes?").pubmed_query == (
-        'insulin AND "type 2" AND diabetes'
-    )
-    assert deterministic_plan("Do vitamins prevent colds?").pubmed_query == (
-        "vitamins AND prevent AND colds"
-    )
+    steps = search_steps(read_frame("Does vitamin D supplementation prevent fractures?"))
+    assert all('"vitamin d' in step.query for step in steps)
+    typed = search_steps(read_frame("Insulin in type 2 diabetes?"))
+    assert '"type 2"' in typed[0].query or '"type 2 diabetes"' in typed[0].query
 
 
 def test_a_follow_up_that_renames_the_previous_question_is_that_question() -> None:

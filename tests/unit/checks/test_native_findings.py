@@ -3,11 +3,9 @@ what the checks remember of texts, and that it is forgotten at once."""
 
 from __future__ import annotations
 
-from medlit.checks import memo
 from medlit.checks.apply import apply
 from medlit.checks.context import CheckContext, cited_findings, sentence_findings
 from medlit.checks.draft import Draft
-from medlit.checks.grounding import word_stems
 from medlit.checks.policy import warnings_of
 from medlit.checks.units import (
     citation_only,
@@ -18,6 +16,8 @@ from medlit.checks.units import (
 )
 from medlit.checks.verdict_units import against_conclusions
 from medlit.types import AbstractSection, Article
+from medlit.words import memo
+from medlit.words.grounding import word_stems
 
 ARTICLES = {
     "11111": Article(pmid="11111", title="Aspirin and stroke"),

@@ -10,8 +10,8 @@ from __future__ import annotations
 import functools
 import re
 
-from medlit.checks.qualified_names import mismatched, qualified_names
 from medlit.words import stop_words
+from medlit.words.qualified_names import mismatched, qualified_names
 
 __all__ = ["anchor_terms", "names_otherwise", "normalise_topic", "on_topic"]
 

@@ -13,11 +13,6 @@ import functools
 import re
 from collections.abc import Sequence
 
-from medlit.checks.memo import remembered
-from medlit.checks.qualified_names import mismatched, qualified_names
-from medlit.checks.stance import content_terms, sentence_stance
-from medlit.checks.topics import anchor_terms, normalise_topic
-from medlit.checks.word_rarity import is_technical, zipf
 from medlit.text import sentence_pieces
 from medlit.words import (
     cue,
@@ -28,6 +23,11 @@ from medlit.words import (
     word_set,
     word_stem,
 )
+from medlit.words.memo import remembered
+from medlit.words.qualified_names import mismatched, qualified_names
+from medlit.words.stance import content_terms, sentence_stance
+from medlit.words.topics import anchor_terms, normalise_topic
+from medlit.words.word_rarity import is_technical, zipf
 
 __all__ = [
     "abbreviation_said",
@@ -82,10 +82,10 @@ def claim_supported(
 
     The claim must keep :data:`CLAIM_SUPPORT` of its content words from the quote (``spelled``:
     the long forms of the quote's abbreviations count as its words), be negated only if the
-    quote is, and name nothing the quote names otherwise (:mod:`medlit.checks.qualified_names`).
+    quote is, and name nothing the quote names otherwise (:mod:`medlit.words.qualified_names`).
     A claim that is mostly its article's ``title`` said as a statement must have every title
     word it uses in the quote, or the quote must answer the title yes by a cue of its own
-    (:func:`medlit.checks.stance.sentence_stance`). A negative claim, or a yes the article's
+    (:func:`medlit.words.stance.sentence_stance`). A negative claim, or a yes the article's
     conclusion gives too (``concluded_yes``), may take its words from the title when its quote
     is a ``result`` (:func:`_answers_title`).
     """

@@ -14,10 +14,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from medlit.checks.memo import remembered
 from medlit.text import counted, fold_accents
 from medlit.words import cue, cue_source, guarded, prefix_stem, stop_words
 from medlit.words.frame import OPPOSITE, Direction, read_frame
+from medlit.words.memo import remembered
 from medlit.words.tokens import ASCII_WORDS
 
 __all__ = [

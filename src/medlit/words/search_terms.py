@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 
-from medlit.checks.qualified_names import WORD_HEADS
 from medlit.text import as_typed
 from medlit.words import cue, frequency, stop_words, word_set
 from medlit.words.frame import read_frame
+from medlit.words.qualified_names import WORD_HEADS
 
 __all__ = [
     "NAME_ZIPF",
@@ -39,7 +39,7 @@ def normalise_question(question: str) -> str:
     return " ".join(question.split())
 
 
-def content_terms(text: str, *, limit: int = 8) -> list[str]:
+def content_terms(text: str, *, limit: int = 8, stop: frozenset[str] = _STOPWORDS) -> list[str]:
     """Content words of ``text`` in order, lower-cased, de-duplicated, at most ``limit``.
 
     When there are more than ``limit``, the longest (usually the most specific) are kept, still
@@ -52,7 +52,7 @@ def content_terms(text: str, *, limit: int = 8) -> list[str]:
         term = word.lower().strip("'")
         if len(term) < 2 and not term.isdigit():
             continue
-        if term in _STOPWORDS or term in found:
+        if term in stop or term in found:
             continue
         found[term] = len(found)
     terms = list(found)
@@ -70,13 +70,13 @@ _NAME_PHRASE = re.compile(
 )
 
 
-def query_terms(text: str, *, max_terms: int) -> list[str]:
+def query_terms(text: str, *, max_terms: int, stop: frozenset[str] = _STOPWORDS) -> list[str]:
     """The search terms of ``text``: its content words, a name with its qualifier quoted.
 
     "Does vitamin D prevent fractures?" searches ``"vitamin d" AND prevent AND fractures``:
     the one-letter "D" is no content word, and "vitamin" alone would find vitamin C trials.
     """
-    terms = content_terms(text, limit=max_terms)
+    terms = content_terms(text, limit=max_terms, stop=stop)
     for match in _NAME_PHRASE.finditer(text):
         word, qual = match.group("word").lower(), match.group("qual").lower()
         if word in terms:

@@ -1,0 +1,306 @@
+"""The searches of a question, planned from its frame: one planner for ``ask`` and research.
+
+A question's frame (:mod:`medlit.words.frame`) names what it asks about (its subject), what of
+it (its outcome), what it is compared with and who it is asked of (its populations). Each is a
+*concept* of the search: its words with the variants medlit vouches for (spelling, inflection,
+the other name it gives in parentheses, the vetted synonyms of ``synonyms.tsv``,
+``term_synonyms.tsv`` and ``drug_names.tsv``), ORed within the concept and ANDed between
+concepts, in PubMed's own syntax (quoted phrases, parentheses), which Europe PMC reads too.
+
+When a search finds too little, the plan widens before it drops (a phrase becomes the AND of
+its words), then drops what matters least first: the question's other words (qualifiers), its
+populations, what it compares with, and last its outcome, which a step says it dropped. The
+subject is never dropped: an article about something else answers another question.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+from medlit.text import fold_accents
+from medlit.words.forms import british, known_word, plural_lemma
+from medlit.words.frame import QuestionFrame
+from medlit.words.search_terms import query_terms, relaxed_queries
+from medlit.words.tables import stop_words, synonym_groups
+
+__all__ = ["Concept", "Role", "SearchStep", "concepts_of", "plan_searches", "speaks_of"]
+
+#: What a concept is of the question, in the order a search drops them (the subject never).
+Role = Literal["qualifier", "population", "comparison", "outcome", "subject"]
+_DROP_ORDER: tuple[Role, ...] = ("qualifier", "population", "comparison", "outcome")
+
+# Words that name no concept of their own: function words, the generic heads of a phrase
+# ("risk", "use", "level") that an article says in other words, and what frames a question
+# ("treatment", "link"): no qualifier of its search.
+_FUNCTION = stop_words("query")
+_HEADS = stop_words("phrase_head")
+_FRAMING = stop_words("framing") | stop_words("generic")
+# At most this many variants of one concept: a long OR buys little and costs the query length.
+_MAX_VARIANTS = 6
+
+
+@dataclass(frozen=True, slots=True)
+class Concept:
+    """One concept of a question's search: its role, its name as the frame reads it, its
+    phrases (each variant a phrase, ORed: the narrow form) and its key words, each with its
+    variants (ANDed: the wide form)."""
+
+    role: Role
+    label: str
+    phrases: tuple[str, ...]
+    words: tuple[tuple[str, ...], ...]
+
+    def narrow(self) -> str:
+        """The concept as one of its phrases: ``("oral contraceptive" OR "oral
+        contraceptives")``."""
+        return _any(self.phrases)
+
+    def wide(self) -> str:
+        """The concept as all of its key words, in any order: ``(oral AND (contraceptive OR
+        contraceptives))``; the narrow form when it is one word."""
+        if len(self.words) < 2:
+            return self.narrow()
+        return "(" + " AND ".join(_any(variants) for variants in self.words) + ")"
+
+    @property
+    def widens(self) -> bool:
+        return len(self.words) > 1
+
+    def found_in(self, text: str, words: frozenset[str]) -> bool:
+        """Whether a text (``text``: its words joined by single spaces, with a space at each
+        end; ``words``: the same as a set) says this concept: one of its phrases, or each of
+        its key words in one of its forms."""
+        if any(f" {phrase} " in text for phrase in self.phrases):
+            return True
+        return bool(self.words) and all(
+            any((f" {v} " in text) if " " in v else v in words for v in variants)
+            for variants in self.words
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SearchStep:
+    """One search of a plan: its query, and what it is (which concept it widened or
+    dropped), for the search log. ``dropped``: the roles it searches without."""
+
+    query: str
+    why: str
+    dropped: tuple[Role, ...] = ()
+
+    @property
+    def outcome_dropped(self) -> bool:
+        """Whether this search looks for the subject without the outcome asked about."""
+        return "outcome" in self.dropped
+
+
+def _atom(phrase: str) -> str:
+    return f'"{phrase}"' if " " in phrase or "-" in phrase else phrase
+
+
+def _any(variants: Iterable[str]) -> str:
+    atoms = list(dict.fromkeys(_atom(v) for v in variants))
+    return atoms[0] if len(atoms) == 1 else "(" + " OR ".join(atoms) + ")"
+
+
+def _plural(word: str) -> str:
+    if word.endswith(("s", "x", "ch", "sh")):
+        return word + "es"
+    if word.endswith("y") and len(word) > 2 and word[-2] not in "aeiou":
+        return word[:-1] + "ies"
+    return word + "s"
+
+
+def _word_forms(word: str, *, head: bool = True) -> tuple[str, ...]:
+    """``word``, its other spelling and, for a noun at a phrase's head (``head``), its
+    singular or plural where English has it (a name, a number, a word the lemma table does not
+    know, as it is)."""
+    if " " in word or not word.isalpha() or len(word) < 3:
+        return (word,)
+    forms = [word, *_other_spellings(word)]
+    if head:
+        single = plural_lemma(word)
+        other = single if single != word else _plural(word)
+        if other != word and known_word(other) and known_word(word):
+            forms += [other, *_other_spellings(other)]
+    return tuple(dict.fromkeys(forms))
+
+
+@lru_cache(maxsize=1)
+def _american() -> dict[str, str]:
+    return {us: uk for uk, us in british().items()}
+
+
+def _other_spellings(word: str) -> tuple[str, ...]:
+    """The British or American spelling of ``word`` (``breame``'s table: "oesophageal",
+    "esophageal"), where it has one."""
+    other = british().get(word) or _american().get(word)
+    return (other,) if other and other != word else ()
+
+
+@lru_cache(maxsize=2)
+def _synonyms(word_level: bool) -> dict[str, tuple[str, ...]]:
+    """Each vetted term -> the other terms of its groups (lower case): of a whole phrase, the
+    three tables; of one word inside a phrase (``word_level``), the terms an abstract uses
+    alike and the drug names (``synonyms.tsv`` pairs a noun with its adjective: "mouth" for
+    the "oral" of "oral contraceptive" is no phrase)."""
+    tables = ["term_synonyms.tsv", "drug_names.tsv"]
+    if not word_level:
+        tables.append("synonyms.tsv")
+    found: dict[str, list[str]] = {}
+    for table in tables:
+        for group in synonym_groups(table):
+            # An abbreviation of three letters or fewer names other things too ("asa").
+            terms = [t.lower() for t in group if len(t) > 3 or t == group[0]]
+            for term in terms:
+                found.setdefault(term, []).extend(t for t in terms if t != term)
+    return {term: tuple(dict.fromkeys(others)) for term, others in found.items()}
+
+
+def _key_words(phrase: str) -> list[str]:
+    """The words of ``phrase`` a search needs, a name with its qualifier as one ("vitamin
+    c"): its words without function words and without a generic head at either end ("oral
+    contraceptive use": oral, contraceptive; "use of statins": statins)."""
+    words = [t.strip('"') for t in query_terms(phrase, max_terms=12, stop=_FUNCTION)]
+    while len(words) > 1 and words[-1] in _HEADS:
+        words.pop()
+    while len(words) > 1 and words[0] in _HEADS:
+        words.pop(0)
+    return words
+
+
+def _phrase_variants(words: list[str], aliases: Iterable[str] = ()) -> tuple[str, ...]:
+    """The phrase ``words`` in the forms it may be written: as asked, its last word singular
+    or plural, in the other spelling, with a vetted synonym for the whole or for a word, and
+    the other names given (``aliases``)."""
+    phrase = " ".join(words)
+    variants = [phrase]
+    variants += _synonyms(word_level=False).get(phrase, ())
+    if len(words) > 1:
+        for i, word in enumerate(words):
+            for other in _synonyms(word_level=True).get(word, ()):
+                variants.append(" ".join([*words[:i], other, *words[i + 1 :]]))
+    for form in _word_forms(words[-1])[1:]:
+        variants.append(" ".join([*words[:-1], form]))
+    for i, word in enumerate(words[:-1]):
+        for other in _other_spellings(word):
+            variants.append(" ".join([*words[:i], other, *words[i + 1 :]]))
+    variants += [" ".join(_key_words(a)) for a in aliases if _key_words(a)]
+    return tuple(dict.fromkeys(v for v in variants if v))[:_MAX_VARIANTS]
+
+
+def _concept(role: Role, label: str, aliases: Iterable[str] = ()) -> Concept | None:
+    words = _key_words(label)
+    if not words:
+        return None
+    aliases = tuple(aliases)
+    return Concept(
+        role=role,
+        label=label,
+        phrases=_phrase_variants(words, aliases),
+        words=tuple(_word_forms(w, head=i == len(words) - 1) for i, w in enumerate(words))
+        if not aliases
+        else (),
+    )
+
+
+@lru_cache(maxsize=4096)
+def concepts_of(frame: QuestionFrame, text: str = "", *, max_terms: int = 8) -> tuple[Concept, ...]:
+    """The concepts of ``frame``'s question, subject first; ``text`` (a research
+    sub-question asking one part of it) adds its own words as qualifiers. At most
+    ``max_terms`` key words in all, the subject's and the outcome's first."""
+    concepts: list[Concept] = []
+    covered: set[str] = set()
+
+    def add(role: Role, label: str, aliases: Iterable[str] = ()) -> None:
+        concept = _concept(role, label, aliases)
+        if concept is None or set(concept.phrases[0].split()) <= covered:
+            return
+        concepts.append(concept)
+        covered.update(w for variants in concept.words for w in variants)
+        covered.update(w for phrase in concept.phrases for w in phrase.split())
+
+    add("subject", frame.subject, frame.subject_aliases)
+    if frame.outcome:
+        add("outcome", frame.outcome)
+    if frame.comparison:
+        add("comparison", frame.comparison)
+    # The longest first: "older adults" covers the "adults" it names too.
+    named = sorted(
+        (p.words or p.name for p in frame.populations if not p.words[:1].isdigit()),
+        key=lambda words: -len(words),
+    )
+    for words in named:
+        add("population", words)
+    asked = set(frame.direction_words.split())
+    left = [
+        term
+        for term in query_terms(text or frame.question, max_terms=max_terms + 4)
+        if term.strip('"') not in covered and term not in asked and term not in _FRAMING
+    ]
+    budget = max_terms - sum(max(len(c.words), 1) for c in concepts)
+    for term in left[: max(budget, 0)]:
+        add("qualifier", term.strip('"'))
+    return tuple(concepts)
+
+
+def _query(concepts: Iterable[Concept], wide: bool) -> str:
+    return " AND ".join(c.wide() if wide else c.narrow() for c in concepts)
+
+
+def plan_searches(
+    frame: QuestionFrame, text: str = "", *, max_terms: int = 8
+) -> tuple[SearchStep, ...]:
+    """The searches for ``frame``'s question (or ``text``, one part of it), narrowest first:
+    every concept as a phrase; each widened to its words; then without its qualifiers, its
+    populations, its comparison and last its outcome. The subject stays in every one.
+
+    With no subject read, the question's words relaxed one at a time, the commonest first
+    (:func:`medlit.words.search_terms.relaxed_queries`), as before the frame.
+    """
+    concepts = concepts_of(frame, text, max_terms=max_terms)
+    if not concepts or concepts[0].role != "subject":
+        terms = query_terms(text or frame.question, max_terms=max_terms) or [frame.question]
+        first = SearchStep(" AND ".join(terms), "the question's words")
+        return (first, *(SearchStep(q, why) for q, why in relaxed_queries(terms)))
+    steps = [SearchStep(_query(concepts, wide=False), "every concept of the question")]
+    if any(c.widens for c in concepts):
+        widened = ", ".join(c.label for c in concepts if c.widens)
+        steps.append(SearchStep(_query(concepts, wide=True), f"widened: {widened} (its words)"))
+    kept = list(concepts)
+    dropped: list[Role] = []
+    for role in _DROP_ORDER:
+        gone = [c for c in kept if c.role == role]
+        if not gone:
+            continue
+        kept = [c for c in kept if c.role != role]
+        dropped.append(role)
+        names = ", ".join(c.label for c in gone)
+        steps.append(
+            SearchStep(_query(kept, wide=True), f"dropped the {role}: {names}", tuple(dropped))
+        )
+    unique: dict[str, SearchStep] = {}
+    for step in steps:
+        unique.setdefault(step.query, step)
+    return tuple(unique.values())
+
+
+_TEXT_WORD = re.compile(r"[a-z0-9]+(?:['\u2019-][a-z0-9]+)*")
+
+
+def speaks_of(
+    frame: QuestionFrame, text: str, roles: Iterable[Role] = ("subject", "outcome")
+) -> bool:
+    """Whether ``text`` (an article's title and abstract) says each concept of ``frame`` of
+    ``roles`` (by default its subject and its outcome) in one of its forms. A frame with no
+    subject read speaks of nothing it can check: True."""
+    wanted = set(roles)
+    concepts = [c for c in concepts_of(frame) if c.role in wanted]
+    if not concepts:
+        return True
+    tokens = _TEXT_WORD.findall(fold_accents(text.lower()))
+    joined, words = f" {' '.join(tokens)} ", frozenset(tokens)
+    return all(c.found_in(joined, words) for c in concepts)
