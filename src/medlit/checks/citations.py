@@ -2,7 +2,9 @@
 
 The answer cites evidence as ``[PMID:123]`` (several in one bracket are accepted:
 ``[PMID:1, PMID:2]``, ``[PMID: 1; 2]``, and so are the forms small models write instead:
-``(PMID: 123)``, ``[12345678]``, a bare ``PMID 12345678``; all are rewritten ``[PMID:n]``).
+``(PMID: 123)``, ``[12345678]``, a bare ``PMID 12345678``, ``PMIDs 1, 2 and 3``, ids continuing
+a list of citations ``[PMID:1], 2, and 3``, and a bare id equal to a retrieved article's PMID;
+all are rewritten ``[PMID:n]``, so that no check reads them as numbers of the text).
 :func:`enforce_citations` keeps only PMIDs of evidence actually retrieved for the answer; any
 other is removed from the text and logged, never shown.
 :func:`split_verdict` reads a yes/no answer's verdict (written last, after the reasoning) and
