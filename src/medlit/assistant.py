@@ -33,7 +33,7 @@ from pydantic import BaseModel, Field
 from medlit.agent.state import AgentState, initial_state, merge_timings
 from medlit.config import Settings
 from medlit.errors import ValidationError
-from medlit.types import Citation
+from medlit.types import Citation, VerdictCause
 from medlit.usage import Usage, usage_scope
 from medlit.words.frame import read_frame
 
@@ -134,6 +134,12 @@ class AskResult(BaseModel):
     verdict: Literal["yes", "no", "uncertain"] | None = Field(
         None, description="Bottom line of a yes/no question (opens the answer); else null."
     )
+    verdict_cause: VerdictCause | None = Field(
+        None,
+        description="Why the verdict is Uncertain (or null for want of evidence): the model's "
+        "own verdict, a check (its id and the sentence), the verdict policy (its rule) or no "
+        "evidence. Null when a verdict is given or the question is not yes/no.",
+    )
     citations: list[Citation] = Field(default_factory=list)
     cache: CacheInfo
     stop_reason: str
@@ -195,6 +201,7 @@ class AskResult(BaseModel):
             question=state["question"],
             answer=OUTAGE_ANSWER if outage else state.get("final_answer", ""),
             verdict=None if outage else state.get("verdict"),
+            verdict_cause=None if outage else state.get("verdict_cause"),
             citations=citations,
             outage=outage,
             cache=CacheInfo(

@@ -27,6 +27,7 @@ __all__ = [
     "SearchQuery",
     "SearchResults",
     "StudyType",
+    "VerdictCause",
     "classify_study_type",
     "normalise_title",
 ]
@@ -469,3 +470,29 @@ class SearchResults(BaseModel):
     def failed(self) -> list[str]:
         """Providers that errored or timed out."""
         return [name for name, st in self.providers.items() if st.status in {"error", "timeout"}]
+
+
+#: Why a verdict is Uncertain: the model's own verdict (its verdict line, or its reading of the
+#: checked answer), a check (a sentence dropped, a note, a verdict turned), the verdict policy
+#: (a rule the evidence digest's verdict did not pass), no evidence to read one from, or a
+#: cached answer stored before causes were kept.
+CauseKind = Literal["model", "check", "policy", "no_evidence", "unrecorded"]
+
+
+class VerdictCause(BaseModel):
+    """Why a yes/no verdict is withheld (the verdict is "uncertain")."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: CauseKind = Field(
+        description="model: the model said uncertain (its verdict line or its reading of the "
+        "checked answer); check: a check of the answer (`check` names it); policy: the "
+        "evidence digest's verdict policy (`rule` names the rule); no_evidence: nothing to "
+        "read a verdict from; unrecorded: a cached answer stored before causes were kept."
+    )
+    check: str | None = Field(None, description="The check's id, for kind check.")
+    rule: str | None = Field(None, description="The policy's rule, for kind policy.")
+    sentence: str | None = Field(
+        None, description="The sentence the check dropped (or found), as written."
+    )
+    detail: str = Field("", description="The cause in words.")

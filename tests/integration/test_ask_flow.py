@@ -193,6 +193,13 @@ def _check_cited(result: AskResult) -> None:
         assert f"[PMID:{citation.pmid}]" in result.answer
 
 
+def _cause(result: AskResult) -> tuple[str, str | None, str | None]:
+    """Why ``result``'s verdict is withheld: its kind, the check's id, the sentence."""
+    cause = result.verdict_cause
+    assert cause is not None and cause.detail
+    return cause.kind, cause.check, cause.sentence
+
+
 async def test_miss_then_hit_then_reworded_hit(
     assistant: Assistant, eutils: FakeEutils, llm_server: FakeLLMServer
 ) -> None:
@@ -310,6 +317,7 @@ async def test_no_results_answers_plainly_without_llm(
     assert result.stop_reason == "no_results"
     assert result.answer == NO_EVIDENCE_ANSWER
     assert result.citations == [] and result.verdict is None
+    assert _cause(result) == ("no_evidence", None, None)  # withheld: nothing to read it from
     assert result.api_calls.llm == 0 and len(llm_server.history) == 0
     # Every search its frame plans (every concept, widened, then without the outcome; the
     # subject in each), all in the one round that found nothing; no loop.
@@ -424,6 +432,7 @@ async def test_a_sentence_citing_an_article_about_another_vitamin_is_left_out(
     assert all("vitamin D" in w and "about vitamin C" in w for w in left_out)
     # What is left does not speak of vitamin D: the model's "Yes" stood on the sentences gone.
     assert result.verdict == "uncertain"
+    assert _cause(result) == ("check", "left-unanswered", None)
     assert result.answer.startswith(
         "Verdict: Uncertain\n\nNone of the retrieved articles addresses vitamin D: the "
         "statements written from articles about vitamin C were left out."
@@ -472,6 +481,7 @@ async def test_a_sentence_naming_a_population_its_article_never_mentions_is_left
     ]
     # Nothing left speaks of children: the model's "Yes" stood on the sentence gone.
     assert result.verdict == "uncertain"
+    assert _cause(result) == ("check", "untold-subjects", None)
     assert result.answer.startswith(
         "Verdict: Uncertain\n\nNone of the articles cited speaks of children: the statements "
         "that said so were left out."
@@ -737,6 +747,11 @@ async def test_an_answer_whose_verdict_and_sentence_its_article_contradicts_is_t
         f"Aspirin does not prevent stroke [PMID:31000001]. {kept}\nVerdict: No",
     )
     assert both.mode == "llm" and both.verdict == "uncertain"
+    assert _cause(both) == (
+        "check",
+        "against-conclusions",
+        "Aspirin does not prevent stroke [PMID:31000001].",
+    )
     assert kept in both.answer and "does not prevent" not in both.answer
     # What was left does not open with a connective tied to the sentence that went.
     tied = await _ask_answered(
@@ -883,6 +898,7 @@ async def test_asked_about_children_answered_from_studies_that_never_mention_the
     result = await _ask_once(settings, eutils, llm_server, CRPS_CHILDREN)
     assert result.citations and not result.warnings
     assert result.verdict == "uncertain"
+    assert _cause(result) == ("check", "populations-unspoken", None)
     assert result.answer.startswith(
         "Verdict: Uncertain\n\nNone of the articles cited speaks of children: what they found "
         "may not hold for children."
@@ -898,6 +914,7 @@ async def test_asked_about_what_no_retrieved_article_mentions(
     result = await _ask_once(settings, eutils, llm_server, "Does aspirin cause tinnitus?")
     assert result.citations
     assert result.verdict == "uncertain"
+    assert _cause(result) == ("check", "unmentioned-terms", None)
     assert result.answer.startswith(
         "Verdict: Uncertain\n\nNone of the retrieved articles mentions tinnitus, so what "
         "follows may not answer the question."
@@ -912,6 +929,10 @@ async def test_a_digest_says_which_subject_no_retrieved_article_mentions(
         on_topic = await assistant.ask(Q1)
     assert result.mode == "evidence_digest" and result.citations
     assert result.verdict == "uncertain"
+    assert result.verdict_cause is not None
+    assert (result.verdict_cause.kind, result.verdict_cause.rule) == ("policy", "off-question")
+    assert result.verdict_cause.detail == "none of the retrieved articles is about tinnitus"
+    assert on_topic.verdict != "uncertain" or on_topic.verdict_cause is not None
     assert "None of the retrieved articles is about tinnitus: the sentences below" in result.answer
     assert "None of the retrieved" not in on_topic.answer
 
@@ -934,8 +955,11 @@ async def test_a_digest_follow_up_says_no_article_speaks_of_the_new_population(
         "None of the articles quoted speaks of children: what they found may not hold for children."
     )
     assert follow.verdict == "uncertain" and follow.citations
+    assert follow.verdict_cause is not None and follow.verdict_cause.kind == "policy"
+    assert follow.verdict_cause.rule == "population-unspoken"
     assert again.standalone_question == follow.standalone_question
     assert again.cache.tier1 == "hit"  # the same standalone question: served from the cache
+    assert again.verdict_cause == follow.verdict_cause  # stored with the answer
     assert other.standalone_question == f"{Q1} Follow-up: what about the dose?"
     assert other.standalone_question.count("Follow-up:") == 1
 

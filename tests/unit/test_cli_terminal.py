@@ -12,6 +12,7 @@ from medlit import __version__
 from medlit.assistant import AskResult, CacheInfo, CallCounts
 from medlit.cli import app
 from medlit.cli.footer import footer_line, refused_hit_line, verbose_lines
+from medlit.types import VerdictCause
 
 runner = CliRunner()
 
@@ -130,6 +131,15 @@ def test_verbose_lines_hold_the_internals() -> None:
     )
     assert "evidence reused: 4 chunks" in lines and "stop rule: threshold" in lines
     assert "mode: evidence_digest" in lines and lines[-1] == "steps: plan_query 12 ms"
+    assert not any(line.startswith("verdict withheld") for line in lines)
+    withheld = _result(hit=False, pubmed=3)
+    withheld.verdict = "uncertain"
+    withheld.verdict_cause = VerdictCause(
+        kind="policy", rule="too-few-sources", detail="too little evidence to say"
+    )
+    assert "verdict withheld: policy too-few-sources: too little evidence to say" in verbose_lines(
+        withheld
+    )
 
 
 @pytest.mark.parametrize("width", [80, 120])

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from medlit.config import Settings
 from medlit.llm.tasks import resolve_route
 from medlit.sources.base import HeldArticles
-from medlit.types import Article, Chunk, Evidence, SearchQuery
+from medlit.types import Article, Chunk, Evidence, SearchQuery, VerdictCause
 
 if TYPE_CHECKING:
     from medlit.agent.memory import ChatMemory
@@ -269,8 +269,9 @@ class AgentDeps:
         evidence: list[Evidence],
         why: str | None = None,
         frame: QuestionFrame | None = None,
-    ) -> tuple[str, str | None]:
-        """The no-LLM answer: the extractive evidence digest, and its verdict if justified
+    ) -> tuple[str, str | None, VerdictCause | None]:
+        """The no-LLM answer: the extractive evidence digest, its verdict if justified and why
+        that verdict is Uncertain when it is
         (``why`` no generated answer is given, if not for want of a model); it says first
         which of the question's subject terms no retrieved article mentions, and which of the
         populations it names no article quoted speaks of (as the generated answer does)."""
@@ -288,4 +289,4 @@ class AgentDeps:
             unmentioned=unmentioned_terms(question, articles.values()),
             frame=frame,
         )
-        return digest.text, digest.verdict
+        return digest.text, digest.verdict, digest.cause

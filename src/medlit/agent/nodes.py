@@ -60,7 +60,7 @@ from medlit.errors import (
 from medlit.log import get_logger
 from medlit.progress import emit, streaming_wanted
 from medlit.text import counted, drop_repeated_sentences, only_points
-from medlit.types import Article, Citation, Evidence, SearchQuery
+from medlit.types import Article, Citation, Evidence, SearchQuery, VerdictCause
 from medlit.usage import usage_scope
 from medlit.words.frame import read_frame
 
@@ -166,6 +166,17 @@ def timed(name: str, node: Node) -> Node:
 
     run.__name__ = name
     return run
+
+
+def stored_cause(extra: dict[str, Any], verdict: str | None) -> VerdictCause | None:
+    """The cause a tier-1 entry stored with its Uncertain verdict; an entry stored before
+    causes were kept (or holding one this code cannot read) says its cause was not recorded."""
+    if verdict != "uncertain":
+        return None
+    try:
+        return VerdictCause.model_validate(extra["verdict_cause"])
+    except (KeyError, TypeError, ValueError):
+        return VerdictCause(kind="unrecorded", detail="cached before verdict causes were kept")
 
 
 def _yes_no(state: AgentState) -> bool:
@@ -291,6 +302,7 @@ class AskNodes:
             }
         entry = lookup.entry
         payload = entry.model_dump(mode="json")
+        verdict = entry.verdict if entry.verdict in ("yes", "no", "uncertain") else None
         return {
             "cache_hit": True,
             "cache_payload": payload,
@@ -299,7 +311,8 @@ class AskNodes:
             "miss_reason": None,
             "guard_reason": None,
             "final_answer": entry.answer,
-            "verdict": entry.verdict if entry.verdict in ("yes", "no", "uncertain") else None,
+            "verdict": verdict,
+            "verdict_cause": stored_cause(entry.extra, verdict),
             "citations": list(entry.citations),  # the entry is this lookup's own copy
             "mode": entry.extra.get("mode", "llm"),
             "retrieval_score": entry.retrieval_score,
@@ -632,9 +645,13 @@ class AskNodes:
                     "could not search the literature and no cached evidence answers this "
                     f"question: {'; '.join(dict.fromkeys(errors))}"
                 )
+            cause = VerdictCause(
+                kind="no_evidence", detail="no evidence was found for the question"
+            )
             return {
                 "final_answer": NO_EVIDENCE_ANSWER,
                 "verdict": None,
+                "verdict_cause": cause if _yes_no(state) else None,
                 "citations": [],
                 "mode": mode,
                 "stop_reason": "no_results",
@@ -714,6 +731,7 @@ class AskNodes:
         check = CitationCheck(checked.text, checked.cited, checked.removed)
         return {
             **self._answered(state, check, checked.verdict, "llm", checked.warnings),
+            "verdict_cause": checked.cause,
             "answer_findings": findings,
         }
 
@@ -722,10 +740,16 @@ class AskNodes:
         stood (``digest_why`` says why no generated answer is given)."""
         evidence: list[Evidence] = state["evidence"]
         articles = {ev.article.pmid: ev.article.as_read() for ev in evidence if ev.article.pmid}
-        check, verdict = await self._digest(state, evidence, articles, state.get("digest_why"))
-        warnings = state.get("answer_warnings", []) if state.get("digest_why") else []
+        why = state.get("digest_why")
+        check, verdict, cause = await self._digest(state, evidence, articles, why)
+        warnings = state.get("answer_warnings", []) if why else []
+        if cause is not None and why:
+            cause = cause.model_copy(
+                update={"detail": f"{cause.detail} (the evidence digest answered: {why})"}
+            )
         return {
             **self._answered(state, check, verdict, "evidence_digest", warnings),
+            "verdict_cause": cause,
             "digest_needed": False,
         }
 
@@ -775,11 +799,11 @@ class AskNodes:
         evidence: list[Evidence],
         articles: dict[str, Article],
         why: str | None = None,
-    ) -> tuple[CitationCheck, Verdict | None]:
+    ) -> tuple[CitationCheck, Verdict | None, VerdictCause | None]:
         """The extractive evidence digest, its citations checked against ``articles``, and its
-        verdict for a yes/no question (``why`` no generated answer is given, when a model is
-        configured)."""
-        text, verdict = await off_loop(
+        verdict for a yes/no question with why it is Uncertain when it is (``why`` no generated
+        answer is given, when a model is configured)."""
+        text, verdict, cause = await off_loop(
             self.deps.digest,
             state["standalone_question"],
             evidence,
@@ -789,8 +813,8 @@ class AskNodes:
         )
         check = enforce_citations(text, articles)
         if _yes_no(state) and verdict in ("yes", "no", "uncertain"):
-            return check, verdict  # type: ignore[return-value]
-        return check, None
+            return check, verdict, cause  # type: ignore[return-value]
+        return check, None, None
 
     async def _write_answer(self, messages: list[dict[str, str]]) -> str:
         """The model's answer; streamed as ``token`` events when someone is watching."""
@@ -846,7 +870,13 @@ class AskNodes:
             "citations": [c.model_dump() for c in state.get("citations", [])],
             "retrieval_score": min(1.0, max(0.0, state.get("retrieval_score", 0.0))),
             "doc_scores": state.get("doc_scores", {}),
-            "extra": {"mode": state.get("mode"), "stop_reason": state.get("stop_reason")},
+            "extra": {
+                "mode": state.get("mode"),
+                "stop_reason": state.get("stop_reason"),
+                "verdict_cause": cause.model_dump()
+                if (cause := state.get("verdict_cause"))
+                else None,
+            },
         }
         vector = await self._vector(state)
         try:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, TypedDict
 
-from medlit.types import Article, Citation, Evidence
+from medlit.types import Article, Citation, Evidence, VerdictCause
 from medlit.words.frame import QuestionFrame
 
 __all__ = ["AgentState", "Decision", "StopReason", "initial_state", "merge_timings"]
@@ -113,6 +113,8 @@ class AgentState(TypedDict, total=False):
     context_chunks: int
     final_answer: str
     verdict: Literal["yes", "no", "uncertain"] | None
+    # why the verdict is Uncertain, or withheld for want of evidence (None otherwise)
+    verdict_cause: VerdictCause | None
     citations: list[Citation]
     removed_citations: list[str]
     left_out: int  # sentences or citations the answer's checks left out

@@ -21,10 +21,12 @@ from medlit.checks.contradicted import states_only_otherwise
 from medlit.checks.draft import Draft
 from medlit.checks.findings import Finding
 from medlit.checks.policy import (
+    EDITS,
     Decision,
     Facts,
     Fallback,
     after_verdict,
+    check_cause,
     decide,
     note_data,
     verdict_after,
@@ -35,7 +37,7 @@ from medlit.checks.units import opening_connective
 from medlit.checks.unmentioned import unmentioned_terms
 from medlit.checks.unsupported import says_all
 from medlit.log import get_logger
-from medlit.types import Article
+from medlit.types import Article, VerdictCause
 
 __all__ = ["CheckedAnswer", "ReadVerdict", "check_answer"]
 
@@ -55,6 +57,7 @@ class CheckedAnswer:
     removed: list[str] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     fallback: Fallback | None = None
+    cause: VerdictCause | None = None  # why the verdict is Uncertain (None unless it is)
 
     @property
     def warnings(self) -> list[str]:
@@ -71,6 +74,19 @@ def _run(ctx: CheckContext, stage: Stage, disabled: Collection[str]) -> list[Fin
         ctx.verdict = verdict_after(ctx.verdict, findings)  # type: ignore[assignment]
         found += findings
     return found
+
+
+def _model_cause(detail: str) -> VerdictCause:
+    return VerdictCause(kind="model", detail=detail)
+
+
+def _after_flips(cause: VerdictCause | None, findings: list[Finding]) -> VerdictCause | None:
+    """The cause once the ``flip_verdict`` findings are taken in order (as
+    :func:`verdict_after` takes them): a flip to Uncertain is its check's doing."""
+    for finding in findings:
+        if finding.action == "flip_verdict":
+            cause = check_cause(finding) if finding.data["to"] == "uncertain" else None
+    return cause
 
 
 def _facts(
@@ -95,17 +111,25 @@ def _facts(
 
 
 async def _settle_verdict(
-    ctx: CheckContext, decision: Decision, read_verdict: ReadVerdict, given: bool
-) -> None:
+    ctx: CheckContext,
+    decision: Decision,
+    read_verdict: ReadVerdict,
+    given: bool,
+    cause: VerdictCause | None,
+) -> VerdictCause | None:
+    """Settle the verdict as ``decision`` says; the cause of an Uncertain one after it."""
     if decision.blank:
         ctx.draft = Draft.parse("")  # uncited prose would read as the answer
     if decision.verdict == "uncertain":
         ctx.verdict = "uncertain"
-    elif decision.verdict == "reread":
+        return decision.cause
+    if decision.verdict == "reread":
         # Never a default nor an opening guess, nor a verdict line against every answer the
         # text states: ask which way the checked text goes.
         log.info("verdict_reread" if given else "no_verdict_line", mode="llm")
         ctx.verdict = await read_verdict(ctx.question, ctx.draft.text)
+        return _model_cause("the model read its checked answer as uncertain")
+    return cause
 
 
 def _finished(ctx: CheckContext, note: str, disabled: Collection[str]) -> str:
@@ -144,20 +168,25 @@ async def check_answer(
     """
     check = enforce_citations(text, articles)
     ctx = CheckContext(question, articles, Draft.parse(check.text), verdict)
+    cause = (
+        _model_cause("the model's verdict line said uncertain") if verdict == "uncertain" else None
+    )
     findings = _run(ctx, "cite", disabled)
     attributed = ctx.data.get("uncited-attribution", [])
     if attributed:
         log.info("citations_attributed", pmids=attributed)
         check.cited.extend(p for p in attributed if p not in check.cited)
     findings += _run(ctx, "sentence", disabled) + _run(ctx, "note", disabled)
+    cause = _after_flips(cause, findings)
     facts = _facts(ctx, findings, best, is_yes_no, verdict is not None)
     decision = decide(findings, facts, nothing_supported)
     answer = CheckedAnswer(ctx.draft.text, ctx.verdict, check.cited, check.removed, findings)
     if decision.fallback is not None:
         answer.fallback = decision.fallback
         return answer
-    await _settle_verdict(ctx, decision, read_verdict, verdict is not None)
+    cause = await _settle_verdict(ctx, decision, read_verdict, verdict is not None, cause)
     judged = _run(ctx, "verdict", disabled)
+    cause = _after_flips(cause, judged)
     answer.findings = findings = findings + judged
     left = frozenset(extract_pmids(ctx.draft.text))
     on = about_question(question)
@@ -169,8 +198,11 @@ async def check_answer(
         return answer
     if uncertain:
         ctx.verdict = "uncertain"
+        went = next(f for f in judged if f.check == "against-conclusions" and f.action in EDITS)
+        cause = check_cause(went)
     answer.text = _finished(ctx, decision.note, disabled)
     answer.verdict = ctx.verdict
+    answer.cause = cause if ctx.verdict == "uncertain" else None
     cited_now = set(extract_pmids(answer.text))
     answer.cited = [p for p in check.cited if p in cited_now]
     return answer

@@ -2,7 +2,9 @@
 
 The answer cites evidence as ``[PMID:123]`` (several in one bracket are accepted:
 ``[PMID:1, PMID:2]``, ``[PMID: 1; 2]``, and so are the forms small models write instead:
-``(PMID: 123)``, ``[12345678]``, a bare ``PMID 12345678``; all are rewritten ``[PMID:n]``).
+``(PMID: 123)``, ``[12345678]``, a bare ``PMID 12345678``, ``PMIDs 1, 2 and 3``, ids continuing
+a list of citations ``[PMID:1], 2, and 3``, and a bare id equal to a retrieved article's PMID;
+all are rewritten ``[PMID:n]``, so that no check reads them as numbers of the text).
 :func:`enforce_citations` keeps only PMIDs of evidence actually retrieved for the answer; any
 other is removed from the text and logged, never shown.
 :func:`split_verdict` reads a yes/no answer's verdict (written last, after the reasoning) and
@@ -41,12 +43,26 @@ log = get_logger("agent.citations")
 Verdict = Literal["yes", "no", "uncertain"]
 
 # A citation of one or more PMIDs: [PMID:1], [PMID: 1, 2], [PMID:1; PMID:2], [PMIDs: 1,2], and
-# what small models write instead: (PMID: 1), [12345678], a bare "PMID 12345678".
-_LIST = r"\d+(?:\s*[,;]\s*(?:PMID\s*:?\s*)?\d+)*"
+# what small models write instead: (PMID: 1), (PMIDs 1, 2 and 3), [12345678], a bare
+# "PMID 12345678", "PMIDs 12345678, 23456789 and 34567890". A bracketed number shorter than
+# six digits ("[12]") may be a reference to a list: it is no PMID.
+_AND = r"(?:\s*[,;]\s*(?:and\s+|&\s*)?|\s+(?:and|&)\s+)"
+_LIST = rf"\d+(?:{_AND}(?:PMID\s*:?\s*)?\d+)*"
+# Where an id listed after another ends: the list goes on or stops ("..., 2 and 3)"), never
+# into words ("PMID 12345678 and 200000 patients": a count).
+_LISTED_END = r"(?=[ \t]*(?:[,;)\].!?\n]|(?:and|or)\b|&|$))"
 _CITE = (
     rf"(?:\[\s*PMIDs?\s*:?\s*{_LIST}\s*\]|\(\s*PMIDs?\s*:?\s*{_LIST}\s*\)"
-    r"|\[\s*\d{6,9}(?:\s*[,;]\s*\d{6,9})*\s*\]|\bPMIDs?\s*:?\s*\d{5,9}\b)"
+    r"|\[\s*\d{6,9}(?:\s*[,;]\s*\d{6,9})*\s*\]"
+    rf"|\bPMIDs?\s*:?\s*\d{{5,9}}\b(?:{_AND}(?:PMID\s*:?\s*)?\d{{5,9}}\b{_LISTED_END})*)"
 )
+# Ids of six to nine digits continuing a list of citations: "[PMID:1], 36206626, and 11878590"
+# (each a PMID, whether retrieved or not: the list says so).
+_CONTINUED = re.compile(rf"(\[PMID:\d+\])((?:{_AND}\d{{6,9}}\b(?![.,]\d){_LISTED_END})+)")
+# A citation list alone in parentheses, once rewritten: "([PMID:1][PMID:2])".
+_PARENTHESISED = re.compile(r"\(\s*((?:\[PMID:\d+\])+)\s*\)")
+# A bare id of seven or eight digits (not part of a longer number, a decimal or a marker).
+_BARE_ID = re.compile(r"(?<![\d.,:/\-])\b\d{7,8}\b(?![.,]\d|\])")
 _BRACKET = re.compile(rf"\s?{_CITE}", re.I)
 # A statement has three words or more (not a heading, nor "Verdict: Yes").
 _STATEMENT = re.compile(r"^(?!\W*verdict\b)\W*(?:[A-Za-z0-9][^\s]*\s+){2,}[A-Za-z0-9]", re.I)
@@ -197,8 +213,30 @@ def enforce_citations(text: str, allowed: Collection[str]) -> CitationCheck:
             return lead + "A study" if _a_subject(match) else ""
         return lead + "".join(f"[PMID:{p}]" for p in dict.fromkeys(keep))
 
+    def continued(match: re.Match[str]) -> str:
+        pmids = _NUMBER.findall(match.group(2))
+        for pmid in pmids:
+            bucket = cited if pmid in allowed_set else removed
+            if pmid not in bucket:
+                bucket.append(pmid)
+        kept = [p for p in pmids if p in allowed_set]
+        return match.group(1) + "".join(f"[PMID:{p}]" for p in dict.fromkeys(kept))
+
+    def retrieved(match: re.Match[str]) -> str:
+        pmid = match.group(0)
+        if pmid not in allowed_set:
+            return pmid  # a number of the text, for the numbers checks to read
+        if pmid not in cited:
+            cited.append(pmid)
+        return f"[PMID:{pmid}]"
+
     text = _CITATION_LINE.sub(r" \1", text)
-    new_text = _TRAILING_CITES.sub(r" \2\1", _BRACKET.sub(rewrite, text))
+    text = _BRACKET.sub(rewrite, text)
+    text = _CONTINUED.sub(continued, text)
+    # A bare number equal to the PMID of an article retrieved for this answer is its citation.
+    text = _BARE_ID.sub(retrieved, text)
+    text = _PARENTHESISED.sub(r"\1", text)
+    new_text = _TRAILING_CITES.sub(r" \2\1", text)
     new_text = _leading_cites_to_end(new_text)
     if removed:
         log.warning("citation_removed", pmids=removed, reason="not_in_retrieved_evidence")

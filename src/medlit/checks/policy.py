@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from medlit.checks.findings import Finding
 from medlit.text import either_of
+from medlit.types import VerdictCause
 
 __all__ = [
     "EDITS",
@@ -18,6 +19,7 @@ __all__ = [
     "Decision",
     "Facts",
     "after_verdict",
+    "check_cause",
     "decide",
     "note_data",
     "verdict_after",
@@ -56,6 +58,7 @@ class Decision:
     blank: bool = False  # the checked text is not shown (uncited prose would read as answer)
     verdict: Literal["keep", "uncertain", "reread"] = "keep"
     on_question: bool = False  # the best article names all the question asks about
+    cause: VerdictCause | None = None  # why the verdict is made Uncertain, when it is
 
 
 def warnings_of(findings: Sequence[Finding]) -> list[str]:
@@ -116,12 +119,51 @@ def decide(findings: Sequence[Finding], facts: Facts, nothing_supported: str) ->
     if missing and not facts.kept:
         blank = True
     verdict: Literal["keep", "uncertain", "reread"] = "keep"
+    cause = None
     if facts.is_yes_no:
         if noted or unnamed or (warned and not facts.kept):
             verdict = "uncertain"
+            cause = _uncertain_cause(findings, noted or bool(unnamed))
         elif not facts.verdict_given or warned or facts.states_only_otherwise:
             verdict = "reread"
-    return Decision(None, note, blank, verdict, on_question)
+    return Decision(None, note, blank, verdict, on_question, cause)
+
+
+#: The notes that withhold a verdict, in the order :func:`decide` reads them, with the key of
+#: what each found.
+_WITHHOLDING_NOTES = (
+    ("left-unanswered", "missing"),
+    ("unaddressed-words", "words"),
+    ("untold-subjects", "words"),
+    ("populations-unspoken", "words"),
+    ("unmentioned-terms", "terms"),
+)
+
+
+def check_cause(finding: Finding) -> VerdictCause:
+    """The verdict withheld because of ``finding``: its check, its sentence, its message."""
+    detail = finding.message or f"the check {finding.check} found {finding.action}"
+    return VerdictCause(
+        kind="check", check=finding.check, sentence=finding.text.strip() or None, detail=detail
+    )
+
+
+def _uncertain_cause(findings: Sequence[Finding], noted: bool) -> VerdictCause:
+    """Why :func:`decide` made the verdict Uncertain: the first note that withholds it, else
+    the first sentence (or citation) a check took out, which left nothing citing evidence."""
+    if noted:
+        for check, key in _WITHHOLDING_NOTES:
+            for finding in findings:
+                if finding.check == check and finding.action == "note" and finding.data.get(key):
+                    return check_cause(finding)
+    for finding in findings:
+        if finding.action in EDITS and finding.message:
+            cause = check_cause(finding)
+            return cause.model_copy(
+                update={"detail": f"{cause.detail} (nothing citing evidence was left)"}
+            )
+    # decide() reaches here only with a note or an edit: fail closed all the same.
+    return VerdictCause(kind="check", detail="the checks left nothing citing evidence")
 
 
 def _first_note(

@@ -82,7 +82,8 @@ def refused_hit_line(result: AskResult) -> str | None:
 
 def verbose_lines(result: AskResult) -> list[str]:
     """The internals, one fact a line: the cache's tiers, why tier 1 missed, the stop rule,
-    the answer mode, the evidence reused, the requests by service and the time by step."""
+    the answer mode, why the verdict is withheld, the evidence reused, the requests by service
+    and the time by step."""
     cache = result.cache
     if cache.tier1 == "hit":
         tier1 = "hit"
@@ -107,6 +108,11 @@ def verbose_lines(result: AskResult) -> list[str]:
         f"full text {calls.full_text}, llm {calls.llm}",
         f"standalone question: {result.standalone_question}",
     ]
+    if (cause := result.verdict_cause) is not None:
+        named = cause.check or cause.rule
+        lines.insert(
+            4, f"verdict withheld: {cause.kind}{f' {named}' if named else ''}: {cause.detail}"
+        )
     if steps:
         lines.append(f"steps: {steps}")
     return lines

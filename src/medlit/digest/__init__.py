@@ -28,7 +28,7 @@ from medlit.checks.conclusions import (
 )
 from medlit.checks.defined_terms import long_forms
 from medlit.text import all_of, either_of, split_sentences
-from medlit.types import Article, Evidence, StudyType
+from medlit.types import Article, Evidence, StudyType, VerdictCause
 from medlit.words.frame import QuestionFrame, read_frame
 from medlit.words.grounding import said_in, word_stems
 from medlit.words.stance import (
@@ -36,11 +36,11 @@ from medlit.words.stance import (
     Stance,
     Verdict,
     content_terms,
-    decide_verdict,
     opposite_of_asked,
     sentence_stance,
     speaks_elsewhere,
     states_no_change,
+    verdict_rule,
     whole_study,
 )
 from medlit.words.tokens import ASCII_WORDS, TERMS
@@ -127,6 +127,9 @@ class Digest:
         verdict_reason: why that verdict (or why none), in words.
         pmids: PMIDs cited, in order of first appearance.
         sentences: the quoted sentences, in the order printed.
+        verdict_rule: the id of the policy's rule that decided the verdict
+            (:func:`medlit.words.stance.verdict_rule`; "off-question" and
+            "population-unspoken" are the digest's own).
     """
 
     text: str
@@ -134,6 +137,17 @@ class Digest:
     verdict_reason: str
     pmids: list[str] = field(default_factory=list)
     sentences: list[DigestSentence] = field(default_factory=list)
+    verdict_rule: str = ""
+
+    @property
+    def cause(self) -> VerdictCause | None:
+        """Why the verdict is Uncertain (None unless it is): no evidence when nothing was
+        quoted, else the policy's rule."""
+        if self.verdict != "uncertain":
+            return None
+        if not self.sentences:
+            return VerdictCause(kind="no_evidence", detail="no evidence was retrieved to quote")
+        return VerdictCause(kind="policy", rule=self.verdict_rule, detail=self.verdict_reason)
 
 
 @dataclass(eq=False)
@@ -390,7 +404,7 @@ def build_evidence_digest(
     on_topic = [c for c in candidates if on_question(c.article)]
     about = on_topic or candidates
     chosen = _select(about, max_sentences, per_article, floor)
-    verdict, reason = decide_verdict(
+    verdict, reason, rule = verdict_rule(
         question,
         _source_stances(question, candidates, floor, on_question),
         min_sources=min_sources,
@@ -401,10 +415,12 @@ def build_evidence_digest(
     off_topic = bool(chosen and missing)
     if verdict is not None and missing:
         verdict, reason = "uncertain", f"none of the retrieved articles is about {missing}"
+        rule = "off-question"
     quoted = list({c.article.key: c.article for c in chosen}.values())
     unspoken = either_of(unspoken_in(frame, quoted)) if quoted else ""
     if verdict is not None and unspoken and not off_topic:
         verdict, reason = "uncertain", f"none of the articles quoted speaks of {unspoken}"
+        rule = "population-unspoken"
 
     sentences = [
         DigestSentence(
@@ -430,6 +446,7 @@ def build_evidence_digest(
         verdict_reason=reason,
         pmids=pmids,
         sentences=sentences,
+        verdict_rule=rule,
     )
 
 

@@ -34,6 +34,7 @@ __all__ = [
     "sentence_stance",
     "speaks_elsewhere",
     "states_no_change",
+    "verdict_rule",
     "whole_study",
 ]
 
@@ -396,22 +397,36 @@ class SourceStance:
 def decide_verdict(
     question: str, sources: Iterable[SourceStance], *, min_sources: int = 2
 ) -> tuple[Verdict | None, str]:
-    """The verdict for a question from its sources' stances, and the reason in words.
+    """The verdict for a question from its sources' stances, and the reason in words
+    (:func:`verdict_rule` says which rule of the policy decided it)."""
+    verdict, reason, _rule = verdict_rule(question, sources, min_sources=min_sources)
+    return verdict, reason
+
+
+def verdict_rule(
+    question: str, sources: Iterable[SourceStance], *, min_sources: int = 2
+) -> tuple[Verdict | None, str, str]:
+    """The verdict for a question from its sources' stances, the reason in words, and the id
+    of the policy's rule that decided it ("too-few-sources", "agreeing-sources", ...).
 
     ``None`` for a question that is not yes/no. ``yes``/``no`` needs at least ``min_sources``
     agreeing sources, or one strong one (systematic review, RCT), with none against and at least
     as many agreeing as hedging; anything else is ``uncertain``.
     """
     if not read_frame(question).yes_no:
-        return None, "not a yes/no question"
+        return None, "not a yes/no question", "not-yes-no"
     if _NEGATED_QUESTION.search(question) or _SKEPTICAL_QUESTION.search(question):
-        return "uncertain", "the question is phrased negatively or rhetorically"
+        return "uncertain", "the question is phrased negatively or rhetorically", "negated-question"
     listed = list(sources)
     yes = [s for s in listed if s.stance == "yes"]
     no = [s for s in listed if s.stance == "no"]
     hedged = [s for s in listed if s.stance == "uncertain"]
     if yes and no:
-        return "uncertain", f"the conclusions conflict ({len(yes)} for, {len(no)} against)"
+        return (
+            "uncertain",
+            f"the conclusions conflict ({len(yes)} for, {len(no)} against)",
+            "conflicting-conclusions",
+        )
     for side, name in ((yes, "yes"), (no, "no")):
         if not side:
             continue
@@ -422,15 +437,19 @@ def decide_verdict(
             strong = sum(s.strong for s in side)
             extra = f", {strong} from a systematic review or RCT" if strong else ""
             statements = counted(len(side), "concluding statement")
-            return verdict, f"{statements} {point} to {name}{extra}"
+            return verdict, f"{statements} {point} to {name}{extra}", "agreeing-sources"
         few = counted(len(side), "source")
-        return "uncertain", f"too little evidence to say ({few} {point} to {name})"
+        return (
+            "uncertain",
+            f"too little evidence to say ({few} {point} to {name})",
+            "too-few-sources",
+        )
     opposite = sum(s.opposite for s in hedged)
     if opposite:
         said = f"{counted(opposite, 'conclusion')} state{'s' if opposite == 1 else ''}"
         rest = len(hedged) - opposite
         more = f", {rest} {'is' if rest == 1 else 'are'} hedged" if rest else ""
-        return "uncertain", f"{said} the change opposite to the one asked{more}"
+        return "uncertain", f"{said} the change opposite to the one asked{more}", "opposite-change"
     if hedged:
-        return "uncertain", "the conclusions are hedged"
-    return "uncertain", "no conclusion states a clear answer"
+        return "uncertain", "the conclusions are hedged", "hedged-conclusions"
+    return "uncertain", "no conclusion states a clear answer", "no-clear-conclusion"
