@@ -173,7 +173,7 @@ async def test_interrupted_between_a_search_and_its_step_the_resume_does_not_sea
         stopped = orchestrator.jobs.get(job.id)
     assert stopped.status is JobStatus.INTERRUPTED
     q1 = next(q for q in stopped.plan.sub_questions if q.id == "q1")  # type: ignore[union-attr]
-    assert q1.status.value == "PENDING" and not q1.found  # its step was not saved
+    assert q1.status.value == "IN_PROGRESS" and not q1.found  # its step was not saved
     logged = _entries(stopped)
     assert logged and {key[0] for key in logged} == {"q1"}
     searched_before = Counter(r.params.get("term") for r in eutils.requests("esearch"))

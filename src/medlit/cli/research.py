@@ -737,6 +737,12 @@ def _show_status(job: ResearchJob) -> None:
     if job.status.value == "CANCELLED":
         stopped = job.failed_stage.value if job.failed_stage else "PENDING"
         console.print(f"[yellow]cancelled in {stopped}[/]", highlight=False)
+    elif job.status.value == "INTERRUPTED":
+        stopped = job.failed_stage.value if job.failed_stage else "PENDING"
+        console.print(
+            f"[yellow]interrupted in {stopped}[/]: resume it with: medlit research resume {job.id}",
+            highlight=False,
+        )
     elif job.error:
         failed = job.failed_stage.value if job.failed_stage else "?"
         console.print(f"[red]failed in {failed}:[/] {escape(job.error)}", highlight=False)

@@ -456,10 +456,7 @@ class _Run:
     def interrupted(self, stage: JobStatus) -> None:
         """Save the job INTERRUPTED in ``stage``, with its event (on the event loop: the run
         is being torn down, nothing may be awaited)."""
-        job = self.job
-        for question in job.plan.sub_questions if job.plan is not None else []:
-            if question.status is SubQuestionStatus.IN_PROGRESS:
-                question.status = SubQuestionStatus.PENDING  # resumed where it stopped
+        job = self.job  # a sub-question IN_PROGRESS stays so: the resume takes it up again
         job.status = JobStatus.INTERRUPTED
         job.failed_stage = stage
         job.error = None
