@@ -123,6 +123,17 @@ class EvidenceCacheLike(FreshArticles, Protocol):
         ...
 
 
+async def _written(write: Callable[[], object]) -> None:
+    """Run an evidence-cache write in a thread; an interruption (a cancel) arriving meanwhile
+    waits for it to end, then goes on: what was paid for is kept for the resume."""
+    done = asyncio.ensure_future(asyncio.to_thread(write))
+    try:
+        await asyncio.shield(done)
+    except asyncio.CancelledError:
+        await asyncio.wait([done])
+        raise
+
+
 def search_steps(question: SubQuestion, *, max_terms: int = 8) -> list[tuple[str, str]]:
     """The queries to try for a sub-question, each with what it is, narrowest first.
 
@@ -416,7 +427,7 @@ class DeepResearcher:
             if key in texts
         }
         if read and self.cache is not None and self.embedder is not None:
-            await asyncio.to_thread(
+            await _written(  # downloaded: kept, even when the job is interrupted meanwhile
                 functools.partial(
                     self.cache.add_articles,
                     list(read.values()),
@@ -597,14 +608,7 @@ class DeepResearcher:
         """
         if articles and self.cache is not None and self.embedder is not None:
             # Chunking and embedding are CPU work: off the event loop.
-            write = asyncio.ensure_future(
-                asyncio.to_thread(self.cache.add_articles, articles, self.embedder)
-            )
-            try:
-                await asyncio.shield(write)
-            except asyncio.CancelledError:
-                await asyncio.wait([write])  # finished, then the interruption goes on
-                raise
+            await _written(functools.partial(self.cache.add_articles, articles, self.embedder))
         return articles
 
     async def _logged_search(
