@@ -237,8 +237,8 @@ class ResearchOrchestrator:
         """Run ``job`` from its first stage not completed to COMPLETED or FAILED.
 
         Errors inside a stage end the job FAILED with the error kept (and are not raised);
-        an interruption (KeyboardInterrupt, cancellation) saves what is done and propagates,
-        leaving the job resumable.
+        an interruption (KeyboardInterrupt, cancellation) saves what is done, leaves the job
+        INTERRUPTED (resumable) and propagates.
 
         Raises:
             JobBusy: another process (or task) is running the same job.
