@@ -635,6 +635,32 @@ def test_research_jobs_are_claimed_fairly_across_tenants(store: Store) -> None:
     assert jobs.claimable(now + 2, tenant_limit=1)[0] == made["b"][0]  # b's turn is older now
 
 
+def test_an_interrupted_research_job_is_kept_so_and_resumable(store: Store) -> None:
+    """INTERRUPTED on every backend: saved and read back as it was (with where it stopped),
+    listed, and runnable: a worker claims it, a cancel reaches it; ended jobs are neither."""
+    import time
+
+    from medlit.research.jobs import JobStore
+    from medlit.research.models import JobStatus, ResearchJob
+
+    jobs = JobStore(store)
+    job = ResearchJob(question="q", depth="quick")
+    jobs.insert(job)
+    job.status, job.failed_stage = JobStatus.INTERRUPTED, JobStatus.EXECUTING
+    jobs.save(job)
+    done = ResearchJob(question="done", depth="quick", status=JobStatus.COMPLETED)
+    jobs.insert(done)
+    again = jobs.get(job.id)
+    assert (again.status, again.failed_stage) == (JobStatus.INTERRUPTED, JobStatus.EXECUTING)
+    assert jobs.status(job.id) is JobStatus.INTERRUPTED
+    assert {row[1] for row in jobs.list() if row[0] == job.id} == {"INTERRUPTED"}
+    now = time.time()
+    assert jobs.claimable(now) == [job.id] and jobs.unfinished(job.tenant) == 1
+    assert jobs.claim(job.id, "w1", now, 60) and not jobs.claim(done.id, "w1", now, 60)
+    jobs.release(job.id, "w1")
+    assert jobs.request_cancel(job.id) and not jobs.request_cancel(done.id)
+
+
 def test_word_pair_verdicts_are_shared_by_replicas(make_store: Callable[[], Store]) -> None:
     """Two processes' stores on one database: a verdict kept by one serves the other, and a
     revocation through either drops the answers the pair let through."""

@@ -53,6 +53,14 @@ completion as one JSON body (``application/json``), as some servers and proxies 
 does not support structured output: every request with that ``response_format`` type gets a 400
 (without consuming the queue).
 
+Model names: ``GET /v1/models`` lists ``models`` (``["fake-model"]`` unless given) and, by
+default, a completion asked under any name is served, as llama.cpp's server does (it lists its
+one model by the file path it was loaded from, e.g.
+``FakeLLMServer(models=["/models/qwen2.5-0.5b-instruct-q4_k_m.gguf"])``, and answers whatever
+name the request gives). ``server.serves_any_model = False`` makes it serve only the names it
+lists, refusing any other with a 404 ``model_not_found`` in OpenAI's shape, as OpenAI, vLLM and
+Ollama do (without consuming the queue).
+
 ``FakeLLMServer(flavour=...)`` (or ``server.flavour = ...``) reproduces how a real local server
 answers a ``response_format`` it cannot take, with that server's status and body (without
 consuming the queue):
@@ -361,6 +369,7 @@ class FakeLLMServer:
         self.flavour = flavour
         self.supports_logprobs = True
         self.streams = True
+        self.serves_any_model = True
         self._queue: deque[Reply] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -445,6 +454,12 @@ class FakeLLMServer:
     # -- serving (called from the handler threads) -------------------------------------------
 
     def _next_reply(self, record: RecordedRequest) -> Reply:
+        if not self.serves_any_model and record.model not in self.models:
+            return Reply.error(
+                404,
+                f"The model `{record.model}` does not exist or you do not have access to it.",
+                "model_not_found",
+            )
         fmt = record.response_format
         if fmt and fmt.get("type") in self.unsupported_response_formats:
             return Reply.reject_response_format()

@@ -207,7 +207,7 @@ async def test_a_killed_job_resumes_without_repeating_paid_work(
     llm_server.clear()
     async with open_orchestrator(rsettings) as orchestrator:  # a new "process"
         (job_id, status, *_), *_ = orchestrator.jobs.list()
-        assert status == "EXECUTING"
+        assert status == "INTERRUPTED"  # the run saw it coming: saved, and says so
         saved = orchestrator.get(job_id)
         assert saved.plan.get("q1").status is SubQuestionStatus.COMPLETED  # type: ignore[union-attr]
         job = await orchestrator.resume(job_id)

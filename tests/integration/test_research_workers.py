@@ -17,6 +17,7 @@ from medlit.errors import NotFoundError, ValidationError
 from medlit.research.models import JobStatus, ProgressEvent, ResearchJob, SubQuestionStatus
 from medlit.research.worker import ResearchWorkers
 from medlit.runtime import Runtime
+from medlit.service.research_routes import job_view
 from tests.fakes.llm_server import FakeLLMServer
 from tests.fakes.research_responder import ResearchResponder
 from tests.integration.research_fixtures import (
@@ -264,7 +265,13 @@ async def test_stop_mid_job_gives_the_job_back_and_a_new_pool_finishes_it(
         await asyncio.sleep(0.02)
     await asyncio.wait_for(workers.stop(), 30)  # never hangs on a job in flight
     stopped = runtime.jobs.get(job.id)
-    assert stopped.status is JobStatus.EXECUTING
+    # Interrupted, and says so: in the store, in the API's view (where: EXECUTING), in its
+    # last event; given back, so any worker resumes it without waiting for the lease.
+    assert stopped.status is JobStatus.INTERRUPTED
+    view = job_view(stopped)
+    assert (view.status, view.stage) == (JobStatus.INTERRUPTED, "EXECUTING")
+    last = ProgressEvent.model_validate_json(runtime.jobs.events(job.id)[-1][1])
+    assert (last.stage, last.message) == (JobStatus.INTERRUPTED, "interrupted")
     assert runtime.jobs.lease_of(job.id) is None  # given back: no waiting for it to expire
     before = steps(llm_server)
     llm_server.clear()

@@ -23,7 +23,10 @@ def _line(item: DoctorItem) -> str:
     if item.detail:
         text += f": {escape(printable(item.detail))}"
     if item.fix and item.status != "ok":
-        text += f"\n               [dim]→ {escape(printable(item.fix))}[/]"
+        first, *more = item.fix.splitlines()
+        text += f"\n               [dim]→ {escape(printable(first))}[/]"
+        for line in more:  # a fix of several lines (what to set, with examples), all of it
+            text += f"\n                 [dim]{escape(printable(line))}[/]"
     return text
 
 
@@ -42,19 +45,29 @@ def doctor_command(
 ) -> None:
     """Check the set-up: sources, the LLM of each task, the store and the embedder.
 
-    Exits 1 when something medlit needs is unusable.
+    Exits 1 when something medlit needs is unusable (0 when only the online sources are out
+    of reach and the local corpus has documents: usable offline).
     """
     from medlit.doctor import run_doctor
 
     report = run_async(run_doctor(build_settings(), self_test=self_test))
     if as_json:
-        print_json({"usable": report.usable, "items": report.model_dump(mode="json")["items"]})
+        print_json(
+            {
+                "usable": report.usable,
+                "offline": report.offline,
+                "items": report.model_dump(mode="json")["items"],
+            }
+        )
     else:
         for item in report.items:
             console.print(_line(item), highlight=False)
-        console.print(
-            "usable" if report.usable else "[red]not usable[/]: fix the FAIL lines above",
-            highlight=False,
-        )
+        if report.offline:
+            verdict = "[yellow]usable offline[/]: ask with --source local"
+        elif report.usable:
+            verdict = "usable"
+        else:
+            verdict = "[red]not usable[/]: fix the FAIL lines above"
+        console.print(verdict, highlight=False)
     if not report.usable:
         raise typer.Exit(1)

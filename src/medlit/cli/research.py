@@ -28,7 +28,8 @@ from __future__ import annotations
 import difflib
 import re
 import shlex
-from collections.abc import Awaitable, Callable, Collection
+from collections.abc import Awaitable, Callable, Collection, Iterator
+from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -251,7 +252,9 @@ def research_run(
     """Research a question: plan, search, extract, cross-check, write a referenced report."""
     settings = build_settings()
     _check_out(out)  # before any paid work: a report nobody can write is money thrown away
-    job = run_async(_start(settings, joined(question), depth.value, as_json))
+    running: list[str] = []
+    with _interruptible(running):
+        job = run_async(_start(settings, joined(question), depth.value, as_json, running))
     _finish(job, out, as_json)
 
 
@@ -327,7 +330,9 @@ def research_resume(
     """Continue a failed or interrupted job from its last completed stage."""
     settings = build_settings()
     _check_out(out)
-    job = run_async(_resume(settings, job_id, as_json))
+    running: list[str] = []
+    with _interruptible(running):
+        job = run_async(_resume(settings, job_id, as_json, running))
     _finish(job, out, as_json)
 
 
@@ -485,7 +490,53 @@ async def _rerun(settings: Settings, job: ResearchJob) -> Any:
 # -- running, with a progress display on stderr ----------------------------------------------
 
 
-async def _start(settings: Settings, question: str, depth: str, quiet: bool) -> ResearchJob:
+@contextmanager
+def _interruptible(running: list[str]) -> Iterator[None]:
+    """Run a job's command so that SIGINT (Ctrl-C) and SIGTERM both interrupt it: the run
+    saves the job INTERRUPTED, and the command says how to resume it and exits 130.
+
+    ``running`` gets the job's id once it has one. SIGTERM is made to do what SIGINT does
+    (asyncio cancels the running job, which saves itself, then KeyboardInterrupt); its own
+    handler comes back afterwards.
+    """
+    import signal
+    import threading
+
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _terminated)
+    try:
+        yield
+    except KeyboardInterrupt:
+        if not running:
+            raise  # nothing started yet: the plain "interrupted"
+        err_console.print(
+            f"interrupted: research job {running[0]} is INTERRUPTED, its work so far saved; "
+            f"resume it with: medlit research resume {running[0]}",
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(130) from None
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _terminated(signum: int, frame: Any) -> None:
+    """SIGTERM: what Ctrl-C does, through SIGINT's own handler (asyncio's, while a loop runs:
+    it cancels the job's task; else Python's: KeyboardInterrupt)."""
+    import signal
+
+    handler = signal.getsignal(signal.SIGINT)
+    if callable(handler):
+        handler(signal.SIGINT, frame)
+    else:
+        raise KeyboardInterrupt
+
+
+async def _start(
+    settings: Settings, question: str, depth: str, quiet: bool, running: list[str]
+) -> ResearchJob:
     from medlit.llm.client import LLMClient
     from medlit.research.orchestrator import require_llm
     from medlit.research.planner import validate_request
@@ -496,16 +547,18 @@ async def _start(settings: Settings, question: str, depth: str, quiet: bool) -> 
     require_llm(LLMClient.from_settings(settings))
     async with open_orchestrator(settings) as orchestrator:
         job = orchestrator.create_job(question, depth)  # validation and LLM check first
+        running.append(job.id)
         if not quiet:
             err_console.print(f"research job [bold]{job.id}[/] ({depth})", highlight=False)
         return await _with_progress(lambda show: orchestrator.run(job, show), quiet)
 
 
-async def _resume(settings: Settings, job_id: str, quiet: bool) -> ResearchJob:
+async def _resume(settings: Settings, job_id: str, quiet: bool, running: list[str]) -> ResearchJob:
     from medlit.research.runtime import open_orchestrator
 
     async with open_orchestrator(settings) as orchestrator:
         job_id = orchestrator.jobs.get(job_id).id  # an unknown id: one line, no progress bar
+        running.append(job_id)
         return await _with_progress(lambda show: orchestrator.resume(job_id, show), quiet)
 
 
@@ -684,6 +737,12 @@ def _show_status(job: ResearchJob) -> None:
     if job.status.value == "CANCELLED":
         stopped = job.failed_stage.value if job.failed_stage else "PENDING"
         console.print(f"[yellow]cancelled in {stopped}[/]", highlight=False)
+    elif job.status.value == "INTERRUPTED":
+        stopped = job.failed_stage.value if job.failed_stage else "PENDING"
+        console.print(
+            f"[yellow]interrupted in {stopped}[/]: resume it with: medlit research resume {job.id}",
+            highlight=False,
+        )
     elif job.error:
         failed = job.failed_stage.value if job.failed_stage else "?"
         console.print(f"[red]failed in {failed}:[/] {escape(job.error)}", highlight=False)

@@ -6,7 +6,8 @@ API key in use and its rate), the LLM of each task (:mod:`medlit.llm.probe`: rea
 found, JSON mode, streaming, logprobs, seed, speed), the store (SQLite or PostgreSQL, pgvector,
 migrations), the embedder (loaded, its files' SHA-256 checked) and, on request, a self-test
 (:mod:`medlit.doctor.self_test`). An item is ``needed`` when medlit cannot do its work without
-it; :attr:`DoctorReport.usable` is False when a needed item failed.
+it; :attr:`DoctorReport.usable` is False when a needed item failed, unless only online sources
+did and the local corpus has documents (:attr:`DoctorReport.offline`: usable offline).
 
 Usage::
 

@@ -41,8 +41,27 @@ class DoctorReport(BaseModel):
 
     @property
     def usable(self) -> bool:
-        """No needed item failed."""
-        return not any(item.needed and item.status == "fail" for item in self.items)
+        """No needed item failed, or only online sources did while the local corpus answers
+        (:attr:`offline`)."""
+        return not self._failed() or self.offline
+
+    @property
+    def offline(self) -> bool:
+        """Usable offline only: every needed failure is an online source out of reach, and
+        the local corpus, which has documents, answers (``--source local``)."""
+        failed = self._failed()
+        local_ok = any(
+            item.area == "source" and item.name == "local" and item.status == "ok"
+            for item in self.items
+        )
+        return bool(failed) and local_ok and all(_online_source(item) for item in failed)
+
+    def _failed(self) -> list[DoctorItem]:
+        return [item for item in self.items if item.needed and item.status == "fail"]
+
+
+def _online_source(item: DoctorItem) -> bool:
+    return item.area == "source" and item.name in ("pubmed", "europepmc")
 
 
 async def run_doctor(settings: Settings, *, self_test: bool = False) -> DoctorReport:
@@ -102,7 +121,10 @@ async def _sources(runtime: Runtime) -> list[DoctorItem]:
     ]
     if not names:
         return items
+    from medlit.sources.http import without_advice
+
     found = await runtime.source_set(names).search(SearchQuery(term="aspirin", limit=1))
+    local_articles = 0
     for name in names:
         status = found.providers.get(name)
         if status is None:
@@ -114,19 +136,23 @@ async def _sources(runtime: Runtime) -> list[DoctorItem]:
         elif status.status == "disabled":
             item.status, item.detail = "skip", "disabled"
         else:
-            item.status, item.detail = "fail", status.error or status.status
-            item.fix = _source_fix(name)
+            item.status = "fail"
+            item.detail = without_advice(status.error or status.status).rstrip(".")
+            item.fix = "medlit corpus add FILES" if name == "local" else ""
         if name == "local" and item.status == "ok":
-            _local_count(settings, item)
+            local_articles = _local_count(settings, item)
         if name == "pubmed":
             item.detail += "; " + _pubmed_rate(settings)
             if not settings.pubmed.api_key and item.status == "ok":
                 item.fix = "set MEDLIT_PUBMED_API_KEY (free from NCBI) for 10 requests/s"
         items.append(item)
+    for item in items:
+        if item.status == "fail" and item.name != "local":
+            item.fix = _source_fix(item.name, local_articles)
     return items
 
 
-def _local_count(settings: Settings, item: DoctorItem) -> None:
+def _local_count(settings: Settings, item: DoctorItem) -> int:
     """How many articles the local corpus holds (a warning when none)."""
     from medlit.sources.local import LocalCorpus
 
@@ -136,6 +162,7 @@ def _local_count(settings: Settings, item: DoctorItem) -> None:
     if not count:
         item.status = "fail" if item.needed else "warn"
         item.fix = "medlit corpus add FILES (or --sample to try it)"
+    return count
 
 
 def _pubmed_rate(settings: Settings) -> str:
@@ -143,21 +170,22 @@ def _pubmed_rate(settings: Settings) -> str:
     return f"{key}, {settings.pubmed.rate:g} requests/s"
 
 
-def _source_fix(name: str) -> str:
-    if name == "local":
-        return "medlit corpus add FILES"
+def _source_fix(name: str, local_articles: int) -> str:
+    """What to do about an online source out of reach (``local_articles``: what the local
+    corpus holds, so the offline way is said as it stands)."""
     variable = "MEDLIT_PUBMED_BASE_URL" if name == "pubmed" else "MEDLIT_EUROPEPMC_BASE_URL"
-    return (
-        f"check the network or {variable}; offline, answer from your own documents: "
-        "medlit corpus add --sample, then --source local"
-    )
+    if local_articles:
+        offline = f"meanwhile ask the local corpus ({local_articles} articles) with --source local"
+    else:
+        offline = "to work offline, medlit corpus add FILES (or --sample), then --source local"
+    return f"check the network or {variable}; {offline}"
 
 
 # -- LLM -----------------------------------------------------------------------------------
 
 
 async def _llm(runtime: Runtime) -> list[DoctorItem]:
-    from medlit.llm.tasks import LLMTask, how_to_configure, resolve_route
+    from medlit.llm.tasks import LLMTask, how_to_point, resolve_route
 
     settings = runtime.settings
     routes: dict[tuple[object, ...], list[str]] = {}
@@ -169,7 +197,6 @@ async def _llm(runtime: Runtime) -> list[DoctorItem]:
             continue
         routes.setdefault((*route.endpoint, route.model), []).append(task.value)
     if not routes:
-        route = resolve_route(settings.llm, LLMTask.ANSWER.value)
         return [
             DoctorItem(
                 area="llm",
@@ -177,7 +204,7 @@ async def _llm(runtime: Runtime) -> list[DoctorItem]:
                 status="warn",
                 needed=False,
                 detail="none configured: answers are evidence digests (quoted sentences)",
-                fix=how_to_configure(route).splitlines()[1],
+                fix=how_to_point(),
             )
         ]
     client = runtime.llm()
@@ -235,13 +262,21 @@ def _route_items(found: RouteProbe, settings: Settings) -> list[DoctorItem]:
         )
 
     shown = ", ".join(found.models[:5]) or "none"
+    if found.model_found and found.model_listed is False:
+        served = f"answers under this name (it lists {shown})"
+    elif found.model_found:
+        served = "found"
+    else:
+        served = f"not served: {found.error} (it lists {shown})"
     add(
         "model",
         found.model_found,
-        "found" if found.model_found else f"not served (it serves {shown})",
+        served,
         "set MEDLIT_LLM_MODEL to a model the server serves",
         needed=True,
     )
+    if not found.model_found:
+        return items  # nothing else can be asked of a model the server refuses
     add(
         "JSON mode",
         found.json_mode == "json_schema",

@@ -7,8 +7,9 @@ itself), and reports:
 
 - reachable: the server answers at all (``unreachable`` when nothing listens or the name does
   not resolve, with the reason);
-- model found: the route's model is among those ``GET /models`` lists (``None`` where the
-  provider lists none);
+- model found: the server answers a tiny completion asked under the route's model name; a
+  name ``GET /models`` does not list passes when it is answered (llama.cpp's server lists its
+  one model by file path and serves it under any name), and fails when it is refused;
 - JSON mode: ``json_schema`` taken, else ``json_object``, else neither (then medlit asks for
   JSON in the prompt only, and a small model's JSON breaks more often);
 - streaming: a streamed request is answered with events, not one whole body;
@@ -60,6 +61,8 @@ class RouteProbe:
     reachable: bool = False
     error: str | None = None
     model_found: bool | None = None
+    #: Whether ``GET /models`` lists the route's model (None: the provider lists none).
+    model_listed: bool | None = None
     models: list[str] = field(default_factory=list)
     json_mode: JsonMode | None = None
     streams: bool | None = None
@@ -76,16 +79,25 @@ async def probe_route(
     found = RouteProbe(label=route.label, tasks=list(tasks or [route.task]))
     try:
         models = await asyncio.wait_for(provider.list_models(), timeout_s)
-        if models is not None:
-            found.models = models
-            found.model_found = route.model in models
-        reply = await _chat(provider, route, "Reply with the word OK.", timeout_s, max_tokens=4)
     except (ProviderFailure, TimeoutError) as exc:
         found.error = _why(exc)
         return found
+    if models is not None:
+        found.models = models
+        found.model_listed = route.model in models
+    try:
+        # Asked under the configured name: what the server serves is what it answers, not
+        # what it lists.
+        await _chat(provider, route, "Reply with the word OK.", timeout_s, max_tokens=4)
+    except (ProviderFailure, TimeoutError) as exc:
+        found.error = _why(exc)
+        refused = isinstance(exc, ProviderFailure) and exc.kind in ("fatal", "bad_request")
+        if found.model_listed is False and refused:
+            # It listed its models, so it is there; it refused this one.
+            found.reachable, found.model_found = True, False
+        return found
     found.reachable = True
-    if found.model_found is None and reply.model:
-        found.model_found = True  # no list, but it answered as a model
+    found.model_found = True
     found.json_mode = await _json_mode(provider, route, timeout_s)
     found.streams = await _streams(provider, route, timeout_s)
     found.logprobs = await _logprobs(provider, route, timeout_s)

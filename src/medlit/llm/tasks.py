@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from medlit.config import LLMSettings
 
-__all__ = ["LLMTask", "Route", "how_to_configure", "resolve_route"]
+__all__ = ["LLMTask", "Route", "how_to_configure", "how_to_point", "resolve_route"]
 
 ProviderKind = Literal["openai", "hf"]
 
@@ -132,6 +132,21 @@ def resolve_route(settings: LLMSettings, task: str) -> Route:
     )
 
 
+def how_to_point() -> str:
+    """The variables that point medlit at a model, with an example for each kind of server
+    (several lines; ``medlit doctor`` prints it under a missing model)."""
+    return (
+        "Point medlit at any OpenAI-compatible server with environment variables:\n"
+        "  Ollama:  MEDLIT_LLM_BASE_URL=http://localhost:11434/v1  MEDLIT_LLM_MODEL=llama3.1\n"
+        "  vLLM:    MEDLIT_LLM_BASE_URL=http://localhost:8000/v1   MEDLIT_LLM_MODEL=<model name>\n"
+        "  OpenAI:  MEDLIT_LLM_BASE_URL=https://api.openai.com/v1  MEDLIT_LLM_API_KEY=sk-...  "
+        "MEDLIT_LLM_MODEL=gpt-4o-mini\n"
+        "or the Hugging Face Inference API:\n"
+        "  MEDLIT_LLM_PROVIDER=hf  MEDLIT_LLM_API_KEY=hf_...  "
+        "MEDLIT_LLM_MODEL=meta-llama/Llama-3.1-8B-Instruct"
+    )
+
+
 def how_to_configure(route: Route) -> str:
     """The ``LLMConfigError`` message for an unconfigured route: what to set, with examples."""
     missing = []
@@ -142,15 +157,8 @@ def how_to_configure(route: Route) -> str:
     what = " and ".join(missing) or "a provider"
     return (
         f"No language model is configured for task '{route.task}' ({what} missing).\n"
-        "Point medlit at any OpenAI-compatible server with environment variables:\n"
-        "  Ollama:  MEDLIT_LLM_BASE_URL=http://localhost:11434/v1  MEDLIT_LLM_MODEL=llama3.1\n"
-        "  vLLM:    MEDLIT_LLM_BASE_URL=http://localhost:8000/v1   MEDLIT_LLM_MODEL=<model name>\n"
-        "  OpenAI:  MEDLIT_LLM_BASE_URL=https://api.openai.com/v1  MEDLIT_LLM_API_KEY=sk-...  "
-        "MEDLIT_LLM_MODEL=gpt-4o-mini\n"
-        "or the Hugging Face Inference API:\n"
-        "  MEDLIT_LLM_PROVIDER=hf  MEDLIT_LLM_API_KEY=hf_...  "
-        "MEDLIT_LLM_MODEL=meta-llama/Llama-3.1-8B-Instruct\n"
-        "One task on another model: "
+        + how_to_point()
+        + "\nOne task on another model: "
         f'MEDLIT_LLM_TASKS=\'{{"{route.task}": {{"model": "..."}}}}\'.\n'
         "Without a model, `medlit ask` still answers with an evidence digest (cited sentences)."
     )

@@ -276,7 +276,9 @@ class NarrativeReport(BaseModel):
 
 
 class JobStatus(StrEnum):
-    """The state machine of seed 002, plus CANCELLED (a person stopped it)."""
+    """The state machine of seed 002, plus CANCELLED (a person stopped it) and INTERRUPTED
+    (its run was stopped, by SIGINT or SIGTERM or a worker pool shutting down, with what it had
+    done saved; ``failed_stage`` says where)."""
 
     PENDING = "PENDING"
     PLANNING = "PLANNING"
@@ -286,10 +288,12 @@ class JobStatus(StrEnum):
     COMPLETED = "COMPLETED"
     FAILED = "FAILED"
     CANCELLED = "CANCELLED"
+    INTERRUPTED = "INTERRUPTED"
 
     @property
     def terminal(self) -> bool:
-        """COMPLETED, FAILED or CANCELLED: no worker runs it (``resume`` still may)."""
+        """COMPLETED, FAILED or CANCELLED: no worker runs it (``resume`` still may). An
+        INTERRUPTED job is not: ``resume`` continues it, and so does a worker that finds it."""
         return self in {JobStatus.COMPLETED, JobStatus.FAILED, JobStatus.CANCELLED}
 
 

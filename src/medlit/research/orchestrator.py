@@ -6,11 +6,16 @@
                   |            |            |              |
                   +------------+------------+--------------+--> FAILED (error kept)
                   +------------+------------+--------------+--> CANCELLED (at the next step)
+                  +------------+------------+--------------+--> INTERRUPTED (SIGINT, SIGTERM,
+                                                                a worker pool stopping; at once)
 
 Each stage's output is saved when the stage completes (and, while EXECUTING, after every
-sub-question), with the stage added to ``completed_stages``. ``resume`` (also of a FAILED job,
-or of one whose process died mid-stage) starts at the first stage not completed and, within
-EXECUTING, researches only the sub-questions not COMPLETED: paid work is never repeated.
+sub-question), with the stage added to ``completed_stages``. ``resume`` (also of a FAILED or
+INTERRUPTED job, or of one whose process died mid-stage) starts at the first stage not
+completed and, within EXECUTING, researches only the sub-questions not COMPLETED: paid work is
+never repeated. An interrupted run saves everything answered so far, its search log included,
+and a resumed sub-question takes again from the evidence cache what a logged search found
+rather than sending it again (:meth:`DeepResearcher._logged_search`).
 Progress goes to a callback (the CLI's Rich display) or an async iterator (:meth:`stream`, for
 a streaming HTTP endpoint).
 
@@ -240,8 +245,8 @@ class ResearchOrchestrator:
         """Run ``job`` from its first stage not completed to COMPLETED or FAILED.
 
         Errors inside a stage end the job FAILED with the error kept (and are not raised);
-        an interruption (KeyboardInterrupt, cancellation) saves what is done and propagates,
-        leaving the job resumable.
+        an interruption (KeyboardInterrupt, cancellation) saves what is done, leaves the job
+        INTERRUPTED (resumable) and propagates.
 
         Raises:
             JobBusy: another process (or task) is running the same job.
@@ -450,10 +455,25 @@ class _Run:
             await self.asave()
             await self.emit(f"failed: {job.error}")
         except BaseException:
-            # Interrupted (Ctrl-C, cancellation): keep what is done; `resume` continues.
+            # Interrupted (SIGINT, SIGTERM, a worker pool stopping): keep what is done, say so
+            # in the status; `resume` (or the next worker) continues.
             if not self.lease.lost:
-                self.save()
+                self.interrupted(stage)
             raise
+
+    def interrupted(self, stage: JobStatus) -> None:
+        """Save the job INTERRUPTED in ``stage``, with its event (on the event loop: the run
+        is being torn down, nothing may be awaited)."""
+        job = self.job  # a sub-question IN_PROGRESS stays so: the resume takes it up again
+        job.status = JobStatus.INTERRUPTED
+        job.failed_stage = stage
+        job.error = None
+        self.save()
+        log.info("job_interrupted", job=job.id, stage=stage.value)
+        event = ProgressEvent(job_id=job.id, stage=job.status, message="interrupted")
+        self.o.jobs.add_event(
+            job.id, lambda seq: event.model_copy(update={"seq": seq}).model_dump_json()
+        )
 
     async def stage(self, stage: JobStatus) -> None:
         job, o, llm = self.job, self.o, self.llm

@@ -124,6 +124,17 @@ class EvidenceCacheLike(FreshArticles, Protocol):
         ...
 
 
+async def _written(write: Callable[[], object]) -> None:
+    """Run an evidence-cache write in a thread; an interruption (a cancel) arriving meanwhile
+    waits for it to end, then goes on: what was paid for is kept for the resume."""
+    done = asyncio.ensure_future(asyncio.to_thread(write))
+    try:
+        await asyncio.shield(done)
+    except asyncio.CancelledError:
+        await asyncio.wait([done])
+        raise
+
+
 def search_steps(
     question: SubQuestion, frame: QuestionFrame, *, max_terms: int = 8
 ) -> list[tuple[str, str]]:
@@ -429,7 +440,7 @@ class DeepResearcher:
             if key in texts
         }
         if read and self.cache is not None and self.embedder is not None:
-            await asyncio.to_thread(
+            await _written(  # downloaded: kept, even when the job is interrupted meanwhile
                 functools.partial(
                     self.cache.add_articles,
                     list(read.values()),
@@ -601,19 +612,45 @@ class DeepResearcher:
         return [articles[i] for i in order if floor is None or float(sims[i]) >= floor]
 
     async def _keep(self, articles: list[Article]) -> list[Article]:
-        """Put found articles in the evidence cache (for ``ask`` and later jobs)."""
+        """Put found articles in the evidence cache (for ``ask`` and later jobs).
+
+        An interruption arriving meanwhile waits for the write to end: the search that found
+        them is logged already, and a resume takes them from the cache instead of sending it
+        again (:meth:`_logged_search`).
+        """
         if articles and self.cache is not None and self.embedder is not None:
             # Chunking and embedding are CPU work: off the event loop.
-            await asyncio.to_thread(self.cache.add_articles, articles, self.embedder)
+            await _written(functools.partial(self.cache.add_articles, articles, self.embedder))
         return articles
 
     async def _logged_search(
         self, question: SubQuestion, term: str, limit: int, step: str = ""
     ) -> SearchResults:
-        """One search of every source, each source's query recorded in the search log."""
+        """One search of every source, each source's query recorded in the search log.
+
+        A search an interrupted run of the job already sent and logged is not sent again:
+        what it found is taken from the evidence cache (where the run put it), and the log
+        keeps its entries as they are. When the cache no longer holds any of it, or a source
+        had failed, it is sent again and its new entries replace the old: the log holds each
+        query once.
+        """
+        query = SearchQuery(term=term, limit=limit)
+        earlier = [
+            entry
+            for entry in self.search_log
+            if (entry.sub_question_id, entry.query, entry.step, entry.limit)
+            == (question.id, term, step, limit)
+            and entry.status != "cache"
+        ]
+        if earlier:
+            again = await self._logged_before(query, earlier)
+            if again is not None:
+                log.info("logged_search_reused", id=question.id, query=term[:120])
+                return again
+            self.search_log[:] = [e for e in self.search_log if e not in earlier]
         at = utcnow()
         known = HeldArticles(self._held, self.cache)
-        results = await self.search(SearchQuery(term=term, limit=limit), known)
+        results = await self.search(query, known)
         self._held.update((a.key, a) for a in results.articles)
         # Kept on the sub-question: the report must say which sources it could not ask.
         for name in results.failed:
@@ -638,6 +675,25 @@ class DeepResearcher:
                 )
             )
         return results
+
+    async def _logged_before(
+        self, query: SearchQuery, entries: list[SearchLogEntry]
+    ) -> SearchResults | None:
+        """The results of a search logged by an earlier run of the job, from the evidence
+        cache (None: a source had failed, or the cache holds none of what it found)."""
+        if any(entry.status not in ("ok", "no_match", "not_asked") for entry in entries):
+            return None
+        keys = list(dict.fromkeys(key for entry in entries for key in entry.found))
+        if not keys:
+            return SearchResults(query=query)  # it found nothing: nothing to ask again
+        if self.cache is None:
+            return None
+        cache = self.cache
+        held = await asyncio.to_thread(cache.fresh_by_key, keys)
+        if not held:
+            return None
+        # What the earlier run kept of it: all it went on to use (the rest it had set aside).
+        return SearchResults(query=query, articles=[held[key] for key in keys if key in held])
 
     def _log_cache(self, question: SubQuestion, articles: list[Article]) -> None:
         """Articles taken from the evidence cache instead of a search, in the search log."""

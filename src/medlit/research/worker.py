@@ -7,7 +7,7 @@
     job = await workers.submit(question, "quick", tenant="lab-a")      # PENDING, queued
     async for event in workers.events(job.id, "lab-a", after=0): ...  # stored, then live
     await workers.cancel(job.id, "lab-a")       # CANCELLED at the job's next step
-    await workers.stop()                        # running jobs keep their progress
+    await workers.stop()                        # running jobs: INTERRUPTED, progress kept
 
 Jobs live in the store, not in this object: a worker claims one with a lease
 (:meth:`JobStore.claim`), runs it through the orchestrator (which renews the lease, saves after
@@ -355,7 +355,8 @@ class ResearchWorkers:
             return
         job.error_type = type(exc).__name__
         job.error = str(exc) or job.error_type
-        job.failed_stage = job.status
+        if job.status is not JobStatus.INTERRUPTED:  # else it says where it was interrupted
+            job.failed_stage = job.status
         job.status = JobStatus.FAILED
         try:
             self.jobs.save(job, owner=owner)

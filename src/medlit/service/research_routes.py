@@ -156,8 +156,13 @@ class ResearchJobView(BaseModel):
     id: str
     question: str
     depth: str
-    status: JobStatus = Field(description="PENDING ... COMPLETED, FAILED or CANCELLED.")
-    stage: str = Field(description="The stage it is in, or where it failed or was cancelled.")
+    status: JobStatus = Field(
+        description="PENDING ... COMPLETED, FAILED or CANCELLED; INTERRUPTED: its run was "
+        "stopped (a worker shut down mid-job), its work kept, and a research worker resumes it."
+    )
+    stage: str = Field(
+        description="The stage it is in, or where it failed, was cancelled or was interrupted."
+    )
     created_at: datetime
     updated_at: datetime
     error: str | None = None
@@ -201,7 +206,8 @@ def job_view(job: ResearchJob) -> ResearchJobView:
     usage = dict(job.usage)
     calls = usage.get("calls")
     provider_calls = sum(int(v) for v in calls.values()) if isinstance(calls, dict) else 0
-    stage = job.failed_stage if job.status in (JobStatus.FAILED, JobStatus.CANCELLED) else None
+    stopped = (JobStatus.FAILED, JobStatus.CANCELLED, JobStatus.INTERRUPTED)
+    stage = job.failed_stage if job.status in stopped else None
     return ResearchJobView(
         id=job.id,
         question=job.question,

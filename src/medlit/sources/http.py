@@ -47,7 +47,14 @@ from medlit.usage import record_call
 if TYPE_CHECKING:
     from medlit.config import EuropePMCSettings, PubMedSettings
 
-__all__ = ["RetryPolicy", "error_message", "parse_retry_after", "send", "unreachable_source"]
+__all__ = [
+    "RetryPolicy",
+    "error_message",
+    "parse_retry_after",
+    "send",
+    "unreachable_source",
+    "without_advice",
+]
 
 log = get_logger("sources.http")
 
@@ -131,10 +138,21 @@ def unreachable_source(service: str, url: str, reason: str) -> SourceUnreachable
     connections): which host, what to check, and the offline way in."""
     name, setting = _SERVICES.get(service, (service, "its base URL setting"))
     return SourceUnreachable(
-        f"{name} is unreachable: {host_of(url)} {reason}. Check your network or {setting}. "
-        + OFFLINE_WAYS,
-        source=service,
+        f"{name} is unreachable: {host_of(url)} {reason}." + _advice(setting), source=service
     )
+
+
+def _advice(setting: str) -> str:
+    return f" Check your network or {setting}. " + OFFLINE_WAYS
+
+
+def without_advice(message: str) -> str:
+    """``message`` less the advice :func:`unreachable_source` ends it with (for a caller that
+    gives its own, e.g. ``medlit doctor``): what went wrong, once."""
+    for _, setting in _SERVICES.values():
+        if message.endswith(_advice(setting)):
+            return message[: -len(_advice(setting))]
+    return message
 
 
 def error_message(response: httpx.Response) -> str:

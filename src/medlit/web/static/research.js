@@ -15,6 +15,7 @@ const STAGE_TEXT = {
   COMPLETED: "Completed",
   FAILED: "Failed",
   CANCELLED: "Cancelled",
+  INTERRUPTED: "Interrupted",
 };
 
 let watch = null; // {id, controller, job, markdown, timer}
@@ -233,14 +234,14 @@ function tickElapsed() {
 }
 
 function stageStates(job) {
-  // ResearchJobView: status (PENDING...COMPLETED, FAILED, CANCELLED) and stage (the stage it is
-  // in, or where it failed or was cancelled). Stages before the current one are done.
+  // ResearchJobView: status (PENDING...COMPLETED, FAILED, CANCELLED, INTERRUPTED) and stage (the
+  // stage it is in, or where it failed, was cancelled or interrupted). Stages before it are done.
   const status = String(job.status || "PENDING");
   const at = STAGES.indexOf(String(job.stage || status));
   return STAGES.map((stage, i) => {
     if (status === "COMPLETED") return "done";
     if (i < at) return "done";
-    if (i === at) return TERMINAL.has(status) ? "stopped" : "current";
+    if (i === at) return TERMINAL.has(status) || status === "INTERRUPTED" ? "stopped" : "current";
     return "todo";
   });
 }
@@ -289,7 +290,14 @@ function renderJob(job) {
   show(byId("job-cancel"), !TERMINAL.has(status));
   if (status === "FAILED") showError(`the job failed while ${String(job.stage || "").toLowerCase() || "running"}: ${job.error || "no reason given"}`);
   else if (status === "CANCELLED") showError("the job was cancelled.");
-  fill(byId("job-note"), job.budget_stop_reason ? `Stopped early by its budget: ${job.budget_stop_reason}.` : "");
+  if (status === "INTERRUPTED") {
+    // Not ended: its work so far is kept, and a research worker (or `medlit research resume`)
+    // continues it; the page goes on following it.
+    const where = String(job.stage || "").toLowerCase();
+    fill(byId("job-note"), `Interrupted${where ? ` while ${where}` : ""}; its work so far is kept. It resumes when a research worker is free (or: medlit research resume ${job.id}).`);
+  } else {
+    fill(byId("job-note"), job.budget_stop_reason ? `Stopped early by its budget: ${job.budget_stop_reason}.` : "");
+  }
 }
 
 async function loadReport(mine) {
