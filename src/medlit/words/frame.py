@@ -79,7 +79,7 @@ _LEADING = re.compile(rf"^{_ASKING_VERB}\s+(?:there\s+(?:an?\s+)?)?")
 # What ends a subject or an outcome: a population, a setting, a comparison, a time.
 _PHRASE_END = re.compile(
     r"\s+(?:in|among|for|after|before|during|at|of patients|compared|versus|vs\.?|than|over"
-    r"|when|with|by|from|through|rather|instead)\b|\?|$"
+    r"|when|with|by|from|through|rather|instead)\b|,\s|;|\?|$"
 )
 _COMPARISON = re.compile(
     r"\b(?:compared (?:with|to)|versus|vs\.?|(?:better|worse|superior|inferior|more|less)\s"

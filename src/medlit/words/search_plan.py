@@ -22,6 +22,7 @@ from functools import lru_cache
 from typing import Literal
 
 from medlit.text import fold_accents
+from medlit.words import frequency
 from medlit.words.forms import british, known_word, plural_lemma
 from medlit.words.frame import QuestionFrame
 from medlit.words.search_terms import query_terms, relaxed_queries
@@ -224,17 +225,18 @@ def concepts_of(frame: QuestionFrame, text: str = "", *, max_terms: int = 8) -> 
         covered.update(w for phrase in concept.phrases for w in phrase.split())
 
     add("subject", frame.subject, frame.subject_aliases)
-    if frame.outcome:
-        add("outcome", frame.outcome)
-    if frame.comparison:
-        add("comparison", frame.comparison)
-    # The longest first: "older adults" covers the "adults" it names too.
+    # A sub-question asks one part of the question: the question's outcome, comparison and
+    # populations are searched in it where it names them; its own words say the rest.
+    part = _Text(text) if text else None
     named = sorted(
         (p.words or p.name for p in frame.populations if not p.words[:1].isdigit()),
-        key=lambda words: -len(words),
+        key=lambda words: -len(words),  # "older adults" covers the "adults" it names too
     )
-    for words in named:
-        add("population", words)
+    roles: list[tuple[Role, str]] = [("outcome", frame.outcome), ("comparison", frame.comparison)]
+    for role, label in [*roles, *(("population", words) for words in named)]:
+        concept = _concept(role, label) if label else None
+        if concept is not None and (part is None or concept.found_in(part.joined, part.words)):
+            add(role, label)
     asked = set(frame.direction_words.split())
     left = [
         term
@@ -245,6 +247,18 @@ def concepts_of(frame: QuestionFrame, text: str = "", *, max_terms: int = 8) -> 
     for term in left[: max(budget, 0)]:
         add("qualifier", term.strip('"'))
     return tuple(concepts)
+
+
+_TEXT_WORD = re.compile(r"[a-z0-9]+(?:['\u2019-][a-z0-9]+)*")
+
+
+class _Text:
+    """A text as :meth:`Concept.found_in` reads it: its words joined by single spaces (with
+    one at each end) and as a set, lower case, accents folded."""
+
+    def __init__(self, text: str) -> None:
+        tokens = _TEXT_WORD.findall(fold_accents(text.lower()))
+        self.joined, self.words = f" {' '.join(tokens)} ", frozenset(tokens)
 
 
 def _query(concepts: Iterable[Concept], wide: bool) -> str:
@@ -272,6 +286,17 @@ def plan_searches(
         steps.append(SearchStep(_query(concepts, wide=True), f"widened: {widened} (its words)"))
     kept = list(concepts)
     dropped: list[Role] = []
+    if text:
+        # A sub-question's own words say which part it asks: dropped one at a time, the
+        # commonest in English first ("carry" before "resistance"), so its aspect stays longest.
+        own = sorted(
+            (c for c in kept if c.role == "qualifier"),
+            key=lambda c: -min(frequency.zipf(w) for w in c.label.split()),
+        )
+        for concept in own[:-1]:
+            kept.remove(concept)
+            query = _query(kept, wide=True)
+            steps.append(SearchStep(query, f"dropped the qualifier: {concept.label}"))
     for role in _DROP_ORDER:
         gone = [c for c in kept if c.role == role]
         if not gone:
@@ -288,9 +313,6 @@ def plan_searches(
     return tuple(unique.values())
 
 
-_TEXT_WORD = re.compile(r"[a-z0-9]+(?:['\u2019-][a-z0-9]+)*")
-
-
 def speaks_of(
     frame: QuestionFrame, text: str, roles: Iterable[Role] = ("subject", "outcome")
 ) -> bool:
@@ -301,6 +323,5 @@ def speaks_of(
     concepts = [c for c in concepts_of(frame) if c.role in wanted]
     if not concepts:
         return True
-    tokens = _TEXT_WORD.findall(fold_accents(text.lower()))
-    joined, words = f" {' '.join(tokens)} ", frozenset(tokens)
-    return all(c.found_in(joined, words) for c in concepts)
+    said = _Text(text)
+    return all(c.found_in(said.joined, said.words) for c in concepts)
