@@ -84,7 +84,7 @@ def _result(*, hit: bool, pubmed: int = 0, llm: int = 0, ms: float = 400.0) -> A
 
 
 def test_footer_in_plain_words() -> None:
-    assert footer_line(_result(hit=True)) == "answered from cache · 0 PubMed calls · 0.4 s"
+    assert footer_line(_result(hit=True)) == "answered from cache · no searches · 0.4 s"
     assert footer_line(_result(hit=False, pubmed=3, llm=1, ms=2100)) == (
         "3 PubMed calls · 1 LLM call · 2.1 s"
     )
@@ -93,9 +93,19 @@ def test_footer_in_plain_words() -> None:
     assert footer_line(one) == "1 PubMed call · 2 Europe PMC calls · 0.9 s"
     local = _result(hit=False, ms=50)
     local.api_calls.local = 1
-    assert footer_line(local) == "1 local search · 0.1 s"
+    assert footer_line(local) == "1 local corpus search · 0.1 s"
     local.api_calls.local = 3
-    assert footer_line(local) == "3 local searches · 0.1 s"
+    assert footer_line(local) == "3 local corpus searches · 0.1 s"
+
+
+def test_the_footer_never_counts_a_source_that_was_not_asked() -> None:
+    """An answer from the local corpus, fresh or from the cache, never reads "0 PubMed calls"."""
+    local = _result(hit=False, ms=50)
+    local.api_calls.local = 2
+    assert "PubMed" not in footer_line(local)
+    cached = _result(hit=True)
+    assert "PubMed" not in footer_line(cached)
+    assert not any(part.startswith("0 ") for part in footer_line(cached).split(" · "))
 
 
 def test_footer_shows_tokens_and_a_cost_only_where_priced() -> None:

@@ -466,7 +466,14 @@ function renderResult(result) {
     byId("ask-meta"),
     [
       Number.isFinite(total) ? `${Math.round(total)} ms` : null,
-      `PubMed calls: ${calls.pubmed ?? 0}`,
+      // Each source asked, by the requests sent to it: a local answer never reads "PubMed calls: 0".
+      ...[
+        ["pubmed", "PubMed call"],
+        ["europepmc", "Europe PMC call"],
+        ["local", "local corpus search"],
+      ]
+        .filter(([name]) => calls[name])
+        .map(([name, one]) => `${calls[name]} ${one}${calls[name] === 1 ? "" : one.endsWith("search") ? "es" : "s"}`),
       `LLM calls: ${calls.llm ?? 0}`,
       cache.tier1 === "miss" && cache.evidence_reused
         ? `${cache.evidence_reused} cached passage${cache.evidence_reused === 1 ? "" : "s"} reused`
