@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from medlit import __version__
 from medlit.assistant import AskResult, CacheInfo, CallCounts
 from medlit.cli import app
+from medlit.cli.app import reflowed
 from medlit.cli.footer import footer_line, refused_hit_line, verbose_lines
 
 runner = CliRunner()
@@ -39,6 +40,39 @@ def test_help_names_no_python_types(command: list[str]) -> None:
     assert result.exit_code == 0, result.output
     assert not PYTHON_TYPES.search(result.stdout), result.stdout
     assert "settings." not in result.stdout  # a default is a value, not a settings path
+
+
+def _description(help_text: str) -> list[list[str]]:
+    """The prose between the usage line and the first box, as paragraphs of lines."""
+    lines = help_text.splitlines()
+    start = next(i for i, line in enumerate(lines) if "Usage:" in line) + 1
+    end = next((i for i, line in enumerate(lines) if line.lstrip().startswith("╭")), len(lines))
+    paragraphs: list[list[str]] = [[]]
+    for line in lines[start:end]:
+        if line.strip():
+            paragraphs[-1].append(line.rstrip())
+        elif paragraphs[-1]:
+            paragraphs.append([])
+    return [p for p in paragraphs if p]
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "medlit")
+def test_help_wraps_only_where_the_terminal_ends(command: list[str], columns: int) -> None:
+    """A command's help breaks a line where the terminal needs it, not where its docstring's
+    source did: "...the requests it cost and the time" / "("3 PubMed calls · 2.1 s")" broke
+    mid-phrase. Every line of a paragraph but its last fills the width but for a word."""
+    result = runner.invoke(app, [*command, "--help"], env={"COLUMNS": str(columns)})
+    assert result.exit_code == 0, result.output
+    for paragraph in _description(result.stdout):
+        for line, after in zip(paragraph, paragraph[1:], strict=False):
+            next_word = after.split()[0]
+            assert len(line) + 1 + len(next_word) > columns - 2, (line, after)
+
+
+def test_reflowed_joins_a_docstring_s_lines_and_keeps_its_paragraphs() -> None:
+    text = "First line.\n\n    Under the answer, one line\n    says where.\n\n    \b\n    kept\n    as is"
+    assert reflowed(text) == "First line.\n\nUnder the answer, one line says where.\n\n\b\nkept\nas is"
 
 
 def test_help_shows_real_defaults_and_human_metavars() -> None:
