@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import pytest
@@ -65,14 +66,14 @@ def test_help_wraps_only_where_the_terminal_ends(command: list[str], columns: in
     result = runner.invoke(app, [*command, "--help"], env={"COLUMNS": str(columns)})
     assert result.exit_code == 0, result.output
     for paragraph in _description(result.stdout):
-        for line, after in zip(paragraph, paragraph[1:], strict=False):
+        for line, after in itertools.pairwise(paragraph):
             next_word = after.split()[0]
             assert len(line) + 1 + len(next_word) > columns - 2, (line, after)
 
 
 def test_reflowed_joins_a_docstring_s_lines_and_keeps_its_paragraphs() -> None:
-    text = "First line.\n\n    Under the answer, one line\n    says where.\n\n    \b\n    kept\n    as is"
-    assert reflowed(text) == "First line.\n\nUnder the answer, one line says where.\n\n\b\nkept\nas is"
+    text = "First line.\n\n    Under the answer, one\n    line says.\n\n    \b\n    kept\n    as is"
+    assert reflowed(text) == "First line.\n\nUnder the answer, one line says.\n\n\b\nkept\nas is"
 
 
 def test_help_shows_real_defaults_and_human_metavars() -> None:
