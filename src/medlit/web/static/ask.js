@@ -404,6 +404,8 @@ function renderResult(result) {
   }
 
   const answer = clear(byId("answer"));
+  // A question not in English: medlit searches English abstracts, and says what it searched.
+  if (result.language_note) answer.append(h("p", { class: "note warning" }, String(result.language_note)));
   let lines = String(result.answer || "").split(/\n/);
   // The answer opens with its verdict ("Verdict: Yes", or a bare "Yes" while streamed): the
   // badge already shows it, so a first line that says the same is not shown twice.
