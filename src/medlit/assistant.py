@@ -180,6 +180,22 @@ class AskResult(BaseModel):
         description="Open-access full texts this answer read (api_calls.full_text counts the "
         "requests sent to find them).",
     )
+    question_language: str | None = Field(
+        None,
+        description="The language the question reads as when it is not English (ISO 639-1 "
+        "code, e.g. `es`); null for English. medlit searches English abstracts.",
+    )
+    searched_question: str | None = Field(
+        None,
+        description="The English translation of a question not in English that was searched "
+        "and answered (a model translated it); null when the question was searched as asked.",
+    )
+    language_note: str | None = Field(
+        None,
+        description="One line for the reader when the question is not in English: that medlit "
+        "searches English abstracts, the language the question reads as, and the translation "
+        "searched (or how to get one).",
+    )
     question_frame: dict[str, Any] | None = Field(
         None,
         description="What the standalone question asks, read once: its kind, the direction "
@@ -245,6 +261,9 @@ class AskResult(BaseModel):
             ],
             findings=[CheckFinding(**record) for record in state.get("answer_findings", [])],
             full_texts_read=len(state.get("full_texts_read", [])),
+            question_language=state.get("question_language"),
+            searched_question=state.get("searched_question"),
+            language_note=state.get("language_note"),
             question_frame=_frame_of(state),
         )
 

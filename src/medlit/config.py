@@ -173,13 +173,14 @@ class LocalSettings(_Section):
 
 
 class SearchSettings(_Section):
-    """search_all_providers."""
+    """How a question is searched: the default source, each provider's deadline, the articles
+    kept and the sources left to rest after a failure."""
 
     default_source: Literal["pubmed", "europepmc", "local", "all"] = Field(
         "pubmed", description="Source used when a command is not given --source."
     )
     provider_timeout_s: float = Field(
-        45.0, gt=0, description="Each provider's own deadline inside search_all_providers."
+        45.0, gt=0, description="Each provider's own deadline in a search of several sources."
     )
     english_only: bool = Field(True, description="Drop articles whose language is not English.")
     default_limit: int = Field(20, ge=1, le=10000, description="Results per provider by default.")
@@ -497,7 +498,7 @@ class ChecksSettings(_Section):
 
 
 class AgentSettings(_Section):
-    """The ask loop (seed 001): scoring, stop rules, memory."""
+    """The ask loop: scoring, stop rules, memory."""
 
     score_threshold: float = Field(
         0.55, ge=0, le=1, description="retrieval_score that, when confident, stops the loop."
@@ -642,7 +643,7 @@ _DEPTHS: dict[str, dict[str, float]] = {
 
 
 class ResearchSettings(_Section):
-    """Deep-research jobs (seed 002)."""
+    """Deep-research jobs: their depths, budgets and workers."""
 
     max_question_chars: int = Field(2000, ge=10, description="Longest accepted question.")
     concurrency: int = Field(3, ge=1, le=16, description="Sub-questions researched at once.")

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import inspect
 import json
+import re
 import sys
 import tempfile
 import types
@@ -114,6 +116,16 @@ def _sub_tables(model: type[BaseModel]) -> Iterator[str]:
             yield f"| `{key}` | {kind} | {_cell(sub.description or '')} |"
 
 
+def _summary(model: type[BaseModel]) -> str:
+    """A section's docstring, its first paragraph whole, in Markdown: the sentence under its
+    heading (a heading made of the docstring's first line was cut mid-sentence where the
+    sentence went on, and read "search_all_providers." where the docstring named a function)."""
+    paragraph = inspect.cleandoc(model.__doc__ or "").split("\n\n")[0]
+    text = " ".join(paragraph.split())
+    text = re.sub(r":[a-z]+:`~?([^`]+)`", r"`\1`", text)  # :mod:`x` -> `x`
+    return text.replace("``", "`")
+
+
 def config_reference() -> str:
     """The Markdown of ``docs/configuration.md``: every setting, its variable and default."""
     from medlit.config import Settings
@@ -145,8 +157,7 @@ def config_reference() -> str:
         what = _cell(field.description or "")
         out.append(f"| `MEDLIT_{name.upper()}` | {kind} | {_default(name, field)} | {what} |")
     for name, model in sections:
-        title = _cell((model.__doc__ or name).strip().splitlines()[0])
-        out += ["", f"## `{name}`: {title}", ""]
+        out += ["", f"## `{name}`", "", _summary(model), ""]
         out += ["| variable | type | default | what |", "|---|---|---|---|"]
         out += list(_field_rows(model, f"MEDLIT_{name.upper()}_"))
         out += list(_sub_tables(model))

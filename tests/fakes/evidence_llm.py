@@ -8,6 +8,8 @@ would, from what the prompt contains and nothing else:
   it ends with one (``verdict_for(pmids)`` decides it, default ``Uncertain``);
 - ``plan_query`` (JSON): the follow-up joined to the last question of the conversation summary;
 - ``summarize_memory``: the questions of the new turns, in one line;
+- ``translate_question`` (JSON): the English of the question from ``translations`` (a question
+  it has none for comes back as it was, as a model that could not translate it would);
 - the verdict call: ``verdict_for`` of the PMIDs the written answer it is shown still cites.
 
 ``invent=True`` makes it also cite a PMID that is not in the evidence, to test that such a
@@ -41,6 +43,7 @@ class EvidenceResponder:
             small model did with a vitamin C trial, asked about vitamin D).
         point: end with a sentence that only cites the first article again ("This is
             supported by [PMID:1]."), as Qwen2.5 1.5B did.
+        translations: question -> its English, for ``translate_question``.
     """
 
     def __init__(
@@ -52,6 +55,7 @@ class EvidenceResponder:
         drop_follow_up: bool = False,
         swap: tuple[str, str] | None = None,
         point: bool = False,
+        translations: dict[str, str] | None = None,
     ) -> None:
         self.verdict_for = verdict_for or (lambda pmids: "Uncertain")
         self.cite = cite
@@ -59,6 +63,7 @@ class EvidenceResponder:
         self.drop_follow_up = drop_follow_up
         self.swap = swap
         self.point = point
+        self.translations = dict(translations or {})
         self.tasks: list[str] = []
 
     def __call__(self, request: dict[str, Any]) -> str:
@@ -68,6 +73,9 @@ class EvidenceResponder:
         if "Rewrite the user's latest question" in system:
             self.tasks.append("plan_query")
             return self._plan(user)
+        if "Translate the user's biomedical question into English" in system:
+            self.tasks.append("translate_question")
+            return json.dumps({"english": self.translations.get(user.strip(), user.strip())})
         if "short memory of a conversation" in system:
             self.tasks.append("summarize_memory")
             questions = re.findall(r"- Q: (.+)", user)

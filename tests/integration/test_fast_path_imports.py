@@ -35,6 +35,8 @@ NOT_ON_THE_HIT_PATH = (
     "numpy",  # no vector at all: the same question again is read by its key
     "medlit.embeddings.onnx",
     "structlog",  # nothing is logged at the default level
+    "medlit.language",  # the language check runs on a miss only
+    "py3langid",  # its identifier (half a second to load)
 )
 ASK = f"""
 import asyncio, json, sys

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import pytest
@@ -11,6 +12,7 @@ from typer.testing import CliRunner
 from medlit import __version__
 from medlit.assistant import AskResult, CacheInfo, CallCounts
 from medlit.cli import app
+from medlit.cli.app import reflowed
 from medlit.cli.footer import footer_line, refused_hit_line, verbose_lines
 from medlit.types import VerdictCause
 
@@ -40,6 +42,39 @@ def test_help_names_no_python_types(command: list[str]) -> None:
     assert result.exit_code == 0, result.output
     assert not PYTHON_TYPES.search(result.stdout), result.stdout
     assert "settings." not in result.stdout  # a default is a value, not a settings path
+
+
+def _description(help_text: str) -> list[list[str]]:
+    """The prose between the usage line and the first box, as paragraphs of lines."""
+    lines = help_text.splitlines()
+    start = next(i for i, line in enumerate(lines) if "Usage:" in line) + 1
+    end = next((i for i, line in enumerate(lines) if line.lstrip().startswith("╭")), len(lines))
+    paragraphs: list[list[str]] = [[]]
+    for line in lines[start:end]:
+        if line.strip():
+            paragraphs[-1].append(line.rstrip())
+        elif paragraphs[-1]:
+            paragraphs.append([])
+    return [p for p in paragraphs if p]
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "medlit")
+def test_help_wraps_only_where_the_terminal_ends(command: list[str], columns: int) -> None:
+    """A command's help breaks a line where the terminal needs it, not where its docstring's
+    source did: "...the requests it cost and the time" / "("3 PubMed calls · 2.1 s")" broke
+    mid-phrase. Every line of a paragraph but its last fills the width but for a word."""
+    result = runner.invoke(app, [*command, "--help"], env={"COLUMNS": str(columns)})
+    assert result.exit_code == 0, result.output
+    for paragraph in _description(result.stdout):
+        for line, after in itertools.pairwise(paragraph):
+            next_word = after.split()[0]
+            assert len(line) + 1 + len(next_word) > columns - 2, (line, after)
+
+
+def test_reflowed_joins_a_docstring_s_lines_and_keeps_its_paragraphs() -> None:
+    text = "First line.\n\n    Under the answer, one\n    line says.\n\n    \b\n    kept\n    as is"
+    assert reflowed(text) == "First line.\n\nUnder the answer, one line says.\n\n\b\nkept\nas is"
 
 
 def test_help_shows_real_defaults_and_human_metavars() -> None:
@@ -85,7 +120,7 @@ def _result(*, hit: bool, pubmed: int = 0, llm: int = 0, ms: float = 400.0) -> A
 
 
 def test_footer_in_plain_words() -> None:
-    assert footer_line(_result(hit=True)) == "answered from cache · 0 PubMed calls · 0.4 s"
+    assert footer_line(_result(hit=True)) == "answered from cache · no searches · 0.4 s"
     assert footer_line(_result(hit=False, pubmed=3, llm=1, ms=2100)) == (
         "3 PubMed calls · 1 LLM call · 2.1 s"
     )
@@ -94,9 +129,19 @@ def test_footer_in_plain_words() -> None:
     assert footer_line(one) == "1 PubMed call · 2 Europe PMC calls · 0.9 s"
     local = _result(hit=False, ms=50)
     local.api_calls.local = 1
-    assert footer_line(local) == "1 local search · 0.1 s"
+    assert footer_line(local) == "1 local corpus search · 0.1 s"
     local.api_calls.local = 3
-    assert footer_line(local) == "3 local searches · 0.1 s"
+    assert footer_line(local) == "3 local corpus searches · 0.1 s"
+
+
+def test_the_footer_never_counts_a_source_that_was_not_asked() -> None:
+    """An answer from the local corpus, fresh or from the cache, never reads "0 PubMed calls"."""
+    local = _result(hit=False, ms=50)
+    local.api_calls.local = 2
+    assert "PubMed" not in footer_line(local)
+    cached = _result(hit=True)
+    assert "PubMed" not in footer_line(cached)
+    assert not any(part.startswith("0 ") for part in footer_line(cached).split(" · "))
 
 
 def test_footer_shows_tokens_and_a_cost_only_where_priced() -> None:

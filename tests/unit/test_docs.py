@@ -202,6 +202,28 @@ def test_configuration_page_names_every_setting() -> None:
                 assert f"`MEDLIT_{name.upper()}_{key.upper()}`" in page
 
 
+def test_configuration_headings_and_section_titles_read_as_sentences() -> None:
+    """A heading is a section's name alone, and the sentence under it is its docstring's first
+    paragraph whole: a heading cut mid-sentence ("...read for the articles an") or one that
+    names a function ("`search`: search_all_providers.") fails."""
+    lines = config_reference().splitlines()
+    headings = [i for i, line in enumerate(lines) if line.startswith("#")]
+    for i in headings:
+        heading = lines[i]
+        assert re.fullmatch(r"# Configuration reference|## General|## `[a-z_]+`", heading), heading
+        if not heading.startswith("## `"):
+            continue
+        sentence = lines[i + 2]
+        assert lines[i + 1] == "" and lines[i + 3] == "", heading
+        assert sentence[0].isupper() and sentence.endswith("."), (heading, sentence)
+        assert sentence.count("(") == sentence.count(")"), sentence
+        assert "``" not in sentence and ":mod:" not in sentence, sentence
+        # A bare identifier (search_all_providers) is code, not a sentence.
+        bare = re.sub(r"`[^`]*`", "", sentence)
+        assert not re.search(r"\b[a-z]+_[a-z_]+\b", bare), sentence
+    assert len([i for i in headings if lines[i].startswith("## `")]) >= 10
+
+
 def test_http_api_page_lists_every_route() -> None:
     spec = {
         "info": {"summary": "S."},

@@ -4,7 +4,9 @@
 
     START ─┬─(not planned)─► plan_query ─► query_cache ─┬─hit──────────────────────┐
            │                                            │ miss                     │
-           └─(planned, miss)──────────────────────► chunk_store_search ◄──┐        │
+           └─(planned, miss)──────────────────────► read_language                  │
+                                                         ▼                         │
+                                                 chunk_store_search ◄─────┐        │
                                                          ▼                │        │
                                                        score              │        │
                                                          ▼                │        │
@@ -20,6 +22,10 @@
                                                       └─no evidence──────► update_memory ◄┘
                                                                                 ▼
                                                                            admit_cache ─► END
+
+``read_language`` says when a question is not in English (medlit searches English abstracts)
+and, with a model, searches its English translation; it runs on a miss only, so a cached answer
+never loads the language identifier.
 
 ``call_llm`` writes the answer; ``check_answer`` holds it to its evidence
 (:mod:`medlit.checks`); the evidence ``digest`` answers without a model, or when nothing of
@@ -51,6 +57,7 @@ __all__ = ["NODE_NAMES", "build_graph", "recursion_limit"]
 NODE_NAMES = (
     "plan_query",
     "query_cache",
+    "read_language",
     "chunk_store_search",
     "score",
     "decision",
@@ -68,11 +75,11 @@ NODE_NAMES = (
 def _route_start(state: AgentState) -> str:
     if not state.get("planned"):
         return "plan_query"
-    return "update_memory" if state.get("cache_hit") else "chunk_store_search"
+    return "update_memory" if state.get("cache_hit") else "read_language"
 
 
 def _route_cache(state: AgentState) -> str:
-    return "update_memory" if state.get("cache_hit") else "chunk_store_search"
+    return "update_memory" if state.get("cache_hit") else "read_language"
 
 
 def _route_answer(state: AgentState) -> str:
@@ -101,14 +108,15 @@ def build_graph(nodes: AskNodes) -> Any:
     graph.add_conditional_edges(
         START,
         _route_start,
-        {n: n for n in ("plan_query", "chunk_store_search", "update_memory")},
+        {n: n for n in ("plan_query", "read_language", "update_memory")},
     )
     graph.add_edge("plan_query", "query_cache")
     graph.add_conditional_edges(
         "query_cache",
         _route_cache,
-        {n: n for n in ("chunk_store_search", "update_memory")},
+        {n: n for n in ("read_language", "update_memory")},
     )
+    graph.add_edge("read_language", "chunk_store_search")
     graph.add_edge("chunk_store_search", "score")
     graph.add_edge("score", "decision")
     graph.add_conditional_edges(

@@ -62,7 +62,7 @@ from medlit.progress import emit, streaming_wanted
 from medlit.text import counted, drop_repeated_sentences, only_points
 from medlit.types import Article, Citation, Evidence, SearchQuery, VerdictCause
 from medlit.usage import usage_scope
-from medlit.words.frame import read_frame
+from medlit.words.frame import QuestionFrame, read_frame
 
 __all__ = ["AskNodes", "Node", "off_loop", "timed"]
 
@@ -94,7 +94,7 @@ STAGE_MESSAGES = {
     "admit_cache": "saving the answer",
 }
 #: Nodes that say what they do themselves ("searching PubMed for “statins AND dementia”").
-SELF_REPORTED = frozenset({"fetch_pubmed", "decision", "read_full_text"})
+SELF_REPORTED = frozenset({"fetch_pubmed", "decision", "read_full_text", "read_language"})
 _WORDS = re.compile(r"[^\W\d_]{2,}")
 _SOURCE_LABELS = {"pubmed": "PubMed", "europepmc": "Europe PMC", "local": "the local corpus"}
 
@@ -105,6 +105,13 @@ def _found(articles: int, new: int, failed: list[str]) -> str:
     if failed:
         text += f" ({counted(len(failed), 'source')} failed)"
     return text
+
+
+def _frame(question: str, state: AgentState) -> QuestionFrame:
+    """The frame of the standalone question an ask answers, asked of its sources: read once
+    a question, when it is planned (or translated), and carried on the state to every
+    consumer."""
+    return read_frame(question, state.get("sources") or ())
 
 
 def _logged(search: query.SearchStep, articles: list[Article], offset: int) -> dict[str, Any]:
@@ -228,7 +235,7 @@ class AskNodes:
         # Computed when first needed (:meth:`_vector`): the same question served by its key
         # needs no embedding model.
         vector = self.deps.remembered_embedding(plan.standalone_question)
-        frame = read_frame(plan.standalone_question, state.get("sources") or ())
+        frame = _frame(plan.standalone_question, state)
         return {
             "standalone_question": plan.standalone_question,
             "pubmed_query": plan.pubmed_query,
@@ -258,6 +265,67 @@ class AskNodes:
         standalone = query.normalise_question(out.standalone_question) or question
         own = " ".join(out.pubmed_query.split())
         return query.QueryPlan(standalone, out.focus or query.suggest_focus(standalone), own)
+
+    # -- a question not in English (a cache miss only) ---------------------------------
+    async def read_language(self, state: AgentState) -> dict[str, Any]:
+        """On a cache miss: a question not in English gets one line saying medlit searches
+        English abstracts and the language it reads as; with a model (task
+        ``translate_question``, one call), it is translated and the translation is what is
+        searched, answered and checked. An English question passes unchanged.
+
+        The language identifier loads here, on a miss: a cached answer never loads it (the
+        answer stores what this node found, :meth:`admit_cache`).
+        """
+        from medlit.language import non_english, searched_in_english
+
+        asked = state["standalone_question"]
+        language = await off_loop(non_english, asked, heavy=True)
+        if language is None:
+            return {}
+        log.info("question_not_english", language=language.code)
+        translation: str | None = None
+        if self.deps.llm_configured("translate_question"):
+            emit("stage", "read_language", f"translating the question from {language.name}")
+            try:
+                translation = await self._translate(asked)
+            except LLMError as exc:
+                log.warning("translate_question_failed", error=str(exc))
+        update: dict[str, Any] = {
+            "question_language": language.code,
+            "language_note": searched_in_english(language, translation),
+        }
+        if not translation:
+            return update
+        plan = query.deterministic_plan(translation)
+        return {
+            **update,
+            "searched_question": plan.standalone_question,
+            "asked_question": asked,
+            "asked_vector": state.get("query_vector"),
+            "standalone_question": plan.standalone_question,
+            "pubmed_query": plan.pubmed_query,
+            "focus": plan.focus,
+            "frame": _frame(plan.standalone_question, state),  # the question it searches
+            "query_vector": None,  # the translation's, computed when first needed
+        }
+
+    async def _translate(self, question: str) -> str | None:
+        """``question`` in English (task ``translate_question``), or None when the model
+        gave back nothing."""
+        messages = [
+            {
+                "role": "system",
+                "content": "Translate the user's biomedical question into English, to search "
+                "English abstracts with. Keep every drug, disease, population, outcome and "
+                "number it names; add nothing, answer nothing. Reply with the question in "
+                "English alone.",
+            },
+            {"role": "user", "content": question},
+        ]
+        out = await self.deps.llm().complete_json(
+            "translate_question", messages, query.TranslatedQuestion
+        )
+        return query.normalise_question(out.english) or None
 
     async def _vector(self, state: AgentState) -> Any:
         """The standalone question's embedding: the state's, else computed (off the loop)."""
@@ -315,6 +383,10 @@ class AskNodes:
             "verdict_cause": stored_cause(entry.extra, verdict),
             "citations": list(entry.citations),  # the entry is this lookup's own copy
             "mode": entry.extra.get("mode", "llm"),
+            # A question not in English: what was said of it and searched when it was answered.
+            "question_language": entry.extra.get("question_language"),
+            "language_note": entry.extra.get("language_note"),
+            "searched_question": entry.extra.get("searched_question"),
             "retrieval_score": entry.retrieval_score,
             "doc_scores": dict(entry.doc_scores),
             "decision": "stop",
@@ -876,13 +948,26 @@ class AskNodes:
                 "verdict_cause": cause.model_dump()
                 if (cause := state.get("verdict_cause"))
                 else None,
+                **{
+                    key: state.get(key)
+                    for key in ("question_language", "language_note", "searched_question")
+                    if state.get(key)
+                },
             },
         }
-        vector = await self._vector(state)
+        # A translated question is stored as it was asked: the same question again is then
+        # read by its key, and neither translated nor identified again.
+        asked = state.get("asked_question")
+        if asked:
+            vector = state.get("asked_vector")
+            if vector is None:
+                vector = await off_loop(self.deps.embed_one, asked)
+        else:
+            vector = await self._vector(state)
         try:
             await off_loop(
                 self.deps.add_answer,
-                state["standalone_question"],
+                asked or state["standalone_question"],
                 vector,
                 payload,
                 namespace=state.get("namespace", self.deps.settings.namespace),

@@ -123,6 +123,14 @@ class PlanOutput(BaseModel):
     )
 
 
+class TranslatedQuestion(BaseModel):
+    """What the LLM returns for a question not in English (task ``translate_question``)."""
+
+    english: str = Field(
+        description="The question in English, every drug, disease, population and number kept."
+    )
+
+
 @dataclass(frozen=True)
 class QueryPlan:
     """A standalone question, and the query its planner wrote for it, if any (the LLM's

@@ -66,6 +66,13 @@ class AgentState(TypedDict, total=False):
     rewritten_by_llm: bool
     query_vector: Any  # the standalone question's embedding; None until first needed
 
+    # read_language (a cache miss only): a question not in English, and what was searched
+    question_language: str | None  # ISO 639-1 code of the language it reads as; None: English
+    language_note: str | None  # the one line saying medlit searches English abstracts
+    searched_question: str | None  # the English translation searched (a model translated it)
+    asked_question: str | None  # the standalone question as asked, before its translation
+    asked_vector: Any  # its embedding: the answer is stored under it
+
     # query_cache (tier 1)
     cache_hit: bool
     cache_payload: dict[str, Any] | None

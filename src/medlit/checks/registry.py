@@ -41,6 +41,7 @@ class Check:
 
 
 _CHECKS = (
+    Check("question-remarks", "cite", units.question_remarks),
     Check("uncited-attribution", "cite", units.uncited_attribution),
     Check("citation-only", "cite", units.citation_only),
     Check("misattributed-names", "sentence", units.misattributed_names),

@@ -30,6 +30,7 @@ from medlit.checks.findings import Action, Finding
 from medlit.checks.inferences import inferences_rewriter
 from medlit.checks.off_question import borrowed_support_rewriter, off_question_in
 from medlit.checks.policy import TOGETHER, warnings_of
+from medlit.checks.question_remarks import without_question_remark
 from medlit.checks.restated_titles import restated_in
 from medlit.checks.reversed_findings import reversed_in
 from medlit.checks.stated_aims import aims_in
@@ -315,6 +316,13 @@ def unsupported_conclusions(ctx: CheckContext) -> list[Finding]:
     told = warnings_of(findings)
     ctx.data["unsupported-conclusions"] = Unsupported(left, told, words, read.spoken)
     return findings
+
+
+def question_remarks(ctx: CheckContext) -> list[Finding]:
+    """A remark about the question's form, not the literature ("This is a yes/no question.",
+    "The question asks whether ..."): a sentence that is only the remark goes, a remark opening
+    a sentence is taken off it. The reader is told nothing: no finding of an article is lost."""
+    return sentence_findings("question-remarks", ctx, without_question_remark, [])
 
 
 def opening_connective(ctx: CheckContext) -> list[Finding]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 import json
 import sys
 from collections.abc import Callable, Coroutine
@@ -68,6 +69,33 @@ def _plain_type(original: Callable[..., str | None]) -> Callable[..., str | None
 
 for _param in (typer.core.TyperOption, typer.core.TyperArgument):
     _param.display_type_rich = _plain_type(_param.display_type_rich)  # type: ignore[method-assign]
+
+
+def reflowed(text: str) -> str:
+    """Help prose as paragraphs that wrap at the terminal's width: the line breaks of a
+    docstring's source are spaces, blank lines stay paragraph breaks, and a paragraph marked
+    ``\\b`` (Click's "keep as written") and whatever follows ``\\f`` are left alone."""
+    shown, cut, hidden = inspect.cleandoc(text).partition("\f")
+    paragraphs = [
+        part if part.startswith("\b") else " ".join(part.split()) for part in shown.split("\n\n")
+    ]
+    return "\n\n".join(paragraphs) + cut + hidden
+
+
+def _reflowing(original: Callable[..., None]) -> Callable[..., None]:
+    # Typer keeps a docstring's single line breaks, so a command's help broke where its
+    # source did ("...and the time" / "("3 PubMed calls...")" mid-phrase) and again at the
+    # terminal's width; reflowed, it wraps only where the terminal needs it.
+    def format_help(self: Any, ctx: Any, formatter: Any) -> None:
+        if self.help:
+            self.help = reflowed(self.help)
+        original(self, ctx, formatter)
+
+    return format_help
+
+
+for _command in (typer.core.TyperCommand, typer.core.TyperGroup):
+    _command.format_help = _reflowing(_command.format_help)  # type: ignore[method-assign]
 
 app = typer.Typer(
     name="medlit",

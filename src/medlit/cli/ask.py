@@ -172,6 +172,8 @@ def _render(result: AskResult, *, verbose: bool = False) -> None:
     from rich.markup import escape
 
     answer = result.answer
+    if result.language_note:  # medlit searches English abstracts: said before the answer
+        console.print(f"[yellow]{escape(result.language_note)}[/]", highlight=False, soft_wrap=True)
     if result.verdict:
         style = _VERDICT_STYLE[result.verdict]
         console.print(f"[{style}]Verdict: {VERDICT_LABELS[result.verdict]}[/]")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Annotated
 
@@ -95,6 +96,7 @@ def add(
                 }
             progress.remove_task(task)
             progress.advance(overall)
+    examples = sample_questions() if sample and not failures else []
     if as_json:
         print_json(
             {
@@ -103,6 +105,7 @@ def add(
                 "skipped": totals.skipped,
                 "failed": len(failures),
                 "files": per_file,
+                **({"try": examples} if sample else {}),
             }
         )
     else:
@@ -110,6 +113,15 @@ def add(
             f"added {totals.added}, updated {totals.updated}, skipped {totals.skipped}"
             + (f" ({len(failures)} of {len(files)} files failed)" if failures else "")
         )
+        if examples:
+            console.print("The sample answers questions such as:", highlight=False)
+            for question in examples:
+                console.print(
+                    f"  medlit ask {shlex.quote(question)} --source local",
+                    highlight=False,
+                    markup=False,
+                    soft_wrap=True,
+                )
     if failures:
         raise typer.Exit(failures[0].exit_code)
 
@@ -119,6 +131,19 @@ def sample_corpus_path() -> Path:
     from importlib.resources import files
 
     return Path(str(files("medlit.sources").joinpath("sample", "pubmedqa-sample.xml.gz")))
+
+
+def sample_questions() -> list[str]:
+    """Two questions the sample corpus answers, one labelled yes and one no: the self-test's
+    (``medlit/doctor/self_test.json``), each the question of an expert-labelled record of the
+    sample, so its own article is there to answer it."""
+    from medlit.doctor.self_test import load_questions
+
+    cases = load_questions()
+    return [
+        next(str(case["question"]) for case in cases if case["label"] == label)
+        for label in ("yes", "no")
+    ]
 
 
 def _check_file(path: Path) -> None:

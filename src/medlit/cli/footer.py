@@ -24,7 +24,7 @@ FOOTER_SEPARATOR = " · "
 _SERVICES = (
     ("pubmed", "PubMed call", "PubMed calls"),
     ("europepmc", "Europe PMC call", "Europe PMC calls"),
-    ("local", "local search", "local searches"),
+    ("local", "local corpus search", "local corpus searches"),
 )
 
 
@@ -33,19 +33,24 @@ def _seconds(ms: float) -> str:
 
 
 def footer_line(result: AskResult) -> str:
-    """ "answered from cache · 0 PubMed calls · 0.4 s", "3 PubMed calls · 1 LLM call · 812
-    tokens · 2.1 s" (and the cost, "$0.0004", where a price is configured)."""
+    """ "answered from cache · no searches · 0.4 s", "3 PubMed calls · 1 LLM call · 812
+    tokens · 2.1 s", "2 local corpus searches · 0.1 s" (and the cost, "$0.0004", where a
+    price is configured).
+
+    Each source is named by the requests sent to it, and only a source that was asked: an
+    answer from the local corpus never reads as "0 PubMed calls", and one that asked no source
+    at all (a cache hit) says "no searches"."""
     calls = result.api_calls
     parts = []
     if result.cache.tier1 == "hit":
         parts.append("answered from cache")
     counts = {name: getattr(calls, name) for name, _, _ in _SERVICES}
-    shown = [name for name, n in counts.items() if n] or ["pubmed"]
-    parts += [
+    searched = [
         f"{counts[name]} {one if counts[name] == 1 else many}"
         for name, one, many in _SERVICES
-        if name in shown
+        if counts[name]
     ]
+    parts += searched or ["no searches"]
     if result.full_texts_read:  # texts read, not the requests sent to look for them
         read = result.full_texts_read
         parts.append(f"{read} full text{'' if read == 1 else 's'} read")

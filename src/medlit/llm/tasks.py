@@ -33,6 +33,8 @@ class LLMTask(StrEnum):
     """ask: turn a question (and the chat memory) into standalone search queries."""
     ANSWER = "answer"
     """ask: write the cited answer from the evidence."""
+    TRANSLATE_QUESTION = "translate_question"
+    """ask: put a question not in English into English, to search English abstracts with."""
     SUMMARIZE_MEMORY = "summarize_memory"
     """ask: fold the conversation into a short summary."""
     VERIFY_CACHE_HIT = "verify_cache_hit"

@@ -404,6 +404,8 @@ function renderResult(result) {
   }
 
   const answer = clear(byId("answer"));
+  // A question not in English: medlit searches English abstracts, and says what it searched.
+  if (result.language_note) answer.append(h("p", { class: "note warning" }, String(result.language_note)));
   let lines = String(result.answer || "").split(/\n/);
   // The answer opens with its verdict ("Verdict: Yes", or a bare "Yes" while streamed): the
   // badge already shows it, so a first line that says the same is not shown twice.
@@ -466,7 +468,14 @@ function renderResult(result) {
     byId("ask-meta"),
     [
       Number.isFinite(total) ? `${Math.round(total)} ms` : null,
-      `PubMed calls: ${calls.pubmed ?? 0}`,
+      // Each source asked, by the requests sent to it: a local answer never reads "PubMed calls: 0".
+      ...[
+        ["pubmed", "PubMed call"],
+        ["europepmc", "Europe PMC call"],
+        ["local", "local corpus search"],
+      ]
+        .filter(([name]) => calls[name])
+        .map(([name, one]) => `${calls[name]} ${one}${calls[name] === 1 ? "" : one.endsWith("search") ? "es" : "s"}`),
       `LLM calls: ${calls.llm ?? 0}`,
       cache.tier1 === "miss" && cache.evidence_reused
         ? `${cache.evidence_reused} cached passage${cache.evidence_reused === 1 ? "" : "s"} reused`
