@@ -65,6 +65,7 @@ class AgentDeps:
         self.runtime = runtime
         self.store = runtime.store
         self._owns = owns_store
+        self._addresses: dict[str, str] | None = None
 
     @classmethod
     def open(cls, settings: Settings) -> AgentDeps:
@@ -112,6 +113,15 @@ class AgentDeps:
         model = route.model if route.configured else None
         return self.settings.answer_fingerprint(list(sources), model)
 
+    def origin(self, sources: Sequence[str]) -> str:
+        """Where one question's sources are asked: the origin its tier-1 answer is stored with
+        and must match to be served (:mod:`medlit.provenance`)."""
+        from medlit.provenance import answer_origin, source_addresses
+
+        if self._addresses is None:
+            self._addresses = source_addresses(self.settings)
+        return answer_origin(self._addresses, sources)
+
     # -- operations the nodes use ------------------------------------------------------
     def embed_one(self, text: str) -> Any:
         """The unit-norm embedding of ``text`` (float32 vector)."""
@@ -124,11 +134,13 @@ class AgentDeps:
         return None if remembered is None else remembered(text)
 
     async def answer_by_key(
-        self, question: str, *, namespace: str, fingerprint: str
+        self, question: str, *, namespace: str, fingerprint: str, origin: str
     ) -> AnswerLookup | None:
         """The tier-1 answer stored under exactly ``question`` (no vector needed), or None
         (see ``AnswerCache.search_key``)."""
-        return await self.answers.search_key(question, namespace=namespace, fingerprint=fingerprint)
+        return await self.answers.search_key(
+            question, namespace=namespace, fingerprint=fingerprint, origin=origin
+        )
 
     async def lookup_answer(
         self,
@@ -137,9 +149,11 @@ class AgentDeps:
         *,
         namespace: str,
         fingerprint: str,
+        origin: str,
         count_miss: bool = True,
     ) -> AnswerLookup:
-        """Tier-1 lookup in one namespace (tenant) and fingerprint, with the verified band
+        """Tier-1 lookup in one namespace (tenant) and fingerprint, of answers from ``origin``
+        (the addresses asked; another origin's answer is refused), with the verified band
         when it is open (see :mod:`medlit.cache.verify`).
 
         Both come from the question's state, never from these shared deps: one assistant
@@ -162,6 +176,7 @@ class AgentDeps:
             verifier=verifier,
             count_miss=count_miss,
             judge=judge,
+            origin=origin,
         )
 
     def add_answer(
@@ -172,10 +187,12 @@ class AgentDeps:
         *,
         namespace: str,
         fingerprint: str,
+        origin: str,
     ) -> int:
-        """Store an admitted answer in tier 1 (in the question's namespace and fingerprint)."""
+        """Store an admitted answer in tier 1 (in the question's namespace and fingerprint,
+        with the addresses it was asked of)."""
         return self.answers.add_query(
-            question, vector, payload, namespace=namespace, fingerprint=fingerprint
+            question, vector, payload, namespace=namespace, fingerprint=fingerprint, origin=origin
         )
 
     def search_chunks(

@@ -13,8 +13,11 @@ __all__ = ["FreshArticles", "Source"]
 class FreshArticles(Protocol):
     """What a source may ask of the evidence cache: articles it need not fetch again."""
 
-    def fresh_articles(self, pmids: Sequence[str]) -> dict[str, Article]:
-        """Articles among ``pmids`` stored and still fresh, keyed by PMID."""
+    def fresh_articles(
+        self, pmids: Sequence[str], *, origin: str | None = None
+    ) -> dict[str, Article]:
+        """Articles among ``pmids`` stored, still fresh and fetched from ``origin`` (the
+        address the source would fetch them from; :mod:`medlit.provenance`), keyed by PMID."""
         ...
 
 
