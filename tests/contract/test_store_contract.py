@@ -298,6 +298,25 @@ def test_answers_and_articles_keep_the_address_they_came_from(store: Store) -> N
     assert store.search_chunks(unit(101), 1)[0].origin == real
 
 
+def test_rows_stored_before_origins_migrate_to_the_unknown_origin(
+    make_store: Callable[[], Store],
+) -> None:
+    store = make_store()
+    add(store, "q", unit(1))
+    put_article(store, article("1"))
+    # Back to the schema before m008: no origin column, the migration not applied.
+    with store.transaction() as conn:
+        conn.execute("ALTER TABLE answers DROP COLUMN origin")
+        conn.execute("ALTER TABLE articles DROP COLUMN origin")
+        conn.execute("DELETE FROM _migrations WHERE name = ?", ("m008_origins",))
+    store.close()
+    store = make_store()  # opens the old schema: m008 runs
+    answer = store.answer_for_question("q", namespace="ns", fingerprint="fp")
+    assert answer is not None and answer.origin == ""
+    assert store.get_articles_by_pmid(["1"])["1"].origin == ""
+    assert store.search_chunks(unit(1), 1)[0].origin == ""
+
+
 def test_search_chunks_filters(store: Store) -> None:
     put_article(store, article("1", year=2001), seed=1)
     put_article(store, article("2", year=2022), seed=2, now=100.0)
