@@ -85,9 +85,12 @@ def second() -> Iterator[FakeEutils]:
         yield fake
 
 
-def medlit(home: Path, base_url: str, *args: str) -> subprocess.CompletedProcess[str]:
+def medlit(
+    home: Path, base_url: str, *args: str, log_level: str = "warning"
+) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEDLIT_")}
     env.update(
+        MEDLIT_LOG_LEVEL=log_level,
         MEDLIT_HOME=str(home),
         MEDLIT_PUBMED_BASE_URL=base_url,
         MEDLIT_PUBMED_REQUESTS_PER_SECOND="50",
@@ -123,7 +126,7 @@ def test_the_demo_servers_answers_are_not_served_for_another_address(
     assert a["cache"]["admitted"] and a["citations"]
     assert cited(a) <= served_by(corpus())
 
-    two = medlit(tmp_path, second.base_url, "ask", Q1, "--json")
+    two = medlit(tmp_path, second.base_url, "ask", Q1, "--json", log_level="info")
     assert two.returncode == 0, two.stderr
     b = json.loads(two.stdout)
     # Not a hit from the first server's answer, and it says why in one line.
@@ -137,11 +140,16 @@ def test_the_demo_servers_answers_are_not_served_for_another_address(
     assert b["citations"] and cited(b) <= served_by(second_corpus()), cited(b)
     assert not cited(b) & (served_by(corpus()) - served_by(second_corpus()))
     assert second.served("efetch") >= 1 and b["api_calls"]["pubmed"] >= 2
+    # The first server's record of a PMID both serve was fetched again, and the log says why.
+    assert "evidence_not_reused" in two.stderr
+    assert f"came from {first.base_url} not {second.base_url}" in two.stderr
 
     # The cache lists what each address left, and drops one address's entries.
     listed = medlit(tmp_path, second.base_url, "cache", "list", "--json")
     assert listed.returncode == 0, listed.stderr
     sources = json.loads(listed.stdout)["sources"]
+    table = medlit(tmp_path, second.base_url, "cache", "list")
+    assert table.returncode == 0 and first.base_url in table.stdout, table.stdout
     assert sources[second.base_url]["answers"] == 1
     assert sources[first.base_url]["articles"] >= 1 and sources[second.base_url]["articles"] >= 1
     one_source = medlit(
@@ -274,6 +282,7 @@ def test_evidence_is_reused_only_from_its_own_address(tmp_path: Path) -> None:
         assert real.fresh_articles(["7"], origin=REAL) == {}
         assert real.fresh_by_key([art.key]) == {}
         assert real.search_chunks(Hashes().embed(["T"])[0], 5, sources=["pubmed"]) == []
+        assert real.kept_to(["pubmed"]).search_chunks(Hashes().embed(["T"])[0], 5) == []
         # Fetched again from the real address: reused from there (and no longer by the fake).
         added = real.add_articles([art], Hashes())  # type: ignore[arg-type]
         assert added.refreshed == 1 and added.chunks_embedded == 0
