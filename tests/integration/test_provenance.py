@@ -23,7 +23,7 @@ from medlit.cache import AnswerCache, EvidenceCache
 from medlit.config import CacheSettings
 from medlit.storage.schema import CORE_MIGRATIONS, apply_migrations, ensure_migrations_table
 from medlit.storage.sqlite import SqliteStore
-from medlit.types import AbstractSection, Article
+from medlit.types import AbstractSection, Article, FullText, FullTextSection
 from tests.fakes.eutils_server import FakeEutils
 from tests.integration.test_ask_flow import Q1, corpus
 from tests.vectors import unit
@@ -289,3 +289,22 @@ def test_evidence_is_reused_only_from_its_own_address(tmp_path: Path) -> None:
         assert set(real.fresh_articles(["7"])) == {"7"}
         assert real.search_chunks(Hashes().embed(["T"])[0], 5)
         assert fake.fresh_articles(["7"]) == {}
+
+
+def test_a_full_text_read_from_another_address_does_not_join_the_record(tmp_path: Path) -> None:
+    body = FullText(
+        pmcid="PMC1",
+        sections=[FullTextSection(label="Results", text="Twelve of 150 on the drug died.")],
+    )
+    art = Article(pmid="8", title="T", abstract=[AbstractSection(text="One. Two.")])
+    with SqliteStore(tmp_path / "s.sqlite3", dim=384) as store:
+        fake = EvidenceCache(store, addresses={"pubmed": OLD})
+        fake.add_articles([art.model_copy(update={"full_text": body})], Hashes())  # type: ignore[arg-type]
+        real = EvidenceCache(store, addresses={"pubmed": REAL})
+        real.add_articles([art], Hashes())  # type: ignore[arg-type]
+        held = store.get_articles([art.key])[art.key]
+        assert held.origin == REAL and held.article.full_text is None
+        # From its own address, a record fetched again keeps the body read before.
+        real.add_articles([art.model_copy(update={"full_text": body})], Hashes())  # type: ignore[arg-type]
+        real.add_articles([art], Hashes())  # type: ignore[arg-type]
+        assert store.get_articles([art.key])[art.key].article.full_text == body

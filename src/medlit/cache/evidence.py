@@ -72,8 +72,15 @@ class AddResult:
     evicted: int = 0
 
 
-def _with_held_full_text(article: Article, record: ArticleRecord | None) -> Article:
-    if article.full_text is None and record is not None and record.article.full_text:
+def _with_held_full_text(article: Article, record: ArticleRecord | None, origin: str) -> Article:
+    """``article`` with the full text held for it, when the record held came from the same
+    address (``origin``): another address's body never joins this one's record."""
+    if (
+        article.full_text is None
+        and record is not None
+        and record.article.full_text
+        and record.origin == origin
+    ):
         return article.model_copy(update={"full_text": record.article.full_text})
     return article
 
@@ -194,7 +201,7 @@ class EvidenceCache:
         held = self.store.get_articles([a.key for a in unique])
         # A record fetched again (abstract only) keeps the full text read before: the search
         # that met it again did not read its body, and its body has not changed.
-        unique = [_with_held_full_text(a, held.get(a.key)) for a in unique]
+        unique = [_with_held_full_text(a, held.get(a.key), self.address(a.source)) for a in unique]
         now = self.clock()
         cutoff = now - self.settings.evidence_ttl_s
         todo: list[tuple[Article, str, list[Chunk]]] = []
