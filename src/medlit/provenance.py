@@ -26,6 +26,7 @@ __all__ = [
     "UNKNOWN",
     "answer_origin",
     "default_addresses",
+    "normalise_address",
     "origin_label",
     "refusal",
     "source_address",
@@ -40,6 +41,15 @@ def _base(url: str) -> str:
     """A base URL as the sources use it (with its trailing slash)."""
     url = url.strip()
     return url if url.endswith("/") else url + "/"
+
+
+def normalise_address(address: str) -> str:
+    """An address as typed (``medlit cache list --source``) as it is stored: a base URL with
+    its trailing slash; anything else as it is."""
+    text = address.strip()
+    if text.lower().startswith(("http://", "https://")):
+        return _base(text)
+    return text
 
 
 def source_address(settings: Settings, source: str) -> str:

@@ -129,22 +129,23 @@ class EvidenceCache:
         """The address articles of ``source`` come from now (their origin when stored)."""
         return self.addresses.get(source, source)
 
-    def _same_origin(self, found: Collection[tuple[str, str, str]], origin: str | None) -> bool:
-        """Whether every (source, origin, key) in ``found`` may be reused (``origin``: the
-        address asked, else each article's source's); logs one line for those that may not."""
-        refused = [
-            (stored, origin or self.address(source))
-            for source, stored, _ in found
-            if stored != (origin or self.address(source))
-        ]
+    def _log_refused(self, found: Collection[tuple[str, str, str]], origin: str | None) -> None:
+        """Log one line when some (source, stored origin, key) in ``found`` is not of the
+        address asked (``origin``, else each article's source's now): where the first of
+        them came from, and how many came from there."""
+        refused: dict[tuple[str, str], list[str]] = {}
+        for source, stored, key in found:
+            current = origin or self.address(source)
+            if stored != current:
+                refused.setdefault((stored, current), []).append(key)
         if refused:
-            stored, current = refused[0]
+            (stored, current), keys = next(iter(refused.items()))
             log.info(
                 "evidence_not_reused",
-                reason=refusal(f"{len(refused)} cached article(s)", stored, current),
-                keys=[key for _, s, key in found if s == stored][:5],
+                reason=refusal(f"{len(keys)} cached article(s)", stored, current),
+                keys=keys[:5],
+                other_addresses=len(refused) - 1,
             )
-        return not refused
 
     def _reusable(
         self, records: Mapping[str, ArticleRecord], origin: str | None = None
@@ -153,7 +154,7 @@ class EvidenceCache:
         cutoff = self._fresh_after()
         fresh = {k: r for k, r in records.items() if r.fetched_at >= cutoff}
         wanted = {k: origin or self.address(r.article.source) for k, r in fresh.items()}
-        self._same_origin(
+        self._log_refused(
             [(r.article.source, r.origin, r.article.key) for r in fresh.values()], origin
         )
         return {k: r.article for k, r in fresh.items() if r.origin == wanted[k]}
@@ -308,7 +309,7 @@ class EvidenceCache:
         if sources is not None:
             kept = set(sources)
             found = [m for m in found if m.article.source in kept]
-        self._same_origin({(m.article.source, m.origin, m.article.key) for m in found}, None)
+        self._log_refused({(m.article.source, m.origin, m.article.key) for m in found}, None)
         matches = [m for m in found if m.origin == self.address(m.article.source)][:k]
         self._pending.touch([m.article.key for m in matches])
         return [

@@ -213,10 +213,11 @@ def _origin(source: str | None) -> str | None:
     """The stored origin ``--source`` names (``unknown``: the empty one), or None."""
     if source is None:
         return None
+    from medlit.provenance import normalise_address
     from medlit.text import require_clean_text
 
     text = require_clean_text(source, "the source address")
-    return "" if text == "unknown" else text
+    return "" if text == "unknown" else normalise_address(text)
 
 
 def _answer_ids(store: Any, origin: str, namespace: str | None = None) -> list[int]:
