@@ -67,7 +67,9 @@ class CacheInfo(BaseModel):
     guard_reason: str | None = Field(
         None,
         description="On a guard_rejected miss: why the closest cached question's answer does "
-        "not answer this one, e.g. 'different drug: ibuprofen vs acetaminophen'.",
+        "not answer this one, e.g. 'different drug: ibuprofen vs acetaminophen'; on an "
+        "other_source miss: where the cached answer came from, e.g. 'cached answer came from "
+        "http://127.0.0.1:8765/entrez/eutils/ not https://eutils.ncbi.nlm.nih.gov/entrez/eutils/'.",
     )
     evidence_reused: int = Field(0, description="Tier-2 chunks used that were not fetched now.")
     similarity: float | None = Field(None, description="Best tier-1 similarity seen.")

@@ -162,8 +162,11 @@ class Runtime:
         """Tier 2: the evidence cache (articles and their embedded chunks)."""
         if self._evidence is None:
             from medlit.cache.evidence import EvidenceCache
+            from medlit.provenance import source_addresses
 
-            self._evidence = EvidenceCache(self.store, self.settings.cache)
+            self._evidence = EvidenceCache(
+                self.store, self.settings.cache, addresses=source_addresses(self.settings)
+            )
         return self._evidence
 
     def memory(self) -> ChatMemory:

@@ -262,6 +262,61 @@ def test_rechunk_replaces_chunks_and_refresh_keeps_them(store: Store) -> None:
     assert store.search_chunks(unit(701), 1)[0].chunk.id == f"{art.key}#1"
 
 
+def test_answers_and_articles_keep_the_address_they_came_from(store: Store) -> None:
+    fake, real = "http://127.0.0.1:8765/entrez/eutils/", "https://eutils.ncbi.nlm.nih.gov/"
+    answer_id = store.insert_answer(
+        namespace="ns",
+        fingerprint="fp",
+        question="q",
+        embedding=unit(1),
+        payload={"answer": "a"},
+        retrieval_score=0.6,
+        now=0.0,
+        origin=fake,
+    )
+    record = store.get_answer(answer_id)
+    assert record is not None and record.origin == fake
+    keyed = store.answer_for_question("q", namespace="ns", fingerprint="fp")
+    assert keyed is not None and keyed.origin == fake
+    assert store.search_answers(unit(1), min_similarity=0.9)[0][0].origin == fake
+    add(store, "unknown", unit(2))  # no origin given: the empty one (unknown)
+    found = store.search_answers(unit(2), min_similarity=0.9)
+    assert found[0][0].origin == ""
+    art = article("1")
+    chunks = chunk_article(art)
+    vectors = np.stack([unit(100 + i) for i in range(len(chunks))])
+    store.upsert_article(
+        art, content_hash="h", chunks=chunks, embeddings=vectors, now=0.0, origin=fake
+    )
+    assert store.get_articles([art.key])[art.key].origin == fake
+    assert store.get_articles_by_pmid(["1"])["1"].origin == fake
+    assert store.search_chunks(unit(101), 1)[0].origin == fake
+    assert store.search_chunks(unit(101), 1, ChunkFilters(pmids=["1"]))[0].origin == fake
+    # Served again by another address: a refresh takes its origin, the chunks stay.
+    store.upsert_article(art, content_hash="h", chunks=None, embeddings=None, now=5.0, origin=real)
+    assert store.get_articles([art.key])[art.key].origin == real
+    assert store.search_chunks(unit(101), 1)[0].origin == real
+
+
+def test_rows_stored_before_origins_migrate_to_the_unknown_origin(
+    make_store: Callable[[], Store],
+) -> None:
+    store = make_store()
+    add(store, "q", unit(1))
+    put_article(store, article("1"))
+    # Back to the schema before m008: no origin column, the migration not applied.
+    with store.transaction() as conn:
+        conn.execute("ALTER TABLE answers DROP COLUMN origin")
+        conn.execute("ALTER TABLE articles DROP COLUMN origin")
+        conn.execute("DELETE FROM _migrations WHERE name = ?", ("m008_origins",))
+    store.close()
+    store = make_store()  # opens the old schema: m008 runs
+    answer = store.answer_for_question("q", namespace="ns", fingerprint="fp")
+    assert answer is not None and answer.origin == ""
+    assert store.get_articles_by_pmid(["1"])["1"].origin == ""
+    assert store.search_chunks(unit(1), 1)[0].origin == ""
+
+
 def test_search_chunks_filters(store: Store) -> None:
     put_article(store, article("1", year=2001), seed=1)
     put_article(store, article("2", year=2022), seed=2, now=100.0)

@@ -38,9 +38,13 @@ class Known:
     def __init__(self, articles: list[Article]) -> None:
         self.articles = {a.pmid: a for a in articles if a.pmid}
         self.asked: list[str] = []
+        self.origins: list[str | None] = []
 
-    def fresh_articles(self, pmids: Sequence[str]) -> dict[str, Article]:
+    def fresh_articles(
+        self, pmids: Sequence[str], *, origin: str | None = None
+    ) -> dict[str, Article]:
         self.asked.extend(pmids)
+        self.origins.append(origin)
         return {p: self.articles[p] for p in pmids if p in self.articles}
 
 
@@ -80,6 +84,8 @@ async def test_known_articles_are_not_fetched_again(
         articles = await source.search(SearchQuery(term="aspirin"), known=known)
     assert {a.pmid for a in articles} == {"30000001", "30000006"}
     assert set(known.asked) == {"30000001", "30000006"}
+    # Only records fetched from this address may stand in for a fetch (medlit.provenance).
+    assert known.origins == [fake.base_url]
     assert fake.requests("efetch")[0].params["id"] == "30000006"
     # Everything known: esearch only.
     fake.reset()

@@ -166,6 +166,12 @@ def test_a_refused_cache_hit_says_why_in_one_line() -> None:
         "(different drug: ibuprofen vs acetaminophen)"
     )
     assert refused_hit_line(_result(hit=True)) is None
+    elsewhere = _result(hit=False)
+    elsewhere.cache.miss_reason = "other_source"
+    elsewhere.cache.guard_reason = "cached answer came from http://127.0.0.1:8765/ not https://x/"
+    assert refused_hit_line(elsewhere) == (
+        "not answered from cache: cached answer came from http://127.0.0.1:8765/ not https://x/"
+    )
 
 
 def test_verbose_lines_hold_the_internals() -> None:

@@ -66,6 +66,7 @@ class AgentDeps:
         self.runtime = runtime
         self.store = runtime.store
         self._owns = owns_store
+        self._addresses: dict[str, str] | None = None
 
     @classmethod
     def open(cls, settings: Settings) -> AgentDeps:
@@ -113,6 +114,15 @@ class AgentDeps:
         model = route.model if route.configured else None
         return self.settings.answer_fingerprint(list(sources), model)
 
+    def origin(self, sources: Sequence[str]) -> str:
+        """Where one question's sources are asked: the origin its tier-1 answer is stored with
+        and must match to be served (:mod:`medlit.provenance`)."""
+        from medlit.provenance import answer_origin, source_addresses
+
+        if self._addresses is None:
+            self._addresses = source_addresses(self.settings)
+        return answer_origin(self._addresses, sources)
+
     # -- operations the nodes use ------------------------------------------------------
     def embed_one(self, text: str) -> Any:
         """The unit-norm embedding of ``text`` (float32 vector)."""
@@ -125,11 +135,13 @@ class AgentDeps:
         return None if remembered is None else remembered(text)
 
     async def answer_by_key(
-        self, question: str, *, namespace: str, fingerprint: str
+        self, question: str, *, namespace: str, fingerprint: str, origin: str
     ) -> AnswerLookup | None:
         """The tier-1 answer stored under exactly ``question`` (no vector needed), or None
         (see ``AnswerCache.search_key``)."""
-        return await self.answers.search_key(question, namespace=namespace, fingerprint=fingerprint)
+        return await self.answers.search_key(
+            question, namespace=namespace, fingerprint=fingerprint, origin=origin
+        )
 
     async def lookup_answer(
         self,
@@ -138,9 +150,11 @@ class AgentDeps:
         *,
         namespace: str,
         fingerprint: str,
+        origin: str,
         count_miss: bool = True,
     ) -> AnswerLookup:
-        """Tier-1 lookup in one namespace (tenant) and fingerprint, with the verified band
+        """Tier-1 lookup in one namespace (tenant) and fingerprint, of answers from ``origin``
+        (the addresses asked; another origin's answer is refused), with the verified band
         when it is open (see :mod:`medlit.cache.verify`).
 
         Both come from the question's state, never from these shared deps: one assistant
@@ -163,6 +177,7 @@ class AgentDeps:
             verifier=verifier,
             count_miss=count_miss,
             judge=judge,
+            origin=origin,
         )
 
     def add_answer(
@@ -173,10 +188,12 @@ class AgentDeps:
         *,
         namespace: str,
         fingerprint: str,
+        origin: str,
     ) -> int:
-        """Store an admitted answer in tier 1 (in the question's namespace and fingerprint)."""
+        """Store an admitted answer in tier 1 (in the question's namespace and fingerprint,
+        with the addresses it was asked of)."""
         return self.answers.add_query(
-            question, vector, payload, namespace=namespace, fingerprint=fingerprint
+            question, vector, payload, namespace=namespace, fingerprint=fingerprint, origin=origin
         )
 
     def search_chunks(

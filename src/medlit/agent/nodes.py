@@ -337,6 +337,9 @@ class AskNodes:
     def _fingerprint(self, state: AgentState) -> str:
         return state.get("fingerprint") or self.deps.fingerprint(state.get("sources", ["pubmed"]))
 
+    def _origin(self, state: AgentState) -> str:
+        return self.deps.origin(state.get("sources") or ["pubmed"])
+
     async def query_cache(self, state: AgentState, *, count_miss: bool = True) -> dict[str, Any]:
         """Tier 1: a stored answer to the same question (the cache's guard has the last word).
 
@@ -347,8 +350,9 @@ class AskNodes:
         namespace = state.get("namespace", self.deps.settings.namespace)
         fingerprint = self._fingerprint(state)
         question = state["standalone_question"]
+        origin = self._origin(state)
         lookup = await self.deps.answer_by_key(
-            question, namespace=namespace, fingerprint=fingerprint
+            question, namespace=namespace, fingerprint=fingerprint, origin=origin
         )
         vector = state.get("query_vector")
         if lookup is None:
@@ -358,6 +362,7 @@ class AskNodes:
                 vector,
                 namespace=namespace,
                 fingerprint=fingerprint,
+                origin=origin,
                 count_miss=count_miss,
             )
         if not lookup.hit or lookup.entry is None:
@@ -972,6 +977,7 @@ class AskNodes:
                 payload,
                 namespace=state.get("namespace", self.deps.settings.namespace),
                 fingerprint=self._fingerprint(state),
+                origin=self._origin(state),
             )
         except CacheAdmissionError as exc:
             log.warning("answer_not_cached", reason=str(exc))

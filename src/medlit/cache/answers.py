@@ -7,6 +7,10 @@ candidate in order of similarity (the first that passes is the hit):
 2. same namespace (tenant) and same settings fingerprint (embedder, prompt version, LLM model,
    sources: a change to any must not serve old answers);
 3. not expired (``answer_ttl_s`` since it was stored);
+3a. the same origin: the answer was asked of the same source addresses as this question
+   (:mod:`medlit.provenance`; an answer stored before origins were recorded has none and is
+   never served); a refusal names both (``AnswerLookup.guard_reason``: "cached answer came
+   from http://127.0.0.1:8765/entrez/eutils/ not https://eutils.ncbi.nlm.nih.gov/...");
 4. the cached answer's retrieval score >= ``min_score``;
 5. the guard (:mod:`medlit.cache.guard`) finds every word that differs between the two
    questions to be a spelling, an inflection, a vetted synonym, a function word or a phrase
@@ -52,6 +56,7 @@ from medlit.cache._pending import PendingWrites
 from medlit.config import CacheSettings
 from medlit.errors import CacheAdmissionError
 from medlit.log import get_logger
+from medlit.provenance import refusal
 from medlit.storage.base import AnswerRecord, Store, Vector
 from medlit.types import Citation
 
@@ -68,6 +73,7 @@ MissReason = Literal[
     "nothing_similar",
     "fingerprint_mismatch",
     "expired",
+    "other_source",
     "low_score",
     "guard_rejected",
     "not_verified",
@@ -98,7 +104,8 @@ class AnswerLookup:
         similarity: cosine similarity of the served entry, or of the best candidate on a miss
             (0.0 when nothing was similar enough).
         miss_reason: why not, on a miss (the best candidate's reason).
-        guard_reason: the guard's explanation when it rejected the best candidate.
+        guard_reason: the guard's explanation when it rejected the best candidate, or the
+            line saying where an answer of another origin came from (``other_source``).
         candidates: entries above ``tau`` in scope that were considered.
         entry_id: the store's id of the served entry.
         verified_by: on a hit from the verified band, the verifier model; else None.
@@ -199,6 +206,7 @@ class AnswerCache:
         namespace: str,
         fingerprint: str,
         count_miss: bool = True,
+        origin: str | None = None,
     ) -> AnswerLookup:
         """Look up a cached answer for ``question`` (see the module docstring for the rules).
 
@@ -210,17 +218,20 @@ class AnswerCache:
             count_miss: False leaves a miss uncounted: the caller may look again (after
                 waiting for another process's identical ask) and counts one result only,
                 that lookup's or this one's (:meth:`count_miss`). A hit is always counted.
+            origin: the addresses the question is asked of (:func:`medlit.provenance.
+                answer_origin`): an answer of another origin is refused. None: not checked
+                (tools that read the cache without asking a source).
 
         Returns:
             An :class:`AnswerLookup`: a hit with a private copy of the entry, or a miss with
             its reason.
         """
-        lookup, _band = self._search(question, embedding, namespace, fingerprint, None)
+        lookup, _band = self._search(question, embedding, namespace, fingerprint, None, origin)
         self._remember_pair(lookup, namespace, question)
         return lookup if lookup.hit or not count_miss else self._miss(lookup)
 
     async def search_key(
-        self, question: str, *, namespace: str, fingerprint: str
+        self, question: str, *, namespace: str, fingerprint: str, origin: str | None = None
     ) -> AnswerLookup | None:
         """The answer stored under exactly ``question``, read by its key with every check of
         :meth:`search_query` (a hit is counted); None when there is none: then look up by
@@ -231,14 +242,16 @@ class AnswerCache:
         if not self.settings.enabled:
             return None
         return await run_lookup(
-            self.store.read_concurrency, self._keyed, question, namespace, fingerprint
+            self.store.read_concurrency, self._keyed, question, namespace, fingerprint, origin
         )
 
-    def _keyed(self, question: str, namespace: str, fingerprint: str) -> AnswerLookup | None:
+    def _keyed(
+        self, question: str, namespace: str, fingerprint: str, origin: str | None
+    ) -> AnswerLookup | None:
         if not self._maintained:
             self.maintain()
         cutoff = self.clock() - self.settings.answer_ttl_s
-        return self._keyed_hit(question, namespace, fingerprint, cutoff)
+        return self._keyed_hit(question, namespace, fingerprint, cutoff, origin)
 
     async def search_query_verified(
         self,
@@ -250,6 +263,7 @@ class AnswerCache:
         verifier: HitVerifier | None,
         count_miss: bool = True,
         judge: Callable[[], WordJudge | None] | None = None,
+        origin: str | None = None,
     ) -> AnswerLookup:
         """:meth:`search_query`, then, on a miss, the verified band (``verifier``: None, off).
 
@@ -271,7 +285,7 @@ class AnswerCache:
         lane = self.store.read_concurrency
         lower = None if verifier is None else verifier.settings.lower
         lookup, band = await run_lookup(
-            lane, self._search, question, embedding, namespace, fingerprint, lower
+            lane, self._search, question, embedding, namespace, fingerprint, lower, origin
         )
         if lookup.word_pair is not None or lookup.pending_pair is not None:
             await anyio.to_thread.run_sync(self._remember_pair, lookup, namespace, question)
@@ -377,7 +391,13 @@ class AnswerCache:
                 self._pending.count("answers.word_pairs.proposed")
 
     def _check(
-        self, record: AnswerRecord, question: str, cutoff: float, *, band: bool = False
+        self,
+        record: AnswerRecord,
+        question: str,
+        cutoff: float,
+        *,
+        band: bool = False,
+        origin: str | None = None,
     ) -> tuple[MissReason | None, str | None]:
         """Checks 3-5 on one candidate: (why not, the guard's reason), or (None, None).
 
@@ -386,6 +406,8 @@ class AnswerCache:
         """
         if record.created_at < cutoff:
             return "expired", None
+        if origin is not None and record.origin != origin:
+            return "other_source", refusal("cached answer", record.origin, origin)
         if record.retrieval_score < self.settings.min_score:
             return "low_score", None
         # The same words need no guard: the default one (made on first use) serves them, so
@@ -430,6 +452,7 @@ class AnswerCache:
         namespace: str,
         fingerprint: str,
         band_lower: float | None,
+        origin: str | None = None,
     ) -> tuple[AnswerLookup, list[tuple[AnswerRecord, float]]]:
         """The lookup at ``tau`` (a hit is counted, a miss not yet), and the band candidates
         in ``[band_lower, tau)`` that passed every check, best first."""
@@ -439,7 +462,7 @@ class AnswerCache:
         if not self._maintained:
             self.maintain()
         cutoff = self.clock() - cfg.answer_ttl_s  # the same comparison as maintain()'s purge
-        keyed = self._keyed_hit(question, namespace, fingerprint, cutoff)
+        keyed = self._keyed_hit(question, namespace, fingerprint, cutoff, origin)
         if keyed is not None:
             return keyed, []
         floor = cfg.tau if band_lower is None else min(band_lower, cfg.tau)
@@ -452,7 +475,7 @@ class AnswerCache:
         first: AnswerLookup | None = None
         pending = AnswerLookup(hit=False)  # carries the first unsettled word pair
         for record, similarity in above:
-            reason, guard_reason = self._check(record, question, cutoff)
+            reason, guard_reason = self._check(record, question, cutoff, origin=origin)
             pair = None
             if reason == "guard_rejected":
                 pair, said = self._through_pair(pending, record, question, namespace)
@@ -483,12 +506,17 @@ class AnswerCache:
             miss: MissReason = "fingerprint_mismatch" if other else "nothing_similar"
             first = AnswerLookup(hit=False, miss_reason=miss)
         first.pending_pair = pending.pending_pair
-        band = self._band(found, question, cutoff, expired)
+        band = self._band(found, question, cutoff, expired, origin)
         self._expire(expired)
         return first, band
 
     def _keyed_hit(
-        self, question: str, namespace: str, fingerprint: str, cutoff: float
+        self,
+        question: str,
+        namespace: str,
+        fingerprint: str,
+        cutoff: float,
+        origin: str | None = None,
     ) -> AnswerLookup | None:
         """The answer stored under exactly ``question`` when it passes every check, else None.
 
@@ -503,7 +531,9 @@ class AnswerCache:
         record = self.store.answer_for_question(
             question, namespace=namespace, fingerprint=fingerprint
         )
-        if record is None or self._check(record, question, cutoff)[0] is not None:
+        # A refusal (another origin's answer, say) is left to the vector search, which meets
+        # the same entry first and says why.
+        if record is None or self._check(record, question, cutoff, origin=origin)[0] is not None:
             return None
         if self._cites_retracted(record):
             return None
@@ -536,6 +566,7 @@ class AnswerCache:
         question: str,
         cutoff: float,
         expired: list[int],
+        origin: str | None = None,
     ) -> list[tuple[AnswerRecord, float]]:
         """The candidates below ``tau`` that pass every band check, in order; the ids of the
         expired ones are appended to ``expired``."""
@@ -543,7 +574,7 @@ class AnswerCache:
         for record, similarity in found:
             if similarity >= self.settings.tau:
                 continue
-            reason, _ = self._check(record, question, cutoff, band=True)
+            reason, _ = self._check(record, question, cutoff, band=True, origin=origin)
             if reason is None:
                 band.append((record, similarity))
             elif reason == "expired":
@@ -558,8 +589,10 @@ class AnswerCache:
         *,
         namespace: str,
         fingerprint: str,
+        origin: str = "",
     ) -> int:
-        """Store an answer under ``question`` (replacing one cached for the same question).
+        """Store an answer under ``question`` (replacing one cached for the same question),
+        with the addresses it was asked of (``origin``: :mod:`medlit.provenance`).
 
         Raises:
             CacheAdmissionError: the answer has no citation with a PMID or DOI, no text, or a
@@ -589,6 +622,7 @@ class AnswerCache:
             payload=data,
             retrieval_score=entry.retrieval_score,
             now=self.clock(),
+            origin=origin,
         )
         self._pending.count("answers.inserts")
         self.maintain()

@@ -15,12 +15,18 @@ anchor for context expansion. Expired articles are never returned and are delete
 capacity is counted in chunks and enforced by evicting whole least-recently-used articles.
 Tier 2 cannot serve a wrong answer (its evidence is re-scored for every new question), so it is
 where most savings should come from.
+
+Each article records the address of the source it came from (its *origin*,
+:mod:`medlit.provenance`): an article is reused (by :meth:`~EvidenceCache.fresh_articles`,
+:meth:`~EvidenceCache.fresh_by_key` or a chunk search) only where its origin is the address its
+source is asked at now; the others are left out, with one log line saying where they came from
+(``evidence_not_reused``). An article fetched again from the current address takes its origin.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection, Hashable, Sequence
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +40,7 @@ from medlit.cache.chunking import (
 from medlit.config import CacheSettings
 from medlit.embeddings.base import Embedder
 from medlit.log import get_logger
+from medlit.provenance import default_addresses, refusal
 from medlit.storage.base import ArticleRecord, ChunkFilters, Store, Vector
 from medlit.types import Article, Chunk, Evidence
 
@@ -65,8 +72,15 @@ class AddResult:
     evicted: int = 0
 
 
-def _with_held_full_text(article: Article, record: ArticleRecord | None) -> Article:
-    if article.full_text is None and record is not None and record.article.full_text:
+def _with_held_full_text(article: Article, record: ArticleRecord | None, origin: str) -> Article:
+    """``article`` with the full text held for it, when the record held came from the same
+    address (``origin``): another address's body never joins this one's record."""
+    if (
+        article.full_text is None
+        and record is not None
+        and record.article.full_text
+        and record.origin == origin
+    ):
         return article.model_copy(update={"full_text": record.article.full_text})
     return article
 
@@ -78,6 +92,9 @@ class EvidenceCache:
         store: where articles and chunks live.
         settings: TTL and capacity.
         clock: epoch seconds now (inject a fake one in tests).
+        addresses: each source name's address now
+            (:func:`medlit.provenance.source_addresses`; default: the remote sources' default
+            addresses): what articles are stored with, and what they must match to be reused.
     """
 
     def __init__(
@@ -86,10 +103,12 @@ class EvidenceCache:
         settings: CacheSettings | None = None,
         *,
         clock: Callable[[], float] = time.time,
+        addresses: Mapping[str, str] | None = None,
     ) -> None:
         self.store = store
         self.settings = settings or CacheSettings()
         self.clock = clock
+        self.addresses = dict(default_addresses() if addresses is None else addresses)
         self._pending = PendingWrites(self._write_pending, self.settings.flush_interval_s)
         add_hook = getattr(store, "add_close_hook", None)
         if add_hook is not None:
@@ -106,19 +125,54 @@ class EvidenceCache:
     def _fresh_after(self) -> float:
         return self.clock() - self.settings.evidence_ttl_s
 
-    def fresh_articles(self, pmids: Sequence[str]) -> dict[str, Article]:
-        """Articles among ``pmids`` held and still fresh, keyed by PMID (no need to fetch)."""
+    def address(self, source: str) -> str:
+        """The address articles of ``source`` come from now (their origin when stored)."""
+        return self.addresses.get(source, source)
+
+    def _log_refused(self, found: Collection[tuple[str, str, str]], origin: str | None) -> None:
+        """Log one line when some (source, stored origin, key) in ``found`` is not of the
+        address asked (``origin``, else each article's source's now): where the first of
+        them came from, and how many came from there."""
+        refused: dict[tuple[str, str], list[str]] = {}
+        for source, stored, key in found:
+            current = origin or self.address(source)
+            if stored != current:
+                refused.setdefault((stored, current), []).append(key)
+        if refused:
+            (stored, current), keys = next(iter(refused.items()))
+            log.info(
+                "evidence_not_reused",
+                reason=refusal(f"{len(keys)} cached article(s)", stored, current),
+                keys=keys[:5],
+                other_addresses=len(refused) - 1,
+            )
+
+    def _reusable(
+        self, records: Mapping[str, ArticleRecord], origin: str | None = None
+    ) -> dict[str, Article]:
+        """Of ``records``, the articles fresh and of the address asked."""
         cutoff = self._fresh_after()
-        found = self.store.get_articles_by_pmid(list(pmids))
-        fresh = {pmid: rec.article for pmid, rec in found.items() if rec.fetched_at >= cutoff}
+        fresh = {k: r for k, r in records.items() if r.fetched_at >= cutoff}
+        wanted = {k: origin or self.address(r.article.source) for k, r in fresh.items()}
+        self._log_refused(
+            [(r.article.source, r.origin, r.article.key) for r in fresh.values()], origin
+        )
+        return {k: r.article for k, r in fresh.items() if r.origin == wanted[k]}
+
+    def fresh_articles(
+        self, pmids: Sequence[str], *, origin: str | None = None
+    ) -> dict[str, Article]:
+        """Articles among ``pmids`` held, still fresh and from ``origin`` (the address the
+        caller would fetch them from; None: their own source's address now), keyed by PMID
+        (no need to fetch)."""
+        fresh = self._reusable(self.store.get_articles_by_pmid(list(pmids)), origin)
         self._pending.count("evidence.reused", len(fresh))
         return fresh
 
     def fresh_by_key(self, keys: Sequence[str]) -> dict[str, Article]:
-        """Articles held and still fresh, keyed by ``Article.key`` (for DOI/title keys)."""
-        cutoff = self._fresh_after()
-        found = self.store.get_articles(list(keys))
-        return {key: rec.article for key, rec in found.items() if rec.fetched_at >= cutoff}
+        """Articles held, still fresh and from their source's address now, keyed by
+        ``Article.key`` (for DOI/title keys)."""
+        return self._reusable(self.store.get_articles(list(keys)))
 
     def add_articles(
         self,
@@ -148,7 +202,7 @@ class EvidenceCache:
         held = self.store.get_articles([a.key for a in unique])
         # A record fetched again (abstract only) keeps the full text read before: the search
         # that met it again did not read its body, and its body has not changed.
-        unique = [_with_held_full_text(a, held.get(a.key)) for a in unique]
+        unique = [_with_held_full_text(a, held.get(a.key), self.address(a.source)) for a in unique]
         now = self.clock()
         cutoff = now - self.settings.evidence_ttl_s
         todo: list[tuple[Article, str, list[Chunk]]] = []
@@ -156,6 +210,7 @@ class EvidenceCache:
         for article in unique:
             digest = article_content_hash(article)
             record = held.get(article.key)
+            origin = self.address(article.source)
             if record is not None and record.content_hash == digest:
                 if question and article.full_text is not None:
                     missing = self._missing_picks(article, question, full_text_chunks)
@@ -163,11 +218,21 @@ class EvidenceCache:
                         more.append((article.key, missing))
                 # A retraction PubMed now marks is kept at once (its chunks stay): answers
                 # citing the article are then not served again (AnswerCache).
-                if record.fetched_at >= cutoff and record.article.retraction == article.retraction:
+                # So is an article served by another address now (it takes that origin).
+                if (
+                    record.fetched_at >= cutoff
+                    and record.article.retraction == article.retraction
+                    and record.origin == origin
+                ):
                     result.skipped_fresh += 1
                 else:
                     self.store.upsert_article(
-                        article, content_hash=digest, chunks=None, embeddings=None, now=now
+                        article,
+                        content_hash=digest,
+                        chunks=None,
+                        embeddings=None,
+                        now=now,
+                        origin=origin,
                     )
                     result.refreshed += 1
                 continue
@@ -185,7 +250,12 @@ class EvidenceCache:
             part = None if vectors is None else vectors[offset : offset + len(chunks)]
             offset += len(chunks)
             self.store.upsert_article(
-                article, content_hash=digest, chunks=chunks, embeddings=part, now=now
+                article,
+                content_hash=digest,
+                chunks=chunks,
+                embeddings=part,
+                now=now,
+                origin=self.address(article.source),
             )
         for key, chunks in more:
             if vectors is not None:  # always: ``more`` holds texts
@@ -217,7 +287,8 @@ class EvidenceCache:
     ) -> list[Evidence]:
         """The ``k`` fresh chunks most similar to ``embedding`` passing ``filters``, of
         articles from ``sources`` only when given (an answer asked of the local corpus never
-        rests on an article PubMed gave for another question).
+        rests on an article PubMed gave for another question), and only of articles whose
+        origin is their source's address now (one log line names those left out).
 
         Returns:
             Anchor chunks as :class:`Evidence` (``similarity`` exact, ``score`` 0), best first.
@@ -232,12 +303,14 @@ class EvidenceCache:
             study_types=f.study_types,
             fetched_after=max(cutoff, f.fetched_after or cutoff),
         )
-        if sources is None:
-            matches = self.store.search_chunks(embedding, k, f)
-        else:  # the store keeps no source column: the nearest of many, then the sources' own
+        # The store keeps no source column: the nearest of many, then those of the sources
+        # asked and of their addresses now.
+        found = self.store.search_chunks(embedding, k * _SOURCE_OVERFETCH, f)
+        if sources is not None:
             kept = set(sources)
-            found = self.store.search_chunks(embedding, k * _SOURCE_OVERFETCH, f)
-            matches = [m for m in found if m.article.source in kept][:k]
+            found = [m for m in found if m.article.source in kept]
+        self._log_refused({(m.article.source, m.origin, m.article.key) for m in found}, None)
+        matches = [m for m in found if m.origin == self.address(m.article.source)][:k]
         self._pending.touch([m.article.key for m in matches])
         return [
             Evidence(chunk=m.chunk, article=m.article, similarity=m.similarity) for m in matches

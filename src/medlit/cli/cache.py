@@ -1,5 +1,6 @@
-"""``medlit cache stats | clear | words | calibrate``: inspect and empty the two-tier cache,
-settle the word pairs that let reworded questions reach cached answers, and measure a judge.
+"""``medlit cache stats | list | clear | words | calibrate``: inspect and empty the two-tier
+cache (by source address too: ``list --source``, ``clear --source``), settle the word pairs
+that let reworded questions reach cached answers, and measure a judge.
 
 Heavy imports (numpy, usearch) happen inside the commands, so registering them costs nothing
 at start-up.
@@ -32,6 +33,7 @@ _REASONS = (
     "nothing_similar",
     "fingerprint_mismatch",
     "expired",
+    "other_source",
     "low_score",
     "guard_rejected",
     "not_verified",
@@ -201,6 +203,121 @@ def _pair_rows(table: Any, data: dict[str, Any]) -> None:
     table.add_row("  measured on", g["contrast_set"])
 
 
+_SOURCE_HELP = (
+    "Only entries from this source address (a base URL, local:<corpus file>, or 'unknown' "
+    "for entries stored before addresses were recorded)."
+)
+
+
+def _origin(source: str | None) -> str | None:
+    """The stored origin ``--source`` names (``unknown``: the empty one), or None."""
+    if source is None:
+        return None
+    from medlit.provenance import normalise_address
+    from medlit.text import require_clean_text
+
+    text = require_clean_text(source, "the source address")
+    return "" if text == "unknown" else normalise_address(text)
+
+
+def _answer_ids(store: Any, origin: str, namespace: str | None = None) -> list[int]:
+    """Ids of the answers whose origin is or includes ``origin`` (an answer asked of several
+    sources records their addresses joined by ", "), newest first."""
+    sql = "SELECT id, origin FROM answers"
+    params: list[Any] = []
+    if namespace is not None:
+        sql, params = sql + " WHERE namespace = ?", [namespace]
+    rows = store.read(sql + " ORDER BY created_at DESC", params)
+    return [int(i) for i, stored in rows if _includes(str(stored), origin)]
+
+
+def _includes(stored: str, origin: str) -> bool:
+    return stored == origin or (origin != "" and origin in stored.split(", "))
+
+
+def collect_sources(origin: str | None, *, limit: int) -> dict[str, Any]:
+    """Entries per source address; with ``origin``, that address's entries (``limit`` each)."""
+    from medlit.provenance import origin_label
+    from medlit.storage import open_store
+
+    settings = build_settings()
+    with open_store(settings) as store:
+        answer_rows = store.read("SELECT origin, count(*) FROM answers GROUP BY origin")
+        article_rows = store.read("SELECT origin, count(*) FROM articles GROUP BY origin")
+        counts: dict[str, dict[str, int]] = {}
+        for stored, n in answer_rows:
+            for part in str(stored).split(", ") if stored else [""]:
+                row = counts.setdefault(origin_label(part), {"answers": 0, "articles": 0})
+                row["answers"] += int(n)
+        for stored, n in article_rows:
+            row = counts.setdefault(origin_label(str(stored)), {"answers": 0, "articles": 0})
+            row["articles"] += int(n)
+        data: dict[str, Any] = {"path": settings.database_label, "sources": counts}
+        if origin is None:
+            return data
+        ids = _answer_ids(store, origin)[:limit]
+        marks = ",".join("?" * len(ids))
+        answers = (
+            store.read(
+                "SELECT id, namespace, question, origin, created_at FROM answers "
+                f"WHERE id IN ({marks}) ORDER BY created_at DESC",
+                ids,
+            )
+            if ids
+            else []
+        )
+        articles = store.read(
+            "SELECT key, data, origin, fetched_at FROM articles WHERE origin = ? "
+            "ORDER BY fetched_at DESC LIMIT ?",
+            (origin, limit),
+        )
+    import json
+
+    data["source"] = origin_label(origin)
+    data["answers"] = [
+        {"id": int(i), "namespace": ns, "question": q, "origin": origin_label(o),
+         "created_at": float(t)}
+        for i, ns, q, o, t in answers
+    ]  # fmt: skip
+    data["articles"] = [
+        {"key": k, "title": json.loads(d).get("title", ""), "origin": origin_label(o),
+         "fetched_at": float(t)}
+        for k, d, o, t in articles
+    ]  # fmt: skip
+    return data
+
+
+@cache_app.command("list")
+@run
+def list_entries(
+    source: Annotated[str | None, typer.Option("--source", help=_SOURCE_HELP)] = None,
+    limit: Annotated[
+        int, typer.Option("--limit", min=1, help="Entries shown per tier with --source.")
+    ] = 50,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Cached answers and articles per source address (where they came from); with
+    --source, that address's entries."""
+    data = collect_sources(_origin(source), limit=limit)
+    if as_json:
+        print_json(data)
+        return
+    from rich.table import Table
+
+    table = Table(title=f"medlit cache by source ({data['path']})")
+    for column in ("source address", "answers", "articles"):
+        table.add_column(column)
+    for address, n in sorted(data["sources"].items()):
+        table.add_row(address, f"{n['answers']:,}", f"{n['articles']:,}")
+    console.print(table)
+    if "source" not in data:
+        return
+    for a in data["answers"]:
+        console.print(f"answer {a['id']} [{a['namespace']}] {a['question']}", markup=False)
+    for a in data["articles"]:
+        console.print(f"article {a['key']}: {a['title']}", markup=False)
+
+
 @cache_app.command("clear")
 @run
 def clear(
@@ -210,13 +327,15 @@ def clear(
     tier: Annotated[
         str | None, typer.Option("--tier", help="answers or evidence (default: both).")
     ] = None,
+    source: Annotated[str | None, typer.Option("--source", help=_SOURCE_HELP)] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
 ) -> None:
-    """Delete cached answers and/or evidence."""
+    """Delete cached answers and/or evidence (all, or of one namespace or source address)."""
     if namespace is not None:
         from medlit.text import require_clean_text
 
         namespace = require_clean_text(namespace, "the namespace")
+    origin = _origin(source)
     if tier not in (None, "answers", "evidence"):
         raise ValidationError(f"--tier must be answers or evidence, not {tier!r}")
     if namespace is not None and tier == "evidence":
@@ -225,6 +344,8 @@ def clear(
     if namespace is not None:
         tiers = ["answers"]
     what = " and ".join(tiers) + (f" of namespace {namespace!r}" if namespace else "")
+    if origin is not None:
+        what += f" from {source}"
     if not yes:
         if not sys.stdin.isatty():
             raise ValidationError(f"refusing to clear {what} without --yes (not a terminal)")
@@ -232,12 +353,31 @@ def clear(
     from medlit.storage import open_store
 
     with open_store(build_settings()) as store:
+        if origin is not None:
+            _clear_source(store, origin, namespace, tiers)
+            return
         if "answers" in tiers:
             n = store.clear_answers(namespace)
             console.print(f"deleted {n:,} answers")
         if "evidence" in tiers:
             articles, chunks = store.clear_evidence()
             console.print(f"deleted {articles:,} articles ({chunks:,} chunks)")
+
+
+def _clear_source(store: Any, origin: str, namespace: str | None, tiers: list[str]) -> None:
+    """Delete the entries from ``origin`` (an answer that asked it among other sources too):
+    answers through the store (its indexes follow), articles with their chunks."""
+    if "answers" in tiers:
+        n = store.delete_answers(_answer_ids(store, origin, namespace))
+        console.print(f"deleted {n:,} answers")
+    if "evidence" in tiers:
+        with store.transaction() as conn:
+            chunks = conn.execute(
+                "SELECT coalesce(sum(chunk_count), 0) FROM articles WHERE origin = ?", (origin,)
+            ).fetchone()[0]
+            # Chunks go with their article (ON DELETE CASCADE), and so out of the index.
+            articles = conn.execute("DELETE FROM articles WHERE origin = ?", (origin,)).rowcount
+        console.print(f"deleted {articles:,} articles ({int(chunks):,} chunks)")
 
 
 _NAMESPACE = typer.Option("--namespace", "-n", help="The namespace (tenant); default: settings'.")

@@ -77,11 +77,13 @@ def _spent(usage: dict[str, Any]) -> list[str]:
 def refused_hit_line(result: AskResult) -> str | None:
     """One short line when the cache held a near question but would not serve its answer, and
     why ("not answered from cache: a similar question was refused (differs: improve /
-    compromise)"); None
-    otherwise."""
+    compromise)", "not answered from cache: cached answer came from http://127.0.0.1:8765/...
+    not https://eutils..."); None otherwise."""
     cache = result.cache
     if cache.tier1 == "hit" or not cache.guard_reason:
         return None
+    if cache.miss_reason == "other_source":  # "cached answer came from ... not ..."
+        return f"not answered from cache: {cache.guard_reason}"
     return f"not answered from cache: a similar question was refused ({cache.guard_reason})"
 
 

@@ -13,8 +13,11 @@ __all__ = ["FreshArticles", "HeldArticles", "Source"]
 class FreshArticles(Protocol):
     """What a source may ask of the evidence cache: articles it need not fetch again."""
 
-    def fresh_articles(self, pmids: Sequence[str]) -> dict[str, Article]:
-        """Articles among ``pmids`` stored and still fresh, keyed by PMID."""
+    def fresh_articles(
+        self, pmids: Sequence[str], *, origin: str | None = None
+    ) -> dict[str, Article]:
+        """Articles among ``pmids`` stored, still fresh and fetched from ``origin`` (the
+        address the source would fetch them from; :mod:`medlit.provenance`), keyed by PMID."""
         ...
 
 
@@ -27,11 +30,15 @@ class HeldArticles:
         self._by_pmid = {a.pmid: a for a in held.values() if a.pmid}
         self._fresh = fresh
 
-    def fresh_articles(self, pmids: Sequence[str]) -> dict[str, Article]:
+    def fresh_articles(
+        self, pmids: Sequence[str], *, origin: str | None = None
+    ) -> dict[str, Article]:
+        """Articles among ``pmids`` the question or job holds, then those the evidence cache
+        holds fresh from ``origin`` (see :class:`FreshArticles`)."""
         found = {p: self._by_pmid[p] for p in pmids if p in self._by_pmid}
         rest = [p for p in pmids if p not in found]
         if rest and self._fresh is not None:
-            found.update(self._fresh.fresh_articles(rest))
+            found.update(self._fresh.fresh_articles(rest, origin=origin))
         return found
 
 

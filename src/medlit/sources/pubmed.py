@@ -157,11 +157,15 @@ class PubMedSource:
     async def fetch(
         self, pmids: Sequence[str], *, known: FreshArticles | None = None
     ) -> list[Article]:
-        """Records of ``pmids`` in order, taking the fresh ones from ``known``."""
+        """Records of ``pmids`` in order, taking the fresh ones from ``known`` (only those
+        fetched from this source's address: a test server's records never stand in for
+        PubMed's)."""
         ids = list(dict.fromkeys(pmids))
         held = {}
         if known is not None and ids:  # a store read: off the event loop
-            held = await asyncio.to_thread(known.fresh_articles, ids)
+            held = await asyncio.to_thread(
+                functools.partial(known.fresh_articles, ids, origin=self.base_url)
+            )
         fetched = await self.efetch([p for p in ids if p not in held])
         by_pmid = {**held, **{a.pmid: a for a in fetched if a.pmid}}
         return [by_pmid[p] for p in ids if p in by_pmid]

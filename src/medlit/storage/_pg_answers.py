@@ -34,7 +34,7 @@ __all__ = ["PgAnswerOps"]
 
 _ANSWER_COLS = (
     "a.id, a.namespace, a.fingerprint, a.question, a.payload, a.retrieval_score, "
-    "a.created_at, a.last_used_at, a.hits, a.embedding"
+    "a.created_at, a.last_used_at, a.hits, a.embedding, a.origin"
 )
 
 # Candidates of the HNSW index (any scope), then the in-scope rows among the close ones: one
@@ -85,6 +85,7 @@ class PgAnswerOps(PgStoreParts):
         payload: Mapping[str, Any],
         retrieval_score: float,
         now: float,
+        origin: str = "",
     ) -> int:
         """Store an answer, replacing one for the same question/namespace/fingerprint."""
         vec = self._vector(embedding)
@@ -105,10 +106,10 @@ class PgAnswerOps(PgStoreParts):
                 # for it to commit); delete its row too, so the newest answer wins.
                 row = conn.raw.execute(
                     "INSERT INTO answers (namespace, fingerprint, question, question_hash, "
-                    "payload, retrieval_score, embedding, created_at, last_used_at) "
-                    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT "
+                    "payload, retrieval_score, embedding, created_at, last_used_at, origin) "
+                    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT "
                     "(namespace, fingerprint, question_hash) DO NOTHING RETURNING id",
-                    (*values, now, now),
+                    (*values, now, now, origin),
                 ).fetchone()
                 if row is not None:
                     return int(row[0])
@@ -318,4 +319,5 @@ def _answer(row: Sequence[Any]) -> AnswerRecord:
         created_at=float(row[6]),
         last_used_at=float(row[7]),
         hits=int(row[8]),
+        origin=str(row[10]),
     )

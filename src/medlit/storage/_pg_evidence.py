@@ -30,7 +30,7 @@ __all__ = ["PgEvidenceOps"]
 
 _INSERT_CHUNKS = f"INSERT INTO chunks ({CHUNK_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
 
-_ARTICLE_COLS = "a.data, a.content_hash, a.fetched_at, a.last_used_at, a.chunk_count"
+_ARTICLE_COLS = "a.data, a.content_hash, a.fetched_at, a.last_used_at, a.chunk_count, a.origin"
 _CHUNK_COLS = (
     "c.id, c.chunk_id, c.article_key, c.ordinal, c.section, c.text, c.is_conclusion, "
     "c.from_full_text"
@@ -71,6 +71,7 @@ class PgEvidenceOps(PgStoreParts):
         chunks: Sequence[Chunk] | None,
         embeddings: Vector | None,
         now: float,
+        origin: str = "",
     ) -> None:
         """Store an article; with ``chunks`` None its existing chunks are kept."""
         data = article.model_dump_json()
@@ -82,12 +83,13 @@ class PgEvidenceOps(PgStoreParts):
         with self.transaction() as conn:
             conn.raw.execute(
                 "INSERT INTO articles (key, pmid, doi, year, study_type, data, content_hash, "
-                "fetched_at, last_used_at, chunk_count) VALUES "
-                "(%s, %s, %s, %s, %s, %s, %s, %s, %s, 0) ON CONFLICT (key) DO UPDATE SET "
+                "fetched_at, last_used_at, chunk_count, origin) VALUES "
+                "(%s, %s, %s, %s, %s, %s, %s, %s, %s, 0, %s) ON CONFLICT (key) DO UPDATE SET "
                 "pmid = excluded.pmid, doi = excluded.doi, year = excluded.year, "
                 "study_type = excluded.study_type, data = excluded.data, "
                 "content_hash = excluded.content_hash, fetched_at = excluded.fetched_at, "
-                "last_used_at = excluded.last_used_at, lru = nextval('articles_lru_seq')",
+                "last_used_at = excluded.last_used_at, origin = excluded.origin, "
+                "lru = nextval('articles_lru_seq')",
                 (
                     article.key,
                     article.pmid,
@@ -98,6 +100,7 @@ class PgEvidenceOps(PgStoreParts):
                     content_hash,
                     now,
                     now,
+                    origin,
                 ),
             )
             if chunks is not None:
@@ -275,14 +278,22 @@ def _rank(rows: list[tuple[Any, ...]], query: Vector, k: int) -> list[ChunkMatch
     vectors = np.stack([r[8].to_numpy() for r in rows])
     sims = vectors @ query
     order = np.argsort(-sims, kind="stable")[:k]
-    articles: dict[str, Article] = {}
+    articles: dict[str, ArticleRecord] = {}
     out = []
     for i in order:
         row = rows[int(i)]
         key = row[2]
         if key not in articles:
-            articles[key] = _article_record(row[9:]).article
-        out.append(ChunkMatch(chunk=_chunk(row), article=articles[key], similarity=float(sims[i])))
+            articles[key] = _article_record(row[9:])
+        record = articles[key]
+        out.append(
+            ChunkMatch(
+                chunk=_chunk(row),
+                article=record.article,
+                similarity=float(sims[i]),
+                origin=record.origin,
+            )
+        )
     return out
 
 
@@ -305,6 +316,7 @@ def _article_record(row: Sequence[Any]) -> ArticleRecord:
         fetched_at=float(row[2]),
         last_used_at=float(row[3]),
         chunk_count=int(row[4]),
+        origin=str(row[5]),
     )
 
 

@@ -180,6 +180,10 @@ def core_migrations(dim: int, m: int, ef_construction: int) -> list[Migration]:
     def m007_full_text_chunks(conn: Connection) -> None:
         conn.execute("ALTER TABLE chunks ADD COLUMN from_full_text INTEGER NOT NULL DEFAULT 0")
 
+    def m008_origins(conn: Connection) -> None:
+        conn.execute("ALTER TABLE answers ADD COLUMN origin TEXT NOT NULL DEFAULT ''")
+        conn.execute("ALTER TABLE articles ADD COLUMN origin TEXT NOT NULL DEFAULT ''")
+
     # SQLite's m004 (an ANN index file per namespace) has no counterpart here.
     return [
         m001_core,
@@ -188,4 +192,5 @@ def core_migrations(dim: int, m: int, ef_construction: int) -> list[Migration]:
         m005_study_types_from_text,
         m006_randomised_in_methods,
         m007_full_text_chunks,
+        m008_origins,
     ]

@@ -31,7 +31,7 @@ __all__ = ["EvidenceOps"]
 
 _INSERT_CHUNKS = f"INSERT INTO chunks ({CHUNK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 
-_ARTICLE_COLS = "data, content_hash, fetched_at, last_used_at, chunk_count"
+_ARTICLE_COLS = "data, content_hash, fetched_at, last_used_at, chunk_count, origin"
 _CHUNK_COLS = (
     "c.id, c.chunk_id, c.article_key, c.ordinal, c.section, c.text, c.is_conclusion, "
     "c.from_full_text"
@@ -86,6 +86,7 @@ class EvidenceOps:
         chunks: Sequence[Chunk] | None,
         embeddings: Vector | None,
         now: float,
+        origin: str = "",
     ) -> None:
         """Store an article; with ``chunks`` None its existing chunks are kept."""
         data = article.model_dump_json()
@@ -96,12 +97,13 @@ class EvidenceOps:
         with self.transaction() as conn:
             conn.execute(
                 "INSERT INTO articles (key, pmid, doi, year, study_type, data, content_hash, "
-                f"fetched_at, last_used_at, chunk_count, lru) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                f"0, {_NEXT_LRU}) ON CONFLICT (key) DO UPDATE SET pmid = excluded.pmid, "
+                "fetched_at, last_used_at, chunk_count, origin, lru) VALUES "
+                f"(?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, {_NEXT_LRU}) ON CONFLICT (key) DO UPDATE SET "
+                "pmid = excluded.pmid, "
                 "doi = excluded.doi, year = excluded.year, study_type = excluded.study_type, "
                 "data = excluded.data, content_hash = excluded.content_hash, "
                 "fetched_at = excluded.fetched_at, last_used_at = excluded.last_used_at, "
-                "lru = excluded.lru",
+                "origin = excluded.origin, lru = excluded.lru",
                 (
                     article.key,
                     article.pmid,
@@ -112,6 +114,7 @@ class EvidenceOps:
                     content_hash,
                     now,
                     now,
+                    origin,
                 ),
             )
             if chunks is not None:
@@ -287,14 +290,22 @@ def _rank(rows: list[tuple[Any, ...]], query: Vector, k: int) -> list[ChunkMatch
     vectors = np.frombuffer(b"".join(r[8] for r in rows), dtype=np.float32)
     sims = vectors.reshape(len(rows), -1) @ query
     order = np.argsort(-sims, kind="stable")[:k]
-    articles: dict[str, Article] = {}
+    articles: dict[str, ArticleRecord] = {}
     out = []
     for i in order:
         row = rows[int(i)]
         key = row[2]
         if key not in articles:
-            articles[key] = _article_record(row[9:]).article
-        out.append(ChunkMatch(chunk=_chunk(row), article=articles[key], similarity=float(sims[i])))
+            articles[key] = _article_record(row[9:])
+        record = articles[key]
+        out.append(
+            ChunkMatch(
+                chunk=_chunk(row),
+                article=record.article,
+                similarity=float(sims[i]),
+                origin=record.origin,
+            )
+        )
     return out
 
 
@@ -317,4 +328,5 @@ def _article_record(row: tuple[Any, ...]) -> ArticleRecord:
         fetched_at=float(row[2]),
         last_used_at=float(row[3]),
         chunk_count=int(row[4]),
+        origin=str(row[5]),
     )

@@ -110,6 +110,8 @@ class AnswerRecord:
         created_at: epoch seconds when stored.
         last_used_at: epoch seconds of the last hit (LRU position).
         hits: times served.
+        origin: the addresses of the sources it was asked of (:mod:`medlit.provenance`;
+            empty: stored before origins were recorded).
     """
 
     id: int
@@ -121,17 +123,21 @@ class AnswerRecord:
     created_at: float
     last_used_at: float
     hits: int = 0
+    origin: str = ""
 
 
 @dataclass
 class ArticleRecord:
-    """An article held by the evidence cache, with when it was fetched and last used."""
+    """An article held by the evidence cache, with when it was fetched and last used, and the
+    address of the source it came from (``origin``: empty when stored before origins were
+    recorded; :mod:`medlit.provenance`)."""
 
     article: Article
     content_hash: str
     fetched_at: float
     last_used_at: float
     chunk_count: int = 0
+    origin: str = ""
 
 
 @dataclass
@@ -155,12 +161,14 @@ class ChunkFilters:
 
 @dataclass
 class ChunkMatch:
-    """A chunk found by a vector search, with its article and exact cosine similarity."""
+    """A chunk found by a vector search, with its article, exact cosine similarity and the
+    address its article came from (``origin``)."""
 
     chunk: Chunk
     article: Article
     similarity: float
     extra: dict[str, Any] = field(default_factory=dict)
+    origin: str = ""
 
 
 @runtime_checkable
@@ -230,8 +238,10 @@ class Store(Protocol):
         payload: Mapping[str, Any],
         retrieval_score: float,
         now: float,
+        origin: str = "",
     ) -> int:
-        """Store an answer (replacing one for the same question, namespace and fingerprint)."""
+        """Store an answer (replacing one for the same question, namespace and fingerprint),
+        with the addresses it came from (``origin``)."""
         ...
 
     def search_answers(
@@ -302,8 +312,10 @@ class Store(Protocol):
         chunks: Sequence[Chunk] | None,
         embeddings: Vector | None,
         now: float,
+        origin: str = "",
     ) -> None:
-        """Store an article; ``chunks`` None keeps its chunks and only refreshes it."""
+        """Store an article with the address it came from (``origin``); ``chunks`` None keeps
+        its chunks and only refreshes it."""
         ...
 
     def add_chunks(self, article_key: str, chunks: Sequence[Chunk], embeddings: Vector) -> int:

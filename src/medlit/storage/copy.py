@@ -71,7 +71,7 @@ def _copy_answers(
     while True:
         rows = src.read(
             "SELECT lru, namespace, fingerprint, question, question_hash, payload, "
-            "retrieval_score, embedding, created_at, last_used_at, hits FROM answers "
+            "retrieval_score, embedding, created_at, last_used_at, hits, origin FROM answers "
             "WHERE lru > ? ORDER BY lru LIMIT ?",
             (last, _BATCH),
         )
@@ -82,8 +82,8 @@ def _copy_answers(
             cur = conn.raw.cursor()
             cur.executemany(
                 "INSERT INTO answers (namespace, fingerprint, question, question_hash, payload, "
-                "retrieval_score, embedding, created_at, last_used_at, hits) VALUES "
-                "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+                "retrieval_score, embedding, created_at, last_used_at, hits, origin) VALUES "
+                "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
                 "ON CONFLICT (namespace, fingerprint, question_hash) DO NOTHING",
                 [(*r[1:7], _vec(r[7]), *r[8:]) for r in rows],
             )
@@ -98,7 +98,7 @@ def _copy_evidence(
     while True:
         articles = src.read(
             "SELECT lru, key, pmid, doi, year, study_type, data, content_hash, fetched_at, "
-            "last_used_at, chunk_count FROM articles WHERE lru > ? ORDER BY lru LIMIT ?",
+            "last_used_at, chunk_count, origin FROM articles WHERE lru > ? ORDER BY lru LIMIT ?",
             (last, _BATCH),
         )
         if not articles:
@@ -109,8 +109,8 @@ def _copy_evidence(
             for row in articles:  # one by one: RETURNING says which were new
                 got = conn.raw.execute(
                     "INSERT INTO articles (key, pmid, doi, year, study_type, data, content_hash, "
-                    "fetched_at, last_used_at, chunk_count) VALUES "
-                    "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+                    "fetched_at, last_used_at, chunk_count, origin) VALUES "
+                    "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
                     "ON CONFLICT (key) DO NOTHING RETURNING key",
                     row[1:],
                 ).fetchone()

@@ -110,6 +110,16 @@ def m007_full_text_chunks(conn: Connection) -> None:
     conn.execute("ALTER TABLE chunks ADD COLUMN from_full_text INTEGER NOT NULL DEFAULT 0")
 
 
+def m008_origins(conn: Connection) -> None:
+    """Answers and articles record the address they came from (:mod:`medlit.provenance`).
+
+    Rows stored before have the empty origin ("unknown"): never served or reused again
+    (fail closed), listed and dropped by ``medlit cache list|clear --source unknown``.
+    """
+    conn.execute("ALTER TABLE answers ADD COLUMN origin TEXT NOT NULL DEFAULT ''")
+    conn.execute("ALTER TABLE articles ADD COLUMN origin TEXT NOT NULL DEFAULT ''")
+
+
 CORE_MIGRATIONS: list[Migration] = [
     m001_core,
     m002_answers,
@@ -118,6 +128,7 @@ CORE_MIGRATIONS: list[Migration] = [
     m005_study_types_from_text,
     m006_randomised_in_methods,
     m007_full_text_chunks,
+    m008_origins,
 ]
 
 

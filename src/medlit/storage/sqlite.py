@@ -50,7 +50,7 @@ __all__ = ["SqliteStore", "answer_index_path"]
 
 _ANSWER_COLS = (
     "id, namespace, fingerprint, question, payload, retrieval_score, created_at, "
-    "last_used_at, hits, embedding"
+    "last_used_at, hits, embedding, origin"
 )
 log = get_logger("storage.sqlite")
 
@@ -386,6 +386,7 @@ class SqliteStore(EvidenceOps):
         payload: Mapping[str, Any],
         retrieval_score: float,
         now: float,
+        origin: str = "",
     ) -> int:
         """Store an answer, replacing one for the same question/namespace/fingerprint."""
         vec = self._vector(embedding)
@@ -398,8 +399,8 @@ class SqliteStore(EvidenceOps):
             )
             cur = conn.execute(
                 "INSERT INTO answers (namespace, fingerprint, question, question_hash, payload, "
-                "retrieval_score, embedding, created_at, last_used_at, lru) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                "retrieval_score, embedding, created_at, last_used_at, origin, lru) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
                 "(SELECT coalesce(max(lru), 0) + 1 FROM answers))",
                 (
                     namespace,
@@ -411,6 +412,7 @@ class SqliteStore(EvidenceOps):
                     vec.tobytes(),
                     now,
                     now,
+                    origin,
                 ),
             )
             answer_id = int(cur.lastrowid or 0)
@@ -583,4 +585,5 @@ def _answer(row: tuple[Any, ...]) -> AnswerRecord:
         created_at=float(row[6]),
         last_used_at=float(row[7]),
         hits=int(row[8]),
+        origin=str(row[10]),
     )
