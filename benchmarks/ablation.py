@@ -123,6 +123,14 @@ class Reads:
             fh.write(json.dumps({**read, "model": model}) + "\n")
 
 
+def _unremarked(text: str) -> str:
+    """``text`` without its remarks on the question's form, its spacing folded."""
+    from medlit.checks.question_remarks import without_question_remark
+    from medlit.text import split_sentences
+
+    return " ".join(" ".join(without_question_remark(s) for s in split_sentences(text)).split())
+
+
 class Replay:
     """One recorded answer, checked with some checks off."""
 
@@ -140,6 +148,11 @@ class Replay:
             return self.reads[text]
         if (question, text) in self.kept.known:
             return self.kept.known[question, text]
+        # A text read before the question-remarks check took a remark on the question's form
+        # out ("This is a yes/no question."): the same text to a reader, the same read.
+        for read, verdict in self.reads.items():
+            if _unremarked(read) == _unremarked(text):
+                return verdict
         self.unread += 1
         self.wanted.add((question, text))
         return self.row.get("drafted_verdict") or "uncertain"

@@ -724,7 +724,7 @@ def test_no_article_about_the_drug_is_said_first_and_nothing_is_a_conclusion() -
     # With an article about the question among them, nothing changes.
     on = build_evidence_digest(QUESTION, ASPIRIN_YES_1 + STATIN_STROKE)
     assert "None of the retrieved" not in on.text and "Conclusions:" in on.text
-    assert not_about(QUESTION, [ASPIRIN_YES_1[0].article]) == ""
+    assert not_about(QUESTION, [ASPIRIN_YES_1[0].article], read_frame(QUESTION)) == ""
 
 
 def test_articles_each_about_a_part_of_the_question_are_about_none_of_it() -> None:
@@ -732,7 +732,7 @@ def test_articles_each_about_a_part_of_the_question_are_about_none_of_it() -> No
     question = "Do statins cause muscle pain?"
     digest = build_evidence_digest(question, STATIN_LIPIDS + BACK_PAIN)
     assert digest.text.splitlines()[2].startswith(
-        "None of the retrieved articles is about statins, muscle and pain together: "
+        "None of the retrieved articles is about statins and muscle pain together: "
     )
     assert "Conclusions:" not in digest.text and digest.verdict == "uncertain"
 

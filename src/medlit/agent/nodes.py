@@ -793,6 +793,7 @@ class AskNodes:
             read_verdict=read,
             nothing_supported=NOTHING_SUPPORTED,
             disabled=self.deps.settings.checks.disabled,
+            frame=state.get("frame"),
         )
         findings = [f.record() for f in checked.findings if f.action != "note" or f.message]
         if checked.fallback is not None:  # nothing of the model's stands

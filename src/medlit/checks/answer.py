@@ -38,6 +38,7 @@ from medlit.checks.unmentioned import unmentioned_terms
 from medlit.checks.unsupported import says_all
 from medlit.log import get_logger
 from medlit.types import Article, VerdictCause
+from medlit.words.frame import QuestionFrame
 
 __all__ = ["CheckedAnswer", "ReadVerdict", "check_answer"]
 
@@ -142,6 +143,21 @@ def _finished(ctx: CheckContext, note: str, disabled: Collection[str]) -> str:
     return verdict_first(ctx.verdict, text) if ctx.verdict is not None else text
 
 
+def _against_conclusions(judged: list[Finding]) -> Finding:
+    """The against-conclusions edit that made the verdict Uncertain."""
+    return next(f for f in judged if f.check == "against-conclusions" and f.action in EDITS)
+
+
+def _after_judged(
+    ctx: CheckContext, judged: list[Finding], decision: Decision, best: Article
+) -> tuple[Fallback | None, bool]:
+    """:func:`~medlit.checks.policy.after_verdict` on what the verdict checks left."""
+    left = frozenset(extract_pmids(ctx.draft.text))
+    on = about_question(ctx.question)
+    left_about = any(on(ctx.articles[p]) for p in left if p in ctx.articles)
+    return after_verdict(judged, decision, best.pmid, left, left_about)
+
+
 async def check_answer(
     question: str,
     text: str,
@@ -153,6 +169,7 @@ async def check_answer(
     read_verdict: ReadVerdict,
     nothing_supported: str,
     disabled: Collection[str] = (),
+    frame: QuestionFrame | None = None,
 ) -> CheckedAnswer:
     """``text`` (the model's answer, its verdict line taken off) held to ``articles``.
 
@@ -163,14 +180,13 @@ async def check_answer(
         articles: the retrieved articles by PMID; ``best`` the best-matching one.
         is_yes_no: whether the question asks yes or no.
         read_verdict: reads the verdict of the checked text when it must be read again.
-        nothing_supported: the note when nothing citing evidence is left.
-        disabled: ids of checks not to run.
+        nothing_supported: the note when nothing citing evidence is left; ``disabled``: ids of
+            checks not to run; ``frame``: the question's frame, as the ask read it.
     """
     check = enforce_citations(text, articles)
-    ctx = CheckContext(question, articles, Draft.parse(check.text), verdict)
-    cause = (
-        _model_cause("the model's verdict line said uncertain") if verdict == "uncertain" else None
-    )
+    ctx = CheckContext(question, articles, Draft.parse(check.text), verdict, frame=frame)
+    said_uncertain = verdict == "uncertain"
+    cause = _model_cause("the model's verdict line said uncertain") if said_uncertain else None
     findings = _run(ctx, "cite", disabled)
     attributed = ctx.data.get("uncited-attribution", [])
     if attributed:
@@ -188,21 +204,15 @@ async def check_answer(
     judged = _run(ctx, "verdict", disabled)
     cause = _after_flips(cause, judged)
     answer.findings = findings = findings + judged
-    left = frozenset(extract_pmids(ctx.draft.text))
-    on = about_question(question)
-    left_about = any(on(articles[p]) for p in left if p in articles)
-    fallback, uncertain = after_verdict(judged, decision, best.pmid, left, left_about)
+    fallback, uncertain = _after_judged(ctx, judged, decision, best)
     answer.verdict = ctx.verdict
     if fallback is not None:
         answer.fallback = fallback
         return answer
     if uncertain:
-        ctx.verdict = "uncertain"
-        went = next(f for f in judged if f.check == "against-conclusions" and f.action in EDITS)
-        cause = check_cause(went)
+        ctx.verdict, cause = "uncertain", check_cause(_against_conclusions(judged))
     answer.text = _finished(ctx, decision.note, disabled)
     answer.verdict = ctx.verdict
     answer.cause = cause if ctx.verdict == "uncertain" else None
-    cited_now = set(extract_pmids(answer.text))
-    answer.cited = [p for p in check.cited if p in cited_now]
+    answer.cited = [p for p in check.cited if p in set(extract_pmids(answer.text))]
     return answer

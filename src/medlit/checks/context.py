@@ -12,6 +12,7 @@ from medlit.checks.draft import Draft
 from medlit.checks.evidence import EvidenceView, article_view
 from medlit.checks.findings import Finding
 from medlit.types import Article
+from medlit.words.frame import QuestionFrame
 
 __all__ = [
     "CheckContext",
@@ -33,6 +34,10 @@ class CheckContext:
     articles: Mapping[str, Article]
     draft: Draft
     verdict: Verdict | None = None
+    #: What the question asks (its subject, outcome, populations), read once per question
+    #: and carried here; None where a caller has none (a check that needs it then finds
+    #: nothing).
+    frame: QuestionFrame | None = None
     #: What a check left for later ones and the policy (its reading of the answer), by id.
     data: dict[str, Any] = field(default_factory=dict)
     _views: dict[str, EvidenceView] = field(default_factory=dict, repr=False)

@@ -11,8 +11,10 @@ from medlit.checks.context import CheckContext
 from medlit.checks.findings import Finding
 from medlit.checks.unmentioned import unmentioned_terms
 from medlit.text import all_of, either_of
+from medlit.words.search_plan import speaks_of
 
 __all__ = [
+    "cited_off_subject",
     "left_unanswered",
     "populations_unspoken",
     "unaddressed_words",
@@ -90,3 +92,20 @@ def unmentioned(ctx: CheckContext) -> list[Finding]:
         "answer the question."
     )
     return [Finding("unmentioned-terms", "note", message, data={"terms": terms})]
+
+
+def cited_off_subject(ctx: CheckContext) -> list[Finding]:
+    """A yes or no resting on no cited article about the question's subject: none of the
+    articles the answer still cites speaks of the subject as the question's frame reads it
+    (in any form medlit vouches for), so the verdict answers another question."""
+    frame = ctx.frame
+    if frame is None or not frame.yes_no or not frame.subject or ctx.data.get("untold-subjects"):
+        return []
+    cited = [ctx.articles[p] for p in extract_pmids(ctx.draft.text) if p in ctx.articles]
+    if not cited or any(speaks_of(frame, a.everything_said, ("subject",)) for a in cited):
+        return []
+    about = "; ".join(f"“{a.title.rstrip('.')}”" for a in cited[:2] if a.title)
+    message = f"None of the articles cited is about {frame.subject}" + (
+        f": they are about {about}." if about else "."
+    )
+    return [Finding("cited-off-subject", "note", message, data={"subject": frame.subject})]

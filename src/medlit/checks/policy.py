@@ -107,6 +107,7 @@ def decide(findings: Sequence[Finding], facts: Facts, nothing_supported: str) ->
             ("unaddressed-words", "words"),
             ("untold-subjects", "words"),
             ("populations-unspoken", "words"),
+            ("cited-off-subject", "subject"),
         )
     )
     on_question = facts.best_names_question and not (missing or unnamed)
@@ -136,6 +137,7 @@ _WITHHOLDING_NOTES = (
     ("unaddressed-words", "words"),
     ("untold-subjects", "words"),
     ("populations-unspoken", "words"),
+    ("cited-off-subject", "subject"),
     ("unmentioned-terms", "terms"),
 )
 
@@ -178,7 +180,12 @@ def _first_note(
             mentions = f"None of the retrieved articles mentions {either_of(unnamed)}."
             return f"{mentions} {nothing_supported}", True
         return nothing_supported, True
-    for check in ("unaddressed-words", "untold-subjects", "populations-unspoken"):
+    for check in (
+        "unaddressed-words",
+        "untold-subjects",
+        "cited-off-subject",
+        "populations-unspoken",
+    ):
         if note := _note(findings, check):
             return note, False
     return _note(findings, "unmentioned-terms"), False

@@ -66,6 +66,7 @@ _CHECKS = (
     Check("unaddressed-words", "note", notes.unaddressed_words),
     Check("untold-subjects", "note", notes.untold_subjects),
     Check("populations-unspoken", "note", notes.populations_unspoken),
+    Check("cited-off-subject", "note", notes.cited_off_subject),
     Check("unmentioned-terms", "note", notes.unmentioned),
     Check("restated-verdict", "verdict", verdict_units.restated_verdict),
     Check("contradicted", "verdict", verdict_units.contradicted),

@@ -31,6 +31,7 @@ from medlit.text import all_of, either_of, split_sentences
 from medlit.types import Article, Evidence, StudyType, VerdictCause
 from medlit.words.frame import QuestionFrame, read_frame
 from medlit.words.grounding import said_in, word_stems
+from medlit.words.search_plan import speaks_of
 from medlit.words.stance import (
     SourceStance,
     Stance,
@@ -295,23 +296,31 @@ def _asked_words(question: str) -> dict[str, str]:
     return words
 
 
-def not_about(question: str, articles: Sequence[Article]) -> str:
+def not_about(question: str, articles: Sequence[Article], frame: QuestionFrame) -> str:
     """What none of ``articles`` is about, in words, or "" when they are about the question.
 
-    The question's first word (:func:`_asked_words`; "aspirin" in "Is aspirin effective for
-    primary prevention of stroke?") is what it is about: a question's own article says it.
-    When no article says it, that word; when
-    none says :data:`ON_QUESTION` of the question's words (:func:`about_question`), those
-    words together ("statins, muscle and pain together").
+    The frame's subject, as it reads it ("oral contraceptive use"), when no article speaks
+    of it; its subject and outcome together when none speaks of both
+    (:func:`medlit.words.search_plan.speaks_of`). With no subject read, the question's first
+    word (:func:`_asked_words`) is what it is about. Then, when none says
+    :data:`ON_QUESTION` of the question's words (:func:`about_question`), those words
+    together ("statins, muscle and pain together").
     """
     words = _asked_words(question)
-    if not articles or not words:
+    if not articles:
+        return ""
+    if frame.subject:
+        if not any(speaks_of(frame, a.everything_said, ("subject",)) for a in articles):
+            return frame.subject
+        if frame.outcome and not any(speaks_of(frame, a.everything_said) for a in articles):
+            return f"{frame.subject} and {frame.outcome} together"
+    if not words:
         return ""
     said: set[str] = set()
     for article in articles:
         said |= word_stems(article.everything_said.lower())
     first_key, first_word = next(iter(words.items()))
-    if not said_in(first_key, said):
+    if not frame.subject and not said_in(first_key, said):
         return first_word
     if any(map(about_question(question), articles)):
         return ""
@@ -404,14 +413,18 @@ def build_evidence_digest(
     on_topic = [c for c in candidates if on_question(c.article)]
     about = on_topic or candidates
     chosen = _select(about, max_sentences, per_article, floor)
-    verdict, reason, rule = verdict_rule(
-        question,
-        _source_stances(question, candidates, floor, on_question),
-        min_sources=min_sources,
-    )
+
+    # A conclusion counts toward the verdict only where its article speaks of the question's
+    # subject and its outcome, as the frame reads them: not of another drug, site or disease.
+    def counts(article: Article) -> bool:
+        return on_question(article) and speaks_of(frame, article.everything_said)
+
+    stances = _source_stances(question, candidates, floor, counts)
+    verdict, reason, rule = verdict_rule(question, stances, min_sources=min_sources)
     missing = either_of(unmentioned)
     if chosen and not missing:
-        missing = not_about(question, list({c.article.key: c.article for c in candidates}.values()))
+        held = list({c.article.key: c.article for c in candidates}.values())
+        missing = not_about(question, held, frame)
     off_topic = bool(chosen and missing)
     if verdict is not None and missing:
         verdict, reason = "uncertain", f"none of the retrieved articles is about {missing}"

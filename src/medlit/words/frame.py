@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from medlit.text import as_typed
 from medlit.words.cues import age_mentions, directions
-from medlit.words.forms import is_verb
+from medlit.words.forms import is_verb, lemmas
 from medlit.words.question_kind import QuestionKind, question_kind
 from medlit.words.tables import cue
 
@@ -122,12 +122,12 @@ _TOKEN = re.compile(r"[a-z][a-z'-]*")
 
 
 def _main_verb(text: str) -> re.Match[str] | None:
-    """The first word after the first of ``text`` that can be a verb in its base or third
-    person form ("zorblatamab cure quixotic fever": "cure"), if any."""
+    """The first word after the first of ``text`` that can be a verb in its base form, the
+    form after "does" ("zorblatamab cure quixotic fever": "cure"), if any."""
     for match in list(_TOKEN.finditer(text))[1:]:
         word = match.group(0)
-        if not word.endswith(("ing", "ed")) and is_verb(word):
-            return match
+        if not word.endswith(("ing", "ed")) and is_verb(word) and lemmas(word) == {word}:
+            return match  # its own lemma: "change", not "campaigns"
     return None
 
 

@@ -23,7 +23,7 @@ from typing import Literal
 
 from medlit.text import fold_accents
 from medlit.words import frequency
-from medlit.words.forms import british, known_word, plural_lemma
+from medlit.words.forms import british, known_word, plural_lemma, word_stem
 from medlit.words.frame import QuestionFrame
 from medlit.words.search_terms import query_terms, relaxed_queries
 from medlit.words.tables import stop_words, synonym_groups
@@ -40,6 +40,8 @@ _DROP_ORDER: tuple[Role, ...] = ("qualifier", "population", "comparison", "outco
 _FUNCTION = stop_words("query")
 _HEADS = stop_words("phrase_head")
 _FRAMING = stop_words("framing") | stop_words("generic")
+# A singular or plural form rarer in English than this (Zipf) is not searched: a rule made it.
+_PLURAL_ZIPF = 1.5
 # At most this many variants of one concept: a long OR buys little and costs the query length.
 _MAX_VARIANTS = 6
 
@@ -74,11 +76,12 @@ class Concept:
     def found_in(self, text: str, words: frozenset[str]) -> bool:
         """Whether a text (``text``: its words joined by single spaces, with a space at each
         end; ``words``: the same as a set) says this concept: one of its phrases, or each of
-        its key words in one of its forms."""
+        its key words in one of its forms, compared by stem ("exercising", "exercise")."""
         if any(f" {phrase} " in text for phrase in self.phrases):
             return True
+        stems = frozenset(word_stem(w) for w in words)
         return bool(self.words) and all(
-            any((f" {v} " in text) if " " in v else v in words for v in variants)
+            any((f" {v} " in text) if " " in v else word_stem(v) in stems for v in variants)
             for variants in self.words
         )
 
@@ -125,7 +128,8 @@ def _word_forms(word: str, *, head: bool = True) -> tuple[str, ...]:
     if head:
         single = plural_lemma(word)
         other = single if single != word else _plural(word)
-        if other != word and known_word(other) and known_word(word):
+        # A plural English uses ("cancers"), not one only a rule makes ("pregnants").
+        if other != word and known_word(other) and frequency.zipf(other) >= _PLURAL_ZIPF:
             forms += [other, *_other_spellings(other)]
     return tuple(dict.fromkeys(forms))
 
