@@ -171,24 +171,55 @@ def unsaid_reader(
 
 _AGE_STATED = cue("age.stated")
 _SEX_WORDS = {"female": "women", "male": "men"}
-#: Share of a condition's or a setting's words an article must say to speak of it.
-_NAMED_SHARE = 0.5
+#: The MeSH check tags of a sex: an article indexed with one and not the other studied it only.
+_SEX_TAGS = {"female": "Female", "male": "Male"}
+# A disease's type as an article says it: "type 2", "type II", "T2DM", "non-insulin-dependent"
+# (and its MeSH descriptor, "Diabetes Mellitus, Type 2").
+_TYPE_SAID = {
+    "1": re.compile(
+        r"\btype[\s-]*(?:1|i|one)\b|\bt1dm?\b|\biddm\b|(?<!non-)insulin-dependent", re.I
+    ),
+    "2": re.compile(r"\btype[\s-]*(?:2|ii|two)\b|\bt2dm?\b|\bniddm\b|non-insulin-dependent", re.I),
+}
+_ROOT = 4  # letters a word and its derived form share at least
+_TYPE_ASKED = re.compile(r"^type (\d)\b")
 
 
-def _spoken_of(population: Population, text: str) -> bool:
-    """Whether ``text`` (an article's, everything it says) speaks of ``population``: an age
-    group by word or age; a sex or pregnancy by word, or by what only it has (a study of
-    ovarian cancer is a study of women); a condition or setting by most of its words."""
+def _spoken_of(population: Population, article: Article) -> bool:
+    """Whether ``article`` (title, abstract, MeSH) speaks of ``population``: an age group by
+    word or age; a sex by its MeSH check tag when the article carries one (an article indexed
+    "Female" alone studied women, whatever it says of men), else by word or by what only it
+    has (a study of ovarian cancer is a study of women); pregnancy by word; a condition, a
+    setting or a site by every word of its name (a wrist trial says "fractures" but not
+    "hip"), a disease's type by that type ("type 1" is not "type 2")."""
+    text = article.everything_said
     lower = text.lower()
     if population.kind == "age":
         return population.name in _ages_spoken(lower)
     if population.kind == "sex":
+        tags = {_SEX_TAGS[s] for s in _SEX_TAGS} & set(article.mesh_terms)
+        if tags:
+            return _SEX_TAGS[population.name] in tags
         return cue(f"frame.{population.name}_implied").search(lower) is not None
     if population.kind == "pregnancy":
         return cue("frame.pregnancy_implied").search(lower) is not None
-    asked = word_stems(population.name)
+    typed = _TYPE_ASKED.match(population.name)
+    if typed and not _TYPE_SAID[typed.group(1)].search(text):
+        return False
+    asked = {w for w in word_stems(_TYPE_ASKED.sub("", population.name)) if not w.isdigit()}
     said = word_stems(text)
-    return bool(asked) and len(asked & said) >= _NAMED_SHARE * len(asked)
+    return bool(asked) and all(w in said or _said_alike(w, said) for w in asked)
+
+
+def _said_alike(stem: str, said: set[str]) -> bool:
+    """Whether ``said`` holds a word of the same root as ``stem``, one beginning the other
+    (four letters at least): "korea" and "korean", "colon" and "colonic", "thai" and
+    "thailand"."""
+    if len(stem) < _ROOT:
+        return False
+    return any(
+        len(other) >= _ROOT and (other.startswith(stem) or stem.startswith(other)) for other in said
+    )
 
 
 _AGE_SAID = re.compile(r"\b(?:aged?|ages)\s+(?:of\s+)?(?=\d)|\d\s*(?:-|\s)?\w+(?:-|\s)old\b")
@@ -226,8 +257,8 @@ def populations_unspoken(
     question: str, text: str, articles: Mapping[str, Article], frame: QuestionFrame | None = None
 ) -> list[str]:
     """The populations the question names (its frame's: an age group, a sex, pregnancy, a
-    condition, a setting) that none of the articles ``text`` cites speaks of: what they found
-    may not hold for them. Every kind alike.
+    condition or a disease type, a setting, a site) that none of the articles ``text`` cites
+    speaks of: what they found may not hold for them. Every kind alike.
 
     An answer to a follow-up about a population can cite only studies of another: when no
     sentence names the population no citation is wrong, but nothing cited is about it either.
@@ -242,6 +273,5 @@ def unspoken_in(frame: QuestionFrame, articles: Sequence[Article]) -> list[str]:
     asked = [p for p in frame.populations if _checked(p)]
     if not asked or not articles:
         return []
-    said = [article.everything_said for article in articles]
-    unspoken = [p for p in asked if not any(_spoken_of(p, t) for t in said)]
+    unspoken = [p for p in asked if not any(_spoken_of(p, a) for a in articles)]
     return list(dict.fromkeys(population_words(p) for p in unspoken))
