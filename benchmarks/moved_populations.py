@@ -104,7 +104,9 @@ def measure(pairs: list[Pair], every: dict[str, Any]) -> list[dict[str, Any]]:
             for policy, min_sources in (("single", 1), ("default", 2)):
                 digest = build_evidence_digest(question, evidence, min_sources=min_sources)
                 row[f"{policy}_verdict"] = digest.verdict
-                row[f"{policy}_caveat"] = _CAVEAT in digest.text
+                row[f"{policy}_caveat"] = (
+                    _CAVEAT in digest.text or digest.verdict_rule == "population-unspoken"
+                )
             answer = _answer(pair.pmid, every[pair.pmid])
             unspoken = populations_unspoken(question, answer, articles)
             row["checks_caveat"] = bool(unspoken)
@@ -178,14 +180,15 @@ def _table(name: str, f: dict[str, int]) -> None:
 
 
 def _show(rows: list[dict[str, Any]]) -> None:
+    """Each miss: a moved question with a bare verdict (``D``: the digest's, one source) or a
+    bare answer (``C``: the checks'), an as-written question caveated."""
     for r in rows:
-        bare = r["form"] == "moved" and (
-            r["single_verdict"] in ("yes", "no") and not r["single_caveat"]
-        )
-        if bare or (r["form"] == "moved" and not r["checks_caveat"]):
-            print(f"  moved bare  {r['id']} {r['kind']:9} {r['single_verdict']!s:9} {r['q']}")
+        digest = r["single_verdict"] in ("yes", "no") and not r["single_caveat"]
+        paths = ("D" if digest else "-") + ("C" if not r["checks_caveat"] else "-")
+        if r["form"] == "moved" and paths != "--":
+            print(f"  moved bare  {paths} {r['id']} {r['kind']:9} {r['q']}")
         if r["form"] == "written" and (r["single_caveat"] or r["checks_caveat"]):
-            print(f"  false cav.  {r['id']} {r['kind']:9} {r['checks_words']} {r['q']}")
+            print(f"  false cav.     {r['id']} {r['kind']:9} {r['checks_words']} {r['q']}")
 
 
 @both_halves

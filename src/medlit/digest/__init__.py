@@ -404,11 +404,8 @@ def build_evidence_digest(
     on_topic = [c for c in candidates if on_question(c.article)]
     about = on_topic or candidates
     chosen = _select(about, max_sentences, per_article, floor)
-    verdict, reason, rule = verdict_rule(
-        question,
-        _source_stances(question, candidates, floor, on_question),
-        min_sources=min_sources,
-    )
+    stances = _source_stances(question, candidates, floor, on_question)
+    verdict, reason, rule = verdict_rule(question, stances, min_sources=min_sources)
     missing = either_of(unmentioned)
     if chosen and not missing:
         missing = not_about(question, list({c.article.key: c.article for c in candidates}.values()))
@@ -418,9 +415,18 @@ def build_evidence_digest(
         rule = "off-question"
     quoted = list({c.article.key: c.article for c in chosen}.values())
     unspoken = either_of(unspoken_in(frame, quoted)) if quoted else ""
+    # A yes or no is read from some articles' conclusions: a population none of those speaks
+    # of withholds it, though another article quoted speaks of it (a trial in wrist fractures
+    # says nothing of hip fractures beside a cohort of hip fractures that concluded nothing).
+    by_key = {c.article.key: c.article for c in candidates}
+    behind = [by_key[s.key] for s in stances if s.stance == verdict and s.key in by_key]
+    unbacked = "" if unspoken else either_of(unspoken_in(frame, behind))
     if verdict is not None and unspoken and not off_topic:
         verdict, reason = "uncertain", f"none of the articles quoted speaks of {unspoken}"
         rule = "population-unspoken"
+    elif verdict in ("yes", "no") and unbacked and not off_topic:
+        verdict, rule = "uncertain", "population-unspoken"
+        reason = f"none of the articles it is read from speaks of {unbacked}"
 
     sentences = [
         DigestSentence(
@@ -438,7 +444,14 @@ def build_evidence_digest(
         if s.pmid and s.pmid not in pmids:
             pmids.append(s.pmid)
     text = _digest_text(
-        why, sentences, verdict, reason, missing=missing, off_topic=off_topic, unspoken=unspoken
+        why,
+        sentences,
+        verdict,
+        reason,
+        missing=missing,
+        off_topic=off_topic,
+        unspoken=unspoken,
+        unbacked=unbacked if rule == "population-unspoken" else "",
     )
     return Digest(
         text=text,
@@ -484,9 +497,11 @@ def _digest_text(
     missing: str,
     off_topic: bool,
     unspoken: str,
+    unbacked: str = "",
 ) -> str:
     """The digest's text: header, what the articles are not about (``missing`` when
-    ``off_topic``, else the ``unspoken`` populations), the leaning, the quoted sentences."""
+    ``off_topic``, else the ``unspoken`` populations, else the ``unbacked`` ones: those the
+    articles the leaning is read from never speak of), the leaning, the quoted sentences."""
     lines = [DIGEST_HEADER.format(why=why), ""]
     if not sentences:
         lines.append("No evidence was retrieved for this question.")
@@ -500,6 +515,12 @@ def _digest_text(
         lines += [
             f"None of the articles quoted speaks of {unspoken}: what they found may not hold "
             f"for {unspoken}.",
+            "",
+        ]
+    elif unbacked:
+        lines += [
+            f"None of the articles the leaning is read from speaks of {unbacked}: what they "
+            f"found may not hold for {unbacked}.",
             "",
         ]
     if verdict is not None and sentences:

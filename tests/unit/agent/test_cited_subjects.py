@@ -315,22 +315,34 @@ def test_a_site_type_sex_or_setting_no_cited_article_speaks_of_is_unspoken() -> 
     assert populations_unspoken(of_type.format(1), cited, {"12": type_1}) == []
 
 
-def test_an_article_indexed_with_one_sex_does_not_speak_of_the_other() -> None:
-    # The abstract names men (the comparison of an earlier study); its MeSH tag says whom it
-    # studied.
+def test_a_study_of_one_sex_does_not_speak_of_the_other() -> None:
     women = article(
         "13",
         "Exercise that feels good in sedentary women",
-        "Unlike earlier trials in men, 60 sedentary women exercised at a self-chosen pace.",
-    ).model_copy(update={"mesh_terms": ["Exercise", "Female", "Humans"]})
+        "Sixty sedentary women exercised at a self-chosen pace for 12 weeks.",
+    )
     cited = "Exercising at a pace that feels good improved fitness [PMID:13]."
     men = "In sedentary men, does exercising at a pace that feels good improve fitness?"
     assert populations_unspoken(men, cited, {"13": women}) == ["men"]
     asked_women = men.replace("men,", "women,")
     assert populations_unspoken(asked_women, cited, {"13": women}) == []
-    # Untagged, the abstract's words decide: it names men.
-    untagged = women.model_copy(update={"mesh_terms": []})
-    assert populations_unspoken(men, cited, {"13": untagged}) == []
+    # A study of prostate cancer is a study of men, whether or not it says "men".
+    prostate = article("16", "Exercise in prostate cancer", "Sixty patients exercised.")
+    assert populations_unspoken(men, cited.replace("13", "16"), {"16": prostate}) == []
+
+
+def test_a_type_named_by_the_articles_mesh_descriptor_is_that_type() -> None:
+    # The abstract sets type 1 against type 2; the MeSH descriptor says which it studied.
+    type_1 = article(
+        "17",
+        "Insulin exposure and atherosclerosis in diabetes",
+        "Unlike in type 2 diabetes, lifetime insulin dose predicted intima-media thickness.",
+    ).model_copy(update={"mesh_terms": ["Diabetes Mellitus, Type 1", "Atherosclerosis"]})
+    cited = "Lifetime insulin exposure predicted atherosclerosis [PMID:17]."
+    of_type_2 = "In type 2 diabetes, does insulin exposure raise atherosclerosis risk?"
+    assert populations_unspoken(of_type_2, cited, {"17": type_1}) == ["type 2 diabetes"]
+    untagged = type_1.model_copy(update={"mesh_terms": []})
+    assert populations_unspoken(of_type_2, cited, {"17": untagged}) == []
 
 
 def test_a_setting_no_cited_article_speaks_of_is_unspoken() -> None:
