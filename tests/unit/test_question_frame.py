@@ -182,6 +182,19 @@ def test_subject_outcome_comparison(
             "community setting",
         ),
         ("Does Paget's disease exist in India?", "setting", "india"),
+        ("Is HIV control in Haiti making a difference?", "setting", "haiti"),
+        ("Does vitamin C prevent pain after hip fractures?", "site", "hip"),
+        ("Is ultrasound reliable for staging gastric cancer?", "site", "gastric"),
+        ("Is enteroscopy accurate for disorders of the colon?", "site", "colon"),
+        ("Is half-dose angiography enough for the renal arteries?", "site", "renal arteries"),
+        ("Does OPLL affect outcome after thoracic cord injury?", "site", "thoracic cord"),
+        ("Does insulin raise atherosclerosis in type II diabetes?", "condition", "type 2 diabetes"),
+        ("Does anemia worsen the outcomes of cardiac surgery?", "setting", "cardiac surgery"),
+        (
+            "Does heparin prevent pneumonia in patients on home mechanical ventilation?",
+            "setting",
+            "home mechanical ventilation",
+        ),
     ],
 )
 def test_every_kind_of_population_is_read(question: str, kind: str, name: str) -> None:

@@ -216,6 +216,20 @@ def test_one_observational_study_leans_a_report_no_verdict() -> None:
     assert said_no.startswith(f"{VERDICT_HEAD} No")
 
 
+def test_a_report_verdict_from_studies_of_another_site_is_uncertain() -> None:
+    def study(key: str, title: str) -> Article:
+        return Article(pmid=key, title=title, abstract=[AbstractSection(text="300 patients.")])
+
+    wrist = {"pmid:1": study("1", "Vitamin C after wrist fractures: a randomised trial")}
+    rows = [_row("1", "RCT", "supports")]
+    hip = read_frame("Does vitamin C prevent complex regional pain syndrome after hip fractures?")
+    withheld = answer_first(_report("1"), rows, hip, [_fact("1")], wrist)
+    assert withheld.startswith(f"{VERDICT_HEAD} Uncertain") and "speaks of hip" in withheld
+    asked_wrist = read_frame(hip.question.replace("hip", "wrist"))
+    kept = answer_first(_report("1"), rows, asked_wrist, [_fact("1")], wrist)
+    assert kept.startswith(f"{VERDICT_HEAD} Yes")
+
+
 def test_a_sub_question_is_searched_by_the_frame_never_without_its_subject() -> None:
     # "diseases AND treated AND glofitamab" found nothing, and ORing every word brought 20
     # articles on other diseases: the subject stays in every search, the outcome goes last.

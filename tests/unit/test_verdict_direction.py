@@ -81,6 +81,36 @@ def _article(text: str) -> Article:
             "In 400 adults aspirin lowered stroke.",
             "nursing homes",
         ),
+        (
+            "Does vitamin C prevent pain syndrome after hip fractures?",
+            "In 400 adults with wrist fractures vitamin C prevented pain syndrome.",
+            "hip",
+        ),
+        (
+            "Does insulin exposure raise atherosclerosis in type 2 diabetes?",
+            "In 300 adults with type 1 diabetes (2 cohorts) insulin raised atherosclerosis.",
+            "type 2 diabetes",
+        ),
+        (
+            "Does aspirin prevent stroke in patients with diabetic kidney disease?",
+            "In 400 adults with kidney disease aspirin lowered stroke.",
+            "diabetic kidney disease",
+        ),
+        (
+            "Is laparoscopic ultrasound reliable for staging gastric cancer?",
+            "Laparoscopic ultrasound staged 100 colorectal cancers; the liver was imaged.",
+            "gastric",
+        ),
+        (
+            "Does heparin prevent pneumonia in patients on home mechanical ventilation?",
+            "Heparin in 200 patients on mechanical ventilation in the intensive care unit.",
+            "home mechanical ventilation",
+        ),
+        (
+            "Is HIV control in Haiti making a difference?",
+            "HIV incidence fell in Jamaica from 1990 to 2000.",
+            "haiti",
+        ),
     ],
 )
 def test_every_population_gets_its_caveat_alike(question: str, said: str, unspoken: str) -> None:
@@ -98,6 +128,12 @@ def test_every_population_gets_its_caveat_alike(question: str, said: str, unspok
             "Does aspirin prevent stroke in patients with atrial fibrillation?",
             "Aspirin in atrial fibrillation.",
         ),
+        ("Does vitamin C prevent pain after hip fractures?", "Vitamin C in 400 hip fractures."),
+        ("Does insulin raise atherosclerosis in type 2 diabetes?", "Insulin in type II diabetes."),
+        ("Does insulin raise atherosclerosis in type 2 diabetes?", "Insulin in T2DM."),
+        ("Is ultrasound reliable for staging gastric cancer?", "Staging of stomach cancer."),
+        ("Does anemia worsen colorectal surgery outcomes?", "Anemia before colon surgery."),
+        ("Is HIV control in Haiti making a difference?", "HIV incidence in Haitian adults."),
     ],
 )
 def test_a_population_spoken_of_gets_no_caveat(question: str, said: str) -> None:
@@ -111,6 +147,51 @@ def test_the_digest_withholds_its_verdict_for_an_unspoken_population() -> None:
     )
     assert digest.verdict == "uncertain"
     assert "speaks of women" in digest.text
+
+
+def test_the_digest_withholds_a_verdict_on_hip_fractures_from_wrist_fracture_trials() -> None:
+    wrist = [
+        make_evidence(
+            pmid,
+            "Vitamin C significantly reduced complex regional pain syndrome after wrist fractures.",
+            "Complex regional pain syndrome occurred in 2% of the vitamin C group and 10% of "
+            "the placebo group.",
+            title="Vitamin C and wrist fractures",
+        )
+        for pmid in ("31", "32")
+    ]
+    question = "Does vitamin C prevent complex regional pain syndrome in patients with {}?"
+    evidence = wrist[0] + wrist[1]
+    asked_hip = build_evidence_digest(question.format("hip fractures"), evidence, min_sources=1)
+    assert asked_hip.verdict == "uncertain"
+    assert asked_hip.verdict_rule == "population-unspoken"
+    assert asked_hip.text.count("hip") == asked_hip.text.count("hip fractures")  # one caveat
+    wrist_asked = question.format("wrist fractures")
+    assert build_evidence_digest(wrist_asked, evidence, min_sources=1).verdict == "yes"
+
+
+def test_a_verdict_is_withheld_when_only_articles_it_is_not_read_from_speak_of_them() -> None:
+    # A cohort of hip fractures is quoted but concludes nothing on vitamin C; the yes is read
+    # from the wrist trials alone.
+    wrist = make_evidence(
+        "41",
+        "Vitamin C significantly reduced complex regional pain syndrome after wrist fractures.",
+        "Complex regional pain syndrome occurred in 2% of the vitamin C group and 10% of the "
+        "placebo group.",
+        publication_types=("Randomized Controlled Trial",),
+        title="Vitamin C and wrist fractures: a randomised trial",
+    )
+    hip = make_evidence(
+        "42",
+        "Complex regional pain syndrome after hip fractures was seen in 30 of 500 patients "
+        "given vitamin C.",
+        "Complex regional pain syndrome after hip fractures was rare.",
+        title="Complex regional pain syndrome after hip fractures and vitamin C",
+    )
+    question = "Does vitamin C prevent complex regional pain syndrome after hip fractures?"
+    digest = build_evidence_digest(question, wrist + hip, min_sources=1)
+    assert digest.verdict == "uncertain"
+    assert "leaning is read from speaks of hip" in digest.text
 
 
 def _study(pmid: str, conclusion: str) -> Article:

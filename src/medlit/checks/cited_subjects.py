@@ -171,14 +171,44 @@ def unsaid_reader(
 
 _AGE_STATED = cue("age.stated")
 _SEX_WORDS = {"female": "women", "male": "men"}
-#: Share of a condition's or a setting's words an article must say to speak of it.
-_NAMED_SHARE = 0.5
+# A disease's type as an article says it: "type 2", "type II", "T2DM", "non-insulin-dependent"
+# (and its MeSH descriptor, "Diabetes Mellitus, Type 2").
+_TYPE_SAID = {
+    "1": re.compile(
+        r"\btype[\s-]*(?:1|i|one)\b|\bt1dm?\b|\biddm\b|(?<!non-)insulin-dependent", re.I
+    ),
+    "2": re.compile(r"\btype[\s-]*(?:2|ii|two)\b|\bt2dm?\b|\bniddm\b|non-insulin-dependent", re.I),
+}
+_TYPE_SAID_ANY = re.compile(r"\btype [12]\b", re.I)
+#: A site's other names in an abstract or its MeSH terms ("Stomach Neoplasms" for gastric).
+_SAID_AS: dict[str, tuple[str, ...]] = {
+    "colorectal": ("colon", "rectal"),
+    "colon": ("colorectal", "colonic"),
+    "rectal": ("colorectal", "rectum"),
+    "gastric": ("stomach",),
+    "stomach": ("gastric",),
+    "renal": ("kidney",),
+    "kidney": ("renal",),
+    "hepatic": ("liver",),
+    "liver": ("hepatic",),
+    "pulmonary": ("lung",),
+    "lung": ("pulmonary",),
+    "oesophageal": ("esophageal", "oesophagus", "esophagus"),
+    "esophageal": ("oesophageal", "esophagus"),
+    "icu": ("intensive care",),
+    "intensive": ("icu",),
+}
+_ROOT = 4  # letters a word and its derived form share at least
+_TYPE_ASKED = re.compile(r"^type (\d)\b")
 
 
-def _spoken_of(population: Population, text: str) -> bool:
-    """Whether ``text`` (an article's, everything it says) speaks of ``population``: an age
-    group by word or age; a sex or pregnancy by word, or by what only it has (a study of
-    ovarian cancer is a study of women); a condition or setting by most of its words."""
+def _spoken_of(population: Population, article: Article) -> bool:
+    """Whether ``article`` (title, abstract, MeSH) speaks of ``population``: an age group by
+    word or age; a sex or pregnancy by word, or by what only it has (a study of ovarian cancer
+    is a study of women); a condition, a setting or a site by every word of its name (a wrist
+    trial says "fractures" but not "hip"); a disease's type by that type ("type 1" is not
+    "type 2"), read from the article's MeSH descriptors when they name one."""
+    text = article.everything_said
     lower = text.lower()
     if population.kind == "age":
         return population.name in _ages_spoken(lower)
@@ -186,9 +216,43 @@ def _spoken_of(population: Population, text: str) -> bool:
         return cue(f"frame.{population.name}_implied").search(lower) is not None
     if population.kind == "pregnancy":
         return cue("frame.pregnancy_implied").search(lower) is not None
-    asked = word_stems(population.name)
+    typed = _TYPE_ASKED.match(population.name)
+    if typed:
+        # The MeSH descriptors of a type name it ("Diabetes Mellitus, Type 1"): when they do,
+        # they say which (an abstract of type 1 may set it against type 2).
+        indexed = " ".join(m for m in article.mesh_terms if _TYPE_SAID_ANY.search(m))
+        said_type = _TYPE_SAID[typed.group(1)].search(indexed or text)
+        if said_type is None:
+            return False
+        if not said_type.group(0).lower().startswith("type"):
+            text += " diabetes mellitus"  # "T2DM", "NIDDM": the type of diabetes
     said = word_stems(text)
-    return bool(asked) and len(asked & said) >= _NAMED_SHARE * len(asked)
+    words = _TYPE_ASKED.sub("", population.name).split()
+    return bool(words) and all(_word_said(w, said) for w in words)
+
+
+def _word_said(word: str, said: set[str]) -> bool:
+    """Whether ``said`` (an article's word stems) holds ``word`` (of a population's name), a
+    word of its root, or one of its other names ("colorectal" is said by "colon")."""
+    names = (word, *_SAID_AS.get(word.lower(), ()))
+    for name in names:
+        stems = {s for s in word_stems(name) if not s.isdigit()}
+        if not stems:
+            return True  # a number or a word of no topic ("the"): tells no population apart
+        if all(s in said or _said_alike(s, said) for s in stems):
+            return True
+    return False
+
+
+def _said_alike(stem: str, said: set[str]) -> bool:
+    """Whether ``said`` holds a word of the same root as ``stem``, one beginning the other
+    (four letters at least): "korea" and "korean", "colon" and "colonic", "thai" and
+    "thailand"."""
+    if len(stem) < _ROOT:
+        return False
+    return any(
+        len(other) >= _ROOT and (other.startswith(stem) or stem.startswith(other)) for other in said
+    )
 
 
 _AGE_SAID = re.compile(r"\b(?:aged?|ages)\s+(?:of\s+)?(?=\d)|\d\s*(?:-|\s)?\w+(?:-|\s)old\b")
@@ -226,8 +290,8 @@ def populations_unspoken(
     question: str, text: str, articles: Mapping[str, Article], frame: QuestionFrame | None = None
 ) -> list[str]:
     """The populations the question names (its frame's: an age group, a sex, pregnancy, a
-    condition, a setting) that none of the articles ``text`` cites speaks of: what they found
-    may not hold for them. Every kind alike.
+    condition or a disease type, a setting, a site) that none of the articles ``text`` cites
+    speaks of: what they found may not hold for them. Every kind alike.
 
     An answer to a follow-up about a population can cite only studies of another: when no
     sentence names the population no citation is wrong, but nothing cited is about it either.
@@ -242,6 +306,9 @@ def unspoken_in(frame: QuestionFrame, articles: Sequence[Article]) -> list[str]:
     asked = [p for p in frame.populations if _checked(p)]
     if not asked or not articles:
         return []
-    said = [article.everything_said for article in articles]
-    unspoken = [p for p in asked if not any(_spoken_of(p, t) for t in said)]
-    return list(dict.fromkeys(population_words(p) for p in unspoken))
+    unspoken = [p for p in asked if not any(_spoken_of(p, a) for a in articles)]
+    words = list(dict.fromkeys(population_words(p) for p in unspoken))
+    # "hip fractures" (a condition) says "hip" (its site): one caveat.
+    return [
+        w for w in words if not any(w != o and re.search(rf"\b{re.escape(w)}\b", o) for o in words)
+    ]

@@ -68,8 +68,8 @@ def untold_subjects(ctx: CheckContext) -> list[Finding]:
 
 
 def populations_unspoken(ctx: CheckContext) -> list[Finding]:
-    """A population the question names (children, older adults) that none of the articles
-    the answer cites speaks of."""
+    """A population the question names (children, women, type 2 diabetes, hip fractures,
+    outpatients) that none of the articles the answer cites speaks of."""
     if ctx.data.get("untold-subjects"):
         return []
     absent = unspoken_populations(ctx.question, ctx.draft.text, ctx.articles)

@@ -363,6 +363,77 @@ def _source_stances(
     return sources
 
 
+def _population_unspoken(
+    frame: QuestionFrame,
+    unspoken: str,
+    stances: list[SourceStance],
+    candidates: list[_Candidate],
+    verdict: str,
+) -> tuple[str, str]:
+    """Why a population the question names withholds the verdict, or "": none of the articles
+    quoted speaks of it; or, for a yes or no, none of the articles whose conclusions it is
+    read from does, though another article quoted does (a trial in wrist fractures says
+    nothing of hip fractures beside a cohort of hip fractures that concluded nothing); and
+    in the latter case the population, in words."""
+    if unspoken:
+        return f"none of the articles quoted speaks of {unspoken}", ""
+    if verdict not in ("yes", "no"):
+        return "", ""
+    by_key = {c.article.key: c.article for c in candidates}
+    behind = [by_key[s.key] for s in stances if s.stance == verdict and s.key in by_key]
+    unbacked = either_of(unspoken_in(frame, behind))
+    if not unbacked:
+        return "", ""
+    return f"none of the articles it is read from speaks of {unbacked}", unbacked
+
+
+def _assembled(
+    chosen: list[_Candidate],
+    why: str,
+    verdict: Verdict | None,
+    reason: str,
+    rule: str,
+    missing: str,
+    off_topic: bool,
+    unspoken: str,
+    unbacked: str,
+) -> Digest:
+    """The digest of the sentences ``chosen``, its verdict and the reasons said first."""
+    sentences = [
+        DigestSentence(
+            text=c.text,
+            citation=_citation(c.article),
+            article_key=c.article.key,
+            pmid=c.article.pmid,
+            relevance=round(c.relevance, 4),
+            is_conclusion=c.is_conclusion,
+        )
+        for c in chosen
+    ]
+    pmids: list[str] = []
+    for s in sentences:
+        if s.pmid and s.pmid not in pmids:
+            pmids.append(s.pmid)
+    text = _digest_text(
+        why,
+        sentences,
+        verdict,
+        reason,
+        missing=missing,
+        off_topic=off_topic,
+        unspoken=unspoken,
+        unbacked=unbacked if rule == "population-unspoken" else "",
+    )
+    return Digest(
+        text=text,
+        verdict=verdict,
+        verdict_reason=reason,
+        pmids=pmids,
+        sentences=sentences,
+        verdict_rule=rule,
+    )
+
+
 def build_evidence_digest(
     question: str,
     evidence: list[Evidence],
@@ -431,36 +502,13 @@ def build_evidence_digest(
         rule = "off-question"
     quoted = list({c.article.key: c.article for c in chosen}.values())
     unspoken = either_of(unspoken_in(frame, quoted)) if quoted else ""
-    if verdict is not None and unspoken and not off_topic:
-        verdict, reason = "uncertain", f"none of the articles quoted speaks of {unspoken}"
-        rule = "population-unspoken"
+    unbacked = ""
+    if verdict is not None and not off_topic:
+        withheld, unbacked = _population_unspoken(frame, unspoken, stances, candidates, verdict)
+        if withheld:
+            verdict, reason, rule = "uncertain", withheld, "population-unspoken"
 
-    sentences = [
-        DigestSentence(
-            text=c.text,
-            citation=_citation(c.article),
-            article_key=c.article.key,
-            pmid=c.article.pmid,
-            relevance=round(c.relevance, 4),
-            is_conclusion=c.is_conclusion,
-        )
-        for c in chosen
-    ]
-    pmids: list[str] = []
-    for s in sentences:
-        if s.pmid and s.pmid not in pmids:
-            pmids.append(s.pmid)
-    text = _digest_text(
-        why, sentences, verdict, reason, missing=missing, off_topic=off_topic, unspoken=unspoken
-    )
-    return Digest(
-        text=text,
-        verdict=verdict,
-        verdict_reason=reason,
-        pmids=pmids,
-        sentences=sentences,
-        verdict_rule=rule,
-    )
+    return _assembled(chosen, why, verdict, reason, rule, missing, off_topic, unspoken, unbacked)
 
 
 def rank_sentences(
@@ -497,9 +545,11 @@ def _digest_text(
     missing: str,
     off_topic: bool,
     unspoken: str,
+    unbacked: str = "",
 ) -> str:
     """The digest's text: header, what the articles are not about (``missing`` when
-    ``off_topic``, else the ``unspoken`` populations), the leaning, the quoted sentences."""
+    ``off_topic``, else the ``unspoken`` populations, else the ``unbacked`` ones: those the
+    articles the leaning is read from never speak of), the leaning, the quoted sentences."""
     lines = [DIGEST_HEADER.format(why=why), ""]
     if not sentences:
         lines.append("No evidence was retrieved for this question.")
@@ -513,6 +563,12 @@ def _digest_text(
         lines += [
             f"None of the articles quoted speaks of {unspoken}: what they found may not hold "
             f"for {unspoken}.",
+            "",
+        ]
+    elif unbacked:
+        lines += [
+            f"None of the articles the leaning is read from speaks of {unbacked}: what they "
+            f"found may not hold for {unbacked}.",
             "",
         ]
     if verdict is not None and sentences:

@@ -9,10 +9,13 @@ said without a citation, and a report that draws no conclusion gets no answer li
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
+from medlit.checks.cited_subjects import unspoken_in
 from medlit.research.models import COLUMNS, EvidenceRow, NarrativeReport, VerifiedFact
 from medlit.research.synthesizer import citation_key
+from medlit.text import either_of
+from medlit.types import Article
 from medlit.words.frame import QuestionFrame
 from medlit.words.stance import SourceStance, Stance, decide_verdict
 
@@ -52,11 +55,17 @@ def _cite(numbers: Sequence[int]) -> str:
     return "".join(f"[{n}]" for n in sorted(set(numbers)))
 
 
-def _verdict(rows: list[tuple[int, EvidenceRow]], frame: QuestionFrame) -> str:
+def _verdict(
+    rows: list[tuple[int, EvidenceRow]],
+    frame: QuestionFrame,
+    articles: Mapping[str, Article] | None = None,
+) -> str:
     """The verdict line: yes or no only by the digest's policy (two studies agreeing, or one
     systematic review or RCT, none against; right in 26 of 28 such verdicts on the unseen
     half of PubMedQA, where one study's reading was right in 0.79), else uncertain, with the
-    way the rows lean said to be no verdict."""
+    way the rows lean said to be no verdict. A yes or no whose studies (their ``articles``,
+    by key) none speaks of a population the question names is uncertain, as the digest's is
+    (:func:`medlit.checks.cited_subjects.unspoken_in`)."""
     sources = [
         SourceStance(
             key=str(n), stance=_STANCE.get(r.direction, "uncertain"), strong=r.design in _STRONG
@@ -66,6 +75,17 @@ def _verdict(rows: list[tuple[int, EvidenceRow]], frame: QuestionFrame) -> str:
     verdict, _ = decide_verdict(frame.question, sources)
     yes = [n for n, r in rows if r.direction == "supports"]
     no = [n for n, r in rows if r.direction in {"opposes", "no difference"}]
+    if verdict in ("yes", "no") and articles is not None:
+        behind = yes if verdict == "yes" else no
+        read = [
+            articles[r.article_key] for n, r in rows if n in behind and r.article_key in articles
+        ]
+        unspoken = either_of(unspoken_in(frame, read)) if read else ""
+        if unspoken:
+            return (
+                f"{VERDICT_HEAD} Uncertain: none of the studies read {_cite(behind)} speaks of "
+                f"{unspoken}: what they found may not hold for {unspoken}."
+            )
     if verdict == "yes":
         return f"{VERDICT_HEAD} Yes, as the conclusions of the studies read say {_cite(yes)}."
     if verdict == "no":
@@ -84,14 +104,20 @@ def _verdict(rows: list[tuple[int, EvidenceRow]], frame: QuestionFrame) -> str:
     return f"{VERDICT_HEAD} Uncertain: no study read concludes either way."
 
 
-def answer_line(rows: Sequence[EvidenceRow], frame: QuestionFrame, numbers: dict[str, int]) -> str:
+def answer_line(
+    rows: Sequence[EvidenceRow],
+    frame: QuestionFrame,
+    numbers: dict[str, int],
+    articles: Mapping[str, Article] | None = None,
+) -> str:
     """The summary's first line for ``frame``'s question, from ``rows`` cited by ``numbers``
-    (article key -> reference number); "" when no cited row answers."""
+    (article key -> reference number; ``articles`` by key, for the population the verdict
+    must be about); "" when no cited row answers."""
     cited = _cited(rows, numbers)
     if not cited:
         return ""
     if frame.yes_no and frame.kind not in {"list", "definition"}:
-        return _verdict(cited, frame)
+        return _verdict(cited, frame, articles)
     items = _items(cited, frame.kind)
     return f"{ANSWER_HEAD} " + "; ".join(items) + "." if items else ""
 
@@ -101,6 +127,7 @@ def answer_first(
     rows: Sequence[EvidenceRow],
     frame: QuestionFrame,
     facts: Sequence[VerifiedFact],
+    articles: Mapping[str, Article] | None = None,
 ) -> str:
     """The report's executive summary opening with :func:`answer_line` from the rows whose
     article backs one of ``facts`` (once: a summary that already opens with one has it
@@ -112,5 +139,5 @@ def answer_first(
         summary = summary.partition("\n\n")[2].strip()
     backed = {citation_key(source) for fact in facts for source in fact.sources}
     numbers = {r.article_key: r.number for r in report.references if r.article_key in backed}
-    lead = answer_line(rows, frame, numbers)
+    lead = answer_line(rows, frame, numbers, articles)
     return f"{lead}\n\n{summary}".strip() if lead else summary

@@ -522,7 +522,9 @@ class _Run:
         job.evidence_table = rows
         job.certainty = draft_certainty(rows, job.discrepancies, job.question, kind=frame.kind)
         if job.report is not None:  # the answer its quotes give, first
-            job.report.executive_summary = answer_first(job.report, rows, frame, job.facts)
+            job.report.executive_summary = answer_first(
+                job.report, rows, frame, job.facts, job.articles
+            )
 
     async def on_step(self, question: SubQuestion, message: str) -> None:
         """A sub-question's step: saved (its status shows) and told as "q2: 3 of 5 read"."""

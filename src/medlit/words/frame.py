@@ -89,6 +89,8 @@ _COMPARISON = re.compile(
 _RISK_OF = re.compile(r"^(?:the\s+)?(?:risk|rates?|incidence|odds|chances?|levels?)\s+of\s+")
 _ARTICLE = re.compile(r"^(?:the|a|an|any|some)\s+")
 _PLACE = re.compile(r"\b(?:in|among)\s+((?:[A-Z][a-z]{2,})(?:\s+[A-Z][a-z]{2,})?)\s*(?:\?|$)")
+# A place named within a question ("Is HIV control in Haiti making a difference?").
+_PLACE_WITHIN = re.compile(r"\b(?:in|among)\s+([A-Z][a-z]{2,}(?:\s+[A-Z][a-z]{2,})?)\b(?!')")
 _LOOSE_ENDS = re.compile(r"^(?:an?|the)\s+|\s+(?:of|and|or|to|with)$")
 # Another name in parentheses: "oxlumo (lumasiran)", "levels of detection (lod)".
 _ALIAS = re.compile(r"\s*\(([^()]{2,60})\)")
@@ -327,6 +329,24 @@ def _paired(subject: str, comparison: str) -> tuple[str, str]:
     return pair["a"].strip(), pair["b"].strip()
 
 
+def _places(text: str) -> list[Population]:
+    """The settings (cues ``frame.setting``, ``frame.procedure``) and the sites (``frame.site``,
+    ``frame.organ``) ``text`` (lower-cased) names."""
+    found = [
+        Population("setting", m.group(1), m.group(0)) for m in cue("frame.setting").finditer(text)
+    ]
+    for match in cue("frame.site").finditer(text):
+        site = match.group(1)
+        found.append(Population("site", site[:-1] if site.endswith("s") else site, match.group(0)))
+    for match in cue("frame.organ").finditer(text):
+        organ = next(g for g in match.groups() if g)
+        found.append(Population("site", organ, organ))
+    for match in cue("frame.procedure").finditer(text):
+        # Its words, not "undergoing" (a search for them loses the abstracts saying "underwent").
+        found.append(Population("setting", match.group(1), match.group(1)))
+    return found
+
+
 def _populations(question: str, text: str) -> tuple[Population, ...]:
     ages = age_mentions(text)
     found = [Population("age", group, ages[group]) for group in sorted(ages)]
@@ -342,11 +362,7 @@ def _populations(question: str, text: str) -> tuple[Population, ...]:
             condition = _LOOSE_ENDS.sub("", match.group(1).strip())
             if condition and not cue("sex.female").fullmatch(condition):
                 found.append(Population("condition", condition, match.group(0)))
-    for match in cue("frame.setting").finditer(text):
-        found.append(Population("setting", match.group(1), match.group(0)))
-    for match in cue("frame.site").finditer(text):
-        site = match.group(1)
-        found.append(Population("site", site[:-1] if site.endswith("s") else site, match.group(0)))
+    found += _places(text)
     for match in _TYPED.finditer(text):
         words = match.group(1).split()
         number = _TYPE_NUMBER.get(words[1], words[1])
@@ -356,7 +372,10 @@ def _populations(question: str, text: str) -> tuple[Population, ...]:
     place = _PLACE.search(question.strip())
     if place:
         found.append(Population("setting", place.group(1).lower(), place.group(0)))
-    return tuple(dict.fromkeys(found))
+    for match in _PLACE_WITHIN.finditer(question.strip()):
+        found.append(Population("setting", match.group(1).lower(), match.group(0)))
+    # One population read twice ("in Poland?": a place within and at the end) is one.
+    return tuple({(p.kind, p.name): p for p in reversed(found)}.values())[::-1]
 
 
 @lru_cache(maxsize=4096)

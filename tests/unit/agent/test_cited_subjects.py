@@ -287,3 +287,77 @@ def test_a_framing_word_or_a_subject_said_in_other_words_keeps_the_citation(
     articles = {"1": article("1", *cited), "2": article("2", *other)}
     checked = unsaid_subjects(said, articles, question)
     assert checked.text == said and checked.warnings == []
+
+
+def test_a_site_type_sex_or_setting_no_cited_article_speaks_of_is_unspoken() -> None:
+    wrist = article(
+        "11",
+        "Vitamin C and complex regional pain syndrome after wrist fractures",
+        "In 416 patients with distal radius fractures, vitamin C reduced the prevalence of "
+        "complex regional pain syndrome.",
+    ).model_copy(update={"mesh_terms": ["Radius Fractures", "Wrist Injuries", "Female", "Male"]})
+    cited = "Vitamin C prevented complex regional pain syndrome [PMID:11]."
+    hip = "Does vitamin C prevent complex regional pain syndrome after hip fractures?"
+    assert populations_unspoken(hip, cited, {"11": wrist}) == ["hip"]
+    asked_wrist = "Does vitamin C prevent complex regional pain syndrome after wrist fractures?"
+    assert populations_unspoken(asked_wrist, cited, {"11": wrist}) == []
+
+    type_1 = article(
+        "12",
+        "Insulin exposure and atherosclerosis in type 1 diabetes",
+        "In 2 cohorts of 300 adults with type I diabetes, lifetime insulin dose predicted "
+        "carotid intima-media thickness.",
+    ).model_copy(update={"mesh_terms": ["Diabetes Mellitus, Type 1", "Atherosclerosis"]})
+    cited = "Lifetime insulin exposure predicted atherosclerosis [PMID:12]."
+    of_type = "In type {} diabetes, does high insulin exposure raise atherosclerosis risk?"
+    assert populations_unspoken(of_type.format(2), cited, {"12": type_1}) == ["type 2 diabetes"]
+    assert populations_unspoken(of_type.format("II"), cited, {"12": type_1}) == ["type 2 diabetes"]
+    assert populations_unspoken(of_type.format(1), cited, {"12": type_1}) == []
+
+
+def test_a_study_of_one_sex_does_not_speak_of_the_other() -> None:
+    women = article(
+        "13",
+        "Exercise that feels good in sedentary women",
+        "Sixty sedentary women exercised at a self-chosen pace for 12 weeks.",
+    )
+    cited = "Exercising at a pace that feels good improved fitness [PMID:13]."
+    men = "In sedentary men, does exercising at a pace that feels good improve fitness?"
+    assert populations_unspoken(men, cited, {"13": women}) == ["men"]
+    asked_women = men.replace("men,", "women,")
+    assert populations_unspoken(asked_women, cited, {"13": women}) == []
+    # A study of prostate cancer is a study of men, whether or not it says "men".
+    prostate = article("16", "Exercise in prostate cancer", "Sixty patients exercised.")
+    assert populations_unspoken(men, cited.replace("13", "16"), {"16": prostate}) == []
+
+
+def test_a_type_named_by_the_articles_mesh_descriptor_is_that_type() -> None:
+    # The abstract sets type 1 against type 2; the MeSH descriptor says which it studied.
+    type_1 = article(
+        "17",
+        "Insulin exposure and atherosclerosis in diabetes",
+        "Unlike in type 2 diabetes, lifetime insulin dose predicted intima-media thickness.",
+    ).model_copy(update={"mesh_terms": ["Diabetes Mellitus, Type 1", "Atherosclerosis"]})
+    cited = "Lifetime insulin exposure predicted atherosclerosis [PMID:17]."
+    of_type_2 = "In type 2 diabetes, does insulin exposure raise atherosclerosis risk?"
+    assert populations_unspoken(of_type_2, cited, {"17": type_1}) == ["type 2 diabetes"]
+    untagged = type_1.model_copy(update={"mesh_terms": []})
+    assert populations_unspoken(of_type_2, cited, {"17": untagged}) == []
+
+
+def test_a_setting_no_cited_article_speaks_of_is_unspoken() -> None:
+    icu = article(
+        "14",
+        "Nebulised heparin in ventilated patients in intensive care",
+        "Patients ventilated in the intensive care units of 2 hospitals received inhaled "
+        "heparin; pneumonia was no less frequent.",
+    )
+    cited = "Inhaled heparin did not prevent pneumonia [PMID:14]."
+    outpatients = "Does inhaled heparin prevent pneumonia in outpatients?"
+    assert populations_unspoken(outpatients, cited, {"14": icu}) == ["outpatients"]
+    in_icu = "Does inhaled heparin prevent pneumonia in intensive care units?"
+    assert populations_unspoken(in_icu, cited, {"14": icu}) == []
+    # A place is spoken of by its people: "Korean" by a study in Korea.
+    korea = article("15", "Barrett's oesophagus in Korea", "We biopsied 80 patients in Korea.")
+    korean = "Is cytokeratin staining useful for Barrett's oesophagus in Korean patients?"
+    assert populations_unspoken(korean, "It is [PMID:15].", {"15": korea}) == []
