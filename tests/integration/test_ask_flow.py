@@ -251,6 +251,7 @@ async def test_stop_on_limits(
 ) -> None:
     _configure(settings, eutils, llm_server)
     settings.agent.score_threshold = 1.0  # never reached
+    settings.agent.min_docs = 50  # nor enough articles on the question
     settings.agent.max_iterations = 1
     async with Assistant(settings) as assistant:
         result = await assistant.ask(Q1)
@@ -270,6 +271,7 @@ async def test_stop_on_stagnation(
 ) -> None:
     _configure(settings, eutils, llm_server)
     settings.agent.score_threshold = 1.0
+    settings.agent.min_docs = 50  # never enough articles on the question
     settings.agent.max_iterations = 10
     settings.agent.fetch_per_round = 1  # full pages: the loop could page on and on
     settings.agent.stagnation_rounds = 1
@@ -323,7 +325,7 @@ async def test_no_results_answers_plainly_without_llm(
     # subject in each), all in the one round that found nothing; no loop.
     steps = search_steps(read_frame("Does zorblatamab cure quixotic fever?"))
     assert [s.query for s in steps] == [
-        'zorblatamab AND "quixotic fever"',
+        'zorblatamab AND ("quixotic fever" OR "quixotic fevers")',
         "zorblatamab AND (quixotic AND (fever OR fevers))",
         "zorblatamab",
     ]

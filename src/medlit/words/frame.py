@@ -173,6 +173,7 @@ class QuestionFrame:
     populations: tuple[Population, ...] = ()
     subject: str = ""
     subject_aliases: tuple[str, ...] = ()
+    relation: str = ""
     comparison: str = ""
     outcome: str = ""
     sources: tuple[str, ...] = ()
@@ -268,10 +269,14 @@ def _phrase(text: str) -> str:
     return text[: end.start() if end else len(text)].strip(" ,;:?")
 
 
-def _subject_outcome(question: str, asking: str, span: tuple[int, int]) -> tuple[str, str]:
+def _subject_outcome(
+    question: str, asking: str, span: tuple[int, int]
+) -> tuple[str, str, str]:
     """What the question asks about (before its direction verb) and what of it changes (after
     it); with no direction, what it asks about and what it links it to ("is X effective for
-    Y", "is X associated with Y": cue ``frame.link``), or nothing."""
+    Y", "is X associated with Y": cue ``frame.link``), or nothing; and the words that link
+    them ("effective for", "cure"), which name neither."""
+    relation = asking[span[0] : span[1]]
     if span == (0, 0):
         subject, outcome = _LEADING.sub("", asking).rstrip(" ?"), ""
         how = _HOW.match(subject)
@@ -286,11 +291,13 @@ def _subject_outcome(question: str, asking: str, span: tuple[int, int]) -> tuple
         elif wh_by is not None:
             subject, outcome = wh_by["by"], _phrase(wh_by["what"])
         elif link is not None and link.start() > 0:
+            relation = link.group(0).strip()
             subject, outcome = subject[: link.start()], _phrase(subject[link.end() :])
         elif (purpose := _FOR.search(subject)) is not None and purpose.start() > 0:
             subject, outcome = subject[: purpose.start()], _phrase(subject[purpose.end() :])
         elif _DOING.match(asking) and (verb := _main_verb(subject)) is not None:
             # "does X cure Y?": a yes/no question on "do" or a modal has its verb after X.
+            relation = verb.group(0)
             subject, outcome = subject[: verb.start()], _phrase(subject[verb.end() :])
     else:
         subject = _LEADING.sub("", asking[: span[0]])
@@ -310,7 +317,7 @@ def _subject_outcome(question: str, asking: str, span: tuple[int, int]) -> tuple
         head = question.strip().lower()
         before = head[: head.find(asking)].strip(" :.-") if asking in head else ""
         outcome = _phrase(before) if before and len(before.split()) <= 6 else ""
-    return subject, outcome
+    return subject, outcome, relation
 
 
 def _aliases(subject: str) -> tuple[str, tuple[str, ...]]:
@@ -388,7 +395,7 @@ def _read(question: str) -> QuestionFrame:
     # Y be a cause?" asks it in its yes/no part.
     asks = yes_no or bool(_YES_NO.match(asking))
     direction, words, span = _direction(asking) if asks else (None, "", (0, 0))
-    subject, outcome = _subject_outcome(question, asking, span)
+    subject, outcome, relation = _subject_outcome(question, asking, span)
     subject, aliases = _aliases(subject)
     compared = _COMPARISON.search(asking)
     subject, comparison = _paired(subject, _phrase(compared["what"]) if compared else "")
@@ -405,6 +412,7 @@ def _read(question: str) -> QuestionFrame:
         populations=populations,
         subject=subject,
         subject_aliases=aliases,
+        relation=relation,
         comparison=comparison,
         outcome=outcome,
     )

@@ -241,7 +241,9 @@ def concepts_of(frame: QuestionFrame, text: str = "", *, max_terms: int = 8) -> 
         concept = _concept(role, label) if label else None
         if concept is not None and (part is None or concept.found_in(part.joined, part.words)):
             add(role, label)
-    asked = set(frame.direction_words.split())
+    # The words of change asked about and those linking subject and outcome ("cure",
+    # "effective for") name no concept: the articles say which way it went in their own words.
+    asked = {*frame.direction_words.split(), *frame.relation.split()}
     left = [
         term
         for term in query_terms(text or frame.question, max_terms=max_terms + 4)
