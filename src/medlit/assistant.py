@@ -198,6 +198,12 @@ class AskResult(BaseModel):
         "searches English abstracts, the language the question reads as, and the translation "
         "searched (or how to get one).",
     )
+    searches: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="Every search this answer made, in order: its query, its step (what it "
+        "is: every concept of the question, or the concept it widened or dropped), the result "
+        "it started from and the keys of what it found. Empty for a cached answer.",
+    )
     question_frame: dict[str, Any] | None = Field(
         None,
         description="What the standalone question asks, read once: its kind, the direction "
@@ -251,7 +257,10 @@ class AskResult(BaseModel):
             retrieval_score=round(state.get("retrieval_score", 0.0), 4),
             mode=state.get("mode") or "evidence_digest",
             session_id=state.get("session_id"),
-            warnings=[f"source failed: {e}" for e in errors] + state.get("answer_warnings", []),
+            warnings=[f"source failed: {e}" for e in errors]
+            + _outcome_dropped(state, bool(citations))
+            + state.get("answer_warnings", []),
+            searches=state.get("searches", []),
             excluded=[
                 ExcludedEvidence(
                     pmid=article.pmid if article is not None else None,
@@ -268,6 +277,17 @@ class AskResult(BaseModel):
             language_note=state.get("language_note"),
             question_frame=_frame_of(state),
         )
+
+
+def _outcome_dropped(state: AgentState, cited: bool) -> list[str]:
+    """The line an answer resting on a search without its outcome says first."""
+    outcome, frame = state.get("outcome_dropped"), state.get("frame")
+    if not outcome or not cited or frame is None:
+        return []
+    return [
+        f"No search found {frame.subject} and {outcome} together: some articles were found "
+        f"searching {frame.subject} without {outcome}."
+    ]
 
 
 def _frame_of(state: AgentState) -> dict[str, Any]:

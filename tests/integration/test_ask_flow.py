@@ -304,11 +304,27 @@ async def test_a_search_that_finds_nothing_keeps_the_drugs_name_longest(
         )
         + b"</PubmedArticleSet>"
     )
+    # Another article says "diseases", so the word is one the server knows (PubMed ignores a
+    # word it finds nowhere): the drug and "diseases" together find nothing.
+    other = AbstractSection(label="", category="UNASSIGNED", text="A registry of rare diseases.")
+    eutils.add_xml(
+        b"<PubmedArticleSet>"
+        + article_to_xml(Article(pmid="31000092", title="Rare diseases", abstract=[other]))
+        + b"</PubmedArticleSet>"
+    )
     result = await assistant.ask("What diseases can be treated with glofitamab?")
     searched = [r.params.get("term", "") for r in eutils.requests("esearch")]
     steps = search_steps(read_frame("What diseases can be treated with glofitamab?"))
     assert searched == [s.query for s in steps] and searched[-1] == "glofitamab"
     assert all("glofitamab" in term for term in searched)
+    # Each search is in the answer with what it is; the one that found the article had to
+    # leave the outcome out, and the answer says so.
+    assert [s["step"] for s in result.searches] == [s.why for s in steps]
+    assert result.searches[-1]["step"] == "dropped the outcome: diseases"
+    assert any("without diseases" in w for w in result.warnings), result.warnings
+    # No article is fetched twice in one ask.
+    fetched = [p for r in eutils.requests("efetch") for p in r.params.get("id", "").split(",")]
+    assert len(fetched) == len(set(fetched))
     assert "31000091" in {c.pmid for c in result.citations}
 
 

@@ -79,7 +79,8 @@ _LEADING = re.compile(rf"^{_ASKING_VERB}\s+(?:there\s+(?:an?\s+)?)?")
 # What ends a subject or an outcome: a population, a setting, a comparison, a time.
 _PHRASE_END = re.compile(
     r"\s+(?:in|among|for|after|before|during|at|of patients|compared|versus|vs\.?|than|over"
-    r"|when|with|by|from|through|rather|instead)\b|,\s|;|\?|$"
+    r"|when|with|by|from|through|rather|instead|caused|due|induced|secondary|following"
+    r"|including|such)\b|,\s|;|\?|$"
 )
 _COMPARISON = re.compile(
     r"\b(?:compared (?:with|to)|versus|vs\.?|(?:better|worse|superior|inferior|more|less)\s"
@@ -121,6 +122,8 @@ _HOW = re.compile(r"^how\s+(?:\w+\s+)?(?:is|are|was|were|do|does)\s+(?P<rest>.+)
 # A yes/no question whose main verb follows its subject ("does X cure Y", "can X relieve Y").
 _DOING = re.compile(r"^(?:do|does|did|can|could|will|would|should|may|might|must)\b")
 _TOKEN = re.compile(r"[a-z][a-z'-]*")
+# The particle of a phrasal verb ("pick out", "bring down"): no word of the outcome.
+_PARTICLE = re.compile(r"^\s*(?:out|up|down|off|away|back)\b")
 
 
 def _main_verb(text: str) -> re.Match[str] | None:
@@ -204,6 +207,9 @@ def asking_part(question: str) -> str:
     text = question.strip().lower()
     clauses = [c.strip() for c in _CLAUSES.split(text) if c.strip()]
     asking = [c for c in clauses if _YES_NO.match(c)]
+    if not asking:
+        # "In people with high blood pressure, can X pick out Y?": the clause after a comma.
+        asking = [c.strip() for c in text.split(", ")[1:] if _YES_NO.match(c.strip())]
     return asking[-1] if asking else text
 
 
@@ -269,9 +275,7 @@ def _phrase(text: str) -> str:
     return text[: end.start() if end else len(text)].strip(" ,;:?")
 
 
-def _subject_outcome(
-    question: str, asking: str, span: tuple[int, int]
-) -> tuple[str, str, str]:
+def _subject_outcome(question: str, asking: str, span: tuple[int, int]) -> tuple[str, str, str]:
     """What the question asks about (before its direction verb) and what of it changes (after
     it); with no direction, what it asks about and what it links it to ("is X effective for
     Y", "is X associated with Y": cue ``frame.link``), or nothing; and the words that link
@@ -293,12 +297,13 @@ def _subject_outcome(
         elif link is not None and link.start() > 0:
             relation = link.group(0).strip()
             subject, outcome = subject[: link.start()], _phrase(subject[link.end() :])
-        elif (purpose := _FOR.search(subject)) is not None and purpose.start() > 0:
-            subject, outcome = subject[: purpose.start()], _phrase(subject[purpose.end() :])
         elif _DOING.match(asking) and (verb := _main_verb(subject)) is not None:
             # "does X cure Y?": a yes/no question on "do" or a modal has its verb after X.
             relation = verb.group(0)
-            subject, outcome = subject[: verb.start()], _phrase(subject[verb.end() :])
+            rest = _PARTICLE.sub("", subject[verb.end() :])
+            subject, outcome = subject[: verb.start()], _phrase(rest)
+        elif (purpose := _FOR.search(subject)) is not None and purpose.start() > 0:
+            subject, outcome = subject[: purpose.start()], _phrase(subject[purpose.end() :])
     else:
         subject = _LEADING.sub("", asking[: span[0]])
         outcome = _phrase(_RISK_OF.sub("", _ARTICLE.sub("", asking[span[1] :].strip())))

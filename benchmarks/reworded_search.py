@@ -1,0 +1,179 @@
+"""Reworded and expert-phrased questions, searched and answered: old code and new in one run.
+
+Each question of ``benchmarks/data/reworded_questions.tsv`` (hand-written rewordings of PubMedQA
+questions, not their titles, with the article that answers each) is asked with ``medlit ask``'s
+engine (no model: the evidence digest) against the fake E-utilities server over the 500
+PubMedQA abstracts, by each version of the code in a child process of its own (a fresh data
+directory each, the questions in one order). Per half, for each version:
+
+- ``gold``: questions whose answering article is cited;
+- ``calls``: PubMed requests per question (the answer's own count);
+- ``refetched``: questions where an efetch asked again for a PMID the question already had;
+- ``verdicts``: yes/no verdicts given, ``right`` of them equal to the article's answer;
+- ``off_subject``: verdicts resting on no cited article that says the hand-labelled subject
+  (its words, by stem): a verdict about something else.
+
+    python benchmarks/reworded_search.py --old /path/to/old/src
+
+The last line gives every figure as ``name=value`` (``_old``/``_new`` and the half suffixed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "benchmarks" / "data" / "reworded_questions.tsv"
+SHARED = ROOT.parent / "shared" / "data" / "pubmedqa" / "pqal_dev_pubmed.xml"
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    lines = [line for line in path.read_text().splitlines() if line and not line.startswith("#")]
+    return list(csv.DictReader(lines, delimiter="\t"))
+
+
+def _stems(text: str) -> set[str]:
+    import re
+
+    return {w[:6] for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2}
+
+
+async def _child(rows: list[dict[str, str]], xml: Path, out: Path) -> None:
+    """Ask every question with the code on ``sys.path`` against a fake E-utilities server."""
+    from tests.fakes.eutils_server import FakeEutils
+
+    from medlit.assistant import Assistant
+    from medlit.config import Settings
+    from medlit.log import configure_logging
+
+    configure_logging("error")
+    with FakeEutils.from_xml(xml, rate_limit=None) as eutils, tempfile.TemporaryDirectory() as home:
+        os.environ.update(
+            {
+                "MEDLIT_HOME": home,
+                "MEDLIT_PUBMED_BASE_URL": eutils.base_url,
+                "MEDLIT_PUBMED_REQUESTS_PER_SECOND": "50",
+                "MEDLIT_EUROPEPMC_ENABLED": "false",
+                "MEDLIT_FULLTEXT_MODE": "off",
+            }
+        )
+        settings = Settings()
+        records: list[dict[str, Any]] = []
+        async with Assistant(settings) as assistant:
+            for row in rows:
+                seen = len(eutils.requests("efetch"))
+                result = await assistant.ask(row["question"])
+                fetched = Counter(
+                    pmid
+                    for request in eutils.requests("efetch")[seen:]
+                    for pmid in request.params.get("id", "").split(",")
+                    if pmid
+                )
+                cited = [c.pmid for c in result.citations if c.pmid]
+                subject = _stems(row["subject"])
+                on_subject = [
+                    pmid
+                    for c in result.citations
+                    if (pmid := c.pmid)
+                    and subject <= _stems(f"{c.title} {eutils_text(eutils, pmid)}")
+                ]
+                records.append(
+                    {
+                        "id": row["id"],
+                        "calls": result.api_calls.pubmed,
+                        "gold": row["pmid"] in cited,
+                        "refetched": any(n > 1 for n in fetched.values()),
+                        "verdict": result.verdict,
+                        "answer": row["answer"],
+                        "off_subject": result.verdict in ("yes", "no") and not on_subject,
+                    }
+                )
+    out.write_text("\n".join(json.dumps(r) for r in records))
+
+
+def eutils_text(eutils: Any, pmid: str) -> str:
+    """The words the fake server holds of a record (title, abstract, MeSH)."""
+    return eutils._texts.get(pmid, "")  # a benchmark reads its own fake's index
+
+
+def _run(src: Path, rows_path: Path, xml: Path) -> list[dict[str, Any]]:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "out.jsonl"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("MEDLIT_")}
+        env["PYTHONPATH"] = os.pathsep.join([str(src), str(ROOT)])
+        subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "--child",
+                str(out),
+                "--data",
+                str(rows_path),
+                "--xml",
+                str(xml),
+            ],
+            env=env,
+            check=True,
+        )
+        return [json.loads(line) for line in out.read_text().splitlines() if line]
+
+
+def _figures(records: list[dict[str, Any]]) -> dict[str, str]:
+    n = len(records)
+    verdicts = [r for r in records if r["verdict"] in ("yes", "no")]
+    return {
+        "gold": f"{sum(r['gold'] for r in records)}/{n}",
+        "calls": f"{sum(r['calls'] for r in records) / max(n, 1):.2f}",
+        "refetched": str(sum(r["refetched"] for r in records)),
+        "verdicts": str(len(verdicts)),
+        "right": str(sum(r["verdict"] == r["answer"] for r in verdicts)),
+        "off_subject": str(sum(r["off_subject"] for r in records)),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--old", type=Path, help="the old code's src folder")
+    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--xml", type=Path, default=SHARED)
+    parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    rows = _rows(args.data)
+    if args.child:
+        asyncio.run(_child(rows, args.xml, args.child))
+        return 0
+    if not args.xml.exists():
+        print(f"{args.xml} is absent: the shared data sets are needed", file=sys.stderr)
+        return 2
+    versions = {"new": ROOT / "src"} | ({"old": args.old} if args.old else {})
+    results = {name: _run(src, args.data, args.xml) for name, src in versions.items()}
+    half = {r["id"]: r["half"] for r in rows}
+    last: dict[str, str] = {}
+    print(f"{'half':6} {'code':4} {'gold':>7} {'calls':>6} {'refetched':>9} {'verdicts':>8} "
+          f"{'right':>5} {'off_subject':>11}")  # fmt: skip
+    for part in ("tune", "check"):
+        for name, records in results.items():
+            mine = [r for r in records if half[r["id"]] == part]
+            figures = _figures(mine)
+            print(
+                f"{part:6} {name:4} {figures['gold']:>7} {figures['calls']:>6} "
+                f"{figures['refetched']:>9} {figures['verdicts']:>8} {figures['right']:>5} "
+                f"{figures['off_subject']:>11}"
+            )
+            last |= {f"{key}_{name}_{part}": value for key, value in figures.items()}
+    print(" ".join(f"{k}={v}" for k, v in last.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
