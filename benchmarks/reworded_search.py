@@ -48,7 +48,7 @@ def _stems(text: str) -> set[str]:
     return {w[:6] for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2}
 
 
-async def _child(rows: list[dict[str, str]], xml: Path, out: Path) -> None:
+async def _child(rows: list[dict[str, str]], xml: Path) -> list[dict[str, Any]]:
     """Ask every question with the code on ``sys.path`` against a fake E-utilities server."""
     from tests.fakes.eutils_server import FakeEutils
 
@@ -98,7 +98,7 @@ async def _child(rows: list[dict[str, str]], xml: Path, out: Path) -> None:
                         "off_subject": result.verdict in ("yes", "no") and not on_subject,
                     }
                 )
-    out.write_text("\n".join(json.dumps(r) for r in records))
+    return records
 
 
 def eutils_text(eutils: Any, pmid: str) -> str:
@@ -150,7 +150,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rows = _rows(args.data)
     if args.child:
-        asyncio.run(_child(rows, args.xml, args.child))
+        records = asyncio.run(_child(rows, args.xml))
+        args.child.write_text("\n".join(json.dumps(r) for r in records))
         return 0
     if not args.xml.exists():
         print(f"{args.xml} is absent: the shared data sets are needed", file=sys.stderr)
