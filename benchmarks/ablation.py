@@ -123,6 +123,17 @@ class Reads:
             fh.write(json.dumps({**read, "model": model}) + "\n")
 
 
+def _framed(question: str) -> dict[str, Any]:
+    """The question's frame as the ask reads it, for code whose checks take one."""
+    import inspect
+
+    from medlit.words.frame import read_frame
+
+    if "frame" not in inspect.signature(check_answer).parameters:
+        return {}  # code from before the checks read the frame
+    return {"frame": read_frame(question)}
+
+
 def _unremarked(text: str) -> str:
     """``text`` without its remarks on the question's form, its spacing folded."""
     from medlit.checks.question_remarks import without_question_remark
@@ -170,6 +181,7 @@ class Replay:
             read_verdict=self._read,
             nothing_supported="Nothing the evidence supports is left.",
             disabled=disabled,
+            **_framed(row["standalone"]),
         )
         if answer.fallback is None:
             return answer, answer.verdict

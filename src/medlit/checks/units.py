@@ -293,7 +293,7 @@ def unsupported_conclusions(ctx: CheckContext) -> list[Finding]:
     """An uncited conclusion that uses the question's subject words together where no single
     retrieved article holds them together."""
 
-    read = UnheldReader(ctx.articles, ctx.question)
+    read = UnheldReader(ctx.articles, ctx.question, ctx.frame)
     findings: list[Finding] = []
     words: list[str] = []
     for sentence in ctx.draft.sentences:

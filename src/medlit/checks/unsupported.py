@@ -18,8 +18,10 @@ from dataclasses import dataclass, field
 
 from medlit.checks.citations import extract_pmids
 from medlit.types import Article
+from medlit.words.frame import QuestionFrame
 from medlit.words.grounding import abbreviation_said, said_in, word_stem, word_stems
 from medlit.words.qualified_names import Names, mismatched, qualified_names
+from medlit.words.search_plan import concept_words
 from medlit.words.topics import anchor_terms, normalise_topic
 from medlit.words.word_rarity import is_technical
 
@@ -85,10 +87,14 @@ class UnheldReader:
     words it uses, as written, or None (the articles read once, when a sentence is first held
     to them; ``spoken``: their word stems, once read)."""
 
-    def __init__(self, articles: Mapping[str, Article], question: str) -> None:
+    def __init__(
+        self, articles: Mapping[str, Article], question: str, frame: QuestionFrame | None = None
+    ) -> None:
         # Words compare in any of their forms ("inherited", "inheritance"): a sentence is not
-        # left out for using another form of its article's word.
-        self.anchors = {word_stem(word) for word in anchor_terms(question)}
+        # left out for using another form of its article's word. With the question's frame,
+        # the words of its subject and outcome, not those that frame it ("used", "treatment").
+        words = concept_words(frame) if frame is not None and frame.subject else set()
+        self.anchors = {word_stem(word) for word in words or anchor_terms(question)}
         self.articles = articles
         self.evidence: list[tuple[set[str], Names, str]] = []
         self.spoken: set[str] = set()

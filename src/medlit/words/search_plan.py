@@ -28,7 +28,15 @@ from medlit.words.frame import QuestionFrame
 from medlit.words.search_terms import query_terms, relaxed_queries
 from medlit.words.tables import stop_words, synonym_groups
 
-__all__ = ["Concept", "Role", "SearchStep", "concepts_of", "plan_searches", "speaks_of"]
+__all__ = [
+    "Concept",
+    "Role",
+    "SearchStep",
+    "concept_words",
+    "concepts_of",
+    "plan_searches",
+    "speaks_of",
+]
 
 #: What a concept is of the question, in the order a search drops them (the subject never).
 Role = Literal["qualifier", "population", "comparison", "outcome", "subject"]
@@ -331,3 +339,15 @@ def speaks_of(
         return True
     said = _Text(text)
     return all(c.found_in(said.joined, said.words) for c in concepts)
+
+
+def concept_words(frame: QuestionFrame, roles: Iterable[Role] = ("subject", "outcome")) -> set[str]:
+    """The key words of ``frame``'s concepts of ``roles``, as asked (each a word of the
+    question: "lumasiran", "hyperoxaluria"; not "used" or "treatment", which frame it)."""
+    wanted = set(roles)
+    words: set[str] = set()
+    for concept in concepts_of(frame):
+        if concept.role in wanted:
+            asked = [variants[0] for variants in concept.words] or [concept.phrases[0]]
+            words.update(word for phrase in asked for word in phrase.split())
+    return words
