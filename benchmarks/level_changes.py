@@ -10,9 +10,10 @@ of the PubMedQA articles of ``../shared``:
   restates them). A sentence flagged here is a false alarm.
 - **level said as a change**: every abstract sentence with a level percentage after "was",
   "were", "is" or "are" rewritten as a change ("was 4.2%" to "was reduced by 4.2%"), or a
-  "N% of" made "N% more", held to its article.
-- **change said as a level**: every abstract sentence with "by N%" rewritten "to N%", or
-  "a N% reduction" (increase, ...) rewritten "a rate of N%", held to its article.
+  "N% of" made "N% more of", or "(N%" made "(a N% rise", held to its article.
+- **change said as a level**: every abstract sentence with "by N%" rewritten "to N%",
+  "a N% reduction" (increase, ...) rewritten "a rate of N%", or "was N% lower" (higher, ...)
+  rewritten "was N%", held to its article.
 
 Caught is what the check is for; an article that gives the same number elsewhere as the other
 kind leaves the rewrite uncaught, as it should.
@@ -40,12 +41,15 @@ _AS_CHANGE = (
     (re.compile(rf"\b(was|were|is|are) ({_PERCENT})(?!\s*(?:of|CI|confidence)\b)", re.I),
      r"\1 reduced by \2"),
     (re.compile(rf"(?<![\w.,])({_PERCENT}) of\b", re.I), r"\1 more of"),
+    (re.compile(rf"\(({_PERCENT})(?!\s*(?:of|CI|confidence)\b)", re.I), r"(a \1 rise"),
 )  # fmt: skip
 _CHANGE_NOUNS = "reduction|decrease|increase|decline|drop|rise|improvement"
 _AS_LEVEL = (
     (re.compile(rf"\bby ({_PERCENT})", re.I), r"to \1"),
-    (re.compile(rf"\ban? ({_PERCENT}) (?:relative )?(?:{_CHANGE_NOUNS})\b", re.I),
+    (re.compile(rf"(?:\ban? )?({_PERCENT}) (?:relative )?(?:{_CHANGE_NOUNS})\b", re.I),
      r"a rate of \1"),
+    (re.compile(rf"\b(was|were|is|are) ({_PERCENT}) (?:lower|higher|less|more|greater)\b", re.I),
+     r"\1 \2"),
 )  # fmt: skip
 
 

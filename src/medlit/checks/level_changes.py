@@ -98,9 +98,17 @@ def kinds_in(text: str) -> list[Said]:
     return list(_kinds_in(text))
 
 
+def _signed(text: str, start: int) -> bool:
+    """Whether the number at ``start`` of ``text`` is written with a sign ("-8.7 percentage
+    points", "+12%"): a difference, not a range's second end ("10-20%")."""
+    sign = text[start - 1 : start]
+    return sign in ("-", "+", "\u2212") and not text[max(0, start - 2) : start - 1].strip(" (:[")
+
+
 @remembered(16384)
 def _kinds_in(text: str) -> tuple[Said, ...]:
-    tokens = list(_TOKEN.finditer(text.lower()))
+    text = text.lower()
+    tokens = list(_TOKEN.finditer(text))
     found: list[Said] = []
     for i, token in enumerate(tokens):
         number, unit = token.group(1), token.group(2)
@@ -115,6 +123,8 @@ def _kinds_in(text: str) -> tuple[Said, ...]:
         decimals = len(number.partition(".")[2])
         if unit.strip(" -").startswith("fold"):
             found.append((float(number), decimals, "change", True))
+        elif "point" in unit or _signed(text, token.start()):  # a difference of two levels
+            found.append((float(number), decimals, "change", False))
         elif (kind := _kind(before, after)) is not None:
             found.append((float(number), decimals, kind, False))
     return tuple(found)

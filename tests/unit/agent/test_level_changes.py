@@ -95,3 +95,7 @@ def test_what_a_number_is_said_as() -> None:
         (23.0, 0, "level", False),
     ]
     assert kinds_in("95% confidence interval") == []
+    # A signed number, or one in percentage points, is a difference of two levels.
+    assert kinds_in("-8.7 percentage points for CT") == [(8.7, 1, "change", False)]
+    assert kinds_in("a rise (+12%)") == [(12.0, 0, "change", False)]
+    assert kinds_in("in 10-20% of patients") == [(20.0, 0, "level", False)]
