@@ -47,6 +47,7 @@ _CHECKS = (
     Check("misattributed-names", "sentence", units.misattributed_names),
     Check("unsourced-numbers", "sentence", units.unsourced_numbers),
     Check("swapped-groups", "sentence", units.swapped_groups),
+    Check("level-changes", "sentence", units.level_changes),
     Check("swapped-subjects", "sentence", units.swapped_subjects),
     Check("wrong-years", "sentence", units.wrong_years),
     Check("wrong-authors", "sentence", units.wrong_authors),

@@ -28,6 +28,7 @@ from medlit.checks.correlation_strength import overstated_rewriter
 from medlit.checks.draft import Draft
 from medlit.checks.findings import Action, Finding
 from medlit.checks.inferences import inferences_rewriter
+from medlit.checks.level_changes import level_changes_in
 from medlit.checks.off_question import borrowed_support_rewriter, off_question_in
 from medlit.checks.policy import TOGETHER, warnings_of
 from medlit.checks.question_remarks import without_question_remark
@@ -45,6 +46,7 @@ __all__ = [
     "borrowed_support",
     "borrowed_terms",
     "citation_only",
+    "level_changes",
     "misattributed_names",
     "off_question",
     "opening_connective",
@@ -170,6 +172,16 @@ def swapped_groups(ctx: CheckContext) -> list[Finding]:
     return _logged(
         cited_findings("swapped-groups", ctx, swapped_groups_in(ctx.articles)),
         "answer_groups_swapped",
+    )
+
+
+def level_changes(ctx: CheckContext) -> list[Finding]:
+    """A citation to an article that gives a number of the sentence only as a level where the
+    sentence says it as a change ("reduced ... by 4.2%" where the article's prevalence was
+    4.2%), or only as a change where the sentence says it as a level."""
+    return _logged(
+        cited_findings("level-changes", ctx, level_changes_in(ctx.articles)),
+        "answer_level_changes",
     )
 
 
