@@ -328,6 +328,29 @@ async def test_a_search_that_finds_nothing_keeps_the_drugs_name_longest(
     assert "31000091" in {c.pmid for c in result.citations}
 
 
+async def test_no_article_is_fetched_twice_in_an_ask_without_the_cache(
+    assistant: Assistant, eutils: FakeEutils
+) -> None:
+    # Without the cache, each relaxed search that found the same one article fetched it again
+    # (7 searches, the article fetched 7 times): the sources are told what the ask holds.
+    conclusion = AbstractSection(
+        label="CONCLUSIONS", category="CONCLUSIONS", text="Zanubrutinib was effective."
+    )
+    other = AbstractSection(label="", category="UNASSIGNED", text="Elderly lymphoma patients.")
+    eutils.add_xml(
+        b"<PubmedArticleSet>"
+        + article_to_xml(Article(pmid="31000093", title="Zanubrutinib", abstract=[conclusion]))
+        + article_to_xml(Article(pmid="31000094", title="Lymphoma", abstract=[other]))
+        + b"</PubmedArticleSet>"
+    )
+    question = "Does zanubrutinib improve survival in elderly lymphoma patients?"
+    result = await assistant.ask(question, use_cache=False)
+    assert len(result.searches) > 1  # it searched on after the article was first found
+    assert sum("pmid:31000093" in s["found"] for s in result.searches) > 1
+    fetched = [p for r in eutils.requests("efetch") for p in r.params.get("id", "").split(",")]
+    assert fetched.count("31000093") == 1, fetched
+
+
 async def test_no_results_answers_plainly_without_llm(
     assistant: Assistant, eutils: FakeEutils, llm_server: FakeLLMServer
 ) -> None:
