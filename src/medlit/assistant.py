@@ -28,14 +28,13 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr, computed_field, model_validator
 
 from medlit.agent.state import AgentState, initial_state, merge_timings
 from medlit.config import Settings
 from medlit.errors import ValidationError
 from medlit.types import Citation, VerdictCause
 from medlit.usage import Usage, usage_scope
-from medlit.words.frame import read_frame
 
 SESSION_ID_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
 """What a chat session id may be, in every front end (a tenant's own name for a conversation)."""
@@ -43,6 +42,7 @@ _SESSION_ID = re.compile(SESSION_ID_PATTERN)
 
 if TYPE_CHECKING:
     from medlit.agent.deps import AgentDeps
+    from medlit.agent.hit_nodes import HitNodes
     from medlit.agent.nodes import AskNodes
     from medlit.runtime import Runtime
 
@@ -180,12 +180,37 @@ class AskResult(BaseModel):
         description="Open-access full texts this answer read (api_calls.full_text counts the "
         "requests sent to find them).",
     )
-    question_frame: dict[str, Any] | None = Field(
-        None,
+    # The question frame, given (a dict, or None) or to be read when first asked for (its
+    # standalone question and sources): a hit shown in the terminal reads none.
+    _frame: dict[str, Any] | None = PrivateAttr(None)
+    _frame_of: tuple[str, tuple[str, ...]] | None = PrivateAttr(None)
+
+    @computed_field(  # type: ignore[prop-decorator]
+        repr=False,  # a repr reads no frame
         description="What the standalone question asks, read once: its kind, the direction "
         "of change asked about (up, down, better, worse or null), the populations it names, "
         "subject, outcome, comparison and the sources asked.",
     )
+    @property
+    def question_frame(self) -> dict[str, Any] | None:
+        if self._frame is None and self._frame_of is not None:
+            from medlit.agent.hit_nodes import read_question_frame
+
+            self._frame = read_question_frame(*self._frame_of).to_json()
+            self._frame_of = None
+        return self._frame
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _given_frame(cls, data: Any, handler: Any) -> Any:
+        """Keep a ``question_frame`` given (a result read back from its JSON)."""
+        frame = data.get("question_frame") if isinstance(data, dict) else None
+        if isinstance(data, dict) and "question_frame" in data:
+            data = {k: v for k, v in data.items() if k != "question_frame"}
+        result = handler(data)
+        if isinstance(frame, dict):
+            result._frame = frame
+        return result
 
     @classmethod
     def from_state(cls, state: AgentState, usage: Usage, total_ms: float) -> AskResult:
@@ -197,7 +222,7 @@ class AskResult(BaseModel):
         # Nothing searched and nothing cited: whatever the digest or model made of the articles
         # the store already held is not an answer, and a verdict would read as one.
         outage = bool(errors) and not state.get("searched_ok", False) and not citations
-        return cls(
+        result = cls(
             question=state["question"],
             answer=OUTAGE_ANSWER if outage else state.get("final_answer", ""),
             verdict=None if outage else state.get("verdict"),
@@ -245,16 +270,14 @@ class AskResult(BaseModel):
             ],
             findings=[CheckFinding(**record) for record in state.get("answer_findings", [])],
             full_texts_read=len(state.get("full_texts_read", [])),
-            question_frame=_frame_of(state),
         )
-
-
-def _frame_of(state: AgentState) -> dict[str, Any]:
-    """The question frame of ``state`` as clients get it (read here when no node read it)."""
-    frame = state.get("frame") or read_frame(
-        state.get("standalone_question", state["question"]), state.get("sources") or ()
-    )
-    return frame.to_json()
+        frame = state.get("frame")
+        if frame is not None:
+            result._frame = frame.to_json()
+        else:  # a hit: read when asked for (``--json``, the service's answer), not before
+            question = state.get("standalone_question", state["question"])
+            result._frame_of = (question, tuple(state.get("sources") or ()))
+        return result
 
 
 @dataclass(frozen=True)
@@ -308,6 +331,7 @@ class Assistant:
             deps = AgentDeps(self.settings, runtime=runtime)
         self._deps = deps
         self._nodes: AskNodes | None = None
+        self._hit: HitNodes | None = None
         self._graph: Any = None
 
     async def __aenter__(self) -> Assistant:
@@ -446,12 +470,13 @@ class Assistant:
                 state["memory_summary"] = memory.render()
                 state["previous_question"] = memory.last_question
             await self._fail_fast(names, tenant)
-            nodes = self._get_nodes()
+            nodes = self._hit_nodes()
             cached = use_cache and self.settings.cache.enabled  # else waiting cannot help
             # With a lease, a miss may be looked up again after the wait: the ask counts the
             # result of its last lookup only (one hit, or one miss), so this miss waits.
             uncounted = miss_lease is not None and cached
-            await _run_node(state, "plan_query", nodes)
+            # The frame is read on a miss (:meth:`_answer`), or when the result is asked for it.
+            await _run_node(state, "plan_query", nodes, frame=False)
             await _run_node(state, "query_cache", nodes, count_miss=not uncounted)
             state["planned"] = True
             lease: contextlib.AbstractAsyncContextManager[bool] = contextlib.nullcontext(False)
@@ -506,9 +531,9 @@ class Assistant:
         ]
         raise SourceUnreachable(" ".join(messages), source=sources[0])
 
-    async def _answer(self, state: AgentState, nodes: AskNodes) -> AgentState:
+    async def _answer(self, state: AgentState, nodes: HitNodes) -> AgentState:
         """The final state: from the cache hit found, else from the ask graph."""
-        from medlit.agent.nodes import timed
+        from medlit.agent.hit_nodes import timed
 
         if state.get("cache_hit"):
             # The fast path: no LangGraph, no LLM, no source client.
@@ -516,7 +541,12 @@ class Assistant:
             state["timings"] = merge_timings(state["timings"], update.get("timings", {}))
             return state
         from medlit.agent.graph import recursion_limit
+        from medlit.agent.hit_nodes import question_frame
 
+        start = time.perf_counter()
+        question_frame(state)  # the frame plan_query left for a miss: the graph's nodes read it
+        read_ms = (time.perf_counter() - start) * 1000.0
+        state["timings"] = merge_timings(state.get("timings"), {"plan_query": read_ms})
         graph = self._get_graph()
         limit = recursion_limit(self.settings.agent.max_iterations)
         async with self._miss_slot():
@@ -529,6 +559,17 @@ class Assistant:
         if self._miss_gate is None:
             self._miss_gate = asyncio.Semaphore(self._miss_limit)
         return self._miss_gate
+
+    def _hit_nodes(self) -> HitNodes:
+        """The nodes a tier-1 hit runs: the graph's when it is built, else their light base
+        (a hit loads neither the prompt nor the answer checks)."""
+        if self._nodes is not None:
+            return self._nodes
+        if self._hit is None:
+            from medlit.agent.hit_nodes import HitNodes
+
+            self._hit = HitNodes(self.deps)
+        return self._hit
 
     def _get_nodes(self) -> AskNodes:
         if self._nodes is None:
@@ -545,10 +586,10 @@ class Assistant:
         return self._graph
 
 
-async def _run_node(state: AgentState, name: str, nodes: AskNodes, **options: Any) -> None:
+async def _run_node(state: AgentState, name: str, nodes: HitNodes, **options: Any) -> None:
     """Run one node of the ask graph outside the graph, merging its update into ``state``
     (``options``: the node's keyword arguments)."""
-    from medlit.agent.nodes import timed
+    from medlit.agent.hit_nodes import timed
 
     node = getattr(nodes, name)
     update = await timed(name, functools.partial(node, **options) if options else node)(state)

@@ -15,16 +15,18 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
 from medlit.text import as_typed
 from medlit.types import Article
 from medlit.words import stop_words
-from medlit.words.frame import QuestionFrame
-from medlit.words.qualified_names import WORD_HEADS, qualified_names
-from medlit.words.search_plan import SearchStep, plan_searches, speaks_of
 from medlit.words.search_terms import WORD_PATTERN, content_terms, normalise_question, query_terms
+
+if TYPE_CHECKING:  # imported where used: a question served by its key plans without them
+    from medlit.words.frame import QuestionFrame
+    from medlit.words.search_plan import SearchStep
 
 __all__ = [
     "PlanOutput",
@@ -149,6 +151,8 @@ def search_steps(
     """The searches for the question ``frame`` reads, narrowest first
     (:func:`medlit.words.search_plan.plan_searches`), after ``first``, the planner's own
     query, when it wrote one."""
+    from medlit.words.search_plan import SearchStep, plan_searches
+
     steps = plan_searches(frame, max_terms=max_terms)
     if first and first not in {step.query for step in steps}:
         steps = (SearchStep(first, "the planner's query"), *steps)
@@ -158,6 +162,8 @@ def search_steps(
 def about_question(frame: QuestionFrame, articles: Iterable[Article]) -> int:
     """How many of ``articles`` speak of the question's subject and its outcome (their title
     and abstract: :func:`medlit.words.search_plan.speaks_of`)."""
+    from medlit.words.search_plan import speaks_of
+
     return sum(1 for a in articles if speaks_of(frame, f"{a.title} {a.abstract_text}"))
 
 
@@ -166,6 +172,8 @@ _FOLLOW_UP_FILLER = stop_words("follow_up")
 
 def _written_name(text: str, head: str, quals: frozenset[str]) -> re.Match[str] | None:
     """Where ``text`` writes ``head`` with exactly ``quals`` ("type II" for type {2})."""
+    from medlit.words.qualified_names import qualified_names
+
     for match in re.finditer(
         rf"(?<![A-Za-z0-9-]){re.escape(head)}(?:e?s)?[- ]?[A-Za-z0-9αβγδ]+", text, re.I
     ):
@@ -182,6 +190,8 @@ def name_swap(follow_up: str, previous_question: str) -> str | None:
     and says nothing else. Exact, and no LLM call; anything more ("and vitamin C in
     children?") is left to the rewrite.
     """
+    from medlit.words.qualified_names import WORD_HEADS, qualified_names
+
     previous_question = without_follow_up(previous_question)
     asked = qualified_names(follow_up, fold_case=True)
     before = qualified_names(previous_question, fold_case=True)
