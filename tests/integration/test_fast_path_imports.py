@@ -48,6 +48,7 @@ NOT_ON_THE_HIT_PATH = (
 #: Modules a tier-1 hit through the CLI never needs (besides those above).
 NOT_ON_THE_CLI_HIT_PATH = (
     "medlit.cli.live",  # the live view: not a terminal here
+    "click",  # Typer vendors its own
     "rich.progress",
     "rich.live",
 )
