@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, Field, PrivateAttr, computed_field, model_validator
+from pydantic import BaseModel, Field, PrivateAttr, computed_field
 
 from medlit.agent.state import AgentState, initial_state, merge_timings
 from medlit.config import Settings
@@ -200,17 +200,11 @@ class AskResult(BaseModel):
             self._frame_of = None
         return self._frame
 
-    @model_validator(mode="wrap")
-    @classmethod
-    def _given_frame(cls, data: Any, handler: Any) -> Any:
-        """Keep a ``question_frame`` given (a result read back from its JSON)."""
-        frame = data.get("question_frame") if isinstance(data, dict) else None
-        if isinstance(data, dict) and "question_frame" in data:
-            data = {k: v for k, v in data.items() if k != "question_frame"}
-        result = handler(data)
-        if isinstance(frame, dict):
-            result._frame = frame
-        return result
+    def __init__(self, **data: Any) -> None:
+        frame = data.pop("question_frame", None)  # a frame given is kept (not read again)
+        super().__init__(**data)
+        if frame is not None:
+            self._frame = dict(frame)
 
     @classmethod
     def from_state(cls, state: AgentState, usage: Usage, total_ms: float) -> AskResult:
