@@ -180,10 +180,9 @@ class AskResult(BaseModel):
         description="Open-access full texts this answer read (api_calls.full_text counts the "
         "requests sent to find them).",
     )
-    # The question frame, given (a dict, or None) or to be read when first asked for (its
-    # standalone question and sources): a hit shown in the terminal reads none.
-    _frame: dict[str, Any] | None = PrivateAttr(None)
-    _frame_of: tuple[str, tuple[str, ...]] | None = PrivateAttr(None)
+    # The question frame as shown (a dict), or None, or what it is read from when first asked
+    # for (the standalone question and its sources): a hit shown in the terminal reads none.
+    _frame: dict[str, Any] | tuple[str, tuple[str, ...]] | None = PrivateAttr(None)
 
     @computed_field(  # type: ignore[prop-decorator]
         repr=False,  # a repr reads no frame
@@ -193,12 +192,12 @@ class AskResult(BaseModel):
     )
     @property
     def question_frame(self) -> dict[str, Any] | None:
-        if self._frame is None and self._frame_of is not None:
+        frame = self._frame
+        if isinstance(frame, tuple):
             from medlit.agent.hit_nodes import read_question_frame
 
-            self._frame = read_question_frame(*self._frame_of).to_json()
-            self._frame_of = None
-        return self._frame
+            frame = self._frame = read_question_frame(*frame).to_json()
+        return frame
 
     def __init__(self, **data: Any) -> None:
         frame = data.pop("question_frame", None)  # a frame given is kept (not read again)
@@ -270,7 +269,7 @@ class AskResult(BaseModel):
             result._frame = frame.to_json()
         else:  # a hit: read when asked for (``--json``, the service's answer), not before
             question = state.get("standalone_question", state["question"])
-            result._frame_of = (question, tuple(state.get("sources") or ()))
+            result._frame = (question, tuple(state.get("sources") or ()))
         return result
 
 
