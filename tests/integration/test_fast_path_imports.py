@@ -41,6 +41,8 @@ NOT_ON_THE_HIT_PATH = (
     "medlit.words.frame",  # the question frame: read on a miss, or when asked for (--json)
     "medlit.words.qualified_names",  # "vitamin D": the searches', not the key's
     "medlit.words.search_plan",
+    "medlit.agent.query",  # a follow-up's plan and the searches: a question alone needs agent.plan
+    "medlit.words.search_terms",
     "medlit.agent.nodes",  # the retrieval loop's nodes: a hit runs medlit.agent.hit_nodes
     "medlit.agent.prompt",
     "medlit.checks.citations",

@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import anyio
 import anyio.to_thread
 
-from medlit.agent import query
 from medlit.agent.deps import AgentDeps
 from medlit.agent.memory import Turn, session_key, summary_messages
+from medlit.agent.plan import QueryPlan, deterministic_plan, suggest_focus
 from medlit.agent.state import AgentState
 from medlit.errors import LLMError
 from medlit.log import get_logger
@@ -158,11 +158,13 @@ class HitNodes:
         """
         question = state["question"]
         previous = state.get("previous_question")
-        plan = query.deterministic_plan(question)
+        plan = deterministic_plan(question)
         by_llm = False
+        if previous:  # a follow-up's words and searches (not loaded for a question alone)
+            from medlit.agent import query
         swapped = query.name_swap(question, previous) if previous else None
         if swapped is not None:  # "what about type 1?": the previous question, renamed
-            plan = query.deterministic_plan(swapped)
+            plan = deterministic_plan(swapped)
             log.info("plan_query_name_swap", follow_up=question, standalone=swapped)
         elif previous and query.looks_like_follow_up(question):
             plan = query.contextual_plan(question, previous, max_terms=self.agent.max_query_terms)
@@ -197,7 +199,9 @@ class HitNodes:
             update["frame"] = read_question_frame(plan.standalone_question, sources)
         return update
 
-    async def _llm_plan(self, question: str, memory: str) -> query.QueryPlan:
+    async def _llm_plan(self, question: str, memory: str) -> QueryPlan:
+        from medlit.agent import query
+
         messages = [
             {
                 "role": "system",
@@ -216,7 +220,7 @@ class HitNodes:
         out = await self.deps.llm().complete_json("plan_query", messages, query.PlanOutput)
         standalone = query.normalise_question(out.standalone_question) or question
         own = " ".join(out.pubmed_query.split())
-        return query.QueryPlan(standalone, out.focus or query.suggest_focus(standalone), own)
+        return QueryPlan(standalone, out.focus or suggest_focus(standalone), own)
 
     async def _vector(self, state: AgentState) -> Any:
         """The standalone question's embedding: the state's, else computed (off the loop)."""
