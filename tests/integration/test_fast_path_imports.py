@@ -51,6 +51,8 @@ NOT_ON_THE_HIT_PATH = (
 NOT_ON_THE_CLI_HIT_PATH = (
     "medlit.cli.live",  # the live view: not a terminal here
     "click",  # Typer vendors its own
+    "medlit.cli.research",  # `medlit ask` registers the ask command alone
+    "medlit.cli.cache",
     "rich.progress",
     "rich.live",
 )
