@@ -108,7 +108,7 @@ def _sources_label(names: list[str]) -> str:
 
 
 def _yes_no(state: AgentState) -> bool:
-    """Whether the question asks yes or no: its frame says (read once, in plan_query)."""
+    """Whether the question asks yes or no: its frame says (read once: :func:`question_frame`)."""
     frame = state.get("frame")
     return frame is not None and frame.yes_no
 
