@@ -897,9 +897,13 @@ async def test_an_articles_title_said_back_as_the_answer_it_does_not_give_is_lef
     )
     assert "monotherapy prevents" not in result.answer
     assert "[PMID:31000001]" in result.answer
+    # (The fake server matches words as written: "recurrence" finds no "recurrent stroke", so
+    # the search that found the articles had to leave the outcome out, and the answer says so.)
     assert result.warnings == [
+        "No search found aspirin and stroke recurrence together: some articles were found "
+        "searching aspirin without stroke recurrence.",
         "a sentence was left out: it cited PMID 31000077 for the answer 'yes' to the question "
-        "its title asks, where it concludes 'no'"
+        "its title asks, where it concludes 'no'",
     ]
     # The verdict the model gave that article's question, which it concludes against, is not
     # the answer, whatever the rest reads as (the local model's "No" to whether prostate shape

@@ -21,7 +21,7 @@ from medlit.types import Article
 from medlit.words.frame import QuestionFrame
 from medlit.words.grounding import abbreviation_said, said_in, word_stem, word_stems
 from medlit.words.qualified_names import Names, mismatched, qualified_names
-from medlit.words.search_plan import concept_words
+from medlit.words.search_plan import Role, concept_words
 from medlit.words.topics import anchor_terms, normalise_topic
 from medlit.words.word_rarity import is_technical
 
@@ -92,8 +92,9 @@ class UnheldReader:
     ) -> None:
         # Words compare in any of their forms ("inherited", "inheritance"): a sentence is not
         # left out for using another form of its article's word. With the question's frame,
-        # the words of its subject and outcome, not those that frame it ("used", "treatment").
-        words = concept_words(frame) if frame is not None and frame.subject else set()
+        # the words of its concepts, not those that frame it ("used", "treatment").
+        every: tuple[Role, ...] = ("subject", "outcome", "comparison", "population", "qualifier")
+        words = concept_words(frame, every) if frame is not None and frame.subject else set()
         self.anchors = {word_stem(word) for word in words or anchor_terms(question)}
         self.articles = articles
         self.evidence: list[tuple[set[str], Names, str]] = []
