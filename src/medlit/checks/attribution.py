@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import extract_pmids
-from medlit.checks.evidence import title_and_abstract
 from medlit.text import sentence_pieces
 from medlit.types import Article
+from medlit.words.evidence import title_and_abstract
 from medlit.words.memo import remembered
 from medlit.words.search_terms import content_terms
 
@@ -29,7 +29,7 @@ _MIN_TERMS = 4
 @remembered(16384)
 def _terms(text: str) -> frozenset[str]:
     """The content words of ``text`` (remembered: an article's title and abstract, named an
-    article's text by its view, :mod:`medlit.checks.evidence`, are read once)."""
+    article's text by its view, :mod:`medlit.words.evidence`, are read once)."""
     return frozenset(content_terms(text, limit=1000))
 
 

@@ -51,7 +51,7 @@ off for research too.
 Speed: the answer is cut into sentences once; a sentence left out, or rewritten in place as
 one sentence, leaves the others as they were cut (`Draft.replaced`). What the checks work out
 of an article's own texts (its sections' sentences, their stems, content words and numbers)
-is kept with the article's view (`checks/evidence.py`, by PMID, title and abstract), worked
+is kept with the article's view (`words/evidence.py`, by PMID, title and abstract), worked
 out when a check first reads it and kept for every later answer that cites the article.
 Which words are technical is read from the package's copy of wordfreq's English table
 (`medlit.words.frequency`), so a cold process does not load wordfreq.

@@ -23,11 +23,11 @@ import re
 from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import extract_pmids, without_citations
-from medlit.checks.evidence import title_and_abstract
 from medlit.checks.swapped_terms import Swap, swapped_term
 from medlit.text import split_sentences
 from medlit.types import Article
 from medlit.words import guarded
+from medlit.words.evidence import title_and_abstract
 from medlit.words.memo import remembered
 from medlit.words.qualified_names import without_names
 

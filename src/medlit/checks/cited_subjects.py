@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 
 from medlit.checks.attribution import MIN_SHARE
 from medlit.checks.citations import extract_pmids, remove_cited_for
-from medlit.checks.defined_terms import spell_out
 from medlit.types import Article
 from medlit.words import age_groups, cue
+from medlit.words.defined_terms import spell_out
 from medlit.words.frame import Population, QuestionFrame, read_frame
 from medlit.words.grounding import unsaid_in_article, word_stems
 from medlit.words.memo import remembered

@@ -12,14 +12,14 @@ import re
 from dataclasses import dataclass
 
 from medlit.checks.comparisons import reverses
-from medlit.checks.conclusions import states_aim
 from medlit.checks.contradicted import concludes
-from medlit.checks.defined_terms import long_forms
 from medlit.checks.findings import Finding
 from medlit.checks.swapped_terms import Swap, swapped_term
 from medlit.log import get_logger
 from medlit.text import split_sentences
 from medlit.types import AbstractSection, Article, Passage
+from medlit.words.conclusions import states_aim
+from medlit.words.defined_terms import long_forms
 from medlit.words.grounding import claim_supported, denied_by_article, unsaid_in_article
 from medlit.words.stance import content_terms
 

@@ -9,9 +9,9 @@ from typing import Any
 
 from medlit.checks.citations import Verdict, extract_pmids, remove_citations, remove_cited_for
 from medlit.checks.draft import Draft
-from medlit.checks.evidence import EvidenceView, article_view
 from medlit.checks.findings import Finding
 from medlit.types import Article
+from medlit.words.evidence import EvidenceView, article_view
 from medlit.words.frame import QuestionFrame
 
 __all__ = [
@@ -47,7 +47,7 @@ class CheckContext:
             self.view(pmid)
 
     def view(self, pmid: str) -> EvidenceView:
-        """The evidence view of an article (:func:`~medlit.checks.evidence.article_view`)."""
+        """The evidence view of an article (:func:`~medlit.words.evidence.article_view`)."""
         if pmid not in self._views:
             self._views[pmid] = article_view(self.articles[pmid])
         return self._views[pmid]

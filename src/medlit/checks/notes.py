@@ -9,9 +9,9 @@ from medlit.checks.citations import extract_pmids
 from medlit.checks.cited_subjects import populations_unspoken as unspoken_populations
 from medlit.checks.context import CheckContext
 from medlit.checks.findings import Finding
-from medlit.checks.unmentioned import unmentioned_terms
 from medlit.text import all_of, either_of
 from medlit.words.search_plan import speaks_of
+from medlit.words.unmentioned import unmentioned_terms
 
 __all__ = [
     "cited_off_subject",

@@ -7,7 +7,7 @@ so no other check takes it out; but it answers nothing that was asked, and "also
 reads as if it did.
 
 Here a cited sentence that names none of the question's subject terms
-(:func:`medlit.checks.unmentioned.subject_terms`: the drugs, conditions and procedures it names; not
+(:func:`medlit.words.unmentioned.subject_terms`: the drugs, conditions and procedures it names; not
 a population word, nor a framing word) loses each citation to an article that names none of them
 either (title, abstract or MeSH, in any form of the word, or by abbreviation), and is left out when
 it has none left. A sentence that goes on about the question's subject without naming it ("It also
@@ -36,11 +36,11 @@ from medlit.checks.citations import (
     remove_cited_for,
     without_citations,
 )
-from medlit.checks.unmentioned import mentioned, subject_terms
 from medlit.text import either_of
 from medlit.types import Article
 from medlit.words.grounding import said_in, word_stems
 from medlit.words.topics import anchor_terms, normalise_topic
+from medlit.words.unmentioned import mentioned, subject_terms
 
 __all__ = ["borrowed_support_rewriter", "off_question_in"]
 

@@ -16,9 +16,9 @@ from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import extract_pmids, without_citations
 from medlit.checks.comparisons import Comparison, compared_terms, comparison, reverses
-from medlit.checks.conclusions import states_no_finding
 from medlit.text import split_sentences
 from medlit.types import Article
+from medlit.words.conclusions import states_no_finding
 from medlit.words.memo import remembered
 
 __all__ = ["matching_sentence"]

@@ -31,10 +31,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from medlit.checks.citations import extract_pmids, without_citations
-from medlit.checks.defined_terms import long_forms
 from medlit.text import fold_accents, split_sentences
 from medlit.types import Article
 from medlit.words import word_set
+from medlit.words.defined_terms import long_forms
 from medlit.words.grounding import said_in, word_stems
 from medlit.words.memo import remembered
 from medlit.words.topics import normalise_topic

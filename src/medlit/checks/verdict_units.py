@@ -4,12 +4,12 @@ what the cited articles conclude. They run once the verdict is known."""
 from __future__ import annotations
 
 from medlit.checks.citations import extract_pmids, without_citations
-from medlit.checks.conclusions import about_question, conclusion_sentences
 from medlit.checks.context import CheckContext, cited_findings
 from medlit.checks.contradicted import against_in, contradicted_in
 from medlit.checks.findings import Finding
 from medlit.log import get_logger
 from medlit.types import Article
+from medlit.words.conclusions import about_question, conclusion_sentences
 from medlit.words.stance import (
     change_said,
     content_terms,

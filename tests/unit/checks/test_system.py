@@ -180,7 +180,7 @@ def test_the_committed_catalogue_is_the_registrys() -> None:
 
 
 def test_an_evidence_view_reads_its_article_once() -> None:
-    from medlit.checks.evidence import EvidenceView
+    from medlit.words.evidence import EvidenceView
 
     article = Article(
         pmid="7",
