@@ -58,6 +58,9 @@ from digest_verdicts import DEFAULT_DATA, nearest_others
 from medlit import text
 from medlit.cache import guard
 from medlit.checks import (
+    REGISTRY,
+    Check,
+    check_answer,
     citations,
     defined_terms,
     evidence,
@@ -67,8 +70,6 @@ from medlit.checks import (
     swapped_terms,
     topics,
 )
-from medlit.checks.answer import check_answer
-from medlit.checks.registry import REGISTRY, Check
 from medlit.log import configure_logging
 from medlit.sources.pubmed_xml import parse_pubmed_xml
 from medlit.types import Article

@@ -40,7 +40,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from medlit.checks.claim_check import check_claim
+from medlit.checks import check_claim
 from medlit.types import Article
 from medlit.words import stated_directions
 from pubmedqa_cases import both_halves, cases, show_examples

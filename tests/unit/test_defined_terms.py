@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from medlit.checks.citations import extract_pmids
+from medlit.checks import extract_pmids
 from medlit.types import AbstractSection, Article
 from medlit.words.defined_terms import article_definitions
 from medlit.words.defined_terms import spell_out as spell_out_cited
