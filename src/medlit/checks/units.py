@@ -25,6 +25,7 @@ from medlit.checks.context import (
     sentence_findings,
 )
 from medlit.checks.correlation_strength import overstated_rewriter
+from medlit.checks.declare import check
 from medlit.checks.draft import Draft
 from medlit.checks.findings import Action, Finding
 from medlit.checks.inferences import inferences_rewriter
@@ -75,6 +76,7 @@ def _logged(findings: list[Finding], event: str) -> list[Finding]:
     return findings
 
 
+@check("uncited-attribution", "cite")
 def uncited_attribution(ctx: CheckContext) -> list[Finding]:
     """A sentence that cites nothing but states what one retrieved article found.
 
@@ -100,6 +102,7 @@ def uncited_attribution(ctx: CheckContext) -> list[Finding]:
     return findings
 
 
+@check("citation-only", "cite")
 def citation_only(ctx: CheckContext) -> list[Finding]:
     """A sentence that only points at citations ("This is supported by [PMID:2].").
 
@@ -131,6 +134,7 @@ def _first_of_line(draft: Draft, line: int) -> int:
     return sum(len(pieces) for pieces in draft.lines[:line])
 
 
+@check("misattributed-names", "sentence")
 def misattributed_names(ctx: CheckContext) -> list[Finding]:
     """A citation to an article that names only otherwise what the sentence names (vitamin C
     where the sentence says vitamin D, type 1 where it says type 2)."""
@@ -157,6 +161,7 @@ def misattributed_names(ctx: CheckContext) -> list[Finding]:
     return findings
 
 
+@check("unsourced-numbers", "sentence")
 def unsourced_numbers(ctx: CheckContext) -> list[Finding]:
     """A citation to an article that does not give a number the sentence gives, or gives it
     for the other group."""
@@ -166,6 +171,7 @@ def unsourced_numbers(ctx: CheckContext) -> list[Finding]:
     )
 
 
+@check("swapped-groups", "sentence")
 def swapped_groups(ctx: CheckContext) -> list[Finding]:
     """A citation to an article that says the group the sentence names goes the other way
     ("longer" where the article says "shorter")."""
@@ -175,6 +181,7 @@ def swapped_groups(ctx: CheckContext) -> list[Finding]:
     )
 
 
+@check("level-changes", "sentence")
 def level_changes(ctx: CheckContext) -> list[Finding]:
     """A citation to an article that gives a number of the sentence only as a level where the
     sentence says it as a change ("reduced ... by 4.2%" where the article's prevalence was
@@ -185,6 +192,7 @@ def level_changes(ctx: CheckContext) -> list[Finding]:
     )
 
 
+@check("swapped-subjects", "sentence")
 def swapped_subjects(ctx: CheckContext) -> list[Finding]:
     """A citation to an article whose finding the sentence copies word for word with another
     subject in front of it."""
@@ -194,6 +202,7 @@ def swapped_subjects(ctx: CheckContext) -> list[Finding]:
     )
 
 
+@check("wrong-years", "sentence")
 def wrong_years(ctx: CheckContext) -> list[Finding]:
     """A publication year ("published in 2012") that no article the sentence cites has."""
     findings: list[Finding] = []
@@ -212,6 +221,7 @@ def wrong_years(ctx: CheckContext) -> list[Finding]:
     return findings
 
 
+@check("wrong-authors", "sentence")
 def wrong_authors(ctx: CheckContext) -> list[Finding]:
     """An author ("Smith et al.") that no article the sentence cites lists."""
     rewrite, told = wrong_authors_rewriter(ctx.articles)
@@ -219,6 +229,7 @@ def wrong_authors(ctx: CheckContext) -> list[Finding]:
     return _logged(found, "answer_authors_taken_out")
 
 
+@check("wrong-designs", "sentence")
 def wrong_designs(ctx: CheckContext) -> list[Finding]:
     """A study design ("a systematic review", "a randomised trial") that no article the
     sentence cites is, by its publication types and its abstract."""
@@ -227,6 +238,7 @@ def wrong_designs(ctx: CheckContext) -> list[Finding]:
     return _logged(found, "answer_designs_taken_out")
 
 
+@check("overstated-correlations", "sentence")
 def overstated_correlations(ctx: CheckContext) -> list[Finding]:
     """ "Strong" said of a correlation whose own coefficient is under 0.5."""
     rewrite, told = overstated_rewriter()
@@ -234,6 +246,7 @@ def overstated_correlations(ctx: CheckContext) -> list[Finding]:
     return _logged(found, "answer_correlations_overstated")
 
 
+@check("reversed-findings", "sentence")
 def reversed_findings(ctx: CheckContext) -> list[Finding]:
     """A citation to an article whose matching sentence states the opposite comparison
     ("higher" written over "similar", or the other way)."""
@@ -244,6 +257,7 @@ def reversed_findings(ctx: CheckContext) -> list[Finding]:
     return _logged(found, "answer_findings_reversed")
 
 
+@check("unsupported-inferences", "sentence")
 def unsupported_inferences(ctx: CheckContext) -> list[Finding]:
     """An inference ("..., suggesting that ...") that no article the sentence cites draws."""
     rewrite, told = inferences_rewriter(ctx.articles)
@@ -251,6 +265,7 @@ def unsupported_inferences(ctx: CheckContext) -> list[Finding]:
     return _logged(found, "answer_inferences_dropped")
 
 
+@check("aims-as-findings", "sentence")
 def aims_as_findings(ctx: CheckContext) -> list[Finding]:
     """What a cited study set out to test, stated as what it found."""
     return _logged(
@@ -258,6 +273,7 @@ def aims_as_findings(ctx: CheckContext) -> list[Finding]:
     )
 
 
+@check("restated-titles", "sentence")
 def restated_titles(ctx: CheckContext) -> list[Finding]:
     """An answer to a cited article's title question that the article does not give (it
     concludes the other)."""
@@ -268,6 +284,7 @@ def restated_titles(ctx: CheckContext) -> list[Finding]:
     return _logged(found, "answer_titles_restated")
 
 
+@check("off-question", "sentence")
 def off_question(ctx: CheckContext) -> list[Finding]:
     """A citation of a sentence naming none of the question's subject terms to an article
     naming none of them either."""
@@ -275,6 +292,7 @@ def off_question(ctx: CheckContext) -> list[Finding]:
     return _logged(cited_findings("off-question", ctx, found), "answer_off_question")
 
 
+@check("borrowed-support", "sentence")
 def borrowed_support(ctx: CheckContext) -> list[Finding]:
     """A claim that an article supports the answer ("also supports this conclusion") when
     the article does not name every subject term of the question."""
@@ -283,6 +301,7 @@ def borrowed_support(ctx: CheckContext) -> list[Finding]:
     return _logged(found, "answer_support_borrowed")
 
 
+@check("unsaid-subjects", "sentence")
 def unsaid_subjects(ctx: CheckContext) -> list[Finding]:
     """A citation to an article that never speaks of a subject or population of the question
     that the sentence names."""
@@ -293,6 +312,7 @@ def unsaid_subjects(ctx: CheckContext) -> list[Finding]:
     return _logged(found, "answer_subjects_unsaid")
 
 
+@check("borrowed-terms", "sentence")
 def borrowed_terms(ctx: CheckContext) -> list[Finding]:
     """A sentence carrying a technical term that only an article it does not cite says."""
 
@@ -301,6 +321,7 @@ def borrowed_terms(ctx: CheckContext) -> list[Finding]:
     return _logged(found, "answer_terms_borrowed")
 
 
+@check("unsupported-conclusions", "sentence")
 def unsupported_conclusions(ctx: CheckContext) -> list[Finding]:
     """An uncited conclusion that uses the question's subject words together where no single
     retrieved article holds them together."""
@@ -330,6 +351,7 @@ def unsupported_conclusions(ctx: CheckContext) -> list[Finding]:
     return findings
 
 
+@check("question-remarks", "cite")
 def question_remarks(ctx: CheckContext) -> list[Finding]:
     """A remark about the question's form, not the literature ("This is a yes/no question.",
     "The question asks whether ..."): a sentence that is only the remark goes, a remark opening
@@ -337,6 +359,7 @@ def question_remarks(ctx: CheckContext) -> list[Finding]:
     return sentence_findings("question-remarks", ctx, without_question_remark, [])
 
 
+@check("opening-connective", "sentence")
 def opening_connective(ctx: CheckContext) -> list[Finding]:
     """A sentence opening with a connective ("Specifically, ...", "However, ...") whose
     antecedent was left out: the connective goes."""
