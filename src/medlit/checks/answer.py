@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
+from medlit.checks.answer_wording import opening_connective
 from medlit.checks.apply import apply
 from medlit.checks.citations import Verdict, enforce_citations, extract_pmids, verdict_first
 from medlit.checks.context import CheckContext
@@ -32,7 +33,6 @@ from medlit.checks.policy import (
     warnings_of,
 )
 from medlit.checks.registry import Stage, enabled
-from medlit.checks.units import opening_connective
 from medlit.checks.unsupported import says_all
 from medlit.log import get_logger
 from medlit.types import Article, VerdictCause

@@ -10,6 +10,7 @@ from typing import Any
 from medlit.checks.citations import Verdict, extract_pmids, remove_citations, remove_cited_for
 from medlit.checks.draft import Draft
 from medlit.checks.findings import Finding
+from medlit.log import get_logger
 from medlit.types import Article
 from medlit.words.evidence import EvidenceView, article_view
 from medlit.words.frame import QuestionFrame
@@ -19,6 +20,7 @@ __all__ = [
     "WrongIn",
     "cited_findings",
     "edit_action",
+    "logged",
     "sentence_findings",
 ]
 
@@ -119,3 +121,10 @@ def edit_action(before: str, after: str) -> tuple[str, tuple[str, ...]]:
     if gained and not lost:
         return "cite", gained
     return "rewrite", lost + gained
+
+
+def logged(findings: list[Finding], event: str) -> list[Finding]:
+    """``findings``, logged as ``event`` (with how many) when there are any."""
+    if findings:
+        get_logger("agent").warning(event, removals=len(findings))
+    return findings

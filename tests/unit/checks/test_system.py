@@ -13,11 +13,11 @@ from pydantic import ValidationError
 
 from medlit.checks import ORDER, REGISTRY, check_answer, enabled, unknown_ids
 from medlit.checks.apply import apply
+from medlit.checks.cited_years import wrong_years
 from medlit.checks.context import CheckContext
 from medlit.checks.draft import Draft, rewrite_sentences
 from medlit.checks.findings import Finding
 from medlit.checks.policy import TOGETHER, Facts, after_verdict, decide, warnings_of
-from medlit.checks.units import wrong_years
 from medlit.config import Settings
 from medlit.text import rewrite_sentences as text_rewrite_sentences
 from medlit.types import AbstractSection, Article
