@@ -49,6 +49,15 @@ except ImportError:  # the code before it was named
 NEAREST = 4
 
 
+def _direction(question: str, article: Article) -> str:
+    """The row's direction, by the code measured (its frame-taking form, or the older one)."""
+    import inspect
+
+    first = next(iter(inspect.signature(conclusion_direction).parameters))
+    asked: Any = read_frame(question) if first == "frame" else question
+    return conclusion_direction(asked, article)[0]
+
+
 def verdict(question: str, articles: list[Article]) -> str | None:
     """The verdict the report's line gives (yes, no, uncertain), None when it gives none."""
     on = about_question(question)
@@ -57,7 +66,7 @@ def verdict(question: str, articles: list[Article]) -> str | None:
             pmid=a.pmid,
             article_key=a.key,
             design=design_of(a)[0],
-            direction=conclusion_direction(question, a)[0],
+            direction=_direction(question, a),
         )
         for a in articles
         if on(a)

@@ -14,6 +14,11 @@ directory each, the questions in one order). Per half, for each version:
   (its words, by stem): a verdict about something else.
 
     python benchmarks/reworded_search.py --old /path/to/old/src
+    python benchmarks/reworded_search.py --old OLD --llm --style expert --half check  # a model
+
+With ``--llm``, the ``MEDLIT_LLM_*`` settings of the environment reach both versions (a real
+model answers and the checks hold it; set ``MEDLIT_LLM_SEED`` for a repeatable run), and the
+answers of both are kept in ``--dump`` if given.
 
 The last line gives every figure as ``name=value`` (``_old``/``_new`` and the half suffixed).
 """
@@ -96,6 +101,8 @@ async def _child(rows: list[dict[str, str]], xml: Path) -> list[dict[str, Any]]:
                         "verdict": result.verdict,
                         "answer": row["answer"],
                         "off_subject": result.verdict in ("yes", "no") and not on_subject,
+                        "llm_calls": result.api_calls.llm,
+                        "text": result.answer,
                     }
                 )
     return records
@@ -106,10 +113,15 @@ def eutils_text(eutils: Any, pmid: str) -> str:
     return eutils._texts.get(pmid, "")  # a benchmark reads its own fake's index
 
 
-def _run(src: Path, rows_path: Path, xml: Path) -> list[dict[str, Any]]:
+def _run(src: Path, rows_path: Path, xml: Path, llm: bool) -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out.jsonl"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("MEDLIT_")}
+        kept = ("MEDLIT_LLM_",) if llm else ()
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith("MEDLIT_") or k.startswith(kept or ("\0",))
+        }
         env["PYTHONPATH"] = os.pathsep.join([str(src), str(ROOT)])
         subprocess.run(
             [
@@ -138,6 +150,7 @@ def _figures(records: list[dict[str, Any]]) -> dict[str, str]:
         "verdicts": str(len(verdicts)),
         "right": str(sum(r["verdict"] == r["answer"] for r in verdicts)),
         "off_subject": str(sum(r["off_subject"] for r in records)),
+        "uncertain": str(sum(r["verdict"] == "uncertain" for r in records)),
     }
 
 
@@ -147,8 +160,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--xml", type=Path, default=SHARED)
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--llm", action="store_true", help="answer with MEDLIT_LLM_*'s model")
+    parser.add_argument("--style", choices=("plain", "expert"), help="only questions of a style")
+    parser.add_argument("--half", choices=("tune", "check"), help="only questions of a half")
+    parser.add_argument("--dump", type=Path, help="write every answer of both versions (JSONL)")
     args = parser.parse_args(argv)
-    rows = _rows(args.data)
+    rows = [
+        r
+        for r in _rows(args.data)
+        if (args.style is None or r["style"] == args.style)
+        and (args.half is None or r["half"] == args.half)
+    ]
     if args.child:
         records = asyncio.run(_child(rows, args.xml))
         args.child.write_text("\n".join(json.dumps(r) for r in records))
@@ -157,11 +179,20 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.xml} is absent: the shared data sets are needed", file=sys.stderr)
         return 2
     versions = {"new": ROOT / "src"} | ({"old": args.old} if args.old else {})
-    results = {name: _run(src, args.data, args.xml) for name, src in versions.items()}
+    chosen = args.data
+    if args.style or args.half:  # the child reads the rows chosen, from a file of its own
+        chosen = Path(tempfile.mkdtemp()) / "rows.tsv"
+        header = "\t".join(rows[0]) if rows else ""
+        chosen.write_text("\n".join([header, *("\t".join(r.values()) for r in rows)]) + "\n")
+    results = {name: _run(src, chosen, args.xml, args.llm) for name, src in versions.items()}
+    if args.dump:
+        args.dump.write_text(
+            "\n".join(json.dumps({"code": n, **r}) for n, rs in results.items() for r in rs)
+        )
     half = {r["id"]: r["half"] for r in rows}
     last: dict[str, str] = {}
     print(f"{'half':6} {'code':4} {'gold':>7} {'calls':>6} {'refetched':>9} {'verdicts':>8} "
-          f"{'right':>5} {'off_subject':>11}")  # fmt: skip
+          f"{'right':>5} {'off_subject':>11} {'uncertain':>9}")  # fmt: skip
     for part in ("tune", "check"):
         for name, records in results.items():
             mine = [r for r in records if half[r["id"]] == part]
@@ -169,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
             print(
                 f"{part:6} {name:4} {figures['gold']:>7} {figures['calls']:>6} "
                 f"{figures['refetched']:>9} {figures['verdicts']:>8} {figures['right']:>5} "
-                f"{figures['off_subject']:>11}"
+                f"{figures['off_subject']:>11} {figures['uncertain']:>9}"
             )
             last |= {f"{key}_{name}_{part}": value for key, value in figures.items()}
     print(" ".join(f"{k}={v}" for k, v in last.items()))

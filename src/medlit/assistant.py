@@ -28,14 +28,13 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr, computed_field
 
 from medlit.agent.state import AgentState, initial_state, merge_timings
 from medlit.config import Settings
 from medlit.errors import ValidationError
 from medlit.types import Citation, VerdictCause
 from medlit.usage import Usage, usage_scope
-from medlit.words.frame import read_frame
 
 SESSION_ID_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
 """What a chat session id may be, in every front end (a tenant's own name for a conversation)."""
@@ -43,6 +42,7 @@ _SESSION_ID = re.compile(SESSION_ID_PATTERN)
 
 if TYPE_CHECKING:
     from medlit.agent.deps import AgentDeps
+    from medlit.agent.hit_nodes import HitNodes
     from medlit.agent.nodes import AskNodes
     from medlit.runtime import Runtime
 
@@ -204,12 +204,30 @@ class AskResult(BaseModel):
         "is: every concept of the question, or the concept it widened or dropped), the result "
         "it started from and the keys of what it found. Empty for a cached answer.",
     )
-    question_frame: dict[str, Any] | None = Field(
-        None,
+    # The question frame as shown (a dict), or None, or what it is read from when first asked
+    # for (the standalone question and its sources): a hit shown in the terminal reads none.
+    _frame: dict[str, Any] | tuple[str, tuple[str, ...]] | None = PrivateAttr(None)
+
+    @computed_field(  # type: ignore[prop-decorator]
+        repr=False,  # a repr reads no frame
         description="What the standalone question asks, read once: its kind, the direction "
         "of change asked about (up, down, better, worse or null), the populations it names, "
         "subject, outcome, comparison and the sources asked.",
     )
+    @property
+    def question_frame(self) -> dict[str, Any] | None:
+        frame = self._frame
+        if isinstance(frame, tuple):
+            from medlit.agent.hit_nodes import read_question_frame
+
+            frame = self._frame = read_question_frame(*frame).to_json()
+        return frame
+
+    def __init__(self, **data: Any) -> None:
+        frame = data.pop("question_frame", None)  # a frame given is kept (not read again)
+        super().__init__(**data)
+        if frame is not None:
+            self._frame = dict(frame)
 
     @classmethod
     def from_state(cls, state: AgentState, usage: Usage, total_ms: float) -> AskResult:
@@ -221,7 +239,7 @@ class AskResult(BaseModel):
         # Nothing searched and nothing cited: whatever the digest or model made of the articles
         # the store already held is not an answer, and a verdict would read as one.
         outage = bool(errors) and not state.get("searched_ok", False) and not citations
-        return cls(
+        result = cls(
             question=state["question"],
             answer=OUTAGE_ANSWER if outage else state.get("final_answer", ""),
             verdict=None if outage else state.get("verdict"),
@@ -275,8 +293,14 @@ class AskResult(BaseModel):
             question_language=state.get("question_language"),
             searched_question=state.get("searched_question"),
             language_note=state.get("language_note"),
-            question_frame=_frame_of(state),
         )
+        frame = state.get("frame")
+        if frame is not None:
+            result._frame = frame.to_json()
+        else:  # a hit: read when asked for (``--json``, the service's answer), not before
+            question = state.get("standalone_question", state["question"])
+            result._frame = (question, tuple(state.get("sources") or ()))
+        return result
 
 
 def _outcome_dropped(state: AgentState, cited: bool) -> list[str]:
@@ -288,14 +312,6 @@ def _outcome_dropped(state: AgentState, cited: bool) -> list[str]:
         f"No search found {frame.subject} and {outcome} together: some articles were found "
         f"searching {frame.subject} without {outcome}."
     ]
-
-
-def _frame_of(state: AgentState) -> dict[str, Any]:
-    """The question frame of ``state`` as clients get it (read here when no node read it)."""
-    frame = state.get("frame") or read_frame(
-        state.get("standalone_question", state["question"]), state.get("sources") or ()
-    )
-    return frame.to_json()
 
 
 @dataclass(frozen=True)
@@ -349,6 +365,7 @@ class Assistant:
             deps = AgentDeps(self.settings, runtime=runtime)
         self._deps = deps
         self._nodes: AskNodes | None = None
+        self._hit: HitNodes | None = None
         self._graph: Any = None
 
     async def __aenter__(self) -> Assistant:
@@ -487,12 +504,13 @@ class Assistant:
                 state["memory_summary"] = memory.render()
                 state["previous_question"] = memory.last_question
             await self._fail_fast(names, tenant)
-            nodes = self._get_nodes()
+            nodes = self._hit_nodes()
             cached = use_cache and self.settings.cache.enabled  # else waiting cannot help
             # With a lease, a miss may be looked up again after the wait: the ask counts the
             # result of its last lookup only (one hit, or one miss), so this miss waits.
             uncounted = miss_lease is not None and cached
-            await _run_node(state, "plan_query", nodes)
+            # The frame is read on a miss (:meth:`_answer`), or when the result is asked for it.
+            await _run_node(state, "plan_query", nodes, frame=False)
             await _run_node(state, "query_cache", nodes, count_miss=not uncounted)
             state["planned"] = True
             lease: contextlib.AbstractAsyncContextManager[bool] = contextlib.nullcontext(False)
@@ -547,9 +565,9 @@ class Assistant:
         ]
         raise SourceUnreachable(" ".join(messages), source=sources[0])
 
-    async def _answer(self, state: AgentState, nodes: AskNodes) -> AgentState:
+    async def _answer(self, state: AgentState, nodes: HitNodes) -> AgentState:
         """The final state: from the cache hit found, else from the ask graph."""
-        from medlit.agent.nodes import timed
+        from medlit.agent.hit_nodes import timed
 
         if state.get("cache_hit"):
             # The fast path: no LangGraph, no LLM, no source client.
@@ -557,7 +575,12 @@ class Assistant:
             state["timings"] = merge_timings(state["timings"], update.get("timings", {}))
             return state
         from medlit.agent.graph import recursion_limit
+        from medlit.agent.hit_nodes import question_frame
 
+        start = time.perf_counter()
+        question_frame(state)  # the frame plan_query left for a miss: the graph's nodes read it
+        read_ms = (time.perf_counter() - start) * 1000.0
+        state["timings"] = merge_timings(state.get("timings"), {"plan_query": read_ms})
         graph = self._get_graph()
         limit = recursion_limit(self.settings.agent.max_iterations)
         async with self._miss_slot():
@@ -570,6 +593,17 @@ class Assistant:
         if self._miss_gate is None:
             self._miss_gate = asyncio.Semaphore(self._miss_limit)
         return self._miss_gate
+
+    def _hit_nodes(self) -> HitNodes:
+        """The nodes a tier-1 hit runs: the graph's when it is built, else their light base
+        (a hit loads neither the prompt nor the answer checks)."""
+        if self._nodes is not None:
+            return self._nodes
+        if self._hit is None:
+            from medlit.agent.hit_nodes import HitNodes
+
+            self._hit = HitNodes(self.deps)
+        return self._hit
 
     def _get_nodes(self) -> AskNodes:
         if self._nodes is None:
@@ -586,10 +620,10 @@ class Assistant:
         return self._graph
 
 
-async def _run_node(state: AgentState, name: str, nodes: AskNodes, **options: Any) -> None:
+async def _run_node(state: AgentState, name: str, nodes: HitNodes, **options: Any) -> None:
     """Run one node of the ask graph outside the graph, merging its update into ``state``
     (``options``: the node's keyword arguments)."""
-    from medlit.agent.nodes import timed
+    from medlit.agent.hit_nodes import timed
 
     node = getattr(nodes, name)
     update = await timed(name, functools.partial(node, **options) if options else node)(state)

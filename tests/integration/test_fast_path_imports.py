@@ -1,6 +1,7 @@
 """A cached answer from a fresh process loads only what the hit path needs: no graph, no LLM
-client or SDK, no answer checks, and for the same question no lemmatiser, vector index or
-embedding model (each costs start-up time a tier-1 hit must not pay)."""
+client or SDK, no answer checks, and for the same question no lemmatiser, vector index,
+embedding model, word-frequency library or question frame (each costs start-up time a tier-1
+hit must not pay). From the CLI too; there ``--json`` reads the frame, once."""
 
 from __future__ import annotations
 
@@ -37,6 +38,25 @@ NOT_ON_THE_HIT_PATH = (
     "structlog",  # nothing is logged at the default level
     "medlit.language",  # the language check runs on a miss only
     "py3langid",  # its identifier (half a second to load)
+    "wordfreq",  # word frequencies come from the package's table, and a hit needs none
+    "langcodes",  # wordfreq's
+    "medlit.words.frame",  # the question frame: read on a miss, or when asked for (--json)
+    "medlit.words.qualified_names",  # "vitamin D": the searches', not the key's
+    "medlit.words.search_plan",
+    "medlit.agent.query",  # a follow-up's plan and the searches: a question alone needs agent.plan
+    "medlit.words.search_terms",
+    "medlit.agent.nodes",  # the retrieval loop's nodes: a hit runs medlit.agent.hit_nodes
+    "medlit.agent.prompt",
+    "medlit.checks.citations",
+)
+#: Modules a tier-1 hit through the CLI never needs (besides those above).
+NOT_ON_THE_CLI_HIT_PATH = (
+    "medlit.cli.live",  # the live view: not a terminal here
+    "click",  # Typer vendors its own
+    "medlit.cli.research",  # `medlit ask` registers the ask command alone
+    "medlit.cli.cache",
+    "rich.progress",
+    "rich.live",
 )
 ASK = f"""
 import asyncio, json, sys
@@ -66,8 +86,20 @@ def llm() -> Iterator[FakeLLMServer]:
         yield fake
 
 
-def _ask(question: str, home: Path, eutils: FakeEutils, llm: FakeLLMServer) -> dict[str, object]:
-    env = {
+CLI = """
+import json, runpy, sys
+watched = sys.argv[1].split(",")
+sys.argv = ["medlit", *sys.argv[2:]]
+try:
+    runpy.run_module("medlit", run_name="__main__")
+except SystemExit as exc:
+    code = exc.code
+print(json.dumps({"code": code, "loaded": [m for m in watched if m in sys.modules]}))
+"""
+
+
+def _env(home: Path, eutils: FakeEutils, llm: FakeLLMServer) -> dict[str, str]:
+    return {
         **os.environ,
         "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}",
         "MEDLIT_HOME": str(home),
@@ -75,9 +107,12 @@ def _ask(question: str, home: Path, eutils: FakeEutils, llm: FakeLLMServer) -> d
         "MEDLIT_LLM_BASE_URL": llm.base_url,
         "MEDLIT_LLM_MODEL": "fake-model",
     }
+
+
+def _ask(question: str, home: Path, eutils: FakeEutils, llm: FakeLLMServer) -> dict[str, object]:
     done = subprocess.run(
         [sys.executable, "-c", ASK, question],
-        env=env,
+        env=_env(home, eutils, llm),
         capture_output=True,
         text=True,
         timeout=120,
@@ -97,3 +132,36 @@ def test_a_cached_answer_loads_no_graph_llm_client_or_checks(
     again = _ask(question, tmp_path, eutils, llm)
     assert again == {"tier1": "hit", "loaded": []}
     assert len(llm.history) == asked
+
+
+def _cli(*args: str, home: Path, eutils: FakeEutils, llm: FakeLLMServer) -> tuple[dict, str]:
+    watched = ",".join(NOT_ON_THE_HIT_PATH + NOT_ON_THE_CLI_HIT_PATH)
+    done = subprocess.run(
+        [sys.executable, "-c", CLI, watched, *args],
+        env={**_env(home, eutils, llm), "COLUMNS": "100"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    *output, last = done.stdout.strip().splitlines()
+    found: dict[str, object] = json.loads(last)
+    return found, "\n".join(output)
+
+
+def test_a_cached_answer_through_the_cli_loads_no_frame_nor_word_frequencies(
+    tmp_path: Path, eutils: FakeEutils, llm: FakeLLMServer
+) -> None:
+    question = "Does aspirin prevent stroke in adults?"
+    first, _ = _cli("ask", question, home=tmp_path, eutils=eutils, llm=llm)
+    assert first["code"] == 0 and "medlit.words.frame" in first["loaded"]  # type: ignore[operator]
+    again, shown = _cli("ask", question, home=tmp_path, eutils=eutils, llm=llm)
+    assert again == {"code": 0, "loaded": []}
+    assert "answered from cache" in shown
+    # --json reads the frame (and only then)
+    as_json, shown = _cli("ask", question, "--json", home=tmp_path, eutils=eutils, llm=llm)
+    assert as_json == {"code": 0, "loaded": ["medlit.words.frame"]}
+    result = json.loads(shown)
+    assert result["cache"]["tier1"] == "hit"
+    assert result["question_frame"]["question"] == question
+    assert result["question_frame"]["kind"] and result["question_frame"]["yes_no"] is True

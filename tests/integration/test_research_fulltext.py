@@ -30,6 +30,7 @@ from medlit.sources.pubmed import PubMedSource
 from medlit.text import split_sentences
 from medlit.types import Article, FullText
 from medlit.usage import Usage
+from medlit.words.frame import read_frame
 from tests.conftest import shared_data_path
 from tests.fakes.eutils_server import FakeEutils
 from tests.fakes.llm_server import FakeLLMServer
@@ -125,12 +126,12 @@ async def test_an_evidence_cell_rests_on_a_results_passage_of_the_full_text(
     epic, full = await _epic_with_full_text(settings, fake)
     assert full.full_text is not None
     # The abstract alone: its effect (the overall HR), marked as the abstract's.
-    (row,) = await build_evidence_table([epic], PRE_MENOPAUSAL, None, kind="effect")
+    (row,) = await build_evidence_table([epic], read_frame(PRE_MENOPAUSAL), None, kind="effect")
     assert row.effect is not None and not row.effect.from_full_text
     assert row.effect.section == "RESULTS" and "0.92" in row.effect.quote
     assert "1.19" not in row.effect.quote
     # With the full text read: the pre-menopausal HR its Results give, marked as full text.
-    (row,) = await build_evidence_table([full], PRE_MENOPAUSAL, None, kind="effect")
+    (row,) = await build_evidence_table([full], read_frame(PRE_MENOPAUSAL), None, kind="effect")
     assert row.n == 337802  # "among 337 802 women": the abstract's, with its thousands
     effect = row.effect
     assert effect is not None and HR in effect.quote, effect
@@ -182,7 +183,7 @@ async def test_a_model_cell_quoting_the_full_text_is_checked_against_it(
             seen.append(messages[-1]["content"])
             return schema.model_validate(replies)
 
-    (row,) = await build_evidence_table([full], PRE_MENOPAUSAL, Model(), kind="effect")  # type: ignore[arg-type]
+    (row,) = await build_evidence_table([full], read_frame(PRE_MENOPAUSAL), Model(), kind="effect")  # type: ignore[arg-type]
     # The prompt showed the Results paragraphs and tables, after the abstract.
     assert FULL_TEXT_HEADING in seen[0] and HR in seen[0]
     assert "Results (table): Table 2" in seen[0]
@@ -194,7 +195,7 @@ async def test_a_model_cell_quoting_the_full_text_is_checked_against_it(
     # Without the full text, the same reply's body quotes are not the article's: dropped, the
     # row keeps what the abstract's structure gives.
     epic = full.model_copy(update={"full_text": None})
-    (row,) = await build_evidence_table([epic], PRE_MENOPAUSAL, Model(), kind="effect")  # type: ignore[arg-type]
+    (row,) = await build_evidence_table([epic], read_frame(PRE_MENOPAUSAL), Model(), kind="effect")  # type: ignore[arg-type]
     assert FULL_TEXT_HEADING not in seen[-1]
     assert row.dropped["effect"] == row.dropped["outcomes"] == "quote_not_in_article"
     assert row.outcomes is None and row.effect is not None and HR not in row.effect.quote

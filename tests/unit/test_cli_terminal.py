@@ -220,3 +220,20 @@ def test_one_verdict_spelling(monkeypatch: pytest.MonkeyPatch) -> None:
     ask_module._render(result)
     text = screen.export_text()
     assert text.startswith("Verdict: Uncertain\n") and text.count("ncertain") == 1
+
+
+def test_a_process_that_is_medlit_ask_registers_the_ask_command_alone() -> None:
+    from medlit.cli import COMMAND_MODULES, _commands_to_load
+
+    assert _commands_to_load(["/venv/bin/medlit", "ask", "q"]) == ("ask",)
+    assert _commands_to_load(["/x/site-packages/medlit/__main__.py", "ask", "q"]) == ("ask",)
+    for argv in (
+        ["/venv/bin/medlit", "--help"],
+        ["/venv/bin/medlit", "cache", "stats"],
+        ["/venv/bin/medlit", "--version", "ask"],
+        ["-c", "ask"],  # python -c "from medlit.cli import main; main()": not known as the CLI
+        ["/venv/bin/pytest", "ask"],
+        ["/x/other/__main__.py", "ask"],
+        [],
+    ):
+        assert _commands_to_load(argv) == COMMAND_MODULES, argv

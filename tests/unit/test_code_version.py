@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from medlit.code_version import answering_code, code_hash
+from medlit.code_version import answering_code, cached_code_hash, code_hash
 from medlit.config import Settings
 
 
@@ -53,3 +53,19 @@ def test_the_answer_fingerprint_carries_the_installed_answering_code(monkeypatch
     assert answering_code() == code_hash(Path(medlit.config.__file__).parent)
     monkeypatch.setattr("medlit.config.answering_code", lambda: "another version")
     assert settings.answer_fingerprint(["pubmed"], "model") != now
+
+
+def test_the_hash_kept_in_the_cache_follows_the_files(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = _package(tmp_path / "medlit", {"agent/citations.py": "CHECK = 1\n"})
+    before = cached_code_hash(root)
+    assert before == code_hash(root)
+    assert list((tmp_path / "cache" / "medlit").glob("code-hash-*.json"))  # kept
+    assert cached_code_hash(root) == before  # read back
+    (root / "agent/citations.py").write_text("CHECK = 22\n")  # another size and time
+    assert cached_code_hash(root) == code_hash(root) != before
+    (root / "agent/new_check.py").write_text("")
+    assert cached_code_hash(root) == code_hash(root)
+    for kept in (tmp_path / "cache" / "medlit").glob("code-hash-*.json"):
+        kept.write_text("not json")  # a damaged cache is computed again
+    assert cached_code_hash(root) == code_hash(root)

@@ -13,6 +13,7 @@ from medlit.research.certainty import draft_certainty
 from medlit.research.evidence_table import design_of, rows_from_csv, rows_to_csv, structure_row
 from medlit.research.models import Cell, ConflictingClaim, Discrepancy, EvidenceRow
 from medlit.types import AbstractSection, Article, Citation, FullText, FullTextSection, Passage
+from medlit.words.frame import read_frame
 from tests.conftest import shared_data_path
 
 
@@ -30,7 +31,7 @@ def pubmedqa() -> list[tuple[Article, str]]:
 def test_every_filled_cell_quotes_its_article_verbatim(
     pubmedqa: list[tuple[Article, str]],
 ) -> None:
-    rows = [structure_row(article, question) for article, question in pubmedqa]
+    rows = [structure_row(article, read_frame(question)) for article, question in pubmedqa]
     assert len(rows) == len(pubmedqa)
     filled = 0
     for (article, _), row in zip(pubmedqa, rows, strict=True):
@@ -140,7 +141,7 @@ def test_a_count_of_trials_is_no_number_of_participants() -> None:
                                   text="Across 12 trials aspirin reduced stroke (RR 0.80, "
                                   "95% CI 0.72-0.89).")],
     )  # fmt: skip
-    row = structure_row(article, "Does aspirin prevent stroke?")
+    row = structure_row(article, read_frame("Does aspirin prevent stroke?"))
     assert row.population is not None and row.n is None
     assert row.effect is not None and "RR 0.80" in row.effect.text
     people = article.model_copy(
@@ -154,7 +155,7 @@ def test_a_count_of_trials_is_no_number_of_participants() -> None:
             ]
         }
     )
-    assert structure_row(people, "Does aspirin prevent stroke?").n == 1204
+    assert structure_row(people, read_frame("Does aspirin prevent stroke?")).n == 1204
 
 
 def _trial_with_body() -> Article:
@@ -183,19 +184,21 @@ def _trial_with_body() -> Article:
 
 def test_a_cell_says_whether_its_quote_is_the_abstract_s_or_the_full_text_s() -> None:
     article = _trial_with_body()
-    overall = structure_row(article, "Does aspirin prevent recurrent stroke?")
+    overall = structure_row(article, read_frame("Does aspirin prevent recurrent stroke?"))
     # Nothing asked beyond the title's subject: the abstract's first effect, marked as its.
     assert overall.effect is not None and "HR 0.80" in overall.effect.quote
     assert overall.effect.section == "RESULTS" and not overall.effect.from_full_text
     assert overall.population is not None and overall.population.section == "METHODS"
     # A subgroup only the body reports: its Results sentence (not the introduction's).
-    older = structure_row(article, "Does aspirin prevent recurrent stroke in patients over 75?")
+    older = structure_row(
+        article, read_frame("Does aspirin prevent recurrent stroke in patients over 75?")
+    )
     assert older.effect is not None and "HR 0.91" in older.effect.quote
     assert older.effect.section == "Results" and older.effect.from_full_text
     # Without the body, the same question gets the abstract's effect: today's row.
     abstract_only = article.model_copy(update={"full_text": None})
     same = structure_row(
-        abstract_only, "Does aspirin prevent recurrent stroke in patients over 75?"
+        abstract_only, read_frame("Does aspirin prevent recurrent stroke in patients over 75?")
     )
     assert same.effect == overall.effect
 
@@ -214,7 +217,7 @@ def test_quote_passage_prefers_the_abstract_and_knows_the_body() -> None:
     # it: the checks read only what reports the study (Article.as_read).
     intro = quote_passage("Earlier trials in older patients", article)
     assert intro is not None and intro.section == "Introduction"
-    assert structure_row(article, "x").dropped == {}
+    assert structure_row(article, read_frame("x")).dropped == {}
 
 
 @pytest.mark.parametrize(
@@ -232,7 +235,7 @@ def test_the_number_studied_reads_thousands_grouped_by_spaces(sentence: str, n: 
         title="A cohort",
         abstract=[AbstractSection(label="METHODS", category="METHODS", text=sentence)],
     )
-    assert structure_row(article, "Does x cause y?").n == n
+    assert structure_row(article, read_frame("Does x cause y?")).n == n
 
 
 def _concluding(*sentences: str) -> Article:
@@ -255,9 +258,9 @@ def test_a_row_opposes_the_change_its_conclusion_states_the_other_way() -> None:
     )
     asked = "Does concept mapping improve learning outcomes of nursing students?"
     turned = "Does concept mapping impair learning outcomes of nursing students?"
-    assert conclusion_direction(asked, article)[0] == "supports"
+    assert conclusion_direction(read_frame(asked), article)[0] == "supports"
     # The turned question: the stated change opposes it, whatever "recommended" reads.
-    direction, sentence = conclusion_direction(turned, article)
+    direction, sentence = conclusion_direction(read_frame(turned), article)
     assert direction == "opposes"
     assert sentence == "Concept mapping improved learning outcomes of nursing students."
     # A conclusion stating the change asked somewhere is read as before.
@@ -265,4 +268,4 @@ def test_a_row_opposes_the_change_its_conclusion_states_the_other_way() -> None:
         "Concept mapping impaired recall in the first week.",
         "Concept mapping improved learning outcomes of nursing students.",
     )
-    assert conclusion_direction(turned, both)[0] != "opposes"
+    assert conclusion_direction(read_frame(turned), both)[0] != "opposes"

@@ -153,8 +153,10 @@ def test_agent_holds_only_the_retrieval_loop() -> None:
         "decisions",
         "deps",
         "graph",
+        "hit_nodes",  # the nodes a tier-1 hit runs (AskNodes' base)
         "memory",
         "nodes",
+        "plan",  # a question's plan without the LLM (what a hit needs of query)
         "prompt",
         "query",
         "scoring",

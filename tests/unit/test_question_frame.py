@@ -232,3 +232,37 @@ def test_yes_no_questions() -> None:
     assert _yes_no("It's Fournier's gangrene still dangerous?")
     assert not _yes_no("It's known that statins cause myopathy.")
     assert not _yes_no("Its effect on survival?")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Does aspirin prevent stroke in adults over 65 with type 2 diabetes?",
+        "Is metformin safe in pregnant women in the ICU?",
+        "What causes migraine?",
+    ],
+)
+def test_the_frame_as_json_is_what_asdict_gives(question: str) -> None:
+    from dataclasses import asdict
+
+    frame = read_frame(question, ["pubmed", "local"])
+    assert frame.to_json() == asdict(frame)
+    assert read_frame(question, ["local", "pubmed"]) is frame  # remembered with its sources
+
+
+def test_a_result_keeps_a_frame_given_and_shows_it() -> None:
+    from medlit.assistant import AskResult, CacheInfo, CallCounts
+
+    frame = read_frame("Does aspirin prevent stroke?").to_json()
+    result = AskResult(
+        question="q",
+        answer="a",
+        cache=CacheInfo(tier1="hit"),
+        stop_reason="cache_hit",
+        api_calls=CallCounts(),
+        standalone_question="q",
+        question_frame=frame,
+    )
+    assert result.question_frame == frame
+    assert result.model_dump(mode="json")["question_frame"]["subject"] == frame["subject"]
+    assert "question_frame" not in repr(result)  # a repr reads no frame

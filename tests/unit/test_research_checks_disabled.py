@@ -14,6 +14,7 @@ from medlit.research.prompts import ExtractedClaim
 from medlit.research.researcher import DeepResearcher
 from medlit.research.synthesizer import generate_report
 from medlit.types import AbstractSection, Article
+from medlit.words.frame import read_frame
 
 SIMILAR = "Survival was similar in the aspirin and placebo groups."
 ARTICLE = Article(
@@ -81,7 +82,7 @@ async def test_an_unknown_check_id_is_refused_in_research_as_in_ask(
     with pytest.raises(ValueError, match=r"unknown check id\(s\): no-such-check"):
         ground_text("Aspirin helps [1].", QUESTION, {1: {"aspirin"}}, {"no-such-check"})
     with pytest.raises(ValueError, match=r"unknown check id\(s\): no-such-check"):
-        await build_evidence_table([ARTICLE], QUESTION, None, ["no-such-check"])
+        await build_evidence_table([ARTICLE], read_frame(QUESTION), None, ["no-such-check"])
     with pytest.raises(ValueError, match=r"unknown check id\(s\): no-such-check"):
         await generate_report(
             QUESTION, [], [], {}, None, ResearchSettings(), disabled_checks=["no-such-check"]

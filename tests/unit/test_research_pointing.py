@@ -111,7 +111,7 @@ def test_a_model_that_writes_quotes_still_works_through_the_quote_lookup() -> No
 def test_each_question_type_has_its_columns(kind: str) -> None:
     fields = set(row_reply(kind).model_fields) - {"n"}
     assert fields == set(COLUMNS[kind])
-    row = structure_row(GLOFITAMAB, QUESTION.text, kind=kind)
+    row = structure_row(GLOFITAMAB, read_frame(QUESTION.text), kind=kind)
     unused = set(row.cells()) - set(COLUMNS[kind])
     assert all(getattr(row, name) is None for name in unused), kind
     assert (row.direction == "not applicable") is (kind in {"frequency", "definition", "list"})
@@ -136,7 +136,7 @@ async def test_table_cells_point_at_sentences_like_findings() -> None:
     model = _Model({
         "answer": {"sentences": [5], "text": "diffuse large B-cell lymphoma after CAR T-cells"},
     })  # fmt: skip
-    row = await llm_row(GLOFITAMAB, QUESTION.text, model, kind="list")  # type: ignore[arg-type]
+    row = await llm_row(GLOFITAMAB, read_frame(QUESTION.text), model, kind="list")  # type: ignore[arg-type]
     assert (
         "answer: what the article says" in model.prompts[0]
         and "[5] (CONCLUSIONS)" in (model.prompts[0])
@@ -148,7 +148,7 @@ async def test_table_cells_point_at_sentences_like_findings() -> None:
         "population": {"sentences": [3], "text": "42 children with asthma"},
         "estimate": {"sentences": [9], "text": "55%"},
     })  # fmt: skip
-    row = await llm_row(GLOFITAMAB, QUESTION.text, model, kind="frequency")  # type: ignore[arg-type]
+    row = await llm_row(GLOFITAMAB, read_frame(QUESTION.text), model, kind="frequency")  # type: ignore[arg-type]
     assert row.population is not None
     assert row.population.text == row.population.quote == "We treated 42 patients with glofitamab."
     assert row.estimate is None and row.dropped["estimate"] == OUT_OF_RANGE

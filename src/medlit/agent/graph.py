@@ -50,7 +50,7 @@ from typing import Any
 from langgraph.graph import END, START, StateGraph
 
 from medlit.agent.nodes import AskNodes, timed
-from medlit.agent.state import AgentState
+from medlit.agent.state import AgentState, resolve_state_types
 
 __all__ = ["NODE_NAMES", "build_graph", "recursion_limit"]
 
@@ -94,6 +94,7 @@ def _route_checked(state: AgentState) -> str:
 
 def build_graph(nodes: AskNodes) -> Any:
     """Compile the ask graph over ``nodes``; returns a LangGraph ``CompiledStateGraph``."""
+    resolve_state_types()  # StateGraph reads the state's type hints
     full_text = nodes.deps.settings.fulltext.mode != "off"
     after_stop = "read_full_text" if full_text else "build_prompt"
 

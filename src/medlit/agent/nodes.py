@@ -4,27 +4,29 @@ Each node reads the state and returns a partial update; :func:`timed` adds the n
 time to ``timings``. The nodes hold no per-question state themselves, so one ``AskNodes`` serves
 every question of an :class:`~medlit.assistant.Assistant`.
 
-``plan_query`` and ``query_cache`` import nothing heavy (no LangGraph, no openai, no httpx)
-unless the question needs the LLM planner: the assistant runs them before the graph so that a
-tier-1 hit never pays for those imports.
+``plan_query``, ``query_cache`` and ``update_memory`` are :class:`AskNodes`' base,
+:class:`~medlit.agent.hit_nodes.HitNodes`, in a module of their own that imports nothing heavy
+(no LangGraph, no openai, no httpx, not this module's prompt and answer checks, not the
+question frame) unless the question needs the LLM planner: the assistant runs them before the
+graph so that a tier-1 hit never pays for those imports.
 """
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import re
-import time
-import weakref
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
-
-import anyio
-import anyio.to_thread
+from collections.abc import Callable
+from typing import Any
 
 from medlit.agent import decisions, query, scoring
-from medlit.agent.deps import AgentDeps
-from medlit.agent.memory import Turn, session_key, summary_messages
+from medlit.agent.hit_nodes import (
+    HitNodes,
+    Node,
+    off_loop,
+    question_frame,
+    read_question_frame,
+    stored_cause,
+    timed,
+)
 from medlit.agent.prompt import (
     ANSWER_AGAINST_ARTICLES,
     ANSWER_ECHOED,
@@ -62,9 +64,8 @@ from medlit.progress import emit, streaming_wanted
 from medlit.text import counted, drop_repeated_sentences, only_points
 from medlit.types import Article, Citation, Evidence, SearchQuery, VerdictCause
 from medlit.usage import usage_scope
-from medlit.words.frame import QuestionFrame, read_frame
 
-__all__ = ["AskNodes", "Node", "off_loop", "timed"]
+__all__ = ["AskNodes", "Node", "off_loop", "question_frame", "stored_cause", "timed"]
 
 log = get_logger("agent")
 
@@ -76,25 +77,7 @@ _FALLBACKS: dict[str, Callable[[AgentState], tuple[str, str]]] = {
     "best-article-lost": lambda state: best_article_lost(str(state["evidence"][0].article.pmid)),
 }
 
-Node = Callable[[AgentState], Awaitable[dict[str, Any]]]
-T = TypeVar("T")
 
-
-#: What a person watching is told when a node starts (see :mod:`medlit.progress`).
-STAGE_MESSAGES = {
-    "plan_query": "reading the question",
-    "query_cache": "checking the answer cache",
-    "chunk_store_search": "searching cached evidence",
-    "score": "scoring the evidence",
-    "build_prompt": "preparing the evidence",
-    "call_llm": "writing the answer",
-    "check_answer": "checking the answer against the articles",
-    "digest": "quoting the evidence",
-    "update_memory": "updating the conversation",
-    "admit_cache": "saving the answer",
-}
-#: Nodes that say what they do themselves ("searching PubMed for “statins AND dementia”").
-SELF_REPORTED = frozenset({"fetch_pubmed", "decision", "read_full_text", "read_language"})
 _WORDS = re.compile(r"[^\W\d_]{2,}")
 _SOURCE_LABELS = {"pubmed": "PubMed", "europepmc": "Europe PMC", "local": "the local corpus"}
 
@@ -105,13 +88,6 @@ def _found(articles: int, new: int, failed: list[str]) -> str:
     if failed:
         text += f" ({counted(len(failed), 'source')} failed)"
     return text
-
-
-def _frame(question: str, state: AgentState) -> QuestionFrame:
-    """The frame of the standalone question an ask answers, asked of its sources: read once
-    a question, when it is planned (or translated), and carried on the state to every
-    consumer."""
-    return read_frame(question, state.get("sources") or ())
 
 
 def _logged(search: query.SearchStep, articles: list[Article], offset: int) -> dict[str, Any]:
@@ -132,139 +108,19 @@ def _sources_label(names: list[str]) -> str:
     )
 
 
-_HEAVY: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, anyio.CapacityLimiter] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-async def off_loop(func: Callable[..., T], *args: Any, heavy: bool = False, **kwargs: Any) -> T:
-    """Run blocking work (embedding, the store, the digest) in a worker thread.
-
-    The event loop keeps serving meanwhile: in a server, a cached answer never waits behind
-    another question's embedding or database write. Heavy CPU work (embedding a page of new
-    articles, the extractive digest) runs one call at a time per event loop, so misses cannot
-    take every core from the hits; its model computation runs in the heavy lane, below a
-    server's CPU priority (:class:`medlit.heavy.LaneEmbedder`). The Python around it stays at
-    normal priority: a thread holding the GIL must never wait for the CPU behind the hits,
-    which would then wait for the GIL.
-    """
-    limiter = None
-    if heavy:
-        loop = asyncio.get_running_loop()
-        limiter = _HEAVY.get(loop)
-        if limiter is None:
-            limiter = _HEAVY[loop] = anyio.CapacityLimiter(1)
-    return await anyio.to_thread.run_sync(functools.partial(func, *args, **kwargs), limiter=limiter)
-
-
-def timed(name: str, node: Node) -> Node:
-    """Wrap a node so its update carries its wall time in ``timings[name]`` (milliseconds).
-
-    It also reports the node's start as a ``stage`` progress event.
-    """
-
-    async def run(state: AgentState) -> dict[str, Any]:
-        if name not in SELF_REPORTED:
-            emit("stage", name, STAGE_MESSAGES.get(name, name.replace("_", " ")))
-        start = time.perf_counter()
-        update = await node(state)
-        update["timings"] = {name: (time.perf_counter() - start) * 1000.0}
-        return update
-
-    run.__name__ = name
-    return run
-
-
-def stored_cause(extra: dict[str, Any], verdict: str | None) -> VerdictCause | None:
-    """The cause a tier-1 entry stored with its Uncertain verdict; an entry stored before
-    causes were kept (or holding one this code cannot read) says its cause was not recorded."""
-    if verdict != "uncertain":
-        return None
-    try:
-        return VerdictCause.model_validate(extra["verdict_cause"])
-    except (KeyError, TypeError, ValueError):
-        return VerdictCause(kind="unrecorded", detail="cached before verdict causes were kept")
-
-
 def _yes_no(state: AgentState) -> bool:
-    """Whether the question asks yes or no: its frame says (read once, in plan_query)."""
+    """Whether the question asks yes or no: its frame says (read once: :func:`question_frame`)."""
     frame = state.get("frame")
     return frame is not None and frame.yes_no
 
 
-class AskNodes:
-    """The nodes of the ask graph, bound to their dependencies.
+class AskNodes(HitNodes):
+    """The nodes of the ask graph, bound to their dependencies: the tier-1 nodes of
+    :class:`~medlit.agent.hit_nodes.HitNodes` and the retrieval loop's.
 
     Args:
         deps: settings, caches, embedder, sources and LLM client the nodes use.
     """
-
-    def __init__(self, deps: AgentDeps) -> None:
-        self.deps = deps
-        self.agent = deps.settings.agent
-
-    # -- plan and tier 1 ---------------------------------------------------------------
-    async def plan_query(self, state: AgentState) -> dict[str, Any]:
-        """Make the question standalone and build its PubMed queries (LLM only for follow-ups)."""
-        question = state["question"]
-        previous = state.get("previous_question")
-        plan = query.deterministic_plan(question)
-        by_llm = False
-        swapped = query.name_swap(question, previous) if previous else None
-        if swapped is not None:  # "what about type 1?": the previous question, renamed
-            plan = query.deterministic_plan(swapped)
-            log.info("plan_query_name_swap", follow_up=question, standalone=swapped)
-        elif previous and query.looks_like_follow_up(question):
-            plan = query.contextual_plan(question, previous, max_terms=self.agent.max_query_terms)
-            if self.deps.llm_configured("plan_query"):
-                try:
-                    rewritten = await self._llm_plan(question, state.get("memory_summary", ""))
-                except LLMError as exc:
-                    log.warning("plan_query_llm_failed", error=str(exc))
-                else:
-                    # A rewrite that lost what the follow-up asks would be answered (or served
-                    # from the cache) as the previous question: keep the contextual plan then.
-                    if query.keeps_follow_up(question, rewritten.standalone_question):
-                        plan, by_llm = rewritten, True
-                    else:
-                        log.warning(
-                            "plan_query_rewrite_dropped_follow_up",
-                            follow_up=question,
-                            rewrite=rewritten.standalone_question,
-                        )
-        # Computed when first needed (:meth:`_vector`): the same question served by its key
-        # needs no embedding model.
-        vector = self.deps.remembered_embedding(plan.standalone_question)
-        frame = _frame(plan.standalone_question, state)
-        return {
-            "standalone_question": plan.standalone_question,
-            "pubmed_query": plan.pubmed_query,
-            "focus": plan.focus,
-            "frame": frame,
-            "rewritten_by_llm": by_llm,
-            "query_vector": vector,
-        }
-
-    async def _llm_plan(self, question: str, memory: str) -> query.QueryPlan:
-        messages = [
-            {
-                "role": "system",
-                "content": "Rewrite the user's latest question so it can be understood without "
-                "the conversation (resolve 'it', 'they', 'and in children?' from the summary), "
-                "build a PubMed query for it (key terms joined with AND; synonyms in "
-                "parentheses with OR) and name its focus (treatment, safety, diagnosis, "
-                "prognosis, aetiology or other). Keep the user's intent; add nothing new.",
-            },
-            {
-                "role": "user",
-                "content": f"Conversation summary:\n{memory or '(none)'}\n\n"
-                f"Latest question: {question}",
-            },
-        ]
-        out = await self.deps.llm().complete_json("plan_query", messages, query.PlanOutput)
-        standalone = query.normalise_question(out.standalone_question) or question
-        own = " ".join(out.pubmed_query.split())
-        return query.QueryPlan(standalone, out.focus or query.suggest_focus(standalone), own)
 
     # -- a question not in English (a cache miss only) ---------------------------------
     async def read_language(self, state: AgentState) -> dict[str, Any]:
@@ -305,7 +161,7 @@ class AskNodes:
             "standalone_question": plan.standalone_question,
             "pubmed_query": plan.pubmed_query,
             "focus": plan.focus,
-            "frame": _frame(plan.standalone_question, state),  # the question it searches
+            "frame": read_question_frame(plan.standalone_question, state.get("sources") or ()),
             "query_vector": None,  # the translation's, computed when first needed
         }
 
@@ -326,77 +182,6 @@ class AskNodes:
             "translate_question", messages, query.TranslatedQuestion
         )
         return query.normalise_question(out.english) or None
-
-    async def _vector(self, state: AgentState) -> Any:
-        """The standalone question's embedding: the state's, else computed (off the loop)."""
-        vector = state.get("query_vector")
-        if vector is None:
-            vector = await off_loop(self.deps.embed_one, state["standalone_question"])
-        return vector
-
-    def _fingerprint(self, state: AgentState) -> str:
-        return state.get("fingerprint") or self.deps.fingerprint(state.get("sources", ["pubmed"]))
-
-    def _origin(self, state: AgentState) -> str:
-        return self.deps.origin(state.get("sources") or ["pubmed"])
-
-    async def query_cache(self, state: AgentState, *, count_miss: bool = True) -> dict[str, Any]:
-        """Tier 1: a stored answer to the same question (the cache's guard has the last word).
-
-        ``count_miss=False``: a miss is left uncounted, for a caller that may look again.
-        """
-        if not state.get("use_cache", True) or not self.deps.settings.cache.enabled:
-            return {"cache_hit": False, "miss_reason": "disabled", "guard_reason": None}
-        namespace = state.get("namespace", self.deps.settings.namespace)
-        fingerprint = self._fingerprint(state)
-        question = state["standalone_question"]
-        origin = self._origin(state)
-        lookup = await self.deps.answer_by_key(
-            question, namespace=namespace, fingerprint=fingerprint, origin=origin
-        )
-        vector = state.get("query_vector")
-        if lookup is None:
-            vector = await self._vector(state)
-            lookup = await self.deps.lookup_answer(
-                question,
-                vector,
-                namespace=namespace,
-                fingerprint=fingerprint,
-                origin=origin,
-                count_miss=count_miss,
-            )
-        if not lookup.hit or lookup.entry is None:
-            return {
-                "query_vector": vector,
-                "cache_hit": False,
-                "miss_reason": lookup.miss_reason,
-                "guard_reason": lookup.guard_reason,
-                "similarity": round(lookup.similarity, 4) if lookup.similarity else None,
-            }
-        entry = lookup.entry
-        payload = entry.model_dump(mode="json")
-        verdict = entry.verdict if entry.verdict in ("yes", "no", "uncertain") else None
-        return {
-            "cache_hit": True,
-            "cache_payload": payload,
-            "similarity": round(lookup.similarity, 4),
-            "verified_by": lookup.verified_by,
-            "miss_reason": None,
-            "guard_reason": None,
-            "final_answer": entry.answer,
-            "verdict": verdict,
-            "verdict_cause": stored_cause(entry.extra, verdict),
-            "citations": list(entry.citations),  # the entry is this lookup's own copy
-            "mode": entry.extra.get("mode", "llm"),
-            # A question not in English: what was said of it and searched when it was answered.
-            "question_language": entry.extra.get("question_language"),
-            "language_note": entry.extra.get("language_note"),
-            "searched_question": entry.extra.get("searched_question"),
-            "retrieval_score": entry.retrieval_score,
-            "doc_scores": dict(entry.doc_scores),
-            "decision": "stop",
-            "stop_reason": "cache_hit",
-        }
 
     # -- the retrieval loop ------------------------------------------------------------
     async def chunk_store_search(self, state: AgentState) -> dict[str, Any]:
@@ -792,7 +577,7 @@ class AskNodes:
             read_verdict=read,
             nothing_supported=NOTHING_SUPPORTED,
             disabled=self.deps.settings.checks.disabled,
-            frame=state.get("frame"),
+            frame=question_frame(state),
         )
         findings = [f.record() for f in checked.findings if f.action != "note" or f.message]
         if checked.fallback is not None:  # nothing of the model's stands
@@ -911,27 +696,6 @@ class AskNodes:
             emit("warning", "call_llm", "the streamed answer was cut off; asking again")
             return (await llm.complete("answer", messages)).text
         return stream.reply.text
-
-    async def update_memory(self, state: AgentState) -> dict[str, Any]:
-        """Remember the turn in the session (LLM summary every N turns, never on a hit)."""
-        session = state.get("session_id")
-        if not session:
-            return {}
-        summarizer = None
-        if not state.get("cache_hit") and self.deps.llm_configured("summarize_memory"):
-            summarizer = self._summarize
-        turn = Turn(
-            state["question"],
-            state.get("standalone_question", state["question"]),
-            state.get("final_answer", ""),
-        )
-        key = session_key(state.get("namespace", self.deps.settings.namespace), session)
-        await self.deps.memory().update(key, turn, summarizer=summarizer)
-        return {}
-
-    async def _summarize(self, summary: str, turns: list[Turn]) -> str:
-        reply = await self.deps.llm().complete("summarize_memory", summary_messages(summary, turns))
-        return reply.text
 
     async def admit_cache(self, state: AgentState) -> dict[str, Any]:
         """Store the answer in tier 1 when ``should_cache`` admits it."""

@@ -13,18 +13,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
+from medlit.agent.plan import QueryPlan, deterministic_plan, suggest_focus
 from medlit.text import as_typed
 from medlit.types import Article
 from medlit.words import stop_words
-from medlit.words.frame import QuestionFrame
-from medlit.words.qualified_names import WORD_HEADS, qualified_names
-from medlit.words.search_plan import SearchStep, plan_searches, speaks_of
 from medlit.words.search_terms import WORD_PATTERN, content_terms, normalise_question, query_terms
+
+if TYPE_CHECKING:  # imported where used: a question served by its key plans without them
+    from medlit.words.frame import QuestionFrame
+    from medlit.words.search_plan import SearchStep
 
 __all__ = [
     "PlanOutput",
@@ -52,35 +54,6 @@ _ANAPHORA = re.compile(
     r"the treatment|the intervention|the disease|the condition|the study|the former|the latter)\b",
     re.I,
 )
-
-_FOCUS_RULES: list[tuple[str, re.Pattern[str]]] = [
-    (
-        "safety",
-        re.compile(r"\b(safe|safety|adverse|side[- ]effects?|harm|toxic\w*|risk of)\b", re.I),
-    ),
-    (
-        "diagnosis",
-        re.compile(r"\b(diagnos\w*|sensitivity|specificity|accura\w*|screen\w*|detect\w*)\b", re.I),
-    ),
-    (
-        "treatment",
-        re.compile(
-            r"\b(treat\w*|therap\w*|efficac\w*|effective\w*|reduce\w*|improve\w*|prevent\w*|"
-            r"intervention\w*|surgery|dose|drug\w*)\b",
-            re.I,
-        ),
-    ),
-    ("prognosis", re.compile(r"\b(prognos\w*|predict\w*|mortality|survival|outcomes?)\b", re.I)),
-    ("aetiology", re.compile(r"\b(cause\w*|risk factors?|associat\w*|linked|etiolog\w*)\b", re.I)),
-]
-
-
-def suggest_focus(question: str) -> str | None:
-    """The kind of evidence the question asks for (treatment, safety, diagnosis...), if clear."""
-    for focus, pattern in _FOCUS_RULES:
-        if pattern.search(question):
-            return focus
-    return None
 
 
 def looks_like_follow_up(question: str) -> bool:
@@ -131,25 +104,6 @@ class TranslatedQuestion(BaseModel):
     )
 
 
-@dataclass(frozen=True)
-class QueryPlan:
-    """A standalone question, and the query its planner wrote for it, if any (the LLM's
-    rewrite of a follow-up, or a follow-up's words with the previous question's): searched
-    before the searches its frame plans (:func:`search_steps`)."""
-
-    standalone_question: str
-    focus: str | None
-    pubmed_query: str = ""
-
-
-@lru_cache(maxsize=2048)
-def deterministic_plan(question: str) -> QueryPlan:
-    """Plan a standalone question without an LLM (remembered: a repeated question, the common
-    case of a cache hit, is planned once; the plan is frozen)."""
-    standalone = normalise_question(question)
-    return QueryPlan(standalone, suggest_focus(standalone))
-
-
 @lru_cache(maxsize=2048)
 def search_steps(
     frame: QuestionFrame, *, first: str = "", max_terms: int = 8
@@ -157,6 +111,8 @@ def search_steps(
     """The searches for the question ``frame`` reads, narrowest first
     (:func:`medlit.words.search_plan.plan_searches`), after ``first``, the planner's own
     query, when it wrote one."""
+    from medlit.words.search_plan import SearchStep, plan_searches
+
     steps = plan_searches(frame, max_terms=max_terms)
     if first and first not in {step.query for step in steps}:
         steps = (SearchStep(first, "the planner's query"), *steps)
@@ -166,6 +122,8 @@ def search_steps(
 def about_question(frame: QuestionFrame, articles: Iterable[Article]) -> int:
     """How many of ``articles`` speak of the question's subject and its outcome (their title
     and abstract: :func:`medlit.words.search_plan.speaks_of`)."""
+    from medlit.words.search_plan import speaks_of
+
     return sum(1 for a in articles if speaks_of(frame, f"{a.title} {a.abstract_text}"))
 
 
@@ -174,6 +132,8 @@ _FOLLOW_UP_FILLER = stop_words("follow_up")
 
 def _written_name(text: str, head: str, quals: frozenset[str]) -> re.Match[str] | None:
     """Where ``text`` writes ``head`` with exactly ``quals`` ("type II" for type {2})."""
+    from medlit.words.qualified_names import qualified_names
+
     for match in re.finditer(
         rf"(?<![A-Za-z0-9-]){re.escape(head)}(?:e?s)?[- ]?[A-Za-z0-9αβγδ]+", text, re.I
     ):
@@ -190,6 +150,8 @@ def name_swap(follow_up: str, previous_question: str) -> str | None:
     and says nothing else. Exact, and no LLM call; anything more ("and vitamin C in
     children?") is left to the rewrite.
     """
+    from medlit.words.qualified_names import WORD_HEADS, qualified_names
+
     previous_question = without_follow_up(previous_question)
     asked = qualified_names(follow_up, fold_case=True)
     before = qualified_names(previous_question, fold_case=True)

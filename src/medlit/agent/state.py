@@ -8,12 +8,21 @@ once per round reports its total time).
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, TypedDict
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict
 
 from medlit.types import Article, Citation, Evidence, VerdictCause
-from medlit.words.frame import QuestionFrame
 
-__all__ = ["AgentState", "Decision", "StopReason", "initial_state", "merge_timings"]
+if TYPE_CHECKING:  # a question served by its key reads no frame (medlit.agent.nodes)
+    from medlit.words.frame import QuestionFrame
+
+__all__ = [
+    "AgentState",
+    "Decision",
+    "StopReason",
+    "initial_state",
+    "merge_timings",
+    "resolve_state_types",
+]
 
 Decision = Literal["stop", "fetch_more"]
 
@@ -197,3 +206,11 @@ def initial_state(
         admitted=False,
         timings={},
     )
+
+
+def resolve_state_types() -> None:
+    """Bind the names :class:`AgentState`'s annotations use that are imported only for type
+    checking here (:class:`~medlit.words.frame.QuestionFrame`), so that its type hints resolve:
+    LangGraph reads them when it builds the graph, which a tier-1 hit never does."""
+    global QuestionFrame
+    from medlit.words.frame import QuestionFrame

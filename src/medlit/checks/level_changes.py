@@ -108,6 +108,24 @@ def _signed(text: str, start: int) -> bool:
     return sign in ("-", "+", "\u2212") and not text[max(0, start - 2) : start - 1].strip(" (:[")
 
 
+def _after_range(text: str, tokens: list[re.Match[str]], i: int) -> str:
+    """The word after the number at ``tokens[i]``, past the rest of a range it opens ("a
+    44%-67% relative decrease", "from 10 to 20% lower": the range is what the word says)."""
+    k = i + 1
+    while k < len(tokens):
+        token = tokens[k]
+        if token.group(1) is not None and text[tokens[k - 1].end() : token.start()].strip() in (
+            "-",
+            "\u2013",
+        ):
+            k += 1
+        elif token.group(0) == "to" and k + 1 < len(tokens) and tokens[k + 1].group(1):
+            k += 2
+        else:
+            break
+    return tokens[k].group(0) if k < len(tokens) else ""
+
+
 @remembered(16384)
 def _kinds_in(text: str) -> tuple[Said, ...]:
     text = text.lower()
@@ -122,7 +140,7 @@ def _kinds_in(text: str) -> tuple[Said, ...]:
             if earlier.group(1) is not None or earlier.group(0)[:1].isdigit():
                 break
             before.append(earlier.group(0))
-        after = tokens[i + 1].group(0) if i + 1 < len(tokens) else ""
+        after = _after_range(text, tokens, i)
         decimals = len(number.partition(".")[2])
         if unit.strip(" -").startswith("fold"):
             found.append((float(number), decimals, "change", True))

@@ -33,14 +33,11 @@ __all__ = [
 
 T = TypeVar("T")
 
-# Typer's own exceptions (an exit code, a usage error); older Typer raises Click's.
+# Typer's own exceptions (an exit code, a usage error); older Typer raises Click's, and then
+# has imported it (a Typer that vendors Click does not: importing it would cost every command).
 CLI_EXCEPTIONS: tuple[type[Exception], ...] = (typer.Exit, typer.Abort, typer.TyperException)
-try:
-    import click
-
-    CLI_EXCEPTIONS += (click.exceptions.Exit, click.exceptions.Abort, click.ClickException)
-except ImportError:  # pragma: no cover - Typer vendors Click from 0.2x on
-    pass
+if (_click := sys.modules.get("click")) is not None:  # pragma: no cover - Typer before 0.2x
+    CLI_EXCEPTIONS += (_click.exceptions.Exit, _click.exceptions.Abort, _click.ClickException)
 
 # Help's type column in words, not Python's type names: a flag shows none ("--json", not
 # "--json <bool>"), an argument its name alone ("QUESTION...", not "<list[str]>"), a value its

@@ -34,9 +34,13 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-import click
 import typer
 from typer.core import TyperGroup
+
+try:  # Typer's own Click: a usage error main() reports like Typer's (Click itself is not loaded)
+    from typer._click.exceptions import UsageError
+except ImportError:  # pragma: no cover - Typer before it vendored Click
+    from click import UsageError  # type: ignore[assignment]
 
 from medlit.cli.app import (
     WIDE_TABLE_MIN,
@@ -185,12 +189,12 @@ class _QuestionFirstGroup(TyperGroup):
             takes_value = _options_with_values(self.commands["run"])
             slip = _slip_for_subcommand(args, [c for c in self.commands if c != "run"], takes_value)
             if slip is not None:
-                raise click.UsageError(slip, ctx)
+                raise UsageError(slip, ctx)
             args = ["run", *args]
         elif args and args[0] in self.commands and args[0] != "run":
             extra = _question_after_subcommand(args, self.commands[args[0]])
             if extra is not None:
-                raise click.UsageError(extra, ctx)
+                raise UsageError(extra, ctx)
         return super().parse_args(ctx, args)
 
     _shown_params: tuple[Any, ...] = ()

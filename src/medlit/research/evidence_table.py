@@ -59,7 +59,7 @@ from medlit.text import split_sentences
 from medlit.types import AbstractSection, Article, FullTextSection
 from medlit.words import cue
 from medlit.words.conclusions import conclusion_sentences
-from medlit.words.frame import read_frame
+from medlit.words.frame import QuestionFrame
 from medlit.words.stance import change_said, content_terms, sentence_stance
 
 __all__ = [
@@ -194,13 +194,14 @@ def _terms(text: str) -> set[str]:
     return content_terms(text) | set(re.findall(r"(?<![\d.])\d+(?![\d.])", text))
 
 
-def conclusion_direction(question: str, article: Article) -> tuple[Direction, str | None]:
-    """Which way the conclusion points on the question, read from its sentences (the first
-    that points). Under a question asking a change ("does X worsen Y?"), a conclusion that
-    states the opposite change and nowhere the one asked opposes it
+def conclusion_direction(frame: QuestionFrame, article: Article) -> tuple[Direction, str | None]:
+    """Which way the conclusion points on the question ``frame`` reads, from its sentences
+    (the first that points). Under a question asking a change ("does X worsen Y?"), a
+    conclusion that states the opposite change and nowhere the one asked opposes it
     (:func:`medlit.words.stance.change_said`), whatever else its sentences read."""
+    question = frame.question
     sentences = conclusion_sentences(article)
-    if read_frame(question).direction is not None:
+    if frame.direction is not None:
         said = [change_said(sentence, question) for sentence in sentences]
         if "opposite" in said and "asked" not in said:
             return "opposes", sentences[said.index("opposite")]
@@ -251,13 +252,14 @@ def _checked(
 
 
 def structure_row(
-    article: Article, question: str, disabled: Collection[str] = (), kind: str = "effect"
+    article: Article, frame: QuestionFrame, disabled: Collection[str] = (), kind: str = "effect"
 ) -> EvidenceRow:
     """A row filled from what the article carries (no LLM; ``disabled``: ids of checks not
-    to run), in the columns of a ``kind`` question: the population with its number, the
-    result sentence stating an effect (the effect, the measure of a risk, the sensitivity of
-    a test, the estimate of a frequency) and, but for frequency, definition and list
-    questions, the conclusion's direction."""
+    to run), in the columns of a ``kind`` question (``frame``'s): the population with its
+    number, the result sentence stating an effect (the effect, the measure of a risk, the
+    sensitivity of a test, the estimate of a frequency) and, but for frequency, definition
+    and list questions, the conclusion's direction."""
+    question = frame.question
     columns = COLUMNS[kind]
     design, source, design_quote = design_of(article)
     row = EvidenceRow(
@@ -284,7 +286,7 @@ def structure_row(
         cell = _checked(main, effect, effect, article, question, row.dropped, disabled)
         setattr(row, main, cell)
     if kind in DIRECTED:
-        row.direction, row.direction_quote = conclusion_direction(question, article)
+        row.direction, row.direction_quote = conclusion_direction(frame, article)
     else:
         row.direction = "not applicable"
     return row
@@ -417,7 +419,7 @@ def _proposed_cell(
 
 async def llm_row(
     article: Article,
-    question: str,
+    frame: QuestionFrame,
     llm: ResearchLLM,
     *,
     max_chars: int = 6000,
@@ -431,7 +433,8 @@ async def llm_row(
     Raises:
         LLMConfigError: no model for ``extract_facts``.
     """
-    row = structure_row(article, question, disabled, kind)
+    row = structure_row(article, frame, disabled, kind)
+    question = frame.question
     sentences = numbered_sentences(article, max_chars=max_chars)
     user = (
         f"Research question: {question}\n\nArticle PMID: {article.pmid or 'none'}\n"
@@ -474,23 +477,23 @@ async def llm_row(
 
 async def build_evidence_table(
     articles: Sequence[Article],
-    question: str,
+    frame: QuestionFrame,
     llm: ResearchLLM | None,
     disabled: Collection[str] = (),
     kind: str | None = None,
 ) -> list[EvidenceRow]:
     """One row per article (the included studies), in their order, in the columns of the
-    question's type (``kind``; read from the question's frame when None; ``disabled``: ids of
-    checks not to run; an unknown one is a ValueError)."""
+    question's type (``kind``; the ``frame``'s when None; ``disabled``: ids of checks not to
+    run; an unknown one is a ValueError)."""
     refuse_unknown(disabled)
-    kind = kind or read_frame(question).kind
+    kind = kind or frame.kind
     use_llm = llm is not None and llm.is_configured(Task.EXTRACT)
     rows = []
     for article in articles:
         if use_llm and llm is not None:
-            rows.append(await llm_row(article, question, llm, disabled=disabled, kind=kind))
+            rows.append(await llm_row(article, frame, llm, disabled=disabled, kind=kind))
         else:
-            rows.append(structure_row(article, question, disabled, kind))
+            rows.append(structure_row(article, frame, disabled, kind))
     return rows
 
 

@@ -179,7 +179,8 @@ class ResearchOrchestrator:
         """
         cleaned, level = validate_request(question, depth, self.settings.research)
         self.check_llm()
-        job = ResearchJob(question=cleaned, frame=read_frame(cleaned), depth=level, tenant=tenant)
+        job = ResearchJob(question=cleaned, depth=level, tenant=tenant)
+        job_frame(job)  # what it asks, read once: kept on the job
         self.jobs.insert(job, owner=self.owner if claim else None, lease_s=self.lease_s)
         log.info("job_created", job=job.id, depth=level, tenant=tenant)
         return job
@@ -516,9 +517,7 @@ class _Run:
         frame = job_frame(job)
         job.question_kind = frame.kind
         job.columns = list(COLUMNS[frame.kind])
-        rows = await build_evidence_table(
-            included, job.question, self.llm, disabled, kind=frame.kind
-        )
+        rows = await build_evidence_table(included, frame, self.llm, disabled)
         job.evidence_table = rows
         job.certainty = draft_certainty(rows, job.discrepancies, job.question, kind=frame.kind)
         if job.report is not None:  # the answer its quotes give, first

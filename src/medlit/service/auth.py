@@ -23,6 +23,7 @@ The key checks touch the store, so they run off the event loop.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import ipaddress
 import threading
 import time
@@ -123,6 +124,7 @@ class KeyVerifier:
         return key if key is not None and key.usable() else None
 
 
+@functools.lru_cache(maxsize=1024)  # asked on every request, of a few addresses
 def is_loopback_peer(host: str | None) -> bool:
     """Whether a peer address is on this machine (127.0.0.0/8, ::1, or IPv4 on ::ffff:)."""
     if not host:
@@ -135,6 +137,7 @@ def is_loopback_peer(host: str | None) -> bool:
     return bool(address.is_loopback or (mapped is not None and mapped.is_loopback))
 
 
+@functools.lru_cache(maxsize=1024)
 def is_loopback_host(value: str | None) -> bool:
     """Whether a ``Host`` header names this machine: ``localhost``, a 127.x address or
     ``[::1]``, each with or without a port. Any other name (one a DNS record could point at

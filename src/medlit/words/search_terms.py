@@ -7,12 +7,11 @@ finds nothing is relaxed the same way by both (:func:`relaxed_queries`).
 
 from __future__ import annotations
 
+import functools
 import re
 
 from medlit.text import as_typed
 from medlit.words import cue, frequency, stop_words, word_set
-from medlit.words.frame import read_frame
-from medlit.words.qualified_names import WORD_HEADS
 
 __all__ = [
     "NAME_ZIPF",
@@ -62,12 +61,17 @@ def content_terms(text: str, *, limit: int = 8, stop: frozenset[str] = _STOPWORD
     return [t for t in terms if t in keep]
 
 
-# "vitamin D", "hepatitis B", "stage III", "type 2": alone, "vitamin" finds every vitamin.
-_NAME_PHRASE = re.compile(
-    rf"\b(?P<word>(?:{'|'.join(WORD_HEADS)})(?:e?s)?)[ -](?P<qual>[A-Za-z]\d{{0,2}}|[IVXivx]{{1,4}}"
-    r"|\d{1,2})\b(?![.,]\d)",
-    re.I,
-)
+@functools.cache
+def _name_phrase() -> re.Pattern[str]:
+    """ "vitamin D", "hepatitis B", "stage III", "type 2": alone, "vitamin" finds every vitamin
+    (compiled when first searched for: a question served by its key plans no search)."""
+    from medlit.words.qualified_names import WORD_HEADS
+
+    return re.compile(
+        rf"\b(?P<word>(?:{'|'.join(WORD_HEADS)})(?:e?s)?)[ -](?P<qual>[A-Za-z]\d{{0,2}}"
+        r"|[IVXivx]{1,4}|\d{1,2})\b(?![.,]\d)",
+        re.I,
+    )
 
 
 def query_terms(text: str, *, max_terms: int, stop: frozenset[str] = _STOPWORDS) -> list[str]:
@@ -77,7 +81,7 @@ def query_terms(text: str, *, max_terms: int, stop: frozenset[str] = _STOPWORDS)
     the one-letter "D" is no content word, and "vitamin" alone would find vitamin C trials.
     """
     terms = content_terms(text, limit=max_terms, stop=stop)
-    for match in _NAME_PHRASE.finditer(text):
+    for match in _name_phrase().finditer(text):
         word, qual = match.group("word").lower(), match.group("qual").lower()
         if word in terms:
             terms[terms.index(word)] = f'"{word} {qual}"'
@@ -105,6 +109,8 @@ def _asked_change(text: str) -> frozenset[str]:
     """The words of the change ``text`` asks about (its frame's ``direction_words``: "impair"
     in "does X impair Y?"): the articles' answer says which way it went, in their own words
     ("improved"), so the question's verb of change is no word to find them by."""
+    from medlit.words.frame import read_frame  # not on a cached question's path
+
     return frozenset(read_frame(text).direction_words.split())
 
 
