@@ -56,9 +56,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from digest_verdicts import DEFAULT_DATA
+from medlit.checks import ORDER, REGISTRY, read_verdict
 from medlit.checks.answer import CheckedAnswer, check_answer
-from medlit.checks.registry import ORDER, REGISTRY
-from medlit.checks.verdict import read_verdict
 from medlit.config import Settings
 from medlit.digest import build_evidence_digest
 from medlit.llm.client import LLMClient

@@ -10,9 +10,9 @@ reads Uncertain).
 
 What the word tools remember of texts is emptied before each answer (:func:`forget`): each
 answer is timed as if its text were new to the process. What the checks work out of an
-article (its view, :func:`medlit.checks.evidence.article_view`: its texts' sentences, and
+article (its view, :func:`medlit.words.evidence.article_view`: its texts' sentences, and
 what the checks' memories, :mod:`medlit.words.memo`, work out of its texts, each on first
-use; the abbreviations it defines, :func:`medlit.checks.defined_terms.article_definitions`)
+use; the abbreviations it defines, :func:`medlit.words.defined_terms.article_definitions`)
 is kept per article, for every later answer that cites it: each
 answer is timed twice, its articles new to the process (``new_p50_ms``, ``new_p99_ms``: a
 cold ``medlit ask``'s case), then read before (``p50_ms``, ``p99_ms``: a server's answer over
@@ -58,6 +58,9 @@ from digest_verdicts import DEFAULT_DATA, nearest_others
 from medlit import text
 from medlit.cache import guard
 from medlit.checks import (
+    REGISTRY,
+    Check,
+    check_answer,
     citations,
     defined_terms,
     evidence,
@@ -67,8 +70,6 @@ from medlit.checks import (
     swapped_terms,
     topics,
 )
-from medlit.checks.answer import check_answer
-from medlit.checks.registry import REGISTRY, Check
 from medlit.log import configure_logging
 from medlit.sources.pubmed_xml import parse_pubmed_xml
 from medlit.types import Article

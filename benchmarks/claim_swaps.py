@@ -40,7 +40,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from medlit.checks.claim_check import check_claim
+from medlit.checks import check_claim
 from medlit.types import Article
 from medlit.words import stated_directions
 from pubmedqa_cases import both_halves, cases, show_examples
@@ -123,9 +123,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     _, records, by_pmid = loaded
 
-    from medlit.checks.defined_terms import article_definitions
     from medlit.checks.swapped_terms import swapped_term
     from medlit.text import split_sentences
+    from medlit.words.defined_terms import article_definitions
     from medlit.words.grounding import claim_supported, word_stem
     from medlit.words.word_rarity import is_technical
 

@@ -33,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from medlit.checks.answer import check_answer
+from medlit.checks import check_answer
 from medlit.text import split_sentences
 from medlit.types import Article
 from pubmedqa_cases import both_halves, cases

@@ -23,10 +23,10 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from medlit.checks import REGISTRY
 from medlit.checks.context import CheckContext
 from medlit.checks.draft import Draft
 from medlit.checks.policy import warnings_of
-from medlit.checks.registry import REGISTRY
 from medlit.log import configure_logging
 from medlit.sources.pubmed_xml import parse_pubmed_xml
 from medlit.text import split_sentences

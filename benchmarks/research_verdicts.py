@@ -6,7 +6,7 @@ conclusion (:func:`medlit.research.evidence_table.conclusion_direction`). Here e
 PQA-L yes/no question (``../shared/data/pubmedqa/pqal_dev.json``) gets the rows a search would
 give it: its own article and the :data:`NEAREST` records saying most of its words
 (``digest_verdicts.nearest_others``, as ``turned_questions.py``), those about the question
-(:func:`medlit.checks.conclusions.about_question`), each with the design its publication types
+(:func:`medlit.words.conclusions.about_question`), each with the design its publication types
 give. The verdict line is read as yes, no or uncertain and judged against the expert label
 (a yes or no on a "maybe" is wrong). The turned questions of ``turned_questions.py`` whose
 experts said yes are asked too: a "yes" to one is wrong (``turned_yes``).
@@ -28,12 +28,12 @@ from pathlib import Path
 from typing import Any
 
 from digest_verdicts import DEFAULT_DATA, nearest_others
-from medlit.checks.conclusions import about_question
 from medlit.research.answer import answer_line
 from medlit.research.evidence_table import design_of
 from medlit.research.models import EvidenceRow
 from medlit.sources.pubmed_xml import parse_pubmed_xml
 from medlit.types import Article
+from medlit.words.conclusions import about_question
 from medlit.words.frame import read_frame
 from medlit.words.grounding import word_stems
 from pubmedqa_cases import add_half, both_halves, in_half

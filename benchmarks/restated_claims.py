@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from medlit.checks.claim_check import check_claim
+from medlit.checks import check_claim
 from medlit.text import split_sentences
 from pubmedqa_cases import both_halves, cases, show_examples, titles_said_back
 

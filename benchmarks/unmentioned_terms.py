@@ -1,6 +1,6 @@
 """When does an answer say that no retrieved article mentions what the question asks about?
 
-:func:`medlit.checks.unmentioned.unmentioned_terms` names the question's subject terms that no
+:func:`medlit.words.unmentioned.unmentioned_terms` names the question's subject terms that no
 retrieved article says; the answer then says so first, and a yes/no verdict is "uncertain".
 This measures it on the 500 expert-labelled PubMedQA questions of
 ``../shared/data/pubmedqa/pqal_dev.json`` (one article each; its title is the question):
@@ -35,10 +35,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from digest_verdicts import DEFAULT_DATA, nearest_others, records_as_evidence
-from medlit.checks.unmentioned import unmentioned_terms
 from medlit.digest import build_evidence_digest
 from medlit.types import Article, Evidence
 from medlit.words.grounding import word_stems
+from medlit.words.unmentioned import unmentioned_terms
 from pubmedqa_cases import add_half, both_halves, show_examples
 
 NEAREST = 3

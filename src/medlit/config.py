@@ -491,7 +491,7 @@ class ChecksSettings(_Section):
     @classmethod
     def _known_checks(cls, value: list[str]) -> list[str]:
         if value:
-            from medlit.checks.registry import refuse_unknown
+            from medlit.checks import refuse_unknown
 
             refuse_unknown(value)
         return value

@@ -404,7 +404,7 @@ _KEPT_SENTENCES: Bounded[str, tuple[str, ...]] = Bounded(_KEPT_MAX_SENTENCES)
 
 def keep_sentences(texts: Iterable[str]) -> None:
     """Keep the sentences of ``texts`` (an article's sections) apart from the texts of
-    answers, once cut: the answer checks' view of an article (:mod:`medlit.checks.evidence`)
+    answers, once cut: the answer checks' view of an article (:mod:`medlit.words.evidence`)
     names its texts when the article is first read, a text is cut the first time a check
     reads it, and every later answer that cites the article reads its sentences from here.
     Bounded (:class:`Bounded`): past :data:`_KEPT_MAX_SENTENCES` texts, the oldest half go."""

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from medlit.checks.claim_check import check_claim
+from medlit.checks import check_claim
 from medlit.config import ResearchSettings, Settings
 from medlit.research.evidence_table import (
     FULL_TEXT_HEADING,

@@ -6,12 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from medlit.checks import REGISTRY, Verdict
 from medlit.checks.apply import apply
-from medlit.checks.citations import Verdict
 from medlit.checks.context import CheckContext
 from medlit.checks.draft import Draft
 from medlit.checks.policy import warnings_of
-from medlit.checks.registry import REGISTRY
 from medlit.types import Article
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from medlit.checks.claim_check import check_claim
+from medlit.checks import check_claim
 from medlit.checks.claim_direction import turned_direction
 from medlit.types import AbstractSection, Article
 

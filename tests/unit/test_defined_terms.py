@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from medlit.checks.citations import extract_pmids
-from medlit.checks.defined_terms import article_definitions
-from medlit.checks.defined_terms import spell_out as spell_out_cited
+from medlit.checks import extract_pmids
 from medlit.types import AbstractSection, Article
+from medlit.words.defined_terms import article_definitions
+from medlit.words.defined_terms import spell_out as spell_out_cited
 
 
 def _article(pmid: str, text: str) -> Article:
@@ -123,7 +123,7 @@ def test_reading_definitions_leaves_the_root_logger_as_it_was() -> None:
 
     code = (
         "import logging\n"
-        "from medlit.checks.defined_terms import article_definitions\n"
+        "from medlit.words.defined_terms import article_definitions\n"
         "from medlit.types import AbstractSection, Article\n"
         "a = Article(pmid='1', title='T', abstract=[AbstractSection(text='Major depressive "
         "disorder (MDD) is common.')])\n"

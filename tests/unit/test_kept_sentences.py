@@ -124,8 +124,8 @@ def test_kept_cuts_agree_with_syntok_on_abstracts_and_recorded_answers() -> None
 
 
 def test_an_article_view_is_made_once_per_article_and_keeps_its_sentences() -> None:
-    from medlit.checks.evidence import article_view, forget_views
     from medlit.types import AbstractSection, Article
+    from medlit.words.evidence import article_view, forget_views
 
     section = "Stroke fell by 22% in 1,000 patients (P < 0.01). Bleeding rose. It was rare."
     article = Article(
@@ -154,9 +154,9 @@ def _fresh_sentences(section: str) -> tuple[str, ...]:
 
 
 def test_what_is_worked_out_of_an_article_outlives_the_answers_memories() -> None:
-    from medlit.checks.evidence import article_view, forget_views
     from medlit.types import AbstractSection, Article
     from medlit.words import memo
+    from medlit.words.evidence import article_view, forget_views
 
     calls: list[str] = []
 

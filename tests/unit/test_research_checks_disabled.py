@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from medlit.checks.report_check import ground_text
+from medlit.checks import ground_text
 from medlit.config import ResearchSettings, Settings
 from medlit.research.evidence_table import build_evidence_table
 from medlit.research.prompts import ExtractedClaim
@@ -122,7 +122,7 @@ def test_a_claim_quote_turned_off_still_finds_the_quote_the_other_checks_read() 
 
 
 def test_check_claim_with_claim_quote_off_drops_only_for_the_other_checks() -> None:
-    from medlit.checks.claim_check import check_claim
+    from medlit.checks import check_claim
 
     on = check_claim(UNQUOTED.claim, UNQUOTED.quote, ARTICLE, QUESTION)
     assert (on.quote, on.reason) == (None, "quote_not_in_article")

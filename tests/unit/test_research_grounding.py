@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from medlit.checks.claim_check import check_claim
-from medlit.checks.defined_terms import long_forms
-from medlit.checks.report_check import ground_text
+from medlit.checks import check_claim, ground_text
 from medlit.research.grounding import fact_support, ground_summary
 from medlit.research.models import Reference, VerifiedFact
 from medlit.research.synthesizer import citation_key
 from medlit.types import AbstractSection, Article, Citation
+from medlit.words.defined_terms import long_forms
 from medlit.words.grounding import (
     abbreviation_said,
     claim_supported,

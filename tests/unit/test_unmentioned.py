@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from medlit.checks.unmentioned import unmentioned_terms
 from medlit.text import either_of
 from medlit.types import AbstractSection, Article
 from medlit.words.grounding import said_in, word_stems
+from medlit.words.unmentioned import unmentioned_terms
 
 
 def _article(title: str, text: str, mesh: tuple[str, ...] = ()) -> Article:

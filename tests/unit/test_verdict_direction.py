@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from medlit.checks.cited_subjects import unspoken_in
+from medlit.checks import unspoken_in
 from medlit.digest import build_evidence_digest
 from medlit.types import AbstractSection, Article
 from medlit.words.frame import read_frame
@@ -217,10 +217,10 @@ def _study(pmid: str, conclusion: str) -> Article:
 def test_a_model_yes_against_the_conclusions_is_withheld(
     question: str, conclusion: str, said: str
 ) -> None:
+    from medlit.checks import REGISTRY
     from medlit.checks.context import CheckContext
     from medlit.checks.draft import Draft
     from medlit.checks.policy import verdict_after
-    from medlit.checks.registry import REGISTRY
 
     answer = "Yes. Aspirin changes the risk of stroke in adults [PMID:1]."
     ctx = CheckContext(question, {"1": _study("1", conclusion)}, Draft.parse(answer), "yes")
@@ -230,9 +230,9 @@ def test_a_model_yes_against_the_conclusions_is_withheld(
 
 
 def test_a_model_yes_the_conclusions_state_is_kept() -> None:
+    from medlit.checks import REGISTRY
     from medlit.checks.context import CheckContext
     from medlit.checks.draft import Draft
-    from medlit.checks.registry import REGISTRY
 
     asked = "Does aspirin lower the risk of stroke in adults?"
     answer = "Yes. Aspirin lowers the risk of stroke in adults [PMID:1]."
@@ -322,9 +322,9 @@ def test_the_sample_corpus_never_leans_yes_on_aspirin_causing_stroke() -> None:
 
 
 def _own_words(question: str, answer: str, conclusion: str = LOWERED) -> list[object]:
+    from medlit.checks import REGISTRY
     from medlit.checks.context import CheckContext
     from medlit.checks.draft import Draft
-    from medlit.checks.registry import REGISTRY
 
     ctx = CheckContext(question, {"1": _study("1", conclusion)}, Draft.parse(answer), "yes")
     return list(REGISTRY["against-own-words"].run(ctx))
@@ -386,10 +386,10 @@ def test_a_yes_the_answer_bears_out_is_kept(question: str, answer: str) -> None:
 
 
 def test_a_risk_factor_for_complications_is_for_the_worse() -> None:
+    from medlit.checks import REGISTRY
     from medlit.checks.context import CheckContext
     from medlit.checks.draft import Draft
     from medlit.checks.policy import verdict_after
-    from medlit.checks.registry import REGISTRY
 
     question = "Does preoperative anemia improve surgery outcomes?"
     conclusion = "Preoperative anemia is an independent risk factor for complications."

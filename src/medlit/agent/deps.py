@@ -293,8 +293,8 @@ class AgentDeps:
         which of the question's subject terms no retrieved article mentions, and which of the
         populations it names no article quoted speaks of (as the generated answer does)."""
         # Imported on first use: a tier-1 hit never reads the digest's word tools.
-        from medlit.checks.unmentioned import unmentioned_terms
         from medlit.digest import NO_MODEL, build_evidence_digest
+        from medlit.words.unmentioned import unmentioned_terms
 
         # What the articles mention includes the full text read for this answer, if any.
         articles = {item.article.key: item.article.as_read() for item in evidence}

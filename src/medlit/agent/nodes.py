@@ -43,7 +43,7 @@ from medlit.agent.prompt import (
 )
 from medlit.agent.state import AgentState
 from medlit.cache.chunking import is_results_chunk
-from medlit.checks.citations import (
+from medlit.checks import (
     CitationCheck,
     Verdict,
     enforce_citations,
@@ -555,11 +555,10 @@ class AskNodes(HitNodes):
         }
 
     async def check_answer(self, state: AgentState) -> dict[str, Any]:
-        """The model's answer held to its evidence (:func:`medlit.checks.answer.check_answer`);
+        """The model's answer held to its evidence (:mod:`medlit.checks`' ``check_answer``);
         when nothing of it stands, the digest answers (``digest``)."""
         # The checks load on the first answer checked: a tier-1 hit never reads them.
-        from medlit.checks.answer import check_answer
-        from medlit.checks.verdict import read_verdict
+        from medlit.checks import check_answer, read_verdict
 
         evidence: list[Evidence] = state["evidence"]
         articles = {ev.article.pmid: ev.article.as_read() for ev in evidence if ev.article.pmid}
@@ -626,8 +625,8 @@ class AskNodes(HitNodes):
     ) -> dict[str, Any]:
         """The answer as shown: its citations, the authors' first person and the model's
         third person put right, abbreviations spelled out."""
-        from medlit.checks.answer_wording import third_person, unauthored
-        from medlit.checks.defined_terms import spell_out
+        from medlit.checks import third_person, unauthored
+        from medlit.words.defined_terms import spell_out
 
         articles = {
             ev.article.pmid: ev.article.as_read() for ev in state["evidence"] if ev.article.pmid

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
+from medlit.checks.answer_wording import opening_connective
 from medlit.checks.apply import apply
 from medlit.checks.citations import Verdict, enforce_citations, extract_pmids, verdict_first
-from medlit.checks.conclusions import about_question
 from medlit.checks.context import CheckContext
 from medlit.checks.contradicted import states_only_otherwise
 from medlit.checks.draft import Draft
@@ -33,12 +33,12 @@ from medlit.checks.policy import (
     warnings_of,
 )
 from medlit.checks.registry import Stage, enabled
-from medlit.checks.units import opening_connective
-from medlit.checks.unmentioned import unmentioned_terms
 from medlit.checks.unsupported import says_all
 from medlit.log import get_logger
 from medlit.types import Article, VerdictCause
+from medlit.words.conclusions import about_question
 from medlit.words.frame import QuestionFrame
+from medlit.words.unmentioned import unmentioned_terms
 
 __all__ = ["CheckedAnswer", "ReadVerdict", "check_answer"]
 

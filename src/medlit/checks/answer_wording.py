@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import re
 
+from medlit.checks.context import CheckContext
+from medlit.checks.declare import check
 from medlit.checks.draft import rewrite_sentences
+from medlit.checks.findings import Action, Finding
 
-__all__ = ["third_person", "unauthored", "without_opening_connective"]
+__all__ = ["opening_connective", "third_person", "unauthored", "without_opening_connective"]
 
 # "the study by [PMID:1] found", "the study by [1] suggests": a citation read as an
 # author (the web page shows it as a superscript number: "the study by ¹ found").
@@ -136,3 +139,20 @@ def third_person(text: str) -> str:
         return _WE.sub(lambda m: _authors(m, possessive=False), sentence)
 
     return rewrite_sentences(text, theirs)
+
+
+@check("opening-connective", "sentence")
+def opening_connective(ctx: CheckContext) -> list[Finding]:
+    """A sentence opening with a connective ("Specifically, ...", "However, ...") whose
+    antecedent was left out: the connective goes."""
+    draft = ctx.draft
+    after = without_opening_connective(draft.text)
+    if after == draft.text:
+        return []
+    first = draft.sentences[0]
+    kept = without_opening_connective(first.text)
+    if draft.edited({0: kept}) == after:  # the first sentence's own connective
+        action: Action = "rewrite" if kept else "drop"
+        replacement = kept or None
+        return [Finding("opening-connective", action, "", (), 0, first.text, replacement)]
+    return [Finding("opening-connective", "rewrite", replacement=after)]

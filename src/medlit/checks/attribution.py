@@ -13,13 +13,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import extract_pmids
-from medlit.checks.evidence import title_and_abstract
+from medlit.checks.context import CheckContext
+from medlit.checks.declare import check
+from medlit.checks.findings import Finding
 from medlit.text import sentence_pieces
 from medlit.types import Article
+from medlit.words.evidence import title_and_abstract
 from medlit.words.memo import remembered
 from medlit.words.search_terms import content_terms
 
-__all__ = ["MIN_SHARE", "attribute_uncited", "attributer", "cited"]
+__all__ = ["MIN_SHARE", "attribute_uncited", "attributer", "cited", "uncited_attribution"]
 
 MIN_SHARE = 0.6
 """Share of a sentence's content words that must occur in the article it is attributed to."""
@@ -29,7 +32,7 @@ _MIN_TERMS = 4
 @remembered(16384)
 def _terms(text: str) -> frozenset[str]:
     """The content words of ``text`` (remembered: an article's title and abstract, named an
-    article's text by its view, :mod:`medlit.checks.evidence`, are read once)."""
+    article's text by its view, :mod:`medlit.words.evidence`, are read once)."""
     return frozenset(content_terms(text, limit=1000))
 
 
@@ -96,3 +99,29 @@ def cited(sentence: str, pmid: str) -> str:
     stripped = sentence.rstrip()
     end = len(stripped) - 1 if stripped.endswith((".", "!", "?")) else len(stripped)
     return f"{stripped[:end]} [PMID:{pmid}]{stripped[end:]}" + sentence[len(stripped) :]
+
+
+@check("uncited-attribution", "cite")
+def uncited_attribution(ctx: CheckContext) -> list[Finding]:
+    """A sentence that cites nothing but states what one retrieved article found.
+
+    It gets that article's citation (its content words must be mostly that article's), so
+    that the checks after it hold the sentence to the article it came from.
+    """
+
+    attribute = attributer(ctx.articles)
+    findings: list[Finding] = []
+    for sentence in ctx.draft.sentences:
+        if "".join(ctx.draft.lines[sentence.line]).strip().lower().startswith("verdict:"):
+            continue
+        pmid = attribute(sentence.text)
+        if pmid is not None:
+            replacement = cited(sentence.text, pmid)
+            findings.append(
+                Finding(
+                    "uncited-attribution", "cite", "", (pmid,), sentence.index, sentence.text,
+                    replacement,
+                )
+            )  # fmt: skip
+    ctx.data["uncited-attribution"] = list(dict.fromkeys(p for f in findings for p in f.pmids))
+    return findings

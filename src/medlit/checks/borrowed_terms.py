@@ -20,13 +20,16 @@ import re
 from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import extract_pmids, without_citations
+from medlit.checks.context import CheckContext, logged, sentence_findings
+from medlit.checks.declare import check
+from medlit.checks.findings import Finding
 from medlit.types import Article
 from medlit.words.grounding import word_stem, word_stems
 from medlit.words.tokens import LETTER_TERMS
 from medlit.words.topics import normalise_topic
 from medlit.words.word_rarity import is_technical
 
-__all__ = ["borrowed_rewriter"]
+__all__ = ["borrowed_rewriter", "borrowed_terms"]
 
 _WORD = LETTER_TERMS
 _SUSPENDED = re.compile(r"\b[^\W\d_]+-(?=\s)")
@@ -66,3 +69,12 @@ def borrowed_rewriter(
         return sentence
 
     return check, warnings
+
+
+@check("borrowed-terms", "sentence")
+def borrowed_terms(ctx: CheckContext) -> list[Finding]:
+    """A sentence carrying a technical term that only an article it does not cite says."""
+
+    rewrite, told = borrowed_rewriter(ctx.articles, ctx.question)
+    found = sentence_findings("borrowed-terms", ctx, rewrite, told)
+    return logged(found, "answer_terms_borrowed")

@@ -37,6 +37,13 @@ told once in `warnings` when the check gives the line for several ("2 sentences 
 out: ..."); each stays a record of its own in `findings`. What the checks read of a text more
 than once (a sentence's stance, a text's words) is remembered by text (`words/memo.py`).
 
+Code outside the package imports the checks from `medlit.checks` only (its `__all__`): the
+answer's (`check_answer`, `enforce_citations`, `read_verdict`, ...), research's (`check_claim`,
+`ground_text`, ...) and the checks by id (`ORDER`, `REGISTRY`, `refuse_unknown`). Each name is
+imported from its module on first use, so importing the package loads no check. The word tools
+the checks share but that hold no check (defined terms, conclusion sentences, unmentioned
+terms, an article's view) are in `medlit.words` (`docs/words.md`).
+
 Research runs the `claim` checks on each finding an extraction draws from an article, the
 first that finds something dropping it (the reason is logged as `fabricated_claim_dropped`),
 and the evidence table's cells through the same checks. The claim's quote is looked up in its
@@ -51,7 +58,7 @@ off for research too.
 Speed: the answer is cut into sentences once; a sentence left out, or rewritten in place as
 one sentence, leaves the others as they were cut (`Draft.replaced`). What the checks work out
 of an article's own texts (its sections' sentences, their stems, content words and numbers)
-is kept with the article's view (`checks/evidence.py`, by PMID, title and abstract), worked
+is kept with the article's view (`words/evidence.py`, by PMID, title and abstract), worked
 out when a check first reads it and kept for every later answer that cites the article.
 Which words are technical is read from the package's copy of wordfreq's English table
 (`medlit.words.frequency`), so a cold process does not load wordfreq.

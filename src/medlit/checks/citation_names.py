@@ -17,6 +17,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from medlit.checks.citations import extract_pmids, remove_citations, without_citations
+from medlit.checks.context import CheckContext, edit_action
+from medlit.checks.declare import check
+from medlit.checks.findings import Finding
+from medlit.checks.policy import TOGETHER
 from medlit.log import get_logger
 from medlit.types import Article
 from medlit.words.qualified_names import Names, describe, mismatched, qualified_names
@@ -25,6 +29,7 @@ __all__ = [
     "Misattribution",
     "left_unanswered",
     "log_misattributed",
+    "misattributed_names",
     "misattributions_in",
     "unaddressed",
 ]
@@ -142,3 +147,30 @@ def unaddressed(text: str, found: list[Misattribution]) -> str:
     rest = text.strip()
     # Without a citation left, the rest is uncited prose that would read as the answer.
     return f"{note}\n\n{rest}" if extract_pmids(rest) else note
+
+
+@check("misattributed-names", "sentence")
+def misattributed_names(ctx: CheckContext) -> list[Finding]:
+    """A citation to an article that names only otherwise what the sentence names (vitamin C
+    where the sentence says vitamin D, type 1 where it says type 2)."""
+
+    wrong_in = misattributions_in(ctx.articles)
+    findings: list[Finding] = []
+    found: list[Misattribution] = []
+    for sentence in ctx.draft.sentences:
+        wrong = wrong_in(sentence.text)
+        if not wrong:
+            continue
+        found += wrong
+        kept = remove_citations(sentence.text, [m.pmid for m in wrong])
+        action, pmids = edit_action(sentence.text, kept)
+        findings += [
+            Finding(
+                "misattributed-names", action, m.warning(), pmids, sentence.index, sentence.text,  # type: ignore[arg-type]
+                data={TOGETHER: m.together()},
+            )
+            for m in wrong
+        ]  # fmt: skip
+    ctx.data["misattributed-names"] = found
+    log_misattributed(found)
+    return findings

@@ -16,10 +16,13 @@ import re
 from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import extract_pmids
+from medlit.checks.context import CheckContext, logged, sentence_findings
+from medlit.checks.declare import check
+from medlit.checks.findings import Finding
 from medlit.text import fold_accents
 from medlit.types import Article
 
-__all__ = ["wrong_authors_rewriter"]
+__all__ = ["wrong_authors", "wrong_authors_rewriter"]
 
 _NAME = r"(?P<name>[A-Z][\w'\u2019-]+)"
 # "et al." keeps its full stop when it ends the sentence
@@ -88,3 +91,11 @@ def _a_study(match: re.Match[str], sentence: str) -> str:
     """What stands for a name taken out as a sentence's subject: "A study" opening it, else
     "a study"."""
     return "A study " if not sentence[: match.start()].strip() else "a study "
+
+
+@check("wrong-authors", "sentence")
+def wrong_authors(ctx: CheckContext) -> list[Finding]:
+    """An author ("Smith et al.") that no article the sentence cites lists."""
+    rewrite, told = wrong_authors_rewriter(ctx.articles)
+    found = sentence_findings("wrong-authors", ctx, rewrite, told)
+    return logged(found, "answer_authors_taken_out")

@@ -20,10 +20,13 @@ import re
 from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import extract_pmids
+from medlit.checks.context import CheckContext, logged, sentence_findings
+from medlit.checks.declare import check
+from medlit.checks.findings import Finding
 from medlit.types import Article, StudyType
 from medlit.words import cue_source, guarded
 
-__all__ = ["wrong_designs_rewriter"]
+__all__ = ["wrong_designs", "wrong_designs_rewriter"]
 
 # What may stand between the article and the design: "a large, multicentre, double-blind ...".
 _QUALIFIERS = cue_source("design.qualifiers")
@@ -118,3 +121,12 @@ def wrong_designs_rewriter(
         return sentence
 
     return check, warnings
+
+
+@check("wrong-designs", "sentence")
+def wrong_designs(ctx: CheckContext) -> list[Finding]:
+    """A study design ("a systematic review", "a randomised trial") that no article the
+    sentence cites is, by its publication types and its abstract."""
+    rewrite, told = wrong_designs_rewriter(ctx.articles)
+    found = sentence_findings("wrong-designs", ctx, rewrite, told)
+    return logged(found, "answer_designs_taken_out")

@@ -23,15 +23,18 @@ import re
 from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import extract_pmids, without_citations
-from medlit.checks.evidence import title_and_abstract
+from medlit.checks.context import CheckContext, cited_findings, logged
+from medlit.checks.declare import check
+from medlit.checks.findings import Finding
 from medlit.checks.swapped_terms import Swap, swapped_term
 from medlit.text import split_sentences
 from medlit.types import Article
 from medlit.words import guarded
+from medlit.words.evidence import title_and_abstract
 from medlit.words.memo import remembered
 from medlit.words.qualified_names import without_names
 
-__all__ = ["numbers_in", "unsourced_in"]
+__all__ = ["numbers_in", "unsourced_in", "unsourced_numbers"]
 
 # Each opens with what every match starts with (a digit; a word boundary before a number
 # word's first letter), which lets ``re`` pass over the rest of a text quickly.
@@ -189,3 +192,13 @@ def unsourced_in(articles: Mapping[str, Article]) -> Callable[[str], list[tuple[
         return why
 
     return wrong_in
+
+
+@check("unsourced-numbers", "sentence")
+def unsourced_numbers(ctx: CheckContext) -> list[Finding]:
+    """A citation to an article that does not give a number the sentence gives, or gives it
+    for the other group."""
+    return logged(
+        cited_findings("unsourced-numbers", ctx, unsourced_in(ctx.articles)),
+        "answer_numbers_unsourced",
+    )

@@ -28,9 +28,12 @@ from dataclasses import dataclass, field
 
 from medlit.checks.attribution import MIN_SHARE
 from medlit.checks.citations import extract_pmids, remove_cited_for
-from medlit.checks.defined_terms import spell_out
+from medlit.checks.context import CheckContext, logged, sentence_findings
+from medlit.checks.declare import check
+from medlit.checks.findings import Finding
 from medlit.types import Article
 from medlit.words import age_groups, cue
+from medlit.words.defined_terms import spell_out
 from medlit.words.frame import Population, QuestionFrame, read_frame
 from medlit.words.grounding import unsaid_in_article, word_stems
 from medlit.words.memo import remembered
@@ -41,6 +44,7 @@ __all__ = [
     "population_words",
     "populations_unspoken",
     "unsaid_reader",
+    "unsaid_subjects",
     "unspoken_in",
 ]
 
@@ -312,3 +316,14 @@ def unspoken_in(frame: QuestionFrame, articles: Sequence[Article]) -> list[str]:
     return [
         w for w in words if not any(w != o and re.search(rf"\b{re.escape(w)}\b", o) for o in words)
     ]
+
+
+@check("unsaid-subjects", "sentence")
+def unsaid_subjects(ctx: CheckContext) -> list[Finding]:
+    """A citation to an article that never speaks of a subject or population of the question
+    that the sentence names."""
+
+    rewrite, unsaid = unsaid_reader(ctx.articles, ctx.question)
+    found = sentence_findings("unsaid-subjects", ctx, rewrite, unsaid.warnings)
+    ctx.data["unsaid-subjects"] = unsaid
+    return logged(found, "answer_subjects_unsaid")

@@ -15,10 +15,14 @@ import re
 from collections.abc import Mapping
 
 from medlit.checks.citations import extract_pmids
+from medlit.checks.context import CheckContext
+from medlit.checks.declare import check
+from medlit.checks.findings import Action, Finding
+from medlit.log import get_logger
 from medlit.types import Article
 from medlit.words import guarded
 
-__all__ = ["cited_years", "years_taken_out"]
+__all__ = ["cited_years", "wrong_years", "years_taken_out"]
 
 _YEAR = r"((?:19|20)\d\d)"
 # "published in 2015", ", published between 2011 and 2013,", "which was published in 2015"
@@ -79,3 +83,25 @@ def cited_years(sentence: str, articles: Mapping[str, Article]) -> list[int]:
     """The publication years of the articles ``sentence`` cites, in order, once each."""
     cited = [articles[p] for p in extract_pmids(sentence) if p in articles]
     return sorted({year for article in cited if (year := article.year)})
+
+
+log = get_logger("agent.cited_years")
+
+
+@check("wrong-years", "sentence")
+def wrong_years(ctx: CheckContext) -> list[Finding]:
+    """A publication year ("published in 2012") that no article the sentence cites has."""
+    findings: list[Finding] = []
+    for sentence in ctx.draft.sentences:
+        years = cited_years(sentence.text, ctx.articles)
+        if not years:
+            continue
+        checked, told = years_taken_out(sentence.text, years)
+        action: Action = "rewrite" if checked else "drop"
+        findings += [
+            Finding("wrong-years", action, message, (), sentence.index, sentence.text, checked)
+            for message in told
+        ]
+    if findings:
+        log.warning("answer_years_taken_out", removals=len(findings))
+    return findings

@@ -10,6 +10,7 @@ read in the claim and in the sentence it rests on.
 from __future__ import annotations
 
 from medlit.checks.claims import ClaimContext, claim_finding
+from medlit.checks.declare import check
 from medlit.checks.findings import Finding
 from medlit.words import stated_directions
 from medlit.words.stance import content_terms
@@ -53,6 +54,7 @@ def turned_direction(claim: str, quote: str) -> tuple[str, str] | None:
     return claim[c_start:c_end], quote[q_start:q_end]
 
 
+@check("claim-opposite-direction", "claim")
 def claim_opposite_direction(ctx: ClaimContext) -> list[Finding]:
     """A claim saying its measure went the other way than the sentence it rests on says
     ("increased" over "reduced")."""

@@ -12,14 +12,15 @@ import re
 from dataclasses import dataclass
 
 from medlit.checks.comparisons import reverses
-from medlit.checks.conclusions import states_aim
 from medlit.checks.contradicted import concludes
-from medlit.checks.defined_terms import long_forms
+from medlit.checks.declare import check
 from medlit.checks.findings import Finding
 from medlit.checks.swapped_terms import Swap, swapped_term
 from medlit.log import get_logger
 from medlit.text import split_sentences
 from medlit.types import AbstractSection, Article, Passage
+from medlit.words.conclusions import states_aim
+from medlit.words.defined_terms import long_forms
 from medlit.words.grounding import claim_supported, denied_by_article, unsaid_in_article
 from medlit.words.stance import content_terms
 
@@ -203,6 +204,7 @@ def claim_finding(check: str, ctx: ClaimContext, reason: str) -> list[Finding]:
     ]
 
 
+@check("claim-quote", "claim")
 def claim_quote(ctx: ClaimContext) -> list[Finding]:
     """A claim whose quote is not the article's (verbatim, up to typography), states no
     finding (a question, an aim), or does not say what the claim says, or says it with a
@@ -249,6 +251,7 @@ def claim_quote(ctx: ClaimContext) -> list[Finding]:
     return []
 
 
+@check("claim-reverses-quote", "claim")
 def claim_reverses_quote(ctx: ClaimContext) -> list[Finding]:
     """A claim that reverses its quote's comparison ("higher" over a quote saying
     "similar")."""
@@ -257,6 +260,7 @@ def claim_reverses_quote(ctx: ClaimContext) -> list[Finding]:
     return claim_finding("claim-reverses-quote", ctx, "claim_reverses_quote")
 
 
+@check("claim-denied-by-article", "claim")
 def claim_denied_by_article(ctx: ClaimContext) -> list[Finding]:
     """A positive claim bringing in a word its article says only in negative sentences."""
     article = ctx.article
@@ -267,6 +271,7 @@ def claim_denied_by_article(ctx: ClaimContext) -> list[Finding]:
     return claim_finding("claim-denied-by-article", ctx, "claim_denied_by_article")
 
 
+@check("claim-subject-unsaid", "claim")
 def claim_subject_unsaid(ctx: ClaimContext) -> list[Finding]:
     """A claim naming a subject of the (sub-)question that its article never says."""
     if not unsaid_in_article(ctx.statement, ctx.question, ctx.article.everything_said):

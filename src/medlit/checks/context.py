@@ -9,9 +9,10 @@ from typing import Any
 
 from medlit.checks.citations import Verdict, extract_pmids, remove_citations, remove_cited_for
 from medlit.checks.draft import Draft
-from medlit.checks.evidence import EvidenceView, article_view
 from medlit.checks.findings import Finding
+from medlit.log import get_logger
 from medlit.types import Article
+from medlit.words.evidence import EvidenceView, article_view
 from medlit.words.frame import QuestionFrame
 
 __all__ = [
@@ -19,6 +20,7 @@ __all__ = [
     "WrongIn",
     "cited_findings",
     "edit_action",
+    "logged",
     "sentence_findings",
 ]
 
@@ -47,7 +49,7 @@ class CheckContext:
             self.view(pmid)
 
     def view(self, pmid: str) -> EvidenceView:
-        """The evidence view of an article (:func:`~medlit.checks.evidence.article_view`)."""
+        """The evidence view of an article (:func:`~medlit.words.evidence.article_view`)."""
         if pmid not in self._views:
             self._views[pmid] = article_view(self.articles[pmid])
         return self._views[pmid]
@@ -119,3 +121,10 @@ def edit_action(before: str, after: str) -> tuple[str, tuple[str, ...]]:
     if gained and not lost:
         return "cite", gained
     return "rewrite", lost + gained
+
+
+def logged(findings: list[Finding], event: str) -> list[Finding]:
+    """``findings``, logged as ``event`` (with how many) when there are any."""
+    if findings:
+        get_logger("agent").warning(event, removals=len(findings))
+    return findings

@@ -36,11 +36,11 @@ from medlit.checks.citations import (
     extract_pmids,
     without_citations,
 )
-from medlit.checks.conclusions import conclusion_sentences, states_no_finding
 from medlit.checks.draft import rewrite_sentences
 from medlit.log import get_logger
 from medlit.text import split_sentences
 from medlit.types import Article
+from medlit.words.conclusions import conclusion_sentences, states_no_finding
 from medlit.words.memo import remembered
 from medlit.words.stance import Stance, whole_study
 from medlit.words.stance import content_terms as _content_terms

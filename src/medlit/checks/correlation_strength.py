@@ -23,9 +23,12 @@ import re
 from collections.abc import Callable
 
 from medlit.checks.citations import extract_pmids
+from medlit.checks.context import CheckContext, logged, sentence_findings
+from medlit.checks.declare import check
+from medlit.checks.findings import Finding
 from medlit.words import guarded
 
-__all__ = ["STRENGTH_WORDS", "STRONG", "overstated"]
+__all__ = ["STRENGTH_WORDS", "STRONG", "overstated", "overstated_correlations"]
 
 STRONG = 0.5
 """The least coefficient a correlation called strong may have (Cohen's "large")."""
@@ -88,3 +91,11 @@ def overstated_rewriter() -> tuple[Callable[[str], str], list[str]]:
         return kept
 
     return check, warnings
+
+
+@check("overstated-correlations", "sentence")
+def overstated_correlations(ctx: CheckContext) -> list[Finding]:
+    """ "Strong" said of a correlation whose own coefficient is under 0.5."""
+    rewrite, told = overstated_rewriter()
+    found = sentence_findings("overstated-correlations", ctx, rewrite, told)
+    return logged(found, "answer_correlations_overstated")

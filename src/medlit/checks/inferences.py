@@ -24,11 +24,14 @@ import re
 from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import extract_pmids, without_citations
+from medlit.checks.context import CheckContext, logged, sentence_findings
+from medlit.checks.declare import check
+from medlit.checks.findings import Finding
 from medlit.text import split_sentences
 from medlit.types import Article
 from medlit.words.stance import content_terms
 
-__all__ = ["INFERENCE_SUPPORT", "inference", "inference_support"]
+__all__ = ["INFERENCE_SUPPORT", "inference", "inference_support", "unsupported_inferences"]
 
 INFERENCE_SUPPORT = 0.5
 """Share of an inference's content words one sentence of its article must say."""
@@ -106,3 +109,11 @@ def inferences_rewriter(articles: Mapping[str, Article]) -> tuple[Callable[[str]
         return f"{before}{finding.strip()}{' ' + cites if cites else ''}.{after}"
 
     return check, warnings
+
+
+@check("unsupported-inferences", "sentence")
+def unsupported_inferences(ctx: CheckContext) -> list[Finding]:
+    """An inference ("..., suggesting that ...") that no article the sentence cites draws."""
+    rewrite, told = inferences_rewriter(ctx.articles)
+    found = sentence_findings("unsupported-inferences", ctx, rewrite, told)
+    return logged(found, "answer_inferences_dropped")

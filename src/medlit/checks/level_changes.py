@@ -28,11 +28,14 @@ from collections.abc import Callable, Mapping
 from typing import Literal
 
 from medlit.checks.citations import extract_pmids, without_citations
+from medlit.checks.context import CheckContext, cited_findings, logged
+from medlit.checks.declare import check
+from medlit.checks.findings import Finding
 from medlit.text import split_sentences
 from medlit.types import Article
 from medlit.words.memo import remembered
 
-__all__ = ["Kind", "Said", "kinds_in", "level_change_in", "level_changes_in"]
+__all__ = ["Kind", "Said", "kinds_in", "level_change_in", "level_changes", "level_changes_in"]
 
 Kind = Literal["change", "level"]
 Said = tuple[float, int, Kind, bool]
@@ -188,3 +191,14 @@ def level_changes_in(articles: Mapping[str, Article]) -> Callable[[str], list[tu
         return wrong
 
     return wrong_in
+
+
+@check("level-changes", "sentence")
+def level_changes(ctx: CheckContext) -> list[Finding]:
+    """A citation to an article that gives a number of the sentence only as a level where the
+    sentence says it as a change ("reduced ... by 4.2%" where the article's prevalence was
+    4.2%), or only as a change where the sentence says it as a level."""
+    return logged(
+        cited_findings("level-changes", ctx, level_changes_in(ctx.articles)),
+        "answer_level_changes",
+    )

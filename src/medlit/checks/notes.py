@@ -8,10 +8,11 @@ from medlit.checks.citation_names import unaddressed
 from medlit.checks.citations import extract_pmids
 from medlit.checks.cited_subjects import populations_unspoken as unspoken_populations
 from medlit.checks.context import CheckContext
+from medlit.checks.declare import check
 from medlit.checks.findings import Finding
-from medlit.checks.unmentioned import unmentioned_terms
 from medlit.text import all_of, either_of
 from medlit.words.search_plan import speaks_of
+from medlit.words.unmentioned import unmentioned_terms
 
 __all__ = [
     "cited_off_subject",
@@ -23,6 +24,7 @@ __all__ = [
 ]
 
 
+@check("left-unanswered", "note")
 def left_unanswered(ctx: CheckContext) -> list[Finding]:
     """What the question asks about was said only by sentences left out for naming it
     otherwise than their articles (or no citation is left at all)."""
@@ -34,6 +36,7 @@ def left_unanswered(ctx: CheckContext) -> list[Finding]:
     return [Finding("left-unanswered", "note", message, data={"missing": missing})]
 
 
+@check("unaddressed-words", "note")
 def unaddressed_words(ctx: CheckContext) -> list[Finding]:
     """A subject word of the question that only the uncited conclusions left out used, and
     nothing left says."""
@@ -50,6 +53,7 @@ def unaddressed_words(ctx: CheckContext) -> list[Finding]:
     return [Finding("unaddressed-words", "note", message, data={"words": words})]
 
 
+@check("untold-subjects", "note")
 def untold_subjects(ctx: CheckContext) -> list[Finding]:
     """A subject or population of the question that only sentences left out (cited to
     articles that never speak of it) spoke of."""
@@ -67,6 +71,7 @@ def untold_subjects(ctx: CheckContext) -> list[Finding]:
     return [Finding("untold-subjects", "note", message, data={"words": untold})]
 
 
+@check("populations-unspoken", "note")
 def populations_unspoken(ctx: CheckContext) -> list[Finding]:
     """A population the question names (children, women, type 2 diabetes, hip fractures,
     outpatients) that none of the articles the answer cites speaks of."""
@@ -82,6 +87,7 @@ def populations_unspoken(ctx: CheckContext) -> list[Finding]:
     return [Finding("populations-unspoken", "note", message, data={"words": absent})]
 
 
+@check("unmentioned-terms", "note")
 def unmentioned(ctx: CheckContext) -> list[Finding]:
     """A subject term of the question that no retrieved article mentions at all."""
     terms = unmentioned_terms(ctx.question, ctx.articles.values())
@@ -94,6 +100,7 @@ def unmentioned(ctx: CheckContext) -> list[Finding]:
     return [Finding("unmentioned-terms", "note", message, data={"terms": terms})]
 
 
+@check("cited-off-subject", "note")
 def cited_off_subject(ctx: CheckContext) -> list[Finding]:
     """A yes or no resting on no cited article about the question's subject: none of the
     articles the answer still cites speaks of the subject as the question's frame reads it

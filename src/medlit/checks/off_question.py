@@ -7,7 +7,7 @@ so no other check takes it out; but it answers nothing that was asked, and "also
 reads as if it did.
 
 Here a cited sentence that names none of the question's subject terms
-(:func:`medlit.checks.unmentioned.subject_terms`: the drugs, conditions and procedures it names; not
+(:func:`medlit.words.unmentioned.subject_terms`: the drugs, conditions and procedures it names; not
 a population word, nor a framing word) loses each citation to an article that names none of them
 either (title, abstract or MeSH, in any form of the word, or by abbreviation), and is left out when
 it has none left. A sentence that goes on about the question's subject without naming it ("It also
@@ -31,18 +31,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
-from medlit.checks.citations import (
-    extract_pmids,
-    remove_cited_for,
-    without_citations,
-)
-from medlit.checks.unmentioned import mentioned, subject_terms
+from medlit.checks.citations import extract_pmids, remove_cited_for, without_citations
+from medlit.checks.context import CheckContext, cited_findings, logged, sentence_findings
+from medlit.checks.declare import check
+from medlit.checks.findings import Finding
 from medlit.text import either_of
 from medlit.types import Article
 from medlit.words.grounding import said_in, word_stems
 from medlit.words.topics import anchor_terms, normalise_topic
+from medlit.words.unmentioned import mentioned, subject_terms
 
-__all__ = ["borrowed_support_rewriter", "off_question_in"]
+__all__ = ["borrowed_support", "borrowed_support_rewriter", "off_question", "off_question_in"]
 
 MIN_TERMS = 2
 """Subject terms a question must have for its sentences to be checked on them alone: a
@@ -149,3 +148,20 @@ def borrowed_support_rewriter(
         return kept
 
     return check, warnings
+
+
+@check("off-question", "sentence")
+def off_question(ctx: CheckContext) -> list[Finding]:
+    """A citation of a sentence naming none of the question's subject terms to an article
+    naming none of them either."""
+    found = off_question_in(ctx.articles, ctx.question)
+    return logged(cited_findings("off-question", ctx, found), "answer_off_question")
+
+
+@check("borrowed-support", "sentence")
+def borrowed_support(ctx: CheckContext) -> list[Finding]:
+    """A claim that an article supports the answer ("also supports this conclusion") when
+    the article does not name every subject term of the question."""
+    rewrite, told = borrowed_support_rewriter(ctx.articles, ctx.question)
+    found = sentence_findings("borrowed-support", ctx, rewrite, told)
+    return logged(found, "answer_support_borrowed")

@@ -12,8 +12,11 @@ from __future__ import annotations
 import re
 
 from medlit.checks.citations import extract_pmids
+from medlit.checks.context import CheckContext, sentence_findings
+from medlit.checks.declare import check
+from medlit.checks.findings import Finding
 
-__all__ = ["QUESTION_FORM", "without_question_remark"]
+__all__ = ["QUESTION_FORM", "question_remarks", "without_question_remark"]
 
 # What a question's form is called: "yes/no", "yes-or-no", "binary", "closed", "open-ended",
 # "comparative"... (a remark on its subject, "an important question", is not one of these, nor
@@ -65,3 +68,11 @@ def without_question_remark(sentence: str) -> str:
     if not rest.strip() or not rest[0].isalpha():
         return sentence
     return match.group(1) + rest[0].upper() + rest[1:]
+
+
+@check("question-remarks", "cite")
+def question_remarks(ctx: CheckContext) -> list[Finding]:
+    """A remark about the question's form, not the literature ("This is a yes/no question.",
+    "The question asks whether ..."): a sentence that is only the remark goes, a remark opening
+    a sentence is taken off it. The reader is told nothing: no finding of an article is lost."""
+    return sentence_findings("question-remarks", ctx, without_question_remark, [])

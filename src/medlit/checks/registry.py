@@ -6,93 +6,133 @@ Stages: ``cite`` ties citations to their statements; ``sentence`` holds each cit
 to its articles; ``note`` says what the answer left no longer covers; ``verdict`` holds a
 yes/no verdict and the sentences stating an answer to the articles' conclusions; ``claim``
 holds a research finding to the article it was drawn from; ``report`` holds each sentence of
-a research report to what the references it cites stand behind. Adding a check is a function
-(in its own module) and one line here.
+a research report to what the references it cites stand behind. A check declares itself in its
+own module (:func:`medlit.checks.declare.check`); adding one is its id put in :data:`ORDER`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal
+from collections.abc import Collection
 
-from medlit.checks import claim_direction, claims, notes, report, units, verdict_units
-from medlit.checks.findings import Finding
+# Each module below declares its checks (``@check``) when imported.
+from medlit.checks import (
+    answer_wording,
+    attribution,
+    borrowed_terms,
+    citation_names,
+    citation_only,
+    cited_authors,
+    cited_designs,
+    cited_numbers,
+    cited_subjects,
+    cited_years,
+    claim_direction,
+    claims,
+    correlation_strength,
+    inferences,
+    level_changes,
+    notes,
+    off_question,
+    question_remarks,
+    report,
+    restated_titles,
+    reversed_findings,
+    stated_aims,
+    swapped_groups,
+    swapped_subjects,
+    unsupported,
+    verdict_units,
+)
+from medlit.checks.declare import DECLARED, Check, Stage
 
 __all__ = ["ORDER", "REGISTRY", "Check", "Stage", "enabled", "refuse_unknown", "unknown_ids"]
 
-Stage = Literal["cite", "sentence", "note", "verdict", "claim", "report"]
-
-
-@dataclass(frozen=True)
-class Check:
-    """One check: its id (kebab-case, stable: settings and clients name it), its stage, and
-    the function that runs it."""
-
-    id: str
-    stage: Stage
-    run: Callable[[Any], Sequence[Finding]]  # a CheckContext, ClaimContext or ReportContext
-
-    @property
-    def doc(self) -> str:
-        """What it catches: the first paragraph of its function's docstring, on one line."""
-        first = (self.run.__doc__ or "").strip().split("\n\n")[0]
-        return " ".join(first.split())
-
-
-_CHECKS = (
-    Check("question-remarks", "cite", units.question_remarks),
-    Check("uncited-attribution", "cite", units.uncited_attribution),
-    Check("citation-only", "cite", units.citation_only),
-    Check("misattributed-names", "sentence", units.misattributed_names),
-    Check("unsourced-numbers", "sentence", units.unsourced_numbers),
-    Check("swapped-groups", "sentence", units.swapped_groups),
-    Check("level-changes", "sentence", units.level_changes),
-    Check("swapped-subjects", "sentence", units.swapped_subjects),
-    Check("wrong-years", "sentence", units.wrong_years),
-    Check("wrong-authors", "sentence", units.wrong_authors),
-    Check("wrong-designs", "sentence", units.wrong_designs),
-    Check("overstated-correlations", "sentence", units.overstated_correlations),
-    Check("reversed-findings", "sentence", units.reversed_findings),
-    Check("unsupported-inferences", "sentence", units.unsupported_inferences),
-    Check("aims-as-findings", "sentence", units.aims_as_findings),
-    Check("restated-titles", "sentence", units.restated_titles),
-    Check("off-question", "sentence", units.off_question),
-    Check("borrowed-support", "sentence", units.borrowed_support),
-    Check("unsaid-subjects", "sentence", units.unsaid_subjects),
-    Check("borrowed-terms", "sentence", units.borrowed_terms),
-    Check("unsupported-conclusions", "sentence", units.unsupported_conclusions),
-    Check("opening-connective", "sentence", units.opening_connective),
-    Check("left-unanswered", "note", notes.left_unanswered),
-    Check("unaddressed-words", "note", notes.unaddressed_words),
-    Check("untold-subjects", "note", notes.untold_subjects),
-    Check("populations-unspoken", "note", notes.populations_unspoken),
-    Check("cited-off-subject", "note", notes.cited_off_subject),
-    Check("unmentioned-terms", "note", notes.unmentioned),
-    Check("restated-verdict", "verdict", verdict_units.restated_verdict),
-    Check("contradicted", "verdict", verdict_units.contradicted),
-    Check("against-conclusions", "verdict", verdict_units.against_conclusions),
-    Check("against-direction", "verdict", verdict_units.against_direction),
-    Check("against-own-words", "verdict", verdict_units.against_own_words),
-    Check("claim-quote", "claim", claims.claim_quote),
-    Check("claim-reverses-quote", "claim", claims.claim_reverses_quote),
-    Check("claim-opposite-direction", "claim", claim_direction.claim_opposite_direction),
-    Check("claim-denied-by-article", "claim", claims.claim_denied_by_article),
-    Check("claim-subject-unsaid", "claim", claims.claim_subject_unsaid),
-    Check("report-prompt-frame", "report", report.prompt_frame),
-    Check("report-uncited", "report", report.uncited),
-    Check("report-unbacked-words", "report", report.unbacked_words),
-    Check("report-misnamed", "report", report.misnamed),
-    Check("report-says-nothing", "report", report.says_nothing),
-    Check("report-citation-only", "report", report.citation_only),
-    Check("report-overcounts", "report", report.overcounts),
-    Check("report-prompt-talk", "report", report.prompt_talk),
+_MODULES = (
+    answer_wording,
+    attribution,
+    borrowed_terms,
+    citation_names,
+    citation_only,
+    cited_authors,
+    cited_designs,
+    cited_numbers,
+    cited_subjects,
+    cited_years,
+    claim_direction,
+    claims,
+    correlation_strength,
+    inferences,
+    level_changes,
+    notes,
+    off_question,
+    question_remarks,
+    report,
+    restated_titles,
+    reversed_findings,
+    stated_aims,
+    swapped_groups,
+    swapped_subjects,
+    unsupported,
+    verdict_units,
 )
 
-#: Every check by id.
-REGISTRY: dict[str, Check] = {check.id: check for check in _CHECKS}
-#: The order the checks run in.
-ORDER: tuple[str, ...] = tuple(check.id for check in _CHECKS)
+#: The order the checks run in, by id (each declared in its own module: ``@check``).
+ORDER: tuple[str, ...] = (
+    "question-remarks",
+    "uncited-attribution",
+    "citation-only",
+    "misattributed-names",
+    "unsourced-numbers",
+    "swapped-groups",
+    "level-changes",
+    "swapped-subjects",
+    "wrong-years",
+    "wrong-authors",
+    "wrong-designs",
+    "overstated-correlations",
+    "reversed-findings",
+    "unsupported-inferences",
+    "aims-as-findings",
+    "restated-titles",
+    "off-question",
+    "borrowed-support",
+    "unsaid-subjects",
+    "borrowed-terms",
+    "unsupported-conclusions",
+    "opening-connective",
+    "left-unanswered",
+    "unaddressed-words",
+    "untold-subjects",
+    "populations-unspoken",
+    "cited-off-subject",
+    "unmentioned-terms",
+    "restated-verdict",
+    "contradicted",
+    "against-conclusions",
+    "against-direction",
+    "against-own-words",
+    "claim-quote",
+    "claim-reverses-quote",
+    "claim-opposite-direction",
+    "claim-denied-by-article",
+    "claim-subject-unsaid",
+    "report-prompt-frame",
+    "report-uncited",
+    "report-unbacked-words",
+    "report-misnamed",
+    "report-says-nothing",
+    "report-citation-only",
+    "report-overcounts",
+    "report-prompt-talk",
+)
+
+if set(DECLARED) != set(ORDER):  # a check declared and not ordered, or ordered and not declared
+    raise RuntimeError(
+        f"checks declared but not ordered, or the reverse: {set(DECLARED) ^ set(ORDER)}"
+    )
+
+#: Every check by id, in order.
+REGISTRY: dict[str, Check] = {i: DECLARED[i] for i in ORDER}
 
 
 def unknown_ids(ids: Collection[str]) -> list[str]:

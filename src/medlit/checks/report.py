@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from medlit.checks.declare import check
 from medlit.checks.draft import Draft, Sentence
 from medlit.checks.findings import Finding
 from medlit.text import only_points, sentence_pieces
@@ -119,6 +120,7 @@ class ReportContext:
         ]
 
 
+@check("report-prompt-frame", "report")
 def prompt_frame(ctx: ReportContext) -> list[Finding]:
     """A sentence framed by the prompt ("The verified facts indicate that X [1]"): the frame
     goes, and the sentence is checked as what it frames."""
@@ -139,6 +141,7 @@ def prompt_frame(ctx: ReportContext) -> list[Finding]:
     return findings
 
 
+@check("report-uncited", "report")
 def uncited(ctx: ReportContext) -> list[Finding]:
     """A sentence citing no reference that stands behind a fact (or none at all)."""
     return ctx.leave_out(
@@ -146,6 +149,7 @@ def uncited(ctx: ReportContext) -> list[Finding]:
     )
 
 
+@check("report-unbacked-words", "report")
 def unbacked_words(ctx: ReportContext) -> list[Finding]:
     """A subject word of the question in a sentence that none of the references it cites
     stands behind."""
@@ -160,6 +164,7 @@ def unbacked_words(ctx: ReportContext) -> list[Finding]:
     )
 
 
+@check("report-misnamed", "report")
 def misnamed(ctx: ReportContext) -> list[Finding]:
     """A sentence naming otherwise what its references name ("vitamin D" where their facts
     say vitamin C)."""
@@ -173,6 +178,7 @@ def misnamed(ctx: ReportContext) -> list[Finding]:
     )
 
 
+@check("report-says-nothing", "report")
 def says_nothing(ctx: ReportContext) -> list[Finding]:
     """A sentence with no word besides its citations and numbers."""
     return ctx.leave_out(
@@ -180,6 +186,7 @@ def says_nothing(ctx: ReportContext) -> list[Finding]:
     )
 
 
+@check("report-citation-only", "report")
 def citation_only(ctx: ReportContext) -> list[Finding]:
     """A sentence that only points at its citations ("This is supported by [1].")."""
 
@@ -189,6 +196,7 @@ def citation_only(ctx: ReportContext) -> list[Finding]:
     return ctx.leave_out("report-citation-only", "it only points at its citations", points)
 
 
+@check("report-overcounts", "report")
 def overcounts(ctx: ReportContext) -> list[Finding]:
     """More studies spoken of than the references cited ("The evidence from two studies
     [1]"), a count the facts do not give themselves ("a meta-analysis of 12 trials" backs
@@ -201,6 +209,7 @@ def overcounts(ctx: ReportContext) -> list[Finding]:
     return ctx.leave_out("report-overcounts", "it counts more studies than it cites", more)
 
 
+@check("report-prompt-talk", "report")
 def prompt_talk(ctx: ReportContext) -> list[Finding]:
     """Words about the prompt, not the literature ("the verified facts", "their confidence
     level", "low-confidence")."""

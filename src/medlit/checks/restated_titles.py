@@ -26,11 +26,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import extract_pmids, without_citations
+from medlit.checks.context import CheckContext, cited_findings, logged
 from medlit.checks.contradicted import RESTATED, concludes, stated_answer
+from medlit.checks.declare import check
+from medlit.checks.findings import Finding
 from medlit.types import Article
 from medlit.words.stance import Stance, content_terms
 
-__all__ = ["title_answer"]
+__all__ = ["restated_titles", "title_answer"]
 
 
 def title_answer(sentence: str, article: Article) -> Stance | None:
@@ -69,3 +72,14 @@ def restated_in(
         return wrong
 
     return wrong_in, answers
+
+
+@check("restated-titles", "sentence")
+def restated_titles(ctx: CheckContext) -> list[Finding]:
+    """An answer to a cited article's title question that the article does not give (it
+    concludes the other)."""
+
+    wrong_in, said = restated_in(ctx.articles)
+    found = cited_findings("restated-titles", ctx, wrong_in)
+    ctx.data["restated-titles"] = said
+    return logged(found, "answer_titles_restated")

@@ -16,12 +16,15 @@ from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import extract_pmids, without_citations
 from medlit.checks.comparisons import Comparison, compared_terms, comparison, reverses
-from medlit.checks.conclusions import states_no_finding
+from medlit.checks.context import CheckContext, cited_findings, logged
+from medlit.checks.declare import check
+from medlit.checks.findings import Finding
 from medlit.text import split_sentences
 from medlit.types import Article
+from medlit.words.conclusions import states_no_finding
 from medlit.words.memo import remembered
 
-__all__ = ["matching_sentence"]
+__all__ = ["matching_sentence", "reversed_findings"]
 
 
 def _findings(article: Article) -> list[tuple[str, set[str]]]:
@@ -85,3 +88,14 @@ def reversed_in(
         return wrong
 
     return wrong_in, reversed_from
+
+
+@check("reversed-findings", "sentence")
+def reversed_findings(ctx: CheckContext) -> list[Finding]:
+    """A citation to an article whose matching sentence states the opposite comparison
+    ("higher" written over "similar", or the other way)."""
+
+    wrong_in, reversed_from = reversed_in(ctx.articles)
+    found = cited_findings("reversed-findings", ctx, wrong_in)
+    ctx.data["reversed-findings"] = reversed_from
+    return logged(found, "answer_findings_reversed")

@@ -26,14 +26,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import extract_pmids, without_citations
+from medlit.checks.context import CheckContext, cited_findings, logged
 from medlit.checks.contradicted import concludes
+from medlit.checks.declare import check
+from medlit.checks.findings import Finding
 from medlit.text import split_sentences
 from medlit.types import Article
 from medlit.words import cue
 from medlit.words.memo import remembered
 from medlit.words.stance import content_terms
 
-__all__ = ["AIM_LEAD", "AIM_SHARE", "aim_sentences", "stated_aim"]
+__all__ = ["AIM_LEAD", "AIM_SHARE", "aim_sentences", "aims_as_findings", "stated_aim"]
 
 AIM_SHARE = 0.6
 """Share of a cited sentence's content words an aim of its article must say."""
@@ -123,3 +126,11 @@ def aims_in(articles: Mapping[str, Article]) -> Callable[[str], list[tuple[str, 
         return wrong
 
     return wrong_in
+
+
+@check("aims-as-findings", "sentence")
+def aims_as_findings(ctx: CheckContext) -> list[Finding]:
+    """What a cited study set out to test, stated as what it found."""
+    return logged(
+        cited_findings("aims-as-findings", ctx, aims_in(ctx.articles)), "answer_aims_as_findings"
+    )

@@ -34,6 +34,9 @@ import re
 from collections.abc import Callable, Mapping
 
 from medlit.checks.citations import extract_pmids, without_citations
+from medlit.checks.context import CheckContext, cited_findings, logged
+from medlit.checks.declare import check
+from medlit.checks.findings import Finding
 from medlit.text import split_sentences
 from medlit.types import Article
 from medlit.words import guarded, opposite_pairs, stop_words
@@ -46,6 +49,7 @@ __all__ = [
     "named_groups",
     "numbers_with_words",
     "swapped_group",
+    "swapped_groups",
     "swapped_named_group",
 ]
 
@@ -242,3 +246,13 @@ def swapped_groups_in(articles: Mapping[str, Article]) -> Callable[[str], list[t
         return wrong
 
     return wrong_in
+
+
+@check("swapped-groups", "sentence")
+def swapped_groups(ctx: CheckContext) -> list[Finding]:
+    """A citation to an article that says the group the sentence names goes the other way
+    ("longer" where the article says "shorter")."""
+    return logged(
+        cited_findings("swapped-groups", ctx, swapped_groups_in(ctx.articles)),
+        "answer_groups_swapped",
+    )

@@ -31,16 +31,19 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from medlit.checks.citations import extract_pmids, without_citations
-from medlit.checks.defined_terms import long_forms
+from medlit.checks.context import CheckContext, cited_findings, logged
+from medlit.checks.declare import check
+from medlit.checks.findings import Finding
 from medlit.text import fold_accents, split_sentences
 from medlit.types import Article
 from medlit.words import word_set
+from medlit.words.defined_terms import long_forms
 from medlit.words.grounding import said_in, word_stems
 from medlit.words.memo import remembered
 from medlit.words.topics import normalise_topic
 from medlit.words.word_rarity import is_technical
 
-__all__ = ["RUN", "SwappedSubject", "swapped_subject"]
+__all__ = ["RUN", "SwappedSubject", "swapped_subject", "swapped_subjects"]
 
 RUN = 6
 """Words in a row an answer's sentence must share with an article's sentence to copy it."""
@@ -194,3 +197,13 @@ def swapped_subjects_in(articles: Mapping[str, Article]) -> Callable[[str], list
         return wrong
 
     return wrong_in
+
+
+@check("swapped-subjects", "sentence")
+def swapped_subjects(ctx: CheckContext) -> list[Finding]:
+    """A citation to an article whose finding the sentence copies word for word with another
+    subject in front of it."""
+    return logged(
+        cited_findings("swapped-subjects", ctx, swapped_subjects_in(ctx.articles)),
+        "answer_subjects_swapped",
+    )

@@ -28,9 +28,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from medlit.checks.defined_terms import article_definitions, standing_alone
 from medlit.text import fold_accents
 from medlit.types import Article
+from medlit.words.defined_terms import article_definitions, standing_alone
 from medlit.words.grounding import word_stem
 from medlit.words.memo import remembered
 from medlit.words.tokens import LETTER_WORDS

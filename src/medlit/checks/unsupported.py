@@ -16,7 +16,14 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from medlit.checks.apply import apply
 from medlit.checks.citations import extract_pmids
+from medlit.checks.context import CheckContext
+from medlit.checks.declare import check
+from medlit.checks.findings import Finding
+from medlit.checks.policy import TOGETHER, warnings_of
+from medlit.log import get_logger
+from medlit.text import all_of
 from medlit.types import Article
 from medlit.words.frame import QuestionFrame
 from medlit.words.grounding import abbreviation_said, said_in, word_stem, word_stems
@@ -30,6 +37,7 @@ __all__ = [
     "UnheldReader",
     "Unsupported",
     "says_all",
+    "unsupported_conclusions",
     "unsupported_line",
 ]
 
@@ -180,3 +188,33 @@ def _as_written(sentence: str, stems: set[str]) -> list[str]:
 
 def _how_many(count: str) -> str:
     return "an uncited sentence was" if count == "1" else f"{count} uncited sentences were"
+
+
+@check("unsupported-conclusions", "sentence")
+def unsupported_conclusions(ctx: CheckContext) -> list[Finding]:
+    """An uncited conclusion that uses the question's subject words together where no single
+    retrieved article holds them together."""
+
+    read = UnheldReader(ctx.articles, ctx.question, ctx.frame)
+    findings: list[Finding] = []
+    words: list[str] = []
+    for sentence in ctx.draft.sentences:
+        written = read(sentence.text)
+        if written is None:
+            continue
+        words.extend(word for word in written if word not in words)
+        said = all_of(written)
+        findings.append(
+            Finding(
+                "unsupported-conclusions", "drop", unsupported_line(said), (), sentence.index,
+                sentence.text, data={TOGETHER: unsupported_line(said, "{n}")},
+            )
+        )  # fmt: skip
+    if findings:
+        get_logger("agent.unsupported").warning(
+            "answer_unsupported_dropped", sentences=len(findings)
+        )
+    left = apply(ctx.draft, findings).text  # what the notes hold the words to
+    told = warnings_of(findings)
+    ctx.data["unsupported-conclusions"] = Unsupported(left, told, words, read.spoken)
+    return findings

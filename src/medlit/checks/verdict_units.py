@@ -4,12 +4,13 @@ what the cited articles conclude. They run once the verdict is known."""
 from __future__ import annotations
 
 from medlit.checks.citations import extract_pmids, without_citations
-from medlit.checks.conclusions import about_question, conclusion_sentences
 from medlit.checks.context import CheckContext, cited_findings
 from medlit.checks.contradicted import against_in, contradicted_in
+from medlit.checks.declare import check
 from medlit.checks.findings import Finding
 from medlit.log import get_logger
 from medlit.types import Article
+from medlit.words.conclusions import about_question, conclusion_sentences
 from medlit.words.stance import (
     change_said,
     content_terms,
@@ -29,6 +30,7 @@ __all__ = [
 log = get_logger("agent")
 
 
+@check("restated-verdict", "verdict")
 def restated_verdict(ctx: CheckContext) -> list[Finding]:
     """A yes or no read again from the answer left, where the answer the model gave the title
     question of an article on the question, which concludes the other, was left out."""
@@ -43,6 +45,7 @@ def restated_verdict(ctx: CheckContext) -> list[Finding]:
     return [Finding("restated-verdict", "flip_verdict", data={"to": "uncertain"})]
 
 
+@check("contradicted", "verdict")
 def contradicted(ctx: CheckContext) -> list[Finding]:
     """A cited sentence stating the answer opposite to the verdict, where every article it
     cites concludes the verdict's."""
@@ -57,6 +60,7 @@ def contradicted(ctx: CheckContext) -> list[Finding]:
     return found
 
 
+@check("against-conclusions", "verdict")
 def against_conclusions(ctx: CheckContext) -> list[Finding]:
     """A cited sentence stating the verdict's own answer (either answer, under Uncertain)
     where every article it cites concludes the other."""
@@ -94,6 +98,7 @@ def _reading(article: Article, question: str) -> str | None:
     return "opposite" if "opposite" in readings else next(iter(readings), None)
 
 
+@check("against-direction", "verdict")
 def against_direction(ctx: CheckContext) -> list[Finding]:
     """A "yes" where no cited article on the question concludes yes and some conclude the
     change opposite to the one asked ("lowered the risk" under "does X cause Y?"): the
@@ -113,6 +118,7 @@ def against_direction(ctx: CheckContext) -> list[Finding]:
     return _withheld("against-direction", "the cited conclusions state", "not yes")
 
 
+@check("against-own-words", "verdict")
 def against_own_words(ctx: CheckContext) -> list[Finding]:
     """A "yes" to a question asking a direction of change whose answer's own sentences state
     the opposite change more often than the one asked ("X improved the outcome" under "does

@@ -5,7 +5,7 @@ question (conclusions first), each followed by its citation ``[PMID:12345678]``,
 result as a digest, not a generated answer. For a yes/no question it adds a cautious reading of
 the conclusions (:mod:`medlit.words.stance`) only when the cues are clear and agree; otherwise
 ``uncertain``. Only the conclusions of articles that say at least half the question's words
-(:data:`medlit.checks.conclusions.ON_QUESTION`) lean it. Every sentence is quoted from evidence
+(:data:`medlit.words.conclusions.ON_QUESTION`) lean it. Every sentence is quoted from evidence
 actually retrieved, so every citation is real. This is what a fresh install answers with
 before the user configures a model.
 """
@@ -18,17 +18,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from medlit.checks.cited_subjects import unspoken_in
-from medlit.checks.conclusions import (
+from medlit.checks import unspoken_in
+from medlit.text import all_of, either_of, split_sentences
+from medlit.types import Article, Evidence, StudyType, VerdictCause
+from medlit.words.conclusions import (
     ON_QUESTION,
     about_question,
     conclusion_sentences,
     states_aim,
     states_no_finding,
 )
-from medlit.checks.defined_terms import long_forms
-from medlit.text import all_of, either_of, split_sentences
-from medlit.types import Article, Evidence, StudyType, VerdictCause
+from medlit.words.defined_terms import long_forms
 from medlit.words.frame import QuestionFrame, read_frame
 from medlit.words.grounding import said_in, word_stems
 from medlit.words.search_plan import speaks_of
@@ -458,13 +458,13 @@ def build_evidence_digest(
             is enough on its own).
         why: why no generated answer is given, for the header (by default, no model).
         unmentioned: the question's subject terms that no retrieved article says
-            (:func:`medlit.checks.unmentioned.unmentioned_terms`): the digest says so first, and
+            (:func:`medlit.words.unmentioned.unmentioned_terms`): the digest says so first, and
             a yes/no verdict is "uncertain", since the conclusions it would be read from are
             about something else.
         frame: the question's frame (:func:`medlit.words.frame.read_frame`), read here when
             not given. The populations it names (children, women, pregnancy, a condition, a
             setting) that no quoted article speaks of
-            (:func:`medlit.checks.cited_subjects.unspoken_in`) are said first, and a yes/no
+            (the checks' :func:`unspoken_in`) are said first, and a yes/no
             verdict is then "uncertain", as the generated answer does.
 
     When no retrieved article is about the question (none says enough of its words, see

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from medlit.checks.cited_subjects import unspoken_in
+from medlit.checks import unspoken_in
 from medlit.research.models import COLUMNS, EvidenceRow, NarrativeReport, VerifiedFact
 from medlit.research.synthesizer import citation_key
 from medlit.text import either_of
@@ -65,7 +65,7 @@ def _verdict(
     half of PubMedQA, where one study's reading was right in 0.79), else uncertain, with the
     way the rows lean said to be no verdict. A yes or no whose studies (their ``articles``,
     by key) none speaks of a population the question names is uncertain, as the digest's is
-    (:func:`medlit.checks.cited_subjects.unspoken_in`)."""
+    (the checks' :func:`unspoken_in`)."""
     sources = [
         SourceStance(
             key=str(n), stance=_STANCE.get(r.direction, "uncertain"), strong=r.design in _STRONG

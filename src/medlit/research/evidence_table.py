@@ -32,10 +32,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, create_model
 
-from medlit.checks.claim_check import check_claim
-from medlit.checks.claims import quote_passage
-from medlit.checks.conclusions import conclusion_sentences
-from medlit.checks.registry import refuse_unknown
+from medlit.checks import check_claim, quote_passage, refuse_unknown
 from medlit.errors import LLMConfigError, LLMError
 from medlit.log import get_logger
 from medlit.research.models import (
@@ -61,6 +58,7 @@ from medlit.research.prompts import ResearchLLM, Task, messages, require_in_sche
 from medlit.text import split_sentences
 from medlit.types import AbstractSection, Article, FullTextSection
 from medlit.words import cue
+from medlit.words.conclusions import conclusion_sentences
 from medlit.words.frame import QuestionFrame
 from medlit.words.stance import change_said, content_terms, sentence_stance
 

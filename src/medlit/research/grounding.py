@@ -1,6 +1,6 @@
 """The research report's summary and sections held to its verified facts.
 
-The sentence-level checking (:func:`medlit.checks.report_check.ground_text`) is the checks'; what
+The sentence-level checking (:mod:`medlit.checks`' :func:`ground_text`) is the checks'; what
 is here knows the report's facts and references: the words each reference number stands
 behind, the summary when no drafted sentence survives, and a section's fallback.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from medlit.checks.report_check import GroundedSummary, ground_text
+from medlit.checks import GroundedSummary, ground_text
 from medlit.research.models import Discrepancy, Reference, VerifiedFact
 from medlit.words.grounding import question_parts, topic_words
 from medlit.words.topics import anchor_terms, normalise_topic

@@ -20,9 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from medlit.cache.chunking import FULL_TEXT_EMBEDDED
-from medlit.checks.claim_check import CheckedClaim, check_claim
-from medlit.checks.claims import without_label
-from medlit.checks.registry import refuse_unknown
+from medlit.checks import CheckedClaim, check_claim, refuse_unknown, without_label
 from medlit.config import ResearchDepth, ResearchSettings
 from medlit.errors import LLMConfigError, LLMError, ResearchError, TimeBudgetSpent
 from medlit.log import get_logger

@@ -15,10 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
-from medlit.checks.answer_wording import third_person, unauthored
-from medlit.checks.defined_terms import spell_out
-from medlit.checks.registry import refuse_unknown
-from medlit.checks.report_check import ground_text
+from medlit.checks import ground_text, refuse_unknown, third_person, unauthored
 from medlit.config import ResearchSettings
 from medlit.errors import LLMOutputError, LLMTimeout, TimeBudgetSpent
 from medlit.log import get_logger
@@ -45,6 +42,7 @@ from medlit.research.prompts import (
 )
 from medlit.text import counted
 from medlit.types import Article, Citation, StudyType
+from medlit.words.defined_terms import spell_out
 from medlit.words.grounding import cited_numbers, word_stems
 
 __all__ = [

@@ -2,7 +2,7 @@
 the checks compare by, and a claim held to its verbatim quote (:func:`claim_supported`).
 
 A report's sentences are held to what their references stand behind by the ``report`` checks
-(:mod:`medlit.checks.report`, run by :func:`medlit.checks.report_check.ground_text`); the
+(:mod:`medlit.checks`, run by its ``ground_text``); the
 research report's own use of them (its summary, its fallbacks) is
 :mod:`medlit.research.grounding`.
 """

@@ -5,7 +5,7 @@ kept in one place so that it can be forgotten at once.
 checks read one sentence or one conclusion many times (each check, each article it cites),
 and read it once so. What is worked out of an article's own texts (its sections, their
 sentences, everything it says: :func:`medlit.text.is_article_text`, named by the article's
-view, :mod:`medlit.checks.evidence`) is kept apart, per article, for every later answer that
+view, :mod:`medlit.words.evidence`) is kept apart, per article, for every later answer that
 cites it. :func:`forget` empties the memories of the answers' texts (the speed benchmark does
 before each answer, to time it as if its texts were new); :func:`forget_articles` those of
 the articles' (with their views).

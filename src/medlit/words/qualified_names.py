@@ -5,7 +5,7 @@ surgery?" and "Is COX-1 inhibition safe after surgery?" embed almost alike, and 
 "vitamin D supplementation" shares every word but one letter with an abstract about vitamin C.
 Yet each pair names two different things, with different answers. This module reads such names
 so that the answer cache (:mod:`medlit.cache.guard`), the ask flow's citations
-(:mod:`medlit.checks.citation_names`) and the research verifier
+(``misattributed-names``, :mod:`medlit.checks`) and the research verifier
 (:func:`medlit.research.grounding.claim_supported`) can tell them apart.
 
 A *qualified name* is a head and its qualifier:

@@ -1,8 +1,8 @@
 """A question's search terms: its content words, and the PubMed queries built of them.
 
 Shared by the ask planner (:mod:`medlit.agent.query`), the researcher's searches and the checks
-that compare an answer's words with the question's (:mod:`medlit.checks.attribution`). A search
-that finds nothing is relaxed the same way by both (:func:`relaxed_queries`).
+that compare an answer's words with the question's (``uncited-attribution``). A search that
+finds nothing is relaxed the same way by both (:func:`relaxed_queries`).
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 the prose.
 
 A word under :data:`RARE_ZIPF` is technical ("vancomycin", "cycloplegic"); the checks that hold
-a cited sentence to its articles (:mod:`medlit.checks.borrowed_terms`) and a research claim to
-its quote (:mod:`medlit.checks.swapped_terms`) read only such words, so "evidence",
+a cited sentence to its articles (``borrowed-terms``) and a research claim to
+its quote (``claim-quote``) read only such words, so "evidence",
 "association" or "however" never count.
 """
 

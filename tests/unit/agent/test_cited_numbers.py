@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from medlit.checks.citations import enforce_citations
+from medlit.checks import enforce_citations
 from medlit.checks.cited_numbers import numbers_in
 from medlit.types import AbstractSection, Article
 from tests.unit._checks import checked

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from medlit.checks.answer import check_answer
-from medlit.checks.citations import enforce_citations
+from medlit.checks import check_answer, enforce_citations
 from medlit.types import AbstractSection, Article
 
 RETRIEVED = {"18852857", "36206626", "11878590", "12345678"}

@@ -3,17 +3,15 @@ what the checks remember of texts, and that it is forgotten at once."""
 
 from __future__ import annotations
 
+from medlit.checks.answer_wording import opening_connective
 from medlit.checks.apply import apply
+from medlit.checks.attribution import uncited_attribution
+from medlit.checks.citation_names import misattributed_names
+from medlit.checks.citation_only import citation_only
 from medlit.checks.context import CheckContext, cited_findings, sentence_findings
 from medlit.checks.draft import Draft
 from medlit.checks.policy import warnings_of
-from medlit.checks.units import (
-    citation_only,
-    misattributed_names,
-    opening_connective,
-    uncited_attribution,
-    unsupported_conclusions,
-)
+from medlit.checks.unsupported import unsupported_conclusions
 from medlit.checks.verdict_units import against_conclusions
 from medlit.types import AbstractSection, Article
 from medlit.words import memo

@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from medlit.checks.answer import check_answer
+from medlit.checks import ORDER, REGISTRY, check_answer
 from medlit.checks.apply import apply
 from medlit.checks.context import CheckContext
 from medlit.checks.draft import Draft
-from medlit.checks.question_remarks import without_question_remark
-from medlit.checks.registry import ORDER, REGISTRY
-from medlit.checks.units import question_remarks
+from medlit.checks.question_remarks import question_remarks, without_question_remark
 from medlit.types import AbstractSection, Article
 
 REMARKS = [

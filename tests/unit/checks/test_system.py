@@ -11,14 +11,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from medlit.checks.answer import check_answer
+from medlit.checks import ORDER, REGISTRY, check_answer, enabled, unknown_ids
 from medlit.checks.apply import apply
+from medlit.checks.cited_years import wrong_years
 from medlit.checks.context import CheckContext
 from medlit.checks.draft import Draft, rewrite_sentences
 from medlit.checks.findings import Finding
 from medlit.checks.policy import TOGETHER, Facts, after_verdict, decide, warnings_of
-from medlit.checks.registry import ORDER, REGISTRY, enabled, unknown_ids
-from medlit.checks.units import wrong_years
 from medlit.config import Settings
 from medlit.text import rewrite_sentences as text_rewrite_sentences
 from medlit.types import AbstractSection, Article
@@ -180,7 +179,7 @@ def test_the_committed_catalogue_is_the_registrys() -> None:
 
 
 def test_an_evidence_view_reads_its_article_once() -> None:
-    from medlit.checks.evidence import EvidenceView
+    from medlit.words.evidence import EvidenceView
 
     article = Article(
         pmid="7",

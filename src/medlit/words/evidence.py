@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from functools import cached_property
 
-from medlit.checks.conclusions import conclusion_sentences
 from medlit.text import forget_kept_sentences, keep_sentences, make_room
 from medlit.types import Article, StudyType
+from medlit.words.conclusions import conclusion_sentences
 from medlit.words.grounding import word_stems
 from medlit.words.memo import forget_articles
 
