@@ -11,7 +11,7 @@ from medlit.checks.context import CheckContext
 from medlit.checks.declare import check
 from medlit.checks.findings import Finding
 from medlit.text import all_of, either_of
-from medlit.words.search_plan import speaks_of
+from medlit.words.search_plan import speaks_of_subject
 from medlit.words.unmentioned import unmentioned_terms
 
 __all__ = [
@@ -109,7 +109,7 @@ def cited_off_subject(ctx: CheckContext) -> list[Finding]:
     if frame is None or not frame.yes_no or not frame.subject or ctx.data.get("untold-subjects"):
         return []
     cited = [ctx.articles[p] for p in extract_pmids(ctx.draft.text) if p in ctx.articles]
-    if not cited or any(speaks_of(frame, a.everything_said, ("subject",)) for a in cited):
+    if not cited or any(speaks_of_subject(frame, a.everything_said) for a in cited):
         return []
     about = "; ".join(f"“{a.title.rstrip('.')}”" for a in cited[:2] if a.title)
     message = f"None of the articles cited is about {frame.subject}" + (

@@ -36,6 +36,7 @@ __all__ = [
     "concepts_of",
     "plan_searches",
     "speaks_of",
+    "speaks_of_subject",
 ]
 
 #: What a concept is of the question, in the order a search drops them (the subject never).
@@ -255,7 +256,10 @@ def concepts_of(frame: QuestionFrame, text: str = "", *, max_terms: int = 8) -> 
     left = [
         term
         for term in query_terms(text or frame.question, max_terms=max_terms + 4)
-        if term.strip('"') not in covered and term not in asked and term not in _FRAMING
+        if term.strip('"') not in covered
+        and term not in asked
+        and term not in _FRAMING
+        and term not in _HEADS
     ]
     budget = max_terms - sum(max(len(c.words), 1) for c in concepts)
     for term in left[: max(budget, 0)]:
@@ -351,3 +355,30 @@ def concept_words(frame: QuestionFrame, roles: Iterable[Role] = ("subject", "out
             asked = [variants[0] for variants in concept.words] or [concept.phrases[0]]
             words.update(word for phrase in asked for word in phrase.split())
     return words
+
+
+#: A key word of the subject rarer in English than this (Zipf) names it on its own: a drug,
+#: a procedure, an anatomical part ("telmisartan", "infundibular", "thrombus").
+_NAMING_ZIPF = 3.5
+
+
+def speaks_of_subject(frame: QuestionFrame, text: str) -> bool:
+    """Whether ``text`` speaks of ``frame``'s subject: one of the subject's naming words
+    (rare in English: "telmisartan" of "the ARB telmisartan", "thrombus" of "routine thrombus
+    aspiration") or another name it gives, by stem; a subject of common words only, all of
+    them (:meth:`Concept.found_in`). A frame with no subject read: True."""
+    subject = next((c for c in concepts_of(frame) if c.role == "subject"), None)
+    if subject is None:
+        return True
+    said = _Text(text)
+    if subject.found_in(said.joined, said.words):
+        return True
+    stems = frozenset(word_stem(plural_lemma(w)) for w in said.words)
+    words = [w for variants in subject.words for w in variants[:1]] or subject.phrases[0].split()
+    naming = [
+        part
+        for word in [*words, *subject.phrases[1:]]
+        for part in word.split("-")
+        if " " not in part and frequency.zipf(part) < _NAMING_ZIPF
+    ]
+    return any(word_stem(plural_lemma(w)) in stems for w in naming)
