@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-# Each module below declares its checks (``@check``) when imported.
-from medlit.checks import (
+# Each module below declares its checks (``@check``) when imported: imported for that alone.
+from medlit.checks import (  # noqa: F401
     answer_wording,
     attribution,
     borrowed_terms,
@@ -46,35 +46,6 @@ from medlit.checks import (
 from medlit.checks.declare import DECLARED, Check, Stage
 
 __all__ = ["ORDER", "REGISTRY", "Check", "Stage", "enabled", "refuse_unknown", "unknown_ids"]
-
-_MODULES = (
-    answer_wording,
-    attribution,
-    borrowed_terms,
-    citation_names,
-    citation_only,
-    cited_authors,
-    cited_designs,
-    cited_numbers,
-    cited_subjects,
-    cited_years,
-    claim_direction,
-    claims,
-    correlation_strength,
-    inferences,
-    level_changes,
-    notes,
-    off_question,
-    question_remarks,
-    report,
-    restated_titles,
-    reversed_findings,
-    stated_aims,
-    swapped_groups,
-    swapped_subjects,
-    unsupported,
-    verdict_units,
-)
 
 #: The order the checks run in, by id (each declared in its own module: ``@check``).
 ORDER: tuple[str, ...] = (
