@@ -266,3 +266,35 @@ def test_a_result_keeps_a_frame_given_and_shows_it() -> None:
     assert result.question_frame == frame
     assert result.model_dump(mode="json")["question_frame"]["subject"] == frame["subject"]
     assert "question_frame" not in repr(result)  # a repr reads no frame
+
+
+@pytest.mark.parametrize(
+    ("question", "subject", "outcome"),
+    [
+        # A preposition the verb leaves is no word of the outcome.
+        ("Does zorblatamab work for quixotic fever?", "zorblatamab", "quixotic fever"),
+        ("Does lung ischemia have an impact on coronary flow?", "lung ischemia", "coronary flow"),
+        # A possessive or an indefinite person is no word of either.
+        ("Could my seasonal allergies worsen asthma?", "seasonal allergies", "asthma"),
+        ("Can hypnotherapy help someone quit smoking?", "hypnotherapy", "quit smoking"),
+        # "in vitro" opens a name: it is kept.
+        (
+            "Does in vitro fertilization increase the risk of autism?",
+            "in vitro fertilization",
+            "autism",
+        ),
+        # "is it better to take X": X is asked about, not "it".
+        ("Is it better to take aspirin at night to prevent stroke?", "aspirin", "stroke"),
+        # A noun after "the" is no verb: "the use of X ... result in Y".
+        (
+            "Does the use of statins in sepsis result in cost savings?",
+            "use of statins",
+            "cost savings",
+        ),
+    ],
+)
+def test_the_frame_reads_what_a_question_opens_and_leaves(
+    question: str, subject: str, outcome: str
+) -> None:
+    frame = read_frame(question)
+    assert (frame.subject, frame.outcome) == (subject, outcome)

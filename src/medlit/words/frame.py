@@ -89,6 +89,18 @@ _COMPARISON = re.compile(
 )
 _RISK_OF = re.compile(r"^(?:the\s+)?(?:risk|rates?|incidence|odds|chances?|levels?)\s+of\s+")
 _ARTICLE = re.compile(r"^(?:the|a|an|any|some)\s+")
+# What a subject or an outcome never opens with: a preposition left by the verb before it
+# ("work for acne scars", "result in cost savings"), a possessive or an indefinite person
+# ("my sinus allergies", "help someone quit smoking"), a noun of effect ("an impact on X").
+_OPENING = re.compile(
+    r"^(?:(?:for|on|of|in(?!\s+(?:vitro|vivo|utero|situ|silico)\b)|into|to|about|with|against)"
+    r"\s+|(?:my|your|his|her|our|their|its|someone|somebody|anyone|one)\s+"
+    r"|(?:(?:an?|any|the)\s+)?(?:impact|effect|influence|bearing)\s+(?:on|upon)\s+)+"
+)
+# "is it better to take X", "is it safe to use X": what is asked of is the infinitive's object.
+_IT_TO = re.compile(r"^it\s+(?:\w+\s+){1,3}?to\s+(?:\w+\s+(?:of\s+)?)?(?=\w)")
+# A word after a determiner is a noun ("the use of X"), never the question's verb.
+_DETERMINER = re.compile(r"\b(?:the|a|an|this|that|its|their|any|some|no)\s+$")
 _PLACE = re.compile(r"\b(?:in|among)\s+((?:[A-Z][a-z]{2,})(?:\s+[A-Z][a-z]{2,})?)\s*(?:\?|$)")
 # A place named within a question ("Is HIV control in Haiti making a difference?").
 _PLACE_WITHIN = re.compile(r"\b(?:in|among)\s+([A-Z][a-z]{2,}(?:\s+[A-Z][a-z]{2,})?)\b(?!')")
@@ -131,6 +143,8 @@ def _main_verb(text: str) -> re.Match[str] | None:
     form after "does" ("zorblatamab cure quixotic fever": "cure"), if any."""
     for match in list(_TOKEN.finditer(text))[1:]:
         word = match.group(0)
+        if _DETERMINER.search(text, 0, match.start()):
+            continue
         if not word.endswith(("ing", "ed")) and is_verb(word) and lemmas(word) == {word}:
             return match  # its own lemma: "change", not "campaigns"
     return None
@@ -277,7 +291,7 @@ def _direction(asking: str) -> tuple[Direction | None, str, tuple[int, int]]:
 
 def _phrase(text: str) -> str:
     """The head of ``text`` up to where a population, a setting or a comparison begins."""
-    text = _ARTICLE.sub("", text.strip())
+    text = _OPENING.sub("", _ARTICLE.sub("", text.strip()))
     end = _PHRASE_END.search(text)
     return text[: end.start() if end else len(text)].strip(" ,;:?")
 
@@ -290,6 +304,7 @@ def _subject_outcome(question: str, asking: str, span: tuple[int, int]) -> tuple
     relation = asking[span[0] : span[1]]
     if span == (0, 0):
         subject, outcome = _LEADING.sub("", asking).rstrip(" ?"), ""
+        subject = _IT_TO.sub("", subject)
         how = _HOW.match(subject)
         subject = how["rest"] if how is not None else subject
         link = cue("frame.link").search(subject)
@@ -312,7 +327,7 @@ def _subject_outcome(question: str, asking: str, span: tuple[int, int]) -> tuple
         elif (purpose := _FOR.search(subject)) is not None and purpose.start() > 0:
             subject, outcome = subject[: purpose.start()], _phrase(subject[purpose.end() :])
     else:
-        subject = _LEADING.sub("", asking[: span[0]])
+        subject = _IT_TO.sub("", _LEADING.sub("", asking[: span[0]]))
         outcome = _phrase(_RISK_OF.sub("", _ARTICLE.sub("", asking[span[1] :].strip())))
     subject = cue("frame.asker").sub("", subject.strip())
     subject = _phrase(subject)
