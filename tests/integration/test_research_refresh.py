@@ -200,6 +200,7 @@ def test_refresh_keeps_the_old_version_and_cites_the_new_article(
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["status"] == "COMPLETED" and data["report_version"] == 2
+    assert data["refreshed"] is True and data["rerun"]["new"] == [NEW_PMID]
     changes = data["changes"]
     assert changes["new_articles"] == [NEW_PMID] and changes["previous_version"] == 1
     cited = {r["pmid"]: r["number"] for r in data["report"]["references"]}

@@ -563,16 +563,22 @@ def research_refresh(
     running: list[str] = []
     with _interruptible(running):
         rerun, job = run_async(_refresh(settings, job_id, window, as_json, running))
+    told = {
+        "refreshed": rerun is None or bool(rerun.found),
+        "rerun": rerun.model_dump(mode="json") if rerun is not None else None,
+    }
     if rerun is not None and not rerun.found:
         if as_json:
-            print_json({"job": job.id, "rerun": rerun.model_dump(mode="json"), "refreshed": False})
+            from medlit.research.report import job_to_dict
+
+            print_json({**job_to_dict(job), **told})
         else:
             from medlit.research.rerun import render_rerun
 
             typer.echo(render_rerun(rerun, advise=False))
             typer.echo(f"Report version {job.report_version} unchanged.")
         return
-    _finish(job, out, as_json)
+    _finish(job, out, as_json, extra=told)
 
 
 async def _refresh(
@@ -628,11 +634,12 @@ def research_versions(
         return
     for row in rows:
         made = str(row["generated_at"] or "no report")[:16].replace("T", " ")
-        state = (
-            "current"
-            if row["saved_at"] is None
-            else f"replaced {str(row['saved_at'])[:16].replace('T', ' ')}"
-        )
+        if row["saved_at"] is not None:
+            state = f"replaced {str(row['saved_at'])[:16].replace('T', ' ')}"
+        elif job.refresh is not None:  # the report is still the last one's
+            state = f"being written (resume it with: medlit research resume {job.id})"
+        else:
+            state = "current"
         console.print(f"version {row['version']}: written {made} UTC, {state}", highlight=False)
     if job.checked_at is not None:
         console.print(f"last checked for new articles {job.checked_at:%Y-%m-%d %H:%M} UTC")
@@ -817,7 +824,9 @@ def _check_out(out: Path | None) -> None:
         raise ValidationError(f"--out {out}: the directory {parent} is not writable")
 
 
-def _finish(job: ResearchJob, out: Path | None, as_json: bool) -> None:
+def _finish(
+    job: ResearchJob, out: Path | None, as_json: bool, *, extra: dict[str, Any] | None = None
+) -> None:
     from rich.markup import escape
 
     from medlit.errors import ResearchError, StorageError
@@ -840,7 +849,7 @@ def _finish(job: ResearchJob, out: Path | None, as_json: bool) -> None:
         else:
             err_console.print(f"report written to {out}", highlight=False)
     if as_json:
-        print_json(job_to_dict(job))
+        print_json({**job_to_dict(job), **(extra or {})})
     elif job.report is not None and out is None:
         console.print(  # the flow as its table: a terminal shows no image
             render_markdown(job.report, job, drawings=False),
@@ -922,6 +931,12 @@ def _show_status(job: ResearchJob) -> None:
         console.print(f"[red]failed in {failed}:[/] {escape(job.error)}", highlight=False)
     if job.budget_stop_reason:
         console.print(f"[yellow]stopped early:[/] {escape(job.budget_stop_reason)}")
+    if job.report_version > 1 or job.checked_at is not None:
+        checked = f"{job.checked_at:%Y-%m-%d %H:%M} UTC" if job.checked_at else "never"
+        console.print(
+            f"report version {job.report_version} · last checked for new articles {checked}",
+            highlight=False,
+        )
     if job.plan is not None:
         table = Table(title="Sub-questions", title_justify="left")
         wide = console.width >= WIDE_TABLE_MIN
