@@ -251,6 +251,40 @@ def test_refresh_keeps_the_old_version_and_cites_the_new_article(
     assert llm_server.completions == []
 
 
+async def test_a_trial_against_the_verdict_turns_it_and_the_report_says_so(
+    rsettings: Settings, eutils: FakeEutils, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    against = NEW.model_copy(
+        update={
+            "title": "Aspirin and recurrent ischaemic stroke: a large randomised controlled trial",
+            "abstract": [
+                NEW.abstract[0].model_copy(
+                    update={"text": "Aspirin did not reduce recurrent ischaemic stroke (HR 1.01)."}
+                ),
+                NEW.abstract[1].model_copy(
+                    update={"text": "Aspirin does not prevent recurrent ischaemic stroke."}
+                ),
+            ],
+        }
+    )
+    claim = "Aspirin did not reduce recurrent ischaemic stroke"
+    monkeypatch.setitem(research_responder.CLAIMS, NEW_PMID, (f"{claim}.", claim, ["HR 1.01"]))
+    monkeypatch.setitem(research_responder.BY_PMID, NEW_PMID, against)
+    monkeypatch.setattr(research_responder, "NEGATIVE", {*research_responder.NEGATIVE, NEW_PMID})
+    job = await _run(rsettings)
+    assert job.report is not None and verdict_of(job.report.executive_summary) == "Yes"
+    eutils.add_article(against, entered=_today())
+    async with Runtime(rsettings) as runtime, runtime.orchestrator() as orchestrator:
+        _, after = await orchestrator.refresh(job.id, source_search(runtime))
+    changes = after.changes
+    assert changes is not None and changes.verdict_before == "Yes" and changes.verdict_turned
+    row = next(r for r in after.evidence_table if r.pmid == NEW_PMID)
+    assert row.direction in {"opposes", "no difference"}
+    markdown = render_markdown(after.report, after)  # type: ignore[arg-type]
+    assert "- Verdict turned: Yes before, " in markdown
+    assert f"(PMID {NEW_PMID})" in markdown.split("## What changed since version 1")[1]
+
+
 async def test_an_interrupted_refresh_resumes_without_searching_again(
     rsettings: Settings,
     eutils: FakeEutils,

@@ -120,8 +120,10 @@ def change_lines(change: ReportChange, report: NarrativeReport) -> list[str]:
         pass
     elif change.verdict_turned:
         out.append(
-            f"- Verdict turned: {change.verdict_before or 'none'} before, "
-            f"{change.verdict_now or 'none'} now."
+            f"- Verdict turned: {change.verdict_before or 'no verdict'} before, "
+            f"{change.verdict_now or 'no verdict'} now"
+            + ("" if report.answered else " (the evidence found does not answer the question)")
+            + "."
         )
     else:
         out.append(f"- Verdict the same: {change.verdict_now}.")
