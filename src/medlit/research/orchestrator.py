@@ -71,6 +71,7 @@ from medlit.research.models import (
     ReportRefresh,
     ResearchFinding,
     ResearchJob,
+    SearchLogEntry,
     StageTimes,
     SubQuestion,
     SubQuestionStatus,
@@ -284,7 +285,7 @@ class ResearchOrchestrator:
                     f"research job {job.id} is {job.status.value}: only a completed job's "
                     f"report is refreshed (continue it with: medlit research resume {job.id})"
                 )
-            entries: list[Any] = []
+            entries: list[SearchLogEntry] = []
             with usage_scope() as spent:
                 rerun = await rerun_search(
                     job,
@@ -392,7 +393,7 @@ class ResearchOrchestrator:
             lock.release()
 
 
-def start_refresh(job: ResearchJob, rerun: RerunReport, entries: list[Any]) -> None:
+def start_refresh(job: ResearchJob, rerun: RerunReport, entries: list[SearchLogEntry]) -> None:
     """Set ``job`` to take in what ``rerun`` found new: the articles held, the refresh's
     searches logged, each new article to be read by the first sub-question whose search
     found it, the stages from EXECUTING on to run again, the depth's budget afresh."""

@@ -443,9 +443,10 @@ class DeepResearcher:
         self, plan: ResearchPlan, question: SubQuestion, articles: list[Article], on_read: OnRead
     ) -> None:
         """Read articles new since ``question`` was researched (a refresh of the report):
-        screened and read as its own search's articles are, added to what it found; no
-        follow-up questions are raised (a refresh takes in what is new, it researches no new
-        topic). Articles it read already are not read again.
+        kept in the evidence cache (for ``ask`` and later jobs), screened and read as its own
+        search's articles are, added to what it found. No follow-up question is raised (a
+        refresh takes in what is new; it researches no new topic), and an article it read
+        already is not read again.
 
         Raises:
             LLMConfigError: no model for ``extract_facts``.
@@ -456,7 +457,7 @@ class DeepResearcher:
             sub_root = plan.root_of(sub.id)
             if (sub_root.id if sub_root is not None else sub.id) == root_id:
                 self._extracted.update((root_id, key) for key in sub.read)
-        articles = [a for a in articles if a.key not in question.read]
+        articles = await self._keep([a for a in articles if a.key not in question.read])
         off_before = list(question.off_question)
         question.found += [a.key for a in articles if a.key not in question.found]
         question.articles_found = len(question.found)
