@@ -12,7 +12,7 @@ import re
 from enum import IntEnum
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 __all__ = [
     "AbstractSection",
@@ -434,6 +434,14 @@ class SearchQuery(BaseModel):
     sort: Literal["relevance", "pub_date"] = "relevance"
     min_year: int | None = None
     max_year: int | None = None
+    entered_since: AwareDatetime | None = Field(
+        None,
+        description="Only articles entered in the source on or after this moment (time zone "
+        "required): PubMed's Entrez date (esearch datetype=edat; whole days, so the day before "
+        "is included rather than an article missed), Europe PMC's creation date "
+        "(CREATION_DATE, whole days likewise), the local corpus's added date (exact). None: "
+        "whenever entered.",
+    )
 
 
 class ProviderStatus(BaseModel):

@@ -11,7 +11,9 @@ taken from real responses::
         fake.served()                            # 200 answers so far
 
 Matching is the same simple word match as the E-utilities fake; a ``PUB_YEAR:[a TO b]``
-clause filters by year.
+clause filters by year, a ``CREATION_DATE:[YYYY-MM-DD TO YYYY-MM-DD]`` clause (``*`` for an
+open end) by the result's ``dateOfCreation`` (a result without one is outside every such
+window). :meth:`FakeEuropePMC.add_article` adds a record with its creation date.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Iterable
+from datetime import date
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
@@ -143,9 +146,19 @@ class FakeEuropePMC:
         """Requests answered with 200."""
         return sum(1 for r in self.history if r.status == 200)
 
+    def add_article(self, article: Article, *, created: date) -> None:
+        """Serve ``article`` (from now on), created in Europe PMC on ``created``."""
+        result = article_to_result(article)
+        result["dateOfCreation"] = result["firstIndexDate"] = created.isoformat()
+        with self._lock:
+            self.results.append(result)
+
     def _match(self, query: str) -> list[dict[str, Any]]:
         years = re.search(r"PUB_YEAR:\[(\d+) TO (\d+)\]", query)
         query = re.sub(r"\(?PUB_YEAR:\[[^\]]*\]\)?", " ", query)
+        created = re.search(r"CREATION_DATE:\[(\S+) TO (\S+)\]", query)
+        query = re.sub(r"\(?CREATION_DATE:\[[^\]]*\]\)?", " ", query)
+        query = re.sub(r"(\s+AND)+\s*$", "", query.strip())
         tree = parse(query, lambda text: [w for w in _WORD.findall(text.lower()) if w not in _STOP])
         texts = [
             " ".join(str(r.get(k, "")) for k in ("title", "abstractText")).lower()
@@ -175,6 +188,11 @@ class FakeEuropePMC:
             year = int(result.get("pubYear") or 0)
             if years and not int(years.group(1)) <= year <= int(years.group(2)):
                 continue
+            if created is not None:
+                day = str(result.get("dateOfCreation") or "")
+                low, high = (g if g != "*" else "" for g in created.groups())
+                if not day or day < low or (high and day > high):
+                    continue
             matched.append(result)
         return matched
 

@@ -42,6 +42,12 @@ PubMed does; ``match="all"`` (default) needs every remaining word, ``match="any"
 many words match. A quoted phrase (``"vitamin d"``) matches its words in that order. Field tags
 (``[tiab]``) are ignored. A query in Boolean syntax (``OR``, ``NOT``, parentheses) is read as
 PubMed reads it (:mod:`tests.fakes.boolean_query`), unknown words ignored.
+
+Dates: ``mindate``/``maxdate`` filter by publication year, or, with ``datetype=edat``, by the
+Entrez date (the record's ``History/PubMedPubDate[@PubStatus="entrez"]``, whole days, both
+ends included, as PubMed does); a record without one is outside every entry-date window.
+:meth:`FakeEutils.add_article` adds a record with its entry date, as a new article reaches
+PubMed. A ``("2019"[dp] : "2021"[dp])`` clause of the term filters by publication year.
 """
 
 from __future__ import annotations
@@ -56,6 +62,7 @@ import unicodedata
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Literal
@@ -204,6 +211,7 @@ class FakeEutils:
     ) -> None:
         self.records: dict[str, bytes] = {}
         self.years: dict[str, int] = {}
+        self.entered: dict[str, date] = {}  # PMID -> Entrez date, where the record has one
         self._tokens: dict[str, set[str]] = {}
         self._texts: dict[str, str] = {}  # each record's words in order, for quoted phrases
         self.rate_limit = rate_limit
@@ -253,6 +261,20 @@ class FakeEutils:
             year = element.findtext(".//PubDate/Year") or element.findtext(".//PubDate/MedlineDate")
             match = re.search(r"\d{4}", year or "")
             self.years[pmid] = int(match.group()) if match else 0
+            entrez = element.find("PubmedData/History/PubMedPubDate[@PubStatus='entrez']")
+            if entrez is not None:
+                self.entered[pmid] = date(
+                    int(entrez.findtext("Year") or 1),
+                    int(entrez.findtext("Month") or 1),
+                    int(entrez.findtext("Day") or 1),
+                )
+
+    def add_article(self, article: Article, *, entered: date | None = None) -> None:
+        """Serve ``article`` (from now on), entered in PubMed on ``entered`` (default: never
+        dated, outside every ``datetype=edat`` window)."""
+        xml = article_to_xml(article, entered=entered)
+        with self._lock:
+            self.add_xml(b"<PubmedArticleSet>" + xml + b"</PubmedArticleSet>")
 
     def add_jats(self, data: bytes, *, pmcid_in_record: bool = True) -> str:
         """Serve a JATS article through ``efetch db=pmc`` and ``elink``; returns its PMID.
@@ -427,8 +449,25 @@ class FakeEutils:
         sort: str = "relevance",
         min_year: int | None = None,
         max_year: int | None = None,
+        entered: tuple[date, date] | None = None,
     ) -> tuple[list[str], list[str]]:
-        """PMIDs matching ``term`` (best first) and the words found nowhere in the corpus."""
+        """PMIDs matching ``term`` (best first) and the words found nowhere in the corpus;
+        ``entered``: only records whose Entrez date falls in that window (both ends in)."""
+        ids, missing = self._matching_ids(term, sort, min_year, max_year)
+        if entered is not None:
+            low, high = entered
+            ids = [p for p in ids if p in self.entered and low <= self.entered[p] <= high]
+        return ids, missing
+
+    def _matching_ids(
+        self, term: str, sort: str, min_year: int | None, max_year: int | None
+    ) -> tuple[list[str], list[str]]:
+        span = _DP_RANGE.search(term)
+        if span is not None:  # ("2019"[dp] : "2021"[dp]): a publication-year clause
+            term = _DP_RANGE.sub(" ", term).replace("()", " ")
+            term = re.sub(r"\)\s*AND\s*$", ")", term.strip()).strip()
+            min_year = max(min_year or 0, int(span.group(1))) or None
+            max_year = min(max_year or 9999, int(span.group(2)))
         if self.match == "all" and is_boolean(term):
             return self._boolean_ids(term, sort, min_year, max_year)
         any_mode = self.match == "any"
@@ -501,9 +540,17 @@ class FakeEutils:
             return _esearch_error(f"Invalid db name specified: {params.get('db')}", params)
         if not term.strip():
             return _esearch_error("Empty term and query_key - nothing todo", params)
-        min_year = _year(params.get("mindate"))
-        max_year = _year(params.get("maxdate"))
-        ids, missing = self.search_ids(term, params.get("sort", "relevance"), min_year, max_year)
+        sort = params.get("sort", "relevance")
+        if params.get("datetype") == "edat":
+            window = (
+                _day(params.get("mindate"), date.min),
+                _day(params.get("maxdate"), date.max),
+            )
+            ids, missing = self.search_ids(term, sort, entered=window)
+        else:
+            min_year = _year(params.get("mindate"))
+            max_year = _year(params.get("maxdate"))
+            ids, missing = self.search_ids(term, sort, min_year, max_year)
         retstart = int(params.get("retstart", "0") or 0)
         retmax = int(params.get("retmax", "20") or 20)
         page = ids[retstart : retstart + retmax]
@@ -657,6 +704,19 @@ def _article_from_front(root: Any, pmid: str, doi: str | None) -> Article:
 
 def _esc(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+_DP_RANGE = re.compile(r'\(?\s*"(\d{4})"\[dp\]\s*:\s*"(\d{4})"\[dp\]\s*\)?')
+
+
+def _day(value: str | None, default: date) -> date:
+    """An E-utilities date (YYYY/MM/DD, YYYY/MM or YYYY) as a day; the first day of a month
+    or year (a test asks with whole days)."""
+    parts = [int(p) for p in re.findall(r"\d+", value or "")[:3]]
+    if not parts:
+        return default
+    month, day = [*parts[1:], 1, 1][:2]
+    return date(parts[0], month, day)
 
 
 def _year(value: str | None) -> int | None:

@@ -7,6 +7,7 @@ corpus from a few ``Article(...)`` literals and serve it exactly as efetch would
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import date
 
 from lxml import etree
 
@@ -24,8 +25,10 @@ def _sub(
     return element
 
 
-def article_to_xml(article: Article) -> bytes:
-    """One ``<PubmedArticle>`` element (bytes, no XML declaration)."""
+def article_to_xml(article: Article, *, entered: date | None = None) -> bytes:
+    """One ``<PubmedArticle>`` element (bytes, no XML declaration); ``entered``, when given,
+    is its Entrez date (``PubmedData/History/PubMedPubDate[@PubStatus="entrez"]``, what
+    esearch ``datetype=edat`` searches)."""
     root = etree.Element("PubmedArticle")
     citation = _sub(root, "MedlineCitation", Status="MEDLINE", Owner="NLM")
     _sub(citation, "PMID", article.pmid or "", Version="1")
@@ -77,6 +80,11 @@ def article_to_xml(article: Article) -> bytes:
         for keyword in article.keywords:
             _sub(keywords, "Keyword", keyword, MajorTopicYN="N")
     data = _sub(root, "PubmedData")
+    if entered is not None:
+        stamp = _sub(_sub(data, "History"), "PubMedPubDate", PubStatus="entrez")
+        _sub(stamp, "Year", str(entered.year))
+        _sub(stamp, "Month", str(entered.month))
+        _sub(stamp, "Day", str(entered.day))
     ids = _sub(data, "ArticleIdList")
     _sub(ids, "ArticleId", article.pmid or "", IdType="pubmed")
     if article.doi:

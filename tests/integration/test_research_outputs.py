@@ -133,12 +133,12 @@ def test_flow_counts_add_up_and_rerun_search_finds_what_is_new(
     import base64
     import json
     import re
+    from datetime import UTC, datetime
     from xml.etree import ElementTree
 
     from typer.testing import CliRunner
 
     from medlit.cli import app
-    from tests.fakes.eutils_server import article_to_xml
     from tests.fakes.research_responder import ARTICLES
     from tests.integration.research_fixtures import env_for
 
@@ -173,7 +173,7 @@ def test_flow_counts_add_up_and_rerun_search_finds_what_is_new(
         update={"pmid": "40000077", "doi": None, "title": "Aspirin after ischaemic stroke: a "
                 "second randomised controlled trial of recurrent ischaemic stroke"}
     )  # fmt: skip
-    eutils.add_xml(b"<PubmedArticleSet>" + article_to_xml(new) + b"</PubmedArticleSet>")
+    eutils.add_article(new, entered=datetime.now(UTC).date())
     for key, value in env_for(rsettings).items():
         monkeypatch.setenv(key, value)
     result = CliRunner().invoke(app, ["research", "rerun-search", job.id, "--json"])

@@ -8,6 +8,9 @@ Command lines::
     medlit research resume JOB [--out report.md] [--json]
     medlit research cancel JOB
     medlit research export JOB [--format ris|bibtex|csl-json] [--out FILE]
+    medlit research rerun-search JOB [--since DATE] [--json]
+    medlit research refresh JOB [--since DATE] [--out report.md] [--json]
+    medlit research versions JOB [VERSION] [--out report.md] [--json]
 
 ``research`` is a group whose default command takes the question: a first argument that is not
 a subcommand name (``status``, ``list``, ``resume``, ``cancel``, ``export``) is a question. A
@@ -30,6 +33,7 @@ import re
 import shlex
 from collections.abc import Awaitable, Callable, Collection, Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -214,7 +218,18 @@ class _QuestionFirstGroup(TyperGroup):
 
     def list_commands(self, ctx: Any) -> list[str]:
         # Keep the help listing in the order people use the commands.
-        order = ("run", "status", "list", "resume", "cancel", "export", "worker")
+        order = (
+            "run",
+            "status",
+            "list",
+            "resume",
+            "cancel",
+            "export",
+            "rerun-search",
+            "refresh",
+            "versions",
+            "worker",
+        )
         return [name for name in order if name in self.commands]
 
 
@@ -452,43 +467,205 @@ def research_export(
     err_console.print(f"{told} written to {out}", highlight=False)
 
 
+def _since(value: str | None) -> datetime | None:
+    """``--since``: a date (``2026-11-20``, midnight UTC) or a time (``2026-11-20T08:00``,
+    UTC unless it names its zone)."""
+    from datetime import UTC
+
+    from medlit.errors import ValidationError
+
+    if value is None:
+        return None
+    try:
+        when = datetime.fromisoformat(value.strip())
+    except ValueError:
+        raise ValidationError(
+            f"--since {value!r} is no date; give one as 2026-11-20 or 2026-11-20T08:00"
+        ) from None
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+
+
+SinceOption = Annotated[
+    str | None,
+    typer.Option(
+        "--since",
+        help="Look for articles entered since this date or time (UTC; default: when the job "
+        "last searched).",
+    ),
+]
+
+
 @research_app.command("rerun-search")
 @run
 def research_rerun_search(
     job_id: Annotated[str, typer.Argument(help="Job id (a unique prefix is enough).")],
+    since: SinceOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the rerun as JSON.")] = False,
 ) -> None:
-    """Repeat a job's logged searches (same sources, queries and limits): what is new since."""
+    """Repeat a job's logged searches for articles entered since it searched: what is new.
+
+    One search per logged query and source, a fetch only of the new articles; no model call.
+    The job's report is not changed (`medlit research refresh` takes the new articles in).
+    """
     from medlit.research.rerun import render_rerun
     from medlit.research.runtime import open_job_store
 
     settings = build_settings()
+    window = _since(since)
     jobs, db = open_job_store(settings)
     try:
         job = jobs.get(job_id)
     finally:
         db.close()
-    report = run_async(_rerun(settings, job))
+    report = run_async(_rerun(settings, job, window))
     if as_json:
         print_json(report.model_dump(mode="json"))
     else:
         typer.echo(render_rerun(report))
 
 
-async def _rerun(settings: Settings, job: ResearchJob) -> Any:
+async def _rerun(settings: Settings, job: ResearchJob, since: datetime | None) -> Any:
+    import asyncio
+
     from medlit.research.rerun import rerun_search
+    from medlit.research.runtime import source_search
     from medlit.runtime import Runtime
-    from medlit.types import SearchQuery, SearchResults
+    from medlit.sources.base import HeldArticles
 
     async with Runtime(settings) as runtime:
+        known = HeldArticles(job.articles, runtime.evidence)
+        report = await rerun_search(job, source_search(runtime), since=since, known=known)
+        if not await asyncio.to_thread(runtime.jobs.mark_checked, job.id, report.rerun_at):
+            err_console.print(
+                f"job {job.id} is running: the check time was not recorded", highlight=False
+            )
+        return report
 
-        async def search(names: Any, query: SearchQuery) -> SearchResults:
-            known = [n for n in names if n in {"pubmed", "europepmc", "local"}]
-            if not known:
-                return SearchResults(query=query)
-            return await runtime.source_set(known).search(query)
 
-        return await rerun_search(job, search)
+@research_app.command("refresh")
+@run
+def research_refresh(
+    job_id: Annotated[str, typer.Argument(help="Job id (a unique prefix is enough).")],
+    since: SinceOption = None,
+    out: OutOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Take into a completed job's report the articles entered since it searched.
+
+    Its searches are rerun (as rerun-search); nothing new: no model call, the report as it
+    was. Else the new articles are screened and read, their findings checked, the evidence
+    table and report written again, saying what changed; the old version is kept
+    (`medlit research versions JOB`).
+    """
+    settings = build_settings()
+    window = _since(since)
+    _check_out(out)
+    running: list[str] = []
+    with _interruptible(running):
+        rerun, job = run_async(_refresh(settings, job_id, window, as_json, running))
+    told = {
+        "refreshed": rerun is None or bool(rerun.found),
+        "rerun": rerun.model_dump(mode="json") if rerun is not None else None,
+    }
+    if rerun is not None and not rerun.found:
+        if as_json:
+            from medlit.research.report import job_to_dict
+
+            print_json({**job_to_dict(job), **told})
+        else:
+            from medlit.research.rerun import render_rerun
+
+            typer.echo(render_rerun(rerun, advise=False))
+            typer.echo(f"Report version {job.report_version} unchanged.")
+        return
+    _finish(job, out, as_json, extra=told)
+
+
+async def _refresh(
+    settings: Settings, job_id: str, since: datetime | None, quiet: bool, running: list[str]
+) -> Any:
+    from medlit.research.runtime import source_search
+    from medlit.runtime import Runtime
+
+    async with Runtime(settings) as runtime, runtime.orchestrator() as orchestrator:
+        job_id = orchestrator.jobs.get(job_id).id
+        running.append(job_id)
+        search = source_search(runtime)
+        outcome: list[Any] = []
+
+        async def start(show: ProgressCallback | None) -> ResearchJob:
+            rerun, job = await orchestrator.refresh(job_id, search, show, since=since)
+            outcome.append(rerun)
+            return job
+
+        job = await _with_progress(start, quiet)
+        return outcome[0], job
+
+
+@research_app.command("versions")
+@run
+def research_versions(
+    job_id: Annotated[str, typer.Argument(help="Job id (a unique prefix is enough).")],
+    version: Annotated[
+        int | None, typer.Argument(help="Show this version of the report (default: list them).")
+    ] = None,
+    out: OutOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """List the versions of a job's report (one per refresh that found something new), or
+    show one of them."""
+    from medlit.research.runtime import open_job_store
+
+    jobs, db = open_job_store(build_settings())
+    try:
+        job = jobs.get(job_id)
+        kept = jobs.versions(job.id)
+        shown = jobs.version(job.id, version) if version is not None else None
+    finally:
+        db.close()
+    if shown is not None:
+        _show_version(shown, out, as_json)
+        return
+    rows = [{"version": v, "saved_at": saved, "generated_at": made} for v, saved, made in kept]
+    current = job.report.generated_at.isoformat() if job.report else None
+    rows.append({"version": job.report_version, "saved_at": None, "generated_at": current})
+    if as_json:
+        print_json({"job": job.id, "current": job.report_version, "versions": rows})
+        return
+    for row in rows:
+        made = str(row["generated_at"] or "no report")[:16].replace("T", " ")
+        if row["saved_at"] is not None:
+            state = f"replaced {str(row['saved_at'])[:16].replace('T', ' ')}"
+        elif job.refresh is not None:  # the report is still the last one's
+            state = f"being written (resume it with: medlit research resume {job.id})"
+        else:
+            state = "current"
+        console.print(f"version {row['version']}: written {made} UTC, {state}", highlight=False)
+    if job.checked_at is not None:
+        console.print(f"last checked for new articles {job.checked_at:%Y-%m-%d %H:%M} UTC")
+
+
+def _show_version(job: ResearchJob, out: Path | None, as_json: bool) -> None:
+    from medlit.errors import NotFoundError
+    from medlit.research.report import job_to_dict, render_json, render_markdown
+
+    if job.report is None:
+        raise NotFoundError(f"version {job.report_version} of job {job.id} has no report")
+    if out is not None:
+        text = (
+            render_json(job.report) if out.suffix == ".json" else render_markdown(job.report, job)
+        )
+        out.write_text(text + "\n", encoding="utf-8")
+        err_console.print(f"report version {job.report_version} written to {out}", highlight=False)
+    elif as_json:
+        print_json(job_to_dict(job))
+    else:
+        console.print(
+            render_markdown(job.report, job, drawings=False),
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 # -- running, with a progress display on stderr ----------------------------------------------
@@ -647,7 +824,9 @@ def _check_out(out: Path | None) -> None:
         raise ValidationError(f"--out {out}: the directory {parent} is not writable")
 
 
-def _finish(job: ResearchJob, out: Path | None, as_json: bool) -> None:
+def _finish(
+    job: ResearchJob, out: Path | None, as_json: bool, *, extra: dict[str, Any] | None = None
+) -> None:
     from rich.markup import escape
 
     from medlit.errors import ResearchError, StorageError
@@ -670,7 +849,7 @@ def _finish(job: ResearchJob, out: Path | None, as_json: bool) -> None:
         else:
             err_console.print(f"report written to {out}", highlight=False)
     if as_json:
-        print_json(job_to_dict(job))
+        print_json({**job_to_dict(job), **(extra or {})})
     elif job.report is not None and out is None:
         console.print(  # the flow as its table: a terminal shows no image
             render_markdown(job.report, job, drawings=False),
@@ -752,6 +931,12 @@ def _show_status(job: ResearchJob) -> None:
         console.print(f"[red]failed in {failed}:[/] {escape(job.error)}", highlight=False)
     if job.budget_stop_reason:
         console.print(f"[yellow]stopped early:[/] {escape(job.budget_stop_reason)}")
+    if job.report_version > 1 or job.checked_at is not None:
+        checked = f"{job.checked_at:%Y-%m-%d %H:%M} UTC" if job.checked_at else "never"
+        console.print(
+            f"report version {job.report_version} · last checked for new articles {checked}",
+            highlight=False,
+        )
     if job.plan is not None:
         table = Table(title="Sub-questions", title_justify="left")
         wide = console.width >= WIDE_TABLE_MIN

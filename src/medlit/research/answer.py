@@ -19,7 +19,7 @@ from medlit.types import Article
 from medlit.words.frame import QuestionFrame
 from medlit.words.stance import SourceStance, Stance, decide_verdict
 
-__all__ = ["ANSWER_HEAD", "VERDICT_HEAD", "answer_first", "answer_line"]
+__all__ = ["ANSWER_HEAD", "VERDICT_HEAD", "answer_first", "answer_line", "verdict_of"]
 
 ANSWER_HEAD = "**Answer from the articles' own sentences:**"
 VERDICT_HEAD = "**Verdict:**"
@@ -141,3 +141,13 @@ def answer_first(
     numbers = {r.article_key: r.number for r in report.references if r.article_key in backed}
     lead = answer_line(rows, frame, numbers, articles)
     return f"{lead}\n\n{summary}".strip() if lead else summary
+
+
+def verdict_of(summary: str) -> str | None:
+    """The verdict a report's summary opens with (:func:`answer_first`): "Yes", "No" or
+    "Uncertain"; None when it opens with none (not a yes-or-no question, or not answered)."""
+    text = summary.strip()
+    if not text.startswith(VERDICT_HEAD):
+        return None
+    word = text.removeprefix(VERDICT_HEAD).split(maxsplit=1)
+    return word[0].strip(".,:;") if word else None

@@ -26,10 +26,17 @@ import time
 import uuid
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
+from datetime import datetime
 from typing import Any, Protocol
 
 from medlit.errors import LeaseLost, NotFoundError, StorageError
-from medlit.research.models import DEFAULT_TENANT, JobStatus, ProgressEvent, ResearchJob
+from medlit.research.models import (
+    DEFAULT_TENANT,
+    JobStatus,
+    ProgressEvent,
+    ResearchJob,
+    utcnow,
+)
 from medlit.storage.base import Connection
 from medlit.text import require_clean_text
 
@@ -123,7 +130,21 @@ def m003_tenant_turns(conn: Connection) -> None:
     )
 
 
-MIGRATIONS = [m001_research_jobs, m002_tenants_leases_events, m003_tenant_turns]
+def m011_report_versions(conn: Connection) -> None:
+    """The versions of a job's report a refresh replaced (the whole job as it was)."""
+    conn.execute(
+        "CREATE TABLE research_report_versions (job_id TEXT NOT NULL, version BIGINT NOT NULL,"
+        " saved_at TEXT NOT NULL, generated_at TEXT, data TEXT NOT NULL,"
+        " PRIMARY KEY (job_id, version))"
+    )
+
+
+MIGRATIONS = [
+    m001_research_jobs,
+    m002_tenants_leases_events,
+    m003_tenant_turns,
+    m011_report_versions,
+]
 
 MAX_EVENT_SEQ = 2**53  # the largest event number a reader may ask after
 
@@ -268,6 +289,71 @@ class JobStore:
         else:
             rows = self.db.read("SELECT COUNT(*) FROM research_jobs WHERE tenant = ?", (tenant,))
         return int(rows[0][0])
+
+    # -- report versions ---------------------------------------------------------------------
+
+    def keep_version(self, job: ResearchJob) -> None:
+        """Keep ``job`` as it is now as the version ``job.report_version`` of its report (a
+        refresh is about to replace it); kept once: a second keep of one version changes
+        nothing."""
+        generated = job.report.generated_at.isoformat() if job.report is not None else None
+        with self.db.transaction() as conn:
+            conn.execute(
+                "INSERT INTO research_report_versions (job_id, version, saved_at, generated_at,"
+                " data) VALUES (?, ?, ?, ?, ?) ON CONFLICT (job_id, version) DO NOTHING",
+                (
+                    job.id,
+                    job.report_version,
+                    utcnow().isoformat(),
+                    generated,
+                    job.model_dump_json(),
+                ),
+            )
+
+    def mark_checked(self, job_id: str, at: datetime) -> bool:
+        """Record that the job's searches were rerun for what is new at ``at``; False (and
+        nothing recorded) while a run holds the job: its save must not be overwritten."""
+        owner = new_owner("check")
+        if not self.claim(job_id, owner, time.time(), 30.0, any_status=True):
+            return False
+        try:
+            job = self.get(job_id)
+            job.checked_at = at
+            self.save(job, owner=owner)
+        finally:
+            self.release(job_id, owner)
+        return True
+
+    def versions(self, job_id: str) -> builtins.list[tuple[int, str, str | None]]:
+        """(version, saved_at, generated_at) of the job's earlier report versions, oldest
+        first (the current version is the job itself)."""
+        rows = self.db.read(
+            "SELECT version, saved_at, generated_at FROM research_report_versions"
+            " WHERE job_id = ? ORDER BY version",
+            (job_id,),
+        )
+        return [(int(v), str(s), None if g is None else str(g)) for v, s, g in rows]
+
+    def version(self, job_id: str, version: int, tenant: str | None = None) -> ResearchJob:
+        """The job as it was at report ``version`` (its current version: the job itself;
+        ``job_id`` and ``tenant`` as :meth:`get` takes them).
+
+        Raises:
+            NotFoundError: no such job or version.
+        """
+        job = self.get(job_id, tenant)
+        if version == job.report_version:
+            return job
+        rows = self.db.read(
+            "SELECT data FROM research_report_versions WHERE job_id = ? AND version = ?",
+            (job.id, version),
+        )
+        if not rows:
+            kept = [v for v, _, _ in self.versions(job.id)] + [job.report_version]
+            raise NotFoundError(
+                f"job {job.id} has no report version {version} (it has {', '.join(map(str, kept))})"
+            )
+        return ResearchJob.model_validate_json(rows[0][0])
 
     # -- leases ------------------------------------------------------------------------------
 

@@ -37,6 +37,8 @@ __all__ = [
     "NarrativeReport",
     "ProgressEvent",
     "Reference",
+    "ReportChange",
+    "ReportRefresh",
     "ReportSection",
     "ResearchFinding",
     "ResearchJob",
@@ -131,6 +133,11 @@ class SearchLogEntry(BaseModel):
         "",
         description="Which step of the search it was: the planned query, the sub-question's "
         "words, or a relaxation (which word it dropped).",
+    )
+    entered_since: datetime | None = Field(
+        None,
+        description="A refresh's search: only articles entered in the source since then "
+        "(None: whenever entered).",
     )
 
 
@@ -434,6 +441,50 @@ class Certainty(BaseModel):
     moves: list[CertaintyMove] = Field(default_factory=list)
 
 
+class ReportRefresh(BaseModel):
+    """A refresh of the job's report under way: the new articles it has still to read, and
+    what the report said before (to tell what changed)."""
+
+    since: datetime = Field(description="The searches looked for articles entered since then.")
+    started_at: datetime = Field(default_factory=utcnow)
+    new: list[str] = Field(default_factory=list, description="Keys of every new article.")
+    to_read: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="Sub-question id -> keys of the new articles it has still to read (emptied "
+        "as they are read: an interrupted refresh resumes where it stopped).",
+    )
+    previous_version: int
+    verdict_before: str | None = None
+    certainty_before: str | None = None
+    cited_before: list[str] = Field(
+        default_factory=list, description="Keys of the articles the old report cited."
+    )
+
+
+class ReportChange(BaseModel):
+    """What the last refresh changed in the report."""
+
+    version: int = Field(description="The report version the refresh made.")
+    previous_version: int
+    since: datetime
+    refreshed_at: datetime = Field(default_factory=utcnow)
+    new_articles: list[str] = Field(
+        default_factory=list, description="PMIDs (else keys) of the articles new since."
+    )
+    verdict_before: str | None = None
+    verdict_now: str | None = None
+    certainty_before: str | None = None
+    certainty_now: str | None = None
+    new_citations: list[int] = Field(
+        default_factory=list, description="Reference numbers of the articles cited first now."
+    )
+
+    @property
+    def verdict_turned(self) -> bool:
+        """Whether the verdict is another than before."""
+        return self.verdict_before != self.verdict_now
+
+
 class ResearchJob(BaseModel):
     """A research job with everything it produced so far; persisted after every step."""
 
@@ -487,6 +538,19 @@ class ResearchJob(BaseModel):
     columns: list[str] = Field(
         default_factory=list, description="The evidence table's cells in use, in order."
     )
+    checked_at: datetime | None = Field(
+        None, description="When its searches were last rerun for what is new."
+    )
+    report_version: int = Field(
+        1, description="The report's version: 1, then one more per refresh that found new."
+    )
+    refresh: ReportRefresh | None = Field(None, description="A refresh under way.")
+    changes: ReportChange | None = Field(None, description="What the last refresh changed.")
+
+    def searched_at(self) -> datetime | None:
+        """When the job last searched (its newest logged search; None: it never did)."""
+        dates = [e.date for e in self.search_log if e.status != "cache"]
+        return max(dates) if dates else None
 
     def touch(self) -> None:
         """Mark the job as changed now."""

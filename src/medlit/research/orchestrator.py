@@ -29,6 +29,14 @@ at its call limits, and its seconds bound the whole job, every stage of every ru
 call goes through :class:`~medlit.research.tracking.TimedLLM`, cut off when the time runs
 out, and the stages after it go on without the model (the report from the verified facts).
 A budget stop ends the job COMPLETED, with ``budget_stop_reason`` and the report saying why.
+
+:meth:`ResearchOrchestrator.refresh` takes into a COMPLETED job's report the articles entered
+in its sources since it last searched (:mod:`medlit.research.rerun`): nothing new, and only the
+check time is saved; else the job as it was is kept as the report's old version
+(:meth:`JobStore.keep_version`), the new articles are read for the sub-questions whose searches
+found them, the groups of findings they add to are verified again, and the report is written
+again, saying what changed (:class:`~medlit.research.models.ReportChange`). It runs as a run of
+the job does (stages, lease, progress, interrupt and resume), under the depth's budget afresh.
 """
 
 from __future__ import annotations
@@ -38,7 +46,8 @@ import inspect
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from typing import Any
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
 from medlit.config import Settings
 from medlit.errors import (
@@ -50,7 +59,7 @@ from medlit.errors import (
     ResearchError,
 )
 from medlit.log import get_logger
-from medlit.research.answer import answer_first
+from medlit.research.answer import answer_first, verdict_of
 from medlit.research.jobs import JobStore, new_owner, owner_is_dead
 from medlit.research.models import (
     COLUMNS,
@@ -58,8 +67,11 @@ from medlit.research.models import (
     STAGES,
     JobStatus,
     ProgressEvent,
+    ReportChange,
+    ReportRefresh,
     ResearchFinding,
     ResearchJob,
+    SearchLogEntry,
     StageTimes,
     SubQuestion,
     SubQuestionStatus,
@@ -81,6 +93,9 @@ from medlit.research.verifier import verify_findings
 from medlit.types import Article
 from medlit.usage import Usage, usage_scope
 from medlit.words.frame import QuestionFrame, read_frame
+
+if TYPE_CHECKING:
+    from medlit.research.rerun import RerunReport, SourceSearch
 
 __all__ = ["ProgressCallback", "ResearchOrchestrator", "require_llm"]
 
@@ -227,6 +242,73 @@ class ResearchOrchestrator:
             )
             return await self._run_locked(job, on_progress, held)
 
+    async def refresh(
+        self,
+        job_id: str,
+        search: SourceSearch,
+        on_progress: ProgressCallback | None = None,
+        *,
+        since: datetime | None = None,
+        owner: str | None = None,
+    ) -> tuple[RerunReport | None, ResearchJob]:
+        """Take into a completed job's report what its sources hold new (module docstring).
+
+        A refresh that was interrupted is continued (no search is sent again: the rerun is
+        ``None`` then).
+
+        Args:
+            job_id: the job (a unique prefix is enough).
+            search: sends a query to the named sources (:data:`SourceSearch`).
+            on_progress: called with every progress event.
+            since: look for articles entered since then (default: when the job last
+                searched).
+            owner: the lease owner to run as; default: this orchestrator's.
+
+        Raises:
+            JobBusy: another process or worker is running the job.
+            ResearchError: the job has no report to refresh (it has not completed).
+        """
+        from medlit.research.rerun import rerun_search
+        from medlit.sources.base import HeldArticles
+
+        job_id = self.jobs.get(job_id).id
+        async with self._exclusive(job_id, owner or self.owner) as held:
+            job = self.jobs.get(job_id)
+            if job.refresh is not None:  # interrupted, failed or cancelled on the way
+                self.check_llm()
+                if job.status is JobStatus.CANCELLED:
+                    self.jobs.clear_cancel(job.id)
+                job.resumed += 1
+                return None, await self._run_locked(job, on_progress, held)
+            if job.status is not JobStatus.COMPLETED or job.report is None:
+                raise ResearchError(
+                    f"research job {job.id} is {job.status.value}: only a completed job's "
+                    f"report is refreshed (continue it with: medlit research resume {job.id})"
+                )
+            entries: list[SearchLogEntry] = []
+            with usage_scope() as spent:
+                rerun = await rerun_search(
+                    job,
+                    search,
+                    since=since,
+                    known=HeldArticles(job.articles, self.cache),
+                    log=entries,
+                )
+            usage = Usage.from_dict(job.usage) if job.usage else Usage()
+            usage.merge(spent)
+            job.usage = usage.to_dict()
+            job.checked_at = rerun.rerun_at
+            if not rerun.found:  # nothing new: no model call, the report as it is
+                await asyncio.to_thread(self.jobs.save, job, owner=held.owner)
+                log.info("job_checked", job=job.id, new=0)
+                return rerun, job
+            self.check_llm()
+            await asyncio.to_thread(self.jobs.keep_version, job)
+            start_refresh(job, rerun, entries)
+            await asyncio.to_thread(self.jobs.save, job, owner=held.owner)
+            log.info("job_refresh_started", job=job.id, new=len(rerun.found))
+            return rerun, await self._run_locked(job, on_progress, held)
+
     async def stream(self, job: ResearchJob) -> AsyncIterator[ProgressEvent]:
         """Run (or continue) ``job``, yielding its progress events as they happen."""
         queue: asyncio.Queue[ProgressEvent | None] = asyncio.Queue()
@@ -309,6 +391,57 @@ class ResearchOrchestrator:
             yield
         finally:
             lock.release()
+
+
+def start_refresh(job: ResearchJob, rerun: RerunReport, entries: list[SearchLogEntry]) -> None:
+    """Set ``job`` to take in what ``rerun`` found new: the articles held, the refresh's
+    searches logged, each new article to be read by the first sub-question whose search
+    found it, the stages from EXECUTING on to run again, the depth's budget afresh."""
+    plan = job.plan
+    subs = [q.id for q in plan.sub_questions] if plan is not None else []
+    to_read: dict[str, list[str]] = {}
+    for article in rerun.articles:
+        owner = next((q for q in article.sub_questions if q in subs), subs[0] if subs else None)
+        if owner is not None:
+            to_read.setdefault(owner, []).append(article.key)
+    report, certainty = job.report, job.certainty
+    job.refresh = ReportRefresh(
+        since=rerun.since or rerun.rerun_at,
+        new=list(rerun.found),
+        to_read=to_read,
+        previous_version=job.report_version,
+        verdict_before=verdict_of(report.executive_summary) if report is not None else None,
+        certainty_before=certainty.level if certainty is not None else None,
+        cited_before=[r.article_key for r in report.references] if report is not None else [],
+    )
+    job.articles.update(rerun.found)
+    job.search_log.extend(entries)
+    job.report_version += 1
+    job.completed_stages = [s for s in job.completed_stages if s is JobStatus.PLANNING]
+    job.status = JobStatus.EXECUTING  # resumable from here should the process die
+    job.research_provider_calls = job.research_llm_calls = 0
+    job.research_elapsed_s = 0.0
+    job.budget_stop_reason = None
+
+
+def finish_refresh(job: ResearchJob) -> None:
+    """What the refresh under way changed, kept on the job (``changes``); the refresh done."""
+    refresh, report = job.refresh, job.report
+    if refresh is None or report is None:
+        return
+    before = set(refresh.cited_before)
+    job.changes = ReportChange(
+        version=job.report_version,
+        previous_version=refresh.previous_version,
+        since=refresh.since,
+        new_articles=[k.removeprefix("pmid:") for k in refresh.new],
+        verdict_before=refresh.verdict_before,
+        verdict_now=verdict_of(report.executive_summary),
+        certainty_before=refresh.certainty_before,
+        certainty_now=job.certainty.level if job.certainty is not None else None,
+        new_citations=[r.number for r in report.references if r.article_key not in before],
+    )
+    job.refresh = None
 
 
 class _Run:
@@ -482,9 +615,9 @@ class _Run:
         if stage is JobStatus.PLANNING:
             job.plan = await create_plan(job.question, job.depth, llm, o.settings.research)
         elif stage is JobStatus.EXECUTING:
-            await self.research()
+            await (self.read_new() if job.refresh is not None else self.research())
         elif stage is JobStatus.VERIFYING:
-            job.facts, job.discrepancies = await verify_findings(job.findings, llm, job.plan)
+            await self.verify()
         elif stage is JobStatus.SYNTHESIZING:
             stopped = self.budget.stop_reason
             job.report = await generate_report(
@@ -504,6 +637,7 @@ class _Run:
                 # The time ran out while the report was written: what was not written by then
                 # is the verified facts, and the report says why first.
                 job.report.limitations.insert(0, stopped_early(self.budget.stop_reason))
+            finish_refresh(job)
 
     async def review_outputs(self) -> None:
         """The evidence table (one row per included study) and the draft certainty."""
@@ -517,7 +651,13 @@ class _Run:
         frame = job_frame(job)
         job.question_kind = frame.kind
         job.columns = list(COLUMNS[frame.kind])
-        rows = await build_evidence_table(included, frame, self.llm, disabled)
+        # A refresh keeps the rows of the studies the table held: it pays for the new ones.
+        kept = {r.article_key: r for r in job.evidence_table} if job.refresh is not None else {}
+        built = await build_evidence_table(
+            [a for a in included if a.key not in kept], frame, self.llm, disabled
+        )
+        made = {r.article_key: r for r in built}
+        rows = [kept[a.key] if a.key in kept else made[a.key] for a in included]
         job.evidence_table = rows
         job.certainty = draft_certainty(rows, job.discrepancies, job.question, kind=frame.kind)
         if job.report is not None:  # the answer its quotes give, first
@@ -530,43 +670,111 @@ class _Run:
         await self.asave()
         await self.emit(f"{question.id}: {message}")
 
+    async def verify(self) -> None:
+        """The findings checked across sources; in a refresh, only the groups the new
+        articles added findings to (the others' facts and discrepancies stand)."""
+        from medlit.research.verifier import group_findings
+
+        job, refresh = self.job, self.job.refresh
+        if refresh is None:
+            job.facts, job.discrepancies = await verify_findings(job.findings, self.llm, job.plan)
+            return
+        groups = group_findings(job.findings, job.plan)
+        new = set(refresh.new)
+        changed = {g for g, found in groups.items() if any(f.article_key in new for f in found)}
+        if not changed:
+            return
+        facts, discrepancies = await verify_findings(
+            [f for g in groups if g in changed for f in groups[g]], self.llm, job.plan
+        )
+        job.facts = [
+            f
+            for g in groups
+            for f in (facts if g in changed else job.facts)
+            if f.sub_question_id == g
+        ]
+        job.discrepancies = [
+            d
+            for g in groups
+            for d in (discrepancies if g in changed else job.discrepancies)
+            if d.sub_question_id == g
+        ]
+
+    async def read_new(self) -> None:
+        """A refresh's research: each sub-question reads the new articles its searches found
+        (saved after each, so an interrupted refresh reads only what it had not)."""
+        job, refresh = self.job, self.job.refresh
+        if job.plan is None or refresh is None:
+            raise ResearchError("no plan to refresh")
+        plan = job.plan
+        with usage_scope(self.budget.usage):
+            researcher = await self.researcher()
+
+            async def on_read(
+                question: SubQuestion, article: Article, findings: list[ResearchFinding]
+            ) -> None:
+                if article.full_text is not None:  # read with it: the record to keep
+                    job.articles[article.key] = article
+                job.findings.extend(findings)
+                self.record_spend()
+
+            try:
+                for question_id, keys in list(refresh.to_read.items()):
+                    question = plan.get(question_id)
+                    if question is not None:
+                        articles = [job.articles[k] for k in keys if k in job.articles]
+                        await researcher.read_new(plan, question, articles, on_read)
+                    del refresh.to_read[question_id]
+                    await self.asave()
+                    await self.emit(f"{question_id}: new articles read")
+                    await self.checkpoint()
+            finally:
+                self.record_spend()
+
+    async def researcher(self) -> DeepResearcher:
+        """The job's researcher, over what the job has done so far."""
+        job, o, budget = self.job, self.o, self.budget
+        if job.plan is None:
+            raise ResearchError("no plan to execute")
+        visited = VisitedTopics(o.embedder, o.settings.research.visited_similarity)
+        await asyncio.to_thread(  # embeds: off the event loop
+            visited.add_all,
+            [q.text for q in job.plan.sub_questions if q.status is SubQuestionStatus.COMPLETED],
+        )
+        return DeepResearcher(
+            o.settings.research,
+            self.llm,
+            o.search,
+            cache=o.cache,
+            embedder=o.embedder,
+            visited=visited,
+            budget=budget,
+            read=list(job.articles),
+            findings=list(job.findings),
+            on_step=self.on_step,
+            full_text=o.full_text,
+            full_text_budget=o.settings.fulltext.max_per_job if o.full_text else 0,
+            full_text_chunks=o.settings.fulltext.embed_per_article,
+            question_search=QuestionSearch(
+                max_terms=o.settings.agent.max_query_terms,
+                limit=o.settings.agent.fetch_per_round,
+                min_docs=o.settings.agent.min_docs,
+                min_relevance=o.settings.agent.min_relevance,
+            ),
+            search_log=job.search_log,
+            disabled_checks=o.settings.checks.disabled,
+            frame=job_frame(job),
+            held=job.articles,
+        )
+
     async def research(self) -> None:
-        job, o = self.job, self.o
+        job = self.job
         if job.plan is None:
             raise ResearchError("no plan to execute")
         budget = self.budget
         job.budget_stop_reason = budget.stop_reason  # a re-run says what this run's budget says
         with usage_scope(budget.usage):  # the budget's call counts: this stage's
-            visited = VisitedTopics(o.embedder, o.settings.research.visited_similarity)
-            await asyncio.to_thread(  # embeds: off the event loop
-                visited.add_all,
-                [q.text for q in job.plan.sub_questions if q.status is SubQuestionStatus.COMPLETED],
-            )
-            researcher = DeepResearcher(
-                o.settings.research,
-                self.llm,
-                o.search,
-                cache=o.cache,
-                embedder=o.embedder,
-                visited=visited,
-                budget=budget,
-                read=list(job.articles),
-                findings=list(job.findings),
-                on_step=self.on_step,
-                full_text=o.full_text,
-                full_text_budget=o.settings.fulltext.max_per_job if o.full_text else 0,
-                full_text_chunks=o.settings.fulltext.embed_per_article,
-                question_search=QuestionSearch(
-                    max_terms=o.settings.agent.max_query_terms,
-                    limit=o.settings.agent.fetch_per_round,
-                    min_docs=o.settings.agent.min_docs,
-                    min_relevance=o.settings.agent.min_relevance,
-                ),
-                search_log=job.search_log,
-                disabled_checks=o.settings.checks.disabled,
-                frame=job_frame(job),
-                held=job.articles,
-            )
+            researcher = await self.researcher()
 
             async def on_read(
                 question: SubQuestion, article: Article, findings: list[ResearchFinding]

@@ -370,11 +370,43 @@ class DeepResearcher:
         question.found = [a.key for a in articles]  # saved with the step below
         # What it read before the job was interrupted (already kept by the job).
         findings = [f for f in self._earlier if f.sub_question_id == question.id]
-        extracted = 0
-        bearing = await self._bearing(plan, question, articles)
         read_by_any: set[str] = set()
         if question.id == QUESTION_ID:
             read_by_any = self._read_before | {key for _, key in self._extracted}
+        extracted = await self._read(
+            plan, question, root_id, articles, on_read, findings, read_by_any
+        )
+        self._add_follow_ups(plan, question, findings)
+        if extracted == 0 and not question.read and self.budget.stop_reason and articles:
+            # Found articles but could not afford to read any (nor had, before a resume): not
+            # researched.
+            question.status = SubQuestionStatus.SKIPPED
+            question.skip_reason = f"budget: {self.budget.stop_reason}"
+        else:
+            question.status = SubQuestionStatus.COMPLETED
+        log.info(
+            "sub_question_completed",
+            id=question.id,
+            articles=len(articles),
+            findings=len(findings),
+            from_cache=question.from_cache,
+        )
+        await on_done(question, articles)
+
+    async def _read(
+        self,
+        plan: ResearchPlan,
+        question: SubQuestion,
+        root_id: str,
+        articles: list[Article],
+        on_read: OnRead,
+        findings: list[ResearchFinding],
+        read_by_any: Collection[str] = (),
+    ) -> int:
+        """Read those of ``articles`` that bear on the question (one extraction each), their
+        findings added to ``findings``; how many were read."""
+        extracted = 0
+        bearing = await self._bearing(plan, question, articles)
         # Nothing to quote, already read for this topic or a sub-question, or not about the
         # question: no LLM call.
         to_read = [
@@ -405,22 +437,32 @@ class DeepResearcher:
                 findings.extend(said)
                 await on_read(question, article, said)
             await self._step(question, f"{extracted} of {len(to_read)} read")
-        self._add_follow_ups(plan, question, findings)
-        if extracted == 0 and not question.read and self.budget.stop_reason and articles:
-            # Found articles but could not afford to read any (nor had, before a resume): not
-            # researched.
-            question.status = SubQuestionStatus.SKIPPED
-            question.skip_reason = f"budget: {self.budget.stop_reason}"
-        else:
-            question.status = SubQuestionStatus.COMPLETED
-        log.info(
-            "sub_question_completed",
-            id=question.id,
-            articles=len(articles),
-            findings=len(findings),
-            from_cache=question.from_cache,
-        )
-        await on_done(question, articles)
+        return extracted
+
+    async def read_new(
+        self, plan: ResearchPlan, question: SubQuestion, articles: list[Article], on_read: OnRead
+    ) -> None:
+        """Read articles new since ``question`` was researched (a refresh of the report):
+        kept in the evidence cache (for ``ask`` and later jobs), screened and read as its own
+        search's articles are, added to what it found. No follow-up question is raised (a
+        refresh takes in what is new; it researches no new topic), and an article it read
+        already is not read again.
+
+        Raises:
+            LLMConfigError: no model for ``extract_facts``.
+        """
+        root = plan.root_of(question.id)
+        root_id = root.id if root is not None else question.id
+        for sub in plan.sub_questions:  # what was read for the topic is not read again
+            sub_root = plan.root_of(sub.id)
+            if (sub_root.id if sub_root is not None else sub.id) == root_id:
+                self._extracted.update((root_id, key) for key in sub.read)
+        articles = await self._keep([a for a in articles if a.key not in question.read])
+        off_before = list(question.off_question)
+        question.found += [a.key for a in articles if a.key not in question.found]
+        question.articles_found = len(question.found)
+        await self._read(plan, question, root_id, articles, on_read, [])
+        question.off_question = list(dict.fromkeys([*off_before, *question.off_question]))
 
     async def _with_full_text(self, articles: list[Article], question: str) -> list[Article]:
         """``articles``, those with an open-access full text carrying it (read within the job's

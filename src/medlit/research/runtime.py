@@ -7,7 +7,7 @@ here, and the reverse), the embedder, the sources and the LLM client.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
@@ -16,9 +16,14 @@ from medlit.research.jobs import JobStore
 from medlit.research.orchestrator import ResearchOrchestrator
 
 if TYPE_CHECKING:
+    from medlit.research.rerun import SourceSearch
+    from medlit.runtime import Runtime
     from medlit.storage.base import Store
 
-__all__ = ["open_job_store", "open_orchestrator"]
+__all__ = ["open_job_store", "open_orchestrator", "source_search"]
+
+#: The providers a logged search may name (the evidence cache is none).
+_PROVIDERS = frozenset({"pubmed", "europepmc", "local"})
 
 
 @asynccontextmanager
@@ -43,3 +48,20 @@ def open_job_store(settings: Settings) -> tuple[JobStore, Store]:
 
     db = open_store(settings)
     return JobStore(db), db
+
+
+def source_search(runtime: Runtime) -> SourceSearch:
+    """A :data:`~medlit.research.rerun.SourceSearch` over the runtime's sources: a logged
+    query goes to the source that logged it, and to no other."""
+    from medlit.sources.base import FreshArticles
+    from medlit.types import SearchQuery, SearchResults
+
+    async def search(
+        names: Sequence[str], query: SearchQuery, known: FreshArticles | None
+    ) -> SearchResults:
+        asked = [n for n in names if n in _PROVIDERS]
+        if not asked:
+            return SearchResults(query=query)
+        return await runtime.source_set(asked).search(query, known=known)
+
+    return search

@@ -175,7 +175,7 @@ def render_flow(job: ResearchJob, flow: Flow | None = None, *, drawing: bool = T
     alone, for a terminal)."""
     flow = flow or flow_of(job)
     out = ["## Search and selection", ""]
-    searched = [e for e in job.search_log if e.status != "cache"]
+    searched = {(e.source, e.query, e.limit) for e in job.search_log if e.status != "cache"}
     if not job.search_log:
         return [*out, "No search was logged for this job.", ""]
     out += ["| Date (UTC) | Source | Query | Step | Hits |", "| --- | --- | --- | --- | --- |"]
@@ -187,7 +187,9 @@ def render_flow(job: ResearchJob, flow: Flow | None = None, *, drawing: bool = T
     out += [
         "",
         f"Rerun with `medlit research rerun-search {job.id}` "
-        f"({len(searched)} {'query' if len(searched) == 1 else 'queries'} to repeat).",
+        f"({len(searched)} {'query' if len(searched) == 1 else 'queries'} to repeat, for the "
+        f"articles entered since); `medlit research refresh {job.id}` takes what is new into "
+        "this report.",
         "",
         "### Flow of records",
         "",

@@ -7,7 +7,8 @@
     GET  /v1/research/{id}                   status, stage, sub-questions, usage
     GET  /v1/research/{id}/events            SSE: every progress event, id = its number;
                                              resumable (Last-Event-ID header or ?after=)
-    GET  /v1/research/{id}/report            Markdown, or JSON with Accept: application/json
+    GET  /v1/research/{id}/report            Markdown, or JSON with Accept: application/json;
+                                             ?version=N: an earlier version a refresh kept
     GET  /v1/research/{id}/export?format=    ris | bibtex | csl-json (reference managers)
     POST /v1/research/{id}/cancel            stops at the job's next step: CANCELLED
 
@@ -412,10 +413,20 @@ def _completed(job: ResearchJob) -> ResearchJob:
     summary="A completed job's report",
 )
 async def research_report(
-    job_id: str, request: Request, tenant: CurrentTenant, workers: WorkersDep
+    job_id: str,
+    request: Request,
+    tenant: CurrentTenant,
+    workers: WorkersDep,
+    version: Annotated[
+        int | None,
+        Query(ge=1, le=2**31, description="An earlier version (a refresh kept it); default: now."),
+    ] = None,
 ) -> Response:
-    """The report with its numbered references (409 while the job has not completed)."""
+    """The report with its numbered references (409 while the job has not completed); with a
+    version number, that version of it (404 if the job has none such)."""
     job = _completed(await workers.get(_check_id(job_id), tenant.name))
+    if version is not None:
+        job = await asyncio.to_thread(workers.jobs.version, job.id, version, tenant.name)
     assert job.report is not None
     if "application/json" in request.headers.get("accept", ""):
         return JSONResponse(report_to_dict(job.report, job))

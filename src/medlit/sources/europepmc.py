@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from datetime import UTC, timedelta
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -172,12 +173,17 @@ class EuropePMCSource:
 
     @staticmethod
     def build_query(query: SearchQuery) -> str:
-        """The Europe PMC query string, with the year range as a PUB_YEAR clause."""
+        """The Europe PMC query string, with the year range as a PUB_YEAR clause and
+        ``entered_since`` as a CREATION_DATE clause (whole days: from the UTC day before, as
+        :func:`medlit.sources.pubmed.entrez_window` and for the same reason)."""
         text = query.term.strip()
         if query.min_year is not None or query.max_year is not None:
             low = query.min_year or 1000
             high = query.max_year or 3000
             text = f"({text}) AND (PUB_YEAR:[{low} TO {high}])"
+        if query.entered_since is not None:
+            first = (query.entered_since.astimezone(UTC) - timedelta(days=1)).date()
+            text = f"({text}) AND (CREATION_DATE:[{first.isoformat()} TO 3000-12-31])"
         return text
 
     async def page(

@@ -251,13 +251,18 @@ class LocalCorpus:
         match = fts_query(query.term)
         if match is None:
             return []
-        where, args = ["articles_fts MATCH ?"], [match]
+        where: list[str] = ["articles_fts MATCH ?"]
+        args: list[str | int | float] = [match]
         if query.min_year is not None:
             where.append("a.year >= ?")
-            args.append(str(query.min_year))
+            args.append(query.min_year)
         if query.max_year is not None:
             where.append("a.year <= ?")
-            args.append(str(query.max_year))
+            args.append(query.max_year)
+        if query.entered_since is not None:
+            # added_at: when the record first entered this corpus (an update keeps it).
+            where.append("a.added_at >= ?")
+            args.append(query.entered_since.timestamp())
         order = f"a.year DESC, {_BM25}" if query.sort == "pub_date" else _BM25
         sql = (
             f"SELECT a.data FROM articles_fts JOIN articles a ON a.id = articles_fts.rowid "

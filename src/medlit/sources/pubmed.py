@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 from urllib.parse import urljoin, urlsplit
 
@@ -24,11 +25,23 @@ from medlit.sources.pubmed_xml import ESearchResult, parse_esearch, parse_pubmed
 from medlit.sources.ratelimit import RateLimiter, limiter_for
 from medlit.types import Article, SearchQuery
 
-__all__ = ["PubMedSource"]
+__all__ = ["PubMedSource", "entrez_window"]
 
 log = get_logger("sources.pubmed")
 
 T = TypeVar("T")
+
+
+def entrez_window(since: datetime) -> tuple[str, str]:
+    """``mindate`` and ``maxdate`` (YYYY/MM/DD) of an esearch for records entered since
+    ``since``.
+
+    Entrez dates are whole days in NCBI's own time zone (US Eastern), so the window opens the
+    UTC day before: an article entered late on the evening before is found again rather than
+    missed, and the caller drops the ids it holds already.
+    """
+    first = (since.astimezone(UTC) - timedelta(days=1)).date()
+    return first.strftime("%Y/%m/%d"), "3000/12/31"
 
 
 def _parse_efetch(data: bytes) -> list[Article]:
@@ -103,7 +116,15 @@ class PubMedSource:
             "retmode": "json",
             "sort": "pub_date" if query.sort == "pub_date" else "relevance",
         }
-        if query.min_year is not None or query.max_year is not None:
+        if query.entered_since is not None:
+            # E-utilities takes one date window per search: the entry (Entrez) date here, with
+            # the year range as a publication-date clause of the term.
+            params["datetype"] = "edat"
+            params["mindate"], params["maxdate"] = entrez_window(query.entered_since)
+            if query.min_year is not None or query.max_year is not None:
+                low, high = query.min_year or 1800, query.max_year or 3000
+                params["term"] = f'({query.term}) AND ("{low}"[dp] : "{high}"[dp])'
+        elif query.min_year is not None or query.max_year is not None:
             # E-utilities needs both ends of a date range.
             params["datetype"] = "pdat"
             params["mindate"] = f"{query.min_year or 1800}/01/01"

@@ -82,6 +82,11 @@ def test_a_job_over_http_from_start_to_report_and_exports(
                             headers={"Accept": "application/json"}).json()  # fmt: skip
         refs = report["references"]
         assert refs and "## References" in markdown.text
+        # Version 1 is the report itself until a refresh keeps it; there is no version 2.
+        first = client.get(f"/v1/research/{job_id}/report", params={"version": 1})
+        assert first.text == markdown.text
+        none = client.get(f"/v1/research/{job_id}/report", params={"version": 2})
+        assert none.status_code == 404 and "has no report version 2" in none.text
         # The review outputs: the evidence table, draft certainty, search log and exclusions.
         assert report["evidence_table"] and {"pmid", "design", "direction"} <= set(
             report["evidence_table"][0]
