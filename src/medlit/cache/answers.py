@@ -688,7 +688,7 @@ class AnswerCache:
 def _asked(question: str, frame: QuestionFrame | None) -> Asked:
     """The question looked up as the guard takes it: its frame when the caller carries the
     frame of these words (one of another question, a rewrite's, is not used), else its text."""
-    return frame if frame is not None and frame.question == question.strip() else question
+    return frame if frame is not None and frame.question == question else question
 
 
 def _text(asked: Asked) -> str:

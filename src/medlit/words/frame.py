@@ -441,6 +441,7 @@ def _drug_names() -> dict[str, str]:
     return {term: group[0] for group in synonym_groups("drug_names.tsv") for term in group}
 
 
+@lru_cache(maxsize=65536)
 def word_key(raw: str) -> str:
     """A word of a question as the guard compares it: its singular by its ending, a drug by
     its canonical name ("tylenol" -> "acetaminophen")."""
@@ -448,6 +449,7 @@ def word_key(raw: str) -> str:
     return _drug_names().get(word, word)
 
 
+@lru_cache(maxsize=65536)
 def is_content_word(raw: str) -> bool:
     """A word of a question (lower case) that says something: not a stop word of a lay
     question, a number or a word under three letters."""
