@@ -12,7 +12,9 @@ related-question checks' (``check_related``, with and without the intent check: 
 band and research's topic tracking) and the word pair between them
 (:func:`medlit.cache.word_pairs.pairs_between`), each with its reason, and counts the
 decisions that differ. The guard takes the questions as text here: each is read by
-:func:`medlit.words.frame.frame_of` where the new guard compares frames.
+:func:`medlit.words.frame.frame_of` where the new guard compares frames. ``stored`` is this
+tree's related-question checks on frames stored and loaded as the answer cache keeps them
+(:meth:`medlit.words.frame.QuestionFrame.stored`), against the other tree's on the texts.
 
 Last line: ``pairs=... differ=... check_refused=... related_refused=... word_pairs=...``
 (the refusals and pairs of this tree).
@@ -68,6 +70,20 @@ def decide(pairs: list[tuple[str, str]]) -> list[list[Any]]:
     return out
 
 
+def decide_stored(pairs: list[tuple[str, str]]) -> list[list[Any]]:
+    """This tree's related-question checks on frames loaded from their stored form."""
+    from medlit.cache.guard import QuestionGuard
+    from medlit.words.frame import frame_of, read_frame
+
+    guard = QuestionGuard()
+    out: list[list[Any]] = []
+    for new, cached in pairs:
+        a, b = (frame_of(q, read_frame(q).stored()) for q in (new, cached))
+        verdict = guard.check_related(a, b)
+        out.append([verdict.ok, verdict.reason])
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--old", required=True, help="The other tree's src folder.")
@@ -109,6 +125,11 @@ def main() -> None:
         print(f"{name:<14} {len(pairs):>6} {len(changed):>7} {counts[0]:>18} {counts[1]:>6}")
         for new_q, cached_q in changed[:5]:
             print(f"  differs: {new_q!r} / {cached_q!r}")
+    stored = decide_stored(pairs)
+    changed = [p for p, a, b in zip(pairs, old, stored, strict=True) if a[1] != b]
+    differ += len(changed)
+    refused = [sum(not r[0] for r in stored), sum(not r[1][0] for r in old)]
+    print(f"{'stored':<14} {len(pairs):>6} {len(changed):>7} {refused[0]:>18} {refused[1]:>6}")
     print(
         f"pairs={len(pairs)} differ={differ} "
         f"check_refused={sum(not r[0][0] for r in new)} "
