@@ -41,9 +41,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from medlit.cache.guard import _STOP, QuestionGuard
+from medlit.cache.guard import QuestionGuard
 from medlit.embeddings.onnx import default_model_path, default_tokenizer_path
+from medlit.words import stop_words
 from medlit.words.frame import QUESTION_START
+
+_STOP = stop_words("lay_question")
 
 Array = npt.NDArray[np.float64]
 _PUNCT = re.compile(r"^[^\w]+$")

@@ -212,7 +212,8 @@ class AskResult(BaseModel):
         repr=False,  # a repr reads no frame
         description="What the standalone question asks, read once: its kind, the direction "
         "of change asked about (up, down, better, worse or null), the populations it names, "
-        "subject, outcome, comparison and the sources asked.",
+        "subject, outcome, comparison, what the answer cache's guard compares (what it asks "
+        "for, the kinds of treatment it names, negation) and the sources asked.",
     )
     @property
     def question_frame(self) -> dict[str, Any] | None:

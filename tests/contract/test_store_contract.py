@@ -317,6 +317,46 @@ def test_rows_stored_before_origins_migrate_to_the_unknown_origin(
     assert store.search_chunks(unit(1), 1)[0].origin == ""
 
 
+def test_answers_keep_their_questions_frame(store: Store) -> None:
+    from medlit.words.frame import frame_of, read_frame
+
+    question = "Does aspirin not prevent stroke in women?"
+    frame = read_frame(question)
+    answer_id = store.insert_answer(
+        namespace="ns",
+        fingerprint="fp",
+        question=question,
+        embedding=unit(1),
+        payload={"answer": "a"},
+        retrieval_score=0.6,
+        now=0.0,
+        frame=frame.stored(),
+    )
+    record = store.get_answer(answer_id)
+    assert record is not None and record.frame == frame.stored()
+    keyed = store.answer_for_question(question, namespace="ns", fingerprint="fp")
+    assert keyed is not None and frame_of(keyed.question, keyed.frame) == frame
+    found = store.search_answers(unit(1), min_similarity=0.9)[0][0]
+    assert frame_of(found.question, found.frame) == frame
+    add(store, "unframed", unit(2))  # no frame given: none stored
+    assert store.search_answers(unit(2), min_similarity=0.9)[0][0].frame == ""
+
+
+def test_answers_stored_before_frames_migrate_to_no_frame(
+    make_store: Callable[[], Store],
+) -> None:
+    store = make_store()
+    add(store, "q", unit(1))
+    # Back to the schema before m010: no frame column, the migration not applied.
+    with store.transaction() as conn:
+        conn.execute("ALTER TABLE answers DROP COLUMN frame")
+        conn.execute("DELETE FROM _migrations WHERE name = ?", ("m010_answer_frames",))
+    store.close()
+    store = make_store()  # opens the old schema: m010 runs
+    answer = store.answer_for_question("q", namespace="ns", fingerprint="fp")
+    assert answer is not None and answer.frame == ""
+
+
 def test_search_chunks_filters(store: Store) -> None:
     put_article(store, article("1", year=2001), seed=1)
     put_article(store, article("2", year=2022), seed=2, now=100.0)

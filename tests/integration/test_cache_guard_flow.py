@@ -17,6 +17,7 @@ from medlit.assistant import Assistant
 from medlit.code_version import code_hash
 from medlit.config import Settings
 from medlit.types import Article
+from medlit.words.frame import frame_of, read_frame
 from tests.fakes.eutils_server import FakeEutils
 from tests.fakes.evidence_llm import EvidenceResponder
 from tests.fakes.llm_server import FakeLLMServer
@@ -59,6 +60,12 @@ async def test_a_refused_near_question_reuses_the_evidence_one_llm_call_no_searc
     async with Assistant(_configure(settings, eutils, llm_server)) as assistant:
         first = await assistant.ask(Q1, session_id="s1")
         assert first.cache.admitted and first.api_calls.pubmed >= 1
+        # Kept with its question's frame, the one the ask read: the guard compares that one.
+        ((question, kept),) = assistant.deps.answers.store.read(
+            "SELECT question, frame FROM answers"
+        )
+        assert frame_of(question, kept) == read_frame(question) and first.question_frame
+        assert frame_of(question, kept).to_json() == {**first.question_frame, "sources": ()}
         searched = len(eutils.history)
         llm_before = len(llm_server.history)
 

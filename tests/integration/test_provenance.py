@@ -179,13 +179,13 @@ REAL = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils/"
 
 
 def old_store(path: Path) -> None:
-    """A store as medlit made it before origins were recorded: every core migration but the
-    last, one answer and one article, written by the old SQL (no origin column)."""
-    assert CORE_MIGRATIONS[-1].__name__ == "m008_origins"
+    """A store as medlit made it before origins were recorded: the core migrations before
+    ``m008_origins``, one answer and one article, written by the old SQL (no origin column)."""
+    names = [migration.__name__ for migration in CORE_MIGRATIONS]
     conn = sqlite3.connect(path)
     with conn:
         ensure_migrations_table(conn)
-        apply_migrations(conn, "core", CORE_MIGRATIONS[:-1])
+        apply_migrations(conn, "core", CORE_MIGRATIONS[: names.index("m008_origins")])
         conn.execute(
             "INSERT INTO answers (namespace, fingerprint, question, question_hash, payload, "
             "retrieval_score, embedding, created_at, last_used_at, lru) VALUES "

@@ -235,3 +235,29 @@ async def test_an_article_naming_another_vitamin_does_not_bear_on_the_question()
     assert bearing == {articles[0].key, articles[2].key}
     assert names_otherwise("Does vitamin C prevent fractures?", question)
     assert not names_otherwise("Vitamins C and D and fractures", question)
+
+
+async def test_each_sub_question_keeps_the_frames_subject_and_outcome_and_says_its_part() -> None:
+    from medlit.words.frame import read_frame
+
+    question = "Does aspirin prevent stroke in older adults?"
+    reply = _plan_reply(
+        "What is the effect of aspirin on stroke in older adults?",
+        "What are the bleeding risks of aspirin?",
+        "Is aspirin compared with placebo in trials of aspirin and stroke?",
+    )
+    frame = read_frame(question)
+    llm = ScriptedLLM(lambda task, msgs: reply)
+    plan = await create_plan(question, "quick", llm, ResearchSettings(), frame=frame)
+    assert {(q.subject, q.outcome) for q in plan.sub_questions} == {("aspirin", "stroke")}
+    asks = {q.text: q.asks for q in plan.sub_questions}
+    assert asks[question] == ["subject", "outcome", "population"]
+    assert asks["What is the effect of aspirin on stroke in older adults?"] == asks[question]
+    assert asks["What are the bleeding risks of aspirin?"] == ["subject"]
+    # A frame the job keeps is the one used: none is read here.
+    other = frame.__class__(**{**frame.to_json(), "populations": (), "outcome": "bleeding"})
+    plan = await create_plan(
+        question, "quick", ScriptedLLM(lambda t, m: reply), ResearchSettings(), frame=other
+    )
+    assert {q.outcome for q in plan.sub_questions} == {"bleeding"}
+    assert plan.sub_questions[2].asks == ["subject", "outcome"]

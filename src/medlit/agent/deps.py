@@ -152,6 +152,7 @@ class AgentDeps:
         fingerprint: str,
         origin: str,
         count_miss: bool = True,
+        frame: QuestionFrame | None = None,
     ) -> AnswerLookup:
         """Tier-1 lookup in one namespace (tenant) and fingerprint, of answers from ``origin``
         (the addresses asked; another origin's answer is refused), with the verified band
@@ -159,7 +160,8 @@ class AgentDeps:
 
         Both come from the question's state, never from these shared deps: one assistant
         answers many tenants' questions at once. The store search runs off the event loop.
-        ``count_miss=False`` leaves a miss uncounted (see ``AnswerCache.search_query``).
+        ``count_miss=False`` leaves a miss uncounted (see ``AnswerCache.search_query``);
+        ``frame``: the question's frame, when the ask has read it (the guard compares it).
         """
         from medlit.cache.verify import open_verifier
         from medlit.cache.word_pairs import open_word_judge
@@ -178,6 +180,7 @@ class AgentDeps:
             count_miss=count_miss,
             judge=judge,
             origin=origin,
+            frame=frame,
         )
 
     def add_answer(
@@ -189,11 +192,18 @@ class AgentDeps:
         namespace: str,
         fingerprint: str,
         origin: str,
+        frame: QuestionFrame | None = None,
     ) -> int:
         """Store an admitted answer in tier 1 (in the question's namespace and fingerprint,
-        with the addresses it was asked of)."""
+        with the addresses it was asked of and the question's frame)."""
         return self.answers.add_query(
-            question, vector, payload, namespace=namespace, fingerprint=fingerprint, origin=origin
+            question,
+            vector,
+            payload,
+            namespace=namespace,
+            fingerprint=fingerprint,
+            origin=origin,
+            frame=frame,
         )
 
     def search_chunks(

@@ -259,6 +259,7 @@ class HitNodes:
                 fingerprint=fingerprint,
                 origin=origin,
                 count_miss=count_miss,
+                frame=state.get("frame"),
             )
         if not lookup.hit or lookup.entry is None:
             return {

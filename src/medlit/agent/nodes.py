@@ -670,7 +670,7 @@ class AskNodes(HitNodes):
             state["standalone_question"],
             evidence,
             why,
-            state.get("frame"),
+            question_frame(state),
             heavy=True,
         )
         check = enforce_citations(text, articles)
@@ -742,6 +742,7 @@ class AskNodes(HitNodes):
                 namespace=state.get("namespace", self.deps.settings.namespace),
                 fingerprint=self._fingerprint(state),
                 origin=self._origin(state),
+                frame=state.get("frame"),
             )
         except CacheAdmissionError as exc:
             log.warning("answer_not_cached", reason=str(exc))

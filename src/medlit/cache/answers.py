@@ -61,8 +61,10 @@ from medlit.storage.base import AnswerRecord, Store, Vector
 from medlit.types import Citation
 
 if TYPE_CHECKING:
+    from medlit.cache.guard import Asked
     from medlit.cache.verify import HitVerifier, Judgement, VerdictStore
     from medlit.cache.word_pairs import WordJudge, WordPair, WordPairStore
+    from medlit.words.frame import QuestionFrame
 
 __all__ = ["AnswerCache", "AnswerLookup", "CachedAnswer", "MissReason"]
 
@@ -207,6 +209,7 @@ class AnswerCache:
         fingerprint: str,
         count_miss: bool = True,
         origin: str | None = None,
+        frame: QuestionFrame | None = None,
     ) -> AnswerLookup:
         """Look up a cached answer for ``question`` (see the module docstring for the rules).
 
@@ -221,12 +224,16 @@ class AnswerCache:
             origin: the addresses the question is asked of (:func:`medlit.provenance.
                 answer_origin`): an answer of another origin is refused. None: not checked
                 (tools that read the cache without asking a source).
+            frame: the question's frame, where the caller has read it: what the guard's
+                related-question checks compare with the frame stored with a candidate (None:
+                read when a check needs it).
 
         Returns:
             An :class:`AnswerLookup`: a hit with a private copy of the entry, or a miss with
             its reason.
         """
-        lookup, _band = self._search(question, embedding, namespace, fingerprint, None, origin)
+        asked = _asked(question, frame)
+        lookup, _band = self._search(asked, embedding, namespace, fingerprint, None, origin)
         self._remember_pair(lookup, namespace, question)
         return lookup if lookup.hit or not count_miss else self._miss(lookup)
 
@@ -264,10 +271,12 @@ class AnswerCache:
         count_miss: bool = True,
         judge: Callable[[], WordJudge | None] | None = None,
         origin: str | None = None,
+        frame: QuestionFrame | None = None,
     ) -> AnswerLookup:
         """:meth:`search_query`, then, on a miss, the verified band (``verifier``: None, off).
 
-        ``judge``: returns the word-pair judge (None: closed); on a miss whose only obstacle
+        ``frame``: the question's frame, as for :meth:`search_query`. ``judge``: returns the
+        word-pair judge (None: closed); on a miss whose only obstacle
         at tau is a word pair with no verdict, the pair is judged in the background
         (:mod:`medlit.cache.word_pairs`); this lookup never waits for it.
 
@@ -284,8 +293,9 @@ class AnswerCache:
         # the verdicts' table) go to anyio's threads: none may hold the lane up.
         lane = self.store.read_concurrency
         lower = None if verifier is None else verifier.settings.lower
+        asked = _asked(question, frame)
         lookup, band = await run_lookup(
-            lane, self._search, question, embedding, namespace, fingerprint, lower, origin
+            lane, self._search, asked, embedding, namespace, fingerprint, lower, origin
         )
         if lookup.word_pair is not None or lookup.pending_pair is not None:
             await anyio.to_thread.run_sync(self._remember_pair, lookup, namespace, question)
@@ -359,7 +369,7 @@ class AnswerCache:
         return self._word_pairs
 
     def _through_pair(
-        self, lookup: AnswerLookup | None, record: AnswerRecord, question: str, namespace: str
+        self, lookup: AnswerLookup | None, record: AnswerRecord, asked: Asked, namespace: str
     ) -> tuple[WordPair | None, str | None]:
         """After the guard refused ``record`` at tau: (the remembered pair that serves it,
         None) or (None, the refusal with what the pairs say); an unsettled pair is kept on
@@ -370,7 +380,7 @@ class AnswerCache:
         guard = self.guard
         if not isinstance(guard, QuestionGuard):
             return None, None
-        settled = settle(self.word_pairs, guard, namespace, question, record.question)
+        settled = settle(self.word_pairs, guard, namespace, asked, _cached_frame(record))
         if settled.ok:
             return settled.pair, None
         if settled.pair is None:
@@ -393,7 +403,7 @@ class AnswerCache:
     def _check(
         self,
         record: AnswerRecord,
-        question: str,
+        asked: Asked,
         cutoff: float,
         *,
         band: bool = False,
@@ -401,9 +411,12 @@ class AnswerCache:
     ) -> tuple[MissReason | None, str | None]:
         """Checks 3-5 on one candidate: (why not, the guard's reason), or (None, None).
 
-        ``band``: a candidate for the LLM verifier, which judges the words that differ: the
-        guard's related-question checks only, where the guard has them.
+        ``asked``: the question looked up, or its frame. ``band``: a candidate for the LLM
+        verifier, which judges the words that differ: the guard's related-question checks
+        only, where the guard has them; they compare ``asked``'s frame with the one stored
+        with ``record``.
         """
+        question = _text(asked)
         if record.created_at < cutoff:
             return "expired", None
         if origin is not None and record.origin != origin:
@@ -415,8 +428,12 @@ class AnswerCache:
         same = question == record.question and self._guard is None
         guard = None if same else self.guard
         if guard is not None:
-            check = getattr(guard, "check_related", guard.check) if band else guard.check
-            verdict = check(question, record.question)
+            related = getattr(guard, "check_related", None) if band else None
+            verdict = (
+                guard.check(question, record.question)
+                if related is None
+                else related(asked, _cached_frame(record))
+            )
             if not verdict.ok:
                 return "guard_rejected", verdict.reason
         return None, None
@@ -447,7 +464,7 @@ class AnswerCache:
 
     def _search(
         self,
-        question: str,
+        asked: Asked,
         embedding: Vector,
         namespace: str,
         fingerprint: str,
@@ -455,7 +472,9 @@ class AnswerCache:
         origin: str | None = None,
     ) -> tuple[AnswerLookup, list[tuple[AnswerRecord, float]]]:
         """The lookup at ``tau`` (a hit is counted, a miss not yet), and the band candidates
-        in ``[band_lower, tau)`` that passed every check, best first."""
+        in ``[band_lower, tau)`` that passed every check, best first (``asked``: the question
+        looked up, or its frame)."""
+        question = _text(asked)
         cfg = self.settings
         if not cfg.enabled:
             return AnswerLookup(hit=False, miss_reason="disabled"), []
@@ -475,10 +494,10 @@ class AnswerCache:
         first: AnswerLookup | None = None
         pending = AnswerLookup(hit=False)  # carries the first unsettled word pair
         for record, similarity in above:
-            reason, guard_reason = self._check(record, question, cutoff, origin=origin)
+            reason, guard_reason = self._check(record, asked, cutoff, origin=origin)
             pair = None
             if reason == "guard_rejected":
-                pair, said = self._through_pair(pending, record, question, namespace)
+                pair, said = self._through_pair(pending, record, asked, namespace)
                 if pair is not None:
                     reason, guard_reason = None, None
                 elif said is not None:
@@ -506,7 +525,7 @@ class AnswerCache:
             miss: MissReason = "fingerprint_mismatch" if other else "nothing_similar"
             first = AnswerLookup(hit=False, miss_reason=miss)
         first.pending_pair = pending.pending_pair
-        band = self._band(found, question, cutoff, expired, origin)
+        band = self._band(found, asked, cutoff, expired, origin)
         self._expire(expired)
         return first, band
 
@@ -563,7 +582,7 @@ class AnswerCache:
     def _band(
         self,
         found: list[tuple[AnswerRecord, float]],
-        question: str,
+        asked: Asked,
         cutoff: float,
         expired: list[int],
         origin: str | None = None,
@@ -574,7 +593,7 @@ class AnswerCache:
         for record, similarity in found:
             if similarity >= self.settings.tau:
                 continue
-            reason, _ = self._check(record, question, cutoff, band=True, origin=origin)
+            reason, _ = self._check(record, asked, cutoff, band=True, origin=origin)
             if reason is None:
                 band.append((record, similarity))
             elif reason == "expired":
@@ -590,9 +609,12 @@ class AnswerCache:
         namespace: str,
         fingerprint: str,
         origin: str = "",
+        frame: QuestionFrame | None = None,
     ) -> int:
         """Store an answer under ``question`` (replacing one cached for the same question),
-        with the addresses it was asked of (``origin``: :mod:`medlit.provenance`).
+        with the addresses it was asked of (``origin``: :mod:`medlit.provenance`) and the
+        question's frame (``frame``, the one the ask read: kept for the guard; one of another
+        question is not kept, and the question is then read when a check compares it).
 
         Raises:
             CacheAdmissionError: the answer has no citation with a PMID or DOI, no text, or a
@@ -623,6 +645,9 @@ class AnswerCache:
             retrieval_score=entry.retrieval_score,
             now=self.clock(),
             origin=origin,
+            frame=frame.stored()
+            if frame is not None and frame.question == question.strip()
+            else "",
         )
         self._pending.count("answers.inserts")
         self.maintain()
@@ -658,3 +683,21 @@ class AnswerCache:
     def _miss(self, lookup: AnswerLookup) -> AnswerLookup:
         self.count_miss(lookup.miss_reason)
         return lookup
+
+
+def _asked(question: str, frame: QuestionFrame | None) -> Asked:
+    """The question looked up as the guard takes it: its frame when the caller carries the
+    frame of these words (one of another question, a rewrite's, is not used), else its text."""
+    return frame if frame is not None and frame.question == question else question
+
+
+def _text(asked: Asked) -> str:
+    return asked if isinstance(asked, str) else asked.question
+
+
+def _cached_frame(record: AnswerRecord) -> QuestionFrame:
+    """The frame of the question ``record`` was cached under: the one stored with it, or,
+    for an answer stored without one (or with one this code does not load), read now."""
+    from medlit.words.frame import frame_of
+
+    return frame_of(record.question, record.frame)

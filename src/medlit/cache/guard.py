@@ -42,6 +42,11 @@ cosine: they filter the candidates below ``tau`` that the verified band sends to
 (:mod:`medlit.cache.verify`, off unless a verifier is calibrated), which then accounts for the
 words that differ, and they tell research topics apart (:mod:`medlit.research.tracking`).
 
+What the checks compare of a question's meaning is its frame (:class:`medlit.words.frame.
+QuestionFrame`: populations, directions, intents, kinds of treatment, negation): the frame the
+caller carries (the ask's, the one stored with a cached answer), or, for a question handed in
+as text, :func:`medlit.words.frame.frame_of`'s. The guard reads no question itself.
+
 Each question's words and features are computed once (``functools.lru_cache``), so a check
 between two questions read before costs little more than comparing them; the vocabularies and
 the lemmatiser are loaded by the first check that needs them, or by :meth:`QuestionGuard.load`
@@ -59,23 +64,23 @@ from functools import lru_cache
 from medlit.cache.wording import load as load_wording
 from medlit.cache.wording import word_difference
 from medlit.text import as_typed
-from medlit.words import (
-    age_groups,
-    cue,
-    cue_group,
-    cue_pairs,
-    negation_scopes,
-    opposite_pairs,
-    plural_lemma,
-    stop_words,
-    synonym_groups,
-    word_set,
-)
-from medlit.words.frame import question_sentences, read_frame
+from medlit.words import age_groups, cue, cue_pairs, opposite_pairs, word_set
+from medlit.words.frame import QuestionFrame, frame_of, is_content_word, word_key
 from medlit.words.qualified_names import describe, qualified_names, qualifiers_match
 from medlit.words.tokens import HYPHENATED_WORDS as _WORD
 
-__all__ = ["GuardVerdict", "QuestionFeatures", "QuestionGuard", "age_groups", "question_features"]
+__all__ = [
+    "Asked",
+    "GuardVerdict",
+    "QuestionFeatures",
+    "QuestionGuard",
+    "age_groups",
+    "question_features",
+]
+
+#: A question as the guard takes it: its frame (carried), or its text (read by
+#: :func:`medlit.words.frame.frame_of`).
+Asked = str | QuestionFrame
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,17 +102,10 @@ def _compatible(a: str, b: str) -> bool:
 
 
 # The tables (medlit.words, words/data/): read once, when this module is imported.
-_STOP = stop_words("lay_question")
-# Lay / brand -> canonical name. Only words that change which drug is meant.
-_SYNONYMS = {term: group[0] for group in synonym_groups("drug_names.tsv") for term in group}
 _DRUGS = word_set("drugs.txt")
 _DRUG_STEM = cue("drug.stem")
 _ANTONYMS = opposite_pairs("question")
-_INTENTS = cue_group("intent")
 _COMPATIBLE = cue_pairs("intent_pairs.compatible")
-_MODALITIES = cue_group("modality")
-_EXCLUDES = cue("question.excludes")
-_NEGATOR = cue("negation.token")
 
 
 # --- per-question features -----------------------------------------------------------------
@@ -125,12 +123,7 @@ _DOSE_WORD = re.compile(
 )
 
 
-def _canonical(word: str) -> str:
-    return _SYNONYMS.get(word, word)
-
-
-def _key(raw: str) -> str:
-    return _canonical(plural_lemma(raw.strip("'-")))
+_key = word_key
 
 
 def _as_written(key: str, questions: tuple[str, ...]) -> str:
@@ -142,23 +135,15 @@ def _as_written(key: str, questions: tuple[str, ...]) -> str:
     return key
 
 
-# The findings as the question's words are compared: through the same plural rule ("diabetes"
-# -> "diabete"), so a finding whose word ends like a plural is still one.
-_FINDINGS = frozenset(_key(word) for word in word_set("findings.txt"))
-
-
-def _is_content(raw: str) -> bool:
-    word = _key(raw)
-    return not (raw in _STOP or len(word) < 3 or word.isdigit())
-
-
 def _is_drug(word: str) -> bool:
     return word in _DRUGS or (len(word) >= 6 and _DRUG_STEM.search(word) is not None)
 
 
 @dataclass(frozen=True, slots=True)
 class QuestionFeatures:
-    """What the guard compares, computed once per question text."""
+    """What the guard compares, computed once per question frame: the question's words
+    (``content``, ``doses``, ``names``, ``drugs``) and what its frame reads (the rest;
+    ``negated`` and ``asserted`` are findings)."""
 
     content: frozenset[str]
     negated: frozenset[str]
@@ -179,30 +164,20 @@ class QuestionFeatures:
 
 
 @lru_cache(maxsize=4096)
-def question_features(question: str) -> QuestionFeatures:
-    """Features of one question (cached: the same cached question is checked many times)."""
+def question_features(question: Asked) -> QuestionFeatures:
+    """Features of one question, by its frame (or its text, read by :func:`frame_of`);
+    cached: the same cached question is checked many times."""
+    frame = frame_of(question)
+    question = frame.question
     # As typed: "Sjögren’s" and "Sjogren's" are one word (the pattern's letters are ASCII).
     text = as_typed(question.lower())
-    tokens = _WORD.findall(text)
-    content: set[str] = set()
-    negated: set[str] = set()
-    asserted: set[str] = set()
-    # A negation covers the first content word after it, at most three tokens on ("no fever",
-    # "not pregnant", "don't have any fever"); hedges ("not sure if") negate nothing.
-    for raw, in_scope in negation_scopes(tokens, _is_content):
-        word = _key(raw)
-        content.add(word)
-        (negated if in_scope else asserted).add(word)
-    asking = question_sentences(text)
-    intents = {name for name, rx in _INTENTS.items() if rx.search(asking)}
+    content = frozenset(_key(raw) for raw in _WORD.findall(text) if is_content_word(raw))
     doses = {(_unit(u), _number(n)) for n, u in _DOSE.findall(text)}
     doses |= {("dose", level) for level in _DOSE_WORD.findall(text)}
-    asking_tokens = _WORD.findall(asking)
-    frame = read_frame(question)  # who is asked about, which ways: the frame's one reading
     return QuestionFeatures(
-        content=frozenset(content),
-        negated=frozenset(negated - asserted),
-        asserted=frozenset(asserted),
+        content=content,
+        negated=frozenset(frame.negated),
+        asserted=frozenset(frame.asserted),
         doses=frozenset(doses),
         names=tuple(sorted(qualified_names(question, fold_case=True).items())),
         age_groups=frame.population_names("age"),
@@ -210,12 +185,12 @@ def question_features(question: str) -> QuestionFeatures:
         pregnancy=bool(frame.population_names("pregnancy")),
         sexes=frame.population_names("sex"),
         drugs=frozenset(w for w in content if _is_drug(w)),
-        intents=frozenset(intents),
-        modalities=frozenset(m for m, rx in _MODALITIES.items() if rx.search(asking)),
-        excludes=_EXCLUDES.search(asking) is not None,
+        intents=frozenset(frame.intents),
+        modalities=frozenset(frame.treatments),
+        excludes=frame.asks_alternatives,
         directions=frozenset(frame.changes_named),
         yes_no=frame.yes_no,
-        negated_ask=any(_NEGATOR.match(tok) for tok in asking_tokens),
+        negated_ask=frame.negated_ask,
     )
 
 
@@ -261,38 +236,44 @@ class QuestionGuard:
         if self._word_rule:
             load_wording()
 
-    def check(self, new_question: str, cached_question: str) -> GuardVerdict:
+    def check(self, new_question: Asked, cached_question: Asked) -> GuardVerdict:
         """Judge serving ``cached_question``'s answer for ``new_question``: served only when
         every word that differs is a spelling, an inflection, a vetted synonym or a function
         word (see the module docstring).
 
         Args:
-            new_question: The question being asked now.
-            cached_question: The question the cached answer was written for.
+            new_question: The question being asked now (or its frame).
+            cached_question: The question the cached answer was written for (or its frame).
 
         Returns:
             ``GuardVerdict(ok=True)`` or a refusal naming the words that differ.
         """
         if not self._word_rule:
             return self.check_related(new_question, cached_question)
-        difference = word_difference(new_question, cached_question)
+        difference = word_difference(_text(new_question), _text(cached_question))
         if difference:
             return GuardVerdict(ok=False, reason=difference.describe())
         return GuardVerdict(ok=True)
 
-    def check_related(self, new_question: str, cached_question: str) -> GuardVerdict:
+    def check_related(self, new_question: Asked, cached_question: Asked) -> GuardVerdict:
         """The related-question checks: refuse a pair that differs in a way known to change
         the answer (negation, number, name, direction, population, drug, opposite outcome,
         kind of treatment, intent). A pass shows no sameness: words may still differ.
 
+        Args:
+            new_question: The question being asked now: its frame, or its text.
+            cached_question: The question the cached answer was written for: its frame
+                (the one stored with the answer), or its text.
+
         Returns:
             ``GuardVerdict(ok=True)`` or a refusal with its reason.
         """
-        new, old = question_features(new_question), question_features(cached_question)
+        a, b = frame_of(new_question), frame_of(cached_question)
+        new, old = question_features(a), question_features(b)
         for reason in (
-            _negation(new, old, new_question, cached_question),
+            _negation(new, old, a.question, b.question),
             _numbers(new, old),
-            _names(new, old, new_question, cached_question),
+            _names(new, old, a.question, b.question),
             _direction(new, old),
             _population(new, old),
             _drugs(new, old),
@@ -305,8 +286,12 @@ class QuestionGuard:
         return GuardVerdict(ok=True)
 
 
+def _text(question: Asked) -> str:
+    return question.question if isinstance(question, QuestionFrame) else question
+
+
 def _negation(new: QuestionFeatures, old: QuestionFeatures, *questions: str) -> str | None:
-    flipped = ((new.negated & old.asserted) | (old.negated & new.asserted)) & _FINDINGS
+    flipped = (new.negated & old.asserted) | (old.negated & new.asserted)
     if flipped:
         return f"negation differs: {_as_written(sorted(flipped)[0], questions)}"
     # A yes/no question asked in the negative ("does X not reduce Y?") inverts the answer of

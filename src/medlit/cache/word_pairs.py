@@ -7,8 +7,9 @@ same, and one whose answer serves every later question that uses the same words.
 
 **A pair** is the new question's differing words and the cached question's (at most three on
 each side, both sides non-empty: a word only one question says is never a pair), in a *context
-kind*: the question's type as its frame reads it (:func:`medlit.words.frame.read_frame`:
-effect, risk, diagnosis ...). A pair is considered only when nothing else stands between the
+kind*: the question's type as its frame reads it (:class:`medlit.words.frame.
+QuestionFrame`: effect, risk, diagnosis ...; the frames the guard compares, handed in by the
+cache). A pair is considered only when nothing else stands between the
 two questions: the same relations in the same order, frames that agree (type, yes/no,
 direction, populations) and the guard's related-question checks passing (negation, number,
 population, drug, opposite outcome ...). Its verdict is kept in the store
@@ -49,10 +50,10 @@ from medlit.cache.verify import TASK, ask_yes
 from medlit.errors import MedlitError
 from medlit.llm.tasks import resolve_route
 from medlit.log import get_logger
-from medlit.words.frame import read_frame
+from medlit.words.frame import QuestionFrame, frame_of
 
 if TYPE_CHECKING:
-    from medlit.cache.guard import QuestionGuard
+    from medlit.cache.guard import Asked, QuestionGuard
     from medlit.config import Settings
     from medlit.llm.client import LLMClient
     from medlit.storage.base import Connection, Migration, Store
@@ -112,11 +113,10 @@ class WordPair:
         return f"{self.new} / {self.cached} ({self.context})"
 
 
-def _frames_agree(new: str, cached: str) -> bool:
+def _frames_agree(a: QuestionFrame, b: QuestionFrame) -> bool:
     """Same type, yes/no, direction, and the same populations of every kind both name (a
     population one question names by a word the frame does not read, "older" where the other
     says "elderly", is the pair itself: the judge's to settle)."""
-    a, b = read_frame(new), read_frame(cached)
     if (a.kind, a.yes_no, a.direction) != (b.kind, b.yes_no, b.direction):
         return False
     for kind in {p.kind for p in a.populations} & {p.kind for p in b.populations}:
@@ -126,21 +126,22 @@ def _frames_agree(new: str, cached: str) -> bool:
     return True
 
 
-def pairs_between(guard: QuestionGuard, new: str, cached: str) -> WordPair | None:
-    """The pair that is all that differs between ``new`` and ``cached``, or None when
-    something else does (see the module docstring)."""
+def pairs_between(guard: QuestionGuard, new: Asked, cached: Asked) -> WordPair | None:
+    """The pair that is all that differs between ``new`` and ``cached`` (each a question's
+    frame, or its text), or None when something else does (see the module docstring)."""
     from medlit.cache.wording import word_difference
 
-    difference = word_difference(new, cached)
+    new_text = new.question if isinstance(new, QuestionFrame) else new
+    cached_text = cached.question if isinstance(cached, QuestionFrame) else cached
+    difference = word_difference(new_text, cached_text)
     if difference.order is not None or not (difference.only_new and difference.only_cached):
         return None
     if len(difference.only_new) > _MAX_WORDS or len(difference.only_cached) > _MAX_WORDS:
         return None
-    if not guard.check_related(new, cached).ok or not _frames_agree(new, cached):
+    a, b = frame_of(new), frame_of(cached)
+    if not guard.check_related(a, b).ok or not _frames_agree(a, b):
         return None
-    return WordPair(
-        " ".join(difference.only_new), " ".join(difference.only_cached), read_frame(new).kind
-    )
+    return WordPair(" ".join(difference.only_new), " ".join(difference.only_cached), a.kind)
 
 
 # --- the store -------------------------------------------------------------------------------
@@ -469,9 +470,10 @@ class Settled:
 
 
 def settle(
-    pairs: WordPairStore, guard: QuestionGuard, namespace: str, new: str, cached: str
+    pairs: WordPairStore, guard: QuestionGuard, namespace: str, new: Asked, cached: Asked
 ) -> Settled:
-    """Read the verdict on the pair between ``new`` and ``cached`` (no model, no write)."""
+    """Read the verdict on the pair between ``new`` and ``cached`` (their frames, or their
+    texts; no model, no write)."""
     pair = pairs_between(guard, new, cached)
     if pair is None:
         return Settled(None, None)

@@ -34,7 +34,7 @@ from medlit.checks.findings import Finding
 from medlit.types import Article
 from medlit.words import age_groups, cue
 from medlit.words.defined_terms import spell_out
-from medlit.words.frame import Population, QuestionFrame, read_frame
+from medlit.words.frame import Population, QuestionFrame, frame_of
 from medlit.words.grounding import unsaid_in_article, word_stems
 from medlit.words.memo import remembered
 from medlit.words.search_terms import content_terms
@@ -91,10 +91,12 @@ class Unsaid:
 class _Reader:
     """One answer's reading: what each article speaks of (read once), and what was left out."""
 
-    def __init__(self, articles: Mapping[str, Article], question: str) -> None:
+    def __init__(
+        self, articles: Mapping[str, Article], question: str, frame: QuestionFrame
+    ) -> None:
         self.articles = articles
         self.question = question
-        self.asked_groups = read_frame(question).population_names("age") & _CHECKED_GROUPS
+        self.asked_groups = frame.population_names("age") & _CHECKED_GROUPS
         self.groups_of: dict[str, frozenset[str]] = {}
         self.terms_of: dict[str, set[str]] = {}
         self.unsaid = Unsaid("")
@@ -165,11 +167,12 @@ class _Reader:
 
 
 def unsaid_reader(
-    articles: Mapping[str, Article], question: str
+    articles: Mapping[str, Article], question: str, frame: QuestionFrame | None = None
 ) -> tuple[Callable[[str], str], Unsaid]:
     """Each sentence without its citations to articles that never speak of what it names of
-    the question (``""`` when none is left); and what was found so far (its ``text`` unset)."""
-    reader = _Reader(articles, question)
+    the question (``""`` when none is left); and what was found so far (its ``text`` unset).
+    ``frame``: the question's, as carried (None: read by :func:`~medlit.words.frame.frame_of`)."""
+    reader = _Reader(articles, question, frame_of(question if frame is None else frame))
     return reader.check, reader.unsaid
 
 
@@ -301,7 +304,7 @@ def populations_unspoken(
     sentence names the population no citation is wrong, but nothing cited is about it either.
     """
     cited = [articles[p] for p in dict.fromkeys(extract_pmids(text)) if p in articles]
-    return unspoken_in(frame or read_frame(question), cited)
+    return unspoken_in(frame_of(question if frame is None else frame), cited)
 
 
 def unspoken_in(frame: QuestionFrame, articles: Sequence[Article]) -> list[str]:
@@ -323,7 +326,7 @@ def unsaid_subjects(ctx: CheckContext) -> list[Finding]:
     """A citation to an article that never speaks of a subject or population of the question
     that the sentence names."""
 
-    rewrite, unsaid = unsaid_reader(ctx.articles, ctx.question)
+    rewrite, unsaid = unsaid_reader(ctx.articles, ctx.question, ctx.frame)
     found = sentence_findings("unsaid-subjects", ctx, rewrite, unsaid.warnings)
     ctx.data["unsaid-subjects"] = unsaid
     return logged(found, "answer_subjects_unsaid")

@@ -77,7 +77,7 @@ def populations_unspoken(ctx: CheckContext) -> list[Finding]:
     outpatients) that none of the articles the answer cites speaks of."""
     if ctx.data.get("untold-subjects"):
         return []
-    absent = unspoken_populations(ctx.question, ctx.draft.text, ctx.articles)
+    absent = unspoken_populations(ctx.question, ctx.draft.text, ctx.articles, ctx.frame)
     if not absent:
         return []
     words = " and ".join(absent)

@@ -29,7 +29,7 @@ from medlit.words.conclusions import (
     states_no_finding,
 )
 from medlit.words.defined_terms import long_forms
-from medlit.words.frame import QuestionFrame, read_frame
+from medlit.words.frame import QuestionFrame, frame_of
 from medlit.words.grounding import said_in, word_stems
 from medlit.words.search_plan import speaks_of
 from medlit.words.stance import (
@@ -461,10 +461,10 @@ def build_evidence_digest(
             (:func:`medlit.words.unmentioned.unmentioned_terms`): the digest says so first, and
             a yes/no verdict is "uncertain", since the conclusions it would be read from are
             about something else.
-        frame: the question's frame (:func:`medlit.words.frame.read_frame`), read here when
-            not given. The populations it names (children, women, pregnancy, a condition, a
-            setting) that no quoted article speaks of
-            (the checks' :func:`unspoken_in`) are said first, and a yes/no
+        frame: the question's frame, as the ask read it (a caller without one, a test or a
+            benchmark, has it read by :func:`medlit.words.frame.frame_of`). The populations
+            it names (children, women, pregnancy, a condition, a setting) that no quoted
+            article speaks of (the checks' :func:`unspoken_in`) are said first, and a yes/no
             verdict is then "uncertain", as the generated answer does.
 
     When no retrieved article is about the question (none says enough of its words, see
@@ -475,7 +475,7 @@ def build_evidence_digest(
     Returns:
         The digest: text, verdict (``None`` unless a yes/no question), cited PMIDs, sentences.
     """
-    frame = frame or read_frame(question)
+    frame = frame_of(question if frame is None else frame)
     candidates = _gather(evidence)
     floor = _score(question, candidates, embedder)
     on_question = about_question(question)

@@ -80,6 +80,13 @@ class SubQuestion(BaseModel):
     priority: int = Field(1, ge=1, description="1 is researched first.")
     rationale: str = ""
     depth: int = Field(1, ge=1, description="Plan questions are 1; a follow-up is its parent + 1.")
+    subject: str = Field("", description="The research question's subject, as its frame reads it.")
+    outcome: str = Field("", description="The research question's outcome, as its frame reads it.")
+    asks: list[str] = Field(
+        default_factory=list,
+        description="Which parts of the research question it names: 'subject', 'outcome', "
+        "'comparison', 'population' (its frame's, said in one of their forms).",
+    )
     parent_id: str | None = None
     status: SubQuestionStatus = SubQuestionStatus.PENDING
     skip_reason: str | None = Field(None, description="Why it was SKIPPED.")

@@ -613,7 +613,9 @@ class _Run:
         job, o, llm = self.job, self.o, self.llm
         llm.during = _DURING.get(stage)
         if stage is JobStatus.PLANNING:
-            job.plan = await create_plan(job.question, job.depth, llm, o.settings.research)
+            job.plan = await create_plan(
+                job.question, job.depth, llm, o.settings.research, frame=job_frame(job)
+            )
         elif stage is JobStatus.EXECUTING:
             await (self.read_new() if job.refresh is not None else self.research())
         elif stage is JobStatus.VERIFYING:

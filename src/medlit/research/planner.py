@@ -25,6 +25,8 @@ from medlit.research.prompts import (
     messages,
 )
 from medlit.text import counted, require_clean_text, require_words
+from medlit.words.frame import QuestionFrame, frame_of
+from medlit.words.search_plan import parts_named
 from medlit.words.topics import anchor_terms, names_otherwise, normalise_topic, on_topic
 
 __all__ = [
@@ -90,7 +92,12 @@ def _unplanned_note(error: Exception) -> str:
 
 
 async def create_plan(
-    question: str, depth: str, llm: ResearchLLM, settings: ResearchSettings
+    question: str,
+    depth: str,
+    llm: ResearchLLM,
+    settings: ResearchSettings,
+    *,
+    frame: QuestionFrame | None = None,
 ) -> ResearchPlan:
     """Break ``question`` into sub-questions with the LLM (task ``plan_research``).
 
@@ -99,6 +106,10 @@ async def create_plan(
         depth: ``quick``, ``standard`` or ``deep``: sets how many sub-questions are wanted.
         llm: the LLM client.
         settings: the research settings (limits and depth configs).
+        frame: the question's frame, as the job keeps it (None: read by
+            :func:`medlit.words.frame.frame_of`). Each sub-question keeps its subject and
+            outcome and says which of its parts it names (``asks``:
+            :func:`medlit.words.search_plan.parts_named`).
 
     Returns:
         A plan with at most ``max_sub_questions`` sub-questions (ids ``q1``, ``q2``... in
@@ -147,6 +158,8 @@ async def create_plan(
     # Stable sort: equal priorities keep the model's order.
     proposed.sort(key=lambda item: item[0])
     proposed = proposed[: config.max_sub_questions]
+    asked = frame_of(cleaned if frame is None else frame)
+    kept = {"subject": asked.subject, "outcome": asked.outcome}
     sub_questions = [
         SubQuestion(
             id=f"q{i}",
@@ -155,6 +168,8 @@ async def create_plan(
             priority=max(1, min(priority, 100)),
             rationale=rationale,
             depth=1,
+            asks=list(parts_named(asked, text)),
+            **kept,
         )
         for i, (priority, text, rationale, query) in enumerate(proposed, start=1)
     ]
@@ -169,6 +184,8 @@ async def create_plan(
                 priority=max([q.priority for q in sub_questions] or [1]),
                 rationale="the research question itself",
                 depth=1,
+                asks=list(parts_named(asked, cleaned)),
+                **kept,
             ),
         )
     plan = ResearchPlan(question=cleaned, depth=level, sub_questions=sub_questions, note=note)

@@ -63,7 +63,7 @@ from medlit.words.frame import QuestionFrame
 from medlit.words.grounding import (
     unframed_claim,
 )
-from medlit.words.search_plan import plan_searches
+from medlit.words.search_plan import parts_named, plan_searches
 
 if TYPE_CHECKING:
     from medlit.embeddings import Embedder
@@ -880,7 +880,8 @@ class DeepResearcher:
     def _add_follow_ups(
         self, plan: ResearchPlan, question: SubQuestion, findings: list[ResearchFinding]
     ) -> None:
-        """Follow-ups raised by findings become sub-questions one level deeper."""
+        """Follow-ups raised by findings become sub-questions one level deeper, keeping the
+        research question's subject and outcome and saying which parts of it they name."""
         texts: list[str] = []
         for finding in findings:
             if (
@@ -897,6 +898,9 @@ class DeepResearcher:
                 rationale=f"follow-up raised while researching {question.id}",
                 depth=question.depth + 1,
                 parent_id=question.id,
+                subject=question.subject,
+                outcome=question.outcome,
+                asks=list(parts_named(self.frame, text)) if self.frame is not None else [],
             )
             if child.depth > self.limits.max_depth:
                 # Recorded (not silently dropped) so the report can say what was left open.

@@ -34,7 +34,7 @@ __all__ = ["PgAnswerOps"]
 
 _ANSWER_COLS = (
     "a.id, a.namespace, a.fingerprint, a.question, a.payload, a.retrieval_score, "
-    "a.created_at, a.last_used_at, a.hits, a.embedding, a.origin"
+    "a.created_at, a.last_used_at, a.hits, a.embedding, a.origin, a.frame"
 )
 
 # Candidates of the HNSW index (any scope), then the in-scope rows among the close ones: one
@@ -86,6 +86,7 @@ class PgAnswerOps(PgStoreParts):
         retrieval_score: float,
         now: float,
         origin: str = "",
+        frame: str = "",
     ) -> int:
         """Store an answer, replacing one for the same question/namespace/fingerprint."""
         vec = self._vector(embedding)
@@ -106,10 +107,10 @@ class PgAnswerOps(PgStoreParts):
                 # for it to commit); delete its row too, so the newest answer wins.
                 row = conn.raw.execute(
                     "INSERT INTO answers (namespace, fingerprint, question, question_hash, "
-                    "payload, retrieval_score, embedding, created_at, last_used_at, origin) "
-                    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT "
+                    "payload, retrieval_score, embedding, created_at, last_used_at, origin, "
+                    "frame) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT "
                     "(namespace, fingerprint, question_hash) DO NOTHING RETURNING id",
-                    (*values, now, now, origin),
+                    (*values, now, now, origin, frame),
                 ).fetchone()
                 if row is not None:
                     return int(row[0])
@@ -320,4 +321,5 @@ def _answer(row: Sequence[Any]) -> AnswerRecord:
         last_used_at=float(row[7]),
         hits=int(row[8]),
         origin=str(row[10]),
+        frame=str(row[11]),
     )

@@ -112,6 +112,8 @@ class AnswerRecord:
         hits: times served.
         origin: the addresses of the sources it was asked of (:mod:`medlit.provenance`;
             empty: stored before origins were recorded).
+        frame: the frame of ``question`` as stored (:meth:`medlit.words.frame.QuestionFrame.
+            stored`; empty: none stored), loaded by :func:`medlit.words.frame.frame_of`.
     """
 
     id: int
@@ -124,6 +126,7 @@ class AnswerRecord:
     last_used_at: float
     hits: int = 0
     origin: str = ""
+    frame: str = ""
 
 
 @dataclass
@@ -239,9 +242,11 @@ class Store(Protocol):
         retrieval_score: float,
         now: float,
         origin: str = "",
+        frame: str = "",
     ) -> int:
         """Store an answer (replacing one for the same question, namespace and fingerprint),
-        with the addresses it came from (``origin``)."""
+        with the addresses it came from (``origin``) and its question's frame as stored
+        (``frame``: :meth:`medlit.words.frame.QuestionFrame.stored`; empty: none)."""
         ...
 
     def search_answers(

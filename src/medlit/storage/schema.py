@@ -120,6 +120,16 @@ def m008_origins(conn: Connection) -> None:
     conn.execute("ALTER TABLE articles ADD COLUMN origin TEXT NOT NULL DEFAULT ''")
 
 
+def m010_answer_frames(conn: Connection) -> None:
+    """Answers keep the frame of the question they were cached under
+    (:meth:`medlit.words.frame.QuestionFrame.stored`), which the cache's guard compares.
+
+    Rows stored before have none (empty): their question is read again when compared
+    (:func:`medlit.words.frame.frame_of`).
+    """
+    conn.execute("ALTER TABLE answers ADD COLUMN frame TEXT NOT NULL DEFAULT ''")
+
+
 CORE_MIGRATIONS: list[Migration] = [
     m001_core,
     m002_answers,
@@ -129,6 +139,7 @@ CORE_MIGRATIONS: list[Migration] = [
     m006_randomised_in_methods,
     m007_full_text_chunks,
     m008_origins,
+    m010_answer_frames,
 ]
 
 

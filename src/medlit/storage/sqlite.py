@@ -50,7 +50,7 @@ __all__ = ["SqliteStore", "answer_index_path"]
 
 _ANSWER_COLS = (
     "id, namespace, fingerprint, question, payload, retrieval_score, created_at, "
-    "last_used_at, hits, embedding, origin"
+    "last_used_at, hits, embedding, origin, frame"
 )
 log = get_logger("storage.sqlite")
 
@@ -387,6 +387,7 @@ class SqliteStore(EvidenceOps):
         retrieval_score: float,
         now: float,
         origin: str = "",
+        frame: str = "",
     ) -> int:
         """Store an answer, replacing one for the same question/namespace/fingerprint."""
         vec = self._vector(embedding)
@@ -399,8 +400,8 @@ class SqliteStore(EvidenceOps):
             )
             cur = conn.execute(
                 "INSERT INTO answers (namespace, fingerprint, question, question_hash, payload, "
-                "retrieval_score, embedding, created_at, last_used_at, origin, lru) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                "retrieval_score, embedding, created_at, last_used_at, origin, frame, lru) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
                 "(SELECT coalesce(max(lru), 0) + 1 FROM answers))",
                 (
                     namespace,
@@ -413,6 +414,7 @@ class SqliteStore(EvidenceOps):
                     now,
                     now,
                     origin,
+                    frame,
                 ),
             )
             answer_id = int(cur.lastrowid or 0)
@@ -586,4 +588,5 @@ def _answer(row: tuple[Any, ...]) -> AnswerRecord:
         last_used_at=float(row[7]),
         hits=int(row[8]),
         origin=str(row[10]),
+        frame=str(row[11]),
     )

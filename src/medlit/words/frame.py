@@ -7,21 +7,29 @@ in the state. A second reading of the question elsewhere is a reading that can d
 
 The reader is the cue tables of :mod:`medlit.words` (``words/data/cues.toml``); the question's
 type is :mod:`medlit.words.question_kind`.
+
+A frame travels with what was decided on it: the answer cache stores the frame of the question
+an answer was cached under (:meth:`QuestionFrame.stored`), and its guard compares the frames of
+the two questions. :func:`frame_of` is where a question that arrives without its frame is read:
+a stored frame that does not load whole (another format, other code, a field missing) is read
+again, never used in part.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
-from functools import lru_cache
-from typing import Any, Literal
+from functools import cache, lru_cache
+from typing import Any, Literal, get_args
 
 from medlit.text import as_typed
-from medlit.words.cues import age_mentions, directions
-from medlit.words.forms import is_verb, lemmas
+from medlit.words.cues import age_mentions, directions, negation_scopes
+from medlit.words.forms import is_verb, lemmas, plural_lemma
 from medlit.words.question_kind import QuestionKind, question_kind
-from medlit.words.tables import cue
+from medlit.words.tables import cue, cue_group, stop_words, synonym_groups, word_set
+from medlit.words.tokens import HYPHENATED_WORDS
 
 __all__ = [
     "OPPOSITE",
@@ -31,8 +39,11 @@ __all__ = [
     "QuestionFrame",
     "QuestionKind",
     "asking_part",
+    "frame_of",
+    "is_content_word",
     "question_sentences",
     "read_frame",
+    "word_key",
 ]
 
 #: The direction of change a question asks about: ``"down"`` (prevent, reduce, lower, protect
@@ -179,6 +190,15 @@ class QuestionFrame:
     every way of change its question sentences name (cues ``direction.up``/``down``:
     "increase", "prevent"), both when both are, for the answer cache's guard, which refuses a
     hit on a question naming only the other way.
+
+    What the answer cache's guard compares (:mod:`medlit.cache.guard`), read from the
+    question sentences (:func:`question_sentences`): ``intents``, what they ask for (cues
+    ``intent.*``: cause, treatment, symptoms ...); ``treatments``, the kinds of treatment they
+    name (cues ``modality.*``); ``asks_alternatives``, whether they ask for something other
+    than a thing named (cue ``question.excludes``); ``negated_ask``, whether they say a
+    negation. ``negated`` and ``asserted``: the findings (``findings.txt``) the question says
+    with and without a negation before them ("no fever", "fever"), as :func:`word_key` writes
+    them; a finding said both ways is asserted.
     """
 
     question: str
@@ -193,6 +213,12 @@ class QuestionFrame:
     relation: str = ""
     comparison: str = ""
     outcome: str = ""
+    intents: tuple[str, ...] = ()
+    treatments: tuple[str, ...] = ()
+    asks_alternatives: bool = False
+    negated_ask: bool = False
+    negated: tuple[str, ...] = ()
+    asserted: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()
 
     def population_names(self, kind: PopulationKind | None = None) -> frozenset[str]:
@@ -219,6 +245,18 @@ class QuestionFrame:
             {"kind": p.kind, "name": p.name, "words": p.words} for p in self.populations
         )
         return shown
+
+    def stored(self) -> str:
+        """The frame as stored beside what was decided on it (a tier-1 answer): JSON, with
+        the format and the answering code that read it (:func:`frame_of` loads it only for
+        both the same), its sources left out (where it was asked is stored apart)."""
+        shown = self.to_json()
+        del shown["sources"]
+        return json.dumps(
+            {"format": FRAME_FORMAT, "code": _reading_code(), "frame": shown},
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
 
 
 def asking_part(question: str) -> str:
@@ -412,6 +450,58 @@ def _populations(question: str, text: str) -> tuple[Population, ...]:
     return tuple({(p.kind, p.name): p for p in reversed(found)}.values())[::-1]
 
 
+@cache
+def _drug_names() -> dict[str, str]:
+    """A drug's other names -> its canonical name (``drug_names.tsv``)."""
+    return {term: group[0] for group in synonym_groups("drug_names.tsv") for term in group}
+
+
+@lru_cache(maxsize=65536)
+def word_key(raw: str) -> str:
+    """A word of a question as the guard compares it: its singular by its ending, a drug by
+    its canonical name ("tylenol" -> "acetaminophen")."""
+    word = plural_lemma(raw.strip("'-"))
+    return _drug_names().get(word, word)
+
+
+@lru_cache(maxsize=65536)
+def is_content_word(raw: str) -> bool:
+    """A word of a question (lower case) that says something: not a stop word of a lay
+    question, a number or a word under three letters."""
+    word = word_key(raw)
+    return not (raw in stop_words("lay_question") or len(word) < 3 or word.isdigit())
+
+
+@cache
+def _findings() -> frozenset[str]:
+    # Through the same keys as the question's words ("diabetes" -> "diabete"), so a finding
+    # whose word ends like a plural is still one.
+    return frozenset(word_key(word) for word in word_set("findings.txt"))
+
+
+def _asked_of(typed: str) -> dict[str, Any]:
+    """What the guard compares of the question ``typed`` (lower case, as typed): see
+    :class:`QuestionFrame`."""
+    asking = question_sentences(typed)
+    negated: set[str] = set()
+    asserted: set[str] = set()
+    # A negation covers the first content word after it, at most three tokens on ("no fever",
+    # "not pregnant", "don't have any fever"); hedges ("not sure if") negate nothing.
+    for raw, in_scope in negation_scopes(HYPHENATED_WORDS.findall(typed), is_content_word):
+        (negated if in_scope else asserted).add(word_key(raw))
+    findings, negator = _findings(), cue("negation.token")
+    return {
+        "intents": tuple(sorted(n for n, rx in cue_group("intent").items() if rx.search(asking))),
+        "treatments": tuple(
+            sorted(n for n, rx in cue_group("modality").items() if rx.search(asking))
+        ),
+        "asks_alternatives": cue("question.excludes").search(asking) is not None,
+        "negated_ask": any(negator.match(t) for t in HYPHENATED_WORDS.findall(asking)),
+        "negated": tuple(sorted((negated - asserted) & findings)),
+        "asserted": tuple(sorted(asserted & findings)),
+    }
+
+
 @lru_cache(maxsize=4096)
 def _read(question: str) -> QuestionFrame:
     text = question.lower()
@@ -429,19 +519,21 @@ def _read(question: str) -> QuestionFrame:
     populations = _populations(question, text)
     if any(outcome in (p.words, p.name) for p in populations):
         outcome = ""  # "is X more common in men?": who, not what of it
+    typed = as_typed(text)
     return QuestionFrame(
         question=question,
         kind=question_kind(question),
         yes_no=yes_no,
         direction=direction,
         direction_words=words,
-        changes_named=tuple(sorted(directions(question_sentences(as_typed(text))))),
+        changes_named=tuple(sorted(directions(question_sentences(typed)))),
         populations=populations,
         subject=subject,
         subject_aliases=aliases,
         relation=relation,
         comparison=comparison,
         outcome=outcome,
+        **_asked_of(typed),
     )
 
 
@@ -459,3 +551,94 @@ def _read_asked(question: str, sources: tuple[str, ...]) -> QuestionFrame:
 
 
 _FRAME_FIELDS = tuple(f.name for f in fields(QuestionFrame))
+
+#: The stored frame's format (:meth:`QuestionFrame.stored`): a frame stored in another one is
+#: read again.
+FRAME_FORMAT = 1
+_STORED_FIELDS = frozenset(_FRAME_FIELDS) - {"sources"}
+_TEXT_FIELDS = ("question", "direction_words", "subject", "relation", "comparison", "outcome")
+_FLAGS = ("yes_no", "asks_alternatives", "negated_ask")
+_TEXTS_FIELDS = ("changes_named", "subject_aliases", "intents", "treatments", "negated", "asserted")
+_KINDS = frozenset(get_args(QuestionKind))
+_POPULATION_KINDS = frozenset(get_args(PopulationKind))
+
+
+def _reading_code() -> str:
+    """The answering code (its hash, words tables included): a frame read by other code may
+    be read otherwise now."""
+    from medlit.code_version import answering_code
+
+    return answering_code()
+
+
+def _texts(value: Any) -> tuple[str, ...] | None:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        return None
+    return tuple(value)
+
+
+def _loaded(question: str, stored: str) -> QuestionFrame | None:
+    """The frame ``stored`` for ``question`` (:meth:`QuestionFrame.stored`), or None unless
+    every field of it loads: the same format, the same code, the same question, each field
+    there and of its type (a frame used in part would be a reading no code made)."""
+    try:
+        data = json.loads(stored)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or data.get("format") != FRAME_FORMAT:
+        return None
+    shown = data.get("frame")
+    if data.get("code") != _reading_code() or not isinstance(shown, dict):
+        return None
+    if shown.keys() != _STORED_FIELDS or shown["question"] != question.strip():
+        return None
+    values = _values(shown)
+    populations = _populations_loaded(shown["populations"])
+    if values is None or populations is None:
+        return None
+    return QuestionFrame(populations=populations, **values)
+
+
+def _values(shown: dict[str, Any]) -> dict[str, Any] | None:
+    """The stored frame's fields but its populations, each of its type; None if one is not."""
+    values: dict[str, Any] = {}
+    for name in (*_TEXT_FIELDS, *_FLAGS):
+        if not isinstance(shown[name], bool if name in _FLAGS else str):
+            return None
+        values[name] = shown[name]
+    for name in _TEXTS_FIELDS:
+        if (texts := _texts(shown[name])) is None:
+            return None
+        values[name] = texts
+    if shown["kind"] not in _KINDS or shown["direction"] not in (None, *OPPOSITE):
+        return None
+    return {**values, "kind": shown["kind"], "direction": shown["direction"]}
+
+
+def _populations_loaded(items: Any) -> tuple[Population, ...] | None:
+    """The stored frame's populations; None if one is not a population."""
+    if not isinstance(items, list):
+        return None
+    populations = []
+    for item in items:
+        if not (
+            isinstance(item, dict)
+            and item.keys() == {"kind", "name", "words"}
+            and item["kind"] in _POPULATION_KINDS
+            and isinstance(item["name"], str)
+            and isinstance(item["words"], str)
+        ):
+            return None
+        populations.append(Population(item["kind"], item["name"], item["words"]))
+    return tuple(populations)
+
+
+def frame_of(question: str | QuestionFrame, stored: str = "") -> QuestionFrame:
+    """The frame of ``question``: itself when it is a frame; the frame stored with it
+    (``stored``: :meth:`QuestionFrame.stored`) when that loads whole; else the question read
+    now (:func:`read_frame`). The one place a question that arrives without its frame (an
+    answer cached before frames were stored, a tool or a benchmark handing in text) is read."""
+    if isinstance(question, QuestionFrame):
+        return question
+    loaded = _loaded(question, stored) if stored else None
+    return loaded if loaded is not None else read_frame(question)

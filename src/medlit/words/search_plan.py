@@ -34,6 +34,7 @@ __all__ = [
     "SearchStep",
     "concept_words",
     "concepts_of",
+    "parts_named",
     "plan_searches",
     "speaks_of",
     "speaks_of_subject",
@@ -343,6 +344,21 @@ def speaks_of(
         return True
     said = _Text(text)
     return all(c.found_in(said.joined, said.words) for c in concepts)
+
+
+def parts_named(frame: QuestionFrame, text: str) -> tuple[Role, ...]:
+    """Which parts of ``frame``'s question ``text`` (a research sub-question) names: the
+    subject (:func:`speaks_of_subject`), then the roles of its outcome, comparison and
+    populations said in one of their forms, in that order; the question's other words
+    (qualifiers) name no part."""
+    said = _Text(text)
+    named = [
+        c.role
+        for c in concepts_of(frame)
+        if c.role not in ("subject", "qualifier") and c.found_in(said.joined, said.words)
+    ]
+    subject = ["subject"] if frame.subject and speaks_of_subject(frame, text) else []
+    return tuple(dict.fromkeys([*subject, *named]))  # type: ignore[list-item]
 
 
 def concept_words(frame: QuestionFrame, roles: Iterable[Role] = ("subject", "outcome")) -> set[str]:
