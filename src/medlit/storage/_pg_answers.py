@@ -34,7 +34,7 @@ __all__ = ["PgAnswerOps"]
 
 _ANSWER_COLS = (
     "a.id, a.namespace, a.fingerprint, a.question, a.payload, a.retrieval_score, "
-    "a.created_at, a.last_used_at, a.hits, a.embedding, a.origin"
+    "a.created_at, a.last_used_at, a.hits, a.embedding, a.origin, a.checked_at"
 )
 
 # Candidates of the HNSW index (any scope), then the in-scope rows among the close ones: one
@@ -208,6 +208,42 @@ class PgAnswerOps(PgStoreParts):
                 [(now, hits, lrus[pos], key) for key, (hits, pos) in updates],
             )
 
+    def claim_answer_check(
+        self, answer_id: int, *, now: float, due_before: float, lease_s: float
+    ) -> bool:
+        """Take the lease to check ``answer_id`` for new articles: one UPDATE, which takes
+        the row's lock, so of two replicas one updates and the other sees the new lease."""
+        with self.transaction() as conn:
+            cur = conn.raw.execute(
+                "UPDATE answers SET check_lease_until = %s WHERE id = %s "
+                "AND check_lease_until <= %s AND greatest(created_at, checked_at) <= %s",
+                (now + lease_s, answer_id, now, due_before),
+            )
+            return cur.rowcount == 1
+
+    def finish_answer_check(self, answer_id: int, *, checked_at: float | None) -> None:
+        """Release the check lease; record the check's time when it was done."""
+        with self.transaction() as conn:
+            conn.raw.execute(
+                "UPDATE answers SET check_lease_until = 0, "
+                "checked_at = coalesce(%s, checked_at) WHERE id = %s",
+                (checked_at, answer_id),
+            )
+
+    def answers_due(
+        self, *, checked_before: float, namespace: str | None = None, limit: int = 1000
+    ) -> list[AnswerRecord]:
+        """Answers last checked (or stored) before ``checked_before``, longest first."""
+        rows = self._fetch(
+            f"SELECT {_ANSWER_COLS} FROM answers a "
+            "WHERE greatest(a.created_at, a.checked_at) < %s "
+            "AND (%s::text IS NULL OR a.namespace = %s) "
+            "ORDER BY greatest(a.created_at, a.checked_at), a.id LIMIT %s",
+            (checked_before, namespace, namespace, limit),
+            binary=True,
+        )
+        return [_answer(row) for row in rows]
+
     def delete_answers(self, answer_ids: Sequence[int]) -> int:
         """Delete answers by id."""
         if not answer_ids:
@@ -320,4 +356,5 @@ def _answer(row: Sequence[Any]) -> AnswerRecord:
         last_used_at=float(row[7]),
         hits=int(row[8]),
         origin=str(row[10]),
+        checked_at=float(row[11]),
     )

@@ -184,6 +184,14 @@ def core_migrations(dim: int, m: int, ef_construction: int) -> list[Migration]:
         conn.execute("ALTER TABLE answers ADD COLUMN origin TEXT NOT NULL DEFAULT ''")
         conn.execute("ALTER TABLE articles ADD COLUMN origin TEXT NOT NULL DEFAULT ''")
 
+    def m009_answer_checks(conn: Connection) -> None:
+        conn.execute(
+            "ALTER TABLE answers ADD COLUMN checked_at DOUBLE PRECISION NOT NULL DEFAULT 0"
+        )
+        conn.execute(
+            "ALTER TABLE answers ADD COLUMN check_lease_until DOUBLE PRECISION NOT NULL DEFAULT 0"
+        )
+
     # SQLite's m004 (an ANN index file per namespace) has no counterpart here.
     return [
         m001_core,
@@ -193,4 +201,5 @@ def core_migrations(dim: int, m: int, ef_construction: int) -> list[Migration]:
         m006_randomised_in_methods,
         m007_full_text_chunks,
         m008_origins,
+        m009_answer_checks,
     ]

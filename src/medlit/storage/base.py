@@ -112,6 +112,8 @@ class AnswerRecord:
         hits: times served.
         origin: the addresses of the sources it was asked of (:mod:`medlit.provenance`;
             empty: stored before origins were recorded).
+        checked_at: epoch seconds of the last check for new articles (0: never checked since
+            it was stored; :attr:`last_checked` is then ``created_at``).
     """
 
     id: int
@@ -124,6 +126,13 @@ class AnswerRecord:
     last_used_at: float
     hits: int = 0
     origin: str = ""
+    checked_at: float = 0.0
+
+    @property
+    def last_checked(self) -> float:
+        """When the answer was last known to rest on everything its searches find: stored,
+        or checked for new articles since (epoch seconds)."""
+        return max(self.created_at, self.checked_at)
 
 
 @dataclass
@@ -269,6 +278,28 @@ class Store(Protocol):
 
     def touch_answers(self, answer_ids: Sequence[int], now: float) -> None:
         """Record hits, in order: move each answer to the LRU front and count it."""
+        ...
+
+    def claim_answer_check(
+        self, answer_id: int, *, now: float, due_before: float, lease_s: float
+    ) -> bool:
+        """Take the lease to check answer ``answer_id`` for new articles, atomically: True
+        only when it exists, was last checked (or stored) at or before ``due_before`` and no
+        unexpired lease is held on it; the lease then runs ``lease_s`` seconds from ``now``.
+        Of several processes sharing the store, one gets it; the others serve the answer as
+        it is."""
+        ...
+
+    def finish_answer_check(self, answer_id: int, *, checked_at: float | None) -> None:
+        """Release the check lease of ``answer_id``; ``checked_at``: record the check done
+        then (None: the check failed, the answer stays due)."""
+        ...
+
+    def answers_due(
+        self, *, checked_before: float, namespace: str | None = None, limit: int = 1000
+    ) -> list[AnswerRecord]:
+        """Answers last checked (or stored) before ``checked_before`` (of one namespace, or
+        all), longest unchecked first."""
         ...
 
     def delete_answers(self, answer_ids: Sequence[int]) -> int:

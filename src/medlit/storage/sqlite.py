@@ -50,7 +50,7 @@ __all__ = ["SqliteStore", "answer_index_path"]
 
 _ANSWER_COLS = (
     "id, namespace, fingerprint, question, payload, retrieval_score, created_at, "
-    "last_used_at, hits, embedding, origin"
+    "last_used_at, hits, embedding, origin, checked_at"
 )
 log = get_logger("storage.sqlite")
 
@@ -504,6 +504,38 @@ class SqliteStore(EvidenceOps):
                 [(now, base + i, answer_id) for i, answer_id in enumerate(answer_ids, start=1)],
             )
 
+    def claim_answer_check(
+        self, answer_id: int, *, now: float, due_before: float, lease_s: float
+    ) -> bool:
+        """Take the lease to check ``answer_id`` for new articles (one UPDATE: atomic)."""
+        with self.transaction() as conn:
+            cur = conn.execute(
+                "UPDATE answers SET check_lease_until = ? WHERE id = ? "
+                "AND check_lease_until <= ? AND max(created_at, checked_at) <= ?",
+                (now + lease_s, answer_id, now, due_before),
+            )
+            return cur.rowcount == 1
+
+    def finish_answer_check(self, answer_id: int, *, checked_at: float | None) -> None:
+        """Release the check lease; record the check's time when it was done."""
+        with self.transaction() as conn:
+            conn.execute(
+                "UPDATE answers SET check_lease_until = 0, "
+                "checked_at = coalesce(?, checked_at) WHERE id = ?",
+                (checked_at, answer_id),
+            )
+
+    def answers_due(
+        self, *, checked_before: float, namespace: str | None = None, limit: int = 1000
+    ) -> list[AnswerRecord]:
+        """Answers last checked (or stored) before ``checked_before``, longest first."""
+        rows = self.read(
+            f"SELECT {_ANSWER_COLS} FROM answers WHERE max(created_at, checked_at) < ? "
+            "AND (? IS NULL OR namespace = ?) ORDER BY max(created_at, checked_at), id LIMIT ?",
+            (checked_before, namespace, namespace, limit),
+        )
+        return [_answer(row) for row in rows]
+
     def delete_answers(self, answer_ids: Sequence[int]) -> int:
         """Delete answers by id."""
         count = 0
@@ -586,4 +618,5 @@ def _answer(row: tuple[Any, ...]) -> AnswerRecord:
         last_used_at=float(row[7]),
         hits=int(row[8]),
         origin=str(row[10]),
+        checked_at=float(row[11]),
     )
