@@ -274,6 +274,7 @@ class HitNodes:
         return {
             "cache_hit": True,
             "cache_payload": payload,
+            "cache_entry_id": lookup.entry_id,
             "similarity": round(lookup.similarity, 4),
             "verified_by": lookup.verified_by,
             "miss_reason": None,

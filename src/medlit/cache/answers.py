@@ -90,8 +90,25 @@ class CachedAnswer(BaseModel):
     verdict: str | None = Field(None, description="Short verdict (yes/no/uncertain...).")
     doc_scores: dict[str, float] = Field(default_factory=dict, description="Score per article.")
     extra: dict[str, Any] = Field(default_factory=dict, description="Anything else to keep.")
+    searches: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="The searches the answer rests on, one per source and query: source, "
+        "query and when it ran (epoch s; null: planned, the evidence came from the store). A "
+        "recheck runs them again for articles entered since (medlit.agent.recheck).",
+    )
+    evidence_keys: list[str] = Field(
+        default_factory=list,
+        description="Keys of the articles its searches found or the store gave it: an "
+        "article a recheck finds among them is not new.",
+    )
+    sources: list[str] = Field(default_factory=list, description="The sources it was asked of.")
     question: str = Field("", description="On lookup: the question it was cached under.")
     created_at: float = Field(0.0, description="On lookup: when it was stored (epoch s).")
+    checked_at: float = Field(
+        0.0,
+        description="On lookup: when it was last checked for new articles (epoch s; 0: not "
+        "since it was stored).",
+    )
 
 
 @dataclass
@@ -436,6 +453,7 @@ class AnswerCache:
         self._pending.count("answers.hits")
         entry = CachedAnswer.model_validate(record.payload)
         entry.question, entry.created_at = record.question, record.created_at
+        entry.checked_at = record.checked_at
         log.debug("answer_cache_hit", similarity=round(similarity, 4), id=record.id)
         return AnswerLookup(
             hit=True,
@@ -612,7 +630,7 @@ class AnswerCache:
             raise CacheAdmissionError("refusing to cache an empty answer")
         if not (math.isfinite(entry.retrieval_score) and 0.0 <= entry.retrieval_score <= 1.0):
             raise CacheAdmissionError(f"invalid retrieval score {entry.retrieval_score}")
-        data = entry.model_dump(mode="json", exclude={"question", "created_at"})
+        data = entry.model_dump(mode="json", exclude={"question", "created_at", "checked_at"})
         self.flush()  # eviction below must see every hit so far
         answer_id = self.store.insert_answer(
             namespace=namespace,
@@ -644,6 +662,13 @@ class AnswerCache:
         """Delete every entry (of one namespace, or all); returns how many."""
         self.flush()
         return self.store.clear_answers(namespace)
+
+    def drop(self, ids: list[int]) -> int:
+        """Delete entries by id (an answer a recheck found outdated); returns how many."""
+        self.flush()
+        dropped = self.store.delete_answers(ids)
+        self._pending.count("answers.rechecks.dropped", dropped)
+        return dropped
 
     def _expire(self, ids: list[int]) -> None:
         if not ids:

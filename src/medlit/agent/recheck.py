@@ -1,0 +1,260 @@
+"""A cached answer checked for new articles (``cache.recheck_after_s``).
+
+A tier-1 entry keeps the searches it rests on (``CachedAnswer.searches``: source, query, when
+run) and the keys of the articles they found (``evidence_keys``). A hit last checked (or
+stored) longer ago than ``recheck_after_s`` runs those searches again for the articles
+*entered* in each source since then (:attr:`medlit.types.SearchQuery.entered_since`), one
+search per source: the queries of a source are joined with ``OR``.
+
+- Nothing new: the answer is served and records the check (``checked_at``); no model call.
+- Something new: the new articles are stored in tier 2 and the question is answered again
+  through the ask graph (its checks included), from the stored evidence and the new articles;
+  the old entry is replaced (or dropped, when the new answer is not admitted) and the result
+  says what changed (:func:`changes`).
+- A source failed: the answer is served as it was, saying it could not be checked, and stays
+  due.
+
+Replicas sharing a store check an entry once: the check holds a lease in the store
+(:meth:`medlit.storage.base.Store.claim_answer_check`); one that does not get it serves the
+entry as it is. The TTL (``answer_ttl_s``) counts from when the entry was stored, whatever
+the checks: it stays the upper bound.
+
+Imported only when a hit is due (a hit that is not pays nothing for it).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from medlit.agent.deps import AgentDeps
+from medlit.agent.hit_nodes import off_loop
+from medlit.agent.state import AgentState, initial_state
+from medlit.errors import SourceError
+from medlit.log import get_logger
+from medlit.progress import emit
+from medlit.types import Article, SearchQuery
+
+__all__ = [
+    "NEW_ARTICLES_LIMIT",
+    "FoundNew",
+    "changes",
+    "find_new_articles",
+    "is_due",
+    "recheck_hit",
+    "rests_on",
+]
+
+log = get_logger("agent.recheck")
+
+#: Articles entered since the last check asked of each source at most: a week's new articles
+#: on one question are a handful; more than this and the answer is asked again anyway.
+NEW_ARTICLES_LIMIT = 100
+
+AnswerAgain = Callable[[AgentState], Awaitable[AgentState]]
+
+
+def last_checked(payload: Mapping[str, Any]) -> float:
+    """When a cached answer (its payload, as ``query_cache`` leaves it) was stored or last
+    checked for new articles, epoch seconds."""
+    return max(float(payload.get("created_at") or 0.0), float(payload.get("checked_at") or 0.0))
+
+
+def is_due(payload: Mapping[str, Any], recheck_after_s: float, now: float) -> bool:
+    """Whether a cached answer is due for a check (``recheck_after_s`` 0: always)."""
+    return now - last_checked(payload) >= recheck_after_s
+
+
+def rests_on(state: AgentState, sources: Sequence[str]) -> dict[str, Any]:
+    """What an answer about to be cached rests on: its searches, one per source and query
+    (source, query, when run; the latest run of each), the searches of the answer it replaces
+    (a recheck), and the keys of every article they or the store gave it."""
+    prior = state.get("rests_on") or {}
+    searches: dict[tuple[str, str], dict[str, Any]] = {}
+    for item in prior.get("searches", []):
+        searches[(str(item["source"]), str(item["query"]))] = dict(item)
+    for logged in state.get("searches", []):
+        for source in sources:
+            searches[(source, str(logged["query"]))] = {
+                "source": source,
+                "query": logged["query"],
+                "at": logged.get("at"),
+            }
+    keys = set(prior.get("evidence_keys", []))
+    keys.update(state.get("documents", {}))
+    for logged in state.get("searches", []):
+        keys.update(logged.get("found", []))
+    return {
+        "searches": list(searches.values()),
+        "evidence_keys": sorted(keys),
+        "sources": list(sources),
+    }
+
+
+@dataclass
+class FoundNew:
+    """What a search for articles entered since the last check found.
+
+    Attributes:
+        articles: the articles found that the answer does not rest on already.
+        failed: one line per source that failed (the check then says nothing).
+        searched: the sources asked.
+    """
+
+    articles: list[Article] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    searched: list[str] = field(default_factory=list)
+
+
+def _joined(queries: Iterable[str]) -> str:
+    distinct = list(dict.fromkeys(q.strip() for q in queries if q and q.strip()))
+    if len(distinct) == 1:
+        return distinct[0]
+    return " OR ".join(f"({q})" for q in distinct)
+
+
+async def find_new_articles(
+    deps: AgentDeps,
+    searches: Sequence[Mapping[str, Any]],
+    known_keys: Iterable[str],
+    sources: Sequence[str],
+    since: float,
+) -> FoundNew:
+    """Run ``searches`` again, per source, for the articles entered since ``since``: one
+    search per source (its queries joined with OR), records fetched only for ids the evidence
+    cache does not hold. Articles among ``known_keys`` are not new."""
+    by_source: dict[str, list[str]] = {}
+    for item in searches:
+        if item.get("source") in sources:
+            by_source.setdefault(str(item["source"]), []).append(str(item["query"]))
+    entered = datetime.fromtimestamp(since, UTC)
+    known = set(known_keys)
+    found = FoundNew(searched=list(by_source))
+    seen: set[str] = set()
+    for source, queries in by_source.items():
+        query = SearchQuery(term=_joined(queries), limit=NEW_ARTICLES_LIMIT, entered_since=entered)
+        emit("stage", "recheck", f"searching {source} for articles entered since the last check")
+        try:
+            articles, failed, _ = await deps.search(query, [source], True)
+        except SourceError as exc:
+            articles, failed = [], [str(exc)]
+        found.failed.extend(failed)
+        for article in articles:
+            if article.key not in known and article.key not in seen:
+                seen.add(article.key)
+                found.articles.append(article)
+    return found
+
+
+def changes(before: Mapping[str, Any], after: AgentState, new: Sequence[Article]) -> dict[str, Any]:
+    """What a recheck changed: the new articles, the verdict before and after, the citations
+    the new answer has that the old did not."""
+    old_cited = {str(c.get("pmid")) for c in before.get("citations", []) if c.get("pmid")}
+    cited = [c.pmid for c in after.get("citations", []) if c.pmid]
+    verdict_before, verdict_after = before.get("verdict"), after.get("verdict")
+    return {
+        "new_articles": len(new),
+        "new_pmids": [a.pmid for a in new if a.pmid],
+        "verdict_before": verdict_before,
+        "verdict_after": verdict_after,
+        "verdict_turned": verdict_before != verdict_after,
+        "new_citations": [p for p in cited if p not in old_cited],
+    }
+
+
+def _fresh_state(hit: AgentState, rests: dict[str, Any]) -> AgentState:
+    """The state of the question answered again: the hit's question, plan and vector, past
+    tier 1 (the graph enters at the evidence), with what the old answer rested on."""
+    state = initial_state(
+        hit["question"],
+        session_id=hit.get("session_id"),
+        sources=hit.get("sources"),
+        use_cache=True,
+        memory_summary=hit.get("memory_summary", ""),
+        namespace=hit.get("namespace", "default"),
+        fingerprint=hit.get("fingerprint", ""),
+    )
+    for key in (
+        "previous_question",
+        "standalone_question",
+        "pubmed_query",
+        "focus",
+        "rewritten_by_llm",
+        "query_vector",
+    ):
+        if key in hit:
+            state[key] = hit[key]
+    state["planned"] = True
+    state["miss_reason"] = "new_articles"
+    state["rests_on"] = rests
+    return state
+
+
+async def recheck_hit(deps: AgentDeps, hit: AgentState, answer_again: AnswerAgain) -> AgentState:
+    """The state to answer with for a due tier-1 hit (see the module docstring).
+
+    Args:
+        deps: the ask's dependencies (store, sources, evidence cache).
+        hit: the state after ``query_cache`` served the entry.
+        answer_again: runs the ask graph on a state past tier 1 (the assistant's miss path).
+    """
+    settings = deps.settings.cache
+    payload = hit.get("cache_payload") or {}
+    entry_id = hit.get("cache_entry_id")
+    since = last_checked(payload)
+    now = time.time()
+    hit["cache_checked_at"] = since
+    if entry_id is None:
+        return hit
+    store = deps.answers.store
+    claimed = await off_loop(
+        store.claim_answer_check,
+        entry_id,
+        now=now,
+        due_before=now - settings.recheck_after_s,
+        lease_s=settings.recheck_lease_s,
+    )
+    if not claimed:  # another process is checking it (or just did): serve it as it is
+        hit["recheck"] = {"status": "busy", "since": since}
+        return hit
+    checked_at: float | None = None
+    try:
+        searches = payload.get("searches") or []
+        sources = list(hit.get("sources") or payload.get("sources") or [])
+        known = payload.get("evidence_keys") or []
+        if not searches:  # cached before searches were kept: nothing to rerun
+            new: list[Article] = []
+            log.info("recheck_unrecorded", entry=entry_id)
+            status = "unrecorded"
+        else:
+            found = await find_new_articles(deps, searches, known, sources, since)
+            if found.failed:
+                log.warning("recheck_failed", entry=entry_id, failed=found.failed)
+                hit["recheck"] = {"status": "failed", "since": since, "error": found.failed[0]}
+                return hit
+            new = found.articles
+            if not new:
+                checked_at = now
+                hit["cache_checked_at"] = now
+                hit["recheck"] = {"status": "unchanged", "since": since, "new_articles": 0}
+                return hit
+            status = "changed"
+            await off_loop(deps.store_articles, new, True, heavy=True)
+        rests = {
+            "searches": searches,
+            "evidence_keys": [*known, *(a.key for a in new)],
+        }
+        emit("stage", "recheck", f"{len(new)} new article(s): answering again")
+        final = await answer_again(_fresh_state(hit, rests))
+        # The old entry is outdated: replaced by the new answer (same question), else dropped.
+        old = await off_loop(store.get_answer, entry_id)
+        if old is not None:
+            await off_loop(deps.answers.drop, [entry_id])
+        final["cache_checked_at"] = now
+        final["recheck"] = {"status": status, "since": since, **changes(payload, final, new)}
+        return final
+    finally:
+        await off_loop(store.finish_answer_check, entry_id, checked_at=checked_at)
