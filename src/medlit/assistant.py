@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from medlit.agent.deps import AgentDeps
     from medlit.agent.hit_nodes import HitNodes
     from medlit.agent.nodes import AskNodes
+    from medlit.agent.recheck import DueReport
     from medlit.runtime import Runtime
 
 __all__ = [
@@ -632,6 +633,28 @@ class Assistant:
         if state.get("recheck"):  # answered again through the graph: nothing left to do
             return state
         return await self._answer_miss(state)
+
+    async def recheck_due(
+        self,
+        *,
+        namespace: str | None = None,
+        limit: int = 1000,
+        on_entry: Callable[[int, int, str], None] | None = None,
+    ) -> DueReport:
+        """Check every cached answer due (``cache.recheck_after_s``) for new articles, as a
+        due hit would be: nothing new, the check is recorded; something new, the question is
+        answered again and its entry replaced (:mod:`medlit.agent.recheck`).
+
+        Args:
+            namespace: one tenant's answers (None: every tenant's).
+            limit: at most this many entries, longest unchecked first.
+            on_entry: called after each entry with (done, due, its outcome).
+        """
+        from medlit.agent.recheck import recheck_due
+
+        return await recheck_due(
+            self.deps, self._answer_miss, namespace=namespace, limit=limit, on_entry=on_entry
+        )
 
     def _due(self, state: AgentState) -> bool:
         """Whether the hit's answer is due for a check for new articles: stored or last

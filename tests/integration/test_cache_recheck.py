@@ -152,3 +152,47 @@ async def test_two_replicas_on_one_store_recheck_once(
     assert statuses == ["busy", "unchanged"]
     assert len(eutils.requests("esearch")) - before == 1
     assert all(r.cache.tier1 == "hit" for r in results)
+
+
+def _env(settings: Settings) -> dict[str, str]:
+    """The environment of a CLI run with ``settings`` (what the test configured)."""
+    return {
+        "MEDLIT_HOME": str(settings.home),
+        "MEDLIT_PUBMED_BASE_URL": settings.pubmed.base_url,
+        "MEDLIT_PUBMED_REQUESTS_PER_SECOND": "50",
+        "MEDLIT_AGENT_MIN_DOCS": "2",
+        "MEDLIT_AGENT_SCORE_THRESHOLD": "0.5",
+        "MEDLIT_AGENT_FETCH_PER_ROUND": "5",
+        "MEDLIT_LLM_BASE_URL": settings.llm.base_url or "",
+        "MEDLIT_LLM_MODEL": "fake-model",
+    }
+
+
+async def test_cache_recheck_checks_every_answer_due(
+    recheck_settings: Settings, eutils: FakeEutils
+) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from medlit.cli import app
+
+    async with Assistant(recheck_settings) as assistant:
+        await assistant.ask(Q1)
+        await assistant.ask("Does vitamin C prevent complex regional pain syndrome?")
+        _age(assistant, 8)
+    eutils.add_article(NEW_TRIAL, entered=datetime.now(UTC).date())
+    runner = CliRunner()
+    env = _env(recheck_settings)
+    done = await asyncio.to_thread(runner.invoke, app, ["cache", "recheck", "--json"], env=env)
+    assert done.exit_code == 0, done.output
+    report = json.loads(done.stdout)
+    assert report["due"] == 2 and report["outcomes"] == {"changed": 1, "unchanged": 1}
+    (changed,) = report["changed"]
+    assert changed["question"] == Q1 and changed["new_pmids"] == [NEW_PMID]
+    again = await asyncio.to_thread(runner.invoke, app, ["cache", "recheck", "--json"], env=env)
+    assert json.loads(again.stdout)["due"] == 0
+    async with Assistant(recheck_settings) as assistant:
+        served = await assistant.ask(Q1)
+    assert served.cache.tier1 == "hit" and served.api_calls.pubmed == 0
+    assert NEW_PMID in {c.pmid for c in served.citations}

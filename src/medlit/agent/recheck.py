@@ -31,19 +31,22 @@ from datetime import UTC, datetime
 from typing import Any
 
 from medlit.agent.deps import AgentDeps
-from medlit.agent.hit_nodes import off_loop
+from medlit.agent.hit_nodes import off_loop, served
 from medlit.agent.state import AgentState, initial_state
 from medlit.errors import SourceError
 from medlit.log import get_logger
 from medlit.progress import emit
+from medlit.storage.base import AnswerRecord
 from medlit.types import Article, SearchQuery
 
 __all__ = [
     "NEW_ARTICLES_LIMIT",
+    "DueReport",
     "FoundNew",
     "changes",
     "find_new_articles",
     "is_due",
+    "recheck_due",
     "recheck_hit",
     "rests_on",
 ]
@@ -258,3 +261,93 @@ async def recheck_hit(deps: AgentDeps, hit: AgentState, answer_again: AnswerAgai
         return final
     finally:
         await off_loop(store.finish_answer_check, entry_id, checked_at=checked_at)
+
+
+@dataclass
+class DueReport:
+    """What :func:`recheck_due` did: entries by outcome (``unchanged``, ``changed``,
+    ``unrecorded``, ``failed``, ``busy``, ``skipped``: cached under other settings or sources
+    than this process answers with, left for a process that has them)."""
+
+    due: int = 0
+    outcomes: dict[str, int] = field(default_factory=dict)
+    changed: list[dict[str, Any]] = field(default_factory=list)
+
+    def count(self, status: str) -> None:
+        """Count one entry's outcome."""
+        self.outcomes[status] = self.outcomes.get(status, 0) + 1
+
+
+def _sources_of(deps: AgentDeps, record: AnswerRecord) -> list[str] | None:
+    """The sources a cached answer was asked of, when this process answers with the same
+    settings for them (its fingerprint and origin agree), else None."""
+    from itertools import combinations
+
+    recorded = record.payload.get("sources")
+    if recorded:
+        candidates = [list(recorded)]
+    else:  # cached before its sources were kept: the sources whose fingerprint it has
+        names = ["pubmed", "europepmc", "local"]
+        candidates = [list(c) for n in range(1, 4) for c in combinations(names, n)]
+    for names in candidates:
+        if deps.fingerprint(names) == record.fingerprint and deps.origin(names) == record.origin:
+            return names
+    return None
+
+
+async def recheck_due(
+    deps: AgentDeps,
+    answer_again: AnswerAgain,
+    *,
+    namespace: str | None = None,
+    limit: int = 1000,
+    on_entry: Callable[[int, int, str], None] | None = None,
+) -> DueReport:
+    """Check every tier-1 answer due (``cache.recheck_after_s``) for new articles, longest
+    unchecked first, as a due hit would be (:func:`recheck_hit`); for a scheduled run
+    (``medlit cache recheck``) and the service's background task.
+
+    Args:
+        deps: the dependencies (store, sources, evidence cache, LLM).
+        answer_again: runs the ask graph on a state past tier 1.
+        namespace: one tenant's answers (None: every tenant's).
+        limit: at most this many entries.
+        on_entry: called after each entry with (done, due, its outcome), for progress.
+    """
+    from medlit.agent.hit_nodes import HitNodes
+    from medlit.cache.answers import CachedAnswer
+
+    cfg = deps.settings.cache
+    now = time.time()
+    due = await off_loop(
+        deps.answers.store.answers_due,
+        checked_before=now - cfg.recheck_after_s,
+        namespace=namespace,
+        limit=limit,
+    )
+    report = DueReport(due=len(due))
+    nodes = HitNodes(deps)
+    for done, record in enumerate(due, start=1):
+        status = "skipped"
+        sources = _sources_of(deps, record)
+        if sources is not None and now - record.created_at < cfg.answer_ttl_s:
+            state = initial_state(
+                record.question,
+                sources=sources,
+                namespace=record.namespace,
+                fingerprint=record.fingerprint,
+            )
+            state.update(await nodes.plan_query(state, frame=False))  # type: ignore[typeddict-item]
+            entry = CachedAnswer.model_validate(record.payload)
+            entry.question, entry.created_at = record.question, record.created_at
+            entry.checked_at = record.checked_at
+            state.update(served(entry, entry_id=record.id))  # type: ignore[typeddict-item]
+            state["planned"] = True
+            final = await recheck_hit(deps, state, answer_again)
+            status = (final.get("recheck") or {}).get("status", "busy")
+            if status in ("changed", "unrecorded"):
+                report.changed.append({"question": record.question, **(final.get("recheck") or {})})
+        report.count(status)
+        if on_entry is not None:
+            on_entry(done, len(due), status)
+    return report
