@@ -135,9 +135,12 @@ async def test_a_new_article_is_read_cited_and_what_changed_is_said(
         assert assistant.deps.store.count_answers() == 1
 
 
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
 async def test_two_replicas_on_one_store_recheck_once(
-    recheck_settings: Settings, eutils: FakeEutils
+    recheck_settings: Settings, eutils: FakeEutils, backend: str, request: pytest.FixtureRequest
 ) -> None:
+    if backend == "postgres":  # two runtimes on one PostgreSQL database (skips without one)
+        recheck_settings.database_url = request.getfixturevalue("pg_url")  # type: ignore[assignment]
     async with Assistant(recheck_settings) as first:
         await first.ask(Q1)
         _age(first, 8)
@@ -196,3 +199,26 @@ async def test_cache_recheck_checks_every_answer_due(
         served = await assistant.ask(Q1)
     assert served.cache.tier1 == "hit" and served.api_calls.pubmed == 0
     assert NEW_PMID in {c.pmid for c in served.citations}
+
+
+async def test_the_service_rechecks_due_answers_in_the_background(
+    recheck_settings: Settings, eutils: FakeEutils
+) -> None:
+    from medlit.storage import open_store
+    from tests.integration.service.server import ServiceServer
+
+    async with Assistant(recheck_settings) as assistant:
+        await assistant.ask(Q1)
+        _age(assistant, 8)
+    recheck_settings.service.recheck_interval_s = 0.2
+    week_ago = time.time() - 7 * DAY
+    with ServiceServer(recheck_settings), open_store(recheck_settings) as store:
+        deadline = time.monotonic() + 20
+        while store.answers_due(checked_before=week_ago):
+            assert time.monotonic() < deadline, "no background check in 20 s"
+            await asyncio.sleep(0.1)
+    assert [r.params.get("datetype") for r in eutils.requests("esearch")][-1] == "edat"
+    async with Assistant(recheck_settings) as assistant:
+        served = await assistant.ask(Q1)
+    assert served.cache.tier1 == "hit" and served.cache.recheck is None  # not due any more
+    assert served.cache.checked_at is not None and time.time() - served.cache.checked_at < 60
