@@ -391,7 +391,7 @@ class CacheSettings(_Section):
         "first reruns its searches for articles entered since (one search per source): nothing "
         "new, it is served and says when it was checked; something new, the question is "
         "answered again from the stored evidence and the new articles, and the answer says "
-        "what changed (docs/cache.md#freshness). 0: every hit is checked. answer_ttl_s stays "
+        "what changed (docs/user-guide.md, Freshness). 0: every hit is checked. answer_ttl_s stays "
         "the upper bound.",
     )
     recheck_lease_s: float = Field(
