@@ -17,7 +17,7 @@ import pytest
 from medlit.assistant import Assistant
 from medlit.config import Settings
 from medlit.types import AbstractSection, Article
-from tests.fakes.eutils_server import FakeEutils
+from tests.fakes.eutils_server import FakeEutils, Fault
 from tests.fakes.evidence_llm import EvidenceResponder
 from tests.fakes.llm_server import FakeLLMServer
 from tests.integration.test_ask_flow import Q1, corpus
@@ -133,6 +133,23 @@ async def test_a_new_article_is_read_cited_and_what_changed_is_said(
         assert served.cache.tier1 == "hit" and served.cache.recheck is None
         assert served.answer == changed.answer and served.api_calls.pubmed == 0
         assert assistant.deps.store.count_answers() == 1
+
+
+async def test_a_failed_check_serves_the_answer_unchecked_and_leaves_it_due(
+    recheck_settings: Settings, eutils: FakeEutils, llm: FakeLLMServer
+) -> None:
+    recheck_settings.pubmed.max_retries = 0
+    async with Assistant(recheck_settings) as assistant:
+        first = await assistant.ask(Q1)
+        _age(assistant, 8)
+        eutils.enqueue(Fault.status(500), endpoint="esearch")
+        failed = await assistant.ask(Q1)
+        assert failed.cache.tier1 == "hit" and failed.answer == first.answer
+        recheck = failed.cache.recheck
+        assert recheck is not None and recheck.status == "failed" and recheck.error
+        assert failed.cache.checked_at == pytest.approx(recheck.since)  # not checked
+        again = await assistant.ask(Q1)  # still due: checked now
+        assert again.cache.recheck is not None and again.cache.recheck.status == "unchanged"
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])

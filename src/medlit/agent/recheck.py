@@ -251,7 +251,18 @@ async def recheck_hit(deps: AgentDeps, hit: AgentState, answer_again: AnswerAgai
             "evidence_keys": [*known, *(a.key for a in new)],
         }
         emit("stage", "recheck", f"{len(new)} new article(s): answering again")
-        final = await answer_again(_fresh_state(hit, rests))
+        try:
+            final = await answer_again(_fresh_state(hit, rests))
+        except Exception as exc:  # the cached answer still stands; it stays due
+            log.warning("recheck_answer_failed", entry=entry_id, error=str(exc))
+            hit["recheck"] = {
+                "status": "failed",
+                "since": since,
+                "new_articles": len(new),
+                "new_pmids": [a.pmid for a in new if a.pmid],
+                "error": f"new articles found, but answering again failed: {exc}",
+            }
+            return hit
         # The old entry is outdated: replaced by the new answer (same question), else dropped.
         old = await off_loop(store.get_answer, entry_id)
         if old is not None:
