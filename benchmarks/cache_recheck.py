@@ -11,7 +11,9 @@ server on loopback, in five ways, ``--runs`` times each, interleaved:
 - ``miss_evidence``: the question not in tier 1, its articles in tier 2 (a reworded question);
 - ``miss_cold``: nothing cached (both tiers emptied first).
 
-A cached answer is made due by moving its stored time back eight days, as time would. The
+A cached answer is made due by moving its stored time back eight days, as time would (the
+articles added by earlier runs are then in the window, and the answer rests on them: it was
+answered again, or asked cold, with them). The
 fakes answer in about a millisecond, so the wall times are medlit's own work (store, embedder,
 graph, checks); against the real services add their round trips: about 0.3-0.5 s per
 E-utilities request, seconds per model call. The request counts are what the real services
@@ -77,7 +79,6 @@ def _settings(home: Path, eutils: FakeEutils, llm: FakeLLMServer) -> Settings:
     settings.pubmed.requests_per_second = 50.0
     settings.agent.min_docs = 2
     settings.agent.score_threshold = 0.5
-    settings.agent.fetch_per_round = 5
     settings.llm.base_url = llm.base_url
     settings.llm.model = "fake-model"
     return settings

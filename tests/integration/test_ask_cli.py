@@ -66,7 +66,8 @@ def test_ask_json_miss_then_hit(tmp_path: Path, eutils: FakeEutils) -> None:
 
 
 FOOTER = re.compile(
-    r"^(?:answered from cache \(checked just now\) · no searches|\d+ PubMed calls?) · \d+\.\d s$"
+    r"^(?:answered from cache \(checked (?:just now|\d+ min ago)\) · no searches"
+    r"|\d+ PubMed calls?) · \d+\.\d s$"
 )
 LINK = re.compile(r"https://pubmed\.ncbi\.nlm\.nih\.gov/\d+/")
 
