@@ -152,6 +152,25 @@ async def test_a_failed_check_serves_the_answer_unchecked_and_leaves_it_due(
         assert again.cache.recheck is not None and again.cache.recheck.status == "unchanged"
 
 
+async def test_an_answer_cached_before_searches_were_kept_is_answered_again_once(
+    recheck_settings: Settings, eutils: FakeEutils
+) -> None:
+    async with Assistant(recheck_settings) as assistant:
+        await assistant.ask(Q1)
+        with assistant.deps.store.transaction() as conn:  # as an entry of the code before
+            conn.execute(
+                "UPDATE answers SET payload = json_remove(payload, '$.searches', "
+                "'$.evidence_keys', '$.sources')"
+            )
+        _age(assistant, 8)
+        again = await assistant.ask(Q1)
+        assert again.cache.recheck is not None and again.cache.recheck.status == "unrecorded"
+        assert again.cache.tier1 == "miss" and again.cache.admitted
+        (record,) = assistant.deps.store.answers_due(checked_before=time.time() + 1)
+        assert {s["source"] for s in record.payload["searches"]} == {"pubmed"}
+        assert record.payload["evidence_keys"]
+
+
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])
 async def test_two_replicas_on_one_store_recheck_once(
     recheck_settings: Settings, eutils: FakeEutils, backend: str, request: pytest.FixtureRequest

@@ -228,7 +228,9 @@ async def recheck_hit(deps: AgentDeps, hit: AgentState, answer_again: AnswerAgai
         searches = payload.get("searches") or []
         sources = list(hit.get("sources") or payload.get("sources") or [])
         known = payload.get("evidence_keys") or []
-        if not searches:  # cached before searches were kept: nothing to rerun
+        if not any(item.get("source") in sources for item in searches):
+            # Cached before searches were kept (or none of this question's sources): nothing
+            # to rerun, so nothing can be said to be unchanged.
             new: list[Article] = []
             log.info("recheck_unrecorded", entry=entry_id)
             status = "unrecorded"
