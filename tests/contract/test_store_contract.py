@@ -544,6 +544,20 @@ def test_an_answer_is_checked_once_by_replicas_sharing_the_store(
     stores = [make_store(), make_store()]
     aid = add(stores[0], "Checked question?", unit(42), now=100.0)
     assert stores[1].get_answer(aid).last_checked == 100.0  # type: ignore[union-attr]
+    assert stores[1].answer_basis(aid) == {}  # stored without one
+    basis = {"searches": [{"source": "pubmed", "query": "q", "at": 99.0}], "sources": ["pubmed"]}
+    aid = stores[0].insert_answer(
+        namespace="ns",
+        fingerprint="fp",
+        question="Checked question?",
+        embedding=unit(42),
+        payload={"answer": "a"},
+        retrieval_score=0.6,
+        now=100.0,
+        basis=basis,
+    )
+    assert stores[1].answer_basis(aid) == basis
+    assert "searches" not in stores[1].get_answer(aid).payload  # type: ignore[union-attr]
     assert not stores[0].claim_answer_check(aid, now=150.0, due_before=50.0, lease_s=60.0)
 
     def claim(i: int) -> bool:

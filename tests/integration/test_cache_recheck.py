@@ -158,17 +158,16 @@ async def test_an_answer_cached_before_searches_were_kept_is_answered_again_once
     async with Assistant(recheck_settings) as assistant:
         await assistant.ask(Q1)
         with assistant.deps.store.transaction() as conn:  # as an entry of the code before
-            conn.execute(
-                "UPDATE answers SET payload = json_remove(payload, '$.searches', "
-                "'$.evidence_keys', '$.sources')"
-            )
+            conn.execute("UPDATE answers SET basis = ''")
         _age(assistant, 8)
         again = await assistant.ask(Q1)
         assert again.cache.recheck is not None and again.cache.recheck.status == "unrecorded"
         assert again.cache.tier1 == "miss" and again.cache.admitted
         (record,) = assistant.deps.store.answers_due(checked_before=time.time() + 1)
-        assert {s["source"] for s in record.payload["searches"]} == {"pubmed"}
-        assert record.payload["evidence_keys"]
+        basis = assistant.deps.store.answer_basis(record.id)
+        assert {s["source"] for s in basis["searches"]} == {"pubmed"}
+        assert basis["evidence_keys"] and basis["sources"] == ["pubmed"]
+        assert "searches" not in record.payload  # a hit never reads it
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])

@@ -189,11 +189,18 @@ class AgentDeps:
         namespace: str,
         fingerprint: str,
         origin: str,
+        basis: dict[str, Any] | None = None,
     ) -> int:
         """Store an admitted answer in tier 1 (in the question's namespace and fingerprint,
-        with the addresses it was asked of)."""
+        with the addresses it was asked of and what it rests on)."""
         return self.answers.add_query(
-            question, vector, payload, namespace=namespace, fingerprint=fingerprint, origin=origin
+            question,
+            vector,
+            payload,
+            namespace=namespace,
+            fingerprint=fingerprint,
+            origin=origin,
+            basis=basis,
         )
 
     def search_chunks(

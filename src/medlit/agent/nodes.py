@@ -714,7 +714,6 @@ class AskNodes(HitNodes):
             first = self._query_steps(state)[0].query
             rests["searches"] = [{"source": s, "query": first, "at": None} for s in sources]
         payload = {
-            **rests,
             "answer": state["final_answer"],
             "verdict": state.get("verdict"),
             "citations": [c.model_dump() for c in state.get("citations", [])],
@@ -751,6 +750,7 @@ class AskNodes(HitNodes):
                 namespace=state.get("namespace", self.deps.settings.namespace),
                 fingerprint=self._fingerprint(state),
                 origin=self._origin(state),
+                basis=rests,
             )
         except CacheAdmissionError as exc:
             log.warning("answer_not_cached", reason=str(exc))

@@ -1,7 +1,8 @@
 """A cached answer checked for new articles (``cache.recheck_after_s``).
 
-A tier-1 entry keeps the searches it rests on (``CachedAnswer.searches``: source, query, when
-run) and the keys of the articles they found (``evidence_keys``). A hit last checked (or
+A tier-1 entry keeps what it rests on beside it in the store (its ``basis``, which a hit never
+reads: :meth:`medlit.storage.base.Store.answer_basis`): its searches (source, query, when run),
+the keys of the articles they found (``evidence_keys``) and its sources. A hit last checked (or
 stored) longer ago than ``recheck_after_s`` runs those searches again for the articles
 *entered* in each source since then (:attr:`medlit.types.SearchQuery.entered_since`), one
 search per source: the queries of a source are joined with ``OR``.
@@ -225,9 +226,10 @@ async def recheck_hit(deps: AgentDeps, hit: AgentState, answer_again: AnswerAgai
         return hit
     checked_at: float | None = None
     try:
-        searches = payload.get("searches") or []
-        sources = list(hit.get("sources") or payload.get("sources") or [])
-        known = payload.get("evidence_keys") or []
+        basis = await off_loop(store.answer_basis, entry_id)
+        searches = basis.get("searches") or []
+        sources = list(hit.get("sources") or basis.get("sources") or [])
+        known = basis.get("evidence_keys") or []
         if not any(item.get("source") in sources for item in searches):
             # Cached before searches were kept (or none of this question's sources): nothing
             # to rerun, so nothing can be said to be unchanged.
@@ -296,7 +298,7 @@ def _sources_of(deps: AgentDeps, record: AnswerRecord) -> list[str] | None:
     settings for them (its fingerprint and origin agree), else None."""
     from itertools import combinations
 
-    recorded = record.payload.get("sources")
+    recorded = deps.answers.store.answer_basis(record.id).get("sources")
     if recorded:
         candidates = [list(recorded)]
     else:  # cached before its sources were kept: the sources whose fingerprint it has
@@ -342,7 +344,7 @@ async def recheck_due(
     nodes = HitNodes(deps)
     for done, record in enumerate(due, start=1):
         status = "skipped"
-        sources = _sources_of(deps, record)
+        sources = await off_loop(_sources_of, deps, record)
         if sources is not None and now - record.created_at < cfg.answer_ttl_s:
             state = initial_state(
                 record.question,

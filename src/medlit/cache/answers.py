@@ -90,18 +90,6 @@ class CachedAnswer(BaseModel):
     verdict: str | None = Field(None, description="Short verdict (yes/no/uncertain...).")
     doc_scores: dict[str, float] = Field(default_factory=dict, description="Score per article.")
     extra: dict[str, Any] = Field(default_factory=dict, description="Anything else to keep.")
-    searches: list[dict[str, Any]] = Field(
-        default_factory=list,
-        description="The searches the answer rests on, one per source and query: source, "
-        "query and when it ran (epoch s; null: planned, the evidence came from the store). A "
-        "recheck runs them again for articles entered since (medlit.agent.recheck).",
-    )
-    evidence_keys: list[str] = Field(
-        default_factory=list,
-        description="Keys of the articles its searches found or the store gave it: an "
-        "article a recheck finds among them is not new.",
-    )
-    sources: list[str] = Field(default_factory=list, description="The sources it was asked of.")
     question: str = Field("", description="On lookup: the question it was cached under.")
     created_at: float = Field(0.0, description="On lookup: when it was stored (epoch s).")
     checked_at: float = Field(
@@ -608,9 +596,13 @@ class AnswerCache:
         namespace: str,
         fingerprint: str,
         origin: str = "",
+        basis: Mapping[str, Any] | None = None,
     ) -> int:
         """Store an answer under ``question`` (replacing one cached for the same question),
-        with the addresses it was asked of (``origin``: :mod:`medlit.provenance`).
+        with the addresses it was asked of (``origin``: :mod:`medlit.provenance`) and what it
+        rests on (``basis``: its searches, one per source and query, with when each ran; the
+        keys of the articles they found or the store gave it; its sources), which a check for
+        new articles reads (:mod:`medlit.agent.recheck`) and a hit never does.
 
         Raises:
             CacheAdmissionError: the answer has no citation with a PMID or DOI, no text, or a
@@ -641,6 +633,7 @@ class AnswerCache:
             retrieval_score=entry.retrieval_score,
             now=self.clock(),
             origin=origin,
+            basis=basis,
         )
         self._pending.count("answers.inserts")
         self.maintain()

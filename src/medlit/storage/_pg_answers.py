@@ -86,11 +86,13 @@ class PgAnswerOps(PgStoreParts):
         retrieval_score: float,
         now: float,
         origin: str = "",
+        basis: Mapping[str, Any] | None = None,
     ) -> int:
         """Store an answer, replacing one for the same question/namespace/fingerprint."""
         vec = self._vector(embedding)
         qhash = question_hash(question)
         data = json.dumps(payload, ensure_ascii=False, default=str)
+        rests = json.dumps(basis, ensure_ascii=False, default=str) if basis else ""
         values = (namespace, fingerprint, question, qhash, data, float(retrieval_score), vec)
         with self.transaction() as conn:
             # Each round that finds a conflict waited for another writer of this question to
@@ -106,10 +108,10 @@ class PgAnswerOps(PgStoreParts):
                 # for it to commit); delete its row too, so the newest answer wins.
                 row = conn.raw.execute(
                     "INSERT INTO answers (namespace, fingerprint, question, question_hash, "
-                    "payload, retrieval_score, embedding, created_at, last_used_at, origin) "
-                    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT "
+                    "payload, retrieval_score, embedding, created_at, last_used_at, origin, "
+                    "basis) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT "
                     "(namespace, fingerprint, question_hash) DO NOTHING RETURNING id",
-                    (*values, now, now, origin),
+                    (*values, now, now, origin, rests),
                 ).fetchone()
                 if row is not None:
                     return int(row[0])
@@ -220,6 +222,11 @@ class PgAnswerOps(PgStoreParts):
                 (now + lease_s, answer_id, now, due_before),
             )
             return cur.rowcount == 1
+
+    def answer_basis(self, answer_id: int) -> dict[str, Any]:
+        """What the answer rests on (its ``basis`` column); empty when none."""
+        rows = self._fetch("SELECT basis FROM answers WHERE id = %s", (answer_id,))
+        return dict(json.loads(rows[0][0])) if rows and rows[0][0] else {}
 
     def finish_answer_check(self, answer_id: int, *, checked_at: float | None) -> None:
         """Release the check lease; record the check's time when it was done."""

@@ -191,6 +191,7 @@ def core_migrations(dim: int, m: int, ef_construction: int) -> list[Migration]:
         conn.execute(
             "ALTER TABLE answers ADD COLUMN check_lease_until DOUBLE PRECISION NOT NULL DEFAULT 0"
         )
+        conn.execute("ALTER TABLE answers ADD COLUMN basis TEXT NOT NULL DEFAULT ''")
 
     # SQLite's m004 (an ANN index file per namespace) has no counterpart here.
     return [

@@ -248,9 +248,11 @@ class Store(Protocol):
         retrieval_score: float,
         now: float,
         origin: str = "",
+        basis: Mapping[str, Any] | None = None,
     ) -> int:
         """Store an answer (replacing one for the same question, namespace and fingerprint),
-        with the addresses it came from (``origin``)."""
+        with the addresses it came from (``origin``) and what it rests on (``basis``, kept
+        apart from the payload: see :meth:`answer_basis`)."""
         ...
 
     def search_answers(
@@ -288,6 +290,12 @@ class Store(Protocol):
         unexpired lease is held on it; the lease then runs ``lease_s`` seconds from ``now``.
         Of several processes sharing the store, one gets it; the others serve the answer as
         it is."""
+        ...
+
+    def answer_basis(self, answer_id: int) -> dict[str, Any]:
+        """What answer ``answer_id`` rests on, as stored with it (``insert_answer``'s
+        ``basis``): a check for new articles reads it, a hit never does. Empty when there is
+        none (stored before, or no such answer)."""
         ...
 
     def finish_answer_check(self, answer_id: int, *, checked_at: float | None) -> None:

@@ -387,11 +387,13 @@ class SqliteStore(EvidenceOps):
         retrieval_score: float,
         now: float,
         origin: str = "",
+        basis: Mapping[str, Any] | None = None,
     ) -> int:
         """Store an answer, replacing one for the same question/namespace/fingerprint."""
         vec = self._vector(embedding)
         qhash = question_hash(question)
         data = json.dumps(payload, ensure_ascii=False, default=str)
+        rests = json.dumps(basis, ensure_ascii=False, default=str) if basis else ""
         with self.transaction() as conn:
             conn.execute(
                 "DELETE FROM answers WHERE namespace = ? AND fingerprint = ? AND question_hash = ?",
@@ -399,8 +401,8 @@ class SqliteStore(EvidenceOps):
             )
             cur = conn.execute(
                 "INSERT INTO answers (namespace, fingerprint, question, question_hash, payload, "
-                "retrieval_score, embedding, created_at, last_used_at, origin, lru) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                "retrieval_score, embedding, created_at, last_used_at, origin, basis, lru) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
                 "(SELECT coalesce(max(lru), 0) + 1 FROM answers))",
                 (
                     namespace,
@@ -413,6 +415,7 @@ class SqliteStore(EvidenceOps):
                     now,
                     now,
                     origin,
+                    rests,
                 ),
             )
             answer_id = int(cur.lastrowid or 0)
@@ -515,6 +518,11 @@ class SqliteStore(EvidenceOps):
                 (now + lease_s, answer_id, now, due_before),
             )
             return cur.rowcount == 1
+
+    def answer_basis(self, answer_id: int) -> dict[str, Any]:
+        """What the answer rests on (its ``basis`` column); empty when none."""
+        rows = self.read("SELECT basis FROM answers WHERE id = ?", (answer_id,))
+        return dict(json.loads(rows[0][0])) if rows and rows[0][0] else {}
 
     def finish_answer_check(self, answer_id: int, *, checked_at: float | None) -> None:
         """Release the check lease; record the check's time when it was done."""
