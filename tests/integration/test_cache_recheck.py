@@ -230,6 +230,9 @@ async def test_cache_recheck_checks_every_answer_due(
     assert changed["question"] == Q1 and changed["new_pmids"] == [NEW_PMID]
     again = await asyncio.to_thread(runner.invoke, app, ["cache", "recheck", "--json"], env=env)
     assert json.loads(again.stdout)["due"] == 0
+    stats = await asyncio.to_thread(runner.invoke, app, ["cache", "stats", "--json"], env=env)
+    rechecks = json.loads(stats.stdout)["answers"]["rechecks"]
+    assert (rechecks["unchanged"], rechecks["changed"]) == (1, 1)
     async with Assistant(recheck_settings) as assistant:
         served = await assistant.ask(Q1)
     assert served.cache.tier1 == "hit" and served.api_calls.pubmed == 0

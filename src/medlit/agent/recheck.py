@@ -222,9 +222,11 @@ async def recheck_hit(deps: AgentDeps, hit: AgentState, answer_again: AnswerAgai
         lease_s=settings.recheck_lease_s,
     )
     if not claimed:  # another process is checking it (or just did): serve it as it is
+        deps.answers.count_recheck("busy")
         hit["recheck"] = {"status": "busy", "since": since}
         return hit
     checked_at: float | None = None
+    outcome = "failed"  # until the check says otherwise (an exception is a failed check)
     try:
         basis = await off_loop(store.answer_basis, entry_id)
         searches = basis.get("searches") or []
@@ -244,7 +246,7 @@ async def recheck_hit(deps: AgentDeps, hit: AgentState, answer_again: AnswerAgai
                 return hit
             new = found.articles
             if not new:
-                checked_at = now
+                checked_at, outcome = now, "unchanged"
                 hit["cache_checked_at"] = now
                 hit["recheck"] = {"status": "unchanged", "since": since, "new_articles": 0}
                 return hit
@@ -273,9 +275,11 @@ async def recheck_hit(deps: AgentDeps, hit: AgentState, answer_again: AnswerAgai
             await off_loop(deps.answers.drop, [entry_id])
         final["cache_checked_at"] = now
         final["recheck"] = {"status": status, "since": since, **changes(payload, final, new)}
+        outcome = status
         return final
     finally:
         await off_loop(store.finish_answer_check, entry_id, checked_at=checked_at)
+        deps.answers.count_recheck(outcome)
 
 
 @dataclass

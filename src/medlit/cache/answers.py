@@ -669,6 +669,11 @@ class AnswerCache:
         self.flush()
         self._pending.count("answers.expired", self.store.delete_answers(ids))
 
+    def count_recheck(self, status: str) -> None:
+        """Count one check of an answer for new articles by its outcome (``medlit cache
+        stats``: unchanged, changed, unrecorded, failed, busy)."""
+        self._pending.count(f"answers.rechecks.{status}")
+
     def count_miss(self, reason: str | None) -> None:
         """Count one lookup's miss that was looked up with ``count_miss=False``."""
         self._pending.count(f"answers.miss.{reason}")

@@ -75,6 +75,10 @@ def collect_stats() -> dict[str, Any]:
                 "inserts": counters.get("answers.inserts", 0),
                 "evictions": counters.get("answers.evictions", 0),
                 "expired": counters.get("answers.expired", 0),
+                "rechecks": {
+                    k: counters.get(f"answers.rechecks.{k}", 0)
+                    for k in ("unchanged", "changed", "unrecorded", "failed", "busy", "dropped")
+                },
             },
             "evidence": {
                 "articles": store.count_articles(),
@@ -172,6 +176,12 @@ def stats(
         if n:
             table.add_row(f"  misses: {reason}", f"{n:,}")
     table.add_row("  evictions / expired", f"{a['evictions']:,} / {a['expired']:,}")
+    r = a["rechecks"]
+    if any(r.values()):
+        table.add_row(
+            "  checked for new articles: unchanged / answered again / failed",
+            f"{r['unchanged']:,} / {r['changed'] + r['unrecorded']:,} / {r['failed']:,}",
+        )
     _pair_rows(table, data)
     table.add_row("evidence (tier 2)", f"{e['articles']:,} articles, {e['chunks']:,} chunks")
     table.add_row("  articles reused (not fetched)", f"{e['articles_reused']:,}")
