@@ -239,7 +239,8 @@ class AskResult(BaseModel):
         default_factory=list,
         description="Every search this answer made, in order: its query, its step (what it "
         "is: every concept of the question, or the concept it widened or dropped), the result "
-        "it started from and the keys of what it found. Empty for a cached answer.",
+        "it started from, the keys of what it found and when it ran (`at`, epoch seconds). "
+        "Empty for a cached answer.",
     )
     # The question frame as shown (a dict), or None, or what it is read from when first asked
     # for (the standalone question and its sources): a hit shown in the terminal reads none.
