@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from medlit.agent.deps import AgentDeps
     from medlit.agent.hit_nodes import HitNodes
     from medlit.agent.nodes import AskNodes
+    from medlit.agent.recheck import DueReport
     from medlit.runtime import Runtime
 
 __all__ = [
@@ -53,10 +54,36 @@ __all__ = [
     "CallCounts",
     "CheckFinding",
     "CheckedQuestion",
+    "RecheckInfo",
     "ask",
 ]
 
 SourceChoice = Literal["pubmed", "europepmc", "local", "all"]
+
+
+class RecheckInfo(BaseModel):
+    """What checking a cached answer for new articles found (``cache.recheck_after_s``)."""
+
+    status: Literal["unchanged", "changed", "unrecorded", "failed", "busy"] = Field(
+        description="unchanged: nothing entered since matches its searches, the answer is "
+        "served; changed: new articles, the question was answered again; unrecorded: cached "
+        "before searches were kept, answered again; failed: a source failed, the answer is "
+        "served unchecked (and stays due); busy: another process is checking it, served as "
+        "it is."
+    )
+    since: float = Field(
+        description="The check looked for articles entered since this time (epoch seconds): "
+        "when the answer was stored or last checked."
+    )
+    new_articles: int = Field(0, description="Articles entered since that its searches find.")
+    new_pmids: list[str] = Field(default_factory=list, description="Their PMIDs.")
+    verdict_before: str | None = Field(None, description="The cached answer's verdict.")
+    verdict_after: str | None = Field(None, description="The new answer's verdict.")
+    verdict_turned: bool = Field(False, description="Whether the verdict changed.")
+    new_citations: list[str] = Field(
+        default_factory=list, description="PMIDs the new answer cites that the old did not."
+    )
+    error: str | None = Field(None, description="failed: the source's error.")
 
 
 class CacheInfo(BaseModel):
@@ -85,6 +112,16 @@ class CacheInfo(BaseModel):
         "this question (the verified band); null for a hit at tau.",
     )
     admitted: bool = Field(False, description="Whether this answer was stored in tier 1.")
+    checked_at: float | None = Field(
+        None,
+        description="On a hit, or an answer a recheck gave: when the answer was last checked "
+        "against its sources for new articles, or stored if not since (epoch seconds).",
+    )
+    recheck: RecheckInfo | None = Field(
+        None,
+        description="When the cached answer was due for a check for new articles "
+        "(cache.recheck_after_s): what the check found and, answered again, what changed.",
+    )
 
 
 class CallCounts(BaseModel):
@@ -202,7 +239,8 @@ class AskResult(BaseModel):
         default_factory=list,
         description="Every search this answer made, in order: its query, its step (what it "
         "is: every concept of the question, or the concept it widened or dropped), the result "
-        "it started from and the keys of what it found. Empty for a cached answer.",
+        "it started from, the keys of what it found and when it ran (`at`, epoch seconds). "
+        "Empty for a cached answer.",
     )
     # The question frame as shown (a dict), or None, or what it is read from when first asked
     # for (the standalone question and its sources): a hit shown in the terminal reads none.
@@ -261,6 +299,8 @@ class AskResult(BaseModel):
                 else None,
                 verified_by=state.get("verified_by") if state.get("cache_hit") else None,
                 admitted=bool(state.get("admitted")),
+                checked_at=_checked_at(state),
+                recheck=RecheckInfo(**recheck) if (recheck := state.get("recheck")) else None,
             ),
             stop_reason=state.get("stop_reason") or "no_results",
             api_calls=CallCounts(
@@ -302,6 +342,16 @@ class AskResult(BaseModel):
             question = state.get("standalone_question", state["question"])
             result._frame = (question, tuple(state.get("sources") or ()))
         return result
+
+
+def _checked_at(state: AgentState) -> float | None:
+    """When the answer served was last checked for new articles (or stored): None for an
+    answer not from the cache."""
+    checked = state.get("cache_checked_at")
+    if checked is None and state.get("cache_hit"):
+        payload = state.get("cache_payload") or {}
+        checked = max(payload.get("created_at") or 0.0, payload.get("checked_at") or 0.0)
+    return checked or None
 
 
 def _outcome_dropped(state: AgentState, cited: bool) -> list[str]:
@@ -570,11 +620,54 @@ class Assistant:
         """The final state: from the cache hit found, else from the ask graph."""
         from medlit.agent.hit_nodes import timed
 
+        if state.get("cache_hit") and self._due(state):
+            from medlit.agent.recheck import recheck_hit
+
+            start = time.perf_counter()
+            state = await recheck_hit(self.deps, state, self._answer_miss)
+            took = {"recheck": (time.perf_counter() - start) * 1000.0}
+            state["timings"] = merge_timings(state.get("timings"), took)
         if state.get("cache_hit"):
             # The fast path: no LangGraph, no LLM, no source client.
             update = await timed("update_memory", nodes.update_memory)(state)
             state["timings"] = merge_timings(state["timings"], update.get("timings", {}))
             return state
+        if state.get("recheck"):  # answered again through the graph: nothing left to do
+            return state
+        return await self._answer_miss(state)
+
+    async def recheck_due(
+        self,
+        *,
+        namespace: str | None = None,
+        limit: int = 1000,
+        on_entry: Callable[[int, int, str], None] | None = None,
+    ) -> DueReport:
+        """Check every cached answer due (``cache.recheck_after_s``) for new articles, as a
+        due hit would be: nothing new, the check is recorded; something new, the question is
+        answered again and its entry replaced (:mod:`medlit.agent.recheck`).
+
+        Args:
+            namespace: one tenant's answers (None: every tenant's).
+            limit: at most this many entries, longest unchecked first.
+            on_entry: called after each entry with (done, due, its outcome).
+        """
+        from medlit.agent.recheck import recheck_due
+
+        return await recheck_due(
+            self.deps, self._answer_miss, namespace=namespace, limit=limit, on_entry=on_entry
+        )
+
+    def _due(self, state: AgentState) -> bool:
+        """Whether the hit's answer is due for a check for new articles: stored or last
+        checked ``cache.recheck_after_s`` ago or more (a float comparison: a hit not due pays
+        nothing more)."""
+        payload = state.get("cache_payload") or {}
+        last = max(payload.get("created_at") or 0.0, payload.get("checked_at") or 0.0)
+        return time.time() - last >= self.settings.cache.recheck_after_s
+
+    async def _answer_miss(self, state: AgentState) -> AgentState:
+        """The final state of a question past tier 1: the ask graph from the evidence on."""
         from medlit.agent.graph import recursion_limit
         from medlit.agent.hit_nodes import question_frame
 

@@ -384,6 +384,22 @@ class CacheSettings(_Section):
         "MEDLIT_CACHE_VERIFY_BAND='{\"threshold\": 0.9}').",
     )
     answer_ttl_s: float = Field(30 * 86400.0, gt=0, description="Tier-1 time to live, seconds.")
+    recheck_after_s: float = Field(
+        7 * 86400.0,
+        ge=0,
+        description="A tier-1 answer served this long after it was stored or last checked "
+        "first reruns its searches for articles entered since (one search per source): nothing "
+        "new, it is served and says when it was checked; something new, the question is "
+        "answered again from the stored evidence and the new articles, and the answer says "
+        "what changed (docs/user-guide.md, Freshness). 0: every hit is checked. answer_ttl_s stays "
+        "the upper bound.",
+    )
+    recheck_lease_s: float = Field(
+        300.0,
+        gt=0,
+        description="How long one process's check of an answer for new articles keeps others "
+        "(replicas sharing the store) from checking it too; they serve it as it is meanwhile.",
+    )
     answer_capacity: int = Field(100_000, ge=1, description="Tier-1 entries kept (LRU).")
     evidence_ttl_s: float = Field(
         90 * 86400.0, gt=0, description="Tier-2 (articles and chunks) time to live, seconds."
@@ -770,6 +786,13 @@ class ServiceSettings(_Section):
         "runs: the embedding model's batches (a cache miss's new articles, its digest) and the "
         "research process. A core they share with cached answers goes to the cached answers "
         "first (0: same priority). Linux; elsewhere the work runs at normal priority.",
+    )
+    recheck_interval_s: float = Field(
+        0.0,
+        ge=0,
+        description="Every this many seconds, the service checks the tier-1 answers due "
+        "(cache.recheck_after_s) for new articles in the background, as `medlit cache "
+        "recheck` does (0: off; a due answer is then checked when it is next asked for).",
     )
     key_cache_s: float = Field(
         2.0,

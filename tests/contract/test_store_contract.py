@@ -574,6 +574,55 @@ def test_concurrent_writers_of_one_question_leave_one_answer(
     assert len(found) == 1 and found[0][0].id in ids
 
 
+def test_an_answer_is_checked_once_by_replicas_sharing_the_store(
+    make_store: Callable[[], Store],
+) -> None:
+    """The check lease: of replicas racing for a due answer one gets it; once checked, the
+    answer is not due again until later; a lease that ran out may be taken again."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    stores = [make_store(), make_store()]
+    aid = add(stores[0], "Checked question?", unit(42), now=100.0)
+    assert stores[1].get_answer(aid).last_checked == 100.0  # type: ignore[union-attr]
+    assert stores[1].answer_basis(aid) == {}  # stored without one
+    basis = {"searches": [{"source": "pubmed", "query": "q", "at": 99.0}], "sources": ["pubmed"]}
+    aid = stores[0].insert_answer(
+        namespace="ns",
+        fingerprint="fp",
+        question="Checked question?",
+        embedding=unit(42),
+        payload={"answer": "a"},
+        retrieval_score=0.6,
+        now=100.0,
+        basis=basis,
+    )
+    assert stores[1].answer_basis(aid) == basis
+    assert "searches" not in stores[1].get_answer(aid).payload  # type: ignore[union-attr]
+    assert not stores[0].claim_answer_check(aid, now=150.0, due_before=50.0, lease_s=60.0)
+
+    def claim(i: int) -> bool:
+        return stores[i % 2].claim_answer_check(aid, now=200.0, due_before=150.0, lease_s=60.0)
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        won = list(pool.map(claim, range(8)))
+    assert won.count(True) == 1
+    assert [r.id for r in stores[1].answers_due(checked_before=150.0)] == [aid]
+    stores[1].finish_answer_check(aid, checked_at=200.0)
+    record = stores[0].get_answer(aid)
+    assert record is not None and (record.checked_at, record.last_checked) == (200.0, 200.0)
+    assert record.created_at == 100.0  # the TTL still counts from when it was stored
+    assert stores[0].answers_due(checked_before=150.0) == []
+    assert not stores[0].claim_answer_check(aid, now=210.0, due_before=150.0, lease_s=60.0)
+    # A check that failed releases the lease and leaves the answer due.
+    assert stores[0].claim_answer_check(aid, now=400.0, due_before=300.0, lease_s=60.0)
+    stores[0].finish_answer_check(aid, checked_at=None)
+    assert stores[1].claim_answer_check(aid, now=401.0, due_before=300.0, lease_s=60.0)
+    # A replica that died holding the lease: taken again once it ran out.
+    assert not stores[0].claim_answer_check(aid, now=430.0, due_before=300.0, lease_s=60.0)
+    assert stores[0].claim_answer_check(aid, now=462.0, due_before=300.0, lease_s=60.0)
+    assert [r.id for r in stores[0].answers_due(checked_before=300.0, namespace="other")] == []
+
+
 def test_postgres_eviction_counts_only_near_capacity(
     pg_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

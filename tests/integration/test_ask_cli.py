@@ -65,7 +65,10 @@ def test_ask_json_miss_then_hit(tmp_path: Path, eutils: FakeEutils) -> None:
     assert hit["answer"] == data["answer"]
 
 
-FOOTER = re.compile(r"^(?:answered from cache · no searches|\d+ PubMed calls?) · \d+\.\d s$")
+FOOTER = re.compile(
+    r"^(?:answered from cache \(checked (?:just now|\d+ min ago)\) · no searches"
+    r"|\d+ PubMed calls?) · \d+\.\d s$"
+)
 LINK = re.compile(r"https://pubmed\.ncbi\.nlm\.nih\.gov/\d+/")
 
 
@@ -82,7 +85,9 @@ def test_ask_human_output_and_bad_input(tmp_path: Path, eutils: FakeEutils) -> N
     narrow = _run(tmp_path, eutils, Q1, columns=80)
     assert narrow.returncode == 0, narrow.stderr
     lines = narrow.stdout.rstrip("\n").splitlines()
-    assert FOOTER.match(lines[-1]) and lines[-1].startswith("answered from cache · no searches")
+    assert FOOTER.match(lines[-1]) and lines[-1].startswith(
+        "answered from cache (checked just now) · no"
+    )
     table = narrow.stdout[narrow.stdout.index("Citations") :]
     assert all(len(line) <= 80 for line in table.splitlines())
     cells = [line.split("│")[2].strip() for line in table.splitlines() if line.count("│") == 3]

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import itertools
 import re
+import time
 
 import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
 from medlit import __version__
-from medlit.assistant import AskResult, CacheInfo, CallCounts
+from medlit.assistant import AskResult, CacheInfo, CallCounts, RecheckInfo
 from medlit.cli import app
 from medlit.cli.app import reflowed
-from medlit.cli.footer import footer_line, refused_hit_line, verbose_lines
+from medlit.cli.footer import footer_line, recheck_line, refused_hit_line, verbose_lines
 from medlit.types import VerdictCause
 
 runner = CliRunner()
@@ -121,6 +122,11 @@ def _result(*, hit: bool, pubmed: int = 0, llm: int = 0, ms: float = 400.0) -> A
 
 def test_footer_in_plain_words() -> None:
     assert footer_line(_result(hit=True)) == "answered from cache · no searches · 0.4 s"
+    checked = _result(hit=True)
+    checked.cache.checked_at = time.time() - 3 * 86400 - 60
+    assert footer_line(checked) == (
+        "answered from cache (checked 3 days ago) · no searches · 0.4 s"
+    )
     assert footer_line(_result(hit=False, pubmed=3, llm=1, ms=2100)) == (
         "3 PubMed calls · 1 LLM call · 2.1 s"
     )
@@ -237,3 +243,26 @@ def test_a_process_that_is_medlit_ask_registers_the_ask_command_alone() -> None:
         [],
     ):
         assert _commands_to_load(argv) == COMMAND_MODULES, argv
+
+
+def test_a_recheck_says_what_changed_in_one_line() -> None:
+    result = _result(hit=False, pubmed=2, llm=1)
+    assert recheck_line(result) is None
+    result.cache.recheck = RecheckInfo(status="unchanged", since=0.0)
+    assert recheck_line(result) is None  # the footer says "(checked just now)"
+    result.cache.recheck = RecheckInfo(
+        status="changed",
+        since=0.0,
+        new_articles=1,
+        new_pmids=["39100001"],
+        verdict_before="yes",
+        verdict_after="no",
+        verdict_turned=True,
+        new_citations=["39100001"],
+    )
+    assert recheck_line(result) == (
+        "rechecked: 1 new article (PMID 39100001), answered again; verdict turned: Yes → No; "
+        "new citations: PMID 39100001"
+    )
+    result.cache.recheck = RecheckInfo(status="failed", since=0.0, error="pubmed: HTTP 503")
+    assert recheck_line(result) == "not checked for new articles: pubmed: HTTP 503"

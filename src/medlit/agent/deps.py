@@ -193,9 +193,10 @@ class AgentDeps:
         fingerprint: str,
         origin: str,
         frame: QuestionFrame | None = None,
+        basis: dict[str, Any] | None = None,
     ) -> int:
         """Store an admitted answer in tier 1 (in the question's namespace and fingerprint,
-        with the addresses it was asked of and the question's frame)."""
+        with the addresses it was asked of, the question's frame and what it rests on)."""
         return self.answers.add_query(
             question,
             vector,
@@ -204,6 +205,7 @@ class AgentDeps:
             fingerprint=fingerprint,
             origin=origin,
             frame=frame,
+            basis=basis,
         )
 
     def search_chunks(

@@ -30,6 +30,7 @@ from medlit.progress import emit
 from medlit.types import VerdictCause
 
 if TYPE_CHECKING:
+    from medlit.cache.answers import CachedAnswer
     from medlit.words.frame import QuestionFrame
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "off_loop",
     "question_frame",
     "read_question_frame",
+    "served",
     "stored_cause",
     "timed",
 ]
@@ -269,30 +271,12 @@ class HitNodes:
                 "guard_reason": lookup.guard_reason,
                 "similarity": round(lookup.similarity, 4) if lookup.similarity else None,
             }
-        entry = lookup.entry
-        payload = entry.model_dump(mode="json")
-        verdict = entry.verdict if entry.verdict in ("yes", "no", "uncertain") else None
-        return {
-            "cache_hit": True,
-            "cache_payload": payload,
-            "similarity": round(lookup.similarity, 4),
-            "verified_by": lookup.verified_by,
-            "miss_reason": None,
-            "guard_reason": None,
-            "final_answer": entry.answer,
-            "verdict": verdict,
-            "verdict_cause": stored_cause(entry.extra, verdict),
-            "citations": list(entry.citations),  # the entry is this lookup's own copy
-            "mode": entry.extra.get("mode", "llm"),
-            # A question not in English: what was said of it and searched when it was answered.
-            "question_language": entry.extra.get("question_language"),
-            "language_note": entry.extra.get("language_note"),
-            "searched_question": entry.extra.get("searched_question"),
-            "retrieval_score": entry.retrieval_score,
-            "doc_scores": dict(entry.doc_scores),
-            "decision": "stop",
-            "stop_reason": "cache_hit",
-        }
+        return served(
+            lookup.entry,
+            entry_id=lookup.entry_id,
+            similarity=lookup.similarity,
+            verified_by=lookup.verified_by,
+        )
 
     async def update_memory(self, state: AgentState) -> dict[str, Any]:
         """Remember the turn in the session (LLM summary every N turns, never on a hit)."""
@@ -314,3 +298,37 @@ class HitNodes:
     async def _summarize(self, summary: str, turns: list[Turn]) -> str:
         reply = await self.deps.llm().complete("summarize_memory", summary_messages(summary, turns))
         return reply.text
+
+
+def served(
+    entry: CachedAnswer,
+    *,
+    entry_id: int | None,
+    similarity: float = 1.0,
+    verified_by: str | None = None,
+) -> dict[str, Any]:
+    """The state update of a tier-1 hit serving ``entry`` (the store's ``entry_id``)."""
+    payload = entry.model_dump(mode="json")
+    verdict = entry.verdict if entry.verdict in ("yes", "no", "uncertain") else None
+    return {
+        "cache_hit": True,
+        "cache_payload": payload,
+        "cache_entry_id": entry_id,
+        "similarity": round(similarity, 4),
+        "verified_by": verified_by,
+        "miss_reason": None,
+        "guard_reason": None,
+        "final_answer": entry.answer,
+        "verdict": verdict,
+        "verdict_cause": stored_cause(entry.extra, verdict),
+        "citations": list(entry.citations),  # the entry is this lookup's own copy
+        "mode": entry.extra.get("mode", "llm"),
+        # A question not in English: what was said of it and searched when it was answered.
+        "question_language": entry.extra.get("question_language"),
+        "language_note": entry.extra.get("language_note"),
+        "searched_question": entry.extra.get("searched_question"),
+        "retrieval_score": entry.retrieval_score,
+        "doc_scores": dict(entry.doc_scores),
+        "decision": "stop",
+        "stop_reason": "cache_hit",
+    }

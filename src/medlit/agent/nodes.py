@@ -14,6 +14,7 @@ graph so that a tier-1 hit never pays for those imports.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -41,6 +42,7 @@ from medlit.agent.prompt import (
     passages_of,
     without_headers,
 )
+from medlit.agent.recheck import rests_on
 from medlit.agent.state import AgentState
 from medlit.cache.chunking import is_results_chunk
 from medlit.checks import (
@@ -98,6 +100,7 @@ def _logged(search: query.SearchStep, articles: list[Article], offset: int) -> d
         "step": search.why,
         "offset": offset,
         "found": [a.key for a in articles],
+        "at": round(time.time(), 3),
     }
 
 
@@ -705,6 +708,11 @@ class AskNodes(HitNodes):
         )
         if not verdict.admit:
             return {"admitted": False, "admission_reason": verdict.reason}
+        sources = list(state.get("sources") or ["pubmed"])
+        rests = rests_on(state, sources)
+        if not rests["searches"]:  # answered from the store: the search it would have made
+            first = self._query_steps(state)[0].query
+            rests["searches"] = [{"source": s, "query": first, "at": None} for s in sources]
         payload = {
             "answer": state["final_answer"],
             "verdict": state.get("verdict"),
@@ -743,6 +751,7 @@ class AskNodes(HitNodes):
                 fingerprint=self._fingerprint(state),
                 origin=self._origin(state),
                 frame=state.get("frame"),
+                basis=rests,
             )
         except CacheAdmissionError as exc:
             log.warning("answer_not_cached", reason=str(exc))

@@ -89,6 +89,12 @@ class AgentState(TypedDict, total=False):
     guard_reason: str | None  # why the guard refused the closest cached question
     similarity: float | None
     verified_by: str | None  # the verifier model, on a hit from the verified band
+    cache_entry_id: int | None  # the store's id of the entry served
+    # a due hit's check for new articles (medlit.agent.recheck): when the answer was last
+    # checked, what the check found and, answered again, what it rested on before
+    cache_checked_at: float | None
+    recheck: dict[str, Any] | None
+    rests_on: dict[str, Any]
 
     # chunk_store_search (tier 2) and fetch_pubmed
     anchor_chunks: list[Evidence]

@@ -94,6 +94,11 @@ class CachedAnswer(BaseModel):
     extra: dict[str, Any] = Field(default_factory=dict, description="Anything else to keep.")
     question: str = Field("", description="On lookup: the question it was cached under.")
     created_at: float = Field(0.0, description="On lookup: when it was stored (epoch s).")
+    checked_at: float = Field(
+        0.0,
+        description="On lookup: when it was last checked for new articles (epoch s; 0: not "
+        "since it was stored).",
+    )
 
 
 @dataclass
@@ -453,6 +458,7 @@ class AnswerCache:
         self._pending.count("answers.hits")
         entry = CachedAnswer.model_validate(record.payload)
         entry.question, entry.created_at = record.question, record.created_at
+        entry.checked_at = record.checked_at
         log.debug("answer_cache_hit", similarity=round(similarity, 4), id=record.id)
         return AnswerLookup(
             hit=True,
@@ -610,11 +616,15 @@ class AnswerCache:
         fingerprint: str,
         origin: str = "",
         frame: QuestionFrame | None = None,
+        basis: Mapping[str, Any] | None = None,
     ) -> int:
         """Store an answer under ``question`` (replacing one cached for the same question),
-        with the addresses it was asked of (``origin``: :mod:`medlit.provenance`) and the
+        with the addresses it was asked of (``origin``: :mod:`medlit.provenance`), the
         question's frame (``frame``, the one the ask read: kept for the guard; one of another
-        question is not kept, and the question is then read when a check compares it).
+        question is not kept, and the question is then read when a check compares it) and what
+        it rests on (``basis``: its searches, one per source and query, with when each ran; the
+        keys of the articles they found or the store gave it; its sources), which a check for
+        new articles reads (:mod:`medlit.agent.recheck`) and a hit never does.
 
         Raises:
             CacheAdmissionError: the answer has no citation with a PMID or DOI, no text, or a
@@ -634,7 +644,7 @@ class AnswerCache:
             raise CacheAdmissionError("refusing to cache an empty answer")
         if not (math.isfinite(entry.retrieval_score) and 0.0 <= entry.retrieval_score <= 1.0):
             raise CacheAdmissionError(f"invalid retrieval score {entry.retrieval_score}")
-        data = entry.model_dump(mode="json", exclude={"question", "created_at"})
+        data = entry.model_dump(mode="json", exclude={"question", "created_at", "checked_at"})
         self.flush()  # eviction below must see every hit so far
         answer_id = self.store.insert_answer(
             namespace=namespace,
@@ -648,6 +658,7 @@ class AnswerCache:
             frame=frame.stored()
             if frame is not None and frame.question == question.strip()
             else "",
+            basis=basis,
         )
         self._pending.count("answers.inserts")
         self.maintain()
@@ -670,11 +681,23 @@ class AnswerCache:
         self.flush()
         return self.store.clear_answers(namespace)
 
+    def drop(self, ids: list[int]) -> int:
+        """Delete entries by id (an answer a recheck found outdated); returns how many."""
+        self.flush()
+        dropped = self.store.delete_answers(ids)
+        self._pending.count("answers.rechecks.dropped", dropped)
+        return dropped
+
     def _expire(self, ids: list[int]) -> None:
         if not ids:
             return
         self.flush()
         self._pending.count("answers.expired", self.store.delete_answers(ids))
+
+    def count_recheck(self, status: str) -> None:
+        """Count one check of an answer for new articles by its outcome (``medlit cache
+        stats``: unchanged, changed, unrecorded, failed, busy)."""
+        self._pending.count(f"answers.rechecks.{status}")
 
     def count_miss(self, reason: str | None) -> None:
         """Count one lookup's miss that was looked up with ``count_miss=False``."""

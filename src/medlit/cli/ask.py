@@ -27,7 +27,13 @@ from medlit.cli.app import (
     run_async,
     words_argument,
 )
-from medlit.cli.footer import VERDICT_LABELS, footer_line, refused_hit_line, verbose_lines
+from medlit.cli.footer import (
+    VERDICT_LABELS,
+    footer_line,
+    recheck_line,
+    refused_hit_line,
+    verbose_lines,
+)
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -194,6 +200,8 @@ def _render(result: AskResult, *, verbose: bool = False) -> None:
             console.print(f"[dim]{escape(line)}[/]", highlight=False)
     elif (refused := refused_hit_line(result)) is not None:
         console.print(f"[dim]{escape(refused)}[/]", highlight=False, soft_wrap=True)
+    if (rechecked := recheck_line(result)) is not None:
+        console.print(f"[yellow]{escape(rechecked)}[/]", highlight=False, soft_wrap=True)
     # One line in any terminal: cut with an ellipsis rather than wrapped.
     console.print(
         f"[dim]{escape(footer_line(result))}[/]", highlight=False, no_wrap=True, overflow="ellipsis"

@@ -1,6 +1,7 @@
-"""``medlit cache stats | list | clear | words | calibrate``: inspect and empty the two-tier
-cache (by source address too: ``list --source``, ``clear --source``), settle the word pairs
-that let reworded questions reach cached answers, and measure a judge.
+"""``medlit cache stats | list | clear | recheck | words | calibrate``: inspect and empty the
+two-tier cache (by source address too: ``list --source``, ``clear --source``), check the
+cached answers due for new articles, settle the word pairs that let reworded questions reach
+cached answers, and measure a judge.
 
 Heavy imports (numpy, usearch) happen inside the commands, so registering them costs nothing
 at start-up.
@@ -14,7 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
-from medlit.cli.app import app, build_settings, console, print_json, run
+from medlit.cli.app import app, build_settings, console, print_json, run, run_async
 from medlit.errors import ValidationError
 
 __all__ = ["cache_app"]
@@ -74,6 +75,10 @@ def collect_stats() -> dict[str, Any]:
                 "inserts": counters.get("answers.inserts", 0),
                 "evictions": counters.get("answers.evictions", 0),
                 "expired": counters.get("answers.expired", 0),
+                "rechecks": {
+                    k: counters.get(f"answers.rechecks.{k}", 0)
+                    for k in ("unchanged", "changed", "unrecorded", "failed", "busy", "dropped")
+                },
             },
             "evidence": {
                 "articles": store.count_articles(),
@@ -171,6 +176,12 @@ def stats(
         if n:
             table.add_row(f"  misses: {reason}", f"{n:,}")
     table.add_row("  evictions / expired", f"{a['evictions']:,} / {a['expired']:,}")
+    r = a["rechecks"]
+    if any(r.values()):
+        table.add_row(
+            "  checked for new articles: unchanged / answered again / failed",
+            f"{r['unchanged']:,} / {r['changed'] + r['unrecorded']:,} / {r['failed']:,}",
+        )
     _pair_rows(table, data)
     table.add_row("evidence (tier 2)", f"{e['articles']:,} articles, {e['chunks']:,} chunks")
     table.add_row("  articles reused (not fetched)", f"{e['articles_reused']:,}")
@@ -573,3 +584,67 @@ def calibrate(
         f"recall {data['recall']:.3f}; judge {'opens' if data['opens'] else 'stays closed'} "
         f"(needs precision >= {REQUIRED_PRECISION} on >= {MIN_ACCEPTED} accepted pairs)"
     )
+
+
+@cache_app.command("recheck")
+@run
+def recheck(
+    namespace: Annotated[
+        str | None,
+        typer.Option("--namespace", help="One tenant's answers (default: every tenant's)."),
+    ] = None,
+    limit: Annotated[
+        int, typer.Option("--limit", min=1, help="At most this many answers, oldest first.")
+    ] = 1000,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Check every cached answer due (cache.recheck_after_s) for new articles: for a
+    scheduled run (cron, a systemd timer). Nothing new: the check is recorded. Something new:
+    the question is answered again and its entry replaced."""
+    settings = build_settings()
+    report = run_async(_recheck(settings, namespace, limit, quiet=as_json))
+    data = {
+        "due": report.due,
+        "outcomes": report.outcomes,
+        "changed": report.changed,
+        "recheck_after_s": settings.cache.recheck_after_s,
+    }
+    if as_json:
+        print_json(data)
+        return
+    if not report.due:
+        console.print("no cached answer is due for a check")
+        return
+    counts = ", ".join(f"{n} {status}" for status, n in sorted(report.outcomes.items()))
+    console.print(f"{report.due} cached answer(s) checked for new articles: {counts}")
+    for item in report.changed:
+        turned = "verdict turned" if item.get("verdict_turned") else "verdict the same"
+        console.print(
+            f"  {item['question']} — {item.get('new_articles', 0)} new, {turned} "
+            f"({item.get('verdict_before')} → {item.get('verdict_after')})",
+            markup=False,
+        )
+
+
+async def _recheck(settings: Any, namespace: str | None, limit: int, *, quiet: bool) -> Any:
+    from medlit.assistant import Assistant
+    from medlit.cli.app import err_console
+
+    async with Assistant(settings) as assistant:
+        if quiet or not err_console.is_terminal:
+            return await assistant.recheck_due(namespace=namespace, limit=limit)
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+        with Progress(
+            "checking cached answers for new articles",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=err_console,
+        ) as progress:
+            task = progress.add_task("recheck", total=None)
+
+            def advance(done: int, due: int, status: str) -> None:
+                progress.update(task, completed=done, total=due)
+
+            return await assistant.recheck_due(namespace=namespace, limit=limit, on_entry=advance)

@@ -8,6 +8,7 @@ reason, the stop rule, the answer mode and the evidence reused are the ``--verbo
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any
 
 from medlit.text import counted
@@ -15,7 +16,14 @@ from medlit.text import counted
 if TYPE_CHECKING:
     from medlit.assistant import AskResult
 
-__all__ = ["FOOTER_SEPARATOR", "VERDICT_LABELS", "footer_line", "refused_hit_line", "verbose_lines"]
+__all__ = [
+    "FOOTER_SEPARATOR",
+    "VERDICT_LABELS",
+    "footer_line",
+    "recheck_line",
+    "refused_hit_line",
+    "verbose_lines",
+]
 
 #: The one spelling of each verdict in the terminal (JSON keeps the lowercase enum).
 VERDICT_LABELS = {"yes": "Yes", "no": "No", "uncertain": "Uncertain"}
@@ -44,6 +52,8 @@ def footer_line(result: AskResult) -> str:
     parts = []
     if result.cache.tier1 == "hit":
         parts.append("answered from cache")
+        if result.cache.checked_at is not None:
+            parts[-1] += f" (checked {_ago(result.cache.checked_at)})"
     counts = {name: getattr(calls, name) for name, _, _ in _SERVICES}
     searched = [
         f"{counts[name]} {one if counts[name] == 1 else many}"
@@ -59,6 +69,48 @@ def footer_line(result: AskResult) -> str:
     parts += _spent(result.usage)
     parts.append(_seconds(result.timings_ms.get("total", 0.0)))
     return FOOTER_SEPARATOR.join(parts)
+
+
+def _ago(when: float, now: float | None = None) -> str:
+    """ "just now", "5 min ago", "3 h ago", "2 days ago"."""
+    seconds = max(0.0, (time.time() if now is None else now) - when)
+    if seconds < 60:
+        return "just now"
+    if seconds < 3600:
+        return f"{seconds // 60:.0f} min ago"
+    if seconds < 86400:
+        return f"{seconds // 3600:.0f} h ago"
+    days = int(seconds // 86400)
+    return f"{days} day{'' if days == 1 else 's'} ago"
+
+
+def recheck_line(result: AskResult) -> str | None:
+    """One line when the cached answer was due for a check for new articles and the check
+    found something, failed or was left to another process: "rechecked: 1 new article (PMID
+    39100001), answered again; verdict turned: Yes → No; new citations: PMID 39100001";
+    None otherwise (nothing new is said by the footer's "checked ... just now")."""
+    check = result.cache.recheck
+    if check is None or check.status == "unchanged":
+        return None
+    if check.status == "failed":
+        return f"not checked for new articles: {check.error or 'a source failed'}"
+    if check.status == "busy":
+        return "not checked for new articles: another process is checking this answer"
+    if check.status == "unrecorded":
+        head = "rechecked: cached before its searches were kept, answered again"
+    else:
+        pmids = ", ".join(check.new_pmids[:5]) + (", ..." if len(check.new_pmids) > 5 else "")
+        head = f"rechecked: {counted(check.new_articles, 'new article')}"
+        head += f" (PMID {pmids}), answered again" if pmids else ", answered again"
+    before = VERDICT_LABELS.get(check.verdict_before or "", check.verdict_before or "none")
+    after = VERDICT_LABELS.get(check.verdict_after or "", check.verdict_after or "none")
+    verdict = (
+        f"verdict turned: {before} → {after}"
+        if check.verdict_turned
+        else (f"verdict the same: {after}")
+    )
+    cited = ", ".join(check.new_citations)
+    return f"{head}; {verdict}; " + (f"new citations: PMID {cited}" if cited else "no new citation")
 
 
 def _spent(usage: dict[str, Any]) -> list[str]:

@@ -37,6 +37,7 @@ from medlit.service.leases import AskLeases
 from medlit.service.limits import KeyRateLimiter
 from medlit.service.metrics import MetricsMiddleware, ServiceMetrics
 from medlit.service.problems import install_problem_handlers, problem_body
+from medlit.service.recheck import recheck_periodically
 from medlit.web import MAX_RENDER_BODY_BYTES, mount_web
 
 __all__ = ["MedlitApp", "create_app"]
@@ -86,13 +87,19 @@ def create_app(
         # Before the warm-up: the embedding model it loads in the heavy lane inherits this.
         lower_priority(settings.service.background_nice)
         warming = asyncio.create_task(warm_and_freeze(runtime), name="medlit-warm-up")
+        background = [warming]
+        if settings.service.recheck_interval_s > 0:
+            checking = recheck_periodically(state.assistant, settings.service.recheck_interval_s)
+            background.append(asyncio.create_task(checking, name="medlit-recheck"))
         try:
             async with research_routes.research_workers(state):
                 yield
         finally:
-            warming.cancel()
-            with suppress(asyncio.CancelledError):
-                await warming
+            for task in background:
+                task.cancel()
+            for task in background:
+                with suppress(asyncio.CancelledError):
+                    await task
             unfreeze_heap()
             await state.assistant.aclose()  # a no-op for the runtime's parts: it owns them
             if close_runtime:

@@ -34,7 +34,7 @@ __all__ = ["PgAnswerOps"]
 
 _ANSWER_COLS = (
     "a.id, a.namespace, a.fingerprint, a.question, a.payload, a.retrieval_score, "
-    "a.created_at, a.last_used_at, a.hits, a.embedding, a.origin, a.frame"
+    "a.created_at, a.last_used_at, a.hits, a.embedding, a.origin, a.frame, a.checked_at"
 )
 
 # Candidates of the HNSW index (any scope), then the in-scope rows among the close ones: one
@@ -87,11 +87,13 @@ class PgAnswerOps(PgStoreParts):
         now: float,
         origin: str = "",
         frame: str = "",
+        basis: Mapping[str, Any] | None = None,
     ) -> int:
         """Store an answer, replacing one for the same question/namespace/fingerprint."""
         vec = self._vector(embedding)
         qhash = question_hash(question)
         data = json.dumps(payload, ensure_ascii=False, default=str)
+        rests = json.dumps(basis, ensure_ascii=False, default=str) if basis else ""
         values = (namespace, fingerprint, question, qhash, data, float(retrieval_score), vec)
         with self.transaction() as conn:
             # Each round that finds a conflict waited for another writer of this question to
@@ -108,9 +110,9 @@ class PgAnswerOps(PgStoreParts):
                 row = conn.raw.execute(
                     "INSERT INTO answers (namespace, fingerprint, question, question_hash, "
                     "payload, retrieval_score, embedding, created_at, last_used_at, origin, "
-                    "frame) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT "
-                    "(namespace, fingerprint, question_hash) DO NOTHING RETURNING id",
-                    (*values, now, now, origin, frame),
+                    "frame, basis) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+                    "ON CONFLICT (namespace, fingerprint, question_hash) DO NOTHING RETURNING id",
+                    (*values, now, now, origin, frame, rests),
                 ).fetchone()
                 if row is not None:
                     return int(row[0])
@@ -208,6 +210,47 @@ class PgAnswerOps(PgStoreParts):
                 "hits = hits + %s, lru = %s WHERE id = %s",
                 [(now, hits, lrus[pos], key) for key, (hits, pos) in updates],
             )
+
+    def claim_answer_check(
+        self, answer_id: int, *, now: float, due_before: float, lease_s: float
+    ) -> bool:
+        """Take the lease to check ``answer_id`` for new articles: one UPDATE, which takes
+        the row's lock, so of two replicas one updates and the other sees the new lease."""
+        with self.transaction() as conn:
+            cur = conn.raw.execute(
+                "UPDATE answers SET check_lease_until = %s WHERE id = %s "
+                "AND check_lease_until <= %s AND greatest(created_at, checked_at) <= %s",
+                (now + lease_s, answer_id, now, due_before),
+            )
+            return cur.rowcount == 1
+
+    def answer_basis(self, answer_id: int) -> dict[str, Any]:
+        """What the answer rests on (its ``basis`` column); empty when none."""
+        rows = self._fetch("SELECT basis FROM answers WHERE id = %s", (answer_id,))
+        return dict(json.loads(rows[0][0])) if rows and rows[0][0] else {}
+
+    def finish_answer_check(self, answer_id: int, *, checked_at: float | None) -> None:
+        """Release the check lease; record the check's time when it was done."""
+        with self.transaction() as conn:
+            conn.raw.execute(
+                "UPDATE answers SET check_lease_until = 0, "
+                "checked_at = coalesce(%s, checked_at) WHERE id = %s",
+                (checked_at, answer_id),
+            )
+
+    def answers_due(
+        self, *, checked_before: float, namespace: str | None = None, limit: int = 1000
+    ) -> list[AnswerRecord]:
+        """Answers last checked (or stored) before ``checked_before``, longest first."""
+        rows = self._fetch(
+            f"SELECT {_ANSWER_COLS} FROM answers a "
+            "WHERE greatest(a.created_at, a.checked_at) < %s "
+            "AND (%s::text IS NULL OR a.namespace = %s) "
+            "ORDER BY greatest(a.created_at, a.checked_at), a.id LIMIT %s",
+            (checked_before, namespace, namespace, limit),
+            binary=True,
+        )
+        return [_answer(row) for row in rows]
 
     def delete_answers(self, answer_ids: Sequence[int]) -> int:
         """Delete answers by id."""
@@ -322,4 +365,5 @@ def _answer(row: Sequence[Any]) -> AnswerRecord:
         hits=int(row[8]),
         origin=str(row[10]),
         frame=str(row[11]),
+        checked_at=float(row[12]),
     )

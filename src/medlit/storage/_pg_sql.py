@@ -184,6 +184,15 @@ def core_migrations(dim: int, m: int, ef_construction: int) -> list[Migration]:
         conn.execute("ALTER TABLE answers ADD COLUMN origin TEXT NOT NULL DEFAULT ''")
         conn.execute("ALTER TABLE articles ADD COLUMN origin TEXT NOT NULL DEFAULT ''")
 
+    def m009_answer_checks(conn: Connection) -> None:
+        conn.execute(
+            "ALTER TABLE answers ADD COLUMN checked_at DOUBLE PRECISION NOT NULL DEFAULT 0"
+        )
+        conn.execute(
+            "ALTER TABLE answers ADD COLUMN check_lease_until DOUBLE PRECISION NOT NULL DEFAULT 0"
+        )
+        conn.execute("ALTER TABLE answers ADD COLUMN basis TEXT NOT NULL DEFAULT ''")
+
     def m010_answer_frames(conn: Connection) -> None:
         conn.execute("ALTER TABLE answers ADD COLUMN frame TEXT NOT NULL DEFAULT ''")
 
@@ -196,5 +205,6 @@ def core_migrations(dim: int, m: int, ef_construction: int) -> list[Migration]:
         m006_randomised_in_methods,
         m007_full_text_chunks,
         m008_origins,
+        m009_answer_checks,
         m010_answer_frames,
     ]

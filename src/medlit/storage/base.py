@@ -114,6 +114,8 @@ class AnswerRecord:
             empty: stored before origins were recorded).
         frame: the frame of ``question`` as stored (:meth:`medlit.words.frame.QuestionFrame.
             stored`; empty: none stored), loaded by :func:`medlit.words.frame.frame_of`.
+        checked_at: epoch seconds of the last check for new articles (0: never checked since
+            it was stored; :attr:`last_checked` is then ``created_at``).
     """
 
     id: int
@@ -127,6 +129,13 @@ class AnswerRecord:
     hits: int = 0
     origin: str = ""
     frame: str = ""
+    checked_at: float = 0.0
+
+    @property
+    def last_checked(self) -> float:
+        """When the answer was last known to rest on everything its searches find: stored,
+        or checked for new articles since (epoch seconds)."""
+        return max(self.created_at, self.checked_at)
 
 
 @dataclass
@@ -243,10 +252,12 @@ class Store(Protocol):
         now: float,
         origin: str = "",
         frame: str = "",
+        basis: Mapping[str, Any] | None = None,
     ) -> int:
         """Store an answer (replacing one for the same question, namespace and fingerprint),
-        with the addresses it came from (``origin``) and its question's frame as stored
-        (``frame``: :meth:`medlit.words.frame.QuestionFrame.stored`; empty: none)."""
+        with the addresses it came from (``origin``), its question's frame as stored
+        (``frame``: :meth:`medlit.words.frame.QuestionFrame.stored`; empty: none) and what it
+        rests on (``basis``, kept apart from the payload: see :meth:`answer_basis`)."""
         ...
 
     def search_answers(
@@ -274,6 +285,34 @@ class Store(Protocol):
 
     def touch_answers(self, answer_ids: Sequence[int], now: float) -> None:
         """Record hits, in order: move each answer to the LRU front and count it."""
+        ...
+
+    def claim_answer_check(
+        self, answer_id: int, *, now: float, due_before: float, lease_s: float
+    ) -> bool:
+        """Take the lease to check answer ``answer_id`` for new articles, atomically: True
+        only when it exists, was last checked (or stored) at or before ``due_before`` and no
+        unexpired lease is held on it; the lease then runs ``lease_s`` seconds from ``now``.
+        Of several processes sharing the store, one gets it; the others serve the answer as
+        it is."""
+        ...
+
+    def answer_basis(self, answer_id: int) -> dict[str, Any]:
+        """What answer ``answer_id`` rests on, as stored with it (``insert_answer``'s
+        ``basis``): a check for new articles reads it, a hit never does. Empty when there is
+        none (stored before, or no such answer)."""
+        ...
+
+    def finish_answer_check(self, answer_id: int, *, checked_at: float | None) -> None:
+        """Release the check lease of ``answer_id``; ``checked_at``: record the check done
+        then (None: the check failed, the answer stays due)."""
+        ...
+
+    def answers_due(
+        self, *, checked_before: float, namespace: str | None = None, limit: int = 1000
+    ) -> list[AnswerRecord]:
+        """Answers last checked (or stored) before ``checked_before`` (of one namespace, or
+        all), longest unchecked first."""
         ...
 
     def delete_answers(self, answer_ids: Sequence[int]) -> int:

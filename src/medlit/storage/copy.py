@@ -71,8 +71,8 @@ def _copy_answers(
     while True:
         rows = src.read(
             "SELECT lru, namespace, fingerprint, question, question_hash, payload, "
-            "retrieval_score, embedding, created_at, last_used_at, hits, origin, frame "
-            "FROM answers WHERE lru > ? ORDER BY lru LIMIT ?",
+            "retrieval_score, embedding, created_at, last_used_at, hits, origin, frame, "
+            "checked_at, basis FROM answers WHERE lru > ? ORDER BY lru LIMIT ?",
             (last, _BATCH),
         )
         if not rows:
@@ -82,8 +82,9 @@ def _copy_answers(
             cur = conn.raw.cursor()
             cur.executemany(
                 "INSERT INTO answers (namespace, fingerprint, question, question_hash, payload, "
-                "retrieval_score, embedding, created_at, last_used_at, hits, origin, frame) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+                "retrieval_score, embedding, created_at, last_used_at, hits, origin, frame, "
+                "checked_at, basis) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
                 "ON CONFLICT (namespace, fingerprint, question_hash) DO NOTHING",
                 [(*r[1:7], _vec(r[7]), *r[8:]) for r in rows],
             )

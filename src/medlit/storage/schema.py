@@ -120,6 +120,17 @@ def m008_origins(conn: Connection) -> None:
     conn.execute("ALTER TABLE articles ADD COLUMN origin TEXT NOT NULL DEFAULT ''")
 
 
+def m009_answer_checks(conn: Connection) -> None:
+    """Answers record when they were last checked for new articles, and the lease of a check
+    under way (:meth:`medlit.storage.base.Store.claim_answer_check`): replicas sharing the
+    store check an answer once. 0: never checked (stored answers count from ``created_at``).
+    ``basis`` holds what the answer rests on (its searches, the keys of their articles, its
+    sources: JSON), read by a check only, never by a hit; empty for answers stored before."""
+    conn.execute("ALTER TABLE answers ADD COLUMN checked_at REAL NOT NULL DEFAULT 0")
+    conn.execute("ALTER TABLE answers ADD COLUMN check_lease_until REAL NOT NULL DEFAULT 0")
+    conn.execute("ALTER TABLE answers ADD COLUMN basis TEXT NOT NULL DEFAULT ''")
+
+
 def m010_answer_frames(conn: Connection) -> None:
     """Answers keep the frame of the question they were cached under
     (:meth:`medlit.words.frame.QuestionFrame.stored`), which the cache's guard compares.
@@ -139,6 +150,7 @@ CORE_MIGRATIONS: list[Migration] = [
     m006_randomised_in_methods,
     m007_full_text_chunks,
     m008_origins,
+    m009_answer_checks,
     m010_answer_frames,
 ]
 

@@ -50,7 +50,7 @@ __all__ = ["SqliteStore", "answer_index_path"]
 
 _ANSWER_COLS = (
     "id, namespace, fingerprint, question, payload, retrieval_score, created_at, "
-    "last_used_at, hits, embedding, origin, frame"
+    "last_used_at, hits, embedding, origin, frame, checked_at"
 )
 log = get_logger("storage.sqlite")
 
@@ -388,11 +388,13 @@ class SqliteStore(EvidenceOps):
         now: float,
         origin: str = "",
         frame: str = "",
+        basis: Mapping[str, Any] | None = None,
     ) -> int:
         """Store an answer, replacing one for the same question/namespace/fingerprint."""
         vec = self._vector(embedding)
         qhash = question_hash(question)
         data = json.dumps(payload, ensure_ascii=False, default=str)
+        rests = json.dumps(basis, ensure_ascii=False, default=str) if basis else ""
         with self.transaction() as conn:
             conn.execute(
                 "DELETE FROM answers WHERE namespace = ? AND fingerprint = ? AND question_hash = ?",
@@ -400,8 +402,8 @@ class SqliteStore(EvidenceOps):
             )
             cur = conn.execute(
                 "INSERT INTO answers (namespace, fingerprint, question, question_hash, payload, "
-                "retrieval_score, embedding, created_at, last_used_at, origin, frame, lru) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                "retrieval_score, embedding, created_at, last_used_at, origin, frame, basis, lru) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
                 "(SELECT coalesce(max(lru), 0) + 1 FROM answers))",
                 (
                     namespace,
@@ -415,6 +417,7 @@ class SqliteStore(EvidenceOps):
                     now,
                     origin,
                     frame,
+                    rests,
                 ),
             )
             answer_id = int(cur.lastrowid or 0)
@@ -506,6 +509,43 @@ class SqliteStore(EvidenceOps):
                 [(now, base + i, answer_id) for i, answer_id in enumerate(answer_ids, start=1)],
             )
 
+    def claim_answer_check(
+        self, answer_id: int, *, now: float, due_before: float, lease_s: float
+    ) -> bool:
+        """Take the lease to check ``answer_id`` for new articles (one UPDATE: atomic)."""
+        with self.transaction() as conn:
+            cur = conn.execute(
+                "UPDATE answers SET check_lease_until = ? WHERE id = ? "
+                "AND check_lease_until <= ? AND max(created_at, checked_at) <= ?",
+                (now + lease_s, answer_id, now, due_before),
+            )
+            return cur.rowcount == 1
+
+    def answer_basis(self, answer_id: int) -> dict[str, Any]:
+        """What the answer rests on (its ``basis`` column); empty when none."""
+        rows = self.read("SELECT basis FROM answers WHERE id = ?", (answer_id,))
+        return dict(json.loads(rows[0][0])) if rows and rows[0][0] else {}
+
+    def finish_answer_check(self, answer_id: int, *, checked_at: float | None) -> None:
+        """Release the check lease; record the check's time when it was done."""
+        with self.transaction() as conn:
+            conn.execute(
+                "UPDATE answers SET check_lease_until = 0, "
+                "checked_at = coalesce(?, checked_at) WHERE id = ?",
+                (checked_at, answer_id),
+            )
+
+    def answers_due(
+        self, *, checked_before: float, namespace: str | None = None, limit: int = 1000
+    ) -> list[AnswerRecord]:
+        """Answers last checked (or stored) before ``checked_before``, longest first."""
+        rows = self.read(
+            f"SELECT {_ANSWER_COLS} FROM answers WHERE max(created_at, checked_at) < ? "
+            "AND (? IS NULL OR namespace = ?) ORDER BY max(created_at, checked_at), id LIMIT ?",
+            (checked_before, namespace, namespace, limit),
+        )
+        return [_answer(row) for row in rows]
+
     def delete_answers(self, answer_ids: Sequence[int]) -> int:
         """Delete answers by id."""
         count = 0
@@ -589,4 +629,5 @@ def _answer(row: tuple[Any, ...]) -> AnswerRecord:
         hits=int(row[8]),
         origin=str(row[10]),
         frame=str(row[11]),
+        checked_at=float(row[12]),
     )
