@@ -75,7 +75,16 @@ class RecheckInfo(BaseModel):
         description="The check looked for articles entered since this time (epoch seconds): "
         "when the answer was stored or last checked."
     )
-    new_articles: int = Field(0, description="Articles entered since that its searches find.")
+    new_articles: int = Field(
+        0,
+        description="Articles entered since that its searches find and that speak of the "
+        "question's subject and outcome.",
+    )
+    new_off_question: int = Field(
+        0,
+        description="Articles entered since that its searches find but that do not speak of "
+        "the question's subject and outcome: not read, the answer unchanged.",
+    )
     new_pmids: list[str] = Field(default_factory=list, description="Their PMIDs.")
     verdict_before: str | None = Field(None, description="The cached answer's verdict.")
     verdict_after: str | None = Field(None, description="The new answer's verdict.")

@@ -260,3 +260,62 @@ async def test_the_service_rechecks_due_answers_in_the_background(
         served = await assistant.ask(Q1)
     assert served.cache.tier1 == "hit" and served.cache.recheck is None  # not due any more
     assert served.cache.checked_at is not None and time.time() - served.cache.checked_at < 60
+
+
+OTHER_OUTCOME = Article(
+    pmid="39100002",
+    title="Aspirin and gastrointestinal bleeding in adults: a cohort",
+    abstract=[
+        AbstractSection(
+            label="CONCLUSIONS",
+            category="CONCLUSIONS",
+            text="Aspirin use was associated with more gastrointestinal bleeding in adults.",
+        )
+    ],
+    journal="Journal of Test Evidence",
+    year=2026,
+    publication_types=["Journal Article"],
+    language="eng",
+)
+
+
+async def test_a_recheck_reruns_no_search_that_dropped_the_outcome(
+    recheck_settings: Settings, eutils: FakeEutils, llm: FakeLLMServer
+) -> None:
+    from medlit.agent.recheck import rests_on
+
+    state = {
+        "searches": [
+            {"query": "aspirin AND stroke", "dropped": [], "found": ["pmid:1"], "at": 1.0},
+            {"query": "aspirin", "dropped": ["outcome"], "found": ["pmid:2"], "at": 2.0},
+        ],
+        "documents": {},
+    }
+    rests = rests_on(state, ["pubmed"])  # type: ignore[arg-type]
+    assert [s["query"] for s in rests["searches"]] == ["aspirin AND stroke"]
+    assert rests["evidence_keys"] == ["pmid:1", "pmid:2"]
+    # Every search dropped it: all of them are what the answer rests on.
+    state["searches"] = state["searches"][1:]
+    assert [s["query"] for s in rests_on(state, ["pubmed"])["searches"]] == ["aspirin"]  # type: ignore[arg-type]
+
+
+async def test_a_new_article_about_another_outcome_costs_no_model_call(
+    recheck_settings: Settings, eutils: FakeEutils, llm: FakeLLMServer
+) -> None:
+    async with Assistant(recheck_settings) as assistant:
+        await assistant.ask(Q1)
+        # What the answer rests on, as an answer whose searches had to drop the outcome: the
+        # subject alone finds the new cohort, which says nothing of stroke.
+        with assistant.deps.store.transaction() as conn:
+            conn.execute(
+                "UPDATE answers SET basis = json_set(basis, '$.searches', "
+                "json_array(json_object('source', 'pubmed', 'query', 'aspirin', 'at', 0)))"
+            )
+        _age(assistant, 8)
+        eutils.add_article(OTHER_OUTCOME, entered=datetime.now(UTC).date())
+        sent_llm = len(llm.history)
+        due = await assistant.ask(Q1)
+        recheck = due.cache.recheck
+        assert recheck is not None and recheck.status == "unchanged", due.cache
+        assert (recheck.new_articles, recheck.new_off_question) == (0, 1)
+        assert due.cache.tier1 == "hit" and len(llm.history) == sent_llm

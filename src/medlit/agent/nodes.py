@@ -98,6 +98,7 @@ def _logged(search: query.SearchStep, articles: list[Article], offset: int) -> d
     return {
         "query": search.query,
         "step": search.why,
+        "dropped": list(search.dropped),
         "offset": offset,
         "found": [a.key for a in articles],
         "at": round(time.time(), 3),

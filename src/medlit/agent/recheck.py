@@ -7,6 +7,11 @@ stored) longer ago than ``recheck_after_s`` runs those searches again for the ar
 *entered* in each source since then (:attr:`medlit.types.SearchQuery.entered_since`), one
 search per source: the queries of a source are joined with ``OR``.
 
+Only the searches that kept the question's outcome are rerun (all of them when every search
+dropped it), and a new article counts only when it speaks of the question's subject and
+outcome (:func:`medlit.words.search_plan.speaks_of`, as the digest counts conclusions): one
+about something else cannot change the answer, and does not cost a model call.
+
 - Nothing new: the answer is served and records the check (``checked_at``); no model call.
 - Something new: the new articles are stored in tier 2 and the question is answered again
   through the ask graph (its checks included), from the stored evidence and the new articles;
@@ -32,13 +37,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from medlit.agent.deps import AgentDeps
-from medlit.agent.hit_nodes import off_loop, served
+from medlit.agent.hit_nodes import off_loop, question_frame, served
 from medlit.agent.state import AgentState, initial_state
 from medlit.errors import SourceError
 from medlit.log import get_logger
 from medlit.progress import emit
 from medlit.storage.base import AnswerRecord
 from medlit.types import Article, SearchQuery
+from medlit.words.search_plan import speaks_of
 
 __all__ = [
     "NEW_ARTICLES_LIMIT",
@@ -80,7 +86,12 @@ def rests_on(state: AgentState, sources: Sequence[str]) -> dict[str, Any]:
     searches: dict[tuple[str, str], dict[str, Any]] = {}
     for item in prior.get("searches", []):
         searches[(str(item["source"]), str(item["query"]))] = dict(item)
-    for logged in state.get("searches", []):
+    logged_searches = state.get("searches", [])
+    # A search that dropped the outcome finds every new article on the subject: rerun, it
+    # would answer again for articles about something else. The searches that kept it are
+    # rerun, or, when every search dropped it, all of them.
+    kept = [s for s in logged_searches if "outcome" not in (s.get("dropped") or ())]
+    for logged in kept or logged_searches:
         for source in sources:
             searches[(source, str(logged["query"]))] = {
                 "source": source,
@@ -232,6 +243,7 @@ async def recheck_hit(deps: AgentDeps, hit: AgentState, answer_again: AnswerAgai
         searches = basis.get("searches") or []
         sources = list(hit.get("sources") or basis.get("sources") or [])
         known = basis.get("evidence_keys") or []
+        off_question = 0
         if not any(item.get("source") in sources for item in searches):
             # Cached before searches were kept (or none of this question's sources): nothing
             # to rerun, so nothing can be said to be unchanged.
@@ -244,11 +256,18 @@ async def recheck_hit(deps: AgentDeps, hit: AgentState, answer_again: AnswerAgai
                 log.warning("recheck_failed", entry=entry_id, failed=found.failed)
                 hit["recheck"] = {"status": "failed", "since": since, "error": found.failed[0]}
                 return hit
-            new = found.articles
+            frame = question_frame(hit)
+            new = [a for a in found.articles if speaks_of(frame, a.everything_said)]
+            off_question = len(found.articles) - len(new)
             if not new:
                 checked_at, outcome = now, "unchanged"
                 hit["cache_checked_at"] = now
-                hit["recheck"] = {"status": "unchanged", "since": since, "new_articles": 0}
+                hit["recheck"] = {
+                    "status": "unchanged",
+                    "since": since,
+                    "new_articles": 0,
+                    "new_off_question": off_question,
+                }
                 return hit
             status = "changed"
             await off_loop(deps.store_articles, new, True, heavy=True)
@@ -274,7 +293,12 @@ async def recheck_hit(deps: AgentDeps, hit: AgentState, answer_again: AnswerAgai
         if old is not None:
             await off_loop(deps.answers.drop, [entry_id])
         final["cache_checked_at"] = now
-        final["recheck"] = {"status": status, "since": since, **changes(payload, final, new)}
+        final["recheck"] = {
+            "status": status,
+            "since": since,
+            **changes(payload, final, new),
+            "new_off_question": off_question,
+        }
         outcome = status
         return final
     finally:
