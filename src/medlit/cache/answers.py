@@ -239,7 +239,7 @@ class AnswerCache:
         no embedding model and no vector library."""
         from medlit.lookups import run_lookup
 
-        if not self.settings.enabled:
+        if not self.settings.enabled or self._searched:  # no trip to the lane for a None
             return None
         return await run_lookup(
             self.store.read_concurrency, self._keyed, question, namespace, fingerprint, origin
