@@ -32,12 +32,14 @@ than the machine the load ran on. The table gives each round's ratio too.
 Reports throughput and p50/p99 latency of the hits (HTTP and in-process), the misses and
 research jobs done beside them, the CPU the service (this process), its research process and
 the clients used, how busy the machine was (other users' jobs included), and errors. Last line:
-``hit_rps=... hit_p99_ms=... in_process_ratio=... errors=N``.
+``hit_rps=... hit_p99_ms=... in_process_ratio=... service_cpu_ms_per_hit=... errors=N`` (the
+service's CPU per hit: what a loaded machine's share of a core does not move).
 
 ``--old OLD/src`` compares two versions in one run: the benchmark runs four times, as
 processes of their own, with the old code, the new (this tree's), the new and the old; last
 line: ``old_hit_rps=... new_hit_rps=... old_hit_p99_ms=... new_hit_p99_ms=...
-old_in_process_ratio=... new_in_process_ratio=... rps_ratio=... errors=N``::
+old_in_process_ratio=... new_in_process_ratio=... rps_ratio=... old_service_cpu_ms_per_hit=...
+new_service_cpu_ms_per_hit=... errors=N``::
 
     python benchmarks/serve_load.py --old OLD/src --duration 12
 
@@ -513,7 +515,8 @@ def compare_main(old: Path, argv: list[str]) -> None:
     old (a machine whose speed drifts moves both alike); each run's table, then the two
     versions side by side (means of their two runs). Last line: ``old_hit_rps=...
     new_hit_rps=... old_hit_p99_ms=... new_hit_p99_ms=... old_in_process_ratio=...
-    new_in_process_ratio=... rps_ratio=... errors=N`` (``rps_ratio``: new / old)."""
+    new_in_process_ratio=... rps_ratio=... old_service_cpu_ms_per_hit=...
+    new_service_cpu_ms_per_hit=... errors=N`` (``rps_ratio``: new / old)."""
     runs: dict[str, list[dict[str, float]]] = {"old": [], "new": []}
     for label in ("old", "new", "new", "old"):
         src = old.resolve() if label == "old" else ROOT / "src"
@@ -533,13 +536,19 @@ def compare_main(old: Path, argv: list[str]) -> None:
     mean = {
         label: {k: sum(r[k] for r in rs) / len(rs) for k in rs[0]} for label, rs in runs.items()
     }
-    print(f"\n{'':<8} {'hits/s':>8} {'p99 ms':>8} {'of in-process':>14}   (each run)")
+    print(
+        f"\n{'':<8} {'hits/s':>8} {'p99 ms':>8} {'of in-process':>14} {'CPU ms/hit':>11}"
+        "   (each run)"
+    )
     for label in ("old", "new"):
         m = mean[label]
-        each = ", ".join(f"{r['hit_rps']:.0f}/s {r['hit_p99_ms']:.0f} ms" for r in runs[label])
+        each = ", ".join(
+            f"{r['hit_rps']:.0f}/s {r['hit_p99_ms']:.0f} ms {r['service_cpu_ms_per_hit']:.2f}"
+            for r in runs[label]
+        )
         print(
             f"{label:<8} {m['hit_rps']:8.0f} {m['hit_p99_ms']:8.1f} {m['in_process_ratio']:14.2f}"
-            f"   ({each})"
+            f" {m['service_cpu_ms_per_hit']:11.2f}   ({each})"
         )
     errors = sum(r["errors"] for rs in runs.values() for r in rs)
     print(
@@ -548,7 +557,10 @@ def compare_main(old: Path, argv: list[str]) -> None:
         f"new_hit_p99_ms={mean['new']['hit_p99_ms']:.1f} "
         f"old_in_process_ratio={mean['old']['in_process_ratio']:.2f} "
         f"new_in_process_ratio={mean['new']['in_process_ratio']:.2f} "
-        f"rps_ratio={mean['new']['hit_rps'] / mean['old']['hit_rps']:.2f} errors={errors:.0f}"
+        f"rps_ratio={mean['new']['hit_rps'] / mean['old']['hit_rps']:.2f} "
+        f"old_service_cpu_ms_per_hit={mean['old']['service_cpu_ms_per_hit']:.2f} "
+        f"new_service_cpu_ms_per_hit={mean['new']['service_cpu_ms_per_hit']:.2f} "
+        f"errors={errors:.0f}"
     )
 
 
@@ -731,9 +743,11 @@ def main() -> None:
         print(f"{name:<{width}}  {value}")
     for line in load["errors"][:5]:
         print(f"  error: {line}")
+    service_ms = load["server_cpu_s"] / max(len(hit_lat), 1) * 1e3
     print(
         f"hit_rps={hit_rps:.0f} hit_p99_ms={h99:.1f} "
-        f"in_process_ratio={hit_rps / base_rps:.2f} errors={errors}"
+        f"in_process_ratio={hit_rps / base_rps:.2f} service_cpu_ms_per_hit={service_ms:.2f} "
+        f"errors={errors}"
     )
 
 
