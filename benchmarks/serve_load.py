@@ -32,7 +32,16 @@ than the machine the load ran on. The table gives each round's ratio too.
 Reports throughput and p50/p99 latency of the hits (HTTP and in-process), the misses and
 research jobs done beside them, the CPU the service (this process), its research process and
 the clients used, how busy the machine was (other users' jobs included), and errors. Last line:
-``hit_rps=... hit_p99_ms=... in_process_ratio=... errors=N``.
+``hit_rps=... hit_p99_ms=... in_process_ratio=... service_cpu_ms_per_hit=... errors=N`` (the
+service's CPU per hit: what a loaded machine's share of a core does not move).
+
+``--old OLD/src`` compares two versions in one run: the benchmark runs four times, as
+processes of their own, with the old code, the new (this tree's), the new and the old; last
+line: ``old_hit_rps=... new_hit_rps=... old_hit_p99_ms=... new_hit_p99_ms=...
+old_in_process_ratio=... new_in_process_ratio=... rps_ratio=... old_service_cpu_ms_per_hit=...
+new_service_cpu_ms_per_hit=... errors=N``::
+
+    python benchmarks/serve_load.py --old OLD/src --duration 12
 
 ``--replicas R`` (R >= 2) measures the shared PostgreSQL deployment instead::
 
@@ -497,6 +506,64 @@ def replicas_main(args: argparse.Namespace) -> None:
     )
 
 
+def _figures(line: str) -> dict[str, float]:
+    return {k: float(v) for k, v in (part.split("=", 1) for part in line.split())}
+
+
+def compare_main(old: Path, argv: list[str]) -> None:
+    """``--old``: this benchmark run with the old code and the new, in the order old, new, new,
+    old (a machine whose speed drifts moves both alike); each run's table, then the two
+    versions side by side (means of their two runs). Last line: ``old_hit_rps=...
+    new_hit_rps=... old_hit_p99_ms=... new_hit_p99_ms=... old_in_process_ratio=...
+    new_in_process_ratio=... rps_ratio=... old_service_cpu_ms_per_hit=...
+    new_service_cpu_ms_per_hit=... errors=N`` (``rps_ratio``: new / old)."""
+    runs: dict[str, list[dict[str, float]]] = {"old": [], "new": []}
+    for label in ("old", "new", "new", "old"):
+        src = old.resolve() if label == "old" else ROOT / "src"
+        env = {**os.environ, "PYTHONPATH": str(src)}
+        print(f"== {label} ({src}), load {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        done = subprocess.run(
+            [sys.executable, str(Path(__file__).resolve()), *argv],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        print(done.stdout.rstrip())
+        if done.returncode:
+            raise SystemExit(f"{label}: exit {done.returncode}\n{done.stderr[-2000:]}")
+        runs[label].append(_figures(done.stdout.strip().splitlines()[-1]))
+    mean = {
+        label: {k: sum(r[k] for r in rs) / len(rs) for k in rs[0]} for label, rs in runs.items()
+    }
+    print(
+        f"\n{'':<8} {'hits/s':>8} {'p99 ms':>8} {'of in-process':>14} {'CPU ms/hit':>11}"
+        "   (each run)"
+    )
+    for label in ("old", "new"):
+        m = mean[label]
+        each = ", ".join(
+            f"{r['hit_rps']:.0f}/s {r['hit_p99_ms']:.0f} ms {r['service_cpu_ms_per_hit']:.2f}"
+            for r in runs[label]
+        )
+        print(
+            f"{label:<8} {m['hit_rps']:8.0f} {m['hit_p99_ms']:8.1f} {m['in_process_ratio']:14.2f}"
+            f" {m['service_cpu_ms_per_hit']:11.2f}   ({each})"
+        )
+    errors = sum(r["errors"] for rs in runs.values() for r in rs)
+    print(
+        f"old_hit_rps={mean['old']['hit_rps']:.0f} new_hit_rps={mean['new']['hit_rps']:.0f} "
+        f"old_hit_p99_ms={mean['old']['hit_p99_ms']:.1f} "
+        f"new_hit_p99_ms={mean['new']['hit_p99_ms']:.1f} "
+        f"old_in_process_ratio={mean['old']['in_process_ratio']:.2f} "
+        f"new_in_process_ratio={mean['new']['in_process_ratio']:.2f} "
+        f"rps_ratio={mean['new']['hit_rps'] / mean['old']['hit_rps']:.2f} "
+        f"old_service_cpu_ms_per_hit={mean['old']['service_cpu_ms_per_hit']:.2f} "
+        f"new_service_cpu_ms_per_hit={mean['new']['service_cpu_ms_per_hit']:.2f} "
+        f"errors={errors:.0f}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--warm", type=int, default=20, help="Questions warmed (N).")
@@ -555,7 +622,17 @@ def main() -> None:
         help="PostgreSQL for --replicas (default: a pgserver in a temp dir; give an empty "
         "database).",
     )
+    parser.add_argument(
+        "--old",
+        type=Path,
+        help="Another version's src directory: run this benchmark with it and with this tree's "
+        "src in turn (old, new, new, old; each a process of its own with PYTHONPATH set) and "
+        "compare the two in one run.",
+    )
     args = parser.parse_args()
+    if args.old is not None:
+        compare_main(args.old, [a for a in sys.argv[1:] if a not in ("--old", str(args.old))])
+        return
     if args.replicas > 1:
         replicas_main(args)
         return
@@ -666,9 +743,11 @@ def main() -> None:
         print(f"{name:<{width}}  {value}")
     for line in load["errors"][:5]:
         print(f"  error: {line}")
+    service_ms = load["server_cpu_s"] / max(len(hit_lat), 1) * 1e3
     print(
         f"hit_rps={hit_rps:.0f} hit_p99_ms={h99:.1f} "
-        f"in_process_ratio={hit_rps / base_rps:.2f} errors={errors}"
+        f"in_process_ratio={hit_rps / base_rps:.2f} service_cpu_ms_per_hit={service_ms:.2f} "
+        f"errors={errors}"
     )
 
 

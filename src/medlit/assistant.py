@@ -563,7 +563,16 @@ class Assistant:
                 memory = await anyio.to_thread.run_sync(lambda: deps.memory().get(key))
                 state["memory_summary"] = memory.render()
                 state["previous_question"] = memory.last_question
-            await self._fail_fast(names, tenant)
+            probed = False
+
+            async def fail_fast() -> None:
+                nonlocal probed
+                if not probed:
+                    probed = True
+                    await self._fail_fast(names, tenant)
+
+            if state.get("previous_question"):  # before a follow-up's rewrite by the model
+                await fail_fast()
             nodes = self._hit_nodes()
             cached = use_cache and self.settings.cache.enabled  # else waiting cannot help
             # With a lease, a miss may be looked up again after the wait: the ask counts the
@@ -571,7 +580,13 @@ class Assistant:
             uncounted = miss_lease is not None and cached
             # The frame is read on a miss (:meth:`_answer`), or when the result is asked for it.
             await _run_node(state, "plan_query", nodes, frame=False)
-            await _run_node(state, "query_cache", nodes, count_miss=not uncounted)
+            # A hit shows the store holds an answer: no probe. A miss probes before its work,
+            # or before the lookup loads the embedding model.
+            await _run_node(
+                state, "query_cache", nodes, count_miss=not uncounted, before_model=fail_fast
+            )
+            if not state.get("cache_hit"):
+                await fail_fast()
             state["planned"] = True
             lease: contextlib.AbstractAsyncContextManager[bool] = contextlib.nullcontext(False)
             if state.get("cache_hit"):
@@ -593,7 +608,11 @@ class Assistant:
         """Raise ``SourceUnreachable`` at once when every source asked is a remote one whose
         host does not resolve or refuses connections and the store holds nothing that could
         answer instead (no article, no answer): the offline first run is told in a second,
-        before the embedder loads, rather than after the whole ask has run."""
+        before the embedder loads, rather than after the whole ask has run.
+
+        :meth:`ask` runs it only when the answer cache has no hit (a store that holds nothing
+        holds none), before anything loads: a hit takes no trip to a worker thread for it.
+        """
         remote = {
             "pubmed": self.settings.pubmed.base_url,
             "europepmc": self.settings.europepmc.base_url,

@@ -1,8 +1,12 @@
-"""Settings: one pydantic-settings model, built at the edge (CLI, API) and passed down.
+"""Settings: one pydantic model, built at the edge (CLI, API) and passed down.
 
 Environment variables use the prefix ``MEDLIT_`` and one underscore between the section and the
 field: ``MEDLIT_PUBMED_API_KEY`` sets ``settings.pubmed.api_key``; ``MEDLIT_HOME`` sets
 ``settings.home``. Complex fields take JSON (``MEDLIT_LLM_TASKS='{"answer": {"model": "x"}}'``).
+
+The variables are read as pydantic-settings reads them (:func:`environment`), which is loaded
+only for a variable that is not one plain value of a known field (JSON, a whole section, a
+name it does not know): importing it costs a cached ``medlit ask`` a tenth of its start-up.
 """
 
 from __future__ import annotations
@@ -10,11 +14,13 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
+import types
+import typing
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationInfo, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from medlit.code_version import answering_code
 
@@ -35,6 +41,7 @@ __all__ = [
     "ServiceSettings",
     "Settings",
     "VerifyBandSettings",
+    "environment",
     "mask_url",
 ]
 
@@ -802,16 +809,14 @@ class ServiceSettings(_Section):
     )
 
 
-class Settings(BaseSettings):
-    """All of medlit's settings. Build once at the edge and pass down."""
+class Settings(BaseModel):
+    """All of medlit's settings: the values given, else the environment's (``MEDLIT_...``,
+    see :func:`environment`), else the defaults. Build once at the edge and pass down."""
 
-    model_config = SettingsConfigDict(
-        env_prefix="MEDLIT_",
-        env_nested_delimiter="_",
-        env_nested_max_split=1,
-        extra="forbid",
-        validate_assignment=True,
-    )
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    def __init__(self, **values: Any) -> None:
+        super().__init__(**_given_over(environment(), values))
 
     home: Path = Field(
         default_factory=_default_home,
@@ -927,3 +932,100 @@ def mask_url(url: str) -> str:
     if parts.port is not None:
         host = f"{host}:{parts.port}"
     return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
+
+
+ENV_PREFIX = "MEDLIT_"
+_PLAIN = (str, int, float, bool, Path, SecretStr)
+
+
+def _plain(annotation: Any) -> bool:
+    """Whether a field of this type takes its variable's text as it is (pydantic-settings
+    parses JSON for a model, a list, a dict or a union holding one)."""
+    if annotation in _PLAIN or annotation is type(None):
+        return True
+    origin = typing.get_origin(annotation)
+    if origin is Literal:
+        return all(isinstance(arg, str) for arg in typing.get_args(annotation))
+    if origin in (typing.Union, types.UnionType):
+        return all(_plain(arg) for arg in typing.get_args(annotation))
+    return False
+
+
+@functools.cache
+def _plain_names() -> dict[str, tuple[str, ...]]:
+    """``medlit_<field>`` and ``medlit_<section>_<field>`` of every field of a plain type:
+    where each sets its value."""
+    prefix = ENV_PREFIX.lower()
+    names: dict[str, tuple[str, ...]] = {}
+    for name, info in Settings.model_fields.items():
+        kind = info.annotation
+        if isinstance(kind, type) and issubclass(kind, _Section):
+            for sub, sub_info in kind.model_fields.items():
+                if _plain(sub_info.annotation):
+                    names[f"{prefix}{name}_{sub}"] = (name, sub)
+        elif _plain(kind):
+            names[f"{prefix}{name}"] = (name,)
+    return names
+
+
+def environment() -> dict[str, Any]:
+    """The settings the ``MEDLIT_`` variables give, as pydantic-settings reads them (names in
+    any case; ``_`` between section and field; JSON for complex fields), not yet validated.
+
+    Raises:
+        pydantic_settings.SettingsError: a complex field's value is not JSON.
+    """
+    prefix = ENV_PREFIX.lower()
+    given = [(k.lower(), v) for k, v in os.environ.items() if k.lower().startswith(prefix)]
+    names = _plain_names()
+    values: dict[str, Any] = {}
+    for name, value in given:
+        where = names.get(name)
+        if where is None or not value:  # JSON, a section, a name it does not know, "": theirs
+            return _read_by_pydantic_settings()
+        if len(where) == 1:
+            values[where[0]] = value
+        else:
+            values.setdefault(where[0], {})[where[1]] = value
+    if len({name for name, _ in given}) < len(given):  # the same name in two cases
+        return _read_by_pydantic_settings()
+    return values
+
+
+def _read_by_pydantic_settings() -> dict[str, Any]:
+    from pydantic_settings import EnvSettingsSource
+
+    values: dict[str, Any] = EnvSettingsSource(_environment_reader())()
+    return values
+
+
+@functools.cache
+def _environment_reader() -> Any:
+    """A pydantic-settings model of :class:`Settings`' fields (never validated: its source
+    reads the variables)."""
+    from pydantic import create_model
+    from pydantic_settings import BaseSettings, SettingsConfigDict
+
+    class _Reader(BaseSettings):
+        model_config = SettingsConfigDict(
+            env_prefix=ENV_PREFIX,
+            env_nested_delimiter="_",
+            env_nested_max_split=1,
+            extra="forbid",
+        )
+
+    fields: Any = {name: (info.annotation, info) for name, info in Settings.model_fields.items()}
+    return create_model("Settings", __base__=_Reader, **fields)
+
+
+def _given_over(environment: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
+    """``given`` over ``environment``, section by section where both give a section's fields
+    as a dict (as pydantic-settings merges them)."""
+    merged = dict(environment)
+    for name, value in given.items():
+        below = merged.get(name)
+        if isinstance(below, dict) and isinstance(value, dict):
+            merged[name] = _given_over(below, value)
+        else:
+            merged[name] = value
+    return merged

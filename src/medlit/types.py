@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable
 from enum import IntEnum
 from typing import Literal
 
@@ -30,6 +31,7 @@ __all__ = [
     "VerdictCause",
     "classify_study_type",
     "normalise_title",
+    "retraction_of",
 ]
 
 SourceName = Literal["pubmed", "europepmc", "local"]
@@ -352,12 +354,17 @@ class Article(BaseModel):
     def retraction(self) -> str | None:
         """Why the article is never evidence, as PubMed marks it: "retracted" (publication type
         Retracted Publication) or "retraction notice" (Retraction of Publication); else None."""
-        types = {t.strip().lower() for t in self.publication_types}
-        if "retracted publication" in types:
-            return "retracted"
-        if "retraction of publication" in types:
-            return "retraction notice"
-        return None
+        return retraction_of(self.publication_types)
+
+
+def retraction_of(publication_types: Iterable[str]) -> str | None:
+    """:attr:`Article.retraction` of an article of these publication types."""
+    types = {t.strip().lower() for t in publication_types}
+    if "retracted publication" in types:
+        return "retracted"
+    if "retraction of publication" in types:
+        return "retraction notice"
+    return None
 
 
 class Chunk(BaseModel):

@@ -238,6 +238,19 @@ def test_answers_survive_reopen(make_store: Callable[[], Store]) -> None:
 
 
 # -- evidence ---------------------------------------------------------------------------
+def test_publication_types_are_read_by_pmid(store: Store) -> None:
+    put_article(store, article("1"))
+    retracted = article("2").model_copy(
+        update={"publication_types": ["Journal Article", "Retracted Publication"]}
+    )
+    put_article(store, retracted, seed=1)
+    assert store.publication_types_by_pmid(["1", "2", "3"]) == {
+        "1": ["Randomized Controlled Trial"],
+        "2": ["Journal Article", "Retracted Publication"],
+    }
+    assert store.publication_types_by_pmid([]) == {}
+
+
 def test_articles_and_chunks_roundtrip(store: Store) -> None:
     art = article("1")
     ids = put_article(store, art)

@@ -1,7 +1,8 @@
 """A cached answer from a fresh process loads only what the hit path needs: no graph, no LLM
 client or SDK, no answer checks, and for the same question no lemmatiser, vector index,
 embedding model, word-frequency library or question frame (each costs start-up time a tier-1
-hit must not pay). From the CLI too; there ``--json`` reads the frame, once."""
+hit must not pay). From the CLI too, which reads a plain ``medlit ask`` without Typer; there
+``--json`` reads the frame, once."""
 
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ NOT_ON_THE_HIT_PATH = (
     "numpy",  # no vector at all: the same question again is read by its key
     "medlit.embeddings.onnx",
     "structlog",  # nothing is logged at the default level
+    "pydantic_settings",  # plain MEDLIT_ variables are read without it (medlit.config)
     "medlit.language",  # the language check runs on a miss only
     "py3langid",  # its identifier (half a second to load)
     "wordfreq",  # word frequencies come from the package's table, and a hit needs none
@@ -52,6 +54,9 @@ NOT_ON_THE_HIT_PATH = (
 #: Modules a tier-1 hit through the CLI never needs (besides those above).
 NOT_ON_THE_CLI_HIT_PATH = (
     "medlit.cli.live",  # the live view: not a terminal here
+    "typer",  # a plain `medlit ask` is read by medlit.cli.ask_run
+    "medlit.cli.app",  # the Typer application
+    "medlit.cli.ask",  # the Typer command
     "click",  # Typer vendors its own
     "medlit.cli.research",  # `medlit ask` registers the ask command alone
     "medlit.cli.cache",

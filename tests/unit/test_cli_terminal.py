@@ -201,7 +201,7 @@ def test_verbose_lines_hold_the_internals() -> None:
 
 @pytest.mark.parametrize("width", [80, 120])
 def test_footer_never_wraps(width: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    import medlit.cli.ask as ask_module
+    import medlit.cli.ask_run as ask_module
 
     result = _result(hit=False, pubmed=123, llm=45, ms=123_456)
     result.api_calls.europepmc = 678
@@ -216,7 +216,7 @@ def test_footer_never_wraps(width: int, monkeypatch: pytest.MonkeyPatch) -> None
 
 
 def test_one_verdict_spelling(monkeypatch: pytest.MonkeyPatch) -> None:
-    import medlit.cli.ask as ask_module
+    import medlit.cli.ask_run as ask_module
 
     result = _result(hit=True)
     result.verdict = "uncertain"

@@ -87,6 +87,11 @@ class AgentDeps:
         return self.runtime.embedder
 
     @property
+    def embedder_loaded(self) -> bool:
+        """Whether the embedder has been built (building it imports its backend)."""
+        return self.runtime.loaded_embedder is not None
+
+    @property
     def answers(self) -> AnswerCache:
         """Tier 1."""
         return self.runtime.answers

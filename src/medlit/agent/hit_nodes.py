@@ -237,10 +237,18 @@ class HitNodes:
     def _origin(self, state: AgentState) -> str:
         return self.deps.origin(state.get("sources") or ["pubmed"])
 
-    async def query_cache(self, state: AgentState, *, count_miss: bool = True) -> dict[str, Any]:
+    async def query_cache(
+        self,
+        state: AgentState,
+        *,
+        count_miss: bool = True,
+        before_model: Callable[[], Awaitable[None]] | None = None,
+    ) -> dict[str, Any]:
         """Tier 1: a stored answer to the same question (the cache's guard has the last word).
 
         ``count_miss=False``: a miss is left uncounted, for a caller that may look again.
+        ``before_model``: awaited when the question's key finds no answer and its vector needs
+        the embedding model, not loaded yet, before it loads; it may raise to end the ask there.
         """
         if not state.get("use_cache", True) or not self.deps.settings.cache.enabled:
             return {"cache_hit": False, "miss_reason": "disabled", "guard_reason": None}
@@ -253,6 +261,8 @@ class HitNodes:
         )
         vector = state.get("query_vector")
         if lookup is None:
+            if before_model is not None and vector is None and not self.deps.embedder_loaded:
+                await before_model()
             vector = await self._vector(state)
             lookup = await self.deps.lookup_answer(
                 question,

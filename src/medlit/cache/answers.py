@@ -58,7 +58,7 @@ from medlit.errors import CacheAdmissionError
 from medlit.log import get_logger
 from medlit.provenance import refusal
 from medlit.storage.base import AnswerRecord, Store, Vector
-from medlit.types import Citation
+from medlit.types import Citation, retraction_of
 
 if TYPE_CHECKING:
     from medlit.cache.guard import Asked
@@ -251,7 +251,7 @@ class AnswerCache:
         no embedding model and no vector library."""
         from medlit.lookups import run_lookup
 
-        if not self.settings.enabled:
+        if not self.settings.enabled or self._searched:  # no trip to the lane for a None
             return None
         return await run_lookup(
             self.store.read_concurrency, self._keyed, question, namespace, fingerprint, origin
@@ -450,8 +450,8 @@ class AnswerCache:
         pmids = [str(c["pmid"]) for c in citations if isinstance(c, dict) and c.get("pmid")]
         if not pmids:
             return None
-        held = self.store.get_articles_by_pmid(pmids)
-        return next((p for p, rec in held.items() if rec.article.retraction is not None), None)
+        held = self.store.publication_types_by_pmid(pmids)  # not the whole articles
+        return next((p for p, types in held.items() if retraction_of(types) is not None), None)
 
     def _hit(self, record: AnswerRecord, similarity: float, candidates: int) -> AnswerLookup:
         self._pending.touch([record.id])

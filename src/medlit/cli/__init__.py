@@ -4,7 +4,9 @@
 Command modules import heavy dependencies inside the command functions, so that a cached
 ``medlit ask`` starts fast; and a process that is ``medlit ask ...`` itself registers the ask
 command alone (:func:`_commands_to_load`): Typer builds every registered command before it
-runs one (20-30 ms for all of them).
+runs one (20-30 ms for all of them). Before Typer, :func:`main` tries the thin entry of
+:mod:`medlit.cli.ask_run`, which answers a plain ``medlit ask`` without loading Typer at all;
+the Typer application (:data:`app`) is built when first asked for.
 """
 
 from __future__ import annotations
@@ -12,8 +14,10 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from typing import TYPE_CHECKING, Any
 
-from medlit.cli.app import app
+if TYPE_CHECKING:
+    from medlit.cli.app import app
 
 __all__ = ["app", "main"]
 
@@ -45,19 +49,45 @@ def _commands_to_load(argv: list[str]) -> tuple[str, ...]:
     return COMMAND_MODULES
 
 
-for _name in _commands_to_load(sys.argv):
-    importlib.import_module(f"medlit.cli.{_name}")  # registers its commands
+def _typer_app() -> Any:
+    """The Typer application with its commands registered (on the first call)."""
+    from medlit.cli.app import app
+
+    for name in _commands_to_load(sys.argv):
+        importlib.import_module(f"medlit.cli.{name}")  # registers its commands (once)
+    # Importing the module medlit.cli.app made it this package's ``app``: the application is.
+    globals()["app"] = app
+    return app
+
+
+def _thin(argv: list[str]) -> bool:
+    """Whether this process may be a plain ``medlit ask`` (:func:`main` tries it first)."""
+    return len(argv) > 1 and argv[1] == "ask"
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":
+        return _typer_app()
+    raise AttributeError(f"module 'medlit.cli' has no attribute {name!r}")
+
+
+if not _thin(sys.argv):
+    _typer_app()  # as before: ``medlit.cli.app`` is the application, commands registered
 
 
 def main() -> None:
-    """Console-script entry point: a usage error is one line on stderr too (exit 2), and so is
-    a bug met before a command runs (exit 1)."""
-    import sys
+    """Console-script entry point: a plain ``medlit ask`` without Typer, else Typer; a usage
+    error is one line on stderr too (exit 2), and so is a bug met before a command runs
+    (exit 1)."""
+    if _thin(sys.argv):
+        from medlit.cli.ask_run import thin_main
 
+        if (thin := thin_main(sys.argv)) is not None:
+            sys.exit(thin)
     from medlit.cli.app import CLI_EXCEPTIONS, err_console, print_error, report_bug
 
     try:
-        code = app(standalone_mode=False)
+        code = _typer_app()(standalone_mode=False)
     except CLI_EXCEPTIONS as exc:
         if type(exc).__name__ == "NoArgsIsHelpError":  # the help is already shown
             sys.exit(2)

@@ -9,6 +9,7 @@ index's reach (``ef_search`` 1,000) it becomes an exact scan of the rows that pa
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -49,6 +50,20 @@ class PgEvidenceOps(PgStoreParts):
         """Stored articles by PMID (any age)."""
         found = self._articles_where("pmid", pmids)
         return {rec.article.pmid or "": rec for rec in found.values()}
+
+    def publication_types_by_pmid(self, pmids: Sequence[str]) -> dict[str, list[str]]:
+        """Stored articles' publication types by PMID (of every article under a PMID)."""
+        if not pmids:
+            return {}
+        rows = self._fetch(
+            "SELECT pmid, ((data::jsonb) -> 'publication_types')::text FROM articles "
+            "WHERE pmid = ANY(%s)",
+            (list(dict.fromkeys(pmids)),),
+        )
+        out: dict[str, list[str]] = {}
+        for pmid, types in rows:
+            out.setdefault(str(pmid), []).extend(json.loads(types) if types else [])
+        return out
 
     def _articles_where(self, column: str, values: Sequence[str]) -> dict[str, ArticleRecord]:
         if not values:

@@ -7,6 +7,7 @@ article (``ON DELETE CASCADE``, which also logs them for the ANN index).
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
@@ -65,6 +66,20 @@ class EvidenceOps:
         """Stored articles by PMID (any age)."""
         found = self._articles_where("pmid", pmids)
         return {rec.article.pmid or "": rec for rec in found.values()}
+
+    def publication_types_by_pmid(self, pmids: Sequence[str]) -> dict[str, list[str]]:
+        """Stored articles' publication types by PMID (of every article under a PMID)."""
+        out: dict[str, list[str]] = {}
+        for batch in iter_batches(list(dict.fromkeys(pmids)), 900):
+            marks = ",".join("?" * len(batch))
+            rows = self.read(
+                "SELECT pmid, json_extract(data, '$.publication_types') FROM articles "
+                f"WHERE pmid IN ({marks})",
+                batch,
+            )
+            for pmid, types in rows:
+                out.setdefault(str(pmid), []).extend(json.loads(types) if types else [])
+        return out
 
     def _articles_where(self, column: str, values: Sequence[str]) -> dict[str, ArticleRecord]:
         out: dict[str, ArticleRecord] = {}

@@ -348,6 +348,12 @@ class Store(Protocol):
         """Stored articles by PMID (any age)."""
         ...
 
+    def publication_types_by_pmid(self, pmids: Sequence[str]) -> dict[str, list[str]]:
+        """The publication types of the stored articles of ``pmids`` (any age; of every
+        article stored under a PMID), read without the rest of each article: a cached answer
+        checks its citations for a retraction on every hit."""
+        ...
+
     def upsert_article(
         self,
         article: Article,
