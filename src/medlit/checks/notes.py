@@ -3,7 +3,6 @@ each returns a ``note`` finding, which the policy (:mod:`medlit.checks.policy`) 
 
 from __future__ import annotations
 
-from medlit.checks.answering import about_subject
 from medlit.checks.citation_names import left_unanswered as names_left_unanswered
 from medlit.checks.citation_names import unaddressed
 from medlit.checks.citations import extract_pmids
@@ -12,6 +11,7 @@ from medlit.checks.context import CheckContext
 from medlit.checks.declare import check
 from medlit.checks.findings import Finding
 from medlit.text import all_of, either_of
+from medlit.words.search_plan import speaks_of_subject
 from medlit.words.unmentioned import unmentioned_terms
 
 __all__ = [
@@ -109,7 +109,7 @@ def cited_off_subject(ctx: CheckContext) -> list[Finding]:
     if frame is None or not frame.yes_no or not frame.subject or ctx.data.get("untold-subjects"):
         return []
     cited = [ctx.articles[p] for p in extract_pmids(ctx.draft.text) if p in ctx.articles]
-    if not cited or any(about_subject(frame, a.everything_said) for a in cited):
+    if not cited or any(speaks_of_subject(frame, a.everything_said) for a in cited):
         return []
     about = "; ".join(f"“{a.title.rstrip('.')}”" for a in cited[:2] if a.title)
     message = f"None of the articles cited is about {frame.subject}" + (
