@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
 from medlit.checks.answer_wording import opening_connective
-from medlit.checks.answering import answering_statements, followed_verdict
+from medlit.checks.answering import answering_statements, asks_unheld_change, followed_verdict
 from medlit.checks.apply import apply
 from medlit.checks.citations import Verdict, enforce_citations, extract_pmids, verdict_first
 from medlit.checks.context import CheckContext
@@ -109,8 +109,19 @@ def _facts(
         states_only_otherwise=otherwise,
         is_yes_no=is_yes_no,
         verdict_given=given,
-        answered=is_yes_no and bool(answering_statements(ctx.frame, ctx.draft, ctx.articles)),
+        answered=is_yes_no
+        and not asks_unheld_change(ctx.frame, _unheld_words(findings))
+        and bool(answering_statements(ctx.frame, ctx.draft, ctx.articles)),
     )
+
+
+def _unheld_words(findings: list[Finding]) -> list[str]:
+    """The words of the question the notes say went unaddressed or unmentioned."""
+    return [
+        *note_data(findings, "unaddressed-words", "words"),
+        *note_data(findings, "untold-subjects", "words"),
+        *note_data(findings, "unmentioned-terms", "terms"),
+    ]
 
 
 async def _settle_verdict(

@@ -5,7 +5,9 @@ question, citing nothing, was left out; no retrieved article uses the question's
 for its outcome). When a statement is left that names the question's subject (as the
 question's frame reads it, :func:`medlit.words.search_plan.speaks_of_subject`) and cites an
 article that speaks of it too, the verdict can be read off what is left: it follows the
-statements the evidence carries, and the note stays as a caveat. (A statement naming only the
+statements the evidence carries, and the note stays as a caveat. Not when the word unaddressed
+is the change the question asks about ("Does X impair Y?" over articles that never say
+impair): :func:`asks_unheld_change`. (A statement naming only the
 outcome was tried on the tune half of the expert-style questions, ``benchmarks/
 uncertain_causes.py --expert``: it earned nothing there nor on the check half.)
 
@@ -19,7 +21,7 @@ by rule.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 
 from medlit.checks.citations import Verdict, extract_pmids
 from medlit.checks.contradicted import concludes
@@ -28,7 +30,18 @@ from medlit.types import Article, VerdictCause
 from medlit.words.frame import QuestionFrame
 from medlit.words.search_plan import speaks_of_subject
 
-__all__ = ["answering_statements", "followed_verdict"]
+__all__ = ["answering_statements", "asks_unheld_change", "followed_verdict"]
+
+
+def asks_unheld_change(frame: QuestionFrame | None, unheld: Collection[str]) -> bool:
+    """Whether a word of ``unheld`` (the words of the question a note says went unaddressed)
+    is one the question asks its change or relation by ("impair", "improve", "predict"): then
+    no statement left answers the question as asked, whatever its articles conclude (they
+    conclude of another change)."""
+    if frame is None:
+        return False
+    asked = {w.lower() for w in f"{frame.direction_words} {frame.relation}".split()}
+    return any(word.lower() in asked for word in unheld)
 
 
 def answering_statements(

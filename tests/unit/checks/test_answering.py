@@ -70,3 +70,12 @@ async def test_the_verdict_follows_what_the_cited_articles_conclude() -> None:
     both = Draft.parse("Preoperative CRP was related to upstaging [PMID:1] [PMID:2].")
     verdict, cause = await followed_verdict(FRAME, both, {"1": yes, "2": no}, question, _read_no)
     assert verdict == "uncertain" and cause is not None and cause.kind == "policy"
+
+
+def test_no_statement_answers_a_change_no_article_speaks_of() -> None:
+    from medlit.checks.answering import asks_unheld_change
+
+    frame = read_frame("Does concept mapping impair learning outcome of nursing students?")
+    assert asks_unheld_change(frame, ["impair"])
+    assert not asks_unheld_change(frame, ["nursing"])
+    assert not asks_unheld_change(None, ["impair"])
