@@ -489,7 +489,8 @@ class VerdictCause(BaseModel):
         description="model: the model said uncertain (its verdict line or its reading of the "
         "checked answer); check: a check of the answer (`check` names it); policy: a verdict "
         "policy, the evidence digest's or the answer's (`rule` names the rule); no_evidence: "
-        "nothing to read a verdict from; unrecorded: a cached answer stored before causes were kept."
+        "nothing to read a verdict from; unrecorded: a cached answer stored before causes were "
+        "kept."
     )
     check: str | None = Field(None, description="The check's id, for kind check.")
     rule: str | None = Field(None, description="The policy's rule, for kind policy.")

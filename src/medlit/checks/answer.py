@@ -14,7 +14,12 @@ from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
 from medlit.checks.answer_wording import opening_connective
-from medlit.checks.answering import answering_statements, asks_unheld_change, followed_verdict
+from medlit.checks.answering import (
+    answering_statements,
+    asks_unheld_change,
+    followed_verdict,
+    outcome_unmentioned,
+)
 from medlit.checks.apply import apply
 from medlit.checks.citations import Verdict, enforce_citations, extract_pmids, verdict_first
 from medlit.checks.context import CheckContext
@@ -111,6 +116,7 @@ def _facts(
         verdict_given=given,
         answered=is_yes_no
         and not asks_unheld_change(ctx.frame, _unheld_words(findings))
+        and not outcome_unmentioned(ctx.frame, note_data(findings, "unmentioned-terms", "terms"))
         and bool(answering_statements(ctx.frame, ctx.draft, ctx.articles)),
     )
 

@@ -7,7 +7,8 @@ question's frame reads it, :func:`medlit.words.search_plan.speaks_of_subject`) a
 article that speaks of it too, the verdict can be read off what is left: it follows the
 statements the evidence carries, and the note stays as a caveat. Not when the word unaddressed
 is the change the question asks about ("Does X impair Y?" over articles that never say
-impair): :func:`asks_unheld_change`. (A statement naming only the
+impair): :func:`asks_unheld_change`; nor when no retrieved article mentions the question's
+outcome (:func:`outcome_unmentioned`). (A statement naming only the
 outcome was tried on the tune half of the expert-style questions, ``benchmarks/
 uncertain_causes.py --expert``: it earned nothing there nor on the check half.)
 
@@ -28,9 +29,9 @@ from medlit.checks.contradicted import concludes
 from medlit.checks.draft import Draft
 from medlit.types import Article, VerdictCause
 from medlit.words.frame import QuestionFrame
-from medlit.words.search_plan import speaks_of_subject
+from medlit.words.search_plan import concept_words, speaks_of_subject
 
-__all__ = ["answering_statements", "asks_unheld_change", "followed_verdict"]
+__all__ = ["answering_statements", "asks_unheld_change", "followed_verdict", "outcome_unmentioned"]
 
 
 def asks_unheld_change(frame: QuestionFrame | None, unheld: Collection[str]) -> bool:
@@ -42,6 +43,16 @@ def asks_unheld_change(frame: QuestionFrame | None, unheld: Collection[str]) -> 
         return False
     asked = {w.lower() for w in f"{frame.direction_words} {frame.relation}".split()}
     return any(word.lower() in asked for word in unheld)
+
+
+def outcome_unmentioned(frame: QuestionFrame | None, unmentioned: Collection[str]) -> bool:
+    """Whether a word of ``frame``'s outcome is among ``unmentioned`` (the question's words no
+    retrieved article mentions): then what is left speaks of other outcomes ("Does aspirin
+    cause tinnitus?" over aspirin trials of stroke), and answers nothing of the question."""
+    if frame is None or not unmentioned:
+        return False
+    outcome = {w.lower() for w in concept_words(frame, ("outcome",))}
+    return any(term.lower() in outcome for term in unmentioned)
 
 
 def answering_statements(

@@ -79,3 +79,11 @@ def test_no_statement_answers_a_change_no_article_speaks_of() -> None:
     assert asks_unheld_change(frame, ["impair"])
     assert not asks_unheld_change(frame, ["nursing"])
     assert not asks_unheld_change(None, ["impair"])
+
+
+def test_no_statement_answers_an_outcome_no_article_mentions() -> None:
+    from medlit.checks.answering import outcome_unmentioned
+
+    frame = read_frame("Does aspirin cause tinnitus?")
+    assert outcome_unmentioned(frame, ["tinnitus"])
+    assert not outcome_unmentioned(frame, []) and not outcome_unmentioned(None, ["tinnitus"])
