@@ -34,10 +34,15 @@ Usage::
         MEDLIT_LLM_API_KEY=local MEDLIT_LLM_TIMEOUT_S=900 python benchmarks/ablation.py --model
 
 ``replayed_as_recorded`` counts the answers whose verdict, every check on, is the one the
-assistant gave when it was recorded (the replay is the live check node's).
+assistant gave when it was recorded (the replay is the live check node's). With every check on,
+``accuracy_all_on`` is the share of answers whose verdict is the label, ``committed`` the yes or
+no verdicts given, ``precision_all_on`` the share of those that are right and
+``coverage_all_on`` their share of the answers. ``--recorded
+benchmarks/data/recorded_expert.jsonl`` (``record_answers.py --expert``) replays the
+expert-style questions.
 
-Last line: ``answers=... accuracy_all_on=... replayed_as_recorded=... unread=...
-reads_kept=...`` and, per check,
+Last line: ``answers=... accuracy_all_on=... committed=... precision_all_on=...
+coverage_all_on=... replayed_as_recorded=... unread=... reads_kept=...`` and, per check,
 ``<id>_right=... <id>_wrong=... <id>_false_drops=... <id>_caught=...``.
 """
 
@@ -200,13 +205,15 @@ async def ablate(
     """Every check's figures over ``rows`` (see the module doc); ``wanted`` maps each text no
     read is known for (question, text) to its PMID."""
     per: dict[str, Counter[str]] = {check: Counter() for check in ASK}
-    right_all = unread = as_recorded = 0
+    right_all = unread = as_recorded = committed = committed_right = 0
     wanted: dict[tuple[str, str], str] = {}
     for row in rows:
         replay = Replay(row, articles, kept)
         full, verdict = await replay.checked(frozenset())
         gold = row["gold"]
         right_all += verdict == gold
+        committed += verdict in ("yes", "no")
+        committed_right += verdict in ("yes", "no") and verdict == gold
         as_recorded += verdict == row.get("verdict")
         for finding in full.findings:
             counts = per[finding.check]
@@ -230,6 +237,8 @@ async def ablate(
     return {
         "per": per,
         "right_all": right_all,
+        "committed": committed,
+        "committed_right": committed_right,
         "unread": unread,
         "as_recorded": as_recorded,
         "wanted": wanted,
@@ -328,6 +337,9 @@ def main(argv: list[str] | None = None) -> int:
         f"answers={len(rows)}",
         f"checks_idle={len(idle)}",
         f"accuracy_all_on={result['right_all'] / max(1, len(rows)):.3f}",
+        f"committed={result['committed']}",
+        f"precision_all_on={result['committed_right'] / max(1, result['committed']):.3f}",
+        f"coverage_all_on={result['committed'] / max(1, len(rows)):.3f}",
         f"replayed_as_recorded={result['as_recorded']}",
         f"unread={result['unread']}",
         f"reads_kept={len(kept.known)}",

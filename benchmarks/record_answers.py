@@ -23,6 +23,7 @@ Usage::
         MEDLIT_AGENT_MAX_CONTEXT_CHARS=5000 MEDLIT_LLM_MAX_TOKENS=400
     python benchmarks/record_answers.py --n 30 [--half tune] [--start 92]
         [--data ../shared/data/pubmedqa/pqal_dev.json]
+    python benchmarks/record_answers.py --expert --n 50 [--half tune]
 
 Last line: ``recorded=... verdict_accuracy=...``.
 """
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import csv
 import json
 import sys
 import tempfile
@@ -56,6 +58,19 @@ _TRUTH = {"yes": "yes", "no": "no", "maybe": "uncertain"}
 
 
 TURNED = ROOT / "benchmarks" / "data" / "recorded_turned.jsonl"
+EXPERT = ROOT / "benchmarks" / "data" / "recorded_expert.jsonl"
+REWORDED = ROOT / "benchmarks" / "data" / "reworded_questions.tsv"
+
+
+def expert_rows(path: Path = REWORDED, half: str | None = None) -> list[dict[str, Any]]:
+    """The expert-style questions of ``path`` (of ``half`` if given) as rows to ask."""
+    lines = [line for line in path.read_text().splitlines() if line and not line.startswith("#")]
+    return [
+        {"pmid": r["pmid"], "form": "expert", "id": r["id"], "question": r["question"],
+         "gold": r["answer"]}
+        for r in csv.DictReader(lines, delimiter="\t")
+        if r["style"] == "expert" and (half is None or r["half"] == half)
+    ]  # fmt: skip
 
 
 async def record(asked: list[dict[str, Any]], settings: Settings, out: Path) -> int:
@@ -92,11 +107,14 @@ async def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--start", type=int, default=92, help="Skip this many of the shuffle.")
     parser.add_argument("--out", type=Path, default=RECORDED)
     parser.add_argument("--again", action="store_true", help="Ask recorded questions again.")
-    parser.add_argument("--half", choices=("check", "tune"), default="check")
+    parser.add_argument("--half", choices=("check", "tune"), help="The half (default: check).")
     parser.add_argument("--turned", action="store_true", help="Record the turned contrast set.")
+    parser.add_argument("--expert", action="store_true", help="Record the expert-style set.")
     args = parser.parse_args(argv)
-    if args.turned and args.out == RECORDED:
-        args.out = TURNED
+    if args.out == RECORDED and (args.turned or args.expert):
+        args.out = TURNED if args.turned else EXPERT
+    if not args.expert:
+        args.half = args.half or "check"
     if not args.data.exists():
         print(f"skipped: {args.data} is absent (needs ../shared/data)", file=sys.stderr)
         return 0
@@ -105,7 +123,9 @@ async def main(argv: list[str] | None = None) -> int:
     lines = args.out.read_text().splitlines() if args.out.exists() and not args.again else []
     rows = [json.loads(line) for line in lines if line.strip()]
     done = {(r["pmid"], r.get("form")) for r in rows}
-    if args.turned:
+    if args.expert:
+        asked = expert_rows(half=args.half)
+    elif args.turned:
         mine = {p: r for p, r in records.items() if half_of(p) == args.half}
         asked = [
             {"pmid": pmid, "form": form, "question": question, "gold": gold}
@@ -136,6 +156,9 @@ async def main(argv: list[str] | None = None) -> int:
         settings.pubmed.requests_per_second = 50.0
         settings.local.enabled = False
         settings.search.default_source = "pubmed"
+        if args.expert:  # as reworded_search.py asks them
+            settings.europepmc.enabled = False
+            settings.fulltext.mode = "off"
         args.out.parent.mkdir(parents=True, exist_ok=True)
         right = await record(asked, settings, args.out)
     print(f"recorded={len(asked)} verdict_accuracy={right / max(1, len(asked)):.3f}")

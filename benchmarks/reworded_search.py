@@ -11,7 +11,11 @@ directory each, the questions in one order). Per half, for each version:
 - ``refetched``: questions where an efetch asked again for a PMID the question already had;
 - ``verdicts``: yes/no verdicts given, ``right`` of them equal to the article's answer;
 - ``off_subject``: verdicts resting on no cited article that says the hand-labelled subject
-  (its words, by stem): a verdict about something else.
+  (its words, by stem): a verdict about something else;
+- ``accuracy`` (right verdicts over questions), ``precision`` (right over yes/no verdicts
+  given) and ``coverage`` (yes/no verdicts given over questions); and, under the table, every
+  question left without a yes or no tallied by its cause (``kind:check-or-rule`` of the
+  answer's ``verdict_cause``; ``none`` where the answer gives none).
 
     python benchmarks/reworded_search.py --old /path/to/old/src
     python benchmarks/reworded_search.py --old OLD --llm --style expert --half check  # a model
@@ -85,6 +89,7 @@ async def _child(rows: list[dict[str, str]], xml: Path) -> list[dict[str, Any]]:
                     if pmid
                 )
                 cited = [c.pmid for c in result.citations if c.pmid]
+                cause = getattr(result, "verdict_cause", None)
                 subject = _stems(row["subject"])
                 on_subject = [
                     pmid
@@ -103,6 +108,9 @@ async def _child(rows: list[dict[str, str]], xml: Path) -> list[dict[str, Any]]:
                         "off_subject": result.verdict in ("yes", "no") and not on_subject,
                         "llm_calls": result.api_calls.llm,
                         "text": result.answer,
+                        "cause": None
+                        if cause is None
+                        else ":".join(filter(None, (cause.kind, cause.check or cause.rule))),
                     }
                 )
     return records
@@ -143,7 +151,11 @@ def _run(src: Path, rows_path: Path, xml: Path, llm: bool) -> list[dict[str, Any
 def _figures(records: list[dict[str, Any]]) -> dict[str, str]:
     n = len(records)
     verdicts = [r for r in records if r["verdict"] in ("yes", "no")]
+    right = sum(r["verdict"] == r["answer"] for r in verdicts)
     return {
+        "accuracy": f"{right / max(n, 1):.3f}",
+        "precision": f"{right / max(len(verdicts), 1):.3f}",
+        "coverage": f"{len(verdicts) / max(n, 1):.3f}",
         "gold": f"{sum(r['gold'] for r in records)}/{n}",
         "calls": f"{sum(r['calls'] for r in records) / max(n, 1):.2f}",
         "refetched": str(sum(r["refetched"] for r in records)),
@@ -196,6 +208,8 @@ def main(argv: list[str] | None = None) -> int:
     for part in ("tune", "check"):
         for name, records in results.items():
             mine = [r for r in records if half[r["id"]] == part]
+            if not mine:
+                continue
             figures = _figures(mine)
             print(
                 f"{part:6} {name:4} {figures['gold']:>7} {figures['calls']:>6} "
@@ -203,6 +217,16 @@ def main(argv: list[str] | None = None) -> int:
                 f"{figures['off_subject']:>11} {figures['uncertain']:>9}"
             )
             last |= {f"{key}_{name}_{part}": value for key, value in figures.items()}
+    for part in ("tune", "check"):
+        for name, records in results.items():
+            mine = [r for r in records if half[r["id"]] == part]
+            causes = Counter(
+                r.get("cause") or "none" for r in mine if r["verdict"] not in ("yes", "no")
+            )
+            if not mine:
+                continue
+            told = ", ".join(f"{cause} {n}" for cause, n in causes.most_common()) or "none"
+            print(f"uncertain causes, {part} half, {name}: {told}")
     print(" ".join(f"{k}={v}" for k, v in last.items()))
     return 0
 

@@ -14,9 +14,13 @@ the Uncertain verdicts without a cause: it must be 0. A verdict the model was ne
 read off a text (the replay falls back to the model's verdict line, or Uncertain) is counted
 apart as ``unread`` and not among the causes.
 
+``--expert`` replays ``recorded_expert.jsonl`` instead (``record_answers.py --expert``: the
+expert-style questions of ``reworded_questions.tsv``, the same articles).
+
 Usage::
 
     python benchmarks/uncertain_causes.py [--data ../shared/data/pubmedqa/pqal_dev.json]
+    python benchmarks/uncertain_causes.py --expert
 
 Last line: ``answers=... uncertain=... uncaused=... unread=...`` and per half
 ``<half>_uncertain=... <half>_<kind>=...`` and ``<half>_<kind>_<id>=...`` per check or rule.
@@ -44,6 +48,7 @@ from pubmedqa_cases import HALVES, half_of
 
 DATA = Path(__file__).resolve().parent / "data"
 RECORDED = (DATA / "recorded_answers.jsonl", DATA / "recorded_turned.jsonl")
+EXPERT = DATA / "recorded_expert.jsonl"
 KINDS = ("model", "check", "policy", "no_evidence")
 
 
@@ -90,7 +95,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--recorded", type=Path, nargs="+", default=list(RECORDED))
     parser.add_argument("--reads", type=Path, default=READS, help="The kept reads (JSONL).")
+    parser.add_argument("--expert", action="store_true", help=f"Replay {EXPERT.name} instead.")
     args = parser.parse_args(argv)
+    if args.expert:
+        args.recorded = [EXPERT]
     xml = args.data.with_name(args.data.stem + "_pubmed.xml")
     missing = [p for p in [*args.recorded, xml] if not p.exists()]
     if missing:

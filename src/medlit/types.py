@@ -488,8 +488,9 @@ class SearchResults(BaseModel):
 
 
 #: Why a verdict is Uncertain: the model's own verdict (its verdict line, or its reading of the
-#: checked answer), a check (a sentence dropped, a note, a verdict turned), the verdict policy
-#: (a rule the evidence digest's verdict did not pass), no evidence to read one from, or a
+#: checked answer), a check (a sentence dropped, a note, a verdict turned), a verdict policy
+#: (a rule the evidence digest's verdict did not pass, or the articles the answer's verdict
+#: would follow concluding both ways), no evidence to read one from, or a
 #: cached answer stored before causes were kept.
 CauseKind = Literal["model", "check", "policy", "no_evidence", "unrecorded"]
 
@@ -501,9 +502,10 @@ class VerdictCause(BaseModel):
 
     kind: CauseKind = Field(
         description="model: the model said uncertain (its verdict line or its reading of the "
-        "checked answer); check: a check of the answer (`check` names it); policy: the "
-        "evidence digest's verdict policy (`rule` names the rule); no_evidence: nothing to "
-        "read a verdict from; unrecorded: a cached answer stored before causes were kept."
+        "checked answer); check: a check of the answer (`check` names it); policy: a verdict "
+        "policy, the evidence digest's or the answer's (`rule` names the rule); no_evidence: "
+        "nothing to read a verdict from; unrecorded: a cached answer stored before causes were "
+        "kept."
     )
     check: str | None = Field(None, description="The check's id, for kind check.")
     rule: str | None = Field(None, description="The policy's rule, for kind policy.")

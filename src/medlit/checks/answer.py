@@ -14,6 +14,12 @@ from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
 from medlit.checks.answer_wording import opening_connective
+from medlit.checks.answering import (
+    answering_statements,
+    asks_unheld_change,
+    followed_verdict,
+    outcome_unmentioned,
+)
 from medlit.checks.apply import apply
 from medlit.checks.citations import Verdict, enforce_citations, extract_pmids, verdict_first
 from medlit.checks.context import CheckContext
@@ -108,7 +114,20 @@ def _facts(
         states_only_otherwise=otherwise,
         is_yes_no=is_yes_no,
         verdict_given=given,
+        answered=is_yes_no
+        and not asks_unheld_change(ctx.frame, _unheld_words(findings))
+        and not outcome_unmentioned(ctx.frame, note_data(findings, "unmentioned-terms", "terms"))
+        and bool(answering_statements(ctx.frame, ctx.draft, ctx.articles)),
     )
+
+
+def _unheld_words(findings: list[Finding]) -> list[str]:
+    """The words of the question the notes say went unaddressed or unmentioned."""
+    return [
+        *note_data(findings, "unaddressed-words", "words"),
+        *note_data(findings, "untold-subjects", "words"),
+        *note_data(findings, "unmentioned-terms", "terms"),
+    ]
 
 
 async def _settle_verdict(
@@ -124,6 +143,18 @@ async def _settle_verdict(
     if decision.verdict == "uncertain":
         ctx.verdict = "uncertain"
         return decision.cause
+    if decision.verdict == "reread" and decision.follows:
+        # A word of the question went unaddressed: the verdict follows the cited statements
+        # left that answer the question.
+        verdict, follow_cause = await followed_verdict(
+            ctx.frame,
+            ctx.draft,
+            ctx.articles,
+            ctx.question,
+            lambda: read_verdict(ctx.question, ctx.draft.text),
+        )
+        ctx.verdict = verdict
+        return follow_cause
     if decision.verdict == "reread":
         # Never a default nor an opening guess, nor a verdict line against every answer the
         # text states: ask which way the checked text goes.

@@ -47,6 +47,9 @@ class Facts:
     states_only_otherwise: bool  # the text states only the answer opposite to the verdict
     is_yes_no: bool
     verdict_given: bool  # the model wrote a verdict line after its reasoning
+    # a statement is left that cites an article about the question's subject and names what
+    # it asks about (:func:`medlit.checks.answering.answering_statements`)
+    answered: bool = False
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,9 @@ class Decision:
     verdict: Literal["keep", "uncertain", "reread"] = "keep"
     on_question: bool = False  # the best article names all the question asks about
     cause: VerdictCause | None = None  # why the verdict is made Uncertain, when it is
+    # a word of the question went unaddressed, but a cited statement left answers it: the
+    # verdict follows what is left (:func:`medlit.checks.answering.followed_verdict`)
+    follows: bool = False
 
 
 def warnings_of(findings: Sequence[Finding]) -> list[str]:
@@ -100,16 +106,11 @@ def decide(findings: Sequence[Finding], facts: Facts, nothing_supported: str) ->
     missing = note_data(findings, "left-unanswered", "missing")
     unspoken = note_data(findings, "unaddressed-words", "words")
     unnamed = note_data(findings, "unmentioned-terms", "terms")
-    noted = any(
-        note_data(findings, check, key)
-        for check, key in (
-            ("left-unanswered", "missing"),
-            ("unaddressed-words", "words"),
-            ("untold-subjects", "words"),
-            ("populations-unspoken", "words"),
-            ("cited-off-subject", "subject"),
-        )
-    )
+    firm = any(note_data(findings, check, key) for check, key in _FIRM_NOTES)
+    # A word of the question unaddressed: the verdict follows what is left when a statement
+    # left answers the question, else it is withheld.
+    unheld = any(note_data(findings, check, key) for check, key in _UNHELD_NOTES) or unnamed
+    noted = firm or any(note_data(findings, check, key) for check, key in _UNHELD_NOTES)
     on_question = facts.best_names_question and not (missing or unnamed)
     if on_question and warned and not facts.kept:
         return Decision(fallback="unsupported", on_question=on_question)
@@ -121,14 +122,26 @@ def decide(findings: Sequence[Finding], facts: Facts, nothing_supported: str) ->
         blank = True
     verdict: Literal["keep", "uncertain", "reread"] = "keep"
     cause = None
+    follows = False
     if facts.is_yes_no:
-        if noted or unnamed or (warned and not facts.kept):
+        if firm or (unheld and not facts.answered) or (warned and not facts.kept):
             verdict = "uncertain"
             cause = _uncertain_cause(findings, noted or bool(unnamed))
-        elif not facts.verdict_given or warned or facts.states_only_otherwise:
-            verdict = "reread"
-    return Decision(None, note, blank, verdict, on_question, cause)
+        elif unheld or not facts.verdict_given or warned or facts.states_only_otherwise:
+            verdict, follows = "reread", bool(unheld)
+    return Decision(None, note, blank, verdict, on_question, cause, follows)
 
+
+#: The notes that withhold a verdict whatever is left: nothing cited answers the question as
+#: asked (its subject named otherwise, its population or its subject unspoken of).
+_FIRM_NOTES = (
+    ("left-unanswered", "missing"),
+    ("populations-unspoken", "words"),
+    ("cited-off-subject", "subject"),
+)
+#: The notes that withhold it unless a statement left answers the question: a word of the
+#: question only sentences left out used.
+_UNHELD_NOTES = (("unaddressed-words", "words"), ("untold-subjects", "words"))
 
 #: The notes that withhold a verdict, in the order :func:`decide` reads them, with the key of
 #: what each found.

@@ -202,3 +202,21 @@ def test_an_evidence_view_reads_its_article_once() -> None:
     assert view.publication_types == ("Randomized Controlled Trial",)
     ctx = CheckContext("q", {"7": article}, Draft.parse(""))
     assert ctx.view("7") is ctx.view("7")
+
+
+def test_a_verdict_follows_a_cited_statement_left_when_a_question_word_went_unaddressed() -> None:
+    unaddressed = Finding("unaddressed-words", "note", "None ...", data={"words": ["mildly"]})
+    untold = Finding("untold-subjects", "note", "None ...", data={"words": ["upstaging"]})
+    unnamed = Finding("unmentioned-terms", "note", "None ...", data={"terms": ["cochlea"]})
+    for note in (unaddressed, untold, unnamed):
+        assert decide([DROPPED, note], _facts(), "NOTHING").verdict == "uncertain"
+        left = decide([DROPPED, note], _facts(answered=True), "NOTHING")
+        assert (left.verdict, left.note) == ("reread", "None ...")  # read off what is left
+        assert decide([note], _facts(answered=True), "NOTHING").verdict == "reread"
+    # what is left answers another population or subject: withheld all the same
+    for check, key in (("populations-unspoken", "words"), ("cited-off-subject", "subject")):
+        firm = Finding(check, "note", "None ...", data={key: ["children"]})
+        assert decide([firm, unaddressed], _facts(answered=True), "N").verdict == "uncertain"
+    # nothing citing evidence is left: no statement to follow
+    gone = _facts(kept=frozenset(), answered=True, best_names_question=False)
+    assert decide([DROPPED, unaddressed], gone, "N").verdict == "uncertain"

@@ -1,0 +1,107 @@
+"""What the checks left that answers the question: a cited statement about what it asks.
+
+A note can say that a word of the question went unaddressed (the sentence that restated the
+question, citing nothing, was left out; no retrieved article uses the question's own word
+for its outcome). When a statement is left that names the question's subject (as the
+question's frame reads it, :func:`medlit.words.search_plan.speaks_of_subject`) and cites an
+article that speaks of it too, the verdict can be read off what is left: it follows the
+statements the evidence carries, and the note stays as a caveat. Not when the word unaddressed
+is the change the question asks about ("Does X impair Y?" over articles that never say
+impair): :func:`asks_unheld_change`; nor when no retrieved article mentions the question's
+outcome (:func:`outcome_unmentioned`). (A statement naming only the
+outcome was tried on the tune half of the expert-style questions, ``benchmarks/
+uncertain_causes.py --expert``: it earned nothing there nor on the check half.)
+
+The verdict then follows the cited articles of those statements: what their conclusions
+answer (:func:`medlit.checks.contradicted.concludes`) when those that conclude agree; when none
+concludes, the model's reading of what is left; when they conclude both ways, Uncertain
+(:func:`followed_verdict`). A small model reads a statement it has not understood ("hearing
+loss ... reduced by BM", BM a corticosteroid) the wrong way; the articles' conclusions are read
+by rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Collection, Mapping
+
+from medlit.checks.citations import Verdict, extract_pmids
+from medlit.checks.contradicted import concludes
+from medlit.checks.draft import Draft
+from medlit.types import Article, VerdictCause
+from medlit.words.frame import QuestionFrame
+from medlit.words.search_plan import concept_words, speaks_of_subject
+
+__all__ = ["answering_statements", "asks_unheld_change", "followed_verdict", "outcome_unmentioned"]
+
+
+def asks_unheld_change(frame: QuestionFrame | None, unheld: Collection[str]) -> bool:
+    """Whether a word of ``unheld`` (the words of the question a note says went unaddressed)
+    is one the question asks its change or relation by ("impair", "improve", "predict"): then
+    no statement left answers the question as asked, whatever its articles conclude (they
+    conclude of another change)."""
+    if frame is None:
+        return False
+    asked = {w.lower() for w in f"{frame.direction_words} {frame.relation}".split()}
+    return any(word.lower() in asked for word in unheld)
+
+
+def outcome_unmentioned(frame: QuestionFrame | None, unmentioned: Collection[str]) -> bool:
+    """Whether a word of ``frame``'s outcome is among ``unmentioned`` (the question's words no
+    retrieved article mentions): then what is left speaks of other outcomes ("Does aspirin
+    cause tinnitus?" over aspirin trials of stroke), and answers nothing of the question."""
+    if frame is None or not unmentioned:
+        return False
+    outcome = {w.lower() for w in concept_words(frame, ("outcome",))}
+    return any(term.lower() in outcome for term in unmentioned)
+
+
+def answering_statements(
+    frame: QuestionFrame | None, draft: Draft, articles: Mapping[str, Article]
+) -> list[str]:
+    """The sentences of ``draft`` that name ``frame``'s subject and cite an article of
+    ``articles`` that speaks of it; none without a frame or a subject."""
+    if frame is None or not frame.subject:
+        return []
+    found = []
+    for sentence in draft.sentences:
+        cited = [articles[p] for p in extract_pmids(sentence.text) if p in articles]
+        if not cited or not speaks_of_subject(frame, sentence.text):
+            continue
+        if any(speaks_of_subject(frame, article.everything_said) for article in cited):
+            found.append(sentence.text)
+    return found
+
+
+async def followed_verdict(
+    frame: QuestionFrame | None,
+    draft: Draft,
+    articles: Mapping[str, Article],
+    question: str,
+    read: Callable[[], Awaitable[Verdict | None]],
+) -> tuple[Verdict | None, VerdictCause | None]:
+    """The verdict that follows the statements of ``draft`` that answer the question
+    (:func:`answering_statements`), and the cause when it is Uncertain: what their cited
+    articles conclude when those that conclude agree, the model's reading (``read``) when
+    none concludes, Uncertain when they conclude both ways."""
+    cited = {
+        pmid
+        for sentence in answering_statements(frame, draft, articles)
+        for pmid in extract_pmids(sentence)
+        if pmid in articles
+    }
+    stances = {concludes(articles[pmid], question) for pmid in sorted(cited)}
+    stated = stances & {"yes", "no"}
+    if len(stated) == 1:
+        return next(iter(stated)), None
+    if stated:
+        return "uncertain", VerdictCause(
+            kind="policy",
+            rule="cited-conclusions-differ",
+            detail="the articles cited for the answer conclude both ways",
+        )
+    verdict = await read()
+    if verdict == "uncertain":
+        return verdict, VerdictCause(
+            kind="model", detail="the model read its checked answer as uncertain"
+        )
+    return verdict, None

@@ -1,0 +1,89 @@
+"""What the checks left that answers the question (``medlit.checks.answering``)."""
+
+from __future__ import annotations
+
+from medlit.checks.answering import answering_statements
+from medlit.checks.draft import Draft
+from medlit.types import AbstractSection, Article
+from medlit.words.frame import read_frame
+
+
+def _article(pmid: str, title: str, text: str) -> Article:
+    section = AbstractSection(label="RESULTS", category="RESULTS", text=text)
+    return Article(pmid=pmid, title=title, abstract=[section])
+
+
+ARTICLES = {
+    "1": _article("1", "Preoperative C-reactive protein and prostate cancer", "CRP was measured."),
+    "2": _article("2", "Knee pain in runners", "Runners reported knee pain."),
+}
+FRAME = read_frame("Does preoperative CRP predict upstaging at radical prostatectomy?")
+
+
+def test_a_cited_statement_about_the_subject_answers() -> None:
+    text = (
+        "The evidence shows that CRP does not predict upstaging. "
+        "No association was found between preoperative CRP and tumour stage [PMID:1]. "
+        "Knee pain was common in runners [PMID:2]."
+    )
+    found = answering_statements(FRAME, Draft.parse(text), ARTICLES)
+    assert found == [
+        "No association was found between preoperative CRP and tumour stage [PMID:1]. "
+    ]
+
+
+def test_a_statement_citing_an_article_on_something_else_does_not() -> None:
+    text = "Preoperative CRP did not predict upstaging [PMID:2]."
+    assert answering_statements(FRAME, Draft.parse(text), ARTICLES) == []
+    assert answering_statements(None, Draft.parse(text), ARTICLES) == []
+
+
+def _concluding(pmid: str, conclusion: str) -> Article:
+    return Article(
+        pmid=pmid,
+        title="Preoperative CRP and upstaging of prostate cancer",
+        abstract=[
+            AbstractSection(label="RESULTS", category="RESULTS", text="CRP was measured."),
+            AbstractSection(label="CONCLUSIONS", category="CONCLUSIONS", text=conclusion),
+        ],
+    )
+
+
+async def _read_no() -> str:
+    return "no"
+
+
+async def test_the_verdict_follows_what_the_cited_articles_conclude() -> None:
+    from medlit.checks.answering import followed_verdict
+
+    question = "Does preoperative CRP predict upstaging at radical prostatectomy?"
+    yes = _concluding("1", "Preoperative CRP predicts upstaging at radical prostatectomy.")
+    no = _concluding("2", "Preoperative CRP does not predict upstaging.")
+    silent = _article("3", "Preoperative CRP in prostate cancer", "CRP was measured.")
+    cases = [
+        ({"1": yes}, "[PMID:1]", ("yes", None)),  # the article, not the model's misreading
+        ({"3": silent}, "[PMID:3]", ("no", None)),  # no conclusion: the model's reading
+    ]
+    for articles, cite, expected in cases:
+        draft = Draft.parse(f"Preoperative CRP was related to upstaging {cite}.")
+        assert await followed_verdict(FRAME, draft, articles, question, _read_no) == expected
+    both = Draft.parse("Preoperative CRP was related to upstaging [PMID:1] [PMID:2].")
+    verdict, cause = await followed_verdict(FRAME, both, {"1": yes, "2": no}, question, _read_no)
+    assert verdict == "uncertain" and cause is not None and cause.kind == "policy"
+
+
+def test_no_statement_answers_a_change_no_article_speaks_of() -> None:
+    from medlit.checks.answering import asks_unheld_change
+
+    frame = read_frame("Does concept mapping impair learning outcome of nursing students?")
+    assert asks_unheld_change(frame, ["impair"])
+    assert not asks_unheld_change(frame, ["nursing"])
+    assert not asks_unheld_change(None, ["impair"])
+
+
+def test_no_statement_answers_an_outcome_no_article_mentions() -> None:
+    from medlit.checks.answering import outcome_unmentioned
+
+    frame = read_frame("Does aspirin cause tinnitus?")
+    assert outcome_unmentioned(frame, ["tinnitus"])
+    assert not outcome_unmentioned(frame, []) and not outcome_unmentioned(None, ["tinnitus"])
