@@ -4,7 +4,8 @@ A note can say that a word of the question went unaddressed (the sentence that r
 question, citing nothing, was left out; no retrieved article uses the question's own word
 for its outcome). When a statement is left that names the question's subject (as the
 question's frame reads it, :func:`medlit.words.search_plan.speaks_of_subject`) and cites an
-article that speaks of it too, the verdict can be read off what is left: it follows the
+article that speaks of the subject and the outcome (:func:`medlit.words.search_plan.speaks_of`,
+as the digest counts conclusions), the verdict can be read off what is left: it follows the
 statements the evidence carries, and the note stays as a caveat. Not when the word unaddressed
 is the change the question asks about ("Does X impair Y?" over articles that never say
 impair): :func:`asks_unheld_change`; nor when no retrieved article mentions the question's
@@ -29,7 +30,7 @@ from medlit.checks.contradicted import concludes
 from medlit.checks.draft import Draft
 from medlit.types import Article, VerdictCause
 from medlit.words.frame import QuestionFrame
-from medlit.words.search_plan import concept_words, speaks_of_subject
+from medlit.words.search_plan import concept_words, speaks_of, speaks_of_subject
 
 __all__ = ["answering_statements", "asks_unheld_change", "followed_verdict", "outcome_unmentioned"]
 
@@ -59,7 +60,9 @@ def answering_statements(
     frame: QuestionFrame | None, draft: Draft, articles: Mapping[str, Article]
 ) -> list[str]:
     """The sentences of ``draft`` that name ``frame``'s subject and cite an article of
-    ``articles`` that speaks of it; none without a frame or a subject."""
+    ``articles`` that speaks of its subject and its outcome (a conclusion counts toward a
+    verdict only from an article about what the question asks); none without a frame or a
+    subject."""
     if frame is None or not frame.subject:
         return []
     found = []
@@ -67,7 +70,7 @@ def answering_statements(
         cited = [articles[p] for p in extract_pmids(sentence.text) if p in articles]
         if not cited or not speaks_of_subject(frame, sentence.text):
             continue
-        if any(speaks_of_subject(frame, article.everything_said) for article in cited):
+        if any(speaks_of(frame, article.everything_said) for article in cited):
             found.append(sentence.text)
     return found
 

@@ -14,7 +14,12 @@ def _article(pmid: str, title: str, text: str) -> Article:
 
 
 ARTICLES = {
-    "1": _article("1", "Preoperative C-reactive protein and prostate cancer", "CRP was measured."),
+    "1": _article(
+        "1",
+        "Preoperative C-reactive protein and prostate cancer",
+        "CRP and upstaging were measured.",
+    ),
+    "3": _article("3", "Preoperative CRP in prostate cancer", "CRP was measured."),
     "2": _article("2", "Knee pain in runners", "Runners reported knee pain."),
 }
 FRAME = read_frame("Does preoperative CRP predict upstaging at radical prostatectomy?")
@@ -34,6 +39,9 @@ def test_a_cited_statement_about_the_subject_answers() -> None:
 
 def test_a_statement_citing_an_article_on_something_else_does_not() -> None:
     text = "Preoperative CRP did not predict upstaging [PMID:2]."
+    assert answering_statements(FRAME, Draft.parse(text), ARTICLES) == []
+    # An article on the subject that never speaks of the outcome asked about answers nothing.
+    text = "Preoperative CRP did not predict upstaging [PMID:3]."
     assert answering_statements(FRAME, Draft.parse(text), ARTICLES) == []
     assert answering_statements(None, Draft.parse(text), ARTICLES) == []
 
