@@ -373,6 +373,15 @@ class CacheSettings(_Section):
     min_score: float = Field(
         0.45, ge=0, le=1, description="Tier-1: the cached answer's retrieval score a hit needs."
     )
+    subject_min_score: float | None = Field(
+        0.30,
+        ge=0,
+        le=1,
+        description="Tier-1: the retrieval score a hit needs when its answer rests on too few "
+        "articles to be confident but cites one that speaks of the question's subject and "
+        "outcome (one article that answers it); null admits no such answer. Set on the tune "
+        "half of benchmarks/admission.py (docs/cache-guard.md).",
+    )
     guard: bool = Field(
         True,
         description="Serve a cached answer only when every word that differs is a spelling, "
