@@ -377,10 +377,11 @@ class CacheSettings(_Section):
         0.30,
         ge=0,
         le=1,
-        description="Tier-1: the retrieval score a hit needs when its answer rests on too few "
-        "articles to be confident but cites one that speaks of the question's subject and "
-        "outcome (one article that answers it); null admits no such answer. Set on the tune "
-        "half of benchmarks/admission.py (docs/cache-guard.md).",
+        description="Tier-1: the retrieval score an answer needs to be kept, and a hit on it, "
+        "when it misses min_score's bar (too few articles, or one alone, whose score is "
+        "averaged over min_docs) but cites an article that speaks of the question's subject "
+        "and outcome; null keeps no such answer. Measured by benchmarks/admission.py "
+        "(docs/cache-guard.md).",
     )
     guard: bool = Field(
         True,

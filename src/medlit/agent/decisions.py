@@ -149,7 +149,7 @@ def _cites_subject(state: AgentState) -> bool:
     return about_question(frame, articles) > 0
 
 
-def _bar(state: AgentState, cache: CacheSettings) -> Literal["confident", "subject"] | str:
+def _bar(state: AgentState, cache: CacheSettings) -> str:
     """The bar the answer clears ("confident" first, then "subject"), or why it clears
     neither: ``not_confident`` (too few articles, none it cites about the question) or
     ``low_score`` (a bar it stands at asks a higher retrieval score)."""
