@@ -380,6 +380,16 @@ class CacheSettings(_Section):
     min_score: float = Field(
         0.45, ge=0, le=1, description="Tier-1: the cached answer's retrieval score a hit needs."
     )
+    subject_min_score: float | None = Field(
+        0.30,
+        ge=0,
+        le=1,
+        description="Tier-1: the retrieval score an answer needs to be kept, and a hit on it, "
+        "when it misses min_score's bar (too few articles, or one alone, whose score is "
+        "averaged over min_docs) but cites an article that speaks of the question's subject "
+        "and outcome; null keeps no such answer. Measured by benchmarks/admission.py "
+        "(docs/cache-guard.md).",
+    )
     guard: bool = Field(
         True,
         description="Serve a cached answer only when every word that differs is a spelling, "

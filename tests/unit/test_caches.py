@@ -305,6 +305,25 @@ def test_a_lookup_is_one_search_even_when_other_settings_crowd_the_namespace(
         )
 
 
+def test_an_answer_admitted_on_its_one_article_needs_the_subject_floor(
+    store: SqliteStore, embedder: MemoEmbedder
+) -> None:
+    vec = embedder.embed([Q])[0]
+    one = {**answer(score=0.32), "extra": {"admission": "subject"}}
+    AnswerCache(store, CacheSettings()).add_query(
+        Q, vec, one, namespace="default", fingerprint="fp"
+    )
+    assert lookup(AnswerCache(store, CacheSettings(subject_min_score=0.3)), embedder, Q).hit
+    for settings in (CacheSettings(subject_min_score=0.35), CacheSettings(subject_min_score=None)):
+        assert lookup(AnswerCache(store, settings), embedder, Q).miss_reason == "low_score"
+    # An answer stored on the confident bar still needs min_score, whatever the subject floor.
+    AnswerCache(store, CacheSettings()).add_query(
+        Q, vec, answer(score=0.32), namespace="default", fingerprint="fp"
+    )
+    cache = AnswerCache(store, CacheSettings(subject_min_score=0.3))
+    assert lookup(cache, embedder, Q).miss_reason == "low_score"
+
+
 def test_a_new_cache_reads_the_same_question_by_its_key(
     tmp_path: Path, embedder: MemoEmbedder
 ) -> None:

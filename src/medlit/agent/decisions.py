@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Literal
 
 from medlit.agent.state import AgentState, Decision, StopReason
 from medlit.config import AgentSettings, CacheSettings
@@ -118,10 +119,48 @@ def decision_message(
 
 @dataclass(frozen=True)
 class Admission:
-    """Whether an answer may enter tier 1, and why not when it may not."""
+    """Whether an answer may enter tier 1, and why not when it may not.
+
+    ``path`` says which bar an admitted answer cleared: ``confident`` (enough articles, or
+    one that studied exactly this question) or ``subject`` (one cited article speaks of the
+    question's subject and outcome); a hit on a ``subject`` answer needs
+    ``cache.subject_min_score``, not ``cache.min_score``.
+    """
 
     admit: bool
     reason: str
+    path: Literal["confident", "subject"] | None = None
+
+
+#: The causes of a withheld verdict that keep an answer out: a check dropped what the verdict
+#: rested on, or there was nothing to read a verdict from.
+_WITHHELD = {"check": "verdict_support_dropped", "no_evidence": "no_evidence"}
+
+
+def _cites_subject(state: AgentState) -> bool:
+    """Whether an article the answer cites speaks of the frame's subject and its outcome."""
+    frame = state.get("frame")
+    if frame is None:
+        return False
+    from medlit.agent.query import about_question
+
+    cited = {c.pmid for c in state.get("citations", []) if c.pmid}
+    articles = [a for a in state.get("documents", {}).values() if a.pmid in cited]
+    return about_question(frame, articles) > 0
+
+
+def _bar(state: AgentState, cache: CacheSettings) -> str:
+    """The bar the answer clears ("confident" first, then "subject"), or why it clears
+    neither: ``not_confident`` (too few articles, none it cites about the question) or
+    ``low_score`` (a bar it stands at asks a higher retrieval score)."""
+    score = state.get("retrieval_score", 0.0)
+    confident = bool(state.get("confident"))
+    if confident and score >= max(cache.min_score, 0.0):
+        return "confident"
+    subject = cache.subject_min_score is not None and _cites_subject(state)
+    if subject and score >= max(cache.subject_min_score or 0.0, 0.0):
+        return "subject"
+    return "low_score" if confident or subject else "not_confident"
 
 
 def should_cache(
@@ -131,14 +170,25 @@ def should_cache(
     *,
     retrieved_pmids: Iterable[str],
 ) -> Admission:
-    """Admit to tier 1 only a confident answer whose citations are all retrieved evidence.
+    """Admit to tier 1 only a checked answer whose citations are all retrieved evidence.
 
     A wrong hit is a wrong medical answer served to someone else later, so the bar is high:
     the answer must exist, cite at least one article, cite nothing that was not retrieved for
     it (an answer from which an invented citation had to be stripped, or a sentence or
-    citation its checks left out, is not admitted either),
-    rest on confident evidence scoring at least ``cache.min_score``, and not be a
-    "no evidence found" reply (the literature may catch up).
+    citation its checks left out, is not admitted either), keep the verdict its checks left it
+    (one withheld because a check dropped its support, or for want of evidence, is not
+    admitted), not be a "no evidence found" reply (the literature may catch up), and clear one
+    of two bars:
+
+    - ``confident``: confident evidence (``agent.min_docs`` articles, or one that studied
+      exactly this question) scoring at least ``cache.min_score``;
+    - ``subject``: where that bar is not cleared (fewer articles, or one article whose score,
+      the mean over ``min_docs`` articles, cannot reach ``min_score``), one article it cites
+      speaks of the question's subject and its outcome (the one article that answers it),
+      and the evidence scores at least ``cache.subject_min_score`` (None: no such answer is
+      admitted).
+
+    ``benchmarks/admission.py`` measures both bars (``docs/cache-guard.md``).
     """
     if not cache.enabled or not state.get("use_cache", True):
         return Admission(False, "cache_disabled")
@@ -149,10 +199,12 @@ def should_cache(
     if state.get("fetch_errors"):
         # Some provider failed: the answer rests on partial retrieval; serve it, don't keep it.
         return Admission(False, "source_failed")
-    if not state.get("confident"):
-        return Admission(False, "not_confident")
-    if state.get("retrieval_score", 0.0) < max(cache.min_score, 0.0):
-        return Admission(False, "low_score")
+    cause = state.get("verdict_cause")
+    if cause is not None and cause.kind in _WITHHELD:
+        return Admission(False, _WITHHELD[cause.kind])
+    path = _bar(state, cache)
+    if path not in ("confident", "subject"):
+        return Admission(False, path)
     citations = state.get("citations", [])
     if not citations:
         return Admission(False, "no_citations")
@@ -164,4 +216,4 @@ def should_cache(
     allowed = set(retrieved_pmids)
     if any(c.pmid is None or c.pmid not in allowed for c in citations):
         return Admission(False, "citation_not_in_evidence")
-    return Admission(True, "ok")
+    return Admission(True, "ok", "confident" if path == "confident" else "subject")

@@ -723,6 +723,8 @@ class AskNodes(HitNodes):
             "extra": {
                 "mode": state.get("mode"),
                 "stop_reason": state.get("stop_reason"),
+                # the bar it cleared: a hit on a "subject" answer needs subject_min_score
+                "admission": verdict.path,
                 "verdict_cause": cause.model_dump()
                 if (cause := state.get("verdict_cause"))
                 else None,

@@ -11,7 +11,9 @@ candidate in order of similarity (the first that passes is the hit):
    (:mod:`medlit.provenance`; an answer stored before origins were recorded has none and is
    never served); a refusal names both (``AnswerLookup.guard_reason``: "cached answer came
    from http://127.0.0.1:8765/entrez/eutils/ not https://eutils.ncbi.nlm.nih.gov/...");
-4. the cached answer's retrieval score >= ``min_score``;
+4. the cached answer's retrieval score >= ``min_score`` (``subject_min_score`` for an answer
+   admitted on one cited article about the question's subject and outcome: its
+   ``extra.admission`` is "subject");
 5. the guard (:mod:`medlit.cache.guard`) finds every word that differs between the two
    questions to be a spelling, an inflection, a vetted synonym, a function word or a phrase
    form, or, where the only difference is a pair of words, that pair is remembered as saying
@@ -426,7 +428,7 @@ class AnswerCache:
             return "expired", None
         if origin is not None and record.origin != origin:
             return "other_source", refusal("cached answer", record.origin, origin)
-        if record.retrieval_score < self.settings.min_score:
+        if record.retrieval_score < self._floor(record):
             return "low_score", None
         # The same words need no guard: the default one (made on first use) serves them, so
         # a new process serving a question asked again does not load it.
@@ -442,6 +444,17 @@ class AnswerCache:
             if not verdict.ok:
                 return "guard_rejected", verdict.reason
         return None, None
+
+    def _floor(self, record: AnswerRecord) -> float:
+        """The retrieval score a hit on ``record`` needs: ``subject_min_score`` for an answer
+        admitted on one cited article about the question's subject and outcome
+        (``extra.admission`` "subject", :func:`medlit.agent.decisions.should_cache`), else
+        ``min_score``; with ``subject_min_score`` null such an answer is never served."""
+        extra = record.payload.get("extra") or {}
+        if extra.get("admission") != "subject":
+            return self.settings.min_score
+        floor = self.settings.subject_min_score
+        return math.inf if floor is None else floor
 
     def _cites_retracted(self, record: AnswerRecord) -> str | None:
         """The PMID of an article the answer cites that the store now holds as retracted (an

@@ -10,7 +10,7 @@ from medlit.agent.decisions import decide, decision_message, is_stagnant, should
 from medlit.agent.scoring import recency_score, score_evidence
 from medlit.agent.state import AgentState, Decision, StopReason, initial_state
 from medlit.config import AgentSettings, CacheSettings
-from medlit.types import Article, Chunk, Citation, Evidence
+from medlit.types import Article, Chunk, Citation, Evidence, VerdictCause
 
 
 def _ev(
@@ -174,6 +174,67 @@ def test_should_cache_refusals() -> None:
         assert not verdict.admit and verdict.reason == reason
     outside = should_cache(_answered(), agent, cache, retrieved_pmids=["12"])
     assert outside.reason == "citation_not_in_evidence"
+
+
+#: A question one article answers, and that article (its retrieval score, alone: 0.32).
+ONE_ARTICLE = "Is oral contraceptive use associated with colorectal cancer risk in women?"
+
+
+def _one_article(title: str, **fields: object) -> AgentState:
+    """An answer citing article 11 (``title``) alone, its evidence confident (one article
+    studied this question) but scoring 0.32, the mean over ``min_docs`` articles."""
+    from medlit.words.frame import read_frame
+
+    article = Article(pmid="11", title=title)
+    base: dict[str, object] = dict(
+        frame=read_frame(ONE_ARTICLE),
+        documents={article.key: article},
+        retrieval_score=0.32,
+    )
+    base.update(fields)
+    return _answered(**base)
+
+
+ABOUT = "Oral contraceptive use and the risk of colorectal cancer in women"
+
+
+def test_an_answer_from_the_one_article_about_the_question_is_admitted() -> None:
+    agent, cache = AgentSettings(), CacheSettings(min_score=0.45, subject_min_score=0.3)
+    for confident in (True, False):
+        state = _one_article(ABOUT, confident=confident)
+        verdict = should_cache(state, agent, cache, retrieved_pmids=["11"])
+        assert verdict.admit and verdict.path == "subject"
+    # Enough articles clear the confident bar as before.
+    assert should_cache(_answered(), agent, cache, retrieved_pmids=["11"]).path == "confident"
+
+
+@pytest.mark.parametrize(
+    ("title", "fields", "cache", "reason"),
+    [
+        # the one article is about the subject but not the outcome, or about neither
+        ("Oral contraceptive use and breast density in women", {}, {}, "low_score"),
+        ("Endometrial polyps in premenopausal women", {"confident": False}, {}, "not_confident"),
+        # the score under the subject bar's floor, or the bar off
+        (ABOUT, {"retrieval_score": 0.2}, {}, "low_score"),
+        (ABOUT, {}, {"subject_min_score": None}, "low_score"),
+        (ABOUT, {"confident": False}, {"subject_min_score": None}, "not_confident"),
+        # checked answers that lost what their verdict rested on, or had nothing to rest on
+        (ABOUT, {"verdict_cause": VerdictCause(kind="check", check="x")}, {},
+         "verdict_support_dropped"),
+        (ABOUT, {"verdict_cause": VerdictCause(kind="no_evidence")}, {}, "no_evidence"),
+        (ABOUT, {"left_out": 1}, {}, "sentences_left_out"),
+        (ABOUT, {"removed_citations": ["999"]}, {}, "invented_citations"),
+        (ABOUT, {"frame": None}, {}, "low_score"),
+    ],
+)  # fmt: skip
+def test_one_article_that_does_not_answer_it_is_kept_out(
+    title: str, fields: dict[str, object], cache: dict[str, object], reason: str
+) -> None:
+    settings = CacheSettings.model_validate({"min_score": 0.45, "subject_min_score": 0.3, **cache})
+    verdict = should_cache(
+        _one_article(title, **fields), AgentSettings(), settings, retrieved_pmids=["11"]
+    )
+    assert not verdict.admit and verdict.reason == reason and verdict.path is None
 
 
 def test_a_direct_match_is_confident_alone() -> None:
