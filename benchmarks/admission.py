@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import csv
 import json
 import os
 import subprocess
@@ -56,21 +55,16 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "benchmarks" / "data" / "reworded_questions.tsv"
-SHARED = ROOT.parent / "shared" / "data" / "pubmedqa" / "pqal_dev_pubmed.xml"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from reworded_search import DATA, ROOT, SHARED, pubmed_home, rows_of
+
 _OTHER = {"yes": "no", "no": "yes"}
-
-
-def _rows(path: Path) -> list[dict[str, str]]:
-    lines = [line for line in path.read_text().splitlines() if line and not line.startswith("#")]
-    return list(csv.DictReader(lines, delimiter="\t"))
 
 
 async def _child(rows: list[dict[str, str]], xml: Path) -> list[dict[str, Any]]:
     """Ask every question twice with the code on ``sys.path`` against a fake E-utilities
     server; what the first answer was, whether it was admitted and why, what the repeat cost."""
-    from tests.fakes.eutils_server import FakeEutils
 
     import medlit.agent.nodes as nodes
     from medlit.assistant import Assistant
@@ -95,16 +89,7 @@ async def _child(rows: list[dict[str, str]], xml: Path) -> list[dict[str, Any]]:
         return update
 
     nodes.AskNodes.admit_cache = admit  # type: ignore[method-assign]
-    with FakeEutils.from_xml(xml, rate_limit=None) as eutils, tempfile.TemporaryDirectory() as home:
-        os.environ.update(
-            {
-                "MEDLIT_HOME": home,
-                "MEDLIT_PUBMED_BASE_URL": eutils.base_url,
-                "MEDLIT_PUBMED_REQUESTS_PER_SECOND": "50",
-                "MEDLIT_EUROPEPMC_ENABLED": "false",
-                "MEDLIT_FULLTEXT_MODE": "off",
-            }
-        )
+    with pubmed_home(xml):
         records: list[dict[str, Any]] = []
         async with Assistant(Settings()) as assistant:
             for row in rows:
@@ -402,7 +387,7 @@ def main(argv: list[str] | None = None) -> int:
             args.dump.write_text("\n".join(json.dumps(r) for r in replayed))
         _report(results, {r["id"]: r["half"] for r in replayed})
         return 0
-    rows = [r for r in _rows(args.data) if args.half is None or r["half"] == args.half]
+    rows = [r for r in rows_of(args.data) if args.half is None or r["half"] == args.half]
     if args.child:
         records = asyncio.run(_child(rows, args.xml))
         args.child.write_text("\n".join(json.dumps(r) for r in records))

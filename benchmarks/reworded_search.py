@@ -38,6 +38,8 @@ import subprocess
 import sys
 import tempfile
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +48,26 @@ DATA = ROOT / "benchmarks" / "data" / "reworded_questions.tsv"
 SHARED = ROOT.parent / "shared" / "data" / "pubmedqa" / "pqal_dev_pubmed.xml"
 
 
-def _rows(path: Path) -> list[dict[str, str]]:
+@contextmanager
+def pubmed_home(xml: Path) -> Iterator[Any]:
+    """A fake E-utilities server over ``xml``'s records, and a fresh medlit home (environment)
+    that asks it alone: no Europe PMC, no full text. Yields the server."""
+    from tests.fakes.eutils_server import FakeEutils
+
+    with FakeEutils.from_xml(xml, rate_limit=None) as eutils, tempfile.TemporaryDirectory() as home:
+        os.environ.update(
+            {
+                "MEDLIT_HOME": home,
+                "MEDLIT_PUBMED_BASE_URL": eutils.base_url,
+                "MEDLIT_PUBMED_REQUESTS_PER_SECOND": "50",
+                "MEDLIT_EUROPEPMC_ENABLED": "false",
+                "MEDLIT_FULLTEXT_MODE": "off",
+            }
+        )
+        yield eutils
+
+
+def rows_of(path: Path) -> list[dict[str, str]]:
     lines = [line for line in path.read_text().splitlines() if line and not line.startswith("#")]
     return list(csv.DictReader(lines, delimiter="\t"))
 
@@ -59,23 +80,12 @@ def _stems(text: str) -> set[str]:
 
 async def _child(rows: list[dict[str, str]], xml: Path) -> list[dict[str, Any]]:
     """Ask every question with the code on ``sys.path`` against a fake E-utilities server."""
-    from tests.fakes.eutils_server import FakeEutils
-
     from medlit.assistant import Assistant
     from medlit.config import Settings
     from medlit.log import configure_logging
 
     configure_logging("error")
-    with FakeEutils.from_xml(xml, rate_limit=None) as eutils, tempfile.TemporaryDirectory() as home:
-        os.environ.update(
-            {
-                "MEDLIT_HOME": home,
-                "MEDLIT_PUBMED_BASE_URL": eutils.base_url,
-                "MEDLIT_PUBMED_REQUESTS_PER_SECOND": "50",
-                "MEDLIT_EUROPEPMC_ENABLED": "false",
-                "MEDLIT_FULLTEXT_MODE": "off",
-            }
-        )
+    with pubmed_home(xml) as eutils:
         settings = Settings()
         records: list[dict[str, Any]] = []
         async with Assistant(settings) as assistant:
@@ -179,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rows = [
         r
-        for r in _rows(args.data)
+        for r in rows_of(args.data)
         if (args.style is None or r["style"] == args.style)
         and (args.half is None or r["half"] == args.half)
     ]
