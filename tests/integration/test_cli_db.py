@@ -124,7 +124,7 @@ def test_migrate_creates_every_component_table(
     first = runner.invoke(app, ["db", "migrate", "--json"])
     assert first.exit_code == 0, first.output
     assert json.loads(first.stdout)["applied"] == {
-        "research": 3,
+        "research": 4,
         "memory": 2,
         "keys": 2,
         "verify": 1,

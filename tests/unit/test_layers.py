@@ -159,6 +159,7 @@ def test_agent_holds_only_the_retrieval_loop() -> None:
         "plan",  # a question's plan without the LLM (what a hit needs of query)
         "prompt",
         "query",
+        "recheck",  # a due tier-1 hit checked for new articles, answered again through the graph
         "scoring",
         "state",
     }
