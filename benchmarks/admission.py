@@ -47,8 +47,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import subprocess
 import sys
 import tempfile
 from collections import Counter
@@ -57,7 +55,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from reworded_search import DATA, ROOT, SHARED, pubmed_home, rows_of
+from reworded_search import DATA, ROOT, SHARED, pubmed_home, rows_of, run_child
 
 _OTHER = {"yes": "no", "no": "yes"}
 
@@ -239,18 +237,8 @@ async def _replayed(rows: list[dict[str, Any]], xml: bytes, old: Path | None) ->
 
 
 def _run(src: Path, rows_path: Path, xml: Path, llm: bool) -> list[dict[str, Any]]:
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "out.jsonl"
-        kept = ("MEDLIT_LLM_", "MEDLIT_AGENT_") if llm else ()
-        env = {
-            k: v
-            for k, v in os.environ.items()
-            if not k.startswith("MEDLIT_") or k.startswith(kept or ("\0",))
-        }
-        env["PYTHONPATH"] = os.pathsep.join([str(src), str(ROOT)])
-        command = [sys.executable, __file__, "--child", str(out), "--data", str(rows_path)]
-        subprocess.run([*command, "--xml", str(xml)], env=env, check=True)
-        return [json.loads(line) for line in out.read_text().splitlines() if line]
+    keep = ("MEDLIT_LLM_", "MEDLIT_AGENT_") if llm else ()
+    return run_child(__file__, src, rows_path, xml, keep)
 
 
 def figures(records: list[dict[str, Any]]) -> dict[str, str]:

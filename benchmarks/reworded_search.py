@@ -131,31 +131,27 @@ def eutils_text(eutils: Any, pmid: str) -> str:
     return eutils._texts.get(pmid, "")  # a benchmark reads its own fake's index
 
 
-def _run(src: Path, rows_path: Path, xml: Path, llm: bool) -> list[dict[str, Any]]:
+def run_child(
+    script: str, src: Path, rows_path: Path, xml: Path, keep: tuple[str, ...] = ()
+) -> list[dict[str, Any]]:
+    """Run ``script --child`` with the code of ``src`` on the path over the questions of
+    ``rows_path`` and the records of ``xml``; its JSON lines. The ``MEDLIT_`` settings of this
+    environment are left out but those starting with a prefix of ``keep``."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out.jsonl"
-        kept = ("MEDLIT_LLM_",) if llm else ()
         env = {
             k: v
             for k, v in os.environ.items()
-            if not k.startswith("MEDLIT_") or k.startswith(kept or ("\0",))
+            if not k.startswith("MEDLIT_") or k.startswith(keep or ("\0",))
         }
         env["PYTHONPATH"] = os.pathsep.join([str(src), str(ROOT)])
-        subprocess.run(
-            [
-                sys.executable,
-                __file__,
-                "--child",
-                str(out),
-                "--data",
-                str(rows_path),
-                "--xml",
-                str(xml),
-            ],
-            env=env,
-            check=True,
-        )
+        command = [sys.executable, script, "--child", str(out), "--data", str(rows_path)]
+        subprocess.run([*command, "--xml", str(xml)], env=env, check=True)
         return [json.loads(line) for line in out.read_text().splitlines() if line]
+
+
+def _run(src: Path, rows_path: Path, xml: Path, llm: bool) -> list[dict[str, Any]]:
+    return run_child(__file__, src, rows_path, xml, ("MEDLIT_LLM_",) if llm else ())
 
 
 def _figures(records: list[dict[str, Any]]) -> dict[str, str]:
