@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import UTC, date, datetime, timedelta
 from typing import Protocol, runtime_checkable
 
 from medlit.types import Article, SearchQuery
 
-__all__ = ["FreshArticles", "HeldArticles", "Source"]
+__all__ = ["FreshArticles", "HeldArticles", "Source", "first_entry_day"]
+
+
+def first_entry_day(since: datetime) -> date:
+    """The first day a whole-day entry-date window asks for articles entered since ``since``:
+    the UTC day before. PubMed's Entrez dates and Europe PMC's creation dates are whole days
+    in the service's own time zone, so an article entered late on the evening before is found
+    again rather than missed (the caller drops the ids it holds already)."""
+    return (since.astimezone(UTC) - timedelta(days=1)).date()
 
 
 class FreshArticles(Protocol):

@@ -10,7 +10,6 @@ from __future__ import annotations
 import html
 import json
 import re
-from datetime import UTC, timedelta
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -19,7 +18,7 @@ import httpx
 from medlit.config import Settings
 from medlit.errors import MalformedResponse, SourceResponseError
 from medlit.log import get_logger
-from medlit.sources.base import FreshArticles
+from medlit.sources.base import FreshArticles, first_entry_day
 from medlit.sources.http import RetryPolicy, send
 from medlit.sources.ratelimit import limiter_for
 from medlit.types import AbstractSection, Article, SearchQuery
@@ -174,16 +173,16 @@ class EuropePMCSource:
     @staticmethod
     def build_query(query: SearchQuery) -> str:
         """The Europe PMC query string, with the year range as a PUB_YEAR clause and
-        ``entered_since`` as a CREATION_DATE clause (whole days: from the UTC day before, as
-        :func:`medlit.sources.pubmed.entrez_window` and for the same reason)."""
+        ``entered_since`` as a CREATION_DATE clause (whole days: from
+        :func:`~medlit.sources.base.first_entry_day` on)."""
         text = query.term.strip()
         if query.min_year is not None or query.max_year is not None:
             low = query.min_year or 1000
             high = query.max_year or 3000
             text = f"({text}) AND (PUB_YEAR:[{low} TO {high}])"
         if query.entered_since is not None:
-            first = (query.entered_since.astimezone(UTC) - timedelta(days=1)).date()
-            text = f"({text}) AND (CREATION_DATE:[{first.isoformat()} TO 3000-12-31])"
+            first = first_entry_day(query.entered_since).isoformat()
+            text = f"({text}) AND (CREATION_DATE:[{first} TO 3000-12-31])"
         return text
 
     async def page(

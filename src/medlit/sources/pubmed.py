@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from typing import Any, TypeVar
 from urllib.parse import urljoin, urlsplit
 
@@ -19,7 +19,7 @@ import httpx
 
 from medlit.config import Settings
 from medlit.log import get_logger
-from medlit.sources.base import FreshArticles
+from medlit.sources.base import FreshArticles, first_entry_day
 from medlit.sources.http import RetryPolicy, send
 from medlit.sources.pubmed_xml import ESearchResult, parse_esearch, parse_pubmed_xml
 from medlit.sources.ratelimit import RateLimiter, limiter_for
@@ -34,14 +34,8 @@ T = TypeVar("T")
 
 def entrez_window(since: datetime) -> tuple[str, str]:
     """``mindate`` and ``maxdate`` (YYYY/MM/DD) of an esearch for records entered since
-    ``since``.
-
-    Entrez dates are whole days in NCBI's own time zone (US Eastern), so the window opens the
-    UTC day before: an article entered late on the evening before is found again rather than
-    missed, and the caller drops the ids it holds already.
-    """
-    first = (since.astimezone(UTC) - timedelta(days=1)).date()
-    return first.strftime("%Y/%m/%d"), "3000/12/31"
+    ``since``: from :func:`~medlit.sources.base.first_entry_day` on."""
+    return first_entry_day(since).strftime("%Y/%m/%d"), "3000/12/31"
 
 
 def _parse_efetch(data: bytes) -> list[Article]:
