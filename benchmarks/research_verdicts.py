@@ -7,22 +7,27 @@ PQA-L yes/no question (``../shared/data/pubmedqa/pqal_dev.json``) gets the rows 
 give it: its own article and the :data:`NEAREST` records saying most of its words
 (``digest_verdicts.nearest_others``, as ``turned_questions.py``), those about the question
 (:func:`medlit.words.conclusions.about_question`), each with the design its publication types
-give. The verdict line is read as yes, no or uncertain and judged against the expert label
-(a yes or no on a "maybe" is wrong). The turned questions of ``turned_questions.py`` whose
-experts said yes are asked too: a "yes" to one is wrong (``turned_yes``).
+give, and the articles by key, as the job holds them (the line counts a row only where its
+article speaks of the question's subject and outcome, and caveats populations). The verdict
+line is read as yes, no or uncertain and judged against the expert label (a yes or no on a
+"maybe" is wrong). The turned questions of ``turned_questions.py`` whose experts said yes are
+asked too: a "yes" to one is wrong (``turned_yes``).
 
 Usage::
 
     python benchmarks/research_verdicts.py [--data ../shared/data/pubmedqa/pqal_dev.json]
 
-Another version's line on the same questions: run it with ``PYTHONPATH`` on that version's
-``src``. Last line: ``given=... precision=... turned_yes=...`` (per half with ``--half both``).
+``off_subject``: yes or no lines citing a study that does not speak of the question's subject
+and outcome (a conclusion about another question counted). Another version's line on the
+same questions: run it with ``PYTHONPATH`` on that version's ``src``. Last line:
+``given=... precision=... off_subject=... turned_yes=...`` (per half with ``--half both``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -36,6 +41,7 @@ from medlit.types import Article
 from medlit.words.conclusions import about_question
 from medlit.words.frame import read_frame
 from medlit.words.grounding import word_stems
+from medlit.words.search_plan import speaks_of
 from pubmedqa_cases import add_half, both_halves, in_half
 from turned_questions import contrast_set
 
@@ -58,8 +64,10 @@ def _direction(question: str, article: Article) -> str:
     return conclusion_direction(asked, article)[0]
 
 
-def verdict(question: str, articles: list[Article]) -> str | None:
-    """The verdict the report's line gives (yes, no, uncertain), None when it gives none."""
+def verdict(question: str, articles: list[Article]) -> tuple[str | None, bool]:
+    """The verdict the report's line gives (yes, no, uncertain), None when it gives none; and
+    whether a yes or no cites a study that does not speak of the question's subject and
+    outcome as its frame reads them (:func:`medlit.words.search_plan.speaks_of`)."""
     on = about_question(question)
     rows = [
         EvidenceRow(
@@ -72,11 +80,18 @@ def verdict(question: str, articles: list[Article]) -> str | None:
         if on(a)
     ]
     numbers = {row.article_key: n for n, row in enumerate(rows, start=1)}
-    line = answer_line(rows, read_frame(question), numbers).lower()
+    held = {a.key: a for a in articles}  # as the job holds them: what each row's study says
+    frame = read_frame(question)
+    line = answer_line(rows, frame, numbers, held).lower()
+    keys = {n: key for key, n in numbers.items()}
+    cited = [held[keys[int(n)]] for n in re.findall(r"\[(\d+)\]", line) if int(n) in keys]
     for word in ("yes", "no", "uncertain"):
         if line.startswith(f"**verdict:** {word}"):
-            return word
-    return None
+            off = word != "uncertain" and not all(
+                speaks_of(frame, a.everything_said) for a in cited
+            )
+            return word, off
+    return None, False
 
 
 @both_halves
@@ -94,26 +109,36 @@ def main(argv: list[str] | None = None) -> int:
     said = {p: word_stems(f"{r['QUESTION']} {' '.join(r['CONTEXTS'])}") for p, r in every.items()}
     mine = in_half(every, args.half)
 
-    def asked(question: str, pmid: str) -> str | None:
+    def asked(question: str, pmid: str) -> tuple[str | None, bool]:
         near = [pmid, *nearest_others(question, pmid, said, NEAREST)]
         return verdict(question, [articles[p] for p in near if p in articles])
 
-    given = right = questions = 0
+    given = right = questions = off_subject = 0
     for pmid, record in sorted(mine.items()):
         question = str(record["QUESTION"])
         if not read_frame(question).yes_no:
             continue
         questions += 1
-        said_here = asked(question, pmid)
+        said_here, off = asked(question, pmid)
+        off_subject += off
         if said_here in ("yes", "no"):
             given += 1
             right += said_here == record["final_decision"]
     turned = [row for row in contrast_set(mine) if row[1] == "yes"]
-    turned_yes = sum(asked(turn, pmid) == "yes" for pmid, _, _, turn, _ in turned)
+    turned_yes = sum(asked(turn, pmid)[0] == "yes" for pmid, _, _, turn, _ in turned)
     precision = right / given if given else 0.0
-    print(f"{'questions':>9} {'given':>6} {'right':>6} {'precision':>10} {'turned_yes':>11}")
-    print(f"{questions:>9} {given:>6} {right:>6} {precision:>10.3f} {turned_yes:>7}/{len(turned)}")
-    print(f"given={given} precision={precision:.3f} turned_yes={turned_yes} turned={len(turned)}")
+    print(
+        f"{'questions':>9} {'given':>6} {'right':>6} {'precision':>10} {'off_subject':>12} "
+        f"{'turned_yes':>11}"
+    )
+    print(
+        f"{questions:>9} {given:>6} {right:>6} {precision:>10.3f} {off_subject:>12} "
+        f"{turned_yes:>7}/{len(turned)}"
+    )
+    print(
+        f"given={given} precision={precision:.3f} off_subject={off_subject} "
+        f"turned_yes={turned_yes} turned={len(turned)}"
+    )
     return 0
 
 

@@ -16,7 +16,7 @@ from medlit.research.synthesizer import UNWRITTEN_SECTION
 from tests.fakes.europepmc_server import FakeEuropePMC
 from tests.fakes.eutils_server import FakeEutils
 from tests.fakes.llm_server import FakeLLMServer
-from tests.fakes.research_responder import ResearchResponder
+from tests.fakes.research_responder import ResearchResponder, step_of
 from tests.integration.research_fixtures import (
     QUESTION,
     europepmc,
@@ -89,7 +89,7 @@ async def test_research_asks_only_the_sources_the_settings_name(
 
 
 async def test_the_question_is_searched_as_ask_searches_it(
-    rsettings: Settings, eutils: FakeEutils
+    rsettings: Settings, eutils: FakeEutils, llm_server: FakeLLMServer
 ) -> None:
     job = await _run(rsettings)
     asked = [e for e in job.search_log if e.sub_question_id == "q0"]
@@ -107,6 +107,12 @@ async def test_the_question_is_searched_as_ask_searches_it(
     assert [a.step for a in asked] == [planned[a.query] for a in asked]
     assert asked[0].step == "every concept of the question"
     assert all("aspirin" in a.query for a in job.search_log if a.status != "cache")
+    # The report is written from the job's frame: its prompts name the frame's subject and
+    # outcome.
+    told = "Subject: aspirin\nOutcome: recurrent ischaemic stroke\n"
+    written = [r.json["messages"][-1]["content"] for r in llm_server.completions
+               if step_of(r.json) in ("summary", "section")]  # fmt: skip
+    assert written and all(told in text for text in written)
 
 
 async def test_a_sub_question_that_finds_little_is_broadened(rsettings: Settings) -> None:

@@ -67,10 +67,10 @@ def test_a_claim_check_turned_off_lets_its_cell_into_the_evidence_table() -> Non
 def test_a_report_check_turned_off_keeps_its_sentence() -> None:
     support = {1: {"aspirin", "survival", "stroke"}}
     talk = "Aspirin improved survival after stroke, as the verified facts show [1]."
-    grounded = ground_text(talk, QUESTION, support)
+    grounded = ground_text(talk, read_frame(QUESTION), support)
     assert grounded.removed == [talk] and grounded.text == ""
     assert [f.check for f in grounded.findings] == ["report-prompt-talk"]
-    kept = ground_text(talk, QUESTION, support, {"report-prompt-talk"})
+    kept = ground_text(talk, read_frame(QUESTION), support, {"report-prompt-talk"})
     assert kept.text == talk and kept.removed == []
 
 
@@ -80,12 +80,18 @@ async def test_an_unknown_check_id_is_refused_in_research_as_in_ask(
     with pytest.raises(ValueError, match=r"unknown check id\(s\): no-such-check"):
         _researcher(frozenset({"no-such-check"}))
     with pytest.raises(ValueError, match=r"unknown check id\(s\): no-such-check"):
-        ground_text("Aspirin helps [1].", QUESTION, {1: {"aspirin"}}, {"no-such-check"})
+        ground_text("Aspirin helps [1].", read_frame(QUESTION), {1: {"aspirin"}}, {"no-such-check"})
     with pytest.raises(ValueError, match=r"unknown check id\(s\): no-such-check"):
         await build_evidence_table([ARTICLE], read_frame(QUESTION), None, ["no-such-check"])
     with pytest.raises(ValueError, match=r"unknown check id\(s\): no-such-check"):
         await generate_report(
-            QUESTION, [], [], {}, None, ResearchSettings(), disabled_checks=["no-such-check"]
+            read_frame(QUESTION),
+            [],
+            [],
+            {},
+            None,
+            ResearchSettings(),
+            disabled_checks=["no-such-check"],
         )  # type: ignore[arg-type]
     monkeypatch.setenv("MEDLIT_CHECKS_DISABLED", '["no-such-check"]')
     with pytest.raises(ValidationError, match=r"unknown check id\(s\): no-such-check"):

@@ -11,6 +11,7 @@ from medlit.research.models import Reference, VerifiedFact
 from medlit.research.synthesizer import citation_key
 from medlit.types import AbstractSection, Article, Citation
 from medlit.words.defined_terms import long_forms
+from medlit.words.frame import read_frame
 from medlit.words.grounding import (
     abbreviation_said,
     claim_supported,
@@ -211,7 +212,9 @@ def test_a_summary_sentence_naming_another_vitamin_than_its_facts_is_left_out() 
         "Vitamin D reduced complex regional pain syndrome after wrist fractures [1]. "
         "Vitamin C reduced complex regional pain syndrome after wrist fractures [1]."
     )
-    grounded = ground_text(text, "Does vitamin D prevent pain after wrist fractures?", support)
+    grounded = ground_text(
+        text, read_frame("Does vitamin D prevent pain after wrist fractures?"), support
+    )
     assert grounded.text == text.split(" [1]. ")[1]
     assert grounded.removed == [text.split(" Vitamin C")[0]]
 
@@ -232,11 +235,11 @@ def test_a_citation_after_the_full_stop_cites_the_sentence_before_it() -> None:
     support = fact_support([fact], [reference], numbers)
     # On lines of their own, syntok cuts the numbers and the reference into pieces of their own.
     text = f"{statement} among HIV-infected individuals.\n(numbers: 1.0, 0.96-1.05)\n[1]"
-    grounded = ground_text(text, UNSAFE_SEX, support)
+    grounded = ground_text(text, read_frame(UNSAFE_SEX), support)
     assert grounded.removed == []
     assert grounded.text == f"{statement} among HIV-infected individuals. (1.0, 0.96-1.05) [1]"
     # Before, the sentence went as uncited and the section kept "[1]" alone.
-    alone = ground_text("[1]", UNSAFE_SEX, support)
+    alone = ground_text("[1]", read_frame(UNSAFE_SEX), support)
     assert alone.text == "" and alone.removed == ["[1]"] and not alone.answered
 
 
@@ -246,14 +249,14 @@ def test_a_summary_with_no_grounded_sentence_gives_the_facts_on_the_question_as_
     )
     support = fact_support([fact], [], numbers)
     drafted = "This literature review examines the evidence on unsafe sexual behaviour."
-    grounded = ground_summary(drafted, UNSAFE_SEX, [fact], numbers, support)
+    grounded = ground_summary(drafted, read_frame(UNSAFE_SEX), [fact], numbers, support)
     assert grounded.text == (
         f"The summary below lists the verified findings directly: {fact.statement} [1]."
     )
     assert grounded.removed == [drafted]
     # The same finding read for two sub-questions is given once.
     again = fact.model_copy(update={"statement": fact.statement + " among HIV-infected adults"})
-    twice = ground_summary(drafted, UNSAFE_SEX, [fact, again], numbers, support)
+    twice = ground_summary(drafted, read_frame(UNSAFE_SEX), [fact, again], numbers, support)
     assert twice.text == grounded.text
 
 
@@ -265,12 +268,12 @@ def test_a_summary_over_facts_on_another_subject_says_the_question_is_not_answer
     )
     support = fact_support([fact], [], numbers)
     drafted = "Vitamin D supplementation may prevent fractures in older adults [1]."
-    grounded = ground_summary(drafted, VITAMIN_D, [fact], numbers, support)
+    grounded = ground_summary(drafted, read_frame(VITAMIN_D), [fact], numbers, support)
     assert grounded.text.startswith("The evidence found does not answer this question")
     assert not grounded.answered
     # The facts it lists give one finding read for two sub-questions once, as the other does.
     again = fact.model_copy(update={"statement": fact.statement + " of adults"})
-    twice = ground_summary(drafted, VITAMIN_D, [fact, again], numbers, support)
+    twice = ground_summary(drafted, read_frame(VITAMIN_D), [fact, again], numbers, support)
     assert twice.text == grounded.text
 
 
@@ -471,13 +474,13 @@ def test_a_sentence_speaking_of_more_studies_than_it_cites_is_left_out() -> None
     question, statement = HYPOGLYCAEMIA, HYPOGLYCAEMIA_FINDING
     support = _finding_support()
     overcounted = f"The evidence from two studies [1] indicates that {statement.lower()}."
-    assert ground_text(overcounted, question, support).removed == [overcounted]
+    assert ground_text(overcounted, read_frame(question), support).removed == [overcounted]
     for kept in (f"{statement} [1].", f"One study found that {statement.lower()} [1]."):
-        assert ground_text(kept, question, support).text == kept
+        assert ground_text(kept, read_frame(question), support).text == kept
     # A count its fact gives itself is the fact's.
     support = _finding_support(f"A meta-analysis of 12 trials found that {statement}")
     sentence = f"A meta-analysis of 12 trials found that {statement.lower()} [1]."
-    assert ground_text(sentence, question, support).text == sentence
+    assert ground_text(sentence, read_frame(question), support).text == sentence
 
 
 def test_a_sentence_about_the_prompt_not_the_literature_is_left_out() -> None:
@@ -488,16 +491,16 @@ def test_a_sentence_about_the_prompt_not_the_literature_is_left_out() -> None:
         f"According to the facts provided, {statement.lower()} [1].",
         f"While low confidence in the efficacy is noted, {statement.lower()} [1].",
     ):
-        assert ground_text(prompt_talk, question, support).removed == [prompt_talk]
+        assert ground_text(prompt_talk, read_frame(question), support).removed == [prompt_talk]
     kept = f"{statement} (95% confidence level) [1]."
-    assert ground_text(kept, question, support).text == kept
+    assert ground_text(kept, read_frame(question), support).text == kept
 
 
 def test_a_sentence_that_only_points_at_a_reference_is_left_out() -> None:
     question, statement = HYPOGLYCAEMIA, HYPOGLYCAEMIA_FINDING
     support = _finding_support()
     pointing = "This is supported by [1]."
-    grounded = ground_text(f"{statement} [1]. {pointing}", question, support)
+    grounded = ground_text(f"{statement} [1]. {pointing}", read_frame(question), support)
     assert grounded.text == f"{statement} [1]." and grounded.removed == [pointing]
 
 
@@ -523,7 +526,7 @@ def test_a_fact_answering_one_ask_of_a_two_part_question_speaks_of_the_question(
     )
     support = fact_support([fact], [], numbers)
     drafted = "This systematic review evaluates the safety of day case surgery."
-    grounded = ground_summary(drafted, question, [fact], numbers, support)
+    grounded = ground_summary(drafted, read_frame(question), [fact], numbers, support)
     assert grounded.text == (
         f"The summary below lists the verified findings directly: {fact.statement} [1]. The "
         "evidence found does not answer the rest of the question: does patient sex affect its "
@@ -536,7 +539,7 @@ def test_a_sentence_framed_by_the_prompts_facts_is_checked_without_the_frame() -
     question, statement = HYPOGLYCAEMIA, HYPOGLYCAEMIA_FINDING
     support = _finding_support()
     framed = f"The verified facts indicate that {statement[0].lower()}{statement[1:]} [1]."
-    assert ground_text(framed, question, support).text == f"{statement} [1]."
+    assert ground_text(framed, read_frame(question), support).text == f"{statement} [1]."
 
 
 SJOGREN = Article(

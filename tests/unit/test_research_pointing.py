@@ -184,43 +184,51 @@ def _fact(*keys: str) -> VerifiedFact:
                         sources=[Citation(pmid=k, title="t") for k in keys])  # fmt: skip
 
 
+def _study(key: str, title: str) -> Article:
+    return Article(pmid=key, title=title, abstract=[AbstractSection(text="300 patients.")])
+
+
+def _read(*keys: str, title: str = "Glofitamab and survival in DLBCL") -> dict[str, Article]:
+    """The articles of ``keys``, by key, each titled ``title``."""
+    return {f"pmid:{k}": _study(k, title) for k in keys}
+
+
 def test_the_summary_opens_with_the_answer_items_or_the_verdict() -> None:
     answer = Cell(text="DLBCL relapsing after CAR T-cell therapy", quote=CONCLUSION)
     rows = [_row("1", "cohort", answer=answer), _row("2", "cohort")]
     listed = read_frame("Which diseases can be treated with glofitamab?")
-    summary = answer_first(_report("1", "2"), rows, listed, [_fact("1", "2")])
+    read = _read("1", "2")
+    summary = answer_first(_report("1", "2"), rows, listed, [_fact("1", "2")], read)
     assert summary.startswith(f"{ANSWER_HEAD} DLBCL relapsing after CAR T-cell therapy [1].")
     assert summary.endswith("The summary.")
     # Only an article backing a verified fact answers; none: the summary as it was.
-    assert answer_first(_report("1"), rows, listed, [_fact("2")]) == "The summary."
+    assert answer_first(_report("1"), rows, listed, [_fact("2")], read) == "The summary."
     asked = read_frame("Does glofitamab improve survival in DLBCL?")
     rows = [_row("1", "RCT", "supports"), _row("2", "RCT", "opposes")]
-    split = answer_first(_report("1", "2"), rows, asked, [_fact("1", "2")])
+    split = answer_first(_report("1", "2"), rows, asked, [_fact("1", "2")], read)
     assert split.startswith(f"{VERDICT_HEAD} Uncertain") and "yes [1]; no [2]" in split
-    yes = answer_first(_report("1"), rows[:1], asked, [_fact("1")])
+    yes = answer_first(_report("1"), rows[:1], asked, [_fact("1")], read)
     assert yes.startswith(f"{VERDICT_HEAD} Yes") and "[1]" in yes
 
 
 def test_one_observational_study_leans_a_report_no_verdict() -> None:
     # The digest's policy: two studies agreeing, or one systematic review or RCT.
     asked = read_frame("Does glofitamab improve survival in DLBCL?")
+    read = _read("1", "2")
     one = [_row("1", "cohort", "supports")]
-    lean = answer_first(_report("1"), one, asked, [_fact("1")])
+    lean = answer_first(_report("1"), one, asked, [_fact("1")], read)
     assert lean.startswith(f"{VERDICT_HEAD} Uncertain")
     assert "lean yes [1], which is not a verdict" in lean
     two = [_row("1", "cohort", "supports"), _row("2", "case-control", "supports")]
-    agreed = answer_first(_report("1", "2"), two, asked, [_fact("1", "2")])
+    agreed = answer_first(_report("1", "2"), two, asked, [_fact("1", "2")], read)
     assert agreed.startswith(f"{VERDICT_HEAD} Yes") and "[1][2]" in agreed
     against = [_row("1", "cohort", "opposes"), _row("2", "cohort", "no difference")]
-    said_no = answer_first(_report("1", "2"), against, asked, [_fact("1", "2")])
+    said_no = answer_first(_report("1", "2"), against, asked, [_fact("1", "2")], read)
     assert said_no.startswith(f"{VERDICT_HEAD} No")
 
 
 def test_a_report_verdict_from_studies_of_another_site_is_uncertain() -> None:
-    def study(key: str, title: str) -> Article:
-        return Article(pmid=key, title=title, abstract=[AbstractSection(text="300 patients.")])
-
-    wrist = {"pmid:1": study("1", "Vitamin C after wrist fractures: a randomised trial")}
+    wrist = _read("1", title="Vitamin C and complex regional pain syndrome after wrist fractures")
     rows = [_row("1", "RCT", "supports")]
     hip = read_frame("Does vitamin C prevent complex regional pain syndrome after hip fractures?")
     withheld = answer_first(_report("1"), rows, hip, [_fact("1")], wrist)
@@ -228,6 +236,32 @@ def test_a_report_verdict_from_studies_of_another_site_is_uncertain() -> None:
     asked_wrist = read_frame(hip.question.replace("hip", "wrist"))
     kept = answer_first(_report("1"), rows, asked_wrist, [_fact("1")], wrist)
     assert kept.startswith(f"{VERDICT_HEAD} Yes")
+
+
+def test_a_conclusion_about_another_subject_never_counts_toward_a_report_verdict() -> None:
+    # Issue 61: "Does exercise in pregnancy prevent postnatal depression?" counted a
+    # conclusion on binge drinking and children's motor function toward its "No".
+    asked = read_frame("Does exercise in pregnancy prevent postnatal depression?")
+    on = _study("1", "Exercise in pregnancy and postnatal depression: a randomised trial")
+    drinking = _study("2", "Binge drinking in pregnancy and motor function in children")
+    walking = _study("3", "Exercise in pregnancy and gestational weight gain")
+    read = {a.key: a for a in (on, drinking, walking)}
+    against = [_row("2", "RCT", "opposes"), _row("3", "RCT", "opposes")]
+    # Every study read is about something else: no verdict, and the line names them.
+    off = answer_first(_report("1", "2", "3"), against, asked, [_fact("2", "3")], read)
+    assert off.startswith(
+        f"{VERDICT_HEAD} Uncertain: none of the studies read [2][3] speaks of exercise and "
+        "postnatal depression together, so their conclusions are set aside."
+    )
+    only_drinking = answer_first(_report("2"), against[:1], asked, [_fact("2")], read)
+    assert "speaks of exercise, so their conclusions are set aside" in only_drinking
+    # The one study about the question decides; the others' "no" is not counted against it.
+    rows = [_row("1", "RCT", "supports"), *against]
+    yes = answer_first(_report("1", "2", "3"), rows, asked, [_fact("1", "2", "3")], read)
+    assert yes.startswith(f"{VERDICT_HEAD} Yes, as the conclusions of the studies read say [1].")
+    # A study not at hand cannot show what it speaks of: it is set aside too.
+    unread = answer_first(_report("1"), rows[:1], asked, [_fact("1")], {})
+    assert unread.startswith(f"{VERDICT_HEAD} Uncertain: none of the studies read [1]")
 
 
 def test_a_sub_question_is_searched_by_the_frame_never_without_its_subject() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from medlit.config import ResearchSettings
@@ -24,6 +25,7 @@ from medlit.research.synthesizer import (
     report_title,
 )
 from medlit.types import AbstractSection, Article, Citation
+from medlit.words.frame import read_frame
 from tests.unit._research_llm import ScriptedLLM
 
 ARTICLES = {
@@ -106,7 +108,9 @@ async def test_sections_are_expanded_a_bounded_number_of_times_then_flagged_shor
         return {"heading": "Efficacy", "content": _words(20)}
 
     llm = ScriptedLLM(answer)
-    report = await generate_report(PLAN.question, FACTS, [], ARTICLES, llm, settings, plan=PLAN)
+    report = await generate_report(
+        read_frame(PLAN.question), FACTS, [], ARTICLES, llm, settings, plan=PLAN
+    )
     # summary; efficacy: draft + 1 expansion (then long enough); safety: draft + 2 (the bound)
     assert llm.tasks() == ["synthesize"] * 6
     efficacy, safety = report.sections
@@ -138,7 +142,9 @@ async def test_a_section_is_not_expanded_again_after_an_expansion_that_only_padd
         return {"heading": "Efficacy", "content": "X lowers Y [1]."}
 
     llm = ScriptedLLM(answer)
-    report = await generate_report(PLAN.question, FACTS[:1], [], ARTICLES, llm, settings, plan=PLAN)
+    report = await generate_report(
+        read_frame(PLAN.question), FACTS[:1], [], ARTICLES, llm, settings, plan=PLAN
+    )
     assert llm.tasks() == ["synthesize"] * 3  # summary, draft, one expansion (not three)
     (section,) = report.sections
     assert section.content == "X lowers Y [1]." and section.short
@@ -163,20 +169,24 @@ async def test_a_topic_repeating_an_earlier_topics_finding_joins_its_section() -
     settings = ResearchSettings(expand_tries=0)
     llm = ScriptedLLM(answer)
     facts = [first, repeated]
-    report = await generate_report(PLAN.question, facts, [], ARTICLES, llm, settings, plan=PLAN)
+    report = await generate_report(
+        read_frame(PLAN.question), facts, [], ARTICLES, llm, settings, plan=PLAN
+    )
     assert llm.tasks() == ["synthesize"] * 2  # the summary and one section
     (section,) = report.sections
     assert section.sub_question_ids == ["q1", "q2"]
     # The same words from another article are a finding of their own: two sections.
     llm = ScriptedLLM(answer)
     facts = [first, other_source]
-    report = await generate_report(PLAN.question, facts, [], ARTICLES, llm, settings, plan=PLAN)
+    report = await generate_report(
+        read_frame(PLAN.question), facts, [], ARTICLES, llm, settings, plan=PLAN
+    )
     assert [s.sub_question_ids for s in report.sections] == [["q1"], ["q2"]]
 
 
 async def test_no_facts_gives_a_report_without_llm_calls() -> None:
     llm = ScriptedLLM(lambda task, msgs: AssertionError("no call expected"))
-    report = await generate_report("Q?", [], [], {}, llm, ResearchSettings())
+    report = await generate_report(read_frame("Q?"), [], [], {}, llm, ResearchSettings())
     assert llm.calls == [] and report.sections == [] and report.references == []
     assert report.executive_summary == (
         "No articles were found for this question, so this report has no findings."
@@ -195,21 +205,74 @@ async def test_a_report_whose_every_claim_was_dropped_names_the_articles_it_read
                                  "affect similar thigh muscles?"),
     }  # fmt: skip
     llm = ScriptedLLM(lambda task, msgs: AssertionError("no call expected"))
-    report = await generate_report(question, [], [], read, llm, ResearchSettings())
+    report = await generate_report(read_frame(question), [], [], read, llm, ResearchSettings())
     assert llm.calls == []
     assert report.executive_summary == (
         "2 articles were found, but nothing they were read to say could be confirmed in their "
-        "own text, so this report draws no conclusion from them. Found on the question's "
-        "subject, to read for yourself: Fatigue in "
+        "own text, so this report draws no conclusion from them. Found on fibromyalgia, to "
+        "read for yourself: Fatigue in "
         "primary Sjögren's syndrome: is there a link with the fibromyalgia syndrome? (PMID "
         "11053064)."
     )
 
 
+ORAL_CONTRACEPTIVES = (
+    "Is oral contraceptive use associated with colorectal cancer risk in pre-menopausal women?"
+)
+
+
+async def test_a_report_with_no_fact_names_articles_on_the_frames_subject() -> None:
+    # Issue 61: the question's words kept "colorectal", "cancer" and "pre-menopausal" of an
+    # article that says nothing of oral contraceptives, and named it as on the subject.
+    frame = read_frame(ORAL_CONTRACEPTIVES)
+    cancer = Article(pmid="1", title="Colorectal cancer risk in pre-menopausal women")
+    pill = Article(pmid="2", title="Oral contraceptives and colorectal cancer: a cohort study")
+    llm = ScriptedLLM(lambda task, msgs: AssertionError("no call expected"))
+    off = await generate_report(frame, [], [], {cancer.key: cancer}, llm, ResearchSettings())
+    assert off.executive_summary.endswith(
+        "None of them, by its title, is about oral contraceptive use."
+    )
+    both = {cancer.key: cancer, pill.key: pill}
+    report = await generate_report(frame, [], [], both, llm, ResearchSettings())
+    assert report.executive_summary.endswith(
+        "Found on oral contraceptive use, to read for yourself: Oral contraceptives and "
+        "colorectal cancer: a cohort study (PMID 2)."
+    )
+    assert report.question == ORAL_CONTRACEPTIVES and llm.calls == []
+
+
+async def test_the_summary_and_section_prompts_tell_the_frames_subject_and_outcome() -> None:
+    def answer(task: str, msgs: list[dict[str, str]]) -> Any:
+        if msgs[0]["content"].startswith("medlit research: summary"):
+            return {"title": "X and Y", "executive_summary": "X lowers Y [1]."}
+        return {"heading": "Efficacy", "content": "X lowers Y [1]."}
+
+    llm = ScriptedLLM(answer)
+    frame = read_frame(ORAL_CONTRACEPTIVES)
+    settings = ResearchSettings(expand_tries=0)
+    await generate_report(frame, FACTS[:1], [], ARTICLES, llm, settings, plan=PLAN)
+    summary, section = (msgs[1]["content"] for _, msgs in llm.calls)
+    asked = (
+        "Subject: oral contraceptive use\nOutcome: colorectal cancer risk\n"
+        "Populations: women, colorectal\n\n"
+    )
+    assert summary.startswith(
+        f"Research question: {ORAL_CONTRACEPTIVES}\n{asked}Verified facts:\n- (high"
+    )
+    assert section.startswith(f"Topic: Does X reduce Y?\n{asked}Verified facts:\n- (high")
+    # A frame that read no subject, outcome or population adds no line.
+    llm = ScriptedLLM(answer)
+    bare = replace(read_frame("Q?"), subject="")
+    await generate_report(bare, FACTS[:1], [], ARTICLES, llm, settings, plan=PLAN)
+    assert llm.calls[0][1][1]["content"].startswith("Research question: Q?\n\nVerified facts")
+
+
 async def test_a_short_plan_is_a_limitation_of_the_report() -> None:
     short = PLAN.model_copy(update={"note": "The planner proposed 1 usable sub-question."})
     llm = ScriptedLLM(lambda task, msgs: AssertionError("no call expected"))
-    report = await generate_report("Q?", [], [], {}, llm, ResearchSettings(), plan=short)
+    report = await generate_report(
+        read_frame("Q?"), [], [], {}, llm, ResearchSettings(), plan=short
+    )
     assert report.limitations[0] == "The planner proposed 1 usable sub-question."
     # With no second source, "no conflicting findings" would say more than was checked.
     assert "Fewer than two articles were cited, so no findings" in render_markdown(report)
@@ -231,7 +294,7 @@ async def test_markdown_and_json_rendering() -> None:
         return {"heading": "Topic", "content": _words(300)}
 
     report = await generate_report(
-        "Does X reduce Y?", FACTS[:1], [discrepancy], ARTICLES, ScriptedLLM(answer),
+        read_frame("Does X reduce Y?"), FACTS[:1], [discrepancy], ARTICLES, ScriptedLLM(answer),
         ResearchSettings(), plan=PLAN,
     )  # fmt: skip
     markdown = render_markdown(report)
@@ -263,7 +326,7 @@ async def test_section_sentences_that_cite_no_verified_fact_are_left_out() -> No
         return {"heading": "Efficacy", "content": f"X lowers Y (0.67 vs. 1.58) [1].\n\n{padding}"}
 
     report = await generate_report(
-        PLAN.question, FACTS, [], ARTICLES, ScriptedLLM(answer), settings, plan=PLAN
+        read_frame(PLAN.question), FACTS, [], ARTICLES, ScriptedLLM(answer), settings, plan=PLAN
     )
     efficacy, safety = report.sections
     assert efficacy.content == "X lowers Y (0.67 vs. 1.58) [1]."
@@ -345,7 +408,13 @@ async def _one_fact_report(
 
     settings = ResearchSettings(min_section_words=50, expand_tries=0)
     return await generate_report(
-        question, [fact], [], {article.key: article}, ScriptedLLM(answer), settings, plan=plan
+        read_frame(question),
+        [fact],
+        [],
+        {article.key: article},
+        ScriptedLLM(answer),
+        settings,
+        plan=plan,
     )
 
 

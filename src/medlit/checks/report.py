@@ -19,9 +19,11 @@ from medlit.checks.draft import Draft, Sentence
 from medlit.checks.findings import Finding
 from medlit.text import only_points, sentence_pieces
 from medlit.words import data_lines
+from medlit.words.frame import QuestionFrame
 from medlit.words.grounding import cited_numbers, without_frame, without_numbers_cited
 from medlit.words.qualified_names import mismatched, qualified_names
-from medlit.words.topics import anchor_terms, normalise_topic
+from medlit.words.search_plan import asked_terms
+from medlit.words.topics import normalise_topic
 
 __all__ = [
     "ReportContext",
@@ -71,7 +73,7 @@ class ReportContext:
     each reference number stands behind (``support``: its words, and its qualified names as
     "head qualifier")."""
 
-    question: str
+    frame: QuestionFrame
     support: Mapping[int, set[str]]
     draft: Draft
     #: each sentence as written (after the prompt's number lines are folded in)
@@ -82,7 +84,9 @@ class ReportContext:
     left_out: set[int] = field(default_factory=set)
 
     @classmethod
-    def parse(cls, text: str, question: str, support: Mapping[int, set[str]]) -> ReportContext:
+    def parse(
+        cls, text: str, frame: QuestionFrame, support: Mapping[int, set[str]]
+    ) -> ReportContext:
         """The context of ``text``, a report section or summary citing "[n]"."""
         lines: list[tuple[str, ...]] = []
         drafted: list[str] = []
@@ -92,7 +96,7 @@ class ReportContext:
                 lines.append(())
             lines.append(tuple(f"{s} " for s in sentences[:-1]) + tuple(sentences[-1:]))
             drafted += sentences
-        return cls(question, support, Draft(tuple(lines)), drafted)
+        return cls(frame, support, Draft(tuple(lines)), drafted)
 
     def open(self) -> list[Sentence]:
         """The sentences no check has left out yet."""
@@ -151,9 +155,10 @@ def uncited(ctx: ReportContext) -> list[Finding]:
 
 @check("report-unbacked-words", "report")
 def unbacked_words(ctx: ReportContext) -> list[Finding]:
-    """A subject word of the question in a sentence that none of the references it cites
-    stands behind."""
-    anchors = anchor_terms(ctx.question)
+    """A word the question asks about, as its frame reads it (its subject, outcome,
+    comparison, populations and other words), in a sentence that none of the references it
+    cites stands behind."""
+    anchors = asked_terms(ctx.frame)
 
     def unbacked(sentence: Sentence) -> bool:
         words = normalise_topic(without_numbers_cited(ctx.text(sentence))).split()

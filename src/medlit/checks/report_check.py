@@ -10,6 +10,7 @@ from medlit.checks.apply import apply
 from medlit.checks.findings import Finding
 from medlit.checks.registry import enabled
 from medlit.checks.report import ReportContext
+from medlit.words.frame import QuestionFrame
 
 __all__ = ["GroundedSummary", "ground_text"]
 
@@ -26,18 +27,21 @@ class GroundedSummary:
 
 
 def ground_text(
-    text: str, question: str, support: Mapping[int, set[str]], disabled: Collection[str] = ()
+    text: str,
+    frame: QuestionFrame,
+    support: Mapping[int, set[str]],
+    disabled: Collection[str] = (),
 ) -> GroundedSummary:
     """Keep the sentences of ``text`` that rest on the references they cite.
 
     A sentence stays when no ``report`` check of the registry (but those in ``disabled``)
-    leaves it out: it cites a reference in ``support``, every subject word of the question it
-    uses occurs in what those references stand behind, it names nothing they name otherwise
-    ("vitamin D" where their facts say vitamin C), and it does not speak of the prompt ("the
-    verified facts", "their confidence level"). Paragraphs are kept; one left with no
-    sentence goes.
+    leaves it out: it cites a reference in ``support``, every word the question asks about (as
+    its ``frame`` reads it) that it uses occurs in what those references stand behind, it
+    names nothing they name otherwise ("vitamin D" where their facts say vitamin C), and it
+    does not speak of the prompt ("the verified facts", "their confidence level"). Paragraphs
+    are kept; one left with no sentence goes.
     """
-    ctx = ReportContext.parse(text, question, support)
+    ctx = ReportContext.parse(text, frame, support)
     findings: list[Finding] = []
     for check in enabled("report", disabled):
         found = list(check.run(ctx))

@@ -11,7 +11,9 @@ from collections.abc import Collection
 
 from medlit.checks import GroundedSummary, ground_text
 from medlit.research.models import Discrepancy, Reference, VerifiedFact
+from medlit.words.frame import QuestionFrame
 from medlit.words.grounding import question_parts, topic_words
+from medlit.words.search_plan import asked_terms
 from medlit.words.topics import anchor_terms, normalise_topic
 
 __all__ = [
@@ -73,7 +75,7 @@ def fact_support(
 
 def ground_summary(
     summary: str,
-    question: str,
+    frame: QuestionFrame,
     facts: list[VerifiedFact],
     numbers: dict[str, int],
     support: dict[int, set[str]],
@@ -83,18 +85,20 @@ def ground_summary(
 
     Args:
         summary: the model's executive summary, citations already cleaned.
-        question: the research question (its subject words are checked).
+        frame: the research question's frame (the words it asks about are checked).
         facts: the verified facts the summary was written from.
         numbers: reference number by article key.
         support: what each reference stands behind (:func:`fact_support`), shared with the
             sections' check.
         disabled: ids of checks not to run.
     """
-    grounded = ground_text(summary, question, support, disabled)
+    grounded = ground_text(summary, frame, support, disabled)
     if grounded.answered:
         return grounded
-    asks = question_parts(question)
-    parts = [anchor_terms(ask) for ask in asks]
+    asks = question_parts(frame.question)
+    # The whole question as its frame reads it; each further ask of a question asking two
+    # things (the frame reads the question as one) by its own words.
+    parts = [asked_terms(frame), *(anchor_terms(ask) for ask in asks[1:])]
     # Which of the question's parts (the whole, then each ask) each fact speaks of.
     speaks = [[_on_question(fact, part, numbers) for part in parts] for fact in facts]
     on_question = [fact for fact, said in zip(facts, speaks, strict=True) if any(said)]

@@ -623,7 +623,7 @@ class _Run:
         elif stage is JobStatus.SYNTHESIZING:
             stopped = self.budget.stop_reason
             job.report = await generate_report(
-                job.question,
+                job_frame(job),
                 job.facts,
                 job.discrepancies,
                 job.articles,

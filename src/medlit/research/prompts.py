@@ -14,6 +14,8 @@ from typing import Any, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from medlit.words.frame import QuestionFrame
+
 __all__ = [
     "CrossReferenceReply",
     "ExtractedClaim",
@@ -25,6 +27,7 @@ __all__ = [
     "SectionReply",
     "SummaryReply",
     "Task",
+    "asked_lines",
     "require_in_schema",
 ]
 
@@ -199,6 +202,7 @@ JSON only: {"facts": [{"statement": "...", "claim_ids": [1, 2], "confidence": "h
 
 SUMMARY_SYSTEM = """medlit research: summary
 You write the title and executive summary of a literature research report from verified facts. \
+Keep to the question's subject and outcome as given. \
 Cite sources only by the reference numbers given, as [n]. Do not add facts or references. \
 Say where the evidence is weak or conflicting. Reply with JSON only: \
 {"title": "...", "executive_summary": "..."}"""
@@ -214,6 +218,22 @@ The report section below has {words} words; it needs at least {min_words}. Rewri
 from the same facts: explain methods, populations, effect sizes, consistency and limitations. \
 Cite only the reference numbers given, as [n]. Do not add facts or references. \
 Reply with JSON only: {{"heading": "...", "content": "..."}}"""
+
+
+def asked_lines(frame: QuestionFrame) -> str:
+    """What ``frame``'s question asks about, for a prompt: its subject, outcome and
+    populations, one short line each, only those the frame read ("" when none)."""
+    populations = ", ".join(dict.fromkeys(p.words or p.name for p in frame.populations))
+    lines = [
+        f"{label}: {value}"
+        for label, value in (
+            ("Subject", frame.subject),
+            ("Outcome", frame.outcome),
+            ("Populations", populations),
+        )
+        if value
+    ]
+    return "\n".join(lines)
 
 
 def messages(system: str, user: str) -> list[Message]:

@@ -29,7 +29,7 @@ from medlit.research.models import (
     SubQuestionStatus,
     VerifiedFact,
 )
-from medlit.research.planner import anchor_terms, on_topic
+from medlit.research.planner import on_topic
 from medlit.research.prompts import (
     EXPAND_SYSTEM,
     SECTION_SYSTEM,
@@ -38,12 +38,15 @@ from medlit.research.prompts import (
     SectionReply,
     SummaryReply,
     Task,
+    asked_lines,
     messages,
 )
 from medlit.text import counted
 from medlit.types import Article, Citation, StudyType
 from medlit.words.defined_terms import spell_out
+from medlit.words.frame import QuestionFrame
 from medlit.words.grounding import cited_numbers, word_stems
+from medlit.words.search_plan import asked_terms, speaks_of_subject
 
 __all__ = [
     "UNWRITTEN_ERRORS",
@@ -210,6 +213,7 @@ def evidence_quality(
 
 async def _write_section(
     topic: str,
+    asked: str,
     facts: list[VerifiedFact],
     conflicts: list[Discrepancy],
     references: list[Reference],
@@ -220,9 +224,11 @@ async def _write_section(
 ) -> ReportSection:
     """Draft a section, expanding it while it is short and the expansions add sentences that
     rest on its facts (``grounded_words``): padding the facts do not back would be left out,
-    so asking for more of it is an LLM call wasted."""
+    so asking for more of it is an LLM call wasted. ``asked``: what the question asks about
+    (:func:`~medlit.research.prompts.asked_lines`), told under the topic."""
     minimum = settings.min_section_words
-    user = f"Topic: {topic}\n\nVerified facts:\n{_fact_lines(facts, numbers) or '(none)'}\n\n"
+    user = f"Topic: {topic}\n{asked}\n\n" if asked else f"Topic: {topic}\n\n"
+    user += f"Verified facts:\n{_fact_lines(facts, numbers) or '(none)'}\n\n"
     if conflicts:
         user += f"Conflicting findings:\n{_conflict_lines(conflicts, numbers)}\n\n"
     user += f"References:\n{_reference_lines(references)}"
@@ -387,7 +393,7 @@ def _fold_repeated_topics(
 class _Drafting:
     """What every step of writing one report reads, and the limitations they add."""
 
-    question: str
+    frame: QuestionFrame
     facts: list[VerifiedFact]
     discrepancies: list[Discrepancy]
     articles: dict[str, Article]
@@ -398,6 +404,10 @@ class _Drafting:
     support: dict[int, set[str]]
     limitations: list[str] = field(default_factory=list)
     disabled: Collection[str] = ()  # ids of checks not to run
+
+    @property
+    def question(self) -> str:
+        return self.frame.question
 
 
 def _topics_of(
@@ -438,9 +448,11 @@ def _research_limitations(plan: ResearchPlan | None, budget_stop_reason: str | N
 async def _write_summary(d: _Drafting) -> tuple[str, str, bool]:
     """(title, executive summary, whether its facts answer the question): the model's,
     cleaned and held to the facts; the verified facts when the model could not write it."""
+    asked = asked_lines(d.frame)
     summary_user = (
-        f"Research question: {d.question}\n\n"
-        f"Verified facts:\n{_fact_lines(d.facts, d.numbers)}\n\n"
+        f"Research question: {d.question}\n"
+        + (f"{asked}\n" if asked else "")
+        + f"\nVerified facts:\n{_fact_lines(d.facts, d.numbers)}\n\n"
         f"Conflicting findings:\n{_conflict_lines(d.discrepancies, d.numbers) or '(none)'}\n\n"
         f"References:\n{_reference_lines(d.references)}"
     )
@@ -458,9 +470,7 @@ async def _write_summary(d: _Drafting) -> tuple[str, str, bool]:
             ),
         )
     executive_summary, _ = clean_citations(summary.executive_summary, d.references)
-    grounded = ground_summary(
-        executive_summary, d.question, d.facts, d.numbers, d.support, d.disabled
-    )
+    grounded = ground_summary(executive_summary, d.frame, d.facts, d.numbers, d.support, d.disabled)
     executive_summary = _plain(grounded.text, d.references, d.articles)
     title = report_title(summary.title, d.question, answered=grounded.answered)
     if grounded.removed:
@@ -481,13 +491,14 @@ async def _topic_section(
     try:
         section = await _write_section(
             topic,
+            asked_lines(d.frame),
             topic_facts,
             topic_conflicts,
             d.references,
             d.numbers,
             d.llm,
             d.settings,
-            lambda text: count_words(ground_text(text, d.question, d.support, d.disabled).text),
+            lambda text: count_words(ground_text(text, d.frame, d.support, d.disabled).text),
         )
     except UNWRITTEN_ERRORS as exc:
         # One bad reply costs this section its prose, not the job: its verified facts.
@@ -502,7 +513,7 @@ async def _topic_section(
             d.settings,
             UNWRITTEN_SECTION,
         )
-    grounded = ground_text(section.content, d.question, d.support, d.disabled)
+    grounded = ground_text(section.content, d.frame, d.support, d.disabled)
     if grounded.removed:
         log.warning(
             "section_sentences_removed",
@@ -539,7 +550,7 @@ def _section_limitations(
 
 
 async def generate_report(
-    question: str,
+    frame: QuestionFrame,
     facts: list[VerifiedFact],
     discrepancies: list[Discrepancy],
     articles: dict[str, Article],
@@ -560,7 +571,9 @@ async def generate_report(
     (:func:`_topic_section`); what it says of the sections (:func:`_section_limitations`).
 
     Args:
-        question: the research question.
+        frame: the research question's frame (read once, kept on the job): the question is
+            ``frame.question``; its subject, outcome and populations are told to the model
+            and hold the report's sentences and its no-facts summary.
         facts: verified facts.
         discrepancies: conflicts found by the verifier.
         articles: every article the job retrieved, by ``Article.key`` (the only citable ones).
@@ -573,6 +586,7 @@ async def generate_report(
             one is a ValueError.
     """
     refuse_unknown(disabled_checks)
+    question = frame.question
     topics, conflicts = _topics_of(facts, discrepancies, plan)
     # References are numbered in reading order: topic by topic, facts before conflicts.
     references = build_references(
@@ -586,14 +600,14 @@ async def generate_report(
         return NarrativeReport(
             title=f"Research report: {question}",
             question=question,
-            executive_summary=no_facts_summary(question, articles),
+            executive_summary=no_facts_summary(frame, articles),
             answered=False,
             discrepancies=discrepancies,
             references=references,
             limitations=limitations,
         )
     support = fact_support(facts, references, numbers, discrepancies)
-    d = _Drafting(question, facts, discrepancies, articles, llm, settings, references, numbers,
+    d = _Drafting(frame, facts, discrepancies, articles, llm, settings, references, numbers,
                   support, limitations, disabled_checks)  # fmt: skip
     title, executive_summary, answered = await _write_summary(d)
     sections: list[ReportSection] = []
@@ -625,31 +639,38 @@ async def generate_report(
 ARTICLES_NAMED = 5
 
 
-def no_facts_summary(question: str, articles: dict[str, Article]) -> str:
+def no_facts_summary(frame: QuestionFrame, articles: dict[str, Article]) -> str:
     """The executive summary of a report with no verified fact.
 
     Every claim drawn from the article that answers the question can be dropped (a model may
     misread it each time it is asked), and "no evidence answering the question was found"
     would then be false: the article was read. The summary says what happened, and names the
-    articles retrieved whose titles keep the question's subject, for the reader to read.
+    articles retrieved whose titles speak of ``frame``'s subject
+    (:func:`medlit.words.search_plan.speaks_of_subject`), for the reader to read; with no
+    subject read, those keeping the words it asks about (:func:`asked_terms`).
     """
     if not articles:
         return "No articles were found for this question, so this report has no findings."
-    anchors = anchor_terms(question)
-    on_subject = [a for a in articles.values() if on_topic(a.title, anchors)]
+    if frame.subject:
+        on_subject = [a for a in articles.values() if speaks_of_subject(frame, a.title)]
+        subject = frame.subject
+    else:
+        anchors = asked_terms(frame)
+        on_subject = [a for a in articles.values() if on_topic(a.title, anchors)]
+        subject = "the question's subject"
     text = (
         f"{counted(len(articles), 'article')} {'was' if len(articles) == 1 else 'were'} "
         "found, but nothing they were read to say could be confirmed in their own text, so this "
         "report draws no conclusion from them."
     )
     if not on_subject:
-        return text + " None of them, by its title, is about the question's subject."
+        return text + f" None of them, by its title, is about {subject}."
     named = "; ".join(
         f"{a.title.rstrip('. ')} ({f'PMID {a.pmid}' if a.pmid else a.key})"
         for a in on_subject[:ARTICLES_NAMED]
     )
     more = len(on_subject) - ARTICLES_NAMED
-    return f"{text} Found on the question's subject, to read for yourself: {named}" + (
+    return f"{text} Found on {subject}, to read for yourself: {named}" + (
         f"; and {more} more." if more > 0 else "."
     )
 

@@ -27,11 +27,13 @@ from medlit.words.forms import british, known_word, plural_lemma, word_stem
 from medlit.words.frame import QuestionFrame
 from medlit.words.search_terms import query_terms, relaxed_queries
 from medlit.words.tables import stop_words, synonym_groups
+from medlit.words.topics import anchor_terms
 
 __all__ = [
     "Concept",
     "Role",
     "SearchStep",
+    "asked_terms",
     "concept_words",
     "concepts_of",
     "parts_named",
@@ -371,6 +373,18 @@ def concept_words(frame: QuestionFrame, roles: Iterable[Role] = ("subject", "out
             asked = [variants[0] for variants in concept.words] or [concept.phrases[0]]
             words.update(word for phrase in asked for word in phrase.split())
     return words
+
+
+#: Every role of a question's concepts.
+ROLES: tuple[Role, ...] = ("subject", "outcome", "comparison", "population", "qualifier")
+
+
+def asked_terms(frame: QuestionFrame) -> set[str]:
+    """The words ``frame``'s question asks about, as the frame reads them: the key words of
+    its concepts (subject, outcome, comparison, populations and its other words,
+    :func:`concept_words`), normalised as :func:`medlit.words.topics.anchor_terms` gives a
+    question's subject words (generic and one-letter words left out)."""
+    return {term for word in concept_words(frame, ROLES) for term in anchor_terms(word)}
 
 
 #: A key word of the subject rarer in English than this (Zipf) names it on its own: a drug,
