@@ -10,7 +10,8 @@ named by PMID in ``pqal_dev.json``, consumer questions named by their line in ``
 (both read from ``../shared/data``) and questions written in a specialist's voice (their text
 in the TSV), split into halves as :mod:`question_kinds` does (by the PMID's hash; an MQP
 question's by its text's). What is read is :func:`medlit.words.frame.read_frame` ``(q)``'s
-``.subject`` and ``.outcome``.
+``.subject`` and ``.outcome``. ``--reworded`` reads the labelled rewordings of
+``reworded_questions.tsv`` instead (plain and expert-phrased questions; their shape is their style).
 
 A reading is *right* when it equals one of the label's ``|``-separated alternatives, both
 lower-cased, with the articles (a, an, the) and the spaces around the words dropped; an empty
@@ -46,6 +47,7 @@ from question_kinds import read_with as read_kinds_with
 
 ROOT = Path(__file__).resolve().parents[1]
 LABELS = ROOT / "benchmarks/data/question_frames.tsv"
+REWORDED = ROOT / "benchmarks/data/reworded_questions.tsv"
 SHARED = ROOT.parent / "shared/data"
 FIELDS = ("subject", "outcome")
 
@@ -133,6 +135,19 @@ def load(labels: Path, shared: Path) -> list[Labelled]:
     return out
 
 
+def load_reworded(labels: Path) -> list[Labelled]:
+    """The reworded questions of ``reworded_questions.tsv`` (their text and labels in the TSV;
+    their shape is their style, plain or expert)."""
+    lines = [ln for ln in labels.read_text().splitlines() if ln.strip() and ln[0] != "#"]
+    out: list[Labelled] = []
+    for line in lines[1:]:
+        rid, pmid, half, style, _answer, question, subject, outcome = line.split("\t")
+        if half != half_of(pmid):
+            raise SystemExit(f"{labels}: {rid} is in the {half_of(pmid)} half, not {half}")
+        out.append(Labelled(f"{rid}:{pmid}", half, style, question, subject, outcome))
+    return out
+
+
 def read_with(src: Path, questions: list[str]) -> list[tuple[str, str]]:
     """The (subject, outcome) another version's frame (its ``src``) reads in ``questions``."""
     return [(s, o) for s, o in read_kinds_with(src, questions, _OLD_READER)]  # type: ignore[misc]
@@ -193,6 +208,9 @@ def _options(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--data", type=Path, default=SHARED, help="../shared/data.")
     parser.add_argument("--misses", action="store_true", help="List the questions misread.")
     parser.add_argument("--compare", type=Path, default=None, help="Another version's src.")
+    parser.add_argument(
+        "--reworded", action="store_true", help=f"Read the labels of {REWORDED.name} instead."
+    )
     add_half(parser)
     return parser.parse_args(argv)
 
@@ -204,7 +222,8 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.data / "pubmedqa/pqal_dev.json").exists():
         print(f"no PubMedQA data under {args.data}")
         return 2
-    cases = [c for c in load(args.labels, args.data) if c.half == args.half]
+    loaded = load_reworded(REWORDED) if args.reworded else load(args.labels, args.data)
+    cases = [c for c in loaded if c.half == args.half]
     print(f"{len(cases)} questions of the {args.half} half\n")
     frames = [read_frame(c.question) for c in cases]
     read = [(f.subject or "", f.outcome or "") for f in frames]

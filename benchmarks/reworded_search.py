@@ -20,9 +20,9 @@ directory each, the questions in one order). Per half, for each version:
     python benchmarks/reworded_search.py --old /path/to/old/src
     python benchmarks/reworded_search.py --old OLD --llm --style expert --half check  # a model
 
-With ``--llm``, the ``MEDLIT_LLM_*`` settings of the environment reach both versions (a real
-model answers and the checks hold it; set ``MEDLIT_LLM_SEED`` for a repeatable run), and the
-answers of both are kept in ``--dump`` if given.
+With ``--llm``, the ``MEDLIT_LLM_*`` and ``MEDLIT_AGENT_*`` settings of the environment reach
+both versions (a real model answers and the checks hold it; set ``MEDLIT_LLM_SEED`` for a
+repeatable run), and the answers of both are kept in ``--dump`` if given.
 
 The last line gives every figure as ``name=value`` (``_old``/``_new`` and the half suffixed).
 """
@@ -151,7 +151,7 @@ def run_child(
 
 
 def _run(src: Path, rows_path: Path, xml: Path, llm: bool) -> list[dict[str, Any]]:
-    return run_child(__file__, src, rows_path, xml, ("MEDLIT_LLM_",) if llm else ())
+    return run_child(__file__, src, rows_path, xml, ("MEDLIT_LLM_", "MEDLIT_AGENT_") if llm else ())
 
 
 def _figures(records: list[dict[str, Any]]) -> dict[str, str]:

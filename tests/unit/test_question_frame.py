@@ -291,6 +291,17 @@ def test_a_result_keeps_a_frame_given_and_shows_it() -> None:
             "use of statins",
             "cost savings",
         ),
+        # A subject never ends with an article, a determiner or a preposition.
+        (
+            "Is central venous pressure a reliable guide to fluid responsiveness?",
+            "central venous pressure",
+            "guide to fluid responsiveness",
+        ),
+        (
+            "For lung cancer treated palliatively, are higher radiation doses of any benefit?",
+            "higher radiation doses",
+            "lung cancer treated palliatively",
+        ),
     ],
 )
 def test_the_frame_reads_what_a_question_opens_and_leaves(

@@ -145,6 +145,9 @@ _HOW = re.compile(r"^how\s+(?:\w+\s+)?(?:is|are|was|were|do|does)\s+(?P<rest>.+)
 # A yes/no question whose main verb follows its subject ("does X cure Y", "can X relieve Y").
 _DOING = re.compile(r"^(?:do|does|did|can|could|will|would|should|may|might|must)\b")
 _TOKEN = re.compile(r"[a-z][a-z'-]*")
+# What a subject never ends with: an article, a determiner or a preposition ("is X a
+# reliable guide", "are higher doses of any benefit").
+_TRAILING_DETERMINER = re.compile(r"(?:\s+(?:an?|the|any|some|this|that|of|to|with))+$")
 # The particle of a phrasal verb ("pick out", "bring down"): no word of the outcome.
 _PARTICLE = re.compile(r"^\s*(?:out|up|down|off|away|back)\b")
 
@@ -368,7 +371,7 @@ def _subject_outcome(question: str, asking: str, span: tuple[int, int]) -> tuple
         subject = _IT_TO.sub("", _LEADING.sub("", asking[: span[0]]))
         outcome = _phrase(_RISK_OF.sub("", _ARTICLE.sub("", asking[span[1] :].strip())))
     subject = cue("frame.asker").sub("", subject.strip())
-    subject = _phrase(subject)
+    subject = _TRAILING_DETERMINER.sub("", _phrase(subject))
     if _WH_START.match(subject):
         # "what causes migraine?": what it asks about is what the answer names, not a word of
         # the question (its searches are then the question's words, names kept longest).
