@@ -198,6 +198,7 @@ async def _replayed(rows: list[dict[str, Any]], xml: bytes, old: Path | None) ->
             "frame": read_frame(row["standalone"]),
             "final_answer": checked.text or "(the digest)",
             "verdict": verdict,
+            "drafted_verdict": row.get("drafted_verdict"),
             "verdict_cause": None if fallback else checked.cause,
             "citations": [Citation.from_article(read[p]) for p in checked.cited if p in read],
             "removed_citations": checked.removed,

@@ -381,14 +381,14 @@ class CacheSettings(_Section):
         0.45, ge=0, le=1, description="Tier-1: the cached answer's retrieval score a hit needs."
     )
     subject_min_score: float | None = Field(
-        0.30,
+        0.25,
         ge=0,
         le=1,
         description="Tier-1: the retrieval score an answer needs to be kept, and a hit on it, "
         "when it misses min_score's bar (too few articles, or one alone, whose score is "
         "averaged over min_docs) but cites an article that speaks of the question's subject "
-        "and outcome; null keeps no such answer. Measured by benchmarks/admission.py "
-        "(docs/cache-guard.md).",
+        "and outcome, or cites one article and its checks changed nothing; null keeps no "
+        "such answer. Measured by benchmarks/admission.py (docs/cache-guard.md).",
     )
     guard: bool = Field(
         True,

@@ -123,8 +123,8 @@ class Admission:
 
     ``path`` says which bar an admitted answer cleared: ``confident`` (enough articles, or
     one that studied exactly this question) or ``subject`` (one cited article speaks of the
-    question's subject and outcome); a hit on a ``subject`` answer needs
-    ``cache.subject_min_score``, not ``cache.min_score``.
+    question's subject and outcome, or the one article it cites stood its checks); a hit on a
+    ``subject`` answer needs ``cache.subject_min_score``, not ``cache.min_score``.
     """
 
     admit: bool
@@ -149,6 +149,23 @@ def _cites_subject(state: AgentState) -> bool:
     return about_question(frame, articles) > 0
 
 
+def _one_article_stood(state: AgentState) -> bool:
+    """Whether the answer rests on one article and its checks changed nothing: it cites one
+    PMID, its yes or no is the model's own (no check withheld, flipped or left anything
+    out), though the article may word the subject or the outcome otherwise than the
+    question does."""
+    verdict = state.get("verdict")
+    cited = {c.pmid for c in state.get("citations", []) if c.pmid}
+    return (
+        len(cited) == 1
+        and verdict in ("yes", "no")
+        and state.get("verdict_cause") is None
+        and state.get("drafted_verdict") in (None, verdict)
+        and not state.get("left_out")
+        and not state.get("removed_citations")
+    )
+
+
 def _bar(state: AgentState, cache: CacheSettings) -> str:
     """The bar the answer clears ("confident" first, then "subject"), or why it clears
     neither: ``not_confident`` (too few articles, none it cites about the question) or
@@ -157,7 +174,9 @@ def _bar(state: AgentState, cache: CacheSettings) -> str:
     confident = bool(state.get("confident"))
     if confident and score >= max(cache.min_score, 0.0):
         return "confident"
-    subject = cache.subject_min_score is not None and _cites_subject(state)
+    subject = cache.subject_min_score is not None and (
+        _cites_subject(state) or _one_article_stood(state)
+    )
     if subject and score >= max(cache.subject_min_score or 0.0, 0.0):
         return "subject"
     return "low_score" if confident or subject else "not_confident"
@@ -184,8 +203,9 @@ def should_cache(
       exactly this question) scoring at least ``cache.min_score``;
     - ``subject``: where that bar is not cleared (fewer articles, or one article whose score,
       the mean over ``min_docs`` articles, cannot reach ``min_score``), one article it cites
-      speaks of the question's subject and its outcome (the one article that answers it),
-      and the evidence scores at least ``cache.subject_min_score`` (None: no such answer is
+      speaks of the question's subject and its outcome (the one article that answers it), or
+      it cites one article and its checks changed nothing (:func:`_one_article_stood`), and
+      the evidence scores at least ``cache.subject_min_score`` (None: no such answer is
       admitted).
 
     ``benchmarks/admission.py`` measures both bars (``docs/cache-guard.md``).

@@ -237,6 +237,35 @@ def test_one_article_that_does_not_answer_it_is_kept_out(
     assert not verdict.admit and verdict.reason == reason and verdict.path is None
 
 
+#: The one article that answers it, wording its subject otherwise than the question.
+WORDED_OTHERWISE = "Hormonal contraception and bowel neoplasms in premenopausal patients"
+
+
+def test_one_article_its_checks_left_standing_is_admitted() -> None:
+    cache = CacheSettings(min_score=0.45, subject_min_score=0.25)
+    stood = _one_article(WORDED_OTHERWISE, verdict="yes", confident=False)
+    verdict = should_cache(stood, AgentSettings(), cache, retrieved_pmids=["11"])
+    assert verdict.admit and verdict.path == "subject"
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"verdict": "uncertain"},  # no yes or no
+        {"verdict": None},
+        {"verdict": "yes", "drafted_verdict": "no"},  # a check turned the model's verdict
+        {"verdict": "yes", "retrieval_score": 0.2},  # under the floor
+        # two articles: the one article that answers it is not known
+        {"verdict": "yes", "citations": [Citation(pmid=p, title="t") for p in ("11", "12")]},
+    ],
+)
+def test_one_article_answer_its_checks_changed_is_kept_out(fields: dict[str, object]) -> None:
+    cache = CacheSettings(min_score=0.45, subject_min_score=0.25)
+    state = _one_article(WORDED_OTHERWISE, confident=False, **fields)
+    verdict = should_cache(state, AgentSettings(), cache, retrieved_pmids=["11", "12"])
+    assert not verdict.admit
+
+
 def test_a_direct_match_is_confident_alone() -> None:
     settings = AgentSettings(min_docs=3, direct_match_similarity=0.85)
     report = score_evidence([_ev("1", 0, 0.97)], settings)
