@@ -131,3 +131,13 @@ def test_nothing_retrieved_is_not_this_check() -> None:
 def test_terms_are_named_as_none_of_them() -> None:
     assert either_of(["myopathy"]) == "myopathy"
     assert either_of(["a", "b", "c"]) == "a, b or c"
+
+
+def test_with_the_frame_its_concepts_and_the_change_asked_are_held() -> None:
+    from medlit.words.frame import read_frame
+
+    question = "Do statins impair myopathy recovery after coronary artery bypass grafting?"
+    frame = read_frame(question)
+    # The change the question asks ("impair") is held as its concepts are, read once.
+    assert unmentioned_terms(question, STATINS, frame) == ["impair", "myopathy"]
+    assert unmentioned_terms(question, STATINS, frame) == unmentioned_terms(question, STATINS)

@@ -320,7 +320,7 @@ class AgentDeps:
             evidence,
             embedder=self.embedder,
             why=why or NO_MODEL,
-            unmentioned=unmentioned_terms(question, articles.values()),
+            unmentioned=unmentioned_terms(question, articles.values(), frame),
             frame=frame,
         )
         return digest.text, digest.verdict, digest.cause

@@ -109,7 +109,8 @@ def _facts(
     return Facts(
         kept=kept,
         best_pmid=best.pmid,
-        best_names_question=bool(best.pmid) and not unmentioned_terms(ctx.question, [best]),
+        best_names_question=bool(best.pmid)
+        and not unmentioned_terms(ctx.question, [best], ctx.frame),
         best_says_unaddressed=bool(unspoken) and says_all(best, unspoken),
         states_only_otherwise=otherwise,
         is_yes_no=is_yes_no,

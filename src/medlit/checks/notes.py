@@ -90,7 +90,7 @@ def populations_unspoken(ctx: CheckContext) -> list[Finding]:
 @check("unmentioned-terms", "note")
 def unmentioned(ctx: CheckContext) -> list[Finding]:
     """A subject term of the question that no retrieved article mentions at all."""
-    terms = unmentioned_terms(ctx.question, ctx.articles.values())
+    terms = unmentioned_terms(ctx.question, ctx.articles.values(), ctx.frame)
     if not terms:
         return []
     message = (

@@ -37,7 +37,9 @@ from medlit.checks.declare import check
 from medlit.checks.findings import Finding
 from medlit.text import either_of
 from medlit.types import Article
+from medlit.words.frame import QuestionFrame
 from medlit.words.grounding import said_in, word_stems
+from medlit.words.search_plan import asked_terms
 from medlit.words.topics import anchor_terms, normalise_topic
 from medlit.words.unmentioned import mentioned, subject_terms
 
@@ -51,18 +53,20 @@ the question's words at all (:func:`medlit.research.planner.anchor_terms`)."""
 
 
 def off_question_in(
-    articles: Mapping[str, Article], question: str
+    articles: Mapping[str, Article], question: str, frame: QuestionFrame | None = None
 ) -> Callable[[str], list[tuple[str, str]]]:
     """What is wrong with a sentence's citations: (PMID, why) for each cited article naming
-    none of ``question``'s subject terms, where the sentence names none either."""
-    terms = subject_terms(question)
+    none of ``question``'s subject terms (its ``frame``'s, when given), where the sentence
+    names none either."""
+    terms = subject_terms(question, frame)
     if not terms:
         return lambda sentence: []
     named = either_of(list(terms.values()))
     # One subject term: the sentence must say none of the question's words either.
     asked: set[str] = set()
     if len(terms) < MIN_TERMS:
-        asked = {normalise_topic(word) for word in anchor_terms(question)}
+        words = asked_terms(frame) if frame is not None and frame.subject else set()
+        asked = {normalise_topic(word) for word in words or anchor_terms(question)}
     off: dict[str, bool] = {}
 
     def off_question(pmid: str) -> bool:
@@ -105,11 +109,12 @@ _SUPPORTED_BY = re.compile(
 
 
 def borrowed_support_rewriter(
-    articles: Mapping[str, Article], question: str
+    articles: Mapping[str, Article], question: str, frame: QuestionFrame | None = None
 ) -> tuple[Callable[[str], str], list[str]]:
     """Each sentence without a claim that its articles support the answer when none of them
-    names every subject term of ``question``; and the warnings so far (one each)."""
-    terms = subject_terms(question)
+    names every subject term of ``question`` (its ``frame``'s, when given); and the warnings
+    so far (one each)."""
+    terms = subject_terms(question, frame)
     warnings: list[str] = []
     if not terms:
         return lambda sentence: sentence, warnings
@@ -154,7 +159,7 @@ def borrowed_support_rewriter(
 def off_question(ctx: CheckContext) -> list[Finding]:
     """A citation of a sentence naming none of the question's subject terms to an article
     naming none of them either."""
-    found = off_question_in(ctx.articles, ctx.question)
+    found = off_question_in(ctx.articles, ctx.question, ctx.frame)
     return logged(cited_findings("off-question", ctx, found), "answer_off_question")
 
 
@@ -162,6 +167,6 @@ def off_question(ctx: CheckContext) -> list[Finding]:
 def borrowed_support(ctx: CheckContext) -> list[Finding]:
     """A claim that an article supports the answer ("also supports this conclusion") when
     the article does not name every subject term of the question."""
-    rewrite, told = borrowed_support_rewriter(ctx.articles, ctx.question)
+    rewrite, told = borrowed_support_rewriter(ctx.articles, ctx.question, ctx.frame)
     found = sentence_findings("borrowed-support", ctx, rewrite, told)
     return logged(found, "answer_support_borrowed")

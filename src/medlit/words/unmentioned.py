@@ -30,8 +30,10 @@ from collections.abc import Iterable
 
 from medlit.text import fold_accents
 from medlit.types import Article
+from medlit.words.frame import QuestionFrame
 from medlit.words.grounding import abbreviation_said, said_in, word_stems
 from medlit.words.memo import remembered
+from medlit.words.search_plan import asked_terms
 from medlit.words.tokens import TERMS
 from medlit.words.topics import anchor_terms, normalise_topic
 from medlit.words.word_rarity import is_technical
@@ -45,10 +47,16 @@ def _compact(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", text.lower())
 
 
-def subject_terms(question: str) -> dict[str, str]:
-    """The question's subject terms: topic key -> the word as the question writes it."""
+def subject_terms(question: str, frame: QuestionFrame | None = None) -> dict[str, str]:
+    """The question's subject terms: topic key -> the word as the question writes it. With
+    its ``frame``, the words of the frame's concepts (:func:`asked_terms`) and of the change
+    it asks ("impair"), not those framing the question ("used", "treatment")."""
+    anchors: set[str] = set()
+    if frame is not None and frame.subject:
+        asked = anchor_terms(f"{frame.direction_words} {frame.relation}")
+        anchors = asked_terms(frame) | asked
     question = fold_accents(question)
-    anchors = anchor_terms(question)
+    anchors = anchors or anchor_terms(question)
     terms: dict[str, str] = {}
     for word in _WORD.findall(question):
         key = normalise_topic(word)
@@ -81,12 +89,15 @@ def _read(text: str) -> tuple[str, frozenset[str], str]:
     return folded, frozenset(word_stems(folded)), _compact(folded)
 
 
-def unmentioned_terms(question: str, articles: Iterable[Article]) -> list[str]:
-    """The subject terms of ``question`` (as it writes them) that none of ``articles`` says;
-    empty when there are no articles (saying nothing was found is another message's job)."""
+def unmentioned_terms(
+    question: str, articles: Iterable[Article], frame: QuestionFrame | None = None
+) -> list[str]:
+    """The subject terms of ``question`` (as it writes them; of its ``frame``'s concepts when
+    given) that none of ``articles`` says; empty when there are no articles (saying nothing
+    was found is another message's job)."""
     texts = [article.everything_said for article in articles]
     if not texts:
         return []
-    terms = subject_terms(question)
+    terms = subject_terms(question, frame)
     said = mentioned(terms, texts) if terms else set()
     return [word for key, word in terms.items() if key not in said]
