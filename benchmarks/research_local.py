@@ -59,8 +59,8 @@ from tests.fakes.eutils_server import FakeEutils  # noqa: E402
 from medlit.config import Settings  # noqa: E402
 from medlit.errors import LLMError  # noqa: E402
 from medlit.research.models import ResearchJob  # noqa: E402
-from medlit.research.planner import anchor_terms, on_topic  # noqa: E402
 from medlit.research.runtime import open_orchestrator  # noqa: E402
+from medlit.words.topics import anchor_terms, on_topic  # noqa: E402
 
 DEFAULT_XML = ROOT.parent / "shared/data/pubmedqa/pqal_dev_pubmed.xml"
 DEFAULT_JSON = ROOT.parent / "shared/data/pubmedqa/pqal_dev.json"
