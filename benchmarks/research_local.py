@@ -13,7 +13,7 @@ Measured:
 - the share of extracted quotes found verbatim in their abstracts (the others are dropped), and
   the claims dropped because their verbatim quote does not say them;
 - the share of report references that bear on the question (title keeps the question's
-  subject words, :func:`medlit.research.planner.on_topic`);
+  subject words, :func:`medlit.words.topics.on_topic`);
 - sections at 300 words or marked short, and whether every reference is a retrieved article.
 
 Usage::
