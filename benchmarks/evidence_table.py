@@ -12,13 +12,20 @@ share of proposed cells whose quote passed (verbatim in the article and the clai
 references whose titles keep the question's subject, whether the question's own article is a
 row, how many of the articles ``ask`` cites for the same question are rows of the table (ask
 runs first, with the same settings and model; in the fake run, the fake that answers ask's
-prompts), the certainty drafted, and minutes (the job's alone). Last line: ``jobs=...
-completed=... rows=... cells_filled=... cells_passed=... refs_on_question=... refs=...
-own_article_rows=... ask_cited=... ask_cited_in_table=... minutes=...``.
+prompts), the certainty drafted, and minutes (the job's alone). Also the sub-questions the
+plans kept (``sub_questions``), the articles found that a sub-question set aside as off the
+question (``off_question``) and the rows the certainty moved down as indirect (``indirect``).
+Last line: ``jobs=... completed=... rows=... cells_filled=... cells_passed=...
+refs_on_question=... refs=... own_article_rows=... ask_cited=... ask_cited_in_table=...
+sub_questions=... off_question=... indirect=... minutes=...``, per half of ``pqal_dev``
+(``--half``, by the PMID as ``pubmedqa_cases.half_of`` splits it; both by default, each
+suffixed ``_tune`` and ``_check``, ``--jobs`` jobs each). Another version's figures on the
+same questions: run it with ``PYTHONPATH`` on that version's ``src``.
 
 Usage::
 
     python benchmarks/evidence_table.py [--jobs 5] [--depth quick] [--real] [--seed 7]
+        [--half tune|check|both]
 """
 
 from __future__ import annotations
@@ -47,8 +54,9 @@ from medlit.assistant import Assistant  # noqa: E402
 from medlit.config import Settings  # noqa: E402
 from medlit.research.answer import VERDICT_HEAD  # noqa: E402
 from medlit.research.models import CELLS, ResearchJob  # noqa: E402
-from medlit.research.planner import anchor_terms, on_topic  # noqa: E402
 from medlit.research.runtime import open_orchestrator  # noqa: E402
+from medlit.words.topics import anchor_terms, on_topic  # noqa: E402
+from pubmedqa_cases import add_half, both_halves, half_of  # noqa: E402
 
 DATA = ROOT.parent / "shared/data/pubmedqa"
 
@@ -59,9 +67,13 @@ def _figures(job: ResearchJob, pmid: str, cited: set[str | None]) -> dict[str, i
     filled = sum(getattr(row, name) is not None for row in rows for name in columns)
     dropped = sum(1 for row in rows for name in row.dropped if name in columns)
     refs = job.report.references if job.report else []
-    anchors = anchor_terms(job.question)
+    anchors = anchor_terms(job.question)  # the yardstick: the same for every version measured
     questions = job.plan.sub_questions if job.plan else []
+    moves = job.certainty.moves if job.certainty else []
     return {
+        "sub_questions": len(questions),
+        "off_question": sum(len(q.off_question) for q in questions),
+        "indirect": sum(len(m.rows) for m in moves if m.domain == "indirectness"),
         "rows": len(rows),
         "cells": len(rows) * len(columns),
         "filled": filled,
@@ -109,6 +121,7 @@ async def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-ask", action="store_true", help="Skip ask's run (halves a --real run's time)."
     )
+    add_half(parser)
     args = parser.parse_args(argv)
     xml, labels = args.data / "pqal_dev_pubmed.xml", args.data / "pqal_dev.json"
     if not xml.exists() or not labels.exists():
@@ -128,6 +141,7 @@ async def main(argv: list[str] | None = None) -> int:
         ]
         records = {pmid: {"QUESTION": question.strip()} for pmid, question in asked}
         pmids = [pmid for pmid, _ in asked]
+    pmids = [pmid for pmid in pmids if args.half == "both" or half_of(pmid) == args.half]
     with ExitStack() as stack:
         eutils = stack.enter_context(
             FakeEutils.from_xml(xml, rate_limit=None, rate_limit_with_key=None)
@@ -202,10 +216,17 @@ async def main(argv: list[str] | None = None) -> int:
         f"no_ref_with_rows={int(totals['no_ref_with_rows'])} "
         f"refs_on_question={int(totals['on_question'])} refs={int(totals['refs'])} "
         f"own_article_rows={int(totals['own'])} ask_cited={int(totals['ask_cited'])} "
-        f"ask_cited_in_table={int(totals['ask_in_table'])} minutes={totals['minutes']:.1f}"
+        f"ask_cited_in_table={int(totals['ask_in_table'])} "
+        f"sub_questions={int(totals['sub_questions'])} off_question={int(totals['off_question'])} "
+        f"indirect={int(totals['indirect'])} minutes={totals['minutes']:.1f}"
     )
     return 0
 
 
+@both_halves
+def run(argv: list[str] | None = None) -> int:
+    return asyncio.run(main(argv))
+
+
 if __name__ == "__main__":
-    raise SystemExit(asyncio.run(main()))
+    raise SystemExit(run())

@@ -13,7 +13,7 @@ Measured:
 - the share of extracted quotes found verbatim in their abstracts (the others are dropped), and
   the claims dropped because their verbatim quote does not say them;
 - the share of report references that bear on the question (title keeps the question's
-  subject words, :func:`medlit.research.planner.on_topic`);
+  subject words, :func:`medlit.words.topics.on_topic`);
 - sections at 300 words or marked short, and whether every reference is a retrieved article.
 
 Usage::
@@ -59,8 +59,8 @@ from tests.fakes.eutils_server import FakeEutils  # noqa: E402
 from medlit.config import Settings  # noqa: E402
 from medlit.errors import LLMError  # noqa: E402
 from medlit.research.models import ResearchJob  # noqa: E402
-from medlit.research.planner import anchor_terms, on_topic  # noqa: E402
 from medlit.research.runtime import open_orchestrator  # noqa: E402
+from medlit.words.topics import anchor_terms, on_topic  # noqa: E402
 
 DEFAULT_XML = ROOT.parent / "shared/data/pubmedqa/pqal_dev_pubmed.xml"
 DEFAULT_JSON = ROOT.parent / "shared/data/pubmedqa/pqal_dev.json"

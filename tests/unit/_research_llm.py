@@ -12,6 +12,7 @@ from pydantic import BaseModel
 from medlit.config import ResearchSettings
 from medlit.errors import LLMOutputError
 from medlit.research.researcher import DeepResearcher
+from medlit.words.frame import QuestionFrame
 
 M = TypeVar("M", bound=BaseModel)
 Handler = Callable[[str, list[dict[str, str]]], Any]
@@ -43,9 +44,16 @@ class ScriptedLLM:
         return [task for task, _ in self.calls]
 
 
-def bare_researcher() -> DeepResearcher:
+def bare_researcher(frame: QuestionFrame | None = None) -> DeepResearcher:
     """A researcher with no LLM, search, cache or embedder: for its pure steps
-    (``_bearing`` without embeddings, ``_finding``)."""
+    (``_bearing`` without embeddings, which needs the job's ``frame``; ``_finding``)."""
     return DeepResearcher(
-        ResearchSettings(), None, None, cache=None, embedder=None, visited=None, budget=None
-    )  # type: ignore[arg-type]
+        ResearchSettings(),
+        None,  # type: ignore[arg-type]
+        None,  # type: ignore[arg-type]
+        cache=None,
+        embedder=None,
+        visited=None,
+        budget=None,  # type: ignore[arg-type]
+        frame=frame,
+    )

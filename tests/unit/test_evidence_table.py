@@ -96,7 +96,7 @@ def _row(pmid: str, design: str, n: int | None, direction: str = "supports") -> 
 
 
 def test_certainty_starts_from_designs_and_moves_down_with_reasons() -> None:
-    question = "Does aspirin prevent stroke?"
+    question = read_frame("Does aspirin prevent stroke?")
     trials = [_row(str(i), "RCT", 500) for i in range(1, 4)]
     assert draft_certainty(trials, [], question).level == "high"
 

@@ -10,8 +10,10 @@ import pytest
 from medlit.config import ResearchSettings
 from medlit.errors import LLMProviderError, PlanningError, ValidationError
 from medlit.research.models import ResearchPlan, SubQuestion
-from medlit.research.planner import anchor_terms, create_plan, names_otherwise, on_topic
+from medlit.research.planner import create_plan, names_otherwise, on_topic
 from medlit.types import Article
+from medlit.words.frame import read_frame
+from medlit.words.topics import anchor_terms
 from tests.unit._research_llm import ScriptedLLM, bare_researcher
 
 
@@ -230,7 +232,7 @@ async def test_an_article_naming_another_vitamin_does_not_bear_on_the_question()
         Article(pmid="2", title="Can vitamin C prevent pain syndromes after wrist fractures?"),
         Article(pmid="3", title="Vitamins C and D and fractures in the elderly"),
     ]
-    researcher = bare_researcher()
+    researcher = bare_researcher(read_frame(question))
     bearing = await researcher._bearing(plan, plan.sub_questions[0], articles)
     assert bearing == {articles[0].key, articles[2].key}
     assert names_otherwise("Does vitamin C prevent fractures?", question)
@@ -238,7 +240,6 @@ async def test_an_article_naming_another_vitamin_does_not_bear_on_the_question()
 
 
 async def test_each_sub_question_keeps_the_frames_subject_and_outcome_and_says_its_part() -> None:
-    from medlit.words.frame import read_frame
 
     question = "Does aspirin prevent stroke in older adults?"
     reply = _plan_reply(

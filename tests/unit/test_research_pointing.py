@@ -162,13 +162,14 @@ def _row(key: str, design: str, direction: str = "unclear", **cells: Cell) -> Ev
 
 def test_certainty_is_not_applicable_to_a_list_and_a_review_is_not_a_trial() -> None:
     rows = [_row("1", "RCT"), _row("2", "systematic review/meta-analysis")]
-    listed = draft_certainty(rows, [], "Which diseases does glofitamab treat?", kind="list")
+    listed = draft_certainty(rows, [], read_frame("Which diseases does glofitamab treat?"))
     assert listed.level == "not applicable" and "list" in listed.start_reason
     assert "not applicable" in "\n".join(render_certainty(listed))
-    effect = draft_certainty(rows, [], "Does glofitamab prolong survival?")
+    survival = read_frame("Does glofitamab prolong survival?")
+    effect = draft_certainty(rows, [], survival)
     assert effect.start == "high" and "1 of 1 primary studies" in effect.start_reason
     assert "1 review not counted" in effect.start_reason
-    reviews = draft_certainty(rows[1:], [], "Does glofitamab prolong survival?")
+    reviews = draft_certainty(rows[1:], [], survival)
     assert reviews.start == "low" and "rests on 1 review" in reviews.start_reason
 
 

@@ -49,7 +49,7 @@ MIN_TERMS = 2
 """Subject terms a question must have for its sentences to be checked on them alone: a
 question's one rare word is as often how it frames its subject ("factors amenable to
 prevention", "sicker") as the subject. With one, a sentence is checked only when it says none of
-the question's words at all (:func:`medlit.research.planner.anchor_terms`)."""
+the question's words at all (:func:`medlit.words.topics.anchor_terms`)."""
 
 
 def off_question_in(

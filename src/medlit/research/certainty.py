@@ -11,8 +11,8 @@ see, each with its reason and the rows behind it:
 * risk of bias: most of the rows' designs are case series, reports or unstated;
 * inconsistency: the verifier found conflicting findings, or the rows point different ways;
 * imprecision: few studies, or a small total number of participants;
-* indirectness: studies whose population or intervention cells do not name what the
-  question names.
+* indirectness: studies whose population or intervention cells (and title) keep too few of
+  the question's subject words.
 
 Nothing here upgrades (large effects, dose response): a reviewer judges those. The result is
 labelled a draft everywhere it is shown.
@@ -24,7 +24,8 @@ import re
 from collections.abc import Sequence
 
 from medlit.research.models import LEVELS, Certainty, CertaintyMove, Discrepancy, EvidenceRow, Level
-from medlit.research.planner import anchor_terms, on_topic
+from medlit.words.frame import QuestionFrame
+from medlit.words.topics import anchor_terms, on_topic
 
 __all__ = ["LEVELS", "Certainty", "CertaintyMove", "draft_certainty", "render_certainty"]
 
@@ -88,13 +89,12 @@ def _start(rows: Sequence[EvidenceRow], kind: str) -> tuple[Level, str]:
 
 
 def draft_certainty(
-    rows: Sequence[EvidenceRow],
-    discrepancies: Sequence[Discrepancy],
-    question: str,
-    kind: str = "effect",
+    rows: Sequence[EvidenceRow], discrepancies: Sequence[Discrepancy], frame: QuestionFrame
 ) -> Certainty:
-    """The draft certainty of the evidence in ``rows`` on a ``kind`` question (see the module
-    docstring); "not applicable", with why, for definition and list questions."""
+    """The draft certainty of the evidence in ``rows`` on the question ``frame`` reads (see
+    the module docstring; its kind sets the start); "not applicable", with why, for
+    definition and list questions."""
+    kind = frame.kind
     if kind in NOT_RATED:
         why = NOT_RATED[kind]
         return Certainty(start="not applicable", start_reason=why, level="not applicable")
@@ -151,7 +151,10 @@ def draft_certainty(
         moves.append(
             CertaintyMove(domain="imprecision", reason=why_imprecise, rows=[_id(r) for r in rows])
         )
-    anchors = anchor_terms(question)
+    # The question's own words, not the fewer the frame asks about (asked_terms): on the
+    # reworded questions (benchmarks/evidence_table.py, check half) those moved down 5 fewer
+    # rows, every one off the question's subject and outcome.
+    anchors = anchor_terms(frame.question)
     indirect = [
         r
         for r in rows

@@ -14,7 +14,7 @@ from medlit.research.models import Discrepancy, Reference, VerifiedFact
 from medlit.words.frame import QuestionFrame
 from medlit.words.grounding import question_parts, topic_words
 from medlit.words.search_plan import asked_terms
-from medlit.words.topics import anchor_terms, normalise_topic
+from medlit.words.topics import normalise_topic
 
 __all__ = [
     "fact_support",
@@ -96,9 +96,9 @@ def ground_summary(
     if grounded.answered:
         return grounded
     asks = question_parts(frame.question)
-    # The whole question as its frame reads it; each further ask of a question asking two
-    # things (the frame reads the question as one) by its own words.
-    parts = [asked_terms(frame), *(anchor_terms(ask) for ask in asks[1:])]
+    # The whole question as its frame reads it; each ask of a question asking two things as
+    # the frame reads that part (its subject, the concepts the part names, its own words).
+    parts = [asked_terms(frame), *(asked_terms(frame, ask) for ask in asks[1:])]
     # Which of the question's parts (the whole, then each ask) each fact speaks of.
     speaks = [[_on_question(fact, part, numbers) for part in parts] for fact in facts]
     on_question = [fact for fact, said in zip(facts, speaks, strict=True) if any(said)]

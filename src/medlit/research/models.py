@@ -14,7 +14,7 @@ from typing import Literal, get_args
 from pydantic import BaseModel, Field
 
 from medlit.types import Article, Citation
-from medlit.words.frame import QuestionFrame
+from medlit.words.frame import QuestionFrame, read_frame
 
 __all__ = [
     "ALL_CELLS",
@@ -48,6 +48,7 @@ __all__ = [
     "SubQuestion",
     "SubQuestionStatus",
     "VerifiedFact",
+    "job_frame",
     "utcnow",
 ]
 
@@ -562,6 +563,16 @@ class ResearchJob(BaseModel):
     def touch(self) -> None:
         """Mark the job as changed now."""
         self.updated_at = utcnow()
+
+
+def job_frame(job: ResearchJob) -> QuestionFrame:
+    """The frame of ``job``'s question: read when the job was made and kept on it; a job
+    saved before jobs kept it has it read now, once, and kept (its resume reads it so). What
+    reads a job's question (its plan, searches, screening, table, certainty and report)
+    reads this."""
+    if job.frame is None:
+        job.frame = read_frame(job.question)
+    return job.frame
 
 
 class ProgressEvent(BaseModel):

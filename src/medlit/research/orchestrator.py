@@ -75,6 +75,7 @@ from medlit.research.models import (
     StageTimes,
     SubQuestion,
     SubQuestionStatus,
+    job_frame,
     utcnow,
 )
 from medlit.research.planner import create_plan, validate_request
@@ -92,7 +93,6 @@ from medlit.research.tracking import Budget, Spend, TimedLLM, VisitedTopics, rem
 from medlit.research.verifier import verify_findings
 from medlit.types import Article
 from medlit.usage import Usage, usage_scope
-from medlit.words.frame import QuestionFrame, read_frame
 
 if TYPE_CHECKING:
     from medlit.research.rerun import RerunReport, SourceSearch
@@ -119,14 +119,6 @@ def require_llm(llm: ResearchLLM) -> None:
 
             raise LLMConfigError(how_to_configure(route(task)))
         raise LLMConfigError(f"no language model is configured for task {task!r}")
-
-
-def job_frame(job: ResearchJob) -> QuestionFrame:
-    """The frame of ``job``'s question: read when the job was made and kept on it; a job
-    saved before jobs kept it has it read now, once, and kept (its resume reads it so)."""
-    if job.frame is None:
-        job.frame = read_frame(job.question)
-    return job.frame
 
 
 class ResearchOrchestrator:
@@ -661,7 +653,7 @@ class _Run:
         made = {r.article_key: r for r in built}
         rows = [kept[a.key] if a.key in kept else made[a.key] for a in included]
         job.evidence_table = rows
-        job.certainty = draft_certainty(rows, job.discrepancies, job.question, kind=frame.kind)
+        job.certainty = draft_certainty(rows, job.discrepancies, frame)
         if job.report is not None:  # the answer its quotes give, first
             job.report.executive_summary = answer_first(
                 job.report, rows, frame, job.facts, job.articles

@@ -26,12 +26,11 @@ from medlit.research.prompts import (
 )
 from medlit.text import counted, require_clean_text, require_words
 from medlit.words.frame import QuestionFrame, frame_of
-from medlit.words.search_plan import parts_named
-from medlit.words.topics import anchor_terms, names_otherwise, normalise_topic, on_topic
+from medlit.words.search_plan import asked_terms, parts_named
+from medlit.words.topics import names_otherwise, normalise_topic, on_topic
 
 __all__ = [
     "QUESTION_ID",
-    "anchor_terms",
     "create_plan",
     "names_otherwise",
     "on_topic",
@@ -107,16 +106,18 @@ async def create_plan(
         llm: the LLM client.
         settings: the research settings (limits and depth configs).
         frame: the question's frame, as the job keeps it (None: read by
-            :func:`medlit.words.frame.frame_of`). Each sub-question keeps its subject and
-            outcome and says which of its parts it names (``asks``:
+            :func:`medlit.words.frame.frame_of`). A proposed sub-question is kept when it
+            keeps the words the frame asks about (:func:`_anchored`); each keeps its
+            subject and outcome and says which of its parts it names (``asks``:
             :func:`medlit.words.search_plan.parts_named`).
 
     Returns:
         A plan with at most ``max_sub_questions`` sub-questions (ids ``q1``, ``q2``... in
-        priority order) that kept the question's subject (see :func:`on_topic`), plus the
-        question itself (``q0``, first in the list, researched last) unless one of them is
-        it; all PENDING at depth 1. A plan short of ``min_sub_questions`` after one more
-        call (:func:`_ask_again`) goes ahead with a ``note`` saying so.
+        priority order) that kept the question's subject as its frame reads it (see
+        :func:`_anchored`), plus the question itself (``q0``, first in the list, researched
+        last) unless one of them is it; all PENDING at depth 1. A plan short of
+        ``min_sub_questions`` after one more call (:func:`_ask_again`) goes ahead with a
+        ``note`` saying so.
 
     Raises:
         ValidationError: the request is invalid.
@@ -127,6 +128,7 @@ async def create_plan(
     config: ResearchDepth = settings.depth_config(level)
     system = PLAN_SYSTEM.format(min_q=config.min_sub_questions, max_q=config.max_sub_questions)
     chat = messages(system, f"Research question: {cleaned}")
+    asked = frame_of(cleaned if frame is None else frame)
     unplanned: str | None = None
     try:
         reply = await llm.complete_json(Task.PLAN, chat, PlanReply)
@@ -140,11 +142,11 @@ async def create_plan(
         reply = PlanReply(sub_questions=[])
     except LLMError as exc:
         raise PlanningError(f"the planner's LLM call failed: {exc}") from exc
-    proposed = _anchored(cleaned, _proposals(reply))
+    proposed = _anchored(asked, _proposals(reply))
     if unplanned is None and len(proposed) < config.min_sub_questions:
         # A small model proposes one sub-question (the question again) or only generic ones
         # ("What is the population?"): asked once more, it usually gives the rest.
-        more = await _ask_again(cleaned, chat, reply, len(proposed), llm, config)
+        more = await _ask_again(asked, chat, reply, len(proposed), llm, config)
         proposed = _dedupe(proposed + more)
     note = unplanned
     if note is None and len(proposed) < config.min_sub_questions:
@@ -158,7 +160,6 @@ async def create_plan(
     # Stable sort: equal priorities keep the model's order.
     proposed.sort(key=lambda item: item[0])
     proposed = proposed[: config.max_sub_questions]
-    asked = frame_of(cleaned if frame is None else frame)
     kept = {"subject": asked.subject, "outcome": asked.outcome}
     sub_questions = [
         SubQuestion(
@@ -204,7 +205,7 @@ def _proposals(reply: PlanReply) -> list[_Proposed]:
 
 
 async def _ask_again(
-    question: str,
+    frame: QuestionFrame,
     chat: list[Message],
     reply: PlanReply,
     usable: int,
@@ -221,7 +222,7 @@ async def _ask_again(
         f"Only {usable} of those sub-questions can be used. Reply with between "
         f"{config.min_sub_questions} and {config.max_sub_questions} different sub-questions, "
         "each about another aspect of the research question and each naming its subject, "
-        f"in the same JSON format. Research question: {question}"
+        f"in the same JSON format. Research question: {frame.question}"
     )
     chat = [*chat, {"role": "assistant", "content": reply.model_dump_json()}]
     chat.append({"role": "user", "content": again})
@@ -232,20 +233,22 @@ async def _ask_again(
     except LLMError as exc:
         log.warning("plan_retry_failed", error=type(exc).__name__, message=str(exc)[:200])
         return []
-    return _anchored(question, _proposals(second))
+    return _anchored(frame, _proposals(second))
 
 
-def _anchored(question: str, proposed: list[_Proposed]) -> list[_Proposed]:
+def _anchored(frame: QuestionFrame, proposed: list[_Proposed]) -> list[_Proposed]:
     """Sub-questions that kept the question's subject; their queries too (else rebuilt).
 
     A small model plans badly ("What is the outcome of interest in this research question?"):
-    a sub-question that lost the subject is dropped, and a search query that lost it is
-    replaced by the sub-question's own words (which kept it).
+    a sub-question that keeps too few of the words the question asks about, as ``frame``
+    reads them (:func:`~medlit.words.search_plan.asked_terms`, :func:`on_topic`), or names
+    otherwise what it names (:func:`names_otherwise`), is dropped, and a search query that
+    lost them is replaced by the sub-question's own words (which kept them).
     """
-    anchors = anchor_terms(question)
+    anchors = asked_terms(frame)
     kept: list[_Proposed] = []
     for priority, text, rationale, query in proposed:
-        if not on_topic(text, anchors) or names_otherwise(text, question):
+        if not on_topic(text, anchors) or names_otherwise(text, frame.question):
             log.warning("sub_question_off_topic", text=text[:200], anchors=sorted(anchors))
             continue
         if query and not on_topic(query, anchors):

@@ -32,7 +32,7 @@ from medlit.research.models import (
     SubQuestionStatus,
     utcnow,
 )
-from medlit.research.planner import QUESTION_ID, anchor_terms, names_otherwise, on_topic
+from medlit.research.planner import QUESTION_ID, names_otherwise, on_topic
 from medlit.research.pointing import (
     OUT_OF_RANGE,
     Numbered,
@@ -64,6 +64,7 @@ from medlit.words.grounding import (
     unframed_claim,
 )
 from medlit.words.search_plan import parts_named, plan_searches
+from medlit.words.topics import anchor_terms
 
 if TYPE_CHECKING:
     from medlit.embeddings import Embedder
@@ -196,7 +197,8 @@ class DeepResearcher:
         disabled_checks: ids of checks not to run (``settings.checks.disabled``); an unknown
             one is a ValueError.
         frame: the research question's frame, read once when the job was made (kept on the
-            job): every search is planned from it.
+            job): every search is planned from it, and what bears on the question is
+            judged by it.
         held: the articles the job holds already (on resume): never fetched again.
     """
 
@@ -250,7 +252,8 @@ class DeepResearcher:
         self._earlier = list(findings)
 
     def _frame(self) -> QuestionFrame:
-        """The research question's frame, which every search is planned from."""
+        """The research question's frame, which every search is planned from and every
+        article found is screened by (:meth:`_bearing`)."""
         if self.frame is None:
             raise ResearchError("a researcher that searches needs the job's question frame")
         return self.frame
@@ -502,16 +505,22 @@ class DeepResearcher:
 
         An article bears on it when its title is close enough to the research question or
         the sub-question (``min_article_similarity``), or keeps the question's subject words
-        (:func:`on_topic`), and does not name otherwise what the question names
+        (of the job's frame's question: :func:`~medlit.words.topics.anchor_terms`,
+        :func:`on_topic`), and does not name otherwise what the question names
         (:func:`~medlit.research.planner.names_otherwise`: vitamin C for vitamin D). A search
         that broadened to find anything brings unrelated
         articles (falls in cancer patients for a vitamin D question): facts from them would
         end up in the report as if they answered it.
         """
-        anchors = anchor_terms(plan.question)
+        frame = self._frame()
+        # The question's own words, not the fewer the frame asks about (asked_terms): a third
+        # of those is one word more often ("health" of "does chewing pan masala damage your
+        # health?"), and on reworded questions (benchmarks/evidence_table.py) that read 5
+        # more off-question studies on the check half (10 on the tune), no more own articles.
+        anchors = anchor_terms(frame.question)
         every = articles
         # An article about another vitamin (vitamin C for a vitamin D question) never bears.
-        articles = [a for a in articles if not names_otherwise(a.title, plan.question)]
+        articles = [a for a in articles if not names_otherwise(a.title, frame.question)]
         keep = {a.key for a in articles if on_topic(f"{a.title} {' '.join(a.mesh_terms)}", anchors)}
         rest = [a for a in articles if a.key not in keep]
         if rest and self.embedder is not None:

@@ -55,7 +55,7 @@ def conclusion_sentences(article: Article) -> list[str]:
 
 
 ON_QUESTION = 0.5
-"""Share of the question's words (:func:`medlit.research.planner.anchor_terms`, in any form)
+"""Share of the question's words (:func:`medlit.words.topics.anchor_terms`, in any form)
 an article must say for its conclusion to lean the verdict, and for the digest to quote it
 when some article does."""
 

@@ -363,12 +363,15 @@ def parts_named(frame: QuestionFrame, text: str) -> tuple[Role, ...]:
     return tuple(dict.fromkeys([*subject, *named]))  # type: ignore[list-item]
 
 
-def concept_words(frame: QuestionFrame, roles: Iterable[Role] = ("subject", "outcome")) -> set[str]:
+def concept_words(
+    frame: QuestionFrame, roles: Iterable[Role] = ("subject", "outcome"), text: str = ""
+) -> set[str]:
     """The key words of ``frame``'s concepts of ``roles``, as asked (each a word of the
-    question: "lumasiran", "hyperoxaluria"; not "used" or "treatment", which frame it)."""
+    question: "lumasiran", "hyperoxaluria"; not "used" or "treatment", which frame it); of
+    those ``text``, one part of the question, asks (:func:`concepts_of`) when given."""
     wanted = set(roles)
     words: set[str] = set()
-    for concept in concepts_of(frame):
+    for concept in concepts_of(frame, text):
         if concept.role in wanted:
             asked = [variants[0] for variants in concept.words] or [concept.phrases[0]]
             words.update(word for phrase in asked for word in phrase.split())
@@ -379,12 +382,14 @@ def concept_words(frame: QuestionFrame, roles: Iterable[Role] = ("subject", "out
 ROLES: tuple[Role, ...] = ("subject", "outcome", "comparison", "population", "qualifier")
 
 
-def asked_terms(frame: QuestionFrame) -> set[str]:
+def asked_terms(frame: QuestionFrame, text: str = "") -> set[str]:
     """The words ``frame``'s question asks about, as the frame reads them: the key words of
     its concepts (subject, outcome, comparison, populations and its other words,
     :func:`concept_words`), normalised as :func:`medlit.words.topics.anchor_terms` gives a
-    question's subject words (generic and one-letter words left out)."""
-    return {term for word in concept_words(frame, ROLES) for term in anchor_terms(word)}
+    question's subject words (generic and one-letter words left out). With ``text``, one
+    part of the question ("does patient sex affect its outcome"), the words that part asks
+    about: the subject, the concepts it names and its own words."""
+    return {term for word in concept_words(frame, ROLES, text) for term in anchor_terms(word)}
 
 
 #: A key word of the subject rarer in English than this (Zipf) names it on its own: a drug,
