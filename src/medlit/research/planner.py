@@ -148,15 +148,7 @@ async def create_plan(
         # ("What is the population?"): asked once more, it usually gives the rest.
         more = await _ask_again(asked, chat, reply, len(proposed), llm, config)
         proposed = _dedupe(proposed + more)
-    note = unplanned
-    if note is None and len(proposed) < config.min_sub_questions:
-        note = (
-            f"The planner proposed {counted(len(proposed), 'usable sub-question')} where depth "
-            f"{level} "
-            f"asks for {config.min_sub_questions} to {config.max_sub_questions}: the report "
-            "covers fewer aspects of the question than planned."
-        )
-        log.warning("plan_short", depth=level, sub_questions=len(proposed))
+    note = unplanned if unplanned is not None else _short_note(len(proposed), level, config)
     # Stable sort: equal priorities keep the model's order.
     proposed.sort(key=lambda item: item[0])
     proposed = proposed[: config.max_sub_questions]
@@ -192,6 +184,18 @@ async def create_plan(
     plan = ResearchPlan(question=cleaned, depth=level, sub_questions=sub_questions, note=note)
     log.info("plan_created", depth=level, sub_questions=len(sub_questions))
     return plan
+
+
+def _short_note(proposed: int, level: str, config: ResearchDepth) -> str | None:
+    """What the report says of a plan short of its depth's minimum, or None when it is not."""
+    if proposed >= config.min_sub_questions:
+        return None
+    log.warning("plan_short", depth=level, sub_questions=proposed)
+    return (
+        f"The planner proposed {counted(proposed, 'usable sub-question')} where depth {level} "
+        f"asks for {config.min_sub_questions} to {config.max_sub_questions}: the report "
+        "covers fewer aspects of the question than planned."
+    )
 
 
 def _proposals(reply: PlanReply) -> list[_Proposed]:
