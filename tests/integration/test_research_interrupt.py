@@ -51,9 +51,17 @@ def _environment(settings: Settings) -> dict[str, str]:
     return env
 
 
+#: ``python -m medlit`` with Ctrl-C's own handler: a job a shell started in the background
+#: inherits SIGINT ignored (POSIX), and so would the CLI the test interrupts.
+_WITH_CTRL_C = (
+    "import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "sys.argv[0] = 'medlit'; runpy.run_module('medlit', run_name='__main__', alter_sys=True)"
+)
+
+
 def _medlit(settings: Settings, *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "medlit", *args],
+        [sys.executable, "-c", _WITH_CTRL_C, *args],
         env=_environment(settings),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
