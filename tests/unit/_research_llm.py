@@ -44,9 +44,12 @@ class ScriptedLLM:
         return [task for task, _ in self.calls]
 
 
-def bare_researcher(frame: QuestionFrame | None = None) -> DeepResearcher:
+def bare_researcher(
+    frame: QuestionFrame | None = None, disabled: frozenset[str] = frozenset()
+) -> DeepResearcher:
     """A researcher with no LLM, search, cache or embedder: for its pure steps
-    (``_bearing`` without embeddings, which needs the job's ``frame``; ``_finding``)."""
+    (``_bearing`` without embeddings, which needs the job's ``frame``; ``_finding``, with the
+    checks ``disabled``)."""
     return DeepResearcher(
         ResearchSettings(),
         None,  # type: ignore[arg-type]
@@ -55,5 +58,6 @@ def bare_researcher(frame: QuestionFrame | None = None) -> DeepResearcher:
         embedder=None,
         visited=None,
         budget=None,  # type: ignore[arg-type]
+        disabled_checks=disabled,
         frame=frame,
     )

@@ -11,10 +11,10 @@ from medlit.checks import ground_text
 from medlit.config import ResearchSettings, Settings
 from medlit.research.evidence_table import build_evidence_table
 from medlit.research.prompts import ExtractedClaim
-from medlit.research.researcher import DeepResearcher
 from medlit.research.synthesizer import generate_report
 from medlit.types import AbstractSection, Article
 from medlit.words.frame import read_frame
+from tests.unit._research_llm import bare_researcher
 
 SIMILAR = "Survival was similar in the aspirin and placebo groups."
 ARTICLE = Article(
@@ -31,25 +31,14 @@ REVERSED = ExtractedClaim(
 )
 
 
-def _researcher(disabled: frozenset[str] = frozenset()) -> DeepResearcher:
-    return DeepResearcher(
-        ResearchSettings(),
-        None,  # type: ignore[arg-type]
-        None,  # type: ignore[arg-type]
-        cache=None,
-        embedder=None,
-        visited=None,
-        budget=None,  # type: ignore[arg-type]
-        disabled_checks=disabled,
-    )
-
-
 def test_a_claim_check_turned_off_lets_its_claim_through_in_research() -> None:
     from medlit.research.models import SubQuestion
 
     question = SubQuestion(id="q1", text=QUESTION)
-    assert _researcher()._finding(question, ARTICLE, REVERSED) is None
-    finding = _researcher(frozenset({"claim-reverses-quote"}))._finding(question, ARTICLE, REVERSED)
+    assert bare_researcher()._finding(question, ARTICLE, REVERSED) is None
+    finding = bare_researcher(disabled=frozenset({"claim-reverses-quote"}))._finding(
+        question, ARTICLE, REVERSED
+    )
     assert finding is not None and finding.quote == SIMILAR
 
 
@@ -78,7 +67,7 @@ async def test_an_unknown_check_id_is_refused_in_research_as_in_ask(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     with pytest.raises(ValueError, match=r"unknown check id\(s\): no-such-check"):
-        _researcher(frozenset({"no-such-check"}))
+        bare_researcher(disabled=frozenset({"no-such-check"}))
     with pytest.raises(ValueError, match=r"unknown check id\(s\): no-such-check"):
         ground_text("Aspirin helps [1].", read_frame(QUESTION), {1: {"aspirin"}}, {"no-such-check"})
     with pytest.raises(ValueError, match=r"unknown check id\(s\): no-such-check"):
@@ -110,8 +99,10 @@ def test_a_claim_quote_turned_off_keeps_a_claim_whose_quote_the_article_lacks_un
     from medlit.research.models import SubQuestion
 
     question = SubQuestion(id="q1", text=QUESTION)
-    assert _researcher()._finding(question, ARTICLE, UNQUOTED) is None
-    finding = _researcher(frozenset({"claim-quote"}))._finding(question, ARTICLE, UNQUOTED)
+    assert bare_researcher()._finding(question, ARTICLE, UNQUOTED) is None
+    finding = bare_researcher(disabled=frozenset({"claim-quote"}))._finding(
+        question, ARTICLE, UNQUOTED
+    )
     assert finding is not None
     assert finding.claim == UNQUOTED.claim and finding.quote is None
 
@@ -121,9 +112,12 @@ def test_a_claim_quote_turned_off_still_finds_the_quote_the_other_checks_read() 
 
     question = SubQuestion(id="q1", text=QUESTION)
     # The quote is the article's: the runner finds it, so claim-reverses-quote still decides.
-    assert _researcher(frozenset({"claim-quote"}))._finding(question, ARTICLE, REVERSED) is None
+    assert (
+        bare_researcher(disabled=frozenset({"claim-quote"}))._finding(question, ARTICLE, REVERSED)
+        is None
+    )
     off = frozenset({"claim-quote", "claim-reverses-quote"})
-    finding = _researcher(off)._finding(question, ARTICLE, REVERSED)
+    finding = bare_researcher(disabled=off)._finding(question, ARTICLE, REVERSED)
     assert finding is not None and finding.quote == SIMILAR
 
 

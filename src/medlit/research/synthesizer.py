@@ -14,6 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from medlit.checks import ground_text, refuse_unknown, third_person, unauthored
 from medlit.config import ResearchSettings
@@ -409,6 +410,11 @@ class _Drafting:
     def question(self) -> str:
         return self.frame.question
 
+    @cached_property
+    def asked(self) -> str:
+        """What the question asks about, for the prompts (:func:`asked_lines`): read once."""
+        return asked_lines(self.frame)
+
 
 def _topics_of(
     facts: list[VerifiedFact], discrepancies: list[Discrepancy], plan: ResearchPlan | None
@@ -448,10 +454,9 @@ def _research_limitations(plan: ResearchPlan | None, budget_stop_reason: str | N
 async def _write_summary(d: _Drafting) -> tuple[str, str, bool]:
     """(title, executive summary, whether its facts answer the question): the model's,
     cleaned and held to the facts; the verified facts when the model could not write it."""
-    asked = asked_lines(d.frame)
     summary_user = (
         f"Research question: {d.question}\n"
-        + (f"{asked}\n" if asked else "")
+        + (f"{d.asked}\n" if d.asked else "")
         + f"\nVerified facts:\n{_fact_lines(d.facts, d.numbers)}\n\n"
         f"Conflicting findings:\n{_conflict_lines(d.discrepancies, d.numbers) or '(none)'}\n\n"
         f"References:\n{_reference_lines(d.references)}"
@@ -491,7 +496,7 @@ async def _topic_section(
     try:
         section = await _write_section(
             topic,
-            asked_lines(d.frame),
+            d.asked,
             topic_facts,
             topic_conflicts,
             d.references,
