@@ -16,6 +16,11 @@ turned (``form``), to ``benchmarks/data/recorded_turned.jsonl``; a turned questi
 "no" (the articles say the opposite of what it asks). ``turned_verdicts.py --replay`` replays
 them.
 
+``--expert`` and ``--plain`` record the expert-style and the plain rows of
+``benchmarks/data/reworded_questions.tsv`` (both halves unless ``--half``) to
+``recorded_expert.jsonl`` and ``recorded_plain.jsonl``, asked as ``reworded_search.py`` asks
+them (no Europe PMC, no full text).
+
 Usage::
 
     export MEDLIT_LLM_BASE_URL=http://127.0.0.1:18800/v1 MEDLIT_LLM_API_KEY=local \\
@@ -24,6 +29,7 @@ Usage::
     python benchmarks/record_answers.py --n 30 [--half tune] [--start 92]
         [--data ../shared/data/pubmedqa/pqal_dev.json]
     python benchmarks/record_answers.py --expert --n 50 [--half tune]
+    python benchmarks/record_answers.py --plain --n 50
 
 Last line: ``recorded=... verdict_accuracy=...``.
 """
@@ -59,17 +65,21 @@ _TRUTH = {"yes": "yes", "no": "no", "maybe": "uncertain"}
 
 TURNED = ROOT / "benchmarks" / "data" / "recorded_turned.jsonl"
 EXPERT = ROOT / "benchmarks" / "data" / "recorded_expert.jsonl"
+PLAIN = ROOT / "benchmarks" / "data" / "recorded_plain.jsonl"
 REWORDED = ROOT / "benchmarks" / "data" / "reworded_questions.tsv"
 
 
-def expert_rows(path: Path = REWORDED, half: str | None = None) -> list[dict[str, Any]]:
-    """The expert-style questions of ``path`` (of ``half`` if given) as rows to ask."""
+def reworded_rows(
+    path: Path = REWORDED, half: str | None = None, style: str = "expert"
+) -> list[dict[str, Any]]:
+    """The questions of ``style`` ("expert" or "plain") of ``path`` (of ``half`` if given) as
+    rows to ask."""
     lines = [line for line in path.read_text().splitlines() if line and not line.startswith("#")]
     return [
-        {"pmid": r["pmid"], "form": "expert", "id": r["id"], "question": r["question"],
+        {"pmid": r["pmid"], "form": style, "id": r["id"], "question": r["question"],
          "gold": r["answer"]}
         for r in csv.DictReader(lines, delimiter="\t")
-        if r["style"] == "expert" and (half is None or r["half"] == half)
+        if r["style"] == style and (half is None or r["half"] == half)
     ]  # fmt: skip
 
 
@@ -110,10 +120,12 @@ async def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--half", choices=("check", "tune"), help="The half (default: check).")
     parser.add_argument("--turned", action="store_true", help="Record the turned contrast set.")
     parser.add_argument("--expert", action="store_true", help="Record the expert-style set.")
+    parser.add_argument("--plain", action="store_true", help="Record the plain rewordings.")
     args = parser.parse_args(argv)
-    if args.out == RECORDED and (args.turned or args.expert):
-        args.out = TURNED if args.turned else EXPERT
-    if not args.expert:
+    if args.out == RECORDED and (args.turned or args.expert or args.plain):
+        args.out = TURNED if args.turned else EXPERT if args.expert else PLAIN
+    reworded = "expert" if args.expert else "plain" if args.plain else None
+    if not reworded:
         args.half = args.half or "check"
     if not args.data.exists():
         print(f"skipped: {args.data} is absent (needs ../shared/data)", file=sys.stderr)
@@ -123,8 +135,8 @@ async def main(argv: list[str] | None = None) -> int:
     lines = args.out.read_text().splitlines() if args.out.exists() and not args.again else []
     rows = [json.loads(line) for line in lines if line.strip()]
     done = {(r["pmid"], r.get("form")) for r in rows}
-    if args.expert:
-        asked = expert_rows(half=args.half)
+    if reworded:
+        asked = reworded_rows(half=args.half, style=reworded)
     elif args.turned:
         mine = {p: r for p, r in records.items() if half_of(p) == args.half}
         asked = [
@@ -156,7 +168,7 @@ async def main(argv: list[str] | None = None) -> int:
         settings.pubmed.requests_per_second = 50.0
         settings.local.enabled = False
         settings.search.default_source = "pubmed"
-        if args.expert:  # as reworded_search.py asks them
+        if reworded:  # as reworded_search.py asks them
             settings.europepmc.enabled = False
             settings.fulltext.mode = "off"
         args.out.parent.mkdir(parents=True, exist_ok=True)

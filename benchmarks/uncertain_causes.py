@@ -15,12 +15,15 @@ read off a text (the replay falls back to the model's verdict line, or Uncertain
 apart as ``unread`` and not among the causes.
 
 ``--expert`` replays ``recorded_expert.jsonl`` instead (``record_answers.py --expert``: the
-expert-style questions of ``reworded_questions.tsv``, the same articles).
+expert-style questions of ``reworded_questions.tsv``, the same articles), ``--plain``
+``recorded_plain.jsonl`` (``record_answers.py --plain``: its plain rewordings). Their halves are
+the halves of ``reworded_questions.tsv``.
 
 Usage::
 
     python benchmarks/uncertain_causes.py [--data ../shared/data/pubmedqa/pqal_dev.json]
     python benchmarks/uncertain_causes.py --expert
+    python benchmarks/uncertain_causes.py --plain
 
 Last line: ``answers=... uncertain=... uncaused=... unread=...`` and per half
 ``<half>_uncertain=... <half>_<kind>=...`` and ``<half>_<kind>_<id>=...`` per check or rule.
@@ -49,6 +52,7 @@ from pubmedqa_cases import HALVES, half_of
 DATA = Path(__file__).resolve().parent / "data"
 RECORDED = (DATA / "recorded_answers.jsonl", DATA / "recorded_turned.jsonl")
 EXPERT = DATA / "recorded_expert.jsonl"
+PLAIN = DATA / "recorded_plain.jsonl"
 KINDS = ("model", "check", "policy", "no_evidence")
 
 
@@ -96,9 +100,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--recorded", type=Path, nargs="+", default=list(RECORDED))
     parser.add_argument("--reads", type=Path, default=READS, help="The kept reads (JSONL).")
     parser.add_argument("--expert", action="store_true", help=f"Replay {EXPERT.name} instead.")
+    parser.add_argument("--plain", action="store_true", help=f"Replay {PLAIN.name} instead.")
     args = parser.parse_args(argv)
-    if args.expert:
-        args.recorded = [EXPERT]
+    if args.expert or args.plain:
+        args.recorded = [EXPERT if args.expert else PLAIN]
     xml = args.data.with_name(args.data.stem + "_pubmed.xml")
     missing = [p for p in [*args.recorded, xml] if not p.exists()]
     if missing:
