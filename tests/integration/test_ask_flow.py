@@ -282,6 +282,45 @@ async def test_stop_on_stagnation(
     assert result.api_calls.pubmed < 20
 
 
+async def test_a_subject_read_with_common_words_is_searched_by_the_words_naming_it(
+    assistant: Assistant, eutils: FakeEutils
+) -> None:
+    # The frame reads the whole "adding an atypical antipsychotic to antidepressant treatment"
+    # as the subject; no article says "adding". Once the outcome is dropped, the subject is
+    # searched by fewer of its words, the commonest first, never by fewer than name it.
+    question = "Does adding an atypical antipsychotic to antidepressant treatment save money?"
+    found = AbstractSection(
+        label="CONCLUSIONS",
+        category="CONCLUSIONS",
+        text="Atypical antipsychotics given with an antidepressant in depression saved costs.",
+    )
+    others = [
+        Article(pmid="31000093", title="Adding exercise to care", abstract=[]),
+        Article(pmid="31000095", title="Atypical antipsychotic cost", abstract=[found]),
+    ]
+    eutils.add_xml(
+        b"<PubmedArticleSet>" + b"".join(map(article_to_xml, others)) + b"</PubmedArticleSet>"
+    )
+    result = await assistant.ask(question)
+    searched = [r.params.get("term", "") for r in eutils.requests("esearch")]
+    steps = search_steps(read_frame(question))
+    assert searched == [s.query for s in steps[: len(searched)]]
+    # Every search keeps the words that name the subject; the last left out only common ones.
+    assert all("antipsychotic" in t and "antidepressant" in t for t in searched)
+    assert "adding" not in searched[-1] and "treatment" not in searched[-1]
+    assert result.searches[-1]["step"].startswith("widened the subject:")
+    assert "31000095" in {c.pmid for c in result.citations}
+    fetched = [p for r in eutils.requests("efetch") for p in r.params.get("id", "").split(",")]
+    assert len(fetched) == len(set(fetched))
+
+
+def test_a_subject_no_rare_word_names_is_never_searched_by_fewer_words() -> None:
+    # "limiting teenagers'": two common words; either alone would find anything.
+    steps = search_steps(read_frame("Does limiting teenagers' access to films reduce smoking?"))
+    assert not any(s.why.startswith("widened the subject") for s in steps)
+    assert all("limiting" in s.query and "teenager" in s.query for s in steps)
+
+
 async def test_a_search_that_finds_nothing_keeps_the_drugs_name_longest(
     assistant: Assistant, eutils: FakeEutils
 ) -> None:

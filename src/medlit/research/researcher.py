@@ -145,7 +145,9 @@ def search_steps(
     """
     planned = (question.search_query or "").strip()
     steps = [(planned, "planned query")]
-    steps += [(s.query, s.why) for s in plan_searches(frame, question.text, max_terms=max_terms)]
+    planned_steps = plan_searches(frame, question.text, max_terms=max_terms)
+    # The subject by fewer of its words is the research question's last resort, not a part's.
+    steps += [(s.query, s.why) for s in planned_steps if not s.last_resort]
     unique: dict[str, str] = {}
     for query, why in steps:
         if query:

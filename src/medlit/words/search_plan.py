@@ -106,6 +106,8 @@ class SearchStep:
     query: str
     why: str
     dropped: tuple[Role, ...] = ()
+    # the subject by fewer of its words: the question's last resort, no research part's
+    last_resort: bool = False
 
     @property
     def outcome_dropped(self) -> bool:
@@ -328,10 +330,39 @@ def plan_searches(
         steps.append(
             SearchStep(_query(kept, wide=True), f"dropped the {role}: {names}", tuple(dropped))
         )
+    steps += _subject_widened(kept[0], tuple(dropped))
     unique: dict[str, SearchStep] = {}
     for step in steps:
         unique.setdefault(step.query, step)
     return tuple(unique.values())
+
+
+def _subject_widened(subject: Concept, dropped: tuple[Role, ...]) -> list[SearchStep]:
+    """The subject searched alone by fewer of its words (the last resort, after the outcome
+    is dropped), the commonest in English left out first, down to the words that name it
+    (rarer than :data:`_NAMING_ZIPF`, or a name with its qualifier: "atypical antipsychotic
+    antidepressant" of "adding an atypical antipsychotic to antidepressant treatment"); none
+    for a subject no rare word names (its common words alone would find anything)."""
+    words = list(subject.words)
+
+    def naming(variants: tuple[str, ...]) -> bool:
+        # A name with its qualifier ("vitamin d", "type 2") names the subject as one word.
+        return " " in variants[0] or frequency.zipf(variants[0]) < _NAMING_ZIPF
+
+    if not any(naming(variants) for variants in words):
+        return []
+    steps = []
+    while len(words) > 1:
+        common = [variants for variants in words if not naming(variants)]
+        if not common:
+            break
+        commonest = max(common, key=lambda variants: frequency.zipf(variants[0]))
+        words.remove(commonest)
+        query = " AND ".join(_any(variants) for variants in words)
+        query = f"({query})" if len(words) > 1 else query
+        why = f"widened the subject: {subject.label} without {commonest[0]!r}"
+        steps.append(SearchStep(query, why, dropped, last_resort=True))
+    return steps
 
 
 def speaks_of(
