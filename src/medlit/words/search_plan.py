@@ -358,10 +358,10 @@ def _subject_widened(subject: Concept, dropped: tuple[Role, ...]) -> list[Search
             break
         commonest = max(common, key=lambda variants: frequency.zipf(variants[0]))
         words.remove(commonest)
-        query = " AND ".join(_any(variants) for variants in words)
-        query = f"({query})" if len(words) > 1 else query
+        # Its words left, as a concept's wide form reads them (one word: its variants ORed).
+        fewer = Concept(subject.role, subject.label, words[0], tuple(words))
         why = f"widened the subject: {subject.label} without {commonest[0]!r}"
-        steps.append(SearchStep(query, why, dropped, last_resort=True))
+        steps.append(SearchStep(fewer.wide(), why, dropped, last_resort=True))
     return steps
 
 
