@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import sys
 import tempfile
@@ -138,6 +139,19 @@ def _framed(question: str) -> dict[str, Any]:
     return {"frame": read_frame(question)}
 
 
+@functools.cache
+def _embedded() -> dict[str, Any]:
+    """The shipped embedder, as the ask hands it to the checks (one for the run), for code
+    whose checks take one."""
+    import inspect
+
+    from medlit.embeddings.onnx import OnnxEmbedder
+
+    if "embedder" not in inspect.signature(check_answer).parameters:
+        return {}
+    return {"embedder": OnnxEmbedder()}
+
+
 def _unremarked(text: str) -> str:
     """``text`` without its remarks on the question's form, its spacing folded."""
     from medlit.checks.question_remarks import without_question_remark
@@ -186,6 +200,7 @@ class Replay:
             nothing_supported="Nothing the evidence supports is left.",
             disabled=disabled,
             **_framed(row["standalone"]),
+            **_embedded(),
         )
         if answer.fallback is None:
             return answer, answer.verdict

@@ -582,6 +582,7 @@ class AskNodes(HitNodes):
             nothing_supported=NOTHING_SUPPORTED,
             disabled=self.deps.settings.checks.disabled,
             frame=question_frame(state),
+            embedder=self.deps.embedder,
         )
         findings = [f.record() for f in checked.findings if f.action != "note" or f.message]
         if checked.fallback is not None:  # nothing of the model's stands

@@ -11,14 +11,16 @@ applied, and the policy's decision on the note, the verdict and the digest fallb
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from medlit.checks.answer_wording import opening_connective
 from medlit.checks.answering import (
+    VOCABULARY_NOTES,
     answering_statements,
     asks_unheld_change,
     followed_verdict,
     outcome_unmentioned,
+    title_matched_verdict,
 )
 from medlit.checks.apply import apply
 from medlit.checks.citations import Verdict, enforce_citations, extract_pmids, verdict_first
@@ -40,6 +42,7 @@ from medlit.checks.policy import (
 )
 from medlit.checks.registry import Stage, enabled
 from medlit.checks.unsupported import says_all
+from medlit.embeddings.base import Embedder
 from medlit.log import get_logger
 from medlit.types import Article, VerdictCause
 from medlit.words.conclusions import about_question
@@ -70,6 +73,57 @@ class CheckedAnswer:
     def warnings(self) -> list[str]:
         """What the reader is told was left out or changed."""
         return warnings_of(self.findings)
+
+
+#: The notes that withhold a verdict whatever an article's title asks: what is cited speaks of
+#: another population, or names what the question asks otherwise than its article.
+_FIRM_ALWAYS = (("populations-unspoken", "words"), ("left-unanswered", "missing"))
+
+
+def _words_alone(decision: Decision, findings: list[Finding]) -> bool:
+    """Whether ``decision`` withholds the verdict for the question's words alone (a note of
+    :data:`~medlit.checks.answering.VOCABULARY_NOTES`), with something cited still shown."""
+    return (
+        decision.verdict == "uncertain"
+        and not decision.blank
+        and decision.cause is not None
+        and decision.cause.check in VOCABULARY_NOTES
+        and not any(note_data(findings, check, key) for check, key in _FIRM_ALWAYS)
+    )
+
+
+async def _earned(
+    ctx: CheckContext,
+    decision: Decision,
+    findings: list[Finding],
+    embedder: Embedder | None,
+    read_verdict: ReadVerdict,
+) -> Decision:
+    """``decision`` with its verdict kept when it withheld it for words alone
+    (:func:`_words_alone`) and an article still cited asks the question itself
+    (:func:`~medlit.checks.answering.title_matched_verdict`): the verdict is then its
+    conclusion's, which the model's own verdict (its line, else its reading of what is left)
+    must be. Unchanged without an ``embedder``."""
+    if embedder is None or not _words_alone(decision, findings):
+        return decision
+
+    async def model_verdict() -> Verdict | None:
+        if ctx.verdict is not None:
+            return ctx.verdict
+        return await read_verdict(ctx.question, ctx.draft.text)
+
+    earned = await title_matched_verdict(
+        ctx.frame, ctx.question, ctx.draft.text, ctx.articles, embedder, model_verdict
+    )
+    if earned is None:
+        return decision
+    ctx.verdict, pmid = earned
+    log.info("verdict_title_matched", verdict=ctx.verdict, pmid=pmid)
+    # The note that withheld it said the question's words are not the articles': the reader
+    # is told what the verdict rests on instead.
+    title = ctx.articles[pmid].title.strip()
+    note = f"The verdict rests on “{title}” [PMID:{pmid}], which asks the question in other words."
+    return replace(decision, verdict="keep", cause=None, follows=False, note=note)
 
 
 def _run(ctx: CheckContext, stage: Stage, disabled: Collection[str]) -> list[Finding]:
@@ -202,6 +256,7 @@ async def check_answer(
     nothing_supported: str,
     disabled: Collection[str] = (),
     frame: QuestionFrame | None = None,
+    embedder: Embedder | None = None,
 ) -> CheckedAnswer:
     """``text`` (the model's answer, its verdict line taken off) held to ``articles``.
 
@@ -210,10 +265,10 @@ async def check_answer(
         text: the answer.
         verdict: the verdict line the model wrote after its reasoning, if any.
         articles: the retrieved articles by PMID; ``best`` the best-matching one.
-        is_yes_no: whether the question asks yes or no.
-        read_verdict: reads the verdict of the checked text when it must be read again.
+        is_yes_no: whether it asks yes or no; ``read_verdict`` reads a checked text's verdict.
         nothing_supported: the note when nothing citing evidence is left; ``disabled``: ids of
-            checks not to run; ``frame``: the question's frame, as the ask read it.
+            checks not to run; ``frame``: the question's frame, as the ask read it; ``embedder``:
+            the cited titles' (:func:`_earned`; without it no verdict is earned back).
     """
     check = enforce_citations(text, articles)
     ctx = CheckContext(question, articles, Draft.parse(check.text), verdict, frame=frame)
@@ -232,6 +287,7 @@ async def check_answer(
     if decision.fallback is not None:
         answer.fallback = decision.fallback
         return answer
+    decision = await _earned(ctx, decision, findings, embedder, read_verdict)
     cause = await _settle_verdict(ctx, decision, read_verdict, verdict is not None, cause)
     judged = _run(ctx, "verdict", disabled)
     cause = _after_flips(cause, judged)

@@ -19,6 +19,15 @@ concludes, the model's reading of what is left; when they conclude both ways, Un
 (:func:`followed_verdict`). A small model reads a statement it has not understood ("hearing
 loss ... reduced by BM", BM a corticosteroid) the wrong way; the articles' conclusions are read
 by rule.
+
+A verdict withheld only because the question's words are not the articles' (a note that a
+word or the subject went unsaid, :data:`VOCABULARY_NOTES`) is earned back by an article the
+answer still cites that asks the question itself (:func:`title_matched_verdict`): its title
+near the whole question (the shipped embedder's cosine at least :data:`TITLE_MATCH`), naming
+the same direction of change, its conclusion read by rule answering yes or no, and the
+model's own verdict the same. Two readers that share no words agree on one article about the
+question as asked; the notes stay as caveats. Never over a population the cited articles do
+not speak of, nor over misnamed citations (those notes withhold whatever the title).
 """
 
 from __future__ import annotations
@@ -28,11 +37,33 @@ from collections.abc import Awaitable, Callable, Collection, Mapping
 from medlit.checks.citations import Verdict, extract_pmids
 from medlit.checks.contradicted import concludes
 from medlit.checks.draft import Draft
+from medlit.embeddings.base import Embedder
 from medlit.types import Article, VerdictCause
-from medlit.words.frame import QuestionFrame
+from medlit.words.frame import QuestionFrame, asked_direction
 from medlit.words.search_plan import concept_words, speaks_of, speaks_of_subject
 
-__all__ = ["answering_statements", "asks_unheld_change", "followed_verdict", "outcome_unmentioned"]
+__all__ = [
+    "TITLE_MATCH",
+    "VOCABULARY_NOTES",
+    "answering_statements",
+    "asks_unheld_change",
+    "followed_verdict",
+    "outcome_unmentioned",
+    "title_matched_verdict",
+]
+
+#: The cosine (all-MiniLM-L6-v2) of a question and an article's title from which the article
+#: asks the question itself. Set on the tune half of ``benchmarks/data/reworded_questions.tsv``
+#: (``benchmarks/title_match.py``): the least value above the nearest title of every other
+#: article of the 500 to each tune question (0.71); 31 of 46 tune and 21 of 43 check questions
+#: reach it with their own article's title, no other article's title reaches it on either half.
+TITLE_MATCH = 0.75
+
+#: The notes that withhold a verdict for words alone (the question's words unsaid by the
+#: articles), which an article asking the question itself can answer for.
+VOCABULARY_NOTES = frozenset(
+    {"unaddressed-words", "untold-subjects", "cited-off-subject", "unmentioned-terms"}
+)
 
 
 def asks_unheld_change(frame: QuestionFrame | None, unheld: Collection[str]) -> bool:
@@ -108,3 +139,34 @@ async def followed_verdict(
             kind="model", detail="the model read its checked answer as uncertain"
         )
     return verdict, None
+
+
+async def title_matched_verdict(
+    frame: QuestionFrame | None,
+    question: str,
+    text: str,
+    articles: Mapping[str, Article],
+    embedder: Embedder,
+    model_verdict: Callable[[], Awaitable[Verdict | None]],
+) -> tuple[Verdict, str] | None:
+    """The verdict, and the PMID it stands on, that an article ``text`` cites gives when it
+    asks ``question`` itself: its title the nearest of the cited ones to the question, at least
+    :data:`TITLE_MATCH`; the same direction of change named (none in both, or the frame's);
+    its conclusion read by rule (:func:`medlit.checks.contradicted.concludes`) yes or no; and
+    ``model_verdict`` (the model's verdict on ``text``, asked last) the same. None otherwise."""
+    if frame is None or not frame.yes_no or not text.strip():
+        return None
+    cited = [articles[p] for p in dict.fromkeys(extract_pmids(text)) if p in articles]
+    titled = [a for a in cited if a.title]
+    if not titled:
+        return None
+    vectors = embedder.embed([question, *(a.title for a in titled)])
+    nearness = vectors[1:] @ vectors[0]
+    best = int(nearness.argmax())
+    article = titled[best]
+    if float(nearness[best]) < TITLE_MATCH or asked_direction(article.title) != frame.direction:
+        return None
+    ruled = concludes(article, question)
+    if ruled not in ("yes", "no") or not article.pmid or await model_verdict() != ruled:
+        return None
+    return ruled, article.pmid

@@ -38,6 +38,7 @@ __all__ = [
     "Population",
     "QuestionFrame",
     "QuestionKind",
+    "asked_direction",
     "asking_part",
     "frame_of",
     "is_content_word",
@@ -328,6 +329,13 @@ def _direction(asking: str) -> tuple[Direction | None, str, tuple[int, int]]:
         return None, "", (0, 0)
     start, end, name = min(found)
     return name, asking[start:end], (start, end)
+
+
+def asked_direction(text: str) -> Direction | None:
+    """The one direction of change ``text`` (an article's title, a question) names, as a
+    frame reads its question's (:attr:`QuestionFrame.direction`), without reading the rest of
+    a frame: "Does X reduce Y?" and "X reduces Y" name ``"down"``."""
+    return _direction(asking_part(text))[0]
 
 
 def _phrase(text: str) -> str:
