@@ -1268,3 +1268,24 @@ async def test_checks_turned_off_by_id_leave_the_answer_as_written(
     settings.checks.disabled = ["unsupported-inferences", "contradicted"]
     result = await _ask_answered(settings, eutils, llm_server, INFERRED)
     assert INVENTED_INFERENCE in result.answer and not result.warnings
+
+
+async def test_the_answer_checks_are_given_the_asks_embedder(
+    assistant: Assistant, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A verdict withheld for the question's words alone is earned back by a cited title that
+    # asks the question (tests/unit/checks/test_title_match.py): only with the embedder.
+    import medlit.checks
+    from medlit.checks.answer import check_answer
+    from medlit.embeddings.base import Embedder
+
+    given: list[object] = []
+
+    async def recording(*args: Any, **kwargs: Any) -> Any:
+        given.append(kwargs.get("embedder"))
+        return await check_answer(*args, **kwargs)
+
+    monkeypatch.setattr(medlit.checks, "check_answer", recording)
+    result = await assistant.ask(Q1, use_cache=False)
+    assert result.verdict == "yes"
+    assert given and all(isinstance(e, Embedder) for e in given)
