@@ -30,6 +30,7 @@ from medlit.checks.draft import Draft
 from medlit.checks.findings import Finding
 from medlit.checks.policy import (
     EDITS,
+    WITHHOLDING_NOTES,
     Decision,
     Facts,
     Fallback,
@@ -75,9 +76,12 @@ class CheckedAnswer:
         return warnings_of(self.findings)
 
 
-#: The notes that withhold a verdict whatever an article's title asks: what is cited speaks of
-#: another population, or names what the question asks otherwise than its article.
-_FIRM_ALWAYS = (("populations-unspoken", "words"), ("left-unanswered", "missing"))
+#: The notes that withhold a verdict whatever an article's title asks: every withholding note
+#: but those of words alone (what is cited speaks of another population, or names what the
+#: question asks otherwise than its article; a note added later is one of them until shown not).
+_FIRM_ALWAYS = tuple(
+    (check, key) for check, key in WITHHOLDING_NOTES if check not in VOCABULARY_NOTES
+)
 
 
 def _words_alone(decision: Decision, findings: list[Finding]) -> bool:

@@ -16,6 +16,7 @@ from medlit.types import VerdictCause
 __all__ = [
     "EDITS",
     "TOGETHER",
+    "WITHHOLDING_NOTES",
     "Decision",
     "Facts",
     "after_verdict",
@@ -145,7 +146,7 @@ _UNHELD_NOTES = (("unaddressed-words", "words"), ("untold-subjects", "words"))
 
 #: The notes that withhold a verdict, in the order :func:`decide` reads them, with the key of
 #: what each found.
-_WITHHOLDING_NOTES = (
+WITHHOLDING_NOTES = (
     ("left-unanswered", "missing"),
     ("unaddressed-words", "words"),
     ("untold-subjects", "words"),
@@ -167,7 +168,7 @@ def _uncertain_cause(findings: Sequence[Finding], noted: bool) -> VerdictCause:
     """Why :func:`decide` made the verdict Uncertain: the first note that withholds it, else
     the first sentence (or citation) a check took out, which left nothing citing evidence."""
     if noted:
-        for check, key in _WITHHOLDING_NOTES:
+        for check, key in WITHHOLDING_NOTES:
             for finding in findings:
                 if finding.check == check and finding.action == "note" and finding.data.get(key):
                     return check_cause(finding)
