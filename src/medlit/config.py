@@ -534,7 +534,13 @@ class AgentSettings(_Section):
     """The ask loop: scoring, stop rules, memory."""
 
     score_threshold: float = Field(
-        0.55, ge=0, le=1, description="retrieval_score that, when confident, stops the loop."
+        0.55,
+        ge=0,
+        le=1,
+        description=(
+            "retrieval_score that, when confident and an article of the evidence speaks of the "
+            "question's subject, stops the loop."
+        ),
     )
     min_docs: int = Field(3, ge=1, description="Distinct articles needed to be confident.")
     max_iterations: int = Field(3, ge=1, description="Fetch rounds at most.")

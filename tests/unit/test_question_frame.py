@@ -309,3 +309,38 @@ def test_the_frame_reads_what_a_question_opens_and_leaves(
 ) -> None:
     frame = read_frame(question)
     assert (frame.subject, frame.outcome) == (subject, outcome)
+
+
+@pytest.mark.parametrize(
+    ("question", "subject", "comparison", "outcome"),
+    [
+        (
+            "Is dexamethasone an effective alternative to oral prednisone in the treatment of "
+            "pediatric asthma exacerbations?",
+            "dexamethasone",
+            "oral prednisone",
+            "pediatric asthma exacerbations",
+        ),
+        (
+            "Is Decadron (dexamethasone) as effective as prednisone for acute asthma "
+            "exacerbations in children?",
+            "decadron",
+            "prednisone",
+            "acute asthma exacerbations",
+        ),
+        (
+            "Digital tomosynthesis: a viable alternative to noncontrast computed tomography for "
+            "the follow-up of nephrolithiasis?",
+            "digital tomosynthesis",
+            "noncontrast computed tomography",
+            "nephrolithiasis",
+        ),
+        # Nothing named for what they are set against: no outcome, not the comparison.
+        ("Can dexamethasone replace oral prednisone?", "dexamethasone", "oral prednisone", ""),
+    ],
+)
+def test_what_a_subject_is_set_against_is_its_comparison_not_its_outcome(
+    question: str, subject: str, comparison: str, outcome: str
+) -> None:
+    frame = read_frame(question)
+    assert (frame.subject, frame.comparison, frame.outcome) == (subject, comparison, outcome)

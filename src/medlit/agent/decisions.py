@@ -48,7 +48,8 @@ def decide(state: AgentState, settings: AgentSettings) -> StepDecision:
     """Stop or fetch more, in order of precedence.
 
     1. a tier-1 hit stops at once;
-    2. a score over ``score_threshold`` with confident evidence stops (``threshold``), and so
+    2. a score over ``score_threshold`` with confident evidence, an article of it speaking of
+       the question's subject, stops (``threshold``), and so
        do ``min_docs`` articles that speak of the question's subject and its outcome
        (``enough``: another search would find what they say);
     3. when every source of the last round was unreachable (a host that does not resolve or
@@ -63,7 +64,7 @@ def decide(state: AgentState, settings: AgentSettings) -> StepDecision:
     if state.get("cache_hit"):
         return StepDecision("stop", "cache_hit")
     score = state.get("retrieval_score", 0.0)
-    if state.get("confident") and score >= settings.score_threshold:
+    if state.get("confident") and score >= settings.score_threshold and state.get("on_subject"):
         return StepDecision("stop", "threshold")
     if state.get("on_question", 0) >= settings.min_docs and state.get("evidence"):
         return StepDecision("stop", "enough")

@@ -218,8 +218,10 @@ class AskNodes(HitNodes):
     async def score(self, state: AgentState) -> dict[str, Any]:
         """Score the anchors: per-document max, retrieval_score, confident."""
         report = scoring.score_evidence(state.get("anchor_chunks", []), self.agent)
+        articles = {e.article.key: e.article for e in report.evidence}
         return {
             "evidence": report.evidence,
+            "on_subject": query.about_subject(state["frame"], articles.values()),
             "doc_scores": report.doc_scores,
             "retrieval_score": report.retrieval_score,
             "num_docs": report.num_docs,

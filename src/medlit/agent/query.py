@@ -127,6 +127,14 @@ def about_question(frame: QuestionFrame, articles: Iterable[Article]) -> int:
     return sum(1 for a in articles if speaks_of(frame, f"{a.title} {a.abstract_text}"))
 
 
+def about_subject(frame: QuestionFrame, articles: Iterable[Article]) -> int:
+    """How many of ``articles`` speak of the question's subject (their title and abstract:
+    :func:`medlit.words.search_plan.speaks_of_subject`)."""
+    from medlit.words.search_plan import speaks_of_subject
+
+    return sum(1 for a in articles if speaks_of_subject(frame, f"{a.title} {a.abstract_text}"))
+
+
 _FOLLOW_UP_FILLER = stop_words("follow_up")
 
 

@@ -121,6 +121,7 @@ class AgentState(TypedDict, total=False):
     num_docs: int
     doc_scores: dict[str, float]
     confident: bool
+    on_subject: int  # of the evidence's articles, those that speak of the frame's subject
     prev_retrieval_scores: list[float]
 
     # decision
@@ -201,6 +202,7 @@ def initial_state(
         num_docs=0,
         doc_scores={},
         confident=False,
+        on_subject=0,
         prev_retrieval_scores=[],
         citations=[],
         removed_citations=[],

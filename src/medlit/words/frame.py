@@ -151,6 +151,14 @@ _TOKEN = re.compile(r"[a-z][a-z'-]*")
 _TRAILING_DETERMINER = re.compile(r"(?:\s+(?:an?|the|any|some|this|that|of|to|with))+$")
 # The particle of a phrasal verb ("pick out", "bring down"): no word of the outcome.
 _PARTICLE = re.compile(r"^\s*(?:out|up|down|off|away|back)\b")
+# A relation whose object is what the subject is set against ("an alternative to Y", "as
+# effective as Y", "replace Y"), and what follows it is what they are for ("for Z", "in the
+# treatment of Z").
+_SET_AGAINST = re.compile(r"(?:\balternative to|\bas \w+ as|\breplace|\bsubstitute for)$")
+_FOR_WHAT = re.compile(
+    r"\s+(?:for|in)\s+(?:the\s+)?(?:(?:treatment|management|prevention|follow-up|relief)"
+    r"\s+of\s+)?"
+)
 
 
 def _main_verb(text: str) -> re.Match[str] | None:
@@ -527,6 +535,12 @@ def _read(question: str) -> QuestionFrame:
     subject, aliases = _aliases(subject)
     compared = _COMPARISON.search(asking)
     subject, comparison = _paired(subject, _phrase(compared["what"]) if compared else "")
+    if outcome and _SET_AGAINST.search(relation):
+        # "X an alternative to Y for Z": Y is what X is set against; Z what they are for.
+        after = asking.find(outcome, asking.find(relation) + len(relation))
+        purpose = _FOR_WHAT.match(asking, after + len(outcome)) if after >= 0 else None
+        comparison = comparison or outcome
+        outcome = _phrase(asking[purpose.end() :]) if purpose else ""
     populations = _populations(question, text)
     if any(outcome in (p.words, p.name) for p in populations):
         outcome = ""  # "is X more common in men?": who, not what of it

@@ -439,7 +439,9 @@ def speaks_of_subject(frame: QuestionFrame, text: str) -> bool:
     said = _Text(text)
     if subject.found_in(said.joined, said.words):
         return True
-    stems = frozenset(word_stem(plural_lemma(w)) for w in said.words)
+    # A hyphenated word says each of its parts ("d-dimer" says "dimer"), as the subject's are read.
+    parts = {p for w in said.words for p in (w, *w.split("-")) if p}
+    stems = frozenset(word_stem(plural_lemma(w)) for w in parts)
     words = [w for variants in subject.words for w in variants[:1]] or subject.phrases[0].split()
     naming = [
         part

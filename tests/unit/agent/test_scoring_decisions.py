@@ -86,8 +86,17 @@ def _state(**fields: object) -> AgentState:
 
 def test_stop_on_threshold_only_when_confident() -> None:
     settings = AgentSettings(score_threshold=0.5)
-    assert decide(_state(retrieval_score=0.6, confident=True), settings).stop_reason == "threshold"
+    on = _state(retrieval_score=0.6, confident=True, on_subject=1)
+    assert decide(on, settings).stop_reason == "threshold"
     assert decide(_state(retrieval_score=0.6, confident=False), settings).decision == "fetch_more"
+
+
+def test_no_threshold_stop_on_evidence_about_something_else() -> None:
+    # Stored articles scoring high for a question, none of them about its subject (chunks
+    # kept from other questions), do not stop the search before PubMed is asked.
+    settings = AgentSettings(score_threshold=0.5)
+    off = _state(retrieval_score=0.9, confident=True, on_subject=0)
+    assert decide(off, settings).decision == "fetch_more"
 
 
 def test_stop_on_limits() -> None:
@@ -288,3 +297,14 @@ def test_the_decision_says_what_it_decided(
     state: dict[str, Any], decision: Decision, reason: StopReason | None, told: str | None
 ) -> None:
     assert decision_message(state, decision, reason) == told  # type: ignore[arg-type]
+
+
+def test_the_articles_about_the_subject_are_counted_by_the_frame() -> None:
+    from medlit.agent.query import about_subject
+    from medlit.words.frame import read_frame
+
+    frame = read_frame("Is a D-dimer blood test useful for diagnosing appendicitis?")
+    about = Article(pmid="1", title="D-dimer levels in acute appendicitis")
+    other = Article(pmid="2", title="Clinical assessment is the key to diagnose appendicitis")
+    assert about_subject(frame, [about, other]) == 1
+    assert about_subject(frame, [other]) == 0
