@@ -11,7 +11,8 @@ directory each, the questions in one order). Per half, for each version:
 - ``refetched``: questions where an efetch asked again for a PMID the question already had;
 - ``verdicts``: yes/no verdicts given, ``right`` of them equal to the article's answer;
 - ``off_subject``: verdicts resting on no cited article that says the hand-labelled subject
-  (its words, by stem): a verdict about something else;
+  (the words of one of its ``|``-separated alternatives, by stem): a verdict about something
+  else (strict: an article naming the subject otherwise counts here);
 - ``accuracy`` (right verdicts over questions), ``precision`` (right over yes/no verdicts
   given) and ``coverage`` (yes/no verdicts given over questions); and, under the table, every
   question left without a yes or no tallied by its cause (``kind:check-or-rule`` of the
@@ -100,12 +101,16 @@ async def _child(rows: list[dict[str, str]], xml: Path) -> list[dict[str, Any]]:
                 )
                 cited = [c.pmid for c in result.citations if c.pmid]
                 cause = getattr(result, "verdict_cause", None)
-                subject = _stems(row["subject"])
+                # The label's alternatives ("telmisartan|arb telmisartan"): any one said in full.
+                subjects = [_stems(s) for s in row["subject"].split("|") if s.strip()]
                 on_subject = [
                     pmid
                     for c in result.citations
                     if (pmid := c.pmid)
-                    and subject <= _stems(f"{c.title} {eutils_text(eutils, pmid)}")
+                    and any(
+                        subject <= _stems(f"{c.title} {eutils_text(eutils, pmid)}")
+                        for subject in subjects
+                    )
                 ]
                 records.append(
                     {
