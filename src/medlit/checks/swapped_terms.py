@@ -53,9 +53,11 @@ class Swap:
     dropped: str
 
 
-def swapped_term(claim: str, quote: str, article: Article) -> Swap | None:
+def swapped_term(claim: str, quote: str, article: Article, near: str | None = None) -> Swap | None:
     """The term ``claim`` brings in where its ``quote`` says a subject of the article (see the
-    module doc), or None."""
+    module doc), or None. With ``near`` (a part of ``quote``: the words it gives one number
+    with), only a subject said there can be the one left out: the quote gives that number for
+    it, not for the subjects it names with its other numbers."""
     claimed = _words(claim)
     quoted = {stem for _, stem in _words(quote)}
     said = _stems(article.everything_said)
@@ -75,7 +77,7 @@ def swapped_term(claim: str, quote: str, article: Article) -> Swap | None:
     subjects = {stem for _, stem in _words(article.title)} | _spelled(article.title, definitions)
     dropped = [
         word
-        for word, stem in _words(quote)
+        for word, stem in _words(quote if near is None else near)
         if stem not in in_claim and stem in subjects and _a_term(word)
     ]
     for new in brought:

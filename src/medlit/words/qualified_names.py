@@ -159,10 +159,11 @@ def qualified_names(text: str, fold_case: bool = False) -> Names:
     return MappingProxyType({head: frozenset(quals) for head, quals in names.items() if quals})
 
 
-def without_names(text: str) -> str:
-    """``text`` with its qualified names blanked out ("type 1 diabetes" -> " diabetes")."""
+def without_names(text: str, *, in_place: bool = False) -> str:
+    """``text`` with its qualified names blanked out ("type 1 diabetes" -> " diabetes"; with
+    ``in_place``, each by as many spaces, every other character where it stood)."""
     for pattern in (_WORD_NAME, _CAPS_NAME, _SPACED_NAME):
-        text = pattern.sub(" ", text)
+        text = pattern.sub((lambda m: " " * len(m.group())) if in_place else " ", text)
     return text
 
 

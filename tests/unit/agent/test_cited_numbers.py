@@ -133,3 +133,38 @@ def test_a_number_given_for_another_subject_of_the_article_is_not_its_source() -
         "[PMID:11053064].",
     ):
         assert checked("unsourced-numbers", said, {"11053064": SJOGREN}) == (said, [])
+
+
+POETYK = Article(
+    pmid="36370130",
+    title=(
+        "Deucravacitinib versus placebo and apremilast in moderate to severe plaque psoriasis: "
+        "the phase 3 POETYK PSO-1 trial"
+    ),
+    abstract=[
+        AbstractSection(
+            label="RESULTS",
+            category="RESULTS",
+            text=(
+                "At week 16, PASI 75 response rates were 58.4% with deucravacitinib versus 12.7% "
+                "with placebo and 35.1% with apremilast."
+            ),
+        )
+    ],
+)
+
+
+def test_a_number_is_given_for_the_subjects_beside_it_not_the_whole_sentences() -> None:
+    # One arm of a three-arm trial, named by the trial and the disease: 58.4% is given for
+    # deucravacitinib, not for apremilast, whose 35.1% the sentence leaves out.
+    for said in (
+        "In the POETYK PSO-1 trial, PASI 75 was 58.4% with deucravacitinib versus 12.7% with "
+        "placebo [PMID:36370130].",
+        "Deucravacitinib is effective in plaque psoriasis: PASI 75 was 58.4% versus 12.7% with "
+        "placebo [PMID:36370130].",
+    ):
+        assert checked("unsourced-numbers", said, {"36370130": POETYK}) == (said, [])
+    # The number given for another subject beside it is still caught.
+    swapped = "In the POETYK PSO-1 trial, PASI 75 was 35.1% with psoriasis [PMID:36370130]."
+    kept, warnings = checked("unsourced-numbers", swapped, {"36370130": POETYK})
+    assert kept == "" and "35.1, a number that article gives for " in warnings[0]
