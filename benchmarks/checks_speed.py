@@ -57,22 +57,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from digest_verdicts import DEFAULT_DATA, nearest_others
 from medlit import text
 from medlit.cache import guard
-from medlit.checks import (
-    REGISTRY,
-    Check,
-    check_answer,
-    citations,
-    defined_terms,
-    evidence,
-    grounding,
-    memo,
-    qualified_names,
-    swapped_terms,
-    topics,
-)
+from medlit.checks import REGISTRY, Check, check_answer, citations, swapped_terms
 from medlit.log import configure_logging
 from medlit.sources.pubmed_xml import parse_pubmed_xml
 from medlit.types import Article
+from medlit.words import defined_terms, evidence, grounding, memo, qualified_names, topics
 from medlit.words.grounding import word_stems
 from pubmedqa_cases import half_of
 

@@ -164,6 +164,8 @@ def test_every_data_file_is_read_by_a_loader() -> None:
         "phrase_forms.toml",  # medlit.words.phrase_forms (tests/unit/test_phrase_forms.py)
         "seed_synonyms.tsv.gz",  # medlit.words.seed (tests/unit/test_phrase_forms.py)
         "lemmas.tsv.gz",  # medlit.words.forms (below)
+        "mesh_terms.tsv.gz",  # medlit.words.mesh (tests/unit/test_mesh.py)
+        "mesh_names.tsv.gz",  # medlit.words.mesh (other_names)
     }
     assert names - {"__pycache__"} == read
     own_loader = {"stop_words.txt", "cues.toml", "opposites.tsv", "named_alike.toml"}

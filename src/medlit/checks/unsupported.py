@@ -25,6 +25,7 @@ from medlit.checks.policy import TOGETHER, warnings_of
 from medlit.log import get_logger
 from medlit.text import all_of
 from medlit.types import Article
+from medlit.words import mesh
 from medlit.words.frame import QuestionFrame
 from medlit.words.grounding import abbreviation_said, said_in, word_stem, word_stems
 from medlit.words.qualified_names import Names, mismatched, qualified_names
@@ -163,9 +164,13 @@ def _unheld(
     wording = {w for w in written if w.endswith("ly") and not _subject(w, spoken)}
 
     def holds(held: set[str], content: str) -> bool:
-        # "HoLEP" is held by "holmium laser enucleation of the prostate"
+        # "HoLEP" is held by "holmium laser enucleation of the prostate", "hs-CRP" by
+        # "C-reactive protein" (another name of its MeSH concept)
         unheld = [w for w in written if w not in wording and not _said(w, held)]
-        return all(abbreviation_said(word, content) for word in unheld)
+        return all(
+            abbreviation_said(word, content) or mesh.said_otherwise(word, sentence, content)
+            for word in unheld
+        )
 
     if any(
         holds(held, content) and not mismatched(names, named) for held, named, content in evidence

@@ -17,6 +17,7 @@ from medlit.text import sentence_pieces
 from medlit.words import (
     cue,
     data_lines,
+    mesh,
     named_alike,
     stop_words,
     synonym_groups,
@@ -142,7 +143,9 @@ def unsaid_in_article(
     that never says X): the model wrote the quote's finding about something else in the
     question's words. British and
     American spellings are one word ("haemorrhage", "hemorrhage"), and so are a verb's forms
-    ("used", "use").
+    ("used", "use"); a word of a MeSH term of the claim is said by the article saying the
+    concept by another of its names (:func:`medlit.words.mesh.said_otherwise`: "hs-CRP" by
+    "C-reactive protein").
 
     Args:
         claim: the extracted claim.
@@ -160,7 +163,7 @@ def unsaid_in_article(
         key = normalise_topic(word)
         if not key or word_stem(key) not in subject or said_in(key, said):
             continue
-        if abbreviation_said(word, article):
+        if abbreviation_said(word, article) or mesh.said_otherwise(word, claim, article):
             continue
         if spoken is not None and not is_technical(word.lower()) and not said_in(key, spoken):
             continue

@@ -22,7 +22,7 @@ from functools import lru_cache
 from typing import Literal
 
 from medlit.text import fold_accents
-from medlit.words import frequency
+from medlit.words import frequency, mesh
 from medlit.words.forms import british, known_word, plural_lemma, word_stem
 from medlit.words.frame import QuestionFrame
 from medlit.words.search_terms import query_terms, relaxed_queries
@@ -88,14 +88,18 @@ class Concept:
     def found_in(self, text: str, words: frozenset[str]) -> bool:
         """Whether a text (``text``: its words joined by single spaces, with a space at each
         end; ``words``: the same as a set) says this concept: one of its phrases, or each of
-        its key words in one of its forms, compared by stem ("exercising", "exercise")."""
+        its key words in one of its forms, compared by stem ("exercising", "exercise"), or
+        another name of the MeSH descriptor a phrase of it names (:mod:`medlit.words.mesh`)."""
         if any(f" {phrase} " in text for phrase in self.phrases):
             return True
         stems = frozenset(word_stem(w) for w in words)
-        return bool(self.words) and all(
+        if bool(self.words) and all(
             any((f" {v} " in text) if " " in v else word_stem(v) in stems for v in variants)
             for variants in self.words
-        )
+        ):
+            return True
+        # Or by another name of the MeSH concept it is ("hs-crp": "c-reactive protein").
+        return any(mesh.same_concept(phrase, text) for phrase in self.phrases)
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,7 +197,8 @@ def _key_words(phrase: str) -> list[str]:
 
 def _phrase_variants(words: list[str], aliases: Iterable[str] = ()) -> tuple[str, ...]:
     """The phrase ``words`` in the forms it may be written: as asked, its last word singular
-    or plural, in the other spelling, with a vetted synonym for the whole or for a word, and
+    or plural, in the other spelling, with a vetted synonym for the whole or for a word, by
+    the other names of the MeSH concept it names (:func:`medlit.words.mesh.other_names`), and
     the other names given (``aliases``)."""
     phrase = " ".join(words)
     variants = [phrase]
@@ -208,6 +213,7 @@ def _phrase_variants(words: list[str], aliases: Iterable[str] = ()) -> tuple[str
         for other in _other_spellings(word):
             variants.append(" ".join([*words[:i], other, *words[i + 1 :]]))
     variants += [" ".join(_key_words(a)) for a in aliases if _key_words(a)]
+    variants += mesh.other_names(phrase)
     return tuple(dict.fromkeys(v for v in variants if v))[:_MAX_VARIANTS]
 
 

@@ -16,7 +16,9 @@ question frames its subject). A term counts as said in any form sharing its firs
 with or without its spaces and hyphens ("shockwave", "shock wave"), with accents or without
 ("Sjogren", "Sjögren"), and an abbreviation counts as said when an article says what it
 abbreviates (:func:`~medlit.research.grounding.abbreviation_said`: "CABG", "coronary artery
-bypass grafting"; "CMV", "cytomegalovirus").
+bypass grafting"; "CMV", "cytomegalovirus"), and a term of the question naming a MeSH concept
+counts as said by an article naming that concept otherwise (:mod:`medlit.words.mesh`: "hs-CRP",
+"C-reactive protein").
 
 How many PubMedQA questions have a term flagged against their own article (and against its
 abstract alone, the title left out) is measured by ``python benchmarks/unmentioned_terms.py``
@@ -30,6 +32,7 @@ from collections.abc import Iterable
 
 from medlit.text import fold_accents
 from medlit.types import Article
+from medlit.words import mesh
 from medlit.words.frame import QuestionFrame
 from medlit.words.grounding import abbreviation_said, said_in, word_stems
 from medlit.words.memo import remembered
@@ -100,4 +103,8 @@ def unmentioned_terms(
         return []
     terms = subject_terms(question, frame)
     said = mentioned(terms, texts) if terms else set()
-    return [word for key, word in terms.items() if key not in said]
+    return [
+        word
+        for key, word in terms.items()
+        if key not in said and not any(mesh.said_otherwise(word, question, t) for t in texts)
+    ]

@@ -200,11 +200,13 @@ def test_deterministic_plan_makes_the_question_standalone() -> None:
     assert plan.pubmed_query == ""  # its searches come from its frame, when first due
     assert plan.focus == "treatment"
     steps = search_steps(read_frame(plan.standalone_question))
+    # the drug's other names: the vetted table's brand, then MeSH's entry terms
+    drug = "(metformin OR glucophage OR dimethylbiguanidine OR dimethylguanylguanidine)"
     assert steps[0].query == (
-        '(metformin OR glucophage) AND ("cardiovascular mortality" OR "cardiovascular death"'
+        f'{drug} AND ("cardiovascular mortality" OR "cardiovascular death"'
         ' OR "cardiovascular mortalities")'
     )
-    assert steps[-1].query == "(metformin OR glucophage)"
+    assert steps[-1].query == drug
 
 
 def test_a_typographic_apostrophe_searches_what_the_typed_one_does() -> None:

