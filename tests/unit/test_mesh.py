@@ -58,3 +58,19 @@ def test_the_checks_read_a_concept_said_by_another_of_its_names() -> None:
     # a word no name of a concept the article names covers is still unsaid
     other = "Is hs-CRP linked to restenosis after stenting?"
     assert unmentioned_terms(other, [ARTICLE], read_frame(other)) == ["restenosis"]
+
+
+def test_a_population_is_spoken_of_by_another_name_of_its_mesh_concept() -> None:
+    from medlit.checks.cited_subjects import populations_unspoken
+
+    article = Article(
+        pmid="1",
+        title="Spironolactone in cardiac failure: a randomised trial",
+        abstract=[AbstractSection(label="", category="", text="Mortality fell by 30%.")],
+    )
+    question = "Does spironolactone reduce mortality in patients with heart failure?"
+    text = "Spironolactone reduced mortality [PMID:1]."
+    frame = read_frame(question)
+    assert populations_unspoken(question, text, {"1": article}, frame) == []
+    moved = "Does spironolactone reduce mortality in patients with renal failure?"
+    assert populations_unspoken(moved, text, {"1": article}, read_frame(moved)) != []

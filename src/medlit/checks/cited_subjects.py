@@ -32,7 +32,7 @@ from medlit.checks.context import CheckContext, logged, sentence_findings
 from medlit.checks.declare import check
 from medlit.checks.findings import Finding
 from medlit.types import Article
-from medlit.words import age_groups, cue
+from medlit.words import age_groups, cue, mesh
 from medlit.words.defined_terms import spell_out
 from medlit.words.frame import Population, QuestionFrame, frame_of
 from medlit.words.grounding import unsaid_in_article, word_stems
@@ -213,8 +213,9 @@ def _spoken_of(population: Population, article: Article) -> bool:
     """Whether ``article`` (title, abstract, MeSH) speaks of ``population``: an age group by
     word or age; a sex or pregnancy by word, or by what only it has (a study of ovarian cancer
     is a study of women); a condition, a setting or a site by every word of its name (a wrist
-    trial says "fractures" but not "hip"); a disease's type by that type ("type 1" is not
-    "type 2"), read from the article's MeSH descriptors when they name one."""
+    trial says "fractures" but not "hip") or by another name of the MeSH concept its name is
+    (:mod:`medlit.words.mesh`); a disease's type by that type ("type 1" is not "type 2"), read
+    from the article's MeSH descriptors when they name one."""
     text = article.everything_said
     lower = text.lower()
     if population.kind == "age":
@@ -235,7 +236,11 @@ def _spoken_of(population: Population, article: Article) -> bool:
             text += " diabetes mellitus"  # "T2DM", "NIDDM": the type of diabetes
     said = word_stems(text)
     words = _TYPE_ASKED.sub("", population.name).split()
-    return bool(words) and all(_word_said(w, said) for w in words)
+    if bool(words) and all(_word_said(w, said) for w in words):
+        return True
+    # Or the MeSH concept it names, by another of its names ("heart failure": "cardiac
+    # failure"); a type is never read so (another type is another descriptor's term).
+    return not typed and mesh.same_concept(population.name, text)
 
 
 def _word_said(word: str, said: set[str]) -> bool:
