@@ -37,6 +37,7 @@ from medlit.words.defined_terms import spell_out
 from medlit.words.frame import Population, QuestionFrame, frame_of
 from medlit.words.grounding import unsaid_in_article, word_stems
 from medlit.words.memo import remembered
+from medlit.words.search_plan import named_otherwise
 from medlit.words.search_terms import content_terms
 
 __all__ = [
@@ -96,6 +97,7 @@ class _Reader:
     ) -> None:
         self.articles = articles
         self.question = question
+        self.frame = frame
         self.asked_groups = frame.population_names("age") & _CHECKED_GROUPS
         self.groups_of: dict[str, frozenset[str]] = {}
         self.terms_of: dict[str, set[str]] = {}
@@ -148,9 +150,12 @@ class _Reader:
         for pmid in cited:
             said = self.articles[pmid].everything_said
             # The retrieved articles' words only ever clear a word: read them when one is left.
-            word = unsaid_in_article(sentence, self.question, said)
+            aliased = functools.partial(named_otherwise, self.frame, text=said)
+            word = unsaid_in_article(sentence, self.question, said, named=aliased)
             if word is not None:
-                word = unsaid_in_article(sentence, self.question, said, spoken=self.spoken)
+                word = unsaid_in_article(
+                    sentence, self.question, said, spoken=self.spoken, named=aliased
+                )
             if word is not None:
                 wrong.append((pmid, word, None))
             elif named and (missing := sorted(named - self.groups_in(pmid))):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from medlit.text import sentence_pieces
 from medlit.words import (
@@ -132,7 +132,12 @@ def _answers_title(
 
 
 def unsaid_in_article(
-    claim: str, question: str, article: str, *, spoken: set[str] | None = None
+    claim: str,
+    question: str,
+    article: str,
+    *,
+    spoken: set[str] | None = None,
+    named: Callable[[str], bool] | None = None,
 ) -> str | None:
     """A subject word of ``question`` that ``claim`` uses (as written there) and its ``article``
     never says (the rarest in English, if several), or None.
@@ -155,6 +160,8 @@ def unsaid_in_article(
             known: then a word common in English that none of them says is the question's
             own framing (a verb such as "behave"), which no article could be cited for, and
             is not held to this one. A rare (technical) word still is.
+        named: whether the article says a word under another name the question gives it
+            ("OXLUMO (lumasiran)": an article on lumasiran says OXLUMO), if known.
     """
     subject = {word_stem(word) for word in anchor_terms(question)} - _ASPECTS
     said = word_stems(article)
@@ -164,6 +171,8 @@ def unsaid_in_article(
         if not key or word_stem(key) not in subject or said_in(key, said):
             continue
         if abbreviation_said(word, article) or mesh.said_otherwise(word, claim, article):
+            continue
+        if named is not None and named(word):
             continue
         if spoken is not None and not is_technical(word.lower()) and not said_in(key, spoken):
             continue

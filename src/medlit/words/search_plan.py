@@ -434,6 +434,19 @@ def asked_terms(frame: QuestionFrame, text: str = "") -> set[str]:
 _NAMING_ZIPF = 3.5
 
 
+def named_otherwise(frame: QuestionFrame | None, word: str, text: str) -> bool:
+    """Whether ``word``, a word of ``frame``'s subject, is said by ``text`` under another name
+    the question itself gives the subject ("Is OXLUMO (lumasiran) used for ...?": an article
+    saying lumasiran says OXLUMO), in one of that name's forms."""
+    if frame is None or not frame.subject_aliases:
+        return False
+    if word.lower() not in frame.subject.lower().split():
+        return False
+    said = _Text(text)
+    others = (_concept("subject", alias) for alias in frame.subject_aliases)
+    return any(c is not None and c.found_in(said.joined, said.words) for c in others)
+
+
 def speaks_of_subject(frame: QuestionFrame, text: str) -> bool:
     """Whether ``text`` speaks of ``frame``'s subject: one of the subject's naming words
     (rare in English: "telmisartan" of "the ARB telmisartan", "thrombus" of "routine thrombus

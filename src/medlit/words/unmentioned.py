@@ -18,7 +18,8 @@ with or without its spaces and hyphens ("shockwave", "shock wave"), with accents
 abbreviates (:func:`~medlit.research.grounding.abbreviation_said`: "CABG", "coronary artery
 bypass grafting"; "CMV", "cytomegalovirus"), and a term of the question naming a MeSH concept
 counts as said by an article naming that concept otherwise (:mod:`medlit.words.mesh`: "hs-CRP",
-"C-reactive protein").
+"C-reactive protein"), and a word of the subject by an article saying another name the question
+gives it ("OXLUMO (lumasiran)").
 
 How many PubMedQA questions have a term flagged against their own article (and against its
 abstract alone, the title left out) is measured by ``python benchmarks/unmentioned_terms.py``
@@ -36,7 +37,7 @@ from medlit.words import mesh
 from medlit.words.frame import QuestionFrame
 from medlit.words.grounding import abbreviation_said, said_in, word_stems
 from medlit.words.memo import remembered
-from medlit.words.search_plan import asked_terms
+from medlit.words.search_plan import asked_terms, named_otherwise
 from medlit.words.tokens import TERMS
 from medlit.words.topics import anchor_terms, normalise_topic
 from medlit.words.word_rarity import is_technical
@@ -106,5 +107,8 @@ def unmentioned_terms(
     return [
         word
         for key, word in terms.items()
-        if key not in said and not any(mesh.said_otherwise(word, question, t) for t in texts)
+        if key not in said
+        and not any(
+            mesh.said_otherwise(word, question, t) or named_otherwise(frame, word, t) for t in texts
+        )
     ]
