@@ -344,3 +344,28 @@ def test_what_a_subject_is_set_against_is_its_comparison_not_its_outcome(
 ) -> None:
     frame = read_frame(question)
     assert (frame.subject, frame.comparison, frame.outcome) == (subject, comparison, outcome)
+
+
+def test_the_words_linking_a_subject_to_the_change_asked_name_neither() -> None:
+    # The link the frame reads in "is X effective for Y" is read before a change asked too.
+    for question, subject, outcome in (
+        (
+            "Is vitamin D supplementation effective in preventing fractures?",
+            "vitamin d supplementation",
+            "fractures",
+        ),
+        (
+            "Is metformin effective in reducing cardiovascular mortality?",
+            "metformin",
+            "cardiovascular mortality",
+        ),
+        (
+            "Can the Internet be used to improve sexual health awareness?",
+            "internet",
+            "sexual health awareness",
+        ),
+        ("Is obesity associated with increased risk of asthma?", "obesity", "asthma"),
+    ):
+        frame = read_frame(question)
+        assert (frame.subject, frame.outcome) == (subject, outcome), question
+        assert frame.direction is not None

@@ -385,6 +385,12 @@ def _subject_outcome(question: str, asking: str, span: tuple[int, int]) -> tuple
             subject, outcome = subject[: purpose.start()], _phrase(subject[purpose.end() :])
     else:
         subject = _IT_TO.sub("", _LEADING.sub("", asking[: span[0]]))
+        # "is X effective in preventing Y", "is X associated with increased Y": the words
+        # linking X to the change asked name neither.
+        link = cue("frame.link").search(subject)
+        if link is not None and link.start() > 0 and not subject[link.end() :].strip():
+            relation = f"{link.group(0).strip()} {relation}"
+            subject = subject[: link.start()]
         outcome = _phrase(_RISK_OF.sub("", _ARTICLE.sub("", asking[span[1] :].strip())))
     subject = cue("frame.asker").sub("", subject.strip())
     subject = _TRAILING_DETERMINER.sub("", _phrase(subject))
