@@ -127,6 +127,8 @@ def load(labels: Path, shared: Path) -> list[Labelled]:
             split = half_of(question)
         elif source == "expert" and question:
             split = half_of(key)
+        elif source == "written" and question:
+            split = half_of(question)
         else:
             raise SystemExit(f"{labels}: {ref} names an unknown source or has no text")
         if half != split:

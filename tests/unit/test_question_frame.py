@@ -138,7 +138,7 @@ def test_opposites_pair_each_direction() -> None:
         ),
         (
             "Is gastric stimulation superior to drug therapy in improving GI symptoms?",
-            "gastric stimulation superior to drug therapy",
+            "gastric stimulation",
             "gi symptoms",
             "drug therapy",
         ),
@@ -365,7 +365,43 @@ def test_the_words_linking_a_subject_to_the_change_asked_name_neither() -> None:
             "sexual health awareness",
         ),
         ("Is obesity associated with increased risk of asthma?", "obesity", "asthma"),
+        ("Is apixaban superior to warfarin for preventing stroke?", "apixaban", "stroke"),
     ):
         frame = read_frame(question)
         assert (frame.subject, frame.outcome) == (subject, outcome), question
         assert frame.direction is not None
+
+
+@pytest.mark.parametrize(
+    ("question", "subject", "outcome"),
+    [
+        # a gene named after "in" is part of what is asked about
+        (
+            "Are mutations in the LMNA gene associated with cardiomyopathy?",
+            "mutations in the lmna gene",
+            "cardiomyopathy",
+        ),
+        # "is X caused by Y": Y is asked about as the cause of X
+        (
+            "Is Wilson disease caused by mutations in the ATP7B gene?",
+            "mutations in the atp7b gene",
+            "wilson disease",
+        ),
+        # people with a condition are no outcome: the condition is who it is asked of
+        (
+            "Does palliative radiation help patients with gallbladder cancer?",
+            "palliative radiation",
+            "",
+        ),
+    ],
+)
+def test_what_expert_questions_ask_of_genes_causes_and_patients(
+    question: str, subject: str, outcome: str
+) -> None:
+    frame = read_frame(question)
+    assert (frame.subject, frame.outcome) == (subject, outcome)
+
+
+def test_a_cause_is_read_from_a_question_on_being_only() -> None:
+    frame = read_frame("Can acupuncture treat vocal fold lesions caused by voice misuse?")
+    assert frame.subject == "acupuncture"

@@ -88,9 +88,11 @@ QUESTION_START = re.compile(
 _CLAUSES = re.compile(r"(?<=[:.?;])\s+|\s+--\s*|\s[-\u2013\u2014]\s")
 _PRONOUN = re.compile(r"^(?:it|they|this|these|that|those|we|there|he|she|you)\b")
 _LEADING = re.compile(rf"^{_ASKING_VERB}\s+(?:there\s+(?:an?\s+)?)?")
-# What ends a subject or an outcome: a population, a setting, a comparison, a time.
+# What ends a subject or an outcome: a population, a setting, a comparison, a time; not a gene
+# ("variants in the APOE gene" is one thing).
 _PHRASE_END = re.compile(
-    r"\s+(?:in|among|for|after|before|during|at|of patients|compared|versus|vs\.?|than|over"
+    r"\s+(?:in(?!\s+(?:the\s+)?[\w-]+\s+genes?\b)|among|for|after|before|during|at|of patients"
+    r"|compared|versus|vs\.?|than|over"
     r"|when|with|by|from|through|rather|instead|caused|due|induced|secondary|following"
     r"|including|such)\b|,\s|;|\?|$"
 )
@@ -140,6 +142,12 @@ _WH_BY = re.compile(
     r"^(?:what|which)\s+(?P<what>[\w' -]+?)\s+(?:(?:can|could|may|might|should|do|does|is|are"
     r"|were|was)\s+)?(?:be\s+|been\s+)?(?:\w+ed|benefit|respond)\s+(?:with|by|using|from|to)\s+"
     r"(?P<by>.+)$"
+)
+# "is X caused by Y", "is X induced by Y": Y, asked of as the cause of X (a question on "is",
+# not "can A treat X caused by Y").
+_BEING = re.compile(r"^(?:is|are|was|were)\b")
+_CAUSED_BY = re.compile(
+    r"^(?P<what>.+?)\s+(?P<how>(?:caused|induced|triggered|mediated)\s+by)\s+(?P<by>.+)$"
 )
 # "how effective is X for Y", "how safe are X": X, asked for Y.
 _HOW = re.compile(r"^how\s+(?:\w+\s+)?(?:is|are|was|were|do|does)\s+(?P<rest>.+)$")
@@ -347,10 +355,35 @@ def asked_direction(text: str) -> Direction | None:
 
 
 def _phrase(text: str) -> str:
-    """The head of ``text`` up to where a population, a setting or a comparison begins."""
+    """The head of ``text`` up to where a population, a setting or a comparison begins; of
+    people with a condition ("patients with gallbladder cancer"), the condition."""
     text = _OPENING.sub("", _ARTICLE.sub("", text.strip()))
+    people = _PEOPLE_WITH.match(text)
+    if people is not None:
+        text = people["what"]
     end = _PHRASE_END.search(text)
     return text[: end.start() if end else len(text)].strip(" ,;:?")
+
+
+# People with a condition, as what a question is asked for: the condition.
+_PEOPLE_WITH = re.compile(
+    r"^(?:patients|people|persons|subjects|individuals|adults|children|women|men|infants)"
+    r"\s+(?:with|having|suffering from)\s+(?P<what>\S.*)$"
+)
+
+
+def _unlinked(subject: str, relation: str) -> tuple[str, str]:
+    """What is asked about before a direction verb, without the words linking it to the
+    change ("is X effective in preventing Y", "is X associated with increased Y"; "is X
+    superior to Y for preventing Z", the link setting X against what follows), which join the
+    relation."""
+    link = cue("frame.link").search(subject)
+    if link is None or link.start() == 0:
+        return subject, relation
+    against = re.search(r"\b(?:to|than)$", link.group(0)) is not None
+    if subject[link.end() :].strip() and not against:
+        return subject, relation
+    return subject[: link.start()], f"{link.group(0).strip()} {relation}"
 
 
 def _subject_outcome(question: str, asking: str, span: tuple[int, int]) -> tuple[str, str, str]:
@@ -366,8 +399,13 @@ def _subject_outcome(question: str, asking: str, span: tuple[int, int]) -> tuple
         subject = how["rest"] if how is not None else subject
         link = cue("frame.link").search(subject)
         between, wh_of = _BETWEEN.match(subject), _WH_OF.match(subject)
-        wh_by = _WH_BY.match(subject)
-        if between is not None:
+        wh_by, caused = _WH_BY.match(subject), _CAUSED_BY.match(subject)
+        caused = caused if _BEING.match(asking) else None
+        if caused is not None:
+            # "is X caused by Y": Y is asked about, X what it causes.
+            relation = caused["how"]
+            subject, outcome = caused["by"], _phrase(caused["what"])
+        elif between is not None:
             subject, outcome = between["a"], _phrase(between["b"])
         elif wh_of is not None:
             subject, outcome = wh_of["of"], _phrase(wh_of["what"])
@@ -384,13 +422,7 @@ def _subject_outcome(question: str, asking: str, span: tuple[int, int]) -> tuple
         elif (purpose := _FOR.search(subject)) is not None and purpose.start() > 0:
             subject, outcome = subject[: purpose.start()], _phrase(subject[purpose.end() :])
     else:
-        subject = _IT_TO.sub("", _LEADING.sub("", asking[: span[0]]))
-        # "is X effective in preventing Y", "is X associated with increased Y": the words
-        # linking X to the change asked name neither.
-        link = cue("frame.link").search(subject)
-        if link is not None and link.start() > 0 and not subject[link.end() :].strip():
-            relation = f"{link.group(0).strip()} {relation}"
-            subject = subject[: link.start()]
+        subject, relation = _unlinked(_IT_TO.sub("", _LEADING.sub("", asking[: span[0]])), relation)
         outcome = _phrase(_RISK_OF.sub("", _ARTICLE.sub("", asking[span[1] :].strip())))
     subject = cue("frame.asker").sub("", subject.strip())
     subject = _TRAILING_DETERMINER.sub("", _phrase(subject))
