@@ -302,6 +302,24 @@ def test_a_result_keeps_a_frame_given_and_shows_it() -> None:
             "higher radiation doses",
             "lung cancer treated palliatively",
         ),
+        # a gene named after "in" is part of what is asked about
+        (
+            "Are mutations in the LMNA gene associated with cardiomyopathy?",
+            "mutations in the lmna gene",
+            "cardiomyopathy",
+        ),
+        # "is X caused by Y": Y is asked about as the cause of X
+        (
+            "Is Wilson disease caused by mutations in the ATP7B gene?",
+            "mutations in the atp7b gene",
+            "wilson disease",
+        ),
+        # people with a condition are no outcome: the condition is who it is asked of
+        (
+            "Does palliative radiation help patients with gallbladder cancer?",
+            "palliative radiation",
+            "",
+        ),
     ],
 )
 def test_the_frame_reads_what_a_question_opens_and_leaves(
@@ -370,36 +388,6 @@ def test_the_words_linking_a_subject_to_the_change_asked_name_neither() -> None:
         frame = read_frame(question)
         assert (frame.subject, frame.outcome) == (subject, outcome), question
         assert frame.direction is not None
-
-
-@pytest.mark.parametrize(
-    ("question", "subject", "outcome"),
-    [
-        # a gene named after "in" is part of what is asked about
-        (
-            "Are mutations in the LMNA gene associated with cardiomyopathy?",
-            "mutations in the lmna gene",
-            "cardiomyopathy",
-        ),
-        # "is X caused by Y": Y is asked about as the cause of X
-        (
-            "Is Wilson disease caused by mutations in the ATP7B gene?",
-            "mutations in the atp7b gene",
-            "wilson disease",
-        ),
-        # people with a condition are no outcome: the condition is who it is asked of
-        (
-            "Does palliative radiation help patients with gallbladder cancer?",
-            "palliative radiation",
-            "",
-        ),
-    ],
-)
-def test_what_expert_questions_ask_of_genes_causes_and_patients(
-    question: str, subject: str, outcome: str
-) -> None:
-    frame = read_frame(question)
-    assert (frame.subject, frame.outcome) == (subject, outcome)
 
 
 def test_a_cause_is_read_from_a_question_on_being_only() -> None:
