@@ -3,8 +3,9 @@
 Each question of ``benchmarks/data/reworded_questions.tsv`` (hand-written rewordings of PubMedQA
 questions, not their titles, with the article that answers each) is asked with ``medlit ask``'s
 engine (no model: the evidence digest) against the fake E-utilities server over the 500
-PubMedQA abstracts, by each version of the code in a child process of its own (a fresh data
-directory each, the questions in one order). Per half, for each version:
+PubMedQA abstracts, by each version of the code in a child process of its own (each question
+from a fresh data directory, so no article an earlier one fetched is found locally instead; the
+questions in one order). Per half, for each version:
 
 - ``gold``: questions whose answering article is cited;
 - ``calls``: PubMed requests per question (the answer's own count);
@@ -87,12 +88,15 @@ async def _child(rows: list[dict[str, str]], xml: Path) -> list[dict[str, Any]]:
 
     configure_logging("error")
     with pubmed_home(xml) as eutils:
-        settings = Settings()
         records: list[dict[str, Any]] = []
-        async with Assistant(settings) as assistant:
-            for row in rows:
+        for row in rows:
+            # Each question from a fresh home: no article an earlier question fetched (a
+            # tenth of this corpus, after a few) is found in the local store instead.
+            with tempfile.TemporaryDirectory() as home:
+                os.environ["MEDLIT_HOME"] = home
                 seen = len(eutils.requests("efetch"))
-                result = await assistant.ask(row["question"])
+                async with Assistant(Settings()) as assistant:
+                    result = await assistant.ask(row["question"])
                 fetched = Counter(
                     pmid
                     for request in eutils.requests("efetch")[seen:]

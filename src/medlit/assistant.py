@@ -366,7 +366,14 @@ def _checked_at(state: AgentState) -> float | None:
 def _outcome_dropped(state: AgentState, cited: bool) -> list[str]:
     """The line an answer resting on a search without its outcome says first."""
     outcome, frame = state.get("outcome_dropped"), state.get("frame")
-    if not outcome or not cited or frame is None:
+    if not cited or frame is None:
+        return []
+    if state.get("any_word"):
+        return [
+            "No search found the question's words together: some articles were found by any "
+            "of its rarer words, and may be about something else."
+        ]
+    if not outcome:
         return []
     return [
         f"No search found {frame.subject} and {outcome} together: some articles were found "

@@ -105,6 +105,12 @@ def _logged(search: query.SearchStep, articles: list[Article], offset: int) -> d
     }
 
 
+def _may_search(step: query.SearchStep, state: AgentState, held: dict[str, Article]) -> bool:
+    """Whether the plan goes on to ``step``: a search by any of the question's words (its
+    last resort) only while no article held speaks of the question's subject."""
+    return not step.any_word or not query.about_subject(state["frame"], held.values())
+
+
 def _sources_label(names: list[str]) -> str:
     labels = [_SOURCE_LABELS.get(name, name) for name in names]
     return (
@@ -271,12 +277,12 @@ class AskNodes(HitNodes):
             return (steps[0], 0, "broad" if last == 0 else "narrow", 0)
         step = min(state.get("query_step", 0), last)
         limit = self.agent.fetch_per_round
-        if state.get("last_fetch_count", 0) >= limit:  # a full page: page on
-            mode = "broad" if step == last else "narrow"
+        if state.get("last_fetch_count", 0) >= limit and not steps[step].any_word:
+            mode = "broad" if step == last else "narrow"  # a full page: page on
             return (steps[step], state.get("page_offset", 0) + limit, mode, step)
-        if step < last:
+        if step < last and _may_search(steps[step + 1], state, state.get("documents", {})):
             return (steps[step + 1], 0, "broad" if step + 1 == last else "narrow", step + 1)
-        return None  # the widest query has no more pages
+        return None  # the widest query has no more pages (a best match is one page)
 
     async def _search(
         self, state: AgentState, term: str, offset: int
@@ -326,6 +332,7 @@ class AskNodes(HitNodes):
                 and not offset
                 and step < len(steps) - 1
                 and all(a.key in seen for a in articles)
+                and _may_search(steps[step + 1], state, seen)
             ):
                 log.info("search_relaxed", query=search.query, why=steps[step + 1].why)
                 step += 1
@@ -365,6 +372,10 @@ class AskNodes(HitNodes):
             # What this search added was found without the outcome asked about: the answer
             # says so (the subject's articles may not speak of it).
             update["outcome_dropped"] = state["frame"].outcome
+        if new and search.any_word:
+            # What this search added says some of the question's words, perhaps not its
+            # subject: the answer says so.
+            update["any_word"] = True
         return update
 
     async def read_full_text(self, state: AgentState) -> dict[str, Any]:

@@ -109,6 +109,7 @@ class AgentState(TypedDict, total=False):
     searches: list[dict[str, Any]]  # each search made: query, step (what it is), offset, found
     on_question: int  # articles held that speak of the frame's subject and its outcome
     outcome_dropped: str  # the outcome a search that found articles had to leave out
+    any_word: bool  # articles were found by any of the question's rarer words, not all
     last_fetch_count: int  # articles the last fetch returned (new or not)
     last_fetch_new: int  # of those, articles not seen before for this question
     fetch_errors: list[str]

@@ -10,7 +10,9 @@ concepts, in PubMed's own syntax (quoted phrases, parentheses), which Europe PMC
 When a search finds too little, the plan widens before it drops (a phrase becomes the AND of
 its words), then drops what matters least first: the question's other words (qualifiers), its
 populations, what it compares with, and last its outcome, which a step says it dropped. The
-subject is never dropped: an article about something else answers another question.
+subject is never dropped: an article about something else answers another question. Only
+when all of that found nothing on the subject is the question searched by any of its rarer
+words, best match first (:func:`_best_match`), and the answer says so.
 """
 
 from __future__ import annotations
@@ -112,11 +114,13 @@ class SearchStep:
     dropped: tuple[Role, ...] = ()
     # the subject by fewer of its words: the question's last resort, no research part's
     last_resort: bool = False
+    # any of the question's words, not all (:func:`_best_match`)
+    any_word: bool = False
 
     @property
     def outcome_dropped(self) -> bool:
         """Whether this search looks for the subject without the outcome asked about."""
-        return "outcome" in self.dropped
+        return "outcome" in self.dropped and not self.any_word
 
 
 def _atom(phrase: str) -> str:
@@ -337,6 +341,8 @@ def plan_searches(
             SearchStep(_query(kept, wide=True), f"dropped the {role}: {names}", tuple(dropped))
         )
     steps += _subject_widened(kept[0], tuple(dropped))
+    if not text and (anyword := _best_match(frame, tuple(dropped))) is not None:
+        steps.append(anyword)
     unique: dict[str, SearchStep] = {}
     for step in steps:
         unique.setdefault(step.query, step)
@@ -369,6 +375,42 @@ def _subject_widened(subject: Concept, dropped: tuple[Role, ...]) -> list[Search
         why = f"widened the subject: {subject.label} without {commonest[0]!r}"
         steps.append(SearchStep(fewer.wide(), why, dropped, last_resort=True))
     return steps
+
+
+#: A word of the question rarer in English than this (Zipf) is one its best-match search
+#: looks for (:func:`_best_match`); at most :data:`_MATCH_TERMS` of them, the rarest.
+_MATCH_ZIPF = 4.5
+_MATCH_TERMS = 6
+
+
+def _best_match(frame: QuestionFrame, dropped: tuple[Role, ...]) -> SearchStep | None:
+    """The question's rarer words, any of them, best match first: the last resort, after
+    every search the frame plans found nothing new. A frame can misread a question ("Does
+    stopping a short course of PPI therapy ...?") and an article can name its subject
+    otherwise than the question ("lobectomy" for "hemithyroidectomy"): the articles that say
+    most of the question's rarer words come first (PubMed's Best Match, the ``relevance``
+    sort), and the checks still hold the answer to the subject. None for a question with
+    fewer than two words to search."""
+    asked = {*frame.direction_words.split(), *frame.relation.split()}
+    terms = [
+        t
+        for t in query_terms(frame.question, max_terms=16)
+        if t.strip('"') not in asked and t not in _FRAMING and t not in _HEADS
+    ]
+
+    def rarity(term: str) -> float:
+        return min(frequency.zipf(w) for w in term.strip('"').split())
+
+    rarest = sorted(terms, key=rarity)
+    picked = [t for t in rarest if rarity(t) < _MATCH_ZIPF][:_MATCH_TERMS] or rarest[:2]
+    if len(picked) < 2:
+        return None
+    # The subject's other names (its synonyms, its MeSH names) are its words too.
+    subject = next((c.phrases for c in concepts_of(frame) if c.role == "subject"), ())
+    atoms = [*subject, *(a for t in terms if t in picked for a in _word_forms(t.strip('"')))]
+    query = " OR ".join(dict.fromkeys(_atom(a) for a in atoms))
+    why = "any of the question's rarer words, best match first"
+    return SearchStep(query, why, dropped, last_resort=True, any_word=True)
 
 
 def speaks_of(
