@@ -206,6 +206,21 @@ def test_no_population_where_none_is_named() -> None:
     assert read_frame("Is Chaalia/Pan Masala harmful for health?").populations == ()
 
 
+@pytest.mark.parametrize(
+    ("question", "names"),
+    [
+        # the word before the people names no condition: a head that does is the population
+        ("Can symptoms alone identify airflow obstruction in current smokers?", ("smokers",)),
+        ("Does ultrasound surveillance of at-risk patients improve survival?", ()),
+        # a rare word, or a common one naming a condition, does
+        ("Does metformin lower mortality in cancer patients?", ("cancer",)),
+        ("Is the vaccine safe in diabetic patients?", ("diabetic",)),
+    ],
+)
+def test_a_condition_is_a_word_that_names_one(question: str, names: tuple[str, ...]) -> None:
+    assert read_frame(question).population_names("condition") == frozenset(names)
+
+
 def _yes_no(question: str) -> bool:
     return read_frame(question).yes_no
 

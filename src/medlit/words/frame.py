@@ -476,6 +476,24 @@ def _places(text: str) -> list[Population]:
     return found
 
 
+#: The people a question names by a condition of their own ("in current smokers").
+_CONDITION_HEADS = frozenset({"smokers", "drinkers", "athletes"})
+#: A word before the people named rarer in English than this (Zipf) names their condition
+#: ("diabetic", "cancer", "healthy"); commoner ones ("current", "at-risk", "former") do not,
+#: unless MeSH names them.
+_CONDITION_ZIPF = 5.0
+
+
+def _names_condition(words: str) -> bool:
+    """Whether ``words``, said before the people a question asks of, name their condition: a
+    word of them rare in English, or a MeSH term."""
+    from medlit.words import frequency, mesh
+
+    return any(frequency.zipf(w) < _CONDITION_ZIPF for w in words.split()) or bool(
+        mesh.named_by(words)
+    )
+
+
 def _populations(question: str, text: str) -> tuple[Population, ...]:
     ages = age_mentions(text)
     found = [Population("age", group, ages[group]) for group in sorted(ages)]
@@ -489,6 +507,13 @@ def _populations(question: str, text: str) -> tuple[Population, ...]:
     for name in ("frame.condition_with", "frame.condition_of"):
         for match in cue(name).finditer(text):
             condition = _LOOSE_ENDS.sub("", match.group(1).strip())
+            if name == "frame.condition_of" and not _names_condition(condition):
+                # "current smokers", "at-risk patients": the word before the people names no
+                # condition; a head that does ("smokers") is the population.
+                head = match.group(0).split()[-1]
+                if head in _CONDITION_HEADS:
+                    found.append(Population("condition", head, match.group(0)))
+                continue
             if condition and not cue("sex.female").fullmatch(condition):
                 found.append(Population("condition", condition, match.group(0)))
     found += _places(text)
