@@ -364,7 +364,8 @@ def _checked_at(state: AgentState) -> float | None:
 
 
 def _outcome_dropped(state: AgentState, cited: bool) -> list[str]:
-    """The line an answer resting on a search without its outcome says first."""
+    """The line an answer resting on a loosened search says first: one by any of the
+    question's rarer words, or one without its outcome."""
     outcome, frame = state.get("outcome_dropped"), state.get("frame")
     if not cited or frame is None:
         return []

@@ -25,6 +25,7 @@ from functools import cache, lru_cache
 from typing import Any, Literal, get_args
 
 from medlit.text import as_typed
+from medlit.words import frequency, mesh
 from medlit.words.cues import age_mentions, directions, negation_scopes
 from medlit.words.forms import is_verb, lemmas, plural_lemma
 from medlit.words.question_kind import QuestionKind, question_kind
@@ -487,8 +488,6 @@ _CONDITION_ZIPF = 5.0
 def _names_condition(words: str) -> bool:
     """Whether ``words``, said before the people a question asks of, name their condition: a
     word of them rare in English, or a MeSH term."""
-    from medlit.words import frequency, mesh
-
     return any(frequency.zipf(w) < _CONDITION_ZIPF for w in words.split()) or bool(
         mesh.named_by(words)
     )

@@ -341,7 +341,7 @@ def plan_searches(
             SearchStep(_query(kept, wide=True), f"dropped the {role}: {names}", tuple(dropped))
         )
     steps += _subject_widened(kept[0], tuple(dropped))
-    if not text and (anyword := _best_match(frame, tuple(dropped))) is not None:
+    if not text and (anyword := _best_match(frame, concepts[0], tuple(dropped))) is not None:
         steps.append(anyword)
     unique: dict[str, SearchStep] = {}
     for step in steps:
@@ -383,14 +383,17 @@ _MATCH_ZIPF = 4.5
 _MATCH_TERMS = 6
 
 
-def _best_match(frame: QuestionFrame, dropped: tuple[Role, ...]) -> SearchStep | None:
+def _best_match(
+    frame: QuestionFrame, subject: Concept, dropped: tuple[Role, ...]
+) -> SearchStep | None:
     """The question's rarer words, any of them, best match first: the last resort, after
     every search the frame plans found nothing new. A frame can misread a question ("Does
     stopping a short course of PPI therapy ...?") and an article can name its subject
     otherwise than the question ("lobectomy" for "hemithyroidectomy"): the articles that say
     most of the question's rarer words come first (PubMed's Best Match, the ``relevance``
-    sort), and the checks still hold the answer to the subject. None for a question with
-    fewer than two words to search."""
+    sort), and the checks still hold the answer to the subject; ``subject``'s phrases (its
+    synonyms, its MeSH names) are searched too. None for a question with fewer than two
+    words to search."""
     asked = {*frame.direction_words.split(), *frame.relation.split()}
     terms = [
         t
@@ -405,9 +408,10 @@ def _best_match(frame: QuestionFrame, dropped: tuple[Role, ...]) -> SearchStep |
     picked = [t for t in rarest if rarity(t) < _MATCH_ZIPF][:_MATCH_TERMS] or rarest[:2]
     if len(picked) < 2:
         return None
-    # The subject's other names (its synonyms, its MeSH names) are its words too.
-    subject = next((c.phrases for c in concepts_of(frame) if c.role == "subject"), ())
-    atoms = [*subject, *(a for t in terms if t in picked for a in _word_forms(t.strip('"')))]
+    atoms = [
+        *subject.phrases,
+        *(a for t in terms if t in picked for a in _word_forms(t.strip('"'))),
+    ]
     query = " OR ".join(dict.fromkeys(_atom(a) for a in atoms))
     why = "any of the question's rarer words, best match first"
     return SearchStep(query, why, dropped, last_resort=True, any_word=True)
