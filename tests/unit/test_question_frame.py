@@ -142,6 +142,19 @@ def test_opposites_pair_each_direction() -> None:
             "gi symptoms",
             "drug therapy",
         ),
+        # A noun heading "X of Y" is no verb, though it can be one ("course", "layer").
+        (
+            "Does stopping a short course of PPI therapy produce rebound acid symptoms?",
+            "stopping a short course of ppi therapy",
+            "rebound acid symptoms",
+            "",
+        ),
+        (
+            "Does the investing layer of the deep fascia exist?",
+            "investing layer of the deep fascia",
+            "",
+            "",
+        ),
     ],
 )
 def test_subject_outcome_comparison(
