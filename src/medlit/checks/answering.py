@@ -3,9 +3,11 @@
 A note can say that a word of the question went unaddressed (the sentence that restated the
 question, citing nothing, was left out; no retrieved article uses the question's own word
 for its outcome). When a statement is left that names the question's subject (as the
-question's frame reads it, :func:`medlit.words.search_plan.speaks_of_subject`) and cites an
-article that speaks of the subject and the outcome (:func:`medlit.words.search_plan.speaks_of`,
-as the digest counts conclusions), the verdict can be read off what is left: it follows the
+question's frame reads it, :func:`medlit.words.search_plan.speaks_of_subject`, with the
+abbreviations its cited articles define spelled out: "DSE") and cites an article that names
+the subject and the outcome (:func:`medlit.words.search_plan.names_concept`: in one of their
+forms, or by a word of theirs rare in English, not by every word the question frames them
+with), the verdict can be read off what is left: it follows the
 statements the evidence carries, and the note stays as a caveat. Not when the word unaddressed
 is the change the question asks about ("Does X impair Y?" over articles that never say
 impair): :func:`asks_unheld_change`; nor when no retrieved article mentions the question's
@@ -39,8 +41,9 @@ from medlit.checks.contradicted import concludes
 from medlit.checks.draft import Draft
 from medlit.embeddings.base import Embedder
 from medlit.types import Article, VerdictCause
+from medlit.words.defined_terms import spell_out
 from medlit.words.frame import QuestionFrame, asked_direction
-from medlit.words.search_plan import concept_words, speaks_of, speaks_of_subject
+from medlit.words.search_plan import concept_words, names_concept, speaks_of_subject
 
 __all__ = [
     "TITLE_MATCH",
@@ -90,20 +93,25 @@ def outcome_unmentioned(frame: QuestionFrame | None, unmentioned: Collection[str
 def answering_statements(
     frame: QuestionFrame | None, draft: Draft, articles: Mapping[str, Article]
 ) -> list[str]:
-    """The sentences of ``draft`` that name ``frame``'s subject and cite an article of
-    ``articles`` that speaks of its subject and its outcome (a conclusion counts toward a
-    verdict only from an article about what the question asks); none without a frame or a
-    subject."""
+    """The sentences of ``draft`` that name ``frame``'s subject (the abbreviations their
+    cited articles define spelled out) and cite an article of ``articles`` that names its
+    subject and its outcome (a conclusion counts toward a verdict only from an article about
+    what the question asks); none without a frame or a subject."""
     if frame is None or not frame.subject:
         return []
     found = []
     for sentence in draft.sentences:
         cited = [articles[p] for p in extract_pmids(sentence.text) if p in articles]
-        if not cited or not speaks_of_subject(frame, sentence.text):
+        if not cited or not speaks_of_subject(frame, spell_out(sentence.text, cited)):
             continue
-        if any(speaks_of(frame, article.everything_said) for article in cited):
+        if any(_answers(frame, article.everything_said) for article in cited):
             found.append(sentence.text)
     return found
+
+
+def _answers(frame: QuestionFrame, text: str) -> bool:
+    """Whether ``text`` (an article's) names ``frame``'s subject and its outcome."""
+    return names_concept(frame, "subject", text) and names_concept(frame, "outcome", text)
 
 
 async def followed_verdict(

@@ -38,6 +38,7 @@ __all__ = [
     "asked_terms",
     "concept_words",
     "concepts_of",
+    "names_concept",
     "parts_named",
     "plan_searches",
     "speaks_of",
@@ -503,19 +504,26 @@ def speaks_of_subject(frame: QuestionFrame, text: str) -> bool:
     (rare in English: "telmisartan" of "the ARB telmisartan", "thrombus" of "routine thrombus
     aspiration") or another name it gives, by stem; a subject of common words only, all of
     them (:meth:`Concept.found_in`). A frame with no subject read: True."""
-    subject = next((c for c in concepts_of(frame) if c.role == "subject"), None)
-    if subject is None:
+    return names_concept(frame, "subject", text)
+
+
+def names_concept(frame: QuestionFrame, role: Role, text: str) -> bool:
+    """Whether ``text`` names ``frame``'s concept of ``role`` as :func:`speaks_of_subject`
+    reads the subject: in one of its forms, or by one of its naming words (rarer in English
+    than :data:`_NAMING_ZIPF`), by stem. A frame with no such concept: True."""
+    concept = next((c for c in concepts_of(frame) if c.role == role), None)
+    if concept is None:
         return True
     said = _Text(text)
-    if subject.found_in(said.joined, said.words):
+    if concept.found_in(said.joined, said.words):
         return True
     # A hyphenated word says each of its parts ("d-dimer" says "dimer"), as the subject's are read.
     parts = {p for w in said.words for p in (w, *w.split("-")) if p}
     stems = frozenset(word_stem(plural_lemma(w)) for w in parts)
-    words = [w for variants in subject.words for w in variants[:1]] or subject.phrases[0].split()
+    words = [w for variants in concept.words for w in variants[:1]] or concept.phrases[0].split()
     naming = [
         part
-        for word in [*words, *subject.phrases[1:]]
+        for word in [*words, *concept.phrases[1:]]
         for part in word.split("-")
         if " " not in part and frequency.zipf(part) < _NAMING_ZIPF
     ]

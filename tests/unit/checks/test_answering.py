@@ -46,6 +46,26 @@ def test_a_statement_citing_an_article_on_something_else_does_not() -> None:
     assert answering_statements(None, Draft.parse(text), ARTICLES) == []
 
 
+def test_a_statement_names_the_question_as_its_article_does() -> None:
+    """A statement naming the subject by an abbreviation its cited article defines, over an
+    article naming the subject and the outcome by their rare words (not every word of the
+    question: "testing", "injury", "rise"), answers."""
+    frame = read_frame(
+        "Does dobutamine stress testing cause myocardial injury detectable as a troponin rise?"
+    )
+    article = _article(
+        "4",
+        "Can dobutamine stress echocardiography induce cardiac troponin elevation?",
+        "Cardiac troponin I (cTnI) was measured after dobutamine stress echocardiography (DSE).",
+    )
+    text = "None of the patients had elevated cTnI after the DSE [PMID:4]."
+    assert answering_statements(frame, Draft.parse(text), {"4": article}) == [text]
+    # The same statement over an article that never names the subject answers nothing.
+    other = _article("5", "Cardiac troponin after exercise", "Troponin rose after exercise.")
+    said = "Troponin did not rise after dobutamine [PMID:5]."
+    assert answering_statements(frame, Draft.parse(said), {"5": other}) == []
+
+
 def _concluding(pmid: str, conclusion: str) -> Article:
     return Article(
         pmid=pmid,
