@@ -155,6 +155,19 @@ def test_opposites_pair_each_direction() -> None:
             "",
             "",
         ),
+        # "Can X be done with Y?": Y is asked about, X is what it acts on.
+        (
+            "Can some Gartland type II fractures be managed with casting instead of pinning?",
+            "casting",
+            "gartland type ii fractures",
+            "pinning",
+        ),
+        (
+            "Can normal knee kinematics be restored with unicompartmental knee replacement?",
+            "unicompartmental knee replacement",
+            "normal knee kinematics",
+            "",
+        ),
     ],
 )
 def test_subject_outcome_comparison(

@@ -154,6 +154,11 @@ _CAUSED_BY = re.compile(
 _HOW = re.compile(r"^how\s+(?:\w+\s+)?(?:is|are|was|were|do|does)\s+(?P<rest>.+)$")
 # A yes/no question whose main verb follows its subject ("does X cure Y", "can X relieve Y").
 _DOING = re.compile(r"^(?:do|does|did|can|could|will|would|should|may|might|must)\b")
+# "can X be managed with Y", "could X be modified by Y": Y is asked about, X what it acts on.
+_DONE_WITH = re.compile(
+    r"^(?:can|could|will|would|should|may|might|must)\s+(?P<what>.+?)\s+"
+    r"(?P<how>be\s+\w+ed\s+(?:with|by|using))\s+(?P<by>.+?)\s*\??$"
+)
 _TOKEN = re.compile(r"[a-z][a-z'-]*")
 # What a subject never ends with: an article, a determiner or a preposition ("is X a
 # reliable guide", "are higher doses of any benefit").
@@ -452,6 +457,15 @@ def _subject_outcome(question: str, asking: str, span: tuple[int, int]) -> tuple
     return subject, outcome, relation
 
 
+def _done_with(asking: str) -> tuple[str, str, str] | None:
+    """What "can X be managed with Y?" asks about (Y), what it acts on (X) and the words
+    linking them; None for a question of another shape."""
+    done = _DONE_WITH.match(asking)
+    if done is None:
+        return None
+    return _TRAILING_DETERMINER.sub("", _phrase(done["by"])), _phrase(done["what"]), done["how"]
+
+
 def _aliases(subject: str) -> tuple[str, tuple[str, ...]]:
     """``subject`` without the other names it gives in parentheses, and those names
     ("oxlumo (lumasiran)": "oxlumo", ("lumasiran",))."""
@@ -602,7 +616,7 @@ def _read(question: str) -> QuestionFrame:
     # Y be a cause?" asks it in its yes/no part.
     asks = yes_no or bool(_YES_NO.match(asking))
     direction, words, span = _direction(asking) if asks else (None, "", (0, 0))
-    subject, outcome, relation = _subject_outcome(question, asking, span)
+    subject, outcome, relation = _done_with(asking) or _subject_outcome(question, asking, span)
     subject, aliases = _aliases(subject)
     compared = _COMPARISON.search(asking)
     subject, comparison = _paired(subject, _phrase(compared["what"]) if compared else "")
