@@ -25,7 +25,7 @@ from medlit.checks.answering import (
 from medlit.checks.apply import apply
 from medlit.checks.citations import Verdict, enforce_citations, extract_pmids, verdict_first
 from medlit.checks.context import CheckContext
-from medlit.checks.contradicted import states_only_otherwise
+from medlit.checks.contradicted import concludes, states_only_otherwise
 from medlit.checks.draft import Draft
 from medlit.checks.findings import Finding
 from medlit.checks.policy import (
@@ -219,6 +219,16 @@ async def _settle_verdict(
         # text states: ask which way the checked text goes.
         log.info("verdict_reread" if given else "no_verdict_line", mode="llm")
         ctx.verdict = await read_verdict(ctx.question, ctx.draft.text)
+        if ctx.verdict in ("yes", "no") and states_only_otherwise(
+            ctx.draft.text, ctx.verdict, ctx.question
+        ):
+            # Still against them: it gives way when every article the text cites concludes,
+            # by rule, what they state (two readers agreeing against the model).
+            other: Verdict = "no" if ctx.verdict == "yes" else "yes"
+            cited = {p for p in extract_pmids(ctx.draft.text) if p in ctx.articles}
+            if cited and all(concludes(ctx.articles[p], ctx.question) == other for p in cited):
+                ctx.verdict = other
+                return None
         return _model_cause("the model read its checked answer as uncertain")
     return cause
 

@@ -59,7 +59,36 @@ async def test_a_verdict_read_off_the_checked_answer_as_uncertain_is_the_models(
 
 async def test_a_verdict_given_carries_no_cause() -> None:
     assert await _checked("yes", None) == ("yes", None)
-    assert await _checked(None, "no") == ("no", None)
+    assert await _checked(None, "yes") == ("yes", None)
+
+
+async def test_a_reading_against_every_stated_answer_and_the_article_gives_way() -> None:
+    """Read again, the model's No is still against the only answer its cited statement
+    states, and its article concludes that answer too: two readers by rule, not the model."""
+    assert await _checked("no", "no") == ("yes", None)
+    assert await _checked(None, "no") == ("yes", None)
+
+
+async def test_a_reading_against_the_statements_alone_stands() -> None:
+    """The article concluding nothing, the model's reading is the verdict."""
+    silent = ARTICLE.model_copy(
+        update={"abstract": [AbstractSection(label="RESULTS", text="Stroke was recorded.")]}
+    )
+
+    async def read_no(question: str, text: str) -> str:
+        return "no"
+
+    answer = await check_answer(
+        QUESTION,
+        ANSWER,
+        None,
+        {"11": silent},
+        silent,
+        is_yes_no=True,
+        read_verdict=read_no,  # type: ignore[arg-type]
+        nothing_supported="Nothing is left.",
+    )
+    assert answer.verdict == "no"
 
 
 def test_a_verdict_turned_uncertain_by_a_check_names_it_and_one_turned_back_clears_it() -> None:
