@@ -305,10 +305,13 @@ async def test_a_subject_read_with_common_words_is_searched_by_the_words_naming_
     searched = [r.params.get("term", "") for r in eutils.requests("esearch")]
     steps = search_steps(read_frame(question))
     assert searched == [s.query for s in steps[: len(searched)]]
-    # Every search keeps the words that name the subject; the last left out only common ones.
+    # Every search keeps the words that name the subject; the last of the plan's widenings
+    # left out only common ones. (No article held says "money": the last resort, any of the
+    # question's rarer words, may follow.)
     assert all("antipsychotic" in t and "antidepressant" in t for t in searched)
-    assert "adding" not in searched[-1] and "treatment" not in searched[-1]
-    assert result.searches[-1]["step"].startswith("widened the subject:")
+    widened = [s.query for s in steps[: len(searched)] if not s.any_word]
+    assert "adding" not in widened[-1] and "treatment" not in widened[-1]
+    assert any(s["step"].startswith("widened the subject:") for s in result.searches)
     assert "31000095" in {c.pmid for c in result.citations}
     fetched = [p for r in eutils.requests("efetch") for p in r.params.get("id", "").split(",")]
     assert len(fetched) == len(set(fetched))

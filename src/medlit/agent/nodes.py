@@ -107,8 +107,17 @@ def _logged(search: query.SearchStep, articles: list[Article], offset: int) -> d
 
 def _may_search(step: query.SearchStep, state: AgentState, held: dict[str, Article]) -> bool:
     """Whether the plan goes on to ``step``: a search by any of the question's words (its
-    last resort) only while no article held speaks of the question's subject."""
-    return not step.any_word or not query.about_subject(state["frame"], held.values())
+    last resort) only while no article held names what the question asks about: of a yes/no
+    question its subject and its outcome (:func:`~medlit.agent.query.names_question`: an
+    article naming them otherwise, "proton pump inhibitors" for "PPI", is found only by the
+    other words of the question); of another, its subject ("what diseases can be treated
+    with X?": no article names "diseases", the kind of answer asked for)."""
+    if not step.any_word:
+        return True
+    frame = state["frame"]
+    if frame.yes_no:
+        return not query.names_question(frame, held.values())
+    return not query.about_subject(frame, held.values())
 
 
 def _sources_label(names: list[str]) -> str:

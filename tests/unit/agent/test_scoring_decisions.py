@@ -308,3 +308,18 @@ def test_the_articles_about_the_subject_are_counted_by_the_frame() -> None:
     other = Article(pmid="2", title="Clinical assessment is the key to diagnose appendicitis")
     assert about_subject(frame, [about, other]) == 1
     assert about_subject(frame, [other]) == 0
+
+
+def test_the_articles_naming_the_question_are_counted_by_the_frame() -> None:
+    """An article names the question when it names its subject and its outcome, each in one
+    of its forms or by a word of it rare in English (not by every word the question uses)."""
+    from medlit.agent.query import names_question
+    from medlit.words.frame import read_frame
+
+    frame = read_frame(
+        "Does dobutamine stress testing cause myocardial injury detectable as a troponin rise?"
+    )
+    named = Article(pmid="1", title="Can dobutamine stress echocardiography raise troponin?")
+    subject_only = Article(pmid="2", title="Dobutamine stress echocardiography in the elderly")
+    assert names_question(frame, [named, subject_only]) == 1
+    assert names_question(frame, [subject_only]) == 0
