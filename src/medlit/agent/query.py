@@ -137,13 +137,10 @@ def about_subject(frame: QuestionFrame, articles: Iterable[Article]) -> int:
 
 def names_question(frame: QuestionFrame, articles: Iterable[Article]) -> int:
     """How many of ``articles`` name the question's subject and its outcome (their title and
-    abstract: :func:`medlit.words.search_plan.names_concept`)."""
-    from medlit.words.search_plan import names_concept
+    abstract: :func:`medlit.words.search_plan.names_asked`)."""
+    from medlit.words.search_plan import names_asked
 
-    def names(text: str) -> bool:
-        return names_concept(frame, "subject", text) and names_concept(frame, "outcome", text)
-
-    return sum(1 for a in articles if names(f"{a.title} {a.abstract_text}"))
+    return sum(1 for a in articles if names_asked(frame, f"{a.title} {a.abstract_text}"))
 
 
 _FOLLOW_UP_FILLER = stop_words("follow_up")

@@ -5,7 +5,7 @@ question, citing nothing, was left out; no retrieved article uses the question's
 for its outcome). When a statement is left that names the question's subject (as the
 question's frame reads it, :func:`medlit.words.search_plan.speaks_of_subject`, with the
 abbreviations its cited articles define spelled out: "DSE") and cites an article that names
-the subject and the outcome (:func:`medlit.words.search_plan.names_concept`: in one of their
+the subject and the outcome (:func:`medlit.words.search_plan.names_asked`: in one of their
 forms, or by a word of theirs rare in English, not by every word the question frames them
 with), the verdict can be read off what is left: it follows the
 statements the evidence carries, and the note stays as a caveat. Not when the word unaddressed
@@ -43,7 +43,7 @@ from medlit.embeddings.base import Embedder
 from medlit.types import Article, VerdictCause
 from medlit.words.defined_terms import spell_out
 from medlit.words.frame import QuestionFrame, asked_direction
-from medlit.words.search_plan import concept_words, names_concept, speaks_of_subject
+from medlit.words.search_plan import concept_words, names_asked, speaks_of_subject
 
 __all__ = [
     "TITLE_MATCH",
@@ -104,14 +104,9 @@ def answering_statements(
         cited = [articles[p] for p in extract_pmids(sentence.text) if p in articles]
         if not cited or not speaks_of_subject(frame, spell_out(sentence.text, cited)):
             continue
-        if any(_answers(frame, article.everything_said) for article in cited):
+        if any(names_asked(frame, article.everything_said) for article in cited):
             found.append(sentence.text)
     return found
-
-
-def _answers(frame: QuestionFrame, text: str) -> bool:
-    """Whether ``text`` (an article's) names ``frame``'s subject and its outcome."""
-    return names_concept(frame, "subject", text) and names_concept(frame, "outcome", text)
 
 
 async def followed_verdict(

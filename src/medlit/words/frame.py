@@ -178,12 +178,6 @@ _FOR_WHAT = re.compile(
 _OF_AFTER = re.compile(r"\s+of\b")
 
 
-def _base_verb(word: str) -> bool:
-    """Whether ``word`` can be a verb in its base form, its own lemma ("change", not
-    "campaigns"; no "-ing" or "-ed" form)."""
-    return not word.endswith(("ing", "ed")) and is_verb(word) and lemmas(word) == {word}
-
-
 def _main_verb(text: str) -> re.Match[str] | None:
     """The first word after the first of ``text`` that can be a verb in its base form, the
     form after "does" ("zorblatamab cure quixotic fever": "cure"), if any."""
@@ -191,7 +185,7 @@ def _main_verb(text: str) -> re.Match[str] | None:
         word = match.group(0)
         if _DETERMINER.search(text, 0, match.start()) or _OF_AFTER.match(text, match.end()):
             continue  # a noun: after a determiner, or heading "X of Y" ("a short course of")
-        if _base_verb(word):
+        if not word.endswith(("ing", "ed")) and is_verb(word) and lemmas(word) == {word}:
             return match  # its own lemma: "change", not "campaigns"
     return None
 

@@ -38,6 +38,7 @@ __all__ = [
     "asked_terms",
     "concept_words",
     "concepts_of",
+    "names_asked",
     "names_concept",
     "parts_named",
     "plan_searches",
@@ -512,9 +513,18 @@ def names_concept(frame: QuestionFrame, role: Role, text: str) -> bool:
     reads the subject: in one of its forms, or by one of its naming words (rarer in English
     than :data:`_NAMING_ZIPF`), by stem. A frame with no such concept: True."""
     concept = next((c for c in concepts_of(frame) if c.role == role), None)
-    if concept is None:
-        return True
+    return concept is None or _named(concept, _Text(text))
+
+
+def names_asked(frame: QuestionFrame, text: str) -> bool:
+    """Whether ``text`` (an article's) names both ``frame``'s subject and its outcome, as
+    :func:`names_concept` reads each (the text read once)."""
     said = _Text(text)
+    return all(_named(c, said) for c in concepts_of(frame) if c.role in ("subject", "outcome"))
+
+
+def _named(concept: Concept, said: _Text) -> bool:
+    """Whether the text ``said`` names ``concept`` (:func:`names_concept`)."""
     if concept.found_in(said.joined, said.words):
         return True
     # A hyphenated word says each of its parts ("d-dimer" says "dimer"), as the subject's are read.
