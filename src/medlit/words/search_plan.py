@@ -537,4 +537,9 @@ def _named(concept: Concept, said: _Text) -> bool:
         for part in word.split("-")
         if " " not in part and frequency.zipf(part) < _NAMING_ZIPF
     ]
-    return any(word_stem(plural_lemma(w)) in stems for w in naming)
+    # A naming word said by another name of the MeSH concept it belongs to in the concept
+    # ("ppi" of "ppi therapy" by "proton pump inhibitors").
+    return any(
+        word_stem(plural_lemma(w)) in stems or mesh.said_otherwise(w, concept.label, said.joined)
+        for w in naming
+    )
