@@ -155,7 +155,12 @@ def _after_flips(cause: VerdictCause | None, findings: list[Finding]) -> Verdict
 
 
 def _facts(
-    ctx: CheckContext, findings: list[Finding], best: Article, is_yes_no: bool, given: bool
+    ctx: CheckContext,
+    findings: list[Finding],
+    best: Article,
+    is_yes_no: bool,
+    given: bool,
+    embedder: Embedder | None,
 ) -> Facts:
     kept = frozenset(extract_pmids(ctx.draft.text))
     unspoken = note_data(findings, "unaddressed-words", "words")
@@ -176,7 +181,7 @@ def _facts(
         answered=is_yes_no
         and not asks_unheld_change(ctx.frame, _unheld_words(findings))
         and not outcome_unmentioned(ctx.frame, note_data(findings, "unmentioned-terms", "terms"))
-        and bool(answering_statements(ctx.frame, ctx.draft, ctx.articles)),
+        and bool(answering_statements(ctx.frame, ctx.draft, ctx.articles, embedder)),
     )
 
 
@@ -195,6 +200,7 @@ async def _settle_verdict(
     read_verdict: ReadVerdict,
     given: bool,
     cause: VerdictCause | None,
+    embedder: Embedder | None = None,
 ) -> VerdictCause | None:
     """Settle the verdict as ``decision`` says; the cause of an Uncertain one after it."""
     if decision.blank:
@@ -211,6 +217,7 @@ async def _settle_verdict(
             ctx.articles,
             ctx.question,
             lambda: read_verdict(ctx.question, ctx.draft.text),
+            embedder,
         )
         ctx.verdict = verdict
         return follow_cause
@@ -275,17 +282,17 @@ async def check_answer(
     """``text`` (the model's answer, its verdict line taken off) held to ``articles``.
 
     Args:
-        question: the standalone question.
-        text: the answer.
+        question: the standalone question; ``text``: the answer.
         verdict: the verdict line the model wrote after its reasoning, if any.
         articles: the retrieved articles by PMID; ``best`` the best-matching one.
         is_yes_no: whether it asks yes or no; ``read_verdict`` reads a checked text's verdict.
         nothing_supported: the note when nothing citing evidence is left; ``disabled``: ids of
             checks not to run; ``frame``: the question's frame, as the ask read it; ``embedder``:
-            the cited titles' (:func:`_earned`; without it no verdict is earned back).
+            titles' and near names' (:func:`_earned`, :func:`~medlit.checks.answering.names_near`).
     """
     check = enforce_citations(text, articles)
-    ctx = CheckContext(question, articles, Draft.parse(check.text), verdict, frame=frame)
+    draft = Draft.parse(check.text)
+    ctx = CheckContext(question, articles, draft, verdict, frame=frame, embedder=embedder)
     said_uncertain = verdict == "uncertain"
     cause = _model_cause("the model's verdict line said uncertain") if said_uncertain else None
     findings = _run(ctx, "cite", disabled)
@@ -295,14 +302,14 @@ async def check_answer(
         check.cited.extend(p for p in attributed if p not in check.cited)
     findings += _run(ctx, "sentence", disabled) + _run(ctx, "note", disabled)
     cause = _after_flips(cause, findings)
-    facts = _facts(ctx, findings, best, is_yes_no, verdict is not None)
+    facts = _facts(ctx, findings, best, is_yes_no, verdict is not None, embedder)
     decision = decide(findings, facts, nothing_supported)
     answer = CheckedAnswer(ctx.draft.text, ctx.verdict, check.cited, check.removed, findings)
     if decision.fallback is not None:
         answer.fallback = decision.fallback
         return answer
     decision = await _earned(ctx, decision, findings, embedder, read_verdict)
-    cause = await _settle_verdict(ctx, decision, read_verdict, verdict is not None, cause)
+    cause = await _settle_verdict(ctx, decision, read_verdict, verdict is not None, cause, embedder)
     judged = _run(ctx, "verdict", disabled)
     cause = _after_flips(cause, judged)
     answer.findings = findings = findings + judged

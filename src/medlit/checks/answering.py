@@ -3,11 +3,12 @@
 A note can say that a word of the question went unaddressed (the sentence that restated the
 question, citing nothing, was left out; no retrieved article uses the question's own word
 for its outcome). When a statement is left that names the question's subject (as the
-question's frame reads it, :func:`medlit.words.search_plan.speaks_of_subject`, with the
+question's frame reads it, :func:`medlit.words.search_plan.names_concept`, with the
 abbreviations its cited articles define spelled out: "DSE") and cites an article that names
 the subject and the outcome (:func:`medlit.words.search_plan.names_asked`: in one of their
 forms, or by a word of theirs rare in English, not by every word the question frames them
-with), the verdict can be read off what is left: it follows the
+with; or, with the shipped embedder, in other words keeping one of theirs, near enough:
+:func:`names_near`), the verdict can be read off what is left: it follows the
 statements the evidence carries, and the note stays as a caveat. Not when the word unaddressed
 is the change the question asks about ("Does X impair Y?" over articles that never say
 impair): :func:`asks_unheld_change`; nor when no retrieved article mentions the question's
@@ -43,14 +44,22 @@ from medlit.embeddings.base import Embedder
 from medlit.types import Article, VerdictCause
 from medlit.words.defined_terms import spell_out
 from medlit.words.frame import QuestionFrame, asked_direction
-from medlit.words.search_plan import concept_words, names_asked, speaks_of_subject
+from medlit.words.search_plan import (
+    Role,
+    concept_words,
+    phrases_sharing_a_word,
+    unnamed_asked,
+)
 
 __all__ = [
+    "NEAR_NAME",
     "TITLE_MATCH",
     "VOCABULARY_NOTES",
     "answering_statements",
     "asks_unheld_change",
     "followed_verdict",
+    "names_as_asked",
+    "names_near",
     "outcome_unmentioned",
     "title_matched_verdict",
 ]
@@ -61,6 +70,13 @@ __all__ = [
 #: article of the 500 to each tune question (0.71); 31 of 46 tune and 21 of 43 check questions
 #: reach it with their own article's title, no other article's title reaches it on either half.
 TITLE_MATCH = 0.75
+
+#: The cosine (all-MiniLM-L6-v2) of the question's subject or outcome and a run of an article's
+#: words holding one of its words from which the article names it otherwise ("cognitive
+#: decline" for "cognitive deterioration", "respiratory symptoms" for "respiratory symptoms
+#: alone"). Set on the tune half of ``benchmarks/data/reworded_questions.tsv`` (``python
+#: benchmarks/near_names.py``).
+NEAR_NAME = 0.75
 
 #: The notes that withhold a verdict for words alone (the question's words unsaid by the
 #: articles), which an article asking the question itself can answer for.
@@ -90,21 +106,60 @@ def outcome_unmentioned(frame: QuestionFrame | None, unmentioned: Collection[str
     return any(term.lower() in outcome for term in unmentioned)
 
 
+def names_near(phrase: str, text: str, embedder: Embedder) -> bool:
+    """Whether ``text`` names ``phrase`` (a concept of the question) otherwise: a run of its
+    words holding a word of the phrase (:func:`medlit.words.search_plan.
+    phrases_sharing_a_word`) at least :data:`NEAR_NAME` from it."""
+    runs = phrases_sharing_a_word(phrase, text)
+    if not runs:
+        return False
+    vectors = embedder.embed([phrase, *runs])
+    return float((vectors[1:] @ vectors[0]).max()) >= NEAR_NAME
+
+
+def names_as_asked(
+    frame: QuestionFrame,
+    text: str,
+    embedder: Embedder | None,
+    roles: tuple[Role, ...] = ("subject", "outcome"),
+) -> bool:
+    """Whether ``text`` names each of ``frame``'s concepts of ``roles`` (its subject and its
+    outcome), as asked (:func:`medlit.words.search_plan.names_concept`) or, with
+    ``embedder``, otherwise (:func:`names_near`)."""
+    unnamed = unnamed_asked(frame, text, roles)
+    return not unnamed or (
+        embedder is not None and all(names_near(c, text, embedder) for c in unnamed)
+    )
+
+
 def answering_statements(
-    frame: QuestionFrame | None, draft: Draft, articles: Mapping[str, Article]
+    frame: QuestionFrame | None,
+    draft: Draft,
+    articles: Mapping[str, Article],
+    embedder: Embedder | None = None,
 ) -> list[str]:
     """The sentences of ``draft`` that name ``frame``'s subject (the abbreviations their
     cited articles define spelled out) and cite an article of ``articles`` that names its
     subject and its outcome (a conclusion counts toward a verdict only from an article about
-    what the question asks); none without a frame or a subject."""
+    what the question asks); with ``embedder``, a concept a sentence or an article does not
+    name as asked may be named otherwise (:func:`names_near`). None without a frame or a
+    subject."""
     if frame is None or not frame.subject:
         return []
+    # (a text, the roles asked) -> whether the text names the frame's concepts of those roles
+    about: dict[tuple[str, tuple[Role, ...]], bool] = {}
+
+    def names(text: str, roles: tuple[Role, ...] = ("subject", "outcome")) -> bool:
+        if (text, roles) not in about:
+            about[text, roles] = names_as_asked(frame, text, embedder, roles)
+        return about[text, roles]
+
     found = []
     for sentence in draft.sentences:
         cited = [articles[p] for p in extract_pmids(sentence.text) if p in articles]
-        if not cited or not speaks_of_subject(frame, spell_out(sentence.text, cited)):
+        if not cited or not names(spell_out(sentence.text, cited), ("subject",)):
             continue
-        if any(names_asked(frame, article.everything_said) for article in cited):
+        if any(names(article.everything_said) for article in cited):
             found.append(sentence.text)
     return found
 
@@ -115,6 +170,7 @@ async def followed_verdict(
     articles: Mapping[str, Article],
     question: str,
     read: Callable[[], Awaitable[Verdict | None]],
+    embedder: Embedder | None = None,
 ) -> tuple[Verdict | None, VerdictCause | None]:
     """The verdict that follows the statements of ``draft`` that answer the question
     (:func:`answering_statements`), and the cause when it is Uncertain: what their cited
@@ -122,7 +178,7 @@ async def followed_verdict(
     none concludes, Uncertain when they conclude both ways."""
     cited = {
         pmid
-        for sentence in answering_statements(frame, draft, articles)
+        for sentence in answering_statements(frame, draft, articles, embedder)
         for pmid in extract_pmids(sentence)
         if pmid in articles
     }

@@ -10,6 +10,7 @@ from typing import Any
 from medlit.checks.citations import Verdict, extract_pmids, remove_citations, remove_cited_for
 from medlit.checks.draft import Draft
 from medlit.checks.findings import Finding
+from medlit.embeddings.base import Embedder
 from medlit.log import get_logger
 from medlit.types import Article
 from medlit.words.evidence import EvidenceView, article_view
@@ -40,6 +41,9 @@ class CheckContext:
     #: and carried here; None where a caller has none (a check that needs it then finds
     #: nothing).
     frame: QuestionFrame | None = None
+    #: The shipped embedder, where the caller has one: a concept of the frame an article names
+    #: in other words (:func:`medlit.checks.answering.names_near`); None: named as asked only.
+    embedder: Embedder | None = None
     #: What a check left for later ones and the policy (its reading of the answer), by id.
     data: dict[str, Any] = field(default_factory=dict)
     _views: dict[str, EvidenceView] = field(default_factory=dict, repr=False)

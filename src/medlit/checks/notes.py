@@ -3,6 +3,7 @@ each returns a ``note`` finding, which the policy (:mod:`medlit.checks.policy`) 
 
 from __future__ import annotations
 
+from medlit.checks.answering import names_as_asked
 from medlit.checks.citation_names import left_unanswered as names_left_unanswered
 from medlit.checks.citation_names import unaddressed
 from medlit.checks.citations import extract_pmids
@@ -11,7 +12,7 @@ from medlit.checks.context import CheckContext
 from medlit.checks.declare import check
 from medlit.checks.findings import Finding
 from medlit.text import all_of, either_of
-from medlit.words.search_plan import speaks_of_subject
+from medlit.words.search_plan import Role
 from medlit.words.unmentioned import unmentioned_terms
 
 __all__ = [
@@ -104,12 +105,17 @@ def unmentioned(ctx: CheckContext) -> list[Finding]:
 def cited_off_subject(ctx: CheckContext) -> list[Finding]:
     """A yes or no resting on no cited article about the question's subject: none of the
     articles the answer still cites speaks of the subject as the question's frame reads it
-    (in any form medlit vouches for), so the verdict answers another question."""
+    (in any form medlit vouches for, or in other words near it:
+    :func:`~medlit.checks.answering.names_as_asked`), so the verdict answers another
+    question."""
     frame = ctx.frame
     if frame is None or not frame.yes_no or not frame.subject or ctx.data.get("untold-subjects"):
         return []
     cited = [ctx.articles[p] for p in extract_pmids(ctx.draft.text) if p in ctx.articles]
-    if not cited or any(speaks_of_subject(frame, a.everything_said) for a in cited):
+    subject: tuple[Role, ...] = ("subject",)
+    if not cited or any(
+        names_as_asked(frame, a.everything_said, ctx.embedder, subject) for a in cited
+    ):
         return []
     about = "; ".join(f"“{a.title.rstrip('.')}”" for a in cited[:2] if a.title)
     message = f"None of the articles cited is about {frame.subject}" + (

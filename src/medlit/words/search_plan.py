@@ -41,9 +41,11 @@ __all__ = [
     "names_asked",
     "names_concept",
     "parts_named",
+    "phrases_sharing_a_word",
     "plan_searches",
     "speaks_of",
     "speaks_of_subject",
+    "unnamed_asked",
 ]
 
 #: What a concept is of the question, in the order a search drops them (the subject never).
@@ -519,8 +521,44 @@ def names_concept(frame: QuestionFrame, role: Role, text: str) -> bool:
 def names_asked(frame: QuestionFrame, text: str) -> bool:
     """Whether ``text`` (an article's) names both ``frame``'s subject and its outcome, as
     :func:`names_concept` reads each (the text read once)."""
+    return not unnamed_asked(frame, text)
+
+
+def unnamed_asked(
+    frame: QuestionFrame, text: str, roles: tuple[Role, ...] = ("subject", "outcome")
+) -> list[str]:
+    """The names (as the frame reads them) of ``frame``'s concepts of ``roles`` (its subject
+    and outcome) that ``text`` does not name, as :func:`names_concept` reads each (the text
+    read once)."""
     said = _Text(text)
-    return all(_named(c, said) for c in concepts_of(frame) if c.role in ("subject", "outcome"))
+    return [c.phrases[0] for c in concepts_of(frame) if c.role in roles and not _named(c, said)]
+
+
+_CLAUSE_BREAK = re.compile(r"[.,;:!?()\[\]]")
+
+
+def phrases_sharing_a_word(phrase: str, text: str) -> list[str]:
+    """The runs of words of ``text`` (lower case, accents folded) that could name ``phrase``
+    otherwise: as many words as it has or one more (one fewer for a phrase of three words or
+    more: a run of one word of two drops what the other says, "mouth" of "dry mouth"), holding
+    a word of it by stem ("cognitive decline" of "cognitive deterioration"), within a clause,
+    sorted. None for a phrase of framing words alone."""
+    wanted = {word_stem(w) for w in phrase.split() if w not in _FRAMING and w not in _FUNCTION}
+    if not wanted:
+        return []
+    size = len(phrase.split())
+    found: set[str] = set()
+    for clause in _CLAUSE_BREAK.split(fold_accents(text.lower())):
+        tokens = _TEXT_WORD.findall(clause)
+        for start, token in enumerate(tokens):
+            if word_stem(token) not in wanted:
+                continue
+            for length in range(size - 1 if size > 2 else size, size + 2):
+                for first in range(max(0, start - length + 1), start + 1):
+                    run = tokens[first : first + length]
+                    if len(run) == length and not {run[0], run[-1]} & _FUNCTION:
+                        found.add(" ".join(run))
+    return sorted(found)
 
 
 def _named(concept: Concept, said: _Text) -> bool:

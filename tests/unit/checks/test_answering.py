@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from medlit.checks.answering import answering_statements
+import pytest
+
+from medlit.checks.answering import answering_statements, names_near
 from medlit.checks.draft import Draft
+from medlit.embeddings.base import Embedder
+from medlit.embeddings.onnx import OnnxEmbedder
 from medlit.types import AbstractSection, Article
 from medlit.words.frame import read_frame
+from medlit.words.search_plan import phrases_sharing_a_word
 
 
 def _article(pmid: str, title: str, text: str) -> Article:
@@ -115,3 +120,45 @@ def test_no_statement_answers_an_outcome_no_article_mentions() -> None:
     frame = read_frame("Does aspirin cause tinnitus?")
     assert outcome_unmentioned(frame, ["tinnitus"])
     assert not outcome_unmentioned(frame, []) and not outcome_unmentioned(None, ["tinnitus"])
+
+
+@pytest.fixture(scope="module")
+def embedder() -> Embedder:
+    return OnnxEmbedder()
+
+
+def test_an_article_naming_the_outcome_in_other_words_answers_with_an_embedder(
+    embedder: Embedder,
+) -> None:
+    frame = read_frame("Is hippocampal volume loss on MRI a predictor of cognitive deterioration?")
+    article = _article(
+        "6",
+        "Hippocampal atrophy and the course of Alzheimer's disease",
+        "There was no difference in the rate of cognitive decline between subjects with and "
+        "without hippocampal atrophy.",
+    )
+    text = "Hippocampal atrophy did not predict cognitive decline [PMID:6]."
+    # As asked, the article never names "cognitive deterioration": nothing answers ...
+    assert answering_statements(frame, Draft.parse(text), {"6": article}) == []
+    # ... but "cognitive decline" names it otherwise, near enough.
+    assert answering_statements(frame, Draft.parse(text), {"6": article}, embedder) == [text]
+    # An article on another outcome of the same subject does not name it, however near.
+    other = _article(
+        "7",
+        "Hippocampal atrophy and mortality",
+        "Mortality was higher in subjects with hippocampal atrophy; cognitive tests were not done.",
+    )
+    said = "Hippocampal atrophy predicted death [PMID:7]."
+    assert answering_statements(frame, Draft.parse(said), {"7": other}, embedder) == []
+
+
+def test_a_near_name_holds_a_word_of_the_concept(embedder: Embedder) -> None:
+    runs = phrases_sharing_a_word(
+        "cognitive deterioration", "Rates of cognitive decline, mortality, or dementia."
+    )
+    assert "cognitive decline" in runs
+    assert not any("mortality" in run for run in runs)  # a clause break ends a run
+    assert names_near("cognitive deterioration", "the rate of cognitive decline", embedder)
+    # no word shared, however near in meaning: not named (the embedder is not asked)
+    assert not names_near("upstaging", "a locally advanced tumour stage", embedder)
+    assert phrases_sharing_a_word("the use", "use of aspirin") == []  # framing words alone

@@ -14,12 +14,10 @@ from medlit.embeddings.onnx import OnnxEmbedder
 from medlit.types import AbstractSection, Article
 from medlit.words.frame import read_frame
 
-# A plain rewording of the article's title: its subject in other words ("a structured exercise
-# programme" for "exercise"), so no cited article is about the subject as the question words it.
-QUESTION = (
-    "Does a structured exercise programme during pregnancy lower the incidence of postpartum "
-    "depression?"
-)
+# A plain rewording of the article's title: its subject in other words, none of them its
+# article's ("physical activity" for "exercise"), so no cited article is about the subject as
+# the question words it, nor near it by a word of it.
+QUESTION = "Does physical activity during pregnancy lower the incidence of postpartum depression?"
 ARTICLE = Article(
     pmid="21880023",
     title="Does exercise during pregnancy prevent postnatal depression?",
@@ -137,3 +135,13 @@ async def test_a_title_asking_another_question_earns_nothing(embedder: Embedder)
         read_frame(QUESTION), QUESTION, ANSWER, {ARTICLE.pmid: ARTICLE}, embedder, model
     )
     assert earned == ("no", ARTICLE.pmid)
+
+
+async def test_an_article_naming_the_subject_near_is_about_it(embedder: Embedder) -> None:
+    # "a structured exercise programme": its article says "a 12 week exercise program"
+    question = QUESTION.replace("physical activity", "a structured exercise programme")
+    without, _ = await _checked(question, None)
+    assert without.cause is not None and without.cause.check == "cited-off-subject"
+    answer, _ = await _checked(question, embedder)
+    assert answer.verdict == "no" and answer.cause is None
+    assert "None of the articles cited is about" not in answer.text
