@@ -19,7 +19,7 @@ them.
 ``--expert`` and ``--plain`` record the expert-style and the plain rows of
 ``benchmarks/data/reworded_questions.tsv`` (both halves unless ``--half``) to
 ``recorded_expert.jsonl`` and ``recorded_plain.jsonl``, asked as ``reworded_search.py`` asks
-them (no Europe PMC, no full text).
+them (no Europe PMC, no full text, each question from a fresh data directory).
 
 Usage::
 
@@ -83,30 +83,36 @@ def reworded_rows(
     ]  # fmt: skip
 
 
-async def record(asked: list[dict[str, Any]], settings: Settings, out: Path) -> int:
+async def record(
+    asked: list[dict[str, Any]], settings: Settings, out: Path, fresh: bool = False
+) -> int:
     """Ask each question of ``asked`` (rows of pmid, question, gold and perhaps form) once,
-    no cache, and append its line to ``out``; the count right."""
+    no cache, and append its line to ``out``; the count right. ``fresh``: each question from
+    a data directory of its own (as ``reworded_search.py`` asks), so no article an earlier
+    question fetched is found locally instead."""
     recorder, right = Recorder(), 0
-    async with Assistant(settings) as assistant:
-        for number, asking in enumerate(asked, 1):
-            pmid = asking["pmid"]
-            recorder.row = dict(asking)
-            started = time.perf_counter()
+    for number, asking in enumerate(asked, 1):
+        pmid = asking["pmid"]
+        recorder.row = dict(asking)
+        started = time.perf_counter()
+        with tempfile.TemporaryDirectory() as tmp:
+            mine = settings.model_copy(update={"home": Path(tmp)}) if fresh else settings
             try:
-                result = await assistant.ask(recorder.row["question"], use_cache=False)
+                async with Assistant(mine) as assistant:
+                    result = await assistant.ask(recorder.row["question"], use_cache=False)
             except MedlitError as exc:
                 print(f"{number:>3} {pmid} error: {str(exc)[:100]}", flush=True)
                 continue
-            row = recorder.row
-            row.update(verdict=result.verdict, answer=result.answer, mode=result.mode)
-            row["seconds"] = round(time.perf_counter() - started, 1)
-            right += row["verdict"] == row["gold"]
-            keep(row, out)
-            print(
-                f"{number:>3} {pmid:>9} gold={row['gold']:<9} verdict={row['verdict']} "
-                f"mode={row['mode']} {row['seconds']}s",
-                flush=True,
-            )
+        row = recorder.row
+        row.update(verdict=result.verdict, answer=result.answer, mode=result.mode)
+        row["seconds"] = round(time.perf_counter() - started, 1)
+        right += row["verdict"] == row["gold"]
+        keep(row, out)
+        print(
+            f"{number:>3} {pmid:>9} gold={row['gold']:<9} verdict={row['verdict']} "
+            f"mode={row['mode']} {row['seconds']}s",
+            flush=True,
+        )
     return right
 
 
@@ -172,7 +178,7 @@ async def main(argv: list[str] | None = None) -> int:
             settings.europepmc.enabled = False
             settings.fulltext.mode = "off"
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        right = await record(asked, settings, args.out)
+        right = await record(asked, settings, args.out, fresh=reworded is not None)
     print(f"recorded={len(asked)} verdict_accuracy={right / max(1, len(asked)):.3f}")
     return 0
 
