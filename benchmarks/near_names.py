@@ -30,26 +30,14 @@ Last line: ``threshold=... own_tune=... other_tune=... own_check=... other_check
 from __future__ import annotations
 
 import argparse
-import csv
+import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "benchmarks" / "data" / "reworded_questions.tsv"
-SHARED = ROOT.parent / "shared" / "data" / "pubmedqa" / "pqal_dev_pubmed.xml"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from reworded_search import DATA, SHARED, rows_of
+
 STEPS = (0.7, 0.75, 0.8, 0.85, 0.9)
-
-
-def nearest(phrase: str, text: str, embedder: object) -> tuple[float, str]:
-    """The run of ``text`` nearest ``phrase`` among those holding a word of it, and its cosine."""
-    from medlit.words.search_plan import phrases_sharing_a_word
-
-    runs = phrases_sharing_a_word(phrase, text)
-    if not runs:
-        return 0.0, ""
-    vectors = embedder.embed([phrase, *runs])  # type: ignore[attr-defined]
-    near = vectors[1:] @ vectors[0]
-    best = int(near.argmax())
-    return float(near[best]), runs[best]
 
 
 def main() -> None:
@@ -59,7 +47,7 @@ def main() -> None:
     args = parser.parse_args()
     if not args.xml.exists():
         raise SystemExit(f"{args.xml} is absent: the shared data sets are needed")
-    from medlit.checks.answering import NEAR_NAME
+    from medlit.checks.answering import NEAR_NAME, nearest_name
     from medlit.embeddings.onnx import OnnxEmbedder
     from medlit.log import configure_logging
     from medlit.sources.pubmed_xml import parse_pubmed_xml
@@ -67,8 +55,7 @@ def main() -> None:
     from medlit.words.search_plan import concepts_of, names_concept
 
     configure_logging("error")
-    lines = [line for line in args.data.read_text().splitlines() if not line.startswith("#")]
-    rows = list(csv.DictReader(lines, delimiter="\t"))
+    rows = rows_of(args.data)
     articles = {a.pmid: a for a in parse_pubmed_xml(args.xml.read_bytes()) if a.pmid}
     texts = {pmid: a.everything_said for pmid, a in articles.items()}
     embedder = OnnxEmbedder()
@@ -80,10 +67,10 @@ def main() -> None:
             if names_concept(frame, role, texts[row["pmid"]]):  # type: ignore[arg-type]
                 continue
             concept = next(c.phrases[0] for c in concepts_of(frame) if c.role == role)
-            own, run = nearest(concept, texts[row["pmid"]], embedder)
+            own, run = nearest_name(concept, texts[row["pmid"]], embedder)
             other = max(
                 (
-                    nearest(concept, text, embedder)[0]
+                    nearest_name(concept, text, embedder)[0]
                     for pmid, text in texts.items()
                     if pmid != row["pmid"]
                     and names_concept(frame, others, text)  # type: ignore[arg-type]

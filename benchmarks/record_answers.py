@@ -43,6 +43,7 @@ import json
 import sys
 import tempfile
 import time
+from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
@@ -83,36 +84,45 @@ def reworded_rows(
     ]  # fmt: skip
 
 
+async def _asked(question: str, settings: Settings, shared: Assistant | None) -> Any:
+    """``question`` asked, no cache: of ``shared``, or else of an assistant of its own in a
+    fresh data directory."""
+    if shared is not None:
+        return await shared.ask(question, use_cache=False)
+    with tempfile.TemporaryDirectory() as tmp:
+        async with Assistant(settings.model_copy(update={"home": Path(tmp)})) as assistant:
+            return await assistant.ask(question, use_cache=False)
+
+
 async def record(
     asked: list[dict[str, Any]], settings: Settings, out: Path, fresh: bool = False
 ) -> int:
     """Ask each question of ``asked`` (rows of pmid, question, gold and perhaps form) once,
     no cache, and append its line to ``out``; the count right. ``fresh``: each question from
     a data directory of its own (as ``reworded_search.py`` asks), so no article an earlier
-    question fetched is found locally instead."""
+    question fetched is found locally instead; else one assistant asks them all."""
     recorder, right = Recorder(), 0
-    for number, asking in enumerate(asked, 1):
-        pmid = asking["pmid"]
-        recorder.row = dict(asking)
-        started = time.perf_counter()
-        with tempfile.TemporaryDirectory() as tmp:
-            mine = settings.model_copy(update={"home": Path(tmp)}) if fresh else settings
+    async with AsyncExitStack() as stack:
+        shared = None if fresh else await stack.enter_async_context(Assistant(settings))
+        for number, asking in enumerate(asked, 1):
+            pmid = asking["pmid"]
+            recorder.row = dict(asking)
+            started = time.perf_counter()
             try:
-                async with Assistant(mine) as assistant:
-                    result = await assistant.ask(recorder.row["question"], use_cache=False)
+                result = await _asked(recorder.row["question"], settings, shared)
             except MedlitError as exc:
                 print(f"{number:>3} {pmid} error: {str(exc)[:100]}", flush=True)
                 continue
-        row = recorder.row
-        row.update(verdict=result.verdict, answer=result.answer, mode=result.mode)
-        row["seconds"] = round(time.perf_counter() - started, 1)
-        right += row["verdict"] == row["gold"]
-        keep(row, out)
-        print(
-            f"{number:>3} {pmid:>9} gold={row['gold']:<9} verdict={row['verdict']} "
-            f"mode={row['mode']} {row['seconds']}s",
-            flush=True,
-        )
+            row = recorder.row
+            row.update(verdict=result.verdict, answer=result.answer, mode=result.mode)
+            row["seconds"] = round(time.perf_counter() - started, 1)
+            right += row["verdict"] == row["gold"]
+            keep(row, out)
+            print(
+                f"{number:>3} {pmid:>9} gold={row['gold']:<9} verdict={row['verdict']} "
+                f"mode={row['mode']} {row['seconds']}s",
+                flush=True,
+            )
     return right
 
 

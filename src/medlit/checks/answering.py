@@ -60,6 +60,7 @@ __all__ = [
     "followed_verdict",
     "names_as_asked",
     "names_near",
+    "nearest_name",
     "outcome_unmentioned",
     "title_matched_verdict",
 ]
@@ -106,15 +107,22 @@ def outcome_unmentioned(frame: QuestionFrame | None, unmentioned: Collection[str
     return any(term.lower() in outcome for term in unmentioned)
 
 
-def names_near(phrase: str, text: str, embedder: Embedder) -> bool:
-    """Whether ``text`` names ``phrase`` (a concept of the question) otherwise: a run of its
-    words holding a word of the phrase (:func:`medlit.words.search_plan.
-    phrases_sharing_a_word`) at least :data:`NEAR_NAME` from it."""
+def nearest_name(phrase: str, text: str, embedder: Embedder) -> tuple[float, str]:
+    """The run of ``text``'s words holding a word of ``phrase`` (:func:`medlit.words.
+    search_plan.phrases_sharing_a_word`) nearest it, and its cosine; (0.0, "") when none."""
     runs = phrases_sharing_a_word(phrase, text)
     if not runs:
-        return False
+        return 0.0, ""
     vectors = embedder.embed([phrase, *runs])
-    return float((vectors[1:] @ vectors[0]).max()) >= NEAR_NAME
+    near = vectors[1:] @ vectors[0]
+    best = int(near.argmax())
+    return float(near[best]), runs[best]
+
+
+def names_near(phrase: str, text: str, embedder: Embedder) -> bool:
+    """Whether ``text`` names ``phrase`` (a concept of the question) otherwise: its nearest
+    run (:func:`nearest_name`) at least :data:`NEAR_NAME` from it."""
+    return nearest_name(phrase, text, embedder)[0] >= NEAR_NAME
 
 
 def names_as_asked(
